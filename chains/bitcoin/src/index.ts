@@ -1,0 +1,13 @@
+export { type BitcoinAdapterOptions, createBitcoinAdapter, GENESIS_PARENT_HASH } from "./bitcoin-adapter.ts";
+export { type BitcoinFaucetOptions, createBitcoinFaucet } from "./bitcoin-faucet.ts";
+export {
+  BITCOIN_NETWORKS,
+  type BitcoinNetworkName,
+  type BitcoinNetworkParams,
+  bitcoinNetwork,
+} from "./bitcoin-networks.ts";
+export { BitcoinRpcClient, type BitcoinRpcClientOptions, type FetchLike } from "./bitcoin-rpc-client.ts";
+export { BitcoinRpcError } from "./bitcoin-rpc-error.ts";
+export { BTC_ASSET, p2wpkhAddressOf } from "./block-transfers.ts";
+export { BTC_DECIMALS, btcToSatoshis, MAX_MONEY_SATOSHIS, satoshisToBtcString } from "./btc-amount.ts";
+export { JsonNumberLiteral, type JsonValue, parseJsonExact, stringifyJson } from "./exact-json.ts";

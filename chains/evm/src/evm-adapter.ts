@@ -1,0 +1,326 @@
+import {
+  type AddressMatcher,
+  type BlockHeader,
+  type ChainAdapter,
+  type ChainConfig,
+  type EvmChainId,
+  type Logger,
+  type ObservedTransfer,
+  type ScanRange,
+  ValidationError,
+} from "@mp/core";
+import { numberToHex } from "viem";
+import { AdaptiveBlockRange } from "./adaptive-block-range.ts";
+import { type EvmAssets, resolveEvmAssets } from "./evm-assets.ts";
+import { EvmRpcClient, validated } from "./evm-rpc-client.ts";
+import { nativeTransferCandidates, receiptOutcome } from "./native-transfers.ts";
+import { EvmRpcError, isLogRangeRejection, unavailable } from "./rpc-failure.ts";
+import { blockHeaderSchema, blockNumberSchema, fullBlockSchema, logsSchema, receiptSchema } from "./rpc-schemas.ts";
+import { compareTransfers, type SortableTransfer } from "./sortable-transfer.ts";
+import { matchTransferLog, TRANSFER_TOPIC } from "./transfer-logs.ts";
+
+export interface EvmAdapterOptions {
+  fetch?: typeof globalThis.fetch;
+  logger?: Logger;
+  /** Header-only eth_getBlockByNumber per JSON-RPC batch (default 100); also receipts per batch. */
+  headersPerRequest?: number;
+  /** Full blocks (with transactions) per JSON-RPC batch (default 10: a busy L2 block is ~1 MB). */
+  blocksPerRequest?: number;
+  /** HTTP requests in flight at once for blocks and receipts (default 4). */
+  concurrency?: number;
+  /** Per HTTP request (default 30 s). */
+  timeoutMs?: number;
+  /** Largest answer accepted (default 64 MiB); a larger eth_getLogs answer shrinks the range. */
+  maxResponseBytes?: number;
+}
+
+/** One block as a scan keeps it: its identity and the native transfers it may hold. */
+interface BlockSummary {
+  height: number;
+  hash: string;
+  parentHash: string;
+  candidates: SortableTransfer[];
+}
+
+/**
+ * The ChainAdapter of the seven EVM chains over standard JSON-RPC:
+ * - native coin: transactions of each block (eth_getBlockByNumber with full transactions) paying a
+ *   watched address, kept only if their receipt says success (receipts fetched for those only);
+ * - ERC-20: `Transfer` logs of the configured token contracts (eth_getLogs filtered by contract and
+ *   topic0), over a block range that adapts to what the provider accepts;
+ * - matching is a Set lookup per transfer in memory, so the cost does not grow with the watch set.
+ * Every transfer carries the hash of its block; a scan that sees the chain change under it (a log,
+ * receipt or parent link disagreeing with the blocks it read) fails retryably rather than mix forks.
+ */
+export function createEvmAdapter(config: ChainConfig, options: EvmAdapterOptions = {}): ChainAdapter {
+  return new EvmAdapter(config, options);
+}
+
+class EvmAdapter implements ChainAdapter {
+  readonly chain: EvmChainId;
+  private readonly assets: EvmAssets;
+  /** eth_blockNumber, eth_getLogs: single requests. */
+  private readonly rpc: EvmRpcClient;
+  /** Headers and receipts: small answers, large batches. */
+  private readonly headerRpc: EvmRpcClient;
+  /** Full blocks: large answers, small batches. */
+  private readonly blockRpc: EvmRpcClient;
+  private readonly headersPerRequest: number;
+  private readonly blocksPerRequest: number;
+  private readonly concurrency: number;
+  private readonly logRange: AdaptiveBlockRange;
+  private readonly tokenContracts: string[];
+  private readonly logger: Logger | undefined;
+
+  constructor(config: ChainConfig, options: EvmAdapterOptions) {
+    this.assets = resolveEvmAssets(config);
+    this.chain = this.assets.chain;
+    this.headersPerRequest = positive(options.headersPerRequest, 100);
+    this.blocksPerRequest = positive(options.blocksPerRequest, 10);
+    this.concurrency = positive(options.concurrency, 4);
+    const common = {
+      url: config.rpcUrl,
+      fetch: options.fetch,
+      timeoutMs: positive(options.timeoutMs, 30_000),
+      maxResponseBytes: positive(options.maxResponseBytes, 64 * 1024 * 1024),
+    };
+    this.rpc = new EvmRpcClient(common);
+    this.headerRpc = new EvmRpcClient({ ...common, batchSize: this.headersPerRequest });
+    this.blockRpc = new EvmRpcClient({ ...common, batchSize: this.blocksPerRequest });
+    this.logRange = new AdaptiveBlockRange(config.batchSize);
+    this.tokenContracts = this.assets.tokens.map((token) => token.key);
+    this.logger = options.logger;
+  }
+
+  async head(): Promise<number> {
+    const answer = await this.rpc.call({ method: "eth_blockNumber", params: [] });
+    return validated(blockNumberSchema, answer, "eth_blockNumber", "head");
+  }
+
+  async headers(range: ScanRange): Promise<BlockHeader[]> {
+    return this.forEachChunk(range, this.headersPerRequest, async (heights) => {
+      const answers = await this.headerRpc.many(
+        heights.map((height) => ({ method: "eth_getBlockByNumber", params: [numberToHex(height), false] })),
+      );
+      return heights.map((height, i) => {
+        const block = validated(
+          blockHeaderSchema,
+          present(answers[i], height),
+          "eth_getBlockByNumber",
+          `block ${height}`,
+        );
+        if (block.number !== height) throw wrongBlock(height, block.number);
+        return { height, hash: block.hash, parentHash: block.parentHash };
+      });
+    });
+  }
+
+  async scan(range: ScanRange, watch: AddressMatcher): Promise<ObservedTransfer[]> {
+    const started = performance.now();
+    if (isEmpty(range)) return [];
+    const [blocks, tokenTransfers] = await Promise.all([
+      this.blockSummaries(range, watch),
+      this.tokenTransfers(range, watch),
+    ]);
+    const hashes = new Map<number, string>();
+    let previous: BlockSummary | undefined;
+    for (const block of blocks) {
+      if (previous && block.parentHash !== previous.hash)
+        throw chainMoved(`block ${block.height} does not follow ${previous.height}`);
+      hashes.set(block.height, block.hash);
+      previous = block;
+    }
+    for (const token of tokenTransfers) {
+      if (hashes.get(token.transfer.blockHeight) !== token.transfer.blockHash) {
+        throw chainMoved(`log of ${token.transfer.txHash} is in another block ${token.transfer.blockHeight}`);
+      }
+    }
+    const native = await this.successful(blocks.flatMap((block) => block.candidates));
+    const transfers = [...native, ...tokenTransfers].sort(compareTransfers).map((sortable) => sortable.transfer);
+    this.logger?.debug(
+      {
+        chain: this.chain,
+        from: range.from,
+        to: range.to,
+        native: native.length,
+        tokens: tokenTransfers.length,
+        logRange: this.logRange.size,
+        ms: Math.round(performance.now() - started),
+      },
+      "evm scan",
+    );
+    return transfers;
+  }
+
+  /** Full blocks, reduced as they arrive to their identity and native candidates (bounded memory). */
+  private blockSummaries(range: ScanRange, watch: AddressMatcher): Promise<BlockSummary[]> {
+    return this.forEachChunk(range, this.blocksPerRequest, async (heights) => {
+      const answers = await this.blockRpc.many(
+        heights.map((height) => ({ method: "eth_getBlockByNumber", params: [numberToHex(height), true] })),
+      );
+      return heights.map((height, i) => {
+        const block = validated(
+          fullBlockSchema,
+          present(answers[i], height),
+          "eth_getBlockByNumber",
+          `block ${height}`,
+        );
+        if (block.number !== height) throw wrongBlock(height, block.number);
+        return {
+          height,
+          hash: block.hash,
+          parentHash: block.parentHash,
+          candidates: nativeTransferCandidates(block, this.assets, watch),
+        };
+      });
+    });
+  }
+
+  /**
+   * Receipts of the native candidates (only those: a handful per scan), batched. A missing
+   * receipt or one from another block means the chain moved since the blocks were read.
+   */
+  private async successful(candidates: SortableTransfer[]): Promise<SortableTransfer[]> {
+    const kept: SortableTransfer[] = [];
+    for (let i = 0; i < candidates.length; i += this.headersPerRequest) {
+      const chunk = candidates.slice(i, i + this.headersPerRequest);
+      const answers = await this.headerRpc.many(
+        chunk.map((c) => ({ method: "eth_getTransactionReceipt", params: [c.transfer.txHash] })),
+      );
+      chunk.forEach((candidate, j) => {
+        const { txHash, blockHash } = candidate.transfer;
+        if (answers[j] === null) throw chainMoved(`transaction ${txHash} has no receipt`);
+        const receipt = validated(receiptSchema, answers[j], "eth_getTransactionReceipt", txHash);
+        if (receipt.blockHash !== blockHash) throw chainMoved(`receipt of ${txHash} is from another block`);
+        const outcome = receiptOutcome(receipt);
+        if (outcome === "success") kept.push(candidate);
+        else if (outcome === "unknown") {
+          this.logger?.warn({ chain: this.chain, txHash }, "receipt without status (pre-Byzantium): not a deposit");
+        }
+      });
+    }
+    return kept;
+  }
+
+  /** Matched ERC-20 transfers, paging eth_getLogs through the adaptive range; each page is matched and dropped. */
+  private async tokenTransfers(range: ScanRange, watch: AddressMatcher): Promise<SortableTransfer[]> {
+    if (this.tokenContracts.length === 0) return [];
+    const matched: SortableTransfer[] = [];
+    let from = range.from;
+    while (from <= range.to) {
+      const to = Math.min(range.to, from + this.logRange.size - 1);
+      let answer: unknown;
+      try {
+        answer = await this.rpc.call({
+          method: "eth_getLogs",
+          params: [
+            {
+              fromBlock: numberToHex(from),
+              toBlock: numberToHex(to),
+              address: this.tokenContracts,
+              topics: [TRANSFER_TOPIC],
+            },
+          ],
+        });
+      } catch (error) {
+        if (error instanceof EvmRpcError && isLogRangeRejection(error.failure) && this.logRange.shrink(to - from + 1)) {
+          this.logger?.debug(
+            { chain: this.chain, from, to, next: this.logRange.size, reason: error.failure.message },
+            "eth_getLogs range refused; shrinking",
+          );
+          continue;
+        }
+        throw error;
+      }
+      for (const log of validated(logsSchema, answer, "eth_getLogs", `logs ${from}..${to}`)) {
+        if (log.blockNumber < from || log.blockNumber > to) {
+          throw unavailable({
+            method: "eth_getLogs",
+            reason: "bad-answer",
+            message: `log in block ${log.blockNumber} outside ${from}..${to}`,
+          });
+        }
+        const transfer = matchTransferLog(log, this.assets, watch);
+        if (transfer) matched.push(transfer);
+      }
+      this.logRange.grow();
+      from = to + 1;
+    }
+    return matched;
+  }
+
+  /**
+   * Runs `work` over the heights of `range` in chunks of `size`, `concurrency` chunks at a time,
+   * and returns the results in height order. The first failure fails the whole call.
+   */
+  private async forEachChunk<T>(
+    range: ScanRange,
+    size: number,
+    work: (heights: number[]) => Promise<T[]>,
+  ): Promise<T[]> {
+    if (isEmpty(range)) return [];
+    const chunks: number[][] = [];
+    for (let start = range.from; start <= range.to; start += size) {
+      const end = Math.min(range.to, start + size - 1);
+      chunks.push(Array.from({ length: end - start + 1 }, (_, i) => start + i));
+    }
+    const results: T[][] = new Array(chunks.length);
+    let next = 0;
+    let failed = false;
+    const worker = async () => {
+      while (!failed && next < chunks.length) {
+        const index = next++;
+        try {
+          results[index] = await work(chunks[index] ?? []);
+        } catch (error) {
+          failed = true; // stop the other workers fetching for nothing
+          throw error;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, chunks.length) }, worker));
+    return results.flat();
+  }
+}
+
+function positive(value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`expected a positive integer, got ${value}`);
+  return value;
+}
+
+/** A range ending before it starts is empty (caught up); a malformed one is a caller bug. */
+function isEmpty(range: ScanRange): boolean {
+  if (!Number.isSafeInteger(range.from) || !Number.isSafeInteger(range.to) || range.from < 0) {
+    throw new ValidationError(`invalid block range ${range.from}..${range.to}`, "range");
+  }
+  return range.to < range.from;
+}
+
+/** eth_getBlockByNumber answers null for a block the node does not have (yet). */
+function present(answer: unknown, height: number): unknown {
+  if (answer === null) {
+    throw unavailable({
+      method: "eth_getBlockByNumber",
+      reason: "bad-answer",
+      message: `block ${height} not available yet`,
+    });
+  }
+  return answer;
+}
+
+function wrongBlock(asked: number, got: number): EvmRpcError {
+  return unavailable({
+    method: "eth_getBlockByNumber",
+    reason: "bad-answer",
+    message: `asked block ${asked}, got ${got}`,
+  });
+}
+
+function chainMoved(what: string): EvmRpcError {
+  return unavailable({
+    method: "scan",
+    reason: "chain-moved",
+    message: `the chain changed during the scan (${what}); retry`,
+  });
+}

@@ -1,0 +1,68 @@
+import { type Client, createClient, http } from "viem";
+import type { z } from "zod";
+import { rpcFailureError, unavailable } from "./rpc-failure.ts";
+
+export interface EvmRpcClientOptions {
+  url: string;
+  fetch?: typeof globalThis.fetch | undefined;
+  timeoutMs: number;
+  maxResponseBytes: number;
+  /** Calls issued in the same tick go out as one JSON-RPC batch of at most this many; undefined: no batching. */
+  batchSize?: number | undefined;
+}
+
+/** Any method, answer unchecked: the schemas in rpc-schemas.ts check what comes back. */
+type UntypedRpc = { Parameters: unknown[]; ReturnType: unknown };
+
+export interface RpcCall {
+  method: string;
+  params: unknown[];
+}
+
+/**
+ * JSON-RPC over viem's http transport. viem retries nothing here (the indexer owns retries and
+ * backoff); every failure is a ServiceUnavailableError whose details say why (see rpc-failure.ts).
+ * Answers are `unknown` until a zod schema has checked them.
+ */
+export class EvmRpcClient {
+  private readonly client: Client;
+  private readonly url: string;
+
+  constructor(options: EvmRpcClientOptions) {
+    this.url = options.url;
+    const transport = http(options.url, {
+      batch: options.batchSize === undefined ? false : { batchSize: options.batchSize, wait: 0 },
+      retryCount: 0,
+      timeout: options.timeoutMs,
+      maxResponseBodySize: options.maxResponseBytes,
+      ...(options.fetch === undefined ? {} : { fetchFn: options.fetch }),
+    });
+    this.client = createClient({ transport });
+  }
+
+  async call(call: RpcCall): Promise<unknown> {
+    try {
+      return await this.client.request<UntypedRpc>({ method: call.method, params: call.params });
+    } catch (error) {
+      throw rpcFailureError(call.method, error, this.url);
+    }
+  }
+
+  /** Issued together, so the transport sends them as JSON-RPC batches; answers in call order. */
+  many(calls: readonly RpcCall[]): Promise<unknown[]> {
+    return Promise.all(calls.map((call) => this.call(call)));
+  }
+}
+
+/** Checks an answer against its schema; a mismatch is the node's fault, so retryable. */
+export function validated<S extends z.ZodType>(schema: S, value: unknown, method: string, what: string): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue?.path.join(".") || "(root)";
+  throw unavailable({
+    method,
+    reason: "bad-answer",
+    message: `${what}: unexpected answer at ${where}: ${issue?.message}`,
+  });
+}

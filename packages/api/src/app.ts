@@ -1,0 +1,99 @@
+import { AppError, NotFoundError } from "@mp/core";
+import type { Queryable } from "@mp/db";
+import express, { type Express, type NextFunction, type Request, type Response } from "express";
+import { type AuthenticatedMerchant, authenticate } from "./auth/authenticate.ts";
+import type { AppDeps } from "./deps.ts";
+import { successBody } from "./http/envelope.ts";
+import { errorHandler, renderError } from "./http/error-handler.ts";
+import { perKeyRateLimit } from "./http/rate-limit.ts";
+import { requestLogging } from "./http/request-context.ts";
+import type { AnyRoute, HandlerContext, Reply } from "./http/route.ts";
+import { parseOrThrow } from "./http/validate.ts";
+import { runIdempotent, validateIdempotencyKey } from "./idempotency/run-idempotent.ts";
+import { allRoutes } from "./routes.ts";
+
+function send(res: Response, status: number, body: string, headers?: Record<string, string>): void {
+  if (headers) res.set(headers);
+  res.status(status).type("application/json").send(body);
+}
+
+function renderReply(reply: Reply): { status: number; body: string } {
+  return { status: reply.status, body: JSON.stringify(successBody(reply.data, reply.message)) };
+}
+
+function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, rateLimit: express.RequestHandler): void {
+  const path = route.path.replace(/\{(\w+)\}/g, ":$1");
+  const handlers: express.RequestHandler[] = [];
+  handlers.push((_req, res, next) => {
+    if (route.nestedErrors) res.locals.nestedErrors = true;
+    next();
+  });
+  if (route.auth) {
+    handlers.push(async (req, res, next) => {
+      res.locals.merchant = await authenticate(deps.db, req);
+      next();
+    });
+    handlers.push(rateLimit);
+  }
+  handlers.push(async (req: Request, res: Response) => {
+    const merchantOrUndefined = res.locals.merchant as AuthenticatedMerchant | undefined;
+    const params = route.params ? parseOrThrow(route.params, req.params, "path") : {};
+    const query = route.query ? parseOrThrow(route.query, req.query ?? {}, "query") : {};
+    const idempotencyKey = route.idempotent ? validateIdempotencyKey(req.get("x-idempotency-key")) : undefined;
+    const body = route.body ? parseOrThrow(route.body, req.body, "body") : undefined;
+    const context = (sql: Queryable): HandlerContext<unknown, unknown, unknown> => ({
+      req,
+      res,
+      deps,
+      get merchant(): AuthenticatedMerchant {
+        if (!merchantOrUndefined)
+          throw new AppError("internal_error", "route without authentication asked for a merchant");
+        return merchantOrUndefined;
+      },
+      params,
+      query,
+      body,
+      sql,
+    });
+
+    if (idempotencyKey !== undefined && merchantOrUndefined) {
+      const stored = await runIdempotent(
+        deps.db,
+        {
+          merchantId: merchantOrUndefined.merchantId,
+          key: idempotencyKey,
+          method: req.method,
+          path: req.path,
+          body: req.body,
+        },
+        async (sql) => renderReply(await route.handler(context(sql))),
+        (error) => renderError(error, { nested: route.nestedErrors === true }),
+      );
+      send(res, stored.status, stored.body, stored.replayed ? { "Idempotent-Replayed": "true" } : undefined);
+      return;
+    }
+    const reply = await route.handler(context(deps.db));
+    if (reply.raw) {
+      if (reply.headers) res.set(reply.headers);
+      res.status(reply.status).type(reply.raw.contentType).send(reply.raw.body);
+      return;
+    }
+    const rendered = renderReply(reply);
+    send(res, rendered.status, rendered.body, reply.headers);
+  });
+  app[route.method](path, ...handlers);
+}
+
+/** The Express app: every route of the API, one error mapping, request ids, no stack trace ever out. */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.use(requestLogging(deps.logger));
+  app.use(express.json({ limit: deps.bodyLimit ?? "64kb" }));
+  const rateLimit = perKeyRateLimit(deps.rateLimitPerMinute);
+  for (const route of allRoutes) mountRoute(app, route, deps, rateLimit);
+  app.use((_req: Request, _res: Response, next: NextFunction) => next(new NotFoundError("Route")));
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,53 @@
+import { createHash, randomBytes, randomUUID } from "node:crypto";
+import type { Queryable } from "@mp/db";
+
+export type Environment = "sandbox" | "production";
+
+const ENV_PREFIX: Record<Environment, string> = { sandbox: "sk_sandbox_", production: "sk_live_" };
+const KEY_SHAPE = /^sk_(sandbox|live)_[A-Za-z0-9_-]{43}$/;
+
+/** SHA-256 of the full key. The key carries 256 random bits, so a fast hash is enough. */
+export function hashApiKey(key: string): Buffer {
+  return createHash("sha256").update(key).digest();
+}
+
+export function looksLikeApiKey(key: string): boolean {
+  return KEY_SHAPE.test(key);
+}
+
+export interface CreatedApiKey {
+  id: string;
+  /** The full key: returned once, never stored. */
+  apiKey: string;
+  prefix: string;
+  environment: Environment;
+}
+
+/** 32 random bytes (base64url, 43 chars) after a readable prefix naming the environment. */
+export async function createApiKey(
+  sql: Queryable,
+  merchantId: string,
+  environment: Environment,
+): Promise<CreatedApiKey> {
+  const secret = randomBytes(32).toString("base64url");
+  const apiKey = `${ENV_PREFIX[environment]}${secret}`;
+  const prefix = `${ENV_PREFIX[environment]}${secret.slice(0, 8)}`;
+  const id = randomUUID();
+  await sql.query("INSERT INTO api_keys (id, merchant_id, prefix, key_hash, environment) VALUES ($1, $2, $3, $4, $5)", [
+    id,
+    merchantId,
+    prefix,
+    hashApiKey(apiKey),
+    environment,
+  ]);
+  return { id, apiKey, prefix, environment };
+}
+
+/** Revokes the key with this displayed prefix (or whose full value is `prefixOrKey`). Returns how many were revoked. */
+export async function revokeApiKey(sql: Queryable, prefixOrKey: string): Promise<number> {
+  const result = await sql.query(
+    "UPDATE api_keys SET revoked_at = now() WHERE (prefix = $1 OR key_hash = $2) AND revoked_at IS NULL",
+    [prefixOrKey, hashApiKey(prefixOrKey)],
+  );
+  return result.rowCount ?? 0;
+}

@@ -1,0 +1,35 @@
+import { UnauthorizedError } from "@mp/core";
+import type { Database } from "@mp/db";
+import type { Request } from "express";
+import { type Environment, hashApiKey, looksLikeApiKey } from "./api-keys.ts";
+
+export interface AuthenticatedMerchant {
+  merchantId: string;
+  keyId: string;
+  environment: Environment;
+}
+
+/** The key from `X-Service-API-Key` (any case) or `Authorization: ApiKey <key>`. */
+export function extractApiKey(req: Request): string | undefined {
+  const header = req.get("x-service-api-key");
+  if (header) return header.trim();
+  const authorization = req.get("authorization");
+  const match = authorization ? /^ApiKey\s+(\S+)\s*$/i.exec(authorization) : null;
+  return match?.[1];
+}
+
+/**
+ * Resolves the request's key to its merchant. Every unknown, malformed or revoked key gets the same
+ * 401, so the answer tells an attacker nothing about which keys exist.
+ */
+export async function authenticate(db: Database, req: Request): Promise<AuthenticatedMerchant> {
+  const key = extractApiKey(req);
+  if (!key || !looksLikeApiKey(key)) throw new UnauthorizedError();
+  const result = await db.query<{ id: string; merchant_id: string; environment: Environment }>(
+    "SELECT id, merchant_id, environment FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL",
+    [hashApiKey(key)],
+  );
+  const row = result.rows[0];
+  if (!row) throw new UnauthorizedError();
+  return { merchantId: row.merchant_id, keyId: row.id, environment: row.environment };
+}

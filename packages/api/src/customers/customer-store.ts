@@ -1,0 +1,134 @@
+import { randomUUID } from "node:crypto";
+import { ConflictError } from "@mp/core";
+import { type Queryable, SqlState, sqlState } from "@mp/db";
+import { offsetOf, type Pagination } from "../http/pagination.ts";
+import { iso, SqlFilters } from "../shared/sql-filters.ts";
+import type { CreateCustomerBody, CustomerResource } from "./customer-schemas.ts";
+
+interface CustomerRow {
+  id: string;
+  type: CustomerResource["type"];
+  first_name: string | null;
+  last_name: string | null;
+  business_name: string | null;
+  email: string | null;
+  external_reference: string | null;
+  status: CustomerResource["status"];
+  tier_1_complete: boolean;
+  tier_2_complete: boolean;
+  capabilities: Record<string, unknown>;
+  rejection_reasons: string[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = `id, type, first_name, last_name, business_name, email, external_reference, status,
+  tier_1_complete, tier_2_complete, capabilities, rejection_reasons, created_at, updated_at`;
+
+export function toCustomerResource(row: CustomerRow): CustomerResource {
+  return {
+    id: row.id,
+    type: row.type,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    business_name: row.business_name,
+    email: row.email,
+    external_reference: row.external_reference,
+    status: row.status,
+    tier_1_complete: row.tier_1_complete,
+    tier_2_complete: row.tier_2_complete,
+    capabilities: row.capabilities,
+    rejection_reasons: row.rejection_reasons,
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+export async function insertCustomer(
+  sql: Queryable,
+  merchantId: string,
+  input: CreateCustomerBody,
+): Promise<CustomerResource> {
+  try {
+    const result = await sql.query<CustomerRow>(
+      `INSERT INTO customers (id, merchant_id, type, first_name, last_name, business_name, email, external_reference)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
+      [
+        randomUUID(),
+        merchantId,
+        input.type,
+        input.first_name ?? null,
+        input.last_name ?? null,
+        input.business_name ?? null,
+        input.email ?? null,
+        input.external_reference ?? null,
+      ],
+    );
+    const row = result.rows[0];
+    if (!row) throw new Error("INSERT returned no row");
+    return toCustomerResource(row);
+  } catch (error) {
+    if (sqlState(error) === SqlState.uniqueViolation) {
+      throw new ConflictError("A customer with this external_reference already exists");
+    }
+    throw error;
+  }
+}
+
+/** One customer of this merchant, or undefined (another merchant's id looks exactly like a missing one). */
+export async function findCustomer(
+  sql: Queryable,
+  merchantId: string,
+  customerId: string,
+): Promise<CustomerResource | undefined> {
+  const result = await sql.query<CustomerRow>(`SELECT ${COLUMNS} FROM customers WHERE merchant_id = $1 AND id = $2`, [
+    merchantId,
+    customerId,
+  ]);
+  const row = result.rows[0];
+  return row ? toCustomerResource(row) : undefined;
+}
+
+export interface CustomerFilters {
+  external_reference?: string | undefined;
+  type?: string | undefined;
+  status?: string | undefined;
+  created_from?: string | undefined;
+  created_to?: string | undefined;
+}
+
+export async function listCustomers(
+  sql: Queryable,
+  merchantId: string,
+  filters: CustomerFilters,
+  page: Pagination,
+): Promise<{ items: CustomerResource[]; total: number }> {
+  const where = new SqlFilters()
+    .add("merchant_id = $?", merchantId)
+    .add("external_reference = $?", filters.external_reference)
+    .add("type = $?", filters.type)
+    .add("status = $?", filters.status)
+    .add("created_at >= $?", filters.created_from)
+    .add("created_at <= $?", filters.created_to);
+  const count = await sql.query<{ total: string }>(
+    `SELECT count(*) AS total FROM customers ${where.where}`,
+    where.params,
+  );
+  const limit = where.param(page.limit);
+  const offset = where.param(offsetOf(page));
+  const rows = await sql.query<CustomerRow>(
+    `SELECT ${COLUMNS} FROM customers ${where.where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
+    where.params,
+  );
+  return { items: rows.rows.map(toCustomerResource), total: Number(count.rows[0]?.total ?? 0) };
+}
+
+/** Provisioning finished at the KYC provider: PROVISIONING -> NOT_STARTED, once. */
+export async function markCustomerProvisioned(sql: Queryable, customerId: string, profileId: string): Promise<boolean> {
+  const result = await sql.query(
+    `UPDATE customers SET status = 'NOT_STARTED', provider_profile_id = $2, updated_at = now()
+     WHERE id = $1 AND status = 'PROVISIONING'`,
+    [customerId, profileId],
+  );
+  return (result.rowCount ?? 0) > 0;
+}

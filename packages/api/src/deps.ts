@@ -1,0 +1,55 @@
+import type { ChainId, ChainsConfig, Logger, SandboxFaucet } from "@mp/core";
+import type { Database } from "@mp/db";
+import type { EncryptionKeyring } from "@mp/encryption";
+import type { JobQueue } from "@mp/jobs";
+import type { BankingProvider, KycProvider, RateProvider } from "@mp/providers";
+import type { Registry } from "prom-client";
+
+/**
+ * Everything the HTTP app and the background jobs need, built once at start by the service and
+ * passed in (tests build their own).
+ */
+export interface AppDeps {
+  db: Database;
+  logger: Logger;
+  environment: "sandbox" | "production";
+  chains: ChainsConfig;
+  jobs: JobQueue;
+  rates: RateProvider;
+  /** Derives receive addresses (packages/custody); holds no spendable secret for secp256k1 chains. */
+  addresses: AddressDeriver;
+  kyc: KycProvider;
+  /** Fiat banking provider: USD virtual accounts (sandbox by default). */
+  banking: BankingProvider;
+  /** AES-256-GCM keys sealing KYC payloads and bank details at rest (packages/encryption). */
+  encryption: EncryptionKeyring;
+  /** Prometheus registry that /metrics renders. */
+  metrics: Registry;
+  /** Local sandbox faucets by chain (empty in production). */
+  faucets: Partial<Record<ChainId, SandboxFaucet>>;
+  rateLimitPerMinute: number;
+  /** Per-chain indexer progress for /v1/chains (absent where no indexer has run). */
+  indexerStates: () => Promise<IndexerState[]>;
+  /** Largest accepted JSON body. */
+  bodyLimit?: string;
+}
+
+export interface IndexerState {
+  chain: ChainId;
+  headHeight: number | null;
+  indexedHeight: number | null;
+  lag: number | null;
+  updatedAt: Date | null;
+}
+
+export interface DerivedAddress {
+  chain: ChainId;
+  address: string;
+  /** Matching form: EVM lowercased, other chains as is. */
+  addressKey: string;
+  path: string;
+}
+
+export interface AddressDeriver {
+  deriveWalletAddresses(account: number, index: number): DerivedAddress[];
+}

@@ -1,0 +1,115 @@
+import { createHash } from "node:crypto";
+import { AppError, ConflictError, ValidationError } from "@mp/core";
+import type { Database, Queryable } from "@mp/db";
+
+/** Idempotency keys are kept at least this long (the sweeper deletes older ones). */
+export const IDEMPOTENCY_RETENTION_HOURS = 48;
+
+const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+
+export interface StoredResponse {
+  status: number;
+  /** The serialised body, replayed byte for byte. */
+  body: string;
+  replayed: boolean;
+}
+
+/** Canonical JSON (keys sorted at every level) so the same body in another key order matches. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+export function requestHash(method: string, path: string, body: unknown): string {
+  return createHash("sha256")
+    .update(`${method} ${path}\n${canonicalJson(body ?? null)}`)
+    .digest("hex");
+}
+
+export function validateIdempotencyKey(key: string | undefined): string {
+  if (key === undefined || key === "") {
+    throw new ValidationError("X-Idempotency-Key header is required", "X-Idempotency-Key");
+  }
+  if (!KEY_SHAPE.test(key)) {
+    throw new ValidationError("X-Idempotency-Key must be 1 to 255 printable characters", "X-Idempotency-Key");
+  }
+  return key;
+}
+
+/**
+ * Runs a create operation at most once per (merchant, key).
+ *
+ * The idempotency row is inserted first, in the same transaction as the operation's writes, and
+ * updated with the response before COMMIT. So:
+ * - the operation and its recorded answer commit together or not at all (a crash leaves neither);
+ * - a concurrent request with the same key blocks on the row's unique index until the first
+ *   commits, then replays its answer (the documented "wait" behaviour), or proceeds if it rolled back;
+ * - a 4xx answer is recorded (after rolling the operation's writes back to a savepoint), a 5xx is
+ *   not, so a retry after an outage can succeed;
+ * - the same key with a different method, path or body is 409.
+ */
+export async function runIdempotent(
+  db: Database,
+  input: { merchantId: string; key: string; method: string; path: string; body: unknown },
+  operation: (sql: Queryable) => Promise<{ status: number; body: string }>,
+  renderError: (error: AppError) => { status: number; body: string },
+): Promise<StoredResponse> {
+  const hash = requestHash(input.method, input.path, input.body);
+  return db.tx(async (client) => {
+    const inserted = await client.query(
+      `INSERT INTO idempotency_keys (merchant_id, key, request_hash, method, path, response_status, response_body)
+       VALUES ($1, $2, $3, $4, $5, 0, '')
+       ON CONFLICT (merchant_id, key) DO NOTHING`,
+      [input.merchantId, input.key, hash, input.method, input.path],
+    );
+    if (inserted.rowCount === 0) {
+      const existing = await client.query<{ request_hash: string; response_status: number; response_body: string }>(
+        "SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE merchant_id = $1 AND key = $2",
+        [input.merchantId, input.key],
+      );
+      const row = existing.rows[0];
+      if (!row) throw new ConflictError("Idempotency key is being processed; retry", "idempotency_in_progress");
+      if (row.request_hash !== hash) {
+        throw new ConflictError(
+          "X-Idempotency-Key was already used with a different request body",
+          "idempotency_conflict",
+        );
+      }
+      return { status: row.response_status, body: row.response_body, replayed: true };
+    }
+
+    await client.query("SAVEPOINT operation");
+    let response: { status: number; body: string };
+    try {
+      response = await operation(client);
+    } catch (error) {
+      // Client errors are answers too: undo the operation's writes, keep and replay the answer.
+      if (error instanceof AppError && error.code !== "service_unavailable" && error.code !== "internal_error") {
+        await client.query("ROLLBACK TO SAVEPOINT operation");
+        response = renderError(error);
+      } else {
+        throw error;
+      }
+    }
+    await client.query(
+      "UPDATE idempotency_keys SET response_status = $3, response_body = $4 WHERE merchant_id = $1 AND key = $2",
+      [input.merchantId, input.key, response.status, response.body],
+    );
+    return { ...response, replayed: false };
+  });
+}
+
+/** Deletes keys older than the retention period. */
+export async function sweepIdempotencyKeys(sql: Queryable): Promise<number> {
+  const result = await sql.query(
+    `DELETE FROM idempotency_keys WHERE created_at < now() - make_interval(hours => $1::int)`,
+    [IDEMPOTENCY_RETENTION_HOURS],
+  );
+  return result.rowCount ?? 0;
+}

@@ -1,0 +1,13 @@
+export { createApp } from "./app.ts";
+export { createApiKey, type Environment, revokeApiKey } from "./auth/api-keys.ts";
+export { PROVISION_CUSTOMER_JOB, provisionCustomer } from "./customers/provision-customer-job.ts";
+export type { AddressDeriver, AppDeps, DerivedAddress, IndexerState } from "./deps.ts";
+export { sweepIdempotencyKeys } from "./idempotency/run-idempotent.ts";
+export { type CreatedMerchant, createMerchant } from "./merchants/merchant-store.ts";
+export { buildOpenApi } from "./openapi/build-openapi.ts";
+export { allRoutes } from "./routes.ts";
+export {
+  KYC_AND_BANKING_QUEUES,
+  type KycAndBankingWorkerDeps,
+  registerKycAndBankingWorkers,
+} from "./verification/kyc-and-banking-workers.ts";

@@ -1,0 +1,148 @@
+import { type ZodType, z } from "zod";
+import type { AnyRoute } from "../http/route.ts";
+
+type JsonSchema = Record<string, unknown>;
+
+function schemaOf(schema: ZodType): JsonSchema {
+  // io "input": requests are described as clients send them (query values are strings).
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as JsonSchema;
+  return rest;
+}
+
+function responseSchemaOf(schema: ZodType): JsonSchema {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: "output", unrepresentable: "any" }) as JsonSchema;
+  return rest;
+}
+
+const envelopeError = {
+  type: "object",
+  required: ["data", "error", "message", "status"],
+  properties: {
+    data: { type: "object" },
+    error: { type: "string", examples: ["validation_error"] },
+    message: { type: "string" },
+    status: { type: "string", enum: ["error"] },
+  },
+};
+const nestedError = {
+  type: "object",
+  required: ["error"],
+  properties: {
+    error: {
+      type: "object",
+      required: ["code", "message"],
+      properties: { code: { type: "string", examples: ["unauthorized"] }, message: { type: "string" } },
+    },
+  },
+};
+
+const ERROR_TEXT: Record<number, string> = {
+  400: "Malformed request (invalid JSON, invalid fields or query parameters)",
+  401: "Missing or invalid API key",
+  403: "Not allowed for this key's environment",
+  404: "The resource does not exist (or belongs to another merchant)",
+  409: "Conflict (duplicate, or idempotency key reused with a different body)",
+  413: "Request body too large",
+  422: "Request understood but not allowed in the resource's current state",
+  429: "Rate limit exceeded for this API key",
+  503: "A downstream service is temporarily unavailable",
+};
+
+function parameters(route: AnyRoute): unknown[] {
+  const out: unknown[] = [];
+  for (const [location, schema] of [
+    ["path", route.params],
+    ["query", route.query],
+  ] as const) {
+    if (!schema) continue;
+    const json = schemaOf(schema);
+    const props = (json.properties ?? {}) as Record<string, JsonSchema>;
+    const required = new Set((json.required ?? []) as string[]);
+    for (const [name, prop] of Object.entries(props)) {
+      out.push({ name, in: location, required: location === "path" || required.has(name), schema: prop });
+    }
+  }
+  if (route.idempotent) {
+    out.push({
+      name: "X-Idempotency-Key",
+      in: "header",
+      required: true,
+      description: "Unique key for this create; a retry with the same key and body replays the first answer",
+      schema: { type: "string", maxLength: 255 },
+    });
+  }
+  return out;
+}
+
+/** The OpenAPI 3.1 document, generated from the same route definitions and zod schemas that serve requests. */
+export function buildOpenApi(routes: readonly AnyRoute[]): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const successEnvelope = {
+      type: "object",
+      required: ["data", "error", "message", "status"],
+      properties: {
+        data: responseSchemaOf(route.response),
+        error: { type: "string", description: "Empty placeholder on success" },
+        message: { type: "string" },
+        status: { type: "string", enum: ["success"] },
+      },
+    };
+    const statuses = new Set<number>([...(route.errorStatuses ?? [])]);
+    if (route.params || route.query || route.body || route.idempotent) statuses.add(400);
+    if (route.auth) {
+      statuses.add(401);
+      statuses.add(429);
+    }
+    if (route.body) statuses.add(413);
+    const responses: Record<string, unknown> = {
+      [String(route.successStatus)]: {
+        description: "Success",
+        content:
+          route.path === "/metrics"
+            ? { "text/plain": { schema: { type: "string" } } }
+            : { "application/json": { schema: successEnvelope } },
+      },
+    };
+    for (const status of [...statuses].sort()) {
+      const nested = status === 401 || route.nestedErrors;
+      responses[String(status)] = {
+        description: ERROR_TEXT[status] ?? "Error",
+        content: { "application/json": { schema: nested ? nestedError : envelopeError } },
+      };
+    }
+    const operation: Record<string, unknown> = {
+      operationId: route.operationId,
+      summary: route.summary,
+      tags: [route.tag],
+      parameters: parameters(route),
+      responses,
+      security: route.auth ? [{ ServiceApiKey: [] }, { AuthorizationApiKey: [] }] : [],
+    };
+    if (route.deprecated) operation.deprecated = true;
+    if (route.body) {
+      operation.requestBody = { required: true, content: { "application/json": { schema: schemaOf(route.body) } } };
+    }
+    paths[route.path] = { ...(paths[route.path] ?? {}), [route.method]: operation };
+  }
+  const tags = [...new Set(routes.map((r) => r.tag))].map((name) => ({ name, description: `${name} operations` }));
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Merchant Payments Service",
+      version: "1.0.0",
+      description: "Customers, KYC, multi-chain wallets and deposits, USD balance, virtual accounts.",
+      license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
+    },
+    servers: [{ url: "/" }],
+    tags,
+    security: [],
+    paths,
+    components: {
+      securitySchemes: {
+        ServiceApiKey: { type: "apiKey", in: "header", name: "X-Service-API-Key" },
+        AuthorizationApiKey: { type: "apiKey", in: "header", name: "Authorization", description: "ApiKey <key>" },
+      },
+    },
+  };
+}

@@ -1,0 +1,25 @@
+import { balanceRoutes } from "./balance/balance-routes.ts";
+import { chainRoutes } from "./chains/chain-routes.ts";
+import { customerRoutes } from "./customers/customer-routes.ts";
+import { depositRoutes } from "./deposits/deposit-routes.ts";
+import type { AnyRoute } from "./http/route.ts";
+import { openApiRoute } from "./openapi/openapi-route.ts";
+import { rateRoutes } from "./rates/rate-routes.ts";
+import { systemRoutes } from "./system/system-routes.ts";
+import { verificationRoutes } from "./verification/verification-routes.ts";
+import { virtualAccountRoutes } from "./virtual-accounts/virtual-account-routes.ts";
+import { walletRoutes } from "./wallets/wallet-routes.ts";
+
+/** Every route of the API, in the order they are mounted and documented. */
+export const allRoutes: AnyRoute[] = [
+  ...systemRoutes,
+  ...chainRoutes,
+  ...rateRoutes,
+  ...customerRoutes,
+  ...verificationRoutes,
+  ...walletRoutes,
+  ...depositRoutes,
+  ...balanceRoutes,
+  ...virtualAccountRoutes,
+];
+allRoutes.push(openApiRoute(() => allRoutes));

@@ -1,0 +1,138 @@
+import type { Queryable } from "@mp/db";
+import type { VerificationTier } from "./verification-payload-schemas.ts";
+import type { VerificationStatus } from "./verification-schemas.ts";
+
+export const UNRESOLVED_STATUSES: ReadonlySet<VerificationStatus> = new Set(["DRAFT", "SUBMITTED", "PENDING"]);
+
+export interface LatestAttempt {
+  tier: VerificationTier;
+  attempt: number;
+  status: VerificationStatus;
+  rejectionReasons: string[];
+}
+
+/**
+ * What a customer may do, by verification level. Tier 1 lets crypto arrive; Tier 2 (documents, tax
+ * id, source of funds) unlocks fiat: USD virtual accounts and payouts. A rejected customer may do
+ * nothing, whatever tier was approved before the rejection.
+ */
+export interface CustomerCapabilities {
+  crypto_deposits: boolean;
+  virtual_accounts: boolean;
+  payouts: boolean;
+}
+
+export interface CustomerVerificationState {
+  status: "NOT_STARTED" | "UNDER_REVIEW" | "REQUIRES_REVIEW" | "APPROVED" | "REJECTED";
+  tier_1_complete: boolean;
+  tier_2_complete: boolean;
+  capabilities: CustomerCapabilities;
+  rejection_reasons: string[];
+}
+
+/**
+ * The customer's verification fields, derived from the latest attempt of each tier (so applying the
+ * same outcome twice changes nothing). Precedence: anything under review > a rejection > a request
+ * for corrections > approved (Tier 1 at least).
+ */
+export function deriveCustomerVerification(latest: readonly LatestAttempt[]): CustomerVerificationState {
+  const byTier = new Map(latest.map((a) => [a.tier, a]));
+  const tier1 = byTier.get("TIER_1")?.status === "APPROVED";
+  const tier2 = byTier.get("TIER_2")?.status === "APPROVED";
+  const statuses = latest.map((a) => a.status);
+  let status: CustomerVerificationState["status"];
+  if (statuses.some((s) => UNRESOLVED_STATUSES.has(s))) status = "UNDER_REVIEW";
+  else if (statuses.includes("REJECTED")) status = "REJECTED";
+  else if (statuses.includes("REQUIRES_REVIEW")) status = "REQUIRES_REVIEW";
+  else if (tier1) status = "APPROVED";
+  else status = "NOT_STARTED";
+  const allowed = status !== "REJECTED";
+  const reasons = latest
+    .filter((a) => a.status === "REJECTED" || a.status === "REQUIRES_REVIEW")
+    .flatMap((a) => a.rejectionReasons);
+  return {
+    status,
+    tier_1_complete: tier1,
+    tier_2_complete: tier2,
+    capabilities: {
+      crypto_deposits: allowed && tier1,
+      virtual_accounts: allowed && tier2,
+      payouts: allowed && tier2,
+    },
+    rejection_reasons: [...new Set(reasons)],
+  };
+}
+
+/** The latest attempt of each tier of one customer. */
+export async function latestAttempts(sql: Queryable, customerId: string): Promise<LatestAttempt[]> {
+  const result = await sql.query<{
+    tier: VerificationTier;
+    attempt: number;
+    status: VerificationStatus;
+    rejection_reasons: string[];
+  }>(
+    `SELECT DISTINCT ON (tier) tier, attempt, status, rejection_reasons
+     FROM verification_submissions WHERE customer_id = $1 ORDER BY tier, attempt DESC`,
+    [customerId],
+  );
+  return result.rows.map((row) => ({
+    tier: row.tier,
+    attempt: row.attempt,
+    status: row.status,
+    rejectionReasons: row.rejection_reasons,
+  }));
+}
+
+/**
+ * Writes the derived verification fields onto the customer. Callers hold the customer's row lock
+ * (taken first, before touching its submissions) so two outcomes never interleave.
+ */
+export async function refreshCustomerVerification(
+  sql: Queryable,
+  customerId: string,
+): Promise<CustomerVerificationState> {
+  const state = deriveCustomerVerification(await latestAttempts(sql, customerId));
+  await sql.query(
+    `UPDATE customers SET status = $2, tier_1_complete = $3, tier_2_complete = $4, capabilities = $5::jsonb,
+       rejection_reasons = $6::jsonb, updated_at = now()
+     WHERE id = $1`,
+    [
+      customerId,
+      state.status,
+      state.tier_1_complete,
+      state.tier_2_complete,
+      JSON.stringify(state.capabilities),
+      JSON.stringify(state.rejection_reasons),
+    ],
+  );
+  return state;
+}
+
+export interface LockedCustomer {
+  id: string;
+  type: "INDIVIDUAL" | "BUSINESS";
+  status: string;
+  tier_2_complete: boolean;
+}
+
+/**
+ * Locks one customer of this merchant for a verification change (submissions, virtual accounts):
+ * concurrent requests for the same customer then apply their rules one after the other.
+ * Undefined when the customer is not this merchant's.
+ */
+export async function lockCustomer(
+  sql: Queryable,
+  merchantId: string,
+  customerId: string,
+): Promise<LockedCustomer | undefined> {
+  const result = await sql.query<LockedCustomer>(
+    "SELECT id, type, status, tier_2_complete FROM customers WHERE merchant_id = $1 AND id = $2 FOR UPDATE",
+    [merchantId, customerId],
+  );
+  return result.rows[0];
+}
+
+/** Locks a customer by id alone (background jobs, which act for no merchant in particular). */
+export async function lockCustomerById(sql: Queryable, customerId: string): Promise<void> {
+  await sql.query("SELECT 1 FROM customers WHERE id = $1 FOR UPDATE", [customerId]);
+}

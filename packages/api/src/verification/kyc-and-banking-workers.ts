@@ -1,0 +1,53 @@
+import type { JobQueue } from "@mp/jobs";
+import type { ZodType } from "zod";
+import type { AppDeps } from "../deps.ts";
+import {
+  activationJobData,
+  CHECK_VIRTUAL_ACCOUNT_JOB,
+  checkVirtualAccountActivation,
+} from "../virtual-accounts/virtual-account-activation-job.ts";
+import {
+  CHECK_VERIFICATION_REVIEW_JOB,
+  checkVerificationReview,
+  reviewJobData,
+  SUBMIT_VERIFICATION_REVIEW_JOB,
+  submitVerificationReview,
+} from "./verification-review-jobs.ts";
+
+/** The queues the KYC and banking jobs use: create them at start (createJobQueue `queues`). */
+export const KYC_AND_BANKING_QUEUES: readonly string[] = [
+  SUBMIT_VERIFICATION_REVIEW_JOB,
+  CHECK_VERIFICATION_REVIEW_JOB,
+  CHECK_VIRTUAL_ACCOUNT_JOB,
+];
+
+export type KycAndBankingWorkerDeps = Pick<AppDeps, "db" | "jobs" | "logger" | "kyc" | "banking" | "encryption">;
+
+/**
+ * Registers the handlers of the KYC review and bank account activation jobs on the worker. Job data
+ * is validated: a malformed job is logged and dropped (retrying it could never succeed).
+ */
+export async function registerKycAndBankingWorkers(jobs: JobQueue, deps: KycAndBankingWorkerDeps): Promise<void> {
+  const handle =
+    <T>(queue: string, schema: ZodType<T>, run: (data: T) => Promise<void>) =>
+    async (data: object) => {
+      const parsed = schema.safeParse(data);
+      if (!parsed.success) {
+        deps.logger.error({ queue }, "dropping a job with malformed data");
+        return;
+      }
+      await run(parsed.data);
+    };
+  await jobs.work(
+    SUBMIT_VERIFICATION_REVIEW_JOB,
+    handle(SUBMIT_VERIFICATION_REVIEW_JOB, reviewJobData, (data) => submitVerificationReview(deps, data)),
+  );
+  await jobs.work(
+    CHECK_VERIFICATION_REVIEW_JOB,
+    handle(CHECK_VERIFICATION_REVIEW_JOB, reviewJobData, (data) => checkVerificationReview(deps, data)),
+  );
+  await jobs.work(
+    CHECK_VIRTUAL_ACCOUNT_JOB,
+    handle(CHECK_VIRTUAL_ACCOUNT_JOB, activationJobData, (data) => checkVirtualAccountActivation(deps, data)),
+  );
+}

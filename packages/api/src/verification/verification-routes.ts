@@ -1,0 +1,88 @@
+import { NotFoundError } from "@mp/core";
+import { z } from "zod";
+import { pageOf } from "../http/envelope.ts";
+import { paginationQuery } from "../http/pagination.ts";
+import { type AnyRoute, defineRoute } from "../http/route.ts";
+import { pageSchema } from "../openapi/page-schema.ts";
+import { submitVerification } from "./submit-verification.ts";
+import { submitVerificationBody } from "./verification-payload-schemas.ts";
+import {
+  customerPathParams,
+  listSubmissionsQuery,
+  submissionPathParams,
+  verificationSubmissionResource,
+} from "./verification-schemas.ts";
+import { findSubmission, listSubmissions } from "./verification-store.ts";
+
+export const submitVerificationRoute = defineRoute({
+  method: "post",
+  path: "/v1/customers/{customer_id}/verification-submissions",
+  operationId: "submitVerification",
+  summary:
+    "Submit a verification attempt (TIER_1 or TIER_2) for review; stored encrypted, answered 202 with its safe state",
+  tag: "Verification",
+  auth: true,
+  idempotent: true,
+  params: customerPathParams,
+  body: submitVerificationBody,
+  response: verificationSubmissionResource,
+  successStatus: 202,
+  errorStatuses: [404, 409, 503],
+  async handler({ merchant, params, body, sql, deps }) {
+    const submission = await submitVerification(sql, deps, {
+      merchantId: merchant.merchantId,
+      customerId: params.customer_id,
+      tier: body.tier,
+      body,
+    });
+    return { status: 202, data: submission, message: "Verification submitted for review" };
+  },
+});
+
+export const listVerificationSubmissionsRoute = defineRoute({
+  method: "get",
+  path: "/v1/customers/{customer_id}/verification-submissions",
+  operationId: "listVerificationSubmissions",
+  summary: "List a customer's verification attempts, newest first (never their payloads)",
+  tag: "Verification",
+  auth: true,
+  params: customerPathParams,
+  query: z.object({ ...paginationQuery.shape, ...listSubmissionsQuery.shape }),
+  response: pageSchema(verificationSubmissionResource),
+  successStatus: 200,
+  errorStatuses: [404],
+  async handler({ merchant, params, query, sql }) {
+    const customer = await sql.query("SELECT 1 FROM customers WHERE merchant_id = $1 AND id = $2", [
+      merchant.merchantId,
+      params.customer_id,
+    ]);
+    if (customer.rowCount === 0) throw new NotFoundError("Customer");
+    const { limit, page, ...filters } = query;
+    const result = await listSubmissions(sql, merchant.merchantId, params.customer_id, filters, { limit, page });
+    return { status: 200, data: pageOf(result.items, result.total, limit, page) };
+  },
+});
+
+export const getVerificationSubmissionRoute = defineRoute({
+  method: "get",
+  path: "/v1/customers/{customer_id}/verification-submissions/{submission_id}",
+  operationId: "getVerificationSubmission",
+  summary: "Retrieve the safe state of one verification attempt (never its payload)",
+  tag: "Verification",
+  auth: true,
+  params: submissionPathParams,
+  response: verificationSubmissionResource,
+  successStatus: 200,
+  errorStatuses: [404],
+  async handler({ merchant, params, sql }) {
+    const submission = await findSubmission(sql, merchant.merchantId, params.customer_id, params.submission_id);
+    if (!submission) throw new NotFoundError("Verification submission");
+    return { status: 200, data: submission };
+  },
+});
+
+export const verificationRoutes: AnyRoute[] = [
+  submitVerificationRoute,
+  listVerificationSubmissionsRoute,
+  getVerificationSubmissionRoute,
+];

@@ -1,0 +1,79 @@
+import { formatUsd } from "@mp/core";
+import type { Queryable } from "@mp/db";
+import { offsetOf, type Pagination } from "../http/pagination.ts";
+import { iso } from "../shared/sql-filters.ts";
+import type { BankDepositResource } from "./bank-deposit-schemas.ts";
+
+interface BankDepositRow {
+  id: string;
+  virtual_account_id: string;
+  customer_id: string;
+  amount_usd_micros: string;
+  reference: string | null;
+  status: "CREDITED";
+  credited_at: Date;
+  created_at: Date;
+}
+
+const COLUMNS = "id, virtual_account_id, customer_id, amount_usd_micros, reference, status, credited_at, created_at";
+
+function toResource(row: BankDepositRow): BankDepositResource {
+  return {
+    id: row.id,
+    virtual_account_id: row.virtual_account_id,
+    customer_id: row.customer_id,
+    amount: formatUsd(BigInt(row.amount_usd_micros)),
+    currency: "USD",
+    reference: row.reference,
+    status: row.status,
+    credited_at: iso(row.credited_at),
+    created_at: iso(row.created_at),
+  };
+}
+
+export async function insertBankDeposit(
+  sql: Queryable,
+  input: {
+    id: string;
+    merchantId: string;
+    virtualAccountId: string;
+    customerId: string;
+    amountUsdMicros: bigint;
+    reference: string | null;
+    ledgerEntryId: string;
+  },
+): Promise<BankDepositResource> {
+  const result = await sql.query<BankDepositRow>(
+    `INSERT INTO bank_deposits (id, merchant_id, virtual_account_id, customer_id, amount_usd_micros, reference, ledger_entry_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
+    [
+      input.id,
+      input.merchantId,
+      input.virtualAccountId,
+      input.customerId,
+      input.amountUsdMicros.toString(),
+      input.reference,
+      input.ledgerEntryId,
+    ],
+  );
+  const row = result.rows[0];
+  if (!row) throw new Error("INSERT returned no row");
+  return toResource(row);
+}
+
+export async function listBankDeposits(
+  sql: Queryable,
+  virtualAccountId: string,
+  page: Pagination,
+): Promise<{ items: BankDepositResource[]; total: number }> {
+  const count = await sql.query<{ total: string }>(
+    "SELECT count(*) AS total FROM bank_deposits WHERE virtual_account_id = $1",
+    [virtualAccountId],
+  );
+  const rows = await sql.query<BankDepositRow>(
+    `SELECT ${COLUMNS} FROM bank_deposits WHERE virtual_account_id = $1
+     ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+    [virtualAccountId, page.limit, offsetOf(page)],
+  );
+  return { items: rows.rows.map(toResource), total: Number(count.rows[0]?.total ?? 0) };
+}

@@ -1,0 +1,42 @@
+import { randomUUID } from "node:crypto";
+import { ConflictError, NotFoundError, parseUnits, USD_DECIMALS, ValidationError } from "@mp/core";
+import type { Queryable } from "@mp/db";
+import { postBankDeposit } from "@mp/ledger";
+import type { BankDepositResource } from "./bank-deposit-schemas.ts";
+import { insertBankDeposit } from "./bank-deposit-store.ts";
+
+/**
+ * Money arrived on a virtual account: records the deposit and credits the merchant's USD balance
+ * with one balanced ledger entry (bank_clearing -> merchant_available), in the caller's transaction.
+ * The ledger entry is idempotent per deposit id, and the caller's idempotency key makes a replayed
+ * request answer the first result instead of crediting again.
+ */
+export async function creditBankDeposit(
+  sql: Queryable,
+  input: { merchantId: string; virtualAccountId: string; amount: string; reference: string | null },
+): Promise<BankDepositResource> {
+  const account = await sql.query<{ customer_id: string; status: string }>(
+    "SELECT customer_id, status FROM virtual_accounts WHERE merchant_id = $1 AND id = $2 FOR SHARE",
+    [input.merchantId, input.virtualAccountId],
+  );
+  const row = account.rows[0];
+  if (!row) throw new NotFoundError("Virtual account");
+  // A bank returns money sent to an account that is not open; so does the sandbox.
+  if (row.status !== "ACTIVE")
+    throw new ConflictError(`Virtual account is ${row.status}; it accepts deposits once ACTIVE`);
+  const amountUsdMicros = parseUnits(input.amount, USD_DECIMALS);
+  if (amountUsdMicros === null || amountUsdMicros <= 0n) {
+    throw new ValidationError("amount: must be a positive decimal USD amount", "amount");
+  }
+  const id = randomUUID();
+  const { entryId } = await postBankDeposit(sql, { bankDepositId: id, merchantId: input.merchantId, amountUsdMicros });
+  return insertBankDeposit(sql, {
+    id,
+    merchantId: input.merchantId,
+    virtualAccountId: input.virtualAccountId,
+    customerId: row.customer_id,
+    amountUsdMicros,
+    reference: input.reference,
+    ledgerEntryId: entryId,
+  });
+}

@@ -1,0 +1,50 @@
+import { z } from "zod";
+import type { AppDeps } from "../deps.ts";
+import { isProviderOutage, nextCheckDelaySeconds, scheduleNextCheck } from "../verification/provider-checks.ts";
+import { loadVirtualAccount, recordActivationOutcome } from "./virtual-account-store.ts";
+
+/** Asks the bank whether a PROVISIONING account is active yet (-> ACTIVE or FAILED). */
+export const CHECK_VIRTUAL_ACCOUNT_JOB = "virtual-account.check-activation";
+
+export type ActivationJobDeps = Pick<AppDeps, "db" | "jobs" | "banking" | "logger">;
+
+export const activationJobData = z.object({ virtualAccountId: z.uuid(), check: z.number().int().min(0) });
+export type ActivationJobData = z.infer<typeof activationJobData>;
+
+/**
+ * One check of the chain (see provider-checks.ts): still provisioning -> the next check, backing
+ * off; decided -> recorded once. The bank call is a read, so a repeated run is harmless.
+ */
+export async function checkVirtualAccountActivation(deps: ActivationJobDeps, data: ActivationJobData): Promise<void> {
+  const row = await loadVirtualAccount(deps.db, data.virtualAccountId);
+  if (row?.status !== "PROVISIONING" || row.provider_checks !== data.check) return;
+  const next = () =>
+    scheduleNextCheck(deps, {
+      table: "virtual_accounts",
+      id: row.id,
+      status: "PROVISIONING",
+      expectedChecks: data.check,
+      queue: CHECK_VIRTUAL_ACCOUNT_JOB,
+      data: (check) => ({ virtualAccountId: row.id, check }),
+      delaySeconds: nextCheckDelaySeconds(data.check + 1),
+    });
+  let state: Awaited<ReturnType<ActivationJobDeps["banking"]["getAccountStatus"]>>;
+  try {
+    state = await deps.banking.getAccountStatus(row.provider_account_id);
+  } catch (error) {
+    if (!isProviderOutage(error)) throw error;
+    deps.logger.warn(
+      { virtualAccountId: row.id, err: String(error) },
+      "banking provider unavailable; will check again",
+    );
+    await next();
+    return;
+  }
+  if (state.status === "PROVISIONING") {
+    await next();
+    return;
+  }
+  const applied = await recordActivationOutcome(deps.db, row.id, data.check, state);
+  if (applied)
+    deps.logger.info({ virtualAccountId: row.id, status: state.status }, "virtual account provisioning decided");
+}

@@ -1,0 +1,93 @@
+import { NotFoundError } from "@mp/core";
+import { z } from "zod";
+import { pageOf } from "../http/envelope.ts";
+import { paginationQuery } from "../http/pagination.ts";
+import { defineRoute } from "../http/route.ts";
+import { pageSchema } from "../openapi/page-schema.ts";
+import {
+  createWalletBody,
+  depositAddressResource,
+  listWalletsQuery,
+  walletIdParams,
+  walletResource,
+} from "./wallet-schemas.ts";
+import { createWallet, findDepositAddress, findWallet, listWallets } from "./wallet-store.ts";
+
+export const createWalletRoute = defineRoute({
+  method: "post",
+  path: "/v1/wallets",
+  operationId: "createWallet",
+  summary: "Create a wallet with one receive address on each of the ten chains",
+  tag: "Wallets",
+  auth: true,
+  idempotent: true,
+  body: createWalletBody,
+  response: walletResource,
+  successStatus: 201,
+  errorStatuses: [404, 409],
+  async handler({ merchant, body, sql, deps }) {
+    const wallet = await createWallet(sql, deps.addresses, {
+      merchantId: merchant.merchantId,
+      customerId: body.customer_id,
+      label: body.label,
+    });
+    return { status: 201, data: wallet, message: "Wallet created" };
+  },
+});
+
+export const listWalletsRoute = defineRoute({
+  method: "get",
+  path: "/v1/wallets",
+  operationId: "listWallets",
+  summary:
+    "List wallets with their receive addresses; filter by customer, chain, status, or search (q) label/address/id",
+  tag: "Wallets",
+  auth: true,
+  query: z.object({ ...paginationQuery.shape, ...listWalletsQuery.shape }),
+  response: pageSchema(walletResource),
+  successStatus: 200,
+  async handler({ merchant, query, sql }) {
+    const { limit, page, ...filters } = query;
+    const result = await listWallets(sql, merchant.merchantId, filters, { limit, page });
+    return { status: 200, data: pageOf(result.items, result.total, limit, page) };
+  },
+});
+
+export const getWalletRoute = defineRoute({
+  method: "get",
+  path: "/v1/wallets/{id}",
+  operationId: "getWallet",
+  summary: "Retrieve one wallet",
+  tag: "Wallets",
+  auth: true,
+  params: walletIdParams,
+  response: walletResource,
+  successStatus: 200,
+  errorStatuses: [404],
+  async handler({ merchant, params, sql }) {
+    const wallet = await findWallet(sql, merchant.merchantId, params.id);
+    if (!wallet) throw new NotFoundError("Wallet");
+    return { status: 200, data: wallet };
+  },
+});
+
+export const getAddressRoute = defineRoute({
+  method: "get",
+  path: "/v1/addresses/{id}",
+  operationId: "getDepositAddress",
+  summary: "Retrieve one deposit address (errors use the nested form)",
+  tag: "Wallets",
+  auth: true,
+  nestedErrors: true,
+  params: walletIdParams,
+  response: depositAddressResource,
+  successStatus: 200,
+  errorStatuses: [404],
+  async handler({ merchant, params, sql }) {
+    const address = await findDepositAddress(sql, merchant.merchantId, params.id);
+    if (!address) throw new NotFoundError("Address");
+    return { status: 200, data: address };
+  },
+});
+
+export const walletRoutes = [createWalletRoute, listWalletsRoute, getWalletRoute, getAddressRoute];

@@ -1,0 +1,200 @@
+import { randomUUID } from "node:crypto";
+import { CHAIN_IDS, type ChainId, NotFoundError, normalizeAddress } from "@mp/core";
+import type { Queryable } from "@mp/db";
+import type { AddressDeriver } from "../deps.ts";
+import { offsetOf, type Pagination } from "../http/pagination.ts";
+import { iso, SqlFilters } from "../shared/sql-filters.ts";
+import type { DestinationResource, WalletResource } from "./wallet-schemas.ts";
+
+interface WalletRow {
+  id: string;
+  merchant_id: string;
+  customer_id: string;
+  label: string;
+  status: WalletResource["status"];
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface DestinationRow {
+  id: string;
+  wallet_id: string;
+  chain: ChainId;
+  address: string;
+  status: DestinationResource["status"];
+  failure_reason: string | null;
+  last_attempted_at: Date | null;
+  provisioned_at: Date | null;
+}
+
+const CHAIN_ORDER = new Map(CHAIN_IDS.map((chain, i) => [chain, i]));
+
+function toDestination(row: DestinationRow): DestinationResource {
+  return {
+    id: row.id,
+    chain: row.chain,
+    address: row.address,
+    status: row.status,
+    failure_reason: row.failure_reason,
+    last_attempted_at: row.last_attempted_at ? iso(row.last_attempted_at) : null,
+    provisioned_at: row.provisioned_at ? iso(row.provisioned_at) : null,
+  };
+}
+
+function toWallet(row: WalletRow, destinations: DestinationRow[]): WalletResource {
+  return {
+    id: row.id,
+    merchant_id: row.merchant_id,
+    customer_id: row.customer_id,
+    label: row.label,
+    status: row.status,
+    destinations: destinations
+      .sort((a, b) => (CHAIN_ORDER.get(a.chain) ?? 0) - (CHAIN_ORDER.get(b.chain) ?? 0))
+      .map(toDestination),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+const WALLET_COLUMNS = "w.id, w.merchant_id, w.customer_id, w.label, w.status, w.created_at, w.updated_at";
+const DESTINATION_COLUMNS = "id, wallet_id, chain, address, status, failure_reason, last_attempted_at, provisioned_at";
+
+async function destinationsOf(sql: Queryable, walletIds: string[]): Promise<Map<string, DestinationRow[]>> {
+  const byWallet = new Map<string, DestinationRow[]>(walletIds.map((id) => [id, []]));
+  if (walletIds.length === 0) return byWallet;
+  const rows = await sql.query<DestinationRow>(
+    `SELECT ${DESTINATION_COLUMNS} FROM destinations WHERE wallet_id = ANY($1::uuid[])`,
+    [walletIds],
+  );
+  for (const row of rows.rows) byWallet.get(row.wallet_id)?.push(row);
+  return byWallet;
+}
+
+/**
+ * Creates a wallet with one destination per chain. The merchant row is locked to take the next
+ * wallet index, so concurrent creations get distinct, gap-free indexes; the addresses are derived
+ * from (merchant account, index) and never reused.
+ */
+export async function createWallet(
+  sql: Queryable,
+  deriver: AddressDeriver,
+  input: { merchantId: string; customerId: string; label: string },
+): Promise<WalletResource> {
+  const customer = await sql.query("SELECT 1 FROM customers WHERE merchant_id = $1 AND id = $2", [
+    input.merchantId,
+    input.customerId,
+  ]);
+  if (customer.rowCount === 0) throw new NotFoundError("Customer");
+  const allocated = await sql.query<{ account: number; index: number }>(
+    `UPDATE merchants SET next_wallet_index = next_wallet_index + 1 WHERE id = $1
+     RETURNING derivation_account AS account, next_wallet_index - 1 AS index`,
+    [input.merchantId],
+  );
+  const slot = allocated.rows[0];
+  if (!slot) throw new NotFoundError("Merchant");
+  const walletId = randomUUID();
+  const wallet = await sql.query<WalletRow>(
+    `INSERT INTO wallets AS w (id, merchant_id, customer_id, label, derivation_index)
+     VALUES ($1, $2, $3, $4, $5) RETURNING ${WALLET_COLUMNS}`,
+    [walletId, input.merchantId, input.customerId, input.label, slot.index],
+  );
+  const derived = deriver.deriveWalletAddresses(slot.account, slot.index);
+  const ids = derived.map(() => randomUUID());
+  const destinations = await sql.query<DestinationRow>(
+    `INSERT INTO destinations (id, wallet_id, merchant_id, chain, address, address_key, derivation_path, status, provisioned_at, last_attempted_at)
+     SELECT d.id, $1, $2, d.chain, d.address, d.address_key, d.path, 'ACTIVE', now(), now()
+     FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[]) AS d(id, chain, address, address_key, path)
+     RETURNING ${DESTINATION_COLUMNS}`,
+    [
+      walletId,
+      input.merchantId,
+      ids,
+      derived.map((d) => d.chain),
+      derived.map((d) => d.address),
+      derived.map((d) => d.addressKey),
+      derived.map((d) => d.path),
+    ],
+  );
+  const row = wallet.rows[0];
+  if (!row) throw new Error("wallet insert returned no row");
+  return toWallet(row, destinations.rows);
+}
+
+export async function findWallet(
+  sql: Queryable,
+  merchantId: string,
+  walletId: string,
+): Promise<WalletResource | undefined> {
+  const result = await sql.query<WalletRow>(
+    `SELECT ${WALLET_COLUMNS} FROM wallets w WHERE w.merchant_id = $1 AND w.id = $2`,
+    [merchantId, walletId],
+  );
+  const row = result.rows[0];
+  if (!row) return undefined;
+  const destinations = await destinationsOf(sql, [row.id]);
+  return toWallet(row, destinations.get(row.id) ?? []);
+}
+
+export interface WalletFilters {
+  customer_id?: string | undefined;
+  chain?: ChainId | undefined;
+  status?: string | undefined;
+  q?: string | undefined;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function listWallets(
+  sql: Queryable,
+  merchantId: string,
+  filters: WalletFilters,
+  page: Pagination,
+): Promise<{ items: WalletResource[]; total: number }> {
+  const where = new SqlFilters()
+    .add("w.merchant_id = $?", merchantId)
+    .add("w.customer_id = $?", filters.customer_id)
+    .add("w.status = $?", filters.status)
+    .add("EXISTS (SELECT 1 FROM destinations d WHERE d.wallet_id = w.id AND d.chain = $?)", filters.chain);
+  if (filters.q !== undefined) {
+    // Search: the label (substring, any case), an exact address (EVM hex in any case), or the wallet id.
+    const label = `%${filters.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const clauses = [
+      `w.label ILIKE ${where.param(label)}`,
+      `EXISTS (SELECT 1 FROM destinations d WHERE d.wallet_id = w.id AND d.address_key IN (${where.param(filters.q)}, ${where.param(normalizeAddress("ETHEREUM", filters.q))}))`,
+    ];
+    if (UUID.test(filters.q)) clauses.push(`w.id = ${where.param(filters.q.toLowerCase())}::uuid`);
+    where.addClause(`(${clauses.join(" OR ")})`);
+  }
+  const count = await sql.query<{ total: string }>(
+    `SELECT count(*) AS total FROM wallets w ${where.where}`,
+    where.params,
+  );
+  const limit = where.param(page.limit);
+  const offset = where.param(offsetOf(page));
+  const rows = await sql.query<WalletRow>(
+    `SELECT ${WALLET_COLUMNS} FROM wallets w ${where.where} ORDER BY w.created_at DESC, w.id DESC LIMIT ${limit} OFFSET ${offset}`,
+    where.params,
+  );
+  const destinations = await destinationsOf(
+    sql,
+    rows.rows.map((r) => r.id),
+  );
+  return {
+    items: rows.rows.map((row) => toWallet(row, destinations.get(row.id) ?? [])),
+    total: Number(count.rows[0]?.total ?? 0),
+  };
+}
+
+export async function findDepositAddress(sql: Queryable, merchantId: string, destinationId: string) {
+  const result = await sql.query<{
+    id: string;
+    merchant_id: string;
+    chain: ChainId;
+    address: string;
+    status: DestinationResource["status"];
+  }>("SELECT id, merchant_id, chain, address, status FROM destinations WHERE merchant_id = $1 AND id = $2", [
+    merchantId,
+    destinationId,
+  ]);
+  return result.rows[0];
+}

@@ -1,0 +1,80 @@
+import type { ChainId } from "./chains.ts";
+
+/**
+ * The one interface every chain family implements (chains/evm, chains/solana, chains/bitcoin,
+ * chains/tron). The indexer (packages/indexer) is written once against it: cursor, batching,
+ * confirmations, reorg rollback and crediting never branch on the chain.
+ *
+ * Heights are block numbers (EVM, Bitcoin, Tron) or slots (Solana). A height may have no block
+ * (a skipped Solana slot): `blocks` simply omits it.
+ */
+export interface BlockHeader {
+  height: number;
+  hash: string;
+  /** Hash of the previous block on the same chain (the parent slot's block on Solana). */
+  parentHash: string;
+}
+
+/** A transfer of value to a watched address, as observed on chain. */
+export interface ObservedTransfer {
+  txHash: string;
+  /**
+   * Distinguishes transfers inside one transaction; with (chain, txHash) it is the deposit's
+   * identity, so a rescan never duplicates: `log:<logIndex>` (EVM/Tron tokens), `native` (EVM/Tron
+   * coin), `vout:<n>` (Bitcoin), `ix:<instruction>`/`bal:<accountIndex>` (Solana).
+   */
+  position: string;
+  blockHeight: number;
+  blockHash: string;
+  from: string | null;
+  /** The receive address exactly as the wallet shows it (checksummed for EVM). */
+  to: string;
+  /** Asset symbol from the chain config, e.g. USDC, ETH, BTC. */
+  asset: string;
+  /** Token contract or mint; null for the chain's native coin. */
+  contractAddress: string | null;
+  amountRaw: bigint;
+  decimals: number;
+}
+
+/** Membership test for the addresses being watched on one chain, in canonical (normalised) form. */
+export interface AddressMatcher {
+  has(normalizedAddress: string): boolean;
+}
+
+export interface ScanRange {
+  from: number;
+  to: number;
+}
+
+export interface ChainAdapter {
+  readonly chain: ChainId;
+  /** Latest block height the node knows. */
+  head(): Promise<number>;
+  /** Headers of the blocks in [from, to] (inclusive), ascending; skipped heights are absent. */
+  headers(range: ScanRange): Promise<BlockHeader[]>;
+  /**
+   * Every transfer in [from, to] whose recipient the matcher accepts, ascending by height.
+   * Failed transactions are never returned. Implementations may split the range internally
+   * (e.g. when a provider refuses a large log query) but must cover all of it or throw.
+   */
+  scan(range: ScanRange, watch: AddressMatcher): Promise<ObservedTransfer[]>;
+}
+
+/** A chain's asset as configured (native coin or token). */
+export interface ChainAsset {
+  asset: string;
+  /** Contract or mint address; null for the native coin. */
+  address: string | null;
+  decimals: number;
+}
+
+/**
+ * Sends real value on a local sandbox chain (anvil or a test node), for POST /v1/sandbox/deposits.
+ * Never configured in production.
+ */
+export interface SandboxFaucet {
+  readonly chain: ChainId;
+  assets(): ChainAsset[];
+  send(to: string, asset: string, amountRaw: bigint): Promise<{ txHash: string }>;
+}

@@ -1,0 +1,18 @@
+import type { ChainId } from "./chains.ts";
+
+/** Each chain's native coin: the asset a deposit of the chain's own currency is recorded as. */
+export const NATIVE_ASSETS: Readonly<Record<ChainId, { asset: string; decimals: number }>> = {
+  BASE: { asset: "ETH", decimals: 18 },
+  ARBITRUM: { asset: "ETH", decimals: 18 },
+  POLYGON: { asset: "POL", decimals: 18 },
+  CELO: { asset: "CELO", decimals: 18 },
+  BSC: { asset: "BNB", decimals: 18 },
+  ETHEREUM: { asset: "ETH", decimals: 18 },
+  OPTIMISM: { asset: "ETH", decimals: 18 },
+  SOLANA: { asset: "SOL", decimals: 9 },
+  BITCOIN: { asset: "BTC", decimals: 8 },
+  TRON: { asset: "TRX", decimals: 6 },
+};
+
+/** Assets valued 1:1 in USD (no market rate is taken for them). */
+export const USD_STABLECOINS: ReadonlySet<string> = new Set(["USDC", "USDT", "USDC.e"]);

@@ -1,0 +1,103 @@
+import { readFileSync } from "node:fs";
+import { z } from "zod";
+import { type ChainId, chainIdSchema } from "./chains.ts";
+import { ConfigError } from "./errors.ts";
+
+const tokenSchema = z.object({
+  asset: z.string().min(1),
+  address: z.string().min(1),
+  decimals: z.number().int().min(0).max(36),
+});
+
+export const chainConfigSchema = z.object({
+  rpcUrl: z.string().url(),
+  confirmations: z.number().int().min(1).max(10_000).optional(),
+  pollIntervalMs: z.number().int().min(50).max(600_000).optional(),
+  startHeight: z.number().int().min(0).optional(),
+  /** Upper bound of blocks per scan request; the EVM adapter adapts below it. */
+  batchSize: z.number().int().min(1).max(100_000).optional(),
+  network: z.enum(["mainnet", "testnet", "regtest"]).optional(),
+  tokens: z.array(tokenSchema).optional(),
+  /** Local sandbox only: a funded key the faucet sends from (hex for EVM). Never set in production. */
+  faucetPrivateKey: z.string().optional(),
+});
+
+export const chainsConfigSchema = z.object({
+  chains: z.record(chainIdSchema, chainConfigSchema),
+});
+
+export type ChainConfigInput = z.infer<typeof chainConfigSchema>;
+export type TokenConfig = z.infer<typeof tokenSchema>;
+
+/** A chain's configuration with every default applied. */
+export interface ChainConfig {
+  chain: ChainId;
+  rpcUrl: string;
+  confirmations: number;
+  pollIntervalMs: number;
+  startHeight: number;
+  batchSize: number;
+  network: "mainnet" | "testnet" | "regtest";
+  tokens: TokenConfig[];
+  faucetPrivateKey: string | undefined;
+}
+
+export type ChainsConfig = Partial<Record<ChainId, ChainConfig>>;
+
+/** Confirmations required when the config does not say; Tron's 19 is its solidification depth. */
+export const DEFAULT_CONFIRMATIONS: Record<ChainId, number> = {
+  BASE: 12,
+  ARBITRUM: 12,
+  POLYGON: 64,
+  CELO: 12,
+  BSC: 15,
+  ETHEREUM: 12,
+  OPTIMISM: 12,
+  SOLANA: 32,
+  BITCOIN: 2,
+  TRON: 19,
+};
+
+export function resolveChainConfig(chain: ChainId, input: ChainConfigInput): ChainConfig {
+  return {
+    chain,
+    rpcUrl: input.rpcUrl,
+    confirmations: input.confirmations ?? DEFAULT_CONFIRMATIONS[chain],
+    pollIntervalMs: input.pollIntervalMs ?? 1000,
+    startHeight: input.startHeight ?? 0,
+    batchSize: input.batchSize ?? 2000,
+    network: input.network ?? "mainnet",
+    tokens: input.tokens ?? [],
+    faucetPrivateKey: input.faucetPrivateKey,
+  };
+}
+
+export function parseChainsConfig(raw: unknown, setting = "CHAINS_CONFIG"): ChainsConfig {
+  const parsed = chainsConfigSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue ? issue.path.join(".") : "";
+    throw new ConfigError(setting, `invalid chains config at ${where || "(root)"}: ${issue?.message ?? "invalid"}`);
+  }
+  const out: ChainsConfig = {};
+  for (const [chain, value] of Object.entries(parsed.data.chains)) {
+    if (value) out[chain as ChainId] = resolveChainConfig(chain as ChainId, value);
+  }
+  return out;
+}
+
+export function loadChainsConfigFile(path: string): ChainsConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    throw new ConfigError("CHAINS_CONFIG", `cannot read file ${path}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ConfigError("CHAINS_CONFIG", `file ${path} is not valid JSON`);
+  }
+  return parseChainsConfig(json);
+}

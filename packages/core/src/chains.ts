@@ -1,0 +1,48 @@
+import { z } from "zod";
+
+/** The ten supported chains, as the API spells them. */
+export const CHAIN_IDS = [
+  "BASE",
+  "ARBITRUM",
+  "POLYGON",
+  "CELO",
+  "BSC",
+  "ETHEREUM",
+  "OPTIMISM",
+  "SOLANA",
+  "BITCOIN",
+  "TRON",
+] as const;
+
+export const chainIdSchema = z.enum(CHAIN_IDS);
+export type ChainId = z.infer<typeof chainIdSchema>;
+
+export type ChainFamily = "evm" | "solana" | "bitcoin" | "tron";
+
+export const EVM_CHAINS = ["BASE", "ARBITRUM", "POLYGON", "CELO", "BSC", "ETHEREUM", "OPTIMISM"] as const;
+export type EvmChainId = (typeof EVM_CHAINS)[number];
+
+export function chainFamily(chain: ChainId): ChainFamily {
+  switch (chain) {
+    case "SOLANA":
+      return "solana";
+    case "BITCOIN":
+      return "bitcoin";
+    case "TRON":
+      return "tron";
+    default:
+      return "evm";
+  }
+}
+
+export function isEvmChain(chain: ChainId): chain is EvmChainId {
+  return chainFamily(chain) === "evm";
+}
+
+/**
+ * The canonical form of an address for matching: EVM hex is case-insensitive, so it is lowercased;
+ * every other encoding is case-significant (base58) or already lowercase (bech32) and kept as is.
+ */
+export function normalizeAddress(chain: ChainId, address: string): string {
+  return isEvmChain(chain) ? address.toLowerCase() : address;
+}

@@ -1,0 +1,108 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { z } from "zod";
+import { type ChainsConfig, loadChainsConfigFile } from "./chains-config.ts";
+import { ConfigError } from "./errors.ts";
+
+/**
+ * The process configuration, read once from the environment at start. A bad value fails fast with
+ * one line naming the setting (ConfigError); values of secret settings are never echoed.
+ */
+export interface AppConfig {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  port: number;
+  host: string;
+  logLevel: string;
+  environment: "sandbox" | "production";
+  /** Resolved lazily by packages/custody; only the source is known here. */
+  mnemonic: { value: string } | { file: string } | undefined;
+  encryptionKey: Buffer | undefined;
+  chainsConfigPath: string | undefined;
+  chains: ChainsConfig | undefined;
+  rateLimitPerMinute: number;
+}
+
+const intString = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, "must be a whole number")
+    .transform(Number)
+    .refine((n) => n >= min && n <= max, `must be between ${min} and ${max}`);
+
+const envSchema = z.object({
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
+    .optional(),
+  DATA_DIR: z.string().min(1).optional(),
+  PORT: intString(0, 65535).optional(),
+  HOST: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).optional(),
+  PAYMENTS_ENV: z.enum(["sandbox", "production"]).optional(),
+  MASTER_MNEMONIC: z.string().min(1).optional(),
+  MASTER_MNEMONIC_FILE: z.string().min(1).optional(),
+  ENCRYPTION_KEY: z.string().min(1).optional(),
+  ENCRYPTION_KEY_FILE: z.string().min(1).optional(),
+  CHAINS_CONFIG: z.string().min(1).optional(),
+  RATE_LIMIT_PER_MINUTE: intString(1, 1_000_000).optional(),
+});
+
+function readSecretFile(setting: string, path: string): string {
+  try {
+    return readFileSync(path, "utf8").trim();
+  } catch {
+    throw new ConfigError(setting, `cannot read file ${path}`);
+  }
+}
+
+/** Decodes a base64 AES-256 key; exactly 32 bytes or the start fails. */
+export function decodeEncryptionKey(setting: string, text: string): Buffer {
+  const key = Buffer.from(text.trim(), "base64");
+  if (key.length !== 32 || key.toString("base64") !== text.trim()) {
+    throw new ConfigError(setting, "must be 32 bytes encoded as base64");
+  }
+  return key;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const blankAsUnset = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = envSchema.safeParse(blankAsUnset);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new ConfigError(String(issue?.path[0] ?? "environment"), issue?.message ?? "invalid");
+  }
+  const e = parsed.data;
+  if (e.MASTER_MNEMONIC && e.MASTER_MNEMONIC_FILE) {
+    throw new ConfigError("MASTER_MNEMONIC", "set MASTER_MNEMONIC or MASTER_MNEMONIC_FILE, not both");
+  }
+  if (e.ENCRYPTION_KEY && e.ENCRYPTION_KEY_FILE) {
+    throw new ConfigError("ENCRYPTION_KEY", "set ENCRYPTION_KEY or ENCRYPTION_KEY_FILE, not both");
+  }
+  let encryptionKey: Buffer | undefined;
+  if (e.ENCRYPTION_KEY) encryptionKey = decodeEncryptionKey("ENCRYPTION_KEY", e.ENCRYPTION_KEY);
+  if (e.ENCRYPTION_KEY_FILE) {
+    encryptionKey = decodeEncryptionKey(
+      "ENCRYPTION_KEY_FILE",
+      readSecretFile("ENCRYPTION_KEY_FILE", e.ENCRYPTION_KEY_FILE),
+    );
+  }
+  const mnemonic = e.MASTER_MNEMONIC
+    ? { value: e.MASTER_MNEMONIC }
+    : e.MASTER_MNEMONIC_FILE
+      ? { file: e.MASTER_MNEMONIC_FILE }
+      : undefined;
+  return {
+    databaseUrl: e.DATABASE_URL,
+    dataDir: resolve(e.DATA_DIR ?? "./.data"),
+    port: e.PORT ?? 3000,
+    host: e.HOST ?? "0.0.0.0",
+    logLevel: e.LOG_LEVEL ?? "info",
+    environment: e.PAYMENTS_ENV ?? "sandbox",
+    mnemonic,
+    encryptionKey,
+    chainsConfigPath: e.CHAINS_CONFIG,
+    chains: e.CHAINS_CONFIG ? loadChainsConfigFile(e.CHAINS_CONFIG) : undefined,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE ?? 600,
+  };
+}

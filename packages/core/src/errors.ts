@@ -1,0 +1,103 @@
+/**
+ * Typed errors. Every error a request can meet is one of these classes; the API maps `code` to an
+ * HTTP status and body in exactly one place (packages/api/src/http/error-handler.ts).
+ */
+export type ErrorCode =
+  | "validation_error"
+  | "unauthorized"
+  | "forbidden"
+  | "not_found"
+  | "conflict"
+  | "idempotency_conflict"
+  | "idempotency_in_progress"
+  | "payload_too_large"
+  | "rate_limited"
+  | "insufficient_funds"
+  | "customer_not_verified"
+  | "service_unavailable"
+  | "config_error"
+  | "internal_error";
+
+export interface AppErrorOptions {
+  cause?: unknown;
+  /** Safe to retry the same operation later (outages, lock timeouts). */
+  retryable?: boolean;
+  details?: Record<string, unknown>;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly retryable: boolean;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+    this.details = options.details;
+  }
+}
+
+export class ValidationError extends AppError {
+  readonly field: string | undefined;
+  constructor(message: string, field?: string, options: AppErrorOptions = {}) {
+    super("validation_error", message, options);
+    this.field = field;
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(message = "Missing or invalid API key") {
+    super("unauthorized", message);
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(message: string) {
+    super("forbidden", message);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(resource: string) {
+    super("not_found", `${resource} not found`);
+  }
+}
+
+export class ConflictError extends AppError {
+  constructor(message: string, code: "conflict" | "idempotency_conflict" | "idempotency_in_progress" = "conflict") {
+    super(code, message);
+  }
+}
+
+export class InsufficientFundsError extends AppError {
+  constructor(message = "Insufficient available balance") {
+    super("insufficient_funds", message);
+  }
+}
+
+export class CustomerNotVerifiedError extends AppError {
+  constructor(message: string) {
+    super("customer_not_verified", message);
+  }
+}
+
+export class ServiceUnavailableError extends AppError {
+  constructor(message: string, options: AppErrorOptions = {}) {
+    super("service_unavailable", message, { retryable: true, ...options });
+  }
+}
+
+/** Bad or missing configuration. The message names the setting and never contains its value. */
+export class ConfigError extends AppError {
+  readonly setting: string;
+  constructor(setting: string, message: string) {
+    super("config_error", `${setting}: ${message}`);
+    this.setting = setting;
+  }
+}
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}

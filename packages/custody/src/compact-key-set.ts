@@ -1,0 +1,155 @@
+/**
+ * A set of address keys that stores each key as bytes in one growing arena, indexed by an
+ * open-addressing hash table of 32-bit offsets. A JS Set<string> costs ~90 bytes per 42-character
+ * EVM key (string header, characters, hash-table entry); here an EVM key costs 21 bytes in the
+ * arena plus 8-16 bytes of table, so a million of them fit in ~40 MB.
+ *
+ * Keys are encoded per chain: canonical EVM keys ("0x" + 40 hex digits) as their 20 bytes (so a
+ * lookup accepts either letter case); every other key as its ASCII characters. A key that fits
+ * neither (non-ASCII, or longer than 255 characters) goes to a small Set<string> fallback, so the
+ * set stays exact for any input.
+ */
+export class CompactKeySet {
+  readonly #hexKeys: boolean;
+  #arena = new Uint8Array(1 << 16);
+  #arenaUsed = 0;
+  /** 0 = empty slot, otherwise 1 + the record's offset in the arena. */
+  #slots = new Uint32Array(1 << 12);
+  #count = 0;
+  readonly #fallback = new Set<string>();
+  readonly #scratch = new Uint8Array(255);
+
+  /** `hexKeys`: the keys are EVM addresses (20 bytes once hex-decoded). */
+  constructor(options: { hexKeys: boolean }) {
+    this.#hexKeys = options.hexKeys;
+  }
+
+  get size(): number {
+    return this.#count + this.#fallback.size;
+  }
+
+  /** Bytes held by the arena and the table (the fallback set excluded). */
+  get byteLength(): number {
+    return this.#arena.byteLength + this.#slots.byteLength;
+  }
+
+  has(key: string): boolean {
+    const length = this.#encode(key);
+    if (length < 0) return this.#fallback.has(key);
+    return this.#find(length) >= 0;
+  }
+
+  /** Adds `key`; false when it was already present. */
+  add(key: string): boolean {
+    const length = this.#encode(key);
+    if (length < 0) {
+      if (this.#fallback.has(key)) return false;
+      this.#fallback.add(key);
+      return true;
+    }
+    const slot = this.#find(length);
+    if (slot >= 0) return false;
+    if ((this.#count + 1) * 2 > this.#slots.length) this.#grow();
+    const offset = this.#append(length);
+    this.#slots[this.#emptySlotFor(hash(this.#arena, offset + 1, length))] = offset + 1;
+    this.#count++;
+    return true;
+  }
+
+  /** Writes the key's bytes into the scratch buffer; returns their length, or -1 for the fallback. */
+  #encode(key: string): number {
+    const out = this.#scratch;
+    if (this.#hexKeys && key.length === 42 && key.charCodeAt(0) === 48 && (key.charCodeAt(1) | 0x20) === 120) {
+      for (let i = 0; i < 20; i++) {
+        const high = hexValue(key.charCodeAt(2 + 2 * i));
+        const low = hexValue(key.charCodeAt(3 + 2 * i));
+        if (high < 0 || low < 0) return -1;
+        out[i] = (high << 4) | low;
+      }
+      return 20;
+    }
+    // Hex-keyed sets keep only canonical addresses compact, so a 20-character key can never be
+    // mistaken for the bytes of an address.
+    if (this.#hexKeys || key.length > out.length) return -1;
+    for (let i = 0; i < key.length; i++) {
+      const code = key.charCodeAt(i);
+      if (code > 0x7f) return -1;
+      out[i] = code;
+    }
+    return key.length;
+  }
+
+  /** Slot holding the scratch key, or -1. */
+  #find(length: number): number {
+    const mask = this.#slots.length - 1;
+    let slot = hash(this.#scratch, 0, length) & mask;
+    for (;;) {
+      const entry = this.#slots[slot] ?? 0;
+      if (entry === 0) return -1;
+      if (this.#recordEquals(entry - 1, length)) return slot;
+      slot = (slot + 1) & mask;
+    }
+  }
+
+  #recordEquals(offset: number, length: number): boolean {
+    const arena = this.#arena;
+    if (arena[offset] !== length) return false;
+    const scratch = this.#scratch;
+    for (let i = 0; i < length; i++) {
+      if (arena[offset + 1 + i] !== scratch[i]) return false;
+    }
+    return true;
+  }
+
+  #emptySlotFor(keyHash: number): number {
+    const mask = this.#slots.length - 1;
+    let slot = keyHash & mask;
+    while ((this.#slots[slot] ?? 0) !== 0) slot = (slot + 1) & mask;
+    return slot;
+  }
+
+  /** Appends [length, ...bytes] and returns the record's offset. */
+  #append(length: number): number {
+    const needed = this.#arenaUsed + 1 + length;
+    if (needed > this.#arena.length) {
+      // Grow by half: a doubling arena would hold up to 2x the memory it needs at a million keys.
+      const bigger = new Uint8Array(Math.max(needed, Math.ceil(this.#arena.length * 1.5)));
+      bigger.set(this.#arena.subarray(0, this.#arenaUsed));
+      this.#arena = bigger;
+    }
+    const offset = this.#arenaUsed;
+    this.#arena[offset] = length;
+    this.#arena.set(this.#scratch.subarray(0, length), offset + 1);
+    this.#arenaUsed = needed;
+    return offset;
+  }
+
+  /** Doubles the table (load factor stays at most 1/2) and re-inserts every record. */
+  #grow(): void {
+    const old = this.#slots;
+    this.#slots = new Uint32Array(old.length * 2);
+    for (const entry of old) {
+      if (entry === 0) continue;
+      const offset = entry - 1;
+      const length = this.#arena[offset] ?? 0;
+      this.#slots[this.#emptySlotFor(hash(this.#arena, offset + 1, length))] = entry;
+    }
+  }
+}
+
+function hexValue(code: number): number {
+  if (code >= 48 && code <= 57) return code - 48;
+  const lower = code | 0x20;
+  if (lower >= 97 && lower <= 102) return lower - 87;
+  return -1;
+}
+
+/** FNV-1a over bytes, 32-bit. */
+function hash(bytes: Uint8Array, start: number, length: number): number {
+  let h = 0x811c9dc5;
+  for (let i = start; i < start + length; i++) {
+    h ^= bytes[i] ?? 0;
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}

@@ -1,0 +1,24 @@
+export {
+  type CreateCustodyOptions,
+  type Custody,
+  createCustody,
+  type DerivedAddress,
+  type WalletDestination,
+} from "./custody.ts";
+export type { BitcoinNetwork } from "./derivation-paths.ts";
+export { exportWalletsCsv, WALLETS_CSV_HEADER } from "./export-wallets-csv.ts";
+export {
+  type MnemonicSource,
+  type ResolveMnemonicOptions,
+  resolveMnemonic,
+  SANDBOX_MNEMONIC_FILE,
+} from "./resolve-mnemonic.ts";
+export { ensureRootFingerprint } from "./root-fingerprint.ts";
+export {
+  type CustodyMismatch,
+  type CustodyProblem,
+  type VerifyCustodyOptions,
+  type VerifyCustodyResult,
+  verifyCustody,
+} from "./verify-custody.ts";
+export { createWatchSet, type WatchSet, type WatchSetOptions } from "./watch-set.ts";

@@ -1,0 +1,61 @@
+import { randomBytes } from "node:crypto";
+import bs58 from "bs58";
+import { describe, expect, it } from "vitest";
+import { CompactKeySet } from "../src/compact-key-set.ts";
+
+const evmKey = () => `0x${randomBytes(20).toString("hex")}`;
+
+describe("CompactKeySet", () => {
+  it("holds EVM keys exactly, in either letter case", () => {
+    const set = new CompactKeySet({ hexKeys: true });
+    const key = "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266";
+    expect(set.has(key)).toBe(false);
+    expect(set.add(key)).toBe(true);
+    expect(set.add(key)).toBe(false);
+    expect(set.add("0xF39FD6E51AAD88F6F4CE6AB8827279CFFFB92266")).toBe(false);
+    expect(set.size).toBe(1);
+    expect(set.has("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266")).toBe(true);
+    expect(set.has("0xf39fd6e51aad88f6f4ce6ab8827279cfffb92267")).toBe(false);
+    expect(set.has("0xf39fd6e51aad88f6f4ce6ab8827279cfffb9226")).toBe(false);
+  });
+
+  it("keeps keys that are not canonical EVM hex exact through its fallback", () => {
+    const set = new CompactKeySet({ hexKeys: true });
+    const odd = "0xzz9fd6e51aad88f6f4ce6ab8827279cfffb92266";
+    expect(set.add(odd)).toBe(true);
+    expect(set.add("not an address")).toBe(true);
+    expect(set.has(odd)).toBe(true);
+    expect(set.has("not an address")).toBe(true);
+    expect(set.has("0x009fd6e51aad88f6f4ce6ab8827279cfffb92266")).toBe(false);
+    expect(set.size).toBe(2);
+  });
+
+  it("holds case-significant base58 keys exactly", () => {
+    const set = new CompactKeySet({ hexKeys: false });
+    set.add("TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH");
+    expect(set.has("TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH")).toBe(true);
+    expect(set.has("tuezsdksodhqmezwihtdobin46zxhgwydh")).toBe(false);
+    expect(set.has("TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYd")).toBe(false);
+    set.add("é-not-ascii");
+    expect(set.has("é-not-ascii")).toBe(true);
+  });
+
+  it("grows to many keys without losing or inventing any", () => {
+    const evm = new CompactKeySet({ hexKeys: true });
+    const solana = new CompactKeySet({ hexKeys: false });
+    const evmKeys = Array.from({ length: 60_000 }, evmKey);
+    const solanaKeys = Array.from({ length: 20_000 }, () => bs58.encode(randomBytes(32)));
+    for (const key of evmKeys) evm.add(key);
+    for (const key of solanaKeys) solana.add(key);
+    expect(evm.size).toBe(evmKeys.length);
+    expect(solana.size).toBe(solanaKeys.length);
+    expect(evmKeys.every((key) => evm.has(key))).toBe(true);
+    expect(solanaKeys.every((key) => solana.has(key))).toBe(true);
+    for (let i = 0; i < 5_000; i++) {
+      expect(evm.has(evmKey())).toBe(false);
+      expect(solana.has(bs58.encode(randomBytes(32)))).toBe(false);
+    }
+    // 21 bytes per EVM key in the arena plus a table at most half full: far below a Set<string>.
+    expect(evm.byteLength).toBeLessThan(60_000 * 40);
+  });
+});

@@ -1,0 +1,39 @@
+import { ConfigError } from "@mp/core";
+import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createCustody, ensureRootFingerprint } from "../src/index.ts";
+import { ABANDON_MNEMONIC, TEST_JUNK_MNEMONIC } from "./support.ts";
+
+let testDb: TestDatabase;
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+});
+afterAll(async () => {
+  await testDb?.drop();
+});
+
+describe("ensureRootFingerprint", () => {
+  const first = createCustody(TEST_JUNK_MNEMONIC, { bitcoinNetwork: "regtest" });
+  const other = createCustody(ABANDON_MNEMONIC, { bitcoinNetwork: "regtest" });
+
+  it("records the fingerprint at first start and accepts the same mnemonic again", async () => {
+    await Promise.all([
+      ensureRootFingerprint(testDb.db, first.fingerprint),
+      ensureRootFingerprint(testDb.db, first.fingerprint),
+    ]);
+    await ensureRootFingerprint(testDb.db, first.fingerprint);
+    const { rows } = await testDb.db.query("SELECT root_fingerprint FROM deployment");
+    expect(rows).toEqual([{ root_fingerprint: first.fingerprint }]);
+  });
+
+  it("refuses a different mnemonic against the existing database", async () => {
+    const error = await ensureRootFingerprint(testDb.db, other.fingerprint).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).setting).toBe("MASTER_MNEMONIC");
+    expect((error as ConfigError).message).toContain(first.fingerprint);
+    expect((error as ConfigError).message).toContain(other.fingerprint);
+    expect((error as ConfigError).message).not.toMatch(/abandon|test test/);
+    const { rows } = await testDb.db.query("SELECT root_fingerprint FROM deployment");
+    expect(rows).toEqual([{ root_fingerprint: first.fingerprint }]);
+  });
+});

@@ -1,0 +1,138 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import type { Queryable } from "@mp/db";
+import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createWatchSet } from "../src/index.ts";
+import { insertCustomer, insertMerchant, insertWallet } from "./support-db.ts";
+
+let testDb: TestDatabase;
+let merchantId: string;
+let customerId: string;
+let nextIndex = 0;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  merchantId = await insertMerchant(testDb.db, 0);
+  customerId = await insertCustomer(testDb.db, merchantId);
+});
+afterAll(async () => {
+  await testDb?.drop();
+});
+beforeEach(async () => {
+  await testDb.db.query("DELETE FROM destinations");
+});
+
+/** One wallet with a random BASE and SOLANA destination; returns the BASE address (checksum-less mixed case). */
+async function addWallet(age?: string): Promise<{ base: string; solana: string }> {
+  const base = `0x${randomBytes(20).toString("hex").toUpperCase()}`.replace("0X", "0x");
+  const solana = randomBytes(16).toString("base64url");
+  await insertWallet(testDb.db, {
+    merchantId,
+    customerId,
+    index: nextIndex++,
+    ...(age ? { age } : {}),
+    destinations: [
+      { chain: "BASE", address: base, addressKey: base.toLowerCase(), path: "m/44'/60'/0'/0/0" },
+      { chain: "SOLANA", address: solana, addressKey: solana, path: "m/44'/501'/0'/0'" },
+    ],
+  });
+  return { base, solana };
+}
+
+/** The database, counting the destination rows each query hands back. */
+function countingDb() {
+  const counter = { rows: 0 };
+  const db: Queryable = {
+    async query(text, params) {
+      const result = await testDb.db.query(text, params);
+      if (text.includes("address_key")) counter.rows += result.rows.length;
+      return result as never;
+    },
+  };
+  return { db, counter };
+}
+
+describe("createWatchSet", () => {
+  it("loads the addresses of its own chain, in pages", async () => {
+    const wallets = [];
+    for (let i = 0; i < 23; i++) wallets.push(await addWallet());
+    const base = createWatchSet(testDb.db, "BASE", { pageSize: 5 });
+    const solana = createWatchSet(testDb.db, "SOLANA");
+    expect(await base.refresh()).toBe(23);
+    expect(await solana.refresh()).toBe(23);
+    expect(base.size).toBe(23);
+    for (const wallet of wallets) {
+      expect(base.has(wallet.base.toLowerCase())).toBe(true);
+      expect(base.has(wallet.solana)).toBe(false);
+      expect(solana.has(wallet.solana)).toBe(true);
+      // base64url is case-significant, as base58 is.
+      expect(solana.has(wallet.solana.toUpperCase())).toBe(wallet.solana === wallet.solana.toUpperCase());
+    }
+    expect(base.has(`0x${"00".repeat(20)}`)).toBe(false);
+  });
+
+  it("picks up rows added after the first load without reloading everything", async () => {
+    for (let i = 0; i < 40; i++) await addWallet("1 hour");
+    const { db, counter } = countingDb();
+    const watch = createWatchSet(db, "BASE", { pageSize: 16 });
+    expect(await watch.refresh()).toBe(40);
+    expect(counter.rows).toBe(40);
+
+    counter.rows = 0;
+    expect(await watch.refresh()).toBe(0);
+    expect(counter.rows).toBe(0);
+
+    const late = [await addWallet(), await addWallet(), await addWallet()];
+    counter.rows = 0;
+    expect(await watch.refresh()).toBe(3);
+    // Only the new rows (and the recent ones, re-read for rows committing out of seq order).
+    expect(counter.rows).toBe(3);
+    expect(watch.size).toBe(43);
+    for (const wallet of late) expect(watch.has(wallet.base.toLowerCase())).toBe(true);
+  });
+
+  it("finds a row that commits after a row with a higher seq was loaded", async () => {
+    await addWallet("1 hour");
+    const watch = createWatchSet(testDb.db, "BASE");
+    const naive = createWatchSet(testDb.db, "BASE", { settleMs: 0 });
+    await Promise.all([watch.refresh(), naive.refresh()]);
+
+    // Two concurrent wallet creations: the first takes the lower seq but commits last.
+    const seqs = await testDb.db.query<{ seq: string }>(
+      "SELECT nextval(pg_get_serial_sequence('destinations', 'seq'))::text AS seq FROM generate_series(1, 2)",
+    );
+    const [slow, fast] = seqs.rows.map((row) => row.seq);
+    const insertAt = async (seq: string | undefined) => {
+      const key = `0x${randomBytes(20).toString("hex")}`;
+      await testDb.db.query(
+        `INSERT INTO destinations (id, seq, wallet_id, merchant_id, chain, address, address_key, derivation_path)
+         VALUES ($1, $2, $3, $4, 'BASE', $5, $5, 'm/44''/60''/0''/0/0')`,
+        [randomUUID(), seq, await walletWithoutDestinations(), merchantId, key],
+      );
+      return key;
+    };
+    const fastKey = await insertAt(fast);
+    expect(await watch.refresh()).toBe(1);
+    expect(await naive.refresh()).toBe(1);
+    const slowKey = await insertAt(slow);
+
+    expect(await watch.refresh()).toBe(1);
+    expect(watch.has(slowKey)).toBe(true);
+    expect(watch.has(fastKey)).toBe(true);
+    // Without the re-read window the late row would stay unwatched until a restart.
+    expect(await naive.refresh()).toBe(0);
+    expect(naive.has(slowKey)).toBe(false);
+  });
+
+  it("runs overlapping refreshes one after the other, counting each address once", async () => {
+    for (let i = 0; i < 12; i++) await addWallet();
+    const watch = createWatchSet(testDb.db, "SOLANA", { pageSize: 4 });
+    const added = await Promise.all([watch.refresh(), watch.refresh(), watch.refresh()]);
+    expect(added.reduce((a, b) => a + b, 0)).toBe(12);
+    expect(watch.size).toBe(12);
+  });
+});
+
+async function walletWithoutDestinations(): Promise<string> {
+  return insertWallet(testDb.db, { merchantId, customerId, index: nextIndex++, destinations: [] });
+}

@@ -1,0 +1,127 @@
+import type { Logger } from "@mp/core";
+import { ServiceUnavailableError } from "@mp/core";
+import pg from "pg";
+
+// numeric and int8 come back as strings (pg's default); we parse them into bigint where they hold money.
+/** Anything that runs a query: the pool-backed Database or a client inside an open transaction. */
+export interface Queryable {
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, params?: unknown[]): Promise<pg.QueryResult<R>>;
+}
+
+export interface Database {
+  readonly pool: pg.Pool;
+  /** Connection string other processes and pools (pg-boss, the CLI) can use for the same database. */
+  readonly connectionString: string;
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, params?: unknown[]): Promise<pg.QueryResult<R>>;
+  /**
+   * Runs `fn` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when it throws.
+   * The callback must use the client it is given, never the pool.
+   */
+  tx<T>(
+    fn: (client: pg.PoolClient) => Promise<T>,
+    options?: { isolation?: "read committed" | "serializable" },
+  ): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** SQLSTATE codes we react to. Errors are matched by code, never by message text. */
+export const SqlState = {
+  uniqueViolation: "23505",
+  foreignKeyViolation: "23503",
+  checkViolation: "23514",
+  serializationFailure: "40001",
+  deadlockDetected: "40P01",
+  invalidTextRepresentation: "22P02",
+} as const;
+
+export function sqlState(error: unknown): string | undefined {
+  if (typeof error === "object" && error !== null && "code" in error) {
+    const code = (error as { code: unknown }).code;
+    return typeof code === "string" ? code : undefined;
+  }
+  return undefined;
+}
+
+/** True for errors that mean "the database cannot be reached" rather than "this query is wrong". */
+export function isConnectionError(error: unknown): boolean {
+  const code = sqlState(error);
+  if (code === undefined) {
+    return error instanceof Error && /Connection terminated|timeout|connect/i.test(error.message);
+  }
+  // Node socket errors and PostgreSQL's connection-exception / operator-intervention classes.
+  return (
+    ["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "ETIMEDOUT", "EPIPE", "ENOENT", "EHOSTUNREACH"].includes(code) ||
+    code.startsWith("08") ||
+    code === "57P01" ||
+    code === "57P02" ||
+    code === "57P03" ||
+    code === "53300"
+  );
+}
+
+export interface CreateDatabaseOptions {
+  connectionString: string;
+  max?: number;
+  logger?: Logger;
+  /** Called by close() after the pool ends (e.g. to stop an embedded server). */
+  onClose?: () => Promise<void>;
+}
+
+export function createDatabase(options: CreateDatabaseOptions): Database {
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client losing its server must not crash the process; the next checkout reconnects.
+  pool.on("error", (error) => options.logger?.warn({ err: error.message }, "database connection lost"));
+
+  const wrap = (error: unknown): never => {
+    if (isConnectionError(error)) {
+      throw new ServiceUnavailableError("Database unavailable", { cause: error });
+    }
+    throw error;
+  };
+
+  const db: Database = {
+    pool,
+    connectionString: options.connectionString,
+    async query(text, params) {
+      try {
+        return await pool.query(text, params);
+      } catch (error) {
+        return wrap(error);
+      }
+    },
+    async tx(fn, txOptions) {
+      let client: pg.PoolClient;
+      try {
+        client = await pool.connect();
+      } catch (error) {
+        return wrap(error);
+      }
+      let broken = false;
+      try {
+        await client.query(txOptions?.isolation === "serializable" ? "BEGIN ISOLATION LEVEL SERIALIZABLE" : "BEGIN");
+        const result = await fn(client);
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        try {
+          await client.query("ROLLBACK");
+        } catch {
+          broken = true;
+        }
+        return wrap(error);
+      } finally {
+        client.release(broken);
+      }
+    },
+    async close() {
+      await pool.end();
+      await options.onClose?.();
+    },
+  };
+  return db;
+}

@@ -1,0 +1,1 @@
+export { createJobQueue, type JobQueue, type JobQueueOptions } from "./job-queue.ts";

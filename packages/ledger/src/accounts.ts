@@ -1,0 +1,103 @@
+import { AppError, NotFoundError } from "@mp/core";
+import type { Queryable } from "@mp/db";
+
+/** The ledger's one currency today; accounts and lines carry it so more can be added. */
+export const LEDGER_CURRENCY = "USD";
+
+export type MerchantAccountKind = "merchant_available" | "merchant_reserved";
+export type SystemAccountKind = "deposit_clearing" | "bank_clearing" | "fee_revenue" | "payout_clearing";
+export type AccountKind = MerchantAccountKind | SystemAccountKind;
+export type Side = "debit" | "credit";
+
+export const MERCHANT_ACCOUNT_KINDS: readonly MerchantAccountKind[] = ["merchant_available", "merchant_reserved"];
+export const SYSTEM_ACCOUNT_KINDS: readonly SystemAccountKind[] = [
+  "deposit_clearing",
+  "bank_clearing",
+  "fee_revenue",
+  "payout_clearing",
+];
+
+export interface LedgerAccount {
+  id: string;
+  kind: AccountKind;
+  /** null for the deployment-wide system accounts. */
+  merchantId: string | null;
+}
+
+/** The accounts one merchant's postings can touch: its own two and the system accounts. */
+export type MerchantAccounts = Record<AccountKind, LedgerAccount>;
+
+interface AccountRow {
+  id: string;
+  kind: AccountKind;
+  merchant_id: string | null;
+}
+
+const SELECT_ACCOUNTS = `SELECT id, kind, merchant_id FROM ledger_accounts
+  WHERE currency = $2 AND (merchant_id = $1 OR merchant_id IS NULL)`;
+
+function toAccounts(rows: AccountRow[]): Partial<MerchantAccounts> {
+  const accounts: Partial<MerchantAccounts> = {};
+  for (const row of rows) accounts[row.kind] = { id: row.id, kind: row.kind, merchantId: row.merchant_id };
+  return accounts;
+}
+
+function complete(accounts: Partial<MerchantAccounts>): accounts is MerchantAccounts {
+  return [...MERCHANT_ACCOUNT_KINDS, ...SYSTEM_ACCOUNT_KINDS].every((kind) => accounts[kind] !== undefined);
+}
+
+/**
+ * The merchant's accounts and the system accounts, opening the merchant's on its first posting.
+ * Opening is race-free: a concurrent opener's insert waits on the unique key and then does nothing.
+ */
+export async function merchantAccounts(client: Queryable, merchantId: string): Promise<MerchantAccounts> {
+  let accounts = toAccounts((await client.query<AccountRow>(SELECT_ACCOUNTS, [merchantId, LEDGER_CURRENCY])).rows);
+  if (complete(accounts)) return accounts;
+  // Checked first so an unknown merchant is a NotFoundError, not a failed statement that would abort
+  // the caller's transaction.
+  const merchant = await client.query("SELECT 1 FROM merchants WHERE id = $1", [merchantId]);
+  if (merchant.rowCount === 0) throw new NotFoundError("Merchant");
+  await client.query(
+    `INSERT INTO ledger_accounts (id, kind, merchant_id, currency, normal_side)
+     SELECT gen_random_uuid(), kind, $1, $2, 'credit' FROM unnest($3::text[]) AS kind
+     ON CONFLICT DO NOTHING`,
+    [merchantId, LEDGER_CURRENCY, MERCHANT_ACCOUNT_KINDS],
+  );
+  accounts = toAccounts((await client.query<AccountRow>(SELECT_ACCOUNTS, [merchantId, LEDGER_CURRENCY])).rows);
+  if (!complete(accounts)) {
+    throw new AppError("internal_error", "Ledger system accounts are missing: are the migrations applied?");
+  }
+  return accounts;
+}
+
+/**
+ * Locks the balance rows of `accounts` (SELECT ... FOR UPDATE) and returns their balances. Rows are
+ * always locked in one global order, system accounts first, so two postings never wait on each other
+ * in a cycle; the system rows act as the gate every crediting transaction passes first.
+ */
+export async function lockBalances(
+  client: Queryable,
+  accounts: readonly LedgerAccount[],
+): Promise<Map<AccountKind, bigint>> {
+  const ordered = [...new Map(accounts.map((a) => [a.id, a])).values()].sort(
+    (a, b) =>
+      Number(a.merchantId !== null) - Number(b.merchantId !== null) ||
+      a.kind.localeCompare(b.kind) ||
+      a.id.localeCompare(b.id),
+  );
+  const ids = ordered.map((a) => a.id);
+  // FOR UPDATE locks rows in the order the ORDER BY returns them.
+  const result = await client.query<{ account_id: string; balance: string }>(
+    `SELECT account_id, balance::text AS balance FROM account_balances
+     WHERE account_id = ANY($1::uuid[]) ORDER BY array_position($1::uuid[], account_id) FOR UPDATE`,
+    [ids],
+  );
+  const byId = new Map(result.rows.map((r) => [r.account_id, BigInt(r.balance)]));
+  const balances = new Map<AccountKind, bigint>();
+  for (const account of ordered) {
+    const balance = byId.get(account.id);
+    if (balance === undefined) throw new AppError("internal_error", `Ledger account ${account.id} has no balance row`);
+    balances.set(account.kind, balance);
+  }
+  return balances;
+}

@@ -1,0 +1,211 @@
+import { formatUsd } from "@mp/core";
+import type { Queryable } from "@mp/db";
+import { LEDGER_CURRENCY } from "./accounts.ts";
+
+export interface LedgerCheckResult {
+  ok: boolean;
+  problems: string[];
+  entries: number;
+  merchants: number;
+}
+
+const usd = (micros: bigint | string): string => `${formatUsd(BigInt(micros))} USD`;
+
+/** An account's signed effect of a line, on its normal side (see migrations/0010). */
+const SIGNED_AMOUNT = "CASE WHEN l.side = a.normal_side THEN l.amount ELSE -l.amount END";
+
+/** Every entry has two or more lines, and its debits equal its credits in each currency. */
+async function unbalancedEntries(q: Queryable): Promise<string[]> {
+  const problems: string[] = [];
+  const short = await q.query<{ id: string; kind: string; reference: string; lines: string }>(
+    `SELECT e.id, e.kind, e.reference, count(l.entry_id)::text AS lines
+       FROM journal_entries e LEFT JOIN journal_lines l ON l.entry_id = e.id
+      GROUP BY e.id HAVING count(l.entry_id) < 2 ORDER BY e.id`,
+  );
+  for (const r of short.rows) {
+    problems.push(`entry ${r.id} (${r.kind} ${r.reference}) has ${r.lines} line(s); an entry needs two or more`);
+  }
+  const unbalanced = await q.query<{
+    id: string;
+    kind: string;
+    reference: string;
+    currency: string;
+    debits: string;
+    credits: string;
+  }>(
+    `SELECT e.id, e.kind, e.reference, l.currency,
+            coalesce(sum(l.amount) FILTER (WHERE l.side = 'debit'), 0)::text AS debits,
+            coalesce(sum(l.amount) FILTER (WHERE l.side = 'credit'), 0)::text AS credits
+       FROM journal_entries e JOIN journal_lines l ON l.entry_id = e.id
+      GROUP BY e.id, l.currency
+     HAVING coalesce(sum(l.amount) FILTER (WHERE l.side = 'debit'), 0)
+         <> coalesce(sum(l.amount) FILTER (WHERE l.side = 'credit'), 0)
+      ORDER BY e.id`,
+  );
+  for (const r of unbalanced.rows) {
+    problems.push(
+      `entry ${r.id} (${r.kind} ${r.reference}) does not balance in ${r.currency}: debits ${formatUsd(BigInt(r.debits))}, credits ${formatUsd(BigInt(r.credits))}`,
+    );
+  }
+  return problems;
+}
+
+/** Each derived account_balances row equals the sum of its account's lines. */
+async function driftedBalances(q: Queryable): Promise<string[]> {
+  const result = await q.query<{
+    id: string;
+    kind: string;
+    merchant_id: string | null;
+    recorded: string | null;
+    from_lines: string;
+  }>(
+    `SELECT acc.id, acc.kind, acc.merchant_id, b.balance::text AS recorded, coalesce(s.total, 0)::text AS from_lines
+       FROM ledger_accounts acc
+       LEFT JOIN account_balances b ON b.account_id = acc.id
+       LEFT JOIN (SELECT l.account_id, sum(${SIGNED_AMOUNT}) AS total
+                    FROM journal_lines l JOIN ledger_accounts a ON a.id = l.account_id
+                   GROUP BY l.account_id) s ON s.account_id = acc.id
+      WHERE b.balance IS DISTINCT FROM coalesce(s.total, 0)
+      ORDER BY acc.id`,
+  );
+  return result.rows.map((r) => {
+    const owner = r.merchant_id ? ` of merchant ${r.merchant_id}` : "";
+    const recorded = r.recorded === null ? "no balance row" : `balance row ${usd(r.recorded)}`;
+    return `account ${r.kind}${owner} (${r.id}): ${recorded}, sum of its lines ${usd(r.from_lines)}`;
+  });
+}
+
+/**
+ * Each merchant's money in the ledger against the source documents, in one statement (one snapshot):
+ * available + reserved = credited, unreversed crypto deposits (net) + bank deposits - settled holds
+ * (payouts), and reserved = open holds.
+ */
+async function merchantReconciliation(q: Queryable): Promise<{ problems: string[]; merchants: number }> {
+  const result = await q.query<{
+    merchant_id: string;
+    available: string;
+    reserved: string;
+    crypto: string;
+    bank: string;
+    paid: string;
+    held: string;
+  }>(
+    `WITH ledger AS (
+       SELECT a.merchant_id,
+              coalesce(sum(${SIGNED_AMOUNT}) FILTER (WHERE a.kind = 'merchant_available'), 0) AS available,
+              coalesce(sum(${SIGNED_AMOUNT}) FILTER (WHERE a.kind = 'merchant_reserved'), 0) AS reserved
+         FROM journal_lines l JOIN ledger_accounts a ON a.id = l.account_id
+        WHERE a.merchant_id IS NOT NULL AND a.currency = $1
+        GROUP BY a.merchant_id),
+     crypto AS (
+       SELECT merchant_id, sum(coalesce(net_amount_usd_micros, 0)) AS total FROM deposits
+        WHERE credit_entry_id IS NOT NULL AND reversal_entry_id IS NULL GROUP BY merchant_id),
+     bank AS (SELECT merchant_id, sum(amount_usd_micros) AS total FROM bank_deposits GROUP BY merchant_id),
+     holds AS (
+       SELECT merchant_id,
+              coalesce(sum(amount_usd_micros) FILTER (WHERE status = 'SETTLED'), 0) AS paid,
+              coalesce(sum(amount_usd_micros) FILTER (WHERE status = 'HELD'), 0) AS held
+         FROM ledger_holds GROUP BY merchant_id),
+     seen AS (
+       SELECT merchant_id FROM ledger UNION SELECT merchant_id FROM crypto
+       UNION SELECT merchant_id FROM bank UNION SELECT merchant_id FROM holds)
+     SELECT seen.merchant_id,
+            coalesce(ledger.available, 0)::text AS available, coalesce(ledger.reserved, 0)::text AS reserved,
+            coalesce(crypto.total, 0)::text AS crypto, coalesce(bank.total, 0)::text AS bank,
+            coalesce(holds.paid, 0)::text AS paid, coalesce(holds.held, 0)::text AS held
+       FROM seen
+       LEFT JOIN ledger ON ledger.merchant_id = seen.merchant_id
+       LEFT JOIN crypto ON crypto.merchant_id = seen.merchant_id
+       LEFT JOIN bank ON bank.merchant_id = seen.merchant_id
+       LEFT JOIN holds ON holds.merchant_id = seen.merchant_id
+      ORDER BY seen.merchant_id`,
+    [LEDGER_CURRENCY],
+  );
+  const problems: string[] = [];
+  for (const r of result.rows) {
+    const inLedger = BigInt(r.available) + BigInt(r.reserved);
+    const fromDocuments = BigInt(r.crypto) + BigInt(r.bank) - BigInt(r.paid);
+    if (inLedger !== fromDocuments) {
+      problems.push(
+        `merchant ${r.merchant_id}: ledger available+reserved ${usd(inLedger)}, source documents ${usd(fromDocuments)} ` +
+          `(crypto deposits ${usd(r.crypto)} + bank deposits ${usd(r.bank)} - payouts ${usd(r.paid)}); difference ${usd(inLedger - fromDocuments)}`,
+      );
+    }
+    if (BigInt(r.reserved) !== BigInt(r.held)) {
+      problems.push(`merchant ${r.merchant_id}: ledger reserved ${usd(r.reserved)}, open holds ${usd(r.held)}`);
+    }
+  }
+  return { problems, merchants: result.rows.length };
+}
+
+/**
+ * Each source document points at the entry that moved its money, with the same merchant and amount,
+ * and each deposit or bank-deposit entry is recorded on its document: names the document behind a
+ * merchant-level difference.
+ */
+async function documentLinks(q: Queryable): Promise<string[]> {
+  const result = await q.query<{ problem: string }>(
+    `WITH credited AS (
+       SELECT e.id, e.kind, e.reference, e.merchant_id, l.amount
+         FROM journal_entries e
+         JOIN journal_lines l ON l.entry_id = e.id
+         JOIN ledger_accounts a ON a.id = l.account_id AND a.kind = 'merchant_available'
+        WHERE e.kind IN ('deposit_credit', 'deposit_reversal', 'bank_deposit'))
+     SELECT 'deposit ' || d.id || ' of merchant ' || d.merchant_id || ': credit entry ' || d.credit_entry_id ||
+            CASE WHEN c.id IS NULL THEN ' is not in the journal as its deposit_credit'
+                 ELSE ' credited ' || c.amount || ' micro-USD to merchant ' || c.merchant_id ||
+                      ', the deposit says ' || coalesce(d.net_amount_usd_micros::text, 'no amount') END AS problem
+       FROM deposits d
+       LEFT JOIN credited c ON c.id = d.credit_entry_id AND c.kind = 'deposit_credit' AND c.reference = d.id::text
+      WHERE d.credit_entry_id IS NOT NULL
+        AND (c.id IS NULL OR c.merchant_id <> d.merchant_id OR c.amount IS DISTINCT FROM d.net_amount_usd_micros)
+     UNION ALL
+     SELECT 'deposit ' || d.id || ' of merchant ' || d.merchant_id || ': reversal entry ' || d.reversal_entry_id ||
+            CASE WHEN d.credit_entry_id IS NULL THEN ' recorded on a deposit with no credit entry'
+                 ELSE ' is not in the journal as its deposit_reversal' END
+       FROM deposits d
+       LEFT JOIN journal_entries e ON e.id = d.reversal_entry_id AND e.kind = 'deposit_reversal' AND e.reference = d.id::text
+      WHERE d.reversal_entry_id IS NOT NULL AND (e.id IS NULL OR d.credit_entry_id IS NULL)
+     UNION ALL
+     SELECT 'entry ' || e.id || ' (' || e.kind || ' ' || e.reference || ') of merchant ' || coalesce(e.merchant_id::text, 'none') ||
+            ' is not recorded on deposit ' || e.reference
+       FROM journal_entries e
+      WHERE e.kind IN ('deposit_credit', 'deposit_reversal')
+        AND NOT EXISTS (SELECT 1 FROM deposits d WHERE d.id::text = e.reference
+                          AND e.id = CASE e.kind WHEN 'deposit_credit' THEN d.credit_entry_id ELSE d.reversal_entry_id END)
+     UNION ALL
+     SELECT 'bank deposit ' || b.id || ' of merchant ' || b.merchant_id || ': ledger entry ' || b.ledger_entry_id ||
+            CASE WHEN c.id IS NULL THEN ' is not in the journal as its bank_deposit'
+                 ELSE ' credited ' || c.amount || ' micro-USD to merchant ' || c.merchant_id ||
+                      ', the bank deposit says ' || b.amount_usd_micros END
+       FROM bank_deposits b
+       LEFT JOIN credited c ON c.id = b.ledger_entry_id AND c.kind = 'bank_deposit' AND c.reference = b.id::text
+      WHERE c.id IS NULL OR c.merchant_id <> b.merchant_id OR c.amount <> b.amount_usd_micros
+     UNION ALL
+     SELECT 'entry ' || e.id || ' (bank_deposit ' || e.reference || ') of merchant ' || coalesce(e.merchant_id::text, 'none') ||
+            ' is not recorded on bank deposit ' || e.reference
+       FROM journal_entries e
+      WHERE e.kind = 'bank_deposit'
+        AND NOT EXISTS (SELECT 1 FROM bank_deposits b WHERE b.id::text = e.reference AND b.ledger_entry_id = e.id)`,
+  );
+  return result.rows.map((r) => r.problem);
+}
+
+/**
+ * Proves the ledger: every entry balances per currency; every derived balance row equals the sum of
+ * its lines; each merchant's balances reconcile with the deposits, bank deposits and holds behind
+ * them. Read-only. Each check is one statement, hence one consistent snapshot even on a pool; pass a
+ * client in a REPEATABLE READ transaction to make all of them share one snapshot.
+ */
+export async function checkLedger(q: Queryable): Promise<LedgerCheckResult> {
+  const problems = [...(await unbalancedEntries(q)), ...(await driftedBalances(q)), ...(await documentLinks(q))];
+  const reconciliation = await merchantReconciliation(q);
+  problems.push(...reconciliation.problems);
+  const entries = await q.query<{ n: string }>("SELECT count(*)::text AS n FROM journal_entries");
+  return {
+    ok: problems.length === 0,
+    problems,
+    entries: Number(entries.rows[0]?.n ?? 0),
+    merchants: reconciliation.merchants,
+  };
+}

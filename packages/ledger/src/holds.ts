@@ -1,0 +1,93 @@
+import { ConflictError, InsufficientFundsError, NotFoundError } from "@mp/core";
+import type { Queryable } from "@mp/db";
+import { z } from "zod";
+import { holdIdSchema, idSchema, parseInput, positiveMicrosSchema } from "./inputs.ts";
+import { postEntry } from "./journal-entry.ts";
+
+const placeInput = z.object({ holdId: holdIdSchema, merchantId: idSchema, amountUsdMicros: positiveMicrosSchema });
+const resolveInput = z.object({ holdId: holdIdSchema });
+
+/**
+ * Reserves money for a payout: merchant_available -> merchant_reserved. The available balance row is
+ * locked (FOR UPDATE) before the funds check, so concurrent holds of one merchant take turns and can
+ * never overdraw it together. Throws InsufficientFundsError, writing nothing, when available < amount.
+ * Idempotent per holdId; the same holdId with another merchant or amount is a ConflictError.
+ */
+export async function placeHold(
+  client: Queryable,
+  input: { holdId: string; merchantId: string; amountUsdMicros: bigint },
+): Promise<{ entryId: string }> {
+  const { holdId, merchantId, amountUsdMicros } = parseInput(placeInput, input);
+  const posted = await postEntry(
+    client,
+    {
+      kind: "hold",
+      reference: holdId,
+      merchantId,
+      lines: [
+        { account: "merchant_available", side: "debit", amount: amountUsdMicros },
+        { account: "merchant_reserved", side: "credit", amount: amountUsdMicros },
+      ],
+    },
+    (balances) => {
+      if ((balances.get("merchant_available") ?? 0n) < amountUsdMicros) throw new InsufficientFundsError();
+    },
+  );
+  if (posted.created) {
+    await client.query(
+      "INSERT INTO ledger_holds (id, merchant_id, amount_usd_micros, hold_entry_id) VALUES ($1, $2, $3, $4)",
+      [holdId, merchantId, amountUsdMicros.toString(), posted.entryId],
+    );
+  }
+  return { entryId: posted.entryId };
+}
+
+type Resolution = "SETTLED" | "RELEASED";
+
+/**
+ * Ends a hold once: settled or released, never both. The hold's row is locked first, so a settle and
+ * a release of one hold serialise; repeating the same resolution returns its first entry.
+ */
+async function resolveHold(client: Queryable, holdId: string, resolution: Resolution): Promise<{ entryId: string }> {
+  const result = await client.query<{
+    merchant_id: string;
+    amount_usd_micros: string;
+    status: "HELD" | Resolution;
+    resolution_entry_id: string | null;
+  }>(
+    `SELECT merchant_id, amount_usd_micros::text AS amount_usd_micros, status, resolution_entry_id
+       FROM ledger_holds WHERE id = $1 FOR UPDATE`,
+    [holdId],
+  );
+  const hold = result.rows[0];
+  if (!hold) throw new NotFoundError("Hold");
+  if (hold.status === resolution && hold.resolution_entry_id) return { entryId: hold.resolution_entry_id };
+  if (hold.status !== "HELD") throw new ConflictError(`Hold ${holdId} is already ${hold.status}`);
+  const amount = BigInt(hold.amount_usd_micros);
+  const { entryId } = await postEntry(client, {
+    kind: resolution === "SETTLED" ? "hold_settle" : "hold_release",
+    reference: holdId,
+    merchantId: hold.merchant_id,
+    lines: [
+      { account: "merchant_reserved", side: "debit", amount },
+      { account: resolution === "SETTLED" ? "payout_clearing" : "merchant_available", side: "credit", amount },
+    ],
+  });
+  await client.query(
+    "UPDATE ledger_holds SET status = $2, resolution_entry_id = $3, resolved_at = now() WHERE id = $1",
+    [holdId, resolution, entryId],
+  );
+  return { entryId };
+}
+
+/** The payout went out: merchant_reserved -> payout_clearing. */
+export async function settleHold(client: Queryable, input: { holdId: string }): Promise<{ entryId: string }> {
+  const { holdId } = parseInput(resolveInput, input);
+  return resolveHold(client, holdId, "SETTLED");
+}
+
+/** The payout did not happen: merchant_reserved -> merchant_available. */
+export async function releaseHold(client: Queryable, input: { holdId: string }): Promise<{ entryId: string }> {
+  const { holdId } = parseInput(resolveInput, input);
+  return resolveHold(client, holdId, "RELEASED");
+}

@@ -1,0 +1,161 @@
+import { randomUUID } from "node:crypto";
+import { AppError, ConflictError } from "@mp/core";
+import type { Queryable } from "@mp/db";
+import { type AccountKind, LEDGER_CURRENCY, lockBalances, merchantAccounts, type Side } from "./accounts.ts";
+
+export type EntryKind =
+  | "deposit_credit"
+  | "deposit_reversal"
+  | "bank_deposit"
+  | "hold"
+  | "hold_settle"
+  | "hold_release";
+
+export interface LineSpec {
+  account: AccountKind;
+  side: Side;
+  amount: bigint;
+}
+
+/** One movement of money for one merchant; (kind, reference) identifies it for idempotency. */
+export interface EntrySpec {
+  kind: EntryKind;
+  reference: string;
+  merchantId: string;
+  lines: readonly LineSpec[];
+}
+
+export interface PostedEntry {
+  entryId: string;
+  /** false when the entry already existed and nothing was posted. */
+  created: boolean;
+}
+
+export interface StoredEntry {
+  id: string;
+  merchantId: string | null;
+  lines: LineSpec[];
+}
+
+export function oppositeSide(side: Side): Side {
+  return side === "debit" ? "credit" : "debit";
+}
+
+/** The first check of a balanced entry, before any write; the database checks again at commit. */
+function assertBalanced(spec: EntrySpec): void {
+  let debits = 0n;
+  let credits = 0n;
+  for (const line of spec.lines) {
+    if (line.amount < 0n) throw new AppError("internal_error", `${spec.kind} line with a negative amount`);
+    if (line.side === "debit") debits += line.amount;
+    else credits += line.amount;
+  }
+  if (spec.lines.length < 2 || debits !== credits) {
+    throw new AppError("internal_error", `${spec.kind} ${spec.reference} does not balance`);
+  }
+}
+
+export async function findEntry(client: Queryable, kind: EntryKind, reference: string): Promise<StoredEntry | null> {
+  const result = await client.query<{
+    id: string;
+    merchant_id: string | null;
+    account: AccountKind | null;
+    side: Side | null;
+    amount: string | null;
+  }>(
+    `SELECT e.id, e.merchant_id, a.kind AS account, l.side, l.amount::text AS amount
+       FROM journal_entries e
+       LEFT JOIN journal_lines l ON l.entry_id = e.id
+       LEFT JOIN ledger_accounts a ON a.id = l.account_id
+      WHERE e.kind = $1 AND e.reference = $2
+      ORDER BY l.line_no`,
+    [kind, reference],
+  );
+  const first = result.rows[0];
+  if (!first) return null;
+  const lines: LineSpec[] = [];
+  for (const row of result.rows) {
+    if (row.account !== null && row.side !== null && row.amount !== null) {
+      lines.push({ account: row.account, side: row.side, amount: BigInt(row.amount) });
+    }
+  }
+  return { id: first.id, merchantId: first.merchant_id, lines };
+}
+
+function sameMovement(stored: StoredEntry, spec: EntrySpec): boolean {
+  return (
+    stored.merchantId === spec.merchantId &&
+    stored.lines.length === spec.lines.length &&
+    stored.lines.every((line, i) => {
+      const wanted = spec.lines[i];
+      return (
+        wanted !== undefined &&
+        line.account === wanted.account &&
+        line.side === wanted.side &&
+        line.amount === wanted.amount
+      );
+    })
+  );
+}
+
+/** A repeat of an entry answers the first one; the same reference with other figures is a conflict. */
+function repeatOf(stored: StoredEntry, spec: EntrySpec): PostedEntry {
+  if (!sameMovement(stored, spec)) {
+    throw new ConflictError(`${spec.kind} ${spec.reference} was already posted with different figures`);
+  }
+  return { entryId: stored.id, created: false };
+}
+
+/**
+ * Posts a balanced entry in the caller's transaction, once per (kind, reference).
+ *
+ * Order matters: the balance rows are locked before anything is decided, the repeat check runs again
+ * under the lock (a concurrent duplicate has committed by then), and `guard` (a funds check) runs
+ * before the first write, so a refusal leaves nothing behind and the caller's transaction usable.
+ */
+export async function postEntry(
+  client: Queryable,
+  spec: EntrySpec,
+  guard?: (balances: ReadonlyMap<AccountKind, bigint>) => void,
+): Promise<PostedEntry> {
+  assertBalanced(spec);
+  const earlier = await findEntry(client, spec.kind, spec.reference);
+  if (earlier) return repeatOf(earlier, spec);
+
+  const accounts = await merchantAccounts(client, spec.merchantId);
+  const balances = await lockBalances(
+    client,
+    spec.lines.map((line) => accounts[line.account]),
+  );
+  const raced = await findEntry(client, spec.kind, spec.reference);
+  if (raced) return repeatOf(raced, spec);
+  guard?.(balances);
+
+  const entryId = randomUUID();
+  // ON CONFLICT covers a duplicate that did not take the same locks (same reference for another
+  // merchant, or the other resolution of a hold); the conflict is then read back, never matched by
+  // message.
+  const inserted = await client.query(
+    `INSERT INTO journal_entries (id, kind, reference, merchant_id) VALUES ($1, $2, $3, $4)
+     ON CONFLICT DO NOTHING`,
+    [entryId, spec.kind, spec.reference, spec.merchantId],
+  );
+  if (inserted.rowCount === 0) {
+    const other = await findEntry(client, spec.kind, spec.reference);
+    if (other) return repeatOf(other, spec);
+    throw new ConflictError(`${spec.kind} ${spec.reference} conflicts with another journal entry`);
+  }
+  await client.query(
+    `INSERT INTO journal_lines (entry_id, line_no, account_id, currency, side, amount)
+     SELECT $1, line.no, line.account_id, $2, line.side, line.amount
+       FROM unnest($3::uuid[], $4::text[], $5::numeric[]) WITH ORDINALITY AS line(account_id, side, amount, no)`,
+    [
+      entryId,
+      LEDGER_CURRENCY,
+      spec.lines.map((line) => accounts[line.account].id),
+      spec.lines.map((line) => line.side),
+      spec.lines.map((line) => line.amount.toString()),
+    ],
+  );
+  return { entryId, created: true };
+}

@@ -1,0 +1,133 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import type { Database, Queryable } from "@mp/db";
+import { postBankDeposit, postDepositCredit, postDepositReversal } from "../src/index.ts";
+
+/** A merchant with one customer, wallet and BASE destination, so deposits can be recorded for it. */
+export interface MerchantFixture {
+  merchantId: string;
+  walletId: string;
+  destinationId: string;
+  customerId: string;
+}
+
+export async function createMerchant(db: Database): Promise<MerchantFixture> {
+  const merchantId = randomUUID();
+  const customerId = randomUUID();
+  const walletId = randomUUID();
+  const destinationId = randomUUID();
+  await db.tx(async (c) => {
+    // Serialise derivation-account allocation between concurrent fixture calls.
+    await c.query("SELECT pg_advisory_xact_lock(4242)");
+    await c.query(
+      `INSERT INTO merchants (id, name, environment, derivation_account)
+       SELECT $1, 'Ledger test', 'sandbox', coalesce(max(derivation_account) + 1, 0) FROM merchants`,
+      [merchantId],
+    );
+    await c.query("INSERT INTO customers (id, merchant_id, type, status) VALUES ($1, $2, 'INDIVIDUAL', 'APPROVED')", [
+      customerId,
+      merchantId,
+    ]);
+    await c.query(
+      "INSERT INTO wallets (id, merchant_id, customer_id, label, derivation_index) VALUES ($1, $2, $3, 'main', 0)",
+      [walletId, merchantId, customerId],
+    );
+    const address = `0x${randomBytes(20).toString("hex")}`;
+    await c.query(
+      `INSERT INTO destinations (id, wallet_id, merchant_id, chain, address, address_key, derivation_path)
+       VALUES ($1, $2, $3, 'BASE', $4, $4, 'm/44''/60''/0''/0/0')`,
+      [destinationId, walletId, merchantId, address],
+    );
+  });
+  return { merchantId, walletId, destinationId, customerId };
+}
+
+/** Inserts a confirmed deposit row as the indexer would, without crediting it. */
+export async function insertDeposit(
+  q: Queryable,
+  m: MerchantFixture,
+  amounts: { gross: bigint; fee: bigint },
+): Promise<string> {
+  const id = randomUUID();
+  await q.query(
+    `INSERT INTO deposits (id, merchant_id, wallet_id, destination_id, customer_id, chain, asset, to_address,
+       tx_hash, position, block_height, block_hash, decimals, amount_raw, required_confirmations, status,
+       usd_rate, amount_usd_micros, fee_usd_micros, net_amount_usd_micros, confirmed_at)
+     VALUES ($1, $2, $3, $4, $5, 'BASE', 'USDC', '0xto', $6, 'log:0', 1, '0xblock', 6, $7, 3, 'CONFIRMED',
+       '1', $7, $8, $9, now())`,
+    [
+      id,
+      m.merchantId,
+      m.walletId,
+      m.destinationId,
+      m.customerId,
+      `0x${randomBytes(32).toString("hex")}`,
+      amounts.gross.toString(),
+      amounts.fee.toString(),
+      (amounts.gross - amounts.fee).toString(),
+    ],
+  );
+  return id;
+}
+
+/** A confirmed deposit credited the way the indexer does it: row, ledger entry and link in one transaction. */
+export async function creditDeposit(
+  db: Database,
+  m: MerchantFixture,
+  amounts: { gross: bigint; fee: bigint },
+): Promise<{ depositId: string; entryId: string }> {
+  return db.tx(async (c) => {
+    const depositId = await insertDeposit(c, m, amounts);
+    const { entryId } = await postDepositCredit(c, {
+      depositId,
+      merchantId: m.merchantId,
+      amountUsdMicros: amounts.gross,
+      feeUsdMicros: amounts.fee,
+    });
+    await c.query("UPDATE deposits SET credit_entry_id = $2 WHERE id = $1", [depositId, entryId]);
+    return { depositId, entryId };
+  });
+}
+
+/** A reorged-out deposit reversed the way the indexer does it. */
+export async function reverseDeposit(
+  db: Database,
+  m: MerchantFixture,
+  depositId: string,
+): Promise<{ entryId: string } | null> {
+  return db.tx(async (c) => {
+    const reversal = await postDepositReversal(c, { depositId, merchantId: m.merchantId });
+    await c.query(
+      "UPDATE deposits SET status = 'REVERSED', reversed_at = now(), reversal_entry_id = $2 WHERE id = $1",
+      [depositId, reversal?.entryId ?? null],
+    );
+    return reversal;
+  });
+}
+
+/** A bank deposit recorded the way the API does it: ledger entry, then the bank_deposits row. */
+export async function creditBankDeposit(db: Database, m: MerchantFixture, amount: bigint): Promise<string> {
+  return db.tx(async (c) => {
+    const id = randomUUID();
+    const { entryId } = await postBankDeposit(c, {
+      bankDepositId: id,
+      merchantId: m.merchantId,
+      amountUsdMicros: amount,
+    });
+    const account = randomUUID();
+    await c.query(
+      `INSERT INTO virtual_accounts (id, merchant_id, customer_id, currency, status, provider_account_id,
+         account_number_last4, account_type, bank_name, supported_rails, instructions_ciphertext, instructions_key_id)
+       VALUES ($1, $2, $3, 'USD', 'FAILED', $4, '1234', 'checking', 'Test Bank', '[]', '\\x00', 'k1')`,
+      [account, m.merchantId, m.customerId, `pa_${account}`],
+    );
+    await c.query(
+      `INSERT INTO bank_deposits (id, merchant_id, virtual_account_id, customer_id, amount_usd_micros, ledger_entry_id)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
+      [id, m.merchantId, account, m.customerId, amount.toString(), entryId],
+    );
+    return entryId;
+  });
+}
+
+/** One US dollar in the ledger's micro-units, for readable test figures (`25n * USD`). */
+export const USD = 1_000_000n;

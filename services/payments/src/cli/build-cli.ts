@@ -1,0 +1,136 @@
+import { createApiKey, createMerchant, type Environment, revokeApiKey } from "@mp/api";
+import { type AppConfig, createLogger, type Logger, loadConfig } from "@mp/core";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { openMigratedDatabase } from "../runtime.ts";
+import { type Role, serve } from "../serve.ts";
+
+function cliLogger(config: AppConfig): Logger {
+  // Data commands print JSON/CSV on stdout; their logs go to stderr.
+  return createLogger({ level: config.logLevel === "info" ? "warn" : config.logLevel, stderr: true });
+}
+
+function print(json: boolean, value: Record<string, unknown>, text: string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+}
+
+async function withDatabase<T>(
+  fn: (db: Awaited<ReturnType<typeof openMigratedDatabase>>["db"], config: AppConfig) => Promise<T>,
+): Promise<T> {
+  const config = loadConfig();
+  const { db } = await openMigratedDatabase(config, cliLogger(config));
+  try {
+    return await fn(db, config);
+  } finally {
+    await db.close();
+  }
+}
+
+const uuid = (value: string) => {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) {
+    throw new InvalidArgumentError("must be a merchant id (UUID)");
+  }
+  return value;
+};
+
+export function buildCli(): Command {
+  const program = new Command("payments")
+    .description("Multi-chain merchant payments service: run it, migrate it, manage merchants and keys")
+    .showHelpAfterError();
+
+  program
+    .command("serve")
+    .description("Run the service: the API, the chain indexers and the background workers, or one role")
+    .addOption(
+      new Option("--role <role>", "which role this process runs")
+        .choices(["api", "indexer", "worker", "all"])
+        .default("all"),
+    )
+    .option("--chains <list>", "comma-separated chains to index (indexer/all roles), e.g. BASE,SOLANA")
+    .action(async (options: { role: Role; chains?: string }) => {
+      const config = loadConfig();
+      const logger = createLogger({ level: config.logLevel });
+      const service = await serve({
+        config,
+        logger,
+        role: options.role,
+        ...(options.chains ? { chainFilter: options.chains } : {}),
+      });
+      let stopping = false;
+      const shutdown = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        logger.info({ signal }, "shutting down");
+        service.stop().then(
+          () => process.exit(0),
+          (error: unknown) => {
+            logger.error({ err: String(error) }, "shutdown failed");
+            process.exit(1);
+          },
+        );
+      };
+      process.on("SIGTERM", () => shutdown("SIGTERM"));
+      process.on("SIGINT", () => shutdown("SIGINT"));
+    });
+
+  program
+    .command("migrate")
+    .description("Apply pending database migrations (also done at every start; safe to run concurrently)")
+    .action(async () => {
+      await withDatabase(async () => {});
+      process.stderr.write("migrations applied\n");
+    });
+
+  const merchants = program.command("merchants").description("Manage merchants");
+  merchants
+    .command("create")
+    .description("Create a merchant and its first API key (the key is shown once)")
+    .requiredOption("--name <name>", "merchant name")
+    .addOption(
+      new Option("--environment <env>", "key environment").choices(["sandbox", "production"]).default("sandbox"),
+    )
+    .option("--json", "print one JSON object on stdout")
+    .action(async (options: { name: string; environment: Environment; json?: boolean }) => {
+      const created = await withDatabase((db) =>
+        createMerchant(db, { name: options.name, environment: options.environment }),
+      );
+      print(
+        options.json === true,
+        { merchant_id: created.merchantId, api_key: created.key.apiKey, environment: created.environment },
+        `merchant ${created.merchantId} (${created.environment})\napi key (shown once): ${created.key.apiKey}`,
+      );
+    });
+
+  const keys = program.command("keys").description("Manage API keys");
+  keys
+    .command("create")
+    .description("Create another API key for a merchant (shown once)")
+    .requiredOption("--merchant <id>", "merchant id", uuid)
+    .option("--json", "print one JSON object on stdout")
+    .action(async (options: { merchant: string; json?: boolean }) => {
+      const key = await withDatabase(async (db) => {
+        const merchant = await db.query<{ environment: Environment }>(
+          "SELECT environment FROM merchants WHERE id = $1",
+          [options.merchant],
+        );
+        const environment = merchant.rows[0]?.environment;
+        if (!environment) throw new Error(`no merchant ${options.merchant}`);
+        return createApiKey(db, options.merchant, environment);
+      });
+      print(
+        options.json === true,
+        { merchant_id: options.merchant, api_key: key.apiKey, key_prefix: key.prefix, environment: key.environment },
+        `api key (shown once): ${key.apiKey}\nprefix: ${key.prefix}`,
+      );
+    });
+  keys
+    .command("revoke")
+    .description("Revoke an API key by its prefix (as shown at creation, e.g. sk_sandbox_AbCd1234)")
+    .requiredOption("--key-prefix <prefix>", "the key's prefix")
+    .action(async (options: { keyPrefix: string }) => {
+      const revoked = await withDatabase((db) => revokeApiKey(db, options.keyPrefix));
+      if (revoked === 0) throw new Error(`no active key with prefix ${options.keyPrefix}`);
+      process.stdout.write(`revoked ${revoked} key\n`);
+    });
+
+  return program;
+}

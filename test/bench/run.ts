@@ -1,0 +1,25 @@
+/**
+ * `pnpm bench <name> [options]`: prints figures, never asserts. Names: api, wallets, indexer
+ * (`--chain BASE|SOLANA|BITCOIN|TRON`, default BASE).
+ */
+const [name = "all", ...rest] = process.argv.slice(2);
+const flag = (key: string) => {
+  const i = rest.indexOf(`--${key}`);
+  return i >= 0 ? rest[i + 1] : undefined;
+};
+const seconds = flag("seconds") ? Number(flag("seconds")) : undefined;
+
+const benches: Record<string, () => Promise<void>> = {
+  api: async () => (await import("./api.ts")).runApiBench(seconds ? { seconds } : {}),
+};
+
+const selected = name === "all" ? Object.keys(benches) : [name];
+for (const bench of selected) {
+  const run = benches[bench];
+  if (!run) {
+    process.stderr.write(`unknown benchmark ${bench}; known: ${Object.keys(benches).join(", ")}\n`);
+    process.exit(2);
+  }
+  await run();
+}
+process.exit(0);

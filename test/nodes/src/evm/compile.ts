@@ -1,0 +1,77 @@
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import solc from "solc";
+import { z } from "zod";
+import {
+  CONTRACTS_ARTIFACT_URL,
+  CONTRACTS_SOURCE_URL,
+  type ContractsArtifact,
+  contractsArtifactSchema,
+  TEST_CONTRACT_NAMES,
+} from "./test-contracts.ts";
+
+/**
+ * Compiles `contracts/TestToken.sol` with solc from npm (solc-js, the version pinned in the root
+ * package.json) into the artifact the harness deploys. Run `npx tsx test/nodes/src/evm/compile.ts`
+ * after changing the source; a test recompiles and checks the artifact is current.
+ */
+
+const SOURCE_NAME = "TestToken.sol";
+
+/** Fixed settings: the same source always yields the same bytecode. */
+export const COMPILER_SETTINGS = {
+  optimizer: { enabled: true, runs: 200 },
+  // Cancun: supported by anvil and by every chain the service indexes.
+  evmVersion: "cancun",
+  outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } },
+} as const;
+
+const solcOutputSchema = z.object({
+  errors: z.array(z.object({ severity: z.string(), formattedMessage: z.string() })).optional(),
+  contracts: z
+    .record(
+      z.string(),
+      z.record(
+        z.string(),
+        z.object({
+          abi: z.array(z.record(z.string(), z.unknown())),
+          evm: z.object({ bytecode: z.object({ object: z.string() }) }),
+        }),
+      ),
+    )
+    .optional(),
+});
+
+export function compileTestContracts(): ContractsArtifact {
+  const source = readFileSync(CONTRACTS_SOURCE_URL, "utf8");
+  const input = { language: "Solidity", sources: { [SOURCE_NAME]: { content: source } }, settings: COMPILER_SETTINGS };
+  const output = solcOutputSchema.parse(JSON.parse(solc.compile(JSON.stringify(input))));
+  const errors = (output.errors ?? []).filter((e) => e.severity === "error");
+  if (errors.length > 0) throw new Error(`solc: ${errors.map((e) => e.formattedMessage).join("\n")}`);
+  const compiled = output.contracts?.[SOURCE_NAME] ?? {};
+  const contracts: Record<string, { abi: Record<string, unknown>[]; bytecode: string }> = {};
+  for (const name of TEST_CONTRACT_NAMES) {
+    const contract = compiled[name];
+    if (!contract) throw new Error(`solc: ${name} missing from the output`);
+    contracts[name] = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
+  }
+  return contractsArtifactSchema.parse({
+    compiler: String(solc.version()),
+    settings: COMPILER_SETTINGS,
+    sourceSha256: createHash("sha256").update(source).digest("hex"),
+    contracts,
+  });
+}
+
+export function writeContractsArtifact(artifact: ContractsArtifact): void {
+  writeFileSync(CONTRACTS_ARTIFACT_URL, `${JSON.stringify(artifact, null, 2)}\n`);
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const started = performance.now();
+  writeContractsArtifact(compileTestContracts());
+  process.stdout.write(
+    `wrote ${fileURLToPath(CONTRACTS_ARTIFACT_URL)} in ${Math.round(performance.now() - started)} ms\n`,
+  );
+}

@@ -1,0 +1,309 @@
+import { stringifyU64 } from "./json-u64.ts";
+import type { LedgerState } from "./ledger-state.ts";
+import {
+  ASSOCIATED_TOKEN_PROGRAM_ID,
+  COMPUTE_UNIT_LIMIT,
+  LAMPORTS_PER_SIGNATURE,
+  MEMO_PROGRAM_ID,
+  RENT_EXEMPT_TOKEN_ACCOUNT,
+  RENT_EXEMPT_WALLET,
+  SYSTEM_PROGRAM_ID,
+  TOKEN_ACCOUNT_SPACE,
+  TOKEN_PROGRAM_ID,
+} from "./programs.ts";
+import { type SignedTransaction, type Step, systemTransferJson, tokenAmountJson } from "./transaction-builder.ts";
+
+/** A transaction as included in a block: its jsonParsed rendering, ready to splice into getBlock. */
+export interface IncludedTransaction {
+  source: SignedTransaction;
+  signature: string;
+  failed: boolean;
+  fee: bigint;
+  /** `{"meta":…,"transaction":…` (without the closing brace, so the version field can follow). */
+  json: string;
+}
+
+type StepOutcome =
+  | { ok: true; inner: unknown[]; logs: string[]; units: number }
+  | { ok: false; error: unknown; inner: unknown[]; logs: string[]; units: number };
+
+/**
+ * Executes a signed transaction against the state as the Solana runtime would: the fee is charged
+ * first and kept even when the transaction fails; a failing instruction reverts every other
+ * change; a wallet left with lamports below the rent-exempt minimum fails the transaction
+ * (InsufficientFundsForRent). Returns null when the payer cannot pay the fee (never included).
+ */
+export interface RuntimeContext {
+  routerProgramId: string;
+  decimalsOf(mint: string): number;
+}
+
+export function executeTransaction(
+  state: LedgerState,
+  tx: SignedTransaction,
+  context: RuntimeContext,
+): IncludedTransaction | null {
+  const fee = LAMPORTS_PER_SIGNATURE * BigInt(tx.accounts.filter((a) => a.signer).length);
+  if (state.lamports(tx.payer) < fee) return null;
+  const keys = tx.accounts.map((a) => a.pubkey);
+  const preBalances = keys.map((key) => state.lamports(key));
+  const preTokenBalances = tokenBalances(state, keys, context);
+
+  state.addLamports(tx.payer, -fee);
+  const afterFee = state.mark();
+
+  let error: unknown = null;
+  let units = 0;
+  const logs: string[] = [];
+  const innerInstructions: Array<{ index: number; instructions: unknown[] }> = [];
+  for (const [index, step] of tx.steps.entries()) {
+    const outcome = runStep(state, step, context.routerProgramId);
+    units += outcome.units;
+    logs.push(...outcome.logs);
+    if (outcome.inner.length > 0) innerInstructions.push({ index, instructions: outcome.inner });
+    if (!outcome.ok) {
+      error = { InstructionError: [index, outcome.error] };
+      break;
+    }
+  }
+  if (error === null) {
+    const poor = tx.accounts.findIndex((a, i) => {
+      const balance = state.lamports(a.pubkey);
+      return (
+        a.writable &&
+        preBalances[i] === 0n &&
+        balance > 0n &&
+        balance < RENT_EXEMPT_WALLET &&
+        !state.tokenAccount(a.pubkey)
+      );
+    });
+    if (poor >= 0) error = { InsufficientFundsForRent: { account_index: poor } };
+  }
+  if (error !== null) state.rollbackTo(afterFee);
+
+  const meta = {
+    computeUnitsConsumed: units,
+    err: error,
+    fee,
+    innerInstructions,
+    logMessages: logs,
+    postBalances: keys.map((key) => state.lamports(key)),
+    postTokenBalances: tokenBalances(state, keys, context),
+    preBalances,
+    preTokenBalances,
+    rewards: [],
+    status: error === null ? { Ok: null } : { Err: error },
+  };
+  const transaction = {
+    message: {
+      accountKeys: tx.accounts.map((a) => ({
+        pubkey: a.pubkey,
+        signer: a.signer,
+        source: "transaction",
+        writable: a.writable,
+      })),
+      addressTableLookups: tx.version === 0 ? [] : null,
+      instructions: tx.instructionsJson,
+      recentBlockhash: tx.recentBlockhash,
+    },
+    signatures: [tx.signature],
+  };
+  return {
+    source: tx,
+    signature: tx.signature,
+    failed: error !== null,
+    fee,
+    json: `{"meta":${stringifyU64(meta)},"transaction":${stringifyU64(transaction)}`,
+  };
+}
+
+function tokenBalances(state: LedgerState, keys: readonly string[], context: RuntimeContext): unknown[] {
+  const balances: unknown[] = [];
+  keys.forEach((key, accountIndex) => {
+    const account = state.tokenAccount(key);
+    if (!account) return;
+    balances.push({
+      accountIndex,
+      mint: account.mint,
+      owner: account.owner,
+      programId: TOKEN_PROGRAM_ID,
+      uiTokenAmount: tokenAmountJson(account.amount, context.decimalsOf(account.mint)),
+    });
+  });
+  return balances;
+}
+
+const invoke = (program: string, depth: number) => `Program ${program} invoke [${depth}]`;
+const success = (program: string) => `Program ${program} success`;
+const consumed = (program: string, units: number) =>
+  `Program ${program} consumed ${units} of ${COMPUTE_UNIT_LIMIT} compute units`;
+
+function runStep(state: LedgerState, step: Step, router: string): StepOutcome {
+  switch (step.kind) {
+    case "systemTransfer": {
+      const have = state.lamports(step.from);
+      if (have < step.lamports) {
+        return {
+          ok: false,
+          error: { Custom: 1 },
+          inner: [],
+          units: 150,
+          logs: [
+            invoke(SYSTEM_PROGRAM_ID, 1),
+            `Transfer: insufficient lamports ${have}, need ${step.lamports}`,
+            `Program ${SYSTEM_PROGRAM_ID} failed: custom program error: 0x1`,
+          ],
+        };
+      }
+      moveLamports(state, step.from, step.to, step.lamports);
+      return { ok: true, inner: [], units: 150, logs: [invoke(SYSTEM_PROGRAM_ID, 1), success(SYSTEM_PROGRAM_ID)] };
+    }
+    case "routerForward": {
+      const logs = [invoke(router, 1), "Program log: Instruction: Forward", invoke(SYSTEM_PROGRAM_ID, 2)];
+      const inner = [systemTransferJson(step.from, step.to, step.lamports, 2)];
+      if (state.lamports(step.from) < step.lamports) {
+        logs.push(`Program ${SYSTEM_PROGRAM_ID} failed: custom program error: 0x1`, consumed(router, 2_417));
+        logs.push(`Program ${router} failed: custom program error: 0x1`);
+        return { ok: false, error: { Custom: 1 }, inner, units: 2_417, logs };
+      }
+      moveLamports(state, step.from, step.to, step.lamports);
+      logs.push(success(SYSTEM_PROGRAM_ID), consumed(router, 2_417), success(router));
+      return { ok: true, inner, units: 2_417, logs };
+    }
+    case "routerFail":
+      return {
+        ok: false,
+        error: { Custom: 6000 },
+        inner: [],
+        units: 1_089,
+        logs: [
+          invoke(router, 1),
+          "Program log: AnchorError occurred. Error Code: Forced. Error Number: 6000. Error Message: forced failure.",
+          consumed(router, 1_089),
+          `Program ${router} failed: custom program error: 0x1770`,
+        ],
+      };
+    case "createAta":
+      return createAta(state, step);
+    case "transferChecked": {
+      const source = state.tokenAccount(step.source);
+      const destination = state.tokenAccount(step.destination);
+      const logs = [invoke(TOKEN_PROGRAM_ID, 1), "Program log: Instruction: TransferChecked"];
+      if (!source || !destination || source.mint !== step.mint || destination.mint !== step.mint) {
+        logs.push(
+          consumed(TOKEN_PROGRAM_ID, 1_221),
+          `Program ${TOKEN_PROGRAM_ID} failed: invalid account data for instruction`,
+        );
+        return { ok: false, error: "InvalidAccountData", inner: [], units: 1_221, logs };
+      }
+      if (source.amount < step.amount) {
+        logs.push("Program log: Error: insufficient funds", consumed(TOKEN_PROGRAM_ID, 4_381));
+        logs.push(`Program ${TOKEN_PROGRAM_ID} failed: custom program error: 0x1`);
+        return { ok: false, error: { Custom: 1 }, inner: [], units: 4_381, logs };
+      }
+      if (step.source !== step.destination) {
+        state.setTokenAccount(step.source, { ...source, amount: source.amount - step.amount });
+        state.setTokenAccount(step.destination, { ...destination, amount: destination.amount + step.amount });
+      }
+      logs.push(consumed(TOKEN_PROGRAM_ID, 6_200), success(TOKEN_PROGRAM_ID));
+      return { ok: true, inner: [], units: 6_200, logs };
+    }
+    case "memo":
+      return {
+        ok: true,
+        inner: [],
+        units: 3_000,
+        logs: [
+          invoke(MEMO_PROGRAM_ID, 1),
+          `Program log: Memo (len ${new TextEncoder().encode(step.text).length}): ${JSON.stringify(step.text)}`,
+          consumed(MEMO_PROGRAM_ID, 3_000),
+          success(MEMO_PROGRAM_ID),
+        ],
+      };
+  }
+}
+
+function moveLamports(state: LedgerState, from: string, to: string, lamports: bigint): void {
+  if (from === to) return;
+  state.addLamports(from, -lamports);
+  state.addLamports(to, lamports);
+}
+
+/** createIdempotent: a no-op when the account exists, else the four CPIs agave records. */
+function createAta(state: LedgerState, step: Extract<Step, { kind: "createAta" }>): StepOutcome {
+  const ata = ASSOCIATED_TOKEN_PROGRAM_ID;
+  const existing = state.tokenAccount(step.ata);
+  if (existing) {
+    if (existing.owner !== step.owner || existing.mint !== step.mint) {
+      return { ok: false, error: "InvalidAccountData", inner: [], units: 3_000, logs: [invoke(ata, 1)] };
+    }
+    return {
+      ok: true,
+      inner: [],
+      units: 3_295,
+      logs: [invoke(ata, 1), "Program log: CreateIdempotent", consumed(ata, 3_295), success(ata)],
+    };
+  }
+  const inner = [
+    {
+      parsed: { info: { extensionTypes: ["immutableOwner"], mint: step.mint }, type: "getAccountDataSize" },
+      program: "spl-token",
+      programId: TOKEN_PROGRAM_ID,
+      stackHeight: 2,
+    },
+    {
+      parsed: {
+        info: {
+          lamports: RENT_EXEMPT_TOKEN_ACCOUNT,
+          newAccount: step.ata,
+          owner: TOKEN_PROGRAM_ID,
+          source: step.payer,
+          space: TOKEN_ACCOUNT_SPACE,
+        },
+        type: "createAccount",
+      },
+      program: "system",
+      programId: SYSTEM_PROGRAM_ID,
+      stackHeight: 2,
+    },
+    {
+      parsed: { info: { account: step.ata }, type: "initializeImmutableOwner" },
+      program: "spl-token",
+      programId: TOKEN_PROGRAM_ID,
+      stackHeight: 2,
+    },
+    {
+      parsed: { info: { account: step.ata, mint: step.mint, owner: step.owner }, type: "initializeAccount3" },
+      program: "spl-token",
+      programId: TOKEN_PROGRAM_ID,
+      stackHeight: 2,
+    },
+  ];
+  const logs = [invoke(ata, 1), "Program log: CreateIdempotent", invoke(TOKEN_PROGRAM_ID, 2)];
+  if (state.lamports(step.payer) < RENT_EXEMPT_TOKEN_ACCOUNT) {
+    logs.push(`Program ${SYSTEM_PROGRAM_ID} failed: custom program error: 0x1`);
+    return { ok: false, error: { Custom: 1 }, inner: inner.slice(0, 2), units: 7_000, logs };
+  }
+  moveLamports(state, step.payer, step.ata, RENT_EXEMPT_TOKEN_ACCOUNT);
+  state.setTokenAccount(step.ata, { mint: step.mint, owner: step.owner, amount: 0n });
+  logs.push(
+    "Program log: Instruction: GetAccountDataSize",
+    consumed(TOKEN_PROGRAM_ID, 1_569),
+    `Program return: ${TOKEN_PROGRAM_ID} pQAAAAAAAAA=`,
+    success(TOKEN_PROGRAM_ID),
+    invoke(SYSTEM_PROGRAM_ID, 2),
+    success(SYSTEM_PROGRAM_ID),
+    "Program log: Initialize the associated token account",
+    invoke(TOKEN_PROGRAM_ID, 2),
+    "Program log: Instruction: InitializeImmutableOwner",
+    consumed(TOKEN_PROGRAM_ID, 1_405),
+    success(TOKEN_PROGRAM_ID),
+    invoke(TOKEN_PROGRAM_ID, 2),
+    "Program log: Instruction: InitializeAccount3",
+    consumed(TOKEN_PROGRAM_ID, 4_188),
+    success(TOKEN_PROGRAM_ID),
+    consumed(ata, 20_438),
+    success(ata),
+  );
+  return { ok: true, inner, units: 20_438, logs };
+}

@@ -1,0 +1,215 @@
+import { hashToAddress, type Signer } from "./keys.ts";
+import { LedgerState, type UndoEntry } from "./ledger-state.ts";
+import { FINALIZATION_DEPTH, LEADER_FEE_SHARE_DIVISOR } from "./programs.ts";
+import { executeTransaction, type IncludedTransaction, type RuntimeContext } from "./runtime.ts";
+import type { SignedTransaction } from "./transaction-builder.ts";
+
+export interface Block {
+  slot: number;
+  parentSlot: number;
+  blockHeight: number;
+  blockTime: number;
+  blockhash: string;
+  previousBlockhash: string;
+  transactions: IncludedTransaction[];
+  /** Leader's share of the fees and its balance after it, for the `rewards` list. */
+  leaderReward: bigint;
+  leaderBalance: bigint;
+  /** State changes of this block, newest last; dropped for blocks too old to reorg. */
+  undo: UndoEntry[] | undefined;
+  /** getBlock answers already rendered (UTF-8 JSON), by variant. */
+  rendered: Map<string, Buffer>;
+}
+
+export interface ReorgOptions {
+  /** Signatures to leave out of the new fork entirely (they vanish, as if never landed). */
+  drop?: readonly string[];
+  /** Signatures to leave out of the new fork and put back in the queue: they land in the next mined block. */
+  delay?: readonly string[];
+}
+
+/** The genesis block's parent is unknown; agave shows the all-ones hash when a parent is unavailable. */
+const UNAVAILABLE_BLOCKHASH = "11111111111111111111111111111111";
+/** Blocks whose undo log is kept, i.e. the deepest reorg the node can do. */
+const REORG_HORIZON = 1_000;
+
+/**
+ * The simulated cluster: a chain of blocks at increasing slots (with gaps for skipped slots), the
+ * queue of submitted transactions, and the account state they act on.
+ */
+export class SolanaChain {
+  readonly state = new LedgerState();
+  private readonly blocks: Block[] = [];
+  private readonly bySlot = new Map<number, Block>();
+  private pending: SignedTransaction[] = [];
+  private forkNonce = 0;
+  private skipBeforeNext = 0;
+
+  constructor(
+    private readonly seed: string,
+    private readonly leader: Signer,
+    private readonly runtime: RuntimeContext,
+    private readonly genesisTime: number,
+    private readonly slotMs: number,
+    initializeGenesis: (state: LedgerState) => void,
+  ) {
+    // Genesis accounts are part of slot 0 and can never be reorged.
+    initializeGenesis(this.state);
+    this.state.takeUndoLog();
+    const genesis: Block = {
+      slot: 0,
+      parentSlot: 0,
+      blockHeight: 0,
+      blockTime: genesisTime,
+      blockhash: hashToAddress(seed, "genesis"),
+      previousBlockhash: UNAVAILABLE_BLOCKHASH,
+      transactions: [],
+      leaderReward: 0n,
+      leaderBalance: 0n,
+      undo: undefined,
+      rendered: new Map(),
+    };
+    this.append(genesis);
+  }
+
+  tip(): Block {
+    const tip = this.blocks.at(-1);
+    if (!tip) throw new Error("chain has no genesis");
+    return tip;
+  }
+
+  /** The newest block `FINALIZATION_DEPTH` blocks below the tip (genesis early on). */
+  finalized(): Block {
+    return this.blocks[Math.max(0, this.blocks.length - 1 - FINALIZATION_DEPTH)] ?? this.tip();
+  }
+
+  block(slot: number): Block | undefined {
+    return this.bySlot.get(slot);
+  }
+
+  /** Slots holding a block in [from, to], ascending. */
+  blockSlots(from: number, to: number): number[] {
+    // Binary search for the first block at or after `from`: the sandbox chain grows without end.
+    let low = 0;
+    let high = this.blocks.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      if ((this.blocks[mid]?.slot ?? 0) < from) low = mid + 1;
+      else high = mid;
+    }
+    const slots: number[] = [];
+    for (let i = low; i < this.blocks.length; i++) {
+      const slot = this.blocks[i]?.slot ?? Number.POSITIVE_INFINITY;
+      if (slot > to) break;
+      slots.push(slot);
+    }
+    return slots;
+  }
+
+  /** The blockhash a wallet would sign against: a finalized one, so the transaction survives short reorgs. */
+  recentBlockhash(): string {
+    return this.finalized().blockhash;
+  }
+
+  enqueue(tx: SignedTransaction): void {
+    this.pending.push(tx);
+  }
+
+  pendingCount(): number {
+    return this.pending.length;
+  }
+
+  /** The next `count` slots produce no block (their leaders were offline). */
+  skipSlots(count: number): void {
+    if (!Number.isInteger(count) || count < 1) throw new RangeError("skipSlots needs a positive count");
+    this.skipBeforeNext += count;
+  }
+
+  /** Produces `count` blocks; the first takes every queued transaction. Returns their slots. */
+  mine(count = 1): number[] {
+    if (!Number.isInteger(count) || count < 1) throw new RangeError("mine needs a positive count");
+    const slots: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const slot = this.tip().slot + 1 + this.skipBeforeNext;
+      this.skipBeforeNext = 0;
+      const block = this.produce(slot, this.pending.splice(0));
+      this.append(block);
+      slots.push(slot);
+    }
+    return slots;
+  }
+
+  /**
+   * Replaces the newest `depth` blocks with a competing fork at the same slots: new blockhashes,
+   * the same transactions re-executed (so their balances are recomputed) except those dropped or
+   * delayed. Returns the replaced slots.
+   */
+  reorg(depth: number, options: ReorgOptions = {}): number[] {
+    if (!Number.isInteger(depth) || depth < 1 || depth >= this.blocks.length) {
+      throw new RangeError(`reorg depth must be between 1 and ${this.blocks.length - 1}`);
+    }
+    const replaced = this.blocks.slice(-depth);
+    const known = new Set(replaced.flatMap((block) => block.transactions.map((tx) => tx.signature)));
+    for (const signature of [...(options.drop ?? []), ...(options.delay ?? [])]) {
+      if (!known.has(signature)) throw new RangeError(`transaction ${signature} is not in the last ${depth} blocks`);
+    }
+    for (const block of [...replaced].reverse()) {
+      if (!block.undo) throw new RangeError(`block at slot ${block.slot} is too old to reorg`);
+      this.state.undo(block.undo);
+      this.bySlot.delete(block.slot);
+    }
+    this.blocks.splice(-depth);
+    this.forkNonce++;
+    const drop = new Set(options.drop ?? []);
+    const delay = new Set(options.delay ?? []);
+    const delayed: SignedTransaction[] = [];
+    for (const old of replaced) {
+      const keep: SignedTransaction[] = [];
+      for (const { source } of old.transactions) {
+        if (delay.has(source.signature)) delayed.push(source);
+        else if (!drop.has(source.signature)) keep.push(source);
+      }
+      this.append(this.produce(old.slot, keep));
+    }
+    this.pending = [...delayed, ...this.pending];
+    return replaced.map((block) => block.slot);
+  }
+
+  private produce(slot: number, queue: readonly SignedTransaction[]): Block {
+    const parent = this.tip();
+    this.state.takeUndoLog();
+    const transactions: IncludedTransaction[] = [];
+    for (const tx of queue) {
+      const included = executeTransaction(this.state, tx, this.runtime);
+      if (included) transactions.push(included);
+    }
+    const fees = transactions.reduce((sum, tx) => sum + tx.fee, 0n);
+    const leaderReward = fees / LEADER_FEE_SHARE_DIVISOR;
+    if (leaderReward > 0n) this.state.addLamports(this.leader.address, leaderReward);
+    const blockhash = hashToAddress(
+      parent.blockhash,
+      `${this.seed}:${slot}:${this.forkNonce}`,
+      ...transactions.map((tx) => tx.signature),
+    );
+    return {
+      slot,
+      parentSlot: parent.slot,
+      blockHeight: parent.blockHeight + 1,
+      blockTime: this.genesisTime + Math.floor((slot * this.slotMs) / 1000),
+      blockhash,
+      previousBlockhash: parent.blockhash,
+      transactions,
+      leaderReward,
+      leaderBalance: this.state.lamports(this.leader.address),
+      undo: this.state.takeUndoLog(),
+      rendered: new Map(),
+    };
+  }
+
+  private append(block: Block): void {
+    this.blocks.push(block);
+    this.bySlot.set(block.slot, block);
+    const old = this.blocks[this.blocks.length - 1 - REORG_HORIZON];
+    if (old) old.undo = undefined;
+  }
+}

@@ -1,0 +1,153 @@
+import { randomBytes } from "node:crypto";
+import type { Server } from "node:http";
+import {
+  type AppDeps,
+  createApp,
+  createMerchant,
+  KYC_AND_BANKING_QUEUES,
+  PROVISION_CUSTOMER_JOB,
+  provisionCustomer,
+  registerKycAndBankingWorkers,
+} from "@mp/api";
+import { silentLogger } from "@mp/core";
+import { createCustody } from "@mp/custody";
+import { createDatabase, type Database } from "@mp/db";
+import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
+import { createEncryptionKeyring } from "@mp/encryption";
+import { createJobQueue, type JobQueue } from "@mp/jobs";
+import { createSandboxBankingProvider, createSandboxKycProvider, createSandboxRateProvider } from "@mp/providers";
+import { Registry } from "prom-client";
+
+/** Hardhat/anvil's well-known development mnemonic: test addresses are public and worthless. */
+export const TEST_MNEMONIC = "test test test test test test test test test test test junk";
+
+let testCustody: ReturnType<typeof createCustody> | undefined;
+function custody() {
+  testCustody ??= createCustody(TEST_MNEMONIC, { bitcoinNetwork: "regtest" });
+  return testCustody;
+}
+
+export interface TestMerchant {
+  merchantId: string;
+  apiKey: string;
+  keyPrefix: string;
+}
+
+export interface ApiHarness {
+  url: string;
+  db: Database;
+  testDb: TestDatabase;
+  deps: AppDeps;
+  merchant(environment?: "sandbox" | "production"): Promise<TestMerchant>;
+  /** fetch against the app with the key in X-Service-API-Key. */
+  call(
+    key: string | undefined,
+    path: string,
+    init?: RequestInit & { idempotencyKey?: string; json?: unknown },
+  ): Promise<{ status: number; body: any; headers: Headers; text: string }>;
+  stop(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  /** Run the background workers in this process (customer provisioning etc.). */
+  workers?: boolean;
+  overrides?: Partial<AppDeps>;
+  /** Reach the fresh database through another address (e.g. a proxy the test can cut). */
+  wrapConnection?: (connectionString: string) => Promise<string>;
+}
+
+export async function startApiHarness(options: HarnessOptions = {}): Promise<ApiHarness> {
+  const testDb = await createTestDatabase();
+  const db = options.wrapConnection
+    ? createDatabase({ connectionString: await options.wrapConnection(testDb.connectionString), max: 10 })
+    : testDb.db;
+  const logger = silentLogger();
+  const jobs: JobQueue = await createJobQueue({
+    db: testDb.db,
+    logger,
+    queues: [PROVISION_CUSTOMER_JOB, ...KYC_AND_BANKING_QUEUES],
+  });
+  const deps: AppDeps = {
+    db,
+    logger,
+    environment: "sandbox",
+    chains: {},
+    jobs,
+    rates: createSandboxRateProvider(),
+    addresses: { deriveWalletAddresses: (account, index) => custody().deriveWalletAddresses(account, index) },
+    // Sandbox providers decide in ~100 ms so tests of the asynchronous flows stay fast.
+    kyc: createSandboxKycProvider({ reviewDelayMs: 100 }),
+    banking: createSandboxBankingProvider({ activationDelayMs: 100 }),
+    encryption: createEncryptionKeyring({ current: randomBytes(32) }),
+    metrics: new Registry(),
+    faucets: {},
+    rateLimitPerMinute: 100_000,
+    indexerStates: async () => [],
+    ...options.overrides,
+  };
+  if (options.workers) {
+    await jobs.work<{ customerId: string }>(PROVISION_CUSTOMER_JOB, (data) => provisionCustomer(deps, data));
+    await registerKycAndBankingWorkers(jobs, deps);
+  }
+  const app = createApp(deps);
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+  });
+  const address = server.address();
+  const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+
+  return {
+    url,
+    db,
+    testDb,
+    deps,
+    async merchant(environment = "sandbox") {
+      const created = await createMerchant(testDb.db, {
+        name: `m-${Math.random().toString(36).slice(2, 8)}`,
+        environment,
+      });
+      return { merchantId: created.merchantId, apiKey: created.key.apiKey, keyPrefix: created.key.prefix };
+    },
+    async call(key, path, init = {}) {
+      const headers = new Headers(init.headers);
+      if (key !== undefined) headers.set("X-Service-API-Key", key);
+      if (init.idempotencyKey !== undefined) headers.set("X-Idempotency-Key", init.idempotencyKey);
+      let body = init.body;
+      if (init.json !== undefined) {
+        headers.set("content-type", "application/json");
+        body = JSON.stringify(init.json);
+      }
+      const response = await fetch(`${url}${path}`, { ...init, headers, body: body ?? null });
+      const text = await response.text();
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      return { status: response.status, body: parsed, headers: response.headers, text };
+    },
+    async stop() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await jobs.stop();
+      if (db !== testDb.db) await db.close();
+      await testDb.drop();
+    },
+  };
+}
+
+/** Polls `check` until it returns a value (not undefined) or the time runs out. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined>,
+  timeoutMs = 10_000,
+  intervalMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
