@@ -5,6 +5,7 @@ import { depositRoutes } from "./deposits/deposit-routes.ts";
 import type { AnyRoute } from "./http/route.ts";
 import { openApiRoute } from "./openapi/openapi-route.ts";
 import { rateRoutes } from "./rates/rate-routes.ts";
+import { sandboxRoutes } from "./sandbox/sandbox-deposit-routes.ts";
 import { systemRoutes } from "./system/system-routes.ts";
 import { verificationRoutes } from "./verification/verification-routes.ts";
 import { virtualAccountRoutes } from "./virtual-accounts/virtual-account-routes.ts";
@@ -21,5 +22,6 @@ export const allRoutes: AnyRoute[] = [
   ...depositRoutes,
   ...balanceRoutes,
   ...virtualAccountRoutes,
+  ...sandboxRoutes,
 ];
 allRoutes.push(openApiRoute(() => allRoutes));
