@@ -50,8 +50,9 @@ export const sandboxDepositRoute = defineRoute({
     const candidates = rows.filter(
       (row) => normalizeAddress(row.chain, body.address) === normalizeAddress(row.chain, row.address),
     );
-    if (candidates.length === 0) throw new NotFoundError("No wallet of yours has this address");
-    const chain: ChainId = body.chain ?? (candidates.some((c) => isEvmChain(c.chain)) ? "BASE" : candidates[0]!.chain);
+    const first = candidates[0];
+    if (!first) throw new NotFoundError("No wallet of yours has this address");
+    const chain: ChainId = body.chain ?? (isEvmChain(first.chain) ? "BASE" : first.chain);
     const destination = candidates.find((c) => c.chain === chain);
     if (!destination) throw new ValidationError(`the address is not a ${chain} receive address`, "chain");
 
