@@ -56,7 +56,7 @@ describe("POST /v1/sandbox/deposits", () => {
     if (!stopped) await node?.stop();
   });
 
-  const send = (json: unknown, idempotencyKey = crypto.randomUUID(), apiKey = key) =>
+  const send = (json: unknown, idempotencyKey: string = crypto.randomUUID(), apiKey = key) =>
     api.call(apiKey, "/v1/sandbox/deposits", { method: "POST", idempotencyKey, json });
 
   it("sends real USDC on the local chain to the merchant's address, once per idempotency key", async () => {

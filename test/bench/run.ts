@@ -11,6 +11,7 @@ const seconds = flag("seconds") ? Number(flag("seconds")) : undefined;
 
 const benches: Record<string, () => Promise<void>> = {
   api: async () => (await import("./api.ts")).runApiBench(seconds ? { seconds } : {}),
+  wallets: async () => (await import("./wallets.ts")).runWalletsBench(seconds ? { seconds } : {}),
 };
 
 const selected = name === "all" ? Object.keys(benches) : [name];

@@ -34,7 +34,7 @@ function memory() {
 
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 
-function benchDerivation(): void {
+export function benchDerivation(): void {
   const custody = createCustody(MNEMONIC, { bitcoinNetwork: "regtest" });
   for (let i = 0; i < 100; i++) custody.deriveWalletAddresses(0, i); // JIT and curve tables warm-up
   const newAccount = microsPer(20, (i) => custody.deriveWalletAddresses(1 + i, 0));

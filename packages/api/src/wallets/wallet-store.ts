@@ -75,6 +75,16 @@ async function destinationsOf(sql: Queryable, walletIds: string[]): Promise<Map<
  * wallet index, so concurrent creations get distinct, gap-free indexes; the addresses are derived
  * from (merchant account, index) and never reused.
  */
+/**
+ * Creates a wallet and its ten destinations.
+ *
+ * The wallet index comes from the merchant's counter inside the request's transaction, so an index
+ * is used exactly when its wallet commits (no gaps). The counter row stays locked until COMMIT, so
+ * concurrent creations for one merchant serialise from the allocation on: it is taken as late as
+ * possible and followed by a single insert statement. (Allocating on a separate connection would
+ * shorten the lock but deadlocks the embedded database, which runs one transaction at a time, and
+ * can exhaust the pool under load.)
+ */
 export async function createWallet(
   sql: Queryable,
   deriver: AddressDeriver,
@@ -93,31 +103,42 @@ export async function createWallet(
   const slot = allocated.rows[0];
   if (!slot) throw new NotFoundError("Merchant");
   const walletId = randomUUID();
-  const wallet = await sql.query<WalletRow>(
-    `INSERT INTO wallets AS w (id, merchant_id, customer_id, label, derivation_index)
-     VALUES ($1, $2, $3, $4, $5) RETURNING ${WALLET_COLUMNS}`,
-    [walletId, input.merchantId, input.customerId, input.label, slot.index],
-  );
   const derived = deriver.deriveWalletAddresses(slot.account, slot.index);
-  const ids = derived.map(() => randomUUID());
-  const destinations = await sql.query<DestinationRow>(
-    `INSERT INTO destinations (id, wallet_id, merchant_id, chain, address, address_key, derivation_path, status, provisioned_at, last_attempted_at)
-     SELECT d.id, $1, $2, d.chain, d.address, d.address_key, d.path, 'ACTIVE', now(), now()
-     FROM unnest($3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[]) AS d(id, chain, address, address_key, path)
-     RETURNING ${DESTINATION_COLUMNS}`,
+  // One round trip: the wallet row and its destinations.
+  const { rows } = await sql.query<WalletRow & { destinations: DestinationRow[] }>(
+    `WITH w AS (
+       INSERT INTO wallets (id, merchant_id, customer_id, label, derivation_index)
+       VALUES ($1, $2, $3, $4, $5)
+       RETURNING id, merchant_id, customer_id, label, status, created_at, updated_at
+     ), d AS (
+       INSERT INTO destinations (id, wallet_id, merchant_id, chain, address, address_key, derivation_path, status, provisioned_at, last_attempted_at)
+       SELECT d.id, (SELECT id FROM w), $2, d.chain, d.address, d.address_key, d.path, 'ACTIVE', now(), now()
+       FROM unnest($6::uuid[], $7::text[], $8::text[], $9::text[], $10::text[]) WITH ORDINALITY AS d(id, chain, address, address_key, path, n)
+       ORDER BY d.n
+       RETURNING ${DESTINATION_COLUMNS}
+     )
+     SELECT ${WALLET_COLUMNS}, (SELECT json_agg(d) FROM d) AS destinations FROM w`,
     [
       walletId,
       input.merchantId,
-      ids,
+      input.customerId,
+      input.label,
+      slot.index,
+      derived.map(() => randomUUID()),
       derived.map((d) => d.chain),
       derived.map((d) => d.address),
       derived.map((d) => d.addressKey),
       derived.map((d) => d.path),
     ],
   );
-  const row = wallet.rows[0];
+  const row = rows[0];
   if (!row) throw new Error("wallet insert returned no row");
-  return toWallet(row, destinations.rows);
+  const destinations = row.destinations.map((d) => ({
+    ...d,
+    last_attempted_at: d.last_attempted_at === null ? null : new Date(d.last_attempted_at),
+    provisioned_at: d.provisioned_at === null ? null : new Date(d.provisioned_at),
+  }));
+  return toWallet(row, destinations);
 }
 
 export async function findWallet(

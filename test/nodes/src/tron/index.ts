@@ -1,1 +1,23 @@
-export {};
+/**
+ * Tron test node: java-tron's full-node HTTP API (getnowblock, getblockbynum, getblockbylimitnext,
+ * gettransactioninfobyblocknum, plus `POST /_test/transfer` for the sandbox faucet) over an
+ * in-memory chain with real secp256k1 keys, base58check addresses and protobuf txIDs, and a USDT
+ * TRC-20 whose transfers emit real Transfer logs.
+ *
+ *   const node = await startTronTestNode();             // or { port, blockIntervalMs, seed }
+ *   const config = resolveChainConfig("TRON", { rpcUrl: node.url, tokens: [...node.tokens] });
+ *   const txID = node.transfer(address, 5_000_000n);    // queued; also transferToken / failTransfer
+ *   node.mine();                                         // block produced; headers/scan see it now
+ *   node.reorg(2, { drop: [txID] });
+ *   await node.stop(); await node.restart();             // outage and recovery, state kept
+ */
+export { addressToHex, hexToAddress, TronKey } from "./keys.ts";
+export { TRANSFER_TOPIC } from "./transactions.ts";
+export { BLOCK_MS, type ReorgOptions } from "./tron-chain.ts";
+export {
+  startTronTestNode,
+  type TronSendOptions,
+  type TronTestNode,
+  type TronTestNodeOptions,
+  type TronTestToken,
+} from "./tron-test-node.ts";

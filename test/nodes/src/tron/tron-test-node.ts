@@ -1,0 +1,170 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { close, createTronHttpServer, listen } from "./http-api.ts";
+import { addressToHex, hexToAddress, labelToContractHex, TronKey } from "./keys.ts";
+import { type Payment, signPayment } from "./transactions.ts";
+import { type ReorgOptions, TronChain } from "./tron-chain.ts";
+
+export interface TronTestNodeOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Produce a block every this many ms (local sandbox); without it the caller mines. */
+  blockIntervalMs?: number;
+  /** Seed of every key, address and hash: the same seed gives the same chain. */
+  seed?: string;
+}
+
+/** Who signs and pays (default: the node's funded faucet key). */
+export interface TronSendOptions {
+  from?: TronKey;
+}
+
+export interface TronTestToken {
+  asset: string;
+  /** base58 contract address (what the chains config calls `address`). */
+  address: string;
+  decimals: number;
+}
+
+export interface TronTestNode {
+  readonly url: string;
+  readonly port: number;
+  /** The node's TRC-20 (USDT, 6 decimals), in chains-config shape. */
+  readonly tokens: readonly TronTestToken[];
+  /** Funded at genesis with TRX and every USDT; signs faucet payments and default transfers. */
+  readonly faucetAddress: string;
+  /** The faucet's private key (hex), for a sandbox config's `faucetPrivateKey`. */
+  readonly faucetPrivateKey: string;
+  /** Height of the newest block. */
+  head(): number;
+  /** Produces blocks; the first takes every queued transaction. Returns the new heights. */
+  mine(count?: number): number[];
+  /** Queues a TRX TransferContract (sun); returns its txID (lands at the next mine). */
+  transfer(to: string, amountSun: bigint, options?: TronSendOptions): string;
+  /** Queues a USDT `transfer(to, amount)` call. */
+  transferToken(to: string, amount: bigint, options?: TronSendOptions): string;
+  /** Queues a USDT transfer that reverts on chain (contractRet / receipt.result REVERT, no log). */
+  failTransfer(to: string, amount: bigint, options?: TronSendOptions): string;
+  /** Replaces the newest `depth` blocks with a fork at the same heights (new ids). */
+  reorg(depth: number, options?: ReorgOptions): number[];
+  blockId(height: number): string | undefined;
+  /** Where a transaction landed, if it did. */
+  transaction(txID: string): { height: number; failed: boolean } | undefined;
+  balance(address: string): bigint;
+  tokenBalance(address: string): bigint;
+  /** Stops serving (state is kept) until `restart()`; also stops the block timer. */
+  stop(): Promise<void>;
+  /** Serves again on the same port. */
+  restart(): Promise<void>;
+}
+
+/** 10 billion TRX: large, yet every amount stays a safe integer in sun. */
+const FAUCET_SUN = 10n ** 16n;
+/** 1 billion USDT. */
+const FAUCET_TOKEN_UNITS = 10n ** 15n;
+const WITNESSES = 3;
+
+const controlSchema = z.object({
+  to: z.string(),
+  /** "TRX" or the token's base58 contract address. */
+  asset: z.string(),
+  amount: z.string().regex(/^[1-9]\d*$/, "a positive integer in base units"),
+});
+
+/**
+ * A Tron full node for tests and the local sandbox, on 127.0.0.1, serving `/wallet/getnowblock`,
+ * `/wallet/getblockbynum`, `/wallet/getblockbylimitnext` and `/wallet/gettransactioninfobyblocknum`
+ * in java-tron's JSON shapes over an in-memory chain (see tron-chain.ts for what is real), with
+ * one TRC-20, "USDT", whose transfers emit real Transfer logs. `POST /_test/transfer
+ * {to, asset, amount}` pays from the faucet key (what the sandbox faucet uses).
+ */
+export async function startTronTestNode(options: TronTestNodeOptions = {}): Promise<TronTestNode> {
+  const seed = options.seed ?? "mp-tron-test-node";
+  const faucet = TronKey.fromLabel(`${seed}:faucet`);
+  const usdtHex = labelToContractHex(`${seed}:usdt-contract`);
+  const tokens: TronTestToken[] = [{ asset: "USDT", address: hexToAddress(usdtHex), decimals: 6 }];
+  const witnesses = Array.from({ length: WITNESSES }, (_, i) => TronKey.fromLabel(`${seed}:witness:${i}`));
+  const chain = new TronChain(witnesses, {
+    timestamp: Math.floor(Date.now() / 3_000) * 3_000,
+    parentHash: createHash("sha256").update(`${seed}:genesis-parent`).digest("hex"),
+    fund: (balances) => {
+      balances.trx.set(faucet.addressHex, FAUCET_SUN);
+      balances.token.set(faucet.addressHex, FAUCET_TOKEN_UNITS);
+    },
+  });
+
+  let lastTimestamp = 0;
+  const hexOf = (address: string): string => {
+    const hex = addressToHex(address);
+    if (hex === undefined) throw new RangeError(`not a Tron address: ${address}`);
+    return hex;
+  };
+  const send = (payment: Payment, key: TronKey): string => {
+    // Distinct timestamps keep equal payments distinct transactions, as wallets' clocks do.
+    lastTimestamp = Math.max(Date.now(), lastTimestamp + 1);
+    const tip = chain.tip();
+    const tx = signPayment(key, payment, { number: tip.number, blockID: tip.blockID }, lastTimestamp);
+    chain.enqueue(tx);
+    return tx.txID;
+  };
+  const trx = (to: string, amount: bigint, from: TronKey) =>
+    send({ kind: "trx", from: from.addressHex, to: hexOf(to), amount }, from);
+  const token = (to: string, amount: bigint, from: TronKey, revert: boolean) => {
+    if (amount <= 0n) throw new RangeError("token amount must be positive");
+    return send({ kind: "token", from: from.addressHex, contract: usdtHex, to: hexOf(to), amount, revert }, from);
+  };
+
+  const server = createTronHttpServer(chain, (body) => {
+    const parsed = controlSchema.safeParse(body);
+    if (!parsed.success) throw new RangeError(parsed.error.issues[0]?.message ?? "invalid body");
+    const amount = BigInt(parsed.data.amount);
+    if (parsed.data.asset === "TRX") return trx(parsed.data.to, amount, faucet);
+    if (tokens.some((t) => t.address === parsed.data.asset || t.asset === parsed.data.asset)) {
+      return token(parsed.data.to, amount, faucet, false);
+    }
+    throw new RangeError(`the test node has no asset ${parsed.data.asset}`);
+  });
+  const port = await listen(server, options.port ?? 0);
+
+  let timer: NodeJS.Timeout | undefined;
+  const startTimer = () => {
+    if (options.blockIntervalMs !== undefined && timer === undefined) {
+      timer = setInterval(() => chain.mine(1), options.blockIntervalMs);
+      timer.unref();
+    }
+  };
+  startTimer();
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    tokens,
+    faucetAddress: faucet.address,
+    faucetPrivateKey: faucet.privateKeyHex,
+    head: () => chain.tip().number,
+    mine: (count) => chain.mine(count),
+    transfer: (to, amountSun, sendOptions) => trx(to, amountSun, sendOptions?.from ?? faucet),
+    transferToken: (to, amount, sendOptions) => token(to, amount, sendOptions?.from ?? faucet, false),
+    failTransfer: (to, amount, sendOptions) => token(to, amount, sendOptions?.from ?? faucet, true),
+    reorg: (depth, reorgOptions) => chain.reorg(depth, reorgOptions),
+    blockId: (height) => chain.block(height)?.blockID,
+    transaction: (txID) => {
+      for (const block of chain.blocks) {
+        const included = block.transactions.find((candidate) => candidate.tx.txID === txID);
+        if (included) return { height: block.number, failed: included.failed };
+      }
+      return undefined;
+    },
+    balance: (address) => chain.balance("trx", hexOf(address)),
+    tokenBalance: (address) => chain.balance("token", hexOf(address)),
+    stop: async () => {
+      if (timer !== undefined) clearInterval(timer);
+      timer = undefined;
+      await close(server);
+    },
+    restart: async () => {
+      if (!server.listening) await listen(server, port);
+      startTimer();
+    },
+  };
+}
