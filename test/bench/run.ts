@@ -11,6 +11,11 @@ const seconds = flag("seconds") ? Number(flag("seconds")) : undefined;
 
 const benches: Record<string, () => Promise<void>> = {
   api: async () => (await import("./api.ts")).runApiBench(seconds ? { seconds } : {}),
+  indexer: async () =>
+    (await import("./indexer.ts")).runIndexerBench({
+      ...(flag("chain") ? { chain: flag("chain") as string } : {}),
+      ...(flag("blocks") ? { blocks: Number(flag("blocks")) } : {}),
+    }),
   wallets: async () => (await import("./wallets.ts")).runWalletsBench(seconds ? { seconds } : {}),
 };
 

@@ -8,13 +8,25 @@ import {
   registerKycAndBankingWorkers,
   sweepIdempotencyKeys,
 } from "@mp/api";
-import type { AppConfig, ChainsConfig, Logger } from "@mp/core";
-import { createCustody, ensureRootFingerprint, resolveMnemonic } from "@mp/custody";
+import {
+  type AppConfig,
+  type ChainId,
+  type ChainsConfig,
+  chainFamily,
+  type Logger,
+  type SandboxFaucet,
+} from "@mp/core";
+import type { Custody } from "@mp/custody";
 import { loadEncryptionKeyring } from "@mp/encryption";
+import { forgetChain, getIndexerStates } from "@mp/indexer";
 import { createJobQueue, type JobQueue } from "@mp/jobs";
 import { createSandboxBankingProvider, createSandboxKycProvider, createSandboxRateProvider } from "@mp/providers";
 import { collectDefaultMetrics, Registry } from "prom-client";
+import { createChainFaucet } from "./chain-adapters.ts";
 import { checkEncryptionKeys } from "./cli/rotate-encryption.ts";
+import { selectChains, startIndexers } from "./indexers.ts";
+import { type LocalSandbox, startLocalSandbox } from "./local-sandbox.ts";
+import { openCustody } from "./open-custody.ts";
 import { openMigratedDatabase } from "./runtime.ts";
 
 export type Role = "api" | "indexer" | "worker" | "all";
@@ -34,6 +46,18 @@ async function registerWorkers(jobs: JobQueue, deps: AppDeps): Promise<void> {
 }
 
 /**
+ * Faucets for POST /v1/sandbox/deposits: every chain of the local sandbox, and in a configured
+ * sandbox deployment the EVM chains that name a funded faucet key.
+ */
+function sandboxFaucets(chains: ChainsConfig, local: boolean): Partial<Record<ChainId, SandboxFaucet>> {
+  const faucets: Partial<Record<ChainId, SandboxFaucet>> = {};
+  for (const [chain, config] of Object.entries(chains) as Array<[ChainId, NonNullable<ChainsConfig[ChainId]>]>) {
+    if (local || (chainFamily(chain) === "evm" && config.faucetPrivateKey)) faucets[chain] = createChainFaucet(config);
+  }
+  return faucets;
+}
+
+/**
  * Starts the roles of one process. `all` is what `pnpm start` runs: API, indexers and workers
  * together on one database.
  */
@@ -48,22 +72,38 @@ export async function serve(options: {
   const { config, logger, role } = options;
   const { db, mode } = await openMigratedDatabase(config, logger);
   logger.info({ database: mode, role }, "database ready");
-  const chains = options.chains ?? config.chains ?? {};
-  let custody: ReturnType<typeof createCustody>;
+  // `pnpm start` in a sandbox without CHAINS_CONFIG runs real local chains; a single role never
+  // does (an api-only process with its own chains would not see what the indexer process indexes).
+  let sandbox: LocalSandbox | undefined;
+  const localChains = !options.chains && !config.chains && role === "all" && config.environment === "sandbox";
+  try {
+    if (localChains) sandbox = await startLocalSandbox(logger);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  const chains = options.chains ?? config.chains ?? sandbox?.chains ?? {};
+  if (sandbox) {
+    // The local chains are new: whatever was indexed from the previous run's chains is gone.
+    for (const chain of Object.keys(sandbox.chains) as ChainId[]) {
+      const { reversed } = await forgetChain(db, chain);
+      if (reversed > 0) {
+        logger.warn(
+          { chain, reversed },
+          "local sandbox chain restarted from genesis: the previous run's deposits were reversed",
+        );
+      }
+    }
+  }
+  let custody: Custody;
   let encryption: ReturnType<typeof loadEncryptionKeyring>;
   try {
     // Secrets first: a wrong mnemonic or a missing encryption key must stop the start, before serving.
-    const mnemonic = resolveMnemonic({
-      source: config.mnemonic,
-      environment: config.environment,
-      dataDir: config.dataDir,
-      logger,
-    });
-    custody = createCustody(mnemonic, { bitcoinNetwork: chains.BITCOIN?.network ?? "mainnet" });
-    await ensureRootFingerprint(db, custody.fingerprint);
+    custody = await openCustody(db, config, logger, chains);
     encryption = loadEncryptionKeyring(config, { logger });
     await checkEncryptionKeys(db, encryption);
   } catch (error) {
+    await sandbox?.stop();
     await db.close();
     throw error;
   }
@@ -83,10 +123,26 @@ export async function serve(options: {
     banking: createSandboxBankingProvider(),
     encryption,
     metrics,
-    faucets: {},
+    faucets: config.environment === "sandbox" ? sandboxFaucets(chains, localChains) : {},
     rateLimitPerMinute: config.rateLimitPerMinute,
-    indexerStates: async () => [],
+    indexerStates: async () => (await getIndexerStates(db)).filter((state) => chains[state.chain] !== undefined),
   };
+  if (sandbox) {
+    const running = sandbox;
+    stops.push(() => running.stop());
+  }
+
+  if (role === "indexer" || role === "all") {
+    const indexers = await startIndexers({
+      db,
+      logger,
+      chains,
+      selected: selectChains(chains, options.chainFilter),
+      rates: deps.rates,
+      metrics,
+    });
+    stops.push(() => indexers.stop());
+  }
 
   if (role === "worker" || role === "all") {
     await registerWorkers(jobs, deps);

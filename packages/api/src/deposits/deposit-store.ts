@@ -39,7 +39,15 @@ const usd = (micros: string | null) => (micros === null ? null : formatUsd(BigIn
 export function toDepositResource(row: DepositRow, heads: ReadonlyMap<ChainId, number>): DepositResource {
   const height = Number(row.block_height);
   const head = heads.get(row.chain);
-  const confirmations = row.status === "REVERSED" || head === undefined ? 0 : Math.max(0, head - height + 1);
+  const depth = row.status === "REVERSED" || head === undefined ? 0 : Math.max(0, head - height + 1);
+  // A pending deposit never shows the required count before the indexer has credited it; a
+  // confirmed one keeps counting with the chain.
+  const confirmations =
+    row.status === "PENDING"
+      ? Math.min(depth, row.required_confirmations - 1)
+      : row.status === "CONFIRMED"
+        ? Math.max(depth, row.required_confirmations)
+        : 0;
   return {
     id: row.id,
     merchant_id: row.merchant_id,

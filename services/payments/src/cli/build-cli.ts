@@ -2,7 +2,8 @@ import { createApiKey, createMerchant, type Environment, revokeApiKey } from "@m
 import { type AppConfig, createLogger, type Logger, loadConfig } from "@mp/core";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { openMigratedDatabase } from "../runtime.ts";
-import { type Role, serve } from "../serve.ts";
+import type { Role } from "../serve.ts";
+import { addOperatorCommands } from "./operator-commands.ts";
 
 function cliLogger(config: AppConfig): Logger {
   // Data commands print JSON/CSV on stdout; their logs go to stderr.
@@ -49,6 +50,8 @@ export function buildCli(): Command {
     .action(async (options: { role: Role; chains?: string }) => {
       const config = loadConfig();
       const logger = createLogger({ level: config.logLevel });
+      // Loaded only to serve: the chain adapters and test nodes are heavy for one-shot commands.
+      const { serve } = await import("../serve.ts");
       const service = await serve({
         config,
         logger,
@@ -132,5 +135,6 @@ export function buildCli(): Command {
       process.stdout.write(`revoked ${revoked} key\n`);
     });
 
+  addOperatorCommands(program, keys);
   return program;
 }

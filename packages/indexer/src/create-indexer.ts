@@ -1,0 +1,241 @@
+import type { BlockHeader, ChainAdapter, ChainConfig, Logger, ScanRange } from "@mp/core";
+import type { WatchSet } from "@mp/custody";
+import type { Database } from "@mp/db";
+import type { RateProvider } from "@mp/providers";
+import { backoffDelay, createSleeper } from "./backoff.ts";
+import { insertBlocks, pruneBlocks, storedBlockBelow, storedTip } from "./block-store.ts";
+import { createChainLock } from "./chain-lock.ts";
+import { findCommonAncestor } from "./common-ancestor.ts";
+import { confirmDeposits } from "./confirm-deposits.ts";
+import { moveCursor, readCursor, recordHead } from "./cursor-store.ts";
+import type { IndexerMetrics } from "./indexer-metrics.ts";
+import { recordDeposits } from "./record-deposits.ts";
+import { rollBackAbove } from "./roll-back.ts";
+import { scanRange } from "./scan-range.ts";
+
+export interface IndexerOptions {
+  db: Database;
+  adapter: ChainAdapter;
+  config: ChainConfig;
+  watch: WatchSet;
+  rates: RateProvider;
+  logger: Logger;
+  metrics?: IndexerMetrics;
+  /**
+   * Where the chain lock's connection comes from (default `db`). The lock pins one connection for
+   * the indexer's lifetime: a process running several indexers gives them a pool of their own so
+   * the locks never starve the pool that serves requests and writes deposits.
+   */
+  lockDb?: Database;
+  /**
+   * Test hook called at named points inside transactions ("after-deposits": deposits inserted,
+   * cursor not moved; "after-credit": credit posted, deposit not marked CONFIRMED). Throwing there
+   * simulates a crash: the transaction rolls back.
+   */
+  failpoint?: (name: string) => void | Promise<void>;
+}
+
+/** What one iteration did. */
+export interface TickResult {
+  /** False when another indexer holds the chain's lock: this one did nothing. */
+  active: boolean;
+  head: number | null;
+  indexedHeight: number | null;
+  /** The range scanned and recorded, if any. */
+  scanned: ScanRange | null;
+  /** Set when a reorganisation was rolled back to this height (nothing was scanned then). */
+  reorgAncestor: number | null;
+  depositsSeen: number;
+  depositsConfirmed: number;
+  depositsReversed: number;
+  /** Nothing left to scan up to the head: the loop may wait a poll interval. */
+  caughtUp: boolean;
+}
+
+export interface Indexer {
+  /** Runs the loop until stop(): waits for the chain's lock, then indexes, retrying failures with backoff. */
+  start(): Promise<void>;
+  /** Ends the loop (after the current iteration) and releases the lock. */
+  stop(): Promise<void>;
+  /** One iteration (for tests): takes the lock if free, then reorg check, one batch, confirmations. */
+  tick(): Promise<TickResult>;
+}
+
+/** Block hashes kept below the cursor for reorg checks: twice the confirmations, at least this many. */
+const MIN_BLOCK_WINDOW = 16;
+
+/**
+ * The chain-agnostic indexer of one chain. Each iteration: refresh the watch set, read the head,
+ * verify the stored tip is still on the node's chain (else roll back to the common ancestor in one
+ * transaction), scan the next batch [cursor+1, min(head, cursor+batchSize)] and record its deposits,
+ * block hashes and the new cursor in one transaction, then confirm and credit deposits that reached
+ * their confirmations. The cursor never passes a block whose transfers are not recorded.
+ */
+export function createIndexer(options: IndexerOptions): Indexer {
+  const { db, adapter, config, watch, rates, metrics } = options;
+  const chain = config.chain;
+  const logger = options.logger;
+  const failpoint = options.failpoint ?? (() => undefined);
+  const lock = createChainLock(options.lockDb ?? db, chain, logger);
+  const sleeper = createSleeper();
+  const window = Math.max(config.confirmations * 2, MIN_BLOCK_WINDOW);
+  const labels = { chain };
+  let stopping = false;
+  let loop: Promise<void> | undefined;
+
+  const rpc = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (error) {
+      metrics?.rpcErrors.inc(labels);
+      throw error;
+    }
+  };
+  const headersOf = (from: number, to: number) => rpc(() => adapter.headers({ from, to }));
+
+  const idle = (active: boolean, head: number | null, indexedHeight: number | null): TickResult => ({
+    active,
+    head,
+    indexedHeight,
+    scanned: null,
+    reorgAncestor: null,
+    depositsSeen: 0,
+    depositsConfirmed: 0,
+    depositsReversed: 0,
+    caughtUp: true,
+  });
+
+  /** Rolls back above the common ancestor; returns the tick's result. */
+  const rollBack = async (head: number, cursor: number | null, reason: string): Promise<TickResult> => {
+    const ancestor = await findCommonAncestor({ q: db, chain, head, headers: headersOf, logger });
+    const result = await db.tx((client) =>
+      rollBackAbove(client, { chain, ancestor, expectedCursor: cursor, startHeight: config.startHeight }),
+    );
+    if (!result) throw new Error(`the ${chain} cursor moved under this indexer (another indexer is running)`);
+    const indexedHeight = ancestor < config.startHeight ? null : ancestor;
+    logger.warn(
+      { chain, reason, ancestor, from: cursor, reversed: result.reversed, creditsReversed: result.creditsReversed },
+      "chain reorganisation rolled back",
+    );
+    metrics?.reorgs.inc(labels);
+    metrics?.depositsReversed.inc(labels, result.reversed);
+    return {
+      ...idle(true, head, indexedHeight),
+      reorgAncestor: ancestor,
+      depositsReversed: result.reversed,
+      caughtUp: false,
+    };
+  };
+
+  /** Headers to keep: those in the window below the head, and always the batch's last (the next parent). */
+  const blocksToKeep = (headers: BlockHeader[], head: number): BlockHeader[] => {
+    const last = headers.at(-1);
+    return headers.filter((h) => h.height > head - window || h === last);
+  };
+
+  const tick = async (): Promise<TickResult> => {
+    if (!(await lock.acquire())) return idle(false, null, null);
+    // Head first, then the watch set: a payment in a block at or below this head was made after its
+    // wallet existed, so the refresh that follows is sure to know the address.
+    const head = await rpc(() => adapter.head());
+    await watch.refresh();
+    await recordHead(db, chain, head);
+    metrics?.headHeight.set(labels, head);
+    const cursor = (await readCursor(db, chain)).indexedHeight;
+
+    // The stored tip must still be on the node's chain; if it is, so is everything below it.
+    const tip = await storedTip(db, chain);
+    if (tip) {
+      const [onNode] = tip.height <= head ? await headersOf(tip.height, tip.height) : [];
+      if (onNode?.hash !== tip.hash) return rollBack(head, cursor, "stored tip no longer on the chain");
+    }
+
+    let indexedHeight = cursor;
+    let scanned: ScanRange | null = null;
+    let depositsSeen = 0;
+    const from = cursor === null ? config.startHeight : cursor + 1;
+    const to = Math.min(head, from + config.batchSize - 1);
+    if (from <= to) {
+      const range = { from, to };
+      const { headers, transfers } = await scanRange(adapter, range, watch, rpc);
+      const first = headers[0];
+      if (first) {
+        const parent = await storedBlockBelow(db, chain, first.height);
+        if (parent && parent.hash !== first.parentHash) {
+          return rollBack(head, cursor, `block ${first.height} does not extend stored block ${parent.height}`);
+        }
+      }
+      const moved = await db.tx(async (client) => {
+        depositsSeen = await recordDeposits(client, chain, config.confirmations, transfers);
+        await failpoint("after-deposits");
+        await insertBlocks(client, chain, blocksToKeep(headers, head));
+        if (!(await moveCursor(client, chain, cursor, to))) return false;
+        await pruneBlocks(client, chain, to - window);
+        return true;
+      });
+      if (!moved) throw new Error(`the ${chain} cursor moved under this indexer (another indexer is running)`);
+      indexedHeight = to;
+      scanned = range;
+      metrics?.depositsSeen.inc(labels, depositsSeen);
+      if (depositsSeen > 0) logger.info({ chain, from, to, deposits: depositsSeen }, "deposits seen");
+    }
+    if (indexedHeight !== null) {
+      metrics?.indexedHeight.set(labels, indexedHeight);
+      metrics?.lag.set(labels, Math.max(0, head - indexedHeight));
+    }
+
+    const depositsConfirmed = await confirmDeposits({ db, chain, head, rates, logger, failpoint });
+    metrics?.depositsConfirmed.inc(labels, depositsConfirmed);
+    if (depositsConfirmed > 0) logger.info({ chain, head, deposits: depositsConfirmed }, "deposits confirmed");
+    return {
+      active: true,
+      head,
+      indexedHeight,
+      scanned,
+      reorgAncestor: null,
+      depositsSeen,
+      depositsConfirmed,
+      depositsReversed: 0,
+      caughtUp: (indexedHeight ?? config.startHeight - 1) >= head,
+    };
+  };
+
+  const run = async (): Promise<void> => {
+    let failures = 0;
+    try {
+      while (!stopping) {
+        try {
+          const result = await tick();
+          failures = 0;
+          if (!result.active || result.caughtUp) await sleeper.sleep(config.pollIntervalMs);
+        } catch (error) {
+          failures++;
+          const delayMs = backoffDelay(failures, config.pollIntervalMs);
+          metrics?.tickErrors.inc(labels);
+          logger.warn({ chain, err: String(error), failures, retryInMs: delayMs }, "indexer iteration failed");
+          if (!stopping) await sleeper.sleep(delayMs);
+        }
+      }
+    } finally {
+      await lock.release();
+    }
+  };
+
+  return {
+    start() {
+      if (loop) throw new Error(`the ${chain} indexer is already running`);
+      stopping = false;
+      loop = run().finally(() => {
+        loop = undefined;
+      });
+      return loop;
+    },
+    async stop() {
+      stopping = true;
+      sleeper.wake();
+      if (loop) await loop;
+      else await lock.release();
+    },
+    tick,
+  };
+}

@@ -1,0 +1,45 @@
+import { Counter, Gauge, type Registry } from "prom-client";
+
+type ChainLabel = "chain";
+
+/** Prometheus metrics of the indexers, every one labelled by chain. */
+export interface IndexerMetrics {
+  headHeight: Gauge<ChainLabel>;
+  indexedHeight: Gauge<ChainLabel>;
+  lag: Gauge<ChainLabel>;
+  rpcErrors: Counter<ChainLabel>;
+  /** Failed iterations of the loop, whatever the cause (RPC, database, chain moving under a scan). */
+  tickErrors: Counter<ChainLabel>;
+  reorgs: Counter<ChainLabel>;
+  depositsSeen: Counter<ChainLabel>;
+  depositsConfirmed: Counter<ChainLabel>;
+  depositsReversed: Counter<ChainLabel>;
+}
+
+/**
+ * Registers the indexer metrics on `registry`. Calling it again with the same registry returns the
+ * metrics already registered there (one set serves every chain's indexer).
+ */
+export function createIndexerMetrics(registry: Registry): IndexerMetrics {
+  const gauge = (name: string, help: string): Gauge<ChainLabel> => {
+    const existing = registry.getSingleMetric(name);
+    if (existing) return existing as Gauge<ChainLabel>;
+    return new Gauge({ name, help, labelNames: ["chain"], registers: [registry] });
+  };
+  const counter = (name: string, help: string): Counter<ChainLabel> => {
+    const existing = registry.getSingleMetric(name);
+    if (existing) return existing as Counter<ChainLabel>;
+    return new Counter({ name, help, labelNames: ["chain"], registers: [registry] });
+  };
+  return {
+    headHeight: gauge("indexer_head_height", "Latest block height the chain's node reports"),
+    indexedHeight: gauge("indexer_indexed_height", "Highest block whose deposits are recorded"),
+    lag: gauge("indexer_lag_blocks", "Head height minus indexed height"),
+    rpcErrors: counter("indexer_rpc_errors_total", "Failed calls to the chain's node"),
+    tickErrors: counter("indexer_tick_errors_total", "Indexer iterations that failed and were retried"),
+    reorgs: counter("indexer_reorgs_total", "Reorganisations rolled back"),
+    depositsSeen: counter("indexer_deposits_seen_total", "Deposits recorded as PENDING"),
+    depositsConfirmed: counter("indexer_deposits_confirmed_total", "Deposits confirmed and credited"),
+    depositsReversed: counter("indexer_deposits_reversed_total", "Deposits reversed by a reorganisation"),
+  };
+}

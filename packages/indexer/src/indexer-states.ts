@@ -1,0 +1,32 @@
+import type { ChainId } from "@mp/core";
+import type { Queryable } from "@mp/db";
+
+/** One chain's indexer progress, as GET /v1/chains shows it (same shape as the API's IndexerState). */
+export interface IndexerState {
+  chain: ChainId;
+  headHeight: number | null;
+  indexedHeight: number | null;
+  lag: number | null;
+  updatedAt: Date | null;
+}
+
+/** Every chain an indexer has looked at, from chain_cursors; lag = head - indexed. */
+export async function getIndexerStates(q: Queryable): Promise<IndexerState[]> {
+  const { rows } = await q.query<{
+    chain: ChainId;
+    head_height: string | null;
+    indexed_height: string | null;
+    updated_at: Date;
+  }>("SELECT chain, head_height, indexed_height, updated_at FROM chain_cursors ORDER BY chain");
+  return rows.map((row) => {
+    const head = row.head_height === null ? null : Number(row.head_height);
+    const indexed = row.indexed_height === null ? null : Number(row.indexed_height);
+    return {
+      chain: row.chain,
+      headHeight: head,
+      indexedHeight: indexed,
+      lag: head === null || indexed === null ? null : Math.max(0, head - indexed),
+      updatedAt: row.updated_at,
+    };
+  });
+}

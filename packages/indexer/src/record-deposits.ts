@@ -1,0 +1,50 @@
+import { type ChainId, normalizeAddress, type ObservedTransfer } from "@mp/core";
+import type { Queryable } from "@mp/db";
+
+/**
+ * Inserts the observed transfers as PENDING deposits, each resolved to its wallet, merchant and
+ * customer through `destinations` (chain, address_key). A transfer already recorded (a rescan)
+ * is skipped by the live-identity index (migrations/0023), so this is safe to repeat; a transfer
+ * to an address that has no destination is dropped. Returns how many rows were new.
+ */
+export async function recordDeposits(
+  q: Queryable,
+  chain: ChainId,
+  requiredConfirmations: number,
+  transfers: readonly ObservedTransfer[],
+): Promise<number> {
+  if (transfers.length === 0) return 0;
+  const result = await q.query(
+    `INSERT INTO deposits (id, merchant_id, wallet_id, destination_id, customer_id, chain, asset, contract_address,
+       from_address, to_address, tx_hash, position, block_height, block_hash, decimals, amount_raw,
+       required_confirmations)
+     SELECT gen_random_uuid(), d.merchant_id, d.wallet_id, d.id, w.customer_id, $1, t.asset, t.contract_address,
+            t.from_address, t.to_address, t.tx_hash, t.position, t.block_height, t.block_hash, t.decimals,
+            t.amount_raw, $2
+       FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+                   $10::bigint[], $11::text[], $12::int[], $13::numeric[])
+            WITH ORDINALITY AS t(address_key, asset, contract_address, from_address, to_address, tx_hash, position,
+                                 block_height, block_hash, decimals, amount_raw, ord)
+       JOIN destinations d ON d.chain = $1 AND d.address_key = t.address_key
+       JOIN wallets w ON w.id = d.wallet_id
+      WHERE t.amount_raw > 0
+      ORDER BY t.ord
+     ON CONFLICT (chain, tx_hash, position) WHERE status <> 'REVERSED' DO NOTHING`,
+    [
+      chain,
+      requiredConfirmations,
+      transfers.map((t) => normalizeAddress(chain, t.to)),
+      transfers.map((t) => t.asset),
+      transfers.map((t) => t.contractAddress),
+      transfers.map((t) => t.from),
+      transfers.map((t) => t.to),
+      transfers.map((t) => t.txHash),
+      transfers.map((t) => t.position),
+      transfers.map((t) => t.blockHeight),
+      transfers.map((t) => t.blockHash),
+      transfers.map((t) => t.decimals),
+      transfers.map((t) => t.amountRaw.toString()),
+    ],
+  );
+  return result.rowCount ?? 0;
+}

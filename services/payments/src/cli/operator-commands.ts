@@ -1,0 +1,100 @@
+import { type AppConfig, ConfigError, createLogger, type Logger, loadConfig } from "@mp/core";
+import { exportWalletsCsv, verifyCustody } from "@mp/custody";
+import type { Database } from "@mp/db";
+import { loadEncryptionKeyring } from "@mp/encryption";
+import { checkLedger, exportJournalCsv } from "@mp/ledger";
+import type { Command } from "commander";
+import { openCustody } from "../open-custody.ts";
+import { openMigratedDatabase } from "../runtime.ts";
+import { rotateEncryption } from "./rotate-encryption.ts";
+
+/** Operator commands print their report or CSV on stdout; logs go to stderr. */
+function operatorLogger(config: AppConfig): Logger {
+  return createLogger({ level: config.logLevel === "info" ? "warn" : config.logLevel, stderr: true });
+}
+
+async function withDatabase<T>(fn: (db: Database, config: AppConfig, logger: Logger) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const logger = operatorLogger(config);
+  const { db } = await openMigratedDatabase(config, logger);
+  try {
+    return await fn(db, config, logger);
+  } finally {
+    await db.close();
+  }
+}
+
+function parseDate(setting: string, value: string): Date {
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime()))
+    throw new ConfigError(setting, "must be an ISO date, e.g. 2026-11-01 or 2026-11-01T00:00:00Z");
+  return date;
+}
+
+/** custody verify, wallets export, ledger check, ledger export, keys rotate-encryption. */
+export function addOperatorCommands(program: Command, keys: Command): void {
+  const custody = program.command("custody").description("Check the deployment's custody");
+  custody
+    .command("verify")
+    .description("Re-derive every stored address from the configured mnemonic; exits 1 on any mismatch")
+    .option("--merchant <id>", "only this merchant's wallets")
+    .action(async (options: { merchant?: string }) => {
+      const result = await withDatabase(async (db, config, logger) => {
+        const deriver = await openCustody(db, config, logger);
+        return verifyCustody(db, deriver, options.merchant ? { merchantId: options.merchant } : {});
+      });
+      for (const m of result.mismatches) {
+        process.stdout.write(
+          `MISMATCH ${m.problem} destination=${m.destinationId} wallet=${m.walletId} chain=${m.chain} path=${m.stored.path} stored=${m.stored.address} derived=${m.derived?.address ?? "-"}\n`,
+        );
+      }
+      process.stdout.write(`checked ${result.checked} addresses, ${result.mismatches.length} mismatches\n`);
+      if (result.mismatches.length > 0) process.exitCode = 1;
+    });
+
+  program
+    .command("wallets")
+    .description("Wallet operations")
+    .command("export")
+    .description("Write a merchant's wallets as CSV (wallet id, chain, address, derivation path) on stdout")
+    .requiredOption("--merchant <id>", "merchant id")
+    .action(async (options: { merchant: string }) => {
+      await withDatabase((db) => exportWalletsCsv(db, options.merchant, (line) => process.stdout.write(`${line}\n`)));
+    });
+
+  const ledger = program.command("ledger").description("Finance: check and export the ledger");
+  ledger
+    .command("check")
+    .description(
+      "Prove every journal entry balances and each merchant's balance equals its credited deposits net of fees and reversals; exits 1 on any difference",
+    )
+    .action(async () => {
+      const result = await withDatabase((db) => checkLedger(db));
+      for (const problem of result.problems) process.stdout.write(`PROBLEM ${problem}\n`);
+      process.stdout.write(
+        `${result.ok ? "OK" : "FAILED"}: ${result.entries} entries, ${result.merchants} merchants, ${result.problems.length} problems\n`,
+      );
+      if (!result.ok) process.exitCode = 1;
+    });
+  ledger
+    .command("export")
+    .description("Write the journal lines posted in [from, to) as CSV on stdout")
+    .requiredOption("--from <date>", "ISO date or timestamp (inclusive)")
+    .requiredOption("--to <date>", "ISO date or timestamp (exclusive)")
+    .action(async (options: { from: string; to: string }) => {
+      const range = { from: parseDate("--from", options.from), to: parseDate("--to", options.to) };
+      await withDatabase((db) => exportJournalCsv(db, range, (line) => process.stdout.write(`${line}\n`)));
+    });
+
+  keys
+    .command("rotate-encryption")
+    .description(
+      "Re-encrypt every KYC payload and account number under ENCRYPTION_KEY; old keys come from ENCRYPTION_KEYS_OLD",
+    )
+    .action(async () => {
+      const { reencrypted } = await withDatabase((db, config, logger) =>
+        rotateEncryption(db, loadEncryptionKeyring(config, { logger }), logger),
+      );
+      process.stdout.write(`re-encrypted ${reencrypted} values\n`);
+    });
+}

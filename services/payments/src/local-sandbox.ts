@@ -1,0 +1,111 @@
+import {
+  type ChainConfig,
+  type ChainId,
+  type ChainsConfig,
+  EVM_CHAINS,
+  type Logger,
+  resolveChainConfig,
+} from "@mp/core";
+import { startBitcoinTestNode } from "@mp/test-nodes/bitcoin";
+import { ANVIL_DEPLOYER, type AnvilNode, deployTestToken, startAnvil } from "@mp/test-nodes/evm";
+import { startSolanaTestNode } from "@mp/test-nodes/solana";
+import { startTronTestNode } from "@mp/test-nodes/tron";
+
+/**
+ * Chain ids of the local EVM nodes: the public testnets' ids, so a wallet never mistakes a sandbox
+ * chain for a mainnet one. One anvil per chain: the seven chains share one receive address, so a
+ * shared node would show every sandbox transfer as a deposit on all seven.
+ */
+const SANDBOX_EVM_CHAINS: Record<string, number> = {
+  BASE: 84532,
+  ARBITRUM: 421614,
+  POLYGON: 80002,
+  CELO: 44787,
+  BSC: 97,
+  ETHEREUM: 11155111,
+  OPTIMISM: 11155420,
+};
+
+/** Confirmations on the local chains: small, so a sandbox deposit confirms within seconds. */
+export const SANDBOX_CONFIRMATIONS: Partial<Record<ChainId, number>> = {
+  BITCOIN: 2,
+  SOLANA: 8,
+  TRON: 5,
+};
+const SANDBOX_EVM_CONFIRMATIONS = 3;
+
+export interface LocalSandbox {
+  chains: ChainsConfig;
+  stop(): Promise<void>;
+}
+
+/**
+ * `pnpm start` without CHAINS_CONFIG: real local chains for every chain, producing blocks on their
+ * own: an anvil per EVM chain with a test USDC deployed, and the Bitcoin, Solana and Tron test nodes
+ * of test/nodes. They live in memory and start from genesis at each start; deposits indexed from an
+ * earlier run's chains no longer exist on chain, and the indexer reverses them as it would any reorg.
+ */
+export async function startLocalSandbox(logger: Logger): Promise<LocalSandbox> {
+  const stops: Array<() => Promise<void>> = [];
+  const chains: ChainsConfig = {};
+  try {
+    const evm = EVM_CHAINS.map(async (chain) => {
+      const node = await startAnvil({ chainId: SANDBOX_EVM_CHAINS[chain] ?? 31337, blockTimeSeconds: 1 });
+      stops.push(() => node.stop());
+      chains[chain] = await evmChainConfig(chain, node);
+    });
+    const bitcoin = (async () => {
+      const node = await startBitcoinTestNode({ network: "regtest", blockIntervalMs: 2_000 });
+      stops.push(() => node.stop());
+      chains.BITCOIN = resolveChainConfig("BITCOIN", {
+        rpcUrl: node.url,
+        network: "regtest",
+        confirmations: SANDBOX_CONFIRMATIONS.BITCOIN,
+        pollIntervalMs: 500,
+      });
+    })();
+    const solana = (async () => {
+      const node = await startSolanaTestNode({ blockIntervalMs: 400 });
+      stops.push(() => node.stop());
+      chains.SOLANA = resolveChainConfig("SOLANA", {
+        rpcUrl: node.url,
+        confirmations: SANDBOX_CONFIRMATIONS.SOLANA,
+        pollIntervalMs: 400,
+        tokens: [...node.tokens],
+      });
+    })();
+    const tron = (async () => {
+      const node = await startTronTestNode({ blockIntervalMs: 1_000 });
+      stops.push(() => node.stop());
+      chains.TRON = resolveChainConfig("TRON", {
+        rpcUrl: node.url,
+        confirmations: SANDBOX_CONFIRMATIONS.TRON,
+        pollIntervalMs: 500,
+        tokens: [...node.tokens],
+      });
+    })();
+    await Promise.all([...evm, bitcoin, solana, tron]);
+  } catch (error) {
+    await Promise.allSettled(stops.map((stop) => stop()));
+    throw error;
+  }
+  logger.info({ chains: Object.keys(chains) }, "local sandbox chains running");
+  return {
+    chains,
+    async stop() {
+      await Promise.allSettled(stops.map((stop) => stop()));
+    },
+  };
+}
+
+async function evmChainConfig(chain: ChainId, node: AnvilNode): Promise<ChainConfig> {
+  const usdc = await deployTestToken(node, { name: "USD Coin (sandbox)", symbol: "USDC", decimals: 6 });
+  return resolveChainConfig(chain, {
+    rpcUrl: node.url,
+    confirmations: SANDBOX_EVM_CONFIRMATIONS,
+    pollIntervalMs: 500,
+    tokens: [{ asset: "USDC", address: usdc.address, decimals: usdc.decimals }],
+    // anvil's first dev account deployed the token and holds its supply: the faucet sends from it.
+    faucetPrivateKey: ANVIL_DEPLOYER.privateKey,
+  });
+}

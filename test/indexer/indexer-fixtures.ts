@@ -1,0 +1,161 @@
+import { randomUUID } from "node:crypto";
+import { type ChainId, normalizeAddress, silentLogger } from "@mp/core";
+import { createWatchSet } from "@mp/custody";
+import type { Database } from "@mp/db";
+import { createIndexer, type Indexer, type IndexerMetrics, type TickResult } from "@mp/indexer";
+import { checkLedger, getMerchantBalance } from "@mp/ledger";
+import { createSandboxRateProvider } from "@mp/providers";
+import { expect } from "vitest";
+import type { TestChain } from "./test-chains.ts";
+
+export interface TestMerchant {
+  merchantId: string;
+  customerId: string;
+  feeBps: number;
+  feeFixedMicros: bigint;
+}
+
+/** A merchant (with a customer) inserted as the API would; fees as given. */
+export async function createMerchant(
+  db: Database,
+  fees: { feeBps?: number; feeFixedMicros?: bigint } = {},
+): Promise<TestMerchant> {
+  const merchantId = randomUUID();
+  const customerId = randomUUID();
+  const feeBps = fees.feeBps ?? 150;
+  const feeFixedMicros = fees.feeFixedMicros ?? 25_000n;
+  await db.tx(async (c) => {
+    await c.query("SELECT pg_advisory_xact_lock(4243)");
+    await c.query(
+      `INSERT INTO merchants (id, name, environment, derivation_account, fee_bps, fee_fixed_micros)
+       SELECT $1, 'Indexer test', 'sandbox', coalesce(max(derivation_account) + 1, 0), $2, $3 FROM merchants`,
+      [merchantId, feeBps, feeFixedMicros.toString()],
+    );
+    await c.query("INSERT INTO customers (id, merchant_id, type, status) VALUES ($1, $2, 'INDIVIDUAL', 'APPROVED')", [
+      customerId,
+      merchantId,
+    ]);
+  });
+  return { merchantId, customerId, feeBps, feeFixedMicros };
+}
+
+/** A wallet of the merchant with one destination: `address` on `chain`. */
+export async function addWallet(
+  db: Database,
+  merchant: TestMerchant,
+  chain: ChainId,
+  address: string,
+): Promise<{ walletId: string; destinationId: string }> {
+  const walletId = randomUUID();
+  const destinationId = randomUUID();
+  await db.tx(async (c) => {
+    await c.query(
+      `INSERT INTO wallets (id, merchant_id, customer_id, label, derivation_index)
+       SELECT $1, $2, $3, 'test', coalesce(max(derivation_index) + 1, 0) FROM wallets WHERE merchant_id = $2`,
+      [walletId, merchant.merchantId, merchant.customerId],
+    );
+    await c.query(
+      `INSERT INTO destinations (id, wallet_id, merchant_id, chain, address, address_key, derivation_path, provisioned_at)
+       VALUES ($1, $2, $3, $4, $5, $6, 'm/test', now())`,
+      [destinationId, walletId, merchant.merchantId, chain, address, normalizeAddress(chain, address)],
+    );
+  });
+  return { walletId, destinationId };
+}
+
+export interface DepositRow {
+  id: string;
+  merchant_id: string;
+  wallet_id: string;
+  customer_id: string | null;
+  tx_hash: string;
+  to_address: string;
+  asset: string;
+  status: "PENDING" | "CONFIRMED" | "REVERSED";
+  block_height: string;
+  amount_raw: string;
+  required_confirmations: number;
+  usd_rate: string | null;
+  usd_rate_at: Date | null;
+  amount_usd_micros: string | null;
+  fee_usd_micros: string | null;
+  net_amount_usd_micros: string | null;
+  credit_entry_id: string | null;
+  reversal_entry_id: string | null;
+  confirmed_at: Date | null;
+  reversed_at: Date | null;
+}
+
+export async function depositsOf(db: Database, merchantId: string): Promise<DepositRow[]> {
+  const { rows } = await db.query<DepositRow>(
+    "SELECT * FROM deposits WHERE merchant_id = $1 ORDER BY created_at, block_height, id",
+    [merchantId],
+  );
+  return rows;
+}
+
+/** Journal entries (kind, reference) referring to `depositId`. */
+export async function entriesFor(db: Database, depositId: string): Promise<Array<{ id: string; kind: string }>> {
+  const { rows } = await db.query<{ id: string; kind: string }>(
+    "SELECT id, kind FROM journal_entries WHERE reference = $1 ORDER BY created_at, kind",
+    [depositId],
+  );
+  return rows;
+}
+
+export async function availableOf(db: Database, merchantId: string): Promise<bigint> {
+  return (await getMerchantBalance(db, merchantId)).available;
+}
+
+export async function expectLedgerOk(db: Database): Promise<void> {
+  const check = await checkLedger(db);
+  expect(check.problems).toEqual([]);
+  expect(check.ok).toBe(true);
+}
+
+export function expectedFee(merchant: TestMerchant, amountUsd: bigint): bigint {
+  const variable = (amountUsd * BigInt(merchant.feeBps) + 5_000n) / 10_000n;
+  const fee = variable + merchant.feeFixedMicros;
+  return fee > amountUsd ? amountUsd : fee;
+}
+
+export function newIndexer(
+  db: Database,
+  chain: TestChain,
+  extra: { metrics?: IndexerMetrics; failpoint?: (name: string) => void | Promise<void> } = {},
+): Indexer {
+  return createIndexer({
+    db,
+    adapter: chain.adapter(),
+    config: chain.config,
+    watch: createWatchSet(db, chain.chain),
+    rates: createSandboxRateProvider(),
+    logger: silentLogger(),
+    ...extra,
+  });
+}
+
+/** Ticks until the indexer has scanned up to the node's head (rolling back reorgs on the way). */
+export async function catchUp(indexer: Indexer, maxTicks = 100): Promise<TickResult> {
+  for (let i = 0; i < maxTicks; i++) {
+    const result = await indexer.tick();
+    if (!result.active) throw new Error("indexer is not holding its chain lock");
+    if (result.caughtUp && result.reorgAncestor === null) return result;
+  }
+  throw new Error(`indexer did not catch up in ${maxTicks} ticks`);
+}
+
+/** Polls `check` until it returns a value that is not undefined/false, or fails after `timeoutMs`. */
+export async function waitFor<T>(
+  what: string,
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

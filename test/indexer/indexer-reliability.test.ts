@@ -1,0 +1,319 @@
+import type { Database } from "@mp/db";
+import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
+import { createIndexerMetrics, getIndexerStates, type Indexer, liveConfirmations } from "@mp/indexer";
+import { Registry } from "prom-client";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import {
+  addWallet,
+  availableOf,
+  catchUp,
+  createMerchant,
+  depositsOf,
+  entriesFor,
+  expectedFee,
+  expectLedgerOk,
+  newIndexer,
+  waitFor,
+} from "./indexer-fixtures.ts";
+import { CONFIRMATIONS, TEST_CHAINS, type TestChain } from "./test-chains.ts";
+
+/**
+ * The indexer's reliability, the same cases on every chain family: real PostgreSQL (or PGlite),
+ * real nodes (anvil) or RPC-faithful test nodes, real adapters.
+ */
+describe.each(TEST_CHAINS)("indexer on $name", ({ start }) => {
+  let testDb: TestDatabase;
+  let db: Database;
+  let chain: TestChain;
+  const running: Indexer[] = [];
+  const track = (indexer: Indexer): Indexer => {
+    running.push(indexer);
+    return indexer;
+  };
+
+  beforeAll(async () => {
+    [testDb, chain] = await Promise.all([createTestDatabase(), start()]);
+    db = testDb.db;
+  });
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((indexer) => indexer.stop()));
+    await expectLedgerOk(db);
+  });
+  afterAll(async () => {
+    await chain?.close();
+    await testDb?.drop();
+  });
+
+  /** A merchant with one destination on the chain. */
+  async function merchantWithAddress(fees?: { feeBps?: number; feeFixedMicros?: bigint }) {
+    const merchant = await createMerchant(db, fees);
+    const address = chain.address();
+    const wallet = await addWallet(db, merchant, chain.chain, address);
+    return { merchant, address, ...wallet };
+  }
+
+  it("records a deposit PENDING with live confirmations, then confirms and credits it exactly once", async () => {
+    const { merchant, address, walletId } = await merchantWithAddress({ feeBps: 150, feeFixedMicros: 25_000n });
+    const indexer = track(newIndexer(db, chain));
+    await catchUp(indexer);
+    const amount = chain.amount(3);
+    const txHash = await chain.pay(address, amount);
+
+    let result = await catchUp(indexer);
+    expect(result.depositsSeen).toBe(1);
+    let [deposit, ...others] = await depositsOf(db, merchant.merchantId);
+    expect(others).toEqual([]);
+    expect(deposit).toMatchObject({
+      tx_hash: txHash,
+      to_address: address,
+      wallet_id: walletId,
+      customer_id: merchant.customerId,
+      asset: chain.asset,
+      status: "PENDING",
+      amount_raw: amount.toString(),
+      required_confirmations: CONFIRMATIONS,
+      credit_entry_id: null,
+    });
+    if (!deposit) throw new Error("no deposit");
+    const blockHeight = Number(deposit.block_height);
+    const confirmationsAt = (head: number | null) =>
+      liveConfirmations({ status: "PENDING", blockHeight, requiredConfirmations: CONFIRMATIONS }, head);
+    const [state] = (await getIndexerStates(db)).filter((s) => s.chain === chain.chain);
+    expect(state).toMatchObject({ headHeight: result.head, indexedHeight: result.head, lag: 0 });
+    expect(confirmationsAt(state?.headHeight ?? null)).toBe(1);
+    expect(await entriesFor(db, deposit.id)).toEqual([]);
+
+    await chain.mine(1);
+    result = await catchUp(indexer);
+    expect(confirmationsAt(result.head)).toBe(2);
+    expect((await depositsOf(db, merchant.merchantId))[0]?.status).toBe("PENDING");
+    expect(await availableOf(db, merchant.merchantId)).toBe(0n);
+
+    await chain.mine(1);
+    result = await catchUp(indexer);
+    expect(result.depositsConfirmed).toBe(1);
+    expect(confirmationsAt(result.head)).toBe(3);
+    [deposit, ...others] = await depositsOf(db, merchant.merchantId);
+    const gross = chain.usdMicros(amount);
+    const fee = expectedFee(merchant, gross);
+    expect(deposit).toMatchObject({
+      status: "CONFIRMED",
+      amount_usd_micros: gross.toString(),
+      fee_usd_micros: fee.toString(),
+      net_amount_usd_micros: (gross - fee).toString(),
+    });
+    expect(deposit?.usd_rate).not.toBeNull();
+    expect(deposit?.usd_rate_at).toBeInstanceOf(Date);
+    expect(deposit?.confirmed_at).toBeInstanceOf(Date);
+    const entries = await entriesFor(db, deposit?.id ?? "");
+    expect(entries).toEqual([{ id: deposit?.credit_entry_id, kind: "deposit_credit" }]);
+    expect(await availableOf(db, merchant.merchantId)).toBe(gross - fee);
+
+    // More blocks and iterations change nothing.
+    await chain.mine(2);
+    await catchUp(indexer);
+    expect(await entriesFor(db, deposit?.id ?? "")).toHaveLength(1);
+    expect(await availableOf(db, merchant.merchantId)).toBe(gross - fee);
+  });
+
+  it("ignores transfers to addresses that are not watched", async () => {
+    const { merchant, address } = await merchantWithAddress();
+    const stranger = chain.address();
+    const indexer = track(newIndexer(db, chain));
+    await chain.pay(stranger, chain.amount(5));
+    const watchedTx = await chain.pay(address, chain.amount(6));
+    await catchUp(indexer);
+    const { rows } = await db.query("SELECT tx_hash FROM deposits WHERE to_address = $1", [stranger]);
+    expect(rows).toEqual([]);
+    expect((await depositsOf(db, merchant.merchantId)).map((d) => d.tx_hash)).toEqual([watchedTx]);
+  });
+
+  it("sees a wallet created while it runs, without a restart", async () => {
+    const indexer = track(newIndexer(db, chain));
+    const loop = indexer.start();
+    await waitFor("caught up", async () => {
+      const [state] = (await getIndexerStates(db)).filter((s) => s.chain === chain.chain);
+      return state?.lag === 0 && state.indexedHeight === (await chain.head());
+    });
+    const { merchant, address } = await merchantWithAddress();
+    const txHash = await chain.pay(address, chain.amount(7));
+    await waitFor("deposit seen", async () => (await depositsOf(db, merchant.merchantId))[0]);
+    await chain.mine(CONFIRMATIONS - 1);
+    const deposit = await waitFor("deposit confirmed", async () =>
+      (await depositsOf(db, merchant.merchantId)).find((d) => d.status === "CONFIRMED"),
+    );
+    expect(deposit.tx_hash).toBe(txHash);
+    await indexer.stop();
+    await loop;
+  });
+
+  it("reverses deposits whose blocks leave the chain before confirmation; a re-mined one is a new deposit, credited once", async () => {
+    const { merchant, address } = await merchantWithAddress();
+    const indexer = track(newIndexer(db, chain));
+    const kept = await chain.pay(address, chain.amount(11));
+    const dropped = await chain.pay(address, chain.amount(12));
+    await catchUp(indexer);
+    const before = await depositsOf(db, merchant.merchantId);
+    expect(before.map((d) => [d.tx_hash, d.status])).toEqual([
+      [kept, "PENDING"],
+      [dropped, "PENDING"],
+    ]);
+
+    await chain.reorg(2, [kept]);
+    await catchUp(indexer);
+    const after = await depositsOf(db, merchant.merchantId);
+    const reversed = after.filter((d) => d.status === "REVERSED");
+    expect(reversed.map((d) => d.id).sort()).toEqual(before.map((d) => d.id).sort());
+    for (const d of reversed) {
+      expect(d.reversed_at).toBeInstanceOf(Date);
+      expect(d.reversal_entry_id).toBeNull();
+      expect(await entriesFor(db, d.id)).toEqual([]);
+    }
+    const live = after.filter((d) => d.status !== "REVERSED");
+    expect(live.map((d) => [d.tx_hash, d.status])).toEqual([[kept, "PENDING"]]);
+
+    await chain.mine(CONFIRMATIONS);
+    await catchUp(indexer);
+    const final = await depositsOf(db, merchant.merchantId);
+    const confirmed = final.filter((d) => d.status === "CONFIRMED");
+    expect(confirmed.map((d) => d.tx_hash)).toEqual([kept]);
+    expect(final.filter((d) => d.status === "PENDING")).toEqual([]);
+    expect(await entriesFor(db, confirmed[0]?.id ?? "")).toHaveLength(1);
+    expect(await availableOf(db, merchant.merchantId)).toBe(BigInt(confirmed[0]?.net_amount_usd_micros ?? -1));
+  });
+
+  it("reverses the credit of a confirmed deposit whose block leaves the chain", async () => {
+    const { merchant, address } = await merchantWithAddress();
+    const indexer = track(newIndexer(db, chain));
+    await chain.pay(address, chain.amount(13));
+    await chain.mine(CONFIRMATIONS - 1);
+    await catchUp(indexer);
+    const [credited] = await depositsOf(db, merchant.merchantId);
+    expect(credited?.status).toBe("CONFIRMED");
+    expect(await availableOf(db, merchant.merchantId)).toBeGreaterThan(0n);
+
+    await chain.reorg(CONFIRMATIONS, []);
+    await catchUp(indexer);
+    const [deposit, ...others] = await depositsOf(db, merchant.merchantId);
+    expect(others).toEqual([]);
+    expect(deposit).toMatchObject({ id: credited?.id, status: "REVERSED" });
+    expect(deposit?.reversal_entry_id).not.toBeNull();
+    expect((await entriesFor(db, credited?.id ?? "")).map((e) => e.kind).sort()).toEqual([
+      "deposit_credit",
+      "deposit_reversal",
+    ]);
+    expect(await availableOf(db, merchant.merchantId)).toBe(0n);
+  });
+
+  it("crash between the deposit write and the cursor move: exactly one deposit and one credit after restart", async () => {
+    const { merchant, address } = await merchantWithAddress();
+    const warmup = track(newIndexer(db, chain));
+    await catchUp(warmup);
+    await warmup.stop();
+    const cursorBefore = (await getIndexerStates(db)).find((s) => s.chain === chain.chain)?.indexedHeight;
+    await chain.pay(address, chain.amount(17));
+
+    const crashing = track(
+      newIndexer(db, chain, {
+        failpoint: (name) => {
+          if (name === "after-deposits") throw new Error("crash after deposits");
+        },
+      }),
+    );
+    await expect(crashing.tick()).rejects.toThrow("crash after deposits");
+    expect(await depositsOf(db, merchant.merchantId)).toEqual([]);
+    expect((await getIndexerStates(db)).find((s) => s.chain === chain.chain)?.indexedHeight).toBe(cursorBefore);
+    await crashing.stop();
+
+    await chain.mine(CONFIRMATIONS - 1);
+    const crashingOnCredit = track(
+      newIndexer(db, chain, {
+        failpoint: (name) => {
+          if (name === "after-credit") throw new Error("crash after credit");
+        },
+      }),
+    );
+    await expect(catchUp(crashingOnCredit)).rejects.toThrow("crash after credit");
+    const [pending] = await depositsOf(db, merchant.merchantId);
+    expect(pending?.status).toBe("PENDING");
+    expect(await entriesFor(db, pending?.id ?? "")).toEqual([]);
+    await crashingOnCredit.stop();
+
+    const restarted = track(newIndexer(db, chain));
+    await catchUp(restarted);
+    await catchUp(restarted);
+    const deposits = await depositsOf(db, merchant.merchantId);
+    expect(deposits.map((d) => d.status)).toEqual(["CONFIRMED"]);
+    expect(await entriesFor(db, deposits[0]?.id ?? "")).toHaveLength(1);
+    expect(await availableOf(db, merchant.merchantId)).toBe(BigInt(deposits[0]?.net_amount_usd_micros ?? -1));
+  });
+
+  it("keeps retrying through a node outage, counts the errors, then catches up without skipping a block", async () => {
+    const { merchant, address } = await merchantWithAddress();
+    const metrics = createIndexerMetrics(new Registry());
+    const errorsOf = async (counter: typeof metrics.rpcErrors) =>
+      (await counter.get()).values.find((v) => v.labels.chain === chain.chain)?.value ?? 0;
+    const indexer = track(newIndexer(db, chain, { metrics }));
+    const loop = indexer.start();
+    await waitFor("caught up", async () => {
+      const [state] = (await getIndexerStates(db)).filter((s) => s.chain === chain.chain);
+      return state?.indexedHeight === (await chain.head());
+    });
+
+    await chain.stopNode();
+    // Paid while the indexer cannot see the node.
+    const txHash = await chain.pay(address, chain.amount(19));
+    await chain.mine(CONFIRMATIONS - 1);
+    await waitFor("errors counted", async () => (await errorsOf(metrics.rpcErrors)) >= 3);
+    expect(await errorsOf(metrics.tickErrors)).toBeGreaterThanOrEqual(3);
+    expect(await depositsOf(db, merchant.merchantId)).toEqual([]);
+
+    await chain.restartNode();
+    const deposit = await waitFor("deposit confirmed after the outage", async () =>
+      (await depositsOf(db, merchant.merchantId)).find((d) => d.status === "CONFIRMED"),
+    );
+    expect(deposit.tx_hash).toBe(txHash);
+    expect(await errorsOf(metrics.depositsConfirmed)).toBeGreaterThanOrEqual(1);
+    await indexer.stop();
+    await loop;
+  });
+
+  it("runs one indexer per chain: a second one waits and takes over when the first stops", async () => {
+    const first = { merchant: await createMerchant(db), address: chain.address() };
+    await addWallet(db, first.merchant, chain.chain, first.address);
+    const a = track(newIndexer(db, chain));
+    const b = track(newIndexer(db, chain));
+    expect((await a.tick()).active).toBe(true);
+    expect((await b.tick()).active).toBe(false);
+    const loopB = b.start();
+
+    const firstTx = await chain.pay(first.address, chain.amount(23));
+    await catchUp(a);
+    expect((await depositsOf(db, first.merchant.merchantId)).map((d) => d.tx_hash)).toEqual([firstTx]);
+    expect((await b.tick()).active).toBe(false);
+
+    await a.stop();
+    const secondTx = await chain.pay(first.address, chain.amount(24));
+    await waitFor("the standby indexer records the next deposit", async () =>
+      (await depositsOf(db, first.merchant.merchantId)).some((d) => d.tx_hash === secondTx),
+    );
+    await b.stop();
+    await loopB;
+
+    if (process.env.DATABASE_URL) {
+      // A holder whose connection dies (process killed) loses the lock with its session.
+      const c = track(newIndexer(db, chain));
+      const d = track(newIndexer(db, chain));
+      expect((await c.tick()).active).toBe(true);
+      expect((await d.tick()).active).toBe(false);
+      const killed = await db.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_locks
+          WHERE locktype = 'advisory' AND objsubid = 2 AND granted
+            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+      );
+      expect(killed.rowCount).toBe(1);
+      await waitFor("takeover after the holder's connection died", async () => (await d.tick()).active);
+      await expect(c.tick()).resolves.toMatchObject({ active: false });
+    }
+  });
+});

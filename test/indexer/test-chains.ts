@@ -1,0 +1,292 @@
+import { createBitcoinAdapter } from "@mp/chain-bitcoin";
+import { createEvmAdapter } from "@mp/chain-evm";
+import { createSolanaAdapter } from "@mp/chain-solana";
+import { createTronAdapter } from "@mp/chain-tron";
+import {
+  type ChainAdapter,
+  type ChainConfig,
+  type ChainConfigInput,
+  type ChainId,
+  resolveChainConfig,
+  toUsdMicros,
+} from "@mp/core";
+import { SANDBOX_RATES } from "@mp/providers";
+import { deriveTestAddresses, startBitcoinTestNode } from "@mp/test-nodes/bitcoin";
+import { deployTestToken, startAnvil, transferToken } from "@mp/test-nodes/evm";
+import { startSolanaTestNode } from "@mp/test-nodes/solana";
+import { startTronTestNode, TronKey } from "@mp/test-nodes/tron";
+import { Keypair } from "@solana/web3.js";
+import { privateKeyToAccount } from "viem/accounts";
+import { startTcpProxy } from "../support/tcp-proxy.ts";
+
+/** Required confirmations in the suite: a deposit in block h is confirmed once the head reaches h + 2. */
+export const CONFIRMATIONS = 3;
+
+/**
+ * One chain family behind the operations the reliability suite needs, on a real (anvil) or test
+ * node. Every payment is mined into a block of its own before pay() returns.
+ */
+export interface TestChain {
+  readonly chain: ChainId;
+  readonly config: ChainConfig;
+  /** Asset pay() sends, and the USD micro-dollars `amount` of it is worth (sandbox rates). */
+  readonly asset: string;
+  usdMicros(amount: bigint): bigint;
+  /** A smallest amount that is a sensible deposit (i = 1, 2, ... gives distinct amounts). */
+  amount(i: number): bigint;
+  /** An adapter talking to the node through what stopNode() cuts. */
+  adapter(): ChainAdapter;
+  /** A fresh receive address this test controls, as a wallet would show it. */
+  address(): string;
+  pay(to: string, amount: bigint): Promise<string>;
+  mine(blocks: number): Promise<void>;
+  head(): Promise<number>;
+  /** Replaces the last `depth` blocks; `keep` transactions are mined again in the new branch, the others vanish. */
+  reorg(depth: number, keep: readonly string[]): Promise<void>;
+  /** Height of the block holding `txHash` on the node's current chain, or null when it is not on it. */
+  txHeight(txHash: string): Promise<number | null>;
+  /** Outage: the indexer's RPC is refused until restartNode(). */
+  stopNode(): Promise<void>;
+  restartNode(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const config = (chain: ChainId, input: ChainConfigInput): ChainConfig =>
+  resolveChainConfig(chain, { confirmations: CONFIRMATIONS, pollIntervalMs: 50, batchSize: 50, ...input });
+
+export async function startEvmChain(): Promise<TestChain> {
+  const node = await startAnvil({ chainId: 8453 });
+  const usdc = await deployTestToken(node, { name: "USD Coin", symbol: "USDC", decimals: 6 });
+  // The indexer reaches anvil through a proxy, so an outage can be cut and restored with the chain kept.
+  const proxy = await startTcpProxy({ host: "127.0.0.1", port: node.port });
+  const chainConfig = config("BASE", {
+    rpcUrl: `http://127.0.0.1:${proxy.port}`,
+    tokens: [{ asset: "USDC", address: usdc.address, decimals: 6 }],
+  });
+  let next = 1;
+  return {
+    chain: "BASE",
+    config: chainConfig,
+    asset: "USDC",
+    usdMicros: (amount) => amount,
+    amount: (i) => 1_000_000n * BigInt(i) + 12_345n,
+    adapter: () => createEvmAdapter(chainConfig, { timeoutMs: 2_000 }),
+    address: () => privateKeyToAccount(`0x${(0x1000 + next++).toString(16).padStart(64, "0")}`).address,
+    async pay(to, amount) {
+      return (await transferToken(node, usdc, to, amount)).txHash;
+    },
+    mine: (blocks) => node.mine(blocks),
+    head: () => node.blockNumber(),
+    async reorg(depth, keep) {
+      const raws = await Promise.all(
+        keep.map(
+          (hash) =>
+            node.publicClient.request({
+              method: "eth_getRawTransactionByHash" as never,
+              params: [hash] as never,
+            }) as Promise<`0x${string}`>,
+        ),
+      );
+      await node.reorg(
+        depth,
+        raws.map((transaction) => ({ transaction, blockOffset: 0 })),
+      );
+    },
+    async txHeight(txHash) {
+      const receipt = await node.publicClient
+        .getTransactionReceipt({ hash: txHash as `0x${string}` })
+        .catch(() => null);
+      return receipt ? Number(receipt.blockNumber) : null;
+    },
+    stopNode: () => proxy.down(),
+    restartNode: () => proxy.up(),
+    async close() {
+      await proxy.close();
+      await node.stop();
+    },
+  };
+}
+
+export async function startBitcoinChain(): Promise<TestChain> {
+  const node = await startBitcoinTestNode();
+  const chainConfig = config("BITCOIN", { rpcUrl: node.url, network: "regtest" });
+  const addresses = deriveTestAddresses(500, "regtest", "indexer-suite");
+  let next = 0;
+  const rate = SANDBOX_RATES.BTC ?? "65000.00";
+  return {
+    chain: "BITCOIN",
+    config: chainConfig,
+    asset: "BTC",
+    usdMicros: (amount) => toUsdMicros(amount, 8, rate),
+    amount: (i) => 10_000n * BigInt(i) + 123n,
+    adapter: () => createBitcoinAdapter(chainConfig, { requestTimeoutMs: 2_000 }),
+    address() {
+      const address = addresses[next++];
+      if (!address) throw new Error("out of test addresses");
+      return address;
+    },
+    async pay(to, amount) {
+      const { txid } = node.send(to, amount);
+      node.mine(1);
+      return txid;
+    },
+    async mine(blocks) {
+      node.mine(blocks);
+    },
+    head: async () => node.height,
+    async reorg(depth, keep) {
+      const kept = new Set(keep);
+      // Everything the replaced blocks held, coinbases aside, is either re-mined (first new block) or dropped.
+      const removed = await replacedTransactions(node.url, depth, node.height);
+      node.reorg(depth, { drop: removed.filter((txid) => !kept.has(txid)) });
+    },
+    async txHeight(txid) {
+      // The suite's transactions are recent: look through the last blocks.
+      for (let h = node.height; h > Math.max(0, node.height - 60); h--) {
+        if ((await replacedTransactions(node.url, 1, h)).includes(txid)) return h;
+      }
+      return null;
+    },
+    stopNode: () => node.stop(),
+    restartNode: () => node.restart(),
+    close: () => node.stop(),
+  };
+}
+
+/** Non-coinbase txids of the last `depth` blocks, read over the node's RPC. */
+async function replacedTransactions(url: string, depth: number, height: number): Promise<string[]> {
+  const parsed = new URL(url);
+  const authorization = `Basic ${Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`).toString("base64")}`;
+  const call = async (method: string, params: unknown[]): Promise<unknown> => {
+    const response = await fetch(`http://${parsed.host}/`, {
+      method: "POST",
+      headers: { authorization },
+      body: JSON.stringify({ jsonrpc: "1.0", id: 1, method, params }),
+    });
+    const reply = (await response.json()) as { result: unknown };
+    return reply.result;
+  };
+  const txids: string[] = [];
+  for (let h = height - depth + 1; h <= height; h++) {
+    const hash = await call("getblockhash", [h]);
+    const block = (await call("getblock", [hash, 1])) as { tx: string[] };
+    txids.push(...block.tx.slice(1));
+  }
+  return txids;
+}
+
+export async function startSolanaChain(): Promise<TestChain> {
+  const node = await startSolanaTestNode();
+  const chainConfig = config("SOLANA", { rpcUrl: node.url, tokens: [...node.tokens], network: "regtest" });
+  return {
+    chain: "SOLANA",
+    config: chainConfig,
+    asset: "USDC",
+    usdMicros: (amount) => amount,
+    amount: (i) => 1_000_000n * BigInt(i) + 777n,
+    adapter: () => createSolanaAdapter(chainConfig, { timeoutMs: 2_000 }),
+    address: () => Keypair.generate().publicKey.toBase58(),
+    async pay(to, amount) {
+      const signature = node.transferToken(to, "USDC", amount);
+      node.mine();
+      return signature;
+    },
+    async mine(blocks) {
+      node.mine(blocks);
+    },
+    head: async () => node.head(),
+    async reorg(depth, keep) {
+      const kept = new Set(keep);
+      const head = node.head();
+      const dropped: string[] = [];
+      // The test node's blocks are contiguous slots unless skipSlots() was used (the suite never does).
+      for (let slot = head - depth + 1; slot <= head; slot++) {
+        const block = await solanaBlockSignatures(node.url, slot);
+        dropped.push(...block.filter((signature) => !kept.has(signature)));
+      }
+      node.reorg(depth, { drop: dropped });
+    },
+    async txHeight(signature) {
+      const landed = node.transaction(signature);
+      if (!landed || landed.failed || node.blockhash(landed.slot) === undefined) return null;
+      return (await solanaBlockSignatures(node.url, landed.slot)).includes(signature) ? landed.slot : null;
+    },
+    stopNode: () => node.stop(),
+    restartNode: () => node.restart(),
+    close: () => node.stop(),
+  };
+}
+
+async function solanaBlockSignatures(url: string, slot: number): Promise<string[]> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "getBlock",
+      params: [slot, { encoding: "json", transactionDetails: "signatures", maxSupportedTransactionVersion: 0 }],
+    }),
+  });
+  const reply = (await response.json()) as { result: { signatures?: string[] } | null };
+  return reply.result?.signatures ?? [];
+}
+
+let tronAddresses = 0;
+
+export async function startTronChain(): Promise<TestChain> {
+  const node = await startTronTestNode();
+  const chainConfig = config("TRON", { rpcUrl: node.url, tokens: [...node.tokens] });
+  return {
+    chain: "TRON",
+    config: chainConfig,
+    asset: "USDT",
+    usdMicros: (amount) => amount,
+    amount: (i) => 1_000_000n * BigInt(i) + 4_321n,
+    adapter: () => createTronAdapter(chainConfig, { timeoutMs: 2_000 }),
+    address: () => TronKey.fromLabel(`indexer-suite-${process.pid}-${tronAddresses++}`).address,
+    async pay(to, amount) {
+      const txID = node.transferToken(to, amount);
+      node.mine();
+      return txID;
+    },
+    async mine(blocks) {
+      node.mine(blocks);
+    },
+    head: async () => node.head(),
+    async reorg(depth, keep) {
+      const kept = new Set(keep);
+      const head = node.head();
+      const dropped: string[] = [];
+      for (let height = head - depth + 1; height <= head; height++) {
+        dropped.push(...(await tronBlockTransactions(node.url, height)).filter((txID) => !kept.has(txID)));
+      }
+      node.reorg(depth, { drop: dropped });
+    },
+    async txHeight(txID) {
+      const landed = node.transaction(txID);
+      if (!landed || landed.failed) return null;
+      return (await tronBlockTransactions(node.url, landed.height)).includes(txID) ? landed.height : null;
+    },
+    stopNode: () => node.stop(),
+    restartNode: () => node.restart(),
+    close: () => node.stop(),
+  };
+}
+
+async function tronBlockTransactions(url: string, height: number): Promise<string[]> {
+  const response = await fetch(`${url}/wallet/getblockbynum`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ num: height }),
+  });
+  const block = (await response.json()) as { transactions?: Array<{ txID: string }> };
+  return (block.transactions ?? []).map((tx) => tx.txID);
+}
+
+export const TEST_CHAINS: ReadonlyArray<{ name: string; start: () => Promise<TestChain> }> = [
+  { name: "EVM (anvil)", start: startEvmChain },
+  { name: "Bitcoin (test node)", start: startBitcoinChain },
+  { name: "Solana (test node)", start: startSolanaChain },
+  { name: "Tron (test node)", start: startTronChain },
+];
