@@ -71,11 +71,13 @@ describe("the local sandbox, end to end through the service process", () => {
       { chain: "SOLANA", asset: "USDC", amount: "10", usd: "10.000000" },
       { chain: "TRON", asset: "USDT", amount: "7.5", usd: "7.500000" },
       { chain: "BITCOIN", asset: "BTC", amount: "0.001", usd: null },
+      // A native coin on another EVM chain: same address, its own chain and its own deposit.
+      { chain: "ARBITRUM", asset: "ETH", amount: "0.5", usd: null },
     ];
     for (const send of sends) {
       const sent = await call("/v1/sandbox/deposits", {
         idempotencyKey: `d-${send.chain}`,
-        body: { address: address(send.chain), asset: send.asset, amount: send.amount },
+        body: { address: address(send.chain), asset: send.asset, amount: send.amount, chain: send.chain },
       });
       expect(sent.status, JSON.stringify(sent.body)).toBe(202);
       expect(sent.body.data.chain).toBe(send.chain);

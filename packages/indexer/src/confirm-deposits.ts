@@ -1,5 +1,5 @@
 import { type ChainId, feeMicros, type Logger, toUsdMicros, USD_STABLECOINS } from "@mp/core";
-import type { Database } from "@mp/db";
+import type { Database, Queryable } from "@mp/db";
 import { postDepositCredit } from "@mp/ledger";
 import type { RateProvider } from "@mp/providers";
 
@@ -24,7 +24,7 @@ const DEFAULT_LIMIT = 5_000;
 
 /**
  * Confirms every PENDING deposit of the chain with enough confirmations at `head`
- * (head - block_height + 1 >= required), each in its own transaction: lock the row, re-check it is
+ * (head - block_height + 1 >= required), in transactions of up to CHUNK deposits: lock each row, re-check it is
  * still PENDING, value it in USD (stablecoins 1:1, other assets at the provider's rate now), take
  * the merchant's fee, post the credit and mark it CONFIRMED with the credit entry. The row lock and
  * the ledger's per-deposit idempotency make the credit exactly-once whatever crashes or repeats.
@@ -57,48 +57,65 @@ export async function confirmDeposits(options: ConfirmOptions): Promise<number> 
     return found;
   };
 
-  let confirmed = 0;
+  const ready: Array<{ id: string; rate: UsdRate }> = [];
   for (const row of rows) {
     const rate = await rateOf(row.asset);
-    if (!rate) continue;
-    if (await confirmOne(options, row.id, rate)) confirmed++;
+    if (rate) ready.push({ id: row.id, rate });
+  }
+  // Deposits are confirmed in transactions of CHUNK: one COMMIT (and one WAL flush) per chunk rather
+  // than per deposit is what lets a catch-up credit thousands of deposits quickly. Any failure rolls
+  // back the whole chunk (nothing half-credited) and the iteration fails and is retried.
+  let confirmed = 0;
+  for (let i = 0; i < ready.length; i += CHUNK) {
+    const chunk = ready.slice(i, i + CHUNK);
+    confirmed += await options.db.tx(async (client) => {
+      let n = 0;
+      for (const { id, rate } of chunk) if (await confirmOne(client, options, id, rate)) n++;
+      return n;
+    });
   }
   return confirmed;
 }
 
-async function confirmOne(options: ConfirmOptions, depositId: string, rate: UsdRate): Promise<boolean> {
-  return options.db.tx(async (client) => {
-    const { rows } = await client.query<{
-      merchant_id: string;
-      status: string;
-      decimals: number;
-      amount_raw: string;
-      fee_bps: number;
-      fee_fixed_micros: string;
-    }>(
-      `SELECT d.merchant_id, d.status, d.decimals, d.amount_raw::text, m.fee_bps, m.fee_fixed_micros::text
+/** Deposits confirmed per transaction. */
+const CHUNK = 100;
+
+async function confirmOne(
+  client: Queryable,
+  options: ConfirmOptions,
+  depositId: string,
+  rate: UsdRate,
+): Promise<boolean> {
+  const { rows } = await client.query<{
+    merchant_id: string;
+    status: string;
+    decimals: number;
+    amount_raw: string;
+    fee_bps: number;
+    fee_fixed_micros: string;
+  }>(
+    `SELECT d.merchant_id, d.status, d.decimals, d.amount_raw::text, m.fee_bps, m.fee_fixed_micros::text
          FROM deposits d JOIN merchants m ON m.id = d.merchant_id
         WHERE d.id = $1 FOR UPDATE OF d`,
-      [depositId],
-    );
-    const row = rows[0];
-    if (row?.status !== "PENDING") return false;
-    const amount = toUsdMicros(BigInt(row.amount_raw), row.decimals, rate.rate);
-    const fee = feeMicros(amount, row.fee_bps, BigInt(row.fee_fixed_micros));
-    const { entryId } = await postDepositCredit(client, {
-      depositId,
-      merchantId: row.merchant_id,
-      amountUsdMicros: amount,
-      feeUsdMicros: fee,
-    });
-    await options.failpoint("after-credit");
-    await client.query(
-      `UPDATE deposits SET status = 'CONFIRMED', usd_rate = $2, usd_rate_at = $3, amount_usd_micros = $4,
+    [depositId],
+  );
+  const row = rows[0];
+  if (row?.status !== "PENDING") return false;
+  const amount = toUsdMicros(BigInt(row.amount_raw), row.decimals, rate.rate);
+  const fee = feeMicros(amount, row.fee_bps, BigInt(row.fee_fixed_micros));
+  const { entryId } = await postDepositCredit(client, {
+    depositId,
+    merchantId: row.merchant_id,
+    amountUsdMicros: amount,
+    feeUsdMicros: fee,
+  });
+  await options.failpoint("after-credit");
+  await client.query(
+    `UPDATE deposits SET status = 'CONFIRMED', usd_rate = $2, usd_rate_at = $3, amount_usd_micros = $4,
               fee_usd_micros = $5, net_amount_usd_micros = $6, credit_entry_id = $7, confirmed_at = now(),
               updated_at = now()
         WHERE id = $1`,
-      [depositId, rate.rate, rate.at, amount.toString(), fee.toString(), (amount - fee).toString(), entryId],
-    );
-    return true;
-  });
+    [depositId, rate.rate, rate.at, amount.toString(), fee.toString(), (amount - fee).toString(), entryId],
+  );
+  return true;
 }
