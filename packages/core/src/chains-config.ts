@@ -44,6 +44,13 @@ export interface ChainConfig {
 
 export type ChainsConfig = Partial<Record<ChainId, ChainConfig>>;
 
+/**
+ * How often an indexer looks for a new head when the config does not say. Half a second: a block
+ * that lands just after a look waits at most this long plus one iteration, which keeps "confirmed
+ * within 1 s of the confirming block" true (issue 4) at a modest RPC cost.
+ */
+export const DEFAULT_POLL_INTERVAL_MS = 500;
+
 /** Confirmations required when the config does not say; Tron's 19 is its solidification depth. */
 export const DEFAULT_CONFIRMATIONS: Record<ChainId, number> = {
   BASE: 12,
@@ -63,7 +70,7 @@ export function resolveChainConfig(chain: ChainId, input: ChainConfigInput): Cha
     chain,
     rpcUrl: input.rpcUrl,
     confirmations: input.confirmations ?? DEFAULT_CONFIRMATIONS[chain],
-    pollIntervalMs: input.pollIntervalMs ?? 1000,
+    pollIntervalMs: input.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
     startHeight: input.startHeight ?? 0,
     batchSize: input.batchSize ?? 2000,
     network: input.network ?? "mainnet",

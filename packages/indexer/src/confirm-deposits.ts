@@ -1,6 +1,6 @@
-import { type ChainId, feeMicros, type Logger, toUsdMicros, USD_STABLECOINS } from "@mp/core";
+import { AppError, type ChainId, feeMicros, type Logger, toUsdMicros, USD_STABLECOINS } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
-import { postDepositCredit } from "@mp/ledger";
+import { postDepositCredits } from "@mp/ledger";
 import type { RateProvider } from "@mp/providers";
 
 export interface ConfirmOptions {
@@ -24,9 +24,9 @@ const DEFAULT_LIMIT = 5_000;
 
 /**
  * Confirms every PENDING deposit of the chain with enough confirmations at `head`
- * (head - block_height + 1 >= required), in transactions of up to CHUNK deposits: lock each row, re-check it is
- * still PENDING, value it in USD (stablecoins 1:1, other assets at the provider's rate now), take
- * the merchant's fee, post the credit and mark it CONFIRMED with the credit entry. The row lock and
+ * (head - block_height + 1 >= required), in transactions of up to CHUNK deposits: lock the rows, keep those
+ * still PENDING, value each in USD (stablecoins 1:1, other assets at the provider's rate now), take
+ * the merchant's fee, post the credits in bulk and mark them CONFIRMED with their credit entries. The row lock and
  * the ledger's per-deposit idempotency make the credit exactly-once whatever crashes or repeats.
  * A deposit whose rate cannot be had stays PENDING for the next iteration. Returns how many it confirmed.
  */
@@ -57,65 +57,100 @@ export async function confirmDeposits(options: ConfirmOptions): Promise<number> 
     return found;
   };
 
-  const ready: Array<{ id: string; rate: UsdRate }> = [];
+  const ready = new Map<string, UsdRate>();
   for (const row of rows) {
     const rate = await rateOf(row.asset);
-    if (rate) ready.push({ id: row.id, rate });
+    if (rate) ready.set(row.id, rate);
   }
-  // Deposits are confirmed in transactions of CHUNK: one COMMIT (and one WAL flush) per chunk rather
-  // than per deposit is what lets a catch-up credit thousands of deposits quickly. Any failure rolls
-  // back the whole chunk (nothing half-credited) and the iteration fails and is retried.
+  // Deposits are confirmed in transactions of up to CHUNK with set-based statements: one lock of the
+  // chunk's rows, one bulk credit, one update. Any failure rolls back the whole chunk (nothing
+  // half-credited) and the iteration fails and is retried.
+  const ids = [...ready.keys()];
   let confirmed = 0;
-  for (let i = 0; i < ready.length; i += CHUNK) {
-    const chunk = ready.slice(i, i + CHUNK);
-    confirmed += await options.db.tx(async (client) => {
-      let n = 0;
-      for (const { id, rate } of chunk) if (await confirmOne(client, options, id, rate)) n++;
-      return n;
-    });
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    const chunk = ids.slice(i, i + CHUNK);
+    confirmed += await db.tx((client) => confirmChunk(client, options, chunk, ready));
   }
   return confirmed;
 }
 
-/** Deposits confirmed per transaction. */
-const CHUNK = 100;
+/**
+ * Deposits confirmed per transaction. Large enough that per-transaction costs vanish in a
+ * catch-up, small enough that the ledger's system balance rows (which every credit locks) are
+ * never held for long.
+ */
+const CHUNK = 500;
 
-async function confirmOne(
+interface LockedDeposit {
+  id: string;
+  merchant_id: string;
+  status: string;
+  decimals: number;
+  amount_raw: string;
+  fee_bps: number;
+  fee_fixed_micros: string;
+}
+
+/**
+ * Locks the chunk's deposit rows, credits those still PENDING under the lock (the rest were
+ * confirmed or reversed meanwhile) and marks them CONFIRMED with their credit entry.
+ */
+async function confirmChunk(
   client: Queryable,
   options: ConfirmOptions,
-  depositId: string,
-  rate: UsdRate,
-): Promise<boolean> {
-  const { rows } = await client.query<{
-    merchant_id: string;
-    status: string;
-    decimals: number;
-    amount_raw: string;
-    fee_bps: number;
-    fee_fixed_micros: string;
-  }>(
-    `SELECT d.merchant_id, d.status, d.decimals, d.amount_raw::text, m.fee_bps, m.fee_fixed_micros::text
-         FROM deposits d JOIN merchants m ON m.id = d.merchant_id
-        WHERE d.id = $1 FOR UPDATE OF d`,
-    [depositId],
+  depositIds: readonly string[],
+  rates: ReadonlyMap<string, UsdRate>,
+): Promise<number> {
+  const { rows } = await client.query<LockedDeposit>(
+    `SELECT d.id, d.merchant_id, d.status, d.decimals, d.amount_raw::text, m.fee_bps, m.fee_fixed_micros::text
+       FROM deposits d JOIN merchants m ON m.id = d.merchant_id
+      WHERE d.id = ANY($1::uuid[])
+      ORDER BY d.id FOR UPDATE OF d`,
+    [depositIds],
   );
-  const row = rows[0];
-  if (row?.status !== "PENDING") return false;
-  const amount = toUsdMicros(BigInt(row.amount_raw), row.decimals, rate.rate);
-  const fee = feeMicros(amount, row.fee_bps, BigInt(row.fee_fixed_micros));
-  const { entryId } = await postDepositCredit(client, {
-    depositId,
-    merchantId: row.merchant_id,
-    amountUsdMicros: amount,
-    feeUsdMicros: fee,
-  });
+  const credits = rows
+    .filter((row) => row.status === "PENDING")
+    .map((row) => {
+      const rate = rates.get(row.id);
+      if (!rate) throw new AppError("internal_error", `deposit ${row.id} was locked without a rate`);
+      const amount = toUsdMicros(BigInt(row.amount_raw), row.decimals, rate.rate);
+      return {
+        depositId: row.id,
+        merchantId: row.merchant_id,
+        rate,
+        amount,
+        fee: feeMicros(amount, row.fee_bps, BigInt(row.fee_fixed_micros)),
+      };
+    });
+  if (credits.length === 0) return 0;
+  const posted = await postDepositCredits(
+    client,
+    credits.map((c) => ({
+      depositId: c.depositId,
+      merchantId: c.merchantId,
+      amountUsdMicros: c.amount,
+      feeUsdMicros: c.fee,
+    })),
+  );
   await options.failpoint("after-credit");
-  await client.query(
-    `UPDATE deposits SET status = 'CONFIRMED', usd_rate = $2, usd_rate_at = $3, amount_usd_micros = $4,
-              fee_usd_micros = $5, net_amount_usd_micros = $6, credit_entry_id = $7, confirmed_at = now(),
-              updated_at = now()
-        WHERE id = $1`,
-    [depositId, rate.rate, rate.at, amount.toString(), fee.toString(), (amount - fee).toString(), entryId],
+  const updated = await client.query(
+    `UPDATE deposits d SET status = 'CONFIRMED', usd_rate = u.rate, usd_rate_at = u.rate_at,
+            amount_usd_micros = u.amount, fee_usd_micros = u.fee, net_amount_usd_micros = u.amount - u.fee,
+            credit_entry_id = u.entry_id, confirmed_at = now(), updated_at = now()
+       FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::numeric[], $5::numeric[], $6::uuid[])
+            AS u(id, rate, rate_at, amount, fee, entry_id)
+      WHERE d.id = u.id AND d.status = 'PENDING'`,
+    [
+      credits.map((c) => c.depositId),
+      credits.map((c) => c.rate.rate),
+      credits.map((c) => c.rate.at),
+      credits.map((c) => c.amount.toString()),
+      credits.map((c) => c.fee.toString()),
+      posted.map((p) => p.entryId),
+    ],
   );
-  return true;
+  if (updated.rowCount !== credits.length) {
+    throw new AppError("internal_error", `confirmed ${updated.rowCount} of ${credits.length} locked deposits`);
+  }
+  return credits.length;
 }

@@ -50,6 +50,17 @@ export interface TickResult {
   depositsReversed: number;
   /** Nothing left to scan up to the head: the loop may wait a poll interval. */
   caughtUp: boolean;
+  /** Where the iteration's time went, in milliseconds (zero for a step that did not run). */
+  timings: TickTimings;
+}
+
+export interface TickTimings {
+  /** Headers and transfers of the range from the node. */
+  scanMs: number;
+  /** The transaction that records deposits, block hashes and the cursor. */
+  recordMs: number;
+  /** Confirming and crediting the deposits that reached their confirmations. */
+  confirmMs: number;
 }
 
 export interface Indexer {
@@ -103,6 +114,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
     depositsConfirmed: 0,
     depositsReversed: 0,
     caughtUp: true,
+    timings: { scanMs: 0, recordMs: 0, confirmMs: 0 },
   });
 
   /** Rolls back above the common ancestor; returns the tick's result. */
@@ -153,11 +165,15 @@ export function createIndexer(options: IndexerOptions): Indexer {
     let indexedHeight = cursor;
     let scanned: ScanRange | null = null;
     let depositsSeen = 0;
+    const timings: TickTimings = { scanMs: 0, recordMs: 0, confirmMs: 0 };
+    let started = performance.now();
     const from = cursor === null ? config.startHeight : cursor + 1;
     const to = Math.min(head, from + config.batchSize - 1);
     if (from <= to) {
       const range = { from, to };
       const { headers, transfers } = await scanRange(adapter, range, watch, rpc);
+      timings.scanMs = performance.now() - started;
+      started = performance.now();
       const first = headers[0];
       if (first) {
         const parent = await storedBlockBelow(db, chain, first.height);
@@ -174,6 +190,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
         return true;
       });
       if (!moved) throw new Error(`the ${chain} cursor moved under this indexer (another indexer is running)`);
+      timings.recordMs = performance.now() - started;
       indexedHeight = to;
       scanned = range;
       metrics?.depositsSeen.inc(labels, depositsSeen);
@@ -184,7 +201,9 @@ export function createIndexer(options: IndexerOptions): Indexer {
       metrics?.lag.set(labels, Math.max(0, head - indexedHeight));
     }
 
+    started = performance.now();
     const depositsConfirmed = await confirmDeposits({ db, chain, head, rates, logger, failpoint });
+    timings.confirmMs = performance.now() - started;
     metrics?.depositsConfirmed.inc(labels, depositsConfirmed);
     if (depositsConfirmed > 0) logger.info({ chain, head, deposits: depositsConfirmed }, "deposits confirmed");
     return {
@@ -197,6 +216,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
       depositsConfirmed,
       depositsReversed: 0,
       caughtUp: (indexedHeight ?? config.startHeight - 1) >= head,
+      timings,
     };
   };
 
@@ -205,9 +225,14 @@ export function createIndexer(options: IndexerOptions): Indexer {
     try {
       while (!stopping) {
         try {
+          const started = performance.now();
           const result = await tick();
           failures = 0;
-          if (!result.active || result.caughtUp) await sleeper.sleep(config.pollIntervalMs);
+          // Ticks start a poll interval apart (the tick's own time counts, not added to the wait), so a
+          // new block waits at most one interval plus the tick that sees it.
+          if (!result.active || result.caughtUp) {
+            await sleeper.sleep(Math.max(0, config.pollIntervalMs - (performance.now() - started)));
+          }
         } catch (error) {
           failures++;
           const delayMs = backoffDelay(failures, config.pollIntervalMs);

@@ -1,5 +1,11 @@
 export { ChainMovedError } from "./chain-moved-error.ts";
-export { createIndexer, type Indexer, type IndexerOptions, type TickResult } from "./create-indexer.ts";
+export {
+  createIndexer,
+  type Indexer,
+  type IndexerOptions,
+  type TickResult,
+  type TickTimings,
+} from "./create-indexer.ts";
 export { forgetChain } from "./forget-chain.ts";
 export { createIndexerMetrics, type IndexerMetrics } from "./indexer-metrics.ts";
 export { getIndexerStates, type IndexerState } from "./indexer-states.ts";

@@ -42,7 +42,8 @@ function toAccounts(rows: AccountRow[]): Partial<MerchantAccounts> {
   return accounts;
 }
 
-function complete(accounts: Partial<MerchantAccounts>): accounts is MerchantAccounts {
+/** True when `accounts` holds every kind a merchant's postings can touch. */
+export function isComplete(accounts: Partial<MerchantAccounts>): accounts is MerchantAccounts {
   return [...MERCHANT_ACCOUNT_KINDS, ...SYSTEM_ACCOUNT_KINDS].every((kind) => accounts[kind] !== undefined);
 }
 
@@ -52,7 +53,7 @@ function complete(accounts: Partial<MerchantAccounts>): accounts is MerchantAcco
  */
 export async function merchantAccounts(client: Queryable, merchantId: string): Promise<MerchantAccounts> {
   let accounts = toAccounts((await client.query<AccountRow>(SELECT_ACCOUNTS, [merchantId, LEDGER_CURRENCY])).rows);
-  if (complete(accounts)) return accounts;
+  if (isComplete(accounts)) return accounts;
   // Checked first so an unknown merchant is a NotFoundError, not a failed statement that would abort
   // the caller's transaction.
   const merchant = await client.query("SELECT 1 FROM merchants WHERE id = $1", [merchantId]);
@@ -64,7 +65,7 @@ export async function merchantAccounts(client: Queryable, merchantId: string): P
     [merchantId, LEDGER_CURRENCY, MERCHANT_ACCOUNT_KINDS],
   );
   accounts = toAccounts((await client.query<AccountRow>(SELECT_ACCOUNTS, [merchantId, LEDGER_CURRENCY])).rows);
-  if (!complete(accounts)) {
+  if (!isComplete(accounts)) {
     throw new AppError("internal_error", "Ledger system accounts are missing: are the migrations applied?");
   }
   return accounts;

@@ -2,9 +2,9 @@ import { ConflictError } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { z } from "zod";
 import { idSchema, microsSchema, parseInput } from "./inputs.ts";
-import { findEntry, oppositeSide, postEntry } from "./journal-entry.ts";
+import { findEntry, type LineSpec, oppositeSide, postEntry } from "./journal-entry.ts";
 
-const creditInput = z
+export const creditInput = z
   .object({ depositId: idSchema, merchantId: idSchema, amountUsdMicros: microsSchema, feeUsdMicros: microsSchema })
   .refine((i) => i.feeUsdMicros <= i.amountUsdMicros, {
     message: "fee cannot exceed the amount",
@@ -28,13 +28,18 @@ export async function postDepositCredit(
     kind: "deposit_credit",
     reference: depositId,
     merchantId,
-    lines: [
-      { account: "deposit_clearing", side: "debit", amount: amountUsdMicros },
-      { account: "merchant_available", side: "credit", amount: amountUsdMicros - feeUsdMicros },
-      { account: "fee_revenue", side: "credit", amount: feeUsdMicros },
-    ],
+    lines: depositCreditLines({ amountUsdMicros, feeUsdMicros }),
   });
   return { entryId };
+}
+
+/** The three lines of a deposit credit (postDepositCredit and postDepositCredits post the same). */
+export function depositCreditLines(input: { amountUsdMicros: bigint; feeUsdMicros: bigint }): LineSpec[] {
+  return [
+    { account: "deposit_clearing", side: "debit", amount: input.amountUsdMicros },
+    { account: "merchant_available", side: "credit", amount: input.amountUsdMicros - input.feeUsdMicros },
+    { account: "fee_revenue", side: "credit", amount: input.feeUsdMicros },
+  ];
 }
 
 /**

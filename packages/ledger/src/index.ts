@@ -2,6 +2,7 @@ export type { AccountKind } from "./accounts.ts";
 export { getMerchantBalance } from "./balance.ts";
 export { postBankDeposit } from "./bank-deposits.ts";
 export { checkLedger, type LedgerCheckResult } from "./check-ledger.ts";
+export { type DepositCreditInput, type PostedDepositCredit, postDepositCredits } from "./deposit-credits.ts";
 export { postDepositCredit, postDepositReversal } from "./deposits.ts";
 export { exportJournalCsv, JOURNAL_CSV_HEADER } from "./export-csv.ts";
 export { placeHold, releaseHold, settleHold } from "./holds.ts";

@@ -82,20 +82,24 @@ export async function findEntry(client: Queryable, kind: EntryKind, reference: s
   return { id: first.id, merchantId: first.merchant_id, lines };
 }
 
-function sameMovement(stored: StoredEntry, spec: EntrySpec): boolean {
+/** True when two entries' lines are the same accounts, sides and amounts in the same order. */
+export function sameLines(stored: readonly LineSpec[], wanted: readonly LineSpec[]): boolean {
   return (
-    stored.merchantId === spec.merchantId &&
-    stored.lines.length === spec.lines.length &&
-    stored.lines.every((line, i) => {
-      const wanted = spec.lines[i];
+    stored.length === wanted.length &&
+    stored.every((line, i) => {
+      const other = wanted[i];
       return (
-        wanted !== undefined &&
-        line.account === wanted.account &&
-        line.side === wanted.side &&
-        line.amount === wanted.amount
+        other !== undefined &&
+        line.account === other.account &&
+        line.side === other.side &&
+        line.amount === other.amount
       );
     })
   );
+}
+
+function sameMovement(stored: StoredEntry, spec: EntrySpec): boolean {
+  return stored.merchantId === spec.merchantId && sameLines(stored.lines, spec.lines);
 }
 
 /** A repeat of an entry answers the first one; the same reference with other figures is a conflict. */
