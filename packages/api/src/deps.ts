@@ -1,4 +1,4 @@
-import type { ChainId, ChainsConfig, Logger, SandboxFaucet } from "@mp/core";
+import type { ChainId, ChainsConfig, IndexerState, Logger, SandboxFaucet } from "@mp/core";
 import type { Database } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
 import type { JobQueue } from "@mp/jobs";
@@ -34,13 +34,7 @@ export interface AppDeps {
   bodyLimit?: string;
 }
 
-export interface IndexerState {
-  chain: ChainId;
-  headHeight: number | null;
-  indexedHeight: number | null;
-  lag: number | null;
-  updatedAt: Date | null;
-}
+export type { IndexerState };
 
 export interface DerivedAddress {
   chain: ChainId;

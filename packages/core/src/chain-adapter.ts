@@ -78,3 +78,13 @@ export interface SandboxFaucet {
   assets(): ChainAsset[];
   send(to: string, asset: string, amountRaw: bigint): Promise<{ txHash: string }>;
 }
+
+/** One chain's indexer progress (packages/indexer writes it; GET /v1/chains and /metrics show it). */
+export interface IndexerState {
+  chain: ChainId;
+  headHeight: number | null;
+  indexedHeight: number | null;
+  /** head - indexed; null until something was indexed. */
+  lag: number | null;
+  updatedAt: Date | null;
+}

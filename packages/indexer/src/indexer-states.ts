@@ -1,14 +1,7 @@
-import type { ChainId } from "@mp/core";
+import type { ChainId, IndexerState } from "@mp/core";
 import type { Queryable } from "@mp/db";
 
-/** One chain's indexer progress, as GET /v1/chains shows it (same shape as the API's IndexerState). */
-export interface IndexerState {
-  chain: ChainId;
-  headHeight: number | null;
-  indexedHeight: number | null;
-  lag: number | null;
-  updatedAt: Date | null;
-}
+export type { IndexerState };
 
 /** Every chain an indexer has looked at, from chain_cursors; lag = head - indexed. */
 export async function getIndexerStates(q: Queryable): Promise<IndexerState[]> {

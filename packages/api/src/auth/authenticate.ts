@@ -9,6 +9,11 @@ export interface AuthenticatedMerchant {
   environment: Environment;
 }
 
+const API_KEY_BY_HASH = {
+  name: "api_key_by_hash",
+  text: "SELECT id, merchant_id, environment FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL",
+};
+
 /** The key from `X-Service-API-Key` (any case) or `Authorization: ApiKey <key>`. */
 export function extractApiKey(req: Request): string | undefined {
   const header = req.get("x-service-api-key");
@@ -25,10 +30,10 @@ export function extractApiKey(req: Request): string | undefined {
 export async function authenticate(db: Database, req: Request): Promise<AuthenticatedMerchant> {
   const key = extractApiKey(req);
   if (!key || !looksLikeApiKey(key)) throw new UnauthorizedError();
-  const result = await db.query<{ id: string; merchant_id: string; environment: Environment }>(
-    "SELECT id, merchant_id, environment FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL",
-    [hashApiKey(key)],
-  );
+  // Looked up on every request (no cache), so a revoked key stops working at once.
+  const result = await db.query<{ id: string; merchant_id: string; environment: Environment }>(API_KEY_BY_HASH, [
+    hashApiKey(key),
+  ]);
   const row = result.rows[0];
   if (!row) throw new UnauthorizedError();
   return { merchantId: row.merchant_id, keyId: row.id, environment: row.environment };

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ConflictError } from "@mp/core";
 import { type Queryable, SqlState, sqlState } from "@mp/db";
 import { offsetOf, type Pagination } from "../http/pagination.ts";
+import { queryPrepared } from "../shared/prepared-query.ts";
 import { iso, SqlFilters } from "../shared/sql-filters.ts";
 import type { CreateCustomerBody, CustomerResource } from "./customer-schemas.ts";
 
@@ -24,6 +25,11 @@ interface CustomerRow {
 
 const COLUMNS = `id, type, first_name, last_name, business_name, email, external_reference, status,
   tier_1_complete, tier_2_complete, capabilities, rejection_reasons, created_at, updated_at`;
+
+const CUSTOMER_BY_ID = {
+  name: "customer_by_id",
+  text: `SELECT ${COLUMNS} FROM customers WHERE merchant_id = $1 AND id = $2`,
+};
 
 export function toCustomerResource(row: CustomerRow): CustomerResource {
   return {
@@ -81,10 +87,7 @@ export async function findCustomer(
   merchantId: string,
   customerId: string,
 ): Promise<CustomerResource | undefined> {
-  const result = await sql.query<CustomerRow>(`SELECT ${COLUMNS} FROM customers WHERE merchant_id = $1 AND id = $2`, [
-    merchantId,
-    customerId,
-  ]);
+  const result = await queryPrepared<CustomerRow>(sql, CUSTOMER_BY_ID, [merchantId, customerId]);
   const row = result.rows[0];
   return row ? toCustomerResource(row) : undefined;
 }

@@ -17,7 +17,7 @@ export async function provisionCustomer(
     [data.customerId],
   );
   const customer = row.rows[0];
-  if (!customer || customer.status !== "PROVISIONING") return;
+  if (customer?.status !== "PROVISIONING") return;
   const profile = await deps.kyc.createProfile({
     customerId: data.customerId,
     type: customer.type,

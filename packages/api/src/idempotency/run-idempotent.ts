@@ -53,6 +53,7 @@ export function validateIdempotencyKey(key: string | undefined): string {
  * - a 4xx answer is recorded (after rolling the operation's writes back to a savepoint), a 5xx is
  *   not, so a retry after an outage can succeed;
  * - the same key with a different method, path or body is 409.
+ * Round trips: BEGIN + key + SAVEPOINT, the operation's own, then the answer + COMMIT.
  */
 export async function runIdempotent(
   db: Database,
@@ -61,48 +62,61 @@ export async function runIdempotent(
   renderError: (error: AppError) => { status: number; body: string },
 ): Promise<StoredResponse> {
   const hash = requestHash(input.method, input.path, input.body);
-  return db.tx(async (client) => {
-    const inserted = await client.query(
-      `INSERT INTO idempotency_keys (merchant_id, key, request_hash, method, path, response_status, response_body)
-       VALUES ($1, $2, $3, $4, $5, 0, '')
-       ON CONFLICT (merchant_id, key) DO NOTHING`,
-      [input.merchantId, input.key, hash, input.method, input.path],
-    );
-    if (inserted.rowCount === 0) {
-      const existing = await client.query<{ request_hash: string; response_status: number; response_body: string }>(
-        "SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE merchant_id = $1 AND key = $2",
-        [input.merchantId, input.key],
+  // Written but not awaited inside the transaction, so it shares COMMIT's round trip (pipeline mode).
+  let recorded: Promise<unknown> | undefined;
+  try {
+    return await db.tx(async (client) => {
+      // BEGIN, the key and the savepoint travel together; the savepoint is harmless on a replay.
+      const inserting = client.query(
+        `INSERT INTO idempotency_keys (merchant_id, key, request_hash, method, path, response_status, response_body)
+         VALUES ($1, $2, $3, $4, $5, 0, '')
+         ON CONFLICT (merchant_id, key) DO NOTHING`,
+        [input.merchantId, input.key, hash, input.method, input.path],
       );
-      const row = existing.rows[0];
-      if (!row) throw new ConflictError("Idempotency key is being processed; retry", "idempotency_in_progress");
-      if (row.request_hash !== hash) {
-        throw new ConflictError(
-          "X-Idempotency-Key was already used with a different request body",
-          "idempotency_conflict",
+      const savepoint = client.query("SAVEPOINT operation");
+      savepoint.catch(() => {});
+      const inserted = await inserting;
+      if (inserted.rowCount === 0) {
+        const existing = await client.query<{ request_hash: string; response_status: number; response_body: string }>(
+          "SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE merchant_id = $1 AND key = $2",
+          [input.merchantId, input.key],
         );
+        const row = existing.rows[0];
+        if (!row) throw new ConflictError("Idempotency key is being processed; retry", "idempotency_in_progress");
+        if (row.request_hash !== hash) {
+          throw new ConflictError(
+            "X-Idempotency-Key was already used with a different request body",
+            "idempotency_conflict",
+          );
+        }
+        return { status: row.response_status, body: row.response_body, replayed: true };
       }
-      return { status: row.response_status, body: row.response_body, replayed: true };
-    }
+      await savepoint;
 
-    await client.query("SAVEPOINT operation");
-    let response: { status: number; body: string };
-    try {
-      response = await operation(client);
-    } catch (error) {
-      // Client errors are answers too: undo the operation's writes, keep and replay the answer.
-      if (error instanceof AppError && error.code !== "service_unavailable" && error.code !== "internal_error") {
-        await client.query("ROLLBACK TO SAVEPOINT operation");
-        response = renderError(error);
-      } else {
-        throw error;
+      let response: { status: number; body: string };
+      try {
+        response = await operation(client);
+      } catch (error) {
+        // Client errors are answers too: undo the operation's writes, keep and replay the answer.
+        if (error instanceof AppError && error.code !== "service_unavailable" && error.code !== "internal_error") {
+          await client.query("ROLLBACK TO SAVEPOINT operation");
+          response = renderError(error);
+        } else {
+          throw error;
+        }
       }
-    }
-    await client.query(
-      "UPDATE idempotency_keys SET response_status = $3, response_body = $4 WHERE merchant_id = $1 AND key = $2",
-      [input.merchantId, input.key, response.status, response.body],
-    );
-    return { ...response, replayed: false };
-  });
+      recorded = client.query(
+        "UPDATE idempotency_keys SET response_status = $3, response_body = $4 WHERE merchant_id = $1 AND key = $2",
+        [input.merchantId, input.key, response.status, response.body],
+      );
+      recorded.catch(() => {});
+      return { ...response, replayed: false };
+    });
+  } catch (error) {
+    // The recording statement's own error says more than "COMMIT rolled back".
+    if (recorded) await recorded;
+    throw error;
+  }
 }
 
 /** Deletes keys older than the retention period. */

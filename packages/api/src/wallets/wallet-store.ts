@@ -4,6 +4,7 @@ import type { Queryable } from "@mp/db";
 import type { AddressDeriver } from "../deps.ts";
 import { offsetOf, type Pagination } from "../http/pagination.ts";
 import { iso, SqlFilters } from "../shared/sql-filters.ts";
+import { addressLookahead } from "./address-lookahead.ts";
 import type { DestinationResource, WalletResource } from "./wallet-schemas.ts";
 
 interface WalletRow {
@@ -71,39 +72,43 @@ async function destinationsOf(sql: Queryable, walletIds: string[]): Promise<Map<
 }
 
 /**
- * Creates a wallet with one destination per chain. The merchant row is locked to take the next
- * wallet index, so concurrent creations get distinct, gap-free indexes; the addresses are derived
- * from (merchant account, index) and never reused.
- */
-/**
  * Creates a wallet and its ten destinations.
  *
  * The wallet index comes from the merchant's counter inside the request's transaction, so an index
- * is used exactly when its wallet commits (no gaps). The counter row stays locked until COMMIT, so
- * concurrent creations for one merchant serialise from the allocation on: it is taken as late as
- * possible and followed by a single insert statement. (Allocating on a separate connection would
- * shorten the lock but deadlocks the embedded database, which runs one transaction at a time, and
- * can exhaust the pool under load.)
+ * is used exactly when its wallet commits (no gaps), and concurrent creations get distinct indexes;
+ * addresses are derived from (merchant account, index) and never reused. The counter row stays
+ * locked until COMMIT, so a merchant's creations serialise from the allocation on. Little happens
+ * while it is held: the addresses of the expected index are derived before (AddressLookahead), and
+ * the allocation is followed by one insert statement, then the idempotency answer with COMMIT.
+ * (Allocating on a separate connection would shorten the lock but deadlocks the embedded database,
+ * which runs one transaction at a time, and can exhaust the pool under load.)
  */
 export async function createWallet(
   sql: Queryable,
   deriver: AddressDeriver,
   input: { merchantId: string; customerId: string; label: string },
 ): Promise<WalletResource> {
-  const customer = await sql.query("SELECT 1 FROM customers WHERE merchant_id = $1 AND id = $2", [
-    input.merchantId,
-    input.customerId,
-  ]);
-  if (customer.rowCount === 0) throw new NotFoundError("Customer");
+  // Derived before the counter row is locked; see AddressLookahead.
+  const lookahead = addressLookahead(deriver);
+  lookahead.prepare(input.merchantId);
+  // The customer check rides on the allocation (one round trip); a missing customer takes no index
+  // and no lock.
   const allocated = await sql.query<{ account: number; index: number }>(
-    `UPDATE merchants SET next_wallet_index = next_wallet_index + 1 WHERE id = $1
+    `UPDATE merchants SET next_wallet_index = next_wallet_index + 1
+     WHERE id = $1 AND EXISTS (SELECT 1 FROM customers WHERE merchant_id = $1 AND id = $2)
      RETURNING derivation_account AS account, next_wallet_index - 1 AS index`,
-    [input.merchantId],
+    [input.merchantId, input.customerId],
   );
   const slot = allocated.rows[0];
-  if (!slot) throw new NotFoundError("Merchant");
+  if (!slot) {
+    const customer = await sql.query("SELECT 1 FROM customers WHERE merchant_id = $1 AND id = $2", [
+      input.merchantId,
+      input.customerId,
+    ]);
+    throw new NotFoundError(customer.rowCount === 0 ? "Customer" : "Merchant");
+  }
   const walletId = randomUUID();
-  const derived = deriver.deriveWalletAddresses(slot.account, slot.index);
+  const derived = lookahead.addressesFor(input.merchantId, slot.account, slot.index);
   // One round trip: the wallet row and its destinations.
   const { rows } = await sql.query<WalletRow & { destinations: DestinationRow[] }>(
     `WITH w AS (
