@@ -83,21 +83,24 @@ export async function serve(options: {
     throw error;
   }
   const chains = options.chains ?? config.chains ?? sandbox?.chains ?? {};
-  if (sandbox) {
-    // The local chains are new: whatever was indexed from the previous run's chains is gone.
-    for (const chain of Object.keys(sandbox.chains) as ChainId[]) {
-      const { reversed } = await forgetChain(db, chain);
-      if (reversed > 0) {
-        logger.warn(
-          { chain, reversed },
-          "local sandbox chain restarted from genesis: the previous run's deposits were reversed",
-        );
-      }
-    }
-  }
   let custody: Custody;
   let encryption: ReturnType<typeof loadEncryptionKeyring>;
+  let indexed: ChainId[] = [];
   try {
+    // A bad --chains stops the start before anything runs.
+    if (role === "indexer" || role === "all") indexed = selectChains(chains, options.chainFilter);
+    if (sandbox) {
+      // The local chains are new: whatever was indexed from the previous run's chains is gone.
+      for (const chain of Object.keys(sandbox.chains) as ChainId[]) {
+        const { reversed } = await forgetChain(db, chain);
+        if (reversed > 0) {
+          logger.warn(
+            { chain, reversed },
+            "local sandbox chain restarted from genesis: the previous run's deposits were reversed",
+          );
+        }
+      }
+    }
     // Secrets first: a wrong mnemonic or a missing encryption key must stop the start, before serving.
     custody = await openCustody(db, config, logger, chains);
     encryption = loadEncryptionKeyring(config, { logger });
@@ -137,7 +140,7 @@ export async function serve(options: {
       db,
       logger,
       chains,
-      selected: selectChains(chains, options.chainFilter),
+      selected: indexed,
       rates: deps.rates,
       metrics,
     });

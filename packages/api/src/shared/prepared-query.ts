@@ -1,10 +1,4 @@
-import type { Database, Queryable } from "@mp/db";
-
-/** A hot query with a process-wide unique name (always the same text). */
-export interface PreparedQuery {
-  name: string;
-  text: string;
-}
+import type { Database, NamedStatement, Queryable } from "@mp/db";
 
 function isDatabase(sql: Queryable | Database): sql is Database {
   return "tx" in sql && "pool" in sql;
@@ -16,7 +10,7 @@ function isDatabase(sql: Queryable | Database): sql is Database {
  */
 export function queryPrepared<R extends object>(
   sql: Queryable | Database,
-  statement: PreparedQuery,
+  statement: NamedStatement,
   params: unknown[],
 ): Promise<{ rows: R[]; rowCount: number | null }> {
   return isDatabase(sql) ? sql.query<R>(statement, params) : sql.query<R>(statement.text, params);

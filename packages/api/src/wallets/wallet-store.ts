@@ -100,13 +100,8 @@ export async function createWallet(
     [input.merchantId, input.customerId],
   );
   const slot = allocated.rows[0];
-  if (!slot) {
-    const customer = await sql.query("SELECT 1 FROM customers WHERE merchant_id = $1 AND id = $2", [
-      input.merchantId,
-      input.customerId,
-    ]);
-    throw new NotFoundError(customer.rowCount === 0 ? "Customer" : "Merchant");
-  }
+  // The merchant is the authenticated one, so no row means no such customer of this merchant.
+  if (!slot) throw new NotFoundError("Customer");
   const walletId = randomUUID();
   const derived = lookahead.addressesFor(input.merchantId, slot.account, slot.index);
   // One round trip: the wallet row and its destinations.
