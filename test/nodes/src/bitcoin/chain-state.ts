@@ -249,10 +249,28 @@ export class ChainState {
     this.mempoolTxs.clear();
     const added: string[] = [];
     this.forks++;
+    // A transaction that spends a coinbase not yet mature at its new height (it was mined higher up
+    // on the old branch) waits for a later block, as Core's mempool would keep it; its descendants
+    // wait with it. What still cannot be mined after the last new block goes back to the mempool.
+    let waiting: Transaction[] = [];
     for (let index = 0; index < newBlocks; index++) {
-      const txs = candidates.filter((tx) => placement.get(tx.getId()) === index);
+      const height = this.height + 1;
+      const txs: Transaction[] = [];
+      const deferred: Transaction[] = [];
+      const deferredIds = new Set<string>();
+      for (const tx of [...waiting, ...candidates.filter((c) => placement.get(c.getId()) === index)]) {
+        const parents = tx.ins.map((input) => displayHash(input.hash));
+        if (parents.some((parent) => deferredIds.has(parent)) || this.spendsImmatureCoinbase(tx, height)) {
+          deferred.push(tx);
+          deferredIds.add(tx.getId());
+        } else {
+          txs.push(tx);
+        }
+      }
+      waiting = deferred;
       added.push(this.mine(payoutScript(), txs, this.forks).hash);
     }
+    for (const tx of waiting) placement.set(tx.getId(), "mempool");
     for (const tx of [...candidates, ...oldMempool]) {
       if (placement.get(tx.getId()) !== "mempool") continue;
       try {
@@ -262,6 +280,14 @@ export class ChainState {
       }
     }
     return { removed: removed.map((block) => block.hash), added };
+  }
+
+  /** True when an input is a coinbase output that is not mature at `spendHeight`. */
+  private spendsImmatureCoinbase(tx: Transaction, spendHeight: number): boolean {
+    return tx.ins.some((input) => {
+      const coin = this.coins.get(outpoint(displayHash(input.hash), input.index));
+      return coin !== undefined && !this.mature(coin, spendHeight);
+    });
   }
 
   private mature(coin: Coin, spendHeight: number): boolean {
