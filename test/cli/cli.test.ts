@@ -5,6 +5,13 @@ import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, startService, waitForExit } from "./run-cli.ts";
 
+/**
+ * Each of these tests runs several `payments` processes one after another (each starts tsx and opens
+ * the database, the embedded one included): well within a minute alone, but not always under the
+ * full suite's parallel load on two cores.
+ */
+const CLI_TEST_TIMEOUT_MS = 180_000;
+
 describe("payments CLI", () => {
   let database: TestDatabase;
   let dataDir: string;
@@ -20,93 +27,116 @@ describe("payments CLI", () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it("documents its commands in --help", async () => {
-    const help = await runCli(["--help"]);
-    expect(help.code).toBe(0);
-    for (const command of ["serve", "migrate", "merchants", "keys"]) expect(help.stdout).toContain(command);
-    const serveHelp = await runCli(["serve", "--help"]);
-    expect(serveHelp.stdout).toContain("--role");
-    expect(serveHelp.stdout).toContain("--chains");
-  });
+  it(
+    "documents its commands in --help",
+    async () => {
+      const help = await runCli(["--help"]);
+      expect(help.code).toBe(0);
+      for (const command of ["serve", "migrate", "merchants", "keys"]) expect(help.stdout).toContain(command);
+      const serveHelp = await runCli(["serve", "--help"]);
+      expect(serveHelp.stdout).toContain("--role");
+      expect(serveHelp.stdout).toContain("--chains");
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 
-  it("migrate, merchants create --json (one JSON object on stdout), keys create and revoke", async () => {
-    const migrated = await runCli(["migrate"], env);
-    expect(migrated.code, migrated.stderr).toBe(0);
+  it(
+    "migrate, merchants create --json (one JSON object on stdout), keys create and revoke",
+    async () => {
+      const migrated = await runCli(["migrate"], env);
+      expect(migrated.code, migrated.stderr).toBe(0);
 
-    const created = await runCli(["merchants", "create", "--name", "Acme", "--json"], env);
-    expect(created.code, created.stderr).toBe(0);
-    const lines = created.stdout.trim().split("\n");
-    expect(lines).toHaveLength(1);
-    const merchant = JSON.parse(lines[0] as string);
-    expect(merchant).toEqual({
-      merchant_id: expect.any(String),
-      api_key: expect.stringMatching(/^sk_sandbox_/),
-      environment: "sandbox",
-    });
+      const created = await runCli(["merchants", "create", "--name", "Acme", "--json"], env);
+      expect(created.code, created.stderr).toBe(0);
+      const lines = created.stdout.trim().split("\n");
+      expect(lines).toHaveLength(1);
+      const merchant = JSON.parse(lines[0] as string);
+      expect(merchant).toEqual({
+        merchant_id: expect.any(String),
+        api_key: expect.stringMatching(/^sk_sandbox_/),
+        environment: "sandbox",
+      });
 
-    const live = await runCli(["merchants", "create", "--name", "Live", "--environment", "production", "--json"], env);
-    expect(JSON.parse(live.stdout).api_key).toMatch(/^sk_live_/);
+      const live = await runCli(
+        ["merchants", "create", "--name", "Live", "--environment", "production", "--json"],
+        env,
+      );
+      expect(JSON.parse(live.stdout).api_key).toMatch(/^sk_live_/);
 
-    const key = await runCli(["keys", "create", "--merchant", merchant.merchant_id, "--json"], env);
-    expect(key.code, key.stderr).toBe(0);
-    const second = JSON.parse(key.stdout);
-    expect(second.api_key).not.toBe(merchant.api_key);
-    expect(second.key_prefix).toBe(second.api_key.slice(0, "sk_sandbox_".length + 8));
+      const key = await runCli(["keys", "create", "--merchant", merchant.merchant_id, "--json"], env);
+      expect(key.code, key.stderr).toBe(0);
+      const second = JSON.parse(key.stdout);
+      expect(second.api_key).not.toBe(merchant.api_key);
+      expect(second.key_prefix).toBe(second.api_key.slice(0, "sk_sandbox_".length + 8));
 
-    const revoked = await runCli(["keys", "revoke", "--key-prefix", second.key_prefix], env);
-    expect(revoked.code, revoked.stderr).toBe(0);
-    const again = await runCli(["keys", "revoke", "--key-prefix", second.key_prefix], env);
-    expect(again.code).toBe(1);
-  });
+      const revoked = await runCli(["keys", "revoke", "--key-prefix", second.key_prefix], env);
+      expect(revoked.code, revoked.stderr).toBe(0);
+      const again = await runCli(["keys", "revoke", "--key-prefix", second.key_prefix], env);
+      expect(again.code).toBe(1);
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 
-  it("rejects bad arguments and bad configuration with one clear line, no stack trace", async () => {
-    const badId = await runCli(["keys", "create", "--merchant", "nope"], env);
-    expect(badId.code).not.toBe(0);
-    expect(badId.stderr).toContain("--merchant");
-    const badEnv = await runCli(["merchants", "create", "--name", "x", "--environment", "staging"], env);
-    expect(badEnv.code).not.toBe(0);
+  it(
+    "rejects bad arguments and bad configuration with one clear line, no stack trace",
+    async () => {
+      const badId = await runCli(["keys", "create", "--merchant", "nope"], env);
+      expect(badId.code).not.toBe(0);
+      expect(badId.stderr).toContain("--merchant");
+      const badEnv = await runCli(["merchants", "create", "--name", "x", "--environment", "staging"], env);
+      expect(badEnv.code).not.toBe(0);
 
-    const badUrl = await runCli(["migrate"], { DATABASE_URL: "mysql://nope" });
-    expect(badUrl.code).toBe(1);
-    expect(badUrl.stderr.trim().split("\n")).toHaveLength(1);
-    expect(badUrl.stderr).toContain("DATABASE_URL");
-    expect(badUrl.stderr).not.toMatch(/\n\s+at /);
+      const badUrl = await runCli(["migrate"], { DATABASE_URL: "mysql://nope" });
+      expect(badUrl.code).toBe(1);
+      expect(badUrl.stderr.trim().split("\n")).toHaveLength(1);
+      expect(badUrl.stderr).toContain("DATABASE_URL");
+      expect(badUrl.stderr).not.toMatch(/\n\s+at /);
 
-    const badPort = await runCli(["migrate"], { ...env, PORT: "eighty" });
-    expect(badPort.code).toBe(1);
-    expect(badPort.stderr).toContain("PORT");
+      const badPort = await runCli(["migrate"], { ...env, PORT: "eighty" });
+      expect(badPort.code).toBe(1);
+      expect(badPort.stderr).toContain("PORT");
 
-    const badKey = await runCli(["migrate"], { ...env, ENCRYPTION_KEY: "c2hvcnQ=" });
-    expect(badKey.code).toBe(1);
-    expect(badKey.stderr).toContain("ENCRYPTION_KEY");
-    expect(badKey.stderr).not.toContain("c2hvcnQ=");
-  });
+      const badKey = await runCli(["migrate"], { ...env, ENCRYPTION_KEY: "c2hvcnQ=" });
+      expect(badKey.code).toBe(1);
+      expect(badKey.stderr).toContain("ENCRYPTION_KEY");
+      expect(badKey.stderr).not.toContain("c2hvcnQ=");
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 });
 
 describe("the embedded default, shared between the service and the CLI", () => {
-  it("starts with no DATABASE_URL, answers /ready, lets the CLI work beside it, and stops cleanly on SIGTERM", async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), "mpemb-"));
-    try {
-      const service = await startService(["--role", "api"], { DATA_DIR: dataDir, PORT: "0", DATABASE_URL: undefined });
-      const ready = await fetch(`${service.url}/ready`);
-      expect(ready.status).toBe(200);
-      // PGlite allows one process: the CLI joins the service's database through its socket.
-      const created = await runCli(["merchants", "create", "--name", "Beside", "--json"], { DATA_DIR: dataDir });
-      expect(created.code, created.stderr).toBe(0);
-      const { api_key } = JSON.parse(created.stdout);
-      const list = await fetch(`${service.url}/v1/customers`, { headers: { "x-service-api-key": api_key } });
-      expect(list.status).toBe(200);
-      service.child.kill("SIGTERM");
-      expect(await waitForExit(service.child)).toBe(0);
-      expect(service.output()).not.toContain(api_key);
+  it(
+    "starts with no DATABASE_URL, answers /ready, lets the CLI work beside it, and stops cleanly on SIGTERM",
+    async () => {
+      const dataDir = mkdtempSync(join(tmpdir(), "mpemb-"));
+      try {
+        const service = await startService(["--role", "api"], {
+          DATA_DIR: dataDir,
+          PORT: "0",
+          DATABASE_URL: undefined,
+        });
+        const ready = await fetch(`${service.url}/ready`);
+        expect(ready.status).toBe(200);
+        // PGlite allows one process: the CLI joins the service's database through its socket.
+        const created = await runCli(["merchants", "create", "--name", "Beside", "--json"], { DATA_DIR: dataDir });
+        expect(created.code, created.stderr).toBe(0);
+        const { api_key } = JSON.parse(created.stdout);
+        const list = await fetch(`${service.url}/v1/customers`, { headers: { "x-service-api-key": api_key } });
+        expect(list.status).toBe(200);
+        service.child.kill("SIGTERM");
+        expect(await waitForExit(service.child)).toBe(0);
+        expect(service.output()).not.toContain(api_key);
 
-      // After the service stops, the CLI opens the same data itself: the merchant is still there.
-      const key = await runCli(["keys", "create", "--merchant", JSON.parse(created.stdout).merchant_id, "--json"], {
-        DATA_DIR: dataDir,
-      });
-      expect(key.code, key.stderr).toBe(0);
-    } finally {
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
+        // After the service stops, the CLI opens the same data itself: the merchant is still there.
+        const key = await runCli(["keys", "create", "--merchant", JSON.parse(created.stdout).merchant_id, "--json"], {
+          DATA_DIR: dataDir,
+        });
+        expect(key.code, key.stderr).toBe(0);
+      } finally {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 });

@@ -6,6 +6,13 @@ import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, startService, waitForExit } from "./run-cli.ts";
 
+/**
+ * Each of these tests runs several `payments` processes one after another (each starts tsx and opens
+ * the database, the embedded one included): well within a minute alone, but not always under the
+ * full suite's parallel load on two cores.
+ */
+const CLI_TEST_TIMEOUT_MS = 180_000;
+
 /** A second well-known BIP-39 test mnemonic: different root fingerprint from the sandbox one. */
 const OTHER_MNEMONIC = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
 
@@ -67,51 +74,63 @@ describe("operator commands: custody verify, wallets export, ledger check and ex
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it("wallets export writes one CSV row per destination, with the derivation path", async () => {
-    const out = await runCli(["wallets", "export", "--merchant", merchantId], env);
-    expect(out.code, out.stderr).toBe(0);
-    const lines = out.stdout.trim().split("\n");
-    expect(lines[0]).toMatch(/wallet_id.*chain.*address.*path/);
-    expect(lines).toHaveLength(1 + 2 * 10);
-    expect(out.stdout).toContain("m/44'/60'/0'/0/1");
-    expect(out.stdout).toContain("m/84'/1'/0'/0/0"); // regtest: the local sandbox's Bitcoin network
-    for (const id of walletIds) expect(out.stdout).toContain(id);
-    const unknown = await runCli(["wallets", "export", "--merchant", "00000000-0000-4000-8000-000000000000"], env);
-    expect(unknown.code).toBe(1);
-  });
+  it(
+    "wallets export writes one CSV row per destination, with the derivation path",
+    async () => {
+      const out = await runCli(["wallets", "export", "--merchant", merchantId], env);
+      expect(out.code, out.stderr).toBe(0);
+      const lines = out.stdout.trim().split("\n");
+      expect(lines[0]).toMatch(/wallet_id.*chain.*address.*path/);
+      expect(lines).toHaveLength(1 + 2 * 10);
+      expect(out.stdout).toContain("m/44'/60'/0'/0/1");
+      expect(out.stdout).toContain("m/84'/1'/0'/0/0"); // regtest: the local sandbox's Bitcoin network
+      for (const id of walletIds) expect(out.stdout).toContain(id);
+      const unknown = await runCli(["wallets", "export", "--merchant", "00000000-0000-4000-8000-000000000000"], env);
+      expect(unknown.code).toBe(1);
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 
-  it("custody verify passes, reports a tampered address (exit 1), and a different mnemonic is refused", async () => {
-    const ok = await runCli(["custody", "verify"], env);
-    expect(ok.code, ok.stderr).toBe(0);
-    expect(ok.stdout).toContain("checked 20 addresses, 0 mismatches");
+  it(
+    "custody verify passes, reports a tampered address (exit 1), and a different mnemonic is refused",
+    async () => {
+      const ok = await runCli(["custody", "verify"], env);
+      expect(ok.code, ok.stderr).toBe(0);
+      expect(ok.stdout).toContain("checked 20 addresses, 0 mismatches");
 
-    await withSql((db) =>
-      db.query(
-        "UPDATE destinations SET address = 'TLsV52sRDL79HXGGm9yzwKibb6BeruhUzy' WHERE chain = 'TRON' AND wallet_id = $1",
-        [walletIds[0]],
-      ),
-    );
-    const bad = await runCli(["custody", "verify"], env);
-    expect(bad.code).toBe(1);
-    expect(bad.stdout).toMatch(/MISMATCH .*chain=TRON/);
-    expect(bad.stdout).toContain("1 mismatches");
+      await withSql((db) =>
+        db.query(
+          "UPDATE destinations SET address = 'TLsV52sRDL79HXGGm9yzwKibb6BeruhUzy' WHERE chain = 'TRON' AND wallet_id = $1",
+          [walletIds[0]],
+        ),
+      );
+      const bad = await runCli(["custody", "verify"], env);
+      expect(bad.code).toBe(1);
+      expect(bad.stdout).toMatch(/MISMATCH .*chain=TRON/);
+      expect(bad.stdout).toContain("1 mismatches");
 
-    const other = await runCli(["custody", "verify"], { ...env, MASTER_MNEMONIC: OTHER_MNEMONIC });
-    expect(other.code).toBe(1);
-    expect(other.stderr).toContain("MASTER_MNEMONIC");
-    expect(other.stderr).toContain("does not match this database");
-    expect(other.stderr).not.toContain("abandon");
-  });
+      const other = await runCli(["custody", "verify"], { ...env, MASTER_MNEMONIC: OTHER_MNEMONIC });
+      expect(other.code).toBe(1);
+      expect(other.stderr).toContain("MASTER_MNEMONIC");
+      expect(other.stderr).toContain("does not match this database");
+      expect(other.stderr).not.toContain("abandon");
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 
-  it("ledger check passes on a consistent ledger and ledger export writes the CSV header", async () => {
-    const check = await runCli(["ledger", "check"], env);
-    expect(check.code, check.stdout + check.stderr).toBe(0);
-    expect(check.stdout).toMatch(/^OK: /m);
-    const exported = await runCli(["ledger", "export", "--from", "2020-01-01", "--to", "2100-01-01"], env);
-    expect(exported.code, exported.stderr).toBe(0);
-    expect(exported.stdout.split("\n")[0]).toMatch(/entry_id/);
-    const badDate = await runCli(["ledger", "export", "--from", "yesterday", "--to", "2100-01-01"], env);
-    expect(badDate.code).toBe(1);
-    expect(badDate.stderr).toContain("--from");
-  });
+  it(
+    "ledger check passes on a consistent ledger and ledger export writes the CSV header",
+    async () => {
+      const check = await runCli(["ledger", "check"], env);
+      expect(check.code, check.stdout + check.stderr).toBe(0);
+      expect(check.stdout).toMatch(/^OK: /m);
+      const exported = await runCli(["ledger", "export", "--from", "2020-01-01", "--to", "2100-01-01"], env);
+      expect(exported.code, exported.stderr).toBe(0);
+      expect(exported.stdout.split("\n")[0]).toMatch(/entry_id/);
+      const badDate = await runCli(["ledger", "export", "--from", "yesterday", "--to", "2100-01-01"], env);
+      expect(badDate.code).toBe(1);
+      expect(badDate.stderr).toContain("--from");
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 });
