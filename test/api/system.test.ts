@@ -114,6 +114,9 @@ describe("health, readiness, chains, rates, OpenAPI", () => {
       expect(statuses).toEqual([200, 200, 200, 429]);
       const blocked = await limited.call(m1.apiKey, "/v1/customers");
       expect(blocked.body).toMatchObject({ data: {}, error: "rate_limited", status: "error" });
+      expect(blocked.headers.get("ratelimit-policy")).toBe('"per-key";q=3;w=60');
+      expect(blocked.headers.get("ratelimit")).toMatch(/^"per-key";r=0;t=\d+$/);
+      expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
       expect((await limited.call(m2.apiKey, "/v1/customers")).status).toBe(200);
     } finally {
       await limited.stop();

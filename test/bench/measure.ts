@@ -19,6 +19,7 @@ export async function load(
     connections: options.connections,
     duration: options.seconds,
     headers: options.headers ?? {},
+    workers: 1,
   });
   return {
     requestsPerSecond: result.requests.average,

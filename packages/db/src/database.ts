@@ -1,6 +1,8 @@
 import type { Logger } from "@mp/core";
 import { AppError, ServiceUnavailableError } from "@mp/core";
 import pg from "pg";
+import { createQueryBatcher } from "./batched-queries.ts";
+import { isConnectionError } from "./sql-state.ts";
 
 // numeric and int8 come back as strings (pg's default); we parse them into bigint where they hold money.
 /** Anything that runs a query: the pool-backed Database or a client inside an open transaction. */
@@ -44,41 +46,6 @@ export interface Database {
     options?: { isolation?: "read committed" | "serializable" },
   ): Promise<T>;
   close(): Promise<void>;
-}
-
-/** SQLSTATE codes we react to. Errors are matched by code, never by message text. */
-export const SqlState = {
-  uniqueViolation: "23505",
-  foreignKeyViolation: "23503",
-  checkViolation: "23514",
-  serializationFailure: "40001",
-  deadlockDetected: "40P01",
-  invalidTextRepresentation: "22P02",
-} as const;
-
-export function sqlState(error: unknown): string | undefined {
-  if (typeof error === "object" && error !== null && "code" in error) {
-    const code = (error as { code: unknown }).code;
-    return typeof code === "string" ? code : undefined;
-  }
-  return undefined;
-}
-
-/** True for errors that mean "the database cannot be reached" rather than "this query is wrong". */
-export function isConnectionError(error: unknown): boolean {
-  const code = sqlState(error);
-  if (code === undefined) {
-    return error instanceof Error && /Connection terminated|timeout|connect/i.test(error.message);
-  }
-  // Node socket errors and PostgreSQL's connection-exception / operator-intervention classes.
-  return (
-    ["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "ETIMEDOUT", "EPIPE", "ENOENT", "EHOSTUNREACH"].includes(code) ||
-    code.startsWith("08") ||
-    code === "57P01" ||
-    code === "57P02" ||
-    code === "57P03" ||
-    code === "53300"
-  );
 }
 
 export interface CreateDatabaseOptions {
@@ -133,14 +100,21 @@ export function createDatabase(options: CreateDatabaseOptions): Database {
     return sessionPerConnection === true;
   };
 
+  // Hot statements issued in the same turn of the event loop share one connection and one write.
+  const batched = createQueryBatcher(pool);
+
   const db: Database = {
     pool,
     connectionString: options.connectionString,
     async query(text, params) {
       try {
         if (typeof text === "string") return await pool.query(text, params);
-        if ((await namedStatementsAllowed()) !== true) return await pool.query(text.text, params);
-        return await pool.query({ name: text.name, text: text.text, values: params ?? [] });
+        const named = await namedStatementsAllowed();
+        return await batched(
+          named
+            ? { name: text.name, text: text.text, values: params ?? [] }
+            : { text: text.text, values: params ?? [] },
+        );
       } catch (error) {
         return wrap(error);
       }

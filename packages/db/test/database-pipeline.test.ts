@@ -44,4 +44,28 @@ describe("Database in pipeline mode (server and embedded)", () => {
     );
     expect(results.map((r) => r.rows[0]?.n)).toEqual(Array.from({ length: 20 }, (_, i) => (i % 2) + 1));
   });
+
+  it("sends the named statements of one event-loop turn together, on one connection", async () => {
+    const pid = { name: "pipeline_probe_backend_pid", text: "SELECT pg_backend_pid() AS pid, $1::int AS i" };
+    const together = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => testDb.db.query<{ pid: number; i: number }>(pid, [i])),
+    );
+    expect(together.map((r) => r.rows[0]?.i)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(new Set(together.map((r) => r.rows[0]?.pid)).size).toBe(1);
+  });
+
+  it("fails only the statement that fails when a batch shares a connection, and the connection stays usable", async () => {
+    const asInt = { name: "pipeline_probe_as_int", text: "SELECT $1::int AS v" };
+    const batch = [
+      testDb.db.query<{ v: number }>(asInt, ["1"]),
+      testDb.db.query<{ v: number }>(asInt, ["not a number"]),
+      testDb.db.query<{ v: number }>(asInt, ["3"]),
+    ];
+    const [first, second, third] = await Promise.allSettled(batch);
+    expect(first).toMatchObject({ status: "fulfilled", value: { rows: [{ v: 1 }] } });
+    expect(second).toMatchObject({ status: "rejected", reason: { code: "22P02" } });
+    expect(third).toMatchObject({ status: "fulfilled", value: { rows: [{ v: 3 }] } });
+    const after = await Promise.all([testDb.db.query<{ v: number }>(asInt, ["4"]), testDb.db.query("SELECT 1")]);
+    expect(after[0].rows).toEqual([{ v: 4 }]);
+  });
 });
