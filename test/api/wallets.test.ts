@@ -89,6 +89,32 @@ describe("wallets and deposit addresses", () => {
     expect(addresses.size).toBe(50);
   });
 
+  it("spends no index on a replay, a 404 or a concurrent duplicate: the next wallet takes the next index", async () => {
+    const m = await api.merchant();
+    const customer = (await post(m, "/v1/customers", { type: "INDIVIDUAL", first_name: "D", last_name: "D" })).body.data
+      .id;
+    const indexes = async () =>
+      (
+        await api.db.query<{ derivation_index: number }>(
+          "SELECT derivation_index FROM wallets WHERE merchant_id = $1 ORDER BY derivation_index",
+          [m.merchantId],
+        )
+      ).rows.map((r) => r.derivation_index);
+    const first = await post(m, "/v1/wallets", { customer_id: customer, label: "first" }, "spend-1");
+    expect(first.status).toBe(201);
+    expect((await post(m, "/v1/wallets", { customer_id: customer, label: "first" }, "spend-1")).text).toBe(first.text);
+    const unknown = "6f1c1c1e-2222-4222-8222-222222222222";
+    expect((await post(m, "/v1/wallets", { customer_id: unknown, label: "x" }, "spend-404")).status).toBe(404);
+    const duplicates = await Promise.all(
+      Array.from({ length: 10 }, () => post(m, "/v1/wallets", { customer_id: customer, label: "dup" }, "spend-dup")),
+    );
+    expect(new Set(duplicates.map((r) => r.body.data.id)).size).toBe(1);
+    expect(duplicates.map((r) => r.status)).toEqual(Array(10).fill(201));
+    const next = await post(m, "/v1/wallets", { customer_id: customer, label: "next" }, "spend-2");
+    expect(next.status).toBe(201);
+    expect(await indexes()).toEqual([0, 1, 2]);
+  });
+
   it("isolates merchants on wallets and addresses", async () => {
     const wallet = (await post(a, "/v1/wallets", { customer_id: customerA, label: "Private" })).body.data;
     expect((await api.call(b.apiKey, `/v1/wallets/${wallet.id}`)).status).toBe(404);

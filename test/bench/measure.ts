@@ -9,16 +9,29 @@ export interface LoadResult {
   non2xx: number;
 }
 
-/** Drives `url` with autocannon for `seconds` at `connections`, in this process. */
-export async function load(
-  url: string,
-  options: { connections: number; seconds: number; headers?: Record<string, string> },
-): Promise<LoadResult> {
+export interface LoadOptions {
+  connections: number;
+  seconds: number;
+  method?: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: string;
+  /** Each request gets a fresh id wherever `[<id>]` appears in its headers or body (idempotency keys). */
+  uniqueIds?: boolean;
+}
+
+/**
+ * Drives `url` with autocannon for `seconds` at `connections`. The load generator runs in a worker
+ * thread, so its own work does not run on the event loop of the server it measures.
+ */
+export async function load(url: string, options: LoadOptions): Promise<LoadResult> {
   const result = await autocannon({
     url,
     connections: options.connections,
     duration: options.seconds,
+    method: options.method ?? "GET",
     headers: options.headers ?? {},
+    ...(options.body === undefined ? {} : { body: options.body }),
+    idReplacement: options.uniqueIds === true,
     workers: 1,
   });
   return {

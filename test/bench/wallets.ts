@@ -1,7 +1,6 @@
-import autocannon from "autocannon";
 import { benchDerivation } from "../../packages/custody/bench/derivation.ts";
 import { startApiHarness } from "../support/api-harness.ts";
-import { printTable } from "./measure.ts";
+import { load, printTable } from "./measure.ts";
 
 /**
  * `pnpm bench wallets`: derivation cost per chain (custody's own bench: microseconds per address,
@@ -20,20 +19,15 @@ export async function runWalletsBench(options: { seconds?: number } = {}): Promi
       idempotencyKey: "bench-customer",
       json: { type: "INDIVIDUAL", first_name: "Bench", last_name: "Wallets" },
     });
-    const body = JSON.stringify({ customer_id: customer.body.data.id, label: "bench" });
-    const headers = { "x-service-api-key": apiKey, "content-type": "application/json" };
-    let n = 0;
-    const run = (connections: number, duration: number) =>
-      autocannon({
-        url: `${api.url}/v1/wallets`,
+    const run = (connections: number, seconds: number) =>
+      load(`${api.url}/v1/wallets`, {
         connections,
-        duration,
-        requests: [
-          {
-            method: "POST",
-            setupRequest: (req) => ({ ...req, headers: { ...headers, "x-idempotency-key": `bench-${n++}` }, body }),
-          },
-        ],
+        seconds,
+        method: "POST",
+        // A fresh idempotency key per request, as merchants call it.
+        headers: { "x-service-api-key": apiKey, "content-type": "application/json", "x-idempotency-key": "[<id>]" },
+        body: JSON.stringify({ customer_id: customer.body.data.id, label: "bench" }),
+        uniqueIds: true,
       });
     await run(4, 2); // warm-up: JIT, pool connections, the merchant's account key cache
     const rows: Array<Record<string, string | number>> = [];
@@ -41,9 +35,9 @@ export async function runWalletsBench(options: { seconds?: number } = {}): Promi
       const result = await run(connections, seconds);
       rows.push({
         connections,
-        "wallets/s": Math.round(result.requests.average),
-        "p50 ms": result.latency.p50,
-        "p99 ms": result.latency.p99,
+        "wallets/s": Math.round(result.requestsPerSecond),
+        "p50 ms": result.p50Ms,
+        "p99 ms": result.p99Ms,
         errors: result.errors + result.non2xx,
       });
     }

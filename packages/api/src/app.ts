@@ -7,7 +7,7 @@ import { successBody } from "./http/envelope.ts";
 import { errorHandler, renderError } from "./http/error-handler.ts";
 import { perKeyRateLimit } from "./http/rate-limit.ts";
 import { requestLogging } from "./http/request-context.ts";
-import type { AnyRoute, HandlerContext, Reply } from "./http/route.ts";
+import type { AnyRoute, HandlerContext, PrepareContext, Reply, Reservation } from "./http/route.ts";
 import { parseOrThrow } from "./http/validate.ts";
 import { runIdempotent, validateIdempotencyKey } from "./idempotency/run-idempotent.ts";
 import { allRoutes } from "./routes.ts";
@@ -41,7 +41,7 @@ function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, rateLimit: exp
     const query = route.query ? parseOrThrow(route.query, req.query ?? {}, "query") : {};
     const idempotencyKey = route.idempotent ? validateIdempotencyKey(req.get("x-idempotency-key")) : undefined;
     const body = route.body ? parseOrThrow(route.body, req.body, "body") : undefined;
-    const context = (sql: Queryable): HandlerContext<unknown, unknown, unknown> => ({
+    const requestContext = (): PrepareContext<unknown, unknown, unknown> => ({
       req,
       res,
       deps,
@@ -53,8 +53,10 @@ function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, rateLimit: exp
       params,
       query,
       body,
-      sql,
     });
+    const prepared: Reservation | undefined = route.prepare ? await route.prepare(requestContext()) : undefined;
+    const context = (sql: Queryable): HandlerContext<unknown, unknown, unknown, unknown> =>
+      Object.assign(requestContext(), { sql, prepared });
 
     if (idempotencyKey !== undefined && merchantOrUndefined) {
       const stored = await runIdempotent(
@@ -68,11 +70,20 @@ function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, rateLimit: exp
         },
         async (sql) => renderReply(await route.handler(context(sql))),
         (error) => renderError(error, { nested: route.nestedErrors === true }),
+        { startBeforeClaim: route.writesOnlyThroughSql === true },
       );
+      // A replay did not run the operation; a recorded 4xx rolled its writes back.
+      if (stored.replayed || stored.status >= 300) prepared?.release();
       send(res, stored.status, stored.body, stored.replayed ? { "Idempotent-Replayed": "true" } : undefined);
       return;
     }
-    const reply = await route.handler(context(deps.db));
+    let reply: Reply;
+    try {
+      reply = await route.handler(context(deps.db));
+    } catch (error) {
+      if (error instanceof AppError && renderError(error, { nested: false }).status < 500) prepared?.release();
+      throw error;
+    }
     if (reply.raw) {
       if (reply.headers) res.set(reply.headers);
       res.status(reply.status).type(reply.raw.contentType).send(reply.raw.body);

@@ -2,21 +2,13 @@ import type { Logger } from "@mp/core";
 import { AppError, ServiceUnavailableError } from "@mp/core";
 import pg from "pg";
 import { createQueryBatcher } from "./batched-queries.ts";
+import { markSessionClient, type NamedStatement } from "./named-statement.ts";
 import { isConnectionError } from "./sql-state.ts";
 
 // numeric and int8 come back as strings (pg's default); we parse them into bigint where they hold money.
 /** Anything that runs a query: the pool-backed Database or a client inside an open transaction. */
 export interface Queryable {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, params?: unknown[]): Promise<pg.QueryResult<R>>;
-}
-
-/**
- * A hot query run as a named prepared statement: the server parses and plans it once per connection.
- * The name must be unique in the process and always carry the same text.
- */
-export interface NamedStatement {
-  name: string;
-  text: string;
 }
 
 export interface Database {
@@ -120,12 +112,15 @@ export function createDatabase(options: CreateDatabaseOptions): Database {
       }
     },
     async tx(fn, txOptions) {
+      // Asked before a connection is held, so the one-time probe never waits on this transaction.
+      const named = await namedStatementsAllowed();
       let client: pg.PoolClient;
       try {
         client = await pool.connect();
       } catch (error) {
         return wrap(error);
       }
+      if (named) markSessionClient(client);
       let broken = false;
       // Not awaited before fn: BEGIN is written together with fn's first statement. BEGIN only fails
       // when the connection does, and then fn's statements fail too.

@@ -1,6 +1,7 @@
-export type { Database, NamedStatement, Queryable } from "./database.ts";
+export type { Database, Queryable } from "./database.ts";
 export { createDatabase } from "./database.ts";
 export { type EmbeddedServer, embeddedConnectionString, startEmbedded } from "./embedded.ts";
 export { MIGRATIONS_DIR, type MigrationResult, migrate } from "./migrate.ts";
+export { type NamedStatement, queryNamedInTransaction } from "./named-statement.ts";
 export { type OpenedDatabase, openDatabase } from "./open-database.ts";
 export { isConnectionError, SqlState, sqlState } from "./sql-state.ts";

@@ -14,7 +14,13 @@ export interface Reply {
   raw?: { contentType: string; body: string };
 }
 
-export interface HandlerContext<P, Q, B> {
+/** What a route's `prepare` reserved before its transaction opened. */
+export interface Reservation {
+  /** The operation did not use it (a replayed answer, a 4xx answer): give it back for a later request. */
+  release(): void;
+}
+
+export interface HandlerContext<P, Q, B, R = undefined> {
   req: Request;
   res: Response;
   deps: AppDeps;
@@ -28,13 +34,18 @@ export interface HandlerContext<P, Q, B> {
    * routes (so the effect and its recorded answer commit together), the pool elsewhere.
    */
   sql: Queryable;
+  /** What the route's `prepare` returned (undefined on routes without one). */
+  prepared: R;
 }
+
+/** The context of `prepare`: the validated request, before any transaction. */
+export type PrepareContext<P, Q, B> = Omit<HandlerContext<P, Q, B>, "sql" | "prepared">;
 
 /**
  * One route of the API. The same definition mounts the Express handler, validates the request and
  * generates the OpenAPI document, so schema and behaviour cannot drift apart.
  */
-export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
+export interface RouteDefinition<P = unknown, Q = unknown, B = unknown, R extends Reservation | undefined = undefined> {
   method: "get" | "post";
   /** OpenAPI form: /v1/customers/{customer_id} */
   path: string;
@@ -44,6 +55,11 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
   auth: boolean;
   /** POST creates: X-Idempotency-Key required, replayed on retry. */
   idempotent?: boolean;
+  /**
+   * The handler's only effects are writes through `ctx.sql` (no provider call, no job, no other
+   * connection): it may start in the same round trip as the idempotency claim (see runIdempotent).
+   */
+  writesOnlyThroughSql?: boolean;
   /** Kept for old clients; answered with a Deprecation header and marked in OpenAPI. */
   deprecated?: boolean;
   /** Errors of this route use the nested form (the address endpoint). */
@@ -56,12 +72,21 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown> {
   successStatus: number;
   /** Error statuses this route documents besides the common ones. */
   errorStatuses?: number[];
-  handler: (ctx: HandlerContext<P, Q, B>) => Promise<Reply>;
+  /**
+   * Runs after validation, before the idempotent transaction opens: for reservations that go through
+   * the pool, which must not wait while a transaction holds a connection (the embedded database serves
+   * one transaction at a time). The handler gets the result as `prepared`; when the answer shows it
+   * went unused (replayed, or a 4xx) it is released. After a 5xx it is kept: the outcome is unknown.
+   */
+  prepare?: (ctx: PrepareContext<P, Q, B>) => Promise<R>;
+  handler: (ctx: HandlerContext<P, Q, B, R>) => Promise<Reply>;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: a heterogeneous list of routes with their own types.
-export type AnyRoute = RouteDefinition<any, any, any>;
+export type AnyRoute = RouteDefinition<any, any, any, any>;
 
-export function defineRoute<P, Q, B>(route: RouteDefinition<P, Q, B>): RouteDefinition<P, Q, B> {
+export function defineRoute<P, Q, B, R extends Reservation | undefined = undefined>(
+  route: RouteDefinition<P, Q, B, R>,
+): RouteDefinition<P, Q, B, R> {
   return route;
 }

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { AppError, ConflictError, ValidationError } from "@mp/core";
-import type { Database, Queryable } from "@mp/db";
+import { type Database, type Queryable, queryNamedInTransaction } from "@mp/db";
 
 /** Idempotency keys are kept at least this long (the sweeper deletes older ones). */
 export const IDEMPOTENCY_RETENTION_HOURS = 48;
@@ -42,6 +42,18 @@ export function validateIdempotencyKey(key: string | undefined): string {
   return key;
 }
 
+// Named: every idempotent POST runs both, so they are parsed and planned once per connection.
+const CLAIM_KEY = {
+  name: "idempotency_claim_key",
+  text: `INSERT INTO idempotency_keys (merchant_id, key, request_hash, method, path, response_status, response_body)
+         VALUES ($1, $2, $3, $4, $5, 0, '')
+         ON CONFLICT (merchant_id, key) DO NOTHING`,
+};
+const RECORD_ANSWER = {
+  name: "idempotency_record_answer",
+  text: "UPDATE idempotency_keys SET response_status = $3, response_body = $4 WHERE merchant_id = $1 AND key = $2",
+};
+
 /**
  * Runs a create operation at most once per (merchant, key).
  *
@@ -54,12 +66,17 @@ export function validateIdempotencyKey(key: string | undefined): string {
  *   not, so a retry after an outage can succeed;
  * - the same key with a different method, path or body is 409.
  * Round trips: BEGIN + key + SAVEPOINT, the operation's own, then the answer + COMMIT.
+ *
+ * `startBeforeClaim` (for operations whose only effects are writes through `sql`): the operation's
+ * first statement goes out with the key, inside the savepoint, saving a round trip. On a replay its
+ * writes are rolled back to the savepoint before the stored answer is read, so it never takes effect.
  */
 export async function runIdempotent(
   db: Database,
   input: { merchantId: string; key: string; method: string; path: string; body: unknown },
   operation: (sql: Queryable) => Promise<{ status: number; body: string }>,
   renderError: (error: AppError) => { status: number; body: string },
+  options: { startBeforeClaim?: boolean } = {},
 ): Promise<StoredResponse> {
   const hash = requestHash(input.method, input.path, input.body);
   // Written but not awaited inside the transaction, so it shares COMMIT's round trip (pipeline mode).
@@ -67,16 +84,23 @@ export async function runIdempotent(
   try {
     return await db.tx(async (client) => {
       // BEGIN, the key and the savepoint travel together; the savepoint is harmless on a replay.
-      const inserting = client.query(
-        `INSERT INTO idempotency_keys (merchant_id, key, request_hash, method, path, response_status, response_body)
-         VALUES ($1, $2, $3, $4, $5, 0, '')
-         ON CONFLICT (merchant_id, key) DO NOTHING`,
-        [input.merchantId, input.key, hash, input.method, input.path],
-      );
+      const inserting = queryNamedInTransaction(client, CLAIM_KEY, [
+        input.merchantId,
+        input.key,
+        hash,
+        input.method,
+        input.path,
+      ]);
       const savepoint = client.query("SAVEPOINT operation");
       savepoint.catch(() => {});
+      // Settled, never rejected: its error is dealt with below, once the claim has been read.
+      const early = options.startBeforeClaim ? settle(operation(client)) : undefined;
       const inserted = await inserting;
       if (inserted.rowCount === 0) {
+        if (early) {
+          await early;
+          await client.query("ROLLBACK TO SAVEPOINT operation");
+        }
         const existing = await client.query<{ request_hash: string; response_status: number; response_body: string }>(
           "SELECT request_hash, response_status, response_body FROM idempotency_keys WHERE merchant_id = $1 AND key = $2",
           [input.merchantId, input.key],
@@ -95,7 +119,7 @@ export async function runIdempotent(
 
       let response: { status: number; body: string };
       try {
-        response = await operation(client);
+        response = early ? unwrap(await early) : await operation(client);
       } catch (error) {
         // Client errors are answers too: undo the operation's writes, keep and replay the answer.
         if (error instanceof AppError && error.code !== "service_unavailable" && error.code !== "internal_error") {
@@ -105,10 +129,12 @@ export async function runIdempotent(
           throw error;
         }
       }
-      recorded = client.query(
-        "UPDATE idempotency_keys SET response_status = $3, response_body = $4 WHERE merchant_id = $1 AND key = $2",
-        [input.merchantId, input.key, response.status, response.body],
-      );
+      recorded = queryNamedInTransaction(client, RECORD_ANSWER, [
+        input.merchantId,
+        input.key,
+        response.status,
+        response.body,
+      ]);
       recorded.catch(() => {});
       return { ...response, replayed: false };
     });
@@ -117,6 +143,20 @@ export async function runIdempotent(
     if (recorded) await recorded;
     throw error;
   }
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then(
+    (value) => ({ ok: true, value }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+}
+
+function unwrap<T>(settled: Settled<T>): T {
+  if (settled.ok) return settled.value;
+  throw settled.error;
 }
 
 /** Deletes keys older than the retention period. */

@@ -4,6 +4,8 @@ import { pageOf } from "../http/envelope.ts";
 import { paginationQuery } from "../http/pagination.ts";
 import { defineRoute } from "../http/route.ts";
 import { pageSchema } from "../openapi/page-schema.ts";
+import { addressesAhead } from "./addresses-ahead.ts";
+import { walletIndexAllocator } from "./wallet-index-allocator.ts";
 import {
   createWalletBody,
   depositAddressResource,
@@ -21,15 +23,27 @@ export const createWalletRoute = defineRoute({
   tag: "Wallets",
   auth: true,
   idempotent: true,
+  writesOnlyThroughSql: true,
   body: createWalletBody,
   response: walletResource,
   successStatus: 201,
   errorStatuses: [404, 409],
-  async handler({ merchant, body, sql, deps }) {
-    const wallet = await createWallet(sql, deps.addresses, {
+  // The slot and its addresses are settled before the transaction: no lock, no derivation inside it.
+  async prepare({ merchant, deps }) {
+    const allocator = walletIndexAllocator(deps.db);
+    const ahead = addressesAhead(deps.addresses);
+    const slot = await allocator.take(merchant.merchantId);
+    const addresses = ahead.addressesFor(slot);
+    ahead.deriveLater(allocator.peek(merchant.merchantId));
+    return { slot, addresses, release: () => allocator.giveBack(merchant.merchantId, slot) };
+  },
+  async handler({ merchant, body, sql, prepared }) {
+    const wallet = await createWallet(sql, {
       merchantId: merchant.merchantId,
       customerId: body.customer_id,
       label: body.label,
+      slot: prepared.slot,
+      addresses: prepared.addresses,
     });
     return { status: 201, data: wallet, message: "Wallet created" };
   },

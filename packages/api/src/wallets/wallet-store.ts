@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { CHAIN_IDS, type ChainId, NotFoundError, normalizeAddress } from "@mp/core";
 import type { Queryable } from "@mp/db";
-import type { AddressDeriver } from "../deps.ts";
+import type { DerivedAddress } from "../deps.ts";
 import { offsetOf, type Pagination } from "../http/pagination.ts";
+import { queryPrepared } from "../shared/prepared-query.ts";
 import { iso, SqlFilters } from "../shared/sql-filters.ts";
-import { addressLookahead } from "./address-lookahead.ts";
+import type { WalletSlot } from "./wallet-index-allocator.ts";
 import type { DestinationResource, WalletResource } from "./wallet-schemas.ts";
 
 interface WalletRow {
@@ -72,67 +73,52 @@ async function destinationsOf(sql: Queryable, walletIds: string[]): Promise<Map<
 }
 
 /**
- * Creates a wallet and its ten destinations.
- *
- * The wallet index comes from the merchant's counter inside the request's transaction, so an index
- * is used exactly when its wallet commits (no gaps), and concurrent creations get distinct indexes;
- * addresses are derived from (merchant account, index) and never reused. The counter row stays
- * locked until COMMIT, so a merchant's creations serialise from the allocation on. Little happens
- * while it is held: the addresses of the expected index are derived before (AddressLookahead), and
- * the allocation is followed by one insert statement, then the idempotency answer with COMMIT.
- * (Allocating on a separate connection would shorten the lock but deadlocks the embedded database,
- * which runs one transaction at a time, and can exhaust the pool under load.)
+ * The wallet and its ten destinations in one statement, only if the customer is this merchant's.
+ * Named: parsed and planned once per connection.
  */
-export async function createWallet(
-  sql: Queryable,
-  deriver: AddressDeriver,
-  input: { merchantId: string; customerId: string; label: string },
-): Promise<WalletResource> {
-  // Derived before the counter row is locked; see AddressLookahead.
-  const lookahead = addressLookahead(deriver);
-  lookahead.prepare(input.merchantId);
-  // The customer check rides on the allocation (one round trip); a missing customer takes no index
-  // and no lock.
-  const allocated = await sql.query<{ account: number; index: number }>(
-    `UPDATE merchants SET next_wallet_index = next_wallet_index + 1
-     WHERE id = $1 AND EXISTS (SELECT 1 FROM customers WHERE merchant_id = $1 AND id = $2)
-     RETURNING derivation_account AS account, next_wallet_index - 1 AS index`,
-    [input.merchantId, input.customerId],
-  );
-  const slot = allocated.rows[0];
-  // The merchant is the authenticated one, so no row means no such customer of this merchant.
-  if (!slot) throw new NotFoundError("Customer");
-  const walletId = randomUUID();
-  const derived = lookahead.addressesFor(input.merchantId, slot.account, slot.index);
-  // One round trip: the wallet row and its destinations.
-  const { rows } = await sql.query<WalletRow & { destinations: DestinationRow[] }>(
-    `WITH w AS (
+const INSERT_WALLET = {
+  name: "insert_wallet_with_destinations",
+  text: `WITH c AS (
+       SELECT id FROM customers WHERE merchant_id = $2 AND id = $3
+     ), w AS (
        INSERT INTO wallets (id, merchant_id, customer_id, label, derivation_index)
-       VALUES ($1, $2, $3, $4, $5)
+       SELECT $1, $2, c.id, $4, $5 FROM c
        RETURNING id, merchant_id, customer_id, label, status, created_at, updated_at
      ), d AS (
        INSERT INTO destinations (id, wallet_id, merchant_id, chain, address, address_key, derivation_path, status, provisioned_at, last_attempted_at)
-       SELECT d.id, (SELECT id FROM w), $2, d.chain, d.address, d.address_key, d.path, 'ACTIVE', now(), now()
-       FROM unnest($6::uuid[], $7::text[], $8::text[], $9::text[], $10::text[]) WITH ORDINALITY AS d(id, chain, address, address_key, path, n)
+       SELECT d.id, w.id, $2, d.chain, d.address, d.address_key, d.path, 'ACTIVE', now(), now()
+       FROM w, unnest($6::uuid[], $7::text[], $8::text[], $9::text[], $10::text[]) WITH ORDINALITY AS d(id, chain, address, address_key, path, n)
        ORDER BY d.n
        RETURNING ${DESTINATION_COLUMNS}
      )
      SELECT ${WALLET_COLUMNS}, (SELECT json_agg(d) FROM d) AS destinations FROM w`,
-    [
-      walletId,
-      input.merchantId,
-      input.customerId,
-      input.label,
-      slot.index,
-      derived.map(() => randomUUID()),
-      derived.map((d) => d.chain),
-      derived.map((d) => d.address),
-      derived.map((d) => d.addressKey),
-      derived.map((d) => d.path),
-    ],
-  );
+};
+
+/**
+ * Creates a wallet and its ten destinations at the slot (merchant account, wallet index) reserved for
+ * this request (WalletIndexAllocator), with the addresses derived from that slot. One round trip.
+ */
+export async function createWallet(
+  sql: Queryable,
+  input: { merchantId: string; customerId: string; label: string; slot: WalletSlot; addresses: DerivedAddress[] },
+): Promise<WalletResource> {
+  const walletId = randomUUID();
+  const derived = input.addresses;
+  const { rows } = await queryPrepared<WalletRow & { destinations: DestinationRow[] }>(sql, INSERT_WALLET, [
+    walletId,
+    input.merchantId,
+    input.customerId,
+    input.label,
+    input.slot.index,
+    derived.map(() => randomUUID()),
+    derived.map((d) => d.chain),
+    derived.map((d) => d.address),
+    derived.map((d) => d.addressKey),
+    derived.map((d) => d.path),
+  ]);
   const row = rows[0];
-  if (!row) throw new Error("wallet insert returned no row");
+  // The merchant is the authenticated one, so no row means no such customer of this merchant.
+  if (!row) throw new NotFoundError("Customer");
   const destinations = row.destinations.map((d) => ({
     ...d,
     last_attempted_at: d.last_attempted_at === null ? null : new Date(d.last_attempted_at),
