@@ -3,34 +3,17 @@
  * compete with the adapter for one event loop, as with a real RPC node) and fills it with
  * benchmark blocks, then reports the slot range and how many transfers hit the watch set.
  */
+
+import { type BenchNodeReady, serveBenchNode, xorshift } from "@mp/test-nodes/bench";
 import { startSolanaTestNode, type TransferSpec } from "@mp/test-nodes/solana";
 import { Keypair } from "@solana/web3.js";
-import { benchAddress, xorshift } from "./deterministic-addresses.ts";
-
-export interface BenchNodeRequest {
-  blocks: number;
-  transactionsPerBlock: number;
-  watchedAddresses: number;
-  hitRate: number;
-}
-
-export interface BenchNodeReady {
-  url: string;
-  tokens: Array<{ asset: string; address: string; decimals: number }>;
-  firstSlot: number;
-  lastSlot: number;
-  expectedTransfers: number;
-  buildMs: number;
-}
+import { benchAddress } from "./deterministic-addresses.ts";
 
 const SENDERS = 32;
 const STRANGERS = 50_000;
 const TOKEN_STRANGERS = 3_000;
 
-// Never outlive the benchmark that started this process.
-process.once("disconnect", () => process.exit(0));
-
-process.once("message", async (request: BenchNodeRequest) => {
+serveBenchNode(async (request) => {
   const node = await startSolanaTestNode({ seed: "scan-bench" });
   const started = performance.now();
   const random = xorshift(0x5eed);
@@ -99,14 +82,10 @@ process.once("message", async (request: BenchNodeRequest) => {
   const ready: BenchNodeReady = {
     url: node.url,
     tokens: [...node.tokens],
-    firstSlot,
-    lastSlot,
+    from: firstSlot,
+    to: lastSlot,
     expectedTransfers,
     buildMs: performance.now() - started,
   };
-  process.send?.(ready);
-  process.once("message", async () => {
-    await node.stop();
-    process.exit(0);
-  });
+  return { ready, stop: () => node.stop() };
 });

@@ -3,31 +3,15 @@
  * the adapter for one event loop, as with a real node) and fills it with benchmark blocks, then
  * reports the height range and how many transfers hit the watch set.
  */
+
+import { type BenchNodeReady, serveBenchNode, xorshift } from "@mp/test-nodes/bench";
 import { startTronTestNode, TronKey } from "@mp/test-nodes/tron";
-import { benchAddress, xorshift } from "./deterministic-addresses.ts";
-
-export interface BenchNodeRequest {
-  blocks: number;
-  transactionsPerBlock: number;
-  watchedAddresses: number;
-  hitRate: number;
-}
-
-export interface BenchNodeReady {
-  url: string;
-  tokens: Array<{ asset: string; address: string; decimals: number }>;
-  firstHeight: number;
-  lastHeight: number;
-  expectedTransfers: number;
-  buildMs: number;
-}
+import { benchAddress } from "./deterministic-addresses.ts";
 
 const SENDERS = 16;
 const STRANGERS = 50_000;
 
-process.once("disconnect", () => process.exit(0));
-
-process.once("message", async (request: BenchNodeRequest) => {
+serveBenchNode(async (request) => {
   const node = await startTronTestNode({ seed: "tron-scan-bench" });
   const started = performance.now();
   const random = xorshift(0x7e0);
@@ -64,14 +48,10 @@ process.once("message", async (request: BenchNodeRequest) => {
   const ready: BenchNodeReady = {
     url: node.url,
     tokens: [...node.tokens],
-    firstHeight,
-    lastHeight,
+    from: firstHeight,
+    to: lastHeight,
     expectedTransfers,
     buildMs: performance.now() - started,
   };
-  process.send?.(ready);
-  process.once("message", async () => {
-    await node.stop();
-    process.exit(0);
-  });
+  return { ready, stop: () => node.stop() };
 });

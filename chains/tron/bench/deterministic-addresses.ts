@@ -12,15 +12,3 @@ export function benchAddress(set: "watch" | "stranger", index: number): string {
   const payload = Buffer.concat([Buffer.from([0x41]), sha256(Buffer.from(`${set}:${index}`)).subarray(0, 20)]);
   return bs58.encode(Buffer.concat([payload, sha256(sha256(payload)).subarray(0, 4)]));
 }
-
-export function xorshift(seed: number): () => number {
-  let state = seed >>> 0 || 1;
-  return () => {
-    state ^= state << 13;
-    state >>>= 0;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    state >>>= 0;
-    return state / 0x1_0000_0000;
-  };
-}

@@ -1,4 +1,5 @@
 import type { AddressDeriver, DerivedAddress } from "../deps.ts";
+import { onePer } from "../shared/one-per.ts";
 import type { WalletSlot } from "./wallet-index-allocator.ts";
 
 /** Slots derived ahead and not yet taken; a few per merchant at most, the oldest dropped first. */
@@ -41,13 +42,5 @@ export class AddressesAhead {
   }
 }
 
-const perDeriver = new WeakMap<AddressDeriver, AddressesAhead>();
-
-export function addressesAhead(deriver: AddressDeriver): AddressesAhead {
-  let ahead = perDeriver.get(deriver);
-  if (!ahead) {
-    ahead = new AddressesAhead(deriver);
-    perDeriver.set(deriver, ahead);
-  }
-  return ahead;
-}
+/** One per deriver (per app). */
+export const addressesAhead = onePer((deriver: AddressDeriver) => new AddressesAhead(deriver));

@@ -1,5 +1,6 @@
 import { AppError } from "@mp/core";
 import type { Database } from "@mp/db";
+import { onePer } from "../shared/one-per.ts";
 
 /**
  * Indexes reserved per merchant per database round trip. Below BIP-44's gap limit of 20, so even the
@@ -86,14 +87,5 @@ export class WalletIndexAllocator {
   }
 }
 
-const perDatabase = new WeakMap<Database, WalletIndexAllocator>();
-
 /** One allocator per database handle (per app), so its blocks serve every request of that app. */
-export function walletIndexAllocator(db: Database): WalletIndexAllocator {
-  let allocator = perDatabase.get(db);
-  if (!allocator) {
-    allocator = new WalletIndexAllocator(db);
-    perDatabase.set(db, allocator);
-  }
-  return allocator;
-}
+export const walletIndexAllocator = onePer((db: Database) => new WalletIndexAllocator(db));
