@@ -189,6 +189,48 @@ describe("JSON-RPC like Bitcoin Core", () => {
     expect(block).not.toHaveProperty("nextblockhash");
     expect(node.blockHash(node.height)).not.toBe(stale);
   });
+
+  // Regtest: 50 BTC per coinbase, mature for consensus after 100 blocks (the wallet waits 101).
+  // Premined to height 100 and mined to 103, the wallet holds coinbases of heights 1..3; 120 BTC needs
+  // all three and is mined at 104. On a branch replacing 101..104, the coinbase of height 3 cannot be
+  // spent before height 103.
+  const spendYoungCoinbase = async (target: BitcoinTestNode) => {
+    target.mine(3);
+    const [to] = deriveTestAddresses(1);
+    const { txid } = target.send(String(to), 12_000_000_000n);
+    target.mine(1);
+    expect(await blockTxids(target, 104)).toContain(txid);
+    return txid;
+  };
+  const blockTxids = async (target: BitcoinTestNode, height: number) =>
+    ((await call("getblock", [target.blockHash(height), 1], target)) as { tx: string[] }).tx;
+
+  it("a reorg holds back a kept transaction whose coinbase input is not mature at its new height", async () => {
+    const fresh = await startBitcoinTestNode({ premineBlocks: 100 });
+    try {
+      const txid = await spendYoungCoinbase(fresh);
+      const { added } = fresh.reorg(4);
+      expect(added).toHaveLength(4);
+      expect(await blockTxids(fresh, 101)).not.toContain(txid);
+      expect(await blockTxids(fresh, 102)).not.toContain(txid);
+      expect(await blockTxids(fresh, 103)).toContain(txid);
+    } finally {
+      await fresh.stop();
+    }
+  });
+
+  it("a reorg whose new branch stays too short evicts that transaction, as Core's mempool does", async () => {
+    const fresh = await startBitcoinTestNode({ premineBlocks: 100 });
+    try {
+      const txid = await spendYoungCoinbase(fresh);
+      fresh.reorg(4, { blocks: 1 });
+      expect(fresh.height).toBe(101);
+      expect(await blockTxids(fresh, 101)).not.toContain(txid);
+      expect(fresh.mempool()).not.toContain(txid);
+    } finally {
+      await fresh.stop();
+    }
+  });
 });
 
 describe("wallet and mining", () => {
