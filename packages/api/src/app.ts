@@ -4,7 +4,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { type AuthenticatedMerchant, authenticate } from "./auth/authenticate.ts";
 import type { AppDeps } from "./deps.ts";
 import { successBody } from "./http/envelope.ts";
-import { errorHandler, renderError } from "./http/error-handler.ts";
+import { errorHandler, isClientError, renderError } from "./http/error-handler.ts";
 import { perKeyRateLimit } from "./http/rate-limit.ts";
 import { requestLogging } from "./http/request-context.ts";
 import type { AnyRoute, HandlerContext, PrepareContext, Reply, Reservation } from "./http/route.ts";
@@ -81,7 +81,7 @@ function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, rateLimit: exp
     try {
       reply = await route.handler(context(deps.db));
     } catch (error) {
-      if (error instanceof AppError && renderError(error, { nested: false }).status < 500) prepared?.release();
+      if (isClientError(error)) prepared?.release();
       throw error;
     }
     if (reply.raw) {

@@ -20,6 +20,11 @@ const STATUS: Record<ErrorCode, number> = {
   internal_error: 500,
 };
 
+/** True for an error the client caused (a 4xx answer): nothing it started took effect. */
+export function isClientError(error: unknown): boolean {
+  return error instanceof AppError && STATUS[error.code] < 500;
+}
+
 /** Codes whose bodies always use the nested form (spec part 7). */
 const NESTED_CODES = new Set<ErrorCode>(["unauthorized", "idempotency_conflict", "idempotency_in_progress"]);
 
