@@ -18,6 +18,22 @@ describe("health, readiness, chains, rates, OpenAPI", () => {
     expect(res.body).toMatchObject({ data: { status: "ok" }, error: "", status: "success" });
   });
 
+  it("sends JSON with a byte-exact Content-Length, and HEAD answers headers only", async () => {
+    const created = await api.call(merchant.apiKey, "/v1/customers", {
+      method: "POST",
+      idempotencyKey: "content-length",
+      json: { type: "INDIVIDUAL", first_name: "Zoë", last_name: "Ångström 測試" },
+    });
+    const read = await api.call(merchant.apiKey, `/v1/customers/${created.body.data.id}`);
+    expect(read.body.data.first_name).toBe("Zoë");
+    expect(read.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(Number(read.headers.get("content-length"))).toBe(Buffer.byteLength(read.text));
+    const head = await fetch(`${api.url}/v1/chains`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(Number(head.headers.get("content-length"))).toBeGreaterThan(0);
+    expect(await head.text()).toBe("");
+  });
+
   it("GET /v1/chains lists the ten chains with capabilities, publicly", async () => {
     const res = await api.call(undefined, "/v1/chains");
     expect(res.status).toBe(200);

