@@ -18,7 +18,9 @@ export interface Database {
   /**
    * A NamedStatement is prepared once per connection on a real server. On the embedded database all
    * connections share one session, so the same name from two connections would collide: there it runs
-   * as a plain query.
+   * as a plain query. NamedStatements are meant for short hot reads: those issued in the same turn of
+   * the event loop share one connection and one round trip (batched-queries.ts), so a slow one would
+   * hold up the others.
    */
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(
     text: string | NamedStatement,
