@@ -1,3 +1,4 @@
+import { createServer } from "node:http";
 import express from "express";
 import { startApiHarness } from "../support/api-harness.ts";
 import { listen, load, printTable } from "./measure.ts";
@@ -24,6 +25,15 @@ export async function runApiBench(options: { seconds?: number } = {}): Promise<v
     res.json({ data: { ok: true }, error: "", message: "OK", status: "success" });
   });
   const bareServer = await listen(bare);
+  // Reference only: the same constant from node's http module without Express, to show what the load
+  // generator and this machine allow at 50 connections.
+  const raw = createServer((_req, res) => {
+    res.setHeader("Content-Type", "application/json; charset=utf-8");
+    res.end(JSON.stringify({ data: { ok: true }, error: "", message: "OK", status: "success" }));
+  });
+  const rawServer = await listen({
+    listen: (port, host, cb) => raw.listen(port, host, cb),
+  });
 
   // Warm both paths (JIT, pool connections) before measuring.
   await load(`${bareServer.url}/constant`, { connections, seconds: 2 });
@@ -33,6 +43,7 @@ export async function runApiBench(options: { seconds?: number } = {}): Promise<v
     headers: { "x-service-api-key": apiKey },
   });
 
+  const reference = await load(`${rawServer.url}/constant`, { connections, seconds: Math.min(seconds, 5) });
   const baseline = await load(`${bareServer.url}/constant`, { connections, seconds });
   const real = await load(`${api.url}/v1/customers/${customerId}`, {
     connections,
@@ -43,6 +54,13 @@ export async function runApiBench(options: { seconds?: number } = {}): Promise<v
   printTable(
     `API read benchmark (${connections} connections, ${seconds}s each, database: ${process.env.DATABASE_URL ? "PostgreSQL server" : "embedded PGlite"})`,
     [
+      {
+        path: "reference: node http constant",
+        "req/s": Math.round(reference.requestsPerSecond),
+        "p50 ms": reference.p50Ms,
+        "p99 ms": reference.p99Ms,
+        errors: reference.errors + reference.non2xx,
+      },
       {
         path: "bare express constant",
         "req/s": Math.round(baseline.requestsPerSecond),
@@ -64,7 +82,9 @@ export async function runApiBench(options: { seconds?: number } = {}): Promise<v
       ratio >= 0.5 && real.p99Ms < 20 ? "MET" : "NOT MET"
     }\n`,
   );
-  bareServer.server.closeAllConnections();
-  bareServer.server.close();
+  for (const { server } of [bareServer, rawServer]) {
+    server.closeAllConnections();
+    server.close();
+  }
   await api.stop();
 }
