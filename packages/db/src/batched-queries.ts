@@ -19,14 +19,17 @@ interface ClientWithStream {
  *
  * Why: under load most of the API's CPU went into one loopback write and one read per query, on both
  * the Node and the PostgreSQL side. Requests arriving together now share those. A query waits at most
- * until the end of the current turn (setImmediate) before it is sent.
+ * until the end of the current turn (setImmediate) before it is sent; a batch is cut at MAX_BATCH so
+ * a burst still spreads over several connections (server processes) rather than queueing on one.
  */
+const MAX_BATCH = 32;
+
 export function createQueryBatcher(pool: pg.Pool): (config: pg.QueryConfig) => Promise<pg.QueryResult> {
   let pending: PendingQuery[] = [];
   let scheduled = false;
 
   const flush = async (): Promise<void> => {
-    scheduled = false;
+    if (pending.length === 0) return;
     const batch = pending;
     pending = [];
     let client: pg.PoolClient;
@@ -59,9 +62,14 @@ export function createQueryBatcher(pool: pg.Pool): (config: pg.QueryConfig) => P
   return (config) =>
     new Promise<pg.QueryResult>((resolve, reject) => {
       pending.push({ config, resolve, reject });
-      if (!scheduled) {
+      if (pending.length >= MAX_BATCH) {
+        void flush();
+      } else if (!scheduled) {
         scheduled = true;
-        setImmediate(() => void flush());
+        setImmediate(() => {
+          scheduled = false;
+          void flush();
+        });
       }
     });
 }

@@ -54,6 +54,23 @@ describe("Database in pipeline mode (server and embedded)", () => {
     expect(new Set(together.map((r) => r.rows[0]?.pid)).size).toBe(1);
   });
 
+  it("cuts a burst into batches of at most 32, so it spreads over the pool's connections", async () => {
+    const pid = { name: "pipeline_probe_backend_pid", text: "SELECT pg_backend_pid() AS pid, $1::int AS i" };
+    const burst = await Promise.all(
+      Array.from({ length: 96 }, (_, i) => testDb.db.query<{ pid: number; i: number }>(pid, [i])),
+    );
+    expect(burst.map((r) => r.rows[0]?.i)).toEqual(Array.from({ length: 96 }, (_, i) => i));
+    const perConnection = new Map<number, number>();
+    for (const r of burst) {
+      const backend = r.rows[0]?.pid ?? -1;
+      perConnection.set(backend, (perConnection.get(backend) ?? 0) + 1);
+    }
+    const embedded = !process.env.DATABASE_URL;
+    // The embedded database is one session: one backend pid whatever the connection.
+    if (!embedded) expect(perConnection.size).toBeGreaterThanOrEqual(3);
+    expect(Math.max(...perConnection.values())).toBeLessThanOrEqual(embedded ? 96 : 64);
+  });
+
   it("fails only the statement that fails when a batch shares a connection, and the connection stays usable", async () => {
     const asInt = { name: "pipeline_probe_as_int", text: "SELECT $1::int AS v" };
     const batch = [
