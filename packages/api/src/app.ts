@@ -6,6 +6,9 @@ import type { AppDeps } from "./deps.ts";
 import { successBody } from "./http/envelope.ts";
 import { errorHandler, isClientError, renderError } from "./http/error-handler.ts";
 import { perKeyRateLimit } from "./http/rate-limit.ts";
+
+type RateLimit = ReturnType<typeof perKeyRateLimit>;
+
 import { requestLogging } from "./http/request-context.ts";
 import type { AnyRoute, HandlerContext, PrepareContext, Reply, Reservation } from "./http/route.ts";
 import { parseOrThrow } from "./http/validate.ts";
@@ -30,22 +33,16 @@ function renderReply(reply: Reply): { status: number; body: string } {
   return { status: reply.status, body: JSON.stringify(successBody(reply.data, reply.message)) };
 }
 
-function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, rateLimit: express.RequestHandler): void {
+function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, rateLimit: RateLimit): void {
   const path = route.path.replace(/\{(\w+)\}/g, ":$1");
-  const handlers: express.RequestHandler[] = [];
-  handlers.push((_req, res, next) => {
+  // One handler per route: authentication, the rate limit, validation, then the route's own work.
+  app[route.method](path, async (req: Request, res: Response) => {
     if (route.nestedErrors) res.locals.nestedErrors = true;
-    next();
-  });
-  if (route.auth) {
-    handlers.push(async (req, res, next) => {
-      res.locals.merchant = await authenticate(deps.db, req);
-      next();
-    });
-    handlers.push(rateLimit);
-  }
-  handlers.push(async (req: Request, res: Response) => {
-    const merchantOrUndefined = res.locals.merchant as AuthenticatedMerchant | undefined;
+    let merchantOrUndefined: AuthenticatedMerchant | undefined;
+    if (route.auth) {
+      merchantOrUndefined = await authenticate(deps.db, req);
+      rateLimit(merchantOrUndefined.keyId, res);
+    }
     const params = route.params ? parseOrThrow(route.params, req.params, "path") : {};
     const query = route.query ? parseOrThrow(route.query, req.query ?? {}, "query") : {};
     const idempotencyKey = route.idempotent ? validateIdempotencyKey(req.get("x-idempotency-key")) : undefined;
@@ -101,7 +98,6 @@ function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, rateLimit: exp
     const rendered = renderReply(reply);
     send(res, rendered.status, rendered.body, reply.headers);
   });
-  app[route.method](path, ...handlers);
 }
 
 /** The Express app: every route of the API, one error mapping, request ids, no stack trace ever out. */
@@ -109,7 +105,7 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
-  app.use(requestLogging(deps.logger));
+  app.use(requestLogging(app, deps.logger));
   app.use(express.json({ limit: deps.bodyLimit ?? "64kb" }));
   const rateLimit = perKeyRateLimit(deps.rateLimitPerMinute);
   for (const route of allRoutes) mountRoute(app, route, deps, rateLimit);

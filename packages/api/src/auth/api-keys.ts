@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { hash, randomBytes, randomUUID } from "node:crypto";
 import type { Queryable } from "@mp/db";
 
 export type Environment = "sandbox" | "production";
@@ -8,7 +8,8 @@ const KEY_SHAPE = /^sk_(sandbox|live)_[A-Za-z0-9_-]{43}$/;
 
 /** SHA-256 of the full key. The key carries 256 random bits, so a fast hash is enough. */
 export function hashApiKey(key: string): Buffer {
-  return createHash("sha256").update(key).digest();
+  // One-shot hash: no Hash object per request.
+  return hash("sha256", key, "buffer");
 }
 
 export function looksLikeApiKey(key: string): boolean {
