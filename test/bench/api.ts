@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import express from "express";
 import { startApiHarness } from "../support/api-harness.ts";
-import { listen, load, printTable } from "./measure.ts";
+import { type LoadResult, listen, load, printTable } from "./measure.ts";
 
 /**
  * `pnpm bench api`: the authenticated, database-backed GET /v1/customers/{id} against a bare Express
@@ -44,42 +44,36 @@ export async function runApiBench(options: { seconds?: number } = {}): Promise<v
   });
 
   const reference = await load(`${rawServer.url}/constant`, { connections, seconds: Math.min(seconds, 5) });
-  const baseline = await load(`${bareServer.url}/constant`, { connections, seconds });
-  const real = await load(`${api.url}/v1/customers/${customerId}`, {
-    connections,
-    seconds,
-    headers: { "x-service-api-key": apiKey },
-  });
-  const ratio = real.requestsPerSecond / baseline.requestsPerSecond;
+  // Two rounds, bare and DB-backed alternating, so a drift of the machine's speed during the run
+  // weighs on both sides of the ratio alike.
+  const rounds = 2;
+  const rows: Array<Record<string, string | number>> = [row("reference: node http constant", reference)];
+  const bareResults: LoadResult[] = [];
+  const realResults: LoadResult[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const b = await load(`${bareServer.url}/constant`, { connections, seconds: seconds / rounds });
+    const r = await load(`${api.url}/v1/customers/${customerId}`, {
+      connections,
+      seconds: seconds / rounds,
+      headers: { "x-service-api-key": apiKey },
+    });
+    bareResults.push(b);
+    realResults.push(r);
+    rows.push(
+      row(`bare express constant (round ${round})`, b),
+      row(`GET /v1/customers/{id} (key + DB, round ${round})`, r),
+    );
+  }
+  const mean = (results: LoadResult[]) => results.reduce((sum, x) => sum + x.requestsPerSecond, 0) / results.length;
+  const ratio = mean(realResults) / mean(bareResults);
+  const worstP99 = Math.max(...realResults.map((r) => r.p99Ms));
   printTable(
-    `API read benchmark (${connections} connections, ${seconds}s each, database: ${process.env.DATABASE_URL ? "PostgreSQL server" : "embedded PGlite"})`,
-    [
-      {
-        path: "reference: node http constant",
-        "req/s": Math.round(reference.requestsPerSecond),
-        "p50 ms": reference.p50Ms,
-        "p99 ms": reference.p99Ms,
-        errors: reference.errors + reference.non2xx,
-      },
-      {
-        path: "bare express constant",
-        "req/s": Math.round(baseline.requestsPerSecond),
-        "p50 ms": baseline.p50Ms,
-        "p99 ms": baseline.p99Ms,
-        errors: baseline.errors + baseline.non2xx,
-      },
-      {
-        path: "GET /v1/customers/{id} (key + DB)",
-        "req/s": Math.round(real.requestsPerSecond),
-        "p50 ms": real.p50Ms,
-        "p99 ms": real.p99Ms,
-        errors: real.errors + real.non2xx,
-      },
-    ],
+    `API read benchmark (${connections} connections, ${seconds}s per path in ${rounds} rounds, database: ${process.env.DATABASE_URL ? "PostgreSQL server" : "embedded PGlite"})`,
+    rows,
   );
   process.stdout.write(
-    `ratio (DB-backed / bare): ${ratio.toFixed(2)}x (target >= 0.50x); p99 ${real.p99Ms} ms (target < 20 ms) -> ${
-      ratio >= 0.5 && real.p99Ms < 20 ? "MET" : "NOT MET"
+    `ratio (DB-backed / bare, mean req/s): ${ratio.toFixed(2)}x (target >= 0.50x); DB-backed p99 (worst round) ${worstP99} ms (target < 20 ms) -> ${
+      ratio >= 0.5 && worstP99 < 20 ? "MET" : "NOT MET"
     }\n`,
   );
   for (const { server } of [bareServer, rawServer]) {
@@ -87,4 +81,14 @@ export async function runApiBench(options: { seconds?: number } = {}): Promise<v
     server.close();
   }
   await api.stop();
+}
+
+function row(path: string, result: LoadResult): Record<string, string | number> {
+  return {
+    path,
+    "req/s": Math.round(result.requestsPerSecond),
+    "p50 ms": result.p50Ms,
+    "p99 ms": result.p99Ms,
+    errors: result.errors + result.non2xx,
+  };
 }
