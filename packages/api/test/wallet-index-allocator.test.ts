@@ -58,6 +58,17 @@ describe("WalletIndexAllocator (blocks of the merchant's counter, real database)
     expect((await allocator.take(merchantId)).index).toBe(2);
   });
 
+  it("keeps blocks for a bounded number of merchants; a merchant dropped and back gets a fresh block", async () => {
+    const first = await createMerchant(testDb.db, { name: "alloc-lru-1", environment: "sandbox" });
+    const second = await createMerchant(testDb.db, { name: "alloc-lru-2", environment: "sandbox" });
+    const allocator = new WalletIndexAllocator(testDb.db, 1);
+    expect((await allocator.take(first.merchantId)).index).toBe(0);
+    expect((await allocator.take(second.merchantId)).index).toBe(0);
+    // The first merchant's block (0..15) was dropped: the next index comes from a new block, never 1 again.
+    expect((await allocator.take(first.merchantId)).index).toBe(WALLET_INDEX_BLOCK);
+    expect(await counter(first.merchantId)).toBe(2 * WALLET_INDEX_BLOCK);
+  });
+
   it("fails a take for a merchant that does not exist, reserving nothing", async () => {
     const allocator = new WalletIndexAllocator(testDb.db);
     await expect(allocator.take("6f1c1c1e-3333-4333-8333-333333333333")).rejects.toMatchObject({

@@ -8,6 +8,9 @@ import { onePer } from "../shared/one-per.ts";
  */
 export const WALLET_INDEX_BLOCK = 16;
 
+/** Merchants whose blocks are kept; past it the least recently served one's rest of block is dropped. */
+const MAX_MERCHANTS = 10_000;
+
 export interface WalletSlot {
   account: number;
   index: number;
@@ -35,13 +38,24 @@ interface MerchantIndexes {
 export class WalletIndexAllocator {
   private readonly merchants = new Map<string, MerchantIndexes>();
 
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly maxMerchants = MAX_MERCHANTS,
+  ) {}
 
   async take(merchantId: string): Promise<WalletSlot> {
     let state = this.merchants.get(merchantId);
-    if (!state) {
+    if (state) {
+      // Map order is recency order: re-inserting marks this merchant most recently served.
+      this.merchants.delete(merchantId);
+    } else {
       state = { account: -1, returned: [], next: 0, end: 0, refill: undefined };
-      this.merchants.set(merchantId, state);
+    }
+    this.merchants.set(merchantId, state);
+    if (this.merchants.size > this.maxMerchants) {
+      // A dropped rest of block is a gap like a restart's (never a reuse: the block stays reserved).
+      const oldest = this.merchants.keys().next().value;
+      if (oldest !== undefined) this.merchants.delete(oldest);
     }
     for (;;) {
       const returned = state.returned.shift();
