@@ -89,7 +89,7 @@ describe("wallets and deposit addresses", () => {
     expect(addresses.size).toBe(50);
   });
 
-  it("spends no index on a replay, a 404 or a concurrent duplicate: the next wallet takes the next index", async () => {
+  it("spends no index on a replay, a 409 key conflict, a 404 or a concurrent duplicate: the next wallet takes the next index", async () => {
     const m = await api.merchant();
     const customer = (await post(m, "/v1/customers", { type: "INDIVIDUAL", first_name: "D", last_name: "D" })).body.data
       .id;
@@ -103,6 +103,7 @@ describe("wallets and deposit addresses", () => {
     const first = await post(m, "/v1/wallets", { customer_id: customer, label: "first" }, "spend-1");
     expect(first.status).toBe(201);
     expect((await post(m, "/v1/wallets", { customer_id: customer, label: "first" }, "spend-1")).text).toBe(first.text);
+    expect((await post(m, "/v1/wallets", { customer_id: customer, label: "other body" }, "spend-1")).status).toBe(409);
     const unknown = "6f1c1c1e-2222-4222-8222-222222222222";
     expect((await post(m, "/v1/wallets", { customer_id: unknown, label: "x" }, "spend-404")).status).toBe(404);
     const duplicates = await Promise.all(

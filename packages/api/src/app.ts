@@ -12,7 +12,7 @@ type RateLimit = ReturnType<typeof perKeyRateLimit>;
 import { requestLogging } from "./http/request-context.ts";
 import type { AnyRoute, HandlerContext, PrepareContext, Reply, Reservation } from "./http/route.ts";
 import { parseOrThrow } from "./http/validate.ts";
-import { runIdempotent, validateIdempotencyKey } from "./idempotency/run-idempotent.ts";
+import { runIdempotent, type StoredResponse, validateIdempotencyKey } from "./idempotency/run-idempotent.ts";
 import { allRoutes } from "./routes.ts";
 
 /**
@@ -65,19 +65,26 @@ function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, rateLimit: Rat
       Object.assign(requestContext(), { sql, prepared });
 
     if (idempotencyKey !== undefined && merchantOrUndefined) {
-      const stored = await runIdempotent(
-        deps.db,
-        {
-          merchantId: merchantOrUndefined.merchantId,
-          key: idempotencyKey,
-          method: req.method,
-          path: req.path,
-          body: req.body,
-        },
-        async (sql) => renderReply(await route.handler(context(sql))),
-        (error) => renderError(error, { nested: route.nestedErrors === true }),
-        { startBeforeClaim: route.writesOnlyThroughSql === true },
-      );
+      let stored: StoredResponse;
+      try {
+        stored = await runIdempotent(
+          deps.db,
+          {
+            merchantId: merchantOrUndefined.merchantId,
+            key: idempotencyKey,
+            method: req.method,
+            path: req.path,
+            body: req.body,
+          },
+          async (sql) => renderReply(await route.handler(context(sql))),
+          (error) => renderError(error, { nested: route.nestedErrors === true }),
+          { startBeforeClaim: route.writesOnlyThroughSql === true },
+        );
+      } catch (error) {
+        // A 409 on the key (another body, still in progress) rolled the whole transaction back.
+        if (isClientError(error)) prepared?.release();
+        throw error;
+      }
       // A replay did not run the operation; a recorded 4xx rolled its writes back.
       if (stored.replayed || stored.status >= 300) prepared?.release();
       send(res, stored.status, stored.body, stored.replayed ? { "Idempotent-Replayed": "true" } : undefined);
