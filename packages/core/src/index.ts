@@ -5,4 +5,5 @@ export * from "./chains-config.ts";
 export * from "./config.ts";
 export * from "./errors.ts";
 export * from "./logger.ts";
+export * from "./lru-cache.ts";
 export * from "./money.ts";

@@ -1,4 +1,4 @@
-import { CHAIN_IDS, type ChainFamily, type ChainId, ConfigError, chainFamily } from "@mp/core";
+import { CHAIN_IDS, type ChainFamily, type ChainId, ConfigError, chainFamily, LruCache } from "@mp/core";
 import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import { HDKey as Ed25519HDKey } from "micro-ed25519-hdkey";
@@ -13,7 +13,6 @@ import {
   solanaPath,
   tronPath,
 } from "./derivation-paths.ts";
-import { LruCache } from "./lru-cache.ts";
 import { mnemonicProblem, normalizeMnemonic } from "./mnemonic.ts";
 import { derivePublicChild, type ExtendedPublicKey, toExtendedPublicKey } from "./secp256k1-public-child.ts";
 

@@ -1,4 +1,4 @@
-import { AppError } from "@mp/core";
+import { AppError, LruCache } from "@mp/core";
 import type { Database } from "@mp/db";
 import { onePer } from "../shared/one-per.ts";
 
@@ -36,34 +36,31 @@ interface MerchantIndexes {
  * reused is the rule, a gap is the price. `UNIQUE (merchant_id, derivation_index)` backs this up.
  */
 export class WalletIndexAllocator {
-  private readonly merchants = new Map<string, MerchantIndexes>();
+  /** A dropped merchant's rest of block is a gap like a restart's (never a reuse: it stays reserved). */
+  private readonly merchants: LruCache<string, MerchantIndexes>;
 
   constructor(
     private readonly db: Database,
-    private readonly maxMerchants = MAX_MERCHANTS,
-  ) {}
+    maxMerchants = MAX_MERCHANTS,
+  ) {
+    this.merchants = new LruCache(maxMerchants);
+  }
 
   async take(merchantId: string): Promise<WalletSlot> {
-    let state = this.merchants.get(merchantId);
-    if (state) {
-      // Map order is recency order: re-inserting marks this merchant most recently served.
-      this.merchants.delete(merchantId);
-    } else {
-      state = { account: -1, returned: [], next: 0, end: 0, refill: undefined };
-    }
-    this.merchants.set(merchantId, state);
-    if (this.merchants.size > this.maxMerchants) {
-      // A dropped rest of block is a gap like a restart's (never a reuse: the block stays reserved).
-      const oldest = this.merchants.keys().next().value;
-      if (oldest !== undefined) this.merchants.delete(oldest);
-    }
+    const state = this.merchants.getOrCreate(merchantId, () => ({
+      account: -1,
+      returned: [],
+      next: 0,
+      end: 0,
+      refill: undefined,
+    }));
     for (;;) {
       const returned = state.returned.shift();
       if (returned !== undefined) return { account: state.account, index: returned };
       if (state.next < state.end) return { account: state.account, index: state.next++ };
       // One reservation at a time per merchant; everyone waiting shares it, then takes again.
       state.refill ??= this.reserve(merchantId, state).finally(() => {
-        if (state) state.refill = undefined;
+        state.refill = undefined;
       });
       await state.refill;
     }
@@ -71,7 +68,7 @@ export class WalletIndexAllocator {
 
   /** The slot `take` would hand out next without waiting, if there is one (for deriving ahead). */
   peek(merchantId: string): WalletSlot | undefined {
-    const state = this.merchants.get(merchantId);
+    const state = this.merchants.peek(merchantId);
     if (!state) return undefined;
     const index = state.returned[0] ?? (state.next < state.end ? state.next : undefined);
     return index === undefined ? undefined : { account: state.account, index };
@@ -79,7 +76,7 @@ export class WalletIndexAllocator {
 
   /** `slot` was not used by any wallet (its transaction rolled back for sure): hand it out again. */
   giveBack(merchantId: string, slot: WalletSlot): void {
-    const state = this.merchants.get(merchantId);
+    const state = this.merchants.peek(merchantId);
     if (!state || state.account !== slot.account) return;
     state.returned.push(slot.index);
     state.returned.sort((a, b) => a - b);

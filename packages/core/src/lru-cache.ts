@@ -24,6 +24,11 @@ export class LruCache<K, V> {
     return value;
   }
 
+  /** The entry for `key`, without marking it used. */
+  peek(key: K): V | undefined {
+    return this.#entries.get(key);
+  }
+
   get size(): number {
     return this.#entries.size;
   }
