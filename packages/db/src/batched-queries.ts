@@ -12,6 +12,8 @@ interface ClientWithStream {
   connection?: { stream?: { cork?: () => void; uncork?: () => void } };
 }
 
+const MAX_BATCH = 32;
+
 /**
  * Sends the standalone queries issued during one turn of the event loop together: one connection out
  * of the pool, every query written in one socket write (pg's pipeline mode keeps each query's result
@@ -22,8 +24,6 @@ interface ClientWithStream {
  * until the end of the current turn (setImmediate) before it is sent; a batch is cut at MAX_BATCH so
  * a burst still spreads over several connections (server processes) rather than queueing on one.
  */
-const MAX_BATCH = 32;
-
 export function createQueryBatcher(pool: pg.Pool): (config: pg.QueryConfig) => Promise<pg.QueryResult> {
   let pending: PendingQuery[] = [];
   let scheduled = false;

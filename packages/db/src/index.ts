@@ -2,6 +2,6 @@ export type { Database, Queryable } from "./database.ts";
 export { createDatabase } from "./database.ts";
 export { type EmbeddedServer, embeddedConnectionString, startEmbedded } from "./embedded.ts";
 export { MIGRATIONS_DIR, type MigrationResult, migrate } from "./migrate.ts";
-export { type NamedStatement, queryNamedInTransaction } from "./named-statement.ts";
+export { type NamedStatement, queryNamed } from "./named-statement.ts";
 export { type OpenedDatabase, openDatabase } from "./open-database.ts";
 export { isConnectionError, SqlState, sqlState } from "./sql-state.ts";

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { Queryable } from "./database.ts";
+import type { Database, Queryable } from "./database.ts";
 
 /**
  * A hot query run as a named prepared statement: the server parses and plans it once per connection.
@@ -22,17 +22,19 @@ interface StatementRunner {
 }
 
 /**
- * Runs `statement` in a transaction client: named (parsed and planned once per connection) on a real
- * server, as plain text on the embedded database, whose connections share one session and would
- * collide on the name.
+ * Runs a hot statement wherever the caller stands. Through the Database (the pool): named, and
+ * batched with the other named statements of the same event-loop turn (Database.query). In a
+ * transaction client: named on a real server, plain text on the embedded database, whose connections
+ * share one session and would collide on the name.
  */
-export function queryNamedInTransaction<R extends pg.QueryResultRow>(
-  client: Queryable,
+export function queryNamed<R extends pg.QueryResultRow>(
+  sql: Queryable | Database,
   statement: NamedStatement,
   params: unknown[],
 ): Promise<pg.QueryResult<R>> {
-  const runner = client as unknown as StatementRunner;
-  return sessionClients.has(client)
+  if ("tx" in sql) return sql.query<R>(statement, params);
+  const runner = sql as unknown as StatementRunner;
+  return sessionClients.has(sql)
     ? runner.query<R>({ name: statement.name, text: statement.text, values: params })
     : runner.query<R>({ text: statement.text, values: params });
 }

@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError } from "@mp/core";
-import { type Queryable, SqlState, sqlState } from "@mp/db";
+import { type Queryable, queryNamed, SqlState, sqlState } from "@mp/db";
 import { offsetOf, type Pagination } from "../http/pagination.ts";
-import { queryPrepared } from "../shared/prepared-query.ts";
 import { iso, SqlFilters } from "../shared/sql-filters.ts";
 import type { CreateCustomerBody, CustomerResource } from "./customer-schemas.ts";
 
@@ -87,7 +86,7 @@ export async function findCustomer(
   merchantId: string,
   customerId: string,
 ): Promise<CustomerResource | undefined> {
-  const result = await queryPrepared<CustomerRow>(sql, CUSTOMER_BY_ID, [merchantId, customerId]);
+  const result = await queryNamed<CustomerRow>(sql, CUSTOMER_BY_ID, [merchantId, customerId]);
   const row = result.rows[0];
   return row ? toCustomerResource(row) : undefined;
 }

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { AppError, ConflictError, ValidationError } from "@mp/core";
-import { type Database, type Queryable, queryNamedInTransaction } from "@mp/db";
+import { type Database, type Queryable, queryNamed } from "@mp/db";
 
 /** Idempotency keys are kept at least this long (the sweeper deletes older ones). */
 export const IDEMPOTENCY_RETENTION_HOURS = 48;
@@ -84,13 +84,7 @@ export async function runIdempotent(
   try {
     return await db.tx(async (client) => {
       // BEGIN, the key and the savepoint travel together; the savepoint is harmless on a replay.
-      const inserting = queryNamedInTransaction(client, CLAIM_KEY, [
-        input.merchantId,
-        input.key,
-        hash,
-        input.method,
-        input.path,
-      ]);
+      const inserting = queryNamed(client, CLAIM_KEY, [input.merchantId, input.key, hash, input.method, input.path]);
       const savepoint = client.query("SAVEPOINT operation");
       savepoint.catch(() => {});
       // Settled, never rejected: its error is dealt with below, once the claim has been read.
@@ -129,12 +123,7 @@ export async function runIdempotent(
           throw error;
         }
       }
-      recorded = queryNamedInTransaction(client, RECORD_ANSWER, [
-        input.merchantId,
-        input.key,
-        response.status,
-        response.body,
-      ]);
+      recorded = queryNamed(client, RECORD_ANSWER, [input.merchantId, input.key, response.status, response.body]);
       recorded.catch(() => {});
       return { ...response, replayed: false };
     });

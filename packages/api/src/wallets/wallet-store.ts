@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { CHAIN_IDS, type ChainId, NotFoundError, normalizeAddress } from "@mp/core";
-import type { Queryable } from "@mp/db";
+import { type Queryable, queryNamed } from "@mp/db";
 import type { DerivedAddress } from "../deps.ts";
 import { offsetOf, type Pagination } from "../http/pagination.ts";
-import { queryPrepared } from "../shared/prepared-query.ts";
 import { iso, SqlFilters } from "../shared/sql-filters.ts";
 import type { WalletSlot } from "./wallet-index-allocator.ts";
 import type { DestinationResource, WalletResource } from "./wallet-schemas.ts";
@@ -104,7 +103,7 @@ export async function createWallet(
 ): Promise<WalletResource> {
   const walletId = randomUUID();
   const derived = input.addresses;
-  const { rows } = await queryPrepared<WalletRow & { destinations: DestinationRow[] }>(sql, INSERT_WALLET, [
+  const { rows } = await queryNamed<WalletRow & { destinations: DestinationRow[] }>(sql, INSERT_WALLET, [
     walletId,
     input.merchantId,
     input.customerId,
