@@ -6,14 +6,13 @@ import type { AppDeps } from "./deps.ts";
 import { successBody } from "./http/envelope.ts";
 import { errorHandler, isClientError, renderError } from "./http/error-handler.ts";
 import { perKeyRateLimit } from "./http/rate-limit.ts";
-
-type RateLimit = ReturnType<typeof perKeyRateLimit>;
-
 import { requestLogging } from "./http/request-context.ts";
 import type { AnyRoute, HandlerContext, PrepareContext, Reply, Reservation } from "./http/route.ts";
 import { parseOrThrow } from "./http/validate.ts";
 import { runIdempotent, type StoredResponse, validateIdempotencyKey } from "./idempotency/run-idempotent.ts";
 import { allRoutes } from "./routes.ts";
+
+type RateLimit = ReturnType<typeof perKeyRateLimit>;
 
 /**
  * Writes a JSON answer with node's own `end`. Express's `send` adds work none of our answers need

@@ -21,7 +21,7 @@ const STATUS: Record<ErrorCode, number> = {
 };
 
 /** True for an error the client caused (a 4xx answer): nothing it started took effect. */
-export function isClientError(error: unknown): boolean {
+export function isClientError(error: unknown): error is AppError {
   return error instanceof AppError && STATUS[error.code] < 500;
 }
 

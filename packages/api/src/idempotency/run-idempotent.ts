@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
-import { AppError, ConflictError, ValidationError } from "@mp/core";
+import { type AppError, ConflictError, ValidationError } from "@mp/core";
 import { type Database, type Queryable, queryNamed } from "@mp/db";
+import { isClientError } from "../http/error-handler.ts";
 
 /** Idempotency keys are kept at least this long (the sweeper deletes older ones). */
 export const IDEMPOTENCY_RETENTION_HOURS = 48;
@@ -116,7 +117,7 @@ export async function runIdempotent(
         response = early ? unwrap(await early) : await operation(client);
       } catch (error) {
         // Client errors are answers too: undo the operation's writes, keep and replay the answer.
-        if (error instanceof AppError && error.code !== "service_unavailable" && error.code !== "internal_error") {
+        if (isClientError(error)) {
           await client.query("ROLLBACK TO SAVEPOINT operation");
           response = renderError(error);
         } else {
