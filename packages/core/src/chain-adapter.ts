@@ -59,6 +59,13 @@ export interface ChainAdapter {
    * (e.g. when a provider refuses a large log query) but must cover all of it or throw.
    */
   scan(range: ScanRange, watch: AddressMatcher): Promise<ObservedTransfer[]>;
+  /**
+   * Checks that the node serves the configured chain and network and accepts our credentials
+   * (EVM `eth_chainId`, Bitcoin `getblockchaininfo.chain`, Solana genesis hash, Tron block 0).
+   * Throws ChainMisconfiguredError when it does not; a network failure stays retryable.
+   * Optional while the families adopt it (issue 10 item 8).
+   */
+  verifyNetwork?(): Promise<void>;
 }
 
 /** A chain's asset as configured (native coin or token). */

@@ -16,6 +16,7 @@ export type ErrorCode =
   | "customer_not_verified"
   | "service_unavailable"
   | "config_error"
+  | "chain_misconfigured"
   | "internal_error";
 
 export interface AppErrorOptions {

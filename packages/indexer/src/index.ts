@@ -1,4 +1,3 @@
-export { ChainMovedError } from "./chain-moved-error.ts";
 export {
   createIndexer,
   type Indexer,

@@ -1,5 +1,11 @@
-import type { AddressMatcher, BlockHeader, ChainAdapter, ObservedTransfer, ScanRange } from "@mp/core";
-import { ChainMovedError } from "./chain-moved-error.ts";
+import {
+  type AddressMatcher,
+  type BlockHeader,
+  type ChainAdapter,
+  ChainMovedError,
+  type ObservedTransfer,
+  type ScanRange,
+} from "@mp/core";
 
 export interface ScannedRange {
   headers: BlockHeader[];

@@ -17,6 +17,7 @@ const STATUS: Record<ErrorCode, number> = {
   rate_limited: 429,
   service_unavailable: 503,
   config_error: 500,
+  chain_misconfigured: 503,
   internal_error: 500,
 };
 
