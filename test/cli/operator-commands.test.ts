@@ -60,7 +60,7 @@ describe("operator commands: custody verify, wallets export, ledger check and ex
       return;
     }
     const server = await startEmbedded({ dataDir });
-    const db = createDatabase({ connectionString: server.connectionString, max: 1 });
+    const db = createDatabase({ connectionString: server.connectionString, engine: "pglite", max: 1 });
     try {
       await fn(db);
     } finally {

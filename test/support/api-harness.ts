@@ -59,7 +59,11 @@ export interface HarnessOptions {
 export async function startApiHarness(options: HarnessOptions = {}): Promise<ApiHarness> {
   const testDb = await createTestDatabase();
   const db = options.wrapConnection
-    ? createDatabase({ connectionString: await options.wrapConnection(testDb.connectionString), max: 10 })
+    ? createDatabase({
+        connectionString: await options.wrapConnection(testDb.connectionString),
+        engine: testDb.db.engine,
+        max: 10,
+      })
     : testDb.db;
   const logger = silentLogger();
   const jobs: JobQueue = await createJobQueue({

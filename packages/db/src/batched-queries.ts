@@ -9,7 +9,20 @@ interface PendingQuery {
 
 /** The parts of pg's Client this module reaches into: its socket, to send a batch in one write. */
 interface ClientWithStream {
-  connection?: { stream?: { cork?: () => void; uncork?: () => void } };
+  connection?: { stream?: CorkableStream };
+}
+
+export interface CorkableStream {
+  cork?: () => void;
+  uncork?: () => void;
+}
+
+/**
+ * The client's socket: `client.connection.stream`, a private part of pg (pg 8). Without it a batch
+ * still runs, one write per query; packages/db/test/batched-queries.test.ts fails if a pg upgrade removes it.
+ */
+export function clientSocket(client: pg.PoolClient): CorkableStream | undefined {
+  return (client as unknown as ClientWithStream).connection?.stream;
 }
 
 const MAX_BATCH = 32;
@@ -39,7 +52,7 @@ export function createQueryBatcher(pool: pg.Pool): (config: pg.QueryConfig) => P
       for (const query of batch) query.reject(error);
       return;
     }
-    const stream = (client as unknown as ClientWithStream).connection?.stream;
+    const stream = clientSocket(client);
     // pg corks and uncorks around each query; the outer cork holds every query to one write.
     stream?.cork?.();
     const results = batch.map((query) => client.query(query.config));

@@ -2,7 +2,7 @@ import type { Logger } from "@mp/core";
 import { AppError, ServiceUnavailableError } from "@mp/core";
 import pg from "pg";
 import { createQueryBatcher } from "./batched-queries.ts";
-import { markSessionClient, type NamedStatement } from "./named-statement.ts";
+import { registerStatementRunner } from "./named-statement.ts";
 import { isConnectionError } from "./sql-state.ts";
 
 // numeric and int8 come back as strings (pg's default); we parse them into bigint where they hold money.
@@ -11,21 +11,20 @@ export interface Queryable {
   query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, params?: unknown[]): Promise<pg.QueryResult<R>>;
 }
 
+/**
+ * What serves the connection string. "postgresql": a real server, one session per connection.
+ * "pglite": the embedded database, whose connections all share one session (see embedded.ts).
+ * Known by whoever opened the database (a server URL, or PGlite it started or joined), never guessed.
+ */
+export type DatabaseEngine = "postgresql" | "pglite";
+
 export interface Database {
   readonly pool: pg.Pool;
   /** Connection string other processes and pools (pg-boss, the CLI) can use for the same database. */
   readonly connectionString: string;
-  /**
-   * A NamedStatement is prepared once per connection on a real server. On the embedded database all
-   * connections share one session, so the same name from two connections would collide: there it runs
-   * as a plain query. NamedStatements are meant for short hot reads: those issued in the same turn of
-   * the event loop share one connection and one round trip (batched-queries.ts), so a slow one would
-   * hold up the others.
-   */
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(
-    text: string | NamedStatement,
-    params?: unknown[],
-  ): Promise<pg.QueryResult<R>>;
+  readonly engine: DatabaseEngine;
+  /** A plain query on a connection of the pool. Hot short reads go through queryNamed instead. */
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, params?: unknown[]): Promise<pg.QueryResult<R>>;
   /**
    * Runs `fn` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when it throws.
    * The callback must use the client it is given, never the pool.
@@ -44,6 +43,7 @@ export interface Database {
 
 export interface CreateDatabaseOptions {
   connectionString: string;
+  engine: DatabaseEngine;
   max?: number;
   logger?: Logger;
   /** Called by close() after the pool ends (e.g. to stop an embedded server). */
@@ -76,53 +76,32 @@ export function createDatabase(options: CreateDatabaseOptions): Database {
     throw error;
   };
 
-  // Named statements need one session per connection. PGlite serves all connections from one session,
-  // so it is asked once (plain queries until it has answered).
-  let sessionPerConnection: boolean | undefined;
-  let probe: Promise<void> | undefined;
-  const namedStatementsAllowed = async (): Promise<boolean> => {
-    if (sessionPerConnection !== undefined) return sessionPerConnection;
-    probe ??= pool
-      .query<{ version: string }>("SELECT version() AS version")
-      .then(({ rows }) => {
-        sessionPerConnection = !/PGlite/i.test(rows[0]?.version ?? "PGlite");
-      })
-      .catch(() => {
-        probe = undefined;
-      });
-    await probe;
-    return sessionPerConnection === true;
-  };
-
+  // Named statements need a session of their own per connection: a real server's.
+  const named = options.engine === "postgresql";
   // Hot statements issued in the same turn of the event loop share one connection and one write.
   const batched = createQueryBatcher(pool);
 
   const db: Database = {
     pool,
     connectionString: options.connectionString,
+    engine: options.engine,
     async query(text, params) {
       try {
-        if (typeof text === "string") return await pool.query(text, params);
-        const named = await namedStatementsAllowed();
-        return await batched(
-          named
-            ? { name: text.name, text: text.text, values: params ?? [] }
-            : { text: text.text, values: params ?? [] },
-        );
+        return await pool.query(text, params);
       } catch (error) {
         return wrap(error);
       }
     },
     async tx(fn, txOptions) {
-      // Asked before a connection is held, so the one-time probe never waits on this transaction.
-      const named = await namedStatementsAllowed();
       let client: pg.PoolClient;
       try {
         client = await pool.connect();
       } catch (error) {
         return wrap(error);
       }
-      if (named) markSessionClient(client);
+      registerStatementRunner(client, (config) =>
+        client.query(named ? config : { text: config.text, values: config.values }),
+      );
       let broken = false;
       // Not awaited before fn: BEGIN is written together with fn's first statement. BEGIN only fails
       // when the connection does, and then fn's statements fail too.
@@ -153,5 +132,12 @@ export function createDatabase(options: CreateDatabaseOptions): Database {
       await options.onClose?.();
     },
   };
+  registerStatementRunner(db, async (config) => {
+    try {
+      return await batched(named ? config : { text: config.text, values: config.values });
+    } catch (error) {
+      return wrap(error);
+    }
+  });
   return db;
 }

@@ -1,4 +1,4 @@
-export type { Database, Queryable } from "./database.ts";
+export type { Database, DatabaseEngine, Queryable } from "./database.ts";
 export { createDatabase } from "./database.ts";
 export { type EmbeddedServer, embeddedConnectionString, startEmbedded } from "./embedded.ts";
 export { MIGRATIONS_DIR, type MigrationResult, migrate } from "./migrate.ts";

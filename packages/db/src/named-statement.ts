@@ -10,31 +10,34 @@ export interface NamedStatement {
   text: string;
 }
 
-/** Transaction clients whose connection is a session of its own (a real server), where names are safe. */
-const sessionClients = new WeakSet<object>();
+type StatementRunner = (config: { name: string; text: string; values: unknown[] }) => Promise<pg.QueryResult>;
 
-export function markSessionClient(client: pg.PoolClient): void {
-  sessionClients.add(client);
-}
+/** How each Database and each open transaction client runs a statement (set by database.ts). */
+const runners = new WeakMap<object, StatementRunner>();
 
-interface StatementRunner {
-  query<R extends pg.QueryResultRow>(config: pg.QueryConfig, values?: unknown[]): Promise<pg.QueryResult<R>>;
+export function registerStatementRunner(target: Database | pg.PoolClient, run: StatementRunner): void {
+  runners.set(target, run);
 }
 
 /**
- * Runs a hot statement wherever the caller stands. Through the Database (the pool): named, and
- * batched with the other named statements of the same event-loop turn (Database.query). In a
- * transaction client: named on a real server, plain text on the embedded database, whose connections
- * share one session and would collide on the name.
+ * The two ways to run SQL, and when to use which:
+ * - `sql.query(text, params)`: everything else. One query, on its own connection (Database) or on
+ *   the transaction's (tx client).
+ * - `queryNamed(sql, STATEMENT, params)`: a short hot read or write issued on most requests. It is
+ *   prepared once per connection on a real PostgreSQL server and run as plain text on the embedded
+ *   PGlite, whose connections share one session and would collide on the name. Through the Database
+ *   (the pool), the statements issued in the same turn of the event loop go out together on one
+ *   connection and one socket write (batched-queries.ts): a slow one would hold up the others, so
+ *   keep long queries out. In a transaction client it runs on that client, in order.
  */
 export function queryNamed<R extends pg.QueryResultRow>(
   sql: Queryable | Database,
   statement: NamedStatement,
   params: unknown[],
 ): Promise<pg.QueryResult<R>> {
-  if ("tx" in sql) return sql.query<R>(statement, params);
-  const runner = sql as unknown as StatementRunner;
-  return sessionClients.has(sql)
-    ? runner.query<R>({ name: statement.name, text: statement.text, values: params })
-    : runner.query<R>({ text: statement.text, values: params });
+  const run = runners.get(sql);
+  const config = { name: statement.name, text: statement.text, values: params };
+  // A client this package did not hand out: its session is unknown, so no name.
+  if (!run) return sql.query<R>(config.text, config.values);
+  return run(config) as Promise<pg.QueryResult<R>>;
 }

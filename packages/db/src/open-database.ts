@@ -20,6 +20,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Opened
   if (options.databaseUrl) {
     const db = createDatabase({
       connectionString: options.databaseUrl,
+      engine: "postgresql",
       max: options.poolSize ?? 10,
       ...(options.logger ? { logger: options.logger } : {}),
     });
@@ -31,6 +32,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Opened
   });
   const db = createDatabase({
     connectionString: embedded.connectionString,
+    engine: "pglite",
     // PGlite runs one query at a time; a small pool avoids queueing many sockets behind it.
     max: options.poolSize ?? 8,
     ...(options.logger ? { logger: options.logger } : {}),

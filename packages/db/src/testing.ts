@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { createDatabase, type Database } from "./database.ts";
+import { createDatabase, type Database, type DatabaseEngine } from "./database.ts";
 import { startEmbedded } from "./embedded.ts";
 import { migrate } from "./migrate.ts";
 
@@ -23,6 +23,7 @@ export async function createTestDatabase(
   options: { migrate?: boolean; poolSize?: number } = {},
 ): Promise<TestDatabase> {
   const serverUrl = process.env.DATABASE_URL;
+  const engine: DatabaseEngine = serverUrl ? "postgresql" : "pglite";
   let connectionString: string;
   let cleanup: () => Promise<void>;
   if (serverUrl) {
@@ -49,7 +50,7 @@ export async function createTestDatabase(
       rmSync(dir, { recursive: true, force: true });
     };
   }
-  const db = createDatabase({ connectionString, max: options.poolSize ?? 10 });
+  const db = createDatabase({ connectionString, engine, max: options.poolSize ?? 10 });
   if (options.migrate !== false) await migrate(db);
   let dropped = false;
   return {

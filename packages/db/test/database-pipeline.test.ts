@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TransactionRolledBackError } from "../src/database.ts";
+import { queryNamed } from "../src/named-statement.ts";
 import { createTestDatabase, type TestDatabase } from "../src/testing.ts";
 
 describe("Database in pipeline mode (server and embedded)", () => {
@@ -40,7 +41,7 @@ describe("Database in pipeline mode (server and embedded)", () => {
   it("runs a named statement on every connection of the pool, concurrently, with its own parameters", async () => {
     const statement = { name: "pipeline_probe_by_n", text: "SELECT n FROM pipeline_probe WHERE n = $1" };
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => testDb.db.query<{ n: number }>(statement, [(i % 2) + 1])),
+      Array.from({ length: 20 }, (_, i) => queryNamed<{ n: number }>(testDb.db, statement, [(i % 2) + 1])),
     );
     expect(results.map((r) => r.rows[0]?.n)).toEqual(Array.from({ length: 20 }, (_, i) => (i % 2) + 1));
   });
@@ -48,7 +49,7 @@ describe("Database in pipeline mode (server and embedded)", () => {
   it("sends the named statements of one event-loop turn together, on one connection", async () => {
     const pid = { name: "pipeline_probe_backend_pid", text: "SELECT pg_backend_pid() AS pid, $1::int AS i" };
     const together = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => testDb.db.query<{ pid: number; i: number }>(pid, [i])),
+      Array.from({ length: 8 }, (_, i) => queryNamed<{ pid: number; i: number }>(testDb.db, pid, [i])),
     );
     expect(together.map((r) => r.rows[0]?.i)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     expect(new Set(together.map((r) => r.rows[0]?.pid)).size).toBe(1);
@@ -57,7 +58,7 @@ describe("Database in pipeline mode (server and embedded)", () => {
   it("cuts a burst into batches of at most 32, so it spreads over the pool's connections", async () => {
     const pid = { name: "pipeline_probe_backend_pid", text: "SELECT pg_backend_pid() AS pid, $1::int AS i" };
     const burst = await Promise.all(
-      Array.from({ length: 96 }, (_, i) => testDb.db.query<{ pid: number; i: number }>(pid, [i])),
+      Array.from({ length: 96 }, (_, i) => queryNamed<{ pid: number; i: number }>(testDb.db, pid, [i])),
     );
     expect(burst.map((r) => r.rows[0]?.i)).toEqual(Array.from({ length: 96 }, (_, i) => i));
     const perConnection = new Map<number, number>();
@@ -74,15 +75,15 @@ describe("Database in pipeline mode (server and embedded)", () => {
   it("fails only the statement that fails when a batch shares a connection, and the connection stays usable", async () => {
     const asInt = { name: "pipeline_probe_as_int", text: "SELECT $1::int AS v" };
     const batch = [
-      testDb.db.query<{ v: number }>(asInt, ["1"]),
-      testDb.db.query<{ v: number }>(asInt, ["not a number"]),
-      testDb.db.query<{ v: number }>(asInt, ["3"]),
+      queryNamed<{ v: number }>(testDb.db, asInt, ["1"]),
+      queryNamed<{ v: number }>(testDb.db, asInt, ["not a number"]),
+      queryNamed<{ v: number }>(testDb.db, asInt, ["3"]),
     ];
     const [first, second, third] = await Promise.allSettled(batch);
     expect(first).toMatchObject({ status: "fulfilled", value: { rows: [{ v: 1 }] } });
     expect(second).toMatchObject({ status: "rejected", reason: { code: "22P02" } });
     expect(third).toMatchObject({ status: "fulfilled", value: { rows: [{ v: 3 }] } });
-    const after = await Promise.all([testDb.db.query<{ v: number }>(asInt, ["4"]), testDb.db.query("SELECT 1")]);
+    const after = await Promise.all([queryNamed<{ v: number }>(testDb.db, asInt, ["4"]), testDb.db.query("SELECT 1")]);
     expect(after[0].rows).toEqual([{ v: 4 }]);
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import { createDatabase, migrate, openDatabase, startEmbedded } from "../src/index.ts";
+import { createDatabase, type Database, migrate, openDatabase, startEmbedded } from "../src/index.ts";
 
 describe("embedded PGlite behind the wire server", () => {
   const dirs: string[] = [];
@@ -15,25 +15,32 @@ describe("embedded PGlite behind the wire server", () => {
   afterAll(() => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
-
-  it("never interleaves concurrent parameterised queries of different connections", async () => {
+  /** A fresh in-memory PGlite behind its socket, a pool of `max` on it, both closed after `fn`. */
+  const withEmbedded = async (
+    max: number,
+    fn: (db: Database, connectionString: string) => Promise<void>,
+  ): Promise<void> => {
     const server = await startEmbedded({ dataDir: freshDir(), memory: true });
-    const db = createDatabase({ connectionString: server.connectionString, max: 20 });
+    const db = createDatabase({ connectionString: server.connectionString, engine: "pglite", max });
     try {
-      const results = await Promise.all(
-        Array.from({ length: 200 }, (_, i) => db.query<{ v: number }>("SELECT $1::int * 2 AS v", [i])),
-      );
-      expect(results.map((r) => r.rows[0]?.v)).toEqual(Array.from({ length: 200 }, (_, i) => i * 2));
+      await fn(db, server.connectionString);
     } finally {
       await db.close();
       await server.stop();
     }
+  };
+
+  it("never interleaves concurrent parameterised queries of different connections", async () => {
+    await withEmbedded(20, async (db) => {
+      const results = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => db.query<{ v: number }>("SELECT $1::int * 2 AS v", [i])),
+      );
+      expect(results.map((r) => r.rows[0]?.v)).toEqual(Array.from({ length: 200 }, (_, i) => i * 2));
+    });
   });
 
   it("keeps a transaction's statements together and rolls back on failure", async () => {
-    const server = await startEmbedded({ dataDir: freshDir(), memory: true });
-    const db = createDatabase({ connectionString: server.connectionString, max: 10 });
-    try {
+    await withEmbedded(10, async (db) => {
       await db.query("CREATE TABLE counter (id int PRIMARY KEY, v int NOT NULL)");
       await db.query("INSERT INTO counter VALUES (1, 0)");
       await Promise.all(
@@ -53,28 +60,20 @@ describe("embedded PGlite behind the wire server", () => {
       ).rejects.toThrow("abort");
       const final = await db.query<{ v: number }>("SELECT v FROM counter");
       expect(final.rows[0]?.v).toBe(30);
-    } finally {
-      await db.close();
-      await server.stop();
-    }
+    });
   });
 
   it("rolls back the open transaction of a client that disconnects", async () => {
-    const server = await startEmbedded({ dataDir: freshDir(), memory: true });
-    const db = createDatabase({ connectionString: server.connectionString });
-    try {
+    await withEmbedded(10, async (db, connectionString) => {
       await db.query("CREATE TABLE t (v int)");
-      const client = new pg.Client({ connectionString: server.connectionString });
+      const client = new pg.Client({ connectionString });
       await client.connect();
       await client.query("BEGIN");
       await client.query("INSERT INTO t VALUES (1)");
       await client.end();
       const rows = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM t");
       expect(rows.rows[0]?.n).toBe(0);
-    } finally {
-      await db.close();
-      await server.stop();
-    }
+    });
   });
 
   it("keeps data across restarts, and a second process joins through the socket", async () => {

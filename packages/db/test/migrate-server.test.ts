@@ -5,7 +5,9 @@ import { createTestDatabase } from "../src/testing.ts";
 describe("migrations", () => {
   it("apply once under concurrent starts (advisory lock) on the configured database", async () => {
     const test = await createTestDatabase({ migrate: false });
-    const others = Array.from({ length: 4 }, () => createDatabase({ connectionString: test.connectionString, max: 2 }));
+    const others = Array.from({ length: 4 }, () =>
+      createDatabase({ connectionString: test.connectionString, engine: test.db.engine, max: 2 }),
+    );
     try {
       const results = await Promise.all([test.db, ...others].map((db) => migrate(db)));
       const applied = results.flatMap((r) => r.applied);

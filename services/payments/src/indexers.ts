@@ -40,7 +40,12 @@ export async function startIndexers(options: {
   const { db, logger, chains, selected, rates } = options;
   const metrics = createIndexerMetrics(options.metrics);
   // Each indexer pins one connection for its chain lock: those come from a pool of their own.
-  const lockDb = createDatabase({ connectionString: db.connectionString, max: Math.max(1, selected.length), logger });
+  const lockDb = createDatabase({
+    connectionString: db.connectionString,
+    engine: db.engine,
+    max: Math.max(1, selected.length),
+    logger,
+  });
   const running = selected.map((chain) => {
     const config = chains[chain];
     if (!config) throw new ConfigError("--chains", `${chain} is not configured`);

@@ -1,5 +1,5 @@
 import { UnauthorizedError } from "@mp/core";
-import type { Database } from "@mp/db";
+import { type Database, queryNamed } from "@mp/db";
 import type { Request } from "express";
 import { type Environment, hashApiKey, looksLikeApiKey } from "./api-keys.ts";
 
@@ -31,7 +31,7 @@ export async function authenticate(db: Database, req: Request): Promise<Authenti
   const key = extractApiKey(req);
   if (!key || !looksLikeApiKey(key)) throw new UnauthorizedError();
   // Looked up on every request (no cache), so a revoked key stops working at once.
-  const result = await db.query<{ id: string; merchant_id: string; environment: Environment }>(API_KEY_BY_HASH, [
+  const result = await queryNamed<{ id: string; merchant_id: string; environment: Environment }>(db, API_KEY_BY_HASH, [
     hashApiKey(key),
   ]);
   const row = result.rows[0];
