@@ -1,9 +1,8 @@
 import { createHash } from "node:crypto";
-import type { Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { BITCOIN_NETWORKS, type BitcoinNetworkName } from "@mp/chain-bitcoin";
 import { HDKey } from "@scure/bip32";
 import { address as bitcoinAddress, script as bitcoinScript, crypto } from "bitcoinjs-lib";
+import { close, listen } from "../shared/served-node.ts";
 import { ChainState, type ReorgOptions } from "./chain-state.ts";
 import { NodeWallet } from "./node-wallet.ts";
 import { createDispatch, type NodeInternals } from "./rpc-methods.ts";
@@ -175,25 +174,6 @@ export async function startBitcoinTestNode(options: BitcoinTestNodeOptions = {})
       if (!server.listening) await listen(server, port);
     },
   };
-}
-
-function listen(server: Server, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
-}
-
-function close(server: Server): Promise<void> {
-  if (!server.listening) return Promise.resolve();
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    // Keep-alive connections would hold the port open: an outage must refuse at once.
-    server.closeAllConnections();
-  });
 }
 
 // Bitcoin Core's JSON formatting as the node renders it, exported so tests can hold it against

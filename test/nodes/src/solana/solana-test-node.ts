@@ -1,5 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { z } from "zod";
+import { serveTestNode, type TestChainNode, type TestToken } from "../shared/served-node.ts";
 import { associatedTokenAddress, isAddress, Signer } from "./keys.ts";
 import type { TransactionVersion } from "./message-encoding.ts";
 import {
@@ -33,26 +34,12 @@ export interface SendOptions {
   fail?: boolean;
 }
 
-export interface TestTokenInfo {
-  asset: string;
-  /** The mint address (what the chains config calls `address`). */
-  address: string;
-  decimals: number;
-}
+/** One of the node's SPL tokens; `address` is the mint address. */
+export type TestTokenInfo = TestToken;
 
-export interface SolanaTestNode {
-  readonly url: string;
-  readonly port: number;
-  /** The node's SPL tokens, in chains-config shape. */
-  readonly tokens: readonly TestTokenInfo[];
-  /** Funded at genesis with SOL and every token; signs airdrops and default transfers. */
-  readonly faucetAddress: string;
+export interface SolanaTestNode extends TestChainNode<ReorgOptions> {
   /** The program that moves SOL by CPI in `transferViaProgram` (its transfer is an inner instruction). */
   readonly routerProgramId: string;
-  /** Slot of the newest block. */
-  head(): number;
-  /** Produces blocks; the first takes every queued transaction. Returns the new slots. */
-  mine(count?: number): number[];
   /** The next `count` slots will hold no block (skipped by their leaders). */
   skipSlots(count?: number): void;
   /** Queues a system transfer of lamports; returns the signature (lands at the next mine). */
@@ -65,18 +52,12 @@ export interface SolanaTestNode {
   send(specs: readonly TransferSpec[], options?: SendOptions): string;
   /** Queues a transfer that fails on chain (the instruction is there, `meta.err` is set). */
   failTransfer(to: string, lamports: bigint, options?: SendOptions): string;
-  /** Replaces the newest `depth` blocks with a fork at the same slots (new blockhashes). */
-  reorg(depth: number, options?: ReorgOptions): number[];
   balance(address: string): bigint;
   tokenBalance(owner: string, assetOrMint: string): bigint;
   associatedTokenAddress(owner: string, assetOrMint: string): string;
   blockhash(slot: number): string | undefined;
   /** The signed transaction (wire bytes) and the slot it landed in, if it did. */
   transaction(signature: string): { slot: number; wire: Uint8Array; failed: boolean } | undefined;
-  /** Stops serving (state is kept) until `restart()`; also stops the block timer. */
-  stop(): Promise<void>;
-  /** Serves again on the same port. */
-  restart(): Promise<void>;
 }
 
 const DEFAULT_TOKENS = [
@@ -184,17 +165,10 @@ export async function startSolanaTestNode(options: SolanaTestNodeOptions = {}): 
     airdrop: (to, lamports) => send([{ kind: "sol", to, lamports }]),
   };
 
-  let timer: NodeJS.Timeout | undefined;
   const mine = (count = 1) => {
     const slots = chain.mine(count);
     indexBlocks(slots);
     return slots;
-  };
-  const startTimer = () => {
-    if (options.blockIntervalMs !== undefined && timer === undefined) {
-      timer = setInterval(() => mine(1), options.blockIntervalMs);
-      timer.unref();
-    }
   };
 
   const server = createServer((req, res) => {
@@ -211,12 +185,10 @@ export async function startSolanaTestNode(options: SolanaTestNodeOptions = {}): 
       }
     });
   });
-  const port = await listen(server, options.port ?? 0);
-  startTimer();
+  const served = await serveTestNode(server, options, () => mine(1));
 
   return {
-    url: `http://127.0.0.1:${port}`,
-    port,
+    ...served,
     tokens,
     faucetAddress: faucet.address,
     routerProgramId,
@@ -243,15 +215,6 @@ export async function startSolanaTestNode(options: SolanaTestNodeOptions = {}): 
     transaction: (signature) => {
       const entry = landed.get(signature);
       return entry && { slot: entry.slot, wire: entry.tx.wire, failed: entry.failed };
-    },
-    stop: async () => {
-      if (timer !== undefined) clearInterval(timer);
-      timer = undefined;
-      await close(server);
-    },
-    restart: async () => {
-      if (!server.listening) await listen(server, port);
-      startTimer();
     },
   };
 }
@@ -324,23 +287,4 @@ function respond(res: ServerResponse, status: number, parts: ReadonlyArray<strin
   res.writeHead(status, { "content-type": "application/json", "content-length": length });
   for (const part of parts) res.write(part);
   res.end();
-}
-
-function listen(server: Server, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => {
-      server.off("error", reject);
-      const address = server.address();
-      resolve(typeof address === "object" && address !== null ? address.port : port);
-    });
-  });
-}
-
-function close(server: Server): Promise<void> {
-  if (!server.listening) return Promise.resolve();
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 }

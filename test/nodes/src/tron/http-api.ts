@@ -100,22 +100,3 @@ function readBody(req: IncomingMessage, res: ServerResponse, done: (text: string
     if (size <= MAX_BODY_BYTES) done(Buffer.concat(chunks).toString("utf8"));
   });
 }
-
-export function listen(server: Server, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => {
-      server.off("error", reject);
-      const address = server.address();
-      resolve(typeof address === "object" && address ? address.port : port);
-    });
-  });
-}
-
-export function close(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    if (!server.listening) return resolve();
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
-}

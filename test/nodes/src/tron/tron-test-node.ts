@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { close, createTronHttpServer, listen } from "./http-api.ts";
+import { serveTestNode, type TestChainNode, type TestToken } from "../shared/served-node.ts";
+import { createTronHttpServer } from "./http-api.ts";
 import { addressToHex, hexToAddress, labelToContractHex, TronKey } from "./keys.ts";
 import { type Payment, signPayment } from "./transactions.ts";
 import { type ReorgOptions, TronChain } from "./tron-chain.ts";
@@ -19,43 +20,23 @@ export interface TronSendOptions {
   from?: TronKey;
 }
 
-export interface TronTestToken {
-  asset: string;
-  /** base58 contract address (what the chains config calls `address`). */
-  address: string;
-  decimals: number;
-}
+/** The node's TRC-20 (USDT, 6 decimals); `address` is the base58 contract address. */
+export type TronTestToken = TestToken;
 
-export interface TronTestNode {
-  readonly url: string;
-  readonly port: number;
-  /** The node's TRC-20 (USDT, 6 decimals), in chains-config shape. */
-  readonly tokens: readonly TronTestToken[];
-  /** Funded at genesis with TRX and every USDT; signs faucet payments and default transfers. */
-  readonly faucetAddress: string;
+export interface TronTestNode extends TestChainNode<ReorgOptions> {
   /** The faucet's private key (hex), for a sandbox config's `faucetPrivateKey`. */
   readonly faucetPrivateKey: string;
-  /** Height of the newest block. */
-  head(): number;
-  /** Produces blocks; the first takes every queued transaction. Returns the new heights. */
-  mine(count?: number): number[];
   /** Queues a TRX TransferContract (sun); returns its txID (lands at the next mine). */
   transfer(to: string, amountSun: bigint, options?: TronSendOptions): string;
   /** Queues a USDT `transfer(to, amount)` call. */
   transferToken(to: string, amount: bigint, options?: TronSendOptions): string;
   /** Queues a USDT transfer that reverts on chain (contractRet / receipt.result REVERT, no log). */
   failTransfer(to: string, amount: bigint, options?: TronSendOptions): string;
-  /** Replaces the newest `depth` blocks with a fork at the same heights (new ids). */
-  reorg(depth: number, options?: ReorgOptions): number[];
   blockId(height: number): string | undefined;
   /** Where a transaction landed, if it did. */
   transaction(txID: string): { height: number; failed: boolean } | undefined;
   balance(address: string): bigint;
   tokenBalance(address: string): bigint;
-  /** Stops serving (state is kept) until `restart()`; also stops the block timer. */
-  stop(): Promise<void>;
-  /** Serves again on the same port. */
-  restart(): Promise<void>;
 }
 
 /** 10 billion TRX: large, yet every amount stays a safe integer in sun. */
@@ -124,20 +105,10 @@ export async function startTronTestNode(options: TronTestNodeOptions = {}): Prom
     }
     throw new RangeError(`the test node has no asset ${parsed.data.asset}`);
   });
-  const port = await listen(server, options.port ?? 0);
-
-  let timer: NodeJS.Timeout | undefined;
-  const startTimer = () => {
-    if (options.blockIntervalMs !== undefined && timer === undefined) {
-      timer = setInterval(() => chain.mine(1), options.blockIntervalMs);
-      timer.unref();
-    }
-  };
-  startTimer();
+  const served = await serveTestNode(server, options, () => chain.mine(1));
 
   return {
-    url: `http://127.0.0.1:${port}`,
-    port,
+    ...served,
     tokens,
     faucetAddress: faucet.address,
     faucetPrivateKey: faucet.privateKeyHex,
@@ -157,14 +128,5 @@ export async function startTronTestNode(options: TronTestNodeOptions = {}): Prom
     },
     balance: (address) => chain.balance("trx", hexOf(address)),
     tokenBalance: (address) => chain.balance("token", hexOf(address)),
-    stop: async () => {
-      if (timer !== undefined) clearInterval(timer);
-      timer = undefined;
-      await close(server);
-    },
-    restart: async () => {
-      if (!server.listening) await listen(server, port);
-      startTimer();
-    },
   };
 }
