@@ -1,31 +1,18 @@
-import { type ChainAdapter, resolveChainConfig, ServiceUnavailableError } from "@mp/core";
-import { type SolanaTestNode, startSolanaTestNode } from "@mp/test-nodes/solana";
+import { resolveChainConfig, ServiceUnavailableError } from "@mp/core";
+import { startSolanaTestNode } from "@mp/test-nodes/solana";
 import { Keypair } from "@solana/web3.js";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
+import { useTestNodeAdapter } from "../../../test/support/test-node-adapter.ts";
 import { createSolanaAdapter, createSolanaFaucet } from "../src/index.ts";
 
 const SOL = 1_000_000_000n;
 const wallet = () => Keypair.generate().publicKey.toBase58();
 
-let node: SolanaTestNode;
-let adapter: ChainAdapter;
-let configFor: () => ReturnType<typeof resolveChainConfig>;
-
-beforeAll(async () => {
-  node = await startSolanaTestNode();
-  configFor = () => resolveChainConfig("SOLANA", { rpcUrl: node.url, tokens: [...node.tokens], network: "regtest" });
-  adapter = createSolanaAdapter(configFor());
+const solana = useTestNodeAdapter({
+  start: () => startSolanaTestNode(),
+  configure: (node) => resolveChainConfig("SOLANA", { rpcUrl: node.url, tokens: [...node.tokens], network: "regtest" }),
+  createAdapter: (config) => createSolanaAdapter(config),
 });
-afterAll(async () => {
-  await node.stop();
-});
-
-/** Mines one block with whatever was queued and scans exactly that slot. */
-async function mineAndScan(watch: ReadonlySet<string>) {
-  const [slot] = node.mine();
-  if (slot === undefined) throw new Error("no block mined");
-  return { slot, transfers: await adapter.scan({ from: slot, to: slot }, watch) };
-}
 
 describe("Solana adapter against the test node", () => {
   let alice: string;
@@ -36,20 +23,19 @@ describe("Solana adapter against the test node", () => {
   });
 
   it("reports the node's newest slot as head", async () => {
-    node.mine(2);
-    await expect(adapter.head()).resolves.toBe(node.head());
+    await solana.expectHeadFollowsNode();
   });
 
   it("finds a SOL transfer to a watched address as soon as its block exists", async () => {
-    const signature = node.transfer(alice, 2n * SOL);
-    const { slot, transfers } = await mineAndScan(new Set([alice]));
+    const signature = solana.node.transfer(alice, 2n * SOL);
+    const { height: slot, transfers } = await solana.mineAndScan(new Set([alice]));
     expect(transfers).toEqual([
       {
         txHash: signature,
         position: "ix:0",
         blockHeight: slot,
-        blockHash: node.blockhash(slot),
-        from: node.faucetAddress,
+        blockHash: solana.node.blockhash(slot),
+        from: solana.node.faucetAddress,
         to: alice,
         asset: "SOL",
         contractAddress: null,
@@ -60,22 +46,22 @@ describe("Solana adapter against the test node", () => {
   });
 
   it("ignores transfers to addresses that are not watched", async () => {
-    node.transfer(bob, SOL);
-    node.transferToken(bob, "USDC", 5_000_000n);
-    const { transfers } = await mineAndScan(new Set([alice]));
+    solana.node.transfer(bob, SOL);
+    solana.node.transferToken(bob, "USDC", 5_000_000n);
+    const { transfers } = await solana.mineAndScan(new Set([alice]));
     expect(transfers).toEqual([]);
   });
 
   it("credits a token transfer into the associated token account to the owner", async () => {
-    const usdc = node.tokens.find((t) => t.asset === "USDC");
-    const signature = node.transferToken(alice, "USDC", 12_500_000n);
-    const { slot, transfers } = await mineAndScan(new Set([alice]));
+    const usdc = solana.node.tokens.find((t) => t.asset === "USDC");
+    const signature = solana.node.transferToken(alice, "USDC", 12_500_000n);
+    const { height: slot, transfers } = await solana.mineAndScan(new Set([alice]));
     expect(transfers).toHaveLength(1);
     const [deposit] = transfers;
     expect(deposit).toMatchObject({
       txHash: signature,
       to: alice,
-      from: node.faucetAddress,
+      from: solana.node.faucetAddress,
       asset: "USDC",
       contractAddress: usdc?.address,
       amountRaw: 12_500_000n,
@@ -83,62 +69,69 @@ describe("Solana adapter against the test node", () => {
       blockHeight: slot,
     });
     // The balance that moved is the ATA's, at the index the position names.
-    const ata = node.associatedTokenAddress(alice, "USDC");
+    const ata = solana.node.associatedTokenAddress(alice, "USDC");
     const block = await getBlockJson(slot);
     const accountIndex = Number(deposit?.position.replace("bal:", ""));
     expect(block.transactions[0]?.transaction.message.accountKeys[accountIndex]?.pubkey).toBe(ata);
-    expect(node.tokenBalance(alice, "USDC")).toBe(12_500_000n);
+    expect(solana.node.tokenBalance(alice, "USDC")).toBe(12_500_000n);
 
     // A second payment into the now existing account is credited the same way.
-    node.transferToken(alice, "USDC", 1n);
-    const second = await mineAndScan(new Set([alice]));
+    solana.node.transferToken(alice, "USDC", 1n);
+    const second = await solana.mineAndScan(new Set([alice]));
     expect(second.transfers.map((t) => [t.to, t.amountRaw])).toEqual([[alice, 1n]]);
     const secondIndex = Number(second.transfers[0]?.position.replace("bal:", ""));
-    const secondBlock = await getBlockJson(second.slot);
+    const secondBlock = await getBlockJson(second.height);
     expect(secondBlock.transactions[0]?.transaction.message.accountKeys[secondIndex]?.pubkey).toBe(ata);
   });
 
   it("never returns a failed transaction, though its instruction names the watched address", async () => {
-    const signature = node.failTransfer(alice, 3n * SOL);
-    const { slot, transfers } = await mineAndScan(new Set([alice]));
+    const signature = solana.node.failTransfer(alice, 3n * SOL);
+    const { height: slot, transfers } = await solana.mineAndScan(new Set([alice]));
     expect(transfers).toEqual([]);
-    expect(node.transaction(signature)).toMatchObject({ slot, failed: true });
+    expect(solana.node.transaction(signature)).toMatchObject({ slot, failed: true });
     const block = await getBlockJson(slot);
     const tx = block.transactions[0];
     expect(tx?.meta.err).toEqual({ InstructionError: [1, { Custom: 6000 }] });
     expect(tx?.transaction.message.instructions[0]?.parsed?.info?.destination).toBe(alice);
-    expect(node.balance(alice)).toBe(0n);
+    expect(solana.node.balance(alice)).toBe(0n);
   });
 
   it("never returns a token transfer that failed for lack of funds", async () => {
     const poor = Keypair.generate();
-    node.transfer(poor.publicKey.toBase58(), SOL); // pays fees and rent, holds no USDC
-    node.mine();
-    const signature = node.transferToken(alice, "USDC", 1_000_000n, { from: poor });
-    const { transfers } = await mineAndScan(new Set([alice]));
+    solana.node.transfer(poor.publicKey.toBase58(), SOL); // pays fees and rent, holds no USDC
+    solana.node.mine();
+    const signature = solana.node.transferToken(alice, "USDC", 1_000_000n, { from: poor });
+    const { transfers } = await solana.mineAndScan(new Set([alice]));
     expect(transfers).toEqual([]);
-    expect(node.transaction(signature)?.failed).toBe(true);
+    expect(solana.node.transaction(signature)?.failed).toBe(true);
   });
 
   it("finds SOL moved by a program through an inner instruction", async () => {
-    const signature = node.transferViaProgram(alice, SOL / 2n);
-    const { transfers } = await mineAndScan(new Set([alice]));
+    const signature = solana.node.transferViaProgram(alice, SOL / 2n);
+    const { transfers } = await solana.mineAndScan(new Set([alice]));
     expect(transfers).toMatchObject([
-      { txHash: signature, position: "ix:0.0", to: alice, from: node.faucetAddress, amountRaw: SOL / 2n, asset: "SOL" },
+      {
+        txHash: signature,
+        position: "ix:0.0",
+        to: alice,
+        from: solana.node.faucetAddress,
+        amountRaw: SOL / 2n,
+        asset: "SOL",
+      },
     ]);
   });
 
   it("gives one transfer per payment when one transaction pays several watched addresses", async () => {
     const carol = wallet();
-    const signature = node.send([
+    const signature = solana.node.send([
       { kind: "sol", to: alice, lamports: SOL },
       { kind: "memo", text: "payroll" },
       { kind: "sol", to: bob, lamports: 2n * SOL },
-      { kind: "token", mint: node.tokens[1]?.address ?? "", to: carol, amount: 7n },
+      { kind: "token", mint: solana.node.tokens[1]?.address ?? "", to: carol, amount: 7n },
       { kind: "solViaProgram", to: alice, lamports: 3n * SOL },
       { kind: "sol", to: wallet(), lamports: SOL },
     ]);
-    const { transfers } = await mineAndScan(new Set([alice, bob, carol]));
+    const { transfers } = await solana.mineAndScan(new Set([alice, bob, carol]));
     expect(transfers.map((t) => [t.txHash, t.position, t.to, t.asset, t.amountRaw])).toEqual([
       [signature, "ix:0", alice, "SOL", SOL],
       [signature, "ix:2", bob, "SOL", 2n * SOL],
@@ -148,130 +141,130 @@ describe("Solana adapter against the test node", () => {
   });
 
   it("scans versioned (v0) transactions", async () => {
-    const signature = node.transferToken(alice, "USDT", 42n, { version: 0 });
-    const { transfers } = await mineAndScan(new Set([alice]));
+    const signature = solana.node.transferToken(alice, "USDT", 42n, { version: 0 });
+    const { transfers } = await solana.mineAndScan(new Set([alice]));
     expect(transfers).toMatchObject([{ txHash: signature, asset: "USDT", amountRaw: 42n }]);
   });
 
   it("keeps amounts beyond 2^53 lamports exact", async () => {
     const tenMillionSol = 10_000_000n * SOL; // 10^16 > 2^53
-    node.transfer(alice, tenMillionSol);
-    const { transfers } = await mineAndScan(new Set([alice]));
+    solana.node.transfer(alice, tenMillionSol);
+    const { transfers } = await solana.mineAndScan(new Set([alice]));
     expect(transfers.map((t) => t.amountRaw)).toEqual([tenMillionSol]);
   });
 
   it("fails a payment that would leave a new wallet below rent exemption, and does not report it", async () => {
-    const signature = node.transfer(alice, 1_000n);
-    const { transfers } = await mineAndScan(new Set([alice]));
+    const signature = solana.node.transfer(alice, 1_000n);
+    const { transfers } = await solana.mineAndScan(new Set([alice]));
     expect(transfers).toEqual([]);
-    expect(node.transaction(signature)?.failed).toBe(true);
+    expect(solana.node.transaction(signature)?.failed).toBe(true);
   });
 
   it("treats skipped slots as heights without a block", async () => {
-    const before = node.head();
-    node.skipSlots(3);
-    node.transfer(alice, SOL);
-    const [slot] = node.mine();
+    const before = solana.node.head();
+    solana.node.skipSlots(3);
+    solana.node.transfer(alice, SOL);
+    const [slot] = solana.node.mine();
     expect(slot).toBe(before + 4);
-    const headers = await adapter.headers({ from: before, to: before + 4 });
+    const headers = await solana.adapter.headers({ from: before, to: before + 4 });
     expect(headers.map((h) => h.height)).toEqual([before, before + 4]);
     expect(headers[1]?.parentHash).toBe(headers[0]?.hash);
-    const transfers = await adapter.scan({ from: before + 1, to: before + 4 }, new Set([alice]));
+    const transfers = await solana.adapter.scan({ from: before + 1, to: before + 4 }, new Set([alice]));
     expect(transfers.map((t) => t.blockHeight)).toEqual([before + 4]);
-    await expect(adapter.scan({ from: before + 1, to: before + 3 }, new Set([alice]))).resolves.toEqual([]);
+    await expect(solana.adapter.scan({ from: before + 1, to: before + 3 }, new Set([alice]))).resolves.toEqual([]);
   });
 
   it("handles empty blocks and empty ranges", async () => {
-    const [slot] = node.mine();
+    const [slot] = solana.node.mine();
     if (slot === undefined) throw new Error("no block");
-    await expect(adapter.scan({ from: slot, to: slot }, new Set([alice]))).resolves.toEqual([]);
-    await expect(adapter.headers({ from: slot, to: slot - 1 })).resolves.toEqual([]);
+    await expect(solana.adapter.scan({ from: slot, to: slot }, new Set([alice]))).resolves.toEqual([]);
+    await expect(solana.adapter.headers({ from: slot, to: slot - 1 })).resolves.toEqual([]);
   });
 
   it("returns headers that chain by parent hash, ascending, across several JSON-RPC batches", async () => {
-    node.mine(25);
-    const head = node.head();
-    const headers = await adapter.headers({ from: head - 24, to: head });
+    solana.node.mine(25);
+    const head = solana.node.head();
+    const headers = await solana.adapter.headers({ from: head - 24, to: head });
     expect(headers.map((h) => h.height)).toEqual(Array.from({ length: 25 }, (_, i) => head - 24 + i));
-    expect(headers.map((h) => h.hash)).toEqual(headers.map((h) => node.blockhash(h.height)));
+    expect(headers.map((h) => h.hash)).toEqual(headers.map((h) => solana.node.blockhash(h.height)));
     for (let i = 1; i < headers.length; i++) expect(headers[i]?.parentHash).toBe(headers[i - 1]?.hash);
   });
 
   it("sees a reorg: new hashes at the same heights, dropped transfers gone, delayed ones later", async () => {
-    const kept = node.transfer(alice, SOL);
-    const dropped = node.transfer(bob, SOL);
-    const delayed = node.transferToken(alice, "USDC", 5n);
-    const [first] = node.mine();
-    node.mine(2);
+    const kept = solana.node.transfer(alice, SOL);
+    const dropped = solana.node.transfer(bob, SOL);
+    const delayed = solana.node.transferToken(alice, "USDC", 5n);
+    const [first] = solana.node.mine();
+    solana.node.mine(2);
     if (first === undefined) throw new Error("no block");
-    const head = node.head();
+    const head = solana.node.head();
     const watch = new Set([alice, bob]);
-    const before = await adapter.headers({ from: first - 1, to: head });
-    expect((await adapter.scan({ from: first, to: head }, watch)).map((t) => t.txHash)).toEqual([
+    const before = await solana.adapter.headers({ from: first - 1, to: head });
+    expect((await solana.adapter.scan({ from: first, to: head }, watch)).map((t) => t.txHash)).toEqual([
       kept,
       dropped,
       delayed,
     ]);
 
-    node.reorg(3, { drop: [dropped], delay: [delayed] });
-    const after = await adapter.headers({ from: first - 1, to: head });
+    solana.node.reorg(3, { drop: [dropped], delay: [delayed] });
+    const after = await solana.adapter.headers({ from: first - 1, to: head });
     expect(after.map((h) => h.height)).toEqual(before.map((h) => h.height));
     expect(after[0]?.hash).toBe(before[0]?.hash); // the fork point is untouched
     for (let i = 1; i < after.length; i++) {
       expect(after[i]?.hash).not.toBe(before[i]?.hash);
       expect(after[i]?.parentHash).toBe(after[i - 1]?.hash);
     }
-    const onFork = await adapter.scan({ from: first, to: head }, watch);
+    const onFork = await solana.adapter.scan({ from: first, to: head }, watch);
     expect(onFork.map((t) => [t.txHash, t.blockHash])).toEqual([[kept, after[1]?.hash]]);
-    expect(node.balance(bob)).toBe(0n);
+    expect(solana.node.balance(bob)).toBe(0n);
 
-    const [later] = node.mine();
-    const moved = await adapter.scan({ from: head + 1, to: later ?? head + 1 }, watch);
+    const [later] = solana.node.mine();
+    const moved = await solana.adapter.scan({ from: head + 1, to: later ?? head + 1 }, watch);
     expect(moved.map((t) => [t.txHash, t.position, t.blockHeight])).toEqual([
       [delayed, expect.stringMatching(/^bal:/), later],
     ]);
   });
 
   it("throws a retryable error while the node is down and recovers when it is back", async () => {
-    node.transfer(alice, SOL);
-    const [slot] = node.mine();
+    solana.node.transfer(alice, SOL);
+    const [slot] = solana.node.mine();
     if (slot === undefined) throw new Error("no block");
-    await node.stop();
+    await solana.node.stop();
     try {
       for (const call of [
-        () => adapter.head(),
-        () => adapter.headers({ from: slot, to: slot }),
-        () => adapter.scan({ from: slot, to: slot }, new Set([alice])),
+        () => solana.adapter.head(),
+        () => solana.adapter.headers({ from: slot, to: slot }),
+        () => solana.adapter.scan({ from: slot, to: slot }, new Set([alice])),
       ]) {
         const error = await call().catch((e: unknown) => e);
         expect(error).toBeInstanceOf(ServiceUnavailableError);
         expect(error).toMatchObject({ code: "service_unavailable", retryable: true });
-        expect(String(error)).not.toContain(node.url);
+        expect(String(error)).not.toContain(solana.node.url);
       }
     } finally {
-      await node.restart();
+      await solana.node.restart();
     }
-    await expect(adapter.scan({ from: slot, to: slot }, new Set([alice]))).resolves.toHaveLength(1);
+    await expect(solana.adapter.scan({ from: slot, to: slot }, new Set([alice]))).resolves.toHaveLength(1);
   });
 });
 
 describe("Solana faucet against the test node", () => {
   it("airdrops SOL through requestAirdrop and sends tokens through the test transfer endpoint", async () => {
-    const faucet = createSolanaFaucet(configFor());
+    const faucet = createSolanaFaucet(solana.config);
     expect(faucet.assets().map((a) => a.asset)).toEqual(["SOL", "USDC", "USDT"]);
     const to = wallet();
     const sol = await faucet.send(to, "SOL", 3n * SOL);
     const usdt = await faucet.send(to, "USDT", 25_000_000n);
-    const { transfers } = await mineAndScan(new Set([to]));
+    const { transfers } = await solana.mineAndScan(new Set([to]));
     expect(transfers.map((t) => [t.txHash, t.asset, t.amountRaw])).toEqual([
       [sol.txHash, "SOL", 3n * SOL],
       [usdt.txHash, "USDT", 25_000_000n],
     ]);
-    expect(node.balance(to)).toBe(3n * SOL);
+    expect(solana.node.balance(to)).toBe(3n * SOL);
   });
 
   it("refuses a malformed address, an unknown asset and a non-positive amount", async () => {
-    const faucet = createSolanaFaucet(configFor());
+    const faucet = createSolanaFaucet(solana.config);
     await expect(faucet.send("0xabc", "SOL", 1n)).rejects.toMatchObject({ code: "validation_error", field: "to" });
     await expect(faucet.send(wallet(), "DOGE", 1n)).rejects.toMatchObject({ code: "validation_error", field: "asset" });
     await expect(faucet.send(wallet(), "USDC", 0n)).rejects.toMatchObject({ code: "validation_error" });
@@ -291,7 +284,7 @@ interface BlockJson {
 }
 
 async function getBlockJson(slot: number): Promise<BlockJson> {
-  const response = await fetch(node.url, {
+  const response = await fetch(solana.node.url, {
     method: "POST",
     body: JSON.stringify({
       jsonrpc: "2.0",

@@ -1,30 +1,18 @@
-import { type ChainAdapter, resolveChainConfig, ServiceUnavailableError } from "@mp/core";
-import { startTronTestNode, TronKey, type TronTestNode } from "@mp/test-nodes/tron";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { resolveChainConfig, ServiceUnavailableError } from "@mp/core";
+import { startTronTestNode, TronKey } from "@mp/test-nodes/tron";
+import { beforeEach, describe, expect, it } from "vitest";
+import { useTestNodeAdapter } from "../../../test/support/test-node-adapter.ts";
 import { createTronAdapter, createTronFaucet, TronApiError } from "../src/index.ts";
 
 const TRX = 1_000_000n;
 let walletCount = 0;
 const wallet = () => TronKey.fromLabel(`adapter-test-wallet:${walletCount++}`).address;
 
-let node: TronTestNode;
-let adapter: ChainAdapter;
-let config: ReturnType<typeof resolveChainConfig>;
-
-beforeAll(async () => {
-  node = await startTronTestNode({ seed: "adapter-test" });
-  config = resolveChainConfig("TRON", { rpcUrl: node.url, tokens: [...node.tokens], network: "regtest" });
-  adapter = createTronAdapter(config);
+const tron = useTestNodeAdapter({
+  start: () => startTronTestNode({ seed: "adapter-test" }),
+  configure: (node) => resolveChainConfig("TRON", { rpcUrl: node.url, tokens: [...node.tokens], network: "regtest" }),
+  createAdapter: (config) => createTronAdapter(config),
 });
-afterAll(async () => {
-  await node.stop();
-});
-
-async function mineAndScan(watch: ReadonlySet<string>) {
-  const [height] = node.mine();
-  if (height === undefined) throw new Error("no block mined");
-  return { height, transfers: await adapter.scan({ from: height, to: height }, watch) };
-}
 
 describe("Tron adapter against the test node", () => {
   let alice: string;
@@ -35,20 +23,19 @@ describe("Tron adapter against the test node", () => {
   });
 
   it("reports the newest block as head", async () => {
-    node.mine(2);
-    await expect(adapter.head()).resolves.toBe(node.head());
+    await tron.expectHeadFollowsNode();
   });
 
   it("finds a TRX transfer to a watched address", async () => {
-    const txID = node.transfer(alice, 3n * TRX);
-    const { height, transfers } = await mineAndScan(new Set([alice]));
+    const txID = tron.node.transfer(alice, 3n * TRX);
+    const { height, transfers } = await tron.mineAndScan(new Set([alice]));
     expect(transfers).toEqual([
       {
         txHash: txID,
         position: "native",
         blockHeight: height,
-        blockHash: node.blockId(height),
-        from: node.faucetAddress,
+        blockHash: tron.node.blockId(height),
+        from: tron.node.faucetAddress,
         to: alice,
         asset: "TRX",
         contractAddress: null,
@@ -60,16 +47,16 @@ describe("Tron adapter against the test node", () => {
   });
 
   it("finds a USDT transfer from its Transfer log", async () => {
-    const usdt = node.tokens[0];
-    const txID = node.transferToken(alice, 12_500_000n);
-    const { height, transfers } = await mineAndScan(new Set([alice]));
+    const usdt = tron.node.tokens[0];
+    const txID = tron.node.transferToken(alice, 12_500_000n);
+    const { height, transfers } = await tron.mineAndScan(new Set([alice]));
     expect(transfers).toEqual([
       {
         txHash: txID,
         position: "log:0",
         blockHeight: height,
-        blockHash: node.blockId(height),
-        from: node.faucetAddress,
+        blockHash: tron.node.blockId(height),
+        from: tron.node.faucetAddress,
         to: alice,
         asset: "USDT",
         contractAddress: usdt?.address,
@@ -80,143 +67,145 @@ describe("Tron adapter against the test node", () => {
   });
 
   it("ignores transfers to unwatched addresses and tokens that are not configured", async () => {
-    node.transfer(bob, TRX);
-    node.transferToken(bob, 5n);
-    const { height, transfers } = await mineAndScan(new Set([alice]));
+    tron.node.transfer(bob, TRX);
+    tron.node.transferToken(bob, 5n);
+    const { height, transfers } = await tron.mineAndScan(new Set([alice]));
     expect(transfers).toEqual([]);
-    const noTokens = createTronAdapter(resolveChainConfig("TRON", { rpcUrl: node.url, network: "regtest" }));
-    node.transferToken(alice, 5n);
-    const [next] = node.mine();
+    const noTokens = createTronAdapter(resolveChainConfig("TRON", { rpcUrl: tron.node.url, network: "regtest" }));
+    tron.node.transferToken(alice, 5n);
+    const [next] = tron.node.mine();
     await expect(noTokens.scan({ from: height, to: next ?? height }, new Set([alice, bob]))).resolves.toMatchObject([
       { asset: "TRX", to: bob },
     ]);
   });
 
   it("never returns a reverted token transfer", async () => {
-    const failed = node.failTransfer(alice, 7n);
-    const ok = node.transferToken(alice, 8n);
-    const { transfers } = await mineAndScan(new Set([alice]));
-    expect(node.transaction(failed)).toMatchObject({ failed: true });
+    const failed = tron.node.failTransfer(alice, 7n);
+    const ok = tron.node.transferToken(alice, 8n);
+    const { transfers } = await tron.mineAndScan(new Set([alice]));
+    expect(tron.node.transaction(failed)).toMatchObject({ failed: true });
     expect(transfers.map((t) => [t.txHash, t.amountRaw])).toEqual([[ok, 8n]]);
-    expect(node.tokenBalance(alice)).toBe(8n);
+    expect(tron.node.tokenBalance(alice)).toBe(8n);
   });
 
   it("returns every transfer of a busy block, in block order", async () => {
     const carol = wallet();
     const sender = TronKey.fromLabel("adapter-test-sender");
-    node.transfer(sender.address, 100n * TRX);
-    node.transferToken(sender.address, 1_000n);
-    node.mine();
+    tron.node.transfer(sender.address, 100n * TRX);
+    tron.node.transferToken(sender.address, 1_000n);
+    tron.node.mine();
     const ids = [
-      node.transfer(alice, 1n),
-      node.transferToken(carol, 2n),
-      node.transfer(bob, 3n), // unwatched
-      node.transfer(carol, 4n, { from: sender }),
-      node.transferToken(alice, 5n, { from: sender }),
+      tron.node.transfer(alice, 1n),
+      tron.node.transferToken(carol, 2n),
+      tron.node.transfer(bob, 3n), // unwatched
+      tron.node.transfer(carol, 4n, { from: sender }),
+      tron.node.transferToken(alice, 5n, { from: sender }),
     ];
-    const { transfers } = await mineAndScan(new Set([alice, carol]));
+    const { transfers } = await tron.mineAndScan(new Set([alice, carol]));
     expect(transfers.map((t) => [t.txHash, t.to, t.asset, t.amountRaw, t.from])).toEqual([
-      [ids[0], alice, "TRX", 1n, node.faucetAddress],
-      [ids[1], carol, "USDT", 2n, node.faucetAddress],
+      [ids[0], alice, "TRX", 1n, tron.node.faucetAddress],
+      [ids[1], carol, "USDT", 2n, tron.node.faucetAddress],
       [ids[3], carol, "TRX", 4n, sender.address],
       [ids[4], alice, "USDT", 5n, sender.address],
     ]);
   });
 
   it("scans a range of blocks, including empty ones", async () => {
-    const first = node.transfer(alice, 1n);
-    const [from] = node.mine(3);
-    const last = node.transferToken(alice, 2n);
-    const [to] = node.mine();
-    const transfers = await adapter.scan({ from: from ?? 0, to: to ?? 0 }, new Set([alice]));
+    const first = tron.node.transfer(alice, 1n);
+    const [from] = tron.node.mine(3);
+    const last = tron.node.transferToken(alice, 2n);
+    const [to] = tron.node.mine();
+    const transfers = await tron.adapter.scan({ from: from ?? 0, to: to ?? 0 }, new Set([alice]));
     expect(transfers.map((t) => [t.txHash, t.blockHeight])).toEqual([
       [first, from],
       [last, to],
     ]);
-    await expect(adapter.scan({ from: 5, to: 4 }, new Set([alice]))).resolves.toEqual([]);
+    await expect(tron.adapter.scan({ from: 5, to: 4 }, new Set([alice]))).resolves.toEqual([]);
   });
 
   it("gives headers whose parentHash chains to the previous block, across request chunks", async () => {
-    node.mine(30);
-    const head = node.head();
-    const chunked = createTronAdapter(config, { headersPerRequest: 7 });
+    tron.node.mine(30);
+    const head = tron.node.head();
+    const chunked = createTronAdapter(tron.config, { headersPerRequest: 7 });
     const headers = await chunked.headers({ from: 0, to: head });
     expect(headers).toHaveLength(head + 1);
     headers.forEach((header, i) => {
       expect(header.height).toBe(i);
-      expect(header.hash).toBe(node.blockId(i));
+      expect(header.hash).toBe(tron.node.blockId(i));
       expect(header.hash.slice(0, 16)).toBe(i.toString(16).padStart(16, "0"));
       if (i > 0) expect(header.parentHash).toBe(headers[i - 1]?.hash);
     });
   });
 
   it("sees new hashes after a reorg, and a dropped transfer is gone", async () => {
-    const kept = node.transfer(alice, 10n);
-    const dropped = node.transferToken(alice, 11n);
-    const [height] = node.mine();
-    node.mine(2);
-    const head = node.head();
-    const before = await adapter.headers({ from: (height ?? 0) - 1, to: head });
-    node.reorg(3, { drop: [dropped] });
-    const after = await adapter.headers({ from: (height ?? 0) - 1, to: head });
+    const kept = tron.node.transfer(alice, 10n);
+    const dropped = tron.node.transferToken(alice, 11n);
+    const [height] = tron.node.mine();
+    tron.node.mine(2);
+    const head = tron.node.head();
+    const before = await tron.adapter.headers({ from: (height ?? 0) - 1, to: head });
+    tron.node.reorg(3, { drop: [dropped] });
+    const after = await tron.adapter.headers({ from: (height ?? 0) - 1, to: head });
     expect(after[0]).toEqual(before[0]); // below the fork
     for (let i = 1; i < after.length; i++) expect(after[i]?.hash).not.toBe(before[i]?.hash);
     expect(after[1]?.parentHash).toBe(after[0]?.hash);
-    const transfers = await adapter.scan({ from: height ?? 0, to: head }, new Set([alice]));
+    const transfers = await tron.adapter.scan({ from: height ?? 0, to: head }, new Set([alice]));
     expect(transfers.map((t) => [t.txHash, t.blockHash])).toEqual([[kept, after[1]?.hash]]);
   });
 
   it("throws a retryable error for a block the node does not have", async () => {
-    const head = node.head();
-    const error = await adapter.scan({ from: head, to: head + 2 }, new Set([alice])).catch((e: unknown) => e);
+    const head = tron.node.head();
+    const error = await tron.adapter.scan({ from: head, to: head + 2 }, new Set([alice])).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TronApiError);
     expect(error).toBeInstanceOf(ServiceUnavailableError);
-    await expect(adapter.headers({ from: head, to: head + 2 })).rejects.toBeInstanceOf(TronApiError);
+    await expect(tron.adapter.headers({ from: head, to: head + 2 })).rejects.toBeInstanceOf(TronApiError);
   });
 
   it("throws while the node is down and recovers after it restarts", async () => {
-    const txID = node.transfer(alice, 42n);
-    const [height] = node.mine();
-    await node.stop();
+    const txID = tron.node.transfer(alice, 42n);
+    const [height] = tron.node.mine();
+    await tron.node.stop();
     try {
-      await expect(adapter.head()).rejects.toBeInstanceOf(ServiceUnavailableError);
-      await expect(adapter.scan({ from: height ?? 0, to: height ?? 0 }, new Set([alice]))).rejects.toMatchObject({
+      await expect(tron.adapter.head()).rejects.toBeInstanceOf(ServiceUnavailableError);
+      await expect(tron.adapter.scan({ from: height ?? 0, to: height ?? 0 }, new Set([alice]))).rejects.toMatchObject({
         retryable: true,
       });
     } finally {
-      await node.restart();
+      await tron.node.restart();
     }
-    const transfers = await adapter.scan({ from: height ?? 0, to: height ?? 0 }, new Set([alice]));
+    const transfers = await tron.adapter.scan({ from: height ?? 0, to: height ?? 0 }, new Set([alice]));
     expect(transfers.map((t) => t.txHash)).toEqual([txID]);
   });
 
   it("refuses a malformed range and a chain that is not Tron", async () => {
-    await expect(adapter.scan({ from: -1, to: 2 }, new Set())).rejects.toMatchObject({ code: "validation_error" });
-    expect(() => createTronAdapter(resolveChainConfig("SOLANA", { rpcUrl: node.url }))).toThrow(/not a Tron chain/);
+    await expect(tron.adapter.scan({ from: -1, to: 2 }, new Set())).rejects.toMatchObject({ code: "validation_error" });
+    expect(() => createTronAdapter(resolveChainConfig("SOLANA", { rpcUrl: tron.node.url }))).toThrow(
+      /not a Tron chain/,
+    );
   });
 });
 
 describe("Tron faucet on the test node", () => {
   it("sends TRX and USDT that the adapter then finds", async () => {
-    const faucet = createTronFaucet(config);
+    const faucet = createTronFaucet(tron.config);
     expect(faucet.assets()).toEqual([
       { asset: "TRX", address: null, decimals: 6 },
-      { asset: "USDT", address: node.tokens[0]?.address, decimals: 6 },
+      { asset: "USDT", address: tron.node.tokens[0]?.address, decimals: 6 },
     ]);
     const to = wallet();
     const trx = await faucet.send(to, "TRX", 2n * TRX);
     const usdt = await faucet.send(to, "USDT", 3_000_000n);
-    const [height] = node.mine();
-    const transfers = await adapter.scan({ from: height ?? 0, to: height ?? 0 }, new Set([to]));
+    const [height] = tron.node.mine();
+    const transfers = await tron.adapter.scan({ from: height ?? 0, to: height ?? 0 }, new Set([to]));
     expect(transfers.map((t) => [t.txHash, t.asset, t.amountRaw])).toEqual([
       [trx.txHash, "TRX", 2n * TRX],
       [usdt.txHash, "USDT", 3_000_000n],
     ]);
-    expect(node.balance(to)).toBe(2n * TRX);
+    expect(tron.node.balance(to)).toBe(2n * TRX);
   });
 
   it("refuses bad input without calling the node", async () => {
-    const faucet = createTronFaucet(config);
+    const faucet = createTronFaucet(tron.config);
     await expect(faucet.send("not-an-address", "TRX", 1n)).rejects.toMatchObject({ code: "validation_error" });
     await expect(faucet.send(wallet(), "TRX", 0n)).rejects.toMatchObject({ code: "validation_error" });
     await expect(faucet.send(wallet(), "DOGE", 1n)).rejects.toMatchObject({ code: "validation_error" });

@@ -1,0 +1,69 @@
+import type { ChainAdapter, ChainConfig, ObservedTransfer } from "@mp/core";
+import { afterAll, beforeAll, expect } from "vitest";
+
+/** What these helpers need of a Solana or Tron test node. */
+interface TestNode {
+  mine(count?: number): number[];
+  head(): number;
+  stop(): Promise<void>;
+}
+
+/** A test node started for the calling test file, with the adapter under test talking to it. */
+export interface NodeAdapterUnderTest<N extends TestNode> {
+  readonly node: N;
+  readonly config: ChainConfig;
+  readonly adapter: ChainAdapter;
+  /**
+   * Mines one block with whatever was queued and scans exactly that block (a Solana slot, a Tron
+   * height): the step most adapter tests repeat.
+   */
+  mineAndScan(watch: ReadonlySet<string>): Promise<{ height: number; transfers: ObservedTransfer[] }>;
+  /** The adapter's head is the node's newest block, also after blocks were mined. */
+  expectHeadFollowsNode(): Promise<void>;
+}
+
+/**
+ * Starts the node in the file's beforeAll (stops it in afterAll) and builds the adapter on the
+ * config `configure` gives. The fields are read once beforeAll has run, i.e. inside tests.
+ */
+export function useTestNodeAdapter<N extends TestNode>(options: {
+  start: () => Promise<N>;
+  configure: (node: N) => ChainConfig;
+  createAdapter: (config: ChainConfig) => ChainAdapter;
+}): NodeAdapterUnderTest<N> {
+  let started: { node: N; config: ChainConfig; adapter: ChainAdapter } | undefined;
+  const get = () => {
+    if (!started) throw new Error("the test node starts in beforeAll: use it inside a test");
+    return started;
+  };
+  beforeAll(async () => {
+    const node = await options.start();
+    const config = options.configure(node);
+    started = { node, config, adapter: options.createAdapter(config) };
+  });
+  afterAll(async () => {
+    await started?.node.stop();
+  });
+  return {
+    get node() {
+      return get().node;
+    },
+    get config() {
+      return get().config;
+    },
+    get adapter() {
+      return get().adapter;
+    },
+    async mineAndScan(watch) {
+      const { node, adapter } = get();
+      const [height] = node.mine();
+      if (height === undefined) throw new Error("no block mined");
+      return { height, transfers: await adapter.scan({ from: height, to: height }, watch) };
+    },
+    async expectHeadFollowsNode() {
+      const { node, adapter } = get();
+      node.mine(2);
+      await expect(adapter.head()).resolves.toBe(node.head());
+    },
+  };
+}
