@@ -18,18 +18,16 @@ export async function runScanBench(
   opts: { blocks?: number } = {},
 ): Promise<{ blocksPerSecond: number; transfersMatched: number }> {
   return runForkedScanBench({
+    name: "solana",
     nodeModule: new URL("./bench-node-process.ts", import.meta.url),
     blocks: opts.blocks ?? 20,
     transactionsPerBlock: 2_000,
-    watchedAddresses: 1_000_000,
-    hitRate: 0.1,
     watchKey: (i) => benchAddress("watch", i),
     scan: (node, watch) =>
       createSolanaAdapter(resolveChainConfig("SOLANA", { rpcUrl: node.url, tokens: node.tokens })).scan(
         { from: node.from, to: node.to },
         watch,
       ),
-    log: (line) => console.log(`[solana scan bench] ${line}`),
   });
 }
 

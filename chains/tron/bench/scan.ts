@@ -24,18 +24,17 @@ export interface TronScanBenchOptions {
 
 export async function runTronScanBench(options: TronScanBenchOptions = {}): Promise<ForkedScanBenchResult> {
   return runForkedScanBench({
+    name: "tron",
     nodeModule: new URL("./bench-node-process.ts", import.meta.url),
     blocks: options.blocks ?? 30,
     transactionsPerBlock: 300,
-    watchedAddresses: 1_000_000,
-    hitRate: 0.1,
     watchKey: (i) => normalizeAddress("TRON", benchAddress("watch", i)),
     scan: (node, watch) =>
       createTronAdapter(
         resolveChainConfig("TRON", { rpcUrl: node.url, tokens: node.tokens, network: "regtest" }),
         options.concurrency === undefined ? {} : { concurrency: options.concurrency },
       ).scan({ from: node.from, to: node.to }, watch),
-    log: options.log ?? ((line) => console.log(`[tron scan bench] ${line}`)),
+    ...(options.log ? { log: options.log } : {}),
   });
 }
 

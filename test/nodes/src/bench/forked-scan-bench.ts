@@ -25,33 +25,57 @@ export interface BenchNodeReady {
   buildMs: number;
 }
 
-/** Child side: answers the benchmark's request with a built node, stops it on the next message. */
-export function serveBenchNode(
-  build: (request: BenchNodeRequest) => Promise<{ ready: BenchNodeReady; stop: () => Promise<void> }>,
+/** A test node as the benchmark's child process serves it. */
+export interface BenchNode {
+  readonly url: string;
+  readonly tokens: ReadonlyArray<{ asset: string; address: string; decimals: number }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Child side: on the benchmark's request starts the node, lets `fill` build the benchmark blocks
+ * (timed: buildMs) and answers with the node and what it holds; stops it on the next message.
+ */
+export function serveBenchNode<N extends BenchNode>(
+  start: () => Promise<N>,
+  fill: (node: N, request: BenchNodeRequest) => Promise<Pick<BenchNodeReady, "from" | "to" | "expectedTransfers">>,
 ): void {
   // Never outlive the benchmark that started this process.
   process.once("disconnect", () => process.exit(0));
   process.once("message", async (request: BenchNodeRequest) => {
-    const { ready, stop } = await build(request);
+    const node = await start();
+    const started = performance.now();
+    const filled = await fill(node, request);
+    const ready: BenchNodeReady = {
+      url: node.url,
+      tokens: [...node.tokens],
+      ...filled,
+      buildMs: performance.now() - started,
+    };
     process.send?.(ready);
     process.once("message", async () => {
-      await stop();
+      await node.stop();
       process.exit(0);
     });
   });
 }
 
 export interface ForkedScanBenchOptions {
+  /** The chain's name in progress lines: "[<name> scan bench] ...". */
+  name: string;
   /** The child module, which calls serveBenchNode. */
   nodeModule: URL;
   blocks: number;
   transactionsPerBlock: number;
-  watchedAddresses: number;
-  hitRate: number;
+  /** Size of the watch set (default 1,000,000). */
+  watchedAddresses?: number;
+  /** Share of the benchmark transfers that pay a watched address (default 0.1). */
+  hitRate?: number;
   /** Watch-set key of watched address i, as the adapter matches it. */
   watchKey: (index: number) => string;
   scan: (node: BenchNodeReady, watch: Set<string>) => Promise<unknown[]>;
-  log: (line: string) => void;
+  /** Progress lines; default console.log. */
+  log?: (line: string) => void;
 }
 
 export interface ForkedScanBenchResult {
@@ -61,7 +85,9 @@ export interface ForkedScanBenchResult {
 }
 
 export async function runForkedScanBench(options: ForkedScanBenchOptions): Promise<ForkedScanBenchResult> {
-  const { blocks, transactionsPerBlock, log } = options;
+  const { blocks, transactionsPerBlock } = options;
+  const watchedAddresses = options.watchedAddresses ?? 1_000_000;
+  const log = options.log ?? ((line: string) => console.log(`[${options.name} scan bench] ${line}`));
   const child = fork(fileURLToPath(options.nodeModule), [], {
     execArgv: ["--import", import.meta.resolve("tsx")],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
@@ -74,14 +100,14 @@ export async function runForkedScanBench(options: ForkedScanBenchOptions): Promi
     const request: BenchNodeRequest = {
       blocks,
       transactionsPerBlock,
-      watchedAddresses: options.watchedAddresses,
-      hitRate: options.hitRate,
+      watchedAddresses,
+      hitRate: options.hitRate ?? 0.1,
     };
     child.send(request);
 
     let started = performance.now();
     const watch = new Set<string>();
-    for (let i = 0; i < options.watchedAddresses; i++) watch.add(options.watchKey(i));
+    for (let i = 0; i < watchedAddresses; i++) watch.add(options.watchKey(i));
     log(`watch set: ${watch.size} addresses in ${Math.round(performance.now() - started)} ms`);
 
     const node = await ready;
