@@ -54,6 +54,13 @@ export interface TestChain {
 const config = (chain: ChainId, input: ChainConfigInput): ChainConfig =>
   resolveChainConfig(chain, { confirmations: CONFIRMATIONS, pollIntervalMs: 50, batchSize: 50, ...input });
 
+/** A 6-decimal USD stablecoin: a base unit is a micro-dollar; deposit i is i dollars and a few odd micro-dollars, distinct per chain. */
+const stablecoin = (asset: string, oddMicros: bigint): Pick<TestChain, "asset" | "usdMicros" | "amount"> => ({
+  asset,
+  usdMicros: (amount) => amount,
+  amount: (i) => 1_000_000n * BigInt(i) + oddMicros,
+});
+
 export async function startEvmChain(): Promise<TestChain> {
   const node = await startAnvil({ chainId: 8453 });
   const usdc = await deployTestToken(node, { name: "USD Coin", symbol: "USDC", decimals: 6 });
@@ -67,9 +74,7 @@ export async function startEvmChain(): Promise<TestChain> {
   return {
     chain: "BASE",
     config: chainConfig,
-    asset: "USDC",
-    usdMicros: (amount) => amount,
-    amount: (i) => 1_000_000n * BigInt(i) + 12_345n,
+    ...stablecoin("USDC", 12_345n),
     adapter: () => createEvmAdapter(chainConfig, { timeoutMs: 2_000 }),
     address: () => privateKeyToAccount(`0x${(0x1000 + next++).toString(16).padStart(64, "0")}`).address,
     async pay(to, amount) {
@@ -130,22 +135,49 @@ export async function startBitcoinChain(): Promise<TestChain> {
       node.mine(1);
       return txid;
     },
-    async mine(blocks) {
-      node.mine(blocks);
-    },
-    head: async () => node.height,
-    async reorg(depth, keep) {
-      const kept = new Set(keep);
-      // Everything the replaced blocks held, coinbases aside, is either re-mined (first new block) or dropped.
-      const removed = await replacedTransactions(node.url, depth, node.height);
-      node.reorg(depth, { drop: removed.filter((txid) => !kept.has(txid)) });
-    },
+    ...onTestNode(
+      node,
+      () => node.height,
+      (height) => bitcoinBlockTransactions(node.url, height),
+    ),
     async txHeight(txid) {
       // The suite's transactions are recent: look through the last blocks.
       for (let h = node.height; h > Math.max(0, node.height - 60); h--) {
-        if ((await replacedTransactions(node.url, 1, h)).includes(txid)) return h;
+        if ((await bitcoinBlockTransactions(node.url, h)).includes(txid)) return h;
       }
       return null;
+    },
+  };
+}
+
+/**
+ * What the three in-process test nodes (Bitcoin, Solana, Tron) answer alike: mining, outages, and a
+ * reorg in which every transaction of the replaced blocks is either in `keep` (re-mined in the first
+ * new block) or dropped. `blockTransactions` reads a block's transactions over the node's own API.
+ */
+function onTestNode(
+  node: {
+    mine(count: number): unknown;
+    reorg(depth: number, options: { drop: readonly string[] }): unknown;
+    stop(): Promise<void>;
+    restart(): Promise<void>;
+  },
+  head: () => number,
+  blockTransactions: (height: number) => Promise<string[]>,
+): Pick<TestChain, "mine" | "head" | "reorg" | "stopNode" | "restartNode" | "close"> {
+  return {
+    async mine(blocks) {
+      node.mine(blocks);
+    },
+    head: async () => head(),
+    async reorg(depth, keep) {
+      const kept = new Set(keep);
+      const top = head();
+      const dropped: string[] = [];
+      for (let height = top - depth + 1; height <= top; height++) {
+        dropped.push(...(await blockTransactions(height)).filter((tx) => !kept.has(tx)));
+      }
+      node.reorg(depth, { drop: dropped });
     },
     stopNode: () => node.stop(),
     restartNode: () => node.restart(),
@@ -153,26 +185,30 @@ export async function startBitcoinChain(): Promise<TestChain> {
   };
 }
 
-/** Non-coinbase txids of the last `depth` blocks, read over the node's RPC. */
-async function replacedTransactions(url: string, depth: number, height: number): Promise<string[]> {
+async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<unknown> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+  return response.json();
+}
+
+/** Non-coinbase txids of the block at `height`, read over the node's RPC. */
+async function bitcoinBlockTransactions(url: string, height: number): Promise<string[]> {
   const parsed = new URL(url);
   const authorization = `Basic ${Buffer.from(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`).toString("base64")}`;
   const call = async (method: string, params: unknown[]): Promise<unknown> => {
-    const response = await fetch(`http://${parsed.host}/`, {
-      method: "POST",
-      headers: { authorization },
-      body: JSON.stringify({ jsonrpc: "1.0", id: 1, method, params }),
-    });
-    const reply = (await response.json()) as { result: unknown };
+    const reply = (await postJson(
+      `http://${parsed.host}/`,
+      { jsonrpc: "1.0", id: 1, method, params },
+      { authorization },
+    )) as { result: unknown };
     return reply.result;
   };
-  const txids: string[] = [];
-  for (let h = height - depth + 1; h <= height; h++) {
-    const hash = await call("getblockhash", [h]);
-    const block = (await call("getblock", [hash, 1])) as { tx: string[] };
-    txids.push(...block.tx.slice(1));
-  }
-  return txids;
+  const hash = await call("getblockhash", [height]);
+  const block = (await call("getblock", [hash, 1])) as { tx: string[] };
+  return block.tx.slice(1);
 }
 
 export async function startSolanaChain(): Promise<TestChain> {
@@ -181,9 +217,7 @@ export async function startSolanaChain(): Promise<TestChain> {
   return {
     chain: "SOLANA",
     config: chainConfig,
-    asset: "USDC",
-    usdMicros: (amount) => amount,
-    amount: (i) => 1_000_000n * BigInt(i) + 777n,
+    ...stablecoin("USDC", 777n),
     adapter: () => createSolanaAdapter(chainConfig, { timeoutMs: 2_000 }),
     address: () => Keypair.generate().publicKey.toBase58(),
     async pay(to, amount) {
@@ -191,44 +225,27 @@ export async function startSolanaChain(): Promise<TestChain> {
       node.mine();
       return signature;
     },
-    async mine(blocks) {
-      node.mine(blocks);
-    },
-    head: async () => node.head(),
-    async reorg(depth, keep) {
-      const kept = new Set(keep);
-      const head = node.head();
-      const dropped: string[] = [];
-      // The test node's blocks are contiguous slots unless skipSlots() was used (the suite never does).
-      for (let slot = head - depth + 1; slot <= head; slot++) {
-        const block = await solanaBlockSignatures(node.url, slot);
-        dropped.push(...block.filter((signature) => !kept.has(signature)));
-      }
-      node.reorg(depth, { drop: dropped });
-    },
+    // The test node's blocks are contiguous slots unless skipSlots() was used (the suite never does).
+    ...onTestNode(
+      node,
+      () => node.head(),
+      (slot) => solanaBlockSignatures(node.url, slot),
+    ),
     async txHeight(signature) {
       const landed = node.transaction(signature);
       if (!landed || landed.failed || node.blockhash(landed.slot) === undefined) return null;
       return (await solanaBlockSignatures(node.url, landed.slot)).includes(signature) ? landed.slot : null;
     },
-    stopNode: () => node.stop(),
-    restartNode: () => node.restart(),
-    close: () => node.stop(),
   };
 }
 
 async function solanaBlockSignatures(url: string, slot: number): Promise<string[]> {
-  const response = await fetch(url, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "getBlock",
-      params: [slot, { encoding: "json", transactionDetails: "signatures", maxSupportedTransactionVersion: 0 }],
-    }),
-  });
-  const reply = (await response.json()) as { result: { signatures?: string[] } | null };
+  const reply = (await postJson(url, {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "getBlock",
+    params: [slot, { encoding: "json", transactionDetails: "signatures", maxSupportedTransactionVersion: 0 }],
+  })) as { result: { signatures?: string[] } | null };
   return reply.result?.signatures ?? [];
 }
 
@@ -240,9 +257,7 @@ export async function startTronChain(): Promise<TestChain> {
   return {
     chain: "TRON",
     config: chainConfig,
-    asset: "USDT",
-    usdMicros: (amount) => amount,
-    amount: (i) => 1_000_000n * BigInt(i) + 4_321n,
+    ...stablecoin("USDT", 4_321n),
     adapter: () => createTronAdapter(chainConfig, { timeoutMs: 2_000 }),
     address: () => TronKey.fromLabel(`indexer-suite-${process.pid}-${tronAddresses++}`).address,
     async pay(to, amount) {
@@ -250,37 +265,23 @@ export async function startTronChain(): Promise<TestChain> {
       node.mine();
       return txID;
     },
-    async mine(blocks) {
-      node.mine(blocks);
-    },
-    head: async () => node.head(),
-    async reorg(depth, keep) {
-      const kept = new Set(keep);
-      const head = node.head();
-      const dropped: string[] = [];
-      for (let height = head - depth + 1; height <= head; height++) {
-        dropped.push(...(await tronBlockTransactions(node.url, height)).filter((txID) => !kept.has(txID)));
-      }
-      node.reorg(depth, { drop: dropped });
-    },
+    ...onTestNode(
+      node,
+      () => node.head(),
+      (height) => tronBlockTransactions(node.url, height),
+    ),
     async txHeight(txID) {
       const landed = node.transaction(txID);
       if (!landed || landed.failed) return null;
       return (await tronBlockTransactions(node.url, landed.height)).includes(txID) ? landed.height : null;
     },
-    stopNode: () => node.stop(),
-    restartNode: () => node.restart(),
-    close: () => node.stop(),
   };
 }
 
 async function tronBlockTransactions(url: string, height: number): Promise<string[]> {
-  const response = await fetch(`${url}/wallet/getblockbynum`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ num: height }),
-  });
-  const block = (await response.json()) as { transactions?: Array<{ txID: string }> };
+  const block = (await postJson(`${url}/wallet/getblockbynum`, { num: height })) as {
+    transactions?: Array<{ txID: string }>;
+  };
   return (block.transactions ?? []).map((tx) => tx.txID);
 }
 
