@@ -1,7 +1,7 @@
 import { request } from "node:http";
 import { revokeApiKey } from "@mp/api";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiHarness, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
+import { describe, expect, it } from "vitest";
+import { useApiHarness } from "../support/api-harness.ts";
 
 /** A raw request whose header names go out exactly as written (fetch would normalise them). */
 function rawGet(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
@@ -20,13 +20,7 @@ function rawGet(url: string, headers: Record<string, string>): Promise<{ status:
 }
 
 describe("API key authentication", () => {
-  let api: ApiHarness;
-  let merchant: TestMerchant;
-  beforeAll(async () => {
-    api = await startApiHarness();
-    merchant = await api.merchant();
-  });
-  afterAll(() => api.stop());
+  const { api, merchant } = useApiHarness();
 
   it("accepts X-Service-API-Key in any case of the header name", async () => {
     for (const name of ["X-Service-API-Key", "x-service-api-key", "X-SERVICE-API-KEY"]) {

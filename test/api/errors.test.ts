@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiHarness, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
+import { describe, expect, it } from "vitest";
+import { startApiHarness, useApiHarness } from "../support/api-harness.ts";
 
 describe("error forms and request validation", () => {
-  let api: ApiHarness;
-  let merchant: TestMerchant;
-  beforeAll(async () => {
-    api = await startApiHarness();
-    merchant = await api.merchant();
-  });
-  afterAll(() => api.stop());
+  const { api, merchant } = useApiHarness();
 
   const post = (body: string, key = `k-${Math.random()}`) =>
     api.call(merchant.apiKey, "/v1/customers", {

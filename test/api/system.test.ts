@@ -1,16 +1,10 @@
 import { lintFromString } from "@redocly/openapi-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiHarness, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
+import { type ApiHarness, startApiHarness, useApiHarness } from "../support/api-harness.ts";
 import { connectionTarget, startTcpProxy, type TcpProxy, viaProxy } from "../support/tcp-proxy.ts";
 
 describe("health, readiness, chains, rates, OpenAPI", () => {
-  let api: ApiHarness;
-  let merchant: TestMerchant;
-  beforeAll(async () => {
-    api = await startApiHarness();
-    merchant = await api.merchant();
-  });
-  afterAll(() => api.stop());
+  const { api, merchant } = useApiHarness();
 
   it("GET /health answers without the database", async () => {
     const res = await api.call(undefined, "/health");
@@ -38,18 +32,9 @@ describe("health, readiness, chains, rates, OpenAPI", () => {
     const res = await api.call(undefined, "/v1/chains");
     expect(res.status).toBe(200);
     const chains = res.body.data.items;
-    expect(chains.map((c: { chain: string }) => c.chain)).toEqual([
-      "BASE",
-      "ARBITRUM",
-      "POLYGON",
-      "CELO",
-      "BSC",
-      "ETHEREUM",
-      "OPTIMISM",
-      "SOLANA",
-      "BITCOIN",
-      "TRON",
-    ]);
+    expect(chains.map((c: { chain: string }) => c.chain).join(" ")).toBe(
+      "BASE ARBITRUM POLYGON CELO BSC ETHEREUM OPTIMISM SOLANA BITCOIN TRON",
+    );
     for (const chain of chains) {
       expect(chain).toMatchObject({
         deposits_enabled: false,

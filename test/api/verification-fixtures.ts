@@ -10,14 +10,19 @@ export const homeAddress = {
 
 const passport = { type: "PASSPORT", number: "P1234567", issuing_country: "GB", expiry_date: "2099-01-31" };
 
+/** A British resident's personal details, as the customer and a beneficial owner give them. */
+const person = (firstName: string, lastName: string, dateOfBirth: string) => ({
+  first_name: firstName,
+  last_name: lastName,
+  date_of_birth: dateOfBirth,
+  nationality: "GB",
+  residential_address: homeAddress,
+});
+
 export function individualTier1(over: Record<string, unknown> = {}) {
   return {
     tier: "TIER_1",
-    first_name: "Augusta",
-    last_name: "Lovelace",
-    date_of_birth: "1985-12-10",
-    nationality: "GB",
-    residential_address: homeAddress,
+    ...person("Augusta", "Lovelace", "1985-12-10"),
     email: "augusta@example.com",
     ...over,
   };
@@ -54,11 +59,7 @@ export function businessTier2(over: Record<string, unknown> = {}) {
     source_of_funds: "BUSINESS_INCOME",
     beneficial_owners: [
       {
-        first_name: "Charles",
-        last_name: "Babbage",
-        date_of_birth: "1971-12-26",
-        nationality: "GB",
-        residential_address: homeAddress,
+        ...person("Charles", "Babbage", "1971-12-26"),
         ownership_percentage: 60,
         identity_document: passport,
       },
