@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 import { runCli, startService, waitForExit } from "./run-cli.ts";
 
 /**
@@ -13,18 +13,12 @@ import { runCli, startService, waitForExit } from "./run-cli.ts";
 const CLI_TEST_TIMEOUT_MS = 180_000;
 
 describe("payments CLI", () => {
-  let database: TestDatabase;
-  let dataDir: string;
+  const database = useTestDatabase({ migrate: false });
+  const dataDir = useTempDir("mpcli-");
   // The suite's database: the server when DATABASE_URL is set, else an embedded one in a temp DATA_DIR.
   let env: Record<string, string>;
-  beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), "mpcli-"));
-    database = await createTestDatabase({ migrate: false });
+  beforeAll(() => {
     env = process.env.DATABASE_URL ? { DATABASE_URL: database.connectionString } : { DATA_DIR: dataDir };
-  });
-  afterAll(async () => {
-    await database.drop();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it(

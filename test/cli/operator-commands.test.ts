@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createDatabase, type Database, startEmbedded } from "@mp/db";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 import { runCli, startService, waitForExit } from "./run-cli.ts";
 
 /**
@@ -17,15 +14,13 @@ const CLI_TEST_TIMEOUT_MS = 180_000;
 const OTHER_MNEMONIC = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
 
 describe("operator commands: custody verify, wallets export, ledger check and export", () => {
-  let database: TestDatabase;
-  let dataDir: string;
+  const database = useTestDatabase({ migrate: false });
+  const dataDir = useTempDir("mpops-");
   let env: Record<string, string | undefined>;
   let merchantId: string;
   const walletIds: string[] = [];
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), "mpops-"));
-    database = await createTestDatabase({ migrate: false });
     // DATA_DIR always: the sandbox mnemonic is generated there on first start and reused after.
     env = { DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL ? database.connectionString : undefined };
     const service = await startService(["--role", "api"], { ...env, PORT: "0" });
@@ -68,11 +63,6 @@ describe("operator commands: custody verify, wallets export, ledger check and ex
       await server.stop();
     }
   }
-
-  afterAll(async () => {
-    await database.drop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
 
   it(
     "wallets export writes one CSV row per destination, with the derivation path",

@@ -1,13 +1,3 @@
-/**
- * Indexer catch-up figures on EVM: 20,000 ERC-20 transfers over 1,000 blocks on anvil (2,000 of
- * them to watched addresses), a watch set of 1,000,000 destinations in the database, measured end
- * to end: RPC -> adapter -> deposits -> confirmations -> ledger credits, with where the time went; then,
- * with the indexer's loop running at the default poll interval, how long a deposit takes from its
- * confirming block to CONFIRMED. Prints, never asserts.
- *   npx tsx packages/indexer/bench/indexer.ts [--transfers N] [--blocks N] [--watched N]
- * Uses the PostgreSQL server named by DATABASE_URL when set, else an in-memory PGlite.
- */
-import { randomUUID } from "node:crypto";
 import { pathToFileURL } from "node:url";
 import { createEvmAdapter } from "@mp/chain-evm";
 import { type ChainId, chainIdSchema, isEvmChain, resolveChainConfig, silentLogger } from "@mp/core";
@@ -24,6 +14,7 @@ import {
   transferToken,
 } from "@mp/test-nodes/evm";
 import { getAddress } from "viem";
+import { insertMerchantWithCustomer } from "../../../test/support/db-fixtures.ts";
 import { createIndexer } from "../src/index.ts";
 
 export interface IndexerBenchOptions {
@@ -44,17 +35,7 @@ const addressOf = (i: number) => getAddress(`0x${i.toString(16).padStart(40, "0"
  * possibly still settling (see createWatchSet's settleMs).
  */
 async function insertDestinations(db: Database, chain: ChainId, watched: number): Promise<void> {
-  const merchantId = randomUUID();
-  const customerId = randomUUID();
-  await db.query(
-    `INSERT INTO merchants (id, name, environment, derivation_account)
-     SELECT $1, 'Bench', 'sandbox', coalesce(max(derivation_account) + 1, 0) FROM merchants`,
-    [merchantId],
-  );
-  await db.query("INSERT INTO customers (id, merchant_id, type, status) VALUES ($1, $2, 'INDIVIDUAL', 'APPROVED')", [
-    customerId,
-    merchantId,
-  ]);
+  const { merchantId, customerId } = await insertMerchantWithCustomer(db, "Bench");
   // Ids ascending with i (not md5-random): every index on wallets and destinations is appended to at
   // its right edge instead of touched at random pages. The rows reference only what was just
   // inserted (ids computed the same way), so the per-row foreign-key triggers are skipped for this

@@ -1,18 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError, NotFoundError, ValidationError } from "@mp/core";
 import type { Queryable } from "@mp/db";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase } from "../../../test/support/test-database.ts";
 import { checkLedger, getMerchantBalance, postDepositCredit, postDepositCredits } from "../src/index.ts";
 import { createMerchant, insertDeposit, type MerchantFixture, reverseDeposit, USD } from "./ledger-fixtures.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t?.drop();
-});
+const t = useTestDatabase();
 
 /** An entry as rows, with its own ids left out so two postings of the same movement compare equal. */
 async function entryRows(q: Queryable, reference: string) {

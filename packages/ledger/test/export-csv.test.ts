@@ -1,17 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { ValidationError } from "@mp/core";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase } from "../../../test/support/test-database.ts";
 import { exportJournalCsv, placeHold, postDepositCredit } from "../src/index.ts";
 import { createMerchant, creditDeposit, USD } from "./ledger-fixtures.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t?.drop();
-});
+const t = useTestDatabase();
 
 async function exportLines(from: Date, to: Date): Promise<{ lines: string[]; count: number }> {
   const lines: string[] = [];

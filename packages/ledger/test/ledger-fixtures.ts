@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Database, Queryable } from "@mp/db";
+import { insertMerchantWithCustomer } from "../../../test/support/db-fixtures.ts";
 import { postBankDeposit, postDepositCredit, postDepositReversal } from "../src/index.ts";
 
 /** A merchant with one customer, wallet and BASE destination, so deposits can be recorded for it. */
@@ -11,22 +12,12 @@ export interface MerchantFixture {
 }
 
 export async function createMerchant(db: Database): Promise<MerchantFixture> {
-  const merchantId = randomUUID();
-  const customerId = randomUUID();
   const walletId = randomUUID();
   const destinationId = randomUUID();
-  await db.tx(async (c) => {
+  const { merchantId, customerId } = await db.tx(async (c) => {
     // Serialise derivation-account allocation between concurrent fixture calls.
     await c.query("SELECT pg_advisory_xact_lock(4242)");
-    await c.query(
-      `INSERT INTO merchants (id, name, environment, derivation_account)
-       SELECT $1, 'Ledger test', 'sandbox', coalesce(max(derivation_account) + 1, 0) FROM merchants`,
-      [merchantId],
-    );
-    await c.query("INSERT INTO customers (id, merchant_id, type, status) VALUES ($1, $2, 'INDIVIDUAL', 'APPROVED')", [
-      customerId,
-      merchantId,
-    ]);
+    const { merchantId, customerId } = await insertMerchantWithCustomer(c, "Ledger test");
     await c.query(
       "INSERT INTO wallets (id, merchant_id, customer_id, label, derivation_index) VALUES ($1, $2, $3, 'main', 0)",
       [walletId, merchantId, customerId],
@@ -37,6 +28,7 @@ export async function createMerchant(db: Database): Promise<MerchantFixture> {
        VALUES ($1, $2, $3, 'BASE', $4, $4, 'm/44''/60''/0''/0/0')`,
       [destinationId, walletId, merchantId, address],
     );
+    return { merchantId, customerId };
   });
   return { merchantId, walletId, destinationId, customerId };
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError, InsufficientFundsError } from "@mp/core";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase } from "../../../test/support/test-database.ts";
 import { checkLedger, getMerchantBalance, placeHold, releaseHold, settleHold } from "../src/index.ts";
 import {
   createMerchant,
@@ -12,13 +12,7 @@ import {
   reverseDeposit,
 } from "./ledger-fixtures.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t?.drop();
-});
+const t = useTestDatabase();
 
 const amount = fc.bigInt({ min: 1n, max: 50_000_000n });
 const pick = fc.nat({ max: 1000 });

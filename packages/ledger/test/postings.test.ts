@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError, NotFoundError, ValidationError } from "@mp/core";
 import { sqlState } from "@mp/db";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase } from "../../../test/support/test-database.ts";
 import {
   getMerchantBalance,
   placeHold,
@@ -12,13 +12,7 @@ import {
 } from "../src/index.ts";
 import { createMerchant, creditBankDeposit, creditDeposit, reverseDeposit, USD } from "./ledger-fixtures.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t?.drop();
-});
+const t = useTestDatabase();
 
 async function linesOf(entryId: string) {
   const r = await t.db.query<{ account: string; merchant_id: string | null; side: string; amount: string }>(
