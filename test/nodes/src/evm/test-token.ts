@@ -48,16 +48,23 @@ export interface SendOptions {
   gas?: bigint;
 }
 
-export async function transferToken(
+/** Calls the token's `transfer(to, amount)` or `mint(to, amount)`. */
+function callToken(
+  functionName: "transfer" | "mint",
+): (
   node: AnvilNode,
   token: Pick<TestToken, "address">,
   to: string,
   amount: bigint,
-  options: SendOptions = {},
-): Promise<MinedTransaction> {
-  const data = encodeFunctionData({ abi: testTokenAbi, functionName: "transfer", args: [getAddress(to), amount] });
-  return send(node, { to: token.address, data }, options);
+  options?: SendOptions,
+) => Promise<MinedTransaction> {
+  return (node, token, to, amount, options = {}) => {
+    const data = encodeFunctionData({ abi: testTokenAbi, functionName, args: [getAddress(to), amount] });
+    return send(node, { to: token.address, data }, options);
+  };
 }
+
+export const transferToken = callToken("transfer");
 
 /** One transaction paying every recipient (one Transfer log each, in order). */
 export async function batchTransferToken(
@@ -75,16 +82,7 @@ export async function batchTransferToken(
 }
 
 /** Only the deployer may mint: from another account the transaction reverts (give `gas` to see it mined). */
-export async function mintToken(
-  node: AnvilNode,
-  token: Pick<TestToken, "address">,
-  to: string,
-  amount: bigint,
-  options: SendOptions = {},
-): Promise<MinedTransaction> {
-  const data = encodeFunctionData({ abi: testTokenAbi, functionName: "mint", args: [getAddress(to), amount] });
-  return send(node, { to: token.address, data }, options);
-}
+export const mintToken = callToken("mint");
 
 /** A plain value transfer of the native coin (wei). */
 export async function sendNative(

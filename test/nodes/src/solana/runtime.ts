@@ -138,22 +138,25 @@ const success = (program: string) => `Program ${program} success`;
 const consumed = (program: string, units: number) =>
   `Program ${program} consumed ${units} of ${COMPUTE_UNIT_LIMIT} compute units`;
 
+/** A failed step: the program's error, the compute units it burnt and the log lines it wrote. */
+const failed = (error: unknown, units: number, logs: string[], inner: unknown[] = []): StepOutcome => ({
+  ok: false,
+  error,
+  inner,
+  units,
+  logs,
+});
+
 function runStep(state: LedgerState, step: Step, router: string): StepOutcome {
   switch (step.kind) {
     case "systemTransfer": {
       const have = state.lamports(step.from);
       if (have < step.lamports) {
-        return {
-          ok: false,
-          error: { Custom: 1 },
-          inner: [],
-          units: 150,
-          logs: [
-            invoke(SYSTEM_PROGRAM_ID, 1),
-            `Transfer: insufficient lamports ${have}, need ${step.lamports}`,
-            `Program ${SYSTEM_PROGRAM_ID} failed: custom program error: 0x1`,
-          ],
-        };
+        return failed({ Custom: 1 }, 150, [
+          invoke(SYSTEM_PROGRAM_ID, 1),
+          `Transfer: insufficient lamports ${have}, need ${step.lamports}`,
+          `Program ${SYSTEM_PROGRAM_ID} failed: custom program error: 0x1`,
+        ]);
       }
       moveLamports(state, step.from, step.to, step.lamports);
       return { ok: true, inner: [], units: 150, logs: [invoke(SYSTEM_PROGRAM_ID, 1), success(SYSTEM_PROGRAM_ID)] };
@@ -164,25 +167,19 @@ function runStep(state: LedgerState, step: Step, router: string): StepOutcome {
       if (state.lamports(step.from) < step.lamports) {
         logs.push(`Program ${SYSTEM_PROGRAM_ID} failed: custom program error: 0x1`, consumed(router, 2_417));
         logs.push(`Program ${router} failed: custom program error: 0x1`);
-        return { ok: false, error: { Custom: 1 }, inner, units: 2_417, logs };
+        return failed({ Custom: 1 }, 2_417, logs, inner);
       }
       moveLamports(state, step.from, step.to, step.lamports);
       logs.push(success(SYSTEM_PROGRAM_ID), consumed(router, 2_417), success(router));
       return { ok: true, inner, units: 2_417, logs };
     }
     case "routerFail":
-      return {
-        ok: false,
-        error: { Custom: 6000 },
-        inner: [],
-        units: 1_089,
-        logs: [
-          invoke(router, 1),
-          "Program log: AnchorError occurred. Error Code: Forced. Error Number: 6000. Error Message: forced failure.",
-          consumed(router, 1_089),
-          `Program ${router} failed: custom program error: 0x1770`,
-        ],
-      };
+      return failed({ Custom: 6000 }, 1_089, [
+        invoke(router, 1),
+        "Program log: AnchorError occurred. Error Code: Forced. Error Number: 6000. Error Message: forced failure.",
+        consumed(router, 1_089),
+        `Program ${router} failed: custom program error: 0x1770`,
+      ]);
     case "createAta":
       return createAta(state, step);
     case "transferChecked": {
@@ -194,12 +191,12 @@ function runStep(state: LedgerState, step: Step, router: string): StepOutcome {
           consumed(TOKEN_PROGRAM_ID, 1_221),
           `Program ${TOKEN_PROGRAM_ID} failed: invalid account data for instruction`,
         );
-        return { ok: false, error: "InvalidAccountData", inner: [], units: 1_221, logs };
+        return failed("InvalidAccountData", 1_221, logs);
       }
       if (source.amount < step.amount) {
         logs.push("Program log: Error: insufficient funds", consumed(TOKEN_PROGRAM_ID, 4_381));
         logs.push(`Program ${TOKEN_PROGRAM_ID} failed: custom program error: 0x1`);
-        return { ok: false, error: { Custom: 1 }, inner: [], units: 4_381, logs };
+        return failed({ Custom: 1 }, 4_381, logs);
       }
       if (step.source !== step.destination) {
         state.setTokenAccount(step.source, { ...source, amount: source.amount - step.amount });
@@ -235,7 +232,7 @@ function createAta(state: LedgerState, step: Extract<Step, { kind: "createAta" }
   const existing = state.tokenAccount(step.ata);
   if (existing) {
     if (existing.owner !== step.owner || existing.mint !== step.mint) {
-      return { ok: false, error: "InvalidAccountData", inner: [], units: 3_000, logs: [invoke(ata, 1)] };
+      return failed("InvalidAccountData", 3_000, [invoke(ata, 1)]);
     }
     return {
       ok: true,
@@ -282,7 +279,7 @@ function createAta(state: LedgerState, step: Extract<Step, { kind: "createAta" }
   const logs = [invoke(ata, 1), "Program log: CreateIdempotent", invoke(TOKEN_PROGRAM_ID, 2)];
   if (state.lamports(step.payer) < RENT_EXEMPT_TOKEN_ACCOUNT) {
     logs.push(`Program ${SYSTEM_PROGRAM_ID} failed: custom program error: 0x1`);
-    return { ok: false, error: { Custom: 1 }, inner: inner.slice(0, 2), units: 7_000, logs };
+    return failed({ Custom: 1 }, 7_000, logs, inner.slice(0, 2));
   }
   moveLamports(state, step.payer, step.ata, RENT_EXEMPT_TOKEN_ACCOUNT);
   state.setTokenAccount(step.ata, { mint: step.mint, owner: step.owner, amount: 0n });
