@@ -18,6 +18,7 @@ import { createJobQueue, type JobQueue } from "@mp/jobs";
 import { createSandboxBankingProvider, createSandboxKycProvider, createSandboxRateProvider } from "@mp/providers";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll } from "vitest";
+import { late } from "./late.ts";
 
 /** Hardhat/anvil's well-known development mnemonic: test addresses are public and worthless. */
 export const TEST_MNEMONIC = "test test test test test test test test test test test junk";
@@ -149,44 +150,12 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
  */
 export function useApiHarness(options: HarnessOptions = {}): { api: ApiHarness; merchant: TestMerchant } {
   let started: { api: ApiHarness; merchant: TestMerchant } | undefined;
-  const get = () => {
-    if (!started) throw new Error("the API harness starts in beforeAll: use it inside a test");
-    return started;
-  };
   beforeAll(async () => {
     const api = await startApiHarness(options);
     started = { api, merchant: await api.merchant() };
   });
   afterAll(() => started?.api.stop());
-  const api: ApiHarness = {
-    get url() {
-      return get().api.url;
-    },
-    get db() {
-      return get().api.db;
-    },
-    get testDb() {
-      return get().api.testDb;
-    },
-    get deps() {
-      return get().api.deps;
-    },
-    merchant: (environment) => get().api.merchant(environment),
-    call: (key, path, init) => get().api.call(key, path, init),
-    stop: () => get().api.stop(),
-  };
-  const merchant: TestMerchant = {
-    get merchantId() {
-      return get().merchant.merchantId;
-    },
-    get apiKey() {
-      return get().merchant.apiKey;
-    },
-    get keyPrefix() {
-      return get().merchant.keyPrefix;
-    },
-  };
-  return { api, merchant };
+  return { api: late("the API harness", () => started?.api), merchant: late("the merchant", () => started?.merchant) };
 }
 
 /** Polls `check` until it returns a value (not undefined) or the time runs out. */

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { afterAll, beforeAll } from "vitest";
+import { late } from "./late.ts";
 
 /**
  * A fresh database for the calling test file (see createTestDatabase), created in its beforeAll and
@@ -10,25 +11,13 @@ import { afterAll, beforeAll } from "vitest";
  */
 export function useTestDatabase(options: { migrate?: boolean } = {}): TestDatabase {
   let started: TestDatabase | undefined;
-  const get = () => {
-    if (!started) throw new Error("the test database is created in beforeAll: use it inside a test");
-    return started;
-  };
   beforeAll(async () => {
     started = await createTestDatabase(options);
   });
   afterAll(async () => {
     await started?.drop();
   });
-  return {
-    get db() {
-      return get().db;
-    },
-    get connectionString() {
-      return get().connectionString;
-    },
-    drop: () => get().drop(),
-  };
+  return late("the test database", () => started);
 }
 
 /** An empty temporary directory for the calling test file, removed with everything in it after the file. */

@@ -1,5 +1,6 @@
 import type { ChainAdapter, ChainConfig, ObservedTransfer } from "@mp/core";
 import { afterAll, beforeAll, expect } from "vitest";
+import { late } from "./late.ts";
 
 /** What these helpers need of a Solana or Tron test node. */
 interface TestNode {
@@ -24,7 +25,7 @@ export interface NodeAdapterUnderTest<N extends TestNode> {
 
 /**
  * Starts the node in the file's beforeAll (stops it in afterAll) and builds the adapter on the
- * config `configure` gives. The fields are read once beforeAll has run, i.e. inside tests.
+ * config `configure` gives. The fields stand for them from the start (see late.ts): use them inside tests.
  */
 export function useTestNodeAdapter<N extends TestNode>(options: {
   start: () => Promise<N>;
@@ -32,10 +33,6 @@ export function useTestNodeAdapter<N extends TestNode>(options: {
   createAdapter: (config: ChainConfig) => ChainAdapter;
 }): NodeAdapterUnderTest<N> {
   let started: { node: N; config: ChainConfig; adapter: ChainAdapter } | undefined;
-  const get = () => {
-    if (!started) throw new Error("the test node starts in beforeAll: use it inside a test");
-    return started;
-  };
   beforeAll(async () => {
     const node = await options.start();
     const config = options.configure(node);
@@ -44,24 +41,19 @@ export function useTestNodeAdapter<N extends TestNode>(options: {
   afterAll(async () => {
     await started?.node.stop();
   });
+  const node = late("the test node", () => started?.node);
+  const config = late("the chain config", () => started?.config);
+  const adapter = late("the adapter", () => started?.adapter);
   return {
-    get node() {
-      return get().node;
-    },
-    get config() {
-      return get().config;
-    },
-    get adapter() {
-      return get().adapter;
-    },
+    node,
+    config,
+    adapter,
     async mineAndScan(watch) {
-      const { node, adapter } = get();
       const [height] = node.mine();
       if (height === undefined) throw new Error("no block mined");
       return { height, transfers: await adapter.scan({ from: height, to: height }, watch) };
     },
     async expectHeadFollowsNode() {
-      const { node, adapter } = get();
       node.mine(2);
       await expect(adapter.head()).resolves.toBe(node.head());
     },
