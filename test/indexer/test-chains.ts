@@ -119,7 +119,7 @@ export async function startBitcoinChain(): Promise<TestChain> {
     asset: "BTC",
     usdMicros: (amount) => toUsdMicros(amount, 8, rate),
     amount: (i) => 10_000n * BigInt(i) + 123n,
-    adapter: () => createBitcoinAdapter(chainConfig, { requestTimeoutMs: 2_000 }),
+    adapter: () => createBitcoinAdapter(chainConfig, { timeoutMs: 2_000 }),
     address() {
       const address = addresses[next++];
       if (!address) throw new Error("out of test addresses");

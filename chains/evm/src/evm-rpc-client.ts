@@ -1,6 +1,7 @@
+import { validatedAnswer } from "@mp/rpc";
 import { type Client, createClient, http } from "viem";
 import type { z } from "zod";
-import { rpcFailureError, unavailable } from "./rpc-failure.ts";
+import { rpcFailureError } from "./rpc-failure.ts";
 
 export interface EvmRpcClientOptions {
   url: string;
@@ -54,15 +55,7 @@ export class EvmRpcClient {
   }
 }
 
-/** Checks an answer against its schema; a mismatch is the node's fault, so retryable. */
+/** The shared answer check (@mp/rpc), named for the EVM call: a mismatch is the node's fault, so retryable. */
 export function validated<S extends z.ZodType>(schema: S, value: unknown, method: string, what: string): z.output<S> {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const where = issue?.path.join(".") || "(root)";
-  throw unavailable({
-    method,
-    reason: "bad-answer",
-    message: `${what}: unexpected answer at ${where}: ${issue?.message}`,
-  });
+  return validatedAnswer(schema, value, `EVM RPC ${method} ${what}`);
 }

@@ -1,4 +1,4 @@
-import { type ChainConfig, resolveChainConfig, ServiceUnavailableError } from "@mp/core";
+import { type ChainConfig, ChainMovedError, resolveChainConfig, ServiceUnavailableError } from "@mp/core";
 import {
   type AnvilNode,
   deployTestToken,
@@ -165,8 +165,8 @@ describe("batching and consistency", () => {
     };
     const adapter = createEvmAdapter(config(), { fetch: reorgBeforeLogs });
     const error = await adapter.scan({ from, to }, new Set([payee])).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(EvmRpcError);
-    expect(error).toMatchObject({ retryable: true, failure: { reason: "chain-moved" } });
+    expect(error).toBeInstanceOf(ChainMovedError);
+    expect(error).toMatchObject({ retryable: true, code: "service_unavailable" });
     // Retried on the settled chain, the payment is found once, in its new block.
     const found = await createEvmAdapter(config()).scan({ from, to }, new Set([payee]));
     expect(found.map((t) => [t.blockHeight, t.amountRaw])).toEqual([[from + 1, 77n]]);

@@ -29,3 +29,30 @@ export const MAX_GET_BLOCKS_RANGE = 500_000;
  */
 export const DEFAULT_COMMITMENT = "confirmed";
 export type SolanaCommitment = "confirmed" | "finalized";
+
+/** A public cluster, known by its genesis hash (what `getGenesisHash` answers). */
+export interface SolanaCluster {
+  name: string;
+  genesisHash: string;
+}
+
+export const SOLANA_CLUSTERS = {
+  mainnet: { name: "mainnet-beta", genesisHash: "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d" },
+  testnet: { name: "testnet", genesisHash: "4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY" },
+  devnet: { name: "devnet", genesisHash: "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG" },
+} as const satisfies Record<string, SolanaCluster>;
+
+/**
+ * The clusters a `network` setting allows: mainnet is mainnet-beta; testnet is testnet or devnet
+ * (both test money); regtest is a local validator or test node with a genesis of its own: null, any.
+ */
+export function solanaClustersOf(network: "mainnet" | "testnet" | "regtest"): readonly SolanaCluster[] | null {
+  switch (network) {
+    case "mainnet":
+      return [SOLANA_CLUSTERS.mainnet];
+    case "testnet":
+      return [SOLANA_CLUSTERS.testnet, SOLANA_CLUSTERS.devnet];
+    case "regtest":
+      return null;
+  }
+}

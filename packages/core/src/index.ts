@@ -7,4 +7,6 @@ export * from "./config.ts";
 export * from "./errors.ts";
 export * from "./logger.ts";
 export * from "./lru-cache.ts";
+export * from "./map-bounded.ts";
 export * from "./money.ts";
+export * from "./scan-range.ts";
