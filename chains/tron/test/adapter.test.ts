@@ -192,6 +192,9 @@ describe("Tron adapter against the test node", () => {
 
   it("refuses a malformed range and a chain that is not Tron", async () => {
     await expect(adapter.scan({ from: -1, to: 2 }, new Set())).rejects.toMatchObject({ code: "validation_error" });
+    // An inverted range is empty, as in every adapter.
+    await expect(adapter.scan({ from: 5, to: 4 }, new Set())).resolves.toEqual([]);
+    await expect(adapter.headers({ from: 5, to: 4 })).resolves.toEqual([]);
     expect(() => createTronAdapter(resolveChainConfig("SOLANA", { rpcUrl: node.url }))).toThrow(/not a Tron chain/);
   });
 });
