@@ -6,6 +6,7 @@ import {
   ChainMisconfiguredError,
   ChainMovedError,
   type EvmChainId,
+  expectedNetworks,
   isEmptyRange,
   type Logger,
   mapBounded,
@@ -15,7 +16,7 @@ import {
 import { numberToHex } from "viem";
 import { AdaptiveBlockRange } from "./adaptive-block-range.ts";
 import { type EvmAssets, resolveEvmAssets } from "./evm-assets.ts";
-import { evmChainIdsOf } from "./evm-networks.ts";
+import { EVM_CHAIN_IDS } from "./evm-networks.ts";
 import { EvmRpcClient, validated } from "./evm-rpc-client.ts";
 import { nativeTransferCandidates, receiptOutcome } from "./native-transfers.ts";
 import { EvmRpcError, isLogRangeRejection, unavailable } from "./rpc-failure.ts";
@@ -115,7 +116,7 @@ class EvmAdapter implements ChainAdapter {
    * `regtest` is a local node (anvil), whose id is its own: any is accepted.
    */
   async verifyNetwork(): Promise<void> {
-    const expected = evmChainIdsOf(this.chain, this.network);
+    const expected = expectedNetworks(this.network, EVM_CHAIN_IDS[this.chain]);
     if (expected === null) return;
     const answer = await this.rpc.call({ method: "eth_chainId", params: [] });
     const chainId = validated(chainIdSchema, answer, "eth_chainId", "network");

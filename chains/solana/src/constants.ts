@@ -1,3 +1,5 @@
+import type { KnownNetworks } from "@mp/core";
+
 /** Program ids the adapter recognises in jsonParsed transactions (the same on every cluster). */
 export const SYSTEM_PROGRAM_ID = "11111111111111111111111111111111";
 export const TOKEN_PROGRAM_ID = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
@@ -36,23 +38,11 @@ export interface SolanaCluster {
   genesisHash: string;
 }
 
-export const SOLANA_CLUSTERS = {
-  mainnet: { name: "mainnet-beta", genesisHash: "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d" },
-  testnet: { name: "testnet", genesisHash: "4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY" },
-  devnet: { name: "devnet", genesisHash: "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG" },
-} as const satisfies Record<string, SolanaCluster>;
-
-/**
- * The clusters a `network` setting allows: mainnet is mainnet-beta; testnet is testnet or devnet
- * (both test money); regtest is a local validator or test node with a genesis of its own: null, any.
- */
-export function solanaClustersOf(network: "mainnet" | "testnet" | "regtest"): readonly SolanaCluster[] | null {
-  switch (network) {
-    case "mainnet":
-      return [SOLANA_CLUSTERS.mainnet];
-    case "testnet":
-      return [SOLANA_CLUSTERS.testnet, SOLANA_CLUSTERS.devnet];
-    case "regtest":
-      return null;
-  }
-}
+/** mainnet is mainnet-beta; testnet is testnet or devnet (both test money). */
+export const SOLANA_CLUSTERS: KnownNetworks<SolanaCluster> = {
+  mainnet: [{ name: "mainnet-beta", genesisHash: "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d" }],
+  testnet: [
+    { name: "testnet", genesisHash: "4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY" },
+    { name: "devnet", genesisHash: "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG" },
+  ],
+};

@@ -5,6 +5,7 @@ import {
   type ChainConfig,
   ChainMisconfiguredError,
   ConfigError,
+  expectedNetworks,
   isEmptyRange,
   type Logger,
   mapBounded,
@@ -17,8 +18,8 @@ import {
   DEFAULT_COMMITMENT,
   MAX_GET_BLOCKS_RANGE,
   SLOT_SKIPPED_ERROR_CODES,
+  SOLANA_CLUSTERS,
   type SolanaCommitment,
-  solanaClustersOf,
 } from "./constants.ts";
 import {
   blockHeaderSchema,
@@ -100,7 +101,7 @@ class SolanaAdapter implements ChainAdapter {
    * its own: any is accepted.
    */
   async verifyNetwork(): Promise<void> {
-    const clusters = solanaClustersOf(this.network);
+    const clusters = expectedNetworks(this.network, SOLANA_CLUSTERS);
     if (clusters === null) return;
     const genesis = this.rpc.validated(genesisHashSchema, await this.rpc.call("getGenesisHash"), "getGenesisHash");
     if (!clusters.some((cluster) => cluster.genesisHash === genesis)) {

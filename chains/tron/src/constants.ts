@@ -1,3 +1,5 @@
+import type { KnownNetworks } from "@mp/core";
+
 /** First byte of every Tron account and contract address (mainnet, Nile and Shasta alike). */
 export const TRON_ADDRESS_PREFIX = 0x41;
 
@@ -16,20 +18,11 @@ export interface TronNetwork {
   genesisBlockId: string;
 }
 
-export const TRON_NETWORKS = {
-  mainnet: { name: "mainnet", genesisBlockId: "00000000000000001ebf88508a03865c71d452e25f4d51194196a1d22b6653dc" },
-  nile: { name: "nile", genesisBlockId: "0000000000000000d698d4192c56cb6be724a558448e2684802de4d6cd8690dc" },
-  shasta: { name: "shasta", genesisBlockId: "0000000000000000de1aa88295e1fcf982742f773e0419c5a9c134c994a9059e" },
-} as const satisfies Record<string, TronNetwork>;
-
-/** The networks a `network` setting allows; null for regtest (a private chain: any genesis). */
-export function tronNetworksOf(network: "mainnet" | "testnet" | "regtest"): readonly TronNetwork[] | null {
-  switch (network) {
-    case "mainnet":
-      return [TRON_NETWORKS.mainnet];
-    case "testnet":
-      return [TRON_NETWORKS.nile, TRON_NETWORKS.shasta];
-    case "regtest":
-      return null;
-  }
-}
+/** mainnet; testnet is Nile or Shasta. */
+export const TRON_NETWORKS: KnownNetworks<TronNetwork> = {
+  mainnet: [{ name: "mainnet", genesisBlockId: "00000000000000001ebf88508a03865c71d452e25f4d51194196a1d22b6653dc" }],
+  testnet: [
+    { name: "nile", genesisBlockId: "0000000000000000d698d4192c56cb6be724a558448e2684802de4d6cd8690dc" },
+    { name: "shasta", genesisBlockId: "0000000000000000de1aa88295e1fcf982742f773e0419c5a9c134c994a9059e" },
+  ],
+};

@@ -7,6 +7,7 @@ import {
   ChainMovedError,
   ConfigError,
   chainFamily,
+  expectedNetworks,
   isEmptyRange,
   type Logger,
   mapBounded,
@@ -21,7 +22,7 @@ import {
   transactionInfoListSchema,
 } from "./api-schemas.ts";
 import { extractBlockTransfers } from "./block-transfers.ts";
-import { MAX_BLOCKS_PER_LIMIT_NEXT, tronNetworksOf } from "./constants.ts";
+import { MAX_BLOCKS_PER_LIMIT_NEXT, TRON_NETWORKS } from "./constants.ts";
 import { TronHttpClient } from "./http-api-client.ts";
 import { TronApiError } from "./tron-api-error.ts";
 import { resolveTronAssets, type TronAssets } from "./tron-assets.ts";
@@ -107,7 +108,7 @@ export function createTronAdapter(config: ChainConfig, options: TronAdapterOptio
      * Shasta). `regtest` is a private chain or the test node, whose genesis is its own: any.
      */
     async verifyNetwork() {
-      const networks = tronNetworksOf(config.network);
+      const networks = expectedNetworks(config.network, TRON_NETWORKS);
       if (networks === null) return;
       const genesis = await api.post("/wallet/getblockbynum", { num: 0 }, blockHeaderOnlySchema);
       const id = genesis.blockID.toLowerCase();

@@ -5,6 +5,7 @@ export * from "./chains.ts";
 export * from "./chains-config.ts";
 export * from "./config.ts";
 export * from "./errors.ts";
+export * from "./known-networks.ts";
 export * from "./logger.ts";
 export * from "./lru-cache.ts";
 export * from "./map-bounded.ts";
