@@ -94,6 +94,7 @@ class EvmAdapter implements ChainAdapter {
     this.concurrency = positive(options.concurrency, 4);
     const common = {
       url: config.rpcUrl,
+      setting: `CHAINS_CONFIG.${this.chain}.rpcUrl`,
       fetch: options.fetch,
       timeoutMs: positive(options.timeoutMs, 30_000),
       maxResponseBytes: positive(options.maxResponseBytes, 64 * 1024 * 1024),

@@ -1,10 +1,12 @@
 import { validatedAnswer } from "@mp/rpc";
 import { type Client, createClient, http } from "viem";
 import type { z } from "zod";
-import { rpcFailureError } from "./rpc-failure.ts";
+import { credentialsRefused, rpcFailureError } from "./rpc-failure.ts";
 
 export interface EvmRpcClientOptions {
   url: string;
+  /** The setting holding the URL, named when the node refuses our credentials. */
+  setting: string;
   fetch?: typeof globalThis.fetch | undefined;
   timeoutMs: number;
   maxResponseBytes: number;
@@ -28,9 +30,11 @@ export interface RpcCall {
 export class EvmRpcClient {
   private readonly client: Client;
   private readonly url: string;
+  private readonly setting: string;
 
   constructor(options: EvmRpcClientOptions) {
     this.url = options.url;
+    this.setting = options.setting;
     const transport = http(options.url, {
       batch: options.batchSize === undefined ? false : { batchSize: options.batchSize, wait: 0 },
       retryCount: 0,
@@ -45,7 +49,8 @@ export class EvmRpcClient {
     try {
       return await this.client.request<UntypedRpc>({ method: call.method, params: call.params });
     } catch (error) {
-      throw rpcFailureError(call.method, error, this.url);
+      const failure = rpcFailureError(call.method, error, this.url);
+      throw credentialsRefused(failure.failure, this.setting) ?? failure;
     }
   }
 

@@ -1,4 +1,4 @@
-import { ServiceUnavailableError } from "@mp/core";
+import { ChainMisconfiguredError, ServiceUnavailableError } from "@mp/core";
 import { scrubUrl } from "@mp/rpc";
 import { BaseError, HttpRequestError, ResponseBodyTooLargeError, RpcRequestError, TimeoutError } from "viem";
 
@@ -21,6 +21,18 @@ export interface RpcFailure {
  */
 export function rpcFailureError(method: string, error: unknown, url: string): EvmRpcError {
   return unavailable(describeRpcFailure(method, error, url));
+}
+
+/**
+ * HTTP 401/403: the node refuses our credentials. Not a flaky network: a ChainMisconfiguredError
+ * naming the setting that holds the URL, so the chain stops instead of retrying forever.
+ */
+export function credentialsRefused(failure: RpcFailure, setting: string): ChainMisconfiguredError | null {
+  if (failure.httpStatus !== 401 && failure.httpStatus !== 403) return null;
+  return new ChainMisconfiguredError(
+    `EVM RPC ${failure.method}: the node refused our credentials (HTTP ${failure.httpStatus}); check ${setting}`,
+    { details: { ...failure } },
+  );
 }
 
 /** A failed EVM RPC call: retryable, with the facts the adapter decides on (range rejections). */
