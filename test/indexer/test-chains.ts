@@ -236,7 +236,7 @@ let tronAddresses = 0;
 
 export async function startTronChain(): Promise<TestChain> {
   const node = await startTronTestNode();
-  const chainConfig = config("TRON", { rpcUrl: node.url, tokens: [...node.tokens] });
+  const chainConfig = config("TRON", { rpcUrl: node.url, tokens: [...node.tokens], network: "regtest" });
   return {
     chain: "TRON",
     config: chainConfig,

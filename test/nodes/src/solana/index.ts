@@ -4,7 +4,7 @@
  * and associated token accounts.
  *
  *   const node = await startSolanaTestNode();            // or { port, blockIntervalMs, seed }
- *   const config = resolveChainConfig("SOLANA", { rpcUrl: node.url, tokens: [...node.tokens] });
+ *   const config = resolveChainConfig("SOLANA", { rpcUrl: node.url, tokens: [...node.tokens], network: "regtest" });
  *   const sig = node.transfer(address, 2_000_000_000n);  // queued; also transferToken/transferViaProgram/send
  *   node.mine();                                          // block produced; headers/scan see it now
  *   node.failTransfer(address, 1n); node.skipSlots(2); node.reorg(3, { drop: [sig] });
