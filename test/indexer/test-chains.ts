@@ -124,7 +124,7 @@ export async function startBitcoinChain(): Promise<TestChain> {
     asset: "BTC",
     usdMicros: (amount) => toUsdMicros(amount, 8, rate),
     amount: (i) => 10_000n * BigInt(i) + 123n,
-    adapter: () => createBitcoinAdapter(chainConfig, { requestTimeoutMs: 2_000 }),
+    adapter: () => createBitcoinAdapter(chainConfig, { timeoutMs: 2_000 }),
     address() {
       const address = addresses[next++];
       if (!address) throw new Error("out of test addresses");
@@ -253,7 +253,7 @@ let tronAddresses = 0;
 
 export async function startTronChain(): Promise<TestChain> {
   const node = await startTronTestNode();
-  const chainConfig = config("TRON", { rpcUrl: node.url, tokens: [...node.tokens] });
+  const chainConfig = config("TRON", { rpcUrl: node.url, tokens: [...node.tokens], network: "regtest" });
   return {
     chain: "TRON",
     config: chainConfig,

@@ -3,18 +3,19 @@ import {
   type BlockHeader,
   type ChainAdapter,
   type ChainConfig,
+  ChainMisconfiguredError,
+  ChainMovedError,
   ConfigError,
   chainFamily,
+  isEmptyRange,
   type Logger,
   type ObservedTransfer,
   type ScanRange,
-  ServiceUnavailableError,
-  ValidationError,
 } from "@mp/core";
+import { type FetchLike, type JsonRpcRequest, RpcUnavailableError } from "@mp/rpc";
 import { bitcoinNetwork } from "./bitcoin-networks.ts";
-import { BitcoinRpcClient, type FetchLike, type RpcCall } from "./bitcoin-rpc-client.ts";
+import { bitcoinRpc } from "./bitcoin-rpc.ts";
 import { transfersInBlock } from "./block-transfers.ts";
-import { parseRpcResult as parse } from "./rpc-result.ts";
 import {
   blockCountSchema,
   blockchainInfoSchema,
@@ -31,7 +32,8 @@ export interface BitcoinAdapterOptions {
   blocksPerRequest?: number;
   /** getblockhash / getblockheader calls per HTTP request. */
   headersPerRequest?: number;
-  requestTimeoutMs?: number;
+  /** Per HTTP request (default 30 s). */
+  timeoutMs?: number;
 }
 
 /** parentHash of the genesis block, which has none. */
@@ -53,28 +55,26 @@ export function createBitcoinAdapter(config: ChainConfig, options: BitcoinAdapte
   }
   const chain = config.chain;
   const network = bitcoinNetwork(config.network);
-  const rpc = new BitcoinRpcClient(config.rpcUrl, {
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-    ...(options.logger === undefined ? {} : { logger: options.logger }),
-    ...(options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs }),
-    setting: `CHAINS_CONFIG.${chain}.rpcUrl`,
-  });
+  const rpc = bitcoinRpc(config, options);
   const blocksPerRequest = Math.max(1, options.blocksPerRequest ?? DEFAULT_BLOCKS_PER_REQUEST);
   const headersPerRequest = Math.max(1, options.headersPerRequest ?? DEFAULT_HEADERS_PER_REQUEST);
   let networkChecked: Promise<void> | null = null;
 
-  /** Once per adapter: the node must serve the configured network. A failed check is retried later. */
+  /**
+   * Once per adapter (and before any read): the node must serve the configured network
+   * (getblockchaininfo.chain). A failed check is retried later; a mismatch stays.
+   */
   function checkNetwork(): Promise<void> {
     networkChecked ??= (async () => {
-      const info = parse(blockchainInfoSchema, await rpc.call("getblockchaininfo"), "getblockchaininfo");
+      const info = rpc.validated(blockchainInfoSchema, await rpc.call("getblockchaininfo"), "getblockchaininfo");
       if (!network.coreChainNames.includes(info.chain)) {
-        throw new ConfigError(
-          `CHAINS_CONFIG.${chain}.network`,
-          `is ${network.name} but the node serves the "${info.chain}" chain`,
+        throw new ChainMisconfiguredError(
+          `CHAINS_CONFIG.${chain}.network is ${network.name} but the node at CHAINS_CONFIG.${chain}.rpcUrl serves the "${info.chain}" chain`,
+          { details: { network: network.name, chain: info.chain } },
         );
       }
     })().catch((error: unknown) => {
-      if (!(error instanceof ConfigError)) networkChecked = null;
+      if (!(error instanceof ChainMisconfiguredError)) networkChecked = null;
       throw error;
     });
     return networkChecked;
@@ -83,8 +83,8 @@ export function createBitcoinAdapter(config: ChainConfig, options: BitcoinAdapte
   async function blockHashes(range: ScanRange): Promise<string[]> {
     const hashes: string[] = [];
     for (const heights of chunks(range, headersPerRequest)) {
-      const results = await rpc.batch(heights.map((height) => ({ method: "getblockhash", params: [height] })));
-      for (const result of results) hashes.push(parse(blockHashSchema, result, "getblockhash"));
+      const results = await rpc.all(heights.map((height) => ({ method: "getblockhash", params: [height] })));
+      for (const result of results) hashes.push(rpc.validated(blockHashSchema, result, "getblockhash"));
     }
     return hashes;
   }
@@ -92,23 +92,25 @@ export function createBitcoinAdapter(config: ChainConfig, options: BitcoinAdapte
   return {
     chain,
 
+    verifyNetwork: checkNetwork,
+
     async head() {
       await checkNetwork();
-      return parse(blockCountSchema, await rpc.call("getblockcount"), "getblockcount");
+      return rpc.validated(blockCountSchema, await rpc.call("getblockcount"), "getblockcount");
     },
 
     async headers(range) {
-      checkRange(range);
+      if (isEmptyRange(range)) return [];
       await checkNetwork();
       const hashes = await blockHashes(range);
       const headers: BlockHeader[] = [];
       for (let start = 0; start < hashes.length; start += headersPerRequest) {
-        const calls: RpcCall[] = hashes
+        const calls: JsonRpcRequest[] = hashes
           .slice(start, start + headersPerRequest)
           .map((hash) => ({ method: "getblockheader", params: [hash, true] }));
-        const results = await rpc.batch(calls);
+        const results = await rpc.all(calls);
         results.forEach((result, offset) => {
-          const header = parse(blockHeaderSchema, result, "getblockheader");
+          const header = rpc.validated(blockHeaderSchema, result, "getblockheader");
           const height = range.from + start + offset;
           assertActiveBlock(header, height, hashes[start + offset]);
           const parentHash = header.previousblockhash ?? GENESIS_PARENT_HASH;
@@ -120,18 +122,18 @@ export function createBitcoinAdapter(config: ChainConfig, options: BitcoinAdapte
     },
 
     async scan(range, watch: AddressMatcher) {
-      checkRange(range);
+      if (isEmptyRange(range)) return [];
       await checkNetwork();
       const hashes = await blockHashes(range);
       const transfers: ObservedTransfer[] = [];
       let previous: BlockHeader | undefined;
       for (let start = 0; start < hashes.length; start += blocksPerRequest) {
-        const calls: RpcCall[] = hashes
+        const calls: JsonRpcRequest[] = hashes
           .slice(start, start + blocksPerRequest)
           .map((hash) => ({ method: "getblock", params: [hash, 2] }));
-        const results = await rpc.batch(calls);
+        const results = await rpc.all(calls);
         results.forEach((result, offset) => {
-          const block: RpcBlock = parse(blockSchema, result, "getblock");
+          const block: RpcBlock = rpc.validated(blockSchema, result, "getblock");
           const height = range.from + start + offset;
           assertActiveBlock(block, height, hashes[start + offset]);
           const parentHash = block.previousblockhash ?? GENESIS_PARENT_HASH;
@@ -143,12 +145,6 @@ export function createBitcoinAdapter(config: ChainConfig, options: BitcoinAdapte
       return transfers;
     },
   };
-}
-
-function checkRange(range: ScanRange): void {
-  if (!Number.isSafeInteger(range.from) || !Number.isSafeInteger(range.to) || range.from < 0 || range.to < range.from) {
-    throw new ValidationError(`invalid block range ${range.from}..${range.to}`, "range");
-  }
 }
 
 function* chunks(range: ScanRange, size: number): Generator<number[]> {
@@ -166,19 +162,18 @@ function assertActiveBlock(
   requestedHash: string | undefined,
 ): void {
   if (block.hash !== requestedHash || block.height !== height) {
-    throw new ServiceUnavailableError(`Bitcoin node answered block ${block.hash} for height ${height}`);
+    throw new RpcUnavailableError(`Bitcoin RPC answered block ${block.hash} for height ${height}`, { height });
   }
   if (block.confirmations < 0) {
-    throw new ServiceUnavailableError(`Bitcoin block ${height} was reorganised away during the request; retry`, {
-      details: { height, hash: block.hash },
+    throw new ChainMovedError(`Bitcoin block ${height} was reorganised away during the request; retry`, {
+      height,
+      hash: block.hash,
     });
   }
 }
 
 function assertLinked(previous: BlockHeader | undefined, parentHash: string, height: number): void {
   if (previous !== undefined && previous.hash !== parentHash) {
-    throw new ServiceUnavailableError(`Bitcoin chain changed at height ${height} during the request; retry`, {
-      details: { height },
-    });
+    throw new ChainMovedError(`Bitcoin chain changed at height ${height} during the request; retry`, { height });
   }
 }

@@ -6,15 +6,14 @@ import {
   type SandboxFaucet,
   ValidationError,
 } from "@mp/core";
+import { type FetchLike, JsonNumberLiteral, JsonRpcError } from "@mp/rpc";
 import { address as bitcoinAddress } from "bitcoinjs-lib";
 import { z } from "zod";
 import { bitcoinNetwork } from "./bitcoin-networks.ts";
-import { BitcoinRpcClient, type FetchLike } from "./bitcoin-rpc-client.ts";
-import { BitcoinRpcError, RPC_CODES } from "./bitcoin-rpc-error.ts";
+import { bitcoinRpc } from "./bitcoin-rpc.ts";
 import { BTC_ASSET } from "./block-transfers.ts";
 import { BTC_DECIMALS, MAX_MONEY_SATOSHIS, satoshisToBtcString } from "./btc-amount.ts";
-import { JsonNumberLiteral } from "./exact-json.ts";
-import { parseRpcResult } from "./rpc-result.ts";
+import { RPC_CODES } from "./rpc-codes.ts";
 import { HASH_HEX } from "./rpc-schemas.ts";
 
 export interface BitcoinFaucetOptions {
@@ -40,10 +39,7 @@ export function createBitcoinFaucet(config: ChainConfig, options: BitcoinFaucetO
     throw new ConfigError(`CHAINS_CONFIG.${config.chain}`, "is not a Bitcoin chain");
   }
   const network = bitcoinNetwork(config.network);
-  const rpc = new BitcoinRpcClient(config.rpcUrl, {
-    ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
-    setting: `CHAINS_CONFIG.${config.chain}.rpcUrl`,
-  });
+  const rpc = bitcoinRpc(config, options);
   const mineBlocks = options.mineBlocks ?? 1;
   const native: ChainAsset = { asset: BTC_ASSET, address: null, decimals: BTC_DECIMALS };
 
@@ -64,17 +60,17 @@ export function createBitcoinFaucet(config: ChainConfig, options: BitcoinFaucetO
       let txid: string;
       try {
         const result = await rpc.call("sendtoaddress", [to, new JsonNumberLiteral(satoshisToBtcString(amountRaw))]);
-        txid = parseRpcResult(txidSchema, result, "sendtoaddress");
+        txid = rpc.validated(txidSchema, result, "sendtoaddress");
       } catch (error) {
-        if (error instanceof BitcoinRpcError && error.rpcCode === RPC_CODES.INVALID_ADDRESS_OR_KEY) {
+        if (error instanceof JsonRpcError && error.rpcCode === RPC_CODES.INVALID_ADDRESS_OR_KEY) {
           throw new ValidationError(`the node refused the address: ${error.message}`, "address");
         }
         throw error;
       }
       if (mineBlocks > 0) {
-        const minerAddress = parseRpcResult(addressSchema, await rpc.call("getnewaddress"), "getnewaddress");
+        const minerAddress = rpc.validated(addressSchema, await rpc.call("getnewaddress"), "getnewaddress");
         const mined = await rpc.call("generatetoaddress", [mineBlocks, minerAddress]);
-        parseRpcResult(blockHashesSchema, mined, "generatetoaddress");
+        rpc.validated(blockHashesSchema, mined, "generatetoaddress");
       }
       return { txHash: txid };
     },

@@ -1,7 +1,7 @@
 import {
   type AddressMatcher,
   type ChainId,
-  ConfigError,
+  ChainMisconfiguredError,
   NATIVE_ASSETS,
   normalizeAddress,
   type ObservedTransfer,
@@ -52,9 +52,8 @@ export function transfersInTransaction(tx: RpcTransaction, context: TransferCont
     if (reported !== undefined && reported !== to) {
       // The node encodes addresses for its own chain: a different encoding means the adapter is
       // pointed at another network than configured, and every match would silently fail.
-      throw new ConfigError(
-        `CHAINS_CONFIG.${context.chain}.network`,
-        `is ${context.network.name} but the node reports addresses of another network (${reported.slice(0, 4)}...)`,
+      throw new ChainMisconfiguredError(
+        `CHAINS_CONFIG.${context.chain}.network is ${context.network.name} but the node reports addresses of another network (${reported.slice(0, 4)}...)`,
       );
     }
     if (!context.watch.has(normalizeAddress(context.chain, to))) continue;

@@ -1,7 +1,7 @@
 /**
  * Bitcoin Core writes amounts in BTC as JSON numbers (`"value": 0.49993020`). A JS number cannot
  * hold most of them exactly, so amounts are converted from the decimal literal itself (see
- * exact-json.ts, which keeps the literal as a string) with integer arithmetic only.
+ * @mp/rpc's exact-number parser, which keeps the literal as a string) with integer arithmetic only.
  */
 
 export const SATOSHIS_PER_BTC = 100_000_000n;
@@ -21,7 +21,7 @@ const JSON_NUMBER = /^(-?)(0|[1-9]\d*)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/;
  */
 export function btcToSatoshis(value: string | number): bigint | null {
   if (typeof value === "number") {
-    // Only integers reach here as numbers (exact-json keeps every fractional literal a string).
+    // Only integers reach here as numbers (the exact parser keeps every fractional literal a string).
     if (!Number.isSafeInteger(value) || value < 0) return null;
     const sats = BigInt(value) * SATOSHIS_PER_BTC;
     return sats <= MAX_MONEY_SATOSHIS ? sats : null;

@@ -6,8 +6,7 @@ export {
   type BitcoinNetworkParams,
   bitcoinNetwork,
 } from "./bitcoin-networks.ts";
-export { BitcoinRpcClient, type BitcoinRpcClientOptions, type FetchLike } from "./bitcoin-rpc-client.ts";
-export { BitcoinRpcError } from "./bitcoin-rpc-error.ts";
+export { type BitcoinRpcOptions, bitcoinRpc } from "./bitcoin-rpc.ts";
 export { BTC_ASSET, p2wpkhAddressOf } from "./block-transfers.ts";
 export { BTC_DECIMALS, btcToSatoshis, MAX_MONEY_SATOSHIS, satoshisToBtcString } from "./btc-amount.ts";
-export { JsonNumberLiteral, type JsonValue, parseJsonExact, stringifyJson } from "./exact-json.ts";
+export { RPC_CODES } from "./rpc-codes.ts";

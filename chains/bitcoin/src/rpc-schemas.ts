@@ -4,7 +4,8 @@ import { btcToSatoshis } from "./btc-amount.ts";
 /**
  * The parts of Bitcoin Core's RPC answers the adapter relies on, validated at the boundary. Fields
  * it does not read are allowed and ignored (Core adds fields between versions). Inputs are parsed
- * by exact-json.ts, so BTC amounts arrive as their decimal literal (string) or a JSON integer.
+ * by @mp/rpc's exact-number parser, so BTC amounts arrive as their decimal literal (string) or a
+ * JSON integer.
  */
 
 export const HASH_HEX = /^[0-9a-f]{64}$/;

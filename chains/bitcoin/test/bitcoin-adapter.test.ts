@@ -1,7 +1,7 @@
 import {
   type ChainAdapter,
   type ChainConfig,
-  ConfigError,
+  ChainMisconfiguredError,
   resolveChainConfig,
   ServiceUnavailableError,
 } from "@mp/core";
@@ -51,8 +51,10 @@ describe("head and headers", () => {
     expect(headers.map((header) => header.hash)).toEqual(headers.map((header) => node.blockHash(header.height)));
   });
 
-  it("rejects an inverted range", async () => {
-    await expect(adapter.headers({ from: 5, to: 4 })).rejects.toThrow(/invalid block range/);
+  it("answers an inverted range as empty, like every adapter, and refuses a malformed one", async () => {
+    await expect(adapter.headers({ from: 5, to: 4 })).resolves.toEqual([]);
+    await expect(adapter.scan({ from: 5, to: 4 }, new Set())).resolves.toEqual([]);
+    await expect(adapter.headers({ from: -1, to: 4 })).rejects.toThrow(/invalid block range/);
   });
 });
 
@@ -229,7 +231,8 @@ describe("failures", () => {
     url.password = "wrong-password";
     const bad = createBitcoinAdapter(resolveChainConfig("BITCOIN", { rpcUrl: url.toString(), network: "regtest" }));
     const error = await bad.head().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ConfigError);
+    expect(error).toBeInstanceOf(ChainMisconfiguredError);
+    expect(error).toMatchObject({ retryable: false });
     expect(String((error as Error).message)).not.toContain("wrong-password");
     expect(String((error as Error).message)).not.toContain("mp-test-node");
   });
@@ -238,6 +241,11 @@ describe("failures", () => {
     const mainnetAdapter = createBitcoinAdapter(
       resolveChainConfig("BITCOIN", { rpcUrl: node.url, network: "mainnet" }),
     );
-    await expect(mainnetAdapter.head()).rejects.toBeInstanceOf(ConfigError);
+    await expect(mainnetAdapter.head()).rejects.toBeInstanceOf(ChainMisconfiguredError);
+    await expect(mainnetAdapter.verifyNetwork()).rejects.toMatchObject({
+      code: "chain_misconfigured",
+      details: { network: "mainnet", chain: "regtest" },
+    });
+    await expect(adapter.verifyNetwork()).resolves.toBeUndefined();
   });
 });

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
-import { ConfigError, resolveChainConfig } from "@mp/core";
+import { ChainMisconfiguredError, resolveChainConfig } from "@mp/core";
+import { parseJsonExact } from "@mp/rpc";
 import { Block, Transaction } from "bitcoinjs-lib";
 import { describe, expect, it } from "vitest";
 import { createBitcoinAdapter } from "../src/bitcoin-adapter.ts";
 import { bitcoinNetwork } from "../src/bitcoin-networks.ts";
 import { transfersInBlock, transfersInTransaction } from "../src/block-transfers.ts";
-import { parseJsonExact } from "../src/exact-json.ts";
 import { blockHeaderSchema, blockSchema, transactionSchema } from "../src/rpc-schemas.ts";
 
 /** Recorded real Bitcoin Core answers (see fixtures/SOURCE.md) through the adapter's parsing. */
@@ -101,7 +101,7 @@ describe("parsing recorded getblock verbosity 2", () => {
   it("refuses a node of another network than configured instead of silently missing deposits", () => {
     const block = blockSchema.parse(parseJsonExact(REGTEST_406));
     expect(() => transfersInBlock(block, { chain: "BITCOIN", network: mainnet, watch: new Set() })).toThrow(
-      ConfigError,
+      ChainMisconfiguredError,
     );
   });
 

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { parseJsonExact } from "@mp/rpc";
 import {
   coreDouble,
   descriptorChecksum,
@@ -10,7 +11,6 @@ import {
 import { networks, Transaction } from "bitcoinjs-lib";
 import { describe, expect, it } from "vitest";
 import { btcToSatoshis } from "../src/btc-amount.ts";
-import { parseJsonExact } from "../src/exact-json.ts";
 
 /**
  * The Bitcoin test node must answer in Bitcoin Core's exact JSON: its renderer is checked against

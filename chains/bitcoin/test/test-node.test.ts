@@ -1,10 +1,10 @@
 import * as ecc from "@bitcoinerlab/secp256k1";
 import { resolveChainConfig } from "@mp/core";
+import { parseJsonExact } from "@mp/rpc";
 import { type BitcoinTestNode, deriveTestAddresses, startBitcoinTestNode } from "@mp/test-nodes/bitcoin";
 import { Block, crypto, script, Transaction } from "bitcoinjs-lib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBitcoinAdapter } from "../src/bitcoin-adapter.ts";
-import { parseJsonExact } from "../src/exact-json.ts";
 
 /** The Bitcoin test node: real encodings and Bitcoin Core's JSON-RPC behaviour. */
 

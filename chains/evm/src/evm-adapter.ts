@@ -3,19 +3,31 @@ import {
   type BlockHeader,
   type ChainAdapter,
   type ChainConfig,
+  ChainMisconfiguredError,
+  ChainMovedError,
   type EvmChainId,
+  expectedNetworks,
+  isEmptyRange,
   type Logger,
+  mapBounded,
   type ObservedTransfer,
   type ScanRange,
-  ValidationError,
 } from "@mp/core";
 import { numberToHex } from "viem";
 import { AdaptiveBlockRange } from "./adaptive-block-range.ts";
 import { type EvmAssets, resolveEvmAssets } from "./evm-assets.ts";
+import { EVM_CHAIN_IDS } from "./evm-networks.ts";
 import { EvmRpcClient, validated } from "./evm-rpc-client.ts";
 import { nativeTransferCandidates, receiptOutcome } from "./native-transfers.ts";
 import { EvmRpcError, isLogRangeRejection, unavailable } from "./rpc-failure.ts";
-import { blockHeaderSchema, blockNumberSchema, fullBlockSchema, logsSchema, receiptSchema } from "./rpc-schemas.ts";
+import {
+  blockHeaderSchema,
+  blockNumberSchema,
+  chainIdSchema,
+  fullBlockSchema,
+  logsSchema,
+  receiptSchema,
+} from "./rpc-schemas.ts";
 import { compareTransfers, type SortableTransfer } from "./sortable-transfer.ts";
 import { matchTransferLog, TRANSFER_TOPIC } from "./transfer-logs.ts";
 
@@ -71,8 +83,10 @@ class EvmAdapter implements ChainAdapter {
   private readonly logRange: AdaptiveBlockRange;
   private readonly tokenContracts: string[];
   private readonly logger: Logger | undefined;
+  private readonly network: ChainConfig["network"];
 
   constructor(config: ChainConfig, options: EvmAdapterOptions) {
+    this.network = config.network;
     this.assets = resolveEvmAssets(config);
     this.chain = this.assets.chain;
     this.headersPerRequest = positive(options.headersPerRequest, 100);
@@ -80,6 +94,7 @@ class EvmAdapter implements ChainAdapter {
     this.concurrency = positive(options.concurrency, 4);
     const common = {
       url: config.rpcUrl,
+      setting: `CHAINS_CONFIG.${this.chain}.rpcUrl`,
       fetch: options.fetch,
       timeoutMs: positive(options.timeoutMs, 30_000),
       maxResponseBytes: positive(options.maxResponseBytes, 64 * 1024 * 1024),
@@ -95,6 +110,23 @@ class EvmAdapter implements ChainAdapter {
   async head(): Promise<number> {
     const answer = await this.rpc.call({ method: "eth_blockNumber", params: [] });
     return validated(blockNumberSchema, answer, "eth_blockNumber", "head");
+  }
+
+  /**
+   * eth_chainId must be the configured chain's id on the configured network (evm-networks.ts);
+   * `regtest` is a local node (anvil), whose id is its own: any is accepted.
+   */
+  async verifyNetwork(): Promise<void> {
+    const expected = expectedNetworks(this.network, EVM_CHAIN_IDS[this.chain]);
+    if (expected === null) return;
+    const answer = await this.rpc.call({ method: "eth_chainId", params: [] });
+    const chainId = validated(chainIdSchema, answer, "eth_chainId", "network");
+    if (!expected.includes(chainId)) {
+      throw new ChainMisconfiguredError(
+        `CHAINS_CONFIG.${this.chain}.network is ${this.network} (chain id ${expected.join(" or ")}) but the node at CHAINS_CONFIG.${this.chain}.rpcUrl serves chain id ${chainId}`,
+        { details: { network: this.network, expected, chainId } },
+      );
+    }
   }
 
   async headers(range: ScanRange): Promise<BlockHeader[]> {
@@ -117,7 +149,7 @@ class EvmAdapter implements ChainAdapter {
 
   async scan(range: ScanRange, watch: AddressMatcher): Promise<ObservedTransfer[]> {
     const started = performance.now();
-    if (isEmpty(range)) return [];
+    if (isEmptyRange(range)) return [];
     const [blocks, tokenTransfers] = await Promise.all([
       this.blockSummaries(range, watch),
       this.tokenTransfers(range, watch),
@@ -258,28 +290,13 @@ class EvmAdapter implements ChainAdapter {
     size: number,
     work: (heights: number[]) => Promise<T[]>,
   ): Promise<T[]> {
-    if (isEmpty(range)) return [];
+    if (isEmptyRange(range)) return [];
     const chunks: number[][] = [];
     for (let start = range.from; start <= range.to; start += size) {
       const end = Math.min(range.to, start + size - 1);
       chunks.push(Array.from({ length: end - start + 1 }, (_, i) => start + i));
     }
-    const results: T[][] = new Array(chunks.length);
-    let next = 0;
-    let failed = false;
-    const worker = async () => {
-      while (!failed && next < chunks.length) {
-        const index = next++;
-        try {
-          results[index] = await work(chunks[index] ?? []);
-        } catch (error) {
-          failed = true; // stop the other workers fetching for nothing
-          throw error;
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.concurrency, chunks.length) }, worker));
-    return results.flat();
+    return (await mapBounded(chunks, this.concurrency, work)).flat();
   }
 }
 
@@ -287,14 +304,6 @@ function positive(value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`expected a positive integer, got ${value}`);
   return value;
-}
-
-/** A range ending before it starts is empty (caught up); a malformed one is a caller bug. */
-function isEmpty(range: ScanRange): boolean {
-  if (!Number.isSafeInteger(range.from) || !Number.isSafeInteger(range.to) || range.from < 0) {
-    throw new ValidationError(`invalid block range ${range.from}..${range.to}`, "range");
-  }
-  return range.to < range.from;
 }
 
 /** eth_getBlockByNumber answers null for a block the node does not have (yet). */
@@ -317,10 +326,6 @@ function wrongBlock(asked: number, got: number): EvmRpcError {
   });
 }
 
-function chainMoved(what: string): EvmRpcError {
-  return unavailable({
-    method: "scan",
-    reason: "chain-moved",
-    message: `the chain changed during the scan (${what}); retry`,
-  });
+function chainMoved(what: string): ChainMovedError {
+  return new ChainMovedError(`EVM chain changed during the scan (${what}); retry`);
 }

@@ -1,9 +1,12 @@
+import { validatedAnswer } from "@mp/rpc";
 import { type Client, createClient, http } from "viem";
 import type { z } from "zod";
-import { rpcFailureError, unavailable } from "./rpc-failure.ts";
+import { credentialsRefused, rpcFailureError } from "./rpc-failure.ts";
 
 export interface EvmRpcClientOptions {
   url: string;
+  /** The setting holding the URL, named when the node refuses our credentials. */
+  setting: string;
   fetch?: typeof globalThis.fetch | undefined;
   timeoutMs: number;
   maxResponseBytes: number;
@@ -27,9 +30,11 @@ export interface RpcCall {
 export class EvmRpcClient {
   private readonly client: Client;
   private readonly url: string;
+  private readonly setting: string;
 
   constructor(options: EvmRpcClientOptions) {
     this.url = options.url;
+    this.setting = options.setting;
     const transport = http(options.url, {
       batch: options.batchSize === undefined ? false : { batchSize: options.batchSize, wait: 0 },
       retryCount: 0,
@@ -44,7 +49,8 @@ export class EvmRpcClient {
     try {
       return await this.client.request<UntypedRpc>({ method: call.method, params: call.params });
     } catch (error) {
-      throw rpcFailureError(call.method, error, this.url);
+      const failure = rpcFailureError(call.method, error, this.url);
+      throw credentialsRefused(failure.failure, this.setting) ?? failure;
     }
   }
 
@@ -54,15 +60,7 @@ export class EvmRpcClient {
   }
 }
 
-/** Checks an answer against its schema; a mismatch is the node's fault, so retryable. */
+/** The shared answer check (@mp/rpc), named for the EVM call: a mismatch is the node's fault, so retryable. */
 export function validated<S extends z.ZodType>(schema: S, value: unknown, method: string, what: string): z.output<S> {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const where = issue?.path.join(".") || "(root)";
-  throw unavailable({
-    method,
-    reason: "bad-answer",
-    message: `${what}: unexpected answer at ${where}: ${issue?.message}`,
-  });
+  return validatedAnswer(schema, value, `EVM RPC ${method} ${what}`);
 }

@@ -1,10 +1,11 @@
-import { ServiceUnavailableError } from "@mp/core";
+import { ChainMisconfiguredError, ServiceUnavailableError } from "@mp/core";
+import { scrubUrl } from "@mp/rpc";
 import { BaseError, HttpRequestError, ResponseBodyTooLargeError, RpcRequestError, TimeoutError } from "viem";
 
 /** Why a JSON-RPC call failed, as far as the adapter cares (kept in the error's `details`). */
 export interface RpcFailure {
   method: string;
-  reason: "rpc-error" | "http-error" | "unreachable" | "timeout" | "response-too-large" | "bad-answer" | "chain-moved";
+  reason: "rpc-error" | "http-error" | "unreachable" | "timeout" | "response-too-large" | "bad-answer";
   /** JSON-RPC error code, for `rpc-error`. */
   rpcCode?: number;
   /** HTTP status, for `http-error` (and `rpc-error` sent with a non-2xx status). */
@@ -20,6 +21,18 @@ export interface RpcFailure {
  */
 export function rpcFailureError(method: string, error: unknown, url: string): EvmRpcError {
   return unavailable(describeRpcFailure(method, error, url));
+}
+
+/**
+ * HTTP 401/403: the node refuses our credentials. Not a flaky network: a ChainMisconfiguredError
+ * naming the setting that holds the URL, so the chain stops instead of retrying forever.
+ */
+export function credentialsRefused(failure: RpcFailure, setting: string): ChainMisconfiguredError | null {
+  if (failure.httpStatus !== 401 && failure.httpStatus !== 403) return null;
+  return new ChainMisconfiguredError(
+    `EVM RPC ${failure.method}: the node refused our credentials (HTTP ${failure.httpStatus}); check ${setting}`,
+    { details: { ...failure } },
+  );
 }
 
 /** A failed EVM RPC call: retryable, with the facts the adapter decides on (range rejections). */
@@ -85,21 +98,6 @@ function networkCause(error: HttpRequestError): string | undefined {
     cause = cause.cause;
   }
   return undefined;
-}
-
-/** Removes the RPC URL (and any URL: viem normalises it) and its secret-bearing parts from `text`. */
-function scrubUrl(text: string, url: string): string {
-  let out = text.replace(/[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, "<rpc>");
-  try {
-    const parsed = new URL(url);
-    const secrets = [parsed.host, parsed.username, parsed.password, parsed.pathname.length > 1 ? parsed.pathname : ""];
-    for (const part of [...secrets, ...parsed.searchParams.values()]) {
-      if (part.length >= 4) out = out.split(part).join("<rpc>");
-    }
-  } catch {
-    // not a URL: the generic pattern above is all we can do
-  }
-  return out;
 }
 
 /**

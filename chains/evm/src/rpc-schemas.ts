@@ -34,6 +34,7 @@ const data = z.string().regex(/^0x(?:[0-9a-fA-F]{2})*$/, "hex data");
 
 /** eth_blockNumber */
 export const blockNumberSchema = safeIntegerQuantity;
+export const chainIdSchema = safeIntegerQuantity;
 
 /** eth_getBlockByNumber(n, false): the header fields reorg detection needs. */
 export const blockHeaderSchema = z.object({

@@ -1,5 +1,6 @@
 import {
   type ChainAdapter,
+  ChainMisconfiguredError,
   type ObservedTransfer,
   resolveChainConfig,
   ServiceUnavailableError,
@@ -166,6 +167,26 @@ describe("scan", () => {
     await expect(adapter.scan({ from: head, to: head + 2 }, watching(ALICE))).rejects.toBeInstanceOf(
       ServiceUnavailableError,
     );
+  });
+});
+
+describe("verifyNetwork", () => {
+  it("accepts eth_chainId of the configured chain and network, refuses any other with ChainMisconfiguredError", async () => {
+    await expect(adapter.verifyNetwork()).resolves.toBeUndefined(); // BASE mainnet, chain id 8453
+    const onNode = (chain: "BASE" | "ETHEREUM", network: "mainnet" | "testnet" | "regtest") =>
+      createEvmAdapter(resolveChainConfig(chain, { rpcUrl: node.url, network }));
+    await expect(onNode("BASE", "regtest").verifyNetwork()).resolves.toBeUndefined();
+    for (const [chain, network, expected] of [
+      ["BASE", "testnet", [84532]],
+      ["ETHEREUM", "mainnet", [1]],
+    ] as const) {
+      const error = await onNode(chain, network)
+        .verifyNetwork()
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ChainMisconfiguredError);
+      expect(error).toMatchObject({ retryable: false, details: { network, expected, chainId: 8453 } });
+      expect((error as Error).message).toContain(`CHAINS_CONFIG.${chain}.network is ${network}`);
+    }
   });
 });
 

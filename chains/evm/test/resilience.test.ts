@@ -1,4 +1,10 @@
-import { type ChainConfig, resolveChainConfig, ServiceUnavailableError } from "@mp/core";
+import {
+  type ChainConfig,
+  ChainMisconfiguredError,
+  ChainMovedError,
+  resolveChainConfig,
+  ServiceUnavailableError,
+} from "@mp/core";
 import {
   type AnvilNode,
   deployTestToken,
@@ -165,11 +171,30 @@ describe("batching and consistency", () => {
     };
     const adapter = createEvmAdapter(config(), { fetch: reorgBeforeLogs });
     const error = await adapter.scan({ from, to }, new Set([payee])).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(EvmRpcError);
-    expect(error).toMatchObject({ retryable: true, failure: { reason: "chain-moved" } });
+    expect(error).toBeInstanceOf(ChainMovedError);
+    expect(error).toMatchObject({ retryable: true, code: "service_unavailable" });
     // Retried on the settled chain, the payment is found once, in its new block.
     const found = await createEvmAdapter(config()).scan({ from, to }, new Set([payee]));
     expect(found.map((t) => [t.blockHeight, t.amountRaw])).toEqual([[from + 1, 77n]]);
+  });
+});
+
+describe("credentials refused", () => {
+  it("HTTP 401/403 from the provider is ChainMisconfiguredError (not retried), without the key", async () => {
+    for (const status of [401, 403]) {
+      const refusing: typeof globalThis.fetch = async () =>
+        new Response('{"error":"invalid api key super-secret-key"}', { status });
+      const adapter = createEvmAdapter(resolveChainConfig("BASE", { rpcUrl: `${node.url}/v2/super-secret-key` }), {
+        fetch: refusing,
+      });
+      for (const call of [() => adapter.head(), () => adapter.scan({ from: 1, to: 2 }, new Set(WATCHED))]) {
+        const error = await call().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ChainMisconfiguredError);
+        expect(error).toMatchObject({ code: "chain_misconfigured", retryable: false });
+        expect((error as Error).message).toContain("CHAINS_CONFIG.BASE.rpcUrl");
+        expect(JSON.stringify({ error, message: String(error) })).not.toContain("super-secret-key");
+      }
+    }
   });
 });
 

@@ -1,3 +1,5 @@
+import type { KnownNetworks } from "@mp/core";
+
 /** Program ids the adapter recognises in jsonParsed transactions (the same on every cluster). */
 export const SYSTEM_PROGRAM_ID = "11111111111111111111111111111111";
 export const TOKEN_PROGRAM_ID = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
@@ -29,3 +31,18 @@ export const MAX_GET_BLOCKS_RANGE = 500_000;
  */
 export const DEFAULT_COMMITMENT = "confirmed";
 export type SolanaCommitment = "confirmed" | "finalized";
+
+/** A public cluster, known by its genesis hash (what `getGenesisHash` answers). */
+export interface SolanaCluster {
+  name: string;
+  genesisHash: string;
+}
+
+/** mainnet is mainnet-beta; testnet is testnet or devnet (both test money). */
+export const SOLANA_CLUSTERS: KnownNetworks<SolanaCluster> = {
+  mainnet: [{ name: "mainnet-beta", genesisHash: "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d" }],
+  testnet: [
+    { name: "testnet", genesisHash: "4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY" },
+    { name: "devnet", genesisHash: "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG" },
+  ],
+};

@@ -10,8 +10,8 @@ import { z } from "zod";
 export const slotSchema = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 
 /**
- * A u64 amount: a JSON number while it is a safe integer, or the digit string the RPC client
- * substitutes for longer numbers before JSON.parse can round them (see json-rpc-client.ts).
+ * A u64 amount: a JSON number while it is a safe integer, or the digit string the exact-number
+ * parser of @mp/rpc substitutes for longer numbers before JSON.parse can round them.
  */
 export const u64Schema = z
   .union([z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER), z.string().regex(/^\d{1,20}$/)])
@@ -19,6 +19,7 @@ export const u64Schema = z
 
 export const getSlotResultSchema = slotSchema;
 export const getBlocksResultSchema = z.array(slotSchema);
+export const genesisHashSchema = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, "not a base58 hash");
 export const signatureSchema = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/, "not a base58 signature");
 
 /**

@@ -3,23 +3,31 @@ import {
   type BlockHeader,
   type ChainAdapter,
   type ChainConfig,
+  ChainMisconfiguredError,
   ConfigError,
+  expectedNetworks,
+  isEmptyRange,
   type Logger,
+  mapBounded,
   type ObservedTransfer,
   type ScanRange,
-  ServiceUnavailableError,
-  ValidationError,
 } from "@mp/core";
-import type { z } from "zod";
+import { JsonRpcClient, type JsonRpcOutcome, RpcUnavailableError } from "@mp/rpc";
 import { extractBlockTransfers } from "./block-transfers.ts";
 import {
   DEFAULT_COMMITMENT,
   MAX_GET_BLOCKS_RANGE,
   SLOT_SKIPPED_ERROR_CODES,
+  SOLANA_CLUSTERS,
   type SolanaCommitment,
 } from "./constants.ts";
-import { JsonRpcClient, type JsonRpcOutcome } from "./json-rpc-client.ts";
-import { blockHeaderSchema, fullBlockSchema, getBlocksResultSchema, getSlotResultSchema } from "./rpc-schemas.ts";
+import {
+  blockHeaderSchema,
+  fullBlockSchema,
+  genesisHashSchema,
+  getBlocksResultSchema,
+  getSlotResultSchema,
+} from "./rpc-schemas.ts";
 import { resolveSolanaAssets, type SolanaAssets } from "./solana-assets.ts";
 
 export interface SolanaAdapterOptions {
@@ -62,9 +70,18 @@ class SolanaAdapter implements ChainAdapter {
   private readonly headersPerRequest: number;
   private readonly concurrency: number;
   private readonly logger: Logger | undefined;
+  private readonly network: ChainConfig["network"];
 
   constructor(config: ChainConfig, options: SolanaAdapterOptions) {
-    this.rpc = new JsonRpcClient({ url: config.rpcUrl, fetch: options.fetch, timeoutMs: options.timeoutMs });
+    this.rpc = new JsonRpcClient({
+      url: config.rpcUrl,
+      label: "Solana RPC",
+      setting: "CHAINS_CONFIG.SOLANA.rpcUrl",
+      fetch: options.fetch,
+      timeoutMs: options.timeoutMs,
+      logger: options.logger,
+    });
+    this.network = config.network;
     this.assets = resolveSolanaAssets(config);
     this.commitment = options.commitment ?? DEFAULT_COMMITMENT;
     this.blocksPerRequest = Math.max(1, options.blocksPerRequest ?? 1);
@@ -74,8 +91,25 @@ class SolanaAdapter implements ChainAdapter {
   }
 
   async head(): Promise<number> {
-    const result = await this.rpc.call({ method: "getSlot", params: [{ commitment: this.commitment }] });
-    return validated(getSlotResultSchema, result, "getSlot");
+    const result = await this.rpc.call("getSlot", [{ commitment: this.commitment }]);
+    return this.rpc.validated(getSlotResultSchema, result, "getSlot");
+  }
+
+  /**
+   * The node's genesis hash must be one of the configured network's clusters (mainnet: mainnet-beta;
+   * testnet: testnet or devnet). `regtest` is a local validator or test node, whose genesis is
+   * its own: any is accepted.
+   */
+  async verifyNetwork(): Promise<void> {
+    const clusters = expectedNetworks(this.network, SOLANA_CLUSTERS);
+    if (clusters === null) return;
+    const genesis = this.rpc.validated(genesisHashSchema, await this.rpc.call("getGenesisHash"), "getGenesisHash");
+    if (!clusters.some((cluster) => cluster.genesisHash === genesis)) {
+      throw new ChainMisconfiguredError(
+        `CHAINS_CONFIG.SOLANA.network is ${this.network} (${clusters.map((c) => c.name).join(" or ")}) but the node at CHAINS_CONFIG.SOLANA.rpcUrl serves the cluster with genesis ${genesis}`,
+        { details: { network: this.network, genesisHash: genesis } },
+      );
+    }
   }
 
   async headers(range: ScanRange): Promise<BlockHeader[]> {
@@ -87,7 +121,7 @@ class SolanaAdapter implements ChainAdapter {
       rewards: false,
     };
     return this.fetchBlocks(slots, config, this.headersPerRequest, (slot, result): BlockHeader => {
-      const block = validated(blockHeaderSchema, result, `getBlock ${slot}`);
+      const block = this.rpc.validated(blockHeaderSchema, result, `getBlock ${slot}`);
       return { height: slot, hash: block.blockhash, parentHash: block.previousBlockhash };
     });
   }
@@ -103,7 +137,7 @@ class SolanaAdapter implements ChainAdapter {
       rewards: false,
     };
     const perBlock = await this.fetchBlocks(slots, config, this.blocksPerRequest, (slot, result) => {
-      const block = validated(fullBlockSchema, result, `getBlock ${slot}`);
+      const block = this.rpc.validated(fullBlockSchema, result, `getBlock ${slot}`);
       return extractBlockTransfers(block, { slot, blockHash: block.blockhash }, this.assets, watch);
     });
     const transfers = perBlock.flat();
@@ -120,19 +154,36 @@ class SolanaAdapter implements ChainAdapter {
     return transfers;
   }
 
-  /** Slots in the range that hold a block, ascending (getBlocks, split at its range limit). */
+  /**
+   * Slots in the range that hold a block, ascending (getBlocks, split at its range limit). getBlocks
+   * silently leaves out slots the node has purged from its ledger, exactly as it leaves out skipped
+   * ones: so once the slots are listed, getFirstAvailableBlock must not be above the range's start
+   * (asked after getBlocks: the first available slot only grows, so it was no higher then).
+   * Otherwise blocks would be passed over unseen: the chain stops with ChainMisconfiguredError.
+   */
   private async blockSlots(range: ScanRange): Promise<number[]> {
     if (isEmptyRange(range)) return [];
     const slots: number[] = [];
     for (let from = range.from; from <= range.to; from += MAX_GET_BLOCKS_RANGE) {
       const to = Math.min(range.to, from + MAX_GET_BLOCKS_RANGE - 1);
-      const result = await this.rpc.call({ method: "getBlocks", params: [from, to, { commitment: this.commitment }] });
-      for (const slot of validated(getBlocksResultSchema, result, "getBlocks")) {
+      const result = await this.rpc.call("getBlocks", [from, to, { commitment: this.commitment }]);
+      for (const slot of this.rpc.validated(getBlocksResultSchema, result, "getBlocks")) {
         if (slot < from || slot > to || (slots.length > 0 && slot <= (slots.at(-1) ?? -1))) {
-          throw new ServiceUnavailableError(`Solana RPC getBlocks(${from}, ${to}) returned slot ${slot} out of order`);
+          throw new RpcUnavailableError(`Solana RPC getBlocks(${from}, ${to}) returned slot ${slot} out of order`);
         }
         slots.push(slot);
       }
+    }
+    const first = this.rpc.validated(
+      getSlotResultSchema,
+      await this.rpc.call("getFirstAvailableBlock"),
+      "getFirstAvailableBlock",
+    );
+    if (first > range.from) {
+      throw new ChainMisconfiguredError(
+        `the Solana node at CHAINS_CONFIG.SOLANA.rpcUrl has purged slots ${range.from}..${first - 1} (its first available block is ${first}): their deposits cannot be seen; use a node that keeps this history (a larger --limit-ledger-size or an archive provider)`,
+        { details: { from: range.from, firstAvailableBlock: first } },
+      );
     }
     return slots;
   }
@@ -145,63 +196,29 @@ class SolanaAdapter implements ChainAdapter {
    */
   private async fetchBlocks<T>(
     slots: readonly number[],
-    config: Record<string, unknown>,
+    config: Record<string, string | number | boolean>,
     perRequest: number,
     read: (slot: number, result: unknown) => T,
   ): Promise<T[]> {
     const chunks: number[][] = [];
     for (let i = 0; i < slots.length; i += perRequest) chunks.push(slots.slice(i, i + perRequest));
-    const results: T[][] = new Array(chunks.length);
-    let next = 0;
-    let failed = false;
-    const worker = async () => {
-      while (!failed && next < chunks.length) {
-        const index = next++;
-        const chunk = chunks[index] ?? [];
-        try {
-          const outcomes = await this.rpc.batch(chunk.map((slot) => ({ method: "getBlock", params: [slot, config] })));
-          results[index] = chunk.map((slot, i) => read(slot, blockResult(slot, outcomes[i])));
-        } catch (error) {
-          failed = true; // the whole call fails: stop the other workers fetching for nothing
-          throw error;
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.concurrency, chunks.length) }, worker));
+    const results = await mapBounded(chunks, this.concurrency, async (chunk) => {
+      const outcomes = await this.rpc.batch(chunk.map((slot) => ({ method: "getBlock", params: [slot, config] })));
+      return chunk.map((slot, i) => read(slot, blockResult(slot, outcomes[i])));
+    });
     return results.flat();
   }
 }
 
 function blockResult(slot: number, outcome: JsonRpcOutcome | undefined): unknown {
-  if (!outcome) throw new ServiceUnavailableError(`Solana RPC getBlock ${slot}: no answer`);
+  if (!outcome) throw new RpcUnavailableError(`Solana RPC getBlock ${slot}: no answer`);
   if (!outcome.ok) {
     const why = SLOT_SKIPPED_ERROR_CODES.has(outcome.code) ? " although getBlocks listed it" : "";
-    throw new ServiceUnavailableError(`Solana RPC getBlock ${slot} failed${why}: ${outcome.code} ${outcome.message}`, {
-      details: { code: outcome.code, slot },
+    throw new RpcUnavailableError(`Solana RPC getBlock ${slot} failed${why}: ${outcome.code} ${outcome.message}`, {
+      code: outcome.code,
+      slot,
     });
   }
-  if (outcome.result === null)
-    throw new ServiceUnavailableError(`Solana RPC getBlock ${slot}: block not available yet`);
+  if (outcome.result === null) throw new RpcUnavailableError(`Solana RPC getBlock ${slot}: block not available yet`);
   return outcome.result;
-}
-
-/** A range ending before it starts is empty (the indexer is caught up); a malformed one is a bug. */
-function isEmptyRange(range: ScanRange): boolean {
-  if (!Number.isSafeInteger(range.from) || !Number.isSafeInteger(range.to) || range.from < 0) {
-    throw new ValidationError(`invalid slot range ${range.from}..${range.to}`, "range");
-  }
-  return range.to < range.from;
-}
-
-function validated<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  const where = issue?.path.join(".") ?? "";
-  throw new ServiceUnavailableError(
-    `Solana RPC ${what}: unexpected answer at ${where || "(root)"}: ${issue?.message}`,
-    {
-      cause: parsed.error,
-    },
-  );
 }

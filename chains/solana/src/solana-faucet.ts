@@ -1,14 +1,8 @@
-import {
-  type ChainAsset,
-  type ChainConfig,
-  type SandboxFaucet,
-  ServiceUnavailableError,
-  ValidationError,
-} from "@mp/core";
+import { type ChainAsset, type ChainConfig, type SandboxFaucet, ValidationError } from "@mp/core";
+import { HttpTransport, JsonRpcClient, validatedAnswer } from "@mp/rpc";
 import { PublicKey } from "@solana/web3.js";
 import { z } from "zod";
 import { DEFAULT_COMMITMENT } from "./constants.ts";
-import { JsonRpcClient } from "./json-rpc-client.ts";
 import { signatureSchema } from "./rpc-schemas.ts";
 import { resolveSolanaAssets } from "./solana-assets.ts";
 
@@ -31,8 +25,14 @@ const testTransferAnswerSchema = z.object({ signature: signatureSchema });
  */
 export function createSolanaFaucet(config: ChainConfig, options: SolanaFaucetOptions = {}): SandboxFaucet {
   const assets = resolveSolanaAssets(config);
-  const rpc = new JsonRpcClient({ url: config.rpcUrl, fetch: options.fetch, timeoutMs: options.timeoutMs });
-  const fetchImpl = options.fetch ?? globalThis.fetch;
+  const node = {
+    url: config.rpcUrl,
+    setting: "CHAINS_CONFIG.SOLANA.rpcUrl",
+    fetch: options.fetch,
+    timeoutMs: options.timeoutMs,
+  };
+  const rpc = new JsonRpcClient({ ...node, label: "Solana RPC" });
+  const testNode = new HttpTransport({ ...node, label: "Solana test node" });
 
   return {
     chain: "SOLANA",
@@ -42,17 +42,14 @@ export function createSolanaFaucet(config: ChainConfig, options: SolanaFaucetOpt
       if (amountRaw <= 0n) throw new ValidationError("amount must be positive", "amount");
       if (asset === assets.native.asset) {
         if (amountRaw > BigInt(Number.MAX_SAFE_INTEGER)) throw new ValidationError("amount too large", "amount");
-        const result = await rpc.call({
-          method: "requestAirdrop",
-          params: [to, Number(amountRaw), { commitment: DEFAULT_COMMITMENT }],
-        });
-        const signature = signatureSchema.safeParse(result);
-        if (!signature.success) throw new ServiceUnavailableError("requestAirdrop: unexpected answer");
-        return { txHash: signature.data };
+        const result = await rpc.call("requestAirdrop", [to, Number(amountRaw), { commitment: DEFAULT_COMMITMENT }]);
+        return { txHash: rpc.validated(signatureSchema, result, "requestAirdrop") };
       }
       const token = [...assets.tokensByMint.values()].find((candidate) => candidate.asset === asset);
       if (!token) throw new ValidationError(`asset ${asset} is not available on SOLANA`, "asset");
-      return { txHash: await sendTestToken(fetchImpl, config.rpcUrl, to, token.address, amountRaw) };
+      const body = JSON.stringify({ to, mint: token.address, amount: amountRaw.toString() });
+      const answer = await testNode.post(TEST_TOKEN_TRANSFER_PATH, body, "token transfer");
+      return { txHash: validatedAnswer(testTransferAnswerSchema, answer, "Solana test node transfer").signature };
     },
   };
 }
@@ -63,32 +60,4 @@ function isSolanaAddress(value: string): boolean {
   } catch {
     return false;
   }
-}
-
-async function sendTestToken(
-  fetchImpl: typeof globalThis.fetch,
-  rpcUrl: string,
-  to: string,
-  mint: string,
-  amount: bigint,
-): Promise<string> {
-  let response: Response;
-  try {
-    response = await fetchImpl(new URL(TEST_TOKEN_TRANSFER_PATH, rpcUrl), {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ to, mint, amount: amount.toString() }),
-      signal: AbortSignal.timeout(30_000),
-    });
-  } catch (error) {
-    throw new ServiceUnavailableError("Solana test node unreachable", { cause: error });
-  }
-  const body: unknown = await response.json().catch(() => null);
-  const answer = testTransferAnswerSchema.safeParse(body);
-  if (!response.ok || !answer.success) {
-    throw new ServiceUnavailableError(`Solana test node refused the token transfer (HTTP ${response.status})`, {
-      details: { body },
-    });
-  }
-  return answer.data.signature;
 }

@@ -1,4 +1,4 @@
-import { resolveChainConfig, ServiceUnavailableError } from "@mp/core";
+import { ChainMisconfiguredError, resolveChainConfig, ServiceUnavailableError } from "@mp/core";
 import { startSolanaTestNode } from "@mp/test-nodes/solana";
 import { Keypair } from "@solana/web3.js";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -245,6 +245,72 @@ describe("Solana adapter against the test node", () => {
       await solana.node.restart();
     }
     await expect(solana.adapter.scan({ from: slot, to: slot }, new Set([alice]))).resolves.toHaveLength(1);
+  });
+});
+
+describe("Solana adapter and a node that purged old slots", () => {
+  it("stops with ChainMisconfiguredError instead of passing over purged slots as skipped ones", async () => {
+    const pruned = await startSolanaTestNode({ seed: "pruned-ledger" });
+    try {
+      const prunedAdapter = createSolanaAdapter(
+        resolveChainConfig("SOLANA", { rpcUrl: pruned.url, tokens: [...pruned.tokens], network: "regtest" }),
+      );
+      const alice = wallet();
+      pruned.transfer(alice, 3n * SOL);
+      const [paid] = pruned.mine();
+      const [kept] = pruned.mine(2);
+      pruned.purgeBelow(kept ?? 0);
+      for (const read of [
+        () => prunedAdapter.scan({ from: paid ?? 0, to: pruned.head() }, new Set([alice])),
+        () => prunedAdapter.headers({ from: 0, to: pruned.head() }),
+      ]) {
+        const error = await read().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ChainMisconfiguredError);
+        expect(error).toMatchObject({
+          code: "chain_misconfigured",
+          retryable: false,
+          details: { firstAvailableBlock: kept },
+          message: expect.stringMatching(/has purged slots .* first available block is/),
+        });
+      }
+      // From the first available slot on, the node still serves everything.
+      const headers = await prunedAdapter.headers({ from: kept ?? 0, to: pruned.head() });
+      expect(headers.map((header) => header.height)).toEqual([kept, (kept ?? 0) + 1]);
+    } finally {
+      await pruned.stop();
+    }
+  });
+});
+
+describe("Solana verifyNetwork", () => {
+  it("accepts the test node as regtest and refuses it as mainnet or testnet", async () => {
+    await expect(solana.adapter.verifyNetwork()).resolves.toBeUndefined();
+    for (const network of ["mainnet", "testnet"] as const) {
+      const wrong = createSolanaAdapter(resolveChainConfig("SOLANA", { rpcUrl: solana.node.url, network }));
+      const error = await wrong.verifyNetwork().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ChainMisconfiguredError);
+      expect(error).toMatchObject({ retryable: false, details: { network, genesisHash: solana.node.genesisHash } });
+    }
+  });
+
+  it("accepts a node whose genesis hash is the configured cluster's", async () => {
+    const answering =
+      (genesis: string): typeof globalThis.fetch =>
+      async (_input, init) =>
+        new Response(JSON.stringify({ jsonrpc: "2.0", id: JSON.parse(String(init?.body)).id, result: genesis }));
+    const mainnet = resolveChainConfig("SOLANA", { rpcUrl: "http://solana.invalid", network: "mainnet" });
+    const testnet = { ...mainnet, network: "testnet" as const };
+    const mainnetGenesis = "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d";
+    const devnetGenesis = "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG";
+    await expect(createSolanaAdapter(mainnet, { fetch: answering(mainnetGenesis) }).verifyNetwork()).resolves.toBe(
+      undefined,
+    );
+    await expect(createSolanaAdapter(testnet, { fetch: answering(devnetGenesis) }).verifyNetwork()).resolves.toBe(
+      undefined,
+    );
+    await expect(
+      createSolanaAdapter(testnet, { fetch: answering(mainnetGenesis) }).verifyNetwork(),
+    ).rejects.toBeInstanceOf(ChainMisconfiguredError);
   });
 });
 

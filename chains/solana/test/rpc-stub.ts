@@ -25,6 +25,10 @@ export function stubSolanaRpc(blocks: StubBlocks, alsoListed: readonly number[] 
           .sort((a, b) => a - b);
         return `{"jsonrpc":"2.0","result":${JSON.stringify(slots)},"id":${request.id}}`;
       }
+      if (request.method === "getFirstAvailableBlock") {
+        // The recorded blocks are all the history this stand-in has: none is purged.
+        return `{"jsonrpc":"2.0","result":0,"id":${request.id}}`;
+      }
       if (request.method === "getBlock") {
         const block = blocks.get(Number(first));
         if (block === undefined) {

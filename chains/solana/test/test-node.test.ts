@@ -168,6 +168,35 @@ describe("Solana test node RPC", () => {
     expect(await call("getBalance", [node.faucetAddress])).toMatchObject({ error: { code: -32601 } });
   });
 
+  it("purges old blocks as a ledger size limit does: getBlocks omits them, getBlock says cleaned up", async () => {
+    const pruned = await startSolanaTestNode({ seed: "purging-node" });
+    try {
+      const ask = async (method: string, params: unknown[]) => {
+        const response = await fetch(pruned.url, {
+          method: "POST",
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+        });
+        return response.json();
+      };
+      pruned.skipSlots(2);
+      const [first, second, third] = pruned.mine(3);
+      expect(await ask("getFirstAvailableBlock", [])).toMatchObject({ result: 0 });
+      pruned.purgeBelow(second ?? 0);
+      expect(await ask("getFirstAvailableBlock", [])).toMatchObject({ result: second });
+      expect(await ask("getBlocks", [0, third])).toMatchObject({ result: [second, third] });
+      expect(await ask("getBlock", [first, { encoding: "jsonParsed" }])).toMatchObject({
+        error: {
+          code: -32001,
+          message: `Block ${first} cleaned up, does not exist on node. First available block: ${second}`,
+        },
+      });
+      expect(await ask("getGenesisHash", [])).toEqual({ jsonrpc: "2.0", id: 1, result: pruned.genesisHash });
+      expect(pruned.genesisHash).not.toBe(node.genesisHash);
+    } finally {
+      await pruned.stop();
+    }
+  });
+
   it("answers a JSON-RPC batch in order, header-only blocks without transactions", async () => {
     const [slot] = node.mine();
     const answer = await rpc([

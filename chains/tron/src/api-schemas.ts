@@ -16,8 +16,8 @@ export const hexAddressSchema = z.string().regex(/^41[0-9a-fA-F]{40}$/, "not a 2
 const heightSchema = z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
 
 /**
- * An int64 amount in sun: a JSON number while it is a safe integer, or the digit string the client
- * substitutes for longer numbers before JSON.parse can round them (see http-api-client.ts).
+ * An int64 amount in sun: a JSON number while it is a safe integer, or the digit string the
+ * exact-number parser of @mp/rpc substitutes for longer numbers before JSON.parse can round them.
  */
 export const sunSchema = z
   .union([z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER), z.string().regex(/^\d{1,19}$/)])

@@ -1,9 +1,12 @@
+import { HttpTransport, validatedAnswer } from "@mp/rpc";
 import type { z } from "zod";
 import { TronApiError } from "./tron-api-error.ts";
 
 export interface TronHttpClientOptions {
   /** Base URL of the full node's HTTP API (e.g. http://127.0.0.1:8090 or https://api.trongrid.io). */
   url: string;
+  /** The setting holding the URL, named in configuration errors. */
+  setting: string;
   fetch?: typeof globalThis.fetch | undefined;
   timeoutMs?: number | undefined;
   /** Sent as `TRON-PRO-API-KEY` (TronGrid). */
@@ -11,73 +14,31 @@ export interface TronHttpClientOptions {
 }
 
 /**
- * int64 sun amounts are bare JSON numbers; JSON.parse would round those above 2^53 (9 billion TRX,
- * within the supply). Quoting them first keeps every digit; the schemas accept both forms. A key
- * inside a JSON string would be escaped (`\"amount\"`), so no string content can match.
- */
-const LONG_AMOUNT = /"amount":(\s*)(\d{16,})/g;
-
-export function parseKeepingInt64(text: string): unknown {
-  return JSON.parse(text.replace(LONG_AMOUNT, '"amount":$1"$2"'));
-}
-
-/**
- * POSTs JSON to `/wallet/*` endpoints and validates the answer with zod. Every transport failure,
- * HTTP error, `{"Error": …}` body (java-tron answers HTTP 200 with it) or malformed answer is a
- * TronApiError (retryable).
+ * POSTs JSON to `/wallet/*` endpoints over the shared HttpTransport (timeout, exact int64 amounts,
+ * 401/403 as ChainMisconfiguredError, everything else retryable, no key in any message) and
+ * validates the answer with zod. java-tron answers some failures with HTTP 200 and an
+ * `{"Error": …}` body: that is a TronApiError (retryable).
  */
 export class TronHttpClient {
-  private readonly base: string;
-  private readonly fetchImpl: typeof globalThis.fetch;
-  private readonly timeoutMs: number;
-  private readonly headers: Record<string, string>;
+  private readonly transport: HttpTransport;
 
   constructor(options: TronHttpClientOptions) {
-    this.base = options.url.replace(/\/+$/, "");
-    this.fetchImpl = options.fetch ?? globalThis.fetch;
-    this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.headers = { "content-type": "application/json", accept: "application/json" };
-    if (options.apiKey !== undefined) this.headers["TRON-PRO-API-KEY"] = options.apiKey;
+    this.transport = new HttpTransport({
+      url: options.url,
+      label: "Tron API",
+      setting: options.setting,
+      fetch: options.fetch,
+      timeoutMs: options.timeoutMs,
+      headers: options.apiKey === undefined ? undefined : { "TRON-PRO-API-KEY": options.apiKey },
+    });
   }
 
   async post<S extends z.ZodType>(endpoint: string, body: unknown, schema: S): Promise<z.output<S>> {
-    let response: Response;
-    try {
-      response = await this.fetchImpl(`${this.base}${endpoint}`, {
-        method: "POST",
-        headers: this.headers,
-        body: JSON.stringify(body),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-    } catch (error) {
-      throw new TronApiError(endpoint, "node unreachable", { cause: error });
-    }
-    let text: string;
-    try {
-      text = await response.text();
-    } catch (error) {
-      throw new TronApiError(endpoint, "answer interrupted", { cause: error });
-    }
-    if (!response.ok) {
-      throw new TronApiError(endpoint, `HTTP ${response.status} ${text.slice(0, 200)}`, {
-        details: { status: response.status },
-      });
-    }
-    let json: unknown;
-    try {
-      json = parseKeepingInt64(text);
-    } catch (error) {
-      throw new TronApiError(endpoint, "answer is not JSON", { cause: error });
-    }
+    const json = await this.transport.post(endpoint, JSON.stringify(body), endpoint);
     if (typeof json === "object" && json !== null && "Error" in json) {
-      throw new TronApiError(endpoint, `node error: ${String(Reflect.get(json, "Error")).slice(0, 300)}`);
+      const message = this.transport.scrub(String(Reflect.get(json, "Error")).slice(0, 300));
+      throw new TronApiError(endpoint, `node error: ${message}`);
     }
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue?.path.join(".") || "(root)";
-      throw new TronApiError(endpoint, `unexpected answer at ${where}: ${issue?.message}`, { cause: parsed.error });
-    }
-    return parsed.data;
+    return validatedAnswer(schema, json, `Tron API ${endpoint}`);
   }
 }

@@ -3,12 +3,15 @@ import {
   type BlockHeader,
   type ChainAdapter,
   type ChainConfig,
+  ChainMisconfiguredError,
+  ChainMovedError,
   ConfigError,
   chainFamily,
+  expectedNetworks,
+  isEmptyRange,
   type Logger,
+  mapBounded,
   type ObservedTransfer,
-  type ScanRange,
-  ValidationError,
 } from "@mp/core";
 import { z } from "zod";
 import {
@@ -19,7 +22,7 @@ import {
   transactionInfoListSchema,
 } from "./api-schemas.ts";
 import { extractBlockTransfers } from "./block-transfers.ts";
-import { MAX_BLOCKS_PER_LIMIT_NEXT } from "./constants.ts";
+import { MAX_BLOCKS_PER_LIMIT_NEXT, TRON_NETWORKS } from "./constants.ts";
 import { TronHttpClient } from "./http-api-client.ts";
 import { TronApiError } from "./tron-api-error.ts";
 import { resolveTronAssets, type TronAssets } from "./tron-assets.ts";
@@ -56,6 +59,7 @@ export function createTronAdapter(config: ChainConfig, options: TronAdapterOptio
   }
   const api = new TronHttpClient({
     url: config.rpcUrl,
+    setting: `CHAINS_CONFIG.${config.chain}.rpcUrl`,
     fetch: options.fetch,
     timeoutMs: options.timeoutMs,
     apiKey: options.apiKey,
@@ -97,6 +101,23 @@ export function createTronAdapter(config: ChainConfig, options: TronAdapterOptio
     async head() {
       const block = await api.post("/wallet/getnowblock", {}, blockHeaderOnlySchema);
       return block.block_header.raw_data.number;
+    },
+
+    /**
+     * Block 0 of the node must be the genesis of the configured network (mainnet; testnet: Nile or
+     * Shasta). `regtest` is a private chain or the test node, whose genesis is its own: any.
+     */
+    async verifyNetwork() {
+      const networks = expectedNetworks(config.network, TRON_NETWORKS);
+      if (networks === null) return;
+      const genesis = await api.post("/wallet/getblockbynum", { num: 0 }, blockHeaderOnlySchema);
+      const id = genesis.blockID.toLowerCase();
+      if (!networks.some((network) => network.genesisBlockId === id)) {
+        throw new ChainMisconfiguredError(
+          `CHAINS_CONFIG.${config.chain}.network is ${config.network} (${networks.map((n) => n.name).join(" or ")}) but the node at CHAINS_CONFIG.${config.chain}.rpcUrl serves a chain whose block 0 is ${id}`,
+          { details: { network: config.network, genesisBlockId: id } },
+        );
+      }
     },
 
     async headers(range) {
@@ -156,36 +177,8 @@ function toHeader(block: ApiBlockHeader, height: number, endpoint: string): Bloc
 
 function assertLinked(previous: BlockHeader | undefined, header: BlockHeader, endpoint: string): void {
   if (previous !== undefined && header.parentHash !== previous.hash) {
-    throw new TronApiError(endpoint, `chain changed at block ${header.height} during the request; retry`, {
-      details: { height: header.height },
+    throw new ChainMovedError(`Tron chain changed at block ${header.height} during the request (${endpoint}); retry`, {
+      height: header.height,
     });
   }
-}
-
-/** A range ending before it starts is empty (the indexer is caught up); a malformed one is a bug. */
-function isEmptyRange(range: ScanRange): boolean {
-  if (!Number.isSafeInteger(range.from) || !Number.isSafeInteger(range.to) || range.from < 0) {
-    throw new ValidationError(`invalid block range ${range.from}..${range.to}`, "range");
-  }
-  return range.to < range.from;
-}
-
-/** `work` over every item with at most `limit` in flight; results in item order. Stops on the first error. */
-async function mapBounded<T, R>(items: readonly T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    while (!failed && next < items.length) {
-      const index = next++;
-      try {
-        results[index] = await work(items[index] as T);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

@@ -6,10 +6,10 @@ import {
   type SandboxFaucet,
   ValidationError,
 } from "@mp/core";
+import { HttpTransport, validatedAnswer } from "@mp/rpc";
 import { z } from "zod";
 import { hash32Schema } from "./api-schemas.ts";
 import { isTronAddress } from "./tron-address.ts";
-import { TronApiError } from "./tron-api-error.ts";
 import { resolveTronAssets } from "./tron-assets.ts";
 
 export interface TronFaucetOptions {
@@ -36,8 +36,13 @@ export function createTronFaucet(config: ChainConfig, options: TronFaucetOptions
     throw new ConfigError(`CHAINS_CONFIG.${config.chain}`, "is not a Tron chain");
   }
   const assets = resolveTronAssets(config);
-  const fetchImpl = options.fetch ?? globalThis.fetch;
-  const endpoint = `${config.rpcUrl.replace(/\/+$/, "")}${TEST_TRANSFER_PATH}`;
+  const testNode = new HttpTransport({
+    url: config.rpcUrl,
+    label: "Tron test node",
+    setting: `CHAINS_CONFIG.${config.chain}.rpcUrl`,
+    fetch: options.fetch,
+    timeoutMs: options.timeoutMs,
+  });
 
   return {
     chain: config.chain,
@@ -49,25 +54,13 @@ export function createTronFaucet(config: ChainConfig, options: TronFaucetOptions
       if (!chosen) throw new ValidationError(`asset ${asset} is not available on ${config.chain}`, "asset");
       if (chosen.address === null && amountRaw > MAX_SUN) throw new ValidationError("amount too large", "amount");
 
-      let response: Response;
-      try {
-        response = await fetchImpl(endpoint, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ to, asset: chosen.address ?? chosen.asset, amount: amountRaw.toString() }),
-          signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
-        });
-      } catch (error) {
-        throw new TronApiError(TEST_TRANSFER_PATH, "test node unreachable", { cause: error });
-      }
-      const body: unknown = await response.json().catch(() => null);
-      const answer = answerSchema.safeParse(body);
-      if (!response.ok || !answer.success) {
-        throw new TronApiError(TEST_TRANSFER_PATH, `test node refused the transfer (HTTP ${response.status})`, {
-          details: { body },
-        });
-      }
-      return { txHash: answer.data.txID.toLowerCase() };
+      const body = JSON.stringify({ to, asset: chosen.address ?? chosen.asset, amount: amountRaw.toString() });
+      const answer = validatedAnswer(
+        answerSchema,
+        await testNode.post(TEST_TRANSFER_PATH, body, "transfer"),
+        `Tron test node ${TEST_TRANSFER_PATH}`,
+      );
+      return { txHash: answer.txID.toLowerCase() };
     },
   };
 }

@@ -1,4 +1,4 @@
-import { resolveChainConfig, ServiceUnavailableError } from "@mp/core";
+import { ChainMisconfiguredError, resolveChainConfig, ServiceUnavailableError } from "@mp/core";
 import { startTronTestNode, TronKey } from "@mp/test-nodes/tron";
 import { beforeEach, describe, expect, it } from "vitest";
 import { useTestNodeAdapter } from "../../../test/support/test-node-adapter.ts";
@@ -179,9 +179,44 @@ describe("Tron adapter against the test node", () => {
 
   it("refuses a malformed range and a chain that is not Tron", async () => {
     await expect(tron.adapter.scan({ from: -1, to: 2 }, new Set())).rejects.toMatchObject({ code: "validation_error" });
+    // An inverted range is empty, as in every tron.adapter.
+    await expect(tron.adapter.scan({ from: 5, to: 4 }, new Set())).resolves.toEqual([]);
+    await expect(tron.adapter.headers({ from: 5, to: 4 })).resolves.toEqual([]);
     expect(() => createTronAdapter(resolveChainConfig("SOLANA", { rpcUrl: tron.node.url }))).toThrow(
       /not a Tron chain/,
     );
+  });
+});
+
+describe("Tron verifyNetwork", () => {
+  it("accepts the test node as regtest and refuses it as mainnet or testnet, naming its block 0", async () => {
+    await expect(tron.adapter.verifyNetwork()).resolves.toBeUndefined();
+    for (const network of ["mainnet", "testnet"] as const) {
+      const wrong = createTronAdapter({ ...tron.config, network });
+      const error = await wrong.verifyNetwork().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ChainMisconfiguredError);
+      expect(error).toMatchObject({ retryable: false, details: { network, genesisBlockId: tron.node.blockId(0) } });
+    }
+  });
+
+  it("accepts a node whose block 0 is the configured network's genesis", async () => {
+    const withGenesis =
+      (blockID: string): typeof globalThis.fetch =>
+      async () =>
+        new Response(JSON.stringify({ blockID, block_header: { raw_data: { parentHash: "00".repeat(32) } } }));
+    const mainnetGenesis = "00000000000000001ebf88508a03865c71d452e25f4d51194196a1d22b6653dc";
+    const nileGenesis = "0000000000000000d698d4192c56cb6be724a558448e2684802de4d6cd8690dc";
+    const mainnet = { ...tron.config, network: "mainnet" as const };
+    const testnet = { ...tron.config, network: "testnet" as const };
+    await expect(createTronAdapter(mainnet, { fetch: withGenesis(mainnetGenesis) }).verifyNetwork()).resolves.toBe(
+      undefined,
+    );
+    await expect(createTronAdapter(testnet, { fetch: withGenesis(nileGenesis) }).verifyNetwork()).resolves.toBe(
+      undefined,
+    );
+    await expect(
+      createTronAdapter(mainnet, { fetch: withGenesis(nileGenesis) }).verifyNetwork(),
+    ).rejects.toBeInstanceOf(ChainMisconfiguredError);
   });
 });
 

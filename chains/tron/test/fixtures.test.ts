@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
+import { parseJsonExact } from "@mp/rpc";
 import { utils } from "tronweb";
 import { describe, expect, it } from "vitest";
 import {
@@ -10,7 +11,6 @@ import {
   extractBlockTransfers,
   hexToBase58,
   isTronAddress,
-  parseKeepingInt64,
   resolveTronAssets,
   TRC20_TRANSFER_TOPIC,
   TronApiError,
@@ -137,7 +137,7 @@ describe("Tron API answers from the public docs", () => {
     const block = blockSchema.parse({
       blockID: `${(62258698).toString(16).padStart(16, "0")}${"ab".repeat(24)}`,
       block_header: { raw_data: { number: 62258698, parentHash: "00".repeat(32) } },
-      transactions: [parseKeepingInt64(text)],
+      transactions: [parseJsonExact(text)],
     });
     const to = hexToBase58("4105cc125604448afeb6867eb688efb7e80411d57a");
     const [deposit] = extractBlockTransfers(

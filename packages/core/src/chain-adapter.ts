@@ -62,10 +62,10 @@ export interface ChainAdapter {
   /**
    * Checks that the node serves the configured chain and network and accepts our credentials
    * (EVM `eth_chainId`, Bitcoin `getblockchaininfo.chain`, Solana genesis hash, Tron block 0).
-   * Throws ChainMisconfiguredError when it does not; a network failure stays retryable.
-   * Optional while the families adopt it (issue 10 item 8).
+   * Throws ChainMisconfiguredError when it does not; a network failure stays retryable. The
+   * `regtest` network is a local node with a genesis of its own: only Bitcoin can still check it.
    */
-  verifyNetwork?(): Promise<void>;
+  verifyNetwork(): Promise<void>;
 }
 
 /** A chain's asset as configured (native coin or token). */

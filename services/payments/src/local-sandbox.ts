@@ -1,8 +1,10 @@
+import { EVM_CHAIN_IDS } from "@mp/chain-evm";
 import {
   type ChainConfig,
   type ChainId,
   type ChainsConfig,
   EVM_CHAINS,
+  type EvmChainId,
   type Logger,
   resolveChainConfig,
 } from "@mp/core";
@@ -10,21 +12,6 @@ import { startBitcoinTestNode } from "@mp/test-nodes/bitcoin";
 import { ANVIL_DEPLOYER, type AnvilNode, deployTestToken, startAnvil } from "@mp/test-nodes/evm";
 import { startSolanaTestNode } from "@mp/test-nodes/solana";
 import { startTronTestNode } from "@mp/test-nodes/tron";
-
-/**
- * Chain ids of the local EVM nodes: the public testnets' ids, so a wallet never mistakes a sandbox
- * chain for a mainnet one. One anvil per chain: the seven chains share one receive address, so a
- * shared node would show every sandbox transfer as a deposit on all seven.
- */
-const SANDBOX_EVM_CHAINS: Record<string, number> = {
-  BASE: 84532,
-  ARBITRUM: 421614,
-  POLYGON: 80002,
-  CELO: 44787,
-  BSC: 97,
-  ETHEREUM: 11155111,
-  OPTIMISM: 11155420,
-};
 
 /** Confirmations on the local chains: small, so a sandbox deposit confirms within seconds. */
 export const SANDBOX_CONFIRMATIONS: Partial<Record<ChainId, number>> = {
@@ -50,7 +37,10 @@ export async function startLocalSandbox(logger: Logger): Promise<LocalSandbox> {
   const chains: ChainsConfig = {};
   try {
     const evm = EVM_CHAINS.map(async (chain) => {
-      const node = await startAnvil({ chainId: SANDBOX_EVM_CHAINS[chain] ?? 31337, blockTimeSeconds: 1 });
+      // The public testnet's chain id (network "testnet", so verifyNetwork holds), so a wallet never
+      // mistakes a sandbox chain for a mainnet one. One anvil per chain: the seven chains share one
+      // receive address, so a shared node would show every sandbox transfer as a deposit on all seven.
+      const node = await startAnvil({ chainId: EVM_CHAIN_IDS[chain].testnet[0] ?? 31337, blockTimeSeconds: 1 });
       stops.push(() => node.stop());
       chains[chain] = await evmChainConfig(chain, node);
     });
@@ -69,6 +59,8 @@ export async function startLocalSandbox(logger: Logger): Promise<LocalSandbox> {
       stops.push(() => node.stop());
       chains.SOLANA = resolveChainConfig("SOLANA", {
         rpcUrl: node.url,
+        // A local cluster with a genesis of its own.
+        network: "regtest",
         confirmations: SANDBOX_CONFIRMATIONS.SOLANA,
         pollIntervalMs: 400,
         tokens: [...node.tokens],
@@ -79,6 +71,8 @@ export async function startLocalSandbox(logger: Logger): Promise<LocalSandbox> {
       stops.push(() => node.stop());
       chains.TRON = resolveChainConfig("TRON", {
         rpcUrl: node.url,
+        // A private chain with a block 0 of its own.
+        network: "regtest",
         confirmations: SANDBOX_CONFIRMATIONS.TRON,
         pollIntervalMs: 500,
         tokens: [...node.tokens],
@@ -98,10 +92,11 @@ export async function startLocalSandbox(logger: Logger): Promise<LocalSandbox> {
   };
 }
 
-async function evmChainConfig(chain: ChainId, node: AnvilNode): Promise<ChainConfig> {
+async function evmChainConfig(chain: EvmChainId, node: AnvilNode): Promise<ChainConfig> {
   const usdc = await deployTestToken(node, { name: "USD Coin (sandbox)", symbol: "USDC", decimals: 6 });
   return resolveChainConfig(chain, {
     rpcUrl: node.url,
+    network: "testnet",
     confirmations: SANDBOX_EVM_CONFIRMATIONS,
     pollIntervalMs: 500,
     tokens: [{ asset: "USDC", address: usdc.address, decimals: usdc.decimals }],

@@ -1,4 +1,5 @@
-import { btcToSatoshis, stringifyJson } from "@mp/chain-bitcoin";
+import { btcToSatoshis } from "@mp/chain-bitcoin";
+import { stringifyJson } from "@mp/rpc";
 import { address as bitcoinAddress, type Network, type Transaction } from "bitcoinjs-lib";
 import type { ChainState, StoredBlock } from "./chain-state.ts";
 import { TransactionRejected } from "./chain-state.ts";

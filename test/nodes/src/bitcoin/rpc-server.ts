@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { parseJsonExact } from "@mp/chain-bitcoin";
+import { parseJsonExact } from "@mp/rpc";
 
 /**
  * Bitcoin Core's HTTP JSON-RPC front end (src/httprpc.cpp, src/rpc/request.cpp): POST only, HTTP

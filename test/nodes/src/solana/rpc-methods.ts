@@ -37,7 +37,7 @@ const invalidParams = (message: string): RpcAnswer => ({
 /**
  * The JSON-RPC subset of the Solana adapter and faucet, with the results and error codes of agave's
  * RPC server: getSlot, getBlocks, getBlock (jsonParsed; transactionDetails full/signatures/none),
- * requestAirdrop.
+ * getFirstAvailableBlock, getGenesisHash, requestAirdrop.
  */
 export function callRpcMethod(context: RpcContext, method: string, params: unknown): RpcAnswer {
   const args = params === undefined ? [] : params;
@@ -49,6 +49,10 @@ export function callRpcMethod(context: RpcContext, method: string, params: unkno
       return getBlocks(context, args);
     case "getBlock":
       return getBlock(context, args);
+    case "getFirstAvailableBlock":
+      return { result: context.chain.firstAvailableBlock() };
+    case "getGenesisHash":
+      return { result: context.chain.genesisHash() };
     case "requestAirdrop":
       return requestAirdrop(context, args);
     default:
@@ -104,6 +108,16 @@ function getBlock(context: RpcContext, args: unknown[]): RpcAnswer {
     return { error: { code: -32004, message: `Block not available for slot ${slot.data}` } };
   }
   const block = context.chain.block(slot.data);
+  if (context.chain.isPurged(slot.data)) {
+    // agave's JSON_RPC_SERVER_ERROR_BLOCK_CLEANED_UP.
+    const first = context.chain.firstAvailableBlock();
+    return {
+      error: {
+        code: -32001,
+        message: `Block ${slot.data} cleaned up, does not exist on node. First available block: ${first}`,
+      },
+    };
+  }
   if (!block) {
     return {
       error: {

@@ -44,6 +44,8 @@ export class SolanaChain {
   private pending: SignedTransaction[] = [];
   private forkNonce = 0;
   private skipBeforeNext = 0;
+  /** Slots below this were purged from the ledger (agave's --limit-ledger-size cleanup). */
+  private purgedBelow = 0;
 
   constructor(
     private readonly seed: string,
@@ -87,8 +89,34 @@ export class SolanaChain {
     return this.bySlot.get(slot);
   }
 
-  /** Slots holding a block in [from, to], ascending. */
-  blockSlots(from: number, to: number): number[] {
+  /** The hash of the genesis config (getGenesisHash): fixed by the seed, like a cluster's. */
+  genesisHash(): string {
+    return hashToAddress(this.seed, "genesis-config");
+  }
+
+  /**
+   * Drops every block below `slot` from the ledger, as a validator with a ledger size limit does:
+   * getBlocks then leaves them out like skipped slots, getBlock answers "cleaned up".
+   */
+  purgeBelow(slot: number): void {
+    if (!Number.isInteger(slot) || slot < 0 || slot > this.tip().slot) {
+      throw new RangeError(`purgeBelow needs a slot in 0..${this.tip().slot}`);
+    }
+    this.purgedBelow = Math.max(this.purgedBelow, slot);
+  }
+
+  isPurged(slot: number): boolean {
+    return slot < this.purgedBelow;
+  }
+
+  /** The lowest slot whose block the ledger still holds (getFirstAvailableBlock). */
+  firstAvailableBlock(): number {
+    return this.blockSlots(0, this.tip().slot)[0] ?? this.tip().slot;
+  }
+
+  /** Slots holding a block in [from, to] that the ledger still holds, ascending. */
+  blockSlots(requestedFrom: number, to: number): number[] {
+    const from = Math.max(requestedFrom, this.purgedBelow);
     // Binary search for the first block at or after `from`: the sandbox chain grows without end.
     let low = 0;
     let high = this.blocks.length;

@@ -42,6 +42,10 @@ export interface SolanaTestNode extends TestChainNode<ReorgOptions> {
   readonly routerProgramId: string;
   /** The next `count` slots will hold no block (skipped by their leaders). */
   skipSlots(count?: number): void;
+  /** Purges every block below `slot` from the ledger (a validator's ledger size limit). */
+  purgeBelow(slot: number): void;
+  /** What getGenesisHash answers: the node's own cluster, derived from the seed. */
+  readonly genesisHash: string;
   /** Queues a system transfer of lamports; returns the signature (lands at the next mine). */
   transfer(to: string, lamports: bigint, options?: SendOptions): string;
   /** Queues SOL moved by a program (CPI): the system transfer is an inner instruction. */
@@ -195,6 +199,8 @@ export async function startSolanaTestNode(options: SolanaTestNodeOptions = {}): 
     head: () => chain.tip().slot,
     mine,
     skipSlots: (count = 1) => chain.skipSlots(count),
+    purgeBelow: (slot) => chain.purgeBelow(slot),
+    genesisHash: chain.genesisHash(),
     transfer: (to, lamports, sendOptions) => send([{ kind: "sol", to, lamports }], sendOptions),
     transferViaProgram: (to, lamports, sendOptions) => send([{ kind: "solViaProgram", to, lamports }], sendOptions),
     transferToken: (to, assetOrMint, amount, sendOptions) =>

@@ -5,7 +5,7 @@
  * TRC-20 whose transfers emit real Transfer logs.
  *
  *   const node = await startTronTestNode();             // or { port, blockIntervalMs, seed }
- *   const config = resolveChainConfig("TRON", { rpcUrl: node.url, tokens: [...node.tokens] });
+ *   const config = resolveChainConfig("TRON", { rpcUrl: node.url, tokens: [...node.tokens], network: "regtest" });
  *   const txID = node.transfer(address, 5_000_000n);    // queued; also transferToken / failTransfer
  *   node.mine();                                         // block produced; headers/scan see it now
  *   node.reorg(2, { drop: [txID] });

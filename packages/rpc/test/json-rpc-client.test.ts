@@ -1,8 +1,10 @@
 import { ServiceUnavailableError } from "@mp/core";
 import { describe, expect, it } from "vitest";
-import { JsonRpcClient } from "../src/json-rpc-client.ts";
+import { JsonRpcClient, type JsonRpcClientOptions } from "../src/index.ts";
 
 const URL_WITH_KEY = "https://rpc.example/?api-key=secret-123";
+const solana = (options: Partial<JsonRpcClientOptions>) =>
+  new JsonRpcClient({ url: URL_WITH_KEY, label: "Solana RPC", setting: "CHAINS_CONFIG.SOLANA.rpcUrl", ...options });
 const answering =
   (status: number, text: string): typeof globalThis.fetch =>
   async () =>
@@ -29,7 +31,7 @@ describe("JsonRpcClient", () => {
       );
       return new Response(JSON.stringify(answers.reverse()));
     };
-    const client = new JsonRpcClient({ url: URL_WITH_KEY, fetch });
+    const client = solana({ fetch });
     await expect(client.batch([1, 2, 3].map((slot) => ({ method: "getBlock", params: [slot] })))).resolves.toEqual([
       { ok: true, result: "block 1" },
       { ok: false, code: -32007, message: "Slot 2 was skipped" },
@@ -43,9 +45,7 @@ describe("JsonRpcClient", () => {
       body = String(init?.body);
       return new Response(JSON.stringify({ jsonrpc: "2.0", id: JSON.parse(body).id, result: 7 }));
     };
-    await expect(new JsonRpcClient({ url: URL_WITH_KEY, fetch }).call({ method: "getSlot", params: [] })).resolves.toBe(
-      7,
-    );
+    await expect(solana({ fetch }).call("getSlot", [])).resolves.toBe(7);
     expect(JSON.parse(body)).toMatchObject({ jsonrpc: "2.0", method: "getSlot", params: [] });
   });
 
@@ -67,9 +67,7 @@ describe("JsonRpcClient", () => {
       [echoId({ code: -32005, message: "Node is unhealthy" }), /getSlot failed: -32005 Node is unhealthy/],
     ];
     for (const [fetch, message] of cases) {
-      const error = await failure(
-        new JsonRpcClient({ url: URL_WITH_KEY, fetch }).call({ method: "getSlot", params: [] }),
-      );
+      const error = await failure(solana({ fetch }).call("getSlot", []));
       expect(error.message).toMatch(message);
       expect(error.retryable).toBe(true);
       expect(error.message).not.toContain("secret-123");
@@ -81,7 +79,7 @@ describe("JsonRpcClient", () => {
       200,
       '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch requests are not allowed"}}',
     );
-    const client = new JsonRpcClient({ url: URL_WITH_KEY, fetch });
+    const client = solana({ fetch });
     const error = await failure(
       client.batch([
         { method: "getBlock", params: [1] },
@@ -96,8 +94,8 @@ describe("JsonRpcClient", () => {
       new Promise((_resolve, reject) => {
         init?.signal?.addEventListener("abort", () => reject(init.signal?.reason));
       });
-    const client = new JsonRpcClient({ url: URL_WITH_KEY, fetch, timeoutMs: 20 });
-    const error = await failure(client.call({ method: "getSlot", params: [] }));
+    const client = solana({ fetch, timeoutMs: 20 });
+    const error = await failure(client.call("getSlot", []));
     expect(error.message).toMatch(/unreachable/);
   });
 });

@@ -1,0 +1,30 @@
+import { ServiceUnavailableError } from "@mp/core";
+
+/**
+ * The node could not be asked or did not answer usably: unreachable, too slow, HTTP 429/5xx (or
+ * another status that is not about our credentials), an answer that is not JSON or not JSON-RPC.
+ * Retryable: the indexer backs off and tries again. Never carries the URL or a key.
+ */
+export class RpcUnavailableError extends ServiceUnavailableError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super(message, details === undefined ? {} : { details });
+  }
+}
+
+/**
+ * The node answered a JSON-RPC call with an error object. Retryable: on the read path these are
+ * races with the node (a reorg removed a height, the node is warming up) that a retry resolves;
+ * callers that know a code means something else (a bad address) check `rpcCode`.
+ */
+export class JsonRpcError extends ServiceUnavailableError {
+  readonly method: string;
+  readonly rpcCode: number;
+  constructor(label: string, method: string, rpcCode: number, rpcMessage: string) {
+    super(`${label} ${method} failed: ${rpcCode} ${rpcMessage}`, { details: { method, rpcCode } });
+    this.method = method;
+    this.rpcCode = rpcCode;
+  }
+}
+
+/** An answer of the wrong shape: the node's fault (or a version we do not know), so retryable. */
+export class RpcAnswerError extends ServiceUnavailableError {}
