@@ -13,8 +13,10 @@ import { numberToHex } from "viem";
 import { AdaptiveBlockRange } from "./adaptive-block-range.ts";
 import { type EvmAssets, resolveEvmAssets } from "./evm-assets.ts";
 import { EvmRpcClient, validated } from "./evm-rpc-client.ts";
+import { recheckSilentBlocks } from "./log-completeness.ts";
+import { logFilterBloom } from "./logs-bloom.ts";
 import { nativeTransferCandidates, receiptOutcome } from "./native-transfers.ts";
-import { EvmRpcError, isLogRangeRejection, unavailable } from "./rpc-failure.ts";
+import { chainMoved, EvmRpcError, isLogRangeRejection, unavailable } from "./rpc-failure.ts";
 import { blockHeaderSchema, blockNumberSchema, fullBlockSchema, logsSchema, receiptSchema } from "./rpc-schemas.ts";
 import { compareTransfers, type SortableTransfer } from "./sortable-transfer.ts";
 import { matchTransferLog, TRANSFER_TOPIC } from "./transfer-logs.ts";
@@ -32,6 +34,10 @@ export interface EvmAdapterOptions {
   timeoutMs?: number;
   /** Largest answer accepted (default 64 MiB); a larger eth_getLogs answer shrinks the range. */
   maxResponseBytes?: number;
+  /** eth_getLogs attempts for a block whose bloom and receipts hold logs it left out (default 3; log-completeness.ts). */
+  logRecheckAttempts?: number;
+  /** Wait before the n-th of those attempts: n × this (default 250 ms). */
+  logRecheckDelayMs?: number;
 }
 
 /** One block as a scan keeps it: its identity and the native transfers it may hold. */
@@ -40,6 +46,8 @@ interface BlockSummary {
   hash: string;
   parentHash: string;
   candidates: SortableTransfer[];
+  /** Its logsBloom holds the Transfer topic and a configured token contract. */
+  mayHoldTokenLogs: boolean;
 }
 
 /**
@@ -70,6 +78,8 @@ class EvmAdapter implements ChainAdapter {
   private readonly concurrency: number;
   private readonly logRange: AdaptiveBlockRange;
   private readonly tokenContracts: string[];
+  private readonly mayHoldTokenLogs: (logsBloom: string | undefined) => boolean;
+  private readonly logRecheck: { attempts: number; delayMs: number };
   private readonly logger: Logger | undefined;
 
   constructor(config: ChainConfig, options: EvmAdapterOptions) {
@@ -89,6 +99,11 @@ class EvmAdapter implements ChainAdapter {
     this.blockRpc = new EvmRpcClient({ ...common, batchSize: this.blocksPerRequest });
     this.logRange = new AdaptiveBlockRange(config.batchSize);
     this.tokenContracts = this.assets.tokens.map((token) => token.key);
+    this.mayHoldTokenLogs = logFilterBloom(this.tokenContracts, TRANSFER_TOPIC);
+    this.logRecheck = {
+      attempts: positive(options.logRecheckAttempts, 3),
+      delayMs: options.logRecheckDelayMs ?? 250,
+    };
     this.logger = options.logger;
   }
 
@@ -118,7 +133,7 @@ class EvmAdapter implements ChainAdapter {
   async scan(range: ScanRange, watch: AddressMatcher): Promise<ObservedTransfer[]> {
     const started = performance.now();
     if (isEmpty(range)) return [];
-    const [blocks, tokenTransfers] = await Promise.all([
+    const [blocks, tokenLogs] = await Promise.all([
       this.blockSummaries(range, watch),
       this.tokenTransfers(range, watch),
     ]);
@@ -130,6 +145,7 @@ class EvmAdapter implements ChainAdapter {
       hashes.set(block.height, block.hash);
       previous = block;
     }
+    const tokenTransfers = [...tokenLogs.matched, ...(await this.recheckSilentBlocks(blocks, tokenLogs.blocks, watch))];
     for (const token of tokenTransfers) {
       if (hashes.get(token.transfer.blockHeight) !== token.transfer.blockHash) {
         throw chainMoved(`log of ${token.transfer.txHash} is in another block ${token.transfer.blockHeight}`);
@@ -171,6 +187,7 @@ class EvmAdapter implements ChainAdapter {
           hash: block.hash,
           parentHash: block.parentHash,
           candidates: nativeTransferCandidates(block, this.assets, watch),
+          mayHoldTokenLogs: this.mayHoldTokenLogs(block.logsBloom),
         };
       });
     });
@@ -202,10 +219,37 @@ class EvmAdapter implements ChainAdapter {
     return kept;
   }
 
-  /** Matched ERC-20 transfers, paging eth_getLogs through the adaptive range; each page is matched and dropped. */
-  private async tokenTransfers(range: ScanRange, watch: AddressMatcher): Promise<SortableTransfer[]> {
-    if (this.tokenContracts.length === 0) return [];
+  /**
+   * Blocks whose bloom says they may hold a configured token's Transfer though eth_getLogs gave
+   * none for them are rechecked (log-completeness.ts); the transfers that finds, matched.
+   */
+  private async recheckSilentBlocks(
+    blocks: readonly BlockSummary[],
+    withLogs: ReadonlySet<number>,
+    watch: AddressMatcher,
+  ): Promise<SortableTransfer[]> {
+    const silent = blocks.filter((block) => block.mayHoldTokenLogs && !withLogs.has(block.height));
+    const logs = await recheckSilentBlocks(silent, {
+      rpc: this.rpc,
+      batchRpc: this.headerRpc,
+      contracts: this.tokenContracts,
+      ...this.logRecheck,
+      logger: this.logger?.child({ chain: this.chain }),
+    });
+    return logs.flatMap((log) => matchTransferLog(log, this.assets, watch) ?? []);
+  }
+
+  /**
+   * Matched ERC-20 transfers, paging eth_getLogs through the adaptive range; each page is matched
+   * and dropped. Also the heights that had any log of the filter (matched or not), for the bloom check.
+   */
+  private async tokenTransfers(
+    range: ScanRange,
+    watch: AddressMatcher,
+  ): Promise<{ matched: SortableTransfer[]; blocks: Set<number> }> {
     const matched: SortableTransfer[] = [];
+    const blocks = new Set<number>();
+    if (this.tokenContracts.length === 0) return { matched, blocks };
     let from = range.from;
     while (from <= range.to) {
       const to = Math.min(range.to, from + this.logRange.size - 1);
@@ -240,13 +284,14 @@ class EvmAdapter implements ChainAdapter {
             message: `log in block ${log.blockNumber} outside ${from}..${to}`,
           });
         }
+        blocks.add(log.blockNumber);
         const transfer = matchTransferLog(log, this.assets, watch);
         if (transfer) matched.push(transfer);
       }
       this.logRange.grow();
       from = to + 1;
     }
-    return matched;
+    return { matched, blocks };
   }
 
   /**
@@ -314,13 +359,5 @@ function wrongBlock(asked: number, got: number): EvmRpcError {
     method: "eth_getBlockByNumber",
     reason: "bad-answer",
     message: `asked block ${asked}, got ${got}`,
-  });
-}
-
-function chainMoved(what: string): EvmRpcError {
-  return unavailable({
-    method: "scan",
-    reason: "chain-moved",
-    message: `the chain changed during the scan (${what}); retry`,
   });
 }

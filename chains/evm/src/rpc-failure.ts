@@ -4,7 +4,15 @@ import { BaseError, HttpRequestError, ResponseBodyTooLargeError, RpcRequestError
 /** Why a JSON-RPC call failed, as far as the adapter cares (kept in the error's `details`). */
 export interface RpcFailure {
   method: string;
-  reason: "rpc-error" | "http-error" | "unreachable" | "timeout" | "response-too-large" | "bad-answer" | "chain-moved";
+  reason:
+    | "rpc-error"
+    | "http-error"
+    | "unreachable"
+    | "timeout"
+    | "response-too-large"
+    | "bad-answer"
+    | "chain-moved"
+    | "logs-incomplete";
   /** JSON-RPC error code, for `rpc-error`. */
   rpcCode?: number;
   /** HTTP status, for `http-error` (and `rpc-error` sent with a non-2xx status). */
@@ -39,6 +47,15 @@ export function unavailable(failure: RpcFailure): EvmRpcError {
         ? `HTTP ${failure.httpStatus ?? "error"}`
         : failure.reason;
   return new EvmRpcError(`EVM RPC ${failure.method} failed (${where}): ${failure.message}`, failure);
+}
+
+/** The blocks, logs or receipts a scan read disagree: the chain moved under it. */
+export function chainMoved(what: string): EvmRpcError {
+  return unavailable({
+    method: "scan",
+    reason: "chain-moved",
+    message: `the chain changed during the scan (${what}); retry`,
+  });
 }
 
 export function describeRpcFailure(method: string, error: unknown, url: string): RpcFailure {

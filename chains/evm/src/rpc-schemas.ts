@@ -56,6 +56,11 @@ export type BlockTransaction = z.output<typeof blockTransactionSchema>;
 /** eth_getBlockByNumber(n, true) */
 export const fullBlockSchema = blockHeaderSchema.extend({
   transactions: z.array(blockTransactionSchema),
+  /** 256 bytes; checked against eth_getLogs (logs-bloom.ts). Absent on a few non-standard nodes. */
+  logsBloom: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{512}$/, "256-byte bloom")
+    .optional(),
 });
 export type FullBlock = z.output<typeof fullBlockSchema>;
 
