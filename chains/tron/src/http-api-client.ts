@@ -11,14 +11,14 @@ export interface TronHttpClientOptions {
 }
 
 /**
- * int64 sun amounts are bare JSON numbers; JSON.parse would round those above 2^53 (9 billion TRX,
+ * int64 sun amounts (`amount`, an internal transaction's `callValue`) are bare JSON numbers; JSON.parse would round those above 2^53 (9 billion TRX,
  * within the supply). Quoting them first keeps every digit; the schemas accept both forms. A key
  * inside a JSON string would be escaped (`\"amount\"`), so no string content can match.
  */
-const LONG_AMOUNT = /"amount":(\s*)(\d{16,})/g;
+const LONG_AMOUNT = /"(amount|callValue)":(\s*)(\d{16,})/g;
 
 export function parseKeepingInt64(text: string): unknown {
-  return JSON.parse(text.replace(LONG_AMOUNT, '"amount":$1"$2"'));
+  return JSON.parse(text.replace(LONG_AMOUNT, '"$1":$2"$3"'));
 }
 
 /**
