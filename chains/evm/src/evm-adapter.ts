@@ -4,6 +4,7 @@ import {
   type ChainAdapter,
   type ChainConfig,
   type EvmChainId,
+  type EvmTraceMethod,
   type Logger,
   type ObservedTransfer,
   type ScanRange,
@@ -19,6 +20,7 @@ import { nativeTransferCandidates, receiptOutcome } from "./native-transfers.ts"
 import { chainMoved, EvmRpcError, isLogRangeRejection, unavailable } from "./rpc-failure.ts";
 import { blockHeaderSchema, blockNumberSchema, fullBlockSchema, logsSchema, receiptSchema } from "./rpc-schemas.ts";
 import { compareTransfers, type SortableTransfer } from "./sortable-transfer.ts";
+import { traceBlockCall, traceTransfers } from "./trace-transfers.ts";
 import { matchTransferLog, TRANSFER_TOPIC } from "./transfer-logs.ts";
 
 export interface EvmAdapterOptions {
@@ -48,6 +50,8 @@ interface BlockSummary {
   candidates: SortableTransfer[];
   /** Its logsBloom holds the Transfer topic and a configured token contract. */
   mayHoldTokenLogs: boolean;
+  /** Native coin paid by contracts to watched addresses, from the block's trace (`traces` on). */
+  internal: SortableTransfer[];
 }
 
 /**
@@ -80,6 +84,7 @@ class EvmAdapter implements ChainAdapter {
   private readonly tokenContracts: string[];
   private readonly mayHoldTokenLogs: (logsBloom: string | undefined) => boolean;
   private readonly logRecheck: { attempts: number; delayMs: number };
+  private readonly traces: EvmTraceMethod;
   private readonly logger: Logger | undefined;
 
   constructor(config: ChainConfig, options: EvmAdapterOptions) {
@@ -104,6 +109,7 @@ class EvmAdapter implements ChainAdapter {
       attempts: positive(options.logRecheckAttempts, 3),
       delayMs: options.logRecheckDelayMs ?? 250,
     };
+    this.traces = config.traces;
     this.logger = options.logger;
   }
 
@@ -152,13 +158,17 @@ class EvmAdapter implements ChainAdapter {
       }
     }
     const native = await this.successful(blocks.flatMap((block) => block.candidates));
-    const transfers = [...native, ...tokenTransfers].sort(compareTransfers).map((sortable) => sortable.transfer);
+    const internal = blocks.flatMap((block) => block.internal);
+    const transfers = [...native, ...internal, ...tokenTransfers]
+      .sort(compareTransfers)
+      .map((sortable) => sortable.transfer);
     this.logger?.debug(
       {
         chain: this.chain,
         from: range.from,
         to: range.to,
         native: native.length,
+        internal: internal.length,
         tokens: tokenTransfers.length,
         logRange: this.logRange.size,
         ms: Math.round(performance.now() - started),
@@ -168,12 +178,19 @@ class EvmAdapter implements ChainAdapter {
     return transfers;
   }
 
-  /** Full blocks, reduced as they arrive to their identity and native candidates (bounded memory). */
+  /**
+   * Full blocks (and their traces, when `traces` is on), reduced as they arrive to their identity
+   * and native transfers (bounded memory).
+   */
   private blockSummaries(range: ScanRange, watch: AddressMatcher): Promise<BlockSummary[]> {
+    const traces = this.traces;
     return this.forEachChunk(range, this.blocksPerRequest, async (heights) => {
-      const answers = await this.blockRpc.many(
-        heights.map((height) => ({ method: "eth_getBlockByNumber", params: [numberToHex(height), true] })),
-      );
+      const [answers, traceAnswers] = await Promise.all([
+        this.blockRpc.many(
+          heights.map((height) => ({ method: "eth_getBlockByNumber", params: [numberToHex(height), true] })),
+        ),
+        traces === "off" ? [] : this.blockRpc.many(heights.map((height) => traceBlockCall(traces, height))),
+      ]);
       return heights.map((height, i) => {
         const block = validated(
           fullBlockSchema,
@@ -188,6 +205,7 @@ class EvmAdapter implements ChainAdapter {
           parentHash: block.parentHash,
           candidates: nativeTransferCandidates(block, this.assets, watch),
           mayHoldTokenLogs: this.mayHoldTokenLogs(block.logsBloom),
+          internal: traces === "off" ? [] : traceTransfers(traces, traceAnswers[i], block, this.assets, watch),
         };
       });
     });
