@@ -20,7 +20,7 @@ import { nativeTransferCandidates, receiptOutcome } from "./native-transfers.ts"
 import { chainMoved, EvmRpcError, isLogRangeRejection, unavailable } from "./rpc-failure.ts";
 import { blockHeaderSchema, blockNumberSchema, fullBlockSchema, logsSchema, receiptSchema } from "./rpc-schemas.ts";
 import { compareTransfers, type SortableTransfer } from "./sortable-transfer.ts";
-import { traceBlockCall, traceTransfers } from "./trace-transfers.ts";
+import { traceBlockCall, traceMethodMissing, traceTransfers } from "./trace-transfers.ts";
 import { matchTransferLog, TRANSFER_TOPIC } from "./transfer-logs.ts";
 
 export interface EvmAdapterOptions {
@@ -189,7 +189,7 @@ class EvmAdapter implements ChainAdapter {
         this.blockRpc.many(
           heights.map((height) => ({ method: "eth_getBlockByNumber", params: [numberToHex(height), true] })),
         ),
-        traces === "off" ? [] : this.blockRpc.many(heights.map((height) => traceBlockCall(traces, height))),
+        traces === "off" ? [] : this.blockTraces(traces, heights),
       ]);
       return heights.map((height, i) => {
         const block = validated(
@@ -209,6 +209,15 @@ class EvmAdapter implements ChainAdapter {
         };
       });
     });
+  }
+
+  /** The traces of `heights`; a node without the configured method is a configuration error, not an outage. */
+  private async blockTraces(traces: Exclude<EvmTraceMethod, "off">, heights: number[]): Promise<unknown[]> {
+    try {
+      return await this.blockRpc.many(heights.map((height) => traceBlockCall(traces, height)));
+    } catch (error) {
+      throw traceMethodMissing(error, this.chain, traces) ?? error;
+    }
   }
 
   /**
@@ -249,7 +258,8 @@ class EvmAdapter implements ChainAdapter {
     const silent = blocks.filter((block) => block.mayHoldTokenLogs && !withLogs.has(block.height));
     const logs = await recheckSilentBlocks(silent, {
       rpc: this.rpc,
-      batchRpc: this.headerRpc,
+      batchRpc: this.blockRpc,
+      receiptsPerRequest: this.blocksPerRequest,
       contracts: this.tokenContracts,
       ...this.logRecheck,
       logger: this.logger?.child({ chain: this.chain }),

@@ -14,8 +14,10 @@ export interface SilentBlock {
 export interface LogRecheckOptions {
   /** Single requests (eth_getLogs by block hash). */
   rpc: EvmRpcClient;
-  /** Batched requests (eth_getBlockReceipts of every silent block of a scan at once). */
+  /** Batched requests: eth_getBlockReceipts, `receiptsPerRequest` blocks per batch, one batch at a time. */
   batchRpc: EvmRpcClient;
+  /** A busy block's receipts are ~1 MB: as many per batch as full blocks (blocksPerRequest). */
+  receiptsPerRequest: number;
   /** Lowercase configured token contracts. */
   contracts: readonly string[];
   /** eth_getLogs attempts per silent block before giving up (the scan then fails retryably). */
@@ -60,11 +62,13 @@ export async function recheckSilentBlocks(silent: readonly SilentBlock[], option
 
 /** Per silent block, the configured contracts' Transfer logs its receipts hold; undefined if the node has no such method. */
 async function receiptLogs(silent: readonly SilentBlock[], options: LogRecheckOptions): Promise<Log[][] | undefined> {
-  let answers: unknown[];
+  const answers: unknown[] = [];
   try {
-    answers = await options.batchRpc.many(
-      silent.map((block) => ({ method: "eth_getBlockReceipts", params: [block.hash] })),
-    );
+    for (let i = 0; i < silent.length; i += options.receiptsPerRequest) {
+      const chunk = silent.slice(i, i + options.receiptsPerRequest);
+      const calls = chunk.map((block) => ({ method: "eth_getBlockReceipts", params: [block.hash] }));
+      answers.push(...(await options.batchRpc.many(calls)));
+    }
   } catch (error) {
     if (error instanceof EvmRpcError && error.failure.reason === "rpc-error") {
       options.logger?.debug(

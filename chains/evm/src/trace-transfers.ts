@@ -1,10 +1,10 @@
-import type { AddressMatcher, EvmTraceMethod } from "@mp/core";
+import { type AddressMatcher, type ChainId, ChainMisconfiguredError, type EvmTraceMethod } from "@mp/core";
 import { getAddress, numberToHex } from "viem";
 import { z } from "zod";
 import type { EvmAssets } from "./evm-assets.ts";
 import type { RpcCall } from "./evm-rpc-client.ts";
 import { validated } from "./evm-rpc-client.ts";
-import { chainMoved } from "./rpc-failure.ts";
+import { chainMoved, EvmRpcError } from "./rpc-failure.ts";
 import { bigintQuantity, type FullBlock } from "./rpc-schemas.ts";
 import type { SortableTransfer } from "./sortable-transfer.ts";
 
@@ -32,6 +32,27 @@ export function traceBlockCall(method: Exclude<EvmTraceMethod, "off">, height: n
     ? { method, params: [numberToHex(height)] }
     : { method, params: [numberToHex(height), { tracer: "callTracer" }] };
 }
+
+/**
+ * A node that does not offer the configured trace method (JSON-RPC -32601 "method not found", or
+ * a provider's "not supported"/"not available" for it) will never trace: the `traces` setting is
+ * wrong for this node, so the chain stops with a clear error instead of retrying forever.
+ */
+export function traceMethodMissing(
+  error: unknown,
+  chain: ChainId,
+  method: Exclude<EvmTraceMethod, "off">,
+): ChainMisconfiguredError | undefined {
+  if (!(error instanceof EvmRpcError) || error.failure.reason !== "rpc-error") return undefined;
+  const { rpcCode, message } = error.failure;
+  if (rpcCode !== -32601 && rpcCode !== -32004 && !METHOD_MISSING.test(message)) return undefined;
+  return new ChainMisconfiguredError(
+    `CHAINS_CONFIG ${chain}.traces is "${method}" but the node does not offer it (${message}); set "off" or another method`,
+    { details: { chain, setting: "traces", method } },
+  );
+}
+
+const METHOD_MISSING = /method .*(not (found|supported|available|allowed|enabled)|does not exist)|unsupported method/i;
 
 const hash32 = z
   .string()

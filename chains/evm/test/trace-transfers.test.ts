@@ -1,4 +1,10 @@
-import { type ChainAdapter, chainConfigSchema, type EvmTraceMethod, resolveChainConfig } from "@mp/core";
+import {
+  type ChainAdapter,
+  ChainMisconfiguredError,
+  chainConfigSchema,
+  type EvmTraceMethod,
+  resolveChainConfig,
+} from "@mp/core";
 import {
   type AnvilNode,
   deployForwarder,
@@ -126,6 +132,36 @@ describe("traces off (the default)", () => {
 });
 
 describe("the traces setting", () => {
+  it("naming a method the node does not offer stops the chain with a clear, non-retryable error", async () => {
+    const range = await minedBy(() => forwardNative(node, contracts, [{ to: ALICE, amount: 1n }]));
+    // A node without trace_block: that method's calls get -32601, every other call its answer.
+    const noTraces: typeof fetch = async (input, init) => {
+      const parsed: unknown = JSON.parse(String(init?.body));
+      const requests = [parsed].flat() as { id: number; method: string }[];
+      const others = requests.filter((r) => r.method !== "trace_block");
+      const forwarded =
+        others.length === 0
+          ? []
+          : ([await (await fetch(input, { ...init, body: JSON.stringify(others) })).json()].flat() as { id: number }[]);
+      const answers = requests.map(
+        (r) =>
+          forwarded.find((a) => a.id === r.id) ?? {
+            jsonrpc: "2.0",
+            id: r.id,
+            error: { code: -32601, message: "the method trace_block does not exist/is not available" },
+          },
+      );
+      return Response.json(Array.isArray(parsed) ? answers : answers[0]);
+    };
+    const adapter = createEvmAdapter(resolveChainConfig("BASE", { rpcUrl: node.url, traces: "trace_block" }), {
+      fetch: noTraces,
+    });
+    const error = await adapter.scan(range, watching(ALICE)).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ChainMisconfiguredError);
+    expect(error).toMatchObject({ code: "chain_misconfigured", retryable: false });
+    expect(String(error)).toContain('BASE.traces is "trace_block"');
+  });
+
   it("is off by default and takes only the two block-trace methods", () => {
     expect(resolveChainConfig("BASE", { rpcUrl: "http://127.0.0.1:1" }).traces).toBe("off");
     for (const traces of ["off", "trace_block", "debug_traceBlockByNumber"]) {
