@@ -2,7 +2,7 @@ import type { Logger } from "@mp/core";
 import { z } from "zod";
 import { type EvmRpcClient, validated } from "./evm-rpc-client.ts";
 import { chainMoved, EvmRpcError, unavailable } from "./rpc-failure.ts";
-import { type Log, logSchema, logsSchema } from "./rpc-schemas.ts";
+import { hash32, type Log, logSchema, logsSchema } from "./rpc-schemas.ts";
 import { TRANSFER_TOPIC } from "./transfer-logs.ts";
 
 /** A scanned block whose bloom says it may hold a Transfer of a configured token, yet eth_getLogs gave none. */
@@ -28,9 +28,7 @@ export interface LogRecheckOptions {
 }
 
 /** eth_getBlockReceipts: only what the recheck reads (the logs, and which block they are of). */
-const blockReceiptsSchema = z
-  .array(z.object({ blockHash: logSchema.shape.blockHash, logs: z.array(logSchema) }))
-  .nullable();
+const blockReceiptsSchema = z.array(z.object({ blockHash: hash32, logs: z.array(logSchema) })).nullable();
 
 /**
  * Resolves every silent block: a backend whose log index lags behind its blocks answers a range

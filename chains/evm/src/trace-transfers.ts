@@ -5,7 +5,7 @@ import type { EvmAssets } from "./evm-assets.ts";
 import type { RpcCall } from "./evm-rpc-client.ts";
 import { validated } from "./evm-rpc-client.ts";
 import { chainMoved, EvmRpcError } from "./rpc-failure.ts";
-import { bigintQuantity, type FullBlock } from "./rpc-schemas.ts";
+import { address, bigintQuantity, type FullBlock, hash32 } from "./rpc-schemas.ts";
 import type { SortableTransfer } from "./sortable-transfer.ts";
 
 /**
@@ -53,15 +53,6 @@ export function traceMethodMissing(
 }
 
 const METHOD_MISSING = /method .*(not (found|supported|available|allowed|enabled)|does not exist)|unsupported method/i;
-
-const hash32 = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{64}$/, "32-byte hash")
-  .transform((value) => value.toLowerCase());
-const address = z
-  .string()
-  .regex(/^0x[0-9a-fA-F]{40}$/, "20-byte address")
-  .transform((value) => value.toLowerCase());
 
 /** One frame of trace_block (only the fields read; a `reward` frame has no transaction). */
 const parityFrameSchema = z.object({
