@@ -1,7 +1,7 @@
 import type { AddressMatcher, ObservedTransfer } from "@mp/core";
 import { type ApiBlock, type ApiLog, type ApiTransactionInfo, transferContractSchema } from "./api-schemas.ts";
 import { SUCCESS, TRC20_TRANSFER_TOPIC } from "./constants.ts";
-import { collectInternalTrx } from "./internal-transfers.ts";
+import { internalTrxPayments, type TrxPayment } from "./internal-transfers.ts";
 import { hexToBase58, topicToBase58 } from "./tron-address.ts";
 import { TronApiError } from "./tron-api-error.ts";
 import type { TronAssets } from "./tron-assets.ts";
@@ -51,7 +51,9 @@ export function extractBlockTransfers(
       });
     }
     if (info?.receipt?.result === SUCCESS && info.internal_transactions !== undefined) {
-      collectInternalTrx(tx.txID, info.internal_transactions, where, assets, watch, transfers);
+      for (const payment of internalTrxPayments(tx.txID, info.internal_transactions, where, watch)) {
+        transfers.push(trxTransfer(tx.txID, payment, where, assets));
+      }
     }
   }
   return transfers;
@@ -114,18 +116,22 @@ function collectTrx(
   const { owner_address, amount } = transfer.data;
   const from = hexToBase58(owner_address.toLowerCase());
   if (amount <= 0n || from === to) return;
-  out.push({
+  out.push(trxTransfer(txHash, { position: "native", from, to, amount }, where, assets));
+}
+
+function trxTransfer(txHash: string, payment: TrxPayment, where: BlockLocation, assets: TronAssets): ObservedTransfer {
+  return {
     txHash: txHash.toLowerCase(),
-    position: "native",
+    position: payment.position,
     blockHeight: where.height,
     blockHash: where.blockHash,
-    from,
-    to,
+    from: payment.from,
+    to: payment.to,
     asset: assets.native.asset,
     contractAddress: null,
-    amountRaw: amount,
+    amountRaw: payment.amount,
     decimals: assets.native.decimals,
-  });
+  };
 }
 
 function collectTokenTransfer(

@@ -1,10 +1,9 @@
-import type { AddressMatcher, ObservedTransfer } from "@mp/core";
+import type { AddressMatcher } from "@mp/core";
 import { z } from "zod";
 import { hexAddressSchema, sunSchema } from "./api-schemas.ts";
 import type { BlockLocation } from "./block-transfers.ts";
 import { hexToBase58 } from "./tron-address.ts";
 import { TronApiError } from "./tron-api-error.ts";
-import type { TronAssets } from "./tron-assets.ts";
 
 /**
  * One `internal_transactions` entry of a TransactionInfo (java-tron `InternalTransaction`, written
@@ -20,6 +19,14 @@ const internalTransactionSchema = z.object({
   rejected: z.boolean().optional(),
 });
 
+/** A TRX payment (a TransferContract, or one made inside a contract call): base58 addresses, sun. */
+export interface TrxPayment {
+  position: string;
+  from: string;
+  to: string;
+  amount: bigint;
+}
+
 /**
  * TRX that contracts paid to watched addresses inside a successful transaction (`receiptSucceeded`
  * is checked by the caller: a reverted transaction moved nothing, whatever its entries say), at
@@ -28,14 +35,13 @@ const internalTransactionSchema = z.object({
  * values and self-payments (a DELEGATECALL names the caller as both ends) are not deposits. The
  * transaction's own call value (to the contract) is not an entry, so nothing is counted twice.
  */
-export function collectInternalTrx(
+export function internalTrxPayments(
   txHash: string,
   entries: readonly unknown[],
   where: BlockLocation,
-  assets: TronAssets,
   watch: AddressMatcher,
-  out: ObservedTransfer[],
-): void {
+): TrxPayment[] {
+  const payments: TrxPayment[] = [];
   entries.forEach((entry, index) => {
     // The recipient is read cheaply first: most inner calls of a block pay no watched address.
     const toHex = typeof entry === "object" && entry !== null ? Reflect.get(entry, "transferTo_address") : undefined;
@@ -56,18 +62,7 @@ export function collectInternalTrx(
     const amount = (internal.callValueInfo ?? [])
       .filter((value) => value.tokenId === undefined || value.tokenId === "")
       .reduce((sum, value) => sum + (value.callValue ?? 0n), 0n);
-    if (amount <= 0n || from === to) return;
-    out.push({
-      txHash: txHash.toLowerCase(),
-      position: `internal:${index}`,
-      blockHeight: where.height,
-      blockHash: where.blockHash,
-      from,
-      to,
-      asset: assets.native.asset,
-      contractAddress: null,
-      amountRaw: amount,
-      decimals: assets.native.decimals,
-    });
+    if (amount > 0n && from !== to) payments.push({ position: `internal:${index}`, from, to, amount });
   });
+  return payments;
 }
