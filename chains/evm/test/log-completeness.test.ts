@@ -67,10 +67,13 @@ describe("logsBloom", () => {
 
 let node: AnvilNode;
 let usdc: TestToken;
+/** A token that is not configured. */
+let other: TestToken;
 
 beforeAll(async () => {
   node = await startAnvil();
   usdc = await deployTestToken(node, { name: "USD Coin", symbol: "USDC", decimals: 6 });
+  other = await deployTestToken(node, { name: "Other", symbol: "OTH", decimals: 18 });
 });
 
 afterAll(async () => {
@@ -93,9 +96,13 @@ const byHash = z.object({ blockHash: z.string() });
  */
 function laggingLogIndex(options: { emptyRangeAnswers: number; emptyHashAnswers: number; receipts?: boolean }) {
   const asked = { range: 0, byHash: 0, receipts: 0 };
+  /** eth_getBlockReceipts calls per HTTP request. */
+  const receiptBatches: number[] = [];
   const fetchImpl: typeof fetch = async (input, init) => {
     const parsed: unknown = JSON.parse(String(init?.body));
     const requests = z.array(rpcRequest).parse([parsed].flat());
+    const receipts = requests.filter((r) => r.method === "eth_getBlockReceipts").length;
+    if (receipts > 0) receiptBatches.push(receipts);
     const answers: unknown[] = [];
     let forward = false;
     for (const request of requests) {
@@ -119,7 +126,37 @@ function laggingLogIndex(options: { emptyRangeAnswers: number; emptyHashAnswers:
     if (forward) return fetch(input, init);
     return Response.json(Array.isArray(parsed) ? answers : answers[0]);
   };
-  return { fetchImpl, asked };
+  return { fetchImpl, asked, receiptBatches };
+}
+
+/**
+ * Mines one block holding a USDC Approval (USDC's address in the bloom) and another token's
+ * Transfer (the Transfer topic in the bloom), but no USDC Transfer: a bloom false positive.
+ */
+async function falsePositiveBlock(): Promise<void> {
+  const holder = node.accounts[0];
+  if (!holder) throw new Error("no dev account");
+  await node.setAutomine(false);
+  try {
+    const hashes = [
+      await sendFromUnlocked(node, {
+        from: holder.address,
+        to: usdc.address,
+        data: encodeFunctionData({ abi: testTokenAbi, functionName: "approve", args: [getAddress(PAYEE), 5n] }),
+        gas: 100_000n,
+      }),
+      await sendFromUnlocked(node, {
+        from: holder.address,
+        to: other.address,
+        data: encodeFunctionData({ abi: testTokenAbi, functionName: "transfer", args: [getAddress(PAYEE), 5n] }),
+        gas: 100_000n,
+      }),
+    ];
+    await node.mine(1);
+    for (const hash of hashes) await minedTransaction(node, hash);
+  } finally {
+    await node.setAutomine(true);
+  }
 }
 
 /** Blocks mined by `act`. */
@@ -157,34 +194,7 @@ describe("eth_getLogs completeness", () => {
   });
 
   it("accepts a bloom false positive after one receipts check: no retry, no loop", async () => {
-    // One block holding a USDC Approval (USDC's address in the bloom) and another token's
-    // Transfer (the Transfer topic in the bloom), but no USDC Transfer.
-    const other = await deployTestToken(node, { name: "Other", symbol: "OTH", decimals: 18 });
-    const holder = node.accounts[0];
-    if (!holder) throw new Error("no dev account");
-    const range = await minedBy(async () => {
-      await node.setAutomine(false);
-      try {
-        const hashes = [
-          await sendFromUnlocked(node, {
-            from: holder.address,
-            to: usdc.address,
-            data: encodeFunctionData({ abi: testTokenAbi, functionName: "approve", args: [getAddress(PAYEE), 5n] }),
-            gas: 100_000n,
-          }),
-          await sendFromUnlocked(node, {
-            from: holder.address,
-            to: other.address,
-            data: encodeFunctionData({ abi: testTokenAbi, functionName: "transfer", args: [getAddress(PAYEE), 5n] }),
-            gas: 100_000n,
-          }),
-        ];
-        await node.mine(1);
-        for (const hash of hashes) await minedTransaction(node, hash);
-      } finally {
-        await node.setAutomine(true);
-      }
-    });
+    const range = await minedBy(() => falsePositiveBlock());
     expect(range.to).toBe(range.from);
     const block = await node.publicClient.getBlock({ blockNumber: BigInt(range.from) });
     expect(logFilterBloom([usdc.address.toLowerCase()], TRANSFER_TOPIC)(block.logsBloom ?? undefined)).toBe(true);
@@ -199,6 +209,17 @@ describe("eth_getLogs completeness", () => {
     const adapter = createEvmAdapter(config(), { fetch: noReceipts.fetchImpl, logRecheckDelayMs: 1 });
     expect(await adapter.scan(range, new Set([PAYEE]))).toEqual([]);
     expect(noReceipts.asked).toEqual({ range: 1, byHash: 3, receipts: 1 });
+  });
+
+  it("fetches the receipts of many silent blocks blocksPerRequest at a time (a busy block's are ~1 MB)", async () => {
+    const range = await minedBy(async () => {
+      for (let i = 0; i < 5; i++) await falsePositiveBlock();
+    });
+    const { fetchImpl, asked, receiptBatches } = laggingLogIndex({ emptyRangeAnswers: 0, emptyHashAnswers: 0 });
+    const adapter = createEvmAdapter(config(), { fetch: fetchImpl, blocksPerRequest: 2 });
+    expect(await adapter.scan(range, new Set([PAYEE]))).toEqual([]);
+    expect(asked.receipts).toBe(5);
+    expect(receiptBatches).toEqual([2, 2, 1]);
   });
 
   it("does not recheck blocks whose bloom rules the tokens out", async () => {
