@@ -169,5 +169,9 @@ describe("the traces setting", () => {
     }
     const refused = chainConfigSchema.safeParse({ rpcUrl: "http://127.0.0.1:1", traces: "debug_traceTransaction" });
     expect(refused.error?.issues[0]?.path).toEqual(["traces"]);
+    expect(() => resolveChainConfig("TRON", { rpcUrl: "http://127.0.0.1:1", traces: "trace_block" })).toThrow(
+      expect.objectContaining({ name: "ConfigError", message: expect.stringContaining("TRON.traces") }),
+    );
+    expect(resolveChainConfig("TRON", { rpcUrl: "http://127.0.0.1:1", traces: "off" }).traces).toBe("off");
   });
 });

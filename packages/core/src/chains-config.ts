@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { type ChainId, chainIdSchema } from "./chains.ts";
+import { type ChainId, chainIdSchema, isEvmChain } from "./chains.ts";
 import { ConfigError } from "./errors.ts";
 
 /** `off`, or the JSON-RPC method an EVM node traces a whole block with (parity-style or geth's callTracer). */
@@ -74,6 +74,9 @@ export const DEFAULT_CONFIRMATIONS: Record<ChainId, number> = {
 };
 
 export function resolveChainConfig(chain: ChainId, input: ChainConfigInput): ChainConfig {
+  if ((input.traces ?? "off") !== "off" && !isEvmChain(chain)) {
+    throw new ConfigError("CHAINS_CONFIG", `${chain}.traces: only EVM chains are traced`);
+  }
   return {
     chain,
     rpcUrl: input.rpcUrl,
