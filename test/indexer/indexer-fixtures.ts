@@ -121,7 +121,7 @@ export function expectedFee(merchant: TestMerchant, amountUsd: bigint): bigint {
 
 export function newIndexer(
   db: Database,
-  chain: TestChain,
+  chain: Pick<TestChain, "chain" | "config" | "adapter">,
   extra: { metrics?: IndexerMetrics; failpoint?: (name: string) => void | Promise<void> } = {},
 ): Indexer {
   return createIndexer({

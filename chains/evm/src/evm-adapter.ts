@@ -6,6 +6,7 @@ import {
   ChainMisconfiguredError,
   ChainMovedError,
   type EvmChainId,
+  type EvmTraceMethod,
   expectedNetworks,
   isEmptyRange,
   type Logger,
@@ -18,8 +19,10 @@ import { AdaptiveBlockRange } from "./adaptive-block-range.ts";
 import { type EvmAssets, resolveEvmAssets } from "./evm-assets.ts";
 import { EVM_CHAIN_IDS } from "./evm-networks.ts";
 import { EvmRpcClient, validated } from "./evm-rpc-client.ts";
+import { recheckSilentBlocks } from "./log-completeness.ts";
+import { logFilterBloom } from "./logs-bloom.ts";
 import { nativeTransferCandidates, receiptOutcome } from "./native-transfers.ts";
-import { EvmRpcError, isLogRangeRejection, unavailable } from "./rpc-failure.ts";
+import { chainMoved, EvmRpcError, isLogRangeRejection, unavailable } from "./rpc-failure.ts";
 import {
   blockHeaderSchema,
   blockNumberSchema,
@@ -29,6 +32,7 @@ import {
   receiptSchema,
 } from "./rpc-schemas.ts";
 import { compareTransfers, type SortableTransfer } from "./sortable-transfer.ts";
+import { traceBlockCall, traceMethodMissing, traceTransfers } from "./trace-transfers.ts";
 import { matchTransferLog, TRANSFER_TOPIC } from "./transfer-logs.ts";
 
 export interface EvmAdapterOptions {
@@ -44,6 +48,10 @@ export interface EvmAdapterOptions {
   timeoutMs?: number;
   /** Largest answer accepted (default 64 MiB); a larger eth_getLogs answer shrinks the range. */
   maxResponseBytes?: number;
+  /** eth_getLogs attempts for a block whose bloom and receipts hold logs it left out (default 3; log-completeness.ts). */
+  logRecheckAttempts?: number;
+  /** Wait before the n-th of those attempts: n × this (default 250 ms). */
+  logRecheckDelayMs?: number;
 }
 
 /** One block as a scan keeps it: its identity and the native transfers it may hold. */
@@ -52,6 +60,10 @@ interface BlockSummary {
   hash: string;
   parentHash: string;
   candidates: SortableTransfer[];
+  /** Its logsBloom holds the Transfer topic and a configured token contract. */
+  mayHoldTokenLogs: boolean;
+  /** Native coin paid by contracts to watched addresses, from the block's trace (`traces` on). */
+  internal: SortableTransfer[];
 }
 
 /**
@@ -82,6 +94,9 @@ class EvmAdapter implements ChainAdapter {
   private readonly concurrency: number;
   private readonly logRange: AdaptiveBlockRange;
   private readonly tokenContracts: string[];
+  private readonly mayHoldTokenLogs: (logsBloom: string | undefined) => boolean;
+  private readonly logRecheck: { attempts: number; delayMs: number };
+  private readonly traces: EvmTraceMethod;
   private readonly logger: Logger | undefined;
   private readonly network: ChainConfig["network"];
 
@@ -104,6 +119,12 @@ class EvmAdapter implements ChainAdapter {
     this.blockRpc = new EvmRpcClient({ ...common, batchSize: this.blocksPerRequest });
     this.logRange = new AdaptiveBlockRange(config.batchSize);
     this.tokenContracts = this.assets.tokens.map((token) => token.key);
+    this.mayHoldTokenLogs = logFilterBloom(this.tokenContracts, TRANSFER_TOPIC);
+    this.logRecheck = {
+      attempts: positive(options.logRecheckAttempts, 3),
+      delayMs: options.logRecheckDelayMs ?? 250,
+    };
+    this.traces = config.traces;
     this.logger = options.logger;
   }
 
@@ -150,7 +171,7 @@ class EvmAdapter implements ChainAdapter {
   async scan(range: ScanRange, watch: AddressMatcher): Promise<ObservedTransfer[]> {
     const started = performance.now();
     if (isEmptyRange(range)) return [];
-    const [blocks, tokenTransfers] = await Promise.all([
+    const [blocks, tokenLogs] = await Promise.all([
       this.blockSummaries(range, watch),
       this.tokenTransfers(range, watch),
     ]);
@@ -162,19 +183,24 @@ class EvmAdapter implements ChainAdapter {
       hashes.set(block.height, block.hash);
       previous = block;
     }
+    const tokenTransfers = [...tokenLogs.matched, ...(await this.recheckSilentBlocks(blocks, tokenLogs.blocks, watch))];
     for (const token of tokenTransfers) {
       if (hashes.get(token.transfer.blockHeight) !== token.transfer.blockHash) {
         throw chainMoved(`log of ${token.transfer.txHash} is in another block ${token.transfer.blockHeight}`);
       }
     }
     const native = await this.successful(blocks.flatMap((block) => block.candidates));
-    const transfers = [...native, ...tokenTransfers].sort(compareTransfers).map((sortable) => sortable.transfer);
+    const internal = blocks.flatMap((block) => block.internal);
+    const transfers = [...native, ...internal, ...tokenTransfers]
+      .sort(compareTransfers)
+      .map((sortable) => sortable.transfer);
     this.logger?.debug(
       {
         chain: this.chain,
         from: range.from,
         to: range.to,
         native: native.length,
+        internal: internal.length,
         tokens: tokenTransfers.length,
         logRange: this.logRange.size,
         ms: Math.round(performance.now() - started),
@@ -184,12 +210,19 @@ class EvmAdapter implements ChainAdapter {
     return transfers;
   }
 
-  /** Full blocks, reduced as they arrive to their identity and native candidates (bounded memory). */
+  /**
+   * Full blocks (and their traces, when `traces` is on), reduced as they arrive to their identity
+   * and native transfers (bounded memory).
+   */
   private blockSummaries(range: ScanRange, watch: AddressMatcher): Promise<BlockSummary[]> {
+    const traces = this.traces;
     return this.forEachChunk(range, this.blocksPerRequest, async (heights) => {
-      const answers = await this.blockRpc.many(
-        heights.map((height) => ({ method: "eth_getBlockByNumber", params: [numberToHex(height), true] })),
-      );
+      const [answers, traceAnswers] = await Promise.all([
+        this.blockRpc.many(
+          heights.map((height) => ({ method: "eth_getBlockByNumber", params: [numberToHex(height), true] })),
+        ),
+        traces === "off" ? [] : this.blockTraces(traces, heights),
+      ]);
       return heights.map((height, i) => {
         const block = validated(
           fullBlockSchema,
@@ -203,9 +236,20 @@ class EvmAdapter implements ChainAdapter {
           hash: block.hash,
           parentHash: block.parentHash,
           candidates: nativeTransferCandidates(block, this.assets, watch),
+          mayHoldTokenLogs: this.mayHoldTokenLogs(block.logsBloom),
+          internal: traces === "off" ? [] : traceTransfers(traces, traceAnswers[i], block, this.assets, watch),
         };
       });
     });
+  }
+
+  /** The traces of `heights`; a node without the configured method is a configuration error, not an outage. */
+  private async blockTraces(traces: Exclude<EvmTraceMethod, "off">, heights: number[]): Promise<unknown[]> {
+    try {
+      return await this.blockRpc.many(heights.map((height) => traceBlockCall(traces, height)));
+    } catch (error) {
+      throw traceMethodMissing(error, this.chain, traces) ?? error;
+    }
   }
 
   /**
@@ -234,10 +278,38 @@ class EvmAdapter implements ChainAdapter {
     return kept;
   }
 
-  /** Matched ERC-20 transfers, paging eth_getLogs through the adaptive range; each page is matched and dropped. */
-  private async tokenTransfers(range: ScanRange, watch: AddressMatcher): Promise<SortableTransfer[]> {
-    if (this.tokenContracts.length === 0) return [];
+  /**
+   * Blocks whose bloom says they may hold a configured token's Transfer though eth_getLogs gave
+   * none for them are rechecked (log-completeness.ts); the transfers that finds, matched.
+   */
+  private async recheckSilentBlocks(
+    blocks: readonly BlockSummary[],
+    withLogs: ReadonlySet<number>,
+    watch: AddressMatcher,
+  ): Promise<SortableTransfer[]> {
+    const silent = blocks.filter((block) => block.mayHoldTokenLogs && !withLogs.has(block.height));
+    const logs = await recheckSilentBlocks(silent, {
+      rpc: this.rpc,
+      batchRpc: this.blockRpc,
+      receiptsPerRequest: this.blocksPerRequest,
+      contracts: this.tokenContracts,
+      ...this.logRecheck,
+      logger: this.logger?.child({ chain: this.chain }),
+    });
+    return logs.flatMap((log) => matchTransferLog(log, this.assets, watch) ?? []);
+  }
+
+  /**
+   * Matched ERC-20 transfers, paging eth_getLogs through the adaptive range; each page is matched
+   * and dropped. Also the heights that had any log of the filter (matched or not), for the bloom check.
+   */
+  private async tokenTransfers(
+    range: ScanRange,
+    watch: AddressMatcher,
+  ): Promise<{ matched: SortableTransfer[]; blocks: Set<number> }> {
     const matched: SortableTransfer[] = [];
+    const blocks = new Set<number>();
+    if (this.tokenContracts.length === 0) return { matched, blocks };
     let from = range.from;
     while (from <= range.to) {
       const to = Math.min(range.to, from + this.logRange.size - 1);
@@ -272,13 +344,14 @@ class EvmAdapter implements ChainAdapter {
             message: `log in block ${log.blockNumber} outside ${from}..${to}`,
           });
         }
+        blocks.add(log.blockNumber);
         const transfer = matchTransferLog(log, this.assets, watch);
         if (transfer) matched.push(transfer);
       }
       this.logRange.grow();
       from = to + 1;
     }
-    return matched;
+    return { matched, blocks };
   }
 
   /**
@@ -324,8 +397,4 @@ function wrongBlock(asked: number, got: number): EvmRpcError {
     reason: "bad-answer",
     message: `asked block ${asked}, got ${got}`,
   });
-}
-
-function chainMoved(what: string): ChainMovedError {
-  return new ChainMovedError(`EVM chain changed during the scan (${what}); retry`);
 }

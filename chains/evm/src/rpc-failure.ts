@@ -1,11 +1,18 @@
-import { ChainMisconfiguredError, ServiceUnavailableError } from "@mp/core";
+import { ChainMisconfiguredError, ChainMovedError, ServiceUnavailableError } from "@mp/core";
 import { scrubUrl } from "@mp/rpc";
 import { BaseError, HttpRequestError, ResponseBodyTooLargeError, RpcRequestError, TimeoutError } from "viem";
 
 /** Why a JSON-RPC call failed, as far as the adapter cares (kept in the error's `details`). */
 export interface RpcFailure {
   method: string;
-  reason: "rpc-error" | "http-error" | "unreachable" | "timeout" | "response-too-large" | "bad-answer";
+  reason:
+    | "rpc-error"
+    | "http-error"
+    | "unreachable"
+    | "timeout"
+    | "response-too-large"
+    | "bad-answer"
+    | "logs-incomplete";
   /** JSON-RPC error code, for `rpc-error`. */
   rpcCode?: number;
   /** HTTP status, for `http-error` (and `rpc-error` sent with a non-2xx status). */
@@ -52,6 +59,11 @@ export function unavailable(failure: RpcFailure): EvmRpcError {
         ? `HTTP ${failure.httpStatus ?? "error"}`
         : failure.reason;
   return new EvmRpcError(`EVM RPC ${failure.method} failed (${where}): ${failure.message}`, failure);
+}
+
+/** The blocks, logs or receipts a scan read disagree: the chain moved under it. */
+export function chainMoved(what: string): ChainMovedError {
+  return new ChainMovedError(`EVM chain changed during the scan (${what}); retry`);
 }
 
 export function describeRpcFailure(method: string, error: unknown, url: string): RpcFailure {

@@ -22,11 +22,13 @@ export const safeIntegerQuantity = quantity.transform((value, ctx) => {
 /** An amount: any QUANTITY, as bigint (wei and token units exceed 2^53). */
 export const bigintQuantity = quantity.transform((value) => BigInt(value));
 
-const hash32 = z
+/** A block or transaction hash, lowercase. */
+export const hash32 = z
   .string()
   .regex(/^0x[0-9a-fA-F]{64}$/, "32-byte hash")
   .transform((value) => value.toLowerCase());
-const address = z
+/** An address, lowercase (how the watch set holds it). */
+export const address = z
   .string()
   .regex(/^0x[0-9a-fA-F]{40}$/, "20-byte address")
   .transform((value) => value.toLowerCase());
@@ -57,6 +59,11 @@ export type BlockTransaction = z.output<typeof blockTransactionSchema>;
 /** eth_getBlockByNumber(n, true) */
 export const fullBlockSchema = blockHeaderSchema.extend({
   transactions: z.array(blockTransactionSchema),
+  /** 256 bytes; checked against eth_getLogs (logs-bloom.ts). Absent on a few non-standard nodes. */
+  logsBloom: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{512}$/, "256-byte bloom")
+    .optional(),
 });
 export type FullBlock = z.output<typeof fullBlockSchema>;
 

@@ -80,6 +80,8 @@ export const transactionInfoSchema = z.object({
   /** `result` is set for smart-contract calls (SUCCESS, REVERT, OUT_OF_ENERGY, …). */
   receipt: z.object({ result: z.string().optional() }).optional(),
   log: z.array(logSchema).optional(),
+  /** Checked entry by entry, only those paying a watched address (internal-transfers.ts). */
+  internal_transactions: z.array(z.unknown()).optional(),
 });
 export type ApiTransactionInfo = z.infer<typeof transactionInfoSchema>;
 

@@ -1,6 +1,7 @@
 import type { AddressMatcher, ObservedTransfer } from "@mp/core";
 import { type ApiBlock, type ApiLog, type ApiTransactionInfo, transferContractSchema } from "./api-schemas.ts";
 import { SUCCESS, TRC20_TRANSFER_TOPIC } from "./constants.ts";
+import { internalTrxPayments, type TrxPayment } from "./internal-transfers.ts";
 import { hexToBase58, topicToBase58 } from "./tron-address.ts";
 import { TronApiError } from "./tron-api-error.ts";
 import type { TronAssets } from "./tron-assets.ts";
@@ -20,6 +21,8 @@ const UINT256_WORD = /^[0-9a-fA-F]{64}$/;
  * - TRC-20: a `Transfer(address,address,uint256)` log (3 topics, a 32-byte amount) emitted by a
  *   configured token contract in a transaction whose `receipt.result` is SUCCESS, at
  *   `log:<index in the transaction info's log array>`. Logs of failed calls are never read.
+ * - TRX paid by a contract inside a successful transaction (`internal_transactions`), at
+ *   `internal:<index>` (internal-transfers.ts).
  *
  * Hex addresses become the base58 `T…` form a wallet shows (what `watch` holds, since
  * normalizeAddress keeps Tron addresses as they are). The two answers must describe the same
@@ -46,6 +49,11 @@ export function extractBlockTransfers(
       info.log.forEach((log, index) => {
         collectTokenTransfer(tx.txID, log, index, where, assets, watch, transfers);
       });
+    }
+    if (info?.receipt?.result === SUCCESS && info.internal_transactions !== undefined) {
+      for (const payment of internalTrxPayments(tx.txID, info.internal_transactions, where, watch)) {
+        transfers.push(trxTransfer(tx.txID, payment, where, assets));
+      }
     }
   }
   return transfers;
@@ -108,18 +116,22 @@ function collectTrx(
   const { owner_address, amount } = transfer.data;
   const from = hexToBase58(owner_address.toLowerCase());
   if (amount <= 0n || from === to) return;
-  out.push({
+  out.push(trxTransfer(txHash, { position: "native", from, to, amount }, where, assets));
+}
+
+function trxTransfer(txHash: string, payment: TrxPayment, where: BlockLocation, assets: TronAssets): ObservedTransfer {
+  return {
     txHash: txHash.toLowerCase(),
-    position: "native",
+    position: payment.position,
     blockHeight: where.height,
     blockHash: where.blockHash,
-    from,
-    to,
+    from: payment.from,
+    to: payment.to,
     asset: assets.native.asset,
     contractAddress: null,
-    amountRaw: amount,
+    amountRaw: payment.amount,
     decimals: assets.native.decimals,
-  });
+  };
 }
 
 function collectTokenTransfer(

@@ -1,7 +1,11 @@
 import { readFileSync } from "node:fs";
 import { z } from "zod";
-import { type ChainId, chainIdSchema } from "./chains.ts";
+import { type ChainId, chainIdSchema, isEvmChain } from "./chains.ts";
 import { ConfigError } from "./errors.ts";
+
+/** `off`, or the JSON-RPC method an EVM node traces a whole block with (parity-style or geth's callTracer). */
+export const EVM_TRACE_METHODS = ["off", "trace_block", "debug_traceBlockByNumber"] as const;
+export type EvmTraceMethod = (typeof EVM_TRACE_METHODS)[number];
 
 const tokenSchema = z.object({
   asset: z.string().min(1),
@@ -20,6 +24,8 @@ export const chainConfigSchema = z.object({
   tokens: z.array(tokenSchema).optional(),
   /** Local sandbox only: a funded key the faucet sends from (hex for EVM). Never set in production. */
   faucetPrivateKey: z.string().optional(),
+  /** EVM: how to read native coin moved by contracts (internal calls), if the node offers traces. */
+  traces: z.enum(EVM_TRACE_METHODS).optional(),
 });
 
 export const chainsConfigSchema = z.object({
@@ -40,6 +46,8 @@ export interface ChainConfig {
   network: "mainnet" | "testnet" | "regtest";
   tokens: TokenConfig[];
   faucetPrivateKey: string | undefined;
+  /** EVM only; default off. */
+  traces: EvmTraceMethod;
 }
 
 export type ChainsConfig = Partial<Record<ChainId, ChainConfig>>;
@@ -66,6 +74,9 @@ export const DEFAULT_CONFIRMATIONS: Record<ChainId, number> = {
 };
 
 export function resolveChainConfig(chain: ChainId, input: ChainConfigInput): ChainConfig {
+  if ((input.traces ?? "off") !== "off" && !isEvmChain(chain)) {
+    throw new ConfigError("CHAINS_CONFIG", `${chain}.traces: only EVM chains are traced`);
+  }
   return {
     chain,
     rpcUrl: input.rpcUrl,
@@ -76,6 +87,7 @@ export function resolveChainConfig(chain: ChainId, input: ChainConfigInput): Cha
     network: input.network ?? "mainnet",
     tokens: input.tokens ?? [],
     faucetPrivateKey: input.faucetPrivateKey,
+    traces: input.traces ?? "off",
   };
 }
 

@@ -5,13 +5,22 @@
 export { ANVIL_ACCOUNTS, ANVIL_DEPLOYER, type AnvilAccount } from "./anvil-accounts.ts";
 export { anvilBinaryPath } from "./anvil-binary.ts";
 export { type AnvilNode, type ReorgTransaction, type StartAnvilOptions, startAnvil } from "./anvil-node.ts";
+export {
+  deployForwarder,
+  type ForwarderContracts,
+  forwardNative,
+  forwardThenRevert,
+  forwardViaRevertingRelay,
+} from "./forwarder.ts";
 export { type SeededTransfers, type SeedTransfersOptions, seedTransfers, unwatchedAddress } from "./seed-transfers.ts";
 export {
   CONTRACTS_ARTIFACT_URL,
   CONTRACTS_SOURCE_URL,
   type ContractsArtifact,
+  forwarderAbi,
   loadContractsArtifact,
   revertingReceiverAbi,
+  revertingRelayAbi,
   testTokenAbi,
 } from "./test-contracts.ts";
 export {

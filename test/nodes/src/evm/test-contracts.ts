@@ -32,7 +32,18 @@ export const testTokenAbi = parseAbi([
 
 export const revertingReceiverAbi = parseAbi(["error PaymentRefused()", "receive() external payable"]);
 
-export const TEST_CONTRACT_NAMES = ["TestToken", "RevertingReceiver"] as const;
+export const forwarderAbi = parseAbi([
+  "function forward(address[] to, uint256[] amounts) payable",
+  "function forwardViaRevertingRelay(address relay, address to) payable",
+  "function forwardThenRevert(address to) payable",
+  "error ForwardFailed(address to)",
+  "error LengthMismatch(uint256 recipients, uint256 amounts)",
+  "error Undone()",
+]);
+
+export const revertingRelayAbi = parseAbi(["function payThenRevert(address to) payable", "error Undone()"]);
+
+export const TEST_CONTRACT_NAMES = ["TestToken", "RevertingReceiver", "Forwarder", "RevertingRelay"] as const;
 export type TestContractName = (typeof TEST_CONTRACT_NAMES)[number];
 
 export const CONTRACTS_SOURCE_URL = new URL("./contracts/TestToken.sol", import.meta.url);
@@ -52,7 +63,12 @@ export const contractsArtifactSchema = z.object({
   compiler: z.string(),
   settings: z.record(z.string(), z.unknown()),
   sourceSha256: z.string().regex(/^[0-9a-f]{64}$/),
-  contracts: z.object({ TestToken: compiledContractSchema, RevertingReceiver: compiledContractSchema }),
+  contracts: z.object({
+    TestToken: compiledContractSchema,
+    RevertingReceiver: compiledContractSchema,
+    Forwarder: compiledContractSchema,
+    RevertingRelay: compiledContractSchema,
+  }),
 });
 export type ContractsArtifact = z.infer<typeof contractsArtifactSchema>;
 

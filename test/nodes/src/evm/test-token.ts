@@ -108,13 +108,14 @@ export function batchTransferGas(recipients: number): bigint {
   return 100_000n + 40_000n * BigInt(recipients);
 }
 
-function defaultAccount(node: AnvilNode): AnvilAccount {
+export function defaultAccount(node: AnvilNode): AnvilAccount {
   const account = node.accounts[0];
   if (!account) throw new Error("anvil node has no dev account");
   return account;
 }
 
-async function send(
+/** Sends from `options.from` (default accounts[0]) through the node and waits until mined. */
+export async function send(
   node: AnvilNode,
   tx: { to: Address; data?: `0x${string}`; value?: bigint },
   options: SendOptions,
@@ -128,7 +129,8 @@ async function send(
   return minedTransaction(node, hash);
 }
 
-async function deploy(node: AnvilNode, deployer: AnvilAccount, data: `0x${string}`): Promise<Address> {
+/** Deploys `data` (bytecode and constructor arguments) from `deployer`; the new contract's address. */
+export async function deploy(node: AnvilNode, deployer: AnvilAccount, data: `0x${string}`): Promise<Address> {
   const hash = await node.walletClient.request({
     method: "eth_sendTransaction",
     params: [{ from: deployer.address, data }],

@@ -7,6 +7,7 @@
  *   const node = await startTronTestNode();             // or { port, blockIntervalMs, seed }
  *   const config = resolveChainConfig("TRON", { rpcUrl: node.url, tokens: [...node.tokens], network: "regtest" });
  *   const txID = node.transfer(address, 5_000_000n);    // queued; also transferToken / failTransfer
+ *   node.forwardTrx([{ to: address, amount: 1n }]);      // TRX paid by a contract: internal transactions
  *   node.mine();                                         // block produced; headers/scan see it now
  *   node.reorg(2, { drop: [txID] });
  *   await node.stop(); await node.restart();             // outage and recovery, state kept
@@ -15,6 +16,7 @@ export { addressToHex, hexToAddress, TronKey } from "./keys.ts";
 export { TRANSFER_TOPIC } from "./transactions.ts";
 export { BLOCK_MS, type ReorgOptions } from "./tron-chain.ts";
 export {
+  type ForwardPayment,
   startTronTestNode,
   type TronSendOptions,
   type TronTestNode,

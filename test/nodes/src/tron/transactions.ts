@@ -5,13 +5,31 @@ import type { TronKey } from "./keys.ts";
 export const TRANSFER_TOPIC = "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef";
 /** Selector of transfer(address,uint256). */
 const TRANSFER_SELECTOR = "a9059cbb";
+/** Selector of forward(address[],uint256[]) (keccak256 of the signature): the forwarder's one method. */
+const FORWARD_SELECTOR = "1bfd9722";
 const TOKEN_FEE_LIMIT = 100_000_000;
 /** Transactions expire 60 s after their timestamp, as wallets set them. */
 const EXPIRATION_MS = 60_000;
 
+/** One TRX payment a forwarder contract makes inside a call; `rejected`: that inner call fails (caught). */
+export interface ForwardedPayment {
+  to: string;
+  amount: bigint;
+  rejected: boolean;
+}
+
 export type Payment =
   | { kind: "trx"; from: string; to: string; amount: bigint }
-  | { kind: "token"; from: string; contract: string; to: string; amount: bigint; revert: boolean };
+  | { kind: "token"; from: string; contract: string; to: string; amount: bigint; revert: boolean }
+  | {
+      kind: "forward";
+      from: string;
+      contract: string;
+      /** The call's call_value: what the forwarder receives and passes on. */
+      amount: bigint;
+      payments: readonly ForwardedPayment[];
+      revert: boolean;
+    };
 
 /** A signed transaction in the JSON shape of the HTTP API, with its real protobuf txID. */
 export interface SignedTransaction {
@@ -42,31 +60,44 @@ export function signPayment(
   timestamp: number,
 ): SignedTransaction {
   const contract =
-    payment.kind === "trx"
+    payment.kind === "forward"
       ? {
           parameter: {
-            value: { amount: safeAmount(payment.amount), owner_address: payment.from, to_address: payment.to },
-            type_url: "type.googleapis.com/protocol.TransferContract",
-          },
-          type: "TransferContract",
-        }
-      : {
-          parameter: {
             value: {
-              data: `${TRANSFER_SELECTOR}${word(payment.to.slice(2))}${word(payment.amount.toString(16))}`,
+              data: forwardCallData(payment.payments),
               owner_address: payment.from,
               contract_address: payment.contract,
+              call_value: safeAmount(payment.amount),
             },
             type_url: "type.googleapis.com/protocol.TriggerSmartContract",
           },
           type: "TriggerSmartContract",
-        };
+        }
+      : payment.kind === "trx"
+        ? {
+            parameter: {
+              value: { amount: safeAmount(payment.amount), owner_address: payment.from, to_address: payment.to },
+              type_url: "type.googleapis.com/protocol.TransferContract",
+            },
+            type: "TransferContract",
+          }
+        : {
+            parameter: {
+              value: {
+                data: `${TRANSFER_SELECTOR}${word(payment.to.slice(2))}${word(payment.amount.toString(16))}`,
+                owner_address: payment.from,
+                contract_address: payment.contract,
+              },
+              type_url: "type.googleapis.com/protocol.TriggerSmartContract",
+            },
+            type: "TriggerSmartContract",
+          };
   const rawData: Record<string, unknown> = {
     contract: [contract],
     ref_block_bytes: reference.number.toString(16).padStart(16, "0").slice(12, 16),
     ref_block_hash: reference.blockID.slice(16, 32),
     expiration: timestamp + EXPIRATION_MS,
-    ...(payment.kind === "token" ? { fee_limit: TOKEN_FEE_LIMIT } : {}),
+    ...(payment.kind === "trx" ? {} : { fee_limit: TOKEN_FEE_LIMIT }),
     timestamp,
   };
   const pb = utils.transaction.txJsonToPb({ raw_data: rawData });
@@ -77,6 +108,15 @@ export function signPayment(
     payment,
     json: { signature: [key.sign(txID)], txID, raw_data: rawData, raw_data_hex: rawDataHex },
   };
+}
+
+/** ABI call data of forward(address[] to, uint256[] amounts): two dynamic arrays of 20-byte ids and amounts. */
+function forwardCallData(payments: readonly ForwardedPayment[]): string {
+  const n = payments.length;
+  const head = [word((64).toString(16)), word((64 + 32 * (n + 1)).toString(16))];
+  const recipients = [word(n.toString(16)), ...payments.map((p) => word(p.to.slice(2)))];
+  const amounts = [word(n.toString(16)), ...payments.map((p) => word(p.amount.toString(16)))];
+  return `${FORWARD_SELECTOR}${[...head, ...recipients, ...amounts].join("")}`;
 }
 
 function safeAmount(amount: bigint): number {

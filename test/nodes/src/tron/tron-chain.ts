@@ -10,6 +10,10 @@ const BLOCK_VERSION = 32;
 const TRX_TRANSFER_NET_USAGE = 268;
 const TOKEN_TRANSFER_NET_USAGE = 345;
 const TOKEN_TRANSFER_ENERGY = 14_650;
+const FORWARD_NET_USAGE = 400;
+const FORWARD_ENERGY_PER_PAYMENT = 9_800;
+/** `note` of an internal transaction made by CALL: hex of "call", as java-tron writes it. */
+const CALL_NOTE = Buffer.from("call").toString("hex");
 const REVERT_MESSAGE_HEX = Buffer.from("REVERT opcode executed").toString("hex");
 
 type Ledger = "trx" | "token";
@@ -168,12 +172,27 @@ export class TronChain {
   }
 
   /**
-   * Executes a transaction. A TRX payment the sender cannot cover is never included (a real node
-   * refuses it at broadcast); a token transfer that cannot be covered, or is marked to revert,
-   * is included as failed (REVERT) and changes no balance.
+   * Executes a transaction. A TRX payment (or call value) the sender cannot cover is never included
+   * (a real node refuses it at broadcast); a token transfer that cannot be covered, or is marked to
+   * revert, is included as failed (REVERT) and changes no balance. A forwarder call moves its call
+   * value to the contract, which pays on every forwarded payment but the rejected ones (their
+   * inner call fails and is caught: the contract keeps that TRX); a reverted call moves nothing.
    */
   private execute(tx: SignedTransaction): IncludedTransaction | null {
     const payment = tx.payment;
+    if (payment.kind === "forward") {
+      if (this.balance("trx", payment.from) < payment.amount) return null;
+      if (payment.revert) return { tx, failed: true, effects: [] };
+      const paid = payment.payments.filter((p) => !p.rejected);
+      const kept = payment.amount - paid.reduce((sum, p) => sum + p.amount, 0n);
+      const effects: Effect[] = [
+        { ledger: "trx", address: payment.from, delta: -payment.amount },
+        { ledger: "trx", address: payment.contract, delta: kept },
+        ...paid.map((p): Effect => ({ ledger: "trx", address: p.to, delta: p.amount })),
+      ];
+      for (const effect of effects) this.apply(effect, 1n);
+      return { tx, failed: false, effects };
+    }
     const ledger: Ledger = payment.kind === "trx" ? "trx" : "token";
     const covered = this.balance(ledger, payment.from) >= payment.amount;
     if (payment.kind === "trx" && !covered) return null;
@@ -231,6 +250,7 @@ function transactionInfo(block: Block, included: IncludedTransaction): Record<st
   if (payment.kind === "trx") {
     return { ...base, contractResult: [""], receipt: { net_usage: TRX_TRANSFER_NET_USAGE } };
   }
+  if (payment.kind === "forward") return forwardInfo(base, included.failed, payment);
   if (included.failed) {
     return {
       ...base,
@@ -247,6 +267,37 @@ function transactionInfo(block: Block, included: IncludedTransaction): Record<st
     contract_address: payment.contract,
     receipt: { energy_usage_total: TOKEN_TRANSFER_ENERGY, net_usage: TOKEN_TRANSFER_NET_USAGE, result: "SUCCESS" },
     log: [transferLog(payment.contract, payment.from, payment.to, payment.amount)],
+  };
+}
+
+/**
+ * The TransactionInfo of a forwarder call, as java-tron (with `vm.saveInternalTx`) reports it: one
+ * `internal_transactions` entry per inner CALL in execution order (caller = the contract, the TRX
+ * in `callValueInfo[0].callValue`, note "call" in hex), `rejected: true` on an inner call that
+ * failed and on every one of a reverted transaction. The entry's `hash` is a sha256 of the txID
+ * and the entry's index (java-tron derives it from the transaction too; the form is the same).
+ */
+function forwardInfo(
+  base: Record<string, unknown>,
+  failed: boolean,
+  payment: Extract<Payment, { kind: "forward" }>,
+): Record<string, unknown> {
+  const txID = String(base.id);
+  const energy = FORWARD_ENERGY_PER_PAYMENT * payment.payments.length;
+  return {
+    ...base,
+    contractResult: [""],
+    contract_address: payment.contract,
+    receipt: { energy_usage_total: energy, net_usage: FORWARD_NET_USAGE, result: failed ? "REVERT" : "SUCCESS" },
+    ...(failed ? { result: "FAILED", resMessage: REVERT_MESSAGE_HEX } : {}),
+    internal_transactions: payment.payments.map((p, index) => ({
+      hash: createHash("sha256").update(`${txID}:${index}`).digest("hex"),
+      caller_address: payment.contract,
+      transferTo_address: p.to,
+      callValueInfo: [{ callValue: Number(p.amount) }],
+      note: CALL_NOTE,
+      ...(failed || p.rejected ? { rejected: true } : {}),
+    })),
   };
 }
 

@@ -22,6 +22,11 @@ export interface TronSendOptions {
 
 /** The node's TRC-20 (USDT, 6 decimals); `address` is the base58 contract address. */
 export type TronTestToken = TestToken;
+export interface ForwardPayment {
+  to: string;
+  amount: bigint;
+  rejected?: boolean;
+}
 
 export interface TronTestNode extends TestChainNode<ReorgOptions> {
   /** The faucet's private key (hex), for a sandbox config's `faucetPrivateKey`. */
@@ -32,6 +37,15 @@ export interface TronTestNode extends TestChainNode<ReorgOptions> {
   transferToken(to: string, amount: bigint, options?: TronSendOptions): string;
   /** Queues a USDT transfer that reverts on chain (contractRet / receipt.result REVERT, no log). */
   failTransfer(to: string, amount: bigint, options?: TronSendOptions): string;
+  /**
+   * Queues a call to the node's forwarder contract (a TriggerSmartContract with `call_value` = the
+   * sum of the payments) that passes TRX on to each recipient in an inner call: internal
+   * transactions, as a multisig or exchange hot wallet contract pays. A payment marked `rejected`
+   * has its inner call fail (the contract keeps that TRX); `revert` fails the whole call.
+   */
+  forwardTrx(payments: readonly ForwardPayment[], options?: TronSendOptions & { revert?: boolean }): string;
+  /** base58 address of the forwarder contract. */
+  readonly forwarderAddress: string;
   blockId(height: number): string | undefined;
   /** Where a transaction landed, if it did. */
   transaction(txID: string): { height: number; failed: boolean } | undefined;
@@ -63,6 +77,7 @@ export async function startTronTestNode(options: TronTestNodeOptions = {}): Prom
   const seed = options.seed ?? "mp-tron-test-node";
   const faucet = TronKey.fromLabel(`${seed}:faucet`);
   const usdtHex = labelToContractHex(`${seed}:usdt-contract`);
+  const forwarderHex = labelToContractHex(`${seed}:forwarder-contract`);
   const tokens: TronTestToken[] = [{ asset: "USDT", address: hexToAddress(usdtHex), decimals: 6 }];
   const witnesses = Array.from({ length: WITNESSES }, (_, i) => TronKey.fromLabel(`${seed}:witness:${i}`));
   const chain = new TronChain(witnesses, {
@@ -95,6 +110,19 @@ export async function startTronTestNode(options: TronTestNodeOptions = {}): Prom
     return send({ kind: "token", from: from.addressHex, contract: usdtHex, to: hexOf(to), amount, revert }, from);
   };
 
+  const forward = (payments: readonly ForwardPayment[], from: TronKey, revert: boolean) => {
+    if (payments.length === 0) throw new RangeError("forwardTrx needs at least one payment");
+    const resolved = payments.map((p) => {
+      if (p.amount <= 0n) throw new RangeError("forwarded amounts must be positive");
+      return { to: hexOf(p.to), amount: p.amount, rejected: p.rejected ?? false };
+    });
+    const amount = resolved.reduce((sum, p) => sum + p.amount, 0n);
+    return send(
+      { kind: "forward", from: from.addressHex, contract: forwarderHex, amount, payments: resolved, revert },
+      from,
+    );
+  };
+
   const server = createTronHttpServer(chain, (body) => {
     const parsed = controlSchema.safeParse(body);
     if (!parsed.success) throw new RangeError(parsed.error.issues[0]?.message ?? "invalid body");
@@ -117,6 +145,8 @@ export async function startTronTestNode(options: TronTestNodeOptions = {}): Prom
     transfer: (to, amountSun, sendOptions) => trx(to, amountSun, sendOptions?.from ?? faucet),
     transferToken: (to, amount, sendOptions) => token(to, amount, sendOptions?.from ?? faucet, false),
     failTransfer: (to, amount, sendOptions) => token(to, amount, sendOptions?.from ?? faucet, true),
+    forwardTrx: (payments, sendOptions) => forward(payments, sendOptions?.from ?? faucet, sendOptions?.revert ?? false),
+    forwarderAddress: hexToAddress(forwarderHex),
     reorg: (depth, reorgOptions) => chain.reorg(depth, reorgOptions),
     blockId: (height) => chain.block(height)?.blockID,
     transaction: (txID) => {

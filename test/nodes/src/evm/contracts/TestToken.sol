@@ -96,3 +96,46 @@ contract RevertingReceiver {
         revert PaymentRefused();
     }
 }
+
+/// @notice Pays native coin on from inside a call, as a smart-contract wallet (Safe, ERC-4337
+/// account) or an exchange's payout contract does: the value reaches each recipient through an
+/// internal call only, never as a transaction's own value. The other methods make the internal
+/// payments that must never count: one undone by a reverting frame above it, one whose whole
+/// transaction reverts.
+contract Forwarder {
+    error ForwardFailed(address to);
+    error LengthMismatch(uint256 recipients, uint256 amounts);
+    error Undone();
+
+    /// @notice Pays amounts[i] to to[i] out of msg.value; a failed payment reverts them all.
+    function forward(address payable[] calldata to, uint256[] calldata amounts) external payable {
+        if (to.length != amounts.length) revert LengthMismatch(to.length, amounts.length);
+        for (uint256 i = 0; i < to.length; i++) {
+            (bool ok, ) = to[i].call{value: amounts[i]}("");
+            if (!ok) revert ForwardFailed(to[i]);
+        }
+    }
+
+    /// @notice Pays `to` through `relay`, whose frame reverts after paying (so the payment is
+    /// undone), and catches that failure: the transaction succeeds, the value stays here.
+    function forwardViaRevertingRelay(RevertingRelay relay, address payable to) external payable {
+        try relay.payThenRevert{value: msg.value}(to) {} catch {}
+    }
+
+    /// @notice Pays `to`, then reverts the whole transaction.
+    function forwardThenRevert(address payable to) external payable {
+        (bool ok, ) = to.call{value: msg.value}("");
+        if (!ok) revert ForwardFailed(to);
+        revert Undone();
+    }
+}
+
+/// @notice Pays `to` and then reverts its own frame: the payment happens in the trace but not on chain.
+contract RevertingRelay {
+    error Undone();
+
+    function payThenRevert(address payable to) external payable {
+        (bool ok, ) = to.call{value: msg.value}("");
+        if (ok) revert Undone();
+    }
+}
