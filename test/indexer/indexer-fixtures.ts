@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { type ChainId, normalizeAddress, silentLogger } from "@mp/core";
+import { type ChainAdapter, type ChainId, normalizeAddress, silentLogger } from "@mp/core";
 import { createWatchSet } from "@mp/custody";
 import type { Database } from "@mp/db";
 import { createIndexer, type Indexer, type IndexerMetrics, type TickResult } from "@mp/indexer";
@@ -119,14 +119,27 @@ export function expectedFee(merchant: TestMerchant, amountUsd: bigint): bigint {
   return fee > amountUsd ? amountUsd : fee;
 }
 
+/**
+ * The chain's real adapter behind a load-balanced pool whose backend lags: while `lag.blocks` > 0,
+ * head() answers that many blocks below the node's head (every other call reaches the node).
+ */
+export function laggingAdapter(inner: ChainAdapter, lag: { blocks: number }): ChainAdapter {
+  return {
+    chain: inner.chain,
+    head: async () => (await inner.head()) - lag.blocks,
+    headers: (range) => inner.headers(range),
+    scan: (range, watch) => inner.scan(range, watch),
+  };
+}
+
 export function newIndexer(
   db: Database,
   chain: TestChain,
-  extra: { metrics?: IndexerMetrics; failpoint?: (name: string) => void | Promise<void> } = {},
+  extra: { metrics?: IndexerMetrics; failpoint?: (name: string) => void | Promise<void>; adapter?: ChainAdapter } = {},
 ): Indexer {
   return createIndexer({
     db,
-    adapter: chain.adapter(),
+    adapter: extra.adapter ?? chain.adapter(),
     config: chain.config,
     watch: createWatchSet(db, chain.chain),
     rates: createSandboxRateProvider(),

@@ -92,6 +92,8 @@ export function createIndexer(options: IndexerOptions): Indexer {
   const window = Math.max(config.confirmations * 2, MIN_BLOCK_WINDOW);
   const labels = { chain };
   let stopping = false;
+  /** The node answered a head below the indexed tip at the last look (logged once per episode). */
+  let waitingForNode = false;
   let loop: Promise<void> | undefined;
 
   const rpc = async <T>(fn: () => Promise<T>): Promise<T> => {
@@ -151,14 +153,30 @@ export function createIndexer(options: IndexerOptions): Indexer {
     // wallet existed, so the refresh that follows is sure to know the address.
     const head = await rpc(() => adapter.head());
     await watch.refresh();
-    await recordHead(db, chain, head);
-    metrics?.headHeight.set(labels, head);
     const cursor = (await readCursor(db, chain)).indexedHeight;
 
     // The stored tip must still be on the node's chain; if it is, so is everything below it.
     const tip = await storedTip(db, chain);
+    if (tip && tip.height > head) {
+      // A node behind what we indexed is far more often a lagging node (a load-balanced pool's other
+      // backend, a node catching up) than a reorganisation to a shorter chain: only a stored block
+      // the node shows with another hash proves a reorg. Until then, wait for the node.
+      const below = await storedBlockBelow(db, chain, head + 1);
+      const [onNode] = below ? await headersOf(below.height, below.height) : [];
+      if (below && onNode?.hash !== below.hash) {
+        return rollBack(head, cursor, `stored block ${below.height} no longer on the chain`);
+      }
+      if (!waitingForNode)
+        logger.warn({ chain, head, indexedTip: tip.height }, "node is behind the indexed tip: waiting");
+      waitingForNode = true;
+      return idle(true, head, cursor);
+    }
+    if (waitingForNode) logger.info({ chain, head }, "node caught up with the indexed tip");
+    waitingForNode = false;
+    await recordHead(db, chain, head);
+    metrics?.headHeight.set(labels, head);
     if (tip) {
-      const [onNode] = tip.height <= head ? await headersOf(tip.height, tip.height) : [];
+      const [onNode] = await headersOf(tip.height, tip.height);
       if (onNode?.hash !== tip.hash) return rollBack(head, cursor, "stored tip no longer on the chain");
     }
 
