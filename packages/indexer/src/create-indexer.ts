@@ -1,4 +1,11 @@
-import type { BlockHeader, ChainAdapter, ChainConfig, Logger, ScanRange } from "@mp/core";
+import {
+  type BlockHeader,
+  type ChainAdapter,
+  type ChainConfig,
+  ChainMisconfiguredError,
+  type Logger,
+  type ScanRange,
+} from "@mp/core";
 import type { WatchSet } from "@mp/custody";
 import type { Database } from "@mp/db";
 import type { RateProvider } from "@mp/providers";
@@ -7,7 +14,7 @@ import { insertBlocks, pruneBlocks, storedBlockBelow, storedTip } from "./block-
 import { createChainLock } from "./chain-lock.ts";
 import { findCommonAncestor } from "./common-ancestor.ts";
 import { confirmDeposits } from "./confirm-deposits.ts";
-import { moveCursor, readCursor, recordHead } from "./cursor-store.ts";
+import { clearStopped, moveCursor, readCursor, recordHead, recordStopped } from "./cursor-store.ts";
 import type { IndexerMetrics } from "./indexer-metrics.ts";
 import { recordDeposits } from "./record-deposits.ts";
 import { rollBackAbove } from "./roll-back.ts";
@@ -64,7 +71,11 @@ export interface TickTimings {
 }
 
 export interface Indexer {
-  /** Runs the loop until stop(): waits for the chain's lock, then indexes, retrying failures with backoff. */
+  /**
+   * Runs the loop until stop(): waits for the chain's lock, verifies the node (adapter.verifyNetwork),
+   * then indexes, retrying failures with backoff. A ChainMisconfiguredError, from any call, is not
+   * retried: the loop records it (GET /v1/chains, indexer_misconfigured) and ends.
+   */
   start(): Promise<void>;
   /** Ends the loop (after the current iteration) and releases the lock. */
   stop(): Promise<void>;
@@ -92,6 +103,8 @@ export function createIndexer(options: IndexerOptions): Indexer {
   const window = Math.max(config.confirmations * 2, MIN_BLOCK_WINDOW);
   const labels = { chain };
   let stopping = false;
+  /** verifyNetwork() passed since start(): checked once per start, before the first scan. */
+  let verified = false;
   /** The node answered a head below the indexed tip at the last look (logged once per episode). */
   let waitingForNode = false;
   let loop: Promise<void> | undefined;
@@ -149,6 +162,14 @@ export function createIndexer(options: IndexerOptions): Indexer {
 
   const tick = async (): Promise<TickResult> => {
     if (!(await lock.acquire())) return idle(false, null, null);
+    if (!verified) {
+      // Wrong network, chain id or credentials stop the chain here, before anything is indexed.
+      const verify = adapter.verifyNetwork?.bind(adapter);
+      if (verify) await rpc(verify);
+      await clearStopped(db, chain);
+      metrics?.misconfigured.set(labels, 0);
+      verified = true;
+    }
     // Head first, then the watch set: a payment in a block at or below this head was made after its
     // wallet existed, so the refresh that follows is sure to know the address.
     const head = await rpc(() => adapter.head());
@@ -238,6 +259,20 @@ export function createIndexer(options: IndexerOptions): Indexer {
     };
   };
 
+  /** Records why the chain stops (GET /v1/chains, /metrics) and says it once. */
+  const stopMisconfigured = async (error: ChainMisconfiguredError): Promise<void> => {
+    metrics?.misconfigured.set(labels, 1);
+    logger.error(
+      { chain, code: error.code, err: error.message },
+      "chain misconfigured: its indexer stopped until the configuration is fixed",
+    );
+    try {
+      await recordStopped(db, chain, error.message);
+    } catch (recordError) {
+      logger.warn({ chain, err: String(recordError) }, "could not record why the indexer stopped");
+    }
+  };
+
   const run = async (): Promise<void> => {
     let failures = 0;
     try {
@@ -252,6 +287,11 @@ export function createIndexer(options: IndexerOptions): Indexer {
             await sleeper.sleep(Math.max(0, config.pollIntervalMs - (performance.now() - started)));
           }
         } catch (error) {
+          const misconfigured = misconfiguration(error);
+          if (misconfigured) {
+            await stopMisconfigured(misconfigured);
+            return;
+          }
           failures++;
           const delayMs = backoffDelay(failures, config.pollIntervalMs);
           metrics?.tickErrors.inc(labels);
@@ -268,6 +308,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
     start() {
       if (loop) throw new Error(`the ${chain} indexer is already running`);
       stopping = false;
+      verified = false;
       loop = run().finally(() => {
         loop = undefined;
       });
@@ -281,4 +322,12 @@ export function createIndexer(options: IndexerOptions): Indexer {
     },
     tick,
   };
+}
+
+/** The ChainMisconfiguredError in `error` or its causes: a configuration fault, never retried. */
+function misconfiguration(error: unknown): ChainMisconfiguredError | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (e instanceof ChainMisconfiguredError) return e;
+  }
+  return undefined;
 }
