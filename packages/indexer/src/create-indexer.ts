@@ -241,7 +241,15 @@ export function createIndexer(options: IndexerOptions): Indexer {
     }
 
     started = performance.now();
-    const depositsConfirmed = await confirmDeposits({ db, chain, head, rates, logger, failpoint });
+    const { confirmed: depositsConfirmed, awaitingRate } = await confirmDeposits({
+      db,
+      chain,
+      head,
+      rates,
+      logger,
+      failpoint,
+    });
+    metrics?.depositsAwaitingRate.set(labels, awaitingRate);
     timings.confirmMs = performance.now() - started;
     metrics?.depositsConfirmed.inc(labels, depositsConfirmed);
     if (depositsConfirmed > 0) logger.info({ chain, head, deposits: depositsConfirmed }, "deposits confirmed");

@@ -9,6 +9,8 @@ export interface IndexerMetrics {
   lag: Gauge<ChainLabel>;
   /** 1 while the chain's indexer is stopped on a configuration error (GET /v1/chains says which). */
   misconfigured: Gauge<ChainLabel>;
+  /** Deposits with their confirmations whose asset has no USD rate: PENDING, uncredited, until one exists. */
+  depositsAwaitingRate: Gauge<ChainLabel>;
   rpcErrors: Counter<ChainLabel>;
   /** Failed iterations of the loop, whatever the cause (RPC, database, chain moving under a scan). */
   tickErrors: Counter<ChainLabel>;
@@ -40,6 +42,10 @@ export function createIndexerMetrics(registry: Registry): IndexerMetrics {
     misconfigured: gauge(
       "indexer_misconfigured",
       "1 when the chain's indexer stopped on a configuration error (wrong network, refused credentials)",
+    ),
+    depositsAwaitingRate: gauge(
+      "indexer_deposits_awaiting_rate",
+      "Deposits with their confirmations waiting, uncredited, for a USD rate of their asset",
     ),
     rpcErrors: counter("indexer_rpc_errors_total", "Failed calls to the chain's node"),
     tickErrors: counter("indexer_tick_errors_total", "Indexer iterations that failed and were retried"),
