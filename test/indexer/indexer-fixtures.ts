@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { type ChainId, normalizeAddress, silentLogger } from "@mp/core";
+import { type ChainAdapter, type ChainId, normalizeAddress, silentLogger } from "@mp/core";
 import { createWatchSet } from "@mp/custody";
-import type { Database } from "@mp/db";
+import type { Database, Queryable } from "@mp/db";
 import { createIndexer, type Indexer, type IndexerMetrics, type TickResult } from "@mp/indexer";
 import { checkLedger, getMerchantBalance } from "@mp/ledger";
 import { createSandboxRateProvider } from "@mp/providers";
@@ -46,20 +46,28 @@ export async function addWallet(
   chain: ChainId,
   address: string,
 ): Promise<{ walletId: string; destinationId: string }> {
+  return db.tx((c) => insertWallet(c, merchant, chain, address));
+}
+
+/** addWallet's statements, in the caller's transaction. */
+export async function insertWallet(
+  c: Queryable,
+  merchant: TestMerchant,
+  chain: ChainId,
+  address: string,
+): Promise<{ walletId: string; destinationId: string }> {
   const walletId = randomUUID();
   const destinationId = randomUUID();
-  await db.tx(async (c) => {
-    await c.query(
-      `INSERT INTO wallets (id, merchant_id, customer_id, label, derivation_index)
+  await c.query(
+    `INSERT INTO wallets (id, merchant_id, customer_id, label, derivation_index)
        SELECT $1, $2, $3, 'test', coalesce(max(derivation_index) + 1, 0) FROM wallets WHERE merchant_id = $2`,
-      [walletId, merchant.merchantId, merchant.customerId],
-    );
-    await c.query(
-      `INSERT INTO destinations (id, wallet_id, merchant_id, chain, address, address_key, derivation_path, provisioned_at)
+    [walletId, merchant.merchantId, merchant.customerId],
+  );
+  await c.query(
+    `INSERT INTO destinations (id, wallet_id, merchant_id, chain, address, address_key, derivation_path, provisioned_at)
        VALUES ($1, $2, $3, $4, $5, $6, 'm/test', now())`,
-      [destinationId, walletId, merchant.merchantId, chain, address, normalizeAddress(chain, address)],
-    );
-  });
+    [destinationId, walletId, merchant.merchantId, chain, address, normalizeAddress(chain, address)],
+  );
   return { walletId, destinationId };
 }
 
@@ -119,14 +127,28 @@ export function expectedFee(merchant: TestMerchant, amountUsd: bigint): bigint {
   return fee > amountUsd ? amountUsd : fee;
 }
 
+/**
+ * The chain's real adapter behind a load-balanced pool whose backend lags: while `lag.blocks` > 0,
+ * head() answers that many blocks below the node's head (every other call reaches the node).
+ */
+export function laggingAdapter(inner: ChainAdapter, lag: { blocks: number }): ChainAdapter {
+  return {
+    chain: inner.chain,
+    head: async () => (await inner.head()) - lag.blocks,
+    headers: (range) => inner.headers(range),
+    scan: (range, watch) => inner.scan(range, watch),
+    verifyNetwork: () => inner.verifyNetwork(),
+  };
+}
+
 export function newIndexer(
   db: Database,
   chain: Pick<TestChain, "chain" | "config" | "adapter">,
-  extra: { metrics?: IndexerMetrics; failpoint?: (name: string) => void | Promise<void> } = {},
+  extra: { metrics?: IndexerMetrics; failpoint?: (name: string) => void | Promise<void>; adapter?: ChainAdapter } = {},
 ): Indexer {
   return createIndexer({
     db,
-    adapter: chain.adapter(),
+    adapter: extra.adapter ?? chain.adapter(),
     config: chain.config,
     watch: createWatchSet(db, chain.chain),
     rates: createSandboxRateProvider(),

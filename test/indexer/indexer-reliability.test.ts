@@ -12,6 +12,7 @@ import {
   entriesFor,
   expectedFee,
   expectLedgerOk,
+  laggingAdapter,
   newIndexer,
   waitFor,
 } from "./indexer-fixtures.ts";
@@ -202,6 +203,69 @@ describe.each(TEST_CHAINS)("indexer on $name", ({ start }) => {
       "deposit_credit",
       "deposit_reversal",
     ]);
+    expect(await availableOf(db, merchant.merchantId)).toBe(0n);
+  });
+
+  it("waits while a lagging node answers a head below the indexed tip: nothing reversed, nothing credited again", async () => {
+    const { merchant, address } = await merchantWithAddress();
+    const lag = { blocks: 0 };
+    const metrics = createIndexerMetrics(new Registry());
+    const reorgs = async () => (await metrics.reorgs.get()).values.find((v) => v.labels.chain === chain.chain)?.value;
+    const indexer = track(newIndexer(db, chain, { metrics, adapter: laggingAdapter(chain.adapter(), lag) }));
+    await chain.pay(address, chain.amount(29));
+    await chain.mine(CONFIRMATIONS - 1);
+    const before = await catchUp(indexer);
+    const [credited] = await depositsOf(db, merchant.merchantId);
+    expect(credited?.status).toBe("CONFIRMED");
+    const available = await availableOf(db, merchant.merchantId);
+    expect(available).toBeGreaterThan(0n);
+
+    // The pool's other backend is behind: the deposit's block is above the head it answers.
+    lag.blocks = CONFIRMATIONS;
+    for (let i = 0; i < 3; i++) {
+      expect(await indexer.tick()).toMatchObject({
+        active: true,
+        head: (before.head ?? 0) - CONFIRMATIONS,
+        indexedHeight: before.indexedHeight,
+        scanned: null,
+        reorgAncestor: null,
+        depositsReversed: 0,
+      });
+    }
+    const [state] = (await getIndexerStates(db)).filter((s) => s.chain === chain.chain);
+    expect(state).toMatchObject({ headHeight: before.head, indexedHeight: before.indexedHeight });
+    expect(await depositsOf(db, merchant.merchantId)).toEqual([credited]);
+    expect(await entriesFor(db, credited?.id ?? "")).toHaveLength(1);
+    expect(await availableOf(db, merchant.merchantId)).toBe(available);
+    expect(await reorgs()).toBeUndefined();
+
+    // Back on a node that is up to date: indexing goes on from where it was.
+    lag.blocks = 0;
+    await chain.mine(1);
+    const after = await catchUp(indexer);
+    expect(after.indexedHeight).toBe((before.indexedHeight ?? 0) + 1);
+    expect(await depositsOf(db, merchant.merchantId)).toMatchObject([{ id: credited?.id, status: "CONFIRMED" }]);
+    expect(await entriesFor(db, credited?.id ?? "")).toHaveLength(1);
+    expect(await availableOf(db, merchant.merchantId)).toBe(available);
+  });
+
+  it("rolls back when a node behind the indexed tip shows another block at its head", async () => {
+    const { merchant, address } = await merchantWithAddress();
+    const lag = { blocks: 0 };
+    const indexer = track(newIndexer(db, chain, { adapter: laggingAdapter(chain.adapter(), lag) }));
+    await chain.pay(address, chain.amount(31));
+    await chain.mine(CONFIRMATIONS - 1);
+    const before = await catchUp(indexer);
+    expect((await depositsOf(db, merchant.merchantId))[0]?.status).toBe("CONFIRMED");
+
+    await chain.reorg(CONFIRMATIONS, []);
+    lag.blocks = 1;
+    const result = await indexer.tick();
+    expect(result.reorgAncestor).toBe((before.indexedHeight ?? 0) - CONFIRMATIONS);
+    expect(result.depositsReversed).toBe(1);
+    lag.blocks = 0;
+    await catchUp(indexer);
+    expect((await depositsOf(db, merchant.merchantId)).map((d) => d.status)).toEqual(["REVERSED"]);
     expect(await availableOf(db, merchant.merchantId)).toBe(0n);
   });
 

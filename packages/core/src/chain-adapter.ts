@@ -94,4 +94,9 @@ export interface IndexerState {
   /** head - indexed; null until something was indexed. */
   lag: number | null;
   updatedAt: Date | null;
+  /**
+   * Why the chain's indexer stopped (a ChainMisconfiguredError's message: wrong network, refused
+   * credentials); null while it runs. Set until an indexer of the chain verifies the node again.
+   */
+  stoppedError: string | null;
 }

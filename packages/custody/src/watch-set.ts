@@ -13,14 +13,6 @@ export interface WatchSet extends AddressMatcher {
 export interface WatchSetOptions {
   /** Rows per query while loading. */
   pageSize?: number;
-  /**
-   * Longest a wallet-creating transaction is expected to stay open, in milliseconds. `seq` values are
-   * taken when a row is inserted, not when it commits, so a row can become visible after rows with a
-   * higher seq were already loaded. Each refresh therefore re-reads the rows inserted within twice
-   * this window (a few thousand at most, and only while wallets are being created). 0 turns the
-   * re-read off.
-   */
-  settleMs?: number;
 }
 
 interface DestinationRow {
@@ -30,54 +22,57 @@ interface DestinationRow {
 }
 
 /**
+ * What a snapshot taken before a load says about the transactions whose rows the load may not have
+ * seen: those in progress then (`inProgress`) and those that had not begun (ids from `xmax`). Every
+ * other transaction had ended, so its rows were visible to the load (it had committed) or never
+ * will be (it rolled back).
+ */
+interface Horizon {
+  xmax: string;
+  inProgress: string[];
+}
+
+/**
  * The watch set of one chain, backed by the `destinations` table. Call refresh() once at start
  * (loads everything, page by page) and then whenever the indexer wants new wallets to count, e.g.
- * before each scan; later refreshes read only rows with a seq above what was already loaded.
+ * before each scan. A later refresh reads only the rows inserted by transactions that had not ended
+ * at the previous one's snapshot (destinations.inserted_xid, migrations/0051): a wallet whose
+ * transaction stays open for any length of time, while later wallets commit around it, is read the
+ * first time after it commits. No clock and no window: it holds by construction.
  */
 export function createWatchSet(db: Queryable, chain: ChainId, options: WatchSetOptions = {}): WatchSet {
   const pageSize = options.pageSize ?? 50_000;
-  const settleSeconds = (options.settleMs ?? 10_000) / 1000;
   const keys = new CompactKeySet({ hexKeys: isEvmChain(chain) });
-  let highestSeq = 0n;
+  /** Undefined until the first load: then everything is read. */
+  let horizon: Horizon | undefined;
   let running: Promise<unknown> = Promise.resolve();
 
-  /**
-   * The highest seq that no still-open transaction can hold below. A row inserted more than
-   * 2 x settle ago got its seq before any transaction that started within the last settle did (each
-   * takes its seq after it starts and, by assumption, less than settle after it starts).
-   */
-  const settledSeq = async (): Promise<bigint> => {
-    if (settleSeconds <= 0) return highestSeq;
-    const { rows } = await db.query<{ seq: string | null }>(
-      "SELECT max(seq) AS seq FROM destinations WHERE created_at < now() - make_interval(secs => $1)",
-      [settleSeconds * 2],
-    );
-    const settled = rows[0]?.seq;
-    return settled ? BigInt(settled) : 0n;
-  };
-
   const load = async (): Promise<number> => {
-    let cursor = highestSeq;
-    if (cursor > 0n) {
-      const settled = await settledSeq();
-      if (settled < cursor) cursor = settled;
-    }
+    // Taken before reading: whatever it counts as ended is visible to every read below.
+    const snapshot = await db.query<{ xmax: string; in_progress: string[] }>(
+      `SELECT pg_snapshot_xmax(s)::text AS xmax, ARRAY(SELECT pg_snapshot_xip(s)::text) AS in_progress
+         FROM pg_current_snapshot() AS s`,
+    );
+    const next = snapshot.rows[0];
+    if (!next) throw new Error("pg_current_snapshot() answered no row");
+    const unseen = horizon ? "AND (inserted_xid >= $4::xid8 OR inserted_xid = ANY($5::xid8[]))" : "";
+    const horizonParams = horizon ? [horizon.xmax, horizon.inProgress] : [];
+    let cursor = 0n;
     let added = 0;
     for (;;) {
       const { rows } = await db.query<DestinationRow>(
-        "SELECT seq, address_key FROM destinations WHERE chain = $1 AND seq > $2 ORDER BY seq LIMIT $3",
-        [chain, cursor.toString(), pageSize],
+        `SELECT seq, address_key FROM destinations WHERE chain = $1 AND seq > $2 ${unseen} ORDER BY seq LIMIT $3`,
+        [chain, cursor.toString(), pageSize, ...horizonParams],
       );
       for (const row of rows) {
         if (keys.add(row.address_key)) added++;
       }
       const last = rows.at(-1);
-      if (last) {
-        cursor = BigInt(last.seq);
-        if (cursor > highestSeq) highestSeq = cursor;
-      }
-      if (rows.length < pageSize) return added;
+      if (last) cursor = BigInt(last.seq);
+      if (rows.length < pageSize) break;
     }
+    horizon = { xmax: next.xmax, inProgress: next.in_progress };
+    return added;
   };
 
   return {

@@ -31,8 +31,7 @@ const addressOf = (i: number) => getAddress(`0x${i.toString(16).padStart(40, "0"
 
 /**
  * `watched` destinations on `chain` for one merchant, written with set-based SQL and dated a day
- * back: a catch-up meets addresses created long before, not ones the watch set must re-read as
- * possibly still settling (see createWatchSet's settleMs).
+ * back: a catch-up meets addresses created long before.
  */
 async function insertDestinations(db: Database, chain: ChainId, watched: number): Promise<void> {
   const { merchantId, customerId } = await insertMerchantWithCustomer(db, "Bench");

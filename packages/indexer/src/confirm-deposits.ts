@@ -22,44 +22,64 @@ interface UsdRate {
 /** Largest number of deposits confirmed per iteration (the loop continues at once while there is work). */
 const DEFAULT_LIMIT = 5_000;
 
-/**
- * Confirms every PENDING deposit of the chain with enough confirmations at `head`
- * (head - block_height + 1 >= required), in transactions of up to CHUNK deposits: lock the rows, keep those
- * still PENDING, value each in USD (stablecoins 1:1, other assets at the provider's rate now), take
- * the merchant's fee, post the credits in bulk and mark them CONFIRMED with their credit entries. The row lock and
- * the ledger's per-deposit idempotency make the credit exactly-once whatever crashes or repeats.
- * A deposit whose rate cannot be had stays PENDING for the next iteration. Returns how many it confirmed.
- */
-export async function confirmDeposits(options: ConfirmOptions): Promise<number> {
-  const { db, chain, head, logger } = options;
-  const { rows } = await db.query<{ id: string; asset: string }>(
-    `SELECT id, asset FROM deposits
-      WHERE chain = $1 AND status = 'PENDING' AND block_height <= $2::bigint + 1 - required_confirmations
-      ORDER BY block_height, id LIMIT $3`,
-    [chain, head, options.limit ?? DEFAULT_LIMIT],
-  );
-  const rates = new Map<string, UsdRate | null>();
-  const rateOf = async (asset: string): Promise<UsdRate | null> => {
-    const known = rates.get(asset);
-    if (known !== undefined) return known;
-    let found: UsdRate | null;
-    if (USD_STABLECOINS.has(asset)) {
-      found = { rate: "1", at: new Date() };
-    } else {
-      try {
-        found = { rate: (await options.rates.rateFor(asset)).rate, at: new Date() };
-      } catch (error) {
-        logger.warn({ chain, asset, err: String(error) }, "no USD rate: deposits of this asset stay pending");
-        found = null;
-      }
-    }
-    rates.set(asset, found);
-    return found;
-  };
+/** What one call did. */
+export interface ConfirmResult {
+  confirmed: number;
+  /** Deposits with their confirmations still waiting for a USD rate of their asset. */
+  awaitingRate: number;
+}
 
+/** Deposits of `chain` in blocks deep enough at $2 (head): head - block_height + 1 >= required. */
+const DEEP_ENOUGH = "chain = $1 AND status = 'PENDING' AND block_height <= $2::bigint + 1 - required_confirmations";
+
+/**
+ * Confirms every PENDING deposit of the chain with enough confirmations at `head`, in transactions
+ * of up to CHUNK deposits: lock the rows, keep those still PENDING, value each in USD (stablecoins
+ * 1:1, other assets at the provider's rate now), take the merchant's fee, post the credits in bulk
+ * and mark them CONFIRMED with their credit entries. The row lock and the ledger's per-deposit
+ * idempotency make the credit exactly-once whatever crashes or repeats.
+ *
+ * Rates are asked per asset first (outside any transaction). A deposit whose asset has no rate is
+ * never valued at a guess: it stays PENDING, marked awaiting_rate_since (the API shows it), and is
+ * credited at the first iteration that has a rate. Only assets with a rate are selected, so any
+ * number of such deposits never holds back the others.
+ */
+export async function confirmDeposits(options: ConfirmOptions): Promise<ConfirmResult> {
+  const { db, chain, head, logger } = options;
+  const assets = await db.query<{ asset: string; deposits: string }>(
+    `SELECT asset, count(*) AS deposits FROM deposits WHERE ${DEEP_ENOUGH} GROUP BY asset`,
+    [chain, head],
+  );
+  const rates = new Map<string, UsdRate>();
+  let awaitingRate = 0;
+  for (const { asset, deposits } of assets.rows) {
+    const rate = await rateOf(options, asset);
+    if (!("error" in rate)) {
+      rates.set(asset, rate);
+      continue;
+    }
+    awaitingRate += Number(deposits);
+    const marked = await db.query(
+      `UPDATE deposits SET awaiting_rate_since = now() WHERE ${DEEP_ENOUGH} AND asset = $3 AND awaiting_rate_since IS NULL`,
+      [chain, head, asset],
+    );
+    // Said once per deposit that starts waiting, not at every iteration it goes on waiting.
+    if ((marked.rowCount ?? 0) > 0) {
+      logger.warn(
+        { chain, asset, deposits: marked.rowCount, err: String(rate.error) },
+        "no USD rate for the asset: its confirmed deposits wait for one, uncredited",
+      );
+    }
+  }
+  if (rates.size === 0) return { confirmed: 0, awaitingRate };
+  const { rows } = await db.query<{ id: string; asset: string }>(
+    `SELECT id, asset FROM deposits WHERE ${DEEP_ENOUGH} AND asset = ANY($3::text[])
+      ORDER BY block_height, id LIMIT $4`,
+    [chain, head, [...rates.keys()], options.limit ?? DEFAULT_LIMIT],
+  );
   const ready = new Map<string, UsdRate>();
   for (const row of rows) {
-    const rate = await rateOf(row.asset);
+    const rate = rates.get(row.asset);
     if (rate) ready.set(row.id, rate);
   }
   // Deposits are confirmed in transactions of up to CHUNK with set-based statements: one lock of the
@@ -71,7 +91,17 @@ export async function confirmDeposits(options: ConfirmOptions): Promise<number> 
     const chunk = ids.slice(i, i + CHUNK);
     confirmed += await db.tx((client) => confirmChunk(client, options, chunk, ready));
   }
-  return confirmed;
+  return { confirmed, awaitingRate };
+}
+
+/** The asset's USD rate now: 1 for a USD stablecoin, else the provider's, or why there is none. */
+async function rateOf(options: ConfirmOptions, asset: string): Promise<UsdRate | { error: unknown }> {
+  if (USD_STABLECOINS.has(asset)) return { rate: "1", at: new Date() };
+  try {
+    return { rate: (await options.rates.rateFor(asset)).rate, at: new Date() };
+  } catch (error) {
+    return { error };
+  }
 }
 
 /**
@@ -136,7 +166,7 @@ async function confirmChunk(
   const updated = await client.query(
     `UPDATE deposits d SET status = 'CONFIRMED', usd_rate = u.rate, usd_rate_at = u.rate_at,
             amount_usd_micros = u.amount, fee_usd_micros = u.fee, net_amount_usd_micros = u.amount - u.fee,
-            credit_entry_id = u.entry_id, confirmed_at = now(), updated_at = now()
+            credit_entry_id = u.entry_id, confirmed_at = now(), updated_at = now(), awaiting_rate_since = NULL
        FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::numeric[], $5::numeric[], $6::uuid[])
             AS u(id, rate, rate_at, amount, fee, entry_id)
       WHERE d.id = u.id AND d.status = 'PENDING'`,

@@ -1,4 +1,11 @@
-import type { BlockHeader, ChainAdapter, ChainConfig, Logger, ScanRange } from "@mp/core";
+import {
+  type BlockHeader,
+  type ChainAdapter,
+  type ChainConfig,
+  ChainMisconfiguredError,
+  type Logger,
+  type ScanRange,
+} from "@mp/core";
 import type { WatchSet } from "@mp/custody";
 import type { Database } from "@mp/db";
 import type { RateProvider } from "@mp/providers";
@@ -7,7 +14,7 @@ import { insertBlocks, pruneBlocks, storedBlockBelow, storedTip } from "./block-
 import { createChainLock } from "./chain-lock.ts";
 import { findCommonAncestor } from "./common-ancestor.ts";
 import { confirmDeposits } from "./confirm-deposits.ts";
-import { moveCursor, readCursor, recordHead } from "./cursor-store.ts";
+import { clearStopped, moveCursor, readCursor, recordHead, recordStopped } from "./cursor-store.ts";
 import type { IndexerMetrics } from "./indexer-metrics.ts";
 import { recordDeposits } from "./record-deposits.ts";
 import { rollBackAbove } from "./roll-back.ts";
@@ -64,7 +71,11 @@ export interface TickTimings {
 }
 
 export interface Indexer {
-  /** Runs the loop until stop(): waits for the chain's lock, then indexes, retrying failures with backoff. */
+  /**
+   * Runs the loop until stop(): waits for the chain's lock, verifies the node (adapter.verifyNetwork),
+   * then indexes, retrying failures with backoff. A ChainMisconfiguredError, from any call, is not
+   * retried: the loop records it (GET /v1/chains, indexer_misconfigured) and ends.
+   */
   start(): Promise<void>;
   /** Ends the loop (after the current iteration) and releases the lock. */
   stop(): Promise<void>;
@@ -92,6 +103,10 @@ export function createIndexer(options: IndexerOptions): Indexer {
   const window = Math.max(config.confirmations * 2, MIN_BLOCK_WINDOW);
   const labels = { chain };
   let stopping = false;
+  /** verifyNetwork() passed since start(): checked once per start, before the first scan. */
+  let verified = false;
+  /** The node answered a head below the indexed tip at the last look (logged once per episode). */
+  let waitingForNode = false;
   let loop: Promise<void> | undefined;
 
   const rpc = async <T>(fn: () => Promise<T>): Promise<T> => {
@@ -147,18 +162,41 @@ export function createIndexer(options: IndexerOptions): Indexer {
 
   const tick = async (): Promise<TickResult> => {
     if (!(await lock.acquire())) return idle(false, null, null);
+    if (!verified) {
+      // Wrong network, chain id or credentials stop the chain here, before anything is indexed.
+      await rpc(() => adapter.verifyNetwork());
+      await clearStopped(db, chain);
+      metrics?.misconfigured.set(labels, 0);
+      verified = true;
+    }
     // Head first, then the watch set: a payment in a block at or below this head was made after its
     // wallet existed, so the refresh that follows is sure to know the address.
     const head = await rpc(() => adapter.head());
     await watch.refresh();
-    await recordHead(db, chain, head);
-    metrics?.headHeight.set(labels, head);
     const cursor = (await readCursor(db, chain)).indexedHeight;
 
     // The stored tip must still be on the node's chain; if it is, so is everything below it.
     const tip = await storedTip(db, chain);
+    if (tip && tip.height > head) {
+      // A node behind what we indexed is far more often a lagging node (a load-balanced pool's other
+      // backend, a node catching up) than a reorganisation to a shorter chain: only a stored block
+      // the node shows with another hash proves a reorg. Until then, wait for the node.
+      const below = await storedBlockBelow(db, chain, head + 1);
+      const [onNode] = below ? await headersOf(below.height, below.height) : [];
+      if (below && onNode?.hash !== below.hash) {
+        return rollBack(head, cursor, `stored block ${below.height} no longer on the chain`);
+      }
+      if (!waitingForNode)
+        logger.warn({ chain, head, indexedTip: tip.height }, "node is behind the indexed tip: waiting");
+      waitingForNode = true;
+      return idle(true, head, cursor);
+    }
+    if (waitingForNode) logger.info({ chain, head }, "node caught up with the indexed tip");
+    waitingForNode = false;
+    await recordHead(db, chain, head);
+    metrics?.headHeight.set(labels, head);
     if (tip) {
-      const [onNode] = tip.height <= head ? await headersOf(tip.height, tip.height) : [];
+      const [onNode] = await headersOf(tip.height, tip.height);
       if (onNode?.hash !== tip.hash) return rollBack(head, cursor, "stored tip no longer on the chain");
     }
 
@@ -202,7 +240,15 @@ export function createIndexer(options: IndexerOptions): Indexer {
     }
 
     started = performance.now();
-    const depositsConfirmed = await confirmDeposits({ db, chain, head, rates, logger, failpoint });
+    const { confirmed: depositsConfirmed, awaitingRate } = await confirmDeposits({
+      db,
+      chain,
+      head,
+      rates,
+      logger,
+      failpoint,
+    });
+    metrics?.depositsAwaitingRate.set(labels, awaitingRate);
     timings.confirmMs = performance.now() - started;
     metrics?.depositsConfirmed.inc(labels, depositsConfirmed);
     if (depositsConfirmed > 0) logger.info({ chain, head, deposits: depositsConfirmed }, "deposits confirmed");
@@ -220,6 +266,20 @@ export function createIndexer(options: IndexerOptions): Indexer {
     };
   };
 
+  /** Records why the chain stops (GET /v1/chains, /metrics) and says it once. */
+  const stopMisconfigured = async (error: ChainMisconfiguredError): Promise<void> => {
+    metrics?.misconfigured.set(labels, 1);
+    logger.error(
+      { chain, code: error.code, err: error.message },
+      "chain misconfigured: its indexer stopped until the configuration is fixed",
+    );
+    try {
+      await recordStopped(db, chain, error.message);
+    } catch (recordError) {
+      logger.warn({ chain, err: String(recordError) }, "could not record why the indexer stopped");
+    }
+  };
+
   const run = async (): Promise<void> => {
     let failures = 0;
     try {
@@ -234,6 +294,11 @@ export function createIndexer(options: IndexerOptions): Indexer {
             await sleeper.sleep(Math.max(0, config.pollIntervalMs - (performance.now() - started)));
           }
         } catch (error) {
+          const misconfigured = misconfiguration(error);
+          if (misconfigured) {
+            await stopMisconfigured(misconfigured);
+            return;
+          }
           failures++;
           const delayMs = backoffDelay(failures, config.pollIntervalMs);
           metrics?.tickErrors.inc(labels);
@@ -250,6 +315,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
     start() {
       if (loop) throw new Error(`the ${chain} indexer is already running`);
       stopping = false;
+      verified = false;
       loop = run().finally(() => {
         loop = undefined;
       });
@@ -263,4 +329,12 @@ export function createIndexer(options: IndexerOptions): Indexer {
     },
     tick,
   };
+}
+
+/** The ChainMisconfiguredError in `error` or its causes: a configuration fault, never retried. */
+function misconfiguration(error: unknown): ChainMisconfiguredError | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (e instanceof ChainMisconfiguredError) return e;
+  }
+  return undefined;
 }

@@ -27,6 +27,23 @@ export async function recordHead(q: Queryable, chain: ChainId, head: number): Pr
   );
 }
 
+/** The chain's indexer stopped on a configuration error: `message` says what to fix. */
+export async function recordStopped(q: Queryable, chain: ChainId, message: string): Promise<void> {
+  await q.query(
+    `INSERT INTO chain_cursors (chain, stopped_error, stopped_at, updated_at) VALUES ($1, $2, now(), now())
+     ON CONFLICT (chain) DO UPDATE SET stopped_error = EXCLUDED.stopped_error, stopped_at = now(), updated_at = now()`,
+    [chain, message],
+  );
+}
+
+/** The chain's node was verified: whatever stopped an earlier indexer is fixed. */
+export async function clearStopped(q: Queryable, chain: ChainId): Promise<void> {
+  await q.query(
+    "UPDATE chain_cursors SET stopped_error = NULL, stopped_at = NULL WHERE chain = $1 AND stopped_error IS NOT NULL",
+    [chain],
+  );
+}
+
 /**
  * Moves the cursor from `expected` to `next`, or returns false when the cursor is no longer at
  * `expected` (another indexer moved it): the caller must then roll its transaction back.

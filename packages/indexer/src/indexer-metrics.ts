@@ -7,6 +7,10 @@ export interface IndexerMetrics {
   headHeight: Gauge<ChainLabel>;
   indexedHeight: Gauge<ChainLabel>;
   lag: Gauge<ChainLabel>;
+  /** 1 while the chain's indexer is stopped on a configuration error (GET /v1/chains says which). */
+  misconfigured: Gauge<ChainLabel>;
+  /** Deposits with their confirmations whose asset has no USD rate: PENDING, uncredited, until one exists. */
+  depositsAwaitingRate: Gauge<ChainLabel>;
   rpcErrors: Counter<ChainLabel>;
   /** Failed iterations of the loop, whatever the cause (RPC, database, chain moving under a scan). */
   tickErrors: Counter<ChainLabel>;
@@ -35,6 +39,14 @@ export function createIndexerMetrics(registry: Registry): IndexerMetrics {
     headHeight: gauge("indexer_head_height", "Latest block height the chain's node reports"),
     indexedHeight: gauge("indexer_indexed_height", "Highest block whose deposits are recorded"),
     lag: gauge("indexer_lag_blocks", "Head height minus indexed height"),
+    misconfigured: gauge(
+      "indexer_misconfigured",
+      "1 when the chain's indexer stopped on a configuration error (wrong network, refused credentials)",
+    ),
+    depositsAwaitingRate: gauge(
+      "indexer_deposits_awaiting_rate",
+      "Deposits with their confirmations waiting, uncredited, for a USD rate of their asset",
+    ),
     rpcErrors: counter("indexer_rpc_errors_total", "Failed calls to the chain's node"),
     tickErrors: counter("indexer_tick_errors_total", "Indexer iterations that failed and were retried"),
     reorgs: counter("indexer_reorgs_total", "Reorganisations rolled back"),

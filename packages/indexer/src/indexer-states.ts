@@ -10,7 +10,8 @@ export async function getIndexerStates(q: Queryable): Promise<IndexerState[]> {
     head_height: string | null;
     indexed_height: string | null;
     updated_at: Date;
-  }>("SELECT chain, head_height, indexed_height, updated_at FROM chain_cursors ORDER BY chain");
+    stopped_error: string | null;
+  }>("SELECT chain, head_height, indexed_height, updated_at, stopped_error FROM chain_cursors ORDER BY chain");
   return rows.map((row) => {
     const head = row.head_height === null ? null : Number(row.head_height);
     const indexed = row.indexed_height === null ? null : Number(row.indexed_height);
@@ -20,6 +21,7 @@ export async function getIndexerStates(q: Queryable): Promise<IndexerState[]> {
       indexedHeight: indexed,
       lag: head === null || indexed === null ? null : Math.max(0, head - indexed),
       updatedAt: row.updated_at,
+      stoppedError: row.stopped_error,
     };
   });
 }

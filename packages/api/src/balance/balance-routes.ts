@@ -1,5 +1,6 @@
-import { formatUsd, toUsdMicros, USD_STABLECOINS } from "@mp/core";
+import { formatUsd, isAppError, toUsdMicros, USD_STABLECOINS } from "@mp/core";
 import { getMerchantBalance } from "@mp/ledger";
+import type { RateProvider } from "@mp/providers";
 import { z } from "zod";
 import { pendingByAsset } from "../deposits/deposit-store.ts";
 import { defineRoute } from "../http/route.ts";
@@ -8,8 +9,23 @@ const balanceResource = z.object({
   currency: z.literal("USD"),
   available: z.string().describe("Spendable: credited deposits net of fees, minus reserved"),
   reserved: z.string().describe("Held for payouts in flight"),
-  pending: z.string().describe("Unconfirmed deposits at current rates; never part of available"),
+  pending: z
+    .string()
+    .describe("Uncredited deposits at current rates (an asset without a rate is left out); never part of available"),
 });
+
+/**
+ * The provider's rate for `asset`, or undefined when it quotes none (a configured token it does not
+ * know: a non-retryable answer). An outage stays an error (503).
+ */
+async function currentRate(rates: RateProvider, asset: string): Promise<string | undefined> {
+  try {
+    return (await rates.rateFor(asset)).rate;
+  } catch (error) {
+    if (isAppError(error) && !error.retryable) return undefined;
+    throw error;
+  }
+}
 
 export const getBalanceRoute = defineRoute({
   method: "get",
@@ -25,8 +41,9 @@ export const getBalanceRoute = defineRoute({
     const ledger = await getMerchantBalance(sql, merchant.merchantId);
     let pending = 0n;
     for (const group of await pendingByAsset(sql, merchant.merchantId)) {
-      const rate = USD_STABLECOINS.has(group.asset) ? "1" : (await deps.rates.rateFor(group.asset)).rate;
-      pending += toUsdMicros(group.amountRaw, group.decimals, rate);
+      const rate = USD_STABLECOINS.has(group.asset) ? "1" : await currentRate(deps.rates, group.asset);
+      // An asset with no rate cannot be valued: left out, never guessed (its deposits show awaiting_rate).
+      if (rate !== undefined) pending += toUsdMicros(group.amountRaw, group.decimals, rate);
     }
     return {
       status: 200,

@@ -15,6 +15,10 @@ const chainResource = z.object({
       last_indexed_height: z.number().int().nullable(),
       lag_blocks: z.number().int().nullable(),
       updated_at: z.iso.datetime().nullable(),
+      status: z
+        .enum(["running", "misconfigured"])
+        .describe("misconfigured: stopped on a configuration error (wrong network, refused credentials)"),
+      error: z.string().nullable().describe("What to fix when misconfigured; null while running"),
     })
     .nullable(),
 });
@@ -50,6 +54,8 @@ export const listChainsRoute = defineRoute({
               last_indexed_height: state.indexedHeight,
               lag_blocks: state.lag,
               updated_at: state.updatedAt ? iso(state.updatedAt) : null,
+              status: state.stoppedError === null ? ("running" as const) : ("misconfigured" as const),
+              error: state.stoppedError,
             }
           : null,
       };

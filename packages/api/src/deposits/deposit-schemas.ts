@@ -36,6 +36,9 @@ export const depositResource = z.object({
   net_amount_usd: decimal.nullable(),
   usd_rate: z.string().nullable().describe("USD per whole unit used at confirmation"),
   status: z.enum(DEPOSIT_STATUSES),
+  awaiting_rate: z
+    .boolean()
+    .describe("PENDING with its confirmations, but its asset has no USD rate yet: credited once one exists"),
   confirmed_at: z.iso.datetime().nullable(),
   reversed_at: z.iso.datetime().nullable(),
   created_at: z.iso.datetime(),

@@ -26,12 +26,13 @@ interface DepositRow {
   net_amount_usd_micros: string | null;
   confirmed_at: Date | null;
   reversed_at: Date | null;
+  awaiting_rate_since: Date | null;
   created_at: Date;
 }
 
 const COLUMNS = `id, merchant_id, wallet_id, customer_id, chain, asset, contract_address, from_address, to_address,
   tx_hash, block_height, decimals, amount_raw, required_confirmations, status, usd_rate, amount_usd_micros,
-  fee_usd_micros, net_amount_usd_micros, confirmed_at, reversed_at, created_at`;
+  fee_usd_micros, net_amount_usd_micros, confirmed_at, reversed_at, awaiting_rate_since, created_at`;
 
 const usd = (micros: string | null) => (micros === null ? null : formatUsd(BigInt(micros)));
 
@@ -69,6 +70,7 @@ export function toDepositResource(row: DepositRow, heads: ReadonlyMap<ChainId, n
     net_amount_usd: usd(row.net_amount_usd_micros),
     usd_rate: row.usd_rate,
     status: row.status,
+    awaiting_rate: row.status === "PENDING" && row.awaiting_rate_since !== null,
     confirmed_at: row.confirmed_at ? iso(row.confirmed_at) : null,
     reversed_at: row.reversed_at ? iso(row.reversed_at) : null,
     created_at: iso(row.created_at),

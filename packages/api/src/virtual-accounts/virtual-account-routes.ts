@@ -6,7 +6,7 @@ import { pageSchema } from "../openapi/page-schema.ts";
 import { bankDepositResource, sandboxBankDepositBody } from "./bank-deposit-schemas.ts";
 import { listBankDeposits } from "./bank-deposit-store.ts";
 import { creditBankDeposit } from "./credit-bank-deposit.ts";
-import { openVirtualAccount } from "./open-virtual-account.ts";
+import { askBankForAccount, openVirtualAccount } from "./open-virtual-account.ts";
 import { createVirtualAccountBody, virtualAccountIdParams, virtualAccountResource } from "./virtual-account-schemas.ts";
 import { findVirtualAccount, presentVirtualAccount } from "./virtual-account-store.ts";
 
@@ -26,12 +26,22 @@ export const createVirtualAccountRoute = defineRoute({
   response: virtualAccountResource,
   successStatus: 201,
   errorStatuses: [404, 422, 503],
-  async handler({ merchant, body, sql, deps, res }) {
+  // The bank is asked here, before the transaction: never while the customer's row is locked.
+  async prepare({ merchant, body, deps }) {
+    const asked = await askBankForAccount(deps, {
+      merchantId: merchant.merchantId,
+      customerId: body.customer_id,
+      currency: body.currency,
+    });
+    return { asked, release: () => undefined };
+  },
+  async handler({ merchant, body, sql, deps, res, prepared }) {
     res.set(NO_STORE);
     const { account, created } = await openVirtualAccount(sql, deps, {
       merchantId: merchant.merchantId,
       customerId: body.customer_id,
       currency: body.currency,
+      asked: prepared.asked,
     });
     return created
       ? { status: 201, data: account, message: "Virtual account is being provisioned" }
