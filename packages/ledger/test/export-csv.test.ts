@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { ValidationError } from "@mp/core";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exportJournalCsv, placeHold, postDepositCredit } from "../src/index.ts";
-import { createMerchant, creditDeposit, USD } from "./ledger-fixtures.ts";
+import { exportJournalCsv, placeHold } from "../src/index.ts";
+import { createMerchant, creditDeposit, postOneCredit, USD } from "./ledger-fixtures.ts";
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -66,7 +66,7 @@ describe("exportJournalCsv", () => {
       const ids: string[] = [];
       for (let i = 0; i < 334; i++) {
         const depositId = randomUUID();
-        await postDepositCredit(c, {
+        await postOneCredit(c, {
           depositId,
           merchantId: m.merchantId,
           amountUsdMicros: BigInt(i + 1),

@@ -3,14 +3,15 @@ import { ConflictError, NotFoundError, ValidationError } from "@mp/core";
 import { sqlState } from "@mp/db";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getMerchantBalance, placeHold, postBankDeposit, postDepositReversal } from "../src/index.ts";
 import {
-  getMerchantBalance,
-  placeHold,
-  postBankDeposit,
-  postDepositCredit,
-  postDepositReversal,
-} from "../src/index.ts";
-import { createMerchant, creditBankDeposit, creditDeposit, reverseDeposit, USD } from "./ledger-fixtures.ts";
+  createMerchant,
+  creditBankDeposit,
+  creditDeposit,
+  postOneCredit,
+  reverseDeposit,
+  USD,
+} from "./ledger-fixtures.ts";
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -51,7 +52,7 @@ describe("deposit credits", () => {
       { account: "merchant_available", merchant_id: m.merchantId, side: "credit", amount: 98_500_000n },
       { account: "fee_revenue", merchant_id: null, side: "credit", amount: 1_500_000n },
     ]);
-    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: 98_500_000n, reserved: 0n });
+    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: 98_500_000n, reserved: 0n, held: 0n });
     expect((await systemBalance("deposit_clearing")) - clearingBefore).toBe(100n * USD);
     expect((await systemBalance("fee_revenue")) - feesBefore).toBe(1_500_000n);
   });
@@ -60,9 +61,9 @@ describe("deposit credits", () => {
     const m = await createMerchant(t.db);
     const { depositId, entryId } = await creditDeposit(t.db, m, { gross: 20n * USD, fee: 0n });
     const input = { depositId, merchantId: m.merchantId, amountUsdMicros: 20n * USD, feeUsdMicros: 0n };
-    const again = await t.db.tx((c) => postDepositCredit(c, input));
+    const again = await t.db.tx((c) => postOneCredit(c, input));
     // Concurrent repeats too: they wait on the balance locks, then find the first entry.
-    const concurrent = await Promise.all([1, 2, 3].map(() => t.db.tx((c) => postDepositCredit(c, input))));
+    const concurrent = await Promise.all([1, 2, 3].map(() => t.db.tx((c) => postOneCredit(c, input))));
     expect([again, ...concurrent].map((r) => r.entryId)).toEqual([entryId, entryId, entryId, entryId]);
     const count = await t.db.query("SELECT 1 FROM journal_entries WHERE reference = $1", [depositId]);
     expect(count.rowCount).toBe(1);
@@ -76,12 +77,12 @@ describe("deposit credits", () => {
     const { depositId } = await creditDeposit(t.db, m, { gross: 5n * USD, fee: 0n });
     await expect(
       t.db.tx((c) =>
-        postDepositCredit(c, { depositId, merchantId: m.merchantId, amountUsdMicros: 6n * USD, feeUsdMicros: 0n }),
+        postOneCredit(c, { depositId, merchantId: m.merchantId, amountUsdMicros: 6n * USD, feeUsdMicros: 0n }),
       ),
     ).rejects.toBeInstanceOf(ConflictError);
     await expect(
       t.db.tx((c) =>
-        postDepositCredit(c, { depositId, merchantId: other.merchantId, amountUsdMicros: 5n * USD, feeUsdMicros: 0n }),
+        postOneCredit(c, { depositId, merchantId: other.merchantId, amountUsdMicros: 5n * USD, feeUsdMicros: 0n }),
       ),
     ).rejects.toBeInstanceOf(ConflictError);
     expect((await getMerchantBalance(t.db, other.merchantId)).available).toBe(0n);
@@ -102,13 +103,13 @@ describe("deposit credits", () => {
     await t.db.tx(async (c) => {
       const depositId = randomUUID();
       await expect(
-        postDepositCredit(c, { depositId, merchantId: m.merchantId, amountUsdMicros: 5n, feeUsdMicros: 6n }),
+        postOneCredit(c, { depositId, merchantId: m.merchantId, amountUsdMicros: 5n, feeUsdMicros: 6n }),
       ).rejects.toBeInstanceOf(ValidationError);
       await expect(
-        postDepositCredit(c, { depositId, merchantId: m.merchantId, amountUsdMicros: -1n, feeUsdMicros: 0n }),
+        postOneCredit(c, { depositId, merchantId: m.merchantId, amountUsdMicros: -1n, feeUsdMicros: 0n }),
       ).rejects.toBeInstanceOf(ValidationError);
       await expect(
-        postDepositCredit(c, {
+        postOneCredit(c, {
           depositId: "not-a-uuid",
           merchantId: m.merchantId,
           amountUsdMicros: 5n,
@@ -116,7 +117,7 @@ describe("deposit credits", () => {
         }),
       ).rejects.toBeInstanceOf(ValidationError);
       await expect(
-        postDepositCredit(c, { depositId, merchantId: randomUUID(), amountUsdMicros: 5n, feeUsdMicros: 0n }),
+        postOneCredit(c, { depositId, merchantId: randomUUID(), amountUsdMicros: 5n, feeUsdMicros: 0n }),
       ).rejects.toBeInstanceOf(NotFoundError);
       expect((await c.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
     });
@@ -134,13 +135,13 @@ describe("deposit reversals", () => {
     const credit = await linesOf(entryId);
     const opposite = credit.map((l) => ({ ...l, side: l.side === "debit" ? "credit" : "debit" }));
     expect(await linesOf(reversal?.entryId ?? "")).toEqual(opposite);
-    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: 0n, reserved: 0n });
+    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: 0n, reserved: 0n, held: 0n });
     expect(await systemBalance("deposit_clearing")).toBe(clearingBefore);
     expect(await systemBalance("fee_revenue")).toBe(feesBefore);
 
     const again = await t.db.tx((c) => postDepositReversal(c, { depositId, merchantId: m.merchantId }));
     expect(again?.entryId).toBe(reversal?.entryId);
-    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: 0n, reserved: 0n });
+    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: 0n, reserved: 0n, held: 0n });
   });
 
   it("returns null for a deposit that was never credited", async () => {
@@ -154,7 +155,11 @@ describe("deposit reversals", () => {
     const { depositId } = await creditDeposit(t.db, m, { gross: 10n * USD, fee: 0n });
     await t.db.tx((c) => placeHold(c, { holdId: randomUUID(), merchantId: m.merchantId, amountUsdMicros: 8n * USD }));
     await reverseDeposit(t.db, m, depositId);
-    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: -8n * USD, reserved: 8n * USD });
+    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({
+      available: -8n * USD,
+      reserved: 8n * USD,
+      held: 0n,
+    });
   });
 });
 
