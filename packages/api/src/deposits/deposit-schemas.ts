@@ -2,6 +2,7 @@ import { CHAIN_IDS } from "@mp/core";
 import { z } from "zod";
 
 export const DEPOSIT_STATUSES = ["PENDING", "CONFIRMED", "REVERSED"] as const;
+export const HOLD_STATUSES = ["HELD", "RELEASED", "RETURNED"] as const;
 
 export const listDepositsQuery = z.object({
   chain: z.enum(CHAIN_IDS).optional(),
@@ -36,6 +37,14 @@ export const depositResource = z.object({
   net_amount_usd: decimal.nullable(),
   usd_rate: z.string().nullable().describe("USD per whole unit used at confirmation"),
   status: z.enum(DEPOSIT_STATUSES),
+  held: z
+    .boolean()
+    .describe("Credited but held out of available (the customer's verification was rejected) until an operator acts"),
+  hold_status: z
+    .enum(HOLD_STATUSES)
+    .nullable()
+    .describe("null: never held; HELD; RELEASED to available; RETURNED: owed back to the payer"),
+  held_reason: z.enum(["customer_rejected"]).nullable(),
   confirmed_at: z.iso.datetime().nullable(),
   reversed_at: z.iso.datetime().nullable(),
   created_at: z.iso.datetime(),
