@@ -9,7 +9,7 @@ import {
   releaseHeldDeposit,
   returnHeldDeposit,
 } from "../src/index.ts";
-import { createMerchant, creditDeposit, reverseDeposit, USD } from "./ledger-fixtures.ts";
+import { createMerchant, creditDeposit, reverseDeposit, systemBalance, USD } from "./ledger-fixtures.ts";
 
 let t: TestDatabase;
 beforeAll(async () => {
@@ -18,15 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.drop();
 });
-
-async function systemBalance(kind: string): Promise<bigint> {
-  const r = await t.db.query<{ balance: string }>(
-    `SELECT b.balance::text AS balance FROM account_balances b JOIN ledger_accounts a ON a.id = b.account_id
-      WHERE a.kind = $1 AND a.merchant_id IS NULL`,
-    [kind],
-  );
-  return BigInt(r.rows[0]?.balance ?? "NaN");
-}
 
 async function holdState(depositId: string) {
   const r = await t.db.query<{ hold_status: string | null; return_reason: string | null; resolved: boolean }>(
@@ -79,13 +70,13 @@ describe("held deposits", () => {
 
   it("returns once: the payer is owed the gross in returns_payable, the fee is given back", async () => {
     const m = await createMerchant(t.db);
-    const owedBefore = await systemBalance("returns_payable");
-    const feesBefore = await systemBalance("fee_revenue");
+    const owedBefore = await systemBalance(t.db, "returns_payable");
+    const feesBefore = await systemBalance(t.db, "fee_revenue");
     const { depositId } = await creditDeposit(t.db, m, { gross: 10n * USD, fee: 100_000n }, { held: true });
     await t.db.tx((c) => returnHeldDeposit(c, { depositId, reason: "customer rejected by compliance" }));
     expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: 0n, reserved: 0n, held: 0n });
-    expect((await systemBalance("returns_payable")) - owedBefore).toBe(10n * USD);
-    expect(await systemBalance("fee_revenue")).toBe(feesBefore);
+    expect((await systemBalance(t.db, "returns_payable")) - owedBefore).toBe(10n * USD);
+    expect(await systemBalance(t.db, "fee_revenue")).toBe(feesBefore);
     expect(await holdState(depositId)).toEqual({
       hold_status: "RETURNED",
       return_reason: "customer rejected by compliance",
@@ -95,7 +86,7 @@ describe("held deposits", () => {
     await expectLedgerOk();
     // A reorg after the return: the money left the chain, nobody is owed it any more.
     await reverseDeposit(t.db, m, depositId);
-    expect(await systemBalance("returns_payable")).toBe(owedBefore);
+    expect(await systemBalance(t.db, "returns_payable")).toBe(owedBefore);
     await expectLedgerOk();
   });
 

@@ -147,5 +147,15 @@ export async function creditBankDeposit(db: Database, m: MerchantFixture, amount
   });
 }
 
+/** The balance of a deployment-wide system account (deposit_clearing, fee_revenue, ...). */
+export async function systemBalance(q: Queryable, kind: string): Promise<bigint> {
+  const r = await q.query<{ balance: string }>(
+    `SELECT b.balance::text AS balance FROM account_balances b JOIN ledger_accounts a ON a.id = b.account_id
+      WHERE a.kind = $1 AND a.merchant_id IS NULL`,
+    [kind],
+  );
+  return BigInt(r.rows[0]?.balance ?? "NaN");
+}
+
 /** One US dollar in the ledger's micro-units, for readable test figures (`25n * USD`). */
 export const USD = 1_000_000n;

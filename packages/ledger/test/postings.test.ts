@@ -10,6 +10,7 @@ import {
   creditDeposit,
   postOneCredit,
   reverseDeposit,
+  systemBalance,
   USD,
 } from "./ledger-fixtures.ts";
 
@@ -31,20 +32,11 @@ async function linesOf(entryId: string) {
   return r.rows.map((row) => ({ ...row, amount: BigInt(row.amount) }));
 }
 
-async function systemBalance(kind: string): Promise<bigint> {
-  const r = await t.db.query<{ balance: string }>(
-    `SELECT b.balance::text AS balance FROM account_balances b JOIN ledger_accounts a ON a.id = b.account_id
-      WHERE a.kind = $1 AND a.merchant_id IS NULL`,
-    [kind],
-  );
-  return BigInt(r.rows[0]?.balance ?? "NaN");
-}
-
 describe("deposit credits", () => {
   it("debits clearing by the gross and credits the merchant the net and fee revenue the fee", async () => {
     const m = await createMerchant(t.db);
-    const clearingBefore = await systemBalance("deposit_clearing");
-    const feesBefore = await systemBalance("fee_revenue");
+    const clearingBefore = await systemBalance(t.db, "deposit_clearing");
+    const feesBefore = await systemBalance(t.db, "fee_revenue");
     const { entryId } = await creditDeposit(t.db, m, { gross: 100n * USD, fee: 1_500_000n });
 
     expect(await linesOf(entryId)).toEqual([
@@ -53,8 +45,8 @@ describe("deposit credits", () => {
       { account: "fee_revenue", merchant_id: null, side: "credit", amount: 1_500_000n },
     ]);
     expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: 98_500_000n, reserved: 0n, held: 0n });
-    expect((await systemBalance("deposit_clearing")) - clearingBefore).toBe(100n * USD);
-    expect((await systemBalance("fee_revenue")) - feesBefore).toBe(1_500_000n);
+    expect((await systemBalance(t.db, "deposit_clearing")) - clearingBefore).toBe(100n * USD);
+    expect((await systemBalance(t.db, "fee_revenue")) - feesBefore).toBe(1_500_000n);
   });
 
   it("posts once per deposit: a repeat returns the first entry and posts nothing", async () => {
@@ -127,8 +119,8 @@ describe("deposit credits", () => {
 describe("deposit reversals", () => {
   it("posts the exact opposite lines and restores every balance", async () => {
     const m = await createMerchant(t.db);
-    const clearingBefore = await systemBalance("deposit_clearing");
-    const feesBefore = await systemBalance("fee_revenue");
+    const clearingBefore = await systemBalance(t.db, "deposit_clearing");
+    const feesBefore = await systemBalance(t.db, "fee_revenue");
     const { depositId, entryId } = await creditDeposit(t.db, m, { gross: 40n * USD, fee: 400_000n });
     const reversal = await reverseDeposit(t.db, m, depositId);
     expect(reversal).not.toBeNull();
@@ -136,8 +128,8 @@ describe("deposit reversals", () => {
     const opposite = credit.map((l) => ({ ...l, side: l.side === "debit" ? "credit" : "debit" }));
     expect(await linesOf(reversal?.entryId ?? "")).toEqual(opposite);
     expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: 0n, reserved: 0n, held: 0n });
-    expect(await systemBalance("deposit_clearing")).toBe(clearingBefore);
-    expect(await systemBalance("fee_revenue")).toBe(feesBefore);
+    expect(await systemBalance(t.db, "deposit_clearing")).toBe(clearingBefore);
+    expect(await systemBalance(t.db, "fee_revenue")).toBe(feesBefore);
 
     const again = await t.db.tx((c) => postDepositReversal(c, { depositId, merchantId: m.merchantId }));
     expect(again?.entryId).toBe(reversal?.entryId);
@@ -166,7 +158,7 @@ describe("deposit reversals", () => {
 describe("bank deposits", () => {
   it("moves bank_clearing to merchant_available once per bank deposit", async () => {
     const m = await createMerchant(t.db);
-    const bankBefore = await systemBalance("bank_clearing");
+    const bankBefore = await systemBalance(t.db, "bank_clearing");
     const entryId = await creditBankDeposit(t.db, m, 1_250_500_000n);
     expect(await linesOf(entryId)).toEqual([
       { account: "bank_clearing", merchant_id: null, side: "debit", amount: 1_250_500_000n },
@@ -181,7 +173,7 @@ describe("bank deposits", () => {
     );
     expect(again.entryId).toBe(entryId);
     expect((await getMerchantBalance(t.db, m.merchantId)).available).toBe(1_250_500_000n);
-    expect((await systemBalance("bank_clearing")) - bankBefore).toBe(1_250_500_000n);
+    expect((await systemBalance(t.db, "bank_clearing")) - bankBefore).toBe(1_250_500_000n);
     await expect(
       t.db.tx((c) =>
         postBankDeposit(c, { bankDepositId: randomUUID(), merchantId: m.merchantId, amountUsdMicros: 0n }),
