@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiHarness, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
 
@@ -85,6 +86,56 @@ describe("idempotent creates", () => {
     const again = await create("dup-b", { ...body, external_reference: "dup" });
     expect(again.status).toBe(409);
     expect(again.text).toBe(conflict.text);
+  });
+
+  /** What the record kept before fingerprints were keyed: a plain SHA-256 of method, path and sorted body. */
+  const plainHash = (json: Record<string, unknown>) => {
+    const sorted = Object.fromEntries(Object.entries(json).sort(([a], [b]) => (a < b ? -1 : 1)));
+    return createHash("sha256")
+      .update(`POST /v1/customers\n${JSON.stringify(sorted)}`)
+      .digest("hex");
+  };
+  const storedHash = async (key: string) =>
+    (
+      await api.db.query<{ request_hash: string }>(
+        "SELECT request_hash FROM idempotency_keys WHERE merchant_id = $1 AND key = $2",
+        [merchant.merchantId, key],
+      )
+    ).rows[0]?.request_hash;
+
+  it("keeps an HMAC of the request under a key derived from the encryption key, never a plain hash", async () => {
+    await create("fingerprint-1", body);
+    const stored = await storedHash("fingerprint-1");
+    expect(stored).toMatch(/^hmac1:[0-9a-f]{8}:[0-9a-f]{64}$/);
+    expect(stored).not.toContain(plainHash(body));
+    // Another deployment (another encryption key) keeps another fingerprint of the same request.
+    const other = await startApiHarness();
+    try {
+      const m = await other.merchant();
+      await other.call(m.apiKey, "/v1/customers", { method: "POST", idempotencyKey: "fingerprint-1", json: body });
+      const theirs = await other.db.query<{ request_hash: string }>(
+        "SELECT request_hash FROM idempotency_keys WHERE key = 'fingerprint-1'",
+      );
+      expect(theirs.rows[0]?.request_hash.slice(-64)).not.toBe(stored?.slice(-64));
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it("still replays a key recorded before fingerprints were keyed (plain SHA-256), and 409s another body", async () => {
+    const first = await create("legacy-source", body);
+    await api.db.query(
+      `INSERT INTO idempotency_keys (merchant_id, key, request_hash, method, path, response_status, response_body)
+       VALUES ($1, 'legacy-1', $2, 'POST', '/v1/customers', $3, $4)`,
+      [merchant.merchantId, plainHash(body), first.status, first.text],
+    );
+    const replay = await create("legacy-1", { ...body });
+    expect(replay.status).toBe(first.status);
+    expect(replay.text).toBe(first.text);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    const other = await create("legacy-1", { ...body, first_name: "Augusta" });
+    expect(other.status).toBe(409);
+    expect(await storedHash("legacy-1")).toBe(plainHash(body));
   });
 
   it("keeps keys for at least 24 hours", async () => {

@@ -222,9 +222,42 @@ describe("verification submissions", () => {
         expect(final.rejection_reasons.length, name).toBeGreaterThan(0);
         expect(c.rejection_reasons).toEqual(final.rejection_reasons);
         expect(c.tier_1_complete).toBe(false);
-        expect(c.capabilities).toEqual({ crypto_deposits: false, virtual_accounts: false, payouts: false });
+        // Only a rejection stops crypto; a request for corrections does not (README "Held deposits").
+        expect(c.capabilities).toEqual({
+          crypto_deposits: customerStatus !== "REJECTED",
+          virtual_accounts: false,
+          payouts: false,
+        });
       }
     }
+  });
+
+  it("enforces a rejection: no new wallet (422 customer_not_verified, replayed alike), existing wallets stay", async () => {
+    const wallet = (id: string, idempotencyKey: string) =>
+      api.call(a.apiKey, "/v1/wallets", { method: "POST", idempotencyKey, json: { customer_id: id, label: "main" } });
+    const id = await createCustomer(api, a);
+    expect((await wallet(id, `w-before-${id}`)).status).toBe(201);
+    const sub = await submit(api, a, id, individualTier1({ last_name: "Reject" }));
+    expect((await decided(api, a, id, sub.body.data.id)).status).toBe("REJECTED");
+    expect((await customer(id)).capabilities.crypto_deposits).toBe(false);
+
+    const refused = await wallet(id, `w-after-${id}`);
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({ data: {}, error: "customer_not_verified", status: "error" });
+    expect(refused.body.message).toContain("rejected");
+    const replay = await wallet(id, `w-after-${id}`);
+    expect(replay.status).toBe(422);
+    expect(replay.text).toBe(refused.text);
+    const count = await api.db.query("SELECT count(*)::int AS n FROM wallets WHERE customer_id = $1", [id]);
+    expect(count.rows[0]?.n).toBe(1);
+    const openapi = await api.call(undefined, "/openapi.json");
+    expect(Object.keys(openapi.body.paths["/v1/wallets"].post.responses)).toContain("422");
+
+    // A customer asked for corrections is not refused.
+    const review = await createCustomer(api, a);
+    const flagged = await submit(api, a, review, individualTier1({ last_name: "Review" }));
+    expect((await decided(api, a, review, flagged.body.data.id)).status).toBe("REQUIRES_REVIEW");
+    expect((await wallet(review, `w-review-${review}`)).status).toBe(201);
   });
 
   it("refuses a second attempt while one is unresolved, accepts a corrected one after REQUIRES_REVIEW, refuses after APPROVED", async () => {

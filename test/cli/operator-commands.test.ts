@@ -1,4 +1,5 @@
 import { createDatabase, type Database, startEmbedded } from "@mp/db";
+import { postDepositCredits } from "@mp/ledger";
 import { beforeAll, describe, expect, it } from "vitest";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 import { runCli, startService, waitForExit } from "./run-cli.ts";
@@ -13,7 +14,7 @@ const CLI_TEST_TIMEOUT_MS = 180_000;
 /** A second well-known BIP-39 test mnemonic: different root fingerprint from the sandbox one. */
 const OTHER_MNEMONIC = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
 
-describe("operator commands: custody verify, wallets export, ledger check and export", () => {
+describe("operator commands: custody verify, wallets export, ledger check and export, held deposits", () => {
   const database = useTestDatabase({ migrate: false });
   const dataDir = useTempDir("mpops-");
   let env: Record<string, string | undefined>;
@@ -104,6 +105,65 @@ describe("operator commands: custody verify, wallets export, ledger check and ex
       expect(other.stderr).toContain("MASTER_MNEMONIC");
       expect(other.stderr).toContain("does not match this database");
       expect(other.stderr).not.toContain("abandon");
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "deposits held lists a held deposit; release and return resolve one each, once; the ledger stays consistent",
+    async () => {
+      const held: string[] = [];
+      await withSql(async (db) => {
+        for (const n of [1, 2]) {
+          await db.tx(async (c) => {
+            const { rows } = await c.query<{ id: string }>(
+              `INSERT INTO deposits (id, merchant_id, wallet_id, destination_id, customer_id, chain, asset, to_address,
+                 from_address, tx_hash, position, block_height, block_hash, decimals, amount_raw, required_confirmations,
+                 status, usd_rate, amount_usd_micros, fee_usd_micros, net_amount_usd_micros, confirmed_at,
+                 hold_status, held_reason)
+               SELECT gen_random_uuid(), w.merchant_id, w.id, d.id, w.customer_id, 'BASE', 'USDC', d.address,
+                 '0x00000000000000000000000000000000000000aa', '0x' || md5(random()::text) || md5(random()::text),
+                 'log:0', 1, '0xblock', 6, $2, 3, 'CONFIRMED', '1', $2, 0, $2, now(), 'HELD', 'customer_rejected'
+                 FROM wallets w JOIN destinations d ON d.wallet_id = w.id AND d.chain = 'BASE' WHERE w.id = $1
+               RETURNING id`,
+              [walletIds[0], (n * 5_000_000).toString()],
+            );
+            const id = rows[0]?.id ?? "";
+            const [posted] = await postDepositCredits(c, [
+              { depositId: id, merchantId, amountUsdMicros: BigInt(n * 5_000_000), feeUsdMicros: 0n, held: true },
+            ]);
+            await c.query("UPDATE deposits SET credit_entry_id = $2 WHERE id = $1", [id, posted?.entryId]);
+            held.push(id);
+          });
+        }
+      });
+      const [toRelease, toReturn] = held as [string, string];
+      const listed = await runCli(["deposits", "held", "--json"], env);
+      expect(listed.code, listed.stderr).toBe(0);
+      const rows = JSON.parse(listed.stdout) as Array<Record<string, string>>;
+      expect(rows.map((r) => [r.deposit_id, r.net_amount_usd, r.held_reason])).toEqual([
+        [toRelease, "5.000000", "customer_rejected"],
+        [toReturn, "10.000000", "customer_rejected"],
+      ]);
+
+      const released = await runCli(["deposits", "release", "--deposit", toRelease], env);
+      expect(released.code, released.stderr).toBe(0);
+      expect(released.stdout).toContain(`released deposit ${toRelease}`);
+      const again = await runCli(["deposits", "release", "--deposit", toRelease], env);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain("already RELEASED");
+
+      const noReason = await runCli(["deposits", "return", "--deposit", toReturn], env);
+      expect(noReason.code).toBe(1);
+      expect(noReason.stderr).toContain("--reason");
+      const returned = await runCli(["deposits", "return", "--deposit", toReturn, "--reason", "KYC rejected"], env);
+      expect(returned.code, returned.stderr).toBe(0);
+      expect(returned.stdout).toContain("owed to its payer");
+
+      const after = await runCli(["deposits", "held"], env);
+      expect(after.stdout).toContain("0 held deposits");
+      const check = await runCli(["ledger", "check"], env);
+      expect(check.code, check.stdout + check.stderr).toBe(0);
     },
     CLI_TEST_TIMEOUT_MS,
   );

@@ -74,6 +74,7 @@ function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, rateLimit: Rat
             method: req.method,
             path: req.path,
             body: req.body,
+            keyring: deps.encryption,
           },
           async (sql) => renderReply(await route.handler(context(sql))),
           (error) => renderError(error, { nested: route.nestedErrors === true }),

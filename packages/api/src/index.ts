@@ -6,6 +6,7 @@ export { sweepIdempotencyKeys } from "./idempotency/run-idempotent.ts";
 export { type CreatedMerchant, createMerchant } from "./merchants/merchant-store.ts";
 export { buildOpenApi } from "./openapi/build-openapi.ts";
 export { allRoutes } from "./routes.ts";
+export { sendQueuedFaucetTransfer } from "./sandbox/sandbox-faucet-outbox.ts";
 export {
   KYC_AND_BANKING_QUEUES,
   type KycAndBankingWorkerDeps,

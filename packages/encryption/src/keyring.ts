@@ -1,4 +1,4 @@
-import { createHmac } from "node:crypto";
+import { createHmac, hkdfSync } from "node:crypto";
 import { DecryptionError, openWithKey, type SealedValue, sealWithKey } from "./sealed-value.ts";
 
 /**
@@ -20,6 +20,12 @@ export interface EncryptionKeyring {
   openJson(sealed: SealedValue, aad: string): unknown;
   /** Opens and seals again under the current key (rotation); unchanged when already current. */
   reseal(sealed: SealedValue, aad: string): SealedValue;
+  /**
+   * A 32-byte secret for one `purpose` (e.g. keyed fingerprints), derived by HKDF-SHA256 from the
+   * key `keyId` (default: the current one), so no other secret has to be configured; derived keys of
+   * different purposes are independent of each other and of the encryption itself.
+   */
+  derivedKey(purpose: string, keyId?: string): Buffer;
 }
 
 /**
@@ -71,6 +77,9 @@ export function createEncryptionKeyring(options: { current: Buffer; old?: readon
       } catch (error) {
         throw new DecryptionError("decrypted value is not JSON", { cause: error });
       }
+    },
+    derivedKey(purpose, keyId = currentKeyId) {
+      return Buffer.from(hkdfSync("sha256", keyFor(keyId), Buffer.alloc(0), `mp-derived-key:${purpose}`, 32));
     },
     reseal(sealed, aad) {
       const plaintext = open(sealed, aad);

@@ -89,4 +89,17 @@ describe("encryption keyring (AES-256-GCM)", () => {
     expect(() => createEncryptionKeyring({ current: randomBytes(16) })).toThrow(/32 bytes/);
     expect(() => createEncryptionKeyring({ current: keyA, old: [randomBytes(31)] })).toThrow(/32 bytes/);
   });
+
+  it("derives one independent 32-byte secret per purpose, from the current or an old key (HKDF)", () => {
+    const ring = createEncryptionKeyring({ current: keyB, old: [keyA] });
+    const secret = ring.derivedKey("fingerprint");
+    expect(secret).toHaveLength(32);
+    expect(ring.derivedKey("fingerprint").equals(secret)).toBe(true);
+    expect(ring.derivedKey("other purpose").equals(secret)).toBe(false);
+    expect(secret.equals(keyB)).toBe(false);
+    // The same derivation in a process that only has the old key as current, by its id.
+    const before = createEncryptionKeyring({ current: keyA });
+    expect(ring.derivedKey("fingerprint", keyIdOf(keyA)).equals(before.derivedKey("fingerprint"))).toBe(true);
+    expect(() => ring.derivedKey("fingerprint", "00000000")).toThrow(DecryptionError);
+  });
 });

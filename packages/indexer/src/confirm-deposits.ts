@@ -1,6 +1,6 @@
 import { AppError, type ChainId, feeMicros, type Logger, toUsdMicros, USD_STABLECOINS } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
-import { postDepositCredits } from "@mp/ledger";
+import { cryptoAllowedSql, postDepositCredits } from "@mp/ledger";
 import type { RateProvider } from "@mp/providers";
 
 export interface ConfirmOptions {
@@ -36,8 +36,10 @@ const DEEP_ENOUGH = "chain = $1 AND status = 'PENDING' AND block_height <= $2::b
  * Confirms every PENDING deposit of the chain with enough confirmations at `head`, in transactions
  * of up to CHUNK deposits: lock the rows, keep those still PENDING, value each in USD (stablecoins
  * 1:1, other assets at the provider's rate now), take the merchant's fee, post the credits in bulk
- * and mark them CONFIRMED with their credit entries. The row lock and the ledger's per-deposit
- * idempotency make the credit exactly-once whatever crashes or repeats.
+ * and mark them CONFIRMED with their credit entries. A deposit whose customer may not receive crypto
+ * when it confirms (a rejected verification) is credited to the merchant's held account instead of
+ * available, and marked HELD. The row lock and the ledger's per-deposit idempotency make the credit
+ * exactly-once whatever crashes or repeats.
  *
  * Rates are asked per asset first (outside any transaction). A deposit whose asset has no rate is
  * never valued at a guess: it stays PENDING, marked awaiting_rate_since (the API shows it), and is
@@ -119,6 +121,7 @@ interface LockedDeposit {
   amount_raw: string;
   fee_bps: number;
   fee_fixed_micros: string;
+  held: boolean;
 }
 
 /**
@@ -132,8 +135,10 @@ async function confirmChunk(
   rates: ReadonlyMap<string, UsdRate>,
 ): Promise<number> {
   const { rows } = await client.query<LockedDeposit>(
-    `SELECT d.id, d.merchant_id, d.status, d.decimals, d.amount_raw::text, m.fee_bps, m.fee_fixed_micros::text
+    `SELECT d.id, d.merchant_id, d.status, d.decimals, d.amount_raw::text, m.fee_bps, m.fee_fixed_micros::text,
+            NOT ${cryptoAllowedSql("c")} AS held
        FROM deposits d JOIN merchants m ON m.id = d.merchant_id
+       JOIN wallets w ON w.id = d.wallet_id LEFT JOIN customers c ON c.id = w.customer_id
       WHERE d.id = ANY($1::uuid[])
       ORDER BY d.id FOR UPDATE OF d`,
     [depositIds],
@@ -150,6 +155,7 @@ async function confirmChunk(
         rate,
         amount,
         fee: feeMicros(amount, row.fee_bps, BigInt(row.fee_fixed_micros)),
+        held: row.held,
       };
     });
   if (credits.length === 0) return 0;
@@ -160,15 +166,17 @@ async function confirmChunk(
       merchantId: c.merchantId,
       amountUsdMicros: c.amount,
       feeUsdMicros: c.fee,
+      held: c.held,
     })),
   );
   await options.failpoint("after-credit");
   const updated = await client.query(
     `UPDATE deposits d SET status = 'CONFIRMED', usd_rate = u.rate, usd_rate_at = u.rate_at,
             amount_usd_micros = u.amount, fee_usd_micros = u.fee, net_amount_usd_micros = u.amount - u.fee,
-            credit_entry_id = u.entry_id, confirmed_at = now(), updated_at = now(), awaiting_rate_since = NULL
-       FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::numeric[], $5::numeric[], $6::uuid[])
-            AS u(id, rate, rate_at, amount, fee, entry_id)
+            credit_entry_id = u.entry_id, confirmed_at = now(), updated_at = now(), awaiting_rate_since = NULL,
+            hold_status = CASE WHEN u.held THEN 'HELD' END, held_reason = CASE WHEN u.held THEN 'customer_rejected' END
+       FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::numeric[], $5::numeric[], $6::uuid[], $7::boolean[])
+            AS u(id, rate, rate_at, amount, fee, entry_id, held)
       WHERE d.id = u.id AND d.status = 'PENDING'`,
     [
       credits.map((c) => c.depositId),
@@ -177,6 +185,7 @@ async function confirmChunk(
       credits.map((c) => c.amount.toString()),
       credits.map((c) => c.fee.toString()),
       posted.map((p) => p.entryId),
+      credits.map((c) => c.held),
     ],
   );
   if (updated.rowCount !== credits.length) {

@@ -4,17 +4,27 @@ import type { Queryable } from "@mp/db";
 /** The ledger's one currency today; accounts and lines carry it so more can be added. */
 export const LEDGER_CURRENCY = "USD";
 
-export type MerchantAccountKind = "merchant_available" | "merchant_reserved";
-export type SystemAccountKind = "deposit_clearing" | "bank_clearing" | "fee_revenue" | "payout_clearing";
+export type MerchantAccountKind = "merchant_available" | "merchant_reserved" | "merchant_held";
+export type SystemAccountKind =
+  | "deposit_clearing"
+  | "bank_clearing"
+  | "fee_revenue"
+  | "payout_clearing"
+  | "returns_payable";
 export type AccountKind = MerchantAccountKind | SystemAccountKind;
 export type Side = "debit" | "credit";
 
-export const MERCHANT_ACCOUNT_KINDS: readonly MerchantAccountKind[] = ["merchant_available", "merchant_reserved"];
+export const MERCHANT_ACCOUNT_KINDS: readonly MerchantAccountKind[] = [
+  "merchant_available",
+  "merchant_reserved",
+  "merchant_held",
+];
 export const SYSTEM_ACCOUNT_KINDS: readonly SystemAccountKind[] = [
   "deposit_clearing",
   "bank_clearing",
   "fee_revenue",
   "payout_clearing",
+  "returns_payable",
 ];
 
 export interface LedgerAccount {
@@ -24,7 +34,7 @@ export interface LedgerAccount {
   merchantId: string | null;
 }
 
-/** The accounts one merchant's postings can touch: its own two and the system accounts. */
+/** The accounts one merchant's postings can touch: its own three and the system accounts. */
 export type MerchantAccounts = Record<AccountKind, LedgerAccount>;
 
 interface AccountRow {

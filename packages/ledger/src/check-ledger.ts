@@ -77,42 +77,52 @@ async function driftedBalances(q: Queryable): Promise<string[]> {
 
 /**
  * Each merchant's money in the ledger against the source documents, in one statement (one snapshot):
- * available + reserved = credited, unreversed crypto deposits (net) + bank deposits - settled holds
- * (payouts), and reserved = open holds.
+ * available + reserved + held = credited, unreversed crypto deposits (net) - those returned to their
+ * payers + bank deposits - settled holds (payouts); reserved = open holds; held = the net of deposits
+ * still held.
  */
 async function merchantReconciliation(q: Queryable): Promise<{ problems: string[]; merchants: number }> {
   const result = await q.query<{
     merchant_id: string;
     available: string;
     reserved: string;
+    held: string;
     crypto: string;
+    returned: string;
+    still_held: string;
     bank: string;
     paid: string;
-    held: string;
+    open_holds: string;
   }>(
     `WITH ledger AS (
        SELECT a.merchant_id,
               coalesce(sum(${SIGNED_AMOUNT}) FILTER (WHERE a.kind = 'merchant_available'), 0) AS available,
-              coalesce(sum(${SIGNED_AMOUNT}) FILTER (WHERE a.kind = 'merchant_reserved'), 0) AS reserved
+              coalesce(sum(${SIGNED_AMOUNT}) FILTER (WHERE a.kind = 'merchant_reserved'), 0) AS reserved,
+              coalesce(sum(${SIGNED_AMOUNT}) FILTER (WHERE a.kind = 'merchant_held'), 0) AS held
          FROM journal_lines l JOIN ledger_accounts a ON a.id = l.account_id
         WHERE a.merchant_id IS NOT NULL AND a.currency = $1
         GROUP BY a.merchant_id),
      crypto AS (
-       SELECT merchant_id, sum(coalesce(net_amount_usd_micros, 0)) AS total FROM deposits
+       SELECT merchant_id, sum(coalesce(net_amount_usd_micros, 0)) AS total,
+              coalesce(sum(net_amount_usd_micros) FILTER (WHERE hold_status = 'RETURNED'), 0) AS returned,
+              coalesce(sum(net_amount_usd_micros) FILTER (WHERE hold_status = 'HELD'), 0) AS still_held
+         FROM deposits
         WHERE credit_entry_id IS NOT NULL AND reversal_entry_id IS NULL GROUP BY merchant_id),
      bank AS (SELECT merchant_id, sum(amount_usd_micros) AS total FROM bank_deposits GROUP BY merchant_id),
      holds AS (
        SELECT merchant_id,
               coalesce(sum(amount_usd_micros) FILTER (WHERE status = 'SETTLED'), 0) AS paid,
-              coalesce(sum(amount_usd_micros) FILTER (WHERE status = 'HELD'), 0) AS held
+              coalesce(sum(amount_usd_micros) FILTER (WHERE status = 'HELD'), 0) AS open_holds
          FROM ledger_holds GROUP BY merchant_id),
      seen AS (
        SELECT merchant_id FROM ledger UNION SELECT merchant_id FROM crypto
        UNION SELECT merchant_id FROM bank UNION SELECT merchant_id FROM holds)
      SELECT seen.merchant_id,
             coalesce(ledger.available, 0)::text AS available, coalesce(ledger.reserved, 0)::text AS reserved,
-            coalesce(crypto.total, 0)::text AS crypto, coalesce(bank.total, 0)::text AS bank,
-            coalesce(holds.paid, 0)::text AS paid, coalesce(holds.held, 0)::text AS held
+            coalesce(ledger.held, 0)::text AS held, coalesce(crypto.total, 0)::text AS crypto,
+            coalesce(crypto.returned, 0)::text AS returned, coalesce(crypto.still_held, 0)::text AS still_held,
+            coalesce(bank.total, 0)::text AS bank,
+            coalesce(holds.paid, 0)::text AS paid, coalesce(holds.open_holds, 0)::text AS open_holds
        FROM seen
        LEFT JOIN ledger ON ledger.merchant_id = seen.merchant_id
        LEFT JOIN crypto ON crypto.merchant_id = seen.merchant_id
@@ -123,16 +133,22 @@ async function merchantReconciliation(q: Queryable): Promise<{ problems: string[
   );
   const problems: string[] = [];
   for (const r of result.rows) {
-    const inLedger = BigInt(r.available) + BigInt(r.reserved);
-    const fromDocuments = BigInt(r.crypto) + BigInt(r.bank) - BigInt(r.paid);
+    const inLedger = BigInt(r.available) + BigInt(r.reserved) + BigInt(r.held);
+    const fromDocuments = BigInt(r.crypto) - BigInt(r.returned) + BigInt(r.bank) - BigInt(r.paid);
     if (inLedger !== fromDocuments) {
+      // Held and returned money are named only where there is some, so the usual line stays short.
+      const held = BigInt(r.held) === 0n ? "" : "+held";
+      const returned = BigInt(r.returned) === 0n ? "" : ` - returned ${usd(r.returned)}`;
       problems.push(
-        `merchant ${r.merchant_id}: ledger available+reserved ${usd(inLedger)}, source documents ${usd(fromDocuments)} ` +
-          `(crypto deposits ${usd(r.crypto)} + bank deposits ${usd(r.bank)} - payouts ${usd(r.paid)}); difference ${usd(inLedger - fromDocuments)}`,
+        `merchant ${r.merchant_id}: ledger available+reserved${held} ${usd(inLedger)}, source documents ${usd(fromDocuments)} ` +
+          `(crypto deposits ${usd(r.crypto)}${returned} + bank deposits ${usd(r.bank)} - payouts ${usd(r.paid)}); difference ${usd(inLedger - fromDocuments)}`,
       );
     }
-    if (BigInt(r.reserved) !== BigInt(r.held)) {
-      problems.push(`merchant ${r.merchant_id}: ledger reserved ${usd(r.reserved)}, open holds ${usd(r.held)}`);
+    if (BigInt(r.reserved) !== BigInt(r.open_holds)) {
+      problems.push(`merchant ${r.merchant_id}: ledger reserved ${usd(r.reserved)}, open holds ${usd(r.open_holds)}`);
+    }
+    if (BigInt(r.held) !== BigInt(r.still_held)) {
+      problems.push(`merchant ${r.merchant_id}: ledger held ${usd(r.held)}, held deposits ${usd(r.still_held)}`);
     }
   }
   return { problems, merchants: result.rows.length };
@@ -146,11 +162,11 @@ async function merchantReconciliation(q: Queryable): Promise<{ problems: string[
 async function documentLinks(q: Queryable): Promise<string[]> {
   const result = await q.query<{ problem: string }>(
     `WITH credited AS (
-       SELECT e.id, e.kind, e.reference, e.merchant_id, l.amount
+       SELECT e.id, e.kind, e.reference, e.merchant_id, l.amount, a.kind AS account
          FROM journal_entries e
          JOIN journal_lines l ON l.entry_id = e.id
-         JOIN ledger_accounts a ON a.id = l.account_id AND a.kind = 'merchant_available'
-        WHERE e.kind IN ('deposit_credit', 'deposit_reversal', 'bank_deposit'))
+         JOIN ledger_accounts a ON a.id = l.account_id AND a.kind IN ('merchant_available', 'merchant_held')
+        WHERE e.kind IN ('deposit_credit', 'bank_deposit'))
      SELECT 'deposit ' || d.id || ' of merchant ' || d.merchant_id || ': credit entry ' || d.credit_entry_id ||
             CASE WHEN c.id IS NULL THEN ' is not in the journal as its deposit_credit'
                  ELSE ' credited ' || c.amount || ' micro-USD to merchant ' || c.merchant_id ||
@@ -159,6 +175,25 @@ async function documentLinks(q: Queryable): Promise<string[]> {
        LEFT JOIN credited c ON c.id = d.credit_entry_id AND c.kind = 'deposit_credit' AND c.reference = d.id::text
       WHERE d.credit_entry_id IS NOT NULL
         AND (c.id IS NULL OR c.merchant_id <> d.merchant_id OR c.amount IS DISTINCT FROM d.net_amount_usd_micros)
+     UNION ALL
+     SELECT 'deposit ' || d.id || ' of merchant ' || d.merchant_id || ': credit entry ' || c.id || ' credited ' ||
+            c.account || ', the deposit is ' || CASE WHEN d.hold_status IS NULL THEN 'not held' ELSE 'held' END
+       FROM deposits d
+       JOIN credited c ON c.id = d.credit_entry_id AND c.kind = 'deposit_credit' AND c.reference = d.id::text
+      WHERE (d.hold_status IS NULL) <> (c.account = 'merchant_available')
+     UNION ALL
+     SELECT 'deposit ' || d.id || ' of merchant ' || d.merchant_id || ': ' || d.hold_status || ' by entry ' ||
+            d.hold_resolution_entry_id || ', which is not in the journal as its ' ||
+            CASE d.hold_status WHEN 'RELEASED' THEN 'held_release' ELSE 'held_return' END
+       FROM deposits d
+       LEFT JOIN journal_entries e ON e.id = d.hold_resolution_entry_id AND e.reference = d.id::text
+             AND e.kind = CASE d.hold_status WHEN 'RELEASED' THEN 'held_release' ELSE 'held_return' END
+      WHERE d.hold_resolution_entry_id IS NOT NULL AND e.id IS NULL
+     UNION ALL
+     SELECT 'entry ' || e.id || ' (' || e.kind || ' ' || e.reference || ') is not recorded on deposit ' || e.reference
+       FROM journal_entries e
+      WHERE e.kind IN ('held_release', 'held_return')
+        AND NOT EXISTS (SELECT 1 FROM deposits d WHERE d.id::text = e.reference AND d.hold_resolution_entry_id = e.id)
      UNION ALL
      SELECT 'deposit ' || d.id || ' of merchant ' || d.merchant_id || ': reversal entry ' || d.reversal_entry_id ||
             CASE WHEN d.credit_entry_id IS NULL THEN ' recorded on a deposit with no credit entry'
@@ -191,14 +226,33 @@ async function documentLinks(q: Queryable): Promise<string[]> {
   return result.rows.map((r) => r.problem);
 }
 
+/** returns_payable (money owed back to payers) equals the gross of the returned deposits still owed. */
+async function returnsOwed(q: Queryable): Promise<string[]> {
+  const result = await q.query<{ ledger: string; documents: string }>(
+    `SELECT coalesce((SELECT sum(b.balance) FROM account_balances b JOIN ledger_accounts a ON a.id = b.account_id
+                       WHERE a.kind = 'returns_payable' AND a.currency = $1), 0)::text AS ledger,
+            coalesce((SELECT sum(amount_usd_micros) FROM deposits
+                       WHERE hold_status = 'RETURNED' AND reversal_entry_id IS NULL), 0)::text AS documents`,
+    [LEDGER_CURRENCY],
+  );
+  const row = result.rows[0];
+  if (!row || BigInt(row.ledger) === BigInt(row.documents)) return [];
+  return [`returns_payable ${usd(row.ledger)}, returned deposits owed to their payers ${usd(row.documents)}`];
+}
+
 /**
  * Proves the ledger: every entry balances per currency; every derived balance row equals the sum of
- * its lines; each merchant's balances reconcile with the deposits, bank deposits and holds behind
- * them. Read-only. Each check is one statement, hence one consistent snapshot even on a pool; pass a
+ * its lines; each merchant's balances reconcile with the deposits (held, released and returned
+ * included), bank deposits and holds behind them. Read-only. Each check is one statement, hence one consistent snapshot even on a pool; pass a
  * client in a REPEATABLE READ transaction to make all of them share one snapshot.
  */
 export async function checkLedger(q: Queryable): Promise<LedgerCheckResult> {
-  const problems = [...(await unbalancedEntries(q)), ...(await driftedBalances(q)), ...(await documentLinks(q))];
+  const problems = [
+    ...(await unbalancedEntries(q)),
+    ...(await driftedBalances(q)),
+    ...(await documentLinks(q)),
+    ...(await returnsOwed(q)),
+  ];
   const reconciliation = await merchantReconciliation(q);
   problems.push(...reconciliation.problems);
   const entries = await q.query<{ n: string }>("SELECT count(*)::text AS n FROM journal_entries");

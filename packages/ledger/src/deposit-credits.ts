@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { AppError, ConflictError, ValidationError } from "@mp/core";
 import type { Queryable } from "@mp/db";
+import { z } from "zod";
 import {
   isComplete,
   LEDGER_CURRENCY,
@@ -9,15 +10,51 @@ import {
   type MerchantAccounts,
   merchantAccounts,
 } from "./accounts.ts";
-import { creditInput, depositCreditLines } from "./deposits.ts";
-import { parseInput } from "./inputs.ts";
-import { type LineSpec, sameLines } from "./journal-entry.ts";
+import { idSchema, microsSchema, parseInput } from "./inputs.ts";
+import { findEntries, insertLines, type LineRow, type LineSpec, sameLines } from "./journal-entry.ts";
+
+const creditInput = z
+  .object({
+    depositId: idSchema,
+    merchantId: idSchema,
+    amountUsdMicros: microsSchema,
+    feeUsdMicros: microsSchema,
+    held: z.boolean().default(false),
+  })
+  .refine((i) => i.feeUsdMicros <= i.amountUsdMicros, {
+    message: "fee cannot exceed the amount",
+    path: ["feeUsdMicros"],
+  });
+
+/**
+ * The three lines of a deposit credit: debit deposit_clearing (gross), credit the merchant the net
+ * (gross - fee) and fee_revenue the fee. Always three lines, a zero fee included, so every credit has
+ * the same shape and its reversal mirrors it. A held deposit's net goes to merchant_held, out of
+ * available until an operator releases or returns it (held-deposits.ts).
+ */
+export function depositCreditLines(input: {
+  amountUsdMicros: bigint;
+  feeUsdMicros: bigint;
+  held: boolean;
+}): LineSpec[] {
+  return [
+    { account: "deposit_clearing", side: "debit", amount: input.amountUsdMicros },
+    {
+      account: input.held ? "merchant_held" : "merchant_available",
+      side: "credit",
+      amount: input.amountUsdMicros - input.feeUsdMicros,
+    },
+    { account: "fee_revenue", side: "credit", amount: input.feeUsdMicros },
+  ];
+}
 
 export interface DepositCreditInput {
   depositId: string;
   merchantId: string;
   amountUsdMicros: bigint;
   feeUsdMicros: bigint;
+  /** Credit the net to the merchant's held account instead of available (default false). */
+  held?: boolean;
 }
 
 export interface PostedDepositCredit {
@@ -61,10 +98,9 @@ async function accountsOf(client: Queryable, merchantIds: readonly string[]): Pr
 }
 
 /**
- * Posts the credits of many confirmed deposits in the caller's transaction with a few set-based
- * statements: each one exactly what postDepositCredit posts (one deposit_credit entry referenced by
- * the deposit id, three lines: deposit_clearing debit gross, merchant_available credit net,
- * fee_revenue credit fee). Idempotent per deposit: a deposit already credited with the same figures
+ * Posts the credits of confirmed deposits (one or many) in the caller's transaction with a few
+ * set-based statements: one deposit_credit entry per deposit, referenced by the deposit id, with the
+ * lines of depositCreditLines. Idempotent per deposit: a deposit already credited with the same figures
  * posts nothing and answers its first entry; with other figures (or for another merchant) it is a
  * ConflictError and nothing is posted. The balance rows of every account touched are locked first,
  * in the ledger's global order, so this never deadlocks with single postings. Returns one result per
@@ -84,11 +120,15 @@ export async function postDepositCredits(
 
   const merchantIds = [...new Set(specs.map((s) => s.merchantId))].sort();
   const accounts = await accountsOf(client, merchantIds);
-  const touched = [...accounts.values()].flatMap((a) => [a.deposit_clearing, a.merchant_available, a.fee_revenue]);
+  const touched = specs.flatMap((spec) => {
+    const own = accounts.get(spec.merchantId);
+    if (!own) throw new AppError("internal_error", `merchant ${spec.merchantId} has no accounts`);
+    return spec.lines.map((line) => own[line.account]);
+  });
   await lockBalances(client, touched);
 
   // Read under the locks: a concurrent credit of the same deposit has committed by now.
-  const earlier = await storedCredits(client, references);
+  const earlier = await findEntries(client, "deposit_credit", references);
   const fresh: typeof specs = [];
   const results = new Map<string, PostedDepositCredit>();
   for (const spec of specs) {
@@ -117,70 +157,21 @@ export async function postDepositCredits(
       // Only a writer that skipped the balance locks can get here; the caller's transaction must roll back.
       throw new ConflictError("deposit_credit entries conflict with other journal entries");
     }
-    const lineEntry: string[] = [];
-    const lineNo: number[] = [];
-    const lineAccount: string[] = [];
-    const lineSide: string[] = [];
-    const lineAmount: string[] = [];
+    const lines: LineRow[] = [];
     fresh.forEach((spec, i) => {
       const own = accounts.get(spec.merchantId);
       const entryId = entryIds[i];
       if (!own || !entryId) throw new AppError("internal_error", "deposit credit lost its accounts");
-      spec.lines.forEach((line, n) => {
-        lineEntry.push(entryId);
-        lineNo.push(n + 1);
-        lineAccount.push(own[line.account].id);
-        lineSide.push(line.side);
-        lineAmount.push(line.amount.toString());
-      });
+      lines.push(
+        ...spec.lines.map((line, n) => ({ entryId, lineNo: n + 1, accountId: own[line.account].id, ...line })),
+      );
       results.set(spec.depositId, { depositId: spec.depositId, entryId, created: true });
     });
-    await client.query(
-      `INSERT INTO journal_lines (entry_id, line_no, account_id, currency, side, amount)
-       SELECT l.entry_id, l.line_no, l.account_id, $1, l.side, l.amount
-         FROM unnest($2::uuid[], $3::smallint[], $4::uuid[], $5::text[], $6::numeric[])
-              AS l(entry_id, line_no, account_id, side, amount)`,
-      [LEDGER_CURRENCY, lineEntry, lineNo, lineAccount, lineSide, lineAmount],
-    );
+    await insertLines(client, lines);
   }
   return specs.map((spec) => {
     const result = results.get(spec.depositId);
     if (!result) throw new AppError("internal_error", `deposit credit ${spec.depositId} has no result`);
     return result;
   });
-}
-
-/** The deposit_credit entries already posted for `references`, with their lines in line order. */
-async function storedCredits(
-  client: Queryable,
-  references: readonly string[],
-): Promise<Map<string, { id: string; merchantId: string | null; lines: LineSpec[] }>> {
-  const { rows } = await client.query<{
-    id: string;
-    reference: string;
-    merchant_id: string | null;
-    account: LineSpec["account"] | null;
-    side: LineSpec["side"] | null;
-    amount: string | null;
-  }>(
-    `SELECT e.id, e.reference, e.merchant_id, a.kind AS account, l.side, l.amount::text AS amount
-       FROM journal_entries e
-       LEFT JOIN journal_lines l ON l.entry_id = e.id
-       LEFT JOIN ledger_accounts a ON a.id = l.account_id
-      WHERE e.kind = 'deposit_credit' AND e.reference = ANY($1::text[])
-      ORDER BY e.reference, l.line_no`,
-    [references],
-  );
-  const stored = new Map<string, { id: string; merchantId: string | null; lines: LineSpec[] }>();
-  for (const row of rows) {
-    let entry = stored.get(row.reference);
-    if (!entry) {
-      entry = { id: row.id, merchantId: row.merchant_id, lines: [] };
-      stored.set(row.reference, entry);
-    }
-    if (row.account !== null && row.side !== null && row.amount !== null) {
-      entry.lines.push({ account: row.account, side: row.side, amount: BigInt(row.amount) });
-    }
-  }
-  return stored;
 }

@@ -1,53 +1,42 @@
 import { ConflictError } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { z } from "zod";
-import { idSchema, microsSchema, parseInput } from "./inputs.ts";
+import { idSchema, parseInput } from "./inputs.ts";
 import { findEntry, type LineSpec, oppositeSide, postEntry } from "./journal-entry.ts";
-
-export const creditInput = z
-  .object({ depositId: idSchema, merchantId: idSchema, amountUsdMicros: microsSchema, feeUsdMicros: microsSchema })
-  .refine((i) => i.feeUsdMicros <= i.amountUsdMicros, {
-    message: "fee cannot exceed the amount",
-    path: ["feeUsdMicros"],
-  });
 
 const reversalInput = z.object({ depositId: idSchema, merchantId: idSchema });
 
 /**
- * A confirmed crypto deposit: debit deposit_clearing (gross), credit merchant_available (net =
- * gross - fee) and fee_revenue (fee). Always three lines, a zero fee included, so every credit has
- * the same shape and its reversal mirrors it exactly. Idempotent per deposit: a repeat returns the
- * first entry and posts nothing.
+ * The lines that undo a deposit's credit where its money is now. Unresolved or never held: the exact
+ * opposite of the credit. Released: the same, taken from available instead of held. Returned: the
+ * payer is no longer owed anything (the money left the chain), so returns_payable gives back the
+ * gross to deposit_clearing.
  */
-export async function postDepositCredit(
-  client: Queryable,
-  input: { depositId: string; merchantId: string; amountUsdMicros: bigint; feeUsdMicros: bigint },
-): Promise<{ entryId: string }> {
-  const { depositId, merchantId, amountUsdMicros, feeUsdMicros } = parseInput(creditInput, input);
-  const { entryId } = await postEntry(client, {
-    kind: "deposit_credit",
-    reference: depositId,
-    merchantId,
-    lines: depositCreditLines({ amountUsdMicros, feeUsdMicros }),
-  });
-  return { entryId };
-}
-
-/** The three lines of a deposit credit (postDepositCredit and postDepositCredits post the same). */
-export function depositCreditLines(input: { amountUsdMicros: bigint; feeUsdMicros: bigint }): LineSpec[] {
-  return [
-    { account: "deposit_clearing", side: "debit", amount: input.amountUsdMicros },
-    { account: "merchant_available", side: "credit", amount: input.amountUsdMicros - input.feeUsdMicros },
-    { account: "fee_revenue", side: "credit", amount: input.feeUsdMicros },
-  ];
+async function reversalLines(client: Queryable, depositId: string, credit: readonly LineSpec[]): Promise<LineSpec[]> {
+  const returned = await findEntry(client, "held_return", depositId);
+  if (returned) {
+    const gross = credit.find((line) => line.account === "deposit_clearing")?.amount ?? 0n;
+    return [
+      { account: "deposit_clearing", side: "credit", amount: gross },
+      { account: "returns_payable", side: "debit", amount: gross },
+    ];
+  }
+  const released = await findEntry(client, "held_release", depositId);
+  return credit.map((line) => ({
+    account: released && line.account === "merchant_held" ? "merchant_available" : line.account,
+    side: oppositeSide(line.side),
+    amount: line.amount,
+  }));
 }
 
 /**
- * A deposit whose block left the canonical chain: posts the exact opposite lines of its credit
- * entry. Returns null when the deposit was never credited; a repeat returns the first reversal.
+ * A deposit whose block left the canonical chain: posts the opposite of its credit, where the money
+ * now is (reversalLines). Returns null when the deposit was never credited; a repeat returns the first
+ * reversal.
  *
  * Never refused for lack of funds: the money has already left the chain, so the merchant's available
- * balance may go below zero (the merchant owes it back; new credits fill the gap first).
+ * balance may go below zero (the merchant owes it back; new credits fill the gap first). While it is,
+ * no payout hold of the merchant can settle (holds.ts).
  */
 export async function postDepositReversal(
   client: Queryable,
@@ -63,7 +52,7 @@ export async function postDepositReversal(
     kind: "deposit_reversal",
     reference: depositId,
     merchantId,
-    lines: credit.lines.map((line) => ({ ...line, side: oppositeSide(line.side) })),
+    lines: await reversalLines(client, depositId, credit.lines),
   });
   return { entryId };
 }

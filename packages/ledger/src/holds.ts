@@ -5,7 +5,7 @@ import { holdIdSchema, idSchema, parseInput, positiveMicrosSchema } from "./inpu
 import { postEntry } from "./journal-entry.ts";
 
 const placeInput = z.object({ holdId: holdIdSchema, merchantId: idSchema, amountUsdMicros: positiveMicrosSchema });
-const resolveInput = z.object({ holdId: holdIdSchema });
+const resolveInput = z.object({ holdId: holdIdSchema, merchantId: idSchema });
 
 /**
  * Reserves money for a payout: merchant_available -> merchant_reserved. The available balance row is
@@ -29,8 +29,10 @@ export async function placeHold(
         { account: "merchant_reserved", side: "credit", amount: amountUsdMicros },
       ],
     },
-    (balances) => {
-      if ((balances.get("merchant_available") ?? 0n) < amountUsdMicros) throw new InsufficientFundsError();
+    {
+      guard(balances) {
+        if ((balances.get("merchant_available") ?? 0n) < amountUsdMicros) throw new InsufficientFundsError();
+      },
     },
   );
   if (posted.created) {
@@ -45,34 +47,56 @@ export async function placeHold(
 type Resolution = "SETTLED" | "RELEASED";
 
 /**
- * Ends a hold once: settled or released, never both. The hold's row is locked first, so a settle and
- * a release of one hold serialise; repeating the same resolution returns its first entry.
+ * Ends a hold of this merchant once: settled or released, never both. The hold's row is locked first,
+ * so a settle and a release of one hold serialise; repeating the same resolution returns its first
+ * entry. Another merchant's hold is not found (NotFoundError), as an unknown one.
+ *
+ * Settling needs the merchant's available balance at zero or above, read under its lock: below zero,
+ * a deposit reversal (reorg) took back money that the reservation stood on, and settling would pay
+ * out money that is gone. The settle is then refused (InsufficientFundsError, nothing written); the
+ * caller releases the hold (which fills the gap) or waits for new credits to bring available back.
  */
-async function resolveHold(client: Queryable, holdId: string, resolution: Resolution): Promise<{ entryId: string }> {
+async function resolveHold(
+  client: Queryable,
+  input: { holdId: string; merchantId: string },
+  resolution: Resolution,
+): Promise<{ entryId: string }> {
+  const { holdId, merchantId } = parseInput(resolveInput, input);
   const result = await client.query<{
-    merchant_id: string;
     amount_usd_micros: string;
     status: "HELD" | Resolution;
     resolution_entry_id: string | null;
   }>(
-    `SELECT merchant_id, amount_usd_micros::text AS amount_usd_micros, status, resolution_entry_id
-       FROM ledger_holds WHERE id = $1 FOR UPDATE`,
-    [holdId],
+    `SELECT amount_usd_micros::text AS amount_usd_micros, status, resolution_entry_id
+       FROM ledger_holds WHERE id = $1 AND merchant_id = $2 FOR UPDATE`,
+    [holdId, merchantId],
   );
   const hold = result.rows[0];
   if (!hold) throw new NotFoundError("Hold");
   if (hold.status === resolution && hold.resolution_entry_id) return { entryId: hold.resolution_entry_id };
   if (hold.status !== "HELD") throw new ConflictError(`Hold ${holdId} is already ${hold.status}`);
   const amount = BigInt(hold.amount_usd_micros);
-  const { entryId } = await postEntry(client, {
-    kind: resolution === "SETTLED" ? "hold_settle" : "hold_release",
-    reference: holdId,
-    merchantId: hold.merchant_id,
-    lines: [
-      { account: "merchant_reserved", side: "debit", amount },
-      { account: resolution === "SETTLED" ? "payout_clearing" : "merchant_available", side: "credit", amount },
-    ],
-  });
+  const settling = resolution === "SETTLED";
+  const { entryId } = await postEntry(
+    client,
+    {
+      kind: settling ? "hold_settle" : "hold_release",
+      reference: holdId,
+      merchantId,
+      lines: [
+        { account: "merchant_reserved", side: "debit", amount },
+        { account: settling ? "payout_clearing" : "merchant_available", side: "credit", amount },
+      ],
+    },
+    settling
+      ? {
+          alsoLock: ["merchant_available"],
+          guard(balances) {
+            if ((balances.get("merchant_available") ?? 0n) < 0n) throw new InsufficientFundsError();
+          },
+        }
+      : {},
+  );
   await client.query(
     "UPDATE ledger_holds SET status = $2, resolution_entry_id = $3, resolved_at = now() WHERE id = $1",
     [holdId, resolution, entryId],
@@ -80,14 +104,18 @@ async function resolveHold(client: Queryable, holdId: string, resolution: Resolu
   return { entryId };
 }
 
-/** The payout went out: merchant_reserved -> payout_clearing. */
-export async function settleHold(client: Queryable, input: { holdId: string }): Promise<{ entryId: string }> {
-  const { holdId } = parseInput(resolveInput, input);
-  return resolveHold(client, holdId, "SETTLED");
+/** The payout went out: merchant_reserved -> payout_clearing. Refused while available is below zero. */
+export async function settleHold(
+  client: Queryable,
+  input: { holdId: string; merchantId: string },
+): Promise<{ entryId: string }> {
+  return resolveHold(client, input, "SETTLED");
 }
 
 /** The payout did not happen: merchant_reserved -> merchant_available. */
-export async function releaseHold(client: Queryable, input: { holdId: string }): Promise<{ entryId: string }> {
-  const { holdId } = parseInput(resolveInput, input);
-  return resolveHold(client, holdId, "RELEASED");
+export async function releaseHold(
+  client: Queryable,
+  input: { holdId: string; merchantId: string },
+): Promise<{ entryId: string }> {
+  return resolveHold(client, input, "RELEASED");
 }

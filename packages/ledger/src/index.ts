@@ -3,7 +3,15 @@ export { getMerchantBalance } from "./balance.ts";
 export { postBankDeposit } from "./bank-deposits.ts";
 export { checkLedger, type LedgerCheckResult } from "./check-ledger.ts";
 export { type DepositCreditInput, type PostedDepositCredit, postDepositCredits } from "./deposit-credits.ts";
-export { postDepositCredit, postDepositReversal } from "./deposits.ts";
+export { postDepositReversal } from "./deposits.ts";
 export { exportJournalCsv, JOURNAL_CSV_HEADER } from "./export-csv.ts";
+export {
+  cryptoAllowedSql,
+  type HeldDeposit,
+  type HeldReason,
+  listHeldDeposits,
+  releaseHeldDeposit,
+  returnHeldDeposit,
+} from "./held-deposits.ts";
 export { placeHold, releaseHold, settleHold } from "./holds.ts";
 export type { EntryKind } from "./journal-entry.ts";

@@ -9,7 +9,9 @@ export type EntryKind =
   | "bank_deposit"
   | "hold"
   | "hold_settle"
-  | "hold_release";
+  | "hold_release"
+  | "held_release"
+  | "held_return";
 
 export interface LineSpec {
   account: AccountKind;
@@ -55,31 +57,44 @@ function assertBalanced(spec: EntrySpec): void {
   }
 }
 
-export async function findEntry(client: Queryable, kind: EntryKind, reference: string): Promise<StoredEntry | null> {
+/** The entries of `kind` already posted for `references`, by reference, with their lines in line order. */
+export async function findEntries(
+  client: Queryable,
+  kind: EntryKind,
+  references: readonly string[],
+): Promise<Map<string, StoredEntry>> {
   const result = await client.query<{
     id: string;
+    reference: string;
     merchant_id: string | null;
     account: AccountKind | null;
     side: Side | null;
     amount: string | null;
   }>(
-    `SELECT e.id, e.merchant_id, a.kind AS account, l.side, l.amount::text AS amount
+    `SELECT e.id, e.reference, e.merchant_id, a.kind AS account, l.side, l.amount::text AS amount
        FROM journal_entries e
        LEFT JOIN journal_lines l ON l.entry_id = e.id
        LEFT JOIN ledger_accounts a ON a.id = l.account_id
-      WHERE e.kind = $1 AND e.reference = $2
-      ORDER BY l.line_no`,
-    [kind, reference],
+      WHERE e.kind = $1 AND e.reference = ANY($2::text[])
+      ORDER BY e.reference, l.line_no`,
+    [kind, references],
   );
-  const first = result.rows[0];
-  if (!first) return null;
-  const lines: LineSpec[] = [];
+  const stored = new Map<string, StoredEntry>();
   for (const row of result.rows) {
+    let entry = stored.get(row.reference);
+    if (!entry) {
+      entry = { id: row.id, merchantId: row.merchant_id, lines: [] };
+      stored.set(row.reference, entry);
+    }
     if (row.account !== null && row.side !== null && row.amount !== null) {
-      lines.push({ account: row.account, side: row.side, amount: BigInt(row.amount) });
+      entry.lines.push({ account: row.account, side: row.side, amount: BigInt(row.amount) });
     }
   }
-  return { id: first.id, merchantId: first.merchant_id, lines };
+  return stored;
+}
+
+export async function findEntry(client: Queryable, kind: EntryKind, reference: string): Promise<StoredEntry | null> {
+  return (await findEntries(client, kind, [reference])).get(reference) ?? null;
 }
 
 /** True when two entries' lines are the same accounts, sides and amounts in the same order. */
@@ -116,24 +131,28 @@ function repeatOf(stored: StoredEntry, spec: EntrySpec): PostedEntry {
  * Order matters: the balance rows are locked before anything is decided, the repeat check runs again
  * under the lock (a concurrent duplicate has committed by then), and `guard` (a funds check) runs
  * before the first write, so a refusal leaves nothing behind and the caller's transaction usable.
+ * `alsoLock` names accounts the guard reads that the entry's lines do not touch.
  */
 export async function postEntry(
   client: Queryable,
   spec: EntrySpec,
-  guard?: (balances: ReadonlyMap<AccountKind, bigint>) => void,
+  options: {
+    guard?: (balances: ReadonlyMap<AccountKind, bigint>) => void;
+    alsoLock?: readonly AccountKind[];
+  } = {},
 ): Promise<PostedEntry> {
   assertBalanced(spec);
   const earlier = await findEntry(client, spec.kind, spec.reference);
   if (earlier) return repeatOf(earlier, spec);
 
   const accounts = await merchantAccounts(client, spec.merchantId);
-  const balances = await lockBalances(
-    client,
-    spec.lines.map((line) => accounts[line.account]),
-  );
+  const balances = await lockBalances(client, [
+    ...spec.lines.map((line) => accounts[line.account]),
+    ...(options.alsoLock ?? []).map((kind) => accounts[kind]),
+  ]);
   const raced = await findEntry(client, spec.kind, spec.reference);
   if (raced) return repeatOf(raced, spec);
-  guard?.(balances);
+  options.guard?.(balances);
 
   const entryId = randomUUID();
   // ON CONFLICT covers a duplicate that did not take the same locks (same reference for another
@@ -149,17 +168,39 @@ export async function postEntry(
     if (other) return repeatOf(other, spec);
     throw new ConflictError(`${spec.kind} ${spec.reference} conflicts with another journal entry`);
   }
-  await client.query(
-    `INSERT INTO journal_lines (entry_id, line_no, account_id, currency, side, amount)
-     SELECT $1, line.no, line.account_id, $2, line.side, line.amount
-       FROM unnest($3::uuid[], $4::text[], $5::numeric[]) WITH ORDINALITY AS line(account_id, side, amount, no)`,
-    [
-      entryId,
-      LEDGER_CURRENCY,
-      spec.lines.map((line) => accounts[line.account].id),
-      spec.lines.map((line) => line.side),
-      spec.lines.map((line) => line.amount.toString()),
-    ],
+  await insertLines(
+    client,
+    spec.lines.map((line, i) => ({ entryId, lineNo: i + 1, accountId: accounts[line.account].id, ...line })),
   );
   return { entryId, created: true };
+}
+
+/** A journal line ready to insert: its entry, its position in the entry and its account's id. */
+export interface LineRow {
+  entryId: string;
+  lineNo: number;
+  accountId: string;
+  side: Side;
+  amount: bigint;
+}
+
+/**
+ * Inserts journal lines of one or many entries in one statement, the only place lines are written:
+ * the balance rows follow by trigger and the entries' balance is checked again at COMMIT.
+ */
+export async function insertLines(client: Queryable, lines: readonly LineRow[]): Promise<void> {
+  await client.query(
+    `INSERT INTO journal_lines (entry_id, line_no, account_id, currency, side, amount)
+     SELECT l.entry_id, l.line_no, l.account_id, $1, l.side, l.amount
+       FROM unnest($2::uuid[], $3::smallint[], $4::uuid[], $5::text[], $6::numeric[])
+            AS l(entry_id, line_no, account_id, side, amount)`,
+    [
+      LEDGER_CURRENCY,
+      lines.map((l) => l.entryId),
+      lines.map((l) => l.lineNo),
+      lines.map((l) => l.accountId),
+      lines.map((l) => l.side),
+      lines.map((l) => l.amount.toString()),
+    ],
+  );
 }

@@ -1,13 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkLedger, placeHold, postDepositCredit, releaseHold, settleHold } from "../src/index.ts";
+import { checkLedger, placeHold, releaseHold, settleHold } from "../src/index.ts";
 import {
   createMerchant,
   creditBankDeposit,
   creditDeposit,
   insertDeposit,
   type MerchantFixture,
+  postOneCredit,
   reverseDeposit,
   USD,
 } from "./ledger-fixtures.ts";
@@ -33,8 +34,8 @@ beforeAll(async () => {
     await placeHold(c, { holdId: released, merchantId: m.merchantId, amountUsdMicros: 5n * USD });
     await placeHold(c, { holdId: randomUUID(), merchantId: m.merchantId, amountUsdMicros: 1n * USD });
   });
-  await t.db.tx((c) => settleHold(c, { holdId: settled }));
-  await t.db.tx((c) => releaseHold(c, { holdId: released }));
+  await t.db.tx((c) => settleHold(c, { holdId: settled, merchantId: m.merchantId }));
+  await t.db.tx((c) => releaseHold(c, { holdId: released, merchantId: m.merchantId }));
 });
 afterAll(async () => {
   await t?.drop();
@@ -91,7 +92,7 @@ describe("checkLedger", () => {
   it("reports a credit entry that no deposit records, and a hold row that disagrees with reserved", async () => {
     await t.db.tx(async (c) => {
       const depositId = randomUUID();
-      const { entryId } = await postDepositCredit(c, {
+      const { entryId } = await postOneCredit(c, {
         depositId,
         merchantId: other.merchantId,
         amountUsdMicros: 2n * USD,

@@ -3,8 +3,15 @@ import { ConflictError, NotFoundError, ValidationError } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { describe, expect, it } from "vitest";
 import { useTestDatabase } from "../../../test/support/test-database.ts";
-import { checkLedger, getMerchantBalance, postDepositCredit, postDepositCredits } from "../src/index.ts";
-import { createMerchant, insertDeposit, type MerchantFixture, reverseDeposit, USD } from "./ledger-fixtures.ts";
+import { checkLedger, getMerchantBalance, postDepositCredits } from "../src/index.ts";
+import {
+  createMerchant,
+  insertDeposit,
+  type MerchantFixture,
+  postOneCredit,
+  reverseDeposit,
+  USD,
+} from "./ledger-fixtures.ts";
 
 const t = useTestDatabase();
 
@@ -57,7 +64,7 @@ async function ledgerProblems(): Promise<string[]> {
 }
 
 describe("postDepositCredits", () => {
-  it("posts exactly the rows postDepositCredit posts, for several merchants, and moves balances by the sums", async () => {
+  it("posts exactly the rows of one-at-a-time credits, for several merchants, and moves balances by the sums", async () => {
     const a = await createMerchant(t.db);
     const b = await createMerchant(t.db);
     const inputs = [
@@ -77,7 +84,7 @@ describe("postDepositCredits", () => {
 
     const afterBulk = await systemBalances(t.db);
     await t.db.tx(async (c) => {
-      for (const twin of twins) await postDepositCredit(c, twin);
+      for (const twin of twins) await postOneCredit(c, twin);
     });
     const afterSingle = await systemBalances(t.db);
 
@@ -89,8 +96,9 @@ describe("postDepositCredits", () => {
     expect(await getMerchantBalance(t.db, a.merchantId)).toEqual({
       available: 2n * (98_500_000n + 2_970_000n),
       reserved: 0n,
+      held: 0n,
     });
-    expect(await getMerchantBalance(t.db, b.merchantId)).toEqual({ available: 2n * 7n * USD, reserved: 0n });
+    expect(await getMerchantBalance(t.db, b.merchantId)).toEqual({ available: 2n * 7n * USD, reserved: 0n, held: 0n });
     for (const kind of ["deposit_clearing", "fee_revenue"]) {
       expect((afterBulk[kind] ?? 0n) - (before[kind] ?? 0n)).toBe((afterSingle[kind] ?? 0n) - (afterBulk[kind] ?? 0n));
     }
@@ -102,7 +110,7 @@ describe("postDepositCredits", () => {
   it("is idempotent per deposit: a repeat posts nothing and answers the first entries, whichever way they were posted", async () => {
     const m = await createMerchant(t.db);
     const single = await credit(m, 5n * USD, 50_000n);
-    const { entryId: singleEntry } = await t.db.tx((c) => postDepositCredit(c, single));
+    const { entryId: singleEntry } = await t.db.tx((c) => postOneCredit(c, single));
     const first = [await credit(m, 2n * USD, 0n), await credit(m, 9n * USD, 90_000n)];
     const posted = await t.db.tx((c) => postDepositCredits(c, first));
     const balance = await getMerchantBalance(t.db, m.merchantId);
@@ -117,9 +125,13 @@ describe("postDepositCredits", () => {
       { entryId: posted[0]?.entryId, created: false },
     ]);
     expect((await t.db.query("SELECT 1 FROM journal_entries")).rowCount).toBe((entries.rowCount ?? 0) + 1);
-    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: balance.available + USD, reserved: 0n });
-    // And postDepositCredit sees a bulk-posted credit as its own.
-    expect(await t.db.tx((c) => postDepositCredit(c, first[0]!))).toEqual({ entryId: posted[0]?.entryId });
+    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({
+      available: balance.available + USD,
+      reserved: 0n,
+      held: 0n,
+    });
+    // And a credit posted alone sees a bulk-posted credit as its own.
+    expect(await t.db.tx((c) => postOneCredit(c, first[0]!))).toEqual({ entryId: posted[0]?.entryId });
     expect(await ledgerProblems()).toEqual([]);
   });
 
@@ -155,12 +167,12 @@ describe("postDepositCredits", () => {
     const m = await createMerchant(t.db);
     const input = await credit(m, 6n * USD, 60_000n);
     const [posted] = await t.db.tx((c) => postDepositCredits(c, [input]));
-    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: 5_940_000n, reserved: 0n });
+    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: 5_940_000n, reserved: 0n, held: 0n });
     await linkCredits();
     const reversal = await reverseDeposit(t.db, m, input.depositId);
     expect(reversal?.entryId).toBeDefined();
     expect(reversal?.entryId).not.toBe(posted?.entryId);
-    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: 0n, reserved: 0n });
+    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: 0n, reserved: 0n, held: 0n });
     expect(await ledgerProblems()).toEqual([]);
   });
 
@@ -172,10 +184,10 @@ describe("postDepositCredits", () => {
     const halves = [inputs.slice(0, 25), inputs.slice(15)];
     await Promise.all([
       ...halves.map((half) => t.db.tx((c) => postDepositCredits(c, half))),
-      ...inputs.slice(10, 20).map((input) => t.db.tx((c) => postDepositCredit(c, input))),
+      ...inputs.slice(10, 20).map((input) => t.db.tx((c) => postOneCredit(c, input))),
     ]);
     const expected = inputs.reduce((sum, i) => sum + i.amountUsdMicros - i.feeUsdMicros, 0n);
-    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: expected, reserved: 0n });
+    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: expected, reserved: 0n, held: 0n });
     const count = await t.db.query(
       "SELECT count(*)::int AS n FROM journal_entries WHERE kind = 'deposit_credit' AND merchant_id = $1",
       [m.merchantId],

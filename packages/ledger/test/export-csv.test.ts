@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { ValidationError } from "@mp/core";
 import { describe, expect, it } from "vitest";
 import { useTestDatabase } from "../../../test/support/test-database.ts";
-import { exportJournalCsv, placeHold, postDepositCredit } from "../src/index.ts";
-import { createMerchant, creditDeposit, USD } from "./ledger-fixtures.ts";
+import { exportJournalCsv, placeHold } from "../src/index.ts";
+import { createMerchant, creditDeposit, postOneCredit, USD } from "./ledger-fixtures.ts";
 
 const t = useTestDatabase();
 
@@ -60,7 +60,7 @@ describe("exportJournalCsv", () => {
       const ids: string[] = [];
       for (let i = 0; i < 334; i++) {
         const depositId = randomUUID();
-        await postDepositCredit(c, {
+        await postOneCredit(c, {
           depositId,
           merchantId: m.merchantId,
           amountUsdMicros: BigInt(i + 1),

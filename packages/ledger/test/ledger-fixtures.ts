@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Database, Queryable } from "@mp/db";
 import { insertMerchantWithCustomer } from "../../../test/support/db-fixtures.ts";
-import { postBankDeposit, postDepositCredit, postDepositReversal } from "../src/index.ts";
+import { type DepositCreditInput, postBankDeposit, postDepositCredits, postDepositReversal } from "../src/index.ts";
 
 /** A merchant with one customer, wallet and BASE destination, so deposits can be recorded for it. */
 export interface MerchantFixture {
@@ -61,21 +61,39 @@ export async function insertDeposit(
   return id;
 }
 
-/** A confirmed deposit credited the way the indexer does it: row, ledger entry and link in one transaction. */
+/** One deposit's credit, posted alone. */
+export async function postOneCredit(c: Queryable, input: DepositCreditInput): Promise<{ entryId: string }> {
+  const [posted] = await postDepositCredits(c, [input]);
+  if (!posted) throw new Error("postDepositCredits answered nothing");
+  return { entryId: posted.entryId };
+}
+
+/**
+ * A confirmed deposit credited the way the indexer does it: row, ledger entry and link in one
+ * transaction; `held` as for a rejected customer (to merchant_held).
+ */
 export async function creditDeposit(
   db: Database,
   m: MerchantFixture,
   amounts: { gross: bigint; fee: bigint },
+  options: { held?: boolean } = {},
 ): Promise<{ depositId: string; entryId: string }> {
+  const held = options.held ?? false;
   return db.tx(async (c) => {
     const depositId = await insertDeposit(c, m, amounts);
-    const { entryId } = await postDepositCredit(c, {
+    const { entryId } = await postOneCredit(c, {
       depositId,
       merchantId: m.merchantId,
       amountUsdMicros: amounts.gross,
       feeUsdMicros: amounts.fee,
+      held,
     });
-    await c.query("UPDATE deposits SET credit_entry_id = $2 WHERE id = $1", [depositId, entryId]);
+    await c.query(
+      `UPDATE deposits SET credit_entry_id = $2, hold_status = CASE WHEN $3 THEN 'HELD' END,
+              held_reason = CASE WHEN $3 THEN 'customer_rejected' END
+        WHERE id = $1`,
+      [depositId, entryId, held],
+    );
     return { depositId, entryId };
   });
 }
@@ -119,6 +137,16 @@ export async function creditBankDeposit(db: Database, m: MerchantFixture, amount
     );
     return entryId;
   });
+}
+
+/** The balance of a deployment-wide system account (deposit_clearing, fee_revenue, ...). */
+export async function systemBalance(q: Queryable, kind: string): Promise<bigint> {
+  const r = await q.query<{ balance: string }>(
+    `SELECT b.balance::text AS balance FROM account_balances b JOIN ledger_accounts a ON a.id = b.account_id
+      WHERE a.kind = $1 AND a.merchant_id IS NULL`,
+    [kind],
+  );
+  return BigInt(r.rows[0]?.balance ?? "NaN");
 }
 
 /** One US dollar in the ledger's micro-units, for readable test figures (`25n * USD`). */

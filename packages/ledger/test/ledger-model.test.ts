@@ -89,13 +89,20 @@ async function apply(m: MerchantFixture, model: Model, step: Operation): Promise
       const hold = model.holds[step.pick % Math.max(model.holds.length, 1)];
       if (!hold) return;
       const target = step.op === "settle" ? "SETTLED" : "RELEASED";
-      const attempt = t.db.tx((c) => (step.op === "settle" ? settleHold : releaseHold)(c, { holdId: hold.id }));
+      const attempt = t.db.tx((c) =>
+        (step.op === "settle" ? settleHold : releaseHold)(c, { holdId: hold.id, merchantId: m.merchantId }),
+      );
       if (hold.status === target) {
         expect((await attempt).entryId).toBe(hold.resolutionEntryId);
         return;
       }
       if (hold.status !== "HELD") {
         await expect(attempt).rejects.toBeInstanceOf(ConflictError);
+        return;
+      }
+      if (target === "SETTLED" && model.available < 0n) {
+        // A reversal took back money the hold stood on: no settle until available is back at zero.
+        await expect(attempt).rejects.toBeInstanceOf(InsufficientFundsError);
         return;
       }
       hold.resolutionEntryId = (await attempt).entryId;
@@ -118,6 +125,7 @@ describe("ledger model", () => {
           expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({
             available: model.available,
             reserved: model.reserved,
+            held: 0n,
           });
         }
         // This run's merchant only, so a failure shrinks to its own sequence (the ledger is shared).

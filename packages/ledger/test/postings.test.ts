@@ -3,14 +3,16 @@ import { ConflictError, NotFoundError, ValidationError } from "@mp/core";
 import { sqlState } from "@mp/db";
 import { describe, expect, it } from "vitest";
 import { useTestDatabase } from "../../../test/support/test-database.ts";
+import { getMerchantBalance, placeHold, postBankDeposit, postDepositReversal } from "../src/index.ts";
 import {
-  getMerchantBalance,
-  placeHold,
-  postBankDeposit,
-  postDepositCredit,
-  postDepositReversal,
-} from "../src/index.ts";
-import { createMerchant, creditBankDeposit, creditDeposit, reverseDeposit, USD } from "./ledger-fixtures.ts";
+  createMerchant,
+  creditBankDeposit,
+  creditDeposit,
+  postOneCredit,
+  reverseDeposit,
+  systemBalance,
+  USD,
+} from "./ledger-fixtures.ts";
 
 const t = useTestDatabase();
 
@@ -24,20 +26,11 @@ async function linesOf(entryId: string) {
   return r.rows.map((row) => ({ ...row, amount: BigInt(row.amount) }));
 }
 
-async function systemBalance(kind: string): Promise<bigint> {
-  const r = await t.db.query<{ balance: string }>(
-    `SELECT b.balance::text AS balance FROM account_balances b JOIN ledger_accounts a ON a.id = b.account_id
-      WHERE a.kind = $1 AND a.merchant_id IS NULL`,
-    [kind],
-  );
-  return BigInt(r.rows[0]?.balance ?? "NaN");
-}
-
 describe("deposit credits", () => {
   it("debits clearing by the gross and credits the merchant the net and fee revenue the fee", async () => {
     const m = await createMerchant(t.db);
-    const clearingBefore = await systemBalance("deposit_clearing");
-    const feesBefore = await systemBalance("fee_revenue");
+    const clearingBefore = await systemBalance(t.db, "deposit_clearing");
+    const feesBefore = await systemBalance(t.db, "fee_revenue");
     const { entryId } = await creditDeposit(t.db, m, { gross: 100n * USD, fee: 1_500_000n });
 
     expect(await linesOf(entryId)).toEqual([
@@ -45,18 +38,18 @@ describe("deposit credits", () => {
       { account: "merchant_available", merchant_id: m.merchantId, side: "credit", amount: 98_500_000n },
       { account: "fee_revenue", merchant_id: null, side: "credit", amount: 1_500_000n },
     ]);
-    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: 98_500_000n, reserved: 0n });
-    expect((await systemBalance("deposit_clearing")) - clearingBefore).toBe(100n * USD);
-    expect((await systemBalance("fee_revenue")) - feesBefore).toBe(1_500_000n);
+    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: 98_500_000n, reserved: 0n, held: 0n });
+    expect((await systemBalance(t.db, "deposit_clearing")) - clearingBefore).toBe(100n * USD);
+    expect((await systemBalance(t.db, "fee_revenue")) - feesBefore).toBe(1_500_000n);
   });
 
   it("posts once per deposit: a repeat returns the first entry and posts nothing", async () => {
     const m = await createMerchant(t.db);
     const { depositId, entryId } = await creditDeposit(t.db, m, { gross: 20n * USD, fee: 0n });
     const input = { depositId, merchantId: m.merchantId, amountUsdMicros: 20n * USD, feeUsdMicros: 0n };
-    const again = await t.db.tx((c) => postDepositCredit(c, input));
+    const again = await t.db.tx((c) => postOneCredit(c, input));
     // Concurrent repeats too: they wait on the balance locks, then find the first entry.
-    const concurrent = await Promise.all([1, 2, 3].map(() => t.db.tx((c) => postDepositCredit(c, input))));
+    const concurrent = await Promise.all([1, 2, 3].map(() => t.db.tx((c) => postOneCredit(c, input))));
     expect([again, ...concurrent].map((r) => r.entryId)).toEqual([entryId, entryId, entryId, entryId]);
     const count = await t.db.query("SELECT 1 FROM journal_entries WHERE reference = $1", [depositId]);
     expect(count.rowCount).toBe(1);
@@ -70,12 +63,12 @@ describe("deposit credits", () => {
     const { depositId } = await creditDeposit(t.db, m, { gross: 5n * USD, fee: 0n });
     await expect(
       t.db.tx((c) =>
-        postDepositCredit(c, { depositId, merchantId: m.merchantId, amountUsdMicros: 6n * USD, feeUsdMicros: 0n }),
+        postOneCredit(c, { depositId, merchantId: m.merchantId, amountUsdMicros: 6n * USD, feeUsdMicros: 0n }),
       ),
     ).rejects.toBeInstanceOf(ConflictError);
     await expect(
       t.db.tx((c) =>
-        postDepositCredit(c, { depositId, merchantId: other.merchantId, amountUsdMicros: 5n * USD, feeUsdMicros: 0n }),
+        postOneCredit(c, { depositId, merchantId: other.merchantId, amountUsdMicros: 5n * USD, feeUsdMicros: 0n }),
       ),
     ).rejects.toBeInstanceOf(ConflictError);
     expect((await getMerchantBalance(t.db, other.merchantId)).available).toBe(0n);
@@ -96,13 +89,13 @@ describe("deposit credits", () => {
     await t.db.tx(async (c) => {
       const depositId = randomUUID();
       await expect(
-        postDepositCredit(c, { depositId, merchantId: m.merchantId, amountUsdMicros: 5n, feeUsdMicros: 6n }),
+        postOneCredit(c, { depositId, merchantId: m.merchantId, amountUsdMicros: 5n, feeUsdMicros: 6n }),
       ).rejects.toBeInstanceOf(ValidationError);
       await expect(
-        postDepositCredit(c, { depositId, merchantId: m.merchantId, amountUsdMicros: -1n, feeUsdMicros: 0n }),
+        postOneCredit(c, { depositId, merchantId: m.merchantId, amountUsdMicros: -1n, feeUsdMicros: 0n }),
       ).rejects.toBeInstanceOf(ValidationError);
       await expect(
-        postDepositCredit(c, {
+        postOneCredit(c, {
           depositId: "not-a-uuid",
           merchantId: m.merchantId,
           amountUsdMicros: 5n,
@@ -110,7 +103,7 @@ describe("deposit credits", () => {
         }),
       ).rejects.toBeInstanceOf(ValidationError);
       await expect(
-        postDepositCredit(c, { depositId, merchantId: randomUUID(), amountUsdMicros: 5n, feeUsdMicros: 0n }),
+        postOneCredit(c, { depositId, merchantId: randomUUID(), amountUsdMicros: 5n, feeUsdMicros: 0n }),
       ).rejects.toBeInstanceOf(NotFoundError);
       expect((await c.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }]);
     });
@@ -120,21 +113,21 @@ describe("deposit credits", () => {
 describe("deposit reversals", () => {
   it("posts the exact opposite lines and restores every balance", async () => {
     const m = await createMerchant(t.db);
-    const clearingBefore = await systemBalance("deposit_clearing");
-    const feesBefore = await systemBalance("fee_revenue");
+    const clearingBefore = await systemBalance(t.db, "deposit_clearing");
+    const feesBefore = await systemBalance(t.db, "fee_revenue");
     const { depositId, entryId } = await creditDeposit(t.db, m, { gross: 40n * USD, fee: 400_000n });
     const reversal = await reverseDeposit(t.db, m, depositId);
     expect(reversal).not.toBeNull();
     const credit = await linesOf(entryId);
     const opposite = credit.map((l) => ({ ...l, side: l.side === "debit" ? "credit" : "debit" }));
     expect(await linesOf(reversal?.entryId ?? "")).toEqual(opposite);
-    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: 0n, reserved: 0n });
-    expect(await systemBalance("deposit_clearing")).toBe(clearingBefore);
-    expect(await systemBalance("fee_revenue")).toBe(feesBefore);
+    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: 0n, reserved: 0n, held: 0n });
+    expect(await systemBalance(t.db, "deposit_clearing")).toBe(clearingBefore);
+    expect(await systemBalance(t.db, "fee_revenue")).toBe(feesBefore);
 
     const again = await t.db.tx((c) => postDepositReversal(c, { depositId, merchantId: m.merchantId }));
     expect(again?.entryId).toBe(reversal?.entryId);
-    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: 0n, reserved: 0n });
+    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: 0n, reserved: 0n, held: 0n });
   });
 
   it("returns null for a deposit that was never credited", async () => {
@@ -148,14 +141,18 @@ describe("deposit reversals", () => {
     const { depositId } = await creditDeposit(t.db, m, { gross: 10n * USD, fee: 0n });
     await t.db.tx((c) => placeHold(c, { holdId: randomUUID(), merchantId: m.merchantId, amountUsdMicros: 8n * USD }));
     await reverseDeposit(t.db, m, depositId);
-    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: -8n * USD, reserved: 8n * USD });
+    expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({
+      available: -8n * USD,
+      reserved: 8n * USD,
+      held: 0n,
+    });
   });
 });
 
 describe("bank deposits", () => {
   it("moves bank_clearing to merchant_available once per bank deposit", async () => {
     const m = await createMerchant(t.db);
-    const bankBefore = await systemBalance("bank_clearing");
+    const bankBefore = await systemBalance(t.db, "bank_clearing");
     const entryId = await creditBankDeposit(t.db, m, 1_250_500_000n);
     expect(await linesOf(entryId)).toEqual([
       { account: "bank_clearing", merchant_id: null, side: "debit", amount: 1_250_500_000n },
@@ -170,7 +167,7 @@ describe("bank deposits", () => {
     );
     expect(again.entryId).toBe(entryId);
     expect((await getMerchantBalance(t.db, m.merchantId)).available).toBe(1_250_500_000n);
-    expect((await systemBalance("bank_clearing")) - bankBefore).toBe(1_250_500_000n);
+    expect((await systemBalance(t.db, "bank_clearing")) - bankBefore).toBe(1_250_500_000n);
     await expect(
       t.db.tx((c) =>
         postBankDeposit(c, { bankDepositId: randomUUID(), merchantId: m.merchantId, amountUsdMicros: 0n }),

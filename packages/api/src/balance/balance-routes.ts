@@ -8,7 +8,12 @@ import { defineRoute } from "../http/route.ts";
 const balanceResource = z.object({
   currency: z.literal("USD"),
   available: z.string().describe("Spendable: credited deposits net of fees, minus reserved"),
-  reserved: z.string().describe("Held for payouts in flight"),
+  reserved: z.string().describe("Reserved for payouts in flight"),
+  held: z
+    .string()
+    .describe(
+      "Confirmed deposits held out of available (a rejected customer's) until an operator releases or returns them",
+    ),
   pending: z
     .string()
     .describe("Uncredited deposits at current rates (an asset without a rate is left out); never part of available"),
@@ -31,7 +36,7 @@ export const getBalanceRoute = defineRoute({
   method: "get",
   path: "/v1/balance",
   operationId: "getBalance",
-  summary: "The merchant's USD balance: available, reserved and pending",
+  summary: "The merchant's USD balance: available, reserved, held and pending",
   tag: "Balance",
   auth: true,
   response: balanceResource,
@@ -51,6 +56,7 @@ export const getBalanceRoute = defineRoute({
         currency: "USD",
         available: formatUsd(ledger.available),
         reserved: formatUsd(ledger.reserved),
+        held: formatUsd(ledger.held),
         pending: formatUsd(pending),
       },
     };

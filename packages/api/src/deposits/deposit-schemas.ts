@@ -2,6 +2,7 @@ import { CHAIN_IDS } from "@mp/core";
 import { z } from "zod";
 
 export const DEPOSIT_STATUSES = ["PENDING", "CONFIRMED", "REVERSED"] as const;
+export const HOLD_STATUSES = ["HELD", "RELEASED", "RETURNED"] as const;
 
 export const listDepositsQuery = z.object({
   chain: z.enum(CHAIN_IDS).optional(),
@@ -39,6 +40,14 @@ export const depositResource = z.object({
   awaiting_rate: z
     .boolean()
     .describe("PENDING with its confirmations, but its asset has no USD rate yet: credited once one exists"),
+  held: z
+    .boolean()
+    .describe("Credited but held out of available (the customer's verification was rejected) until an operator acts"),
+  hold_status: z
+    .enum(HOLD_STATUSES)
+    .nullable()
+    .describe("null: never held; HELD; RELEASED to available; RETURNED: owed back to the payer"),
+  held_reason: z.enum(["customer_rejected"]).nullable(),
   confirmed_at: z.iso.datetime().nullable(),
   reversed_at: z.iso.datetime().nullable(),
   created_at: z.iso.datetime(),

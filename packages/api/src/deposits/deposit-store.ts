@@ -20,6 +20,8 @@ interface DepositRow {
   amount_raw: string;
   required_confirmations: number;
   status: DepositResource["status"];
+  hold_status: DepositResource["hold_status"];
+  held_reason: DepositResource["held_reason"];
   usd_rate: string | null;
   amount_usd_micros: string | null;
   fee_usd_micros: string | null;
@@ -31,7 +33,7 @@ interface DepositRow {
 }
 
 const COLUMNS = `id, merchant_id, wallet_id, customer_id, chain, asset, contract_address, from_address, to_address,
-  tx_hash, block_height, decimals, amount_raw, required_confirmations, status, usd_rate, amount_usd_micros,
+  tx_hash, block_height, decimals, amount_raw, required_confirmations, status, hold_status, held_reason, usd_rate, amount_usd_micros,
   fee_usd_micros, net_amount_usd_micros, confirmed_at, reversed_at, awaiting_rate_since, created_at`;
 
 const usd = (micros: string | null) => (micros === null ? null : formatUsd(BigInt(micros)));
@@ -71,6 +73,10 @@ export function toDepositResource(row: DepositRow, heads: ReadonlyMap<ChainId, n
     usd_rate: row.usd_rate,
     status: row.status,
     awaiting_rate: row.status === "PENDING" && row.awaiting_rate_since !== null,
+    // A reversed deposit is no longer held: its money left the chain (and merchant_held with it).
+    held: row.hold_status === "HELD" && row.status === "CONFIRMED",
+    hold_status: row.hold_status,
+    held_reason: row.held_reason,
     confirmed_at: row.confirmed_at ? iso(row.confirmed_at) : null,
     reversed_at: row.reversed_at ? iso(row.reversed_at) : null,
     created_at: iso(row.created_at),

@@ -1,6 +1,7 @@
-import { createHash } from "node:crypto";
+import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { type AppError, ConflictError, ValidationError } from "@mp/core";
 import { type Database, type Queryable, queryNamed } from "@mp/db";
+import type { EncryptionKeyring } from "@mp/encryption";
 import { isClientError } from "../http/error-handler.ts";
 
 /** Idempotency keys are kept at least this long (the sweeper deletes older ones). */
@@ -27,10 +28,55 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-export function requestHash(method: string, path: string, body: unknown): string {
-  return createHash("sha256")
-    .update(`${method} ${path}\n${canonicalJson(body ?? null)}`)
+const FINGERPRINT_PURPOSE = "idempotency-request-fingerprint";
+const KEYED = /^hmac1:([0-9a-f]{8}):[0-9a-f]{64}$/;
+const LEGACY = /^[0-9a-f]{64}$/;
+
+const requestText = (method: string, path: string, body: unknown): string =>
+  `${method} ${path}\n${canonicalJson(body ?? null)}`;
+
+/**
+ * What the idempotency record keeps of a request (bodies carry KYC payloads): an HMAC-SHA256 under a
+ * key derived from the encryption key (keyring.derivedKey), never a plain hash that a guessed payload
+ * could be checked against. Stored as `hmac1:<key id>:<hex>` so a replay after a key rotation is
+ * checked under the key it was recorded with (while the keyring still holds it).
+ */
+export function requestFingerprint(
+  keyring: EncryptionKeyring,
+  request: { method: string; path: string; body: unknown },
+  keyId: string = keyring.currentKeyId,
+): string {
+  const mac = createHmac("sha256", keyring.derivedKey(FINGERPRINT_PURPOSE, keyId))
+    .update(requestText(request.method, request.path, request.body))
     .digest("hex");
+  return `hmac1:${keyId}:${mac}`;
+}
+
+/**
+ * True when `stored` is the fingerprint of `request`. Rows recorded before fingerprints were keyed
+ * hold a plain SHA-256 (64 hex digits): they are still compared that way, so a retry within the
+ * retention window replays instead of answering 409, and the sweeper removes them within 48 hours;
+ * no migration rewrites them (the bodies are not kept, so they cannot be re-keyed). A row keyed under
+ * a key no longer configured cannot be checked and counts as another request.
+ */
+function sameRequest(
+  keyring: EncryptionKeyring,
+  stored: string,
+  request: { method: string; path: string; body: unknown },
+): boolean {
+  const keyed = KEYED.exec(stored);
+  let expected: string;
+  if (keyed?.[1]) {
+    if (!keyring.has(keyed[1])) return false;
+    expected = requestFingerprint(keyring, request, keyed[1]);
+  } else if (LEGACY.test(stored)) {
+    expected = createHash("sha256")
+      .update(requestText(request.method, request.path, request.body))
+      .digest("hex");
+  } else {
+    return false;
+  }
+  return expected.length === stored.length && timingSafeEqual(Buffer.from(expected), Buffer.from(stored));
 }
 
 export function validateIdempotencyKey(key: string | undefined): string {
@@ -74,12 +120,20 @@ const RECORD_ANSWER = {
  */
 export async function runIdempotent(
   db: Database,
-  input: { merchantId: string; key: string; method: string; path: string; body: unknown },
+  input: {
+    merchantId: string;
+    key: string;
+    method: string;
+    path: string;
+    body: unknown;
+    /** Keys the request fingerprint (requestFingerprint). */
+    keyring: EncryptionKeyring;
+  },
   operation: (sql: Queryable) => Promise<{ status: number; body: string }>,
   renderError: (error: AppError) => { status: number; body: string },
   options: { startBeforeClaim?: boolean } = {},
 ): Promise<StoredResponse> {
-  const hash = requestHash(input.method, input.path, input.body);
+  const hash = requestFingerprint(input.keyring, input);
   // Written but not awaited inside the transaction, so it shares COMMIT's round trip (pipeline mode).
   let recorded: Promise<unknown> | undefined;
   try {
@@ -102,7 +156,7 @@ export async function runIdempotent(
         );
         const row = existing.rows[0];
         if (!row) throw new ConflictError("Idempotency key is being processed; retry", "idempotency_in_progress");
-        if (row.request_hash !== hash) {
+        if (!sameRequest(input.keyring, row.request_hash, input)) {
           throw new ConflictError(
             "X-Idempotency-Key was already used with a different request body",
             "idempotency_conflict",

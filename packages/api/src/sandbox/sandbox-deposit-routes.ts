@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import {
   type ChainId,
   ConflictError,
@@ -6,12 +7,12 @@ import {
   NotFoundError,
   normalizeAddress,
   parseUnits,
-  ServiceUnavailableError,
   ValidationError,
 } from "@mp/core";
 import type { AnyRoute } from "../http/route.ts";
 import { defineRoute } from "../http/route.ts";
-import { sandboxDepositBody, sandboxDepositResource } from "./sandbox-deposit-schemas.ts";
+import { sandboxDepositBody, sandboxDepositIdParams, sandboxDepositResource } from "./sandbox-deposit-schemas.ts";
+import { findFaucetSend, queueFaucetSend } from "./sandbox-faucet-outbox.ts";
 
 interface DestinationMatch {
   id: string;
@@ -20,27 +21,34 @@ interface DestinationMatch {
   address: string;
 }
 
+function sandboxOnly(merchant: { environment: string }, deps: { environment: string }): void {
+  if (merchant.environment !== "sandbox" || deps.environment !== "sandbox") {
+    throw new ForbiddenError("Simulated deposits are only available with sandbox API keys");
+  }
+}
+
 /**
- * POST /v1/sandbox/deposits: sends a REAL transfer on the local sandbox chain to one of the
- * merchant's receive addresses; the indexer then sees it like any deposit (PENDING, then CONFIRMED
- * and credited). Nothing is written here: the deposit exists only once the chain has it.
+ * POST /v1/sandbox/deposits: queues a REAL transfer on the local sandbox chain to one of the
+ * merchant's receive addresses. The send is written (an outbox row and its job) in the request's
+ * transaction and made by a worker after commit (sandbox-faucet-outbox.ts), so a rolled-back request
+ * sends nothing and a replay answers the same QUEUED send. The indexer then sees the transfer like any
+ * deposit (PENDING, then CONFIRMED and credited).
  */
 export const sandboxDepositRoute = defineRoute({
   method: "post",
   path: "/v1/sandbox/deposits",
   operationId: "simulateDeposit",
-  summary: "Sandbox keys only: send a real transfer on the local sandbox chain to one of your receive addresses",
+  summary:
+    "Sandbox keys only: queue a real transfer on the local sandbox chain to one of your receive addresses (sent after commit)",
   tag: "Sandbox",
   auth: true,
   idempotent: true,
   body: sandboxDepositBody,
   response: sandboxDepositResource,
   successStatus: 202,
-  errorStatuses: [403, 404, 409, 503],
+  errorStatuses: [403, 404, 409],
   async handler({ merchant, body, sql, deps }) {
-    if (merchant.environment !== "sandbox" || deps.environment !== "sandbox") {
-      throw new ForbiddenError("Simulated deposits are only available with sandbox API keys");
-    }
+    sandboxOnly(merchant, deps);
     // The address's chains: one for Solana/Bitcoin/Tron, the seven EVM chains for a 0x address.
     const { rows } = await sql.query<DestinationMatch>(
       `SELECT id, wallet_id, chain, address FROM destinations
@@ -72,30 +80,42 @@ export const sandboxDepositRoute = defineRoute({
     if (amountRaw === null || amountRaw <= 0n) {
       throw new ValidationError(`must be a positive amount with at most ${asset.decimals} decimals`, "amount");
     }
-    let txHash: string;
-    try {
-      ({ txHash } = await faucet.send(destination.address, asset.asset, amountRaw));
-    } catch (error) {
-      if (error instanceof ValidationError || error instanceof ConflictError) throw error;
-      deps.logger.warn({ err: String(error), chain }, "sandbox faucet failed");
-      throw new ServiceUnavailableError(`the ${chain} sandbox chain is not answering; retry shortly`);
-    }
+    const send = await queueFaucetSend(sql, deps.jobs, {
+      id: randomUUID(),
+      merchantId: merchant.merchantId,
+      walletId: destination.wallet_id,
+      destinationId: destination.id,
+      chain,
+      address: destination.address,
+      asset: asset.asset,
+      amount: body.amount,
+      amountRaw,
+    });
     return {
       status: 202,
-      message: "Transfer sent; the deposit appears in GET /v1/deposits when the indexer sees its block",
-      data: {
-        chain,
-        address: destination.address,
-        wallet_id: destination.wallet_id,
-        destination_id: destination.id,
-        asset: asset.asset,
-        amount: body.amount,
-        amount_raw: amountRaw.toString(),
-        tx_hash: txHash,
-        status: "SUBMITTED" as const,
-      },
+      message: "Transfer queued; GET /v1/sandbox/deposits/{id} shows its tx_hash once sent",
+      data: send,
     };
   },
 });
 
-export const sandboxRoutes: AnyRoute[] = [sandboxDepositRoute];
+export const getSandboxDepositRoute = defineRoute({
+  method: "get",
+  path: "/v1/sandbox/deposits/{id}",
+  operationId: "getSimulatedDeposit",
+  summary: "Sandbox keys only: one queued transfer, with its tx_hash once sent",
+  tag: "Sandbox",
+  auth: true,
+  params: sandboxDepositIdParams,
+  response: sandboxDepositResource,
+  successStatus: 200,
+  errorStatuses: [403, 404],
+  async handler({ merchant, params, sql, deps }) {
+    sandboxOnly(merchant, deps);
+    const send = await findFaucetSend(sql, merchant.merchantId, params.id);
+    if (!send) throw new NotFoundError("Sandbox deposit");
+    return { status: 200, data: send };
+  },
+});
+
+export const sandboxRoutes: AnyRoute[] = [sandboxDepositRoute, getSandboxDepositRoute];

@@ -15,7 +15,10 @@ export const sandboxDepositBody = z.object({
 });
 export type SandboxDepositBody = z.infer<typeof sandboxDepositBody>;
 
+export const sandboxDepositIdParams = z.object({ id: z.uuid("must be a UUID") });
+
 export const sandboxDepositResource = z.object({
+  id: z.uuid().describe("The send; GET /v1/sandbox/deposits/{id} follows it"),
   chain: z.enum(CHAIN_IDS),
   address: z.string(),
   wallet_id: z.uuid(),
@@ -23,8 +26,16 @@ export const sandboxDepositResource = z.object({
   asset: z.string(),
   amount: z.string(),
   amount_raw: z.string().regex(/^\d+$/),
+  status: z
+    .enum(["QUEUED", "SENDING", "SUBMITTED", "FAILED"])
+    .describe("QUEUED until the worker sends it after the request committed; SUBMITTED once on chain"),
   tx_hash: z
     .string()
-    .describe("The transaction on the local sandbox chain; GET /v1/deposits?tx_hash= finds the deposit"),
-  status: z.literal("SUBMITTED"),
+    .nullable()
+    .describe(
+      "Once SUBMITTED: the transaction on the local sandbox chain; GET /v1/deposits?tx_hash= finds the deposit",
+    ),
+  last_error: z.string().nullable(),
+  created_at: z.iso.datetime(),
 });
+export type SandboxDepositResource = z.infer<typeof sandboxDepositResource>;

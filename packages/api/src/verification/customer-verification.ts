@@ -12,9 +12,11 @@ export interface LatestAttempt {
 }
 
 /**
- * What a customer may do, by verification level. Tier 1 lets crypto arrive; Tier 2 (documents, tax
- * id, source of funds) unlocks fiat: USD virtual accounts and payouts. A rejected customer may do
- * nothing, whatever tier was approved before the rejection.
+ * What a customer may do, as the customer resource shows it and as it is enforced. Crypto may arrive
+ * (new wallets, deposits credited to available) until a verification is rejected: a merchant opens a
+ * wallet while KYC runs. Tier 2 (documents, tax id, source of funds) unlocks fiat: USD virtual
+ * accounts and payouts. A rejected customer may do nothing, whatever tier was approved before: no new
+ * wallet, and crypto that still arrives is held (README "Held deposits").
  */
 export interface CustomerCapabilities {
   crypto_deposits: boolean;
@@ -55,7 +57,7 @@ export function deriveCustomerVerification(latest: readonly LatestAttempt[]): Cu
     tier_1_complete: tier1,
     tier_2_complete: tier2,
     capabilities: {
-      crypto_deposits: allowed && tier1,
+      crypto_deposits: allowed,
       virtual_accounts: allowed && tier2,
       payouts: allowed && tier2,
     },

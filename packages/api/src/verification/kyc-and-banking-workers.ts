@@ -1,6 +1,7 @@
 import type { JobQueue } from "@mp/jobs";
 import type { ZodType } from "zod";
 import type { AppDeps } from "../deps.ts";
+import { faucetJobData, SANDBOX_FAUCET_JOB, sendQueuedFaucetTransfer } from "../sandbox/sandbox-faucet-outbox.ts";
 import {
   activationJobData,
   CHECK_VIRTUAL_ACCOUNT_JOB,
@@ -14,17 +15,25 @@ import {
   submitVerificationReview,
 } from "./verification-review-jobs.ts";
 
-/** The queues the KYC and banking jobs use: create them at start (createJobQueue `queues`). */
+/**
+ * The queues the KYC and banking jobs (and the sandbox faucet's outbox) use: create them at start
+ * (createJobQueue `queues`).
+ */
 export const KYC_AND_BANKING_QUEUES: readonly string[] = [
   SUBMIT_VERIFICATION_REVIEW_JOB,
   CHECK_VERIFICATION_REVIEW_JOB,
   CHECK_VIRTUAL_ACCOUNT_JOB,
+  SANDBOX_FAUCET_JOB,
 ];
 
-export type KycAndBankingWorkerDeps = Pick<AppDeps, "db" | "jobs" | "logger" | "kyc" | "banking" | "encryption">;
+export type KycAndBankingWorkerDeps = Pick<
+  AppDeps,
+  "db" | "jobs" | "logger" | "kyc" | "banking" | "encryption" | "faucets"
+>;
 
 /**
- * Registers the handlers of the KYC review and bank account activation jobs on the worker. Job data
+ * Registers the handlers of the KYC review and bank account activation jobs, and the sandbox faucet's
+ * sends, on the worker. Job data
  * is validated: a malformed job is logged and dropped (retrying it could never succeed).
  */
 export async function registerKycAndBankingWorkers(jobs: JobQueue, deps: KycAndBankingWorkerDeps): Promise<void> {
@@ -49,5 +58,9 @@ export async function registerKycAndBankingWorkers(jobs: JobQueue, deps: KycAndB
   await jobs.work(
     CHECK_VIRTUAL_ACCOUNT_JOB,
     handle(CHECK_VIRTUAL_ACCOUNT_JOB, activationJobData, (data) => checkVirtualAccountActivation(deps, data)),
+  );
+  await jobs.work(
+    SANDBOX_FAUCET_JOB,
+    handle(SANDBOX_FAUCET_JOB, faucetJobData, (data) => sendQueuedFaucetTransfer(deps, data)),
   );
 }

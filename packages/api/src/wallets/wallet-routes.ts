@@ -19,7 +19,8 @@ export const createWalletRoute = defineRoute({
   method: "post",
   path: "/v1/wallets",
   operationId: "createWallet",
-  summary: "Create a wallet with one receive address on each of the ten chains",
+  summary:
+    "Create a wallet with one receive address on each of the ten chains (422 customer_not_verified for a rejected customer)",
   tag: "Wallets",
   auth: true,
   idempotent: true,
@@ -27,7 +28,7 @@ export const createWalletRoute = defineRoute({
   body: createWalletBody,
   response: walletResource,
   successStatus: 201,
-  errorStatuses: [404, 409],
+  errorStatuses: [404, 409, 422],
   // The slot and its addresses are settled before the transaction: no lock, no derivation inside it.
   async prepare({ merchant, deps }) {
     const allocator = walletIndexAllocator(deps.db);

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { CHAIN_IDS, type ChainId, NotFoundError, normalizeAddress } from "@mp/core";
+import { CHAIN_IDS, type ChainId, CustomerNotVerifiedError, NotFoundError, normalizeAddress } from "@mp/core";
 import { type Queryable, queryNamed } from "@mp/db";
+import { cryptoAllowedSql } from "@mp/ledger";
 import type { DerivedAddress } from "../deps.ts";
 import { offsetOf, type Pagination } from "../http/pagination.ts";
 import { iso, SqlFilters } from "../shared/sql-filters.ts";
@@ -72,16 +73,18 @@ async function destinationsOf(sql: Queryable, walletIds: string[]): Promise<Map<
 }
 
 /**
- * The wallet and its ten destinations in one statement, only if the customer is this merchant's.
- * Named: parsed and planned once per connection.
+ * The wallet and its ten destinations in one statement, only if the customer is this merchant's and
+ * its capabilities allow crypto (a rejected customer gets no new wallet). The customer row is read
+ * FOR SHARE, so a verification outcome being written (which locks it FOR UPDATE) lands before or
+ * after, never beside, the check. Named: parsed and planned once per connection.
  */
 const INSERT_WALLET = {
   name: "insert_wallet_with_destinations",
   text: `WITH c AS (
-       SELECT id FROM customers WHERE merchant_id = $2 AND id = $3
+       SELECT id, ${cryptoAllowedSql("customers")} AS allowed FROM customers WHERE merchant_id = $2 AND id = $3 FOR SHARE
      ), w AS (
        INSERT INTO wallets (id, merchant_id, customer_id, label, derivation_index)
-       SELECT $1, $2, c.id, $4, $5 FROM c
+       SELECT $1, $2, c.id, $4, $5 FROM c WHERE c.allowed
        RETURNING id, merchant_id, customer_id, label, status, created_at, updated_at
      ), d AS (
        INSERT INTO destinations (id, wallet_id, merchant_id, chain, address, address_key, derivation_path, status, provisioned_at, last_attempted_at)
@@ -90,7 +93,8 @@ const INSERT_WALLET = {
        ORDER BY d.n
        RETURNING ${DESTINATION_COLUMNS}
      )
-     SELECT ${WALLET_COLUMNS}, (SELECT json_agg(d) FROM d) AS destinations FROM w`,
+     SELECT c.allowed AS customer_allowed, ${WALLET_COLUMNS}, (SELECT json_agg(d) FROM d) AS destinations
+       FROM c LEFT JOIN w ON true`,
 };
 
 /**
@@ -103,21 +107,28 @@ export async function createWallet(
 ): Promise<WalletResource> {
   const walletId = randomUUID();
   const derived = input.addresses;
-  const { rows } = await queryNamed<WalletRow & { destinations: DestinationRow[] }>(sql, INSERT_WALLET, [
-    walletId,
-    input.merchantId,
-    input.customerId,
-    input.label,
-    input.slot.index,
-    derived.map(() => randomUUID()),
-    derived.map((d) => d.chain),
-    derived.map((d) => d.address),
-    derived.map((d) => d.addressKey),
-    derived.map((d) => d.path),
-  ]);
+  const { rows } = await queryNamed<WalletRow & { customer_allowed: boolean; destinations: DestinationRow[] }>(
+    sql,
+    INSERT_WALLET,
+    [
+      walletId,
+      input.merchantId,
+      input.customerId,
+      input.label,
+      input.slot.index,
+      derived.map(() => randomUUID()),
+      derived.map((d) => d.chain),
+      derived.map((d) => d.address),
+      derived.map((d) => d.addressKey),
+      derived.map((d) => d.path),
+    ],
+  );
   const row = rows[0];
   // The merchant is the authenticated one, so no row means no such customer of this merchant.
   if (!row) throw new NotFoundError("Customer");
+  if (!row.customer_allowed) {
+    throw new CustomerNotVerifiedError("The customer's verification was rejected: it cannot get a new wallet");
+  }
   const destinations = row.destinations.map((d) => ({
     ...d,
     last_attempted_at: d.last_attempted_at === null ? null : new Date(d.last_attempted_at),

@@ -1,8 +1,8 @@
-import { type AppConfig, ConfigError, createLogger, type Logger, loadConfig } from "@mp/core";
+import { type AppConfig, ConfigError, createLogger, formatUnits, formatUsd, type Logger, loadConfig } from "@mp/core";
 import { exportWalletsCsv, verifyCustody } from "@mp/custody";
 import type { Database } from "@mp/db";
 import { loadEncryptionKeyring } from "@mp/encryption";
-import { checkLedger, exportJournalCsv } from "@mp/ledger";
+import { checkLedger, exportJournalCsv, listHeldDeposits, releaseHeldDeposit, returnHeldDeposit } from "@mp/ledger";
 import type { Command } from "commander";
 import { openCustody } from "../open-custody.ts";
 import { openMigratedDatabase } from "../runtime.ts";
@@ -31,7 +31,7 @@ function parseDate(setting: string, value: string): Date {
   return date;
 }
 
-/** custody verify, wallets export, ledger check, ledger export, keys rotate-encryption. */
+/** custody verify, wallets export, ledger check, ledger export, deposits held|release|return, keys rotate-encryption. */
 export function addOperatorCommands(program: Command, keys: Command): void {
   const custody = program.command("custody").description("Check the deployment's custody");
   custody
@@ -84,6 +84,63 @@ export function addOperatorCommands(program: Command, keys: Command): void {
     .action(async (options: { from: string; to: string }) => {
       const range = { from: parseDate("--from", options.from), to: parseDate("--to", options.to) };
       await withDatabase((db) => exportJournalCsv(db, range, (line) => process.stdout.write(`${line}\n`)));
+    });
+
+  const deposits = program.command("deposits").description("Operators: deposits held out of available");
+  deposits
+    .command("held")
+    .description("List confirmed deposits still held (a rejected customer's), oldest first")
+    .option("--merchant <id>", "only this merchant's deposits")
+    .option("--json", "one JSON array on stdout")
+    .action(async (options: { merchant?: string; json?: boolean }) => {
+      const held = await withDatabase((db) =>
+        listHeldDeposits(db, options.merchant ? { merchantId: options.merchant } : {}),
+      );
+      const rows = held.map((d) => ({
+        deposit_id: d.depositId,
+        merchant_id: d.merchantId,
+        customer_id: d.customerId,
+        chain: d.chain,
+        asset: d.asset,
+        amount: formatUnits(BigInt(d.amountRaw), d.decimals),
+        from_address: d.fromAddress,
+        tx_hash: d.txHash,
+        held_reason: d.heldReason,
+        amount_usd: formatUsd(d.amountUsdMicros),
+        net_amount_usd: formatUsd(d.netAmountUsdMicros),
+        confirmed_at: d.confirmedAt.toISOString(),
+      }));
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(rows)}\n`);
+        return;
+      }
+      for (const r of rows) {
+        process.stdout.write(
+          `${r.deposit_id} merchant=${r.merchant_id} ${r.chain} ${r.amount} ${r.asset} (${r.net_amount_usd} USD net) from=${r.from_address ?? "-"} tx=${r.tx_hash} reason=${r.held_reason}\n`,
+        );
+      }
+      process.stdout.write(`${rows.length} held deposits\n`);
+    });
+  deposits
+    .command("release")
+    .description("Release a held deposit to its merchant's available balance")
+    .requiredOption("--deposit <id>", "deposit id")
+    .action(async (options: { deposit: string }) => {
+      const { entryId } = await withDatabase((db) =>
+        db.tx((c) => releaseHeldDeposit(c, { depositId: options.deposit })),
+      );
+      process.stdout.write(`released deposit ${options.deposit} (journal entry ${entryId})\n`);
+    });
+  deposits
+    .command("return")
+    .description("Refuse a held deposit: its gross is owed back to the payer (recorded in returns_payable)")
+    .requiredOption("--deposit <id>", "deposit id")
+    .requiredOption("--reason <text>", "why it is returned (recorded on the deposit)")
+    .action(async (options: { deposit: string; reason: string }) => {
+      const { entryId } = await withDatabase((db) =>
+        db.tx((c) => returnHeldDeposit(c, { depositId: options.deposit, reason: options.reason })),
+      );
+      process.stdout.write(`returned deposit ${options.deposit}: owed to its payer (journal entry ${entryId})\n`);
     });
 
   keys
