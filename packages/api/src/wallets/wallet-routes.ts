@@ -4,8 +4,6 @@ import { pageOf } from "../http/envelope.ts";
 import { paginationQuery } from "../http/pagination.ts";
 import { defineRoute } from "../http/route.ts";
 import { pageSchema } from "../openapi/page-schema.ts";
-import { addressesAhead } from "./addresses-ahead.ts";
-import { walletIndexAllocator } from "./wallet-index-allocator.ts";
 import {
   createWalletBody,
   depositAddressResource,
@@ -28,15 +26,8 @@ export const createWalletRoute = defineRoute({
   response: walletResource,
   successStatus: 201,
   errorStatuses: [404, 409],
-  // The slot and its addresses are settled before the transaction: no lock, no derivation inside it.
-  async prepare({ merchant, deps }) {
-    const allocator = walletIndexAllocator(deps.db);
-    const ahead = addressesAhead(deps.addresses);
-    const slot = await allocator.take(merchant.merchantId);
-    const addresses = ahead.addressesFor(slot);
-    ahead.deriveLater(allocator.peek(merchant.merchantId));
-    return { slot, addresses, release: () => allocator.giveBack(merchant.merchantId, slot) };
-  },
+  // The slot and its addresses are settled before the transaction (WalletSlots.reserve).
+  prepare: ({ merchant, deps }) => deps.walletSlots.reserve(merchant.merchantId),
   async handler({ merchant, body, sql, prepared }) {
     const wallet = await createWallet(sql, {
       merchantId: merchant.merchantId,
