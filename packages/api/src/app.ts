@@ -1,6 +1,13 @@
-import { AppError, NotFoundError } from "@mp/core";
+import { AppError, NotFoundError, ValidationError } from "@mp/core";
 import type { Queryable } from "@mp/db";
-import express, { type Express, type NextFunction, type Request, type Response } from "express";
+import express, {
+  type ErrorRequestHandler,
+  type Express,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from "express";
 import { type AuthenticatedMerchant, authenticate } from "./auth/authenticate.ts";
 import type { AppDeps } from "./deps.ts";
 import { successBody } from "./http/envelope.ts";
@@ -144,10 +151,17 @@ async function perform(route: AnyRoute, request: AdmittedRequest, deps: AppDeps)
   return answer;
 }
 
-function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, guards: Guards): void {
+/** Errors of this request use the nested form (set first, so the body parser's errors do too). */
+const nestedErrors: RequestHandler = (_req, res, next) => {
+  res.locals.nestedErrors = true;
+  next();
+};
+
+function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, guards: Guards, json: RequestHandler): void {
   const path = route.path.replace(/\{(\w+)\}/g, ":$1");
-  app[route.method](path, async (req: Request, res: Response) => {
-    if (route.nestedErrors) res.locals.nestedErrors = true;
+  // A body is read only where the route takes one: elsewhere it is ignored, whatever it holds.
+  const before = [...(route.nestedErrors ? [nestedErrors] : []), ...(route.body ? [json] : [])];
+  app[route.method](path, ...before, async (req: Request, res: Response) => {
     const request = await admit(route, deps, guards.rateLimit, req, res);
     const idempotency = request.idempotency;
     const answer = idempotency
@@ -157,19 +171,61 @@ function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, guards: Guards
   });
 }
 
+const decodes = (value: string): boolean => {
+  try {
+    decodeURIComponent(value);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The router percent-decodes path parameters before any handler runs: a malformed encoding
+ * (`/v1/customers/%ED%A0%80`) reaches the error handlers as a nameless URIError. This names the
+ * parameter (a 400 like any invalid parameter), in the error form of the route it was meant for.
+ */
+function malformedPathParameter(routes: readonly AnyRoute[]): ErrorRequestHandler {
+  const templates = routes
+    .filter((route) => route.params)
+    .map((route) => {
+      const segments = route.path.split("/").map((segment) => {
+        const parameter = /^\{(\w+)\}$/.exec(segment)?.[1];
+        return parameter ? `(?<${parameter}>[^/]+)` : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      });
+      // As the router matches: any case, an optional trailing slash.
+      return { route, pattern: new RegExp(`^${segments.join("/")}/?$`, "i") };
+    });
+  return (error, req, res, next) => {
+    if (!(error instanceof URIError)) return next(error);
+    const method = req.method === "HEAD" ? "get" : req.method.toLowerCase();
+    // The route of the request's method first; else any route of that path (the error is the same).
+    const candidates = [...templates.filter((t) => t.route.method === method), ...templates];
+    for (const { route, pattern } of candidates) {
+      const groups = pattern.exec(req.path)?.groups ?? {};
+      const name = Object.keys(groups).find((key) => !decodes(groups[key] ?? ""));
+      if (name === undefined) continue;
+      if (route.nestedErrors) res.locals.nestedErrors = true;
+      return next(new ValidationError(`${name}: malformed percent-encoding`, name));
+    }
+    next(error);
+  };
+}
+
 /** The Express app: every route of the API, one error mapping, request ids, no stack trace ever out. */
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
   app.use(requestLogging(app, deps.logger));
-  app.use(express.json({ limit: deps.bodyLimit ?? "64kb" }));
+  const json = express.json({ limit: deps.bodyLimit ?? "64kb" });
   const guards: Guards = {
     rateLimit: perKeyRateLimit(deps.rateLimitPerMinute),
     oneRequestPerKey: new OneRequestPerKey(),
   };
-  for (const route of allRoutes) mountRoute(app, route, deps, guards);
+  for (const route of allRoutes) mountRoute(app, route, deps, guards, json);
   app.use((_req: Request, _res: Response, next: NextFunction) => next(new NotFoundError("Route")));
+  app.use(malformedPathParameter(allRoutes));
   app.use(errorHandler);
   return app;
 }

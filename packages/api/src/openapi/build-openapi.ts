@@ -43,6 +43,7 @@ const ERROR_TEXT: Record<number, string> = {
   404: "The resource does not exist (or belongs to another merchant)",
   409: "Conflict (duplicate, or idempotency key reused with a different body)",
   413: "Request body too large",
+  415: "Unsupported body charset or Content-Encoding",
   422: "Request understood but not allowed in the resource's current state",
   429: "Rate limit exceeded for this API key",
   503: "A downstream service is temporarily unavailable",
@@ -94,7 +95,10 @@ export function buildOpenApi(routes: readonly AnyRoute[]): Record<string, unknow
       statuses.add(401);
       statuses.add(429);
     }
-    if (route.body) statuses.add(413);
+    if (route.body) {
+      statuses.add(413);
+      statuses.add(415);
+    }
     const responses: Record<string, unknown> = {
       [String(route.successStatus)]: {
         description: "Success",
