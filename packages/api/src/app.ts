@@ -199,16 +199,16 @@ function malformedPathParameter(routes: readonly AnyRoute[]): ErrorRequestHandle
   return (error, req, res, next) => {
     if (!(error instanceof URIError)) return next(error);
     const method = req.method === "HEAD" ? "get" : req.method.toLowerCase();
-    // The route of the request's method first; else any route of that path (the error is the same).
-    const candidates = [...templates.filter((t) => t.route.method === method), ...templates];
-    for (const { route, pattern } of candidates) {
+    for (const { route, pattern } of templates) {
+      if (route.method !== method) continue;
       const groups = pattern.exec(req.path)?.groups ?? {};
       const name = Object.keys(groups).find((key) => !decodes(groups[key] ?? ""));
       if (name === undefined) continue;
       if (route.nestedErrors) res.locals.nestedErrors = true;
       return next(new ValidationError(`${name}: malformed percent-encoding`, name));
     }
-    next(error);
+    // No route of this method has this path (the router decodes before it looks at the method).
+    next(new NotFoundError("Route"));
   };
 }
 

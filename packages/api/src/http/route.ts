@@ -67,7 +67,9 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown, R extend
   params?: ZodType<P>;
   query?: ZodType<Q>;
   body?: ZodType<B>;
-  /** Schema of `data` in the success envelope (documentation). */
+  /** The success answer is a raw body of this type, not an envelope (its handler replies with `raw`). */
+  rawContentType?: string;
+  /** Schema of `data` in the success envelope, or of the raw body (documentation). */
   response: ZodType;
   successStatus: number;
   /** Error statuses this route documents besides the common ones. */

@@ -91,6 +91,8 @@ export function buildOpenApi(routes: readonly AnyRoute[]): Record<string, unknow
     };
     const statuses = new Set<number>([...(route.errorStatuses ?? [])]);
     if (route.params || route.query || route.body || route.idempotent) statuses.add(400);
+    // The key reused with another body, or still in progress.
+    if (route.idempotent) statuses.add(409);
     if (route.auth) {
       statuses.add(401);
       statuses.add(429);
@@ -102,17 +104,24 @@ export function buildOpenApi(routes: readonly AnyRoute[]): Record<string, unknow
     const responses: Record<string, unknown> = {
       [String(route.successStatus)]: {
         description: "Success",
-        content:
-          route.path === "/metrics"
+        content: route.rawContentType
+          ? { [route.rawContentType]: { schema: responseSchemaOf(route.response) } }
+          : route.path === "/metrics"
             ? { "text/plain": { schema: { type: "string" } } }
             : { "application/json": { schema: successEnvelope } },
       },
     };
     for (const status of [...statuses].sort()) {
       const nested = status === 401 || route.nestedErrors;
+      // The idempotency key's own errors (a bad key, a key reused or in progress) use the nested form.
+      const either = route.idempotent && (status === 400 || status === 409);
       responses[String(status)] = {
         description: ERROR_TEXT[status] ?? "Error",
-        content: { "application/json": { schema: nested ? nestedError : envelopeError } },
+        content: {
+          "application/json": {
+            schema: nested ? nestedError : either ? { oneOf: [envelopeError, nestedError] } : envelopeError,
+          },
+        },
       };
     }
     const operation: Record<string, unknown> = {
