@@ -1,6 +1,4 @@
 import { NotFoundError } from "@mp/core";
-import { z } from "zod";
-import { pageOf } from "../http/envelope.ts";
 import { paginationQuery } from "../http/pagination.ts";
 import { defineRoute } from "../http/route.ts";
 import { pageSchema } from "../openapi/page-schema.ts";
@@ -48,13 +46,11 @@ export const listWalletsRoute = defineRoute({
     "List wallets with their receive addresses; filter by customer, chain, status, or search (q) label/address/id",
   tag: "Wallets",
   auth: true,
-  query: z.object({ ...paginationQuery.shape, ...listWalletsQuery.shape }),
+  query: paginationQuery.extend(listWalletsQuery.shape),
   response: pageSchema(walletResource),
   successStatus: 200,
   async handler({ merchant, query, sql }) {
-    const { limit, page, ...filters } = query;
-    const result = await listWallets(sql, merchant.merchantId, filters, { limit, page });
-    return { status: 200, data: pageOf(result.items, result.total, limit, page) };
+    return { status: 200, data: await listWallets(sql, merchant.merchantId, query) };
   },
 });
 
