@@ -119,7 +119,6 @@ export function listCustomers(
       from: "customers",
       columns: COLUMNS,
       where,
-      orderBy: "created_at DESC, id DESC",
       toItems: (rows) => rows.map(toCustomerResource),
     },
     filters,

@@ -109,7 +109,6 @@ export function listDeposits(
       from: "deposits",
       columns: COLUMNS,
       where,
-      orderBy: "created_at DESC, id DESC",
       toItems: (rows) => rows.map((row) => toDepositResource(row, heads)),
     },
     filters,

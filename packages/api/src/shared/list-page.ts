@@ -9,8 +9,8 @@ export interface PageQuery<Row, Item> {
   from: string;
   columns: string;
   where: SqlFilters;
-  /** Newest first with a unique tie-break, so pages never overlap: `created_at DESC, id DESC`. */
-  orderBy: string;
+  /** Newest first with a unique tie-break, so pages never overlap (default `created_at DESC, id DESC`). */
+  orderBy?: string;
   /** The page's rows as resources (async where a second read completes them: wallets' destinations). */
   toItems: (rows: Row[]) => Item[] | Promise<Item[]>;
 }
@@ -33,7 +33,7 @@ export async function listPage<Row extends object, Item>(
   const limit = where.param(page.limit);
   const offset = where.param(offsetOf(page));
   const rows = await sql.query<Row>(
-    `SELECT ${query.columns} FROM ${query.from} ${where.where} ORDER BY ${query.orderBy} LIMIT ${limit} OFFSET ${offset}`,
+    `SELECT ${query.columns} FROM ${query.from} ${where.where} ORDER BY ${query.orderBy ?? "created_at DESC, id DESC"} LIMIT ${limit} OFFSET ${offset}`,
     where.params,
   );
   return pageOf(await query.toItems(rows.rows), Number(count.rows[0]?.total ?? 0), page.limit, page.page);

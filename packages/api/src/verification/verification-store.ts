@@ -104,7 +104,6 @@ export function listSubmissions(
       from: "verification_submissions",
       columns: COLUMNS,
       where,
-      orderBy: "created_at DESC, id DESC",
       toItems: (rows) => rows.map(toResource),
     },
     filters,

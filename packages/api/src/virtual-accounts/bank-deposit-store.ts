@@ -74,7 +74,6 @@ export function listBankDeposits(
       from: "bank_deposits",
       columns: COLUMNS,
       where: new SqlFilters().add("virtual_account_id = $?", virtualAccountId),
-      orderBy: "created_at DESC, id DESC",
       toItems: (rows) => rows.map(toResource),
     },
     page,
