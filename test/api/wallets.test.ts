@@ -116,6 +116,50 @@ describe("wallets and deposit addresses", () => {
     expect(await indexes()).toEqual([0, 1, 2]);
   });
 
+  it("spends no index on concurrent duplicates even when a later duplicate reaches the database first", async () => {
+    // The interleaving a loaded machine produces by chance, forced: the transactions of the first two
+    // requests to open one are held until a third has finished, so the winner of the key is a request
+    // that took its index after two others.
+    const m = await api.merchant();
+    const customer = (await post(m, "/v1/customers", { type: "INDIVIDUAL", first_name: "E", last_name: "E" })).body.data
+      .id;
+    expect((await post(m, "/v1/wallets", { customer_id: customer, label: "first" })).status).toBe(201);
+    const db = api.deps.db;
+    let opened = 0;
+    let releaseHeld: () => void = () => {};
+    const thirdFinished = new Promise<void>((resolve) => {
+      releaseHeld = resolve;
+    });
+    // Read per request by the app: the same real database, its transactions only delayed.
+    api.deps.db = {
+      ...db,
+      async tx(fn, options) {
+        const n = ++opened;
+        if (n <= 2) await Promise.race([thirdFinished, new Promise((r) => setTimeout(r, 500))]);
+        try {
+          return await db.tx(fn, options);
+        } finally {
+          if (n === 3) releaseHeld();
+        }
+      },
+    };
+    try {
+      const duplicates = await Promise.all(
+        Array.from({ length: 6 }, () => post(m, "/v1/wallets", { customer_id: customer, label: "dup" }, "forced-dup")),
+      );
+      expect(duplicates.map((r) => r.status)).toEqual(Array(6).fill(201));
+      expect(new Set(duplicates.map((r) => r.body.data.id)).size).toBe(1);
+    } finally {
+      api.deps.db = db;
+    }
+    expect((await post(m, "/v1/wallets", { customer_id: customer, label: "next" })).status).toBe(201);
+    const rows = await api.db.query<{ derivation_index: number }>(
+      "SELECT derivation_index FROM wallets WHERE merchant_id = $1 ORDER BY derivation_index",
+      [m.merchantId],
+    );
+    expect(rows.rows.map((r) => r.derivation_index)).toEqual([0, 1, 2]);
+  });
+
   it("isolates merchants on wallets and addresses", async () => {
     const wallet = (await post(a, "/v1/wallets", { customer_id: customerA, label: "Private" })).body.data;
     expect((await api.call(b.apiKey, `/v1/wallets/${wallet.id}`)).status).toBe(404);

@@ -8,6 +8,7 @@ import {
   PROVISION_CUSTOMER_JOB,
   provisionCustomer,
   registerKycAndBankingWorkers,
+  WalletSlots,
 } from "@mp/api";
 import { silentLogger } from "@mp/core";
 import { createCustody } from "@mp/custody";
@@ -73,6 +74,9 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
     logger,
     queues: [PROVISION_CUSTOMER_JOB, ...KYC_AND_BANKING_QUEUES],
   });
+  const addresses = {
+    deriveWalletAddresses: (account: number, index: number) => custody().deriveWalletAddresses(account, index),
+  };
   const deps: AppDeps = {
     db,
     logger,
@@ -80,7 +84,7 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
     chains: {},
     jobs,
     rates: createSandboxRateProvider(),
-    addresses: { deriveWalletAddresses: (account, index) => custody().deriveWalletAddresses(account, index) },
+    addresses,
     // Sandbox providers decide in ~100 ms so tests of the asynchronous flows stay fast.
     kyc: createSandboxKycProvider({ reviewDelayMs: 100 }),
     banking: createSandboxBankingProvider({ activationDelayMs: 100 }),
@@ -89,6 +93,7 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
     faucets: {},
     rateLimitPerMinute: 100_000,
     indexerStates: async () => [],
+    walletSlots: new WalletSlots(db, addresses),
     ...options.overrides,
   };
   if (options.workers) {

@@ -1,6 +1,13 @@
-import { AppError, NotFoundError } from "@mp/core";
+import { AppError, NotFoundError, ValidationError } from "@mp/core";
 import type { Queryable } from "@mp/db";
-import express, { type Express, type NextFunction, type Request, type Response } from "express";
+import express, {
+  type ErrorRequestHandler,
+  type Express,
+  type NextFunction,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from "express";
 import { type AuthenticatedMerchant, authenticate } from "./auth/authenticate.ts";
 import type { AppDeps } from "./deps.ts";
 import { successBody } from "./http/envelope.ts";
@@ -9,102 +16,200 @@ import { perKeyRateLimit } from "./http/rate-limit.ts";
 import { requestLogging } from "./http/request-context.ts";
 import type { AnyRoute, HandlerContext, PrepareContext, Reply, Reservation } from "./http/route.ts";
 import { parseOrThrow } from "./http/validate.ts";
-import { runIdempotent, type StoredResponse, validateIdempotencyKey } from "./idempotency/run-idempotent.ts";
+import { OneRequestPerKey } from "./idempotency/one-request-per-key.ts";
+import { runIdempotent, validateIdempotencyKey } from "./idempotency/run-idempotent.ts";
 import { allRoutes } from "./routes.ts";
 
 type RateLimit = ReturnType<typeof perKeyRateLimit>;
 
+/** State the app keeps across requests besides AppDeps: made once by createApp. */
+interface Guards {
+  rateLimit: RateLimit;
+  oneRequestPerKey: OneRequestPerKey;
+}
+
+/** A validated request: what `prepare` sees, and the idempotency key of an idempotent route. */
+interface AdmittedRequest {
+  /** A new context each call (its `merchant` is a getter, which spreading would call). */
+  context: () => PrepareContext<unknown, unknown, unknown>;
+  idempotency: { merchantId: string; key: string } | undefined;
+}
+
+/** What goes out: a serialised body and how to label it. */
+interface Answer {
+  status: number;
+  body: string;
+  contentType: string;
+  headers?: Record<string, string> | undefined;
+  /** The stored answer of an earlier request with the same idempotency key. */
+  replayed: boolean;
+}
+
+const JSON_TYPE = "application/json; charset=utf-8";
+
 /**
- * Writes a JSON answer with node's own `end`. Express's `send` adds work none of our answers need
+ * Writes an answer with node's own `end`. Express's `send` adds work none of our answers need
  * (content negotiation of the charset, a Buffer copy of every body over 1,000 characters, freshness
  * checks for ETags we do not send); skipping it raised the authenticated read's throughput by about a
  * tenth. Node drops the body of a HEAD answer itself.
  */
-function send(res: Response, status: number, body: string, headers?: Record<string, string>): void {
-  if (headers) res.set(headers);
-  res.statusCode = status;
-  res.setHeader("Content-Type", "application/json; charset=utf-8");
-  res.setHeader("Content-Length", Buffer.byteLength(body));
-  res.end(body);
+function send(res: Response, answer: Answer): void {
+  if (answer.headers) res.set(answer.headers);
+  res.statusCode = answer.status;
+  res.setHeader("Content-Type", answer.contentType);
+  res.setHeader("Content-Length", Buffer.byteLength(answer.body));
+  res.end(answer.body);
 }
 
-function renderReply(reply: Reply): { status: number; body: string } {
-  return { status: reply.status, body: JSON.stringify(successBody(reply.data, reply.message)) };
+function renderReply(reply: Reply): Answer {
+  if (reply.raw) {
+    const { contentType, body } = reply.raw;
+    const labelled = /charset=/i.test(contentType) ? contentType : `${contentType}; charset=utf-8`;
+    return { status: reply.status, body, contentType: labelled, headers: reply.headers, replayed: false };
+  }
+  const body = JSON.stringify(successBody(reply.data, reply.message));
+  return { status: reply.status, body, contentType: JSON_TYPE, headers: reply.headers, replayed: false };
 }
 
-function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, rateLimit: RateLimit): void {
-  const path = route.path.replace(/\{(\w+)\}/g, ":$1");
-  // One handler per route: authentication, the rate limit, validation, then the route's own work.
-  app[route.method](path, async (req: Request, res: Response) => {
-    if (route.nestedErrors) res.locals.nestedErrors = true;
-    let merchantOrUndefined: AuthenticatedMerchant | undefined;
-    if (route.auth) {
-      merchantOrUndefined = await authenticate(deps.db, req);
-      rateLimit(merchantOrUndefined.keyId, res);
-    }
-    const params = route.params ? parseOrThrow(route.params, req.params, "path") : {};
-    const query = route.query ? parseOrThrow(route.query, req.query ?? {}, "query") : {};
-    const idempotencyKey = route.idempotent ? validateIdempotencyKey(req.get("x-idempotency-key")) : undefined;
-    const body = route.body ? parseOrThrow(route.body, req.body, "body") : undefined;
-    const requestContext = (): PrepareContext<unknown, unknown, unknown> => ({
+/** Authentication, the rate limit, then validation of the path, query, idempotency key and body. */
+async function admit(
+  route: AnyRoute,
+  deps: AppDeps,
+  rateLimit: RateLimit,
+  req: Request,
+  res: Response,
+): Promise<AdmittedRequest> {
+  let merchant: AuthenticatedMerchant | undefined;
+  if (route.auth) {
+    merchant = await authenticate(deps.db, req);
+    rateLimit(merchant.keyId, res);
+  }
+  const params = route.params ? parseOrThrow(route.params, req.params, "path") : {};
+  const query = route.query ? parseOrThrow(route.query, req.query ?? {}, "query") : {};
+  const key = route.idempotent ? validateIdempotencyKey(req.get("x-idempotency-key")) : undefined;
+  const body = route.body ? parseOrThrow(route.body, req.body, "body") : undefined;
+  return {
+    context: () => ({
       req,
       res,
       deps,
       get merchant(): AuthenticatedMerchant {
-        if (!merchantOrUndefined)
-          throw new AppError("internal_error", "route without authentication asked for a merchant");
-        return merchantOrUndefined;
+        if (!merchant) throw new AppError("internal_error", "route without authentication asked for a merchant");
+        return merchant;
       },
       params,
       query,
       body,
-    });
-    const prepared: Reservation | undefined = route.prepare ? await route.prepare(requestContext()) : undefined;
-    const context = (sql: Queryable): HandlerContext<unknown, unknown, unknown, unknown> =>
-      Object.assign(requestContext(), { sql, prepared });
+    }),
+    idempotency: key !== undefined && merchant ? { merchantId: merchant.merchantId, key } : undefined,
+  };
+}
 
-    if (idempotencyKey !== undefined && merchantOrUndefined) {
-      let stored: StoredResponse;
-      try {
-        stored = await runIdempotent(
-          deps.db,
-          {
-            merchantId: merchantOrUndefined.merchantId,
-            key: idempotencyKey,
-            method: req.method,
-            path: req.path,
-            body: req.body,
-            keyring: deps.encryption,
-          },
-          async (sql) => renderReply(await route.handler(context(sql))),
-          (error) => renderError(error, { nested: route.nestedErrors === true }),
-          { startBeforeClaim: route.writesOnlyThroughSql === true },
-        );
-      } catch (error) {
-        // A 409 on the key (another body, still in progress) rolled the whole transaction back.
-        if (isClientError(error)) prepared?.release();
-        throw error;
-      }
-      // A replay did not run the operation; a recorded 4xx rolled its writes back.
-      if (stored.replayed || stored.status >= 300) prepared?.release();
-      send(res, stored.status, stored.body, stored.replayed ? { "Idempotent-Replayed": "true" } : undefined);
-      return;
+/**
+ * A route's lifecycle once its request is admitted, in order:
+ * 1. `prepare` reserves, through the pool, what the handler will need (before any transaction);
+ * 2. the handler runs: on an idempotent route inside runIdempotent's transaction, so its writes and
+ *    its recorded answer commit together (with `writesOnlyThroughSql` its first statement travels
+ *    with the key's claim); elsewhere on the pool;
+ * 3. the reservation is given back when the answer shows it went unused: a replay, or a 4xx (answered
+ *    or thrown: its writes were rolled back). After a 5xx it is kept, as the outcome is unknown.
+ */
+async function perform(route: AnyRoute, request: AdmittedRequest, deps: AppDeps): Promise<Answer> {
+  const prepared: Reservation | undefined = route.prepare ? await route.prepare(request.context()) : undefined;
+  const handle = async (sql: Queryable): Promise<Answer> =>
+    renderReply(
+      await route.handler(
+        Object.assign(request.context(), { sql, prepared }) as HandlerContext<unknown, unknown, unknown, unknown>,
+      ),
+    );
+  let answer: Answer;
+  try {
+    if (request.idempotency) {
+      const { req } = request.context();
+      const stored = await runIdempotent(
+        deps.db,
+        { ...request.idempotency, method: req.method, path: req.path, body: req.body, keyring: deps.encryption },
+        handle,
+        (error) => renderError(error, { nested: route.nestedErrors === true }),
+        { startBeforeClaim: route.writesOnlyThroughSql === true },
+      );
+      answer = {
+        status: stored.status,
+        body: stored.body,
+        contentType: JSON_TYPE,
+        headers: stored.replayed ? { "Idempotent-Replayed": "true" } : undefined,
+        replayed: stored.replayed,
+      };
+    } else {
+      answer = await handle(deps.db);
     }
-    let reply: Reply;
-    try {
-      reply = await route.handler(context(deps.db));
-    } catch (error) {
-      if (isClientError(error)) prepared?.release();
-      throw error;
-    }
-    if (reply.raw) {
-      if (reply.headers) res.set(reply.headers);
-      res.status(reply.status).type(reply.raw.contentType).send(reply.raw.body);
-      return;
-    }
-    const rendered = renderReply(reply);
-    send(res, rendered.status, rendered.body, reply.headers);
+  } catch (error) {
+    if (isClientError(error)) prepared?.release();
+    throw error;
+  }
+  if (answer.replayed || answer.status >= 400) prepared?.release();
+  return answer;
+}
+
+/** Errors of this request use the nested form (set first, so the body parser's errors do too). */
+const nestedErrors: RequestHandler = (_req, res, next) => {
+  res.locals.nestedErrors = true;
+  next();
+};
+
+function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, guards: Guards, json: RequestHandler): void {
+  const path = route.path.replace(/\{(\w+)\}/g, ":$1");
+  // A body is read only where the route takes one: elsewhere it is ignored, whatever it holds.
+  const before = [...(route.nestedErrors ? [nestedErrors] : []), ...(route.body ? [json] : [])];
+  app[route.method](path, ...before, async (req: Request, res: Response) => {
+    const request = await admit(route, deps, guards.rateLimit, req, res);
+    const idempotency = request.idempotency;
+    const answer = idempotency
+      ? await guards.oneRequestPerKey.run(idempotency.merchantId, idempotency.key, () => perform(route, request, deps))
+      : await perform(route, request, deps);
+    send(res, answer);
   });
+}
+
+const decodes = (value: string): boolean => {
+  try {
+    decodeURIComponent(value);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The router percent-decodes path parameters before any handler runs: a malformed encoding
+ * (`/v1/customers/%ED%A0%80`) reaches the error handlers as a nameless URIError. This names the
+ * parameter (a 400 like any invalid parameter), in the error form of the route it was meant for.
+ */
+function malformedPathParameter(routes: readonly AnyRoute[]): ErrorRequestHandler {
+  const templates = routes
+    .filter((route) => route.params)
+    .map((route) => {
+      const segments = route.path.split("/").map((segment) => {
+        const parameter = /^\{(\w+)\}$/.exec(segment)?.[1];
+        return parameter ? `(?<${parameter}>[^/]+)` : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      });
+      // As the router matches: any case, an optional trailing slash.
+      return { route, pattern: new RegExp(`^${segments.join("/")}/?$`, "i") };
+    });
+  return (error, req, res, next) => {
+    if (!(error instanceof URIError)) return next(error);
+    const method = req.method === "HEAD" ? "get" : req.method.toLowerCase();
+    for (const { route, pattern } of templates) {
+      if (route.method !== method) continue;
+      const groups = pattern.exec(req.path)?.groups ?? {};
+      const name = Object.keys(groups).find((key) => !decodes(groups[key] ?? ""));
+      if (name === undefined) continue;
+      if (route.nestedErrors) res.locals.nestedErrors = true;
+      return next(new ValidationError(`${name}: malformed percent-encoding`, name));
+    }
+    // No route of this method has this path (the router decodes before it looks at the method).
+    next(new NotFoundError("Route"));
+  };
 }
 
 /** The Express app: every route of the API, one error mapping, request ids, no stack trace ever out. */
@@ -113,10 +218,14 @@ export function createApp(deps: AppDeps): Express {
   app.disable("x-powered-by");
   app.set("etag", false);
   app.use(requestLogging(app, deps.logger));
-  app.use(express.json({ limit: deps.bodyLimit ?? "64kb" }));
-  const rateLimit = perKeyRateLimit(deps.rateLimitPerMinute);
-  for (const route of allRoutes) mountRoute(app, route, deps, rateLimit);
+  const json = express.json({ limit: deps.bodyLimit ?? "64kb" });
+  const guards: Guards = {
+    rateLimit: perKeyRateLimit(deps.rateLimitPerMinute),
+    oneRequestPerKey: new OneRequestPerKey(),
+  };
+  for (const route of allRoutes) mountRoute(app, route, deps, guards, json);
   app.use((_req: Request, _res: Response, next: NextFunction) => next(new NotFoundError("Route")));
+  app.use(malformedPathParameter(allRoutes));
   app.use(errorHandler);
   return app;
 }

@@ -4,6 +4,7 @@ import type { EncryptionKeyring } from "@mp/encryption";
 import type { JobQueue } from "@mp/jobs";
 import type { BankingProvider, KycProvider, RateProvider } from "@mp/providers";
 import type { Registry } from "prom-client";
+import type { WalletSlots } from "./wallets/wallet-slots.ts";
 
 /**
  * Everything the HTTP app and the background jobs need, built once at start by the service and
@@ -32,6 +33,11 @@ export interface AppDeps {
   indexerStates: () => Promise<IndexerState[]>;
   /** Largest accepted JSON body. */
   bodyLimit?: string;
+  /**
+   * Per-app state: the wallet index blocks this app reserved and the addresses it derived ahead
+   * (`new WalletSlots(db, addresses)`). Held here, never in a module, so each app has its own.
+   */
+  walletSlots: WalletSlots;
 }
 
 export type { IndexerState };

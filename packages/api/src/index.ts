@@ -12,3 +12,4 @@ export {
   type KycAndBankingWorkerDeps,
   registerKycAndBankingWorkers,
 } from "./verification/kyc-and-banking-workers.ts";
+export { WalletSlots } from "./wallets/wallet-slots.ts";

@@ -11,6 +11,7 @@ export type ErrorCode =
   | "idempotency_conflict"
   | "idempotency_in_progress"
   | "payload_too_large"
+  | "unsupported_media_type"
   | "rate_limited"
   | "insufficient_funds"
   | "customer_not_verified"

@@ -7,6 +7,7 @@ import {
   provisionCustomer,
   registerKycAndBankingWorkers,
   sweepIdempotencyKeys,
+  WalletSlots,
 } from "@mp/api";
 import {
   type AppConfig,
@@ -114,6 +115,9 @@ export async function serve(options: {
   const jobs = await createJobQueue({ db, logger, queues: JOB_QUEUES });
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
+  const addresses = {
+    deriveWalletAddresses: (account: number, index: number) => custody.deriveWalletAddresses(account, index),
+  };
   const deps: AppDeps = {
     db,
     logger,
@@ -121,7 +125,7 @@ export async function serve(options: {
     chains,
     jobs,
     rates: createSandboxRateProvider(),
-    addresses: { deriveWalletAddresses: (account, index) => custody.deriveWalletAddresses(account, index) },
+    addresses,
     kyc: createSandboxKycProvider(),
     banking: createSandboxBankingProvider(),
     encryption,
@@ -129,6 +133,7 @@ export async function serve(options: {
     faucets: config.environment === "sandbox" ? sandboxFaucets(chains, localChains) : {},
     rateLimitPerMinute: config.rateLimitPerMinute,
     indexerStates: async () => (await getIndexerStates(db)).filter((state) => chains[state.chain] !== undefined),
+    walletSlots: new WalletSlots(db, addresses),
   };
   if (sandbox) {
     const running = sandbox;

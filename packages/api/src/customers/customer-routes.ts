@@ -1,6 +1,4 @@
 import { NotFoundError } from "@mp/core";
-import { z } from "zod";
-import { pageOf } from "../http/envelope.ts";
 import { paginationQuery } from "../http/pagination.ts";
 import { defineRoute } from "../http/route.ts";
 import { pageSchema } from "../openapi/page-schema.ts";
@@ -35,13 +33,11 @@ export const listCustomersRoute = defineRoute({
   summary: "List customers, newest first",
   tag: "Customers",
   auth: true,
-  query: z.object({ ...paginationQuery.shape, ...listCustomersQuery.shape }),
+  query: paginationQuery.extend(listCustomersQuery.shape),
   response: pageSchema(customerResource),
   successStatus: 200,
   async handler({ merchant, query, sql }) {
-    const { limit, page, ...filters } = query;
-    const result = await listCustomers(sql, merchant.merchantId, filters, { limit, page });
-    return { status: 200, data: pageOf(result.items, result.total, limit, page) };
+    return { status: 200, data: await listCustomers(sql, merchant.merchantId, query) };
   },
 });
 

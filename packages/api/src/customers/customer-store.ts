@@ -1,7 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError } from "@mp/core";
 import { type Queryable, queryNamed, SqlState, sqlState } from "@mp/db";
-import { offsetOf, type Pagination } from "../http/pagination.ts";
+import type { Page } from "../http/envelope.ts";
+import type { Pagination } from "../http/pagination.ts";
+import { listPage } from "../shared/list-page.ts";
 import { iso, SqlFilters } from "../shared/sql-filters.ts";
 import type { CreateCustomerBody, CustomerResource } from "./customer-schemas.ts";
 
@@ -99,12 +101,11 @@ export interface CustomerFilters {
   created_to?: string | undefined;
 }
 
-export async function listCustomers(
+export function listCustomers(
   sql: Queryable,
   merchantId: string,
-  filters: CustomerFilters,
-  page: Pagination,
-): Promise<{ items: CustomerResource[]; total: number }> {
+  filters: CustomerFilters & Pagination,
+): Promise<Page<CustomerResource>> {
   const where = new SqlFilters()
     .add("merchant_id = $?", merchantId)
     .add("external_reference = $?", filters.external_reference)
@@ -112,17 +113,16 @@ export async function listCustomers(
     .add("status = $?", filters.status)
     .add("created_at >= $?", filters.created_from)
     .add("created_at <= $?", filters.created_to);
-  const count = await sql.query<{ total: string }>(
-    `SELECT count(*) AS total FROM customers ${where.where}`,
-    where.params,
+  return listPage<CustomerRow, CustomerResource>(
+    sql,
+    {
+      from: "customers",
+      columns: COLUMNS,
+      where,
+      toItems: (rows) => rows.map(toCustomerResource),
+    },
+    filters,
   );
-  const limit = where.param(page.limit);
-  const offset = where.param(offsetOf(page));
-  const rows = await sql.query<CustomerRow>(
-    `SELECT ${COLUMNS} FROM customers ${where.where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
-    where.params,
-  );
-  return { items: rows.rows.map(toCustomerResource), total: Number(count.rows[0]?.total ?? 0) };
 }
 
 /** Provisioning finished at the KYC provider: PROVISIONING -> NOT_STARTED, once. */

@@ -1,7 +1,5 @@
 import { type ChainId, NotFoundError } from "@mp/core";
-import { z } from "zod";
 import type { AppDeps } from "../deps.ts";
-import { pageOf } from "../http/envelope.ts";
 import { paginationQuery } from "../http/pagination.ts";
 import { defineRoute } from "../http/route.ts";
 import { pageSchema } from "../openapi/page-schema.ts";
@@ -23,14 +21,12 @@ export const listDepositsRoute = defineRoute({
   summary: "List deposits received by the merchant's wallets, newest first",
   tag: "Deposits",
   auth: true,
-  query: z.object({ ...paginationQuery.shape, ...listDepositsQuery.shape }),
+  query: paginationQuery.extend(listDepositsQuery.shape),
   response: pageSchema(depositResource),
   successStatus: 200,
   errorStatuses: [503],
   async handler({ merchant, query, sql, deps }) {
-    const { limit, page, ...filters } = query;
-    const result = await listDeposits(sql, merchant.merchantId, filters, { limit, page }, await chainHeads(deps));
-    return { status: 200, data: pageOf(result.items, result.total, limit, page) };
+    return { status: 200, data: await listDeposits(sql, merchant.merchantId, query, await chainHeads(deps)) };
   },
 });
 

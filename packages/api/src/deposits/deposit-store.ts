@@ -1,6 +1,8 @@
 import { type ChainId, formatUnits, formatUsd } from "@mp/core";
 import type { Queryable } from "@mp/db";
-import { offsetOf, type Pagination } from "../http/pagination.ts";
+import type { Page } from "../http/envelope.ts";
+import type { Pagination } from "../http/pagination.ts";
+import { listPage } from "../shared/list-page.ts";
 import { iso, SqlFilters } from "../shared/sql-filters.ts";
 import type { DepositResource } from "./deposit-schemas.ts";
 
@@ -91,13 +93,12 @@ export interface DepositFilters {
   customer_id?: string | undefined;
 }
 
-export async function listDeposits(
+export function listDeposits(
   sql: Queryable,
   merchantId: string,
-  filters: DepositFilters,
-  page: Pagination,
+  filters: DepositFilters & Pagination,
   heads: ReadonlyMap<ChainId, number>,
-): Promise<{ items: DepositResource[]; total: number }> {
+): Promise<Page<DepositResource>> {
   const where = new SqlFilters()
     .add("merchant_id = $?", merchantId)
     .add("chain = $?", filters.chain)
@@ -110,17 +111,16 @@ export async function listDeposits(
       `(tx_hash = ${where.param(filters.tx_hash)} OR tx_hash = ${where.param(filters.tx_hash.toLowerCase())})`,
     );
   }
-  const count = await sql.query<{ total: string }>(
-    `SELECT count(*) AS total FROM deposits ${where.where}`,
-    where.params,
+  return listPage<DepositRow, DepositResource>(
+    sql,
+    {
+      from: "deposits",
+      columns: COLUMNS,
+      where,
+      toItems: (rows) => rows.map((row) => toDepositResource(row, heads)),
+    },
+    filters,
   );
-  const limit = where.param(page.limit);
-  const offset = where.param(offsetOf(page));
-  const rows = await sql.query<DepositRow>(
-    `SELECT ${COLUMNS} FROM deposits ${where.where} ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
-    where.params,
-  );
-  return { items: rows.rows.map((r) => toDepositResource(r, heads)), total: Number(count.rows[0]?.total ?? 0) };
 }
 
 export async function findDeposit(

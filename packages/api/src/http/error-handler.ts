@@ -12,6 +12,7 @@ const STATUS: Record<ErrorCode, number> = {
   idempotency_conflict: 409,
   idempotency_in_progress: 409,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   customer_not_verified: 422,
   insufficient_funds: 422,
   rate_limited: 429,
@@ -48,16 +49,42 @@ export function renderError(error: unknown, options: { nested?: boolean } = {}):
   return { status, body: JSON.stringify(body) };
 }
 
-/** Errors thrown by Express's own middleware (body parser) carry a `type` and a `status`. */
+/** The codes of the 4xx statuses Express and its parsers raise (router: 400; body-parser: 400, 403, 413, 415). */
+const CODE_OF_STATUS: Partial<Record<number, ErrorCode>> = {
+  400: "validation_error",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  409: "conflict",
+  413: "payload_too_large",
+  415: "unsupported_media_type",
+  429: "rate_limited",
+};
+
+/**
+ * Errors thrown by Express's own middleware (the body parser, the router) are http-errors: a `status`
+ * and, from the body parser, a `type`. A 4xx is the client's fault and keeps its status (a status
+ * without a code of ours becomes 400); anything else is ours and becomes a 500.
+ */
 function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
-  if (typeof error === "object" && error !== null && "type" in error) {
-    const type = (error as { type: unknown }).type;
+  const { status, type, expose, message } = (typeof error === "object" && error !== null ? error : {}) as {
+    status?: unknown;
+    type?: unknown;
+    expose?: unknown;
+    message?: unknown;
+  };
+  if (typeof status === "number" && status >= 400 && status < 500) {
     if (type === "entity.parse.failed") return new ValidationError("body: malformed JSON", "body");
     if (type === "entity.too.large") return new AppError("payload_too_large", "Request body is too large");
-    if (type === "encoding.unsupported" || type === "charset.unsupported") {
-      return new ValidationError("body: unsupported encoding", "body");
+    if (type === "encoding.unsupported") {
+      return new AppError("unsupported_media_type", "body: unsupported Content-Encoding");
     }
+    if (type === "charset.unsupported") return new AppError("unsupported_media_type", "body: unsupported charset");
+    const code = CODE_OF_STATUS[status] ?? "validation_error";
+    // http-errors marks a message safe to show with `expose` (every 4xx it makes).
+    const text = expose === true && typeof message === "string" ? message : "Malformed request";
+    return code === "validation_error" ? new ValidationError(`request: ${text}`, "request") : new AppError(code, text);
   }
   return new AppError("internal_error", "Internal server error", { cause: error });
 }

@@ -43,7 +43,8 @@ export type PrepareContext<P, Q, B> = Omit<HandlerContext<P, Q, B>, "sql" | "pre
 
 /**
  * One route of the API. The same definition mounts the Express handler, validates the request and
- * generates the OpenAPI document, so schema and behaviour cannot drift apart.
+ * generates the OpenAPI document, so schema and behaviour cannot drift apart. What runs when, from
+ * authentication to the release of a reservation, reads top to bottom in app.ts (admit, perform).
  */
 export interface RouteDefinition<P = unknown, Q = unknown, B = unknown, R extends Reservation | undefined = undefined> {
   method: "get" | "post";
@@ -67,7 +68,9 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown, R extend
   params?: ZodType<P>;
   query?: ZodType<Q>;
   body?: ZodType<B>;
-  /** Schema of `data` in the success envelope (documentation). */
+  /** The success answer is a raw body of this type, not an envelope (its handler replies with `raw`). */
+  rawContentType?: string;
+  /** Schema of `data` in the success envelope, or of the raw body (documentation). */
   response: ZodType;
   successStatus: number;
   /** Error statuses this route documents besides the common ones. */

@@ -43,6 +43,7 @@ const ERROR_TEXT: Record<number, string> = {
   404: "The resource does not exist (or belongs to another merchant)",
   409: "Conflict (duplicate, or idempotency key reused with a different body)",
   413: "Request body too large",
+  415: "Unsupported body charset or Content-Encoding",
   422: "Request understood but not allowed in the resource's current state",
   429: "Rate limit exceeded for this API key",
   503: "A downstream service is temporarily unavailable",
@@ -90,25 +91,37 @@ export function buildOpenApi(routes: readonly AnyRoute[]): Record<string, unknow
     };
     const statuses = new Set<number>([...(route.errorStatuses ?? [])]);
     if (route.params || route.query || route.body || route.idempotent) statuses.add(400);
+    // The key reused with another body, or still in progress.
+    if (route.idempotent) statuses.add(409);
     if (route.auth) {
       statuses.add(401);
       statuses.add(429);
     }
-    if (route.body) statuses.add(413);
+    if (route.body) {
+      statuses.add(413);
+      statuses.add(415);
+    }
     const responses: Record<string, unknown> = {
       [String(route.successStatus)]: {
         description: "Success",
-        content:
-          route.path === "/metrics"
+        content: route.rawContentType
+          ? { [route.rawContentType]: { schema: responseSchemaOf(route.response) } }
+          : route.path === "/metrics"
             ? { "text/plain": { schema: { type: "string" } } }
             : { "application/json": { schema: successEnvelope } },
       },
     };
     for (const status of [...statuses].sort()) {
       const nested = status === 401 || route.nestedErrors;
+      // The idempotency key's own errors (a bad key, a key reused or in progress) use the nested form.
+      const either = route.idempotent && (status === 400 || status === 409);
       responses[String(status)] = {
         description: ERROR_TEXT[status] ?? "Error",
-        content: { "application/json": { schema: nested ? nestedError : envelopeError } },
+        content: {
+          "application/json": {
+            schema: nested ? nestedError : either ? { oneOf: [envelopeError, nestedError] } : envelopeError,
+          },
+        },
       };
     }
     const operation: Record<string, unknown> = {

@@ -12,6 +12,7 @@ export function openApiRoute(routes: () => readonly AnyRoute[]) {
     summary: "This API's OpenAPI 3.1 document",
     tag: "System",
     auth: false,
+    rawContentType: "application/json",
     response: z.record(z.string(), z.unknown()),
     successStatus: 200,
     async handler() {

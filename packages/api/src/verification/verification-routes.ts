@@ -1,6 +1,4 @@
 import { NotFoundError } from "@mp/core";
-import { z } from "zod";
-import { pageOf } from "../http/envelope.ts";
 import { paginationQuery } from "../http/pagination.ts";
 import { type AnyRoute, defineRoute } from "../http/route.ts";
 import { pageSchema } from "../openapi/page-schema.ts";
@@ -47,7 +45,7 @@ export const listVerificationSubmissionsRoute = defineRoute({
   tag: "Verification",
   auth: true,
   params: customerPathParams,
-  query: z.object({ ...paginationQuery.shape, ...listSubmissionsQuery.shape }),
+  query: paginationQuery.extend(listSubmissionsQuery.shape),
   response: pageSchema(verificationSubmissionResource),
   successStatus: 200,
   errorStatuses: [404],
@@ -57,9 +55,7 @@ export const listVerificationSubmissionsRoute = defineRoute({
       params.customer_id,
     ]);
     if (customer.rowCount === 0) throw new NotFoundError("Customer");
-    const { limit, page, ...filters } = query;
-    const result = await listSubmissions(sql, merchant.merchantId, params.customer_id, filters, { limit, page });
-    return { status: 200, data: pageOf(result.items, result.total, limit, page) };
+    return { status: 200, data: await listSubmissions(sql, merchant.merchantId, params.customer_id, query) };
   },
 });
 

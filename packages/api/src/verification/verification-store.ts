@@ -1,6 +1,8 @@
 import type { Queryable } from "@mp/db";
 import type { SealedValue } from "@mp/encryption";
-import { offsetOf, type Pagination } from "../http/pagination.ts";
+import type { Page } from "../http/envelope.ts";
+import type { Pagination } from "../http/pagination.ts";
+import { listPage } from "../shared/list-page.ts";
 import { iso, SqlFilters } from "../shared/sql-filters.ts";
 import type { VerificationTier } from "./verification-payload-schemas.ts";
 import type { VerificationStatus, VerificationSubmissionResource } from "./verification-schemas.ts";
@@ -85,30 +87,27 @@ export async function findSubmission(
   return row ? toResource(row) : undefined;
 }
 
-export async function listSubmissions(
+export function listSubmissions(
   sql: Queryable,
   merchantId: string,
   customerId: string,
-  filters: { tier?: string | undefined; status?: string | undefined },
-  page: Pagination,
-): Promise<{ items: VerificationSubmissionResource[]; total: number }> {
+  filters: { tier?: string | undefined; status?: string | undefined } & Pagination,
+): Promise<Page<VerificationSubmissionResource>> {
   const where = new SqlFilters()
     .add("merchant_id = $?", merchantId)
     .add("customer_id = $?", customerId)
     .add("tier = $?", filters.tier)
     .add("status = $?", filters.status);
-  const count = await sql.query<{ total: string }>(
-    `SELECT count(*) AS total FROM verification_submissions ${where.where}`,
-    where.params,
+  return listPage<SubmissionRow, VerificationSubmissionResource>(
+    sql,
+    {
+      from: "verification_submissions",
+      columns: COLUMNS,
+      where,
+      toItems: (rows) => rows.map(toResource),
+    },
+    filters,
   );
-  const limit = where.param(page.limit);
-  const offset = where.param(offsetOf(page));
-  const rows = await sql.query<SubmissionRow>(
-    `SELECT ${COLUMNS} FROM verification_submissions ${where.where}
-     ORDER BY created_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
-    where.params,
-  );
-  return { items: rows.rows.map(toResource), total: Number(count.rows[0]?.total ?? 0) };
 }
 
 /** What the review jobs need of an attempt (including the sealed payload, opened only in memory). */

@@ -1,7 +1,9 @@
 import { formatUsd } from "@mp/core";
 import type { Queryable } from "@mp/db";
-import { offsetOf, type Pagination } from "../http/pagination.ts";
-import { iso } from "../shared/sql-filters.ts";
+import type { Page } from "../http/envelope.ts";
+import type { Pagination } from "../http/pagination.ts";
+import { listPage } from "../shared/list-page.ts";
+import { iso, SqlFilters } from "../shared/sql-filters.ts";
 import type { BankDepositResource } from "./bank-deposit-schemas.ts";
 
 interface BankDepositRow {
@@ -61,19 +63,19 @@ export async function insertBankDeposit(
   return toResource(row);
 }
 
-export async function listBankDeposits(
+export function listBankDeposits(
   sql: Queryable,
   virtualAccountId: string,
   page: Pagination,
-): Promise<{ items: BankDepositResource[]; total: number }> {
-  const count = await sql.query<{ total: string }>(
-    "SELECT count(*) AS total FROM bank_deposits WHERE virtual_account_id = $1",
-    [virtualAccountId],
+): Promise<Page<BankDepositResource>> {
+  return listPage<BankDepositRow, BankDepositResource>(
+    sql,
+    {
+      from: "bank_deposits",
+      columns: COLUMNS,
+      where: new SqlFilters().add("virtual_account_id = $?", virtualAccountId),
+      toItems: (rows) => rows.map(toResource),
+    },
+    page,
   );
-  const rows = await sql.query<BankDepositRow>(
-    `SELECT ${COLUMNS} FROM bank_deposits WHERE virtual_account_id = $1
-     ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
-    [virtualAccountId, page.limit, offsetOf(page)],
-  );
-  return { items: rows.rows.map(toResource), total: Number(count.rows[0]?.total ?? 0) };
 }

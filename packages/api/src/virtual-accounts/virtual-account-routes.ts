@@ -1,5 +1,4 @@
 import { ForbiddenError, NotFoundError } from "@mp/core";
-import { pageOf } from "../http/envelope.ts";
 import { paginationQuery } from "../http/pagination.ts";
 import { type AnyRoute, defineRoute } from "../http/route.ts";
 import { pageSchema } from "../openapi/page-schema.ts";
@@ -85,8 +84,7 @@ export const listBankDepositsRoute = defineRoute({
   async handler({ merchant, params, query, sql }) {
     const account = await findVirtualAccount(sql, merchant.merchantId, params.virtual_account_id);
     if (!account) throw new NotFoundError("Virtual account");
-    const result = await listBankDeposits(sql, account.id, query);
-    return { status: 200, data: pageOf(result.items, result.total, query.limit, query.page) };
+    return { status: 200, data: await listBankDeposits(sql, account.id, query) };
   },
 });
 

@@ -1,5 +1,4 @@
 import type { AddressDeriver, DerivedAddress } from "../deps.ts";
-import { onePer } from "../shared/one-per.ts";
 import type { WalletSlot } from "./wallet-index-allocator.ts";
 
 /** Slots derived ahead and not yet taken; a few per merchant at most, the oldest dropped first. */
@@ -41,6 +40,3 @@ export class AddressesAhead {
     });
   }
 }
-
-/** One per deriver (per app). */
-export const addressesAhead = onePer((deriver: AddressDeriver) => new AddressesAhead(deriver));

@@ -1,6 +1,5 @@
 import { AppError, LruCache } from "@mp/core";
 import type { Database } from "@mp/db";
-import { onePer } from "../shared/one-per.ts";
 
 /**
  * Indexes reserved per merchant per database round trip. Below BIP-44's gap limit of 20, so even the
@@ -97,6 +96,3 @@ export class WalletIndexAllocator {
     state.end = row.start + WALLET_INDEX_BLOCK;
   }
 }
-
-/** One allocator per database handle (per app), so its blocks serve every request of that app. */
-export const walletIndexAllocator = onePer((db: Database) => new WalletIndexAllocator(db));

@@ -1,11 +1,7 @@
 import { NotFoundError } from "@mp/core";
-import { z } from "zod";
-import { pageOf } from "../http/envelope.ts";
 import { paginationQuery } from "../http/pagination.ts";
 import { defineRoute } from "../http/route.ts";
 import { pageSchema } from "../openapi/page-schema.ts";
-import { addressesAhead } from "./addresses-ahead.ts";
-import { walletIndexAllocator } from "./wallet-index-allocator.ts";
 import {
   createWalletBody,
   depositAddressResource,
@@ -29,15 +25,8 @@ export const createWalletRoute = defineRoute({
   response: walletResource,
   successStatus: 201,
   errorStatuses: [404, 409, 422],
-  // The slot and its addresses are settled before the transaction: no lock, no derivation inside it.
-  async prepare({ merchant, deps }) {
-    const allocator = walletIndexAllocator(deps.db);
-    const ahead = addressesAhead(deps.addresses);
-    const slot = await allocator.take(merchant.merchantId);
-    const addresses = ahead.addressesFor(slot);
-    ahead.deriveLater(allocator.peek(merchant.merchantId));
-    return { slot, addresses, release: () => allocator.giveBack(merchant.merchantId, slot) };
-  },
+  // The slot and its addresses are settled before the transaction (WalletSlots.reserve).
+  prepare: ({ merchant, deps }) => deps.walletSlots.reserve(merchant.merchantId),
   async handler({ merchant, body, sql, prepared }) {
     const wallet = await createWallet(sql, {
       merchantId: merchant.merchantId,
@@ -58,13 +47,11 @@ export const listWalletsRoute = defineRoute({
     "List wallets with their receive addresses; filter by customer, chain, status, or search (q) label/address/id",
   tag: "Wallets",
   auth: true,
-  query: z.object({ ...paginationQuery.shape, ...listWalletsQuery.shape }),
+  query: paginationQuery.extend(listWalletsQuery.shape),
   response: pageSchema(walletResource),
   successStatus: 200,
   async handler({ merchant, query, sql }) {
-    const { limit, page, ...filters } = query;
-    const result = await listWallets(sql, merchant.merchantId, filters, { limit, page });
-    return { status: 200, data: pageOf(result.items, result.total, limit, page) };
+    return { status: 200, data: await listWallets(sql, merchant.merchantId, query) };
   },
 });
 

@@ -3,7 +3,9 @@ import { CHAIN_IDS, type ChainId, CustomerNotVerifiedError, NotFoundError, norma
 import { type Queryable, queryNamed } from "@mp/db";
 import { cryptoAllowedSql } from "@mp/ledger";
 import type { DerivedAddress } from "../deps.ts";
-import { offsetOf, type Pagination } from "../http/pagination.ts";
+import type { Page } from "../http/envelope.ts";
+import type { Pagination } from "../http/pagination.ts";
+import { listPage } from "../shared/list-page.ts";
 import { iso, SqlFilters } from "../shared/sql-filters.ts";
 import type { WalletSlot } from "./wallet-index-allocator.ts";
 import type { DestinationResource, WalletResource } from "./wallet-schemas.ts";
@@ -161,12 +163,11 @@ export interface WalletFilters {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export async function listWallets(
+export function listWallets(
   sql: Queryable,
   merchantId: string,
-  filters: WalletFilters,
-  page: Pagination,
-): Promise<{ items: WalletResource[]; total: number }> {
+  filters: WalletFilters & Pagination,
+): Promise<Page<WalletResource>> {
   const where = new SqlFilters()
     .add("w.merchant_id = $?", merchantId)
     .add("w.customer_id = $?", filters.customer_id)
@@ -182,24 +183,23 @@ export async function listWallets(
     if (UUID.test(filters.q)) clauses.push(`w.id = ${where.param(filters.q.toLowerCase())}::uuid`);
     where.addClause(`(${clauses.join(" OR ")})`);
   }
-  const count = await sql.query<{ total: string }>(
-    `SELECT count(*) AS total FROM wallets w ${where.where}`,
-    where.params,
-  );
-  const limit = where.param(page.limit);
-  const offset = where.param(offsetOf(page));
-  const rows = await sql.query<WalletRow>(
-    `SELECT ${WALLET_COLUMNS} FROM wallets w ${where.where} ORDER BY w.created_at DESC, w.id DESC LIMIT ${limit} OFFSET ${offset}`,
-    where.params,
-  );
-  const destinations = await destinationsOf(
+  return listPage<WalletRow, WalletResource>(
     sql,
-    rows.rows.map((r) => r.id),
+    {
+      from: "wallets w",
+      columns: WALLET_COLUMNS,
+      where,
+      orderBy: "w.created_at DESC, w.id DESC",
+      async toItems(rows) {
+        const destinations = await destinationsOf(
+          sql,
+          rows.map((r) => r.id),
+        );
+        return rows.map((row) => toWallet(row, destinations.get(row.id) ?? []));
+      },
+    },
+    filters,
   );
-  return {
-    items: rows.rows.map((row) => toWallet(row, destinations.get(row.id) ?? [])),
-    total: Number(count.rows[0]?.total ?? 0),
-  };
 }
 
 export async function findDepositAddress(sql: Queryable, merchantId: string, destinationId: string) {
