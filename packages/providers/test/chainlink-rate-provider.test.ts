@@ -1,8 +1,8 @@
-import { readFileSync } from "node:fs";
 import { ServiceUnavailableError, ValidationError } from "@mp/core";
 import { type AnvilNode, startAnvil } from "@mp/test-nodes/evm";
 import { type Address, getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import {
   aggregatorV3Abi,
   CHAINLINK_MAINNET_FEEDS,
@@ -19,16 +19,13 @@ import {
   functionSignatures,
   setRound,
 } from "./mock-aggregator.ts";
+import { NEEDS_SHARED, SHARED_FIXTURES_PRESENT, sharedFixture } from "./shared-fixtures.ts";
 
 /**
  * The Chainlink provider against real contracts on anvil: MockAggregatorV3 implements Chainlink's
  * AggregatorV3Interface exactly (checked against Chainlink's published ABI below) and the test writes
  * its rounds. Answers are real mainnet values from ../shared/fixtures/chainlink/SOURCES.md.
  */
-const CHAINLINK_ABI_URL = new URL(
-  "../../../../shared/fixtures/chainlink/AggregatorV3Interface.abi.json",
-  import.meta.url,
-);
 const HOUR = 3600;
 const DAY = 86400;
 
@@ -94,9 +91,9 @@ afterAll(async () => {
   await node?.stop();
 });
 
-describe("the mock aggregator", () => {
+describe.skipIf(!SHARED_FIXTURES_PRESENT)(`the mock aggregator${NEEDS_SHARED}`, () => {
   it("declares exactly Chainlink's AggregatorV3Interface, and the provider calls it as Chainlink declares it", () => {
-    const chainlink: unknown[] = JSON.parse(readFileSync(CHAINLINK_ABI_URL, "utf8"));
+    const chainlink: unknown[] = JSON.parse(sharedFixture("chainlink/AggregatorV3Interface.abi.json"));
     expect(compiled.interfaceAbi).toEqual(chainlink);
     const mock = functionSignatures(compiled.mockAbi);
     for (const signature of functionSignatures(chainlink)) expect(mock).toContain(signature);
@@ -252,16 +249,10 @@ describe("Chainlink rate provider", () => {
     expect((await refusal(btc.listRates())).reason).toBe("unreachable");
   });
 
-  it("ships mainnet defaults from Chainlink's feed list (../shared/fixtures/chainlink)", () => {
-    const listed = JSON.parse(
-      readFileSync(
-        new URL(
-          "../../../../shared/fixtures/chainlink/chainlink-rdd-feeds-ethereum-mainnet-2024-11.json",
-          import.meta.url,
-        ),
-        "utf8",
-      ),
-    ) as { name: string; proxyAddress: string; decimals: number; heartbeat: number }[];
+  it.skipIf(!SHARED_FIXTURES_PRESENT)(`ships mainnet defaults from Chainlink's feed list${NEEDS_SHARED}`, () => {
+    const listed = z
+      .array(z.object({ name: z.string(), proxyAddress: z.string(), decimals: z.number(), heartbeat: z.number() }))
+      .parse(JSON.parse(sharedFixture("chainlink/chainlink-rdd-feeds-ethereum-mainnet-2024-11.json")));
     for (const [asset, feed] of Object.entries(CHAINLINK_MAINNET_FEEDS)) {
       const entry = listed.find((f) => f.name === `${asset} / USD`);
       expect(entry, asset).toBeDefined();
