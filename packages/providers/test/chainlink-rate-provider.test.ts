@@ -1,4 +1,3 @@
-import { ServiceUnavailableError, ValidationError } from "@mp/core";
 import { type AnvilNode, startAnvil } from "@mp/test-nodes/evm";
 import { type Address, getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -9,9 +8,9 @@ import {
   type ChainlinkRateProviderOptions,
   createChainlinkRateProvider,
   DEFAULT_CHAINLINK_GRACE_SECONDS,
-  RateUnavailableError,
   type RateUnavailableReason,
 } from "../src/index.ts";
+import { expectRefused } from "./expect-refused.ts";
 import {
   type CompiledAggregator,
   compileMockAggregator,
@@ -53,28 +52,12 @@ function provider(overrides: Partial<ChainlinkRateProviderOptions> = {}) {
   });
 }
 
-async function refusal(promise: Promise<unknown>): Promise<RateUnavailableError> {
-  const error = await promise.then(
-    () => {
-      throw new Error("expected the rate to be refused");
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RateUnavailableError);
-  expect(error).toBeInstanceOf(ServiceUnavailableError);
-  expect(error).not.toBeInstanceOf(ValidationError);
-  return error as RateUnavailableError;
-}
-
-async function expectRefused(
+async function expectRefusedFor(
   asset: string,
   reason: RateUnavailableReason,
   options?: Partial<ChainlinkRateProviderOptions>,
 ) {
-  const error = await refusal(provider(options).rateFor(asset));
-  expect(error.reason).toBe(reason);
-  expect(error.code).toBe("service_unavailable");
-  expect(error.retryable).toBe(true);
+  const error = await expectRefused(provider(options).rateFor(asset), reason);
   expect(error.details).toEqual({ asset, reason });
 }
 
@@ -125,18 +108,18 @@ describe("Chainlink rate provider", () => {
     const late = nowSeconds() - BigInt(HOUR + 60);
     await setRound(node, feeds.ETH, { roundId: nextRound(), answer: 266334866178n, updatedAt: late });
     expect((await provider().rateFor("ETH")).rate).toBe("2663.34866178");
-    await expectRefused("ETH", "stale", { graceSeconds: 30 });
+    await expectRefusedFor("ETH", "stale", { graceSeconds: 30 });
 
     const stale = nowSeconds() - BigInt(HOUR + DEFAULT_CHAINLINK_GRACE_SECONDS + 10);
     await setRound(node, feeds.ETH, { roundId: nextRound(), answer: 266334866178n, updatedAt: stale });
-    await expectRefused("ETH", "stale");
+    await expectRefusedFor("ETH", "stale");
   });
 
   it("refuses zero and negative answers, incomplete and carried-over rounds, and timestamps in the future", async () => {
     const fresh = nowSeconds() - 5n;
     for (const answer of [0n, -1n, -266334866178n]) {
       await setRound(node, feeds.ETH, { roundId: nextRound(), answer, updatedAt: fresh });
-      await expectRefused("ETH", "invalid_answer");
+      await expectRefusedFor("ETH", "invalid_answer");
     }
     const id = nextRound();
     await setRound(node, feeds.ETH, {
@@ -145,20 +128,20 @@ describe("Chainlink rate provider", () => {
       updatedAt: fresh,
       answeredInRound: id - 1n,
     });
-    await expectRefused("ETH", "invalid_answer");
+    await expectRefusedFor("ETH", "invalid_answer");
     await setRound(node, feeds.ETH, {
       roundId: nextRound(),
       answer: 266334866178n,
       updatedAt: 0n,
       startedAt: fresh,
     });
-    await expectRefused("ETH", "invalid_answer");
+    await expectRefusedFor("ETH", "invalid_answer");
     await setRound(node, feeds.ETH, {
       roundId: nextRound(),
       answer: 266334866178n,
       updatedAt: nowSeconds() + 3600n,
     });
-    await expectRefused("ETH", "invalid_answer");
+    await expectRefusedFor("ETH", "invalid_answer");
   });
 
   it("refuses answers outside the configured bounds, and takes those on them", async () => {
@@ -166,7 +149,7 @@ describe("Chainlink rate provider", () => {
     const fresh = nowSeconds() - 5n;
     for (const answer of [9_999_999_999n, 10_000_000_000_001n]) {
       await setRound(node, feeds.ETH, { roundId: nextRound(), answer, updatedAt: fresh });
-      await expectRefused("ETH", "out_of_bounds", { bounds });
+      await expectRefusedFor("ETH", "out_of_bounds", { bounds });
     }
     for (const [answer, rate] of [
       [10_000_000_000n, "100"],
@@ -196,7 +179,7 @@ describe("Chainlink rate provider", () => {
       rpcUrl: node.url,
       feeds: { ETH: { address: feeds.ETH18, heartbeatSeconds: HOUR, decimals: 8 } },
     });
-    const error = await refusal(misconfigured.rateFor("ETH"));
+    const error = await expectRefused(misconfigured.rateFor("ETH"));
     expect(error.reason).toBe("bad_response");
     expect(error.message).toContain("18 decimals, configured 8");
   });
@@ -216,7 +199,7 @@ describe("Chainlink rate provider", () => {
   });
 
   it("answers an asset without a feed with RateUnavailableError(no_source), not a ValidationError", async () => {
-    await expectRefused("DOGE", "no_source");
+    await expectRefusedFor("DOGE", "no_source");
   });
 
   it("lists the usable rates, leaving a stale feed out", async () => {
@@ -244,9 +227,9 @@ describe("Chainlink rate provider", () => {
     });
     expect((await btc.rateFor("BTC")).rate).toBe("61027.5");
     await other.stop();
-    const error = await refusal(btc.rateFor("BTC"));
+    const error = await expectRefused(btc.rateFor("BTC"));
     expect(error.reason).toBe("unreachable");
-    expect((await refusal(btc.listRates())).reason).toBe("unreachable");
+    expect((await expectRefused(btc.listRates())).reason).toBe("unreachable");
   });
 
   it.skipIf(!SHARED_FIXTURES_PRESENT)(`ships mainnet defaults from Chainlink's feed list${NEEDS_SHARED}`, () => {

@@ -1,11 +1,6 @@
-import { ServiceUnavailableError, ValidationError } from "@mp/core";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  createKrakenTickerRateProvider,
-  type KrakenTickerRateProviderOptions,
-  RateUnavailableError,
-  type RateUnavailableReason,
-} from "../src/index.ts";
+import { createKrakenTickerRateProvider, type KrakenTickerRateProviderOptions } from "../src/index.ts";
+import { expectRefused } from "./expect-refused.ts";
 import { NEEDS_SHARED, SHARED_FIXTURES_PRESENT, sharedFixture } from "./shared-fixtures.ts";
 import { startTickerServer, type TickerServer } from "./ticker-server.ts";
 
@@ -24,20 +19,6 @@ let server: TickerServer;
 
 function kraken(options: Partial<KrakenTickerRateProviderOptions> = {}) {
   return createKrakenTickerRateProvider({ baseUrl: server.url, now: secondsAfterAnswer(1), ...options });
-}
-
-async function expectRefused(promise: Promise<unknown>, reason: RateUnavailableReason): Promise<RateUnavailableError> {
-  const error = await promise.then(
-    () => {
-      throw new Error("expected the rate to be refused");
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(RateUnavailableError);
-  expect(error).toBeInstanceOf(ServiceUnavailableError);
-  expect(error).not.toBeInstanceOf(ValidationError);
-  expect((error as RateUnavailableError).reason).toBe(reason);
-  return error as RateUnavailableError;
 }
 
 beforeAll(async () => {

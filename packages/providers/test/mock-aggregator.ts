@@ -1,14 +1,13 @@
 import { readFileSync } from "node:fs";
 import type { AnvilNode } from "@mp/test-nodes/evm";
-import solc from "solc";
 import { type Abi, type Address, encodeDeployData, encodeFunctionData, type Hex, parseAbi } from "viem";
 import { z } from "zod";
-import { COMPILER_SETTINGS } from "../../../test/nodes/src/evm/compile.ts";
+import { compileSolidity } from "../../../test/nodes/src/evm/compile.ts";
 
 /**
- * test/nodes/src/evm/contracts/MockAggregatorV3.sol, compiled here with solc from npm (the same
- * pinned compiler and settings as the harness's TestToken) and deployed on anvil: a price feed
- * with Chainlink's exact AggregatorV3Interface whose rounds the test writes.
+ * test/nodes/src/evm/contracts/MockAggregatorV3.sol, compiled at test time by the harness's
+ * compileSolidity (solc from npm, the TestToken settings) and deployed on anvil: a price feed with
+ * Chainlink's exact AggregatorV3Interface whose rounds the test writes.
  */
 const SOURCE_URL = new URL("../../../test/nodes/src/evm/contracts/MockAggregatorV3.sol", import.meta.url);
 const SOURCE_NAME = "MockAggregatorV3.sol";
@@ -18,20 +17,6 @@ export const mockAggregatorAbi = parseAbi([
   "function setRound(uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)",
 ]);
 
-const solcOutputSchema = z.object({
-  errors: z.array(z.object({ severity: z.string(), formattedMessage: z.string() })).optional(),
-  contracts: z.record(
-    z.string(),
-    z.record(
-      z.string(),
-      z.object({
-        abi: z.array(z.record(z.string(), z.unknown())),
-        evm: z.object({ bytecode: z.object({ object: z.string() }) }),
-      }),
-    ),
-  ),
-});
-
 export interface CompiledAggregator {
   /** The ABI solc made of the `AggregatorV3Interface` declared in the source. */
   interfaceAbi: Record<string, unknown>[];
@@ -40,18 +25,10 @@ export interface CompiledAggregator {
 }
 
 export function compileMockAggregator(): CompiledAggregator {
-  const input = {
-    language: "Solidity",
-    sources: { [SOURCE_NAME]: { content: readFileSync(SOURCE_URL, "utf8") } },
-    settings: COMPILER_SETTINGS,
-  };
-  const output = solcOutputSchema.parse(JSON.parse(solc.compile(JSON.stringify(input))));
-  const errors = (output.errors ?? []).filter((e) => e.severity === "error");
-  if (errors.length > 0) throw new Error(`solc: ${errors.map((e) => e.formattedMessage).join("\n")}`);
-  const compiled = output.contracts[SOURCE_NAME];
-  const [iface, mock] = [compiled?.AggregatorV3Interface, compiled?.MockAggregatorV3];
+  const compiled = compileSolidity(SOURCE_NAME, readFileSync(SOURCE_URL, "utf8"));
+  const [iface, mock] = [compiled.AggregatorV3Interface, compiled.MockAggregatorV3];
   if (!iface || !mock) throw new Error("solc: MockAggregatorV3.sol did not yield both contracts");
-  return { interfaceAbi: iface.abi, mockAbi: mock.abi, bytecode: `0x${mock.evm.bytecode.object}` };
+  return { interfaceAbi: iface.abi, mockAbi: mock.abi, bytecode: mock.bytecode };
 }
 
 export interface Round {
