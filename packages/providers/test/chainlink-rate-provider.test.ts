@@ -1,4 +1,4 @@
-import { type AnvilNode, startAnvil } from "@mp/test-nodes/evm";
+import { ANVIL_DEPLOYER, type AnvilNode, startAnvil } from "@mp/test-nodes/evm";
 import { type Address, getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -214,6 +214,15 @@ describe("Chainlink rate provider", () => {
     const listed = Object.fromEntries(rates.map((r) => [r.fromCurrency, r.rate]));
     expect(listed.ETH).toBe("2663.34866178");
     expect(listed).not.toHaveProperty("USDC");
+  });
+
+  it("says bad_response, not unreachable, for a feed address without a contract", async () => {
+    const nothing = createChainlinkRateProvider({
+      rpcUrl: node.url,
+      feeds: { ETH: { address: ANVIL_DEPLOYER.address, heartbeatSeconds: HOUR } },
+    });
+    const error = await expectRefused(nothing.rateFor("ETH"), "bad_response");
+    expect(error.message).toContain("reading chainlink:");
   });
 
   it("throws ServiceUnavailable when the node is down, for one rate and for the list", async () => {

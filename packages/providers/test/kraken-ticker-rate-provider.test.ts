@@ -77,6 +77,12 @@ describe.skipIf(!SHARED_FIXTURES_PRESENT)(`Kraken ticker rate provider on record
     await expectRefused(kraken({ now: () => new Date() }).rateFor("BTC"), "stale");
   });
 
+  it("never dates an answer later than our clock (a Date ahead of us does not lengthen a rate's life)", async () => {
+    const ours = new Date(answeredAt.getTime() - 30_000);
+    const rate = await kraken({ now: () => ours }).rateFor("BTC");
+    expect(rate.expiresAt).toEqual(new Date(ours.getTime() + 60_000));
+  });
+
   it("refuses a rate outside the configured bounds", async () => {
     const error = await expectRefused(kraken({ bounds: { BTC: { max: "60000" } } }).rateFor("BTC"), "out_of_bounds");
     expect(error.message).toContain("61018.6, above the maximum 60000");

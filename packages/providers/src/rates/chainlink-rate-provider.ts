@@ -1,4 +1,14 @@
-import { createPublicClient, getAddress, http, isAddress, parseAbi } from "viem";
+import {
+  BaseError,
+  createPublicClient,
+  getAddress,
+  HttpRequestError,
+  http,
+  isAddress,
+  parseAbi,
+  RpcRequestError,
+  TimeoutError,
+} from "viem";
 import { z } from "zod";
 import { listUsable } from "./list-usable.ts";
 import { checkRateBounds, type RateBounds } from "./rate-bounds.ts";
@@ -75,7 +85,12 @@ export function createChainlinkRateProvider(options: ChainlinkRateProviderOption
         client.readContract({ address, abi: aggregatorV3Abi, functionName: "latestRoundData" }),
       ]);
     } catch (cause) {
-      throw new RateUnavailableError(asset, "unreachable", `reading ${source} failed`, { cause });
+      // The node not answering is an outage; a node answering that there is no such feed (no code,
+      // a revert) is a wrong address or chain: bad_response, for the operator to fix.
+      const outage = cause instanceof BaseError && cause.walk((e) => isTransportError(e)) !== null;
+      throw new RateUnavailableError(asset, outage ? "unreachable" : "bad_response", `reading ${source} failed`, {
+        cause,
+      });
     }
     if (feed.decimals !== undefined && decimals !== feed.decimals) {
       throw new RateUnavailableError(
@@ -130,4 +145,8 @@ export function createChainlinkRateProvider(options: ChainlinkRateProviderOption
       return read(asset, feed);
     },
   };
+}
+
+function isTransportError(error: unknown): boolean {
+  return error instanceof HttpRequestError || error instanceof TimeoutError || error instanceof RpcRequestError;
 }

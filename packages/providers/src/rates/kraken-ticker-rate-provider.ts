@@ -101,8 +101,13 @@ export function createKrakenTickerRateProvider(options: KrakenTickerRateProvider
     if (envelope.data.error.length > 0 || !envelope.data.result) {
       throw new RateUnavailableError(asset, "bad_response", `Kraken answered errors ${envelope.data.error.join(", ")}`);
     }
+    // Dated by Kraken's clock, never later than ours: a Date ahead of us must not lengthen a rate's life.
     const date = Date.parse(response.headers.get("date") ?? "");
-    return { result: envelope.data.result, observedAt: Number.isNaN(date) ? now() : new Date(date) };
+    const received = now().getTime();
+    return {
+      result: envelope.data.result,
+      observedAt: new Date(Number.isNaN(date) ? received : Math.min(date, received)),
+    };
   }
 
   /** The last answer while younger than the TTL, else a new request. */
