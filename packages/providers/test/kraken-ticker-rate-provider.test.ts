@@ -101,6 +101,18 @@ describe.skipIf(!SHARED_FIXTURES_PRESENT)(`Kraken ticker rate provider on record
     await expectRefused(kraken().rateFor("DOGE2"), "no_source");
   });
 
+  it("refuses a crossed or empty book (the recorded answer with BTC/USD's bid and ask altered)", async () => {
+    const recorded = JSON.parse(sharedFixture(ALL_PAIRS));
+    const btc = recorded.result["BTC/USD"];
+    [btc.a, btc.b] = [btc.b, btc.a];
+    server.reply({ body: JSON.stringify(recorded), date: ALL_PAIRS_DATE });
+    expect((await expectRefused(kraken().rateFor("BTC"), "invalid_answer")).message).toContain("bid 61024.30000");
+    expect((await kraken().rateFor("ETH")).rate).toBe("1644.62");
+    btc.b = ["0.00000", "1", "1.000"];
+    server.reply({ body: JSON.stringify(recorded), date: ALL_PAIRS_DATE });
+    await expectRefused(kraken().rateFor("BTC"), "invalid_answer");
+  });
+
   it("refuses an HTTP error answer (the recorded Alchemy Prices 400) with its status and body", async () => {
     server.reply({ status: 400, body: sharedFixture("exchange-tickers/alchemy-prices-historical-error-400.json") });
     const error = await expectRefused(kraken().rateFor("BTC"), "bad_response");

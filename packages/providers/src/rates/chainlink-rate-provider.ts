@@ -60,7 +60,8 @@ export const DEFAULT_CHAINLINK_GRACE_SECONDS = 120;
 /**
  * Rates from Chainlink price feeds, read with `decimals()` and `latestRoundData()` through one RPC.
  * An answer is used only when its round is complete and current (updatedAt > 0, answeredInRound >=
- * roundId), it is positive, not newer than now, not older than heartbeat + grace, and inside the
+ * roundId), it is positive, not newer than now (grace allowed for clock skew), not older than
+ * heartbeat + grace, and inside the
  * bounds; anything else throws RateUnavailableError so that nothing is valued at it. The rate is
  * answer / 10^decimals written out exactly; it expires when the feed would be stale
  * (updatedAt + heartbeat + grace).
@@ -68,6 +69,8 @@ export const DEFAULT_CHAINLINK_GRACE_SECONDS = 120;
 export function createChainlinkRateProvider(options: ChainlinkRateProviderOptions): RateProvider {
   const now = options.now ?? (() => new Date());
   const graceSeconds = options.graceSeconds ?? DEFAULT_CHAINLINK_GRACE_SECONDS;
+  if (!(Number.isInteger(graceSeconds) && graceSeconds >= 0))
+    throw new RangeError("graceSeconds must be an integer >= 0");
   const feeds = chainlinkFeedsSchema.parse(options.feeds);
   // No retries here: a failed read throws at once and the caller's next iteration asks again.
   const client = createPublicClient({
@@ -100,8 +103,9 @@ export function createChainlinkRateProvider(options: ChainlinkRateProviderOption
       );
     }
     const [roundId, answer, , updatedAt, answeredInRound] = round;
-    if (updatedAt === 0n)
+    if (updatedAt === 0n) {
       throw new RateUnavailableError(asset, "invalid_answer", `${source} round ${roundId} is incomplete`);
+    }
     if (answeredInRound < roundId) {
       throw new RateUnavailableError(
         asset,

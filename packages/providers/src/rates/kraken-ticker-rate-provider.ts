@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { listUsable } from "./list-usable.ts";
 import { checkRateBounds, type RateBounds } from "./rate-bounds.ts";
-import { formatRate, parseRate, rateUnits } from "./rate-decimal.ts";
+import { compareRates, medianRate, parseRate } from "./rate-decimal.ts";
 import type { Rate, RateProvider } from "./rate-provider.ts";
 import { RateUnavailableError } from "./rate-unavailable-error.ts";
 import { roundToPar, type StablecoinPar } from "./stablecoin-par.ts";
@@ -64,7 +64,9 @@ interface TickerAnswer {
 export function createKrakenTickerRateProvider(options: KrakenTickerRateProviderOptions = {}): RateProvider {
   const now = options.now ?? (() => new Date());
   const fetchImpl = options.fetch ?? fetch;
-  const ttlMs = (options.ttlSeconds ?? 60) * 1000;
+  const ttlSeconds = options.ttlSeconds ?? 60;
+  if (!(Number.isInteger(ttlSeconds) && ttlSeconds > 0)) throw new RangeError("ttlSeconds must be a positive integer");
+  const ttlMs = ttlSeconds * 1000;
   const url = new URL("/0/public/Ticker?assetVersion=1", options.baseUrl ?? KRAKEN_API_URL).toString();
   const pairOf = (asset: string) => options.pairs?.[asset] ?? `${asset}/USD`;
   let last: TickerAnswer | undefined;
@@ -130,19 +132,12 @@ export function createKrakenTickerRateProvider(options: KrakenTickerRateProvider
     if (!ticker.success) {
       throw new RateUnavailableError(asset, "bad_response", `Kraken ${pair}: ${ticker.error.message}`);
     }
-    const [ask, bid] = [parseRate(ticker.data.a[0]), parseRate(ticker.data.b[0])];
-    if (!ask || !bid) throw new RateUnavailableError(asset, "bad_response", `Kraken ${pair}: unreadable prices`);
-    // One digit more than the quotes carry makes (bid + ask) / 2 exact.
-    const scale = Math.max(ask.scale, bid.scale) + 1;
-    const [askUnits, bidUnits] = [rateUnits(ask, scale), rateUnits(bid, scale)];
-    if (bidUnits <= 0n || bidUnits > askUnits) {
-      throw new RateUnavailableError(
-        asset,
-        "invalid_answer",
-        `Kraken ${pair}: bid ${ticker.data.b[0]}, ask ${ticker.data.a[0]}`,
-      );
+    const [ask, bid] = [ticker.data.a[0], ticker.data.b[0]];
+    if (compareRates(bid, "0") <= 0 || compareRates(bid, ask) > 0) {
+      throw new RateUnavailableError(asset, "invalid_answer", `Kraken ${pair}: bid ${bid}, ask ${ask}`);
     }
-    const rate = formatRate((askUnits + bidUnits) / 2n, scale);
+    // The mean of the two, exact.
+    const rate = medianRate([bid, ask]);
     checkRateBounds(asset, rate, options.bounds, source);
     return { fromCurrency: asset, toCurrency: "USD", rate: roundToPar(asset, rate, options), expiresAt, source };
   }
