@@ -27,5 +27,27 @@ export {
   SANDBOX_KYC_REASONS,
   sandboxKycDecision,
 } from "./kyc/sandbox-kyc-provider.ts";
+export { type CachedRateProviderOptions, createCachedRateProvider } from "./rates/cached-rate-provider.ts";
+export { CHAINLINK_MAINNET_FEEDS } from "./rates/chainlink-mainnet-feeds.ts";
+export {
+  aggregatorV3Abi,
+  type ChainlinkFeed,
+  type ChainlinkRateProviderOptions,
+  chainlinkFeedSchema,
+  chainlinkFeedsSchema,
+  createChainlinkRateProvider,
+  DEFAULT_CHAINLINK_GRACE_SECONDS,
+} from "./rates/chainlink-rate-provider.ts";
+export { type CombinedRateProviderOptions, createCombinedRateProvider } from "./rates/combined-rate-provider.ts";
+export {
+  createKrakenTickerRateProvider,
+  KRAKEN_API_URL,
+  KRAKEN_DEFAULT_ASSETS,
+  type KrakenTickerRateProviderOptions,
+} from "./rates/kraken-ticker-rate-provider.ts";
+export { checkRateBounds, type RateBounds } from "./rates/rate-bounds.ts";
+export { compareRates, medianRate, spreadExceeds } from "./rates/rate-decimal.ts";
 export type { Rate, RateProvider } from "./rates/rate-provider.ts";
+export { RateUnavailableError, type RateUnavailableReason } from "./rates/rate-unavailable-error.ts";
 export { createSandboxRateProvider, SANDBOX_RATES } from "./rates/sandbox-rate-provider.ts";
+export { DEFAULT_PAR_BAND_BPS, roundToPar, type StablecoinPar } from "./rates/stablecoin-par.ts";

@@ -43,18 +43,34 @@ const solcOutputSchema = z.object({
     .optional(),
 });
 
-export function compileTestContracts(): ContractsArtifact {
-  const source = readFileSync(CONTRACTS_SOURCE_URL, "utf8");
-  const input = { language: "Solidity", sources: { [SOURCE_NAME]: { content: source } }, settings: COMPILER_SETTINGS };
+export interface CompiledContract {
+  abi: Record<string, unknown>[];
+  bytecode: `0x${string}`;
+}
+
+/** Compiles one Solidity source with COMPILER_SETTINGS: every contract and interface it declares, by name. */
+export function compileSolidity(sourceName: string, source: string): Record<string, CompiledContract> {
+  const input = { language: "Solidity", sources: { [sourceName]: { content: source } }, settings: COMPILER_SETTINGS };
   const output = solcOutputSchema.parse(JSON.parse(solc.compile(JSON.stringify(input))));
   const errors = (output.errors ?? []).filter((e) => e.severity === "error");
   if (errors.length > 0) throw new Error(`solc: ${errors.map((e) => e.formattedMessage).join("\n")}`);
-  const compiled = output.contracts?.[SOURCE_NAME] ?? {};
-  const contracts: Record<string, { abi: Record<string, unknown>[]; bytecode: string }> = {};
+  const compiled = output.contracts?.[sourceName] ?? {};
+  return Object.fromEntries(
+    Object.entries(compiled).map(([name, c]) => [
+      name,
+      { abi: c.abi, bytecode: `0x${c.evm.bytecode.object}` as const },
+    ]),
+  );
+}
+
+export function compileTestContracts(): ContractsArtifact {
+  const source = readFileSync(CONTRACTS_SOURCE_URL, "utf8");
+  const compiled = compileSolidity(SOURCE_NAME, source);
+  const contracts: Record<string, CompiledContract> = {};
   for (const name of TEST_CONTRACT_NAMES) {
     const contract = compiled[name];
     if (!contract) throw new Error(`solc: ${name} missing from the output`);
-    contracts[name] = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
+    contracts[name] = contract;
   }
   return contractsArtifactSchema.parse({
     compiler: String(solc.version()),

@@ -1,0 +1,91 @@
+import { readFileSync } from "node:fs";
+import type { AnvilNode } from "@mp/test-nodes/evm";
+import { type Abi, type Address, encodeDeployData, encodeFunctionData, type Hex, parseAbi } from "viem";
+import { z } from "zod";
+import { compileSolidity } from "../../../test/nodes/src/evm/compile.ts";
+
+/**
+ * test/nodes/src/evm/contracts/MockAggregatorV3.sol, compiled at test time by the harness's
+ * compileSolidity (solc from npm, the TestToken settings) and deployed on anvil: a price feed with
+ * Chainlink's exact AggregatorV3Interface whose rounds the test writes.
+ */
+const SOURCE_URL = new URL("../../../test/nodes/src/evm/contracts/MockAggregatorV3.sol", import.meta.url);
+const SOURCE_NAME = "MockAggregatorV3.sol";
+
+export const mockAggregatorAbi = parseAbi([
+  "constructor(uint8 decimals_, string description_)",
+  "function setRound(uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)",
+]);
+
+export interface CompiledAggregator {
+  /** The ABI solc made of the `AggregatorV3Interface` declared in the source. */
+  interfaceAbi: Record<string, unknown>[];
+  mockAbi: Record<string, unknown>[];
+  bytecode: Hex;
+}
+
+export function compileMockAggregator(): CompiledAggregator {
+  const compiled = compileSolidity(SOURCE_NAME, readFileSync(SOURCE_URL, "utf8"));
+  const [iface, mock] = [compiled.AggregatorV3Interface, compiled.MockAggregatorV3];
+  if (!iface || !mock) throw new Error("solc: MockAggregatorV3.sol did not yield both contracts");
+  return { interfaceAbi: iface.abi, mockAbi: mock.abi, bytecode: mock.bytecode };
+}
+
+export interface Round {
+  roundId: bigint;
+  answer: bigint;
+  updatedAt: bigint;
+  /** Default roundId (a round answered in itself). */
+  answeredInRound?: bigint;
+  /** Default updatedAt. */
+  startedAt?: bigint;
+}
+
+export async function deployMockAggregator(
+  node: AnvilNode,
+  compiled: CompiledAggregator,
+  decimals: number,
+  description: string,
+): Promise<Address> {
+  const data = encodeDeployData({ abi: mockAggregatorAbi, bytecode: compiled.bytecode, args: [decimals, description] });
+  const hash = await node.walletClient.sendTransaction({ data });
+  const receipt = await node.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+  if (!receipt.contractAddress) throw new Error("MockAggregatorV3 was not deployed");
+  return receipt.contractAddress;
+}
+
+export async function setRound(node: AnvilNode, feed: Address, round: Round): Promise<void> {
+  const data = encodeFunctionData({
+    abi: mockAggregatorAbi,
+    functionName: "setRound",
+    args: [
+      round.roundId,
+      round.answer,
+      round.startedAt ?? round.updatedAt,
+      round.updatedAt,
+      round.answeredInRound ?? round.roundId,
+    ],
+  });
+  const hash = await node.walletClient.sendTransaction({ to: feed, data });
+  const receipt = await node.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+  if (receipt.status !== "success") throw new Error("setRound reverted");
+}
+
+/** `type name(inputs)(outputs) mutability` per function, sorted: what two ABIs must agree on. */
+export function functionSignatures(abi: readonly unknown[] | Abi): string[] {
+  const param = z.object({ type: z.string(), name: z.string().default("") });
+  const entry = z.object({
+    type: z.string(),
+    name: z.string().optional(),
+    inputs: z.array(param).optional(),
+    outputs: z.array(param).optional(),
+    stateMutability: z.string().optional(),
+  });
+  const list = (params: z.infer<typeof param>[] = []) => params.map((p) => `${p.type} ${p.name}`.trimEnd()).join(",");
+  return z
+    .array(entry)
+    .parse(abi)
+    .filter((item) => item.type === "function")
+    .map((item) => `${item.name}(${list(item.inputs)})(${list(item.outputs)}) ${item.stateMutability ?? ""}`)
+    .sort();
+}
