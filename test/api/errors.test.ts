@@ -1,6 +1,6 @@
 import { request } from "node:http";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiHarness, startApiHarness, type TestMerchant, useApiHarness } from "../support/api-harness.ts";
+import { describe, expect, it } from "vitest";
+import { startApiHarness, useApiHarness } from "../support/api-harness.ts";
 
 describe("error forms and request validation", () => {
   const { api, merchant } = useApiHarness();
