@@ -5,12 +5,13 @@ import { type AuthenticatedMerchant, authenticate } from "./auth/authenticate.ts
 import type { AppDeps } from "./deps.ts";
 import { successBody } from "./http/envelope.ts";
 import { errorHandler, isClientError, renderError } from "./http/error-handler.ts";
-import { perKeyRateLimit } from "./http/rate-limit.ts";
+import { perClientRateLimit, perKeyRateLimit } from "./http/rate-limit.ts";
 import { requestLogging } from "./http/request-context.ts";
 import type { AnyRoute, HandlerContext, PrepareContext, Reply, Reservation } from "./http/route.ts";
 import { parseOrThrow } from "./http/validate.ts";
 import { runIdempotent, type StoredResponse, validateIdempotencyKey } from "./idempotency/run-idempotent.ts";
 import { allRoutes } from "./routes.ts";
+import { sandboxRoutesGuard } from "./sandbox/sandbox-routes-guard.ts";
 
 type RateLimit = ReturnType<typeof perKeyRateLimit>;
 
@@ -34,6 +35,7 @@ function renderReply(reply: Reply): { status: number; body: string } {
 
 function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, rateLimit: RateLimit): void {
   const path = route.path.replace(/\{(\w+)\}/g, ":$1");
+  const clientRateLimit = route.limitPerClient ? perClientRateLimit(deps.rateLimitPerMinute) : undefined;
   // One handler per route: authentication, the rate limit, validation, then the route's own work.
   app[route.method](path, async (req: Request, res: Response) => {
     if (route.nestedErrors) res.locals.nestedErrors = true;
@@ -41,6 +43,8 @@ function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, rateLimit: Rat
     if (route.auth) {
       merchantOrUndefined = await authenticate(deps.db, req);
       rateLimit(merchantOrUndefined.keyId, res);
+    } else if (clientRateLimit) {
+      clientRateLimit(req.ip ?? req.socket.remoteAddress ?? "", res);
     }
     const params = route.params ? parseOrThrow(route.params, req.params, "path") : {};
     const query = route.query ? parseOrThrow(route.query, req.query ?? {}, "query") : {};
@@ -112,6 +116,8 @@ export function createApp(deps: AppDeps): Express {
   app.disable("x-powered-by");
   app.set("etag", false);
   app.use(requestLogging(app, deps.logger));
+  // Before the body parser and authentication: in production every sandbox path is 403, whatever is sent.
+  app.use("/v1/sandbox", sandboxRoutesGuard(deps.environment));
   app.use(express.json({ limit: deps.bodyLimit ?? "64kb" }));
   const rateLimit = perKeyRateLimit(deps.rateLimitPerMinute);
   for (const route of allRoutes) mountRoute(app, route, deps, rateLimit);

@@ -48,6 +48,12 @@ const ERROR_TEXT: Record<number, string> = {
   503: "A downstream service is temporarily unavailable",
 };
 
+function errorText(route: AnyRoute, status: number): string {
+  if (status === 401 && route.path === "/metrics") return "Missing or invalid metrics token";
+  if (status === 429 && !route.auth) return "Rate limit exceeded for this client address";
+  return ERROR_TEXT[status] ?? "Error";
+}
+
 function parameters(route: AnyRoute): unknown[] {
   const out: unknown[] = [];
   for (const [location, schema] of [
@@ -90,24 +96,22 @@ export function buildOpenApi(routes: readonly AnyRoute[]): Record<string, unknow
     };
     const statuses = new Set<number>([...(route.errorStatuses ?? [])]);
     if (route.params || route.query || route.body || route.idempotent) statuses.add(400);
-    if (route.auth) {
-      statuses.add(401);
-      statuses.add(429);
-    }
+    if (route.auth) statuses.add(401);
+    if (route.auth || route.limitPerClient) statuses.add(429);
     if (route.body) statuses.add(413);
+    const metrics = route.path === "/metrics";
     const responses: Record<string, unknown> = {
       [String(route.successStatus)]: {
         description: "Success",
-        content:
-          route.path === "/metrics"
-            ? { "text/plain": { schema: { type: "string" } } }
-            : { "application/json": { schema: successEnvelope } },
+        content: metrics
+          ? { "text/plain": { schema: { type: "string" } } }
+          : { "application/json": { schema: successEnvelope } },
       },
     };
     for (const status of [...statuses].sort()) {
       const nested = status === 401 || route.nestedErrors;
       responses[String(status)] = {
-        description: ERROR_TEXT[status] ?? "Error",
+        description: errorText(route, status),
         content: { "application/json": { schema: nested ? nestedError : envelopeError } },
       };
     }
@@ -117,7 +121,11 @@ export function buildOpenApi(routes: readonly AnyRoute[]): Record<string, unknow
       tags: [route.tag],
       parameters: parameters(route),
       responses,
-      security: route.auth ? [{ ServiceApiKey: [] }, { AuthorizationApiKey: [] }] : [],
+      security: route.auth
+        ? [{ ServiceApiKey: [] }, { AuthorizationApiKey: [] }]
+        : metrics
+          ? [{ MetricsToken: [] }]
+          : [],
     };
     if (route.deprecated) operation.deprecated = true;
     if (route.body) {
@@ -142,6 +150,11 @@ export function buildOpenApi(routes: readonly AnyRoute[]): Record<string, unknow
       securitySchemes: {
         ServiceApiKey: { type: "apiKey", in: "header", name: "X-Service-API-Key" },
         AuthorizationApiKey: { type: "apiKey", in: "header", name: "Authorization", description: "ApiKey <key>" },
+        MetricsToken: {
+          type: "http",
+          scheme: "bearer",
+          description: "METRICS_TOKEN; unset, /metrics is open in a sandbox and closed in production",
+        },
       },
     },
   };
