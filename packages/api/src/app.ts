@@ -12,19 +12,22 @@ import { type AuthenticatedMerchant, authenticate } from "./auth/authenticate.ts
 import type { AppDeps } from "./deps.ts";
 import { successBody } from "./http/envelope.ts";
 import { errorHandler, isClientError, renderError } from "./http/error-handler.ts";
-import { perKeyRateLimit } from "./http/rate-limit.ts";
+import { perClientRateLimit, perKeyRateLimit } from "./http/rate-limit.ts";
 import { requestLogging } from "./http/request-context.ts";
 import type { AnyRoute, HandlerContext, PrepareContext, Reply, Reservation } from "./http/route.ts";
 import { parseOrThrow } from "./http/validate.ts";
 import { OneRequestPerKey } from "./idempotency/one-request-per-key.ts";
 import { runIdempotent, validateIdempotencyKey } from "./idempotency/run-idempotent.ts";
 import { allRoutes } from "./routes.ts";
+import { sandboxRoutesGuard } from "./sandbox/sandbox-routes-guard.ts";
 
 type RateLimit = ReturnType<typeof perKeyRateLimit>;
 
 /** State the app keeps across requests besides AppDeps: made once by createApp. */
 interface Guards {
   rateLimit: RateLimit;
+  /** Keyless routes that cost work (GET /v1/chains): limited per client address. */
+  clientRateLimit: RateLimit;
   oneRequestPerKey: OneRequestPerKey;
 }
 
@@ -76,6 +79,7 @@ async function admit(
   route: AnyRoute,
   deps: AppDeps,
   rateLimit: RateLimit,
+  clientRateLimit: RateLimit,
   req: Request,
   res: Response,
 ): Promise<AdmittedRequest> {
@@ -83,6 +87,8 @@ async function admit(
   if (route.auth) {
     merchant = await authenticate(deps.db, req);
     rateLimit(merchant.keyId, res);
+  } else if (route.limitPerClient) {
+    clientRateLimit(req.ip ?? req.socket.remoteAddress ?? "", res);
   }
   const params = route.params ? parseOrThrow(route.params, req.params, "path") : {};
   const query = route.query ? parseOrThrow(route.query, req.query ?? {}, "query") : {};
@@ -162,7 +168,7 @@ function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, guards: Guards
   // A body is read only where the route takes one: elsewhere it is ignored, whatever it holds.
   const before = [...(route.nestedErrors ? [nestedErrors] : []), ...(route.body ? [json] : [])];
   app[route.method](path, ...before, async (req: Request, res: Response) => {
-    const request = await admit(route, deps, guards.rateLimit, req, res);
+    const request = await admit(route, deps, guards.rateLimit, guards.clientRateLimit, req, res);
     const idempotency = request.idempotency;
     const answer = idempotency
       ? await guards.oneRequestPerKey.run(idempotency.merchantId, idempotency.key, () => perform(route, request, deps))
@@ -221,8 +227,11 @@ export function createApp(deps: AppDeps): Express {
   const json = express.json({ limit: deps.bodyLimit ?? "64kb" });
   const guards: Guards = {
     rateLimit: perKeyRateLimit(deps.rateLimitPerMinute),
+    clientRateLimit: perClientRateLimit(deps.rateLimitPerMinute),
     oneRequestPerKey: new OneRequestPerKey(),
   };
+  // Before the body parser and authentication: in production every sandbox path is 403, whatever is sent.
+  app.use("/v1/sandbox", sandboxRoutesGuard(deps.environment));
   for (const route of allRoutes) mountRoute(app, route, deps, guards, json);
   app.use((_req: Request, _res: Response, next: NextFunction) => next(new NotFoundError("Route")));
   app.use(malformedPathParameter(allRoutes));

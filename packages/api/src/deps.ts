@@ -26,6 +26,11 @@ export interface AppDeps {
   encryption: EncryptionKeyring;
   /** Prometheus registry that /metrics renders. */
   metrics: Registry;
+  /**
+   * The bearer token /metrics requires. Unset: /metrics is open in a sandbox and closed (401) in
+   * production, which also refuses to start the API without it.
+   */
+  metricsToken?: string | undefined;
   /** Local sandbox faucets by chain (empty in production). */
   faucets: Partial<Record<ChainId, SandboxFaucet>>;
   rateLimitPerMinute: number;

@@ -28,8 +28,12 @@ export const chainConfigSchema = z.object({
   traces: z.enum(EVM_TRACE_METHODS).optional(),
 });
 
+/**
+ * Partial: zod 4's `z.record` over an enum demands every key, but a chain absent from the file is
+ * meant to stay absent (addresses, deposits disabled, no indexer). Unknown chain names still fail.
+ */
 export const chainsConfigSchema = z.object({
-  chains: z.record(chainIdSchema, chainConfigSchema),
+  chains: z.partialRecord(chainIdSchema, chainConfigSchema),
 });
 
 export type ChainConfigInput = z.infer<typeof chainConfigSchema>;

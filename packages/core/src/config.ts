@@ -21,6 +21,24 @@ export interface AppConfig {
   chainsConfigPath: string | undefined;
   chains: ChainsConfig | undefined;
   rateLimitPerMinute: number;
+  /** Which outside provider serves each role (services/payments builds them in one place). */
+  providers: ProviderChoice;
+  /** Bearer token `GET /metrics` requires; unset: open in a sandbox, refused at start in production. */
+  metricsToken: string | undefined;
+}
+
+/**
+ * The outside providers that exist, per role. Only `sandbox` is built so far; a production provider
+ * joins its list here and its builder in services/payments, behind the same interface.
+ */
+export const RATES_PROVIDERS = ["sandbox"] as const;
+export const KYC_PROVIDERS = ["sandbox"] as const;
+export const BANKING_PROVIDERS = ["sandbox"] as const;
+
+export interface ProviderChoice {
+  rates: (typeof RATES_PROVIDERS)[number];
+  kyc: (typeof KYC_PROVIDERS)[number];
+  banking: (typeof BANKING_PROVIDERS)[number];
 }
 
 const intString = (min: number, max: number) =>
@@ -29,6 +47,9 @@ const intString = (min: number, max: number) =>
     .regex(/^\d+$/, "must be a whole number")
     .transform(Number)
     .refine((n) => n >= min && n <= max, `must be between ${min} and ${max}`);
+
+/** Long enough that guessing it is hopeless; its value is never echoed. */
+const metricsToken = z.string().min(16, "must be at least 16 characters").regex(/^\S+$/, "must not contain spaces");
 
 const envSchema = z.object({
   DATABASE_URL: z
@@ -46,6 +67,11 @@ const envSchema = z.object({
   ENCRYPTION_KEY_FILE: z.string().min(1).optional(),
   CHAINS_CONFIG: z.string().min(1).optional(),
   RATE_LIMIT_PER_MINUTE: intString(1, 1_000_000).optional(),
+  RATES_PROVIDER: z.enum(RATES_PROVIDERS).optional(),
+  KYC_PROVIDER: z.enum(KYC_PROVIDERS).optional(),
+  BANKING_PROVIDER: z.enum(BANKING_PROVIDERS).optional(),
+  METRICS_TOKEN: metricsToken.optional(),
+  METRICS_TOKEN_FILE: z.string().min(1).optional(),
 });
 
 function readSecretFile(setting: string, path: string): string {
@@ -87,6 +113,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       readSecretFile("ENCRYPTION_KEY_FILE", e.ENCRYPTION_KEY_FILE),
     );
   }
+  if (e.METRICS_TOKEN && e.METRICS_TOKEN_FILE) {
+    throw new ConfigError("METRICS_TOKEN", "set METRICS_TOKEN or METRICS_TOKEN_FILE, not both");
+  }
+  let metricsTokenValue = e.METRICS_TOKEN;
+  if (e.METRICS_TOKEN_FILE) {
+    const parsedToken = metricsToken.safeParse(readSecretFile("METRICS_TOKEN_FILE", e.METRICS_TOKEN_FILE));
+    if (!parsedToken.success) {
+      throw new ConfigError("METRICS_TOKEN_FILE", parsedToken.error.issues[0]?.message ?? "invalid");
+    }
+    metricsTokenValue = parsedToken.data;
+  }
   const mnemonic = e.MASTER_MNEMONIC
     ? { value: e.MASTER_MNEMONIC }
     : e.MASTER_MNEMONIC_FILE
@@ -104,5 +141,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     chainsConfigPath: e.CHAINS_CONFIG,
     chains: e.CHAINS_CONFIG ? loadChainsConfigFile(e.CHAINS_CONFIG) : undefined,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE ?? 600,
+    providers: {
+      rates: e.RATES_PROVIDER ?? "sandbox",
+      kyc: e.KYC_PROVIDER ?? "sandbox",
+      banking: e.BANKING_PROVIDER ?? "sandbox",
+    },
+    metricsToken: metricsTokenValue,
   };
 }

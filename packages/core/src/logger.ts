@@ -1,4 +1,6 @@
-import pino, { type Logger } from "pino";
+import { isatty } from "node:tty";
+import pino, { type DestinationStream, type Logger } from "pino";
+import pretty from "pino-pretty";
 
 export type { Logger } from "pino";
 
@@ -24,15 +26,31 @@ const REDACT = [
   "req.body",
 ];
 
-/** `stderr: true` keeps stdout free for data (CLI commands that print JSON or CSV). */
-export function createLogger(options: { level?: string; name?: string; stderr?: boolean } = {}): Logger {
+export interface LoggerOptions {
+  level?: string;
+  name?: string;
+  /** Write to stderr: keeps stdout free for data (CLI commands that print JSON or CSV). */
+  stderr?: boolean;
+  /** Where lines go instead of stdout/stderr (tests); always JSON. */
+  destination?: DestinationStream;
+}
+
+/**
+ * JSON lines, one per event, for log collectors; human-readable lines (pino-pretty) when the output
+ * is a terminal, where a person reads them. Redaction applies to both.
+ */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const fd = options.stderr ? 2 : 1;
+  const destination =
+    options.destination ??
+    (isatty(fd) ? pretty({ destination: fd, sync: true, translateTime: "SYS:HH:MM:ss.l" }) : pino.destination(fd));
   return pino(
     {
       name: options.name ?? "payments",
       level: options.level ?? "info",
       redact: { paths: REDACT, censor: "[redacted]" },
     },
-    pino.destination(options.stderr ? 2 : 1),
+    destination,
   );
 }
 

@@ -55,7 +55,9 @@ export async function startIndexers(options: {
       config,
       watch: createWatchSet(db, chain),
       rates,
-      logger: logger.child({ chain }),
+      // Not a child logger bound to the chain: the indexer names its chain on every line itself,
+      // and pino does not merge keys, so a binding made each line carry "chain" twice.
+      logger,
       metrics,
       lockDb,
     });

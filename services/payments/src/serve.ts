@@ -13,6 +13,7 @@ import {
   type AppConfig,
   type ChainId,
   type ChainsConfig,
+  ConfigError,
   chainFamily,
   type Logger,
   type SandboxFaucet,
@@ -21,13 +22,13 @@ import type { Custody } from "@mp/custody";
 import { loadEncryptionKeyring } from "@mp/encryption";
 import { forgetChain, getIndexerStates } from "@mp/indexer";
 import { createJobQueue, type JobQueue } from "@mp/jobs";
-import { createSandboxBankingProvider, createSandboxKycProvider, createSandboxRateProvider } from "@mp/providers";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { createChainFaucet } from "./chain-adapters.ts";
 import { checkEncryptionKeys } from "./cli/rotate-encryption.ts";
 import { selectChains, startIndexers } from "./indexers.ts";
 import { type LocalSandbox, startLocalSandbox } from "./local-sandbox.ts";
 import { openCustody } from "./open-custody.ts";
+import { createProviders } from "./providers.ts";
 import { openMigratedDatabase } from "./runtime.ts";
 
 export type Role = "api" | "indexer" | "worker" | "all";
@@ -71,6 +72,14 @@ export async function serve(options: {
   chainFilter?: string;
 }): Promise<RunningService> {
   const { config, logger, role } = options;
+  // Before anything opens: production refuses a /metrics without a token, and sandbox providers.
+  if (config.environment === "production" && !config.metricsToken && (role === "api" || role === "all")) {
+    throw new ConfigError(
+      "METRICS_TOKEN",
+      "required in production (GET /metrics answers only Authorization: Bearer <METRICS_TOKEN>)",
+    );
+  }
+  const providers = createProviders(config);
   const { db, mode } = await openMigratedDatabase(config, logger);
   logger.info({ database: mode, role }, "database ready");
   // `pnpm start` in a sandbox without CHAINS_CONFIG runs real local chains; a single role never
@@ -124,12 +133,13 @@ export async function serve(options: {
     environment: config.environment,
     chains,
     jobs,
-    rates: createSandboxRateProvider(),
+    rates: providers.rates,
     addresses,
-    kyc: createSandboxKycProvider(),
-    banking: createSandboxBankingProvider(),
+    kyc: providers.kyc,
+    banking: providers.banking,
     encryption,
     metrics,
+    metricsToken: config.metricsToken,
     faucets: config.environment === "sandbox" ? sandboxFaucets(chains, localChains) : {},
     rateLimitPerMinute: config.rateLimitPerMinute,
     indexerStates: async () => (await getIndexerStates(db)).filter((state) => chains[state.chain] !== undefined),

@@ -30,6 +30,7 @@ export const listChainsRoute = defineRoute({
   summary: "The ten supported chains with their configured capabilities and indexer progress",
   tag: "Chains",
   auth: false,
+  limitPerClient: true,
   response: z.object({ items: z.array(chainResource) }),
   successStatus: 200,
   async handler({ deps }) {

@@ -54,6 +54,11 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown, R extend
   summary: string;
   tag: string;
   auth: boolean;
+  /**
+   * A public route that does real work (a query, a provider call): limited per client address, as
+   * there is no key to count by (same limit as per key, RATE_LIMIT_PER_MINUTE).
+   */
+  limitPerClient?: boolean;
   /** POST creates: X-Idempotency-Key required, replayed on retry. */
   idempotent?: boolean;
   /**

@@ -49,6 +49,12 @@ const ERROR_TEXT: Record<number, string> = {
   503: "A downstream service is temporarily unavailable",
 };
 
+function errorText(route: AnyRoute, status: number): string {
+  if (status === 401 && route.path === "/metrics") return "Missing or invalid metrics token";
+  if (status === 429 && !route.auth) return "Rate limit exceeded for this client address";
+  return ERROR_TEXT[status] ?? "Error";
+}
+
 function parameters(route: AnyRoute): unknown[] {
   const out: unknown[] = [];
   for (const [location, schema] of [
@@ -93,10 +99,8 @@ export function buildOpenApi(routes: readonly AnyRoute[]): Record<string, unknow
     if (route.params || route.query || route.body || route.idempotent) statuses.add(400);
     // The key reused with another body, or still in progress.
     if (route.idempotent) statuses.add(409);
-    if (route.auth) {
-      statuses.add(401);
-      statuses.add(429);
-    }
+    if (route.auth) statuses.add(401);
+    if (route.auth || route.limitPerClient) statuses.add(429);
     if (route.body) {
       statuses.add(413);
       statuses.add(415);
@@ -116,7 +120,7 @@ export function buildOpenApi(routes: readonly AnyRoute[]): Record<string, unknow
       // The idempotency key's own errors (a bad key, a key reused or in progress) use the nested form.
       const either = route.idempotent && (status === 400 || status === 409);
       responses[String(status)] = {
-        description: ERROR_TEXT[status] ?? "Error",
+        description: errorText(route, status),
         content: {
           "application/json": {
             schema: nested ? nestedError : either ? { oneOf: [envelopeError, nestedError] } : envelopeError,
@@ -130,7 +134,11 @@ export function buildOpenApi(routes: readonly AnyRoute[]): Record<string, unknow
       tags: [route.tag],
       parameters: parameters(route),
       responses,
-      security: route.auth ? [{ ServiceApiKey: [] }, { AuthorizationApiKey: [] }] : [],
+      security: route.auth
+        ? [{ ServiceApiKey: [] }, { AuthorizationApiKey: [] }]
+        : route.path === "/metrics"
+          ? [{ MetricsToken: [] }]
+          : [],
     };
     if (route.deprecated) operation.deprecated = true;
     if (route.body) {
@@ -155,6 +163,11 @@ export function buildOpenApi(routes: readonly AnyRoute[]): Record<string, unknow
       securitySchemes: {
         ServiceApiKey: { type: "apiKey", in: "header", name: "X-Service-API-Key" },
         AuthorizationApiKey: { type: "apiKey", in: "header", name: "Authorization", description: "ApiKey <key>" },
+        MetricsToken: {
+          type: "http",
+          scheme: "bearer",
+          description: "METRICS_TOKEN; unset, /metrics is open in a sandbox and closed in production",
+        },
       },
     },
   };

@@ -46,6 +46,7 @@ export const legacyRatesRoute = defineRoute({
   summary: "Deprecated public alias of GET /v1/rates",
   tag: "Rates",
   auth: false,
+  limitPerClient: true,
   deprecated: true,
   response: ratesResponse,
   successStatus: 200,

@@ -1,6 +1,7 @@
 import { ServiceUnavailableError } from "@mp/core";
 import { z } from "zod";
 import { defineRoute } from "../http/route.ts";
+import { checkMetricsToken } from "./metrics-token.ts";
 
 const startedAt = Date.now();
 
@@ -69,12 +70,14 @@ export const metricsRoute = defineRoute({
   method: "get",
   path: "/metrics",
   operationId: "getMetrics",
-  summary: "Prometheus metrics (text exposition format)",
+  summary: "Prometheus metrics (text exposition format); `Authorization: Bearer <METRICS_TOKEN>`",
   tag: "System",
   auth: false,
   response: z.string(),
   successStatus: 200,
-  async handler({ deps }) {
+  errorStatuses: [401],
+  async handler({ req, res, deps }) {
+    checkMetricsToken(req, res, deps);
     return {
       status: 200,
       data: null,

@@ -1,0 +1,63 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config.ts";
+import { ConfigError } from "../src/errors.ts";
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+const dir = mkdtempSync(join(tmpdir(), "config-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("provider settings", () => {
+  it("default to sandbox, and take sandbox explicitly", () => {
+    expect(loadConfig({}).providers).toEqual({ rates: "sandbox", kyc: "sandbox", banking: "sandbox" });
+    expect(
+      loadConfig({ RATES_PROVIDER: "sandbox", KYC_PROVIDER: "sandbox", BANKING_PROVIDER: "sandbox" }).providers,
+    ).toEqual({ rates: "sandbox", kyc: "sandbox", banking: "sandbox" });
+  });
+
+  it("refuse an unknown provider, naming the setting and not the value", () => {
+    for (const setting of ["RATES_PROVIDER", "KYC_PROVIDER", "BANKING_PROVIDER"]) {
+      const error = configError({ [setting]: "acme-secret-vendor" });
+      expect(error.setting).toBe(setting);
+      expect(error.message).toMatch(new RegExp(`^${setting}: `));
+      expect(error.message).not.toContain("acme-secret-vendor");
+    }
+  });
+});
+
+describe("METRICS_TOKEN", () => {
+  const token = "m3tr1cs-t0ken-long-enough";
+
+  it("is unset by default, read from METRICS_TOKEN or METRICS_TOKEN_FILE", () => {
+    expect(loadConfig({}).metricsToken).toBeUndefined();
+    expect(loadConfig({ METRICS_TOKEN: token }).metricsToken).toBe(token);
+    const file = join(dir, "metrics-token");
+    writeFileSync(file, `${token}\n`);
+    expect(loadConfig({ METRICS_TOKEN_FILE: file }).metricsToken).toBe(token);
+  });
+
+  it("refuses a short token, a token with spaces, both forms at once, never echoing the value", () => {
+    const short = configError({ METRICS_TOKEN: "short-secret" });
+    expect(short.setting).toBe("METRICS_TOKEN");
+    expect(short.message).not.toContain("short-secret");
+    expect(configError({ METRICS_TOKEN: "a token with spaces in it" }).setting).toBe("METRICS_TOKEN");
+    const file = join(dir, "short-token");
+    writeFileSync(file, "short-secret");
+    const shortFile = configError({ METRICS_TOKEN_FILE: file });
+    expect(shortFile.setting).toBe("METRICS_TOKEN_FILE");
+    expect(shortFile.message).not.toContain("short-secret");
+    expect(configError({ METRICS_TOKEN_FILE: join(dir, "missing") }).setting).toBe("METRICS_TOKEN_FILE");
+    expect(configError({ METRICS_TOKEN: token, METRICS_TOKEN_FILE: file }).message).toMatch(/not both/);
+  });
+});
