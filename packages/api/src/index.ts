@@ -12,4 +12,5 @@ export {
   type KycAndBankingWorkerDeps,
   registerKycAndBankingWorkers,
 } from "./verification/kyc-and-banking-workers.ts";
+export { checkVerificationReviewNow, openSubmissionForOperator } from "./verification/operator-review.ts";
 export { WalletSlots } from "./wallets/wallet-slots.ts";
