@@ -51,7 +51,8 @@ export interface ApiHarness {
 export interface HarnessOptions {
   /** Run the background workers in this process (customer provisioning etc.). */
   workers?: boolean;
-  overrides?: Partial<AppDeps>;
+  /** Replaces dependencies; a function gets the test database (for providers that keep state there). */
+  overrides?: Partial<AppDeps> | ((db: Database) => Partial<AppDeps>);
   /** Reach the fresh database through another address (e.g. a proxy the test can cut). */
   wrapConnection?: (connectionString: string) => Promise<string>;
 }
@@ -83,7 +84,7 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
     faucets: {},
     rateLimitPerMinute: 100_000,
     indexerStates: async () => [],
-    ...options.overrides,
+    ...(typeof options.overrides === "function" ? options.overrides(testDb.db) : options.overrides),
   };
   if (options.workers) {
     await jobs.work<{ customerId: string }>(PROVISION_CUSTOMER_JOB, (data) => provisionCustomer(deps, data));

@@ -11,3 +11,4 @@ export {
   type KycAndBankingWorkerDeps,
   registerKycAndBankingWorkers,
 } from "./verification/kyc-and-banking-workers.ts";
+export { checkVerificationReviewNow, openSubmissionForOperator } from "./verification/operator-review.ts";

@@ -34,6 +34,14 @@ export type {
   VerificationTier,
 } from "./kyc/kyc-provider.ts";
 export {
+  createManualKycProvider,
+  decideManualReview,
+  findManualReview,
+  listManualReviews,
+  type ManualDecision,
+  type ManualReview,
+} from "./kyc/manual-kyc-provider.ts";
+export {
   createSandboxKycProvider,
   SANDBOX_KYC_MAGIC_VALUES,
   SANDBOX_KYC_REASONS,

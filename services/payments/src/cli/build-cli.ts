@@ -3,6 +3,7 @@ import { type AppConfig, createLogger, type Logger, loadConfig } from "@mp/core"
 import { Command, InvalidArgumentError, Option } from "commander";
 import { openMigratedDatabase } from "../runtime.ts";
 import type { Role } from "../serve.ts";
+import { addKycCommands } from "./kyc-commands.ts";
 import { addOperatorCommands } from "./operator-commands.ts";
 
 function cliLogger(config: AppConfig): Logger {
@@ -136,5 +137,6 @@ export function buildCli(): Command {
     });
 
   addOperatorCommands(program, keys);
+  addKycCommands(program);
   return program;
 }
