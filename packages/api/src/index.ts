@@ -12,3 +12,11 @@ export {
   registerKycAndBankingWorkers,
 } from "./verification/kyc-and-banking-workers.ts";
 export { checkVerificationReviewNow, openSubmissionForOperator } from "./verification/operator-review.ts";
+export {
+  assignStatementLine,
+  importBankStatement,
+  listUnmatchedStatementLines,
+  returnStatementLine,
+  type StatementImportResult,
+  type StoredStatementLine,
+} from "./virtual-accounts/import-bank-statement.ts";
