@@ -13,4 +13,12 @@ export {
   registerKycAndBankingWorkers,
 } from "./verification/kyc-and-banking-workers.ts";
 export { checkVerificationReviewNow, openSubmissionForOperator } from "./verification/operator-review.ts";
+export {
+  assignStatementLine,
+  importBankStatement,
+  listUnmatchedStatementLines,
+  returnStatementLine,
+  type StatementImportResult,
+  type StoredStatementLine,
+} from "./virtual-accounts/import-bank-statement.ts";
 export { WalletSlots } from "./wallets/wallet-slots.ts";

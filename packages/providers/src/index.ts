@@ -13,6 +13,18 @@ export {
   SANDBOX_BANKING_DECLINE_WORD,
   sandboxInstructions,
 } from "./banking/sandbox-banking-provider.ts";
+export {
+  createStatementBankingProvider,
+  type StatementBankSettings,
+  statementInstructions,
+} from "./banking/statement-banking-provider.ts";
+export { detectStatementFormat, parseStatement } from "./banking/statements/parse-statement.ts";
+export { STATEMENT_CSV_COLUMNS } from "./banking/statements/parse-statement-csv.ts";
+export {
+  type StatementFormat,
+  StatementFormatError,
+  type StatementLine,
+} from "./banking/statements/statement-line.ts";
 export type {
   KycProfileRequest,
   KycProvider,

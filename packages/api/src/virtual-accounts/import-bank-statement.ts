@@ -1,0 +1,276 @@
+import { createHash, randomUUID } from "node:crypto";
+import { ConflictError, NotFoundError, ValidationError } from "@mp/core";
+import type { Database, Queryable } from "@mp/db";
+import { detectStatementFormat, parseStatement, type StatementFormat, type StatementLine } from "@mp/providers";
+import { creditBankDeposit } from "./credit-bank-deposit.ts";
+
+/**
+ * Finance's statement import (`payments bank import FILE`, BANKING_PROVIDER=statement).
+ *
+ * The whole file is parsed and validated before anything is written: a file with one bad line is
+ * refused whole, naming the line or element. Then, in one transaction, every line is recorded once
+ * by its identity (the same booking in an overlapping statement is recognised and skipped), and
+ * each new credit line is matched to a virtual account by its number and credited through the
+ * same path as every bank deposit (one balanced ledger entry). What cannot be matched is kept as
+ * UNMATCHED with the reason, for finance to assign to an account or return to the payer.
+ */
+export interface StatementImportResult {
+  importId: string;
+  format: StatementFormat;
+  lines: number;
+  credited: number;
+  unmatched: number;
+  alreadyImported: number;
+}
+
+export interface StoredStatementLine {
+  id: string;
+  location: string;
+  account: string;
+  direction: "CREDIT" | "DEBIT";
+  reversal: boolean;
+  amount: string;
+  currency: string;
+  bookingDate: string;
+  bankReference: string;
+  reference: string | null;
+  counterparty: string | null;
+  status: "CREDITED" | "UNMATCHED" | "ASSIGNED" | "RETURNED" | "RECORDED";
+  reason: string | null;
+  virtualAccountId: string | null;
+  bankDepositId: string | null;
+}
+
+interface TargetAccount {
+  id: string;
+  merchantId: string;
+  status: string;
+}
+
+async function accountByNumber(sql: Queryable, accountNumber: string): Promise<TargetAccount | undefined> {
+  const result = await sql.query<{ id: string; merchant_id: string; status: string }>(
+    `SELECT va.id, va.merchant_id, va.status FROM statement_bank_accounts s
+     JOIN virtual_accounts va ON va.id = s.virtual_account_id WHERE s.account_number = $1`,
+    [accountNumber],
+  );
+  const row = result.rows[0];
+  return row ? { id: row.id, merchantId: row.merchant_id, status: row.status } : undefined;
+}
+
+/** Why a new line is not credited automatically, or undefined when it can be (with its account). */
+async function match(sql: Queryable, line: StatementLine): Promise<{ account?: TargetAccount; reason?: string }> {
+  if (line.direction === "DEBIT" && !line.reversal) return {};
+  if (line.reversal) {
+    return {
+      reason:
+        line.direction === "DEBIT"
+          ? "the bank reversed an earlier credit: resolve by hand"
+          : "the bank reversed an earlier debit: resolve by hand",
+    };
+  }
+  if (line.currency !== "USD") return { reason: `currency ${line.currency}: virtual accounts hold USD` };
+  const account = await accountByNumber(sql, line.account);
+  if (!account) return { reason: `no virtual account has the number ${line.account}` };
+  if (account.status !== "ACTIVE") return { reason: `virtual account ${account.id} is ${account.status}` };
+  return { account };
+}
+
+export async function importBankStatement(
+  db: Database,
+  input: { fileName: string; content: string; format?: StatementFormat; operator: string },
+): Promise<StatementImportResult> {
+  const format = input.format ?? detectStatementFormat(input.content);
+  const lines = parseStatement(input.content, format);
+  const importId = randomUUID();
+  return db.tx(async (sql) => {
+    const counts = { credited: 0, unmatched: 0, alreadyImported: 0 };
+    await sql.query(
+      `INSERT INTO bank_statement_imports
+         (id, file_name, file_sha256, format, lines, credited, unmatched, already_imported, imported_by)
+       VALUES ($1, $2, $3, $4, $5, 0, 0, 0, $6)`,
+      [
+        importId,
+        input.fileName,
+        createHash("sha256").update(input.content).digest("hex"),
+        format,
+        lines.length,
+        input.operator,
+      ],
+    );
+    for (const line of lines) {
+      const { account, reason } = await match(sql, line);
+      const inserted = await sql.query<{ id: string }>(
+        `INSERT INTO bank_statement_lines
+           (id, identity, import_id, location, account, direction, reversal, amount, currency, booking_date,
+            bank_reference, reference, counterparty, status, reason)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+         ON CONFLICT (identity) DO NOTHING RETURNING id`,
+        [
+          randomUUID(),
+          line.identity,
+          importId,
+          line.location,
+          line.account,
+          line.direction,
+          line.reversal,
+          line.amount,
+          line.currency,
+          line.bookingDate,
+          line.bankReference,
+          line.reference,
+          line.counterparty,
+          reason ? "UNMATCHED" : "RECORDED",
+          reason ?? null,
+        ],
+      );
+      const lineId = inserted.rows[0]?.id;
+      if (!lineId) {
+        counts.alreadyImported += 1;
+        continue;
+      }
+      if (reason) counts.unmatched += 1;
+      if (!account) continue;
+      await creditLine(sql, lineId, account, line, "CREDITED");
+      counts.credited += 1;
+    }
+    await sql.query(
+      "UPDATE bank_statement_imports SET credited = $2, unmatched = $3, already_imported = $4 WHERE id = $1",
+      [importId, counts.credited, counts.unmatched, counts.alreadyImported],
+    );
+    return { importId, format, lines: lines.length, ...counts };
+  });
+}
+
+async function creditLine(
+  sql: Queryable,
+  lineId: string,
+  account: TargetAccount,
+  line: Pick<StatementLine, "amount" | "reference">,
+  status: "CREDITED" | "ASSIGNED",
+): Promise<void> {
+  const deposit = await creditBankDeposit(sql, {
+    merchantId: account.merchantId,
+    virtualAccountId: account.id,
+    amount: line.amount,
+    reference: line.reference,
+  });
+  await sql.query(
+    `UPDATE bank_statement_lines SET status = $2, reason = NULL, virtual_account_id = $3, bank_deposit_id = $4
+     WHERE id = $1`,
+    [lineId, status, account.id, deposit.id],
+  );
+}
+
+const LINE_COLUMNS = `id, location, account, direction, reversal, amount, currency, to_char(booking_date, 'YYYY-MM-DD') AS booking_date,
+  bank_reference, reference, counterparty, status, reason, virtual_account_id, bank_deposit_id`;
+
+interface LineRow {
+  id: string;
+  location: string;
+  account: string;
+  direction: "CREDIT" | "DEBIT";
+  reversal: boolean;
+  amount: string;
+  currency: string;
+  booking_date: string;
+  bank_reference: string;
+  reference: string | null;
+  counterparty: string | null;
+  status: StoredStatementLine["status"];
+  reason: string | null;
+  virtual_account_id: string | null;
+  bank_deposit_id: string | null;
+}
+
+function toLine(row: LineRow): StoredStatementLine {
+  return {
+    id: row.id,
+    location: row.location,
+    account: row.account,
+    direction: row.direction,
+    reversal: row.reversal,
+    amount: row.amount,
+    currency: row.currency,
+    bookingDate: row.booking_date,
+    bankReference: row.bank_reference,
+    reference: row.reference,
+    counterparty: row.counterparty,
+    status: row.status,
+    reason: row.reason,
+    virtualAccountId: row.virtual_account_id,
+    bankDepositId: row.bank_deposit_id,
+  };
+}
+
+/** Lines waiting for finance (`payments bank unmatched`), oldest first. */
+export async function listUnmatchedStatementLines(db: Queryable): Promise<StoredStatementLine[]> {
+  const result = await db.query<LineRow>(
+    `SELECT ${LINE_COLUMNS} FROM bank_statement_lines WHERE status = 'UNMATCHED' ORDER BY created_at, location`,
+  );
+  return result.rows.map(toLine);
+}
+
+async function lockUnmatched(sql: Queryable, lineId: string): Promise<StoredStatementLine> {
+  const result = await sql.query<LineRow>(`SELECT ${LINE_COLUMNS} FROM bank_statement_lines WHERE id = $1 FOR UPDATE`, [
+    lineId,
+  ]);
+  const row = result.rows[0];
+  if (!row) throw new NotFoundError("Statement line");
+  if (row.status !== "UNMATCHED") throw new ConflictError(`Statement line ${lineId} is ${row.status}, not UNMATCHED`);
+  return toLine(row);
+}
+
+async function audit(sql: Queryable, operator: string, action: string, lineId: string, details: object) {
+  await sql.query(
+    `INSERT INTO operator_audit_log (actor, action, object_type, object_id, details)
+     VALUES ($1, $2, 'bank_statement_line', $3, $4::jsonb)`,
+    [operator, action, lineId, JSON.stringify(details)],
+  );
+}
+
+/** Finance credits an unmatched USD credit line to the virtual account it was meant for. */
+export async function assignStatementLine(
+  db: Database,
+  input: { lineId: string; virtualAccountId: string; operator: string },
+): Promise<StoredStatementLine> {
+  return db.tx(async (sql) => {
+    const line = await lockUnmatched(sql, input.lineId);
+    if (line.direction !== "CREDIT" || line.reversal) {
+      throw new ValidationError("only a credit line can be assigned to an account", "line");
+    }
+    if (line.currency !== "USD") {
+      throw new ValidationError(`a ${line.currency} line cannot be credited to a USD account; return it`, "line");
+    }
+    const target = await sql.query<{ id: string; merchant_id: string; status: string }>(
+      "SELECT id, merchant_id, status FROM virtual_accounts WHERE id = $1",
+      [input.virtualAccountId],
+    );
+    const row = target.rows[0];
+    if (!row) throw new NotFoundError("Virtual account");
+    await creditLine(sql, line.id, { id: row.id, merchantId: row.merchant_id, status: row.status }, line, "ASSIGNED");
+    await sql.query("UPDATE bank_statement_lines SET resolved_by = $2, resolved_at = now() WHERE id = $1", [
+      line.id,
+      input.operator,
+    ]);
+    await audit(sql, input.operator, "bank.assign", line.id, { virtual_account_id: row.id });
+    return { ...line, status: "ASSIGNED", reason: null, virtualAccountId: row.id };
+  });
+}
+
+/** Finance sends an unmatched line back to the payer (outside the service) and records why. */
+export async function returnStatementLine(
+  db: Database,
+  input: { lineId: string; reason: string; operator: string },
+): Promise<StoredStatementLine> {
+  const reason = input.reason.trim();
+  if (reason.length === 0) throw new ValidationError("a return needs a --reason", "reason");
+  return db.tx(async (sql) => {
+    const line = await lockUnmatched(sql, input.lineId);
+    await sql.query(
+      "UPDATE bank_statement_lines SET status = 'RETURNED', reason = $2, resolved_by = $3, resolved_at = now() WHERE id = $1",
+      [line.id, reason, input.operator],
+    );
+    await audit(sql, input.operator, "bank.return", line.id, { reason });
+    return { ...line, status: "RETURNED", reason };
+  });
+}
