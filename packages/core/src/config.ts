@@ -25,6 +25,8 @@ export interface AppConfig {
   providers: ProviderChoice;
   /** Bearer token `GET /metrics` requires; unset: open in a sandbox, refused at start in production. */
   metricsToken: string | undefined;
+  /** Set when BANKING_PROVIDER=statement (its settings are then required). */
+  statementBank: StatementBankConfig | undefined;
 }
 
 /**
@@ -32,8 +34,19 @@ export interface AppConfig {
  * joins its list here and its builder in services/payments, behind the same interface.
  */
 export const RATES_PROVIDERS = ["sandbox"] as const;
-export const KYC_PROVIDERS = ["sandbox"] as const;
-export const BANKING_PROVIDERS = ["sandbox"] as const;
+export const KYC_PROVIDERS = ["sandbox", "manual"] as const;
+export const BANKING_PROVIDERS = ["sandbox", "statement"] as const;
+
+/** The bank behind BANKING_PROVIDER=statement: what the deposit instructions show. */
+export interface StatementBankConfig {
+  bankName: string;
+  bankAddress: string;
+  routingNumber: string;
+  accountName: string;
+  /** BANK_ACCOUNT_RANGE `first-last`: digit strings of one length, first <= last. */
+  accountRange: { first: string; last: string };
+  bic: string | undefined;
+}
 
 export interface ProviderChoice {
   rates: (typeof RATES_PROVIDERS)[number];
@@ -72,7 +85,49 @@ const envSchema = z.object({
   BANKING_PROVIDER: z.enum(BANKING_PROVIDERS).optional(),
   METRICS_TOKEN: metricsToken.optional(),
   METRICS_TOKEN_FILE: z.string().min(1).optional(),
+  BANK_NAME: z.string().min(1).optional(),
+  BANK_ADDRESS: z.string().min(1).optional(),
+  BANK_ROUTING_NUMBER: z
+    .string()
+    .regex(/^\d{9}$/, "must be a 9-digit ABA routing number")
+    .optional(),
+  BANK_ACCOUNT_NAME: z.string().min(1).optional(),
+  BANK_ACCOUNT_RANGE: z
+    .string()
+    .regex(/^\d{4,17}-\d{4,17}$/, "must be two account numbers of the same length, first-last")
+    .refine((range) => {
+      const [first = "", last = ""] = range.split("-");
+      return first.length === last.length && BigInt(first) <= BigInt(last);
+    }, "must be two account numbers of the same length, first-last, first <= last")
+    .optional(),
+  BANK_BIC: z
+    .string()
+    .regex(/^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/, "must be a BIC (8 or 11 characters)")
+    .optional(),
 });
+
+function statementBank(e: z.infer<typeof envSchema>): StatementBankConfig | undefined {
+  if (e.BANKING_PROVIDER !== "statement") return undefined;
+  const required = [
+    "BANK_NAME",
+    "BANK_ADDRESS",
+    "BANK_ROUTING_NUMBER",
+    "BANK_ACCOUNT_NAME",
+    "BANK_ACCOUNT_RANGE",
+  ] as const;
+  for (const setting of required) {
+    if (!e[setting]) throw new ConfigError(setting, "required with BANKING_PROVIDER=statement");
+  }
+  const [first = "", last = ""] = (e.BANK_ACCOUNT_RANGE ?? "").split("-");
+  return {
+    bankName: e.BANK_NAME ?? "",
+    bankAddress: e.BANK_ADDRESS ?? "",
+    routingNumber: e.BANK_ROUTING_NUMBER ?? "",
+    accountName: e.BANK_ACCOUNT_NAME ?? "",
+    accountRange: { first, last },
+    bic: e.BANK_BIC,
+  };
+}
 
 function readSecretFile(setting: string, path: string): string {
   try {
@@ -147,5 +202,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       banking: e.BANKING_PROVIDER ?? "sandbox",
     },
     metricsToken: metricsTokenValue,
+    statementBank: statementBank(e),
   };
 }

@@ -1,9 +1,13 @@
 import { type AppConfig, ConfigError, type ProviderChoice } from "@mp/core";
+import type { Database } from "@mp/db";
 import {
   type BankingProvider,
+  createManualKycProvider,
   createSandboxBankingProvider,
   createSandboxKycProvider,
   createSandboxRateProvider,
+  createStatementBankingProvider,
+  isValidAbaRoutingNumber,
   type KycProvider,
   type RateProvider,
 } from "@mp/providers";
@@ -23,7 +27,7 @@ const BUILDERS: {
     setting: string;
     /** What running the sandbox one in production would mean, for the refusal's line. */
     sandboxIs: string;
-    build: Record<ProviderChoice[R], () => Providers[R]>;
+    build: Record<ProviderChoice[R], (context: BuildContext) => Providers[R]>;
   };
 } = {
   rates: {
@@ -34,12 +38,35 @@ const BUILDERS: {
   kyc: {
     setting: "KYC_PROVIDER",
     sandboxIs: "every KYC payload decided by magic values",
-    build: { sandbox: () => createSandboxKycProvider() },
+    build: {
+      sandbox: () => createSandboxKycProvider(),
+      manual: ({ db }) => createManualKycProvider({ db }),
+    },
   },
   banking: {
     setting: "BANKING_PROVIDER",
     sandboxIs: "simulated bank accounts",
-    build: { sandbox: () => createSandboxBankingProvider() },
+    build: {
+      sandbox: () => createSandboxBankingProvider(),
+      statement: ({ db, config }) => {
+        const bank = config.statementBank;
+        if (!bank) throw new ConfigError("BANKING_PROVIDER", "statement needs the BANK_* settings");
+        if (!isValidAbaRoutingNumber(bank.routingNumber)) {
+          throw new ConfigError("BANK_ROUTING_NUMBER", "fails the ABA checksum");
+        }
+        return createStatementBankingProvider({
+          db,
+          settings: {
+            bankName: bank.bankName,
+            bankAddress: bank.bankAddress,
+            routingNumber: bank.routingNumber,
+            accountName: bank.accountName,
+            accountRange: bank.accountRange,
+            ...(bank.bic ? { bic: bank.bic } : {}),
+          },
+        });
+      },
+    },
   },
 };
 
@@ -47,7 +74,18 @@ const BUILDERS: {
  * The configured providers. Production refuses every sandbox provider (unset means sandbox): one
  * ConfigError line naming each such setting, before anything starts.
  */
-export function createProviders(config: Pick<AppConfig, "environment" | "providers">): Providers {
+type ProviderConfig = Pick<AppConfig, "environment" | "providers" | "statementBank">;
+
+interface BuildContext {
+  db: Database;
+  config: ProviderConfig;
+}
+
+/**
+ * Production refuses every sandbox provider (unset means sandbox): one ConfigError line naming
+ * each such setting. Called before anything opens; createProviders checks it again.
+ */
+export function refuseSandboxProviders(config: ProviderConfig): void {
   if (config.environment === "production") {
     const sandboxed = (["rates", "kyc", "banking"] as const).filter((role) => config.providers[role] === "sandbox");
     if (sandboxed.length > 0) {
@@ -58,9 +96,15 @@ export function createProviders(config: Pick<AppConfig, "environment" | "provide
       );
     }
   }
+}
+
+/** The configured providers; the manual KYC queue and the statement bank keep their state in `db`. */
+export function createProviders(config: ProviderConfig, db: Database): Providers {
+  refuseSandboxProviders(config);
+  const context = { db, config };
   return {
-    rates: BUILDERS.rates.build[config.providers.rates](),
-    kyc: BUILDERS.kyc.build[config.providers.kyc](),
-    banking: BUILDERS.banking.build[config.providers.banking](),
+    rates: BUILDERS.rates.build[config.providers.rates](context),
+    kyc: BUILDERS.kyc.build[config.providers.kyc](context),
+    banking: BUILDERS.banking.build[config.providers.banking](context),
   };
 }

@@ -28,7 +28,7 @@ import { checkEncryptionKeys } from "./cli/rotate-encryption.ts";
 import { selectChains, startIndexers } from "./indexers.ts";
 import { type LocalSandbox, startLocalSandbox } from "./local-sandbox.ts";
 import { openCustody } from "./open-custody.ts";
-import { createProviders } from "./providers.ts";
+import { createProviders, refuseSandboxProviders } from "./providers.ts";
 import { openMigratedDatabase } from "./runtime.ts";
 
 export type Role = "api" | "indexer" | "worker" | "all";
@@ -79,8 +79,9 @@ export async function serve(options: {
       "required in production (GET /metrics answers only Authorization: Bearer <METRICS_TOKEN>)",
     );
   }
-  const providers = createProviders(config);
+  refuseSandboxProviders(config);
   const { db, mode } = await openMigratedDatabase(config, logger);
+  const providers = createProviders(config, db);
   logger.info({ database: mode, role }, "database ready");
   // `pnpm start` in a sandbox without CHAINS_CONFIG runs real local chains; a single role never
   // does (an api-only process with its own chains would not see what the indexer process indexes).
