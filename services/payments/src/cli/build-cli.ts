@@ -3,6 +3,7 @@ import { type AppConfig, createLogger, type Logger, loadConfig } from "@mp/core"
 import { Command, InvalidArgumentError, Option } from "commander";
 import { openMigratedDatabase } from "../runtime.ts";
 import type { Role } from "../serve.ts";
+import { addBankCommands } from "./bank-commands.ts";
 import { addKycCommands } from "./kyc-commands.ts";
 import { addOperatorCommands } from "./operator-commands.ts";
 
@@ -138,5 +139,6 @@ export function buildCli(): Command {
 
   addOperatorCommands(program, keys);
   addKycCommands(program);
+  addBankCommands(program);
   return program;
 }

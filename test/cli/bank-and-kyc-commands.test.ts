@@ -1,0 +1,63 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { useTempDir, useTestDatabase } from "../support/test-database.ts";
+import { runCli } from "./run-cli.ts";
+
+/** Several `payments` processes in a row: generous under the full suite's load (see operator-commands). */
+const CLI_TEST_TIMEOUT_MS = 180_000;
+
+describe("payments bank and kyc commands, as finance and operators run them", () => {
+  const database = useTestDatabase({ migrate: false });
+  const dataDir = useTempDir("mpbank-");
+  const env = () => ({
+    DATA_DIR: dataDir,
+    DATABASE_URL: process.env.DATABASE_URL ? database.connectionString : undefined,
+  });
+
+  it(
+    "imports a CSV statement once, lists what matched nothing, and records a return",
+    async () => {
+      const file = join(dataDir, "statement.csv");
+      writeFileSync(
+        file,
+        "booking_date,account_number,direction,amount,currency,bank_reference,reference,counterparty\n" +
+          "2026-11-24,800000000099,CREDIT,75.00,USD,BNK-77,INV-9,Somebody\n",
+      );
+      const first = await runCli(["bank", "import", file, "--operator", "fin"], env());
+      expect(first.code, first.stderr).toBe(0);
+      expect(JSON.parse(first.stdout)).toMatchObject({ format: "csv", lines: 1, credited: 0, unmatched: 1 });
+      const again = await runCli(["bank", "import", file], env());
+      expect(JSON.parse(again.stdout)).toMatchObject({ lines: 1, unmatched: 0, already_imported: 1 });
+
+      const listed = await runCli(["bank", "unmatched", "--json"], env());
+      const [line] = listed.stdout
+        .trim()
+        .split("\n")
+        .map((text) => JSON.parse(text));
+      expect(line).toMatchObject({ amount: "75.00", reason: "no virtual account has the number 800000000099" });
+      const returned = await runCli(["bank", "return", "--line", line.id, "--reason", "unknown payer"], env());
+      expect(returned.code, returned.stderr).toBe(0);
+      expect((await runCli(["bank", "unmatched"], env())).stdout).toContain("0 unmatched lines");
+
+      writeFileSync(file, "booking_date,account_number\n2026-11-24,1\n");
+      const refused = await runCli(["bank", "import", file], env());
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain("header has no direction column");
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "lists an empty review queue and refuses a decision on an unknown attempt",
+    async () => {
+      const listed = await runCli(["kyc", "list"], env());
+      expect(listed.code, listed.stderr).toBe(0);
+      expect(listed.stdout).toContain("0 reviews");
+      const refused = await runCli(["kyc", "reject", "00000000-0000-4000-8000-000000000000", "--reason", "x"], env());
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toMatch(/KYC review not found/);
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
+});
