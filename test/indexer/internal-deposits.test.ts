@@ -129,6 +129,7 @@ describe("Tron internal transactions", () => {
       confirmations: CONFIRMATIONS,
       batchSize: 50,
       tokens: [...node.tokens],
+      network: "regtest",
     });
     const address = TronKey.fromLabel("internal-deposits-wallet").address;
     await paidByContractOnce({

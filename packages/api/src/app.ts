@@ -26,8 +26,6 @@ type RateLimit = ReturnType<typeof perKeyRateLimit>;
 /** State the app keeps across requests besides AppDeps: made once by createApp. */
 interface Guards {
   rateLimit: RateLimit;
-  /** Keyless routes that cost work (GET /v1/chains): limited per client address. */
-  clientRateLimit: RateLimit;
   oneRequestPerKey: OneRequestPerKey;
 }
 
@@ -79,7 +77,7 @@ async function admit(
   route: AnyRoute,
   deps: AppDeps,
   rateLimit: RateLimit,
-  clientRateLimit: RateLimit,
+  clientRateLimit: RateLimit | undefined,
   req: Request,
   res: Response,
 ): Promise<AdmittedRequest> {
@@ -87,7 +85,7 @@ async function admit(
   if (route.auth) {
     merchant = await authenticate(deps.db, req);
     rateLimit(merchant.keyId, res);
-  } else if (route.limitPerClient) {
+  } else if (clientRateLimit) {
     clientRateLimit(req.ip ?? req.socket.remoteAddress ?? "", res);
   }
   const params = route.params ? parseOrThrow(route.params, req.params, "path") : {};
@@ -164,11 +162,13 @@ const nestedErrors: RequestHandler = (_req, res, next) => {
 };
 
 function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, guards: Guards, json: RequestHandler): void {
+  // Keyless routes that cost work (GET /v1/chains): each has its own budget per client address.
+  const clientRateLimit = route.limitPerClient ? perClientRateLimit(deps.rateLimitPerMinute) : undefined;
   const path = route.path.replace(/\{(\w+)\}/g, ":$1");
   // A body is read only where the route takes one: elsewhere it is ignored, whatever it holds.
   const before = [...(route.nestedErrors ? [nestedErrors] : []), ...(route.body ? [json] : [])];
   app[route.method](path, ...before, async (req: Request, res: Response) => {
-    const request = await admit(route, deps, guards.rateLimit, guards.clientRateLimit, req, res);
+    const request = await admit(route, deps, guards.rateLimit, clientRateLimit, req, res);
     const idempotency = request.idempotency;
     const answer = idempotency
       ? await guards.oneRequestPerKey.run(idempotency.merchantId, idempotency.key, () => perform(route, request, deps))
@@ -227,7 +227,6 @@ export function createApp(deps: AppDeps): Express {
   const json = express.json({ limit: deps.bodyLimit ?? "64kb" });
   const guards: Guards = {
     rateLimit: perKeyRateLimit(deps.rateLimitPerMinute),
-    clientRateLimit: perClientRateLimit(deps.rateLimitPerMinute),
     oneRequestPerKey: new OneRequestPerKey(),
   };
   // Before the body parser and authentication: in production every sandbox path is 403, whatever is sent.
