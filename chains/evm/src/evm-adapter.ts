@@ -4,7 +4,6 @@ import {
   type ChainAdapter,
   type ChainConfig,
   ChainMisconfiguredError,
-  ChainMovedError,
   type EvmChainId,
   type EvmTraceMethod,
   expectedNetworks,
