@@ -211,9 +211,13 @@ async function bitcoinBlockTransactions(url: string, height: number): Promise<st
   return block.tx.slice(1);
 }
 
+let solanaPayments = 0;
+
 export async function startSolanaChain(): Promise<TestChain> {
   const node = await startSolanaTestNode();
   const chainConfig = config("SOLANA", { rpcUrl: node.url, tokens: [...node.tokens], network: "regtest" });
+  const usdcMint = node.tokens.find((t) => t.asset === "USDC")?.address;
+  if (!usdcMint) throw new Error("the Solana test node has no USDC");
   return {
     chain: "SOLANA",
     config: chainConfig,
@@ -221,7 +225,13 @@ export async function startSolanaChain(): Promise<TestChain> {
     adapter: () => createSolanaAdapter(chainConfig, { timeoutMs: 2_000 }),
     address: () => Keypair.generate().publicKey.toBase58(),
     async pay(to, amount) {
-      const signature = node.transferToken(to, "USDC", amount);
+      // Every payment a distinct transaction: the node signs against the finalized blockhash (genesis for
+      // the first 32 blocks), so two equal payments to an address whose token account a reorg removed
+      // would otherwise be byte-identical, one signature for two payments.
+      const signature = node.send([
+        { kind: "token", mint: usdcMint, to, amount },
+        { kind: "memo", text: `payment ${++solanaPayments}` },
+      ]);
       node.mine();
       return signature;
     },
