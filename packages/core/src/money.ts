@@ -9,11 +9,14 @@ export const USD_DECIMALS = 6;
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 
 /**
+ * Named for what they do, unlike viem's formatUnits/parseUnits (which the chain code also imports
+ * and which behave differently: viem's never pads and its parse rounds).
+ *
  * Renders `raw` smallest units as a decimal string with at least `minFractionDigits` fractional
  * digits, more only where the asset has non-zero digits beyond them (never rounded):
  * 12_500000n (6 dp) -> "12.500000", 123n (18 dp) -> "0.000000000000000123".
  */
-export function formatUnits(raw: bigint, decimals: number, minFractionDigits = 6): string {
+export function unitsToDecimal(raw: bigint, decimals: number, minFractionDigits = 6): string {
   const negative = raw < 0n;
   const abs = negative ? -raw : raw;
   const base = 10n ** BigInt(decimals);
@@ -27,14 +30,14 @@ export function formatUnits(raw: bigint, decimals: number, minFractionDigits = 6
 
 /** USD micro-units as the 6-digit decimal string of the API. */
 export function formatUsd(micros: bigint): string {
-  return formatUnits(micros, USD_DECIMALS, USD_DECIMALS);
+  return unitsToDecimal(micros, USD_DECIMALS, USD_DECIMALS);
 }
 
 /**
  * Parses a non-negative decimal string into smallest units. Returns null when the string is not a
  * plain decimal or has more fractional digits than the asset allows (no silent rounding).
  */
-export function parseUnits(value: string, decimals: number): bigint | null {
+export function decimalToUnits(value: string, decimals: number): bigint | null {
   const match = DECIMAL.exec(value.trim());
   if (!match) return null;
   const whole = match[1] ?? "0";

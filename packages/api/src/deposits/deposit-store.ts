@@ -1,4 +1,4 @@
-import { type ChainId, formatUnits, formatUsd } from "@mp/core";
+import { type ChainId, formatUsd, unitsToDecimal } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import type { Page } from "../http/envelope.ts";
 import type { Pagination } from "../http/pagination.ts";
@@ -67,7 +67,7 @@ export function toDepositResource(row: DepositRow, heads: ReadonlyMap<ChainId, n
     block_height: height,
     confirmations,
     required_confirmations: row.required_confirmations,
-    amount: formatUnits(BigInt(row.amount_raw), row.decimals),
+    amount: unitsToDecimal(BigInt(row.amount_raw), row.decimals),
     amount_raw: row.amount_raw,
     amount_usd: usd(row.amount_usd_micros),
     fee_usd: usd(row.fee_usd_micros),

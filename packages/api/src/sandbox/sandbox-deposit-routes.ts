@@ -2,11 +2,11 @@ import { randomUUID } from "node:crypto";
 import {
   type ChainId,
   ConflictError,
+  decimalToUnits,
   ForbiddenError,
   isEvmChain,
   NotFoundError,
   normalizeAddress,
-  parseUnits,
   ValidationError,
 } from "@mp/core";
 import type { AnyRoute } from "../http/route.ts";
@@ -76,7 +76,7 @@ export const sandboxDepositRoute = defineRoute({
         .join(", ");
       throw new ValidationError(`${chain} sandbox assets are ${known}`, "asset");
     }
-    const amountRaw = parseUnits(body.amount, asset.decimals);
+    const amountRaw = decimalToUnits(body.amount, asset.decimals);
     if (amountRaw === null || amountRaw <= 0n) {
       throw new ValidationError(`must be a positive amount with at most ${asset.decimals} decimals`, "amount");
     }

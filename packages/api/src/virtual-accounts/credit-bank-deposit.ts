@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ConflictError, NotFoundError, parseUnits, USD_DECIMALS, ValidationError } from "@mp/core";
+import { ConflictError, decimalToUnits, NotFoundError, USD_DECIMALS, ValidationError } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { postBankDeposit } from "@mp/ledger";
 import type { BankDepositResource } from "./bank-deposit-schemas.ts";
@@ -24,7 +24,7 @@ export async function creditBankDeposit(
   // A bank returns money sent to an account that is not open; so does the sandbox.
   if (row.status !== "ACTIVE")
     throw new ConflictError(`Virtual account is ${row.status}; it accepts deposits once ACTIVE`);
-  const amountUsdMicros = parseUnits(input.amount, USD_DECIMALS);
+  const amountUsdMicros = decimalToUnits(input.amount, USD_DECIMALS);
   if (amountUsdMicros === null || amountUsdMicros <= 0n) {
     throw new ValidationError("amount: must be a positive decimal USD amount", "amount");
   }

@@ -1,4 +1,4 @@
-import { formatUnits, parseUnits } from "@mp/core";
+import { decimalToUnits, unitsToDecimal } from "@mp/core";
 
 /**
  * Exact arithmetic on rate strings (plain decimals, USD per unit): each is read as an integer at
@@ -16,7 +16,7 @@ export function parseRate(rate: string): ScaledRate | null {
   if (!PLAIN_DECIMAL.test(rate)) return null;
   const dot = rate.indexOf(".");
   const scale = dot === -1 ? 0 : rate.length - dot - 1;
-  const units = parseUnits(rate, scale);
+  const units = decimalToUnits(rate, scale);
   return units === null ? null : { units, scale };
 }
 
@@ -33,7 +33,7 @@ export function rateUnits(rate: ScaledRate, scale: number): bigint {
 
 /** The shortest plain decimal for `units` at `scale`: trailing zeros and a bare point dropped. */
 export function formatRate(units: bigint, scale: number): string {
-  return formatUnits(units, scale, 0);
+  return unitsToDecimal(units, scale, 0);
 }
 
 /** -1, 0 or 1 as a < b, a = b, a > b. */

@@ -1,4 +1,12 @@
-import { type AppConfig, ConfigError, createLogger, formatUnits, formatUsd, type Logger, loadConfig } from "@mp/core";
+import {
+  type AppConfig,
+  ConfigError,
+  createLogger,
+  formatUsd,
+  type Logger,
+  loadConfig,
+  unitsToDecimal,
+} from "@mp/core";
 import { exportWalletsCsv, verifyCustody } from "@mp/custody";
 import type { Database } from "@mp/db";
 import { loadEncryptionKeyring } from "@mp/encryption";
@@ -102,7 +110,7 @@ export function addOperatorCommands(program: Command, keys: Command): void {
         customer_id: d.customerId,
         chain: d.chain,
         asset: d.asset,
-        amount: formatUnits(BigInt(d.amountRaw), d.decimals),
+        amount: unitsToDecimal(BigInt(d.amountRaw), d.decimals),
         from_address: d.fromAddress,
         tx_hash: d.txHash,
         held_reason: d.heldReason,
