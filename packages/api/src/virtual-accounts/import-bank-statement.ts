@@ -23,18 +23,9 @@ export interface StatementImportResult {
   alreadyImported: number;
 }
 
-export interface StoredStatementLine {
+/** A statement line as recorded: the parsed line (less its identity hash) and what became of it. */
+export interface StoredStatementLine extends Omit<StatementLine, "identity"> {
   id: string;
-  location: string;
-  account: string;
-  direction: "CREDIT" | "DEBIT";
-  reversal: boolean;
-  amount: string;
-  currency: string;
-  bookingDate: string;
-  bankReference: string;
-  reference: string | null;
-  counterparty: string | null;
   status: "CREDITED" | "UNMATCHED" | "ASSIGNED" | "RETURNED" | "RECORDED";
   reason: string | null;
   virtualAccountId: string | null;
