@@ -1,0 +1,28 @@
+/**
+ * The one list of event types (`resource.action`). Every event the service appends has one of these
+ * types; README "Events" documents each with an example body.
+ */
+export const EVENT_TYPES = [
+  "customer.created",
+  "customer.status_changed",
+  "verification_submission.created",
+  "verification_submission.status_changed",
+  "virtual_account.created",
+  "virtual_account.status_changed",
+  "wallet.created",
+  "deposit.pending",
+  "deposit.confirmed",
+  "deposit.reversed",
+  "deposit.held",
+  "deposit.released",
+  "deposit.returned",
+  "bank_deposit.created",
+  "bank_deposit.held",
+  "bank_deposit.released",
+  "bank_deposit.returned",
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** The object kinds events carry, as named in `object_type` and in the event body. */
+export type EventObjectType = "customer" | "verification_submission" | "virtual_account" | "wallet" | "deposit" | "bank_deposit";
