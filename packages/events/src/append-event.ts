@@ -19,7 +19,10 @@ export interface AppendEventInput {
  * object's row lock (it is changing the row), which serialises versions of one object; the unique
  * (object_id, object_version) turns a missed lock into an error instead of a duplicate version.
  */
-export async function appendEvent(client: Queryable, input: AppendEventInput): Promise<{ id: string; version: number }> {
+export async function appendEvent(
+  client: Queryable,
+  input: AppendEventInput,
+): Promise<{ id: string; version: number }> {
   const id = randomUUID();
   const result = await client.query<{ object_version: number }>(
     `INSERT INTO events (id, merchant_id, environment, type, object_type, object_id, object_version, data, idempotency_key)
@@ -28,7 +31,15 @@ export async function appendEvent(client: Queryable, input: AppendEventInput): P
             $6::jsonb, $7
        FROM merchants m WHERE m.id = $2
      RETURNING object_version`,
-    [id, input.merchantId, input.type, input.objectType, input.objectId, JSON.stringify(input.data), input.idempotencyKey ?? null],
+    [
+      id,
+      input.merchantId,
+      input.type,
+      input.objectType,
+      input.objectId,
+      JSON.stringify(input.data),
+      input.idempotencyKey ?? null,
+    ],
   );
   const row = result.rows[0];
   if (!row) throw new Error(`appendEvent: merchant ${input.merchantId} not found`);

@@ -25,4 +25,10 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** The object kinds events carry, as named in `object_type` and in the event body. */
-export type EventObjectType = "customer" | "verification_submission" | "virtual_account" | "wallet" | "deposit" | "bank_deposit";
+export type EventObjectType =
+  | "customer"
+  | "verification_submission"
+  | "virtual_account"
+  | "wallet"
+  | "deposit"
+  | "bank_deposit";
