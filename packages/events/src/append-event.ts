@@ -23,25 +23,47 @@ export async function appendEvent(
   client: Queryable,
   input: AppendEventInput,
 ): Promise<{ id: string; version: number }> {
-  const id = randomUUID();
-  const result = await client.query<{ object_version: number }>(
+  const [appended] = await appendEvents(client, [input]);
+  if (!appended) throw new Error(`appendEvent: merchant ${input.merchantId} not found`);
+  return appended;
+}
+
+/**
+ * Appends many events in one statement (the indexer's chunks of up to 500 deposits), in the order
+ * given: versions follow that order, also for two events of one object in the same call (a deposit
+ * confirmed into a hold is `deposit.confirmed` then `deposit.held`). Same rules as appendEvent.
+ */
+export async function appendEvents(
+  client: Queryable,
+  inputs: readonly AppendEventInput[],
+): Promise<Array<{ id: string; version: number }>> {
+  if (inputs.length === 0) return [];
+  const ids = inputs.map(() => randomUUID());
+  const result = await client.query<{ id: string; object_version: number }>(
     `INSERT INTO events (id, merchant_id, environment, type, object_type, object_id, object_version, data, idempotency_key)
-     SELECT $1, m.id, m.environment, $3, $4, $5,
-            COALESCE((SELECT max(object_version) FROM events WHERE object_id = $5), 0) + 1,
-            $6::jsonb, $7
-       FROM merchants m WHERE m.id = $2
-     RETURNING object_version`,
+     SELECT e.id, m.id, m.environment, e.type, e.object_type, e.object_id,
+            COALESCE((SELECT max(v.object_version) FROM events v WHERE v.object_id = e.object_id), 0)
+              + row_number() OVER (PARTITION BY e.object_id ORDER BY e.ord),
+            e.data::jsonb, e.idempotency_key
+       FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+            WITH ORDINALITY AS e(id, merchant_id, type, object_type, object_id, data, idempotency_key, ord)
+       JOIN merchants m ON m.id = e.merchant_id
+      ORDER BY e.ord
+     RETURNING id, object_version`,
     [
-      id,
-      input.merchantId,
-      input.type,
-      input.objectType,
-      input.objectId,
-      JSON.stringify(input.data),
-      input.idempotencyKey ?? null,
+      ids,
+      inputs.map((i) => i.merchantId),
+      inputs.map((i) => i.type),
+      inputs.map((i) => i.objectType),
+      inputs.map((i) => i.objectId),
+      inputs.map((i) => JSON.stringify(i.data)),
+      inputs.map((i) => i.idempotencyKey ?? null),
     ],
   );
-  const row = result.rows[0];
-  if (!row) throw new Error(`appendEvent: merchant ${input.merchantId} not found`);
-  return { id, version: row.object_version };
+  if (result.rows.length !== inputs.length) {
+    throw new Error(`appendEvents: ${inputs.length - result.rows.length} events name no merchant`);
+  }
+  // RETURNING has no defined order: answer in the order of the inputs.
+  const versions = new Map(result.rows.map((row) => [row.id, row.object_version]));
+  return ids.map((id) => ({ id, version: versions.get(id) ?? 0 }));
 }

@@ -1,2 +1,12 @@
-export { type AppendEventInput, appendEvent } from "./append-event.ts";
+export { type AppendEventInput, appendEvent, appendEvents } from "./append-event.ts";
+export {
+  appendDepositEvents,
+  DEPOSIT_COLUMNS,
+  DEPOSIT_STATUSES,
+  type DepositResource,
+  type DepositRow,
+  depositResource,
+  HOLD_STATUSES,
+  toDepositResource,
+} from "./deposit-resource.ts";
 export { EVENT_TYPES, type EventObjectType, type EventType } from "./event-types.ts";

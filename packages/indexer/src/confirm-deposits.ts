@@ -1,5 +1,6 @@
 import { AppError, type ChainId, feeMicros, type Logger, toUsdMicros, USD_STABLECOINS } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
+import { appendDepositEvents } from "@mp/events";
 import { cryptoAllowedSql, postDepositCredits } from "@mp/ledger";
 import type { RateProvider } from "@mp/providers";
 
@@ -36,9 +37,10 @@ const DEEP_ENOUGH = "chain = $1 AND status = 'PENDING' AND block_height <= $2::b
  * Confirms every PENDING deposit of the chain with enough confirmations at `head`, in transactions
  * of up to CHUNK deposits: lock the rows, keep those still PENDING, value each in USD (stablecoins
  * 1:1, other assets at the provider's rate now), take the merchant's fee, post the credits in bulk
- * and mark them CONFIRMED with their credit entries. A deposit whose customer may not receive crypto
- * when it confirms (a rejected verification) is credited to the merchant's held account instead of
- * available, and marked HELD. The row lock and the ledger's per-deposit idempotency make the credit
+ * and mark them CONFIRMED with their credit entries, each with its `deposit.confirmed` event. A
+ * deposit whose customer may not receive crypto when it confirms (a rejected verification) is
+ * credited to the merchant's held account instead of available, marked HELD, and gets
+ * `deposit.held` too. The row lock and the ledger's per-deposit idempotency make the credit
  * exactly-once whatever crashes or repeats.
  *
  * Rates are asked per asset first (outside any transaction). A deposit whose asset has no rate is
@@ -191,5 +193,12 @@ async function confirmChunk(
   if (updated.rowCount !== credits.length) {
     throw new AppError("internal_error", `confirmed ${updated.rowCount} of ${credits.length} locked deposits`);
   }
+  await appendDepositEvents(
+    client,
+    credits.flatMap((c) => [
+      { type: "deposit.confirmed" as const, depositId: c.depositId },
+      ...(c.held ? [{ type: "deposit.held" as const, depositId: c.depositId }] : []),
+    ]),
+  );
   return credits.length;
 }

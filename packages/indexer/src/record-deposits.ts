@@ -1,11 +1,13 @@
 import { type ChainId, normalizeAddress, type ObservedTransfer } from "@mp/core";
 import type { Queryable } from "@mp/db";
+import { appendDepositEvents } from "@mp/events";
 
 /**
  * Inserts the observed transfers as PENDING deposits, each resolved to its wallet, merchant and
  * customer through `destinations` (chain, address_key). A transfer already recorded (a rescan)
  * is skipped by the live-identity index (migrations/0023), so this is safe to repeat; a transfer
- * to an address that has no destination is dropped. Returns how many rows were new.
+ * to an address that has no destination is dropped. Each new row gets its `deposit.pending` event in
+ * the same transaction. Returns how many rows were new.
  */
 export async function recordDeposits(
   q: Queryable,
@@ -14,7 +16,7 @@ export async function recordDeposits(
   transfers: readonly ObservedTransfer[],
 ): Promise<number> {
   if (transfers.length === 0) return 0;
-  const result = await q.query(
+  const result = await q.query<{ id: string }>(
     `INSERT INTO deposits (id, merchant_id, wallet_id, destination_id, customer_id, chain, asset, contract_address,
        from_address, to_address, tx_hash, position, block_height, block_hash, decimals, amount_raw,
        required_confirmations)
@@ -29,7 +31,8 @@ export async function recordDeposits(
        JOIN wallets w ON w.id = d.wallet_id
       WHERE t.amount_raw > 0
       ORDER BY t.ord
-     ON CONFLICT (chain, tx_hash, position) WHERE status <> 'REVERSED' DO NOTHING`,
+     ON CONFLICT (chain, tx_hash, position) WHERE status <> 'REVERSED' DO NOTHING
+     RETURNING id`,
     [
       chain,
       requiredConfirmations,
@@ -46,5 +49,9 @@ export async function recordDeposits(
       transfers.map((t) => t.amountRaw.toString()),
     ],
   );
-  return result.rowCount ?? 0;
+  await appendDepositEvents(
+    q,
+    result.rows.map((row) => ({ type: "deposit.pending" as const, depositId: row.id })),
+  );
+  return result.rows.length;
 }

@@ -1,5 +1,6 @@
 import type { ChainId } from "@mp/core";
 import type { Queryable } from "@mp/db";
+import { appendDepositEvents } from "@mp/events";
 import { postDepositReversal } from "@mp/ledger";
 import { deleteBlocksAbove } from "./block-store.ts";
 import { moveCursor } from "./cursor-store.ts";
@@ -13,7 +14,8 @@ export interface RollbackResult {
 
 /**
  * Undoes everything above `ancestor`, inside the caller's transaction: live deposits in those blocks
- * become REVERSED (a credited one gets its reversal entry), their block hashes are forgotten and the
+ * become REVERSED (a credited one gets its reversal entry) with a `deposit.reversed` event each, their
+ * block hashes are forgotten and the
  * cursor moves back to `ancestor` (NULL when that is below the start height). Returns null, having
  * changed nothing the caller should keep, when the cursor is no longer at `expectedCursor`.
  */
@@ -44,6 +46,10 @@ export async function rollBackAbove(
       [row.id, reversalEntryId],
     );
   }
+  await appendDepositEvents(
+    q,
+    rows.map((row) => ({ type: "deposit.reversed" as const, depositId: row.id })),
+  );
   await deleteBlocksAbove(q, chain, ancestor);
   return { reversed: rows.length, creditsReversed };
 }

@@ -1,5 +1,6 @@
 import { ConflictError, NotFoundError } from "@mp/core";
 import type { Queryable } from "@mp/db";
+import { appendDepositEvents } from "@mp/events";
 import { z } from "zod";
 import { idSchema, parseInput } from "./inputs.ts";
 import { findEntry, type LineSpec, postEntry } from "./journal-entry.ts";
@@ -130,6 +131,10 @@ async function resolve(
       WHERE id = $1`,
     [deposit.depositId, kind === "held_release" ? "RELEASED" : "RETURNED", entryId, returnReason],
   );
+  // The merchant learns of the operator's decision from the event, in the same transaction.
+  await appendDepositEvents(client, [
+    { type: kind === "held_release" ? "deposit.released" : "deposit.returned", depositId: deposit.depositId },
+  ]);
   return { entryId };
 }
 
