@@ -104,6 +104,7 @@ async function admit(
       params,
       query,
       body,
+      idempotencyKey: key,
     }),
     idempotency: key !== undefined && merchant ? { merchantId: merchant.merchantId, key } : undefined,
   };

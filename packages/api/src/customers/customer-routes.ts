@@ -18,8 +18,8 @@ export const createCustomerRoute = defineRoute({
   response: customerResource,
   successStatus: 202,
   errorStatuses: [409, 503],
-  async handler({ merchant, body, sql, deps }) {
-    const customer = await insertCustomer(sql, merchant.merchantId, body);
+  async handler({ merchant, body, sql, deps, idempotencyKey }) {
+    const customer = await insertCustomer(sql, merchant.merchantId, body, idempotencyKey);
     // Enqueued in the same transaction: the job exists exactly when the customer does.
     await deps.jobs.send(PROVISION_CUSTOMER_JOB, { customerId: customer.id }, { client: sql });
     return { status: 202, data: customer, message: "Customer created; verification profile is being provisioned" };

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError } from "@mp/core";
 import { type Queryable, queryNamed, SqlState, sqlState } from "@mp/db";
+import { appendEvent } from "@mp/events";
 import type { Page } from "../http/envelope.ts";
 import type { Pagination } from "../http/pagination.ts";
 import { listPage } from "../shared/list-page.ts";
@@ -51,10 +52,29 @@ export function toCustomerResource(row: CustomerRow): CustomerResource {
   };
 }
 
+/** The customer's event (the row is new or locked by the caller, which serialises its versions). */
+export async function appendCustomerEvent(
+  sql: Queryable,
+  type: "customer.created" | "customer.status_changed" | "customer.updated",
+  merchantId: string,
+  customer: CustomerResource,
+  idempotencyKey?: string,
+): Promise<void> {
+  await appendEvent(sql, {
+    merchantId,
+    type,
+    objectType: "customer",
+    objectId: customer.id,
+    data: customer,
+    idempotencyKey: idempotencyKey ?? null,
+  });
+}
+
 export async function insertCustomer(
   sql: Queryable,
   merchantId: string,
   input: CreateCustomerBody,
+  idempotencyKey?: string,
 ): Promise<CustomerResource> {
   try {
     const result = await sql.query<CustomerRow>(
@@ -73,7 +93,9 @@ export async function insertCustomer(
     );
     const row = result.rows[0];
     if (!row) throw new Error("INSERT returned no row");
-    return toCustomerResource(row);
+    const customer = toCustomerResource(row);
+    await appendCustomerEvent(sql, "customer.created", merchantId, customer, idempotencyKey);
+    return customer;
   } catch (error) {
     if (sqlState(error) === SqlState.uniqueViolation) {
       throw new ConflictError("A customer with this external_reference already exists");
@@ -125,12 +147,18 @@ export function listCustomers(
   );
 }
 
-/** Provisioning finished at the KYC provider: PROVISIONING -> NOT_STARTED, once. */
+/**
+ * Provisioning finished at the KYC provider: PROVISIONING -> NOT_STARTED, once, with its
+ * `customer.status_changed` event (so `sql` is a transaction).
+ */
 export async function markCustomerProvisioned(sql: Queryable, customerId: string, profileId: string): Promise<boolean> {
-  const result = await sql.query(
+  const result = await sql.query<CustomerRow & { merchant_id: string }>(
     `UPDATE customers SET status = 'NOT_STARTED', provider_profile_id = $2, updated_at = now()
-     WHERE id = $1 AND status = 'PROVISIONING'`,
+     WHERE id = $1 AND status = 'PROVISIONING' RETURNING merchant_id, ${COLUMNS}`,
     [customerId, profileId],
   );
-  return (result.rowCount ?? 0) > 0;
+  const row = result.rows[0];
+  if (!row) return false;
+  await appendCustomerEvent(sql, "customer.status_changed", row.merchant_id, toCustomerResource(row));
+  return true;
 }

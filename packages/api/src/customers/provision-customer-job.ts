@@ -23,6 +23,6 @@ export async function provisionCustomer(
     type: customer.type,
     email: customer.email,
   });
-  const changed = await markCustomerProvisioned(deps.db, data.customerId, profile.profileId);
+  const changed = await deps.db.tx((client) => markCustomerProvisioned(client, data.customerId, profile.profileId));
   if (changed) deps.logger.info({ customerId: data.customerId }, "customer verification profile provisioned");
 }

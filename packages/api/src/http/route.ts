@@ -30,6 +30,11 @@ export interface HandlerContext<P, Q, B, R = undefined> {
   query: Q;
   body: B;
   /**
+   * The request's X-Idempotency-Key on idempotent routes (undefined elsewhere): stores record it in
+   * the events of the changes the request makes.
+   */
+  idempotencyKey: string | undefined;
+  /**
    * Where the handler reads and writes: the transaction of the idempotency record on idempotent
    * routes (so the effect and its recorded answer commit together), the pool elsewhere.
    */

@@ -1,4 +1,5 @@
 import type { Queryable } from "@mp/db";
+import { appendCustomerEvent, toCustomerResource } from "../customers/customer-store.ts";
 import type { VerificationTier } from "./verification-payload-schemas.ts";
 import type { VerificationStatus } from "./verification-schemas.ts";
 
@@ -87,17 +88,32 @@ export async function latestAttempts(sql: Queryable, customerId: string): Promis
 
 /**
  * Writes the derived verification fields onto the customer. Callers hold the customer's row lock
- * (taken first, before touching its submissions) so two outcomes never interleave.
+ * (taken first, before touching its submissions) so two outcomes never interleave. A change the
+ * merchant can see is an event in the same transaction: `customer.status_changed` when the status
+ * moved, else `customer.updated` when tiers, capabilities or reasons did; none when nothing changed.
  */
 export async function refreshCustomerVerification(
   sql: Queryable,
   customerId: string,
+  idempotencyKey?: string,
 ): Promise<CustomerVerificationState> {
   const state = deriveCustomerVerification(await latestAttempts(sql, customerId));
-  await sql.query(
-    `UPDATE customers SET status = $2, tier_1_complete = $3, tier_2_complete = $4, capabilities = $5::jsonb,
+  // `before` is read in the same statement, under the caller's lock: the row as it was.
+  const result = await sql.query<
+    Parameters<typeof toCustomerResource>[0] & { merchant_id: string; status_before: string; changed: boolean }
+  >(
+    `WITH before AS (
+       SELECT status, tier_1_complete, tier_2_complete, capabilities, rejection_reasons FROM customers WHERE id = $1
+     )
+     UPDATE customers c SET status = $2, tier_1_complete = $3, tier_2_complete = $4, capabilities = $5::jsonb,
        rejection_reasons = $6::jsonb, updated_at = now()
-     WHERE id = $1`,
+     FROM before b
+     WHERE c.id = $1
+     RETURNING c.merchant_id, c.id, c.type, c.first_name, c.last_name, c.business_name, c.email, c.external_reference,
+       c.status, c.tier_1_complete, c.tier_2_complete, c.capabilities, c.rejection_reasons, c.created_at, c.updated_at,
+       b.status AS status_before,
+       (b.tier_1_complete, b.tier_2_complete, b.capabilities, b.rejection_reasons)
+         IS DISTINCT FROM (c.tier_1_complete, c.tier_2_complete, c.capabilities, c.rejection_reasons) AS changed`,
     [
       customerId,
       state.status,
@@ -107,6 +123,11 @@ export async function refreshCustomerVerification(
       JSON.stringify(state.rejection_reasons),
     ],
   );
+  const row = result.rows[0];
+  if (row && (row.status_before !== row.status || row.changed)) {
+    const type = row.status_before !== row.status ? "customer.status_changed" : "customer.updated";
+    await appendCustomerEvent(sql, type, row.merchant_id, toCustomerResource(row), idempotencyKey);
+  }
   return state;
 }
 

@@ -28,7 +28,13 @@ import { insertSubmission } from "./verification-store.ts";
 export async function submitVerification(
   sql: Queryable,
   deps: Pick<AppDeps, "encryption" | "jobs">,
-  input: { merchantId: string; customerId: string; tier: VerificationTier; body: unknown },
+  input: {
+    merchantId: string;
+    customerId: string;
+    tier: VerificationTier;
+    body: unknown;
+    idempotencyKey?: string | undefined;
+  },
 ): Promise<VerificationSubmissionResource> {
   const customer = await lockCustomer(sql, input.merchantId, input.customerId);
   if (!customer) throw new NotFoundError("Customer");
@@ -52,15 +58,19 @@ export async function submitVerification(
   const id = randomUUID();
   let submission: VerificationSubmissionResource;
   try {
-    submission = await insertSubmission(sql, {
-      id,
-      merchantId: input.merchantId,
-      customerId: customer.id,
-      customerType: customer.type,
-      tier: input.tier,
-      attempt: (previous?.attempt ?? 0) + 1,
-      payload: deps.encryption.sealJson(payload, id),
-    });
+    submission = await insertSubmission(
+      sql,
+      {
+        id,
+        merchantId: input.merchantId,
+        customerId: customer.id,
+        customerType: customer.type,
+        tier: input.tier,
+        attempt: (previous?.attempt ?? 0) + 1,
+        payload: deps.encryption.sealJson(payload, id),
+      },
+      input.idempotencyKey,
+    );
   } catch (error) {
     // The row lock makes this unreachable in practice; the unique indexes are the last word.
     if (sqlState(error) === SqlState.uniqueViolation) {
@@ -68,7 +78,7 @@ export async function submitVerification(
     }
     throw error;
   }
-  await refreshCustomerVerification(sql, customer.id);
+  await refreshCustomerVerification(sql, customer.id, input.idempotencyKey);
   await deps.jobs.send(SUBMIT_VERIFICATION_REVIEW_JOB, { submissionId: id, check: 0 }, { client: sql });
   return submission;
 }

@@ -26,12 +26,13 @@ export const submitVerificationRoute = defineRoute({
   response: verificationSubmissionResource,
   successStatus: 202,
   errorStatuses: [404, 409, 503],
-  async handler({ merchant, params, body, sql, deps }) {
+  async handler({ merchant, params, body, sql, deps, idempotencyKey }) {
     const submission = await submitVerification(sql, deps, {
       merchantId: merchant.merchantId,
       customerId: params.customer_id,
       tier: body.tier,
       body,
+      idempotencyKey,
     });
     return { status: 202, data: submission, message: "Verification submitted for review" };
   },

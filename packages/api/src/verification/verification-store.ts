@@ -1,5 +1,6 @@
 import type { Queryable } from "@mp/db";
 import type { SealedValue } from "@mp/encryption";
+import { appendEvent } from "@mp/events";
 import type { Page } from "../http/envelope.ts";
 import type { Pagination } from "../http/pagination.ts";
 import { listPage } from "../shared/list-page.ts";
@@ -39,6 +40,24 @@ function toResource(row: SubmissionRow): VerificationSubmissionResource {
   };
 }
 
+/** The attempt's event, in the transaction that changed it (which holds its customer's lock). */
+async function appendSubmissionEvent(
+  sql: Queryable,
+  type: "verification_submission.created" | "verification_submission.status_changed",
+  merchantId: string,
+  submission: VerificationSubmissionResource,
+  idempotencyKey?: string,
+): Promise<void> {
+  await appendEvent(sql, {
+    merchantId,
+    type,
+    objectType: "verification_submission",
+    objectId: submission.id,
+    data: submission,
+    idempotencyKey: idempotencyKey ?? null,
+  });
+}
+
 export async function insertSubmission(
   sql: Queryable,
   input: {
@@ -50,6 +69,7 @@ export async function insertSubmission(
     attempt: number;
     payload: SealedValue;
   },
+  idempotencyKey?: string,
 ): Promise<VerificationSubmissionResource> {
   const result = await sql.query<SubmissionRow>(
     `INSERT INTO verification_submissions
@@ -69,7 +89,9 @@ export async function insertSubmission(
   );
   const row = result.rows[0];
   if (!row) throw new Error("INSERT returned no row");
-  return toResource(row);
+  const submission = toResource(row);
+  await appendSubmissionEvent(sql, "verification_submission.created", input.merchantId, submission, idempotencyKey);
+  return submission;
 }
 
 /** One attempt of this merchant's customer, or undefined (another merchant's looks exactly like a missing one). */
@@ -186,7 +208,8 @@ export async function approvedPayload(
 
 /**
  * The customer-visible effect of handing the attempt to the provider, applied once: the status moves
- * SUBMITTED -> PENDING only if no other run of the job got there first (`provider_checks`).
+ * SUBMITTED -> PENDING only if no other run of the job got there first (`provider_checks`), with its
+ * `verification_submission.status_changed` event (so `sql` is a transaction).
  */
 export async function markSubmissionPending(
   sql: Queryable,
@@ -194,13 +217,21 @@ export async function markSubmissionPending(
   expectedChecks: number,
   reviewId: string,
 ): Promise<boolean> {
-  const result = await sql.query(
+  const result = await sql.query<SubmissionRow & { merchant_id: string }>(
     `UPDATE verification_submissions
      SET status = 'PENDING', provider_review_id = $3, provider_checks = provider_checks + 1, updated_at = now()
-     WHERE id = $1 AND status = 'SUBMITTED' AND provider_checks = $2`,
+     WHERE id = $1 AND status = 'SUBMITTED' AND provider_checks = $2
+     RETURNING merchant_id, ${COLUMNS}`,
     [submissionId, expectedChecks, reviewId],
   );
-  return (result.rowCount ?? 0) > 0;
+  return statusChanged(sql, result.rows[0]);
+}
+
+/** After a guarded status update: its event when the update applied; whether it did. */
+async function statusChanged(sql: Queryable, row: (SubmissionRow & { merchant_id: string }) | undefined) {
+  if (!row) return false;
+  await appendSubmissionEvent(sql, "verification_submission.status_changed", row.merchant_id, toResource(row));
+  return true;
 }
 
 /** Records the provider's decision once (PENDING -> decided); false when already applied. */
@@ -210,12 +241,13 @@ export async function recordSubmissionOutcome(
   expectedChecks: number,
   outcome: { status: "APPROVED" | "REQUIRES_REVIEW" | "REJECTED"; reasons: string[] },
 ): Promise<boolean> {
-  const result = await sql.query(
+  const result = await sql.query<SubmissionRow & { merchant_id: string }>(
     `UPDATE verification_submissions
      SET status = $3, rejection_reasons = $4::jsonb, completed_at = now(), provider_checks = provider_checks + 1,
        updated_at = now()
-     WHERE id = $1 AND status = 'PENDING' AND provider_checks = $2`,
+     WHERE id = $1 AND status = 'PENDING' AND provider_checks = $2
+     RETURNING merchant_id, ${COLUMNS}`,
     [submissionId, expectedChecks, outcome.status, JSON.stringify(outcome.reasons)],
   );
-  return (result.rowCount ?? 0) > 0;
+  return statusChanged(sql, result.rows[0]);
 }

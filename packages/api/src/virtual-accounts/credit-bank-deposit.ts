@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError, decimalToUnits, NotFoundError, USD_DECIMALS, ValidationError } from "@mp/core";
 import type { Queryable } from "@mp/db";
+import { appendEvent } from "@mp/events";
 import { postBankDeposit } from "@mp/ledger";
 import type { BankDepositResource } from "./bank-deposit-schemas.ts";
 import { insertBankDeposit } from "./bank-deposit-store.ts";
@@ -9,11 +10,18 @@ import { insertBankDeposit } from "./bank-deposit-store.ts";
  * Money arrived on a virtual account: records the deposit and credits the merchant's USD balance
  * with one balanced ledger entry (bank_clearing -> merchant_available), in the caller's transaction.
  * The ledger entry is idempotent per deposit id, and the caller's idempotency key makes a replayed
- * request answer the first result instead of crediting again.
+ * request answer the first result instead of crediting again. The merchant's `bank_deposit.created`
+ * event (the deposit is credited when created) is appended in the same transaction.
  */
 export async function creditBankDeposit(
   sql: Queryable,
-  input: { merchantId: string; virtualAccountId: string; amount: string; reference: string | null },
+  input: {
+    merchantId: string;
+    virtualAccountId: string;
+    amount: string;
+    reference: string | null;
+    idempotencyKey?: string | undefined;
+  },
 ): Promise<BankDepositResource> {
   const account = await sql.query<{ customer_id: string; status: string }>(
     "SELECT customer_id, status FROM virtual_accounts WHERE merchant_id = $1 AND id = $2 FOR SHARE",
@@ -30,7 +38,7 @@ export async function creditBankDeposit(
   }
   const id = randomUUID();
   const { entryId } = await postBankDeposit(sql, { bankDepositId: id, merchantId: input.merchantId, amountUsdMicros });
-  return insertBankDeposit(sql, {
+  const deposit = await insertBankDeposit(sql, {
     id,
     merchantId: input.merchantId,
     virtualAccountId: input.virtualAccountId,
@@ -39,4 +47,13 @@ export async function creditBankDeposit(
     reference: input.reference,
     ledgerEntryId: entryId,
   });
+  await appendEvent(sql, {
+    merchantId: input.merchantId,
+    type: "bank_deposit.created",
+    objectType: "bank_deposit",
+    objectId: deposit.id,
+    data: deposit,
+    idempotencyKey: input.idempotencyKey ?? null,
+  });
+  return deposit;
 }

@@ -7,7 +7,12 @@ import { lockCustomer } from "../verification/customer-verification.ts";
 import { loadVerifiedHolder } from "../verification/verified-holder.ts";
 import { CHECK_VIRTUAL_ACCOUNT_JOB } from "./virtual-account-activation-job.ts";
 import type { VirtualAccountResource } from "./virtual-account-schemas.ts";
-import { findLiveVirtualAccount, insertVirtualAccount, presentVirtualAccount } from "./virtual-account-store.ts";
+import {
+  appendVirtualAccountEvent,
+  findLiveVirtualAccount,
+  insertVirtualAccount,
+  presentVirtualAccount,
+} from "./virtual-account-store.ts";
 
 /** What the bank was asked before the request's transaction (see askBankForAccount). */
 export interface BankAccountAsked {
@@ -71,7 +76,13 @@ function accountId(customerId: string, currency: string, declined: string): stri
 export async function openVirtualAccount(
   sql: Queryable,
   deps: Pick<AppDeps, "encryption" | "jobs">,
-  input: { merchantId: string; customerId: string; currency: "USD"; asked: BankAccountAsked },
+  input: {
+    merchantId: string;
+    customerId: string;
+    currency: "USD";
+    asked: BankAccountAsked;
+    idempotencyKey?: string | undefined;
+  },
 ): Promise<{ account: VirtualAccountResource; created: boolean }> {
   const customer = await lockCustomer(sql, input.merchantId, input.customerId);
   if (!customer) throw new NotFoundError("Customer");
@@ -108,6 +119,7 @@ export async function openVirtualAccount(
     }
     throw error;
   }
+  await appendVirtualAccountEvent(sql, "virtual_account.created", row, deps.encryption, input.idempotencyKey);
   await deps.jobs.send(
     CHECK_VIRTUAL_ACCOUNT_JOB,
     { virtualAccountId: id, check: 0 },

@@ -6,7 +6,7 @@ import { loadVirtualAccount, recordActivationOutcome } from "./virtual-account-s
 /** Asks the bank whether a PROVISIONING account is active yet (-> ACTIVE or FAILED). */
 export const CHECK_VIRTUAL_ACCOUNT_JOB = "virtual-account.check-activation";
 
-export type ActivationJobDeps = Pick<AppDeps, "db" | "jobs" | "banking" | "logger">;
+export type ActivationJobDeps = Pick<AppDeps, "db" | "jobs" | "banking" | "encryption" | "logger">;
 
 export const activationJobData = z.object({ virtualAccountId: z.uuid(), check: z.number().int().min(0) });
 export type ActivationJobData = z.infer<typeof activationJobData>;
@@ -44,7 +44,9 @@ export async function checkVirtualAccountActivation(deps: ActivationJobDeps, dat
     await next();
     return;
   }
-  const applied = await recordActivationOutcome(deps.db, row.id, data.check, state);
+  const applied = await deps.db.tx((client) =>
+    recordActivationOutcome(client, deps.encryption, row.id, data.check, state),
+  );
   if (applied)
     deps.logger.info({ virtualAccountId: row.id, status: state.status }, "virtual account provisioning decided");
 }

@@ -34,13 +34,14 @@ export const createVirtualAccountRoute = defineRoute({
     });
     return { asked, release: () => undefined };
   },
-  async handler({ merchant, body, sql, deps, res, prepared }) {
+  async handler({ merchant, body, sql, deps, res, prepared, idempotencyKey }) {
     res.set(NO_STORE);
     const { account, created } = await openVirtualAccount(sql, deps, {
       merchantId: merchant.merchantId,
       customerId: body.customer_id,
       currency: body.currency,
       asked: prepared.asked,
+      idempotencyKey,
     });
     return created
       ? { status: 201, data: account, message: "Virtual account is being provisioned" }
@@ -101,7 +102,7 @@ export const sandboxBankDepositRoute = defineRoute({
   response: bankDepositResource,
   successStatus: 201,
   errorStatuses: [403, 404, 409],
-  async handler({ merchant, body, sql, deps }) {
+  async handler({ merchant, body, sql, deps, idempotencyKey }) {
     // Simulated money never reaches a production ledger: refused for production keys and deployments.
     if (merchant.environment !== "sandbox" || deps.environment !== "sandbox") {
       throw new ForbiddenError("Simulated bank deposits are only available with sandbox API keys");
@@ -111,6 +112,7 @@ export const sandboxBankDepositRoute = defineRoute({
       virtualAccountId: body.virtual_account_id,
       amount: body.amount,
       reference: body.reference ?? null,
+      idempotencyKey,
     });
     return { status: 201, data: deposit, message: "Bank deposit received and credited" };
   },

@@ -1,5 +1,6 @@
 import type { Queryable } from "@mp/db";
 import type { EncryptionKeyring, SealedValue } from "@mp/encryption";
+import { appendEvent } from "@mp/events";
 import { iso } from "../shared/sql-filters.ts";
 import {
   storedInstructions,
@@ -104,28 +105,57 @@ export async function loadVirtualAccount(
   return result.rows[0];
 }
 
-/** PROVISIONING -> ACTIVE or FAILED, once (guarded by the job chain's `provider_checks`). */
+/**
+ * The account's event, in the transaction that changed it. Its `data` is the masked form (what a list
+ * shows): events are stored in plain JSON and sent to webhook receivers, and full bank details stay
+ * encrypted at rest and are shown only by GET /v1/virtual-accounts/{id}.
+ */
+export async function appendVirtualAccountEvent(
+  sql: Queryable,
+  type: "virtual_account.created" | "virtual_account.status_changed",
+  row: VirtualAccountRow,
+  keyring: EncryptionKeyring,
+  idempotencyKey?: string,
+): Promise<void> {
+  await appendEvent(sql, {
+    merchantId: row.merchant_id,
+    type,
+    objectType: "virtual_account",
+    objectId: row.id,
+    data: presentVirtualAccount(row, keyring, "masked"),
+    idempotencyKey: idempotencyKey ?? null,
+  });
+}
+
+/**
+ * PROVISIONING -> ACTIVE or FAILED, once (guarded by the job chain's `provider_checks`), with its
+ * `virtual_account.status_changed` event (so `sql` is a transaction).
+ */
 export async function recordActivationOutcome(
   sql: Queryable,
+  keyring: EncryptionKeyring,
   virtualAccountId: string,
   expectedChecks: number,
   outcome: { status: "ACTIVE" } | { status: "FAILED"; reason: string },
 ): Promise<boolean> {
   const result =
     outcome.status === "ACTIVE"
-      ? await sql.query(
+      ? await sql.query<VirtualAccountRow>(
           `UPDATE virtual_accounts SET status = 'ACTIVE', activated_at = now(), provider_checks = provider_checks + 1,
              updated_at = now()
-           WHERE id = $1 AND status = 'PROVISIONING' AND provider_checks = $2`,
+           WHERE id = $1 AND status = 'PROVISIONING' AND provider_checks = $2 RETURNING ${COLUMNS}`,
           [virtualAccountId, expectedChecks],
         )
-      : await sql.query(
+      : await sql.query<VirtualAccountRow>(
           `UPDATE virtual_accounts SET status = 'FAILED', failed_at = now(), failure_reason = $3,
              provider_checks = provider_checks + 1, updated_at = now()
-           WHERE id = $1 AND status = 'PROVISIONING' AND provider_checks = $2`,
+           WHERE id = $1 AND status = 'PROVISIONING' AND provider_checks = $2 RETURNING ${COLUMNS}`,
           [virtualAccountId, expectedChecks, outcome.reason],
         );
-  return (result.rowCount ?? 0) > 0;
+  const row = result.rows[0];
+  if (!row) return false;
+  await appendVirtualAccountEvent(sql, "virtual_account.status_changed", row, keyring);
+  return true;
 }
 
 /**

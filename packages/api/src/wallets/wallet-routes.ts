@@ -27,13 +27,14 @@ export const createWalletRoute = defineRoute({
   errorStatuses: [404, 409, 422],
   // The slot and its addresses are settled before the transaction (WalletSlots.reserve).
   prepare: ({ merchant, deps }) => deps.walletSlots.reserve(merchant.merchantId),
-  async handler({ merchant, body, sql, prepared }) {
+  async handler({ merchant, body, sql, prepared, idempotencyKey }) {
     const wallet = await createWallet(sql, {
       merchantId: merchant.merchantId,
       customerId: body.customer_id,
       label: body.label,
       slot: prepared.slot,
       addresses: prepared.addresses,
+      idempotencyKey,
     });
     return { status: 201, data: wallet, message: "Wallet created" };
   },

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { CHAIN_IDS, type ChainId, CustomerNotVerifiedError, NotFoundError, normalizeAddress } from "@mp/core";
 import { type Queryable, queryNamed } from "@mp/db";
+import { appendEvent } from "@mp/events";
 import { cryptoAllowedSql } from "@mp/ledger";
 import type { DerivedAddress } from "../deps.ts";
 import type { Page } from "../http/envelope.ts";
@@ -101,11 +102,19 @@ const INSERT_WALLET = {
 
 /**
  * Creates a wallet and its ten destinations at the slot (merchant account, wallet index) reserved for
- * this request (WalletIndexAllocator), with the addresses derived from that slot. One round trip.
+ * this request (WalletIndexAllocator), with the addresses derived from that slot, in one round trip;
+ * its `wallet.created` event in a second (the event holds the wallet as answered).
  */
 export async function createWallet(
   sql: Queryable,
-  input: { merchantId: string; customerId: string; label: string; slot: WalletSlot; addresses: DerivedAddress[] },
+  input: {
+    merchantId: string;
+    customerId: string;
+    label: string;
+    slot: WalletSlot;
+    addresses: DerivedAddress[];
+    idempotencyKey?: string | undefined;
+  },
 ): Promise<WalletResource> {
   const walletId = randomUUID();
   const derived = input.addresses;
@@ -136,7 +145,16 @@ export async function createWallet(
     last_attempted_at: d.last_attempted_at === null ? null : new Date(d.last_attempted_at),
     provisioned_at: d.provisioned_at === null ? null : new Date(d.provisioned_at),
   }));
-  return toWallet(row, destinations);
+  const wallet = toWallet(row, destinations);
+  await appendEvent(sql, {
+    merchantId: input.merchantId,
+    type: "wallet.created",
+    objectType: "wallet",
+    objectId: wallet.id,
+    data: wallet,
+    idempotencyKey: input.idempotencyKey ?? null,
+  });
+  return wallet;
 }
 
 export async function findWallet(
