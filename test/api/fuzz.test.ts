@@ -314,7 +314,8 @@ describe("hostile input over every route", () => {
       api.call(merchant.apiKey, path, { method: "POST", idempotencyKey: `seed-${path}-${Math.random()}`, json });
     const customer = (await post("/v1/customers", { type: "INDIVIDUAL", first_name: "F", last_name: "Z" })).body.data;
     const wallet = (await post("/v1/wallets", { customer_id: customer.id, label: "fuzz" })).body.data;
-    ids = [customer.id, wallet.id, wallet.destinations[0].id, merchant.merchantId];
+    const event = (await api.call(merchant.apiKey, "/v1/events?limit=1")).body.data.items[0];
+    ids = [customer.id, wallet.id, wallet.destinations[0].id, merchant.merchantId, event.id];
     const document = await api.call(undefined, "/openapi.json");
     answers = new OpenApiAnswers(document.body);
   });

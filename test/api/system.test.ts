@@ -84,6 +84,8 @@ describe("health, readiness, chains, rates, OpenAPI", () => {
       "/api/rates",
       "/v1/customers",
       "/v1/customers/{customer_id}",
+      "/v1/events",
+      "/v1/events/{id}",
       "/metrics",
       "/openapi.json",
     ]) {

@@ -2,6 +2,7 @@ import { balanceRoutes } from "./balance/balance-routes.ts";
 import { chainRoutes } from "./chains/chain-routes.ts";
 import { customerRoutes } from "./customers/customer-routes.ts";
 import { depositRoutes } from "./deposits/deposit-routes.ts";
+import { eventRoutes } from "./events/event-routes.ts";
 import type { AnyRoute } from "./http/route.ts";
 import { openApiRoute } from "./openapi/openapi-route.ts";
 import { rateRoutes } from "./rates/rate-routes.ts";
@@ -23,5 +24,6 @@ export const allRoutes: AnyRoute[] = [
   ...balanceRoutes,
   ...virtualAccountRoutes,
   ...sandboxRoutes,
+  ...eventRoutes,
 ];
 allRoutes.push(openApiRoute(() => allRoutes));

@@ -21,6 +21,8 @@ export interface AppConfig {
   chainsConfigPath: string | undefined;
   chains: ChainsConfig | undefined;
   rateLimitPerMinute: number;
+  /** Events older than this many days are pruned (EVENT_RETENTION_DAYS, at least 30). */
+  eventRetentionDays: number;
   /** Which outside provider serves each role (services/payments builds them in one place). */
   providers: ProviderChoice;
   /** Bearer token `GET /metrics` requires; unset: open in a sandbox, refused at start in production. */
@@ -80,6 +82,8 @@ const envSchema = z.object({
   ENCRYPTION_KEY_FILE: z.string().min(1).optional(),
   CHAINS_CONFIG: z.string().min(1).optional(),
   RATE_LIMIT_PER_MINUTE: intString(1, 1_000_000).optional(),
+  // Merchants are promised at least 30 days of events (GET /v1/events, redelivery).
+  EVENT_RETENTION_DAYS: intString(30, 36_500).optional(),
   RATES_PROVIDER: z.enum(RATES_PROVIDERS).optional(),
   KYC_PROVIDER: z.enum(KYC_PROVIDERS).optional(),
   BANKING_PROVIDER: z.enum(BANKING_PROVIDERS).optional(),
@@ -196,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     chainsConfigPath: e.CHAINS_CONFIG,
     chains: e.CHAINS_CONFIG ? loadChainsConfigFile(e.CHAINS_CONFIG) : undefined,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE ?? 600,
+    eventRetentionDays: e.EVENT_RETENTION_DAYS ?? 30,
     providers: {
       rates: e.RATES_PROVIDER ?? "sandbox",
       kyc: e.KYC_PROVIDER ?? "sandbox",

@@ -10,3 +10,4 @@ export {
   toDepositResource,
 } from "./deposit-resource.ts";
 export { EVENT_TYPES, type EventObjectType, type EventType } from "./event-types.ts";
+export { MIN_EVENT_RETENTION_DAYS, pruneEvents } from "./prune-events.ts";

@@ -20,6 +20,7 @@ import {
 } from "@mp/core";
 import type { Custody } from "@mp/custody";
 import { loadEncryptionKeyring } from "@mp/encryption";
+import { pruneEvents } from "@mp/events";
 import { forgetChain, getIndexerStates } from "@mp/indexer";
 import { createJobQueue, type JobQueue } from "@mp/jobs";
 import { collectDefaultMetrics, Registry } from "prom-client";
@@ -168,6 +169,12 @@ export async function serve(options: {
     const sweep = setInterval(() => {
       sweepIdempotencyKeys(db).catch((error: unknown) =>
         logger.warn({ err: String(error) }, "idempotency sweep failed"),
+      );
+      pruneEvents(db, config.eventRetentionDays).then(
+        (deleted) => {
+          if (deleted > 0) logger.info({ deleted, retentionDays: config.eventRetentionDays }, "old events pruned");
+        },
+        (error: unknown) => logger.warn({ err: String(error) }, "event prune failed"),
       );
     }, 3_600_000);
     sweep.unref();

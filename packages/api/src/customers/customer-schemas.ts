@@ -34,7 +34,7 @@ export const createCustomerBody = z
   });
 export type CreateCustomerBody = z.infer<typeof createCustomerBody>;
 
-const rfc3339 = z.iso.datetime({ offset: true, message: "must be an RFC 3339 timestamp" });
+export const rfc3339 = z.iso.datetime({ offset: true, message: "must be an RFC 3339 timestamp" });
 
 export const listCustomersQuery = z.object({
   external_reference: z.string().min(1).optional(),

@@ -1,0 +1,56 @@
+import { depositResource, EVENT_TYPES } from "@mp/events";
+import { z } from "zod";
+import { customerResource, rfc3339 } from "../customers/customer-schemas.ts";
+import { verificationSubmissionResource } from "../verification/verification-schemas.ts";
+import { bankDepositResource } from "../virtual-accounts/bank-deposit-schemas.ts";
+import { virtualAccountResource } from "../virtual-accounts/virtual-account-schemas.ts";
+import { walletResource } from "../wallets/wallet-schemas.ts";
+
+export const EVENT_OBJECT_TYPES = [
+  "customer",
+  "verification_submission",
+  "virtual_account",
+  "wallet",
+  "deposit",
+  "bank_deposit",
+] as const;
+
+export const listEventsQuery = z.object({
+  type: z.enum(EVENT_TYPES).optional(),
+  object_id: z.string().trim().min(1).max(200).optional(),
+  created_from: rfc3339.optional(),
+  created_to: rfc3339.optional(),
+  // TODO(webhooks, issue 13): `delivery_failed=true` (events with a failed delivery) joins the webhook
+  // delivery tables, which the webhooks branch adds; it is added to this query and to listEvents there.
+});
+
+export const eventIdParams = z.object({ id: z.uuid("must be a UUID") });
+
+export const eventResource = z.object({
+  id: z.uuid().describe("The event's id: the same on every delivery of it (the webhook-id header)"),
+  type: z.enum(EVENT_TYPES),
+  object_type: z.enum(EVENT_OBJECT_TYPES),
+  object_id: z.string(),
+  object_version: z
+    .number()
+    .int()
+    .min(1)
+    .describe("Per object: 1 for its first event, then one more for each; a receiver keeps the highest it saw"),
+  environment: z.enum(["sandbox", "production"]),
+  idempotency_key: z
+    .string()
+    .nullable()
+    .describe("The X-Idempotency-Key of the request that caused the change; null for background changes"),
+  created_at: z.iso.datetime(),
+  data: z
+    .union([
+      customerResource,
+      verificationSubmissionResource,
+      virtualAccountResource,
+      walletResource,
+      depositResource,
+      bankDepositResource,
+    ])
+    .describe("The object as it was right after the change, in the form its GET returns (bank details masked)"),
+});
+export type EventResource = z.infer<typeof eventResource>;
