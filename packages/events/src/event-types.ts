@@ -5,8 +5,6 @@
 export const EVENT_TYPES = [
   "customer.created",
   "customer.status_changed",
-  // Tiers, capabilities or reasons changed while the status did not (TIER_2 approved on an APPROVED customer).
-  "customer.updated",
   "verification_submission.created",
   "verification_submission.status_changed",
   "virtual_account.created",

@@ -55,7 +55,7 @@ export function toCustomerResource(row: CustomerRow): CustomerResource {
 /** The customer's event (the row is new or locked by the caller, which serialises its versions). */
 export async function appendCustomerEvent(
   sql: Queryable,
-  type: "customer.created" | "customer.status_changed" | "customer.updated",
+  type: "customer.created" | "customer.status_changed",
   merchantId: string,
   customer: CustomerResource,
   idempotencyKey?: string,

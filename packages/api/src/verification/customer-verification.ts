@@ -88,9 +88,9 @@ export async function latestAttempts(sql: Queryable, customerId: string): Promis
 
 /**
  * Writes the derived verification fields onto the customer. Callers hold the customer's row lock
- * (taken first, before touching its submissions) so two outcomes never interleave. A change the
- * merchant can see is an event in the same transaction: `customer.status_changed` when the status
- * moved, else `customer.updated` when tiers, capabilities or reasons did; none when nothing changed.
+ * (taken first, before touching its submissions) so two outcomes never interleave. A change of the
+ * verification state (status, tiers, capabilities or reasons) is a `customer.status_changed` event in
+ * the same transaction; re-deriving an unchanged state appends none.
  */
 export async function refreshCustomerVerification(
   sql: Queryable,
@@ -99,9 +99,7 @@ export async function refreshCustomerVerification(
 ): Promise<CustomerVerificationState> {
   const state = deriveCustomerVerification(await latestAttempts(sql, customerId));
   // `before` is read in the same statement, under the caller's lock: the row as it was.
-  const result = await sql.query<
-    Parameters<typeof toCustomerResource>[0] & { merchant_id: string; status_before: string; changed: boolean }
-  >(
+  const result = await sql.query<Parameters<typeof toCustomerResource>[0] & { merchant_id: string; changed: boolean }>(
     `WITH before AS (
        SELECT status, tier_1_complete, tier_2_complete, capabilities, rejection_reasons FROM customers WHERE id = $1
      )
@@ -111,9 +109,8 @@ export async function refreshCustomerVerification(
      WHERE c.id = $1
      RETURNING c.merchant_id, c.id, c.type, c.first_name, c.last_name, c.business_name, c.email, c.external_reference,
        c.status, c.tier_1_complete, c.tier_2_complete, c.capabilities, c.rejection_reasons, c.created_at, c.updated_at,
-       b.status AS status_before,
-       (b.tier_1_complete, b.tier_2_complete, b.capabilities, b.rejection_reasons)
-         IS DISTINCT FROM (c.tier_1_complete, c.tier_2_complete, c.capabilities, c.rejection_reasons) AS changed`,
+       (b.status, b.tier_1_complete, b.tier_2_complete, b.capabilities, b.rejection_reasons)
+         IS DISTINCT FROM (c.status, c.tier_1_complete, c.tier_2_complete, c.capabilities, c.rejection_reasons) AS changed`,
     [
       customerId,
       state.status,
@@ -124,9 +121,8 @@ export async function refreshCustomerVerification(
     ],
   );
   const row = result.rows[0];
-  if (row && (row.status_before !== row.status || row.changed)) {
-    const type = row.status_before !== row.status ? "customer.status_changed" : "customer.updated";
-    await appendCustomerEvent(sql, type, row.merchant_id, toCustomerResource(row), idempotencyKey);
+  if (row?.changed) {
+    await appendCustomerEvent(sql, "customer.status_changed", row.merchant_id, toCustomerResource(row), idempotencyKey);
   }
   return state;
 }
