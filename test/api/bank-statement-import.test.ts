@@ -155,6 +155,22 @@ describe("banking by statement import", () => {
       stranger.id,
     ]);
     expect(audit.rows).toEqual([{ actor: "finance", action: "bank.assign" }]);
+    // Imported and assigned credits are events too, with no request (so no idempotency key) behind them.
+    const events = (await api.call(m.apiKey, "/v1/events?type=bank_deposit.created&limit=200")).body.data.items;
+    const ofStatement = events.filter((e: { data: { reference: string } }) =>
+      ["INV-1", "INV-2", "INV-?"].includes(e.data.reference),
+    );
+    expect(
+      ofStatement.map((e: { data: { reference: string; amount: string }; idempotency_key: string | null }) => [
+        e.data.reference,
+        e.data.amount,
+        e.idempotency_key,
+      ]),
+    ).toEqual([
+      ["INV-?", "40.000000", null],
+      ["INV-2", "250.250000", null],
+      ["INV-1", "100.000000", null],
+    ]);
   });
 
   it("refuses a malformed file whole: nothing is recorded or credited", async () => {
