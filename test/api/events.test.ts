@@ -5,7 +5,6 @@ import {
   createCustomer,
   decided,
   individualTier1,
-  individualTier2,
   nextKey,
   submit,
   tier2Customer,

@@ -119,7 +119,7 @@ describe("deposit events from the indexer", () => {
       amount_usd: expect.stringMatching(/^\d+\.\d{6}$/),
     });
     expect(depositResource.parse(confirmed?.data)).toEqual(confirmed?.data);
-    expect(BigInt((confirmed?.data.net_amount_usd as string).replace(".", ""))).toBe(
+    expect(BigInt(String(confirmed?.data.net_amount_usd).replace(".", ""))).toBe(
       BigInt(credited?.net_amount_usd_micros ?? -1),
     );
 
