@@ -1,14 +1,7 @@
 import { pruneEvents } from "@mp/events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
-import {
-  createCustomer,
-  decided,
-  individualTier1,
-  nextKey,
-  submit,
-  tier2Customer,
-} from "./verification-fixtures.ts";
+import { createCustomer, decided, individualTier1, nextKey, submit, tier2Customer } from "./verification-fixtures.ts";
 
 interface ApiEvent {
   id: string;
