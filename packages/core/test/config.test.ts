@@ -61,3 +61,13 @@ describe("METRICS_TOKEN", () => {
     expect(configError({ METRICS_TOKEN: token, METRICS_TOKEN_FILE: file }).message).toMatch(/not both/);
   });
 });
+
+describe("EVENT_RETENTION_DAYS", () => {
+  it("defaults to 30 days and may only be raised: fewer than 30 is refused", () => {
+    expect(loadConfig({}).eventRetentionDays).toBe(30);
+    expect(loadConfig({ EVENT_RETENTION_DAYS: "90" }).eventRetentionDays).toBe(90);
+    for (const value of ["29", "0", "-1", "30.5", "a month"]) {
+      expect(configError({ EVENT_RETENTION_DAYS: value }).setting, value).toBe("EVENT_RETENTION_DAYS");
+    }
+  });
+});

@@ -52,6 +52,7 @@ export function listEvents(
     .add("object_id = $?", filters.object_id)
     .add("created_at >= $?", filters.created_from)
     .add("created_at <= $?", filters.created_to);
+  // TODO(webhooks, issue 13): filters.delivery_failed -> `EXISTS (a failed delivery of the event)` here.
   return listPage<EventRow, EventResource>(
     sql,
     {
