@@ -40,14 +40,20 @@ export async function appendEvents(
   if (inputs.length === 0) return [];
   const ids = inputs.map(() => randomUUID());
   const result = await client.query<{ id: string; object_version: number }>(
-    `INSERT INTO events (id, merchant_id, environment, type, object_type, object_id, object_version, data, idempotency_key)
+    `WITH e AS (
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
+              WITH ORDINALITY AS e(id, merchant_id, type, object_type, object_id, data, idempotency_key, ord)
+     ), latest AS (
+       -- One grouped read for the whole call, not a lookup per row (which a planner that still thinks
+       -- the table is empty runs as a scan per row: quadratic in an indexer catch-up).
+       SELECT object_id, max(object_version) AS version FROM events
+        WHERE object_id IN (SELECT object_id FROM e) GROUP BY object_id
+     )
+     INSERT INTO events (id, merchant_id, environment, type, object_type, object_id, object_version, data, idempotency_key)
      SELECT e.id, m.id, m.environment, e.type, e.object_type, e.object_id,
-            COALESCE((SELECT max(v.object_version) FROM events v WHERE v.object_id = e.object_id), 0)
-              + row_number() OVER (PARTITION BY e.object_id ORDER BY e.ord),
+            COALESCE(latest.version, 0) + row_number() OVER (PARTITION BY e.object_id ORDER BY e.ord),
             e.data::jsonb, e.idempotency_key
-       FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
-            WITH ORDINALITY AS e(id, merchant_id, type, object_type, object_id, data, idempotency_key, ord)
-       JOIN merchants m ON m.id = e.merchant_id
+       FROM e JOIN merchants m ON m.id = e.merchant_id LEFT JOIN latest ON latest.object_id = e.object_id
       ORDER BY e.ord
      RETURNING id, object_version`,
     [
