@@ -40,10 +40,23 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
 }
 
 /** Starts `payments serve` in the background; resolves once it logs that the API listens. */
-export function startService(
+export async function startService(
   args: string[],
   env: Record<string, string | undefined>,
 ): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const started = await startRole(args, env, /"url":"(http:\/\/[^"]+)".*api listening/);
+  return { child: started.child, url: started.match[1] ?? "", output: started.output };
+}
+
+/**
+ * Starts `payments serve` in the background; resolves once its output matches `ready` (a role
+ * without the API: `--role worker` logs "workers ready").
+ */
+export function startRole(
+  args: string[],
+  env: Record<string, string | undefined>,
+  ready: RegExp,
+): Promise<{ child: ChildProcess; match: RegExpExecArray; output: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(TSX, [MAIN, "serve", ...args], {
       cwd: ROOT,
@@ -54,10 +67,10 @@ export function startService(
     const timer = setTimeout(() => reject(new Error(`service did not start:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk;
-      const match = /"url":"(http:\/\/[^"]+)".*api listening/.exec(output);
-      if (match?.[1]) {
+      const match = ready.exec(output);
+      if (match) {
         clearTimeout(timer);
-        resolve({ child, url: match[1], output: () => output });
+        resolve({ child, match, output: () => output });
       }
     };
     child.stdout.on("data", onData);

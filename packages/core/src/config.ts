@@ -21,6 +21,8 @@ export interface AppConfig {
   chainsConfigPath: string | undefined;
   chains: ChainsConfig | undefined;
   rateLimitPerMinute: number;
+  /** JOB_HEARTBEAT_SECONDS: a job silent this long (its worker killed or hung) is retried elsewhere. */
+  jobHeartbeatSeconds: number;
   /** Which outside provider serves each role (services/payments builds them in one place). */
   providers: ProviderChoice;
   /** Bearer token `GET /metrics` requires; unset: open in a sandbox, refused at start in production. */
@@ -80,6 +82,8 @@ const envSchema = z.object({
   ENCRYPTION_KEY_FILE: z.string().min(1).optional(),
   CHAINS_CONFIG: z.string().min(1).optional(),
   RATE_LIMIT_PER_MINUTE: intString(1, 1_000_000).optional(),
+  // pg-boss refuses a heartbeat under 10 s.
+  JOB_HEARTBEAT_SECONDS: intString(10, 3600).optional(),
   RATES_PROVIDER: z.enum(RATES_PROVIDERS).optional(),
   KYC_PROVIDER: z.enum(KYC_PROVIDERS).optional(),
   BANKING_PROVIDER: z.enum(BANKING_PROVIDERS).optional(),
@@ -196,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     chainsConfigPath: e.CHAINS_CONFIG,
     chains: e.CHAINS_CONFIG ? loadChainsConfigFile(e.CHAINS_CONFIG) : undefined,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE ?? 600,
+    jobHeartbeatSeconds: e.JOB_HEARTBEAT_SECONDS ?? 10,
     providers: {
       rates: e.RATES_PROVIDER ?? "sandbox",
       kyc: e.KYC_PROVIDER ?? "sandbox",
