@@ -50,18 +50,22 @@ export async function startService(
 
 /**
  * Starts `payments serve` in the background; resolves once its output matches `ready` (a role
- * without the API: `--role worker` logs "workers ready").
+ * without the API: `--role worker` logs "workers ready"). `processGroup`: the service runs in a
+ * process group of its own, so killHard can end it: tsx runs the service in a child node process,
+ * and a SIGKILL of tsx alone would leave that child running.
  */
 export function startRole(
   args: string[],
   env: Record<string, string | undefined>,
   ready: RegExp,
+  options: { processGroup?: boolean } = {},
 ): Promise<{ child: ChildProcess; match: RegExpExecArray; output: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(TSX, [MAIN, "serve", ...args], {
       cwd: ROOT,
       env: cleanEnv({ LOG_LEVEL: "info", ...env }),
       stdio: ["ignore", "pipe", "pipe"],
+      detached: options.processGroup === true,
     });
     let output = "";
     const timer = setTimeout(() => reject(new Error(`service did not start:\n${output}`)), 60_000);
@@ -80,6 +84,12 @@ export function startRole(
       reject(new Error(`service exited with ${code}:\n${output}`));
     });
   });
+}
+
+/** `kill -9` of a service started with `processGroup`: tsx and the node process running the service. */
+export function killHard(child: ChildProcess): void {
+  if (child.pid === undefined) throw new Error("the process has no pid");
+  process.kill(-child.pid, "SIGKILL");
 }
 
 export function waitForExit(child: ChildProcess, timeoutMs = 20_000): Promise<number | null> {

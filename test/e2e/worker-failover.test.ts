@@ -1,0 +1,219 @@
+import type { ChildProcess } from "node:child_process";
+import { createMerchant } from "@mp/api";
+import type { Database } from "@mp/db";
+import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
+import { DEFAULT_JOB_HEARTBEAT_SECONDS, jobRedeliveryBoundSeconds } from "@mp/jobs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { individualTier1 } from "../api/verification-fixtures.ts";
+import { killHard, startRole, startService, waitForExit } from "../cli/run-cli.ts";
+import { eventually } from "../support/api-harness.ts";
+import { useTempDir } from "../support/test-database.ts";
+import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "./several-processes.ts";
+
+const TIMEOUT_MS = 240_000;
+/** The bound the queue promises, plus room for a loaded 2-core machine's scheduling. */
+const REDELIVERY_LIMIT_MS = (jobRedeliveryBoundSeconds(DEFAULT_JOB_HEARTBEAT_SECONDS) + 8) * 1000;
+
+/**
+ * Every UPDATE of a customer or a verification attempt, recorded by a trigger of this test's database
+ * (an observer only): an effect applied twice shows as a second row even when it writes the same values.
+ */
+const OBSERVE_UPDATES = `
+  CREATE TABLE test_row_updates (seq bigserial PRIMARY KEY, tbl text NOT NULL, id uuid NOT NULL,
+    old_status text NOT NULL, new_status text NOT NULL);
+  CREATE FUNCTION test_record_update() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO test_row_updates (tbl, id, old_status, new_status) VALUES (TG_TABLE_NAME, NEW.id, OLD.status, NEW.status);
+    RETURN NEW;
+  END $$;
+  CREATE TRIGGER test_customer_updates AFTER UPDATE ON customers FOR EACH ROW EXECUTE FUNCTION test_record_update();
+  CREATE TRIGGER test_submission_updates AFTER UPDATE ON verification_submissions
+    FOR EACH ROW EXECUTE FUNCTION test_record_update();
+`;
+
+async function updatesOf(db: Database, id: string): Promise<string[]> {
+  const { rows } = await db.query<{ old_status: string; new_status: string }>(
+    "SELECT old_status, new_status FROM test_row_updates WHERE id = $1 ORDER BY seq",
+    [id],
+  );
+  return rows.map((r) => `${r.old_status}->${r.new_status}`);
+}
+
+/** The job of `queue` whose data names `field` = `id` (there must be exactly one). */
+async function theJob(db: Database, queue: string, field: string, id: string) {
+  const { rows } = await db.query<{ state: string; retry_count: number; started_on: Date | null; output: unknown }>(
+    "SELECT state, retry_count, started_on, output FROM pgboss.job WHERE name = $1 AND data->>$2 = $3",
+    [queue, field, id],
+  );
+  expect(rows).toHaveLength(1);
+  return rows[0] as NonNullable<(typeof rows)[0]>;
+}
+
+/**
+ * Backends of this database waiting for a lock: the worker's statement stuck mid-job behind the row
+ * this test holds (or behind another backend queued on that row, as PostgreSQL queues them).
+ */
+async function waitingForLocks(db: Database): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/**
+ * A worker process killed with `kill -9` in the middle of a job: the job comes back to another
+ * worker process within the heartbeat bound and has its effect once. A job is held mid-job by a row
+ * lock this test takes on the row the job is about to change (no hook in the service): the worker's
+ * statement waits on it, the worker is killed, and the lock is let go once the job is back.
+ */
+describe.skipIf(!process.env.DATABASE_URL)(`worker failover ${POSTGRES_ONLY}`, () => {
+  const dir = useTempDir("mpworkers-");
+  let database: TestDatabase;
+  let env: Record<string, string>;
+  let api: Awaited<ReturnType<typeof startService>> | undefined;
+  const workers: ChildProcess[] = [];
+  let apiKey: string;
+
+  const startWorker = async () => {
+    const worker = await startRole(["--role", "worker"], env, /workers ready/, { processGroup: true });
+    workers.push(worker.child);
+    return worker.child;
+  };
+  const post = async (path: string, json: unknown, idempotencyKey: string) => {
+    const response = await fetch(`${api?.url}${path}`, {
+      method: "POST",
+      headers: { "x-service-api-key": apiKey, "content-type": "application/json", "x-idempotency-key": idempotencyKey },
+      body: JSON.stringify(json),
+    });
+    // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  /** Holds `FOR UPDATE` on one row until `release`; the caller's job waits on it. */
+  const lockRow = async (table: "customers" | "verification_submissions", id: string) => {
+    const holder = await database.db.pool.connect();
+    await holder.query("BEGIN");
+    await holder.query(`SELECT 1 FROM ${table} WHERE id = $1 FOR UPDATE`, [id]);
+    return {
+      holder,
+      async release() {
+        await holder.query("ROLLBACK");
+        holder.release();
+      },
+    };
+  };
+  /**
+   * Starts another worker, then kills `worker` (blocked mid-job), and answers how long after the kill
+   * the job was claimed again (by the database's clock for the claim; both run on this machine).
+   */
+  const killAndReplace = async (worker: ChildProcess, job: () => ReturnType<typeof theJob>) => {
+    await startWorker();
+    killHard(worker);
+    const killedAt = Date.now();
+    await waitForExit(worker);
+    const again = await eventually(async () => {
+      const current = await job();
+      return current.retry_count >= 1 && current.state !== "retry" && current.started_on ? current : undefined;
+    }, REDELIVERY_LIMIT_MS + 30_000);
+    return (again.started_on?.getTime() ?? 0) - killedAt;
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    await database.db.query(OBSERVE_UPDATES);
+    env = sharedProcessEnv(database, dir);
+    api = await startService(["--role", "api"], env);
+    apiKey = (await createMerchant(database.db, { name: "Workers", environment: "sandbox" })).key.apiKey;
+  }, TIMEOUT_MS);
+  afterAll(async () => {
+    await Promise.all([api?.child, ...workers].map((child) => stopProcess(child)));
+    await database?.drop();
+  });
+
+  let customerId: string;
+
+  it(
+    "provisioning a customer: the killed worker's statement and the retry elsewhere change the customer once",
+    async () => {
+      // No worker runs yet: the job waits in the queue while this test takes the customer's row.
+      const created = await post(
+        "/v1/customers",
+        { type: "INDIVIDUAL", first_name: "Ada", last_name: "Lovelace" },
+        "c-1",
+      );
+      expect(created.status).toBe(202);
+      customerId = created.body.data.id;
+      const lock = await lockRow("customers", customerId);
+      try {
+        const first = await startWorker();
+        // Mid-job: the worker has asked the provider and its status change waits for the row.
+        await eventually(async () => ((await waitingForLocks(database.db)) >= 1 ? true : undefined), 60_000);
+        expect((await theJob(database.db, "customer.provision", "customerId", customerId)).state).toBe("active");
+
+        const redeliveredMs = await killAndReplace(first, () =>
+          theJob(database.db, "customer.provision", "customerId", customerId),
+        );
+        expect(redeliveredMs).toBeLessThan(REDELIVERY_LIMIT_MS);
+        process.stderr.write(`provision job redelivered ${redeliveredMs} ms after kill -9\n`);
+        // The killed worker's UPDATE is still queued on the row (with client_connection_check_interval 0,
+        // PostgreSQL's default, a backend waiting for a lock does not notice its client is gone), and so
+        // is the retry's: the first commits, the second must find nothing to do.
+        const interval = await database.db.query<{ v: string }>(
+          "SELECT current_setting('client_connection_check_interval') AS v",
+        );
+        const waiting = interval.rows[0]?.v === "0" ? 2 : 1;
+        await eventually(async () => ((await waitingForLocks(database.db)) >= waiting ? true : undefined), 30_000);
+      } finally {
+        await lock.release();
+      }
+      await eventually(async () => {
+        const job = await theJob(database.db, "customer.provision", "customerId", customerId);
+        return job.state === "completed" ? job : undefined;
+      }, 30_000);
+      expect(await updatesOf(database.db, customerId)).toEqual(["PROVISIONING->NOT_STARTED"]);
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    "deciding a KYC review: the check job of a killed worker is decided once by another worker",
+    async () => {
+      const submitted = await post(`/v1/customers/${customerId}/verification-submissions`, individualTier1(), "v-1");
+      expect(submitted.status).toBe(202);
+      const submissionId: string = submitted.body.data.id;
+      const before = await updatesOf(database.db, customerId);
+      // The check job locks the customer first (the submission's own job does not touch that row):
+      // held from now, the decision waits for it.
+      const lock = await lockRow("customers", customerId);
+      try {
+        const check = () => theJob(database.db, "verification.check-review", "submissionId", submissionId);
+        await eventually(async () => ((await waitingForLocks(database.db)) >= 1 ? true : undefined), 60_000);
+        expect((await check()).state).toBe("active");
+        const running = workers.at(-1);
+        if (!running) throw new Error("no worker runs");
+        const redeliveredMs = await killAndReplace(running, check);
+        expect(redeliveredMs).toBeLessThan(REDELIVERY_LIMIT_MS);
+        process.stderr.write(`review check job redelivered ${redeliveredMs} ms after kill -9\n`);
+      } finally {
+        await lock.release();
+      }
+      await eventually(async () => {
+        const { rows } = await database.db.query<{ status: string }>(
+          "SELECT status FROM verification_submissions WHERE id = $1",
+          [submissionId],
+        );
+        return rows[0]?.status === "APPROVED" ? true : undefined;
+      }, 30_000);
+      // One decision: the attempt moved once to PENDING and once to APPROVED, and the customer's state
+      // was derived from it once (the killed worker's transaction never committed).
+      expect(await updatesOf(database.db, submissionId)).toEqual(["SUBMITTED->PENDING", "PENDING->APPROVED"]);
+      const customerUpdates = (await updatesOf(database.db, customerId)).slice(before.length);
+      expect(customerUpdates).toHaveLength(1);
+      const { rows } = await database.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'verification.check-review' AND data->>'submissionId' = $1",
+        [submissionId],
+      );
+      expect(rows[0]?.n).toBe(1);
+    },
+    TIMEOUT_MS,
+  );
+});
