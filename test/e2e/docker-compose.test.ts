@@ -45,7 +45,8 @@ describe("docker-compose.yml: the production shape", () => {
       expect(new URL(config.databaseUrl ?? "").hostname, name).toBe("postgres");
       expect(config.dataDir, name).toBe("/data");
       // Every setting it passes is one the README explains.
-      for (const setting of Object.keys(env)) expect(readme.includes(`\`${setting}\``), `${name}: ${setting}`).toBe(true);
+      for (const setting of Object.keys(env))
+        expect(readme.includes(`\`${setting}\``), `${name}: ${setting}`).toBe(true);
       expect(service.volumes, name).toEqual([".:/app", "payments-data:/data"]);
       expect(service.depends_on, name).toEqual({ setup: { condition: "service_completed_successfully" } });
     }

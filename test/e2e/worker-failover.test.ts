@@ -4,7 +4,7 @@ import type { Database } from "@mp/db";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { DEFAULT_JOB_HEARTBEAT_SECONDS, jobRedeliveryBoundSeconds } from "@mp/jobs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { individualTier1 } from "../api/verification-fixtures.ts";
+import { individualTier1, individualTier2 } from "../api/verification-fixtures.ts";
 import { killHard, startRole, startService, waitForExit } from "../cli/run-cli.ts";
 import { eventually } from "../support/api-harness.ts";
 import { useTempDir } from "../support/test-database.ts";
@@ -15,7 +15,7 @@ const TIMEOUT_MS = 240_000;
 const REDELIVERY_LIMIT_MS = (jobRedeliveryBoundSeconds(DEFAULT_JOB_HEARTBEAT_SECONDS) + 8) * 1000;
 
 /**
- * Every UPDATE of a customer or a verification attempt, recorded by a trigger of this test's database
+ * Every UPDATE of a customer, a verification attempt or a virtual account, recorded by a trigger of this test's database
  * (an observer only): an effect applied twice shows as a second row even when it writes the same values.
  */
 const OBSERVE_UPDATES = `
@@ -29,6 +29,7 @@ const OBSERVE_UPDATES = `
   CREATE TRIGGER test_customer_updates AFTER UPDATE ON customers FOR EACH ROW EXECUTE FUNCTION test_record_update();
   CREATE TRIGGER test_submission_updates AFTER UPDATE ON verification_submissions
     FOR EACH ROW EXECUTE FUNCTION test_record_update();
+  CREATE TRIGGER test_account_updates AFTER UPDATE ON virtual_accounts FOR EACH ROW EXECUTE FUNCTION test_record_update();
 `;
 
 async function updatesOf(db: Database, id: string): Promise<string[]> {
@@ -89,7 +90,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`worker failover ${POSTGRES_ONLY}`, (
     return { status: response.status, body: (await response.json()) as any };
   };
   /** Holds `FOR UPDATE` on one row until `release`; the caller's job waits on it. */
-  const lockRow = async (table: "customers" | "verification_submissions", id: string) => {
+  const lockRow = async (table: "customers" | "virtual_accounts", id: string) => {
     const holder = await database.db.pool.connect();
     await holder.query("BEGIN");
     await holder.query(`SELECT 1 FROM ${table} WHERE id = $1 FOR UPDATE`, [id]);
@@ -213,6 +214,47 @@ describe.skipIf(!process.env.DATABASE_URL)(`worker failover ${POSTGRES_ONLY}`, (
         [submissionId],
       );
       expect(rows[0]?.n).toBe(1);
+    },
+    TIMEOUT_MS,
+  );
+  it(
+    "activating a virtual account: the killed worker's check is redone elsewhere and activates it once",
+    async () => {
+      const tier2 = await post(`/v1/customers/${customerId}/verification-submissions`, individualTier2(), "v-2");
+      expect(tier2.status).toBe(202);
+      await eventually(async () => {
+        const { rows } = await database.db.query<{ status: string }>(
+          "SELECT status FROM verification_submissions WHERE id = $1",
+          [tier2.body.data.id],
+        );
+        return rows[0]?.status === "APPROVED" ? true : undefined;
+      }, 60_000);
+      const opened = await post("/v1/virtual-accounts", { customer_id: customerId, currency: "USD" }, "va-1");
+      expect(opened.status).toBe(201);
+      const accountId: string = opened.body.data.id;
+      // Its first check is due seconds after the answer (the sandbox bank's delay): held from now,
+      // whatever the check then writes (the next check, or the outcome) waits for the row.
+      const lock = await lockRow("virtual_accounts", accountId);
+      try {
+        const check = () => theJob(database.db, "virtual-account.check-activation", "virtualAccountId", accountId);
+        await eventually(async () => ((await waitingForLocks(database.db)) >= 1 ? true : undefined), 60_000);
+        expect((await check()).state).toBe("active");
+        const running = workers.at(-1);
+        if (!running) throw new Error("no worker runs");
+        const redeliveredMs = await killAndReplace(running, check);
+        expect(redeliveredMs).toBeLessThan(REDELIVERY_LIMIT_MS);
+        process.stderr.write(`activation check job redelivered ${redeliveredMs} ms after kill -9\n`);
+      } finally {
+        await lock.release();
+      }
+      await eventually(async () => {
+        const { rows } = await database.db.query<{ status: string }>(
+          "SELECT status FROM virtual_accounts WHERE id = $1",
+          [accountId],
+        );
+        return rows[0]?.status === "ACTIVE" ? true : undefined;
+      }, 30_000);
+      expect(await updatesOf(database.db, accountId)).toEqual(["PROVISIONING->ACTIVE"]);
     },
     TIMEOUT_MS,
   );
