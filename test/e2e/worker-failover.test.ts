@@ -89,34 +89,56 @@ describe.skipIf(!process.env.DATABASE_URL)(`worker failover ${POSTGRES_ONLY}`, (
     // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
     return { status: response.status, body: (await response.json()) as any };
   };
-  /** Holds `FOR UPDATE` on one row until `release`; the caller's job waits on it. */
-  const lockRow = async (table: "customers" | "virtual_accounts", id: string) => {
-    const holder = await database.db.pool.connect();
-    await holder.query("BEGIN");
-    await holder.query(`SELECT 1 FROM ${table} WHERE id = $1 FOR UPDATE`, [id]);
-    return {
-      holder,
-      async release() {
-        await holder.query("ROLLBACK");
-        holder.release();
-      },
-    };
-  };
   /**
-   * Starts another worker, then kills `worker` (blocked mid-job), and answers how long after the kill
-   * the job was claimed again (by the database's clock for the claim; both run on this machine).
+   * Holds `FOR UPDATE` on the row the job is about to change, gets the worker that will run it
+   * (`stuckWorker`), waits until its statement is stuck on the row, starts another worker and kills
+   * the stuck one (`kill -9`), then lets the row go once the job was claimed again (after
+   * `beforeRelease`). The job must be claimed again within the bound; the time is printed.
    */
-  const killAndReplace = async (worker: ChildProcess, job: () => ReturnType<typeof theJob>) => {
-    await startWorker();
-    killHard(worker);
-    const killedAt = Date.now();
-    await waitForExit(worker);
-    const again = await eventually(async () => {
-      const current = await job();
-      return current.retry_count >= 1 && current.state !== "retry" && current.started_on ? current : undefined;
-    }, REDELIVERY_LIMIT_MS + 30_000);
-    return (again.started_on?.getTime() ?? 0) - killedAt;
+  const killMidJob = async (options: {
+    label: string;
+    table: "customers" | "virtual_accounts";
+    id: string;
+    job: () => ReturnType<typeof theJob>;
+    stuckWorker: () => Promise<ChildProcess>;
+    beforeRelease?: () => Promise<void>;
+  }): Promise<void> => {
+    const holder = await database.db.pool.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query(`SELECT 1 FROM ${options.table} WHERE id = $1 FOR UPDATE`, [options.id]);
+      const stuck = await options.stuckWorker();
+      await eventually(async () => ((await waitingForLocks(database.db)) >= 1 ? true : undefined), 60_000);
+      expect((await options.job()).state).toBe("active");
+
+      await startWorker();
+      killHard(stuck);
+      const killedAt = Date.now();
+      await waitForExit(stuck);
+      const again = await eventually(async () => {
+        const current = await options.job();
+        return current.retry_count >= 1 && current.state !== "retry" && current.started_on ? current : undefined;
+      }, REDELIVERY_LIMIT_MS + 30_000);
+      // By the database's clock for the claim; both clocks are this machine's.
+      const redeliveredMs = (again.started_on?.getTime() ?? 0) - killedAt;
+      process.stderr.write(`${options.label} redelivered ${redeliveredMs} ms after kill -9\n`);
+      expect(redeliveredMs).toBeLessThan(REDELIVERY_LIMIT_MS);
+      await options.beforeRelease?.();
+    } finally {
+      await holder.query("ROLLBACK");
+      holder.release();
+    }
   };
+  const runningWorker = async (): Promise<ChildProcess> => {
+    const running = workers.at(-1);
+    if (!running) throw new Error("no worker runs");
+    return running;
+  };
+  const statusBecomes = (table: "verification_submissions" | "virtual_accounts", id: string, status: string) =>
+    eventually(async () => {
+      const { rows } = await database.db.query<{ status: string }>(`SELECT status FROM ${table} WHERE id = $1`, [id]);
+      return rows[0]?.status === status ? true : undefined;
+    }, 60_000);
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -143,33 +165,25 @@ describe.skipIf(!process.env.DATABASE_URL)(`worker failover ${POSTGRES_ONLY}`, (
       );
       expect(created.status).toBe(202);
       customerId = created.body.data.id;
-      const lock = await lockRow("customers", customerId);
-      try {
-        const first = await startWorker();
-        // Mid-job: the worker has asked the provider and its status change waits for the row.
-        await eventually(async () => ((await waitingForLocks(database.db)) >= 1 ? true : undefined), 60_000);
-        expect((await theJob(database.db, "customer.provision", "customerId", customerId)).state).toBe("active");
-
-        const redeliveredMs = await killAndReplace(first, () =>
-          theJob(database.db, "customer.provision", "customerId", customerId),
-        );
-        expect(redeliveredMs).toBeLessThan(REDELIVERY_LIMIT_MS);
-        process.stderr.write(`provision job redelivered ${redeliveredMs} ms after kill -9\n`);
-        // The killed worker's UPDATE is still queued on the row (with client_connection_check_interval 0,
-        // PostgreSQL's default, a backend waiting for a lock does not notice its client is gone), and so
-        // is the retry's: the first commits, the second must find nothing to do.
-        const interval = await database.db.query<{ v: string }>(
-          "SELECT current_setting('client_connection_check_interval') AS v",
-        );
-        const waiting = interval.rows[0]?.v === "0" ? 2 : 1;
-        await eventually(async () => ((await waitingForLocks(database.db)) >= waiting ? true : undefined), 30_000);
-      } finally {
-        await lock.release();
-      }
-      await eventually(async () => {
-        const job = await theJob(database.db, "customer.provision", "customerId", customerId);
-        return job.state === "completed" ? job : undefined;
-      }, 30_000);
+      const job = () => theJob(database.db, "customer.provision", "customerId", customerId);
+      await killMidJob({
+        label: "the provisioning job",
+        table: "customers",
+        id: customerId,
+        job,
+        stuckWorker: startWorker,
+        // The killed worker's UPDATE is still queued on the row (with client_connection_check_interval
+        // 0, PostgreSQL's default, a backend waiting for a lock does not notice its client is gone), and
+        // so is the retry's: the first commits, the second must find nothing to do.
+        beforeRelease: async () => {
+          const interval = await database.db.query<{ v: string }>(
+            "SELECT current_setting('client_connection_check_interval') AS v",
+          );
+          const waiting = interval.rows[0]?.v === "0" ? 2 : 1;
+          await eventually(async () => ((await waitingForLocks(database.db)) >= waiting ? true : undefined), 30_000);
+        },
+      });
+      await eventually(async () => ((await job()).state === "completed" ? true : undefined), 30_000);
       expect(await updatesOf(database.db, customerId)).toEqual(["PROVISIONING->NOT_STARTED"]);
     },
     TIMEOUT_MS,
@@ -184,26 +198,14 @@ describe.skipIf(!process.env.DATABASE_URL)(`worker failover ${POSTGRES_ONLY}`, (
       const before = await updatesOf(database.db, customerId);
       // The check job locks the customer first (the submission's own job does not touch that row):
       // held from now, the decision waits for it.
-      const lock = await lockRow("customers", customerId);
-      try {
-        const check = () => theJob(database.db, "verification.check-review", "submissionId", submissionId);
-        await eventually(async () => ((await waitingForLocks(database.db)) >= 1 ? true : undefined), 60_000);
-        expect((await check()).state).toBe("active");
-        const running = workers.at(-1);
-        if (!running) throw new Error("no worker runs");
-        const redeliveredMs = await killAndReplace(running, check);
-        expect(redeliveredMs).toBeLessThan(REDELIVERY_LIMIT_MS);
-        process.stderr.write(`review check job redelivered ${redeliveredMs} ms after kill -9\n`);
-      } finally {
-        await lock.release();
-      }
-      await eventually(async () => {
-        const { rows } = await database.db.query<{ status: string }>(
-          "SELECT status FROM verification_submissions WHERE id = $1",
-          [submissionId],
-        );
-        return rows[0]?.status === "APPROVED" ? true : undefined;
-      }, 30_000);
+      await killMidJob({
+        label: "the review check job",
+        table: "customers",
+        id: customerId,
+        job: () => theJob(database.db, "verification.check-review", "submissionId", submissionId),
+        stuckWorker: runningWorker,
+      });
+      await statusBecomes("verification_submissions", submissionId, "APPROVED");
       // One decision: the attempt moved once to PENDING and once to APPROVED, and the customer's state
       // was derived from it once (the killed worker's transaction never committed).
       expect(await updatesOf(database.db, submissionId)).toEqual(["SUBMITTED->PENDING", "PENDING->APPROVED"]);
@@ -217,43 +219,26 @@ describe.skipIf(!process.env.DATABASE_URL)(`worker failover ${POSTGRES_ONLY}`, (
     },
     TIMEOUT_MS,
   );
+
   it(
     "activating a virtual account: the killed worker's check is redone elsewhere and activates it once",
     async () => {
       const tier2 = await post(`/v1/customers/${customerId}/verification-submissions`, individualTier2(), "v-2");
       expect(tier2.status).toBe(202);
-      await eventually(async () => {
-        const { rows } = await database.db.query<{ status: string }>(
-          "SELECT status FROM verification_submissions WHERE id = $1",
-          [tier2.body.data.id],
-        );
-        return rows[0]?.status === "APPROVED" ? true : undefined;
-      }, 60_000);
+      await statusBecomes("verification_submissions", tier2.body.data.id, "APPROVED");
       const opened = await post("/v1/virtual-accounts", { customer_id: customerId, currency: "USD" }, "va-1");
       expect(opened.status).toBe(201);
       const accountId: string = opened.body.data.id;
       // Its first check is due seconds after the answer (the sandbox bank's delay): held from now,
       // whatever the check then writes (the next check, or the outcome) waits for the row.
-      const lock = await lockRow("virtual_accounts", accountId);
-      try {
-        const check = () => theJob(database.db, "virtual-account.check-activation", "virtualAccountId", accountId);
-        await eventually(async () => ((await waitingForLocks(database.db)) >= 1 ? true : undefined), 60_000);
-        expect((await check()).state).toBe("active");
-        const running = workers.at(-1);
-        if (!running) throw new Error("no worker runs");
-        const redeliveredMs = await killAndReplace(running, check);
-        expect(redeliveredMs).toBeLessThan(REDELIVERY_LIMIT_MS);
-        process.stderr.write(`activation check job redelivered ${redeliveredMs} ms after kill -9\n`);
-      } finally {
-        await lock.release();
-      }
-      await eventually(async () => {
-        const { rows } = await database.db.query<{ status: string }>(
-          "SELECT status FROM virtual_accounts WHERE id = $1",
-          [accountId],
-        );
-        return rows[0]?.status === "ACTIVE" ? true : undefined;
-      }, 30_000);
+      await killMidJob({
+        label: "the activation check job",
+        table: "virtual_accounts",
+        id: accountId,
+        job: () => theJob(database.db, "virtual-account.check-activation", "virtualAccountId", accountId),
+        stuckWorker: runningWorker,
+      });
+      await statusBecomes("virtual_accounts", accountId, "ACTIVE");
       expect(await updatesOf(database.db, accountId)).toEqual(["PROVISIONING->ACTIVE"]);
     },
     TIMEOUT_MS,
