@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { individualTier1, individualTier2 } from "../api/verification-fixtures.ts";
 import { killHard, startRole, startService, waitForExit } from "../cli/run-cli.ts";
 import { eventually } from "../support/api-harness.ts";
+import { connectionTarget, startTcpProxy, viaProxy } from "../support/tcp-proxy.ts";
 import { useTempDir } from "../support/test-database.ts";
 import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "./several-processes.ts";
 
@@ -263,6 +264,49 @@ describe.skipIf(!process.env.DATABASE_URL)(`worker failover ${POSTGRES_ONLY}`, (
       });
       await statusBecomes("virtual_accounts", accountId, "ACTIVE");
       expect(await updatesOf(database.db, accountId)).toEqual(["PROVISIONING->ACTIVE"]);
+    },
+    TIMEOUT_MS,
+  );
+  it(
+    "a worker cut off from PostgreSQL for longer than the heartbeat recovers by itself: queued jobs then run once",
+    async () => {
+      const proxy = await startTcpProxy(connectionTarget(database.connectionString));
+      const customer = async (key: string): Promise<string> => {
+        const created = await post("/v1/customers", { type: "INDIVIDUAL", first_name: "Cut", last_name: "Off" }, key);
+        expect(created.status).toBe(202);
+        return created.body.data.id;
+      };
+      const provisioned = (id: string) =>
+        eventually(async () => {
+          const { rows } = await database.db.query<{ status: string }>("SELECT status FROM customers WHERE id = $1", [
+            id,
+          ]);
+          return rows[0]?.status === "NOT_STARTED" ? true : undefined;
+        }, 60_000);
+      try {
+        // Alone: the workers of the earlier tests stop first.
+        await Promise.all(workers.splice(0).map((child) => stopProcess(child)));
+        const worker = await startRole(
+          ["--role", "worker"],
+          { ...env, DATABASE_URL: viaProxy(database.connectionString, proxy.port) },
+          /workers ready/,
+          { processGroup: true },
+        );
+        workers.push(worker.child);
+        await provisioned(await customer("cut-before"));
+
+        await proxy.down();
+        const during = await customer("cut-during");
+        await new Promise((resolve) => setTimeout(resolve, (DEFAULT_JOB_HEARTBEAT_SECONDS + 5) * 1000));
+        await proxy.up();
+
+        await provisioned(during);
+        await provisioned(await customer("cut-after"));
+        expect(worker.child.exitCode).toBeNull();
+        expect(await updatesOf(database.db, during)).toEqual(["PROVISIONING->NOT_STARTED"]);
+      } finally {
+        await proxy.close();
+      }
     },
     TIMEOUT_MS,
   );
