@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "@mp/core";
+import { CORE_SCHEMA, load, mergeTag } from "js-yaml";
 import { describe, expect, it } from "vitest";
-import { parse } from "yaml";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -16,7 +16,8 @@ interface ComposeService {
 
 /** docker-compose.yml as Docker reads it (YAML merge keys included); `docker compose` is not on CI. */
 function compose(): { services: Record<string, ComposeService>; volumes: Record<string, unknown> } {
-  return parse(readFileSync(`${ROOT}docker-compose.yml`, "utf8"), { merge: true });
+  const text = readFileSync(`${ROOT}docker-compose.yml`, "utf8");
+  return load(text, { schema: CORE_SCHEMA.withTags(mergeTag) }) as ReturnType<typeof compose>;
 }
 
 const roleOf = (service: ComposeService): string | undefined =>
