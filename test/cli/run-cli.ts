@@ -40,24 +40,41 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
 }
 
 /** Starts `payments serve` in the background; resolves once it logs that the API listens. */
-export function startService(
+export async function startService(
   args: string[],
   env: Record<string, string | undefined>,
 ): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const started = await startRole(args, env, /"url":"(http:\/\/[^"]+)".*api listening/);
+  return { child: started.child, url: started.match[1] ?? "", output: started.output };
+}
+
+/**
+ * Starts `payments serve` in the background; resolves once its output matches `ready` (a role
+ * without the API: `--role worker` logs "workers ready"). `processGroup`: the service runs in a
+ * process group of its own, so killHard can end it: tsx runs the service in a child node process,
+ * and a SIGKILL of tsx alone would leave that child running.
+ */
+export function startRole(
+  args: string[],
+  env: Record<string, string | undefined>,
+  ready: RegExp,
+  options: { processGroup?: boolean } = {},
+): Promise<{ child: ChildProcess; match: RegExpExecArray; output: () => string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(TSX, [MAIN, "serve", ...args], {
       cwd: ROOT,
       env: cleanEnv({ LOG_LEVEL: "info", ...env }),
       stdio: ["ignore", "pipe", "pipe"],
+      detached: options.processGroup === true,
     });
     let output = "";
     const timer = setTimeout(() => reject(new Error(`service did not start:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk;
-      const match = /"url":"(http:\/\/[^"]+)".*api listening/.exec(output);
-      if (match?.[1]) {
+      const match = ready.exec(output);
+      if (match) {
         clearTimeout(timer);
-        resolve({ child, url: match[1], output: () => output });
+        resolve({ child, match, output: () => output });
       }
     };
     child.stdout.on("data", onData);
@@ -67,6 +84,12 @@ export function startService(
       reject(new Error(`service exited with ${code}:\n${output}`));
     });
   });
+}
+
+/** `kill -9` of a service started with `processGroup`: tsx and the node process running the service. */
+export function killHard(child: ChildProcess): void {
+  if (child.pid === undefined) throw new Error("the process has no pid");
+  process.kill(-child.pid, "SIGKILL");
 }
 
 export function waitForExit(child: ChildProcess, timeoutMs = 20_000): Promise<number | null> {

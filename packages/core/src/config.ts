@@ -23,6 +23,8 @@ export interface AppConfig {
   rateLimitPerMinute: number;
   /** Events older than this many days are pruned (EVENT_RETENTION_DAYS, at least 30). */
   eventRetentionDays: number;
+  /** JOB_HEARTBEAT_SECONDS: a job silent this long (its worker killed or hung) is retried elsewhere. */
+  jobHeartbeatSeconds: number;
   /** Which outside provider serves each role (services/payments builds them in one place). */
   providers: ProviderChoice;
   /** Bearer token `GET /metrics` requires; unset: open in a sandbox, refused at start in production. */
@@ -84,6 +86,8 @@ const envSchema = z.object({
   RATE_LIMIT_PER_MINUTE: intString(1, 1_000_000).optional(),
   // Merchants are promised at least 30 days of events (GET /v1/events, redelivery).
   EVENT_RETENTION_DAYS: intString(30, 36_500).optional(),
+  // pg-boss refuses a heartbeat under 10 s.
+  JOB_HEARTBEAT_SECONDS: intString(10, 3600).optional(),
   RATES_PROVIDER: z.enum(RATES_PROVIDERS).optional(),
   KYC_PROVIDER: z.enum(KYC_PROVIDERS).optional(),
   BANKING_PROVIDER: z.enum(BANKING_PROVIDERS).optional(),
@@ -201,6 +205,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     chains: e.CHAINS_CONFIG ? loadChainsConfigFile(e.CHAINS_CONFIG) : undefined,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE ?? 600,
     eventRetentionDays: e.EVENT_RETENTION_DAYS ?? 30,
+    jobHeartbeatSeconds: e.JOB_HEARTBEAT_SECONDS ?? 10,
     providers: {
       rates: e.RATES_PROVIDER ?? "sandbox",
       kyc: e.KYC_PROVIDER ?? "sandbox",

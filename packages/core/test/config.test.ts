@@ -71,3 +71,13 @@ describe("EVENT_RETENTION_DAYS", () => {
     }
   });
 });
+
+describe("JOB_HEARTBEAT_SECONDS", () => {
+  it("defaults to 10 s and refuses what pg-boss would (under 10 s), naming the setting", () => {
+    expect(loadConfig({}).jobHeartbeatSeconds).toBe(10);
+    expect(loadConfig({ JOB_HEARTBEAT_SECONDS: "30" }).jobHeartbeatSeconds).toBe(30);
+    for (const value of ["9", "0", "ten", "1.5"]) {
+      expect(configError({ JOB_HEARTBEAT_SECONDS: value }).setting).toBe("JOB_HEARTBEAT_SECONDS");
+    }
+  });
+});

@@ -1,1 +1,7 @@
-export { createJobQueue, type JobQueue, type JobQueueOptions } from "./job-queue.ts";
+export {
+  createJobQueue,
+  DEFAULT_JOB_HEARTBEAT_SECONDS,
+  type JobQueue,
+  type JobQueueOptions,
+  jobRedeliveryBoundSeconds,
+} from "./job-queue.ts";

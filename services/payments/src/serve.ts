@@ -123,7 +123,7 @@ export async function serve(options: {
     throw error;
   }
   const stops: Array<() => Promise<void>> = [];
-  const jobs = await createJobQueue({ db, logger, queues: JOB_QUEUES });
+  const jobs = await createJobQueue({ db, logger, queues: JOB_QUEUES, heartbeatSeconds: config.jobHeartbeatSeconds });
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
   const addresses = {
@@ -166,6 +166,7 @@ export async function serve(options: {
 
   if (role === "worker" || role === "all") {
     await registerWorkers(jobs, deps);
+    logger.info({ queues: JOB_QUEUES, heartbeatSeconds: config.jobHeartbeatSeconds }, "workers ready");
     const sweep = setInterval(() => {
       sweepIdempotencyKeys(db).catch((error: unknown) =>
         logger.warn({ err: String(error) }, "idempotency sweep failed"),

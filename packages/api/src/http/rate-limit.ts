@@ -17,6 +17,11 @@ const REFUSAL: Record<RateLimitScope, string> = {
  * limit it throws `rate_limited` (429 in the envelope form); every answer carries the IETF draft
  * `RateLimit-Policy` / `RateLimit` headers, and a 429 `Retry-After`.
  *
+ * The budget is per process, on purpose: with N API replicas behind a load balancer a key can make
+ * up to N x the limit a minute (README "Running on several machines": set budget / N). A count
+ * shared in PostgreSQL would add a write, contended on one row per busy key, to every request,
+ * reads included, where authentication today costs one indexed lookup.
+ *
  * A map and a counter rather than express-rate-limit: that library's per-request work (async store,
  * debug arguments evaluated, proxy address parsing) was a measured 4% of an authenticated read.
  */

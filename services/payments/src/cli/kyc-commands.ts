@@ -40,11 +40,16 @@ function reviewJson(review: ManualReview) {
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 async function decide(submissionId: string, status: ManualDecision, reasons: string[], operator: string) {
-  const review = await withDatabase(async (db, _config, logger) => {
+  const review = await withDatabase(async (db, config, logger) => {
     const decided = await decideManualReview(db, { submissionId, status, reasons, operator });
     // The customer's status follows at once rather than at the next scheduled check. Should this
     // fail, the scheduled check still finds the decision: it is already committed.
-    const jobs = await createJobQueue({ db, logger, queues: [...KYC_AND_BANKING_QUEUES] });
+    const jobs = await createJobQueue({
+      db,
+      logger,
+      queues: [...KYC_AND_BANKING_QUEUES],
+      heartbeatSeconds: config.jobHeartbeatSeconds,
+    });
     try {
       await checkVerificationReviewNow({ db, jobs }, submissionId);
     } finally {
