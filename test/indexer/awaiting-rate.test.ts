@@ -37,7 +37,13 @@ describe("deposits of an asset without a USD rate", () => {
       listRates: () => sandbox.listRates(),
       async rateFor(asset) {
         if (asset === "EURC" && eurcRate !== undefined) {
-          return { fromCurrency: asset, toCurrency: "USD", rate: eurcRate, expiresAt: new Date(Date.now() + 60_000) };
+          return {
+            fromCurrency: asset,
+            toCurrency: "USD",
+            rate: eurcRate,
+            expiresAt: new Date(Date.now() + 60_000),
+            source: "test",
+          };
         }
         return sandbox.rateFor(asset);
       },
@@ -98,7 +104,8 @@ describe("deposits of an asset without a USD rate", () => {
       amount_usd: null,
     });
     const awaiting = async () =>
-      (await metrics.depositsAwaitingRate.get()).values.find((v) => v.labels.chain === "BASE")?.value;
+      (await metrics.depositsAwaitingRate.get()).values.find((v) => v.labels.chain === "BASE" && v.labels.asset === "EURC")
+        ?.value;
     expect(await awaiting()).toBe(1);
 
     // The balance answers; the EURC deposit, which cannot be valued, is in neither figure.

@@ -1,4 +1,13 @@
-import { ANVIL_DEPLOYER, type AnvilNode, startAnvil } from "@mp/test-nodes/evm";
+import {
+  ANVIL_DEPLOYER,
+  type AnvilNode,
+  type CompiledAggregator,
+  compileMockAggregator,
+  deployMockAggregator,
+  functionSignatures,
+  setRound,
+  startAnvil,
+} from "@mp/test-nodes/evm";
 import { type Address, getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -11,13 +20,6 @@ import {
   type RateUnavailableReason,
 } from "../src/index.ts";
 import { expectRefused } from "./expect-refused.ts";
-import {
-  type CompiledAggregator,
-  compileMockAggregator,
-  deployMockAggregator,
-  functionSignatures,
-  setRound,
-} from "./mock-aggregator.ts";
 import { NEEDS_SHARED, SHARED_FIXTURES_PRESENT, sharedFixture } from "./shared-fixtures.ts";
 
 /**
