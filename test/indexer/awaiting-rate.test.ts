@@ -104,8 +104,9 @@ describe("deposits of an asset without a USD rate", () => {
       amount_usd: null,
     });
     const awaiting = async () =>
-      (await metrics.depositsAwaitingRate.get()).values.find((v) => v.labels.chain === "BASE" && v.labels.asset === "EURC")
-        ?.value;
+      (await metrics.depositsAwaitingRate.get()).values.find(
+        (v) => v.labels.chain === "BASE" && v.labels.asset === "EURC",
+      )?.value;
     expect(await awaiting()).toBe(1);
 
     // The balance answers; the EURC deposit, which cannot be valued, is in neither figure.

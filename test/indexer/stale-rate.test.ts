@@ -129,7 +129,7 @@ describe("deposits valued by Chainlink feeds: stale feed waits, fresh round cred
     expect(deposits.get(ethTx)).toMatchObject({
       status: "PENDING",
       awaiting_rate: true,
-      amount: "2.000000000000000000",
+      amount: "2.000000",
       amount_usd: null,
       usd_rate: null,
     });
