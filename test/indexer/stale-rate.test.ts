@@ -1,8 +1,3 @@
-import { randomUUID } from "node:crypto";
-import { createEvmAdapter } from "@mp/chain-evm";
-import { resolveChainConfig, silentLogger } from "@mp/core";
-import { createWatchSet } from "@mp/custody";
-import { createIndexer, createIndexerMetrics, type Indexer, type IndexerMetrics } from "@mp/indexer";
 import { createChainlinkRateProvider, DEFAULT_CHAINLINK_GRACE_SECONDS } from "@mp/providers";
 import {
   type AnvilNode,
@@ -17,12 +12,10 @@ import {
   transferToken,
 } from "@mp/test-nodes/evm";
 import { type Address, getAddress } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiHarness, startApiHarness } from "../support/api-harness.ts";
-import { addWallet, catchUp, expectLedgerOk } from "./indexer-fixtures.ts";
+import { catchUp, expectLedgerOk } from "./indexer-fixtures.ts";
+import { RATED_CHAIN_CONFIRMATIONS, type RatedChain, startRatedChain } from "./rated-chain.ts";
 
-const CONFIRMATIONS = 3;
 const HOUR = 3600;
 const DAY = 86400;
 
@@ -36,12 +29,10 @@ const DAY = 86400;
  * market rate.
  */
 describe("deposits valued by Chainlink feeds: stale feed waits, fresh round credits", () => {
-  let api: ApiHarness;
   let node: AnvilNode;
   let usdc: TestToken;
   let usdt: TestToken;
-  let indexer: Indexer;
-  let metrics: IndexerMetrics;
+  let chain: RatedChain;
   const feeds = {} as Record<"ETH" | "USDC" | "USDT", Address>;
   let roundId = 1n;
   const nowSeconds = () => BigInt(Math.floor(Date.now() / 1000));
@@ -72,56 +63,25 @@ describe("deposits valued by Chainlink feeds: stale feed waits, fresh round cred
         USDT: { address: feeds.USDT, heartbeatSeconds: DAY, decimals: 8 },
       },
     });
-    const config = resolveChainConfig("BASE", {
-      rpcUrl: node.url,
-      confirmations: CONFIRMATIONS,
-      pollIntervalMs: 50,
-      tokens: [
-        { asset: "USDC", address: usdc.address, decimals: 6 },
-        { asset: "USDT", address: usdt.address, decimals: 6 },
-      ],
-    });
-    api = await startApiHarness({ overrides: { chains: { BASE: config }, rates } });
-    metrics = createIndexerMetrics(api.deps.metrics);
-    indexer = createIndexer({
-      db: api.db,
-      adapter: createEvmAdapter(config),
-      config,
-      watch: createWatchSet(api.db, "BASE"),
-      rates,
-      logger: silentLogger(),
-      metrics,
-    });
+    chain = await startRatedChain(node, [usdc, usdt], rates);
   }, 120_000);
   afterAll(async () => {
-    await indexer?.stop();
-    await api?.stop();
+    await chain?.stop();
     await node?.stop();
   });
 
   it("waits on a stale feed, prices stablecoins from theirs, and credits at the fresh round", async () => {
+    const { api, indexer } = chain;
     const merchant = await api.merchant();
-    const customerId = randomUUID();
-    await api.db.query(
-      "INSERT INTO customers (id, merchant_id, type, status) VALUES ($1, $2, 'INDIVIDUAL', 'APPROVED')",
-      [customerId, merchant.merchantId],
-    );
-    const address = privateKeyToAccount(`0x${"43".repeat(32)}`).address;
-    const owner = { merchantId: merchant.merchantId, customerId, feeBps: 0, feeFixedMicros: 0n };
-    await addWallet(api.db, owner, "BASE", address);
+    const address = await chain.approvedWallet(merchant, "43");
 
     const ethTx = (await sendNative(node, address, 2n * 10n ** 18n)).txHash;
     const usdcTx = (await transferToken(node, usdc, address, 5_000_000n)).txHash;
     const usdtTx = (await transferToken(node, usdt, address, 10_000_000n)).txHash;
-    await node.mine(CONFIRMATIONS);
+    await node.mine(RATED_CHAIN_CONFIRMATIONS);
     await catchUp(indexer);
 
-    const byTx = async () => {
-      const res = await api.call(merchant.apiKey, "/v1/deposits");
-      expect(res.status).toBe(200);
-      return new Map(res.body.data.items.map((d: { tx_hash: string }) => [d.tx_hash, d]));
-    };
-    let deposits = await byTx();
+    let deposits = await chain.depositsByTx(merchant);
     // Stablecoins are asked of their feeds: 0.9998 rounds to par, 0.97 is a depeg valued as such.
     expect(deposits.get(usdcTx)).toMatchObject({ status: "CONFIRMED", usd_rate: "1", amount_usd: "5.000000" });
     expect(deposits.get(usdtTx)).toMatchObject({ status: "CONFIRMED", usd_rate: "0.97", amount_usd: "9.700000" });
@@ -133,12 +93,8 @@ describe("deposits valued by Chainlink feeds: stale feed waits, fresh round cred
       amount_usd: null,
       usd_rate: null,
     });
-    const awaiting = async (asset: string) =>
-      (await metrics.depositsAwaitingRate.get()).values.find(
-        (v) => v.labels.chain === "BASE" && v.labels.asset === asset,
-      )?.value;
-    expect(await awaiting("ETH")).toBe(1);
-    expect(await awaiting("USDC")).toBeUndefined();
+    expect(await chain.awaitingRate("ETH")).toBe(1);
+    expect(await chain.awaitingRate("USDC")).toBeUndefined();
     const scraped = await api.call(undefined, "/metrics");
     expect(scraped.text).toContain('indexer_deposits_awaiting_rate{chain="BASE",asset="ETH"} 1');
 
@@ -162,19 +118,19 @@ describe("deposits valued by Chainlink feeds: stale feed waits, fresh round cred
     // More iterations on the stale feed change nothing.
     await node.mine(1);
     await catchUp(indexer);
-    expect((await byTx()).get(ethTx)).toMatchObject({ status: "PENDING", awaiting_rate: true });
+    expect((await chain.depositsByTx(merchant)).get(ethTx)).toMatchObject({ status: "PENDING", awaiting_rate: true });
 
     // The feed publishes a fresh round: the next iteration credits at that answer.
     await publish(feeds.ETH, { answer: 3_123_45000000n, updatedAt: nowSeconds() });
     await catchUp(indexer);
-    deposits = await byTx();
+    deposits = await chain.depositsByTx(merchant);
     expect(deposits.get(ethTx)).toMatchObject({
       status: "CONFIRMED",
       awaiting_rate: false,
       usd_rate: "3123.45",
       amount_usd: "6246.900000",
     });
-    expect(await awaiting("ETH")).toBe(0);
+    expect(await chain.awaitingRate("ETH")).toBe(0);
     balance = await api.call(merchant.apiKey, "/v1/balance");
     expect(balance.body.data).toMatchObject({ available: "6261.600000", pending: "0.000000" });
     await expectLedgerOk(api.db);
