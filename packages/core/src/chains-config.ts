@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { type ChainId, chainIdSchema, isEvmChain } from "./chains.ts";
-import { loadJsonConfigFile } from "./config-file.ts";
+import { loadJsonConfigFile, parseConfigValue } from "./config-file.ts";
 import { ConfigError } from "./errors.ts";
 
 /** `off`, or the JSON-RPC method an EVM node traces a whole block with (parity-style or geth's callTracer). */
@@ -96,13 +96,7 @@ export function resolveChainConfig(chain: ChainId, input: ChainConfigInput): Cha
 }
 
 export function parseChainsConfig(raw: unknown, setting = "CHAINS_CONFIG"): ChainsConfig {
-  const parsed = chainsConfigSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue ? issue.path.join(".") : "";
-    throw new ConfigError(setting, `invalid chains config at ${where || "(root)"}: ${issue?.message ?? "invalid"}`);
-  }
-  return resolveChains(parsed.data);
+  return resolveChains(parseConfigValue(setting, raw, chainsConfigSchema, "chains config"));
 }
 
 function resolveChains(input: z.infer<typeof chainsConfigSchema>): ChainsConfig {

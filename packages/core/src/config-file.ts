@@ -20,7 +20,12 @@ export function loadJsonConfigFile<T>(setting: string, path: string, schema: z.Z
   } catch {
     throw new ConfigError(setting, `file ${path} is not valid JSON`);
   }
-  const parsed = schema.safeParse(json);
+  return parseConfigValue(setting, json, schema, what);
+}
+
+/** `value` checked against `schema`; the first problem is one ConfigError line with its path. */
+export function parseConfigValue<T>(setting: string, value: unknown, schema: z.ZodType<T>, what: string): T {
+  const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue ? issue.path.join(".") : "";
