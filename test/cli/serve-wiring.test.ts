@@ -134,6 +134,7 @@ describe("payments serve wiring", () => {
 
         const service = await startService(["--role", "all"], { ...production, PORT: "0" });
         try {
+          expect(service.output()).toContain('"rates":"chainlink","kyc":"manual","banking":"statement"');
           const ready = await fetch(`${service.url}/ready`);
           expect(ready.status).toBe(200);
           expect(((await ready.json()) as { data: unknown }).data).toEqual({

@@ -90,6 +90,10 @@ export async function serve(options: {
     throw error;
   }
   logger.info({ database: mode, role }, "database ready");
+  logger.info(
+    { rates: providers.rates.name, kyc: providers.kyc.name, banking: providers.banking.name },
+    "providers ready",
+  );
   // `pnpm start` in a sandbox without CHAINS_CONFIG runs real local chains; a single role never
   // does (an api-only process with its own chains would not see what the indexer process indexes).
   let sandbox: LocalSandbox | undefined;
