@@ -134,7 +134,6 @@ describe("payments serve wiring", () => {
 
         const service = await startService(["--role", "all"], { ...production, PORT: "0" });
         try {
-          expect(service.output()).toContain('"rates":"chainlink","kyc":"manual","banking":"statement"');
           const ready = await fetch(`${service.url}/ready`);
           expect(ready.status).toBe(200);
           expect(((await ready.json()) as { data: unknown }).data).toEqual({
@@ -153,6 +152,7 @@ describe("payments serve wiring", () => {
               expires_at: new Date(Number(updatedAt + 3600n + 120n) * 1000).toISOString(),
             },
           ]);
+          expect(service.output()).toContain('"rates":"chainlink","kyc":"manual","banking":"statement"');
         } finally {
           service.child.kill("SIGTERM");
           expect(await waitForExit(service.child)).toBe(0);
