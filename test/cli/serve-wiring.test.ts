@@ -132,7 +132,7 @@ describe("payments serve wiring", () => {
         expect(created.code, created.stderr).toBe(0);
         const apiKey = JSON.parse(created.stdout).api_key as string;
 
-        const service = await startService(["--role", "all"], { ...production, PORT: "0" });
+        const service = await startService(["--role", "api"], { ...production, PORT: "0" });
         try {
           const ready = await fetch(`${service.url}/ready`);
           expect(ready.status).toBe(200);
@@ -155,7 +155,7 @@ describe("payments serve wiring", () => {
           expect(service.output()).toContain('"rates":"chainlink","kyc":"manual","banking":"statement"');
         } finally {
           service.child.kill("SIGTERM");
-          expect(await waitForExit(service.child)).toBe(0);
+          expect(await waitForExit(service.child), service.output()).toBe(0);
         }
 
         // A feeds file of another shape stops the start with one line naming the setting.
