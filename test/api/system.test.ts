@@ -49,7 +49,7 @@ describe("health, readiness, chains, rates, OpenAPI", () => {
     });
   });
 
-  it("GET /v1/rates needs the key and gives every rate an expiry; /api/rates is the deprecated public alias", async () => {
+  it("GET /v1/rates needs the key and gives every rate an expiry and a source; /api/rates is the deprecated public alias", async () => {
     const res = await api.call(merchant.apiKey, "/v1/rates");
     expect(res.status).toBe(200);
     const items = res.body.data.items;
@@ -60,6 +60,7 @@ describe("health, readiness, chains, rates, OpenAPI", () => {
         to_currency: "USD",
         rate: expect.stringMatching(/^\d+(\.\d+)?$/),
         expires_at: expect.any(String),
+        source: "sandbox",
       });
       expect(Date.parse(rate.expires_at)).toBeGreaterThan(Date.now());
     }

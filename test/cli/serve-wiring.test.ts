@@ -1,7 +1,11 @@
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
+import { compileMockAggregator, deployMockAggregator, setRound, startAnvil } from "@mp/test-nodes/evm";
+import { getAddress } from "viem";
+import { english, generateMnemonic } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, startService, waitForExit } from "./run-cli.ts";
 
@@ -87,6 +91,84 @@ describe("payments serve wiring", () => {
         /^payments: configuration error: RATES_PROVIDER, KYC_PROVIDER, BANKING_PROVIDER: sandbox providers .* refused when PAYMENTS_ENV=production; unset means sandbox$/,
       );
       expect(refused.stderr).not.toContain(token);
+    },
+    SERVE_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    "starts in production on real providers: Chainlink rates (a feed on anvil), manual KYC, statement banking",
+    async () => {
+      const node = await startAnvil();
+      // A database of its own: the tests above derived addresses from the sandbox mnemonic in theirs.
+      const live = await createTestDatabase();
+      try {
+        const feed = await deployMockAggregator(node, compileMockAggregator(), 8, "ETH / USD");
+        const updatedAt = BigInt(Math.floor(Date.now() / 1000));
+        await setRound(node, feed, { roundId: 7n, answer: 3_210_50000000n, updatedAt });
+        const feedsFile = join(dir, "feeds.json");
+        writeFileSync(feedsFile, JSON.stringify({ ETH: { address: feed, heartbeatSeconds: 3600, decimals: 8 } }));
+        const production = {
+          DATABASE_URL: live.connectionString,
+          DATA_DIR: join(dir, "live-data"),
+          PAYMENTS_ENV: "production",
+          MASTER_MNEMONIC: generateMnemonic(english, 256),
+          ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+          METRICS_TOKEN: "scrape-token-0123456789",
+          RATES_PROVIDER: "chainlink",
+          RATES_RPC_URL: node.url,
+          RATES_FEEDS_FILE: feedsFile,
+          KYC_PROVIDER: "manual",
+          BANKING_PROVIDER: "statement",
+          BANK_NAME: "First Statement Bank",
+          BANK_ADDRESS: "1 Main Street, Springfield, IL 62701",
+          BANK_ROUTING_NUMBER: "071000013",
+          BANK_ACCOUNT_NAME: "Acme Payments LLC",
+          BANK_ACCOUNT_RANGE: "800000000000-800000999999",
+        };
+        const created = await runCli(
+          ["merchants", "create", "--name", "Live", "--environment", "production", "--json"],
+          production,
+        );
+        expect(created.code, created.stderr).toBe(0);
+        const apiKey = JSON.parse(created.stdout).api_key as string;
+
+        const service = await startService(["--role", "api"], { ...production, PORT: "0" });
+        try {
+          const ready = await fetch(`${service.url}/ready`);
+          expect(ready.status).toBe(200);
+          expect(((await ready.json()) as { data: unknown }).data).toEqual({
+            status: "ready",
+            checks: { database: "ok" },
+          });
+          // The rates are the feed's: its answer, its source, its staleness limit as expires_at.
+          const rates = await fetch(`${service.url}/v1/rates`, { headers: { "X-Service-API-Key": apiKey } });
+          expect(rates.status).toBe(200);
+          expect(((await rates.json()) as { data: { items: unknown[] } }).data.items).toEqual([
+            {
+              from_currency: "ETH",
+              to_currency: "USD",
+              rate: "3210.5",
+              source: `chainlink:${getAddress(feed)}`,
+              expires_at: new Date(Number(updatedAt + 3600n + 120n) * 1000).toISOString(),
+            },
+          ]);
+          expect(service.output()).toContain('"rates":"chainlink","kyc":"manual","banking":"statement"');
+        } finally {
+          service.child.kill("SIGTERM");
+          expect(await waitForExit(service.child), service.output()).toBe(0);
+        }
+
+        // A feeds file of another shape stops the start with one line naming the setting.
+        writeFileSync(feedsFile, JSON.stringify({ ETH: { address: feed } }));
+        const refused = await runCli(["serve", "--role", "all"], { ...production, PORT: "0" });
+        expect(refused.code).toBe(1);
+        expect(refused.stderr.trim().split("\n")).toEqual([
+          "payments: configuration error: RATES_FEEDS_FILE: invalid feeds at ETH.heartbeatSeconds: Invalid input: expected number, received undefined",
+        ]);
+      } finally {
+        await live.drop();
+        await node.stop();
+      }
     },
     SERVE_TEST_TIMEOUT_MS,
   );

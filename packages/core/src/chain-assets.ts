@@ -14,5 +14,8 @@ export const NATIVE_ASSETS: Readonly<Record<ChainId, { asset: string; decimals: 
   TRON: { asset: "TRX", decimals: 6 },
 };
 
-/** Assets valued 1:1 in USD (no market rate is taken for them). */
+/**
+ * The USD stablecoins: exactly 1 in the sandbox rates; in production priced from the market like
+ * any asset, rounded to 1 within the par band (packages/providers stablecoin-par.ts).
+ */
 export const USD_STABLECOINS: ReadonlySet<string> = new Set(["USDC", "USDT", "USDC.e"]);

@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 import { type ChainId, chainIdSchema, isEvmChain } from "./chains.ts";
+import { loadJsonConfigFile, parseConfigValue } from "./config-file.ts";
 import { ConfigError } from "./errors.ts";
 
 /** `off`, or the JSON-RPC method an EVM node traces a whole block with (parity-style or geth's callTracer). */
@@ -96,31 +96,17 @@ export function resolveChainConfig(chain: ChainId, input: ChainConfigInput): Cha
 }
 
 export function parseChainsConfig(raw: unknown, setting = "CHAINS_CONFIG"): ChainsConfig {
-  const parsed = chainsConfigSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue ? issue.path.join(".") : "";
-    throw new ConfigError(setting, `invalid chains config at ${where || "(root)"}: ${issue?.message ?? "invalid"}`);
-  }
+  return resolveChains(parseConfigValue(setting, raw, chainsConfigSchema, "chains config"));
+}
+
+function resolveChains(input: z.infer<typeof chainsConfigSchema>): ChainsConfig {
   const out: ChainsConfig = {};
-  for (const [chain, value] of Object.entries(parsed.data.chains)) {
+  for (const [chain, value] of Object.entries(input.chains)) {
     if (value) out[chain as ChainId] = resolveChainConfig(chain as ChainId, value);
   }
   return out;
 }
 
 export function loadChainsConfigFile(path: string): ChainsConfig {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    throw new ConfigError("CHAINS_CONFIG", `cannot read file ${path}`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    throw new ConfigError("CHAINS_CONFIG", `file ${path} is not valid JSON`);
-  }
-  return parseChainsConfig(json);
+  return resolveChains(loadJsonConfigFile("CHAINS_CONFIG", path, chainsConfigSchema, "chains config"));
 }

@@ -31,13 +31,15 @@ export interface AppConfig {
   metricsToken: string | undefined;
   /** Set when BANKING_PROVIDER=statement (its settings are then required). */
   statementBank: StatementBankConfig | undefined;
+  /** The RATES_* settings; the files they name are read and checked where the provider is built. */
+  rates: RatesConfig;
 }
 
 /**
- * The outside providers that exist, per role. Only `sandbox` is built so far; a production provider
- * joins its list here and its builder in services/payments, behind the same interface.
+ * The outside providers that exist, per role. A provider joins its list here and its builder in
+ * services/payments/src/providers.ts, behind the same interface.
  */
-export const RATES_PROVIDERS = ["sandbox"] as const;
+export const RATES_PROVIDERS = ["sandbox", "chainlink", "kraken", "combined"] as const;
 export const KYC_PROVIDERS = ["sandbox", "manual"] as const;
 export const BANKING_PROVIDERS = ["sandbox", "statement"] as const;
 
@@ -50,6 +52,29 @@ export interface StatementBankConfig {
   /** BANK_ACCOUNT_RANGE `first-last`: digit strings of one length, first <= last. */
   accountRange: { first: string; last: string };
   bic: string | undefined;
+}
+
+/**
+ * Settings of the production rate providers (README "Production rates"). Defaults are applied
+ * here; unset files mean the documented defaults (Ethereum mainnet feeds, no bounds).
+ */
+export interface RatesConfig {
+  /** RATES_RPC_URL: an EVM RPC of the chain the feeds are on; required for chainlink and combined. */
+  rpcUrl: string | undefined;
+  /** RATES_FEEDS_FILE: JSON asset -> {address, heartbeatSeconds, decimals?}; unset: mainnet defaults. */
+  feedsFile: string | undefined;
+  /** RATES_TICKER_URL: the Kraken API's base URL; unset: https://api.kraken.com. */
+  tickerUrl: string | undefined;
+  /** RATES_MAX_SPREAD_BPS (combined): largest (max - min) / median of the sources' answers. */
+  maxSpreadBps: number;
+  /** RATES_MIN_SOURCES (combined): fresh answers needed per asset; unset: every source. */
+  minSources: number | undefined;
+  /** RATES_BOUNDS_FILE: JSON asset -> {min?, max?} (USD per unit); unset: no bounds. */
+  boundsFile: string | undefined;
+  /** RATES_STABLECOIN_PAR_BPS: a stablecoin within this of 1 counts as exactly 1 (0: never rounded); unset: 50. */
+  stablecoinParBps: number | undefined;
+  /** RATES_CACHE_MS: how long one answer is reused (never past its expiry; 0: ask every time); unset: 5000. */
+  cacheMs: number | undefined;
 }
 
 export interface ProviderChoice {
@@ -67,6 +92,11 @@ const intString = (min: number, max: number) =>
 
 /** Long enough that guessing it is hopeless; its value is never echoed. */
 const metricsToken = z.string().min(16, "must be at least 16 characters").regex(/^\S+$/, "must not contain spaces");
+
+/** An http(s) URL; only its validity is reported, never the URL (it may carry an API key). */
+const httpUrl = z
+  .string()
+  .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), "must be an http(s) URL");
 
 const envSchema = z.object({
   DATABASE_URL: z
@@ -108,6 +138,14 @@ const envSchema = z.object({
       return first.length === last.length && BigInt(first) <= BigInt(last);
     }, "must be two account numbers of the same length, first-last, first <= last")
     .optional(),
+  RATES_RPC_URL: httpUrl.optional(),
+  RATES_FEEDS_FILE: z.string().min(1).optional(),
+  RATES_TICKER_URL: httpUrl.optional(),
+  RATES_MAX_SPREAD_BPS: intString(0, 10_000).optional(),
+  RATES_MIN_SOURCES: intString(1, 2).optional(),
+  RATES_BOUNDS_FILE: z.string().min(1).optional(),
+  RATES_STABLECOIN_PAR_BPS: intString(0, 1_000).optional(),
+  RATES_CACHE_MS: intString(0, 600_000).optional(),
   BANK_BIC: z
     .string()
     .regex(/^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/, "must be a BIC (8 or 11 characters)")
@@ -134,6 +172,23 @@ function statementBank(e: z.infer<typeof envSchema>): StatementBankConfig | unde
     accountName: e.BANK_ACCOUNT_NAME ?? "",
     accountRange: { first, last },
     bic: e.BANK_BIC,
+  };
+}
+
+function ratesConfig(e: z.infer<typeof envSchema>): RatesConfig {
+  const provider = e.RATES_PROVIDER ?? "sandbox";
+  if ((provider === "chainlink" || provider === "combined") && !e.RATES_RPC_URL) {
+    throw new ConfigError("RATES_RPC_URL", `required with RATES_PROVIDER=${provider} (the chain the feeds are on)`);
+  }
+  return {
+    rpcUrl: e.RATES_RPC_URL,
+    feedsFile: e.RATES_FEEDS_FILE,
+    tickerUrl: e.RATES_TICKER_URL,
+    maxSpreadBps: e.RATES_MAX_SPREAD_BPS ?? 100,
+    minSources: e.RATES_MIN_SOURCES,
+    boundsFile: e.RATES_BOUNDS_FILE,
+    stablecoinParBps: e.RATES_STABLECOIN_PAR_BPS,
+    cacheMs: e.RATES_CACHE_MS,
   };
 }
 
@@ -213,5 +268,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     metricsToken: metricsTokenValue,
     statementBank: statementBank(e),
+    rates: ratesConfig(e),
   };
 }

@@ -4,6 +4,7 @@ export * from "./chain-errors.ts";
 export * from "./chains.ts";
 export * from "./chains-config.ts";
 export * from "./config.ts";
+export * from "./config-file.ts";
 export * from "./errors.ts";
 export * from "./known-networks.ts";
 export * from "./logger.ts";

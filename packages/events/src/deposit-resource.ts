@@ -37,7 +37,9 @@ export const depositResource = z.object({
   status: z.enum(DEPOSIT_STATUSES),
   awaiting_rate: z
     .boolean()
-    .describe("PENDING with its confirmations, but its asset has no USD rate yet: credited once one exists"),
+    .describe(
+      "PENDING with its confirmations, but its asset has no usable USD rate (none quoted, a stale or refused feed): credited at the first fresh one",
+    ),
   held: z
     .boolean()
     .describe("Credited but held out of available (the customer's verification was rejected) until an operator acts"),

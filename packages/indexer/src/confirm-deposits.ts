@@ -1,4 +1,4 @@
-import { AppError, type ChainId, feeMicros, type Logger, toUsdMicros, USD_STABLECOINS } from "@mp/core";
+import { AppError, type ChainId, feeMicros, type Logger, toUsdMicros } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
 import { appendDepositEvents } from "@mp/events";
 import { cryptoAllowedSql, postDepositCredits } from "@mp/ledger";
@@ -26,8 +26,8 @@ const DEFAULT_LIMIT = 5_000;
 /** What one call did. */
 export interface ConfirmResult {
   confirmed: number;
-  /** Deposits with their confirmations still waiting for a USD rate of their asset. */
-  awaitingRate: number;
+  /** Per asset: deposits with their confirmations still waiting for a USD rate (assets with none absent). */
+  awaitingRate: Map<string, number>;
 }
 
 /** Deposits of `chain` in blocks deep enough at $2 (head): head - block_height + 1 >= required. */
@@ -35,12 +35,13 @@ const DEEP_ENOUGH = "chain = $1 AND status = 'PENDING' AND block_height <= $2::b
 
 /**
  * Confirms every PENDING deposit of the chain with enough confirmations at `head`, in transactions
- * of up to CHUNK deposits: lock the rows, keep those still PENDING, value each in USD (stablecoins
- * 1:1, other assets at the provider's rate now), take the merchant's fee, post the credits in bulk
- * and mark them CONFIRMED with their credit entries, each with its `deposit.confirmed` event. A
- * deposit whose customer may not receive crypto when it confirms (a rejected verification) is
- * credited to the merchant's held account instead of available, marked HELD, and gets
- * `deposit.held` too. The row lock and the ledger's per-deposit idempotency make the credit
+ * of up to CHUNK deposits: lock the rows, keep those still PENDING, value each in USD at the
+ * provider's rate now (stablecoins too: the sandbox quotes them at 1, production from the market,
+ * rounded to 1 within the par band), take the merchant's fee, post the credits in bulk and mark
+ * them CONFIRMED with their credit entries, each with its `deposit.confirmed` event. A deposit
+ * whose customer may not receive crypto when it confirms (a rejected verification) is credited to
+ * the merchant's held account instead of available, marked HELD, and gets `deposit.held` too. The
+ * row lock and the ledger's per-deposit idempotency make the credit
  * exactly-once whatever crashes or repeats.
  *
  * Rates are asked per asset first (outside any transaction). A deposit whose asset has no rate is
@@ -55,14 +56,14 @@ export async function confirmDeposits(options: ConfirmOptions): Promise<ConfirmR
     [chain, head],
   );
   const rates = new Map<string, UsdRate>();
-  let awaitingRate = 0;
+  const awaitingRate = new Map<string, number>();
   for (const { asset, deposits } of assets.rows) {
     const rate = await rateOf(options, asset);
     if (!("error" in rate)) {
       rates.set(asset, rate);
       continue;
     }
-    awaitingRate += Number(deposits);
+    awaitingRate.set(asset, Number(deposits));
     const marked = await db.query(
       `UPDATE deposits SET awaiting_rate_since = now() WHERE ${DEEP_ENOUGH} AND asset = $3 AND awaiting_rate_since IS NULL`,
       [chain, head, asset],
@@ -98,9 +99,11 @@ export async function confirmDeposits(options: ConfirmOptions): Promise<ConfirmR
   return { confirmed, awaitingRate };
 }
 
-/** The asset's USD rate now: 1 for a USD stablecoin, else the provider's, or why there is none. */
+/**
+ * The provider's USD rate for the asset now, or why there is none. Stablecoins too: the sandbox
+ * quotes them at 1, production providers from the market (rounded to 1 within the par band).
+ */
 async function rateOf(options: ConfirmOptions, asset: string): Promise<UsdRate | { error: unknown }> {
-  if (USD_STABLECOINS.has(asset)) return { rate: "1", at: new Date() };
   try {
     return { rate: (await options.rates.rateFor(asset)).rate, at: new Date() };
   } catch (error) {

@@ -102,6 +102,8 @@ export function createIndexer(options: IndexerOptions): Indexer {
   const sleeper = createSleeper();
   const window = Math.max(config.confirmations * 2, MIN_BLOCK_WINDOW);
   const labels = { chain };
+  /** Assets the last iteration counted deposits awaiting a rate for. */
+  let awaitingAssets = new Set<string>();
   let stopping = false;
   /** verifyNetwork() passed since start(): checked once per start, before the first scan. */
   let verified = false;
@@ -248,7 +250,12 @@ export function createIndexer(options: IndexerOptions): Indexer {
       logger,
       failpoint,
     });
-    metrics?.depositsAwaitingRate.set(labels, awaitingRate);
+    // An asset that waited and no longer does is set back to 0, not left at its last count.
+    for (const asset of awaitingAssets) {
+      if (!awaitingRate.has(asset)) metrics?.depositsAwaitingRate.set({ chain, asset }, 0);
+    }
+    awaitingAssets = new Set(awaitingRate.keys());
+    for (const [asset, deposits] of awaitingRate) metrics?.depositsAwaitingRate.set({ chain, asset }, deposits);
     timings.confirmMs = performance.now() - started;
     metrics?.depositsConfirmed.inc(labels, depositsConfirmed);
     if (depositsConfirmed > 0) logger.info({ chain, head, deposits: depositsConfirmed }, "deposits confirmed");

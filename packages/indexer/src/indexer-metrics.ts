@@ -9,8 +9,11 @@ export interface IndexerMetrics {
   lag: Gauge<ChainLabel>;
   /** 1 while the chain's indexer is stopped on a configuration error (GET /v1/chains says which). */
   misconfigured: Gauge<ChainLabel>;
-  /** Deposits with their confirmations whose asset has no USD rate: PENDING, uncredited, until one exists. */
-  depositsAwaitingRate: Gauge<ChainLabel>;
+  /**
+   * Per chain and asset: deposits with their confirmations whose asset has no usable USD rate
+   * (none quoted, a stale or refused feed): PENDING, uncredited, until a fresh rate exists.
+   */
+  depositsAwaitingRate: Gauge<ChainLabel | "asset">;
   rpcErrors: Counter<ChainLabel>;
   /** Failed iterations of the loop, whatever the cause (RPC, database, chain moving under a scan). */
   tickErrors: Counter<ChainLabel>;
@@ -25,10 +28,14 @@ export interface IndexerMetrics {
  * metrics already registered there (one set serves every chain's indexer).
  */
 export function createIndexerMetrics(registry: Registry): IndexerMetrics {
-  const gauge = (name: string, help: string): Gauge<ChainLabel> => {
+  const gauge = <L extends string = ChainLabel>(
+    name: string,
+    help: string,
+    labelNames: readonly L[] = ["chain"] as L[],
+  ): Gauge<L> => {
     const existing = registry.getSingleMetric(name);
-    if (existing) return existing as Gauge<ChainLabel>;
-    return new Gauge({ name, help, labelNames: ["chain"], registers: [registry] });
+    if (existing) return existing as Gauge<L>;
+    return new Gauge({ name, help, labelNames, registers: [registry] });
   };
   const counter = (name: string, help: string): Counter<ChainLabel> => {
     const existing = registry.getSingleMetric(name);
@@ -45,7 +52,8 @@ export function createIndexerMetrics(registry: Registry): IndexerMetrics {
     ),
     depositsAwaitingRate: gauge(
       "indexer_deposits_awaiting_rate",
-      "Deposits with their confirmations waiting, uncredited, for a USD rate of their asset",
+      "Deposits with their confirmations waiting, uncredited, for a usable USD rate of their asset",
+      ["chain", "asset"],
     ),
     rpcErrors: counter("indexer_rpc_errors_total", "Failed calls to the chain's node"),
     tickErrors: counter("indexer_tick_errors_total", "Indexer iterations that failed and were retried"),

@@ -65,7 +65,7 @@ export {
   KRAKEN_DEFAULT_ASSETS,
   type KrakenTickerRateProviderOptions,
 } from "./rates/kraken-ticker-rate-provider.ts";
-export { checkRateBounds, type RateBounds } from "./rates/rate-bounds.ts";
+export { checkRateBounds, type RateBounds, rateBoundsSchema } from "./rates/rate-bounds.ts";
 export { compareRates, medianRate, spreadExceeds } from "./rates/rate-decimal.ts";
 export type { Rate, RateProvider } from "./rates/rate-provider.ts";
 export { RateUnavailableError, type RateUnavailableReason } from "./rates/rate-unavailable-error.ts";

@@ -1,4 +1,13 @@
-import { ANVIL_DEPLOYER, type AnvilNode, startAnvil } from "@mp/test-nodes/evm";
+import {
+  ANVIL_DEPLOYER,
+  type AnvilNode,
+  type CompiledAggregator,
+  compileMockAggregator,
+  deployMockAggregator,
+  functionSignatures,
+  setRound,
+  startAnvil,
+} from "@mp/test-nodes/evm";
 import { type Address, getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -11,13 +20,6 @@ import {
   type RateUnavailableReason,
 } from "../src/index.ts";
 import { expectRefused } from "./expect-refused.ts";
-import {
-  type CompiledAggregator,
-  compileMockAggregator,
-  deployMockAggregator,
-  functionSignatures,
-  setRound,
-} from "./mock-aggregator.ts";
 import { NEEDS_SHARED, SHARED_FIXTURES_PRESENT, sharedFixture } from "./shared-fixtures.ts";
 
 /**
@@ -239,6 +241,17 @@ describe("Chainlink rate provider", () => {
     const error = await expectRefused(btc.rateFor("BTC"));
     expect(error.reason).toBe("unreachable");
     expect((await expectRefused(btc.listRates())).reason).toBe("unreachable");
+    // An API key in the URL (as hosted RPCs have it) is in neither the error nor any cause a log prints.
+    const keyed = createChainlinkRateProvider({
+      rpcUrl: `${other.url}/v3/key-5f0e2c9a71`,
+      feeds: { BTC: { address: feed, heartbeatSeconds: HOUR, decimals: 8 } },
+      timeoutMs: 2_000,
+    });
+    const refused = await expectRefused(keyed.rateFor("BTC"), "unreachable");
+    const printed: string[] = [];
+    for (let e: unknown = refused; e instanceof Error; e = e.cause) printed.push(e.message, e.stack ?? "");
+    expect(printed.join("\n")).not.toMatch(/key-5f0e2c9a71|127\.0\.0\.1/);
+    expect(refused.message).toMatch(/^No usable USD rate for BTC \(unreachable\): reading chainlink:0x\w+ failed: /);
   });
 
   it.skipIf(!SHARED_FIXTURES_PRESENT)(`ships mainnet defaults from Chainlink's feed list${NEEDS_SHARED}`, () => {

@@ -1,4 +1,4 @@
-import { type AnvilNode, startAnvil } from "@mp/test-nodes/evm";
+import { type AnvilNode, compileMockAggregator, deployMockAggregator, setRound, startAnvil } from "@mp/test-nodes/evm";
 import { type Address, getAddress } from "viem";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -8,7 +8,6 @@ import {
   createKrakenTickerRateProvider,
 } from "../src/index.ts";
 import { expectRefused } from "./expect-refused.ts";
-import { compileMockAggregator, deployMockAggregator, setRound } from "./mock-aggregator.ts";
 import { NEEDS_SHARED, SHARED_FIXTURES_PRESENT, sharedFixture } from "./shared-fixtures.ts";
 import { startTickerServer, type TickerServer } from "./ticker-server.ts";
 

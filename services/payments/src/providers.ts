@@ -1,7 +1,13 @@
-import { type AppConfig, ConfigError, type ProviderChoice } from "@mp/core";
+import { type AppConfig, ConfigError, loadJsonConfigFile, type ProviderChoice } from "@mp/core";
 import type { Database } from "@mp/db";
 import {
   type BankingProvider,
+  CHAINLINK_MAINNET_FEEDS,
+  chainlinkFeedsSchema,
+  createCachedRateProvider,
+  createChainlinkRateProvider,
+  createCombinedRateProvider,
+  createKrakenTickerRateProvider,
   createManualKycProvider,
   createSandboxBankingProvider,
   createSandboxKycProvider,
@@ -10,6 +16,7 @@ import {
   isValidAbaRoutingNumber,
   type KycProvider,
   type RateProvider,
+  rateBoundsSchema,
 } from "@mp/providers";
 
 export interface Providers {
@@ -33,7 +40,21 @@ const BUILDERS: {
   rates: {
     setting: "RATES_PROVIDER",
     sandboxIs: "deposits valued at hard-coded rates",
-    build: { sandbox: () => createSandboxRateProvider() },
+    build: {
+      sandbox: () => createSandboxRateProvider(),
+      chainlink: ({ config }) => cached(config, chainlink(config)),
+      kraken: ({ config }) => cached(config, kraken(config)),
+      combined: ({ config }) => {
+        const { maxSpreadBps, minSources } = config.rates;
+        return cached(
+          config,
+          createCombinedRateProvider([chainlink(config), kraken(config)], {
+            maxSpreadBps,
+            ...(minSources !== undefined ? { minAnswers: minSources } : {}),
+          }),
+        );
+      },
+    },
   },
   kyc: {
     setting: "KYC_PROVIDER",
@@ -70,11 +91,43 @@ const BUILDERS: {
   },
 };
 
+/** What building the providers reads of the configuration. */
+type ProviderConfig = Pick<AppConfig, "environment" | "providers" | "statementBank" | "rates">;
+
+/** What both market sources share: the operator's bounds and the stablecoin par band. */
+function marketSettings(config: ProviderConfig) {
+  const { boundsFile, stablecoinParBps } = config.rates;
+  return {
+    ...(boundsFile ? { bounds: loadJsonConfigFile("RATES_BOUNDS_FILE", boundsFile, rateBoundsSchema, "bounds") } : {}),
+    ...(stablecoinParBps !== undefined ? { parBandBps: stablecoinParBps } : {}),
+  };
+}
+
+function chainlink(config: ProviderConfig): RateProvider {
+  const { rpcUrl, feedsFile } = config.rates;
+  if (!rpcUrl) throw new ConfigError("RATES_RPC_URL", "required for Chainlink feeds (the chain the feeds are on)");
+  return createChainlinkRateProvider({
+    rpcUrl,
+    feeds: feedsFile
+      ? loadJsonConfigFile("RATES_FEEDS_FILE", feedsFile, chainlinkFeedsSchema, "feeds")
+      : CHAINLINK_MAINNET_FEEDS,
+    ...marketSettings(config),
+  });
+}
+
+function kraken(config: ProviderConfig): RateProvider {
+  const { tickerUrl } = config.rates;
+  return createKrakenTickerRateProvider({ ...(tickerUrl ? { baseUrl: tickerUrl } : {}), ...marketSettings(config) });
+}
+
 /**
- * The configured providers. Production refuses every sandbox provider (unset means sandbox): one
- * ConfigError line naming each such setting, before anything starts.
+ * One round of RPC or HTTP calls per interval for GET /v1/rates, the balance and every indexer
+ * together (they share this provider), never past a rate's expires_at.
  */
-type ProviderConfig = Pick<AppConfig, "environment" | "providers" | "statementBank">;
+function cached(config: ProviderConfig, provider: RateProvider): RateProvider {
+  const { cacheMs } = config.rates;
+  return createCachedRateProvider(provider, cacheMs !== undefined ? { maxAgeMs: cacheMs } : {});
+}
 
 interface BuildContext {
   db: Database;

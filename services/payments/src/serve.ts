@@ -29,7 +29,7 @@ import { checkEncryptionKeys } from "./cli/rotate-encryption.ts";
 import { selectChains, startIndexers } from "./indexers.ts";
 import { type LocalSandbox, startLocalSandbox } from "./local-sandbox.ts";
 import { openCustody } from "./open-custody.ts";
-import { createProviders, refuseSandboxProviders } from "./providers.ts";
+import { createProviders, type Providers, refuseSandboxProviders } from "./providers.ts";
 import { openMigratedDatabase } from "./runtime.ts";
 
 export type Role = "api" | "indexer" | "worker" | "all";
@@ -82,8 +82,19 @@ export async function serve(options: {
   }
   refuseSandboxProviders(config);
   const { db, mode } = await openMigratedDatabase(config, logger);
-  const providers = createProviders(config, db);
+  let providers: Providers;
+  try {
+    // A bad RATES_FEEDS_FILE or RATES_BOUNDS_FILE is found here, when the files are read.
+    providers = createProviders(config, db);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
   logger.info({ database: mode, role }, "database ready");
+  logger.info(
+    { rates: providers.rates.name, kyc: providers.kyc.name, banking: providers.banking.name },
+    "providers ready",
+  );
   // `pnpm start` in a sandbox without CHAINS_CONFIG runs real local chains; a single role never
   // does (an api-only process with its own chains would not see what the indexer process indexes).
   let sandbox: LocalSandbox | undefined;

@@ -1,6 +1,6 @@
-import { formatUsd, isAppError, toUsdMicros, USD_STABLECOINS } from "@mp/core";
+import { formatUsd, isAppError, toUsdMicros } from "@mp/core";
 import { getMerchantBalance } from "@mp/ledger";
-import type { RateProvider } from "@mp/providers";
+import { type RateProvider, RateUnavailableError } from "@mp/providers";
 import { z } from "zod";
 import { pendingByAsset } from "../deposits/deposit-store.ts";
 import { defineRoute } from "../http/route.ts";
@@ -20,14 +20,16 @@ const balanceResource = z.object({
 });
 
 /**
- * The provider's rate for `asset`, or undefined when it quotes none (a configured token it does not
- * know: a non-retryable answer). An outage stays an error (503).
+ * The provider's rate for `asset` (stablecoins too: the sandbox quotes them at 1, production from
+ * the market), or undefined when there is no usable one: a configured token it does not quote (a
+ * non-retryable answer) or a RateUnavailableError (a stale, refused or unreachable feed), exactly
+ * the rates a deposit would wait for (awaiting_rate). Anything else stays an error.
  */
 async function currentRate(rates: RateProvider, asset: string): Promise<string | undefined> {
   try {
     return (await rates.rateFor(asset)).rate;
   } catch (error) {
-    if (isAppError(error) && !error.retryable) return undefined;
+    if (error instanceof RateUnavailableError || (isAppError(error) && !error.retryable)) return undefined;
     throw error;
   }
 }
@@ -46,8 +48,8 @@ export const getBalanceRoute = defineRoute({
     const ledger = await getMerchantBalance(sql, merchant.merchantId);
     let pending = 0n;
     for (const group of await pendingByAsset(sql, merchant.merchantId)) {
-      const rate = USD_STABLECOINS.has(group.asset) ? "1" : await currentRate(deps.rates, group.asset);
-      // An asset with no rate cannot be valued: left out, never guessed (its deposits show awaiting_rate).
+      const rate = await currentRate(deps.rates, group.asset);
+      // An asset with no usable rate cannot be valued: left out, never guessed (its deposits wait in awaiting_rate).
       if (rate !== undefined) pending += toUsdMicros(group.amountRaw, group.decimals, rate);
     }
     return {

@@ -6,7 +6,12 @@ const rateResource = z.object({
   from_currency: z.string(),
   to_currency: z.string(),
   rate: z.string().describe("Decimal string: units of to_currency per one from_currency"),
-  expires_at: z.iso.datetime(),
+  expires_at: z.iso.datetime().describe("When the rate stops being used: its source's staleness limit"),
+  source: z
+    .string()
+    .describe(
+      "Where the rate comes from: chainlink:<feed address>, kraken:<pair>, median(<source>,...) when sources are combined, sandbox for the sandbox's fixed rates",
+    ),
 });
 const ratesResponse = z.object({ items: z.array(rateResource) });
 
@@ -20,6 +25,7 @@ const listRates: RouteDefinition["handler"] = async ({ deps }) => {
         to_currency: r.toCurrency,
         rate: r.rate,
         expires_at: iso(r.expiresAt),
+        source: r.source,
       })),
     },
   };
@@ -29,7 +35,7 @@ export const ratesRoute = defineRoute({
   method: "get",
   path: "/v1/rates",
   operationId: "listRates",
-  summary: "Current USD conversion rates, each with its expiry",
+  summary: "Current USD conversion rates, each with its expiry and source (an asset with no usable rate is left out)",
   tag: "Rates",
   auth: true,
   response: ratesResponse,

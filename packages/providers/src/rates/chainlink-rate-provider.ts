@@ -1,3 +1,4 @@
+import { scrubUrl } from "@mp/rpc";
 import {
   BaseError,
   createPublicClient,
@@ -91,9 +92,14 @@ export function createChainlinkRateProvider(options: ChainlinkRateProviderOption
       // The node not answering is an outage; a node answering that there is no such feed (no code,
       // a revert) is a wrong address or chain: bad_response, for the operator to fix.
       const outage = cause instanceof BaseError && cause.walk((e) => isTransportError(e)) !== null;
-      throw new RateUnavailableError(asset, outage ? "unreachable" : "bad_response", `reading ${source} failed`, {
-        cause,
-      });
+      // viem's error names the RPC URL, where providers put API keys, and a logged error prints its
+      // causes: only its short description goes on, scrubbed of the URL, and it is not attached.
+      const said = cause instanceof BaseError ? cause.shortMessage : String(cause);
+      throw new RateUnavailableError(
+        asset,
+        outage ? "unreachable" : "bad_response",
+        `reading ${source} failed: ${scrubUrl(said, options.rpcUrl)}`,
+      );
     }
     if (feed.decimals !== undefined && decimals !== feed.decimals) {
       throw new RateUnavailableError(

@@ -1,4 +1,5 @@
-import { compareRates } from "./rate-decimal.ts";
+import { z } from "zod";
+import { compareRates, parseRate } from "./rate-decimal.ts";
 import { RateUnavailableError } from "./rate-unavailable-error.ts";
 
 /**
@@ -6,7 +7,20 @@ import { RateUnavailableError } from "./rate-unavailable-error.ts";
  * `{"BTC": {"min": "1000", "max": "1000000"}}`. An answer outside it is refused, not clamped: a feed
  * stuck at its circuit-breaker floor or a fat-fingered ticker must not value a deposit.
  */
-export type RateBounds = Readonly<Record<string, { min?: string; max?: string }>>;
+export type RateBounds = Readonly<z.infer<typeof rateBoundsSchema>>;
+
+const boundSchema = z.string().refine((value) => parseRate(value) !== null, "not a plain decimal string");
+
+/** The shape of a bounds file (RATES_BOUNDS_FILE); a min above its max is refused. */
+export const rateBoundsSchema = z.record(
+  z.string().min(1),
+  z
+    .strictObject({ min: boundSchema.optional(), max: boundSchema.optional() })
+    .refine(
+      (range) => range.min === undefined || range.max === undefined || compareRates(range.min, range.max) <= 0,
+      "min is above max",
+    ),
+);
 
 /** Throws RateUnavailableError(out_of_bounds) when `rate` is outside `bounds[asset]`. */
 export function checkRateBounds(asset: string, rate: string, bounds: RateBounds | undefined, source: string): void {

@@ -7,9 +7,9 @@ export interface Rate {
   expiresAt: Date;
   /**
    * Where the rate came from, for GET /v1/rates and audit: `chainlink:<feed address>`,
-   * `kraken:<pair>`, `median(<source>,<source>)`. Absent for the sandbox's fixed rates.
+   * `kraken:<pair>`, `median(<source>,<source>)`, `sandbox` for the sandbox's fixed rates.
    */
-  source?: string;
+  source: string;
 }
 
 /**

@@ -1,9 +1,10 @@
-import { ValidationError } from "@mp/core";
+import { USD_STABLECOINS, ValidationError } from "@mp/core";
 import type { Rate, RateProvider } from "./rate-provider.ts";
 
 /**
- * Fixed, documented sandbox rates so that sandbox valuations are reproducible. Stablecoins are
- * exactly 1. Rates are quoted for 60 seconds.
+ * Fixed, documented sandbox rates so that sandbox valuations are reproducible. The USD stablecoins
+ * (USD_STABLECOINS) are exactly 1: in a sandbox they are valued at par as they always were; the
+ * production providers price them from the market (stablecoin-par.ts). Quoted for 60 seconds.
  */
 export const SANDBOX_RATES: Readonly<Record<string, string>> = {
   BTC: "65000.00",
@@ -13,8 +14,7 @@ export const SANDBOX_RATES: Readonly<Record<string, string>> = {
   BNB: "580.00",
   POL: "0.50",
   CELO: "0.60",
-  USDC: "1",
-  USDT: "1",
+  ...Object.fromEntries([...USD_STABLECOINS].map((asset) => [asset, "1"])),
 };
 
 const TTL_MS = 60_000;
@@ -26,6 +26,7 @@ export function createSandboxRateProvider(options: { now?: () => Date } = {}): R
     toCurrency: "USD",
     rate,
     expiresAt: new Date(now().getTime() + TTL_MS),
+    source: "sandbox",
   });
   return {
     name: "sandbox",

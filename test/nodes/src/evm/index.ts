@@ -12,6 +12,15 @@ export {
   forwardThenRevert,
   forwardViaRevertingRelay,
 } from "./forwarder.ts";
+export {
+  type CompiledAggregator,
+  compileMockAggregator,
+  deployMockAggregator,
+  functionSignatures,
+  mockAggregatorAbi,
+  type Round,
+  setRound,
+} from "./mock-aggregator.ts";
 export { type SeededTransfers, type SeedTransfersOptions, seedTransfers, unwatchedAddress } from "./seed-transfers.ts";
 export {
   CONTRACTS_ARTIFACT_URL,

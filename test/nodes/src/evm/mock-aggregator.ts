@@ -1,15 +1,16 @@
 import { readFileSync } from "node:fs";
-import type { AnvilNode } from "@mp/test-nodes/evm";
 import { type Abi, type Address, encodeDeployData, encodeFunctionData, type Hex, parseAbi } from "viem";
 import { z } from "zod";
-import { compileSolidity } from "../../../test/nodes/src/evm/compile.ts";
+import type { AnvilNode } from "./anvil-node.ts";
+import { compileSolidity } from "./compile.ts";
 
 /**
- * test/nodes/src/evm/contracts/MockAggregatorV3.sol, compiled at test time by the harness's
- * compileSolidity (solc from npm, the TestToken settings) and deployed on anvil: a price feed with
- * Chainlink's exact AggregatorV3Interface whose rounds the test writes.
+ * contracts/MockAggregatorV3.sol, compiled at test time by compileSolidity (solc from npm, the
+ * TestToken settings) and deployed on anvil: a price feed with Chainlink's exact
+ * AggregatorV3Interface whose rounds the test writes (the rates provider's tests, the indexer's
+ * stale-rate test, the production start of `payments serve`).
  */
-const SOURCE_URL = new URL("../../../test/nodes/src/evm/contracts/MockAggregatorV3.sol", import.meta.url);
+const SOURCE_URL = new URL("./contracts/MockAggregatorV3.sol", import.meta.url);
 const SOURCE_NAME = "MockAggregatorV3.sol";
 
 export const mockAggregatorAbi = parseAbi([

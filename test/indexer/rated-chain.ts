@@ -1,0 +1,83 @@
+import { randomUUID } from "node:crypto";
+import { createEvmAdapter } from "@mp/chain-evm";
+import { resolveChainConfig, silentLogger } from "@mp/core";
+import { createWatchSet } from "@mp/custody";
+import { createIndexer, createIndexerMetrics, type Indexer, type IndexerMetrics } from "@mp/indexer";
+import type { RateProvider } from "@mp/providers";
+import type { AnvilNode, TestToken } from "@mp/test-nodes/evm";
+import { privateKeyToAccount } from "viem/accounts";
+import { expect } from "vitest";
+import { type ApiHarness, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
+import { addWallet } from "./indexer-fixtures.ts";
+
+export const RATED_CHAIN_CONFIRMATIONS = 3;
+
+/**
+ * BASE on `node` with `tokens` configured (each under its symbol), the API on it and its indexer
+ * valuing deposits with `rates`: the set-up of the tests of deposits waiting for a rate.
+ */
+export interface RatedChain {
+  api: ApiHarness;
+  indexer: Indexer;
+  metrics: IndexerMetrics;
+  /** The merchant's deposits by transaction hash, as GET /v1/deposits shows them. */
+  depositsByTx(merchant: TestMerchant): Promise<Map<string, Record<string, unknown>>>;
+  /** indexer_deposits_awaiting_rate{chain="BASE", asset}, undefined when never set. */
+  awaitingRate(asset: string): Promise<number | undefined>;
+  /** A wallet address of an approved customer of `merchant`, derived from `keyByte`. */
+  approvedWallet(merchant: TestMerchant, keyByte: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export async function startRatedChain(
+  node: AnvilNode,
+  tokens: readonly TestToken[],
+  rates: RateProvider,
+): Promise<RatedChain> {
+  const config = resolveChainConfig("BASE", {
+    rpcUrl: node.url,
+    confirmations: RATED_CHAIN_CONFIRMATIONS,
+    pollIntervalMs: 50,
+    tokens: tokens.map((t) => ({ asset: t.symbol, address: t.address, decimals: t.decimals })),
+  });
+  const api = await startApiHarness({ overrides: { chains: { BASE: config }, rates } });
+  const metrics = createIndexerMetrics(api.deps.metrics);
+  const indexer = createIndexer({
+    db: api.db,
+    adapter: createEvmAdapter(config),
+    config,
+    watch: createWatchSet(api.db, "BASE"),
+    rates,
+    logger: silentLogger(),
+    metrics,
+  });
+  return {
+    api,
+    indexer,
+    metrics,
+    async depositsByTx(merchant) {
+      const res = await api.call(merchant.apiKey, "/v1/deposits");
+      expect(res.status).toBe(200);
+      return new Map(res.body.data.items.map((d: { tx_hash: string }) => [d.tx_hash, d]));
+    },
+    async awaitingRate(asset) {
+      const { values } = await metrics.depositsAwaitingRate.get();
+      return values.find((v) => v.labels.chain === "BASE" && v.labels.asset === asset)?.value;
+    },
+    async approvedWallet(merchant, keyByte) {
+      const customerId = randomUUID();
+      await api.db.query(
+        "INSERT INTO customers (id, merchant_id, type, status) VALUES ($1, $2, 'INDIVIDUAL', 'APPROVED')",
+        [customerId, merchant.merchantId],
+      );
+      const address = privateKeyToAccount(`0x${keyByte.repeat(32)}`).address;
+      const owner = { merchantId: merchant.merchantId, customerId, feeBps: 0, feeFixedMicros: 0n };
+      await addWallet(api.db, owner, "BASE", address);
+      return address;
+    },
+    async stop() {
+      await indexer.stop();
+      await api.stop();
+    },
+  };
+}
