@@ -365,19 +365,29 @@ describe.each(TEST_CHAINS)("indexer on $name", ({ start }) => {
     await loopB;
 
     if (process.env.DATABASE_URL) {
-      // A holder whose connection dies (process killed) loses the lock with its session.
+      // A holder whose session dies (process killed, connection lost) loses the chain with it: its
+      // liveness lock goes with the session, so the lease is free at once, and a new epoch leads.
       const c = track(newIndexer(db, chain));
       const d = track(newIndexer(db, chain));
       expect((await c.tick()).active).toBe(true);
       expect((await d.tick()).active).toBe(false);
+      const epoch = async () =>
+        Number((await db.query("SELECT epoch FROM leases WHERE name = $1", [`indexer:${chain.chain}`])).rows[0]?.epoch);
+      const before = await epoch();
       const killed = await db.query(
-        `SELECT pg_terminate_backend(pid) FROM pg_locks
-          WHERE locktype = 'advisory' AND objsubid = 2 AND granted
-            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+        `SELECT pg_terminate_backend(l.pid) FROM pg_locks l JOIN leases ON leases.name = $1
+          WHERE l.locktype = 'advisory' AND l.classid = 7245022::oid AND l.objid = hashtext(leases.holder)::oid
+            AND l.granted`,
+        [`indexer:${chain.chain}`],
       );
       expect(killed.rowCount).toBe(1);
-      await waitFor("takeover after the holder's connection died", async () => (await d.tick()).active);
-      await expect(c.tick()).resolves.toMatchObject({ active: false });
+      await waitFor("a new epoch after the holder's session died", async () => (await epoch()) > before);
+      // Exactly one of them leads it now (the other ticks as a standby).
+      const ticks = await waitFor("one leader", async () => {
+        const both = [(await c.tick()).active, (await d.tick()).active];
+        return both.includes(true) && both;
+      });
+      expect(ticks.filter(Boolean)).toHaveLength(1);
     }
   });
 });

@@ -99,6 +99,10 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
   let running: Promise<void> | undefined;
   let firstCycle: Promise<void> | undefined;
   let stopped = false;
+  /** Sessions opened so far: a second one means the first was lost. */
+  let sessions = 0;
+  /** Set after giving leases up: this poll leaves them to the standbys. */
+  let skipBalance = false;
   const onError = () => {
     broken = true;
   };
@@ -130,9 +134,20 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
       fresh.release(true);
       throw error;
     }
+    const lostOne = sessions > 0;
     client = fresh;
+    sessions++;
     // A new session: the heartbeat (and renewals) go out at once.
     lastRenewAt = Number.NEGATIVE_INFINITY;
+    if (lostOne && held.size > 0) {
+      // While the old session was gone, standbys saw this holder dead and were entitled to take
+      // its leases at any moment: give them all up rather than race them (new epochs all round).
+      const given = [...held.values()];
+      held.clear();
+      for (const h of given) await releaseLease(fresh, h.lease);
+      logger.warn({ holder, leases: given.map((h) => h.lease.name) }, "lost the database session: leases given up");
+      skipBalance = true;
+    }
     return fresh;
   };
 
@@ -236,7 +251,8 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
     try {
       const c = await session();
       if (performance.now() - lastRenewAt >= renewEveryMs) await renew(c);
-      if (!stopped) await balance(c);
+      if (!stopped && !skipBalance) await balance(c);
+      skipBalance = false;
     } catch (error) {
       // A lost connection is reconnected at the next poll (and its liveness lock taken again); any
       // other failure (a renewal's lock wait timing out) is retried as it is. Leases not renewed in
