@@ -21,6 +21,11 @@ export interface AppConfig {
   chainsConfigPath: string | undefined;
   chains: ChainsConfig | undefined;
   rateLimitPerMinute: number;
+  /**
+   * The leadership bound (INDEXER_LEASE_SECONDS): an indexer that stops renewing (hung, host gone)
+   * loses its chains this long after its last renewal, by the database's clock.
+   */
+  indexerLeaseSeconds: number;
   /** Which outside provider serves each role (services/payments builds them in one place). */
   providers: ProviderChoice;
   /** Bearer token `GET /metrics` requires; unset: open in a sandbox, refused at start in production. */
@@ -80,6 +85,7 @@ const envSchema = z.object({
   ENCRYPTION_KEY_FILE: z.string().min(1).optional(),
   CHAINS_CONFIG: z.string().min(1).optional(),
   RATE_LIMIT_PER_MINUTE: intString(1, 1_000_000).optional(),
+  INDEXER_LEASE_SECONDS: intString(2, 3_600).optional(),
   RATES_PROVIDER: z.enum(RATES_PROVIDERS).optional(),
   KYC_PROVIDER: z.enum(KYC_PROVIDERS).optional(),
   BANKING_PROVIDER: z.enum(BANKING_PROVIDERS).optional(),
@@ -196,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     chainsConfigPath: e.CHAINS_CONFIG,
     chains: e.CHAINS_CONFIG ? loadChainsConfigFile(e.CHAINS_CONFIG) : undefined,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE ?? 600,
+    indexerLeaseSeconds: e.INDEXER_LEASE_SECONDS ?? 10,
     providers: {
       rates: e.RATES_PROVIDER ?? "sandbox",
       kyc: e.KYC_PROVIDER ?? "sandbox",

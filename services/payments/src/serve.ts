@@ -159,6 +159,7 @@ export async function serve(options: {
       selected: indexed,
       rates: deps.rates,
       metrics,
+      leaseSeconds: config.indexerLeaseSeconds,
     });
     stops.push(() => indexers.stop());
   }
