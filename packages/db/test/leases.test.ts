@@ -4,8 +4,8 @@ import {
   assertLeader,
   createLeaseKeeper,
   type Database,
-  type LeaseKeeper,
   LeadershipLostError,
+  type LeaseKeeper,
   renewLeases,
   tryAcquireLease,
 } from "../src/index.ts";
@@ -150,4 +150,3 @@ describe("leases", () => {
     },
   );
 });
-

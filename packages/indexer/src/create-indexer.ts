@@ -11,9 +11,9 @@ import {
   assertLeader,
   createLeaseKeeper,
   type Database,
+  LeadershipLostError,
   type Lease,
   type LeaseKeeper,
-  LeadershipLostError,
   type Queryable,
 } from "@mp/db";
 import type { RateProvider } from "@mp/providers";
