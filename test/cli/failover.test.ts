@@ -1,0 +1,114 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { depositsOf, entriesFor } from "../indexer/indexer-fixtures.ts";
+import { type IndexerCluster, measureUntil, startIndexerCluster } from "../support/indexer-cluster.ts";
+import { runCli } from "./run-cli.ts";
+
+const onServer = process.env.DATABASE_URL !== undefined;
+/** The bound of these tests (INDEXER_LEASE_SECONDS): short, so a hang is tested in seconds. */
+const LEASE_SECONDS = 3;
+const TIMEOUT_MS = 180_000;
+
+/**
+ * Indexer processes on several "hosts" (real `payments serve --role indexer` processes) against one
+ * PostgreSQL database, under the faults of issue 19. The embedded database is single-host (one
+ * process owns it; the others join through its socket and share its one session), so there is
+ * nothing to fail over to: these run on PostgreSQL only.
+ */
+describe.skipIf(!onServer)(
+  "indexer failover between processes (PostgreSQL only: the embedded database is single-host)",
+  () => {
+    let cluster: IndexerCluster | undefined;
+    afterEach(async () => {
+      await cluster?.close();
+      cluster = undefined;
+    });
+
+    /** The one deposit of the cluster's address on BASE is CONFIRMED with one credit; the ledger checks clean. */
+    const expectConfirmedOnce = async (c: IndexerCluster, txHash: string) => {
+      const deposits = await measureUntil("the deposit confirms", 60_000, async () => {
+        const rows = await depositsOf(c.db, c.merchant.merchantId);
+        return rows.some((d) => d.tx_hash === txHash && d.status === "CONFIRMED");
+      }).then(() => depositsOf(c.db, c.merchant.merchantId));
+      expect(deposits.filter((d) => d.tx_hash === txHash && d.status !== "REVERSED")).toHaveLength(1);
+      const deposit = deposits.find((d) => d.tx_hash === txHash && d.status === "CONFIRMED");
+      expect((await entriesFor(c.db, deposit?.id ?? "")).map((e) => e.kind)).toEqual(["deposit_credit"]);
+      const check = await runCli(["ledger", "check"], c.env);
+      expect(check.code, check.stderr).toBe(0);
+    };
+
+    it(
+      "kill -9 of the leader: a standby leads within 1 s, and a deposit sent at the kill confirms once",
+      async () => {
+        const c = await startIndexerCluster({ chains: ["BASE"], leaseSeconds: LEASE_SECONDS });
+        cluster = c;
+        const a = await c.spawn();
+        await measureUntil("the first process leads", 30_000, async () => (await c.leader("BASE"))?.pid === a.pid);
+        const b = await c.spawn();
+
+        const txHash = await c.pay(12_345_678n);
+        a.child.kill("SIGKILL");
+        const takeoverMs = await measureUntil(
+          "the standby leads",
+          10_000,
+          async () => (await c.leader("BASE"))?.pid === b.pid,
+        );
+        expect(takeoverMs).toBeLessThanOrEqual(1_000);
+        await c.anvil.mine(3);
+        await expectConfirmedOnce(c, txHash);
+      },
+      TIMEOUT_MS,
+    );
+
+    it(
+      "SIGSTOP of the leader for twice the bound: a standby leads within bound + 1 s; resumed, the old leader writes nothing",
+      async () => {
+        const c = await startIndexerCluster({ chains: ["BASE"], leaseSeconds: LEASE_SECONDS });
+        cluster = c;
+        const a = await c.spawn();
+        await measureUntil("the first process leads", 30_000, async () => (await c.leader("BASE"))?.pid === a.pid);
+        const b = await c.spawn();
+        const before = await c.leader("BASE");
+
+        a.child.kill("SIGSTOP");
+        const stoppedAt = performance.now();
+        const txHash = await c.pay(23_456_789n);
+        const takeoverMs = await measureUntil(
+          "the standby leads",
+          (LEASE_SECONDS + 5) * 1_000,
+          async () => (await c.leader("BASE"))?.pid === b.pid,
+        );
+        expect(takeoverMs).toBeLessThanOrEqual((LEASE_SECONDS + 1) * 1_000);
+        const after = await c.leader("BASE");
+        expect(after?.epoch).toBeGreaterThan(before?.epoch ?? 0);
+        await c.anvil.mine(3);
+        await expectConfirmedOnce(c, txHash);
+
+        await new Promise((r) =>
+          setTimeout(r, Math.max(0, 2 * LEASE_SECONDS * 1_000 - (performance.now() - stoppedAt))),
+        );
+        const resumedFrom = a.output().length;
+        a.child.kill("SIGCONT");
+        // Awake, it learns it lost the chain: it says so and stands by.
+        await measureUntil("the resumed process says it lost the chain", 10_000, async () =>
+          /"msg":"(lease lost|lease not renewed in time|lost the chain|no longer leading the chain)[^"]*"/.test(
+            a.output().slice(resumedFrom),
+          ),
+        );
+        // More blocks and a new deposit while it is awake: still led by b, at the same epoch.
+        const second = await c.pay(34_567_890n);
+        await c.anvil.mine(3);
+        await expectConfirmedOnce(c, second);
+        expect(await c.leader("BASE")).toEqual(after);
+        const resumed = a.output().slice(resumedFrom);
+        // It wrote nothing: no deposit seen, confirmed or rolled back by it, no iteration led.
+        expect(resumed).not.toMatch(
+          /"msg":"(deposits seen|deposits confirmed|chain reorganisation rolled back|leading the chain)"/,
+        );
+        expect(
+          (await depositsOf(c.db, c.merchant.merchantId)).filter((d) => [txHash, second].includes(d.tx_hash)),
+        ).toHaveLength(2);
+      },
+      TIMEOUT_MS,
+    );
+  },
+);
