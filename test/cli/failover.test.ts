@@ -1,3 +1,5 @@
+import { hostname } from "node:os";
+import { getIndexerStates } from "@mp/indexer";
 import { afterEach, describe, expect, it } from "vitest";
 import { depositsOf, entriesFor } from "../indexer/indexer-fixtures.ts";
 import { type IndexerCluster, measureUntil, startIndexerCluster } from "../support/indexer-cluster.ts";
@@ -107,6 +109,56 @@ describe.skipIf(!onServer)(
         expect(
           (await depositsOf(c.db, c.merchant.merchantId)).filter((d) => [txHash, second].includes(d.tx_hash)),
         ).toHaveLength(2);
+      },
+      TIMEOUT_MS,
+    );
+
+    it(
+      "spreads the chains over the processes (--chains still pins), shows who indexes each, and hands a killed one's chains over within 1 s",
+      async () => {
+        const chains = ["BASE", "ARBITRUM", "OPTIMISM", "POLYGON"];
+        const c = await startIndexerCluster({ chains, leaseSeconds: LEASE_SECONDS });
+        cluster = c;
+        const leaders = async () => Promise.all(chains.map(async (chain) => (await c.leader(chain))?.pid));
+        const count = (pids: Array<number | undefined>, pid: number) => pids.filter((p) => p === pid).length;
+        const a = await c.spawn();
+        await measureUntil("one process leads every chain", 30_000, async () => count(await leaders(), a.pid) === 4);
+        const b = await c.spawn();
+        await measureUntil("two processes share the chains 2 and 2", 30_000, async () => {
+          const pids = await leaders();
+          return count(pids, a.pid) === 2 && count(pids, b.pid) === 2;
+        });
+        // A process pinned to one chain gets it (whoever held it hands it over); the others share the rest.
+        const pinned = await c.spawn(["--chains", "POLYGON"]);
+        await measureUntil("the pinned process leads its chain", 30_000, async () => {
+          const pids = await leaders();
+          return pids[3] === pinned.pid && count(pids, a.pid) + count(pids, b.pid) === 3;
+        });
+        const states = await getIndexerStates(c.db);
+        for (const chain of chains) {
+          const leader = await c.leader(chain);
+          expect(states.find((s) => s.chain === chain)?.leader).toMatchObject({
+            host: hostname(),
+            pid: leader?.pid,
+            since: expect.any(Date),
+          });
+        }
+
+        // The pinned one is killed: its chain goes to one of the others within 1 s.
+        pinned.child.kill("SIGKILL");
+        const ms = await measureUntil("POLYGON led again", 10_000, async () => {
+          const pid = (await c.leader("POLYGON"))?.pid;
+          return pid === a.pid || pid === b.pid;
+        });
+        expect(ms).toBeLessThanOrEqual(1_000);
+        // Then a: b leads all four within 1 s.
+        a.child.kill("SIGKILL");
+        const all = await measureUntil(
+          "the survivor leads every chain",
+          10_000,
+          async () => count(await leaders(), b.pid) === 4,
+        );
+        expect(all).toBeLessThanOrEqual(1_000);
       },
       TIMEOUT_MS,
     );

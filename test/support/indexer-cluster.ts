@@ -35,7 +35,7 @@ export interface IndexerCluster {
   /** The receive address watched on every chain of the cluster. */
   readonly address: string;
   /** Starts one more indexer process; resolves once it has started its indexers. */
-  spawn(extraEnv?: Record<string, string>): Promise<IndexerProcess>;
+  spawn(args?: string[]): Promise<IndexerProcess>;
   /** Pays `amount` micro-USDC to the address (mined at once): returns the tx hash. */
   pay(amount: bigint): Promise<string>;
   /** The process (by pid) leading the chain now, by its unexpired lease, and the lease's epoch. */
@@ -89,8 +89,8 @@ export async function startIndexerCluster(options: {
       merchant,
       env: { DATABASE_URL: database.connectionString, DATA_DIR: join(dir, "data") },
       address,
-      async spawn(extraEnv = {}) {
-        const started = await spawnIndexer({ ...env, ...extraEnv });
+      async spawn(args = []) {
+        const started = await spawnIndexer(env, args);
         processes.push(started);
         return started;
       },
@@ -131,9 +131,9 @@ export async function startIndexerCluster(options: {
  * the service in a child of its own: a kill -9 or SIGSTOP must reach the process that holds the
  * database sessions).
  */
-function spawnIndexer(env: NodeJS.ProcessEnv): Promise<IndexerProcess> {
+function spawnIndexer(env: NodeJS.ProcessEnv, args: string[]): Promise<IndexerProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "serve", "--role", "indexer"], {
+    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "serve", "--role", "indexer", ...args], {
       cwd: ROOT,
       env,
       stdio: ["ignore", "pipe", "pipe"],
