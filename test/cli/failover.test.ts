@@ -38,14 +38,19 @@ describe.skipIf(!onServer)(
       expect(check.code, check.stderr).toBe(0);
     };
 
+    /** A cluster indexing BASE: process a leads it, process b stands by. */
+    const leaderAndStandby = async () => {
+      const c = await startIndexerCluster({ chains: ["BASE"], leaseSeconds: LEASE_SECONDS });
+      cluster = c;
+      const a = await c.spawn();
+      await measureUntil("the first process leads", 30_000, async () => (await c.leader("BASE"))?.pid === a.pid);
+      return { c, a, b: await c.spawn() };
+    };
+
     it(
       "kill -9 of the leader: a standby leads within 1 s, and a deposit sent at the kill confirms once",
       async () => {
-        const c = await startIndexerCluster({ chains: ["BASE"], leaseSeconds: LEASE_SECONDS });
-        cluster = c;
-        const a = await c.spawn();
-        await measureUntil("the first process leads", 30_000, async () => (await c.leader("BASE"))?.pid === a.pid);
-        const b = await c.spawn();
+        const { c, a, b } = await leaderAndStandby();
 
         const txHash = await c.pay(12_345_678n);
         a.child.kill("SIGKILL");
@@ -64,11 +69,7 @@ describe.skipIf(!onServer)(
     it(
       "SIGSTOP of the leader for twice the bound: a standby leads within bound + 1 s; resumed, the old leader writes nothing",
       async () => {
-        const c = await startIndexerCluster({ chains: ["BASE"], leaseSeconds: LEASE_SECONDS });
-        cluster = c;
-        const a = await c.spawn();
-        await measureUntil("the first process leads", 30_000, async () => (await c.leader("BASE"))?.pid === a.pid);
-        const b = await c.spawn();
+        const { c, a, b } = await leaderAndStandby();
         const before = await c.leader("BASE");
 
         a.child.kill("SIGSTOP");
