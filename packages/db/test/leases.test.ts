@@ -118,9 +118,11 @@ describe("leases", () => {
     const b = keeper("spread");
     for (const name of names) b.want(name);
     await b.acquire("spread:1");
-    // Shares differ by one at most: 3 and 2.
-    await within("the second keeper gets its share", 10_000, async () => (await heldBy(b, names)) === 2);
-    expect(await heldBy(a, names)).toBe(3);
+    // Shares differ by one at most: 3 and 2 (either way round: counts seen a poll late may overshoot once).
+    await within("the second keeper gets its share", 10_000, async () => {
+      const shares = [await heldBy(a, names), await heldBy(b, names)].sort();
+      return shares[0] === 2 && shares[1] === 3;
+    });
 
     // A third wanting one name only gets it (the larger share hands it over).
     const c = keeper("spread");
