@@ -82,7 +82,7 @@ export interface TickTimings {
 
 export interface Indexer {
   /**
-   * Runs the loop until stop(): waits for the chain's lock, verifies the node (adapter.verifyNetwork),
+   * Runs the loop until stop(): waits to lead the chain (its lease), verifies the node (adapter.verifyNetwork),
    * then indexes, retrying failures with backoff. A ChainMisconfiguredError, from any call, is not
    * retried: the loop records it (GET /v1/chains, indexer_misconfigured) and ends.
    */
