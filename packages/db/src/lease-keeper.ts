@@ -15,8 +15,8 @@ import { isConnectionError } from "./sql-state.ts";
  *   hung process whose socket stays open, and they do not give a fencing token.)
  * - **Fenced.** Each lease carries an epoch; every write under it runs assertLeader first, in its
  *   transaction (leases.ts). Locally, a lease counts as held only until `seconds` after its last
- *   renewal was *sent*: the database set its expiry later than that, so a holder that cannot reach
- *   the database stops using the lease before the database lets anyone else take it.
+ *   renewal was *sent*, less a tenth: the database set its expiry later than that, so a holder that
+ *   cannot reach the database stops using the lease before the database lets anyone else take it.
  * - **Fast after a kill.** A lease cannot tell that its holder was killed. The keeper's dedicated
  *   session holds a liveness lock (migrations/0082): kill -9 closes the socket, the server frees the
  *   lock at once, and standbys, polling every ~`pollMs` with jitter, may take such a holder's leases
@@ -88,6 +88,11 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
   const { db, role, seconds, logger } = options;
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   const renewEveryMs = (seconds * 1000) / 4;
+  /**
+   * How long after a renewal was sent the lease counts as held here: the bound less a tenth, a
+   * margin for this host's clock running slower than the database's (the guard has the last word).
+   */
+  const validMs = seconds * 900;
   const host = hostname();
   const holder = `${host}:${process.pid}:${randomBytes(4).toString("hex")}`;
   const wanted = new Set<string>();
@@ -184,7 +189,7 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
     );
     for (const h of mine) {
       if (renewed.has(h.lease.name)) {
-        h.validUntil = sentAt + seconds * 1000;
+        h.validUntil = sentAt + validMs;
       } else if (held.get(h.lease.name) === h) {
         held.delete(h.lease.name);
         logger.warn(
@@ -225,7 +230,7 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
       const sentAt = performance.now();
       const taken = await tryAcquireLease(c, { name: lease.name, holder, seconds });
       if (!taken) continue;
-      held.set(lease.name, { lease: taken, validUntil: sentAt + seconds * 1000 });
+      held.set(lease.name, { lease: taken, validUntil: sentAt + validMs });
       mine++;
       logger.info(
         { lease: lease.name, epoch: taken.epoch.toString(), from: lease.holder, holder },
