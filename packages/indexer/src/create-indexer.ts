@@ -115,6 +115,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
   const logger = options.logger;
   const failpoint = options.failpoint ?? (() => undefined);
   const leaseName = `indexer:${chain}`;
+  const leaseSeconds = options.leases?.seconds ?? options.leaseSeconds ?? 10;
   /** The keeper this indexer made for itself (no shared one given): stopped with the indexer. */
   let ownKeeper: LeaseKeeper | undefined;
   const keeper = (): LeaseKeeper => {
@@ -122,7 +123,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
     ownKeeper ??= createLeaseKeeper({
       db: options.lockDb ?? db,
       role: "indexer",
-      seconds: options.leaseSeconds ?? 10,
+      seconds: leaseSeconds,
       logger,
     });
     return ownKeeper;
@@ -136,7 +137,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
    */
   const fence = (q: Queryable): Promise<void> => {
     if (!leading) throw new Error(`the ${chain} indexer writes without leading`);
-    return assertLeader(q, leading, { idleTimeoutMs: (keeper().seconds * 1000) / 2 });
+    return assertLeader(q, leading, { idleTimeoutMs: leaseSeconds * 500 });
   };
   /** `fn` in one transaction, behind the guard. */
   const fenced = <T>(fn: (q: Queryable) => Promise<T>): Promise<T> =>
