@@ -1,6 +1,6 @@
 /**
  * `pnpm bench <name> [options]`: prints figures, never asserts. Names: api, wallets, indexer
- * (`--chain BASE|SOLANA|BITCOIN|TRON`, default BASE).
+ * (`--chain BASE|SOLANA|BITCOIN|TRON`, default BASE), failover (`--rounds N --bound S`, PostgreSQL only).
  */
 const [name = "all", ...rest] = process.argv.slice(2);
 const flag = (key: string) => {
@@ -17,6 +17,11 @@ const benches: Record<string, () => Promise<void>> = {
       ...(flag("blocks") ? { blocks: Number(flag("blocks")) } : {}),
     }),
   wallets: async () => (await import("./wallets.ts")).runWalletsBench(seconds ? { seconds } : {}),
+  failover: async () =>
+    (await import("./failover.ts")).runFailoverBench({
+      ...(flag("rounds") ? { rounds: Number(flag("rounds")) } : {}),
+      ...(flag("bound") ? { bound: Number(flag("bound")) } : {}),
+    }),
 };
 
 const selected = name === "all" ? Object.keys(benches) : [name];

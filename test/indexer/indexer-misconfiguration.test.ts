@@ -1,5 +1,12 @@
+import { hostname } from "node:os";
 import { type ChainAdapter, ChainMisconfiguredError, ServiceUnavailableError } from "@mp/core";
-import { createIndexerMetrics, getIndexerStates, type Indexer, type IndexerMetrics } from "@mp/indexer";
+import {
+  createIndexerMetrics,
+  getIndexerStates,
+  type Indexer,
+  type IndexerMetrics,
+  registerLeaderMetrics,
+} from "@mp/indexer";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ApiHarness, startApiHarness } from "../support/api-harness.ts";
 import { addWallet, catchUp, createMerchant, depositsOf, newIndexer, waitFor } from "./indexer-fixtures.ts";
@@ -22,6 +29,7 @@ describe("indexer on a misconfigured chain", () => {
       overrides: { chains: { BASE: chain.config }, indexerStates: () => getIndexerStates(api.db) },
     });
     metrics = createIndexerMetrics(api.deps.metrics);
+    registerLeaderMetrics(api.deps.metrics, api.deps.indexerStates);
   });
   afterEach(async () => {
     await Promise.all(running.splice(0).map((indexer) => indexer.stop()));
@@ -84,7 +92,12 @@ describe("indexer on a misconfigured chain", () => {
 
     const [state] = (await getIndexerStates(api.db)).filter((s) => s.chain === "BASE");
     expect(state).toMatchObject({ stoppedError: wrongNetwork, indexedHeight: null });
-    expect((await baseOnChains()).indexer).toMatchObject({ status: "misconfigured", error: wrongNetwork });
+    // Stopped, it leads nothing: the chain's lease was handed back.
+    expect((await baseOnChains()).indexer).toMatchObject({
+      status: "misconfigured",
+      error: wrongNetwork,
+      leader: null,
+    });
     expect(await gauge()).toBe(1);
     const scrape = await api.call(undefined, "/metrics");
     expect(scrape.text).toContain('indexer_misconfigured{chain="BASE"} 1');
@@ -94,6 +107,13 @@ describe("indexer on a misconfigured chain", () => {
     await catchUp(fixed);
     expect((await baseOnChains()).indexer).toMatchObject({ status: "running", error: null, lag_blocks: 0 });
     expect(await gauge()).toBe(0);
+    // Who indexes it: this process, since its lease began, at a later epoch than the stopped one's.
+    const { leader } = (await baseOnChains()).indexer;
+    expect(leader).toEqual({ host: hostname(), pid: process.pid, since: expect.any(String), epoch: 2 });
+    expect(Date.parse(leader.since)).toBeLessThanOrEqual(Date.now() + 1_000);
+    const scraped = (await api.call(undefined, "/metrics")).text;
+    expect(scraped).toContain(`indexer_leader{chain="BASE",host="${hostname()}",pid="${process.pid}"} 1`);
+    expect(scraped).toMatch(/indexer_leader_since_seconds\{chain="BASE"\} \d+/);
   });
 
   it("stops on a configuration error met later (credentials revoked), at any call", async () => {

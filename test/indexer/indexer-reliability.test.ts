@@ -1,4 +1,4 @@
-import type { Database } from "@mp/db";
+import { type Database, tryAcquireLease } from "@mp/db";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { createIndexerMetrics, getIndexerStates, type Indexer, liveConfirmations } from "@mp/indexer";
 import { Registry } from "prom-client";
@@ -365,19 +365,78 @@ describe.each(TEST_CHAINS)("indexer on $name", ({ start }) => {
     await loopB;
 
     if (process.env.DATABASE_URL) {
-      // A holder whose connection dies (process killed) loses the lock with its session.
+      // A holder whose session dies (process killed, connection lost) loses the chain with it: its
+      // liveness lock goes with the session, so the lease is free at once, and a new epoch leads.
       const c = track(newIndexer(db, chain));
       const d = track(newIndexer(db, chain));
       expect((await c.tick()).active).toBe(true);
       expect((await d.tick()).active).toBe(false);
+      const epoch = async () =>
+        Number((await db.query("SELECT epoch FROM leases WHERE name = $1", [`indexer:${chain.chain}`])).rows[0]?.epoch);
+      const before = await epoch();
       const killed = await db.query(
-        `SELECT pg_terminate_backend(pid) FROM pg_locks
-          WHERE locktype = 'advisory' AND objsubid = 2 AND granted
-            AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+        `SELECT pg_terminate_backend(l.pid) FROM pg_locks l JOIN leases ON leases.name = $1
+          WHERE l.locktype = 'advisory' AND l.classid = 7245022::oid AND l.objid = hashtext(leases.holder)::oid
+            AND l.granted`,
+        [`indexer:${chain.chain}`],
       );
       expect(killed.rowCount).toBe(1);
-      await waitFor("takeover after the holder's connection died", async () => (await d.tick()).active);
-      await expect(c.tick()).resolves.toMatchObject({ active: false });
+      await waitFor("a new epoch after the holder's session died", async () => (await epoch()) > before);
+      // Exactly one of them leads it now (the other ticks as a standby).
+      const ticks = await waitFor("one leader", async () => {
+        const both = [(await c.tick()).active, (await d.tick()).active];
+        return both.includes(true) && both;
+      });
+      expect(ticks.filter(Boolean)).toHaveLength(1);
     }
+  });
+
+  it("a leader deposed between its scan and its write writes nothing; it records the deposit once when it leads again", async () => {
+    const merchant = await createMerchant(db);
+    const address = chain.address();
+    await addWallet(db, merchant, chain.chain, address);
+    const name = `indexer:${chain.chain}`;
+    // Another process (its liveness lock on a connection of its own) takes the chain over while
+    // the leader is between scan and write: a hang past the bound, then a standby's takeover.
+    const other = await db.pool.connect();
+    const otherId = "other-host:4242:feed";
+    await other.query("SELECT pg_try_advisory_lock(7245022, hashtext($1))", [otherId]);
+    let depose = false;
+    const leader = track(
+      newIndexer(db, chain, {
+        failpoint: async (point) => {
+          if (point !== "before-record" || !depose) return;
+          depose = false;
+          await db.query("UPDATE leases SET expires_at = clock_timestamp() WHERE name = $1", [name]);
+          expect(await tryAcquireLease(db, { name, holder: otherId, seconds: 10 })).not.toBeNull();
+        },
+      }),
+    );
+    await catchUp(leader);
+    const indexedHeight = async () => (await getIndexerStates(db)).find((s) => s.chain === chain.chain)?.indexedHeight;
+    const heightBefore = await indexedHeight();
+
+    const txHash = await chain.pay(address, chain.amount(7));
+    depose = true;
+    // The scan saw the deposit; the write's guard refuses it: the iteration ends as a standby's.
+    expect(await leader.tick()).toMatchObject({ active: false });
+    expect(await depositsOf(db, merchant.merchantId)).toEqual([]);
+    expect(await indexedHeight()).toBe(heightBefore);
+    // And it stays a standby while the other process leads.
+    expect(await leader.tick()).toMatchObject({ active: false });
+
+    // The other process goes away (its session ends): the deposed one, a standby now, leads again
+    // under a new epoch and indexes the deposit once.
+    await other.query("SELECT pg_advisory_unlock(7245022, hashtext($1))", [otherId]);
+    other.release(true);
+    await waitFor("the standby leads again", async () => (await leader.tick()).active);
+    await chain.mine(CONFIRMATIONS);
+    await catchUp(leader);
+    const [deposit, ...more] = await depositsOf(db, merchant.merchantId);
+    expect(more).toEqual([]);
+    expect(deposit).toMatchObject({ tx_hash: txHash, status: "CONFIRMED" });
+    expect((await entriesFor(db, deposit?.id ?? "")).map((e) => e.kind)).toEqual(["deposit_credit"]);
+    const { rows } = await db.query<{ epoch: string }>("SELECT epoch FROM leases WHERE name = $1", [name]);
+    expect(Number(rows[0]?.epoch)).toBeGreaterThanOrEqual(3);
   });
 });

@@ -99,4 +99,16 @@ export interface IndexerState {
    * credentials); null while it runs. Set until an indexer of the chain verifies the node again.
    */
   stoppedError: string | null;
+  /** The process that leads (indexes) the chain now, by its unexpired lease; null: none. */
+  leader: ChainLeader | null;
+}
+
+/** Who indexes a chain (migrations/0080-0081): a process of the indexer role, since its lease began. */
+export interface ChainLeader {
+  host: string;
+  pid: number;
+  /** Since when this process leads the chain (database time). */
+  since: Date;
+  /** The lease's fencing epoch: how many times the chain changed hands, plus one. */
+  epoch: number;
 }

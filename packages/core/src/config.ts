@@ -25,6 +25,11 @@ export interface AppConfig {
   eventRetentionDays: number;
   /** JOB_HEARTBEAT_SECONDS: a job silent this long (its worker killed or hung) is retried elsewhere. */
   jobHeartbeatSeconds: number;
+  /**
+   * The leadership bound (INDEXER_LEASE_SECONDS): an indexer that stops renewing (hung, host gone)
+   * loses its chains this long after its last renewal, by the database's clock.
+   */
+  indexerLeaseSeconds: number;
   /** Which outside provider serves each role (services/payments builds them in one place). */
   providers: ProviderChoice;
   /** Bearer token `GET /metrics` requires; unset: open in a sandbox, refused at start in production. */
@@ -118,6 +123,7 @@ const envSchema = z.object({
   EVENT_RETENTION_DAYS: intString(30, 36_500).optional(),
   // pg-boss refuses a heartbeat under 10 s.
   JOB_HEARTBEAT_SECONDS: intString(10, 3600).optional(),
+  INDEXER_LEASE_SECONDS: intString(2, 3_600).optional(),
   RATES_PROVIDER: z.enum(RATES_PROVIDERS).optional(),
   KYC_PROVIDER: z.enum(KYC_PROVIDERS).optional(),
   BANKING_PROVIDER: z.enum(BANKING_PROVIDERS).optional(),
@@ -261,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE ?? 600,
     eventRetentionDays: e.EVENT_RETENTION_DAYS ?? 30,
     jobHeartbeatSeconds: e.JOB_HEARTBEAT_SECONDS ?? 10,
+    indexerLeaseSeconds: e.INDEXER_LEASE_SECONDS ?? 10,
     providers: {
       rates: e.RATES_PROVIDER ?? "sandbox",
       kyc: e.KYC_PROVIDER ?? "sandbox",

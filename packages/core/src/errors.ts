@@ -18,6 +18,7 @@ export type ErrorCode =
   | "service_unavailable"
   | "config_error"
   | "chain_misconfigured"
+  | "leadership_lost"
   | "internal_error";
 
 export interface AppErrorOptions {

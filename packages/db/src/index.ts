@@ -1,6 +1,15 @@
 export type { Database, DatabaseEngine, Queryable } from "./database.ts";
 export { createDatabase } from "./database.ts";
 export { type EmbeddedServer, embeddedConnectionString, startEmbedded } from "./embedded.ts";
+export { createLeaseKeeper, type LeaseKeeper, type LeaseKeeperOptions } from "./lease-keeper.ts";
+export {
+  assertLeader,
+  LeadershipLostError,
+  type Lease,
+  releaseLease,
+  renewLeases,
+  tryAcquireLease,
+} from "./leases.ts";
 export { MIGRATIONS_DIR, type MigrationResult, migrate } from "./migrate.ts";
 export { type NamedStatement, queryNamed } from "./named-statement.ts";
 export { type OpenedDatabase, openDatabase } from "./open-database.ts";

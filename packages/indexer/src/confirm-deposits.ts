@@ -11,6 +11,8 @@ export interface ConfirmOptions {
   rates: RateProvider;
   logger: Logger;
   failpoint: (name: string) => void | Promise<void>;
+  /** The leadership guard (assertLeader): run first in every write transaction. */
+  fence: (q: Queryable) => Promise<void>;
   /** Deposits looked at per call; the rest wait for the next iteration. */
   limit?: number;
 }
@@ -64,10 +66,13 @@ export async function confirmDeposits(options: ConfirmOptions): Promise<ConfirmR
       continue;
     }
     awaitingRate.set(asset, Number(deposits));
-    const marked = await db.query(
-      `UPDATE deposits SET awaiting_rate_since = now() WHERE ${DEEP_ENOUGH} AND asset = $3 AND awaiting_rate_since IS NULL`,
-      [chain, head, asset],
-    );
+    const marked = await db.tx(async (client) => {
+      await options.fence(client);
+      return client.query(
+        `UPDATE deposits SET awaiting_rate_since = now() WHERE ${DEEP_ENOUGH} AND asset = $3 AND awaiting_rate_since IS NULL`,
+        [chain, head, asset],
+      );
+    });
     // Said once per deposit that starts waiting, not at every iteration it goes on waiting.
     if ((marked.rowCount ?? 0) > 0) {
       logger.warn(
@@ -94,7 +99,10 @@ export async function confirmDeposits(options: ConfirmOptions): Promise<ConfirmR
   let confirmed = 0;
   for (let i = 0; i < ids.length; i += CHUNK) {
     const chunk = ids.slice(i, i + CHUNK);
-    confirmed += await db.tx((client) => confirmChunk(client, options, chunk, ready));
+    confirmed += await db.tx(async (client) => {
+      await options.fence(client);
+      return confirmChunk(client, options, chunk, ready);
+    });
   }
   return { confirmed, awaitingRate };
 }

@@ -7,11 +7,18 @@ import {
   type ScanRange,
 } from "@mp/core";
 import type { WatchSet } from "@mp/custody";
-import type { Database } from "@mp/db";
+import {
+  assertLeader,
+  createLeaseKeeper,
+  type Database,
+  LeadershipLostError,
+  type Lease,
+  type LeaseKeeper,
+  type Queryable,
+} from "@mp/db";
 import type { RateProvider } from "@mp/providers";
 import { backoffDelay, createSleeper } from "./backoff.ts";
 import { insertBlocks, pruneBlocks, storedBlockBelow, storedTip } from "./block-store.ts";
-import { createChainLock } from "./chain-lock.ts";
 import { findCommonAncestor } from "./common-ancestor.ts";
 import { confirmDeposits } from "./confirm-deposits.ts";
 import { clearStopped, moveCursor, readCursor, recordHead, recordStopped } from "./cursor-store.ts";
@@ -29,22 +36,25 @@ export interface IndexerOptions {
   logger: Logger;
   metrics?: IndexerMetrics;
   /**
-   * Where the chain lock's connection comes from (default `db`). The lock pins one connection for
-   * the indexer's lifetime: a process running several indexers gives them a pool of their own so
-   * the locks never starve the pool that serves requests and writes deposits.
+   * The process's lease keeper (one per process: its indexers share its heartbeat, liveness lock
+   * and fair share). Without one the indexer keeps its own, on `lockDb` (default `db`), with a
+   * bound of `leaseSeconds` (default 10).
    */
+  leases?: LeaseKeeper;
   lockDb?: Database;
+  leaseSeconds?: number;
   /**
    * Test hook called at named points inside transactions ("after-deposits": deposits inserted,
    * cursor not moved; "after-credit": credit posted, deposit not marked CONFIRMED). Throwing there
-   * simulates a crash: the transaction rolls back.
+   * simulates a crash: the transaction rolls back. "before-record": the range is scanned, its
+   * transaction not begun.
    */
   failpoint?: (name: string) => void | Promise<void>;
 }
 
 /** What one iteration did. */
 export interface TickResult {
-  /** False when another indexer holds the chain's lock: this one did nothing. */
+  /** False when another indexer leads the chain (holds its lease): this one did nothing. */
   active: boolean;
   head: number | null;
   indexedHeight: number | null;
@@ -72,16 +82,22 @@ export interface TickTimings {
 
 export interface Indexer {
   /**
-   * Runs the loop until stop(): waits for the chain's lock, verifies the node (adapter.verifyNetwork),
+   * Runs the loop until stop(): waits to lead the chain (its lease), verifies the node (adapter.verifyNetwork),
    * then indexes, retrying failures with backoff. A ChainMisconfiguredError, from any call, is not
    * retried: the loop records it (GET /v1/chains, indexer_misconfigured) and ends.
    */
   start(): Promise<void>;
-  /** Ends the loop (after the current iteration) and releases the lock. */
+  /** Ends the loop (after the current iteration) and hands the chain's lease over. */
   stop(): Promise<void>;
-  /** One iteration (for tests): takes the lock if free, then reorg check, one batch, confirmations. */
+  /**
+   * One iteration (for tests): leads the chain if its lease is free, then reorg check, one batch,
+   * confirmations. A leader deposed meanwhile writes nothing: its iteration ends inactive.
+   */
   tick(): Promise<TickResult>;
 }
+
+/** How often a standby indexer asks its keeper whether it leads the chain now. */
+const STANDBY_POLL_MS = 100;
 
 /** Block hashes kept below the cursor for reorg checks: twice the confirmations, at least this many. */
 const MIN_BLOCK_WINDOW = 16;
@@ -98,7 +114,37 @@ export function createIndexer(options: IndexerOptions): Indexer {
   const chain = config.chain;
   const logger = options.logger;
   const failpoint = options.failpoint ?? (() => undefined);
-  const lock = createChainLock(options.lockDb ?? db, chain, logger);
+  const leaseName = `indexer:${chain}`;
+  const leaseSeconds = options.leases?.seconds ?? options.leaseSeconds ?? 10;
+  /** The keeper this indexer made for itself (no shared one given): stopped with the indexer. */
+  let ownKeeper: LeaseKeeper | undefined;
+  const keeper = (): LeaseKeeper => {
+    if (options.leases) return options.leases;
+    ownKeeper ??= createLeaseKeeper({
+      db: options.lockDb ?? db,
+      role: "indexer",
+      seconds: leaseSeconds,
+      logger,
+    });
+    return ownKeeper;
+  };
+  /** The lease this indexer leads under, while it does. */
+  let leading: Lease | undefined;
+  /**
+   * The fencing guard of every write (leases.ts). A writer that stops answering inside its
+   * transaction has its session ended by the server after half the bound, so it cannot keep a
+   * standby out with the lease row's share lock.
+   */
+  const fence = (q: Queryable): Promise<void> => {
+    if (!leading) throw new Error(`the ${chain} indexer writes without leading`);
+    return assertLeader(q, leading, { idleTimeoutMs: leaseSeconds * 500 });
+  };
+  /** `fn` in one transaction, behind the guard. */
+  const fenced = <T>(fn: (q: Queryable) => Promise<T>): Promise<T> =>
+    db.tx(async (client) => {
+      await fence(client);
+      return fn(client);
+    });
   const sleeper = createSleeper();
   const window = Math.max(config.confirmations * 2, MIN_BLOCK_WINDOW);
   const labels = { chain };
@@ -137,7 +183,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
   /** Rolls back above the common ancestor; returns the tick's result. */
   const rollBack = async (head: number, cursor: number | null, reason: string): Promise<TickResult> => {
     const ancestor = await findCommonAncestor({ q: db, chain, head, headers: headersOf, logger });
-    const result = await db.tx((client) =>
+    const result = await fenced((client) =>
       rollBackAbove(client, { chain, ancestor, expectedCursor: cursor, startHeight: config.startHeight }),
     );
     if (!result) throw new Error(`the ${chain} cursor moved under this indexer (another indexer is running)`);
@@ -163,11 +209,32 @@ export function createIndexer(options: IndexerOptions): Indexer {
   };
 
   const tick = async (): Promise<TickResult> => {
-    if (!(await lock.acquire())) return idle(false, null, null);
+    const lease = await keeper().acquire(leaseName);
+    if (lease?.epoch !== leading?.epoch) {
+      if (lease) logger.info({ chain, epoch: lease.epoch.toString() }, "leading the chain");
+      else logger.warn({ chain }, "no longer leading the chain: standing by");
+    }
+    leading = lease ?? undefined;
+    if (!lease) return idle(false, null, null);
+    try {
+      return await lead();
+    } catch (error) {
+      if (!(error instanceof LeadershipLostError)) throw error;
+      // Deposed between two iterations (a hang, a lost connection): the guard refused the write,
+      // nothing was written. Rejoin as a standby; the keeper may give the chain back later.
+      keeper().lost(lease);
+      leading = undefined;
+      logger.warn({ chain, epoch: lease.epoch.toString() }, "lost the chain: another process leads it; standing by");
+      return idle(false, null, null);
+    }
+  };
+
+  /** One iteration as the chain's leader: every write behind the guard. */
+  const lead = async (): Promise<TickResult> => {
     if (!verified) {
       // Wrong network, chain id or credentials stop the chain here, before anything is indexed.
       await rpc(() => adapter.verifyNetwork());
-      await clearStopped(db, chain);
+      await fenced((q) => clearStopped(q, chain));
       metrics?.misconfigured.set(labels, 0);
       verified = true;
     }
@@ -195,7 +262,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
     }
     if (waitingForNode) logger.info({ chain, head }, "node caught up with the indexed tip");
     waitingForNode = false;
-    await recordHead(db, chain, head);
+    await fenced((q) => recordHead(q, chain, head));
     metrics?.headHeight.set(labels, head);
     if (tip) {
       const [onNode] = await headersOf(tip.height, tip.height);
@@ -221,7 +288,8 @@ export function createIndexer(options: IndexerOptions): Indexer {
           return rollBack(head, cursor, `block ${first.height} does not extend stored block ${parent.height}`);
         }
       }
-      const moved = await db.tx(async (client) => {
+      await failpoint("before-record");
+      const moved = await fenced(async (client) => {
         depositsSeen = await recordDeposits(client, chain, config.confirmations, transfers);
         await failpoint("after-deposits");
         await insertBlocks(client, chain, blocksToKeep(headers, head));
@@ -249,6 +317,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
       rates,
       logger,
       failpoint,
+      fence,
     });
     // An asset that waited and no longer does is set back to 0, not left at its last count.
     for (const asset of awaitingAssets) {
@@ -281,7 +350,8 @@ export function createIndexer(options: IndexerOptions): Indexer {
       "chain misconfigured: its indexer stopped until the configuration is fixed",
     );
     try {
-      await recordStopped(db, chain, error.message);
+      // Said by the leader only: a deposed indexer's view of the node is not the chain's state.
+      if (leading) await fenced((q) => recordStopped(q, chain, error.message));
     } catch (recordError) {
       logger.warn({ chain, err: String(recordError) }, "could not record why the indexer stopped");
     }
@@ -297,8 +367,11 @@ export function createIndexer(options: IndexerOptions): Indexer {
           failures = 0;
           // Ticks start a poll interval apart (the tick's own time counts, not added to the wait), so a
           // new block waits at most one interval plus the tick that sees it.
+          // A standby looks again sooner: the keeper takes a free lease within its own poll
+          // (~250 ms), and the chain should be indexed right after (fast takeover, issue 19).
+          const interval = result.active ? config.pollIntervalMs : Math.min(config.pollIntervalMs, STANDBY_POLL_MS);
           if (!result.active || result.caughtUp) {
-            await sleeper.sleep(Math.max(0, config.pollIntervalMs - (performance.now() - started)));
+            await sleeper.sleep(Math.max(0, interval - (performance.now() - started)));
           }
         } catch (error) {
           const misconfigured = misconfiguration(error);
@@ -314,8 +387,17 @@ export function createIndexer(options: IndexerOptions): Indexer {
         }
       }
     } finally {
-      await lock.release();
+      await handOver();
     }
+  };
+
+  /** Gives the chain's lease up (a standby takes it at its next poll) and stops the own keeper. */
+  const handOver = async (): Promise<void> => {
+    leading = undefined;
+    const own = ownKeeper;
+    ownKeeper = undefined;
+    if (options.leases) await options.leases.unwant(leaseName);
+    if (own) await own.stop();
   };
 
   return {
@@ -332,7 +414,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
       stopping = true;
       sleeper.wake();
       if (loop) await loop;
-      else await lock.release();
+      else await handOver();
     },
     tick,
   };

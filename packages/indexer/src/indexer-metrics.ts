@@ -1,3 +1,4 @@
+import type { IndexerState } from "@mp/core";
 import { Counter, Gauge, type Registry } from "prom-client";
 
 type ChainLabel = "chain";
@@ -62,4 +63,36 @@ export function createIndexerMetrics(registry: Registry): IndexerMetrics {
     depositsConfirmed: counter("indexer_deposits_confirmed_total", "Deposits confirmed and credited"),
     depositsReversed: counter("indexer_deposits_reversed_total", "Deposits reversed by a reorganisation"),
   };
+}
+
+/**
+ * `indexer_leader{chain,host,pid} 1` for each chain's leading process, and when it began to lead,
+ * read from the leases at every scrape: an API process shows who indexes what, wherever the
+ * indexers run. Registered once per registry.
+ */
+export function registerLeaderMetrics(registry: Registry, states: () => Promise<IndexerState[]>): void {
+  if (registry.getSingleMetric("indexer_leader")) return;
+  new Gauge({
+    name: "indexer_leader",
+    help: "1 for the process (host, pid) that indexes the chain now (holds its lease)",
+    labelNames: ["chain", "host", "pid"],
+    registers: [registry],
+    async collect() {
+      const latest = await states();
+      this.reset();
+      for (const s of latest) if (s.leader) this.set({ chain: s.chain, host: s.leader.host, pid: s.leader.pid }, 1);
+    },
+  });
+  new Gauge({
+    name: "indexer_leader_since_seconds",
+    help: "Unix time at which the chain's current indexer process began to lead it",
+    labelNames: ["chain"],
+    registers: [registry],
+    async collect() {
+      // Its own read: prom-client collects the gauges of a scrape concurrently.
+      const latest = await states();
+      this.reset();
+      for (const s of latest) if (s.leader) this.set({ chain: s.chain }, s.leader.since.getTime() / 1000);
+    },
+  });
 }

@@ -1,6 +1,6 @@
 import { CHAIN_IDS, type ChainId, type ChainsConfig, ConfigError, type Logger } from "@mp/core";
 import { createWatchSet } from "@mp/custody";
-import { createDatabase, type Database } from "@mp/db";
+import { createDatabase, createLeaseKeeper, type Database } from "@mp/db";
 import { createIndexer, createIndexerMetrics } from "@mp/indexer";
 import type { RateProvider } from "@mp/providers";
 import type { Registry } from "prom-client";
@@ -26,8 +26,9 @@ export function selectChains(chains: ChainsConfig, filter: string | undefined): 
 }
 
 /**
- * One indexer per selected chain, each in its own loop. Each takes its chain's database lock
- * first, so a second process indexing the same chain waits instead of racing.
+ * One indexer per selected chain, each in its own loop, each leading its chain under a lease of the
+ * process's one lease keeper: processes indexing the same chains share them (a standby takes over
+ * a chain whose leader died, hung or handed it over), and every write is fenced (issue 19).
  */
 export async function startIndexers(options: {
   db: Database;
@@ -36,16 +37,17 @@ export async function startIndexers(options: {
   selected: ChainId[];
   rates: RateProvider;
   metrics: Registry;
+  /** INDEXER_LEASE_SECONDS: the leadership bound. */
+  leaseSeconds: number;
 }): Promise<{ stop(): Promise<void> }> {
   const { db, logger, chains, selected, rates } = options;
   const metrics = createIndexerMetrics(options.metrics);
-  // Each indexer pins one connection for its chain lock: those come from a pool of their own.
-  const lockDb = createDatabase({
-    connectionString: db.connectionString,
-    engine: db.engine,
-    max: Math.max(1, selected.length),
-    logger,
-  });
+  // The keeper pins one connection (its liveness lock, renewals): from a pool of its own, so it
+  // never waits behind the pool that serves requests and writes deposits.
+  const lockDb = createDatabase({ connectionString: db.connectionString, engine: db.engine, max: 2, logger });
+  const leases = createLeaseKeeper({ db: lockDb, role: "indexer", seconds: options.leaseSeconds, logger });
+  // Every chain is wanted from the first heartbeat on, so the fair share counts them all.
+  for (const chain of selected) leases.want(`indexer:${chain}`);
   const running = selected.map((chain) => {
     const config = chains[chain];
     if (!config) throw new ConfigError("--chains", `${chain} is not configured`);
@@ -59,18 +61,19 @@ export async function startIndexers(options: {
       // and pino does not merge keys, so a binding made each line carry "chain" twice.
       logger,
       metrics,
-      lockDb,
+      leases,
     });
     const loop = indexer.start().catch((error: unknown) => {
       logger.error({ chain, err: String(error) }, "indexer stopped on an error");
     });
     return { indexer, loop };
   });
-  logger.info({ chains: selected }, "indexers started");
+  logger.info({ chains: selected, holder: leases.holder, leaseSeconds: leases.seconds }, "indexers started");
   return {
     async stop() {
       await Promise.all(running.map((r) => r.indexer.stop()));
       await Promise.all(running.map((r) => r.loop));
+      await leases.stop();
       await lockDb.close();
     },
   };

@@ -21,7 +21,7 @@ import {
 import type { Custody } from "@mp/custody";
 import { loadEncryptionKeyring } from "@mp/encryption";
 import { pruneEvents } from "@mp/events";
-import { forgetChain, getIndexerStates } from "@mp/indexer";
+import { forgetChain, getIndexerStates, registerLeaderMetrics } from "@mp/indexer";
 import { createJobQueue, type JobQueue } from "@mp/jobs";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { createChainFaucet } from "./chain-adapters.ts";
@@ -158,6 +158,8 @@ export async function serve(options: {
     indexerStates: async () => (await getIndexerStates(db)).filter((state) => chains[state.chain] !== undefined),
     walletSlots: new WalletSlots(db, addresses),
   };
+  // Who indexes each chain, read from the leases at every scrape of this process's /metrics.
+  registerLeaderMetrics(metrics, deps.indexerStates);
   if (sandbox) {
     const running = sandbox;
     stops.push(() => running.stop());
@@ -171,6 +173,7 @@ export async function serve(options: {
       selected: indexed,
       rates: deps.rates,
       metrics,
+      leaseSeconds: config.indexerLeaseSeconds,
     });
     stops.push(() => indexers.stop());
   }

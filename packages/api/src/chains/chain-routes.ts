@@ -19,6 +19,15 @@ const chainResource = z.object({
         .enum(["running", "misconfigured"])
         .describe("misconfigured: stopped on a configuration error (wrong network, refused credentials)"),
       error: z.string().nullable().describe("What to fix when misconfigured; null while running"),
+      leader: z
+        .object({
+          host: z.string().describe("Host name of the indexer process"),
+          pid: z.number().int().describe("Its process id on that host"),
+          since: z.iso.datetime().describe("When it began to lead the chain"),
+          epoch: z.number().int().describe("Fencing epoch of its lease: 1 + how many times the chain changed hands"),
+        })
+        .nullable()
+        .describe("The indexer process that indexes the chain now; null while none leads it"),
     })
     .nullable(),
 });
@@ -57,6 +66,14 @@ export const listChainsRoute = defineRoute({
               updated_at: state.updatedAt ? iso(state.updatedAt) : null,
               status: state.stoppedError === null ? ("running" as const) : ("misconfigured" as const),
               error: state.stoppedError,
+              leader: state.leader
+                ? {
+                    host: state.leader.host,
+                    pid: state.leader.pid,
+                    since: iso(state.leader.since),
+                    epoch: state.leader.epoch,
+                  }
+                : null,
             }
           : null,
       };

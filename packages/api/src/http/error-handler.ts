@@ -19,6 +19,7 @@ const STATUS: Record<ErrorCode, number> = {
   service_unavailable: 503,
   config_error: 500,
   chain_misconfigured: 503,
+  leadership_lost: 503,
   internal_error: 500,
 };
 
