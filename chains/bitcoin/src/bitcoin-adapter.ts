@@ -1,3 +1,4 @@
+import { bitcoinNetwork } from "@mp/bitcoin-protocol";
 import {
   type AddressMatcher,
   type BlockHeader,
@@ -13,7 +14,6 @@ import {
   type ScanRange,
 } from "@mp/core";
 import { type FetchLike, type JsonRpcRequest, RpcUnavailableError } from "@mp/rpc";
-import { bitcoinNetwork } from "./bitcoin-networks.ts";
 import { bitcoinRpc } from "./bitcoin-rpc.ts";
 import { transfersInBlock } from "./block-transfers.ts";
 import {
