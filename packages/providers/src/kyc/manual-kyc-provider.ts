@@ -35,34 +35,9 @@ export interface ManualReview {
   decidedAt: Date | null;
 }
 
-interface ReviewRow {
-  review_id: string;
-  submission_id: string;
-  customer_type: ManualReview["customerType"];
-  tier: ManualReview["tier"];
-  submitted_at: Date;
-  status: ManualReview["status"];
-  reasons: string[];
-  decided_by: string | null;
-  decided_at: Date | null;
-}
-
-const REVIEW_COLUMNS =
-  "review_id, submission_id, customer_type, tier, submitted_at, status, reasons, decided_by, decided_at";
-
-function toReview(row: ReviewRow): ManualReview {
-  return {
-    reviewId: row.review_id,
-    submissionId: row.submission_id,
-    customerType: row.customer_type,
-    tier: row.tier,
-    submittedAt: row.submitted_at,
-    status: row.status,
-    reasons: row.reasons,
-    decidedBy: row.decided_by,
-    decidedAt: row.decided_at,
-  };
-}
+/** The columns as a ManualReview's fields: the query's answer is the review, with no row type to map. */
+const REVIEW_COLUMNS = `review_id AS "reviewId", submission_id AS "submissionId", customer_type AS "customerType", tier,
+  submitted_at AS "submittedAt", status, reasons, decided_by AS "decidedBy", decided_at AS "decidedAt"`;
 
 /** The database is the provider here: its outage is a provider outage (retryable), as a vendor's would be. */
 async function asProvider<T>(work: () => Promise<T>): Promise<T> {
@@ -96,7 +71,7 @@ export function createManualKycProvider(options: { db: Database }): KycProvider 
     },
     async getReview(reviewId: string): Promise<KycReviewOutcome> {
       const result = await asProvider(() =>
-        db.query<Pick<ReviewRow, "status" | "reasons">>(
+        db.query<Pick<ManualReview, "status" | "reasons">>(
           "SELECT status, reasons FROM kyc_manual_reviews WHERE review_id = $1",
           [reviewId],
         ),
@@ -115,22 +90,22 @@ export async function listManualReviews(
   filter: { status?: ManualReview["status"] | "ALL" } = {},
 ): Promise<ManualReview[]> {
   const status = filter.status ?? "PENDING";
-  const result = await db.query<ReviewRow>(
+  const result = await db.query<ManualReview>(
     `SELECT ${REVIEW_COLUMNS} FROM kyc_manual_reviews
      WHERE $1::text = 'ALL' OR status = $1 ORDER BY submitted_at, review_id`,
     [status],
   );
-  return result.rows.map(toReview);
+  return result.rows;
 }
 
 export async function findManualReview(db: Database, submissionId: string): Promise<ManualReview> {
-  const result = await db.query<ReviewRow>(
+  const result = await db.query<ManualReview>(
     `SELECT ${REVIEW_COLUMNS} FROM kyc_manual_reviews WHERE submission_id = $1`,
     [submissionId],
   );
-  const row = result.rows[0];
-  if (!row) throw new NotFoundError("KYC review");
-  return toReview(row);
+  const review = result.rows[0];
+  if (!review) throw new NotFoundError("KYC review");
+  return review;
 }
 
 /**
@@ -152,7 +127,7 @@ export async function decideManualReview(
   const operator = decision.operator.trim();
   if (operator.length === 0) throw new ValidationError("the deciding operator must be named", "operator");
   return db.tx(async (client) => {
-    const current = await client.query<ReviewRow>(
+    const current = await client.query<ManualReview>(
       `SELECT ${REVIEW_COLUMNS} FROM kyc_manual_reviews WHERE submission_id = $1 FOR UPDATE`,
       [decision.submissionId],
     );
@@ -160,10 +135,10 @@ export async function decideManualReview(
     if (!row) throw new NotFoundError("KYC review");
     if (row.status !== "PENDING") {
       throw new ConflictError(
-        `KYC review of submission ${decision.submissionId} was already decided: ${row.status} by ${row.decided_by} at ${row.decided_at?.toISOString()}`,
+        `KYC review of submission ${decision.submissionId} was already decided: ${row.status} by ${row.decidedBy} at ${row.decidedAt?.toISOString()}`,
       );
     }
-    const updated = await client.query<ReviewRow>(
+    const updated = await client.query<ManualReview>(
       `UPDATE kyc_manual_reviews SET status = $2, reasons = $3::jsonb, decided_by = $4, decided_at = now()
        WHERE submission_id = $1 RETURNING ${REVIEW_COLUMNS}`,
       [decision.submissionId, decision.status, JSON.stringify(reasons), operator],
@@ -173,6 +148,6 @@ export async function decideManualReview(
        VALUES ($1, $2, 'verification_submission', $3, $4::jsonb)`,
       [operator, `kyc.${decision.status.toLowerCase()}`, decision.submissionId, JSON.stringify({ reasons })],
     );
-    return toReview(updated.rows[0] as ReviewRow);
+    return updated.rows[0] as ManualReview;
   });
 }
