@@ -1,18 +1,14 @@
 import { bitcoinNetwork } from "@mp/bitcoin-protocol";
-import {
-  type AddressMatcher,
-  type BlockHeader,
-  type ChainAdapter,
-  type ChainConfig,
-  ChainMisconfiguredError,
-  ChainMovedError,
-  ConfigError,
-  chainFamily,
-  isEmptyRange,
-  type Logger,
-  type ObservedTransfer,
-  type ScanRange,
+import type {
+  AddressMatcher,
+  BlockHeader,
+  ChainAdapter,
+  ChainConfig,
+  Logger,
+  ObservedTransfer,
+  ScanRange,
 } from "@mp/core";
+import { ChainMisconfiguredError, ChainMovedError, ConfigError, chainFamily, isEmptyRange } from "@mp/core";
 import { type FetchLike, type JsonRpcRequest, RpcUnavailableError } from "@mp/rpc";
 import { bitcoinRpc } from "./bitcoin-rpc.ts";
 import { transfersInBlock } from "./block-transfers.ts";

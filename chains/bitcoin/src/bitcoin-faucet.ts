@@ -1,12 +1,6 @@
 import { BTC_DECIMALS, bitcoinNetwork, MAX_MONEY_SATOSHIS, satoshisToBtcString } from "@mp/bitcoin-protocol";
-import {
-  type ChainAsset,
-  type ChainConfig,
-  ConfigError,
-  chainFamily,
-  type SandboxFaucet,
-  ValidationError,
-} from "@mp/core";
+import type { ChainAsset, ChainConfig, SandboxFaucet } from "@mp/core";
+import { ConfigError, chainFamily, ValidationError } from "@mp/core";
 import { type FetchLike, JsonNumberLiteral, JsonRpcError } from "@mp/rpc";
 import { address as bitcoinAddress } from "bitcoinjs-lib";
 import { z } from "zod";

@@ -1,12 +1,6 @@
 import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from "@mp/core";
 import { type Database, isConnectionError } from "@mp/db";
-import type {
-  KycProfileRequest,
-  KycProvider,
-  KycReviewOutcome,
-  KycReviewReceipt,
-  KycReviewRequest,
-} from "./kyc-provider.ts";
+import type { KycProvider } from "./kyc-provider.ts";
 
 /**
  * KYC by manual review (`KYC_PROVIDER=manual`), for an operator without a vendor contract: a
@@ -53,11 +47,11 @@ export function createManualKycProvider(options: { db: Database }): KycProvider 
   const { db } = options;
   return {
     name: "manual",
-    async createProfile(request: KycProfileRequest) {
+    async createProfile(request) {
       // No outside profile exists: our customer id is the profile.
       return { profileId: `kycp_man_${request.customerId}` };
     },
-    async submitReview(request: KycReviewRequest): Promise<KycReviewReceipt> {
+    async submitReview(request) {
       const reviewId = `kycr_man_${request.submissionId}`;
       // Idempotent per submission: a repeated hand-over finds the row and returns the same review.
       await asProvider(() =>
@@ -69,7 +63,7 @@ export function createManualKycProvider(options: { db: Database }): KycProvider 
       );
       return { reviewId, checkAfterMs: FIRST_CHECK_AFTER_MS };
     },
-    async getReview(reviewId: string): Promise<KycReviewOutcome> {
+    async getReview(reviewId) {
       const result = await asProvider(() =>
         db.query<Pick<ManualReview, "status" | "reasons">>(
           "SELECT status, reasons FROM kyc_manual_reviews WHERE review_id = $1",
