@@ -6,9 +6,7 @@ import {
   resolveChainConfig,
 } from "@mp/core";
 import {
-  type AnvilNode,
   deployForwarder,
-  type ForwarderContracts,
   forwardNative,
   forwardThenRevert,
   forwardViaRevertingRelay,
@@ -16,7 +14,8 @@ import {
   startAnvil,
 } from "@mp/test-nodes/evm";
 import { getAddress } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useStarted } from "../../../test/support/use-started.ts";
 import { createEvmAdapter } from "../src/index.ts";
 
 /**
@@ -30,17 +29,16 @@ const ALICE = "0x00000000000000000000000000000000000a11ce";
 const BOB = "0x0000000000000000000000000000000000000b0b";
 const STRANGER = "0x000000000000000000000000000000000005EE11";
 
-let node: AnvilNode;
-let contracts: ForwarderContracts;
-
-beforeAll(async () => {
-  node = await startAnvil({ chainId: 8453 });
-  contracts = await deployForwarder(node);
-});
-
-afterAll(async () => {
-  await node?.stop();
-});
+const node = useStarted(
+  "anvil",
+  () => startAnvil({ chainId: 8453 }),
+  (started) => started.stop(),
+);
+const contracts = useStarted(
+  "the Forwarder contracts",
+  () => deployForwarder(node),
+  async () => {},
+);
 
 const adapterWith = (traces?: EvmTraceMethod): ChainAdapter =>
   createEvmAdapter(resolveChainConfig("BASE", { rpcUrl: node.url, ...(traces ? { traces } : {}) }));
