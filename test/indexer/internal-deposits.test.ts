@@ -3,10 +3,11 @@ import { createTronAdapter } from "@mp/chain-tron";
 import { type ChainAdapter, type ChainConfig, resolveChainConfig } from "@mp/core";
 import type { Database } from "@mp/db";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import { deployForwarder, forwardNative, startAnvil } from "@mp/test-nodes/evm";
+import { forwardNative } from "@mp/test-nodes/evm";
 import { startTronTestNode, TronKey } from "@mp/test-nodes/tron";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useAnvilWithForwarder } from "../support/anvil-forwarder.ts";
 import { useStarted } from "../support/use-started.ts";
 import {
   addWallet,
@@ -81,16 +82,7 @@ async function paidByContractOnce(options: {
 }
 
 describe("EVM, traces on", () => {
-  const node = useStarted(
-    "anvil",
-    () => startAnvil({ chainId: 8453 }),
-    (started) => started.stop(),
-  );
-  const contracts = useStarted(
-    "the Forwarder contracts",
-    () => deployForwarder(node),
-    async () => {},
-  );
+  const { node, contracts } = useAnvilWithForwarder();
 
   it("credits ETH a contract wallet forwards once, at trace:<path>, across a rescan", async () => {
     const config = resolveChainConfig("BASE", {

@@ -5,17 +5,10 @@ import {
   type EvmTraceMethod,
   resolveChainConfig,
 } from "@mp/core";
-import {
-  deployForwarder,
-  forwardNative,
-  forwardThenRevert,
-  forwardViaRevertingRelay,
-  sendNative,
-  startAnvil,
-} from "@mp/test-nodes/evm";
+import { forwardNative, forwardThenRevert, forwardViaRevertingRelay, sendNative } from "@mp/test-nodes/evm";
 import { getAddress } from "viem";
 import { describe, expect, it } from "vitest";
-import { useStarted } from "../../../test/support/use-started.ts";
+import { useAnvilWithForwarder } from "../../../test/support/anvil-forwarder.ts";
 import { createEvmAdapter } from "../src/index.ts";
 
 /**
@@ -29,16 +22,7 @@ const ALICE = "0x00000000000000000000000000000000000a11ce";
 const BOB = "0x0000000000000000000000000000000000000b0b";
 const STRANGER = "0x000000000000000000000000000000000005EE11";
 
-const node = useStarted(
-  "anvil",
-  () => startAnvil({ chainId: 8453 }),
-  (started) => started.stop(),
-);
-const contracts = useStarted(
-  "the Forwarder contracts",
-  () => deployForwarder(node),
-  async () => {},
-);
+const { node, contracts } = useAnvilWithForwarder();
 
 const adapterWith = (traces?: EvmTraceMethod): ChainAdapter =>
   createEvmAdapter(resolveChainConfig("BASE", { rpcUrl: node.url, ...(traces ? { traces } : {}) }));
