@@ -1,13 +1,5 @@
 import { bitcoinNetwork } from "@mp/bitcoin-protocol";
-import type {
-  AddressMatcher,
-  BlockHeader,
-  ChainAdapter,
-  ChainConfig,
-  Logger,
-  ObservedTransfer,
-  ScanRange,
-} from "@mp/core";
+import type { BlockHeader, ChainAdapter, ChainConfig, Logger, ObservedTransfer, ScanRange } from "@mp/core";
 import { ChainMisconfiguredError, ChainMovedError, ConfigError, chainFamily, isEmptyRange } from "@mp/core";
 import { type FetchLike, type JsonRpcRequest, RpcUnavailableError } from "@mp/rpc";
 import { bitcoinRpc } from "./bitcoin-rpc.ts";
@@ -117,7 +109,7 @@ export function createBitcoinAdapter(config: ChainConfig, options: BitcoinAdapte
       return headers;
     },
 
-    async scan(range, watch: AddressMatcher) {
+    async scan(range, watch) {
       if (isEmptyRange(range)) return [];
       await checkNetwork();
       const hashes = await blockHashes(range);
