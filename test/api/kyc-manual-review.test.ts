@@ -1,5 +1,11 @@
 import { checkVerificationReviewNow, openSubmissionForOperator } from "@mp/api";
-import { createManualKycProvider, decideManualReview, findManualReview, listManualReviews } from "@mp/providers";
+import {
+  createManualKycProvider,
+  decideManualReview,
+  findManualReview,
+  listManualReviews,
+  type ManualDecision,
+} from "@mp/providers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
 import { createCustomer, decided, individualTier1, stringValues, submit } from "./verification-fixtures.ts";
@@ -25,6 +31,12 @@ describe("manual KYC review", () => {
       return queue.some((review) => review.submissionId === submissionId) ? true : undefined;
     });
     return { customerId, submissionId };
+  }
+
+  /** An operator's decision with its reasons, then the review check `payments kyc` runs right after it. */
+  async function decideWithReasons(submissionId: string, status: ManualDecision, reasons: string[], operator: string) {
+    await decideManualReview(api.db, { submissionId, status, reasons, operator });
+    await checkVerificationReviewNow(api.deps, submissionId);
   }
 
   async function customer(customerId: string) {
@@ -70,13 +82,7 @@ describe("manual KYC review", () => {
     ).rejects.toMatchObject({ code: "validation_error" });
     expect((await findManualReview(api.db, submissionId)).status).toBe("PENDING");
 
-    await decideManualReview(api.db, {
-      submissionId,
-      status: "REJECTED",
-      reasons: ["Document does not match the name"],
-      operator: "alice",
-    });
-    await checkVerificationReviewNow(api.deps, submissionId);
+    await decideWithReasons(submissionId, "REJECTED", ["Document does not match the name"], "alice");
     const final = await decided(api, m, customerId, submissionId);
     expect(final).toMatchObject({ status: "REJECTED", rejection_reasons: ["Document does not match the name"] });
     expect(await customer(customerId)).toMatchObject({
@@ -93,13 +99,7 @@ describe("manual KYC review", () => {
 
   it("asks for a corrected attempt, which is accepted as a new attempt and reviewed again", async () => {
     const { customerId, submissionId } = await pendingAttempt();
-    await decideManualReview(api.db, {
-      submissionId,
-      status: "REQUIRES_REVIEW",
-      reasons: ["Address could not be verified"],
-      operator: "carol",
-    });
-    await checkVerificationReviewNow(api.deps, submissionId);
+    await decideWithReasons(submissionId, "REQUIRES_REVIEW", ["Address could not be verified"], "carol");
     expect((await decided(api, m, customerId, submissionId)).status).toBe("REQUIRES_REVIEW");
     const second = await submit(api, m, customerId, individualTier1({ last_name: "Hopper" }));
     expect(second.status).toBe(202);

@@ -1,8 +1,6 @@
-import type { Database } from "@mp/db";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import type { Indexer } from "@mp/indexer";
 import { getMerchantBalance, releaseHeldDeposit, returnHeldDeposit } from "@mp/ledger";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   addWallet,
   catchUp,
@@ -10,10 +8,10 @@ import {
   depositsOf,
   expectedFee,
   expectLedgerOk,
-  newIndexer,
   type TestMerchant,
+  useIndexerSuite,
 } from "./indexer-fixtures.ts";
-import { CONFIRMATIONS, startEvmChain, type TestChain } from "./test-chains.ts";
+import { CONFIRMATIONS, startEvmChain } from "./test-chains.ts";
 
 /**
  * Money that arrives for a customer whose verification was rejected: recorded, credited to the
@@ -21,23 +19,7 @@ import { CONFIRMATIONS, startEvmChain, type TestChain } from "./test-chains.ts";
  * Chain-agnostic logic, so one family (a real anvil) is enough.
  */
 describe("deposits to a rejected customer's address", () => {
-  let testDb: TestDatabase;
-  let db: Database;
-  let chain: TestChain;
-  const running: Indexer[] = [];
-
-  beforeAll(async () => {
-    [testDb, chain] = await Promise.all([createTestDatabase(), startEvmChain()]);
-    db = testDb.db;
-  });
-  afterEach(async () => {
-    await Promise.all(running.splice(0).map((indexer) => indexer.stop()));
-    await expectLedgerOk(db);
-  });
-  afterAll(async () => {
-    await chain?.close();
-    await testDb?.drop();
-  });
+  const { db, chain, startIndexer } = useIndexerSuite(startEvmChain);
 
   /** Rejects the merchant's customer as refreshCustomerVerification writes it. */
   async function reject(merchant: TestMerchant): Promise<void> {
@@ -46,12 +28,6 @@ describe("deposits to a rejected customer's address", () => {
         WHERE id = $1`,
       [merchant.customerId],
     );
-  }
-
-  function startIndexer(): Indexer {
-    const indexer = newIndexer(db, chain);
-    running.push(indexer);
-    return indexer;
   }
 
   async function confirmedDeposit(indexer: Indexer, merchant: TestMerchant, address: string, i: number) {

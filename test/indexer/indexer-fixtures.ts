@@ -2,10 +2,13 @@ import { randomUUID } from "node:crypto";
 import { type ChainAdapter, type ChainId, normalizeAddress, silentLogger } from "@mp/core";
 import { createWatchSet } from "@mp/custody";
 import type { Database, Queryable } from "@mp/db";
+import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { createIndexer, type Indexer, type IndexerMetrics, type TickResult } from "@mp/indexer";
 import { checkLedger, getMerchantBalance } from "@mp/ledger";
 import { createSandboxRateProvider } from "@mp/providers";
-import { expect } from "vitest";
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
+import { insertMerchantWithCustomer } from "../support/db-fixtures.ts";
+import { late } from "../support/late.ts";
 import type { TestChain } from "./test-chains.ts";
 
 export interface TestMerchant {
@@ -20,23 +23,14 @@ export async function createMerchant(
   db: Database,
   fees: { feeBps?: number; feeFixedMicros?: bigint } = {},
 ): Promise<TestMerchant> {
-  const merchantId = randomUUID();
-  const customerId = randomUUID();
   const feeBps = fees.feeBps ?? 150;
   const feeFixedMicros = fees.feeFixedMicros ?? 25_000n;
-  await db.tx(async (c) => {
+  const ids = await db.tx(async (c) => {
+    // Merchants created concurrently would otherwise take the same derivation account.
     await c.query("SELECT pg_advisory_xact_lock(4243)");
-    await c.query(
-      `INSERT INTO merchants (id, name, environment, derivation_account, fee_bps, fee_fixed_micros)
-       SELECT $1, 'Indexer test', 'sandbox', coalesce(max(derivation_account) + 1, 0), $2, $3 FROM merchants`,
-      [merchantId, feeBps, feeFixedMicros.toString()],
-    );
-    await c.query("INSERT INTO customers (id, merchant_id, type, status) VALUES ($1, $2, 'INDIVIDUAL', 'APPROVED')", [
-      customerId,
-      merchantId,
-    ]);
+    return insertMerchantWithCustomer(c, "Indexer test", { feeBps, feeFixedMicros });
   });
-  return { merchantId, customerId, feeBps, feeFixedMicros };
+  return { ...ids, feeBps, feeFixedMicros };
 }
 
 /** A wallet of the merchant with one destination: `address` on `chain`. */
@@ -141,10 +135,16 @@ export function laggingAdapter(inner: ChainAdapter, lag: { blocks: number }): Ch
   };
 }
 
+type IndexerExtras = {
+  metrics?: IndexerMetrics;
+  failpoint?: (name: string) => void | Promise<void>;
+  adapter?: ChainAdapter;
+};
+
 export function newIndexer(
   db: Database,
   chain: Pick<TestChain, "chain" | "config" | "adapter">,
-  extra: { metrics?: IndexerMetrics; failpoint?: (name: string) => void | Promise<void>; adapter?: ChainAdapter } = {},
+  extra: IndexerExtras = {},
 ): Indexer {
   return createIndexer({
     db,
@@ -180,4 +180,44 @@ export async function waitFor<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+export interface IndexerSuite {
+  /** The suite's database and chain, usable inside its tests (set up in beforeAll). */
+  db: Database;
+  chain: TestChain;
+  /** An indexer on the suite's chain, stopped after the test. */
+  startIndexer(extra?: IndexerExtras): Indexer;
+}
+
+/**
+ * A describe block's set-up for indexer tests: a fresh database and a started chain (in parallel,
+ * beforeAll); after each test the indexers from startIndexer stop and the ledger must balance; after
+ * the block the chain closes and the database is dropped.
+ */
+export function useIndexerSuite(start: () => Promise<TestChain>): IndexerSuite {
+  let testDb: TestDatabase | undefined;
+  let chain: TestChain | undefined;
+  const running: Indexer[] = [];
+  beforeAll(async () => {
+    [testDb, chain] = await Promise.all([createTestDatabase(), start()]);
+  });
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((indexer) => indexer.stop()));
+    if (testDb) await expectLedgerOk(testDb.db);
+  });
+  afterAll(async () => {
+    await chain?.close();
+    await testDb?.drop();
+  });
+  const suite: IndexerSuite = {
+    db: late("the test database", () => testDb?.db),
+    chain: late("the test chain", () => chain),
+    startIndexer(extra) {
+      const indexer = newIndexer(suite.db, suite.chain, extra);
+      running.push(indexer);
+      return indexer;
+    },
+  };
+  return suite;
 }

@@ -1,7 +1,5 @@
-import type { Database } from "@mp/db";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   addWallet,
   availableOf,
@@ -11,8 +9,9 @@ import {
   expectedFee,
   expectLedgerOk,
   newIndexer,
+  useIndexerSuite,
 } from "./indexer-fixtures.ts";
-import { CONFIRMATIONS, TEST_CHAINS, type TestChain } from "./test-chains.ts";
+import { CONFIRMATIONS, TEST_CHAINS } from "./test-chains.ts";
 
 type Action =
   | { kind: "pay"; to: number; amount: number }
@@ -46,18 +45,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
  * CONFIRMED, each once, and the merchant's balance is the sum of their net amounts.
  */
 describe.each(TEST_CHAINS)("indexer property on $name", ({ start }) => {
-  let testDb: TestDatabase;
-  let db: Database;
-  let chain: TestChain;
-
-  beforeAll(async () => {
-    [testDb, chain] = await Promise.all([createTestDatabase(), start()]);
-    db = testDb.db;
-  });
-  afterAll(async () => {
-    await chain?.close();
-    await testDb?.drop();
-  });
+  const { db, chain } = useIndexerSuite(start);
 
   it("merchant balance == sum of net of confirmed deposits == payments left on the chain", async () => {
     await fc.assert(

@@ -1,8 +1,7 @@
-import { type Database, tryAcquireLease } from "@mp/db";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import { createIndexerMetrics, getIndexerStates, type Indexer, liveConfirmations } from "@mp/indexer";
+import { tryAcquireLease } from "@mp/db";
+import { createIndexerMetrics, getIndexerStates, liveConfirmations } from "@mp/indexer";
 import { Registry } from "prom-client";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   addWallet,
   availableOf,
@@ -11,39 +10,18 @@ import {
   depositsOf,
   entriesFor,
   expectedFee,
-  expectLedgerOk,
   laggingAdapter,
-  newIndexer,
+  useIndexerSuite,
   waitFor,
 } from "./indexer-fixtures.ts";
-import { CONFIRMATIONS, TEST_CHAINS, type TestChain } from "./test-chains.ts";
+import { CONFIRMATIONS, TEST_CHAINS } from "./test-chains.ts";
 
 /**
  * The indexer's reliability, the same cases on every chain family: real PostgreSQL (or PGlite),
  * real nodes (anvil) or RPC-faithful test nodes, real adapters.
  */
 describe.each(TEST_CHAINS)("indexer on $name", ({ start }) => {
-  let testDb: TestDatabase;
-  let db: Database;
-  let chain: TestChain;
-  const running: Indexer[] = [];
-  const track = (indexer: Indexer): Indexer => {
-    running.push(indexer);
-    return indexer;
-  };
-
-  beforeAll(async () => {
-    [testDb, chain] = await Promise.all([createTestDatabase(), start()]);
-    db = testDb.db;
-  });
-  afterEach(async () => {
-    await Promise.all(running.splice(0).map((indexer) => indexer.stop()));
-    await expectLedgerOk(db);
-  });
-  afterAll(async () => {
-    await chain?.close();
-    await testDb?.drop();
-  });
+  const { db, chain, startIndexer } = useIndexerSuite(start);
 
   /** A merchant with one destination on the chain. */
   async function merchantWithAddress(fees?: { feeBps?: number; feeFixedMicros?: bigint }) {
@@ -55,7 +33,7 @@ describe.each(TEST_CHAINS)("indexer on $name", ({ start }) => {
 
   it("records a deposit PENDING with live confirmations, then confirms and credits it exactly once", async () => {
     const { merchant, address, walletId } = await merchantWithAddress({ feeBps: 150, feeFixedMicros: 25_000n });
-    const indexer = track(newIndexer(db, chain));
+    const indexer = startIndexer();
     await catchUp(indexer);
     const amount = chain.amount(3);
     const txHash = await chain.pay(address, amount);
@@ -120,7 +98,7 @@ describe.each(TEST_CHAINS)("indexer on $name", ({ start }) => {
   it("ignores transfers to addresses that are not watched", async () => {
     const { merchant, address } = await merchantWithAddress();
     const stranger = chain.address();
-    const indexer = track(newIndexer(db, chain));
+    const indexer = startIndexer();
     await chain.pay(stranger, chain.amount(5));
     const watchedTx = await chain.pay(address, chain.amount(6));
     await catchUp(indexer);
@@ -130,7 +108,7 @@ describe.each(TEST_CHAINS)("indexer on $name", ({ start }) => {
   });
 
   it("sees a wallet created while it runs, without a restart", async () => {
-    const indexer = track(newIndexer(db, chain));
+    const indexer = startIndexer();
     const loop = indexer.start();
     await waitFor("caught up", async () => {
       const [state] = (await getIndexerStates(db)).filter((s) => s.chain === chain.chain);
@@ -150,7 +128,7 @@ describe.each(TEST_CHAINS)("indexer on $name", ({ start }) => {
 
   it("reverses deposits whose blocks leave the chain before confirmation; a re-mined one is a new deposit, credited once", async () => {
     const { merchant, address } = await merchantWithAddress();
-    const indexer = track(newIndexer(db, chain));
+    const indexer = startIndexer();
     const kept = await chain.pay(address, chain.amount(11));
     const dropped = await chain.pay(address, chain.amount(12));
     await catchUp(indexer);
@@ -185,7 +163,7 @@ describe.each(TEST_CHAINS)("indexer on $name", ({ start }) => {
 
   it("reverses the credit of a confirmed deposit whose block leaves the chain", async () => {
     const { merchant, address } = await merchantWithAddress();
-    const indexer = track(newIndexer(db, chain));
+    const indexer = startIndexer();
     await chain.pay(address, chain.amount(13));
     await chain.mine(CONFIRMATIONS - 1);
     await catchUp(indexer);
@@ -211,7 +189,7 @@ describe.each(TEST_CHAINS)("indexer on $name", ({ start }) => {
     const lag = { blocks: 0 };
     const metrics = createIndexerMetrics(new Registry());
     const reorgs = async () => (await metrics.reorgs.get()).values.find((v) => v.labels.chain === chain.chain)?.value;
-    const indexer = track(newIndexer(db, chain, { metrics, adapter: laggingAdapter(chain.adapter(), lag) }));
+    const indexer = startIndexer({ metrics, adapter: laggingAdapter(chain.adapter(), lag) });
     await chain.pay(address, chain.amount(29));
     await chain.mine(CONFIRMATIONS - 1);
     const before = await catchUp(indexer);
@@ -252,7 +230,7 @@ describe.each(TEST_CHAINS)("indexer on $name", ({ start }) => {
   it("rolls back when a node behind the indexed tip shows another block at its head", async () => {
     const { merchant, address } = await merchantWithAddress();
     const lag = { blocks: 0 };
-    const indexer = track(newIndexer(db, chain, { adapter: laggingAdapter(chain.adapter(), lag) }));
+    const indexer = startIndexer({ adapter: laggingAdapter(chain.adapter(), lag) });
     await chain.pay(address, chain.amount(31));
     await chain.mine(CONFIRMATIONS - 1);
     const before = await catchUp(indexer);
@@ -271,39 +249,35 @@ describe.each(TEST_CHAINS)("indexer on $name", ({ start }) => {
 
   it("crash between the deposit write and the cursor move: exactly one deposit and one credit after restart", async () => {
     const { merchant, address } = await merchantWithAddress();
-    const warmup = track(newIndexer(db, chain));
+    const warmup = startIndexer();
     await catchUp(warmup);
     await warmup.stop();
     const cursorBefore = (await getIndexerStates(db)).find((s) => s.chain === chain.chain)?.indexedHeight;
     await chain.pay(address, chain.amount(17));
 
-    const crashing = track(
-      newIndexer(db, chain, {
-        failpoint: (name) => {
-          if (name === "after-deposits") throw new Error("crash after deposits");
-        },
-      }),
-    );
+    const crashing = startIndexer({
+      failpoint: (name) => {
+        if (name === "after-deposits") throw new Error("crash after deposits");
+      },
+    });
     await expect(crashing.tick()).rejects.toThrow("crash after deposits");
     expect(await depositsOf(db, merchant.merchantId)).toEqual([]);
     expect((await getIndexerStates(db)).find((s) => s.chain === chain.chain)?.indexedHeight).toBe(cursorBefore);
     await crashing.stop();
 
     await chain.mine(CONFIRMATIONS - 1);
-    const crashingOnCredit = track(
-      newIndexer(db, chain, {
-        failpoint: (name) => {
-          if (name === "after-credit") throw new Error("crash after credit");
-        },
-      }),
-    );
+    const crashingOnCredit = startIndexer({
+      failpoint: (name) => {
+        if (name === "after-credit") throw new Error("crash after credit");
+      },
+    });
     await expect(catchUp(crashingOnCredit)).rejects.toThrow("crash after credit");
     const [pending] = await depositsOf(db, merchant.merchantId);
     expect(pending?.status).toBe("PENDING");
     expect(await entriesFor(db, pending?.id ?? "")).toEqual([]);
     await crashingOnCredit.stop();
 
-    const restarted = track(newIndexer(db, chain));
+    const restarted = startIndexer();
     await catchUp(restarted);
     await catchUp(restarted);
     const deposits = await depositsOf(db, merchant.merchantId);
@@ -317,7 +291,7 @@ describe.each(TEST_CHAINS)("indexer on $name", ({ start }) => {
     const metrics = createIndexerMetrics(new Registry());
     const errorsOf = async (counter: typeof metrics.rpcErrors) =>
       (await counter.get()).values.find((v) => v.labels.chain === chain.chain)?.value ?? 0;
-    const indexer = track(newIndexer(db, chain, { metrics }));
+    const indexer = startIndexer({ metrics });
     const loop = indexer.start();
     await waitFor("caught up", async () => {
       const [state] = (await getIndexerStates(db)).filter((s) => s.chain === chain.chain);
@@ -345,8 +319,8 @@ describe.each(TEST_CHAINS)("indexer on $name", ({ start }) => {
   it("runs one indexer per chain: a second one waits and takes over when the first stops", async () => {
     const first = { merchant: await createMerchant(db), address: chain.address() };
     await addWallet(db, first.merchant, chain.chain, first.address);
-    const a = track(newIndexer(db, chain));
-    const b = track(newIndexer(db, chain));
+    const a = startIndexer();
+    const b = startIndexer();
     expect((await a.tick()).active).toBe(true);
     expect((await b.tick()).active).toBe(false);
     const loopB = b.start();
@@ -367,8 +341,8 @@ describe.each(TEST_CHAINS)("indexer on $name", ({ start }) => {
     if (process.env.DATABASE_URL) {
       // A holder whose session dies (process killed, connection lost) loses the chain with it: its
       // liveness lock goes with the session, so the lease is free at once, and a new epoch leads.
-      const c = track(newIndexer(db, chain));
-      const d = track(newIndexer(db, chain));
+      const c = startIndexer();
+      const d = startIndexer();
       expect((await c.tick()).active).toBe(true);
       expect((await d.tick()).active).toBe(false);
       const epoch = async () =>
@@ -402,16 +376,14 @@ describe.each(TEST_CHAINS)("indexer on $name", ({ start }) => {
     const otherId = "other-host:4242:feed";
     await other.query("SELECT pg_try_advisory_lock(7245022, hashtext($1))", [otherId]);
     let depose = false;
-    const leader = track(
-      newIndexer(db, chain, {
-        failpoint: async (point) => {
-          if (point !== "before-record" || !depose) return;
-          depose = false;
-          await db.query("UPDATE leases SET expires_at = clock_timestamp() WHERE name = $1", [name]);
-          expect(await tryAcquireLease(db, { name, holder: otherId, seconds: 10 })).not.toBeNull();
-        },
-      }),
-    );
+    const leader = startIndexer({
+      failpoint: async (point) => {
+        if (point !== "before-record" || !depose) return;
+        depose = false;
+        await db.query("UPDATE leases SET expires_at = clock_timestamp() WHERE name = $1", [name]);
+        expect(await tryAcquireLease(db, { name, holder: otherId, seconds: 10 })).not.toBeNull();
+      },
+    });
     await catchUp(leader);
     const indexedHeight = async () => (await getIndexerStates(db)).find((s) => s.chain === chain.chain)?.indexedHeight;
     const heightBefore = await indexedHeight();

@@ -3,16 +3,12 @@ import { createTronAdapter } from "@mp/chain-tron";
 import { type ChainAdapter, type ChainConfig, resolveChainConfig } from "@mp/core";
 import type { Database } from "@mp/db";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import {
-  type AnvilNode,
-  deployForwarder,
-  type ForwarderContracts,
-  forwardNative,
-  startAnvil,
-} from "@mp/test-nodes/evm";
-import { startTronTestNode, TronKey, type TronTestNode } from "@mp/test-nodes/tron";
+import { forwardNative } from "@mp/test-nodes/evm";
+import { startTronTestNode, TronKey } from "@mp/test-nodes/tron";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { useAnvilWithForwarder } from "../support/anvil-forwarder.ts";
+import { useStarted } from "../support/use-started.ts";
 import {
   addWallet,
   catchUp,
@@ -86,15 +82,7 @@ async function paidByContractOnce(options: {
 }
 
 describe("EVM, traces on", () => {
-  let node: AnvilNode;
-  let contracts: ForwarderContracts;
-  beforeAll(async () => {
-    node = await startAnvil({ chainId: 8453 });
-    contracts = await deployForwarder(node);
-  });
-  afterAll(async () => {
-    await node?.stop();
-  });
+  const { node, contracts } = useAnvilWithForwarder();
 
   it("credits ETH a contract wallet forwards once, at trace:<path>, across a rescan", async () => {
     const config = resolveChainConfig("BASE", {
@@ -115,13 +103,11 @@ describe("EVM, traces on", () => {
 });
 
 describe("Tron internal transactions", () => {
-  let node: TronTestNode;
-  beforeAll(async () => {
-    node = await startTronTestNode({ seed: "internal-deposits" });
-  });
-  afterAll(async () => {
-    await node?.stop();
-  });
+  const node = useStarted(
+    "the Tron test node",
+    () => startTronTestNode({ seed: "internal-deposits" }),
+    (started) => started.stop(),
+  );
 
   it("credits TRX a contract forwards once, at internal:<index>, across a rescan", async () => {
     const config = resolveChainConfig("TRON", {

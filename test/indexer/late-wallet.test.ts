@@ -1,9 +1,6 @@
-import type { Database } from "@mp/db";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import type { Indexer } from "@mp/indexer";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addWallet, catchUp, createMerchant, depositsOf, insertWallet, newIndexer } from "./indexer-fixtures.ts";
-import { CONFIRMATIONS, startEvmChain, type TestChain } from "./test-chains.ts";
+import { describe, expect, it } from "vitest";
+import { addWallet, catchUp, createMerchant, depositsOf, insertWallet, useIndexerSuite } from "./indexer-fixtures.ts";
+import { CONFIRMATIONS, startEvmChain } from "./test-chains.ts";
 
 /**
  * Longer than the re-read window the watch set once had (2 x 10 s after a row's transaction began).
@@ -20,27 +17,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * its deposits must still be recorded once it commits.
  */
 describe("a wallet committed long after it was inserted", () => {
-  let testDb: TestDatabase;
-  let db: Database;
-  let chain: TestChain;
-  let indexer: Indexer | undefined;
-
-  beforeAll(async () => {
-    [testDb, chain] = await Promise.all([createTestDatabase(), startEvmChain()]);
-    db = testDb.db;
-  });
-  afterAll(async () => {
-    await indexer?.stop();
-    await chain?.close();
-    await testDb?.drop();
-  });
+  const { db, chain, startIndexer } = useIndexerSuite(startEvmChain);
 
   it(
     "is watched once it commits, and its deposit recorded and credited",
     async () => {
       const merchant = await createMerchant(db);
-      const current = newIndexer(db, chain);
-      indexer = current;
+      const current = startIndexer();
       await catchUp(current);
       const lateAddress = chain.address();
 

@@ -1,6 +1,4 @@
-import type { Database } from "@mp/db";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   addWallet,
   availableOf,
@@ -8,10 +6,9 @@ import {
   createMerchant,
   depositsOf,
   expectedFee,
-  expectLedgerOk,
-  newIndexer,
+  useIndexerSuite,
 } from "./indexer-fixtures.ts";
-import { CONFIRMATIONS, TEST_CHAINS, type TestChain } from "./test-chains.ts";
+import { CONFIRMATIONS, TEST_CHAINS } from "./test-chains.ts";
 
 /**
  * Regression (indexer-property seed -1548536611, Solana): a payment dropped by a reorg, then the same
@@ -20,43 +17,27 @@ import { CONFIRMATIONS, TEST_CHAINS, type TestChain } from "./test-chains.ts";
  * signature for two payments, which the property counted twice. Each payment is its own transaction.
  */
 describe.each(TEST_CHAINS)("the same payment again after a reorg dropped it, on $name", ({ start }) => {
-  let testDb: TestDatabase;
-  let db: Database;
-  let chain: TestChain;
-
-  beforeAll(async () => {
-    [testDb, chain] = await Promise.all([createTestDatabase(), start()]);
-    db = testDb.db;
-  });
-  afterAll(async () => {
-    await chain?.close();
-    await testDb?.drop();
-  });
+  const { db, chain, startIndexer } = useIndexerSuite(start);
 
   it("is a second transaction, credited once", async () => {
     const merchant = await createMerchant(db, { feeBps: 100, feeFixedMicros: 1_000n });
     const address = chain.address();
     await addWallet(db, merchant, chain.chain, address);
-    const indexer = newIndexer(db, chain);
-    try {
-      await catchUp(indexer);
-      const amount = chain.amount(42);
-      const dropped = await chain.pay(address, amount);
-      await chain.reorg(1, []);
-      expect(await chain.txHeight(dropped)).toBeNull();
-      const again = await chain.pay(address, amount);
-      expect(again).not.toBe(dropped);
+    const indexer = startIndexer();
+    await catchUp(indexer);
+    const amount = chain.amount(42);
+    const dropped = await chain.pay(address, amount);
+    await chain.reorg(1, []);
+    expect(await chain.txHeight(dropped)).toBeNull();
+    const again = await chain.pay(address, amount);
+    expect(again).not.toBe(dropped);
 
-      await chain.mine(CONFIRMATIONS);
-      await catchUp(indexer);
-      await catchUp(indexer);
-      const deposits = await depositsOf(db, merchant.merchantId);
-      expect(deposits.filter((d) => d.status === "CONFIRMED").map((d) => d.tx_hash)).toEqual([again]);
-      const gross = chain.usdMicros(amount);
-      expect(await availableOf(db, merchant.merchantId)).toBe(gross - expectedFee(merchant, gross));
-      await expectLedgerOk(db);
-    } finally {
-      await indexer.stop();
-    }
+    await chain.mine(CONFIRMATIONS);
+    await catchUp(indexer);
+    await catchUp(indexer);
+    const deposits = await depositsOf(db, merchant.merchantId);
+    expect(deposits.filter((d) => d.status === "CONFIRMED").map((d) => d.tx_hash)).toEqual([again]);
+    const gross = chain.usdMicros(amount);
+    expect(await availableOf(db, merchant.merchantId)).toBe(gross - expectedFee(merchant, gross));
   });
 });

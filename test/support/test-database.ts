@@ -2,22 +2,19 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import { afterAll, beforeAll } from "vitest";
-import { late } from "./late.ts";
+import { afterAll } from "vitest";
+import { useStarted } from "./use-started.ts";
 
 /**
  * A fresh database for the calling test file (see createTestDatabase), created in its beforeAll and
  * dropped in its afterAll. `db` and `connectionString` are read inside tests, once beforeAll has run.
  */
 export function useTestDatabase(options: { migrate?: boolean } = {}): TestDatabase {
-  let started: TestDatabase | undefined;
-  beforeAll(async () => {
-    started = await createTestDatabase(options);
-  });
-  afterAll(async () => {
-    await started?.drop();
-  });
-  return late("the test database", () => started);
+  return useStarted(
+    "the test database",
+    () => createTestDatabase(options),
+    (database) => database.drop(),
+  );
 }
 
 /** An empty temporary directory for the calling test file, removed with everything in it after the file. */

@@ -1,19 +1,7 @@
-import {
-  type AddressMatcher,
-  type BlockHeader,
-  type ChainAdapter,
-  type ChainConfig,
-  ChainMisconfiguredError,
-  ChainMovedError,
-  ConfigError,
-  chainFamily,
-  isEmptyRange,
-  type Logger,
-  type ObservedTransfer,
-  type ScanRange,
-} from "@mp/core";
+import { bitcoinNetwork } from "@mp/bitcoin-protocol";
+import type { BlockHeader, ChainAdapter, ChainConfig, Logger, ObservedTransfer, ScanRange } from "@mp/core";
+import { ChainMisconfiguredError, ChainMovedError, ConfigError, chainFamily, isEmptyRange } from "@mp/core";
 import { type FetchLike, type JsonRpcRequest, RpcUnavailableError } from "@mp/rpc";
-import { bitcoinNetwork } from "./bitcoin-networks.ts";
 import { bitcoinRpc } from "./bitcoin-rpc.ts";
 import { transfersInBlock } from "./block-transfers.ts";
 import {
@@ -121,7 +109,7 @@ export function createBitcoinAdapter(config: ChainConfig, options: BitcoinAdapte
       return headers;
     },
 
-    async scan(range, watch: AddressMatcher) {
+    async scan(range, watch) {
       if (isEmptyRange(range)) return [];
       await checkNetwork();
       const hashes = await blockHashes(range);

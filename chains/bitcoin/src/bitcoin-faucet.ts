@@ -1,18 +1,11 @@
-import {
-  type ChainAsset,
-  type ChainConfig,
-  ConfigError,
-  chainFamily,
-  type SandboxFaucet,
-  ValidationError,
-} from "@mp/core";
+import { BTC_DECIMALS, bitcoinNetwork, MAX_MONEY_SATOSHIS, satoshisToBtcString } from "@mp/bitcoin-protocol";
+import type { ChainAsset, ChainConfig, SandboxFaucet } from "@mp/core";
+import { ConfigError, chainFamily, ValidationError } from "@mp/core";
 import { type FetchLike, JsonNumberLiteral, JsonRpcError } from "@mp/rpc";
 import { address as bitcoinAddress } from "bitcoinjs-lib";
 import { z } from "zod";
-import { bitcoinNetwork } from "./bitcoin-networks.ts";
 import { bitcoinRpc } from "./bitcoin-rpc.ts";
 import { BTC_ASSET } from "./block-transfers.ts";
-import { BTC_DECIMALS, MAX_MONEY_SATOSHIS, satoshisToBtcString } from "./btc-amount.ts";
 import { RPC_CODES } from "./rpc-codes.ts";
 import { HASH_HEX } from "./rpc-schemas.ts";
 

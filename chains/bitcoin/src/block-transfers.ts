@@ -1,3 +1,5 @@
+import type { BitcoinNetworkParams } from "@mp/bitcoin-protocol";
+import { BTC_DECIMALS } from "@mp/bitcoin-protocol";
 import {
   type AddressMatcher,
   type ChainId,
@@ -7,8 +9,6 @@ import {
   type ObservedTransfer,
 } from "@mp/core";
 import { address as bitcoinAddress } from "bitcoinjs-lib";
-import type { BitcoinNetworkParams } from "./bitcoin-networks.ts";
-import { BTC_DECIMALS } from "./btc-amount.ts";
 import type { RpcBlock, RpcTransaction } from "./rpc-schemas.ts";
 
 /** The asset symbol deposits are recorded as (data from @mp/core, not a literal here). */

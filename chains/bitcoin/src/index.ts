@@ -1,12 +1,5 @@
 export { type BitcoinAdapterOptions, createBitcoinAdapter, GENESIS_PARENT_HASH } from "./bitcoin-adapter.ts";
 export { type BitcoinFaucetOptions, createBitcoinFaucet } from "./bitcoin-faucet.ts";
-export {
-  BITCOIN_NETWORKS,
-  type BitcoinNetworkName,
-  type BitcoinNetworkParams,
-  bitcoinNetwork,
-} from "./bitcoin-networks.ts";
 export { type BitcoinRpcOptions, bitcoinRpc } from "./bitcoin-rpc.ts";
 export { BTC_ASSET, p2wpkhAddressOf } from "./block-transfers.ts";
-export { BTC_DECIMALS, btcToSatoshis, MAX_MONEY_SATOSHIS, satoshisToBtcString } from "./btc-amount.ts";
 export { RPC_CODES } from "./rpc-codes.ts";

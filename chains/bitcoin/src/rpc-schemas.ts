@@ -1,5 +1,5 @@
+import { btcToSatoshis } from "@mp/bitcoin-protocol";
 import { z } from "zod";
-import { btcToSatoshis } from "./btc-amount.ts";
 
 /**
  * The parts of Bitcoin Core's RPC answers the adapter relies on, validated at the boundary. Fields

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
+import { bitcoinNetwork } from "@mp/bitcoin-protocol";
 import { ChainMisconfiguredError, resolveChainConfig } from "@mp/core";
 import { parseJsonExact } from "@mp/rpc";
 import { Block, Transaction } from "bitcoinjs-lib";
 import { describe, expect, it } from "vitest";
 import { createBitcoinAdapter } from "../src/bitcoin-adapter.ts";
-import { bitcoinNetwork } from "../src/bitcoin-networks.ts";
 import { transfersInBlock, transfersInTransaction } from "../src/block-transfers.ts";
 import { blockHeaderSchema, blockSchema, transactionSchema } from "../src/rpc-schemas.ts";
 

@@ -1,10 +1,11 @@
+import { bitcoinNetwork } from "@mp/bitcoin-protocol";
 import { ChainMisconfiguredError, resolveChainConfig } from "@mp/core";
 import { parseJsonExact, RpcAnswerError } from "@mp/rpc";
 import { REAL_RPC_MISSING, realRpcAvailable, realRpcText } from "@mp/test-nodes/real-rpc";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { transfersInTransaction } from "../src/block-transfers.ts";
-import { bitcoinNetwork, createBitcoinAdapter } from "../src/index.ts";
+import { createBitcoinAdapter } from "../src/index.ts";
 import { blockCountSchema, blockchainInfoSchema, blockHashSchema, transactionSchema } from "../src/rpc-schemas.ts";
 
 /**

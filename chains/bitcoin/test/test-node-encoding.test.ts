@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { btcToSatoshis } from "@mp/bitcoin-protocol";
 import { parseJsonExact } from "@mp/rpc";
 import {
   coreDouble,
@@ -10,7 +11,6 @@ import {
 } from "@mp/test-nodes/bitcoin";
 import { networks, Transaction } from "bitcoinjs-lib";
 import { describe, expect, it } from "vitest";
-import { btcToSatoshis } from "../src/btc-amount.ts";
 
 /**
  * The Bitcoin test node must answer in Bitcoin Core's exact JSON: its renderer is checked against

@@ -1,18 +1,15 @@
-import {
-  type AddressMatcher,
-  type BlockHeader,
-  type ChainAdapter,
-  type ChainConfig,
-  ChainMisconfiguredError,
-  type EvmChainId,
-  type EvmTraceMethod,
-  expectedNetworks,
-  isEmptyRange,
-  type Logger,
-  mapBounded,
-  type ObservedTransfer,
-  type ScanRange,
+import type {
+  AddressMatcher,
+  BlockHeader,
+  ChainAdapter,
+  ChainConfig,
+  EvmChainId,
+  EvmTraceMethod,
+  Logger,
+  ObservedTransfer,
+  ScanRange,
 } from "@mp/core";
+import { ChainMisconfiguredError, expectedNetworks, isEmptyRange, mapBounded } from "@mp/core";
 import { numberToHex } from "viem";
 import { AdaptiveBlockRange } from "./adaptive-block-range.ts";
 import { type EvmAssets, resolveEvmAssets } from "./evm-assets.ts";

@@ -5,18 +5,10 @@ import {
   type EvmTraceMethod,
   resolveChainConfig,
 } from "@mp/core";
-import {
-  type AnvilNode,
-  deployForwarder,
-  type ForwarderContracts,
-  forwardNative,
-  forwardThenRevert,
-  forwardViaRevertingRelay,
-  sendNative,
-  startAnvil,
-} from "@mp/test-nodes/evm";
+import { forwardNative, forwardThenRevert, forwardViaRevertingRelay, sendNative } from "@mp/test-nodes/evm";
 import { getAddress } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useAnvilWithForwarder } from "../../../test/support/anvil-forwarder.ts";
 import { createEvmAdapter } from "../src/index.ts";
 
 /**
@@ -30,17 +22,7 @@ const ALICE = "0x00000000000000000000000000000000000a11ce";
 const BOB = "0x0000000000000000000000000000000000000b0b";
 const STRANGER = "0x000000000000000000000000000000000005EE11";
 
-let node: AnvilNode;
-let contracts: ForwarderContracts;
-
-beforeAll(async () => {
-  node = await startAnvil({ chainId: 8453 });
-  contracts = await deployForwarder(node);
-});
-
-afterAll(async () => {
-  await node?.stop();
-});
+const { node, contracts } = useAnvilWithForwarder();
 
 const adapterWith = (traces?: EvmTraceMethod): ChainAdapter =>
   createEvmAdapter(resolveChainConfig("BASE", { rpcUrl: node.url, ...(traces ? { traces } : {}) }));

@@ -1,17 +1,13 @@
-import {
-  type AddressMatcher,
-  type BlockHeader,
-  type ChainAdapter,
-  type ChainConfig,
-  ChainMisconfiguredError,
-  ConfigError,
-  expectedNetworks,
-  isEmptyRange,
-  type Logger,
-  mapBounded,
-  type ObservedTransfer,
-  type ScanRange,
+import type {
+  AddressMatcher,
+  BlockHeader,
+  ChainAdapter,
+  ChainConfig,
+  Logger,
+  ObservedTransfer,
+  ScanRange,
 } from "@mp/core";
+import { ChainMisconfiguredError, ConfigError, expectedNetworks, isEmptyRange, mapBounded } from "@mp/core";
 import { JsonRpcClient, type JsonRpcOutcome, RpcUnavailableError } from "@mp/rpc";
 import { extractBlockTransfers } from "./block-transfers.ts";
 import {

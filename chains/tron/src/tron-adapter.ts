@@ -1,17 +1,12 @@
+import type { AddressMatcher, BlockHeader, ChainAdapter, ChainConfig, Logger, ObservedTransfer } from "@mp/core";
 import {
-  type AddressMatcher,
-  type BlockHeader,
-  type ChainAdapter,
-  type ChainConfig,
   ChainMisconfiguredError,
   ChainMovedError,
   ConfigError,
   chainFamily,
   expectedNetworks,
   isEmptyRange,
-  type Logger,
   mapBounded,
-  type ObservedTransfer,
 } from "@mp/core";
 import { z } from "zod";
 import {

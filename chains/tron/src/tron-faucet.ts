@@ -1,11 +1,5 @@
-import {
-  type ChainAsset,
-  type ChainConfig,
-  ConfigError,
-  chainFamily,
-  type SandboxFaucet,
-  ValidationError,
-} from "@mp/core";
+import type { ChainAsset, ChainConfig, SandboxFaucet } from "@mp/core";
+import { ConfigError, chainFamily, ValidationError } from "@mp/core";
 import { HttpTransport, validatedAnswer } from "@mp/rpc";
 import { z } from "zod";
 import { hash32Schema } from "./api-schemas.ts";

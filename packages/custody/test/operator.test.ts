@@ -1,20 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { NotFoundError, ValidationError } from "@mp/core";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestDatabase } from "../../../test/support/test-database.ts";
 import { createCustody, exportWalletsCsv, verifyCustody, WALLETS_CSV_HEADER } from "../src/index.ts";
 import { ABANDON_MNEMONIC, TEST_JUNK_MNEMONIC } from "./support.ts";
 import { insertCustomer, insertMerchant, insertWallet } from "./support-db.ts";
 
 const custody = createCustody(TEST_JUNK_MNEMONIC, { bitcoinNetwork: "regtest" });
 
-let testDb: TestDatabase;
+const testDb = useTestDatabase();
 let merchantA: string;
 let merchantB: string;
 const walletsOfA: string[] = [];
 
 beforeAll(async () => {
-  testDb = await createTestDatabase();
   merchantA = await insertMerchant(testDb.db, 0);
   merchantB = await insertMerchant(testDb.db, 1);
   for (const [merchantId, account, count] of [
@@ -33,10 +32,6 @@ beforeAll(async () => {
     }
   }
 });
-afterAll(async () => {
-  await testDb?.drop();
-});
-
 describe("verifyCustody", () => {
   it("re-derives every destination and finds nothing wrong", async () => {
     const progress: number[] = [];

@@ -1,7 +1,7 @@
 import type { Queryable } from "@mp/db";
 import { z } from "zod";
 import { idSchema, parseInput, positiveMicrosSchema } from "./inputs.ts";
-import { postEntry } from "./journal-entry.ts";
+import { postEntry, transferLines } from "./journal-entry.ts";
 
 const bankDepositInput = z.object({
   bankDepositId: idSchema,
@@ -19,10 +19,7 @@ export async function postBankDeposit(
     kind: "bank_deposit",
     reference: bankDepositId,
     merchantId,
-    lines: [
-      { account: "bank_clearing", side: "debit", amount: amountUsdMicros },
-      { account: "merchant_available", side: "credit", amount: amountUsdMicros },
-    ],
+    lines: transferLines("bank_clearing", "merchant_available", amountUsdMicros),
   });
   return { entryId };
 }

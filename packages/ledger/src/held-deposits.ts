@@ -3,7 +3,7 @@ import type { Queryable } from "@mp/db";
 import { appendDepositEvents } from "@mp/events";
 import { z } from "zod";
 import { idSchema, parseInput } from "./inputs.ts";
-import { findEntry, type LineSpec, postEntry } from "./journal-entry.ts";
+import { findEntry, type LineSpec, postEntry, transferLines } from "./journal-entry.ts";
 
 /**
  * SQL true when the customer row `alias` may receive crypto: what the customer resource's
@@ -38,43 +38,24 @@ export interface HeldDeposit {
 const releaseInput = z.object({ depositId: idSchema });
 const returnInput = z.object({ depositId: idSchema, reason: z.string().trim().min(1).max(500) });
 
-interface HeldRow {
-  id: string;
-  merchant_id: string;
-  customer_id: string | null;
-  chain: string;
-  asset: string;
-  amount_raw: string;
-  decimals: number;
-  from_address: string | null;
-  tx_hash: string;
-  held_reason: HeldReason;
-  amount_usd_micros: string;
-  fee_usd_micros: string;
-  net_amount_usd_micros: string;
-  confirmed_at: Date;
-}
+/** The USD amounts, which PostgreSQL answers as text (bigint); every other column is a field as it is. */
+type HeldRow = Omit<HeldDeposit, "amountUsdMicros" | "feeUsdMicros" | "netAmountUsdMicros"> & {
+  amountUsdMicros: string;
+  feeUsdMicros: string;
+  netAmountUsdMicros: string;
+};
 
-const HELD_COLUMNS = `id, merchant_id, customer_id, chain, asset, amount_raw::text AS amount_raw, decimals, from_address,
-  tx_hash, held_reason, amount_usd_micros::text AS amount_usd_micros, fee_usd_micros::text AS fee_usd_micros,
-  net_amount_usd_micros::text AS net_amount_usd_micros, confirmed_at`;
+const HELD_COLUMNS = `id AS "depositId", merchant_id AS "merchantId", customer_id AS "customerId", chain, asset,
+  amount_raw::text AS "amountRaw", decimals, from_address AS "fromAddress", tx_hash AS "txHash",
+  held_reason AS "heldReason", amount_usd_micros::text AS "amountUsdMicros", fee_usd_micros::text AS "feeUsdMicros",
+  net_amount_usd_micros::text AS "netAmountUsdMicros", confirmed_at AS "confirmedAt"`;
 
 function toHeldDeposit(row: HeldRow): HeldDeposit {
   return {
-    depositId: row.id,
-    merchantId: row.merchant_id,
-    customerId: row.customer_id,
-    chain: row.chain,
-    asset: row.asset,
-    amountRaw: row.amount_raw,
-    decimals: row.decimals,
-    fromAddress: row.from_address,
-    txHash: row.tx_hash,
-    heldReason: row.held_reason,
-    amountUsdMicros: BigInt(row.amount_usd_micros),
-    feeUsdMicros: BigInt(row.fee_usd_micros),
-    netAmountUsdMicros: BigInt(row.net_amount_usd_micros),
-    confirmedAt: row.confirmed_at,
+    ...row,
+    amountUsdMicros: BigInt(row.amountUsdMicros),
+    feeUsdMicros: BigInt(row.feeUsdMicros),
+    netAmountUsdMicros: BigInt(row.netAmountUsdMicros),
   };
 }
 
@@ -90,46 +71,65 @@ export async function listHeldDeposits(q: Queryable, filter: { merchantId?: stri
   return rows.map(toHeldDeposit);
 }
 
+/** The journal lines of each way out of a hold, and the deposit's hold_status after it. */
+const RESOLUTIONS = {
+  /** merchant_held -> merchant_available (the net). */
+  held_release: {
+    holdStatus: "RELEASED",
+    lines: (deposit: HeldDeposit) => transferLines("merchant_held", "merchant_available", deposit.netAmountUsdMicros),
+  },
+  /**
+   * The payer is owed the whole amount back: merchant_held gives up the net and fee_revenue the fee
+   * (no fee on money refused), returns_payable owes the gross until the money is sent back on chain.
+   */
+  held_return: {
+    holdStatus: "RETURNED",
+    lines: (deposit: HeldDeposit): LineSpec[] => [
+      { account: "merchant_held", side: "debit", amount: deposit.netAmountUsdMicros },
+      { account: "fee_revenue", side: "debit", amount: deposit.feeUsdMicros },
+      { account: "returns_payable", side: "credit", amount: deposit.amountUsdMicros },
+    ],
+  },
+} as const;
+
 /**
  * Locks a held deposit's row (the indexer's reversal locks it too, so a release or return and a
- * reorg serialise) and returns it while it is still HELD and CONFIRMED.
+ * reorg serialise) and, while it is still HELD and CONFIRMED, posts the resolution's entry and marks
+ * the deposit. Once per deposit: a released, returned or reversed deposit is a ConflictError.
  */
-async function lockHeld(client: Queryable, depositId: string): Promise<HeldDeposit> {
-  const { rows } = await client.query<HeldRow & { status: string; hold_status: string | null }>(
-    `SELECT ${HELD_COLUMNS}, status, hold_status FROM deposits WHERE id = $1 FOR UPDATE`,
+async function resolveHeld(
+  client: Queryable,
+  depositId: string,
+  kind: keyof typeof RESOLUTIONS,
+  returnReason: string | null,
+): Promise<{ entryId: string }> {
+  const { rows } = await client.query<HeldRow & { status: string; holdStatus: string | null }>(
+    `SELECT ${HELD_COLUMNS}, status, hold_status AS "holdStatus" FROM deposits WHERE id = $1 FOR UPDATE`,
     [depositId],
   );
   const row = rows[0];
   if (!row) throw new NotFoundError("Deposit");
-  if (row.hold_status === null) throw new ConflictError(`deposit ${depositId} is not held`);
+  if (row.holdStatus === null) throw new ConflictError(`deposit ${depositId} is not held`);
   if (row.status !== "CONFIRMED") throw new ConflictError(`deposit ${depositId} is ${row.status}`);
-  if (row.hold_status !== "HELD") throw new ConflictError(`deposit ${depositId} was already ${row.hold_status}`);
-  return toHeldDeposit(row);
-}
-
-async function resolve(
-  client: Queryable,
-  deposit: HeldDeposit,
-  kind: "held_release" | "held_return",
-  lines: LineSpec[],
-  returnReason: string | null,
-): Promise<{ entryId: string }> {
+  if (row.holdStatus !== "HELD") throw new ConflictError(`deposit ${depositId} was already ${row.holdStatus}`);
+  const deposit = toHeldDeposit(row);
   // Checked first so a deposit credited to available by mistake never gets a resolution entry.
-  const credit = await findEntry(client, "deposit_credit", deposit.depositId);
+  const credit = await findEntry(client, "deposit_credit", depositId);
   if (credit?.lines[1]?.account !== "merchant_held") {
-    throw new ConflictError(`deposit ${deposit.depositId} has no held credit in the journal`);
+    throw new ConflictError(`deposit ${depositId} has no held credit in the journal`);
   }
+  const resolution = RESOLUTIONS[kind];
   const { entryId } = await postEntry(client, {
     kind,
-    reference: deposit.depositId,
+    reference: depositId,
     merchantId: deposit.merchantId,
-    lines,
+    lines: resolution.lines(deposit),
   });
   await client.query(
     `UPDATE deposits SET hold_status = $2, hold_resolution_entry_id = $3, hold_resolved_at = now(),
             return_reason = $4, updated_at = now()
       WHERE id = $1`,
-    [deposit.depositId, kind === "held_release" ? "RELEASED" : "RETURNED", entryId, returnReason],
+    [depositId, resolution.holdStatus, entryId, returnReason],
   );
   // The merchant learns of the operator's decision from the event, in the same transaction.
   await appendDepositEvents(client, [
@@ -138,48 +138,20 @@ async function resolve(
   return { entryId };
 }
 
-/**
- * An operator releases a held deposit to its merchant: merchant_held -> merchant_available (the net).
- * Once per deposit; a released, returned or reversed deposit is a ConflictError.
- */
+/** An operator releases a held deposit to its merchant (RESOLUTIONS.held_release). */
 export async function releaseHeldDeposit(
   client: Queryable,
   input: { depositId: string },
 ): Promise<{ entryId: string }> {
   const { depositId } = parseInput(releaseInput, input);
-  const deposit = await lockHeld(client, depositId);
-  return resolve(
-    client,
-    deposit,
-    "held_release",
-    [
-      { account: "merchant_held", side: "debit", amount: deposit.netAmountUsdMicros },
-      { account: "merchant_available", side: "credit", amount: deposit.netAmountUsdMicros },
-    ],
-    null,
-  );
+  return resolveHeld(client, depositId, "held_release", null);
 }
 
-/**
- * An operator refuses a held deposit: the payer is owed the whole amount back. merchant_held gives up
- * the net and fee_revenue the fee (no fee on money refused), returns_payable owes the gross until the
- * money is sent back on chain. Once per deposit; the reason is recorded on the deposit.
- */
+/** An operator refuses a held deposit (RESOLUTIONS.held_return); the reason is recorded on the deposit. */
 export async function returnHeldDeposit(
   client: Queryable,
   input: { depositId: string; reason: string },
 ): Promise<{ entryId: string }> {
   const { depositId, reason } = parseInput(returnInput, input);
-  const deposit = await lockHeld(client, depositId);
-  return resolve(
-    client,
-    deposit,
-    "held_return",
-    [
-      { account: "merchant_held", side: "debit", amount: deposit.netAmountUsdMicros },
-      { account: "fee_revenue", side: "debit", amount: deposit.feeUsdMicros },
-      { account: "returns_payable", side: "credit", amount: deposit.amountUsdMicros },
-    ],
-    reason,
-  );
+  return resolveHeld(client, depositId, "held_return", reason);
 }

@@ -2,7 +2,7 @@ import { ConflictError, InsufficientFundsError, NotFoundError } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { z } from "zod";
 import { holdIdSchema, idSchema, parseInput, positiveMicrosSchema } from "./inputs.ts";
-import { postEntry } from "./journal-entry.ts";
+import { postEntry, transferLines } from "./journal-entry.ts";
 
 const placeInput = z.object({ holdId: holdIdSchema, merchantId: idSchema, amountUsdMicros: positiveMicrosSchema });
 const resolveInput = z.object({ holdId: holdIdSchema, merchantId: idSchema });
@@ -24,10 +24,7 @@ export async function placeHold(
       kind: "hold",
       reference: holdId,
       merchantId,
-      lines: [
-        { account: "merchant_available", side: "debit", amount: amountUsdMicros },
-        { account: "merchant_reserved", side: "credit", amount: amountUsdMicros },
-      ],
+      lines: transferLines("merchant_available", "merchant_reserved", amountUsdMicros),
     },
     {
       guard(balances) {
@@ -83,10 +80,7 @@ async function resolveHold(
       kind: settling ? "hold_settle" : "hold_release",
       reference: holdId,
       merchantId,
-      lines: [
-        { account: "merchant_reserved", side: "debit", amount },
-        { account: settling ? "payout_clearing" : "merchant_available", side: "credit", amount },
-      ],
+      lines: transferLines("merchant_reserved", settling ? "payout_clearing" : "merchant_available", amount),
     },
     settling
       ? {

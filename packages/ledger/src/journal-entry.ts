@@ -19,6 +19,14 @@ export interface LineSpec {
   amount: bigint;
 }
 
+/** The two lines of `amount` moved from one account to another: a debit of `from`, a credit of `to`. */
+export function transferLines(from: AccountKind, to: AccountKind, amount: bigint): LineSpec[] {
+  return [
+    { account: from, side: "debit", amount },
+    { account: to, side: "credit", amount },
+  ];
+}
+
 /** One movement of money for one merchant; (kind, reference) identifies it for idempotency. */
 export interface EntrySpec {
   kind: EntryKind;

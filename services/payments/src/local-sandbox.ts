@@ -44,41 +44,28 @@ export async function startLocalSandbox(logger: Logger): Promise<LocalSandbox> {
       stops.push(() => node.stop());
       chains[chain] = await evmChainConfig(chain, node);
     });
-    const bitcoin = (async () => {
-      const node = await startBitcoinTestNode({ network: "regtest", blockIntervalMs: 2_000 });
+    /** A test node serving a local chain: regtest, with a genesis (or block 0) of its own. */
+    const testNodeChain = async (
+      chain: "BITCOIN" | "SOLANA" | "TRON",
+      starting: Promise<{ url: string; tokens?: Iterable<ChainConfig["tokens"][number]>; stop(): Promise<void> }>,
+      pollIntervalMs: number,
+    ) => {
+      const node = await starting;
       stops.push(() => node.stop());
-      chains.BITCOIN = resolveChainConfig("BITCOIN", {
+      chains[chain] = resolveChainConfig(chain, {
         rpcUrl: node.url,
         network: "regtest",
-        confirmations: SANDBOX_CONFIRMATIONS.BITCOIN,
-        pollIntervalMs: 500,
+        confirmations: SANDBOX_CONFIRMATIONS[chain],
+        pollIntervalMs,
+        ...(node.tokens ? { tokens: [...node.tokens] } : {}),
       });
-    })();
-    const solana = (async () => {
-      const node = await startSolanaTestNode({ blockIntervalMs: 400 });
-      stops.push(() => node.stop());
-      chains.SOLANA = resolveChainConfig("SOLANA", {
-        rpcUrl: node.url,
-        // A local cluster with a genesis of its own.
-        network: "regtest",
-        confirmations: SANDBOX_CONFIRMATIONS.SOLANA,
-        pollIntervalMs: 400,
-        tokens: [...node.tokens],
-      });
-    })();
-    const tron = (async () => {
-      const node = await startTronTestNode({ blockIntervalMs: 1_000 });
-      stops.push(() => node.stop());
-      chains.TRON = resolveChainConfig("TRON", {
-        rpcUrl: node.url,
-        // A private chain with a block 0 of its own.
-        network: "regtest",
-        confirmations: SANDBOX_CONFIRMATIONS.TRON,
-        pollIntervalMs: 500,
-        tokens: [...node.tokens],
-      });
-    })();
-    await Promise.all([...evm, bitcoin, solana, tron]);
+    };
+    await Promise.all([
+      ...evm,
+      testNodeChain("BITCOIN", startBitcoinTestNode({ network: "regtest", blockIntervalMs: 2_000 }), 500),
+      testNodeChain("SOLANA", startSolanaTestNode({ blockIntervalMs: 400 }), 400),
+      testNodeChain("TRON", startTronTestNode({ blockIntervalMs: 1_000 }), 500),
+    ]);
   } catch (error) {
     await Promise.allSettled(stops.map((stop) => stop()));
     throw error;

@@ -1,16 +1,12 @@
 import { createLogger, resolveChainConfig } from "@mp/core";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { createSandboxRateProvider } from "@mp/providers";
 import { Registry } from "prom-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase } from "../../../test/support/test-database.ts";
 import { startIndexers } from "../src/indexers.ts";
 
 describe("the indexers' log lines", () => {
-  let database: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterAll(() => database.drop());
+  const database = useTestDatabase();
 
   it("carry each key once: the chain is named once per line", async () => {
     const lines: string[] = [];

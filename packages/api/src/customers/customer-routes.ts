@@ -1,5 +1,5 @@
-import { NotFoundError } from "@mp/core";
 import { paginationQuery } from "../http/pagination.ts";
+import { defineGetRoute, defineListRoute } from "../http/read-routes.ts";
 import { defineRoute } from "../http/route.ts";
 import { pageSchema } from "../openapi/page-schema.ts";
 import { createCustomerBody, customerIdParams, customerResource, listCustomersQuery } from "./customer-schemas.ts";
@@ -26,37 +26,26 @@ export const createCustomerRoute = defineRoute({
   },
 });
 
-export const listCustomersRoute = defineRoute({
-  method: "get",
+export const listCustomersRoute = defineListRoute({
   path: "/v1/customers",
   operationId: "listCustomers",
   summary: "List customers, newest first",
   tag: "Customers",
-  auth: true,
   query: paginationQuery.extend(listCustomersQuery.shape),
   response: pageSchema(customerResource),
-  successStatus: 200,
-  async handler({ merchant, query, sql }) {
-    return { status: 200, data: await listCustomers(sql, merchant.merchantId, query) };
-  },
+  list: ({ merchant, query, sql }) => listCustomers(sql, merchant.merchantId, query),
 });
 
-export const getCustomerRoute = defineRoute({
-  method: "get",
+export const getCustomerRoute = defineGetRoute({
   path: "/v1/customers/{customer_id}",
   operationId: "getCustomer",
   summary: "Retrieve one customer",
   tag: "Customers",
-  auth: true,
   params: customerIdParams,
   response: customerResource,
-  successStatus: 200,
   errorStatuses: [404],
-  async handler({ merchant, params, sql }) {
-    const customer = await findCustomer(sql, merchant.merchantId, params.customer_id);
-    if (!customer) throw new NotFoundError("Customer");
-    return { status: 200, data: customer };
-  },
+  notFound: "Customer",
+  find: ({ merchant, params, sql }) => findCustomer(sql, merchant.merchantId, params.customer_id),
 });
 
 export const customerRoutes = [createCustomerRoute, listCustomersRoute, getCustomerRoute];

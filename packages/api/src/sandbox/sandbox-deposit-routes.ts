@@ -9,6 +9,7 @@ import {
   normalizeAddress,
   ValidationError,
 } from "@mp/core";
+import { defineGetRoute } from "../http/read-routes.ts";
 import type { AnyRoute } from "../http/route.ts";
 import { defineRoute } from "../http/route.ts";
 import { sandboxDepositBody, sandboxDepositIdParams, sandboxDepositResource } from "./sandbox-deposit-schemas.ts";
@@ -99,22 +100,18 @@ export const sandboxDepositRoute = defineRoute({
   },
 });
 
-export const getSandboxDepositRoute = defineRoute({
-  method: "get",
+export const getSandboxDepositRoute = defineGetRoute({
   path: "/v1/sandbox/deposits/{id}",
   operationId: "getSimulatedDeposit",
   summary: "Sandbox keys only: one queued transfer, with its tx_hash once sent",
   tag: "Sandbox",
-  auth: true,
   params: sandboxDepositIdParams,
   response: sandboxDepositResource,
-  successStatus: 200,
   errorStatuses: [403, 404],
-  async handler({ merchant, params, sql, deps }) {
+  notFound: "Sandbox deposit",
+  async find({ merchant, params, sql, deps }) {
     sandboxOnly(merchant, deps);
-    const send = await findFaucetSend(sql, merchant.merchantId, params.id);
-    if (!send) throw new NotFoundError("Sandbox deposit");
-    return { status: 200, data: send };
+    return findFaucetSend(sql, merchant.merchantId, params.id);
   },
 });
 

@@ -12,40 +12,14 @@ export const faucetJobData = z.object({ sendId: z.uuid() });
 /** Attempts before a send that keeps failing is marked FAILED (the queue's own retry limit). */
 const MAX_ATTEMPTS = 10;
 
-interface SendRow {
-  id: string;
-  merchant_id: string;
-  wallet_id: string;
-  destination_id: string;
-  chain: ChainId;
-  address: string;
-  asset: string;
-  amount: string;
-  amount_raw: string;
-  status: SandboxDepositResource["status"];
-  tx_hash: string | null;
-  last_error: string | null;
-  created_at: Date;
-}
+/** A send as stored: the resource's fields, created_at still a Date. */
+type SendRow = Omit<SandboxDepositResource, "created_at"> & { created_at: Date };
 
-const COLUMNS = `id, merchant_id, wallet_id, destination_id, chain, address, asset, amount, amount_raw::text AS amount_raw,
-  status, tx_hash, last_error, created_at`;
+const COLUMNS = `id, wallet_id, destination_id, chain, address, asset, amount, amount_raw::text AS amount_raw, status,
+  tx_hash, last_error, created_at`;
 
 function toResource(row: SendRow): SandboxDepositResource {
-  return {
-    id: row.id,
-    chain: row.chain,
-    address: row.address,
-    wallet_id: row.wallet_id,
-    destination_id: row.destination_id,
-    asset: row.asset,
-    amount: row.amount,
-    amount_raw: row.amount_raw,
-    status: row.status,
-    tx_hash: row.tx_hash,
-    last_error: row.last_error,
-    created_at: iso(row.created_at),
-  };
+  return { ...row, created_at: iso(row.created_at) };
 }
 
 /**

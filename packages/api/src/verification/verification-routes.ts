@@ -1,5 +1,6 @@
 import { NotFoundError } from "@mp/core";
 import { paginationQuery } from "../http/pagination.ts";
+import { defineGetRoute } from "../http/read-routes.ts";
 import { type AnyRoute, defineRoute } from "../http/route.ts";
 import { pageSchema } from "../openapi/page-schema.ts";
 import { submitVerification } from "./submit-verification.ts";
@@ -60,22 +61,17 @@ export const listVerificationSubmissionsRoute = defineRoute({
   },
 });
 
-export const getVerificationSubmissionRoute = defineRoute({
-  method: "get",
+export const getVerificationSubmissionRoute = defineGetRoute({
   path: "/v1/customers/{customer_id}/verification-submissions/{submission_id}",
   operationId: "getVerificationSubmission",
   summary: "Retrieve the safe state of one verification attempt (never its payload)",
   tag: "Verification",
-  auth: true,
   params: submissionPathParams,
   response: verificationSubmissionResource,
-  successStatus: 200,
   errorStatuses: [404],
-  async handler({ merchant, params, sql }) {
-    const submission = await findSubmission(sql, merchant.merchantId, params.customer_id, params.submission_id);
-    if (!submission) throw new NotFoundError("Verification submission");
-    return { status: 200, data: submission };
-  },
+  notFound: "Verification submission",
+  find: ({ merchant, params, sql }) =>
+    findSubmission(sql, merchant.merchantId, params.customer_id, params.submission_id),
 });
 
 export const verificationRoutes: AnyRoute[] = [

@@ -152,63 +152,28 @@ async function creditLine(
   );
 }
 
-const LINE_COLUMNS = `id, location, account, direction, reversal, amount, currency, to_char(booking_date, 'YYYY-MM-DD') AS booking_date,
-  bank_reference, reference, counterparty, status, reason, virtual_account_id, bank_deposit_id`;
-
-interface LineRow {
-  id: string;
-  location: string;
-  account: string;
-  direction: "CREDIT" | "DEBIT";
-  reversal: boolean;
-  amount: string;
-  currency: string;
-  booking_date: string;
-  bank_reference: string;
-  reference: string | null;
-  counterparty: string | null;
-  status: StoredStatementLine["status"];
-  reason: string | null;
-  virtual_account_id: string | null;
-  bank_deposit_id: string | null;
-}
-
-function toLine(row: LineRow): StoredStatementLine {
-  return {
-    id: row.id,
-    location: row.location,
-    account: row.account,
-    direction: row.direction,
-    reversal: row.reversal,
-    amount: row.amount,
-    currency: row.currency,
-    bookingDate: row.booking_date,
-    bankReference: row.bank_reference,
-    reference: row.reference,
-    counterparty: row.counterparty,
-    status: row.status,
-    reason: row.reason,
-    virtualAccountId: row.virtual_account_id,
-    bankDepositId: row.bank_deposit_id,
-  };
-}
+/** The columns as a StoredStatementLine's fields: the query's answer is the line, with no row type to map. */
+const LINE_COLUMNS = `id, location, account, direction, reversal, amount, currency,
+  to_char(booking_date, 'YYYY-MM-DD') AS "bookingDate", bank_reference AS "bankReference", reference, counterparty,
+  status, reason, virtual_account_id AS "virtualAccountId", bank_deposit_id AS "bankDepositId"`;
 
 /** Lines waiting for finance (`payments bank unmatched`), oldest first. */
 export async function listUnmatchedStatementLines(db: Queryable): Promise<StoredStatementLine[]> {
-  const result = await db.query<LineRow>(
+  const result = await db.query<StoredStatementLine>(
     `SELECT ${LINE_COLUMNS} FROM bank_statement_lines WHERE status = 'UNMATCHED' ORDER BY created_at, location`,
   );
-  return result.rows.map(toLine);
+  return result.rows;
 }
 
 async function lockUnmatched(sql: Queryable, lineId: string): Promise<StoredStatementLine> {
-  const result = await sql.query<LineRow>(`SELECT ${LINE_COLUMNS} FROM bank_statement_lines WHERE id = $1 FOR UPDATE`, [
-    lineId,
-  ]);
+  const result = await sql.query<StoredStatementLine>(
+    `SELECT ${LINE_COLUMNS} FROM bank_statement_lines WHERE id = $1 FOR UPDATE`,
+    [lineId],
+  );
   const row = result.rows[0];
   if (!row) throw new NotFoundError("Statement line");
   if (row.status !== "UNMATCHED") throw new ConflictError(`Statement line ${lineId} is ${row.status}, not UNMATCHED`);
-  return toLine(row);
+  return row;
 }
 
 async function audit(sql: Queryable, operator: string, action: string, lineId: string, details: object) {

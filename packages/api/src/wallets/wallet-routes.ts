@@ -1,5 +1,5 @@
-import { NotFoundError } from "@mp/core";
 import { paginationQuery } from "../http/pagination.ts";
+import { defineGetRoute, defineListRoute } from "../http/read-routes.ts";
 import { defineRoute } from "../http/route.ts";
 import { pageSchema } from "../openapi/page-schema.ts";
 import {
@@ -40,57 +40,40 @@ export const createWalletRoute = defineRoute({
   },
 });
 
-export const listWalletsRoute = defineRoute({
-  method: "get",
+export const listWalletsRoute = defineListRoute({
   path: "/v1/wallets",
   operationId: "listWallets",
   summary:
     "List wallets with their receive addresses; filter by customer, chain, status, or search (q) label/address/id",
   tag: "Wallets",
-  auth: true,
   query: paginationQuery.extend(listWalletsQuery.shape),
   response: pageSchema(walletResource),
-  successStatus: 200,
-  async handler({ merchant, query, sql }) {
-    return { status: 200, data: await listWallets(sql, merchant.merchantId, query) };
-  },
+  list: ({ merchant, query, sql }) => listWallets(sql, merchant.merchantId, query),
 });
 
-export const getWalletRoute = defineRoute({
-  method: "get",
+export const getWalletRoute = defineGetRoute({
   path: "/v1/wallets/{id}",
   operationId: "getWallet",
   summary: "Retrieve one wallet",
   tag: "Wallets",
-  auth: true,
   params: walletIdParams,
   response: walletResource,
-  successStatus: 200,
   errorStatuses: [404],
-  async handler({ merchant, params, sql }) {
-    const wallet = await findWallet(sql, merchant.merchantId, params.id);
-    if (!wallet) throw new NotFoundError("Wallet");
-    return { status: 200, data: wallet };
-  },
+  notFound: "Wallet",
+  find: ({ merchant, params, sql }) => findWallet(sql, merchant.merchantId, params.id),
 });
 
-export const getAddressRoute = defineRoute({
-  method: "get",
+export const getAddressRoute = defineGetRoute({
   path: "/v1/addresses/{id}",
   operationId: "getDepositAddress",
   summary: "Retrieve one deposit address (errors use the nested form)",
   tag: "Wallets",
-  auth: true,
   nestedErrors: true,
   params: walletIdParams,
   response: depositAddressResource,
-  successStatus: 200,
   errorStatuses: [404],
-  async handler({ merchant, params, sql }) {
-    const address = await findDepositAddress(sql, merchant.merchantId, params.id);
-    if (!address) throw new NotFoundError("Address");
-    return { status: 200, data: address };
-  },
+  notFound: "Address",
+  find: ({ merchant, params, sql }) => findDepositAddress(sql, merchant.merchantId, params.id),
 });
 
 export const walletRoutes = [createWalletRoute, listWalletsRoute, getWalletRoute, getAddressRoute];

@@ -1,13 +1,7 @@
 import { createHash } from "node:crypto";
 import { NotFoundError } from "@mp/core";
 import { abaCheckDigit, ibanCheckDigits } from "./bank-identifiers.ts";
-import type {
-  BankAccountRequest,
-  BankAccountStatus,
-  BankDepositInstructions,
-  BankingProvider,
-  OpenedBankAccount,
-} from "./banking-provider.ts";
+import type { BankAccountRequest, BankDepositInstructions, BankingProvider } from "./banking-provider.ts";
 
 /**
  * Sandbox banking provider: deterministic, offline, asynchronous. An account opened at time t is
@@ -80,7 +74,7 @@ export function createSandboxBankingProvider(
   const now = options.now ?? (() => new Date());
   return {
     name: "sandbox",
-    async openAccount(request: BankAccountRequest): Promise<OpenedBankAccount> {
+    async openAccount(request) {
       const hash = createHash("sha256").update(`account:${request.virtualAccountId}`).digest("hex").slice(0, 24);
       // Timed from the request, not the clock, so a repeated open returns the very same account.
       const activatesAt = request.requestedAt.getTime() + activationDelayMs;
@@ -91,7 +85,7 @@ export function createSandboxBankingProvider(
         checkAfterMs: Math.max(0, activatesAt - now().getTime()),
       };
     },
-    async getAccountStatus(providerAccountId: string): Promise<BankAccountStatus> {
+    async getAccountStatus(providerAccountId) {
       const match = ACCOUNT_ID.exec(providerAccountId);
       if (!match) throw new NotFoundError("Bank account");
       if (now().getTime() < Number.parseInt(match[2] ?? "0", 36)) return { status: "PROVISIONING" };

@@ -1,12 +1,6 @@
 import { NotFoundError, ServiceUnavailableError } from "@mp/core";
 import { type Database, isConnectionError } from "@mp/db";
-import type {
-  BankAccountRequest,
-  BankAccountStatus,
-  BankDepositInstructions,
-  BankingProvider,
-  OpenedBankAccount,
-} from "./banking-provider.ts";
+import type { BankAccountRequest, BankDepositInstructions, BankingProvider } from "./banking-provider.ts";
 
 /**
  * Banking by statement import (`BANKING_PROVIDER=statement`), for an operator whose bank gives it a
@@ -72,7 +66,7 @@ export function createStatementBankingProvider(options: {
   const width = settings.accountRange.first.length;
   return {
     name: "statement",
-    async openAccount(request: BankAccountRequest): Promise<OpenedBankAccount> {
+    async openAccount(request) {
       const accountNumber = await asProvider(async () => {
         // Keyed by our virtual account id: a repeated open returns the number it got the first time.
         const existing = await db.query<{ account_number: string }>(
@@ -105,7 +99,7 @@ export function createStatementBankingProvider(options: {
         checkAfterMs: 0,
       };
     },
-    async getAccountStatus(providerAccountId: string): Promise<BankAccountStatus> {
+    async getAccountStatus(providerAccountId) {
       if (!PROVIDER_ID.test(providerAccountId)) throw new NotFoundError("Bank account");
       return { status: "ACTIVE" };
     },

@@ -1,12 +1,6 @@
 import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from "@mp/core";
 import { type Database, isConnectionError } from "@mp/db";
-import type {
-  KycProfileRequest,
-  KycProvider,
-  KycReviewOutcome,
-  KycReviewReceipt,
-  KycReviewRequest,
-} from "./kyc-provider.ts";
+import type { KycProvider } from "./kyc-provider.ts";
 
 /**
  * KYC by manual review (`KYC_PROVIDER=manual`), for an operator without a vendor contract: a
@@ -35,34 +29,9 @@ export interface ManualReview {
   decidedAt: Date | null;
 }
 
-interface ReviewRow {
-  review_id: string;
-  submission_id: string;
-  customer_type: ManualReview["customerType"];
-  tier: ManualReview["tier"];
-  submitted_at: Date;
-  status: ManualReview["status"];
-  reasons: string[];
-  decided_by: string | null;
-  decided_at: Date | null;
-}
-
-const REVIEW_COLUMNS =
-  "review_id, submission_id, customer_type, tier, submitted_at, status, reasons, decided_by, decided_at";
-
-function toReview(row: ReviewRow): ManualReview {
-  return {
-    reviewId: row.review_id,
-    submissionId: row.submission_id,
-    customerType: row.customer_type,
-    tier: row.tier,
-    submittedAt: row.submitted_at,
-    status: row.status,
-    reasons: row.reasons,
-    decidedBy: row.decided_by,
-    decidedAt: row.decided_at,
-  };
-}
+/** The columns as a ManualReview's fields: the query's answer is the review, with no row type to map. */
+const REVIEW_COLUMNS = `review_id AS "reviewId", submission_id AS "submissionId", customer_type AS "customerType", tier,
+  submitted_at AS "submittedAt", status, reasons, decided_by AS "decidedBy", decided_at AS "decidedAt"`;
 
 /** The database is the provider here: its outage is a provider outage (retryable), as a vendor's would be. */
 async function asProvider<T>(work: () => Promise<T>): Promise<T> {
@@ -78,11 +47,11 @@ export function createManualKycProvider(options: { db: Database }): KycProvider 
   const { db } = options;
   return {
     name: "manual",
-    async createProfile(request: KycProfileRequest) {
+    async createProfile(request) {
       // No outside profile exists: our customer id is the profile.
       return { profileId: `kycp_man_${request.customerId}` };
     },
-    async submitReview(request: KycReviewRequest): Promise<KycReviewReceipt> {
+    async submitReview(request) {
       const reviewId = `kycr_man_${request.submissionId}`;
       // Idempotent per submission: a repeated hand-over finds the row and returns the same review.
       await asProvider(() =>
@@ -94,9 +63,9 @@ export function createManualKycProvider(options: { db: Database }): KycProvider 
       );
       return { reviewId, checkAfterMs: FIRST_CHECK_AFTER_MS };
     },
-    async getReview(reviewId: string): Promise<KycReviewOutcome> {
+    async getReview(reviewId) {
       const result = await asProvider(() =>
-        db.query<Pick<ReviewRow, "status" | "reasons">>(
+        db.query<Pick<ManualReview, "status" | "reasons">>(
           "SELECT status, reasons FROM kyc_manual_reviews WHERE review_id = $1",
           [reviewId],
         ),
@@ -115,22 +84,22 @@ export async function listManualReviews(
   filter: { status?: ManualReview["status"] | "ALL" } = {},
 ): Promise<ManualReview[]> {
   const status = filter.status ?? "PENDING";
-  const result = await db.query<ReviewRow>(
+  const result = await db.query<ManualReview>(
     `SELECT ${REVIEW_COLUMNS} FROM kyc_manual_reviews
      WHERE $1::text = 'ALL' OR status = $1 ORDER BY submitted_at, review_id`,
     [status],
   );
-  return result.rows.map(toReview);
+  return result.rows;
 }
 
 export async function findManualReview(db: Database, submissionId: string): Promise<ManualReview> {
-  const result = await db.query<ReviewRow>(
+  const result = await db.query<ManualReview>(
     `SELECT ${REVIEW_COLUMNS} FROM kyc_manual_reviews WHERE submission_id = $1`,
     [submissionId],
   );
-  const row = result.rows[0];
-  if (!row) throw new NotFoundError("KYC review");
-  return toReview(row);
+  const review = result.rows[0];
+  if (!review) throw new NotFoundError("KYC review");
+  return review;
 }
 
 /**
@@ -152,7 +121,7 @@ export async function decideManualReview(
   const operator = decision.operator.trim();
   if (operator.length === 0) throw new ValidationError("the deciding operator must be named", "operator");
   return db.tx(async (client) => {
-    const current = await client.query<ReviewRow>(
+    const current = await client.query<ManualReview>(
       `SELECT ${REVIEW_COLUMNS} FROM kyc_manual_reviews WHERE submission_id = $1 FOR UPDATE`,
       [decision.submissionId],
     );
@@ -160,10 +129,10 @@ export async function decideManualReview(
     if (!row) throw new NotFoundError("KYC review");
     if (row.status !== "PENDING") {
       throw new ConflictError(
-        `KYC review of submission ${decision.submissionId} was already decided: ${row.status} by ${row.decided_by} at ${row.decided_at?.toISOString()}`,
+        `KYC review of submission ${decision.submissionId} was already decided: ${row.status} by ${row.decidedBy} at ${row.decidedAt?.toISOString()}`,
       );
     }
-    const updated = await client.query<ReviewRow>(
+    const updated = await client.query<ManualReview>(
       `UPDATE kyc_manual_reviews SET status = $2, reasons = $3::jsonb, decided_by = $4, decided_at = now()
        WHERE submission_id = $1 RETURNING ${REVIEW_COLUMNS}`,
       [decision.submissionId, decision.status, JSON.stringify(reasons), operator],
@@ -173,6 +142,6 @@ export async function decideManualReview(
        VALUES ($1, $2, 'verification_submission', $3, $4::jsonb)`,
       [operator, `kyc.${decision.status.toLowerCase()}`, decision.submissionId, JSON.stringify({ reasons })],
     );
-    return toReview(updated.rows[0] as ReviewRow);
+    return updated.rows[0] as ManualReview;
   });
 }

@@ -1,12 +1,6 @@
 import { createHash } from "node:crypto";
 import { NotFoundError } from "@mp/core";
-import type {
-  KycProfileRequest,
-  KycProvider,
-  KycReviewOutcome,
-  KycReviewReceipt,
-  KycReviewRequest,
-} from "./kyc-provider.ts";
+import type { KycProvider } from "./kyc-provider.ts";
 
 /**
  * Sandbox KYC provider: deterministic, offline, and asynchronous like a real one. A submission is
@@ -74,17 +68,17 @@ export function createSandboxKycProvider(options: { reviewDelayMs?: number; now?
   const now = options.now ?? (() => new Date());
   return {
     name: "sandbox",
-    async createProfile(request: KycProfileRequest) {
+    async createProfile(request) {
       // Derived from the customer id, so a retried provisioning job gets the same profile.
       return { profileId: `kycp_sbx_${digest(request.customerId, 24)}` };
     },
-    async submitReview(request: KycReviewRequest): Promise<KycReviewReceipt> {
+    async submitReview(request) {
       const decision = sandboxKycDecision(request.payload);
       const readyAt = request.submittedAt.getTime() + reviewDelayMs;
       const reviewId = `kycr_sbx_${digest(request.submissionId, 20)}.${DECISION_CODE[decision]}.${readyAt.toString(36)}`;
       return { reviewId, checkAfterMs: Math.max(0, readyAt - now().getTime()) };
     },
-    async getReview(reviewId: string): Promise<KycReviewOutcome> {
+    async getReview(reviewId) {
       const match = REVIEW_ID.exec(reviewId);
       if (!match) throw new NotFoundError("KYC review");
       if (now().getTime() < Number.parseInt(match[2] ?? "0", 36)) return { status: "PENDING" };

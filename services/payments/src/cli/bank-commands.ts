@@ -1,31 +1,13 @@
 import { readFileSync } from "node:fs";
-import { userInfo } from "node:os";
 import { basename } from "node:path";
 import { assignStatementLine, importBankStatement, listUnmatchedStatementLines, returnStatementLine } from "@mp/api";
-import { type AppConfig, ConfigError, createLogger, type Logger, loadConfig } from "@mp/core";
-import type { Database } from "@mp/db";
+import { ConfigError } from "@mp/core";
 import { type Command, Option } from "commander";
-import { openMigratedDatabase } from "../runtime.ts";
-
-async function withDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T> {
-  const config: AppConfig = loadConfig();
-  const logger: Logger = createLogger({
-    level: config.logLevel === "info" ? "warn" : config.logLevel,
-    stderr: true,
-  });
-  const { db } = await openMigratedDatabase(config, logger);
-  try {
-    return await fn(db);
-  } finally {
-    await db.close();
-  }
-}
+import { operatorOption, printJson, printList, withDatabase } from "./cli-support.ts";
 
 /** `payments bank import|unmatched|assign|return`: finance's side of BANKING_PROVIDER=statement. */
 export function addBankCommands(program: Command): void {
   const bank = program.command("bank").description("Finance: bank statements (BANKING_PROVIDER=statement)");
-  const operatorOption = () =>
-    new Option("--operator <name>", "who acts (recorded in the audit log)").default(userInfo().username);
 
   bank
     .command("import")
@@ -48,16 +30,14 @@ export function addBankCommands(program: Command): void {
           ...(options.format ? { format: options.format } : {}),
         }),
       );
-      process.stdout.write(
-        `${JSON.stringify({
-          import_id: result.importId,
-          format: result.format,
-          lines: result.lines,
-          credited: result.credited,
-          unmatched: result.unmatched,
-          already_imported: result.alreadyImported,
-        })}\n`,
-      );
+      printJson({
+        import_id: result.importId,
+        format: result.format,
+        lines: result.lines,
+        credited: result.credited,
+        unmatched: result.unmatched,
+        already_imported: result.alreadyImported,
+      });
     });
 
   bank
@@ -66,14 +46,12 @@ export function addBankCommands(program: Command): void {
     .option("--json", "one JSON object per line")
     .action(async (options: { json?: boolean }) => {
       const lines = await withDatabase((db) => listUnmatchedStatementLines(db));
-      for (const line of lines) {
-        process.stdout.write(
-          options.json
-            ? `${JSON.stringify(line)}\n`
-            : `${line.id} ${line.bookingDate} ${line.direction} ${line.amount} ${line.currency} account=${line.account} ref=${line.reference ?? "-"}: ${line.reason}\n`,
-        );
-      }
-      if (!options.json) process.stdout.write(`${lines.length} unmatched lines\n`);
+      printList(options.json, lines, {
+        json: (line) => line,
+        text: (line) =>
+          `${line.id} ${line.bookingDate} ${line.direction} ${line.amount} ${line.currency} account=${line.account} ref=${line.reference ?? "-"}: ${line.reason}`,
+        counted: "unmatched lines",
+      });
     });
 
   bank
@@ -90,7 +68,7 @@ export function addBankCommands(program: Command): void {
           operator: options.operator,
         }),
       );
-      process.stdout.write(`${JSON.stringify(line)}\n`);
+      printJson(line);
     });
 
   bank
@@ -103,6 +81,6 @@ export function addBankCommands(program: Command): void {
       const line = await withDatabase((db) =>
         returnStatementLine(db, { lineId: options.line, reason: options.reason, operator: options.operator }),
       );
-      process.stdout.write(`${JSON.stringify(line)}\n`);
+      printJson(line);
     });
 }

@@ -1,32 +1,11 @@
 import { createApiKey, createMerchant, type Environment, revokeApiKey } from "@mp/api";
-import { type AppConfig, createLogger, type Logger, loadConfig } from "@mp/core";
+import { createLogger, loadConfig } from "@mp/core";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { openMigratedDatabase } from "../runtime.ts";
 import type { Role } from "../serve.ts";
 import { addBankCommands } from "./bank-commands.ts";
+import { print, withDatabase } from "./cli-support.ts";
 import { addKycCommands } from "./kyc-commands.ts";
 import { addOperatorCommands } from "./operator-commands.ts";
-
-function cliLogger(config: AppConfig): Logger {
-  // Data commands print JSON/CSV on stdout; their logs go to stderr.
-  return createLogger({ level: config.logLevel === "info" ? "warn" : config.logLevel, stderr: true });
-}
-
-function print(json: boolean, value: Record<string, unknown>, text: string): void {
-  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
-}
-
-async function withDatabase<T>(
-  fn: (db: Awaited<ReturnType<typeof openMigratedDatabase>>["db"], config: AppConfig) => Promise<T>,
-): Promise<T> {
-  const config = loadConfig();
-  const { db } = await openMigratedDatabase(config, cliLogger(config));
-  try {
-    return await fn(db, config);
-  } finally {
-    await db.close();
-  }
-}
 
 const uuid = (value: string) => {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) {

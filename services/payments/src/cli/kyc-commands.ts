@@ -1,27 +1,9 @@
-import { userInfo } from "node:os";
 import { checkVerificationReviewNow, KYC_AND_BANKING_QUEUES, openSubmissionForOperator } from "@mp/api";
-import { type AppConfig, createLogger, type Logger, loadConfig } from "@mp/core";
-import type { Database } from "@mp/db";
 import { loadEncryptionKeyring } from "@mp/encryption";
 import { createJobQueue } from "@mp/jobs";
 import { decideManualReview, listManualReviews, type ManualDecision, type ManualReview } from "@mp/providers";
 import { type Command, Option } from "commander";
-import { openMigratedDatabase } from "../runtime.ts";
-
-function kycLogger(config: AppConfig): Logger {
-  return createLogger({ level: config.logLevel === "info" ? "warn" : config.logLevel, stderr: true });
-}
-
-async function withDatabase<T>(fn: (db: Database, config: AppConfig, logger: Logger) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  const logger = kycLogger(config);
-  const { db } = await openMigratedDatabase(config, logger);
-  try {
-    return await fn(db, config, logger);
-  } finally {
-    await db.close();
-  }
-}
+import { operatorOption, printJson, printList, withDatabase } from "./cli-support.ts";
 
 function reviewJson(review: ManualReview) {
   return {
@@ -57,14 +39,12 @@ async function decide(submissionId: string, status: ManualDecision, reasons: str
     }
     return decided;
   });
-  process.stdout.write(`${JSON.stringify(reviewJson(review))}\n`);
+  printJson(reviewJson(review));
 }
 
 /** `payments kyc list|show|approve|reject|request-review` (KYC_PROVIDER=manual's review queue). */
 export function addKycCommands(program: Command): void {
   const kyc = program.command("kyc").description("Manual KYC review: the queue of attempts waiting for an operator");
-  const operatorOption = () =>
-    new Option("--operator <name>", "who decides (recorded in the audit log)").default(userInfo().username);
 
   kyc
     .command("list")
@@ -77,14 +57,12 @@ export function addKycCommands(program: Command): void {
     .option("--json", "one JSON object per line")
     .action(async (options: { status: ManualReview["status"] | "ALL"; json?: boolean }) => {
       const reviews = await withDatabase((db) => listManualReviews(db, { status: options.status }));
-      for (const review of reviews) {
-        process.stdout.write(
-          options.json
-            ? `${JSON.stringify(reviewJson(review))}\n`
-            : `${review.submissionId} ${review.customerType} ${review.tier} ${review.status} submitted ${review.submittedAt.toISOString()}\n`,
-        );
-      }
-      if (!options.json) process.stdout.write(`${reviews.length} reviews\n`);
+      printList(options.json, reviews, {
+        json: reviewJson,
+        text: (review) =>
+          `${review.submissionId} ${review.customerType} ${review.tier} ${review.status} submitted ${review.submittedAt.toISOString()}`,
+        counted: "reviews",
+      });
     });
 
   kyc
@@ -95,20 +73,17 @@ export function addKycCommands(program: Command): void {
       const shown = await withDatabase((db, config, logger) =>
         openSubmissionForOperator({ db, encryption: loadEncryptionKeyring(config, { logger }) }, submissionId),
       );
-      process.stdout.write(
-        `${JSON.stringify(
-          {
-            submission_id: shown.submissionId,
-            customer_id: shown.customerId,
-            customer_type: shown.customerType,
-            tier: shown.tier,
-            status: shown.status,
-            submitted_at: shown.submittedAt.toISOString(),
-            payload: shown.payload,
-          },
-          null,
-          2,
-        )}\n`,
+      printJson(
+        {
+          submission_id: shown.submissionId,
+          customer_id: shown.customerId,
+          customer_type: shown.customerType,
+          tier: shown.tier,
+          status: shown.status,
+          submitted_at: shown.submittedAt.toISOString(),
+          payload: shown.payload,
+        },
+        2,
       );
     });
 
@@ -116,28 +91,35 @@ export function addKycCommands(program: Command): void {
     .command("approve")
     .description("Approve the attempt (decided once, audited)")
     .argument("<submission-id>")
-    .addOption(operatorOption())
+    .addOption(operatorOption("decides"))
     .action((submissionId: string, options: { operator: string }) =>
       decide(submissionId, "APPROVED", [], options.operator),
     );
 
-  kyc
-    .command("reject")
-    .description("Reject the attempt, with the reasons the merchant will see (final)")
-    .argument("<submission-id>")
-    .requiredOption("--reason <text>", "a rejection reason (repeat for several)", collect, [] as string[])
-    .addOption(operatorOption())
-    .action((submissionId: string, options: { reason: string[]; operator: string }) =>
-      decide(submissionId, "REJECTED", options.reason, options.operator),
-    );
-
-  kyc
-    .command("request-review")
-    .description("Ask for a corrected attempt (REQUIRES_REVIEW), with the reasons the merchant will see")
-    .argument("<submission-id>")
-    .requiredOption("--reason <text>", "what to correct (repeat for several)", collect, [] as string[])
-    .addOption(operatorOption())
-    .action((submissionId: string, options: { reason: string[]; operator: string }) =>
-      decide(submissionId, "REQUIRES_REVIEW", options.reason, options.operator),
-    );
+  // The two decisions that the merchant sees with their reasons.
+  const withReasons = [
+    {
+      command: "reject",
+      status: "REJECTED",
+      description: "Reject the attempt, with the reasons the merchant will see (final)",
+      reason: "a rejection reason (repeat for several)",
+    },
+    {
+      command: "request-review",
+      status: "REQUIRES_REVIEW",
+      description: "Ask for a corrected attempt (REQUIRES_REVIEW), with the reasons the merchant will see",
+      reason: "what to correct (repeat for several)",
+    },
+  ] as const;
+  for (const decision of withReasons) {
+    kyc
+      .command(decision.command)
+      .description(decision.description)
+      .argument("<submission-id>")
+      .requiredOption("--reason <text>", decision.reason, collect, [] as string[])
+      .addOption(operatorOption("decides"))
+      .action((submissionId: string, options: { reason: string[]; operator: string }) =>
+        decide(submissionId, decision.status, options.reason, options.operator),
+      );
+  }
 }

@@ -1,36 +1,11 @@
-import {
-  type AppConfig,
-  ConfigError,
-  createLogger,
-  formatUsd,
-  type Logger,
-  loadConfig,
-  unitsToDecimal,
-} from "@mp/core";
+import { ConfigError, formatUsd, unitsToDecimal } from "@mp/core";
 import { exportWalletsCsv, verifyCustody } from "@mp/custody";
-import type { Database } from "@mp/db";
 import { loadEncryptionKeyring } from "@mp/encryption";
 import { checkLedger, exportJournalCsv, listHeldDeposits, releaseHeldDeposit, returnHeldDeposit } from "@mp/ledger";
 import type { Command } from "commander";
 import { openCustody } from "../open-custody.ts";
-import { openMigratedDatabase } from "../runtime.ts";
+import { printJson, withDatabase } from "./cli-support.ts";
 import { rotateEncryption } from "./rotate-encryption.ts";
-
-/** Operator commands print their report or CSV on stdout; logs go to stderr. */
-function operatorLogger(config: AppConfig): Logger {
-  return createLogger({ level: config.logLevel === "info" ? "warn" : config.logLevel, stderr: true });
-}
-
-async function withDatabase<T>(fn: (db: Database, config: AppConfig, logger: Logger) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  const logger = operatorLogger(config);
-  const { db } = await openMigratedDatabase(config, logger);
-  try {
-    return await fn(db, config, logger);
-  } finally {
-    await db.close();
-  }
-}
 
 function parseDate(setting: string, value: string): Date {
   const date = new Date(value);
@@ -119,7 +94,7 @@ export function addOperatorCommands(program: Command, keys: Command): void {
         confirmed_at: d.confirmedAt.toISOString(),
       }));
       if (options.json) {
-        process.stdout.write(`${JSON.stringify(rows)}\n`);
+        printJson(rows);
         return;
       }
       for (const r of rows) {

@@ -1,4 +1,4 @@
-import { satoshisToBtcString } from "@mp/chain-bitcoin";
+import { satoshisToBtcString } from "@mp/bitcoin-protocol";
 import { JsonNumberLiteral, type JsonValue, stringifyJson } from "@mp/rpc";
 import { crypto, type Network, type Transaction } from "bitcoinjs-lib";
 import { describeScript, scriptToAsm } from "./script-json.ts";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { BITCOIN_NETWORKS, type BitcoinNetworkName } from "@mp/chain-bitcoin";
+import { BITCOIN_NETWORKS, type BitcoinNetworkName } from "@mp/bitcoin-protocol";
 import { HDKey } from "@scure/bip32";
 import { address as bitcoinAddress, script as bitcoinScript, crypto } from "bitcoinjs-lib";
 import { close, listen } from "../shared/served-node.ts";

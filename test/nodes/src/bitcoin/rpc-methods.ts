@@ -1,4 +1,4 @@
-import { btcToSatoshis } from "@mp/chain-bitcoin";
+import { btcToSatoshis } from "@mp/bitcoin-protocol";
 import { stringifyJson } from "@mp/rpc";
 import { address as bitcoinAddress, type Network, type Transaction } from "bitcoinjs-lib";
 import type { ChainState, StoredBlock } from "./chain-state.ts";

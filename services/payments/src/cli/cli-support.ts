@@ -1,0 +1,48 @@
+import { userInfo } from "node:os";
+import { type AppConfig, createLogger, type Logger, loadConfig } from "@mp/core";
+import type { Database } from "@mp/db";
+import { Option } from "commander";
+import { openMigratedDatabase } from "../runtime.ts";
+
+/** One-shot commands print their answer (JSON, CSV, a report) on stdout; their logs go to stderr. */
+function cliLogger(config: AppConfig): Logger {
+  return createLogger({ level: config.logLevel === "info" ? "warn" : config.logLevel, stderr: true });
+}
+
+/** Runs `fn` on the configured, migrated database, closed afterwards whatever happens. */
+export async function withDatabase<T>(fn: (db: Database, config: AppConfig, logger: Logger) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const logger = cliLogger(config);
+  const { db } = await openMigratedDatabase(config, logger);
+  try {
+    return await fn(db, config, logger);
+  } finally {
+    await db.close();
+  }
+}
+
+/** One JSON value on a line of stdout (`indent` for an answer meant for a person's eyes). */
+export function printJson(value: unknown, indent?: number): void {
+  process.stdout.write(`${JSON.stringify(value, null, indent)}\n`);
+}
+
+/** A `--json` command's line: `value` as JSON, or `text` for a person. */
+export function print(json: boolean | undefined, value: unknown, text: string): void {
+  if (json) printJson(value);
+  else process.stdout.write(`${text}\n`);
+}
+
+/** A list command's answer: with `--json` one JSON object per line, else one text line per item and the count. */
+export function printList<T>(
+  json: boolean | undefined,
+  items: readonly T[],
+  show: { json: (item: T) => unknown; text: (item: T) => string; counted: string },
+): void {
+  for (const item of items) print(json, show.json(item), show.text(item));
+  if (!json) process.stdout.write(`${items.length} ${show.counted}\n`);
+}
+
+/** `--operator <name>`, recorded in the audit log; the login name by default. */
+export function operatorOption(what = "acts"): Option {
+  return new Option("--operator <name>", `who ${what} (recorded in the audit log)`).default(userInfo().username);
+}
