@@ -170,7 +170,11 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
 
   async function writeResults(batch: AttemptResult[]): Promise<void> {
     const attempts = batch.filter((r) => !r.skipped);
-    const succeededEndpoints = [...new Set(attempts.filter((r) => r.outcome.statusCode !== undefined && r.status === "succeeded").map((r) => r.endpointId))].sort();
+    const succeededEndpoints = [
+      ...new Set(
+        attempts.filter((r) => r.outcome.statusCode !== undefined && r.status === "succeeded").map((r) => r.endpointId),
+      ),
+    ].sort();
     const failedEndpoints = [...new Set(attempts.filter((r) => r.status !== "succeeded").map((r) => r.endpointId))]
       .filter((id) => !succeededEndpoints.includes(id))
       .sort();
@@ -267,7 +271,9 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
 
   // ---- claiming and sending ----
   async function signersFor(rows: ClaimedRow[]): Promise<void> {
-    const missing = [...new Set(rows.filter((r) => !signers.peek(`${r.endpoint_id}:${r.secret_version}`)).map((r) => r.endpoint_id))];
+    const missing = [
+      ...new Set(rows.filter((r) => !signers.peek(`${r.endpoint_id}:${r.secret_version}`)).map((r) => r.endpoint_id)),
+    ];
     if (missing.length === 0) return;
     const opened = await activeSigningSecrets(db, options.keyring, missing);
     for (const row of rows) {
@@ -333,7 +339,12 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
         const body = event
           ? webhookBody(event)
           : testWebhookBody({ id: row.id, endpointId: row.endpoint_id, createdAt: row.created_at }, row.environment);
-        const headers = signWebhook(event ? event.id : row.id, attemptedAt, body, keys.map((k) => k.signer));
+        const headers = signWebhook(
+          event ? event.id : row.id,
+          attemptedAt,
+          body,
+          keys.map((k) => k.signer),
+        );
         outcome = await poster.post(row.url, headers, body);
       }
     }
@@ -345,10 +356,18 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   }
 
   function decide(row: ClaimedRow, attemptedAt: Date, outcome: PostOutcome, skipped: boolean): AttemptResult {
-    const base = { deliveryId: row.id, endpointId: row.endpoint_id, attempt: row.attempts, attemptedAt, outcome, skipped };
+    const base = {
+      deliveryId: row.id,
+      endpointId: row.endpoint_id,
+      attempt: row.attempts,
+      attemptedAt,
+      outcome,
+      skipped,
+    };
     const code = outcome.statusCode;
     if (skipped) return { ...base, status: "canceled", nextAttemptAt: null, gone: false };
-    if (code !== undefined && code >= 200 && code < 300) return { ...base, status: "succeeded", nextAttemptAt: null, gone: false };
+    if (code !== undefined && code >= 200 && code < 300)
+      return { ...base, status: "succeeded", nextAttemptAt: null, gone: false };
     if (code === 410) return { ...base, status: "failed", nextAttemptAt: null, gone: true };
     const retryAfter = code === 429 ? parseRetryAfter(outcome.retryAfter) : undefined;
     const delay = nextRetryDelayMs(row.attempts, schedule, retryAfter);
@@ -424,7 +443,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
 }
 
 function earliest(results: AttemptResult[]): Date {
-  return results.reduce((min, r) => (r.attemptedAt < min ? r.attemptedAt : min), results[0]?.attemptedAt ?? new Date());
+  return new Date(Math.min(...results.map((r) => r.attemptedAt.getTime())));
 }
 
 function sleep(ms: number): Promise<void> {

@@ -26,18 +26,18 @@ export async function issueSigningSecret(
   options: { rotate: boolean },
 ): Promise<string> {
   if (options.rotate) {
-    await sql.query(
-      "DELETE FROM webhook_endpoint_secrets WHERE endpoint_id = $1 AND expires_at IS NOT NULL",
-      [endpointId],
-    );
+    await sql.query("DELETE FROM webhook_endpoint_secrets WHERE endpoint_id = $1 AND expires_at IS NOT NULL", [
+      endpointId,
+    ]);
     await sql.query(
       `UPDATE webhook_endpoint_secrets SET expires_at = now() + make_interval(hours => $2)
         WHERE endpoint_id = $1 AND expires_at IS NULL`,
       [endpointId, PREVIOUS_SECRET_VALIDITY_HOURS],
     );
-    await sql.query("UPDATE webhook_endpoints SET secret_version = secret_version + 1, updated_at = now() WHERE id = $1", [
-      endpointId,
-    ]);
+    await sql.query(
+      "UPDATE webhook_endpoints SET secret_version = secret_version + 1, updated_at = now() WHERE id = $1",
+      [endpointId],
+    );
   }
   const secret = generateSigningSecret();
   const id = randomUUID();
@@ -69,7 +69,9 @@ export async function activeSigningSecrets(
   );
   const out = new Map<string, Array<{ secret: string; expiresAt: Date | null }>>();
   for (const row of rows) {
-    const secret = keyring.open({ keyId: row.secret_key_id, ciphertext: row.secret_ciphertext }, row.id).toString("utf8");
+    const secret = keyring
+      .open({ keyId: row.secret_key_id, ciphertext: row.secret_ciphertext }, row.id)
+      .toString("utf8");
     const list = out.get(row.endpoint_id) ?? [];
     list.push({ secret, expiresAt: row.expires_at });
     out.set(row.endpoint_id, list);

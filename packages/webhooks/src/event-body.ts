@@ -32,7 +32,10 @@ export function webhookBody(event: StoredEvent): string {
 export const TEST_EVENT_TYPE = "webhook_endpoint.test";
 
 /** The body of a test delivery: its id is the delivery's own (there is no event). */
-export function testWebhookBody(delivery: { id: string; endpointId: string; createdAt: Date }, environment: string): string {
+export function testWebhookBody(
+  delivery: { id: string; endpointId: string; createdAt: Date },
+  environment: string,
+): string {
   return JSON.stringify({
     id: delivery.id,
     type: TEST_EVENT_TYPE,

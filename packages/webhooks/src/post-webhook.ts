@@ -1,7 +1,13 @@
 import http from "node:http";
 import https from "node:https";
 import type { SignedHeaders } from "./signing.ts";
-import { checkUrlAtDelivery, guardedLookup, type ResolveHost, resolveWithSystem, type WebhookEnvironment } from "./url-guard.ts";
+import {
+  checkUrlAtDelivery,
+  guardedLookup,
+  type ResolveHost,
+  resolveWithSystem,
+  type WebhookEnvironment,
+} from "./url-guard.ts";
 
 /** What one attempt came to. `statusCode` is absent when no HTTP answer came. */
 export interface PostOutcome {
@@ -74,7 +80,9 @@ export function createWebhookPoster(options: {
           req.destroy();
           finish({ error: `timed out after ${options.timeoutMs} ms` });
         }, options.timeoutMs);
-        req.on("error", (error: NodeJS.ErrnoException) => finish({ error: error.code ? `${error.code}: ${error.message}` : error.message }));
+        req.on("error", (error: NodeJS.ErrnoException) =>
+          finish({ error: error.code ? `${error.code}: ${error.message}` : error.message }),
+        );
         req.on("response", (res) => {
           const chunks: Buffer[] = [];
           let read = 0;

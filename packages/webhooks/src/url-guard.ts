@@ -81,7 +81,9 @@ export function refusedAddress(address: string, environment: WebhookEnvironment)
   const family = isIP(address);
   if (family === 0) return `${address} is not an IP address`;
   const inner = family === 6 ? embeddedIpv4(address) : undefined;
-  const [checked, type] = inner ? [inner, "ipv4" as const] : [address, family === 4 ? ("ipv4" as const) : ("ipv6" as const)];
+  const [checked, type] = inner
+    ? [inner, "ipv4" as const]
+    : [address, family === 4 ? ("ipv4" as const) : ("ipv6" as const)];
   if (loopback.check(checked, type)) {
     return environment === "production" ? "loopback addresses are refused in production" : undefined;
   }
@@ -97,7 +99,10 @@ function checkUrlShape(url: URL, environment: WebhookEnvironment): string {
     );
   }
   if (url.username || url.password) throw new WebhookUrlRefusedError("must not carry credentials");
-  const host = url.hostname.replace(/^\[|\]$/g, "").replace(/\.$/, "").toLowerCase();
+  const host = url.hostname
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "")
+    .toLowerCase();
   if (METADATA_NAMES.has(host)) throw new WebhookUrlRefusedError("metadata service hosts are refused");
   return host;
 }

@@ -22,6 +22,7 @@ import type { Custody } from "@mp/custody";
 import { loadEncryptionKeyring } from "@mp/encryption";
 import { forgetChain, getIndexerStates } from "@mp/indexer";
 import { createJobQueue, type JobQueue } from "@mp/jobs";
+import { startWebhookWorker } from "@mp/webhooks";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { createChainFaucet } from "./chain-adapters.ts";
 import { checkEncryptionKeys } from "./cli/rotate-encryption.ts";
@@ -172,6 +173,8 @@ export async function serve(options: {
     }, 3_600_000);
     sweep.unref();
     stops.push(async () => clearInterval(sweep));
+    const webhooks = await startWebhookWorker({ db, keyring: encryption, logger, environment: config.environment });
+    stops.push(() => webhooks.stop());
   }
 
   let url: string | undefined;

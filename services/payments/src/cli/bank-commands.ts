@@ -7,7 +7,7 @@ import type { Database } from "@mp/db";
 import { type Command, Option } from "commander";
 import { openMigratedDatabase } from "../runtime.ts";
 
-async function withDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T> {
+export async function withDatabase<T>(fn: (db: Database) => Promise<T>): Promise<T> {
   const config: AppConfig = loadConfig();
   const logger: Logger = createLogger({
     level: config.logLevel === "info" ? "warn" : config.logLevel,

@@ -6,6 +6,7 @@ import type { Role } from "../serve.ts";
 import { addBankCommands } from "./bank-commands.ts";
 import { addKycCommands } from "./kyc-commands.ts";
 import { addOperatorCommands } from "./operator-commands.ts";
+import { addWebhookCommands } from "./webhook-commands.ts";
 
 function cliLogger(config: AppConfig): Logger {
   // Data commands print JSON/CSV on stdout; their logs go to stderr.
@@ -140,5 +141,6 @@ export function buildCli(): Command {
   addOperatorCommands(program, keys);
   addKycCommands(program);
   addBankCommands(program);
+  addWebhookCommands(program);
   return program;
 }
