@@ -171,7 +171,13 @@ export function guardedLookup(environment: WebhookEnvironment, resolve: ResolveH
   };
 }
 
-/** The URL's rules at delivery time (a stored URL is checked again: the rules may have changed). */
+/**
+ * The URL's rules at delivery time (a stored URL is checked again: the rules may have changed). An IP
+ * literal is judged here: node connects to it without calling any lookup.
+ */
 export function checkUrlAtDelivery(url: URL, environment: WebhookEnvironment): void {
-  checkUrlShape(url, environment);
+  const host = checkUrlShape(url, environment);
+  if (isIP(host) === 0) return;
+  const refused = refusedAddress(host, environment);
+  if (refused) throw new WebhookUrlRefusedError(`${host}: ${refused}`);
 }
