@@ -9,7 +9,7 @@ import { createEndpoint, emitEvent } from "../support/webhook-fixtures.ts";
 
 /** Short, so retries happen within a test; the first step over a second, so the retry's timestamp differs. */
 const SCHEDULE = [1_500, 300, 300, 300];
-const TIMEOUT_MS = 4_000;
+const TIMEOUT_MS = 8_000;
 
 const attemptsOf = async (api: ReturnType<typeof useApiHarness>["api"], key: string, endpointId: string) =>
   (await api.call(key, `/v1/webhook-endpoints/${endpointId}/deliveries?limit=200`)).body.data.items as Array<{
