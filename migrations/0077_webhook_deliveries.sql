@@ -20,9 +20,8 @@ CREATE TABLE webhook_deliveries (
   completed_at timestamptz(3),
   created_at timestamptz(3) NOT NULL DEFAULT now()
 );
--- The worker's claim: due pending deliveries, oldest first.
-CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
-CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, status);
+-- The worker's claim: each endpoint's due pending deliveries, oldest first (and what a disable cancels).
+CREATE INDEX webhook_deliveries_endpoint_due ON webhook_deliveries (endpoint_id, next_attempt_at) WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id);
 
 CREATE TABLE webhook_delivery_attempts (

@@ -1,6 +1,6 @@
 /**
  * `pnpm bench <name> [options]`: prints figures, never asserts. Names: api, wallets, indexer
- * (`--chain BASE|SOLANA|BITCOIN|TRON`, default BASE).
+ * (`--chain BASE|SOLANA|BITCOIN|TRON`, default BASE), webhooks.
  */
 const [name = "all", ...rest] = process.argv.slice(2);
 const flag = (key: string) => {
@@ -17,6 +17,7 @@ const benches: Record<string, () => Promise<void>> = {
       ...(flag("blocks") ? { blocks: Number(flag("blocks")) } : {}),
     }),
   wallets: async () => (await import("./wallets.ts")).runWalletsBench(seconds ? { seconds } : {}),
+  webhooks: async () => (await import("./webhooks.ts")).runWebhooksBench(seconds ? { seconds } : {}),
 };
 
 const selected = name === "all" ? Object.keys(benches) : [name];

@@ -20,7 +20,11 @@ export async function createEndpoint(
 }
 
 /** Appends an event the way every state change does: appendEvent inside the change's transaction. */
-export async function emitEvent(db: Database, merchantId: string, type: EventType = "deposit.confirmed"): Promise<string> {
+export async function emitEvent(
+  db: Database,
+  merchantId: string,
+  type: EventType = "deposit.confirmed",
+): Promise<string> {
   const objectId = randomUUID();
   return db.tx(async (client) => {
     const { id } = await appendEvent(client, {

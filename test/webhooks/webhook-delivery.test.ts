@@ -4,8 +4,8 @@ import { replayDeliveries, startWebhookWorker, type WebhookWorker } from "@mp/we
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, startApiHarness, useApiHarness } from "../support/api-harness.ts";
-import { freePort, type Received, startReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 import { createEndpoint, emitEvent } from "../support/webhook-fixtures.ts";
+import { freePort, type Received, startReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 
 /** Short, so retries happen within a test; the first step over a second, so the retry's timestamp differs. */
 const SCHEDULE = [1_500, 300, 300, 300];
@@ -79,7 +79,13 @@ describe("webhook delivery", () => {
       return list.length > 0 ? list : undefined;
     });
     expect(attempts).toHaveLength(1);
-    expect(attempts[0]).toMatchObject({ status_code: 200, succeeded: true, error: null, event_id: eventId, response_body: "ok" });
+    expect(attempts[0]).toMatchObject({
+      status_code: 200,
+      succeeded: true,
+      error: null,
+      event_id: eventId,
+      response_body: "ok",
+    });
     await new Promise((r) => setTimeout(r, 300));
     expect(hooks.received).toHaveLength(1);
   });
@@ -255,17 +261,24 @@ describe("webhook delivery", () => {
     const hooks = await receiver();
     const endpoint = await createEndpoint(api, merchant, hooks.url);
     const from = new Date(Date.now() - 1_000);
-    await api.call(merchant.apiKey, `/v1/webhook-endpoints/${endpoint.id}`, { method: "PATCH", json: { status: "disabled" } });
+    await api.call(merchant.apiKey, `/v1/webhook-endpoints/${endpoint.id}`, {
+      method: "PATCH",
+      json: { status: "disabled" },
+    });
     const missed = [await emitEvent(api.db, merchant.merchantId), await emitEvent(api.db, merchant.merchantId)];
-    await api.call(merchant.apiKey, `/v1/webhook-endpoints/${endpoint.id}`, { method: "PATCH", json: { status: "enabled" } });
+    await api.call(merchant.apiKey, `/v1/webhook-endpoints/${endpoint.id}`, {
+      method: "PATCH",
+      json: { status: "enabled" },
+    });
     const to = new Date(Date.now() + 1_000);
     expect(await replayDeliveries(api.db, { from, to, merchantId: merchant.merchantId })).toBe(2);
     const received = await receivedCount(hooks, 2);
     expect(received.map((r) => r.headers["webhook-id"]).sort()).toEqual([...missed].sort());
     await eventually(async () => {
-      const { rows } = await api.db.query("SELECT 1 FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending'", [
-        endpoint.id,
-      ]);
+      const { rows } = await api.db.query(
+        "SELECT 1 FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending'",
+        [endpoint.id],
+      );
       return rows.length === 0 ? true : undefined;
     });
     expect(await replayDeliveries(api.db, { from, to, merchantId: merchant.merchantId })).toBe(0);
@@ -277,7 +290,10 @@ describe("webhook delivery in production (SSRF after DNS)", () => {
     const hooks = await startReceiver();
     const port = new URL(hooks.url).port;
     const api = await startApiHarness({
-      overrides: { environment: "production", resolveWebhookHost: async () => [{ address: "93.184.216.34", family: 4 }] },
+      overrides: {
+        environment: "production",
+        resolveWebhookHost: async () => [{ address: "93.184.216.34", family: 4 }],
+      },
     });
     const worker = await startWebhookWorker({
       db: api.db,
@@ -294,7 +310,10 @@ describe("webhook delivery in production (SSRF after DNS)", () => {
       const endpoint = await createEndpoint(api, merchant, `https://rebind.example.test:${port}/hooks`);
       // And a stored URL whose rules changed under it (an IP literal): checked again at delivery too.
       const literal = await createEndpoint(api, merchant, `https://93.184.216.34:${port}/hooks`);
-      await api.db.query("UPDATE webhook_endpoints SET url = $2 WHERE id = $1", [literal.id, `https://[::ffff:127.0.0.1]:${port}/hooks`]);
+      await api.db.query("UPDATE webhook_endpoints SET url = $2 WHERE id = $1", [
+        literal.id,
+        `https://[::ffff:127.0.0.1]:${port}/hooks`,
+      ]);
       await emitEvent(api.db, merchant.merchantId);
       for (const id of [endpoint.id, literal.id]) {
         const [attempt] = await eventually(async () => {

@@ -15,7 +15,12 @@ describe("webhook endpoints API", () => {
 
   it("creates an endpoint, shows its secret once, never again, and keeps it sealed at rest", async () => {
     const idempotencyKey = randomUUID();
-    const created = await post("/v1/webhook-endpoints", create("http://127.0.0.1:9/hooks", { description: "main" }), merchant.apiKey, idempotencyKey);
+    const created = await post(
+      "/v1/webhook-endpoints",
+      create("http://127.0.0.1:9/hooks", { description: "main" }),
+      merchant.apiKey,
+      idempotencyKey,
+    );
     expect(created.status).toBe(201);
     const secret: string = created.body.data.secret;
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -36,7 +41,12 @@ describe("webhook endpoints API", () => {
     expect(listed.text).not.toContain(secret);
 
     // A retry replays the first answer byte for byte (the same secret), yet no table holds it in clear.
-    const replayed = await post("/v1/webhook-endpoints", create("http://127.0.0.1:9/hooks", { description: "main" }), merchant.apiKey, idempotencyKey);
+    const replayed = await post(
+      "/v1/webhook-endpoints",
+      create("http://127.0.0.1:9/hooks", { description: "main" }),
+      merchant.apiKey,
+      idempotencyKey,
+    );
     expect(replayed.headers.get("idempotent-replayed")).toBe("true");
     expect(replayed.text).toBe(created.text);
     const plain = secret.slice("whsec_".length);
@@ -56,8 +66,16 @@ describe("webhook endpoints API", () => {
       json: { enabled_events: ["*"], description: null, status: "disabled" },
     });
     expect(patched.status).toBe(200);
-    expect(patched.body.data).toMatchObject({ enabled_events: ["*"], description: null, status: "disabled", disabled_reason: "manual" });
-    const enabled = await api.call(merchant.apiKey, `/v1/webhook-endpoints/${id}`, { method: "PATCH", json: { status: "enabled" } });
+    expect(patched.body.data).toMatchObject({
+      enabled_events: ["*"],
+      description: null,
+      status: "disabled",
+      disabled_reason: "manual",
+    });
+    const enabled = await api.call(merchant.apiKey, `/v1/webhook-endpoints/${id}`, {
+      method: "PATCH",
+      json: { status: "enabled" },
+    });
     expect(enabled.body.data).toMatchObject({ status: "enabled", disabled_reason: null, disabled_at: null });
 
     const empty = await api.call(merchant.apiKey, `/v1/webhook-endpoints/${id}`, { method: "PATCH", json: {} });
@@ -94,7 +112,14 @@ describe("webhook endpoints API", () => {
   });
 
   it("refuses non-http(s) URLs and metadata hosts even in a sandbox, and allows loopback there", async () => {
-    for (const url of ["ftp://127.0.0.1/x", "http://169.254.169.254/latest", "http://10.0.0.8/x", "http://metadata.google.internal/x", "http://user:pw@127.0.0.1/x", "http://[::ffff:169.254.169.254]/x"]) {
+    for (const url of [
+      "ftp://127.0.0.1/x",
+      "http://169.254.169.254/latest",
+      "http://10.0.0.8/x",
+      "http://metadata.google.internal/x",
+      "http://user:pw@127.0.0.1/x",
+      "http://[::ffff:169.254.169.254]/x",
+    ]) {
       const answer = await post("/v1/webhook-endpoints", create(url));
       expect({ url, status: answer.status }).toEqual({ url, status: 400 });
     }
@@ -149,7 +174,11 @@ describe("webhook URL rules in production (SSRF)", () => {
       ];
       for (const url of refused) {
         const answer = await attempt(url);
-        expect({ url, status: answer.status, error: answer.body.error }).toEqual({ url, status: 400, error: "validation_error" });
+        expect({ url, status: answer.status, error: answer.body.error }).toEqual({
+          url,
+          status: 400,
+          error: "validation_error",
+        });
       }
       expect((await attempt("https://public.example.test/x")).status).toBe(201);
     } finally {

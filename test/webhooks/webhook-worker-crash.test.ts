@@ -39,7 +39,9 @@ describe("a worker killed mid-delivery", () => {
       },
       stdio: ["ignore", "pipe", "inherit"],
     });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on("exit", (_code, signal) => resolve(signal)),
+    );
     await new Promise<void>((resolve, reject) => {
       child.stdout.on("data", (chunk: Buffer) => chunk.toString().includes("ready") && resolve());
       child.on("exit", () => reject(new Error("worker process exited before it was ready")));

@@ -24,7 +24,7 @@ export interface WebhookWorkerOptions {
   environment: WebhookEnvironment;
   /** Requests in flight at once in this process (default 256). */
   concurrency?: number;
-  /** Requests in flight at once to one endpoint in this process (default 8): a slow one holds no more. */
+  /** Requests in flight at once to one endpoint in this process (default 16): a slow one holds no more. */
   perEndpointConcurrency?: number;
   /** One attempt's deadline (default 15 s). */
   timeoutMs?: number;
@@ -55,6 +55,31 @@ interface ClaimedRow {
   url: string;
   endpoint_status: "enabled" | "disabled";
   secret_version: number;
+  /** The event's columns (NULL for a test delivery), read in the claim's own statement. */
+  event_type: string | null;
+  event_environment: string | null;
+  object_type: string | null;
+  object_id: string | null;
+  object_version: number | null;
+  data_json: string | null;
+  idempotency_key: string | null;
+  event_created_at: Date | null;
+}
+
+function eventOf(row: ClaimedRow): StoredEvent | undefined {
+  if (!row.event_id || row.event_type === null || row.data_json === null || row.event_created_at === null)
+    return undefined;
+  return {
+    id: row.event_id,
+    type: row.event_type,
+    environment: row.event_environment ?? row.environment,
+    object_type: row.object_type ?? "",
+    object_id: row.object_id ?? "",
+    object_version: row.object_version ?? 1,
+    data_json: row.data_json,
+    idempotency_key: row.idempotency_key,
+    created_at: row.event_created_at,
+  };
 }
 
 interface AttemptResult {
@@ -71,31 +96,39 @@ interface AttemptResult {
   skipped: boolean;
 }
 
+/**
+ * Claims up to $3 (free slots) due deliveries: for each enabled endpoint below its cap ($2), its
+ * oldest due ones up to its free slots, through the (endpoint_id, next_attempt_at) index. Walking
+ * endpoints, not one queue of all deliveries, is what keeps a backed-up or hanging endpoint from
+ * costing the others anything: its rows are never scanned while it is at its cap.
+ */
 const CLAIM = `
-WITH due AS (
-  SELECT id, endpoint_id, next_attempt_at FROM webhook_deliveries
-   WHERE status = 'pending' AND next_attempt_at <= now() AND endpoint_id <> ALL($1::uuid[])
-   ORDER BY next_attempt_at
-   LIMIT $2
-   FOR UPDATE SKIP LOCKED
-), busy AS (
-  SELECT * FROM unnest($3::uuid[], $4::int[]) AS b (endpoint_id, in_flight)
-), ranked AS (
-  SELECT due.id, due.next_attempt_at,
-         row_number() OVER (PARTITION BY due.endpoint_id ORDER BY due.next_attempt_at) + COALESCE(busy.in_flight, 0) AS slot
-    FROM due LEFT JOIN busy USING (endpoint_id)
+WITH busy AS (
+  SELECT * FROM unnest($1::uuid[], $2::int[]) AS b (endpoint_id, in_flight)
 ), chosen AS (
-  SELECT id FROM ranked WHERE slot <= $5 ORDER BY next_attempt_at LIMIT $6
+  SELECT due.id
+    FROM webhook_endpoints e
+    LEFT JOIN busy ON busy.endpoint_id = e.id
+   CROSS JOIN LATERAL (
+     SELECT d.id FROM webhook_deliveries d
+      WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+      ORDER BY d.next_attempt_at
+      LIMIT $3::int - COALESCE(busy.in_flight, 0)
+      FOR UPDATE SKIP LOCKED
+   ) due
+   WHERE e.status = 'enabled' AND COALESCE(busy.in_flight, 0) < $3::int
+   LIMIT $4
+), claimed AS (
+  UPDATE webhook_deliveries d
+     SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => $5)
+    FROM chosen, webhook_endpoints e, merchants m
+   WHERE d.id = chosen.id AND e.id = d.endpoint_id AND m.id = d.merchant_id
+  RETURNING d.id, d.merchant_id, m.environment, d.endpoint_id, d.event_id, d.attempts, d.created_at,
+            e.url, e.status AS endpoint_status, e.secret_version
 )
-UPDATE webhook_deliveries d
-   SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => $7)
-  FROM chosen, webhook_endpoints e, merchants m
- WHERE d.id = chosen.id AND e.id = d.endpoint_id AND m.id = d.merchant_id
-RETURNING d.id, d.merchant_id, m.environment, d.endpoint_id, d.event_id, d.attempts, d.created_at,
-          e.url, e.status AS endpoint_status, e.secret_version`;
-
-const EVENTS = `SELECT id, type, environment, object_type, object_id, object_version, data::text AS data_json,
-  idempotency_key, created_at FROM events WHERE id = ANY($1::uuid[])`;
+SELECT claimed.*, ev.type AS event_type, ev.environment AS event_environment, ev.object_type, ev.object_id,
+       ev.object_version, ev.data::text AS data_json, ev.idempotency_key, ev.created_at AS event_created_at
+  FROM claimed LEFT JOIN events ev ON ev.id = claimed.event_id`;
 
 /**
  * The delivery worker: claims due deliveries with FOR UPDATE SKIP LOCKED (any number of workers, in
@@ -111,7 +144,7 @@ const EVENTS = `SELECT id, type, environment, object_type, object_id, object_ver
 export async function startWebhookWorker(options: WebhookWorkerOptions): Promise<WebhookWorker> {
   const { db, logger } = options;
   const concurrency = options.concurrency ?? 256;
-  const perEndpoint = options.perEndpointConcurrency ?? 8;
+  const perEndpoint = options.perEndpointConcurrency ?? 16;
   const timeoutMs = options.timeoutMs ?? 15_000;
   const leaseMs = options.leaseMs ?? timeoutMs + 45_000;
   const schedule = options.retrySchedule ?? RETRY_DELAYS_MS;
@@ -128,7 +161,10 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   let stopping = false;
   /** Claimed and not yet written (global slots). */
   let unwritten = 0;
-  const inFlightByEndpoint = new Map<string, number>();
+  // Per endpoint: claimed and not finished (sending or waiting), sending, and the claimed rows waiting.
+  // Up to `perEndpoint` more than it sends are claimed ahead, so its next requests never wait for a
+  // claim's round trip; a hanging endpoint's waiting rows wait at most one deadline, well inside the lease.
+  const lanes = new Map<string, { claimed: number; sending: number; waiting: Array<() => Promise<void>> }>();
   const running = new Set<Promise<void>>();
   let wakeUp: (() => void) | undefined;
   let woken = false;
@@ -286,42 +322,55 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   }
 
   async function claim(free: number): Promise<void> {
-    const busy = [...inFlightByEndpoint].filter(([, n]) => n > 0);
-    const saturated = busy.filter(([, n]) => n >= perEndpoint).map(([id]) => id);
+    const busy = [...lanes];
     const { rows } = await db.query<ClaimedRow>(CLAIM, [
-      saturated,
-      free * 4,
       busy.map(([id]) => id),
-      busy.map(([, n]) => n),
-      perEndpoint,
+      busy.map(([, lane]) => lane.claimed),
+      2 * perEndpoint,
       free,
       leaseMs / 1000,
     ]);
     if (rows.length === 0) return;
     unwritten += rows.length;
-    for (const row of rows) inFlightByEndpoint.set(row.endpoint_id, (inFlightByEndpoint.get(row.endpoint_id) ?? 0) + 1);
-    let events = new Map<string, StoredEvent>();
+    for (const row of rows) {
+      const lane = lanes.get(row.endpoint_id) ?? { claimed: 0, sending: 0, waiting: [] };
+      lane.claimed++;
+      lanes.set(row.endpoint_id, lane);
+    }
     try {
-      const ids = rows.flatMap((r) => (r.event_id ? [r.event_id] : []));
-      const [eventRows] = await Promise.all([
-        ids.length > 0 ? db.query<StoredEvent>(EVENTS, [ids]) : Promise.resolve({ rows: [] as StoredEvent[] }),
-        signersFor(rows),
-      ]);
-      events = new Map(eventRows.rows.map((e) => [e.id, e]));
+      await signersFor(rows);
     } catch (error) {
-      // The leases expire and the deliveries come due again.
-      logger.warn({ err: String(error) }, "webhook claim could not load its events or secrets");
+      // Their attempts fail (no secret to sign with) and are retried on the schedule.
+      logger.warn({ err: String(error) }, "webhook claim could not open its signing secrets");
     }
     for (const row of rows) {
-      const delivery = deliver(row, events).catch((error: unknown) =>
-        logger.error({ err: String(error), deliveryId: row.id }, "webhook delivery crashed"),
-      );
-      running.add(delivery);
-      void delivery.finally(() => running.delete(delivery));
+      const lane = lanes.get(row.endpoint_id);
+      lane?.waiting.push(() => deliver(row));
+      if (lane) pump(row.endpoint_id, lane);
     }
   }
 
-  async function deliver(row: ClaimedRow, events: Map<string, StoredEvent>): Promise<void> {
+  /** Starts the endpoint's waiting deliveries while it sends fewer than its cap. */
+  function pump(endpointId: string, lane: { claimed: number; sending: number; waiting: Array<() => Promise<void>> }) {
+    while (lane.sending < perEndpoint) {
+      const next = lane.waiting.shift();
+      if (!next) break;
+      lane.sending++;
+      const delivery = next()
+        .catch((error: unknown) => logger.error({ err: String(error), endpointId }, "webhook delivery crashed"))
+        .finally(() => {
+          running.delete(delivery);
+          lane.sending--;
+          lane.claimed--;
+          if (lane.claimed === 0) lanes.delete(endpointId);
+          else pump(endpointId, lane);
+          wake();
+        });
+      running.add(delivery);
+    }
+  }
+
+  async function deliver(row: ClaimedRow): Promise<void> {
     const attemptedAt = new Date();
     let outcome: PostOutcome;
     let skipped = false;
@@ -329,7 +378,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
       skipped = true;
       outcome = { latencyMs: 0, error: "endpoint disabled" };
     } else {
-      const event = row.event_id ? events.get(row.event_id) : undefined;
+      const event = eventOf(row);
       const keys = (signers.peek(`${row.endpoint_id}:${row.secret_version}`) ?? []).filter(
         (k) => k.expiresAt === null || k.expiresAt > attemptedAt,
       );
@@ -348,11 +397,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
         outcome = await poster.post(row.url, headers, body);
       }
     }
-    const left = (inFlightByEndpoint.get(row.endpoint_id) ?? 1) - 1;
-    if (left > 0) inFlightByEndpoint.set(row.endpoint_id, left);
-    else inFlightByEndpoint.delete(row.endpoint_id);
     push(decide(row, attemptedAt, outcome, skipped));
-    wake();
   }
 
   function decide(row: ClaimedRow, attemptedAt: Date, outcome: PostOutcome, skipped: boolean): AttemptResult {
