@@ -101,7 +101,6 @@ async function backlog(db: Database, merchantId: string, count: number): Promise
 /** Waits until `path` has received `target` requests; deliveries/s between the first and the last second. */
 async function drainRate(receiver: ReceiverThread, path: string, target: number, limitMs: number) {
   const started = now();
-  let last = 0;
   let firstAt = 0;
   let firstCount = 0;
   for (;;) {
@@ -115,9 +114,7 @@ async function drainRate(receiver: ReceiverThread, path: string, target: number,
       const seconds = (now() - firstAt) / 1000;
       return { delivered: count, seconds, perSecond: (count - firstCount) / seconds };
     }
-    last = count;
   }
-  void last;
 }
 
 /** Raw POSTs of the same size to the receiver, without our worker: the ceiling of this machine. */
