@@ -82,6 +82,13 @@ function eventOf(row: ClaimedRow): StoredEvent | undefined {
   };
 }
 
+/** One endpoint's share of this process: claimed and not finished, sending now, claimed and waiting. */
+interface Lane {
+  claimed: number;
+  sending: number;
+  waiting: ClaimedRow[];
+}
+
 interface AttemptResult {
   deliveryId: string;
   endpointId: string;
@@ -164,7 +171,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   // Per endpoint: claimed and not finished (sending or waiting), sending, and the claimed rows waiting.
   // Up to `perEndpoint` more than it sends are claimed ahead, so its next requests never wait for a
   // claim's round trip; a hanging endpoint's waiting rows wait at most one deadline, well inside the lease.
-  const lanes = new Map<string, { claimed: number; sending: number; waiting: Array<() => Promise<void>> }>();
+  const lanes = new Map<string, Lane>();
   const running = new Set<Promise<void>>();
   let wakeUp: (() => void) | undefined;
   let woken = false;
@@ -333,7 +340,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     if (rows.length === 0) return;
     unwritten += rows.length;
     for (const row of rows) {
-      const lane = lanes.get(row.endpoint_id) ?? { claimed: 0, sending: 0, waiting: [] };
+      const lane: Lane = lanes.get(row.endpoint_id) ?? { claimed: 0, sending: 0, waiting: [] };
       lane.claimed++;
       lanes.set(row.endpoint_id, lane);
     }
@@ -345,18 +352,18 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     }
     for (const row of rows) {
       const lane = lanes.get(row.endpoint_id);
-      lane?.waiting.push(() => deliver(row));
+      lane?.waiting.push(row);
       if (lane) pump(row.endpoint_id, lane);
     }
   }
 
   /** Starts the endpoint's waiting deliveries while it sends fewer than its cap. */
-  function pump(endpointId: string, lane: { claimed: number; sending: number; waiting: Array<() => Promise<void>> }) {
-    while (lane.sending < perEndpoint) {
+  function pump(endpointId: string, lane: Lane) {
+    while (lane.sending < perEndpoint && !stopping) {
       const next = lane.waiting.shift();
       if (!next) break;
       lane.sending++;
-      const delivery = next()
+      const delivery = deliver(next)
         .catch((error: unknown) => logger.error({ err: String(error), endpointId }, "webhook delivery crashed"))
         .finally(() => {
           running.delete(delivery);
@@ -478,6 +485,18 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
       stopping = true;
       wake();
       await loop;
+      // Claimed but not started: given back now rather than at the end of their lease.
+      const waiting = [...lanes.values()].flatMap((lane) => lane.waiting.splice(0));
+      if (waiting.length > 0) {
+        await db
+          .query(
+            `UPDATE webhook_deliveries d SET next_attempt_at = now(), attempts = d.attempts - 1
+               FROM unnest($1::uuid[], $2::int[]) AS w (id, attempts)
+              WHERE d.id = w.id AND d.attempts = w.attempts AND d.status = 'pending'`,
+            [waiting.map((r) => r.id), waiting.map((r) => r.attempts)],
+          )
+          .catch((error: unknown) => logger.warn({ err: String(error) }, "claimed webhook deliveries not given back"));
+      }
       await Promise.allSettled([...running]);
       await flushing;
       await scheduleFlush();
