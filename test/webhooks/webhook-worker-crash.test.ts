@@ -28,7 +28,9 @@ describe("a worker killed mid-delivery", () => {
       res.end("ok");
     });
     const endpoint = await createEndpoint(api, merchant, hooks.url);
-    const child = spawn(`${ROOT}node_modules/.bin/tsx`, [`${ROOT}test/webhooks/worker-process.ts`], {
+    // node itself with tsx's loader, not the tsx command: that one runs the script in a child process of
+    // its own, which a SIGKILL of the command would leave running.
+    const child = spawn(process.execPath, ["--import", "tsx", `${ROOT}test/webhooks/worker-process.ts`], {
       cwd: ROOT,
       env: {
         ...process.env,
@@ -52,6 +54,8 @@ describe("a worker killed mid-delivery", () => {
       await eventually(async () => (hooks.received.length === 1 ? true : undefined), 20_000, 20);
       child.kill("SIGKILL");
       expect(await exited).toBe("SIGKILL");
+      // The process that held the claim is gone, not orphaned somewhere.
+      expect(() => process.kill(child.pid ?? 0, 0)).toThrow(/ESRCH/);
       const claimed = await api.db.query<{ status: string; attempts: number }>(
         "SELECT status, attempts FROM webhook_deliveries WHERE endpoint_id = $1",
         [endpoint.id],
