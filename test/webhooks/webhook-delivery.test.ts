@@ -155,6 +155,40 @@ describe("webhook delivery", () => {
     expect(rows.rows.map((r) => r.status)).toEqual(["failed"]);
   });
 
+  it("disables and flags an endpoint failing for 5 days; stores at most 1 KiB of an answer", async () => {
+    const merchant = await api.merchant();
+    const hooks = await receiver((_r, res) => {
+      res.statusCode = 500;
+      res.end("é".repeat(3_000)); // 6,000 bytes, two per character
+    });
+    const endpoint = await createEndpoint(api, merchant, hooks.url);
+    await emitEvent(api.db, merchant.merchantId);
+    const [attempt] = await eventually(async () => {
+      const list = await attemptsOf(api, merchant.apiKey, endpoint.id);
+      return list.length > 0 ? list : undefined;
+    });
+    expect(attempt).toMatchObject({ status_code: 500, succeeded: false });
+    expect(Buffer.byteLength(attempt?.response_body ?? "")).toBe(1_024);
+    expect(attempt?.response_body).toBe("é".repeat(512));
+    const failing = await api.call(merchant.apiKey, `/v1/webhook-endpoints/${endpoint.id}`);
+    expect(failing.body.data).toMatchObject({ status: "enabled" });
+    expect(failing.body.data.failing_since).not.toBeNull();
+
+    // Five days on (moved in the database, whose clock decides), the next failure disables it.
+    await api.db.query("UPDATE webhook_endpoints SET failing_since = now() - interval '5 days 1 minute' WHERE id = $1", [
+      endpoint.id,
+    ]);
+    const disabled = await eventually(async () => {
+      const answer = await api.call(merchant.apiKey, `/v1/webhook-endpoints/${endpoint.id}`);
+      return answer.body.data.status === "disabled" ? answer.body.data : undefined;
+    });
+    expect(disabled).toMatchObject({ disabled_reason: "failing" });
+    const pending = await api.db.query("SELECT 1 FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending'", [
+      endpoint.id,
+    ]);
+    expect(pending.rows).toHaveLength(0);
+  });
+
   it("signs with both secrets during a rotation's window, then with the new one only", async () => {
     const merchant = await api.merchant();
     const hooks = await receiver();
