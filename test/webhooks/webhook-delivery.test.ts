@@ -175,17 +175,19 @@ describe("webhook delivery", () => {
     expect(failing.body.data.failing_since).not.toBeNull();
 
     // Five days on (moved in the database, whose clock decides), the next failure disables it.
-    await api.db.query("UPDATE webhook_endpoints SET failing_since = now() - interval '5 days 1 minute' WHERE id = $1", [
-      endpoint.id,
-    ]);
+    await api.db.query(
+      "UPDATE webhook_endpoints SET failing_since = now() - interval '5 days 1 minute' WHERE id = $1",
+      [endpoint.id],
+    );
     const disabled = await eventually(async () => {
       const answer = await api.call(merchant.apiKey, `/v1/webhook-endpoints/${endpoint.id}`);
       return answer.body.data.status === "disabled" ? answer.body.data : undefined;
     });
     expect(disabled).toMatchObject({ disabled_reason: "failing" });
-    const pending = await api.db.query("SELECT 1 FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending'", [
-      endpoint.id,
-    ]);
+    const pending = await api.db.query(
+      "SELECT 1 FROM webhook_deliveries WHERE endpoint_id = $1 AND status = 'pending'",
+      [endpoint.id],
+    );
     expect(pending.rows).toHaveLength(0);
   });
 

@@ -119,6 +119,7 @@ WITH busy AS (
    CROSS JOIN LATERAL (
      SELECT d.id FROM webhook_deliveries d
       WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+        AND (d.claimed_until IS NULL OR d.claimed_until < now())
       ORDER BY d.next_attempt_at
       LIMIT $3::int - COALESCE(busy.in_flight, 0)
       FOR UPDATE SKIP LOCKED
@@ -127,7 +128,7 @@ WITH busy AS (
    LIMIT $4
 ), claimed AS (
   UPDATE webhook_deliveries d
-     SET attempts = d.attempts + 1, next_attempt_at = now() + make_interval(secs => $5)
+     SET attempts = d.attempts + 1, claimed_until = now() + make_interval(secs => $5)
     FROM chosen, webhook_endpoints e, merchants m
    WHERE d.id = chosen.id AND e.id = d.endpoint_id AND m.id = d.merchant_id
   RETURNING d.id, d.merchant_id, m.environment, d.endpoint_id, d.event_id, d.attempts, d.created_at,
@@ -144,7 +145,7 @@ SELECT claimed.*, ev.type AS event_type, ev.environment AS event_environment, ev
  * Isolation of endpoints: at most `perEndpointConcurrency` requests per endpoint are in flight, and
  * the claim itself skips the deliveries of an endpoint at its cap, so a hanging endpoint holds at
  * most that many of the `concurrency` slots for at most one deadline each; the others keep flowing.
- * A claim is a lease (next_attempt_at pushed `leaseMs` ahead, attempts counted): a worker killed
+ * A claim is a lease (claimed_until `leaseMs` ahead, attempts counted): a worker killed
  * mid-delivery leaves its deliveries due again when the lease ends, and a result is written only by
  * the claim that counted its attempt (the fence), so a late writer cannot undo a newer attempt.
  */
@@ -249,7 +250,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
       pending.push(
         c.query(
           `UPDATE webhook_deliveries d
-              SET status = u.status, next_attempt_at = COALESCE(u.next_attempt_at, d.next_attempt_at),
+              SET status = u.status, next_attempt_at = COALESCE(u.next_attempt_at, d.next_attempt_at), claimed_until = NULL,
                   last_status_code = u.status_code, last_error = u.error,
                   completed_at = CASE WHEN u.status = 'pending' THEN NULL ELSE now() END
              FROM unnest($1::uuid[], $2::int[], $3::text[], $4::timestamptz[], $5::int[], $6::text[])
@@ -490,7 +491,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
       if (waiting.length > 0) {
         await db
           .query(
-            `UPDATE webhook_deliveries d SET next_attempt_at = now(), attempts = d.attempts - 1
+            `UPDATE webhook_deliveries d SET claimed_until = NULL, attempts = d.attempts - 1
                FROM unnest($1::uuid[], $2::int[]) AS w (id, attempts)
               WHERE d.id = w.id AND d.attempts = w.attempts AND d.status = 'pending'`,
             [waiting.map((r) => r.id), waiting.map((r) => r.attempts)],
