@@ -68,7 +68,7 @@ export function createWebhookPoster(options: {
         const req = client.request(url, {
           method: "POST",
           agent: agents[url.protocol as "http:" | "https:"],
-          lookup: lookup as never,
+          lookup,
           headers: {
             ...headers,
             "content-type": "application/json",

@@ -1,5 +1,5 @@
 import { lookup as dnsLookup } from "node:dns/promises";
-import { BlockList, isIP } from "node:net";
+import { BlockList, isIP, type LookupFunction } from "node:net";
 
 /**
  * Which receivers a deployment may send to (SSRF). A webhook URL is the merchant's input, and the
@@ -140,16 +140,16 @@ async function resolveOrRefuse(host: string, resolve: ResolveHost): Promise<stri
   }
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: node's lookup callback takes (address, family) or, with `all`, a list.
-type LookupCallback = (error: Error | null, address: any, family?: number) => void;
-
 /**
  * A `lookup` for http.request: resolves the host, refuses if any of its addresses is refused, and
  * hands the connection the address it checked, so the socket goes to exactly that address (a DNS
  * answer that changes between check and connect, DNS rebinding, cannot slip through).
  */
-export function guardedLookup(environment: WebhookEnvironment, resolve: ResolveHost = resolveWithSystem) {
-  return (hostname: string, options: { all?: boolean } | undefined, callback: LookupCallback): void => {
+export function guardedLookup(
+  environment: WebhookEnvironment,
+  resolve: ResolveHost = resolveWithSystem,
+): LookupFunction {
+  return (hostname, options, callback): void => {
     const host = hostname.replace(/^\[|\]$/g, "");
     const found = isIP(host) ? Promise.resolve([{ address: host, family: isIP(host) }]) : resolve(host);
     found.then(
