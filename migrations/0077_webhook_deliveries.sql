@@ -4,7 +4,8 @@ CREATE TABLE webhook_deliveries (
   merchant_id uuid NOT NULL REFERENCES merchants (id),
   endpoint_id uuid NOT NULL REFERENCES webhook_endpoints (id) ON DELETE CASCADE,
   -- NULL for a test delivery (POST /v1/webhook-endpoints/{id}/test), which has no event.
-  event_id uuid REFERENCES events (id),
+  -- Pruned with its event (packages/events pruneEvents: no delivery is retried 30 days on).
+  event_id uuid REFERENCES events (id) ON DELETE CASCADE,
   event_type text NOT NULL,
   -- pending: to send (or being sent); succeeded: a 2xx; failed: out of attempts or 410;
   -- canceled: its endpoint was disabled before it went out.
