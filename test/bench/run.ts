@@ -1,6 +1,7 @@
 /**
  * `pnpm bench <name> [options]`: prints figures, never asserts. Names: api, wallets, indexer
- * (`--chain BASE|SOLANA|BITCOIN|TRON`, default BASE), failover (`--rounds N --bound S`, PostgreSQL only).
+ * (`--chain BASE|SOLANA|BITCOIN|TRON`, default BASE), failover (`--rounds N --bound S`, PostgreSQL only),
+ * webhooks.
  */
 const [name = "all", ...rest] = process.argv.slice(2);
 const flag = (key: string) => {
@@ -22,6 +23,7 @@ const benches: Record<string, () => Promise<void>> = {
       ...(flag("rounds") ? { rounds: Number(flag("rounds")) } : {}),
       ...(flag("bound") ? { bound: Number(flag("bound")) } : {}),
     }),
+  webhooks: async () => (await import("./webhooks.ts")).runWebhooksBench(seconds ? { seconds } : {}),
 };
 
 const selected = name === "all" ? Object.keys(benches) : [name];

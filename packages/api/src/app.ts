@@ -136,7 +136,7 @@ async function perform(route: AnyRoute, request: AdmittedRequest, deps: AppDeps)
         { ...request.idempotency, method: req.method, path: req.path, body: req.body, keyring: deps.encryption },
         handle,
         (error) => renderError(error, { nested: route.nestedErrors === true }),
-        { startBeforeClaim: route.writesOnlyThroughSql === true },
+        { startBeforeClaim: route.writesOnlyThroughSql === true, sealAnswer: route.secretInAnswer === true },
       );
       answer = {
         status: stored.status,

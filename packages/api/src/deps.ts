@@ -3,6 +3,7 @@ import type { Database } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
 import type { JobQueue } from "@mp/jobs";
 import type { BankingProvider, KycProvider, RateProvider } from "@mp/providers";
+import type { ResolveHost } from "@mp/webhooks";
 import type { Registry } from "prom-client";
 import type { WalletSlots } from "./wallets/wallet-slots.ts";
 
@@ -43,6 +44,8 @@ export interface AppDeps {
    * (`new WalletSlots(db, addresses)`). Held here, never in a module, so each app has its own.
    */
   walletSlots: WalletSlots;
+  /** DNS for webhook URL checks (default: the system resolver); tests give names fixed answers. */
+  resolveWebhookHost?: ResolveHost;
 }
 
 export type { IndexerState };

@@ -11,6 +11,7 @@ import { systemRoutes } from "./system/system-routes.ts";
 import { verificationRoutes } from "./verification/verification-routes.ts";
 import { virtualAccountRoutes } from "./virtual-accounts/virtual-account-routes.ts";
 import { walletRoutes } from "./wallets/wallet-routes.ts";
+import { webhookRoutes } from "./webhooks/webhook-endpoint-routes.ts";
 
 /** Every route of the API, in the order they are mounted and documented. */
 export const allRoutes: AnyRoute[] = [
@@ -25,5 +26,6 @@ export const allRoutes: AnyRoute[] = [
   ...virtualAccountRoutes,
   ...sandboxRoutes,
   ...eventRoutes,
+  ...webhookRoutes,
 ];
 allRoutes.push(openApiRoute(() => allRoutes));

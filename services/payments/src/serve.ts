@@ -23,6 +23,7 @@ import { loadEncryptionKeyring } from "@mp/encryption";
 import { pruneEvents } from "@mp/events";
 import { forgetChain, getIndexerStates, registerLeaderMetrics } from "@mp/indexer";
 import { createJobQueue, type JobQueue } from "@mp/jobs";
+import { startWebhookWorker } from "@mp/webhooks";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { createChainFaucet } from "./chain-adapters.ts";
 import { checkEncryptionKeys } from "./cli/rotate-encryption.ts";
@@ -194,6 +195,8 @@ export async function serve(options: {
     }, 3_600_000);
     sweep.unref();
     stops.push(async () => clearInterval(sweep));
+    const webhooks = await startWebhookWorker({ db, keyring: encryption, logger, environment: config.environment });
+    stops.push(() => webhooks.stop());
   }
 
   let url: string | undefined;

@@ -20,8 +20,13 @@ export const listEventsQuery = z.object({
   object_id: z.string().trim().min(1).max(200).optional(),
   created_from: rfc3339.optional(),
   created_to: rfc3339.optional(),
-  // TODO(webhooks, issue 13): `delivery_failed=true` (events with a failed delivery) joins the webhook
-  // delivery tables, which the webhooks branch adds; it is added to this query and to listEvents there.
+  delivery_failed: z
+    .enum(["true", "false"])
+    .transform((value) => value === "true")
+    .optional()
+    .describe(
+      "true: events with a webhook delivery that failed (out of attempts, or its last attempt failed and it is being retried); false: events without one",
+    ),
 });
 
 export const eventIdParams = z.object({ id: z.uuid("must be a UUID") });

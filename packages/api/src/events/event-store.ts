@@ -38,7 +38,12 @@ export interface EventFilters {
   object_id?: string | undefined;
   created_from?: string | undefined;
   created_to?: string | undefined;
+  delivery_failed?: boolean | undefined;
 }
+
+/** An event one of whose deliveries failed for good, or whose last attempt failed and is retried. */
+const DELIVERY_FAILED = `EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = events.id
+  AND (d.status = 'failed' OR (d.status = 'pending' AND (d.last_error IS NOT NULL OR d.last_status_code IS NOT NULL))))`;
 
 /** This merchant's events, newest first (appends of one transaction share created_at: seq breaks ties). */
 export function listEvents(
@@ -52,7 +57,9 @@ export function listEvents(
     .add("object_id = $?", filters.object_id)
     .add("created_at >= $?", filters.created_from)
     .add("created_at <= $?", filters.created_to);
-  // TODO(webhooks, issue 13): filters.delivery_failed -> `EXISTS (a failed delivery of the event)` here.
+  if (filters.delivery_failed !== undefined) {
+    where.addClause(filters.delivery_failed ? DELIVERY_FAILED : `NOT ${DELIVERY_FAILED}`);
+  }
   return listPage<EventRow, EventResource>(
     sql,
     {

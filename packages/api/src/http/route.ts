@@ -52,7 +52,7 @@ export type PrepareContext<P, Q, B> = Omit<HandlerContext<P, Q, B>, "sql" | "pre
  * authentication to the release of a reservation, reads top to bottom in app.ts (admit, perform).
  */
 export interface RouteDefinition<P = unknown, Q = unknown, B = unknown, R extends Reservation | undefined = undefined> {
-  method: "get" | "post";
+  method: "get" | "post" | "patch" | "delete";
   /** OpenAPI form: /v1/customers/{customer_id} */
   path: string;
   operationId: string;
@@ -66,6 +66,8 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown, R extend
   limitPerClient?: boolean;
   /** POST creates: X-Idempotency-Key required, replayed on retry. */
   idempotent?: boolean;
+  /** The answer shows a secret once: its idempotency record is stored sealed (runIdempotent). */
+  secretInAnswer?: boolean;
   /**
    * The handler's only effects are writes through `ctx.sql` (no provider call, no job, no other
    * connection): it may start in the same round trip as the idempotency claim (see runIdempotent).

@@ -131,7 +131,7 @@ export async function runIdempotent(
   },
   operation: (sql: Queryable) => Promise<{ status: number; body: string }>,
   renderError: (error: AppError) => { status: number; body: string },
-  options: { startBeforeClaim?: boolean } = {},
+  options: { startBeforeClaim?: boolean; sealAnswer?: boolean } = {},
 ): Promise<StoredResponse> {
   const hash = requestFingerprint(input.keyring, input);
   // Written but not awaited inside the transaction, so it shares COMMIT's round trip (pipeline mode).
@@ -162,7 +162,7 @@ export async function runIdempotent(
             "idempotency_conflict",
           );
         }
-        return { status: row.response_status, body: row.response_body, replayed: true };
+        return { status: row.response_status, body: openAnswer(input, row.response_body), replayed: true };
       }
       await savepoint;
 
@@ -178,7 +178,8 @@ export async function runIdempotent(
           throw error;
         }
       }
-      recorded = queryNamed(client, RECORD_ANSWER, [input.merchantId, input.key, response.status, response.body]);
+      const stored = options.sealAnswer ? sealAnswer(input, response.body) : response.body;
+      recorded = queryNamed(client, RECORD_ANSWER, [input.merchantId, input.key, response.status, stored]);
       recorded.catch(() => {});
       return { ...response, replayed: false };
     });
@@ -187,6 +188,26 @@ export async function runIdempotent(
     if (recorded) await recorded;
     throw error;
   }
+}
+
+/** Marks a recorded answer stored sealed (a JSON answer never starts with it). */
+const SEALED_PREFIX = "sealed:";
+
+/**
+ * An answer that shows a secret once (a webhook signing secret) is recorded sealed under the
+ * encryption key, bound to its merchant and key: the secret is never at rest in clear, and a retry
+ * still replays it byte for byte. Kept 48 h like every record: keep an old key that long after a rotation.
+ */
+function sealAnswer(input: { keyring: EncryptionKeyring; merchantId: string; key: string }, body: string): string {
+  const sealed = input.keyring.seal(body, `idempotency:${input.merchantId}:${input.key}`);
+  return `${SEALED_PREFIX}${sealed.keyId}:${sealed.ciphertext.toString("base64")}`;
+}
+
+function openAnswer(input: { keyring: EncryptionKeyring; merchantId: string; key: string }, stored: string): string {
+  if (!stored.startsWith(SEALED_PREFIX)) return stored;
+  const [keyId = "", ciphertext = ""] = stored.slice(SEALED_PREFIX.length).split(":");
+  const sealed = { keyId, ciphertext: Buffer.from(ciphertext, "base64") };
+  return input.keyring.open(sealed, `idempotency:${input.merchantId}:${input.key}`).toString("utf8");
 }
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };

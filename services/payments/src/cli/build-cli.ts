@@ -6,6 +6,7 @@ import { addBankCommands } from "./bank-commands.ts";
 import { print, withDatabase } from "./cli-support.ts";
 import { addKycCommands } from "./kyc-commands.ts";
 import { addOperatorCommands } from "./operator-commands.ts";
+import { addWebhookCommands } from "./webhook-commands.ts";
 
 const uuid = (value: string) => {
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) {
@@ -119,5 +120,6 @@ export function buildCli(): Command {
   addOperatorCommands(program, keys);
   addKycCommands(program);
   addBankCommands(program);
+  addWebhookCommands(program);
   return program;
 }

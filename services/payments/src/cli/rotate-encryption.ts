@@ -7,10 +7,11 @@ import {
   OLD_KEYS_SETTING,
   reencryptColumn,
 } from "@mp/encryption";
+import { WEBHOOK_SECRET_COLUMN } from "@mp/webhooks";
 
 /**
  * Every value the service encrypts at rest. Each is sealed with its row id as associated data
- * (migrations 0030 and 0031); a new encrypted column must be listed here to take part in rotation.
+ * (migrations 0030, 0031 and 0076); a new encrypted column must be listed here to take part in rotation.
  */
 export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
   {
@@ -25,6 +26,7 @@ export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
     ciphertextColumn: "instructions_ciphertext",
     keyIdColumn: "instructions_key_id",
   },
+  WEBHOOK_SECRET_COLUMN,
 ];
 
 /**

@@ -1,0 +1,91 @@
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { silentLogger } from "@mp/core";
+import { createEncryptionKeyring } from "@mp/encryption";
+import { startWebhookWorker } from "@mp/webhooks";
+import { Webhook } from "standardwebhooks";
+import { describe, expect, it } from "vitest";
+import { eventually, useApiHarness } from "../support/api-harness.ts";
+import { createEndpoint, emitEvent } from "../support/webhook-fixtures.ts";
+import { startReceiver } from "../support/webhook-receiver.ts";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const KEY = randomBytes(32);
+const LEASE_MS = 2_000;
+
+describe("a worker killed mid-delivery", () => {
+  const { api, merchant } = useApiHarness({ overrides: { encryption: createEncryptionKeyring({ current: KEY }) } });
+
+  it("leaves the delivery to be retried after its lease: delivered, same webhook-id, never lost", async () => {
+    let hangFirst = true;
+    const hooks = await startReceiver((_received, res) => {
+      // The first request is never answered: the worker is killed while it waits.
+      if (hangFirst) {
+        hangFirst = false;
+        return;
+      }
+      res.end("ok");
+    });
+    const endpoint = await createEndpoint(api, merchant, hooks.url);
+    // node itself with tsx's loader, not the tsx command: that one runs the script in a child process of
+    // its own, which a SIGKILL of the command would leave running.
+    const child = spawn(process.execPath, ["--import", "tsx", `${ROOT}test/webhooks/worker-process.ts`], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        WORKER_DATABASE_URL: api.testDb.connectionString,
+        WORKER_DATABASE_ENGINE: api.db.engine,
+        WORKER_ENCRYPTION_KEY: KEY.toString("base64"),
+        WORKER_LEASE_MS: String(LEASE_MS),
+      },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on("exit", (_code, signal) => resolve(signal)),
+    );
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on("data", (chunk: Buffer) => chunk.toString().includes("ready") && resolve());
+      child.on("exit", () => reject(new Error("worker process exited before it was ready")));
+    });
+    let survivor: Awaited<ReturnType<typeof startWebhookWorker>> | undefined;
+    try {
+      const eventId = await emitEvent(api.db, merchant.merchantId);
+      await eventually(async () => (hooks.received.length === 1 ? true : undefined), 20_000, 20);
+      child.kill("SIGKILL");
+      expect(await exited).toBe("SIGKILL");
+      // The process that held the claim is gone, not orphaned somewhere.
+      expect(() => process.kill(child.pid ?? 0, 0)).toThrow(/ESRCH/);
+      const claimed = await api.db.query<{ status: string; attempts: number }>(
+        "SELECT status, attempts FROM webhook_deliveries WHERE endpoint_id = $1",
+        [endpoint.id],
+      );
+      expect(claimed.rows).toEqual([{ status: "pending", attempts: 1 }]);
+
+      // Another worker takes over once the dead one's lease ends.
+      survivor = await startWebhookWorker({
+        db: api.db,
+        keyring: api.deps.encryption,
+        logger: silentLogger(),
+        environment: "sandbox",
+        pollIntervalMs: 50,
+      });
+      const second = await eventually(async () => hooks.received[1], 20_000, 20);
+      expect(second.headers["webhook-id"]).toBe(eventId);
+      expect(second.at - (hooks.received[0]?.at ?? 0)).toBeGreaterThanOrEqual(LEASE_MS - 100);
+      new Webhook(endpoint.secret).verify(second.body, second.headers);
+      const done = await eventually(async () => {
+        const { rows } = await api.db.query<{ status: string; attempts: number }>(
+          "SELECT status, attempts FROM webhook_deliveries WHERE endpoint_id = $1",
+          [endpoint.id],
+        );
+        return rows[0]?.status === "succeeded" ? rows : undefined;
+      });
+      expect(done).toEqual([{ status: "succeeded", attempts: 2 }]);
+    } finally {
+      child.kill("SIGKILL");
+      await survivor?.stop();
+      await hooks.stop();
+    }
+  }, 90_000);
+});
