@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createMerchant } from "@mp/api";
+import { type Database, openDatabase } from "@mp/db";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,7 +25,14 @@ describe("webhooks in the real process", () => {
     const chainsFile = join(dir, "chains.json");
     // One configured chain: `all` without CHAINS_CONFIG would start every local sandbox chain.
     writeFileSync(chainsFile, JSON.stringify({ chains: { BASE: { rpcUrl: "http://127.0.0.1:9" } } }));
-    env = { DATABASE_URL: database.connectionString, DATA_DIR: join(dir, "data"), CHAINS_CONFIG: chainsFile };
+    // The server's test database, or (embedded run) the service's own PGlite in DATA_DIR, which the
+    // test and the CLI join: a PGlite socket given as DATABASE_URL would be taken for a server (one
+    // session per connection) and its named statements would collide in PGlite's one session.
+    env = {
+      DATABASE_URL: process.env.DATABASE_URL ? database.connectionString : undefined,
+      DATA_DIR: join(dir, "data"),
+      CHAINS_CONFIG: chainsFile,
+    };
   });
   afterAll(async () => {
     await database.drop();
@@ -36,8 +44,11 @@ describe("webhooks in the real process", () => {
     async () => {
       const hooks = await startReceiver();
       const service = await startService(["--role", "all"], { ...env, PORT: "0" });
+      const db: Database = process.env.DATABASE_URL
+        ? database.db
+        : (await openDatabase({ databaseUrl: undefined, dataDir: join(dir, "data"), poolSize: 1 })).db;
       try {
-        const { merchantId, key } = await createMerchant(database.db, { name: "hooks", environment: "sandbox" });
+        const { merchantId, key } = await createMerchant(db, { name: "hooks", environment: "sandbox" });
         const call = (path: string, init: { method: string; json?: unknown }) =>
           fetch(`${service.url}${path}`, {
             method: init.method,
@@ -55,7 +66,7 @@ describe("webhooks in the real process", () => {
         expect(created.status).toBe(201);
         const { id, secret } = created.body.data as { id: string; secret: string };
 
-        const first = await emitEvent(database.db, merchantId);
+        const first = await emitEvent(db, merchantId);
         const got = await eventually(async () => hooks.received[0], 30_000);
         expect(got.headers["webhook-id"]).toBe(first);
         new Webhook(secret).verify(got.body, got.headers);
@@ -64,7 +75,7 @@ describe("webhooks in the real process", () => {
         expect(
           (await call(`/v1/webhook-endpoints/${id}`, { method: "PATCH", json: { status: "disabled" } })).status,
         ).toBe(200);
-        const missed = await emitEvent(database.db, merchantId);
+        const missed = await emitEvent(db, merchantId);
         expect(
           (await call(`/v1/webhook-endpoints/${id}`, { method: "PATCH", json: { status: "enabled" } })).status,
         ).toBe(200);
@@ -81,6 +92,7 @@ describe("webhooks in the real process", () => {
         expect(backwards.code).toBe(1);
         expect(backwards.stderr).toContain("--to must be after --from");
       } finally {
+        if (db !== database.db) await db.close();
         service.child.kill("SIGTERM");
         expect(await waitForExit(service.child)).toBe(0);
         await hooks.stop();
