@@ -37,30 +37,24 @@ export type KycAndBankingWorkerDeps = Pick<
  * is validated: a malformed job is logged and dropped (retrying it could never succeed).
  */
 export async function registerKycAndBankingWorkers(jobs: JobQueue, deps: KycAndBankingWorkerDeps): Promise<void> {
-  const handle =
+  const worker =
     <T>(queue: string, schema: ZodType<T>, run: (data: T) => Promise<void>) =>
-    async (data: object) => {
-      const parsed = schema.safeParse(data);
-      if (!parsed.success) {
-        deps.logger.error({ queue }, "dropping a job with malformed data");
-        return;
-      }
-      await run(parsed.data);
-    };
-  await jobs.work(
-    SUBMIT_VERIFICATION_REVIEW_JOB,
-    handle(SUBMIT_VERIFICATION_REVIEW_JOB, reviewJobData, (data) => submitVerificationReview(deps, data)),
-  );
-  await jobs.work(
-    CHECK_VERIFICATION_REVIEW_JOB,
-    handle(CHECK_VERIFICATION_REVIEW_JOB, reviewJobData, (data) => checkVerificationReview(deps, data)),
-  );
-  await jobs.work(
-    CHECK_VIRTUAL_ACCOUNT_JOB,
-    handle(CHECK_VIRTUAL_ACCOUNT_JOB, activationJobData, (data) => checkVirtualAccountActivation(deps, data)),
-  );
-  await jobs.work(
-    SANDBOX_FAUCET_JOB,
-    handle(SANDBOX_FAUCET_JOB, faucetJobData, (data) => sendQueuedFaucetTransfer(deps, data)),
-  );
+    (): Promise<void> =>
+      jobs.work(queue, async (data: object) => {
+        const parsed = schema.safeParse(data);
+        if (!parsed.success) {
+          deps.logger.error({ queue }, "dropping a job with malformed data");
+          return;
+        }
+        await run(parsed.data);
+      });
+  // One after the other, as before: registration order is the queues' order.
+  for (const register of [
+    worker(SUBMIT_VERIFICATION_REVIEW_JOB, reviewJobData, (data) => submitVerificationReview(deps, data)),
+    worker(CHECK_VERIFICATION_REVIEW_JOB, reviewJobData, (data) => checkVerificationReview(deps, data)),
+    worker(CHECK_VIRTUAL_ACCOUNT_JOB, activationJobData, (data) => checkVirtualAccountActivation(deps, data)),
+    worker(SANDBOX_FAUCET_JOB, faucetJobData, (data) => sendQueuedFaucetTransfer(deps, data)),
+  ]) {
+    await register();
+  }
 }

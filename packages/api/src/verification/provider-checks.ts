@@ -1,4 +1,4 @@
-import { isAppError } from "@mp/core";
+import { isAppError, type Logger } from "@mp/core";
 import type { AppDeps } from "../deps.ts";
 
 /**
@@ -20,6 +20,25 @@ export function nextCheckDelaySeconds(checksSoFar: number): number {
 /** A provider outage (ServiceUnavailableError and other retryable errors) rather than a bug. */
 export function isProviderOutage(error: unknown): boolean {
   return isAppError(error) && error.retryable;
+}
+
+/**
+ * Calls the provider. On an outage, logs `warning` with `fields`, runs `retry` (the next check of the
+ * chain) and answers undefined so the job ends; any other error propagates (a bug is not retried).
+ */
+export async function callProvider<T>(
+  logger: Logger,
+  outage: { fields: object; warning: string; retry: () => Promise<unknown> },
+  call: () => Promise<T>,
+): Promise<{ value: T } | undefined> {
+  try {
+    return { value: await call() };
+  } catch (error) {
+    if (!isProviderOutage(error)) throw error;
+    logger.warn({ ...outage.fields, err: String(error) }, outage.warning);
+    await outage.retry();
+    return undefined;
+  }
 }
 
 export interface ProviderCheckJob {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { AppDeps } from "../deps.ts";
 import { lockCustomerById, refreshCustomerVerification } from "./customer-verification.ts";
-import { isProviderOutage, nextCheckDelaySeconds, scheduleNextCheck } from "./provider-checks.ts";
+import { callProvider, nextCheckDelaySeconds, scheduleNextCheck } from "./provider-checks.ts";
 import {
   loadSubmissionForReview,
   markSubmissionPending,
@@ -44,30 +44,31 @@ export async function submitVerificationReview(deps: ReviewJobDeps, data: Review
   if (row?.status !== "SUBMITTED" || row.providerChecks !== data.check) return;
   // Opened only here, in memory, on its way to the provider; never logged.
   const payload = storedPayload.parse(deps.encryption.openJson(row.payload, row.id));
-  let receipt: Awaited<ReturnType<ReviewJobDeps["kyc"]["submitReview"]>>;
-  let profileId: string;
-  try {
-    profileId =
-      row.providerProfileId ??
-      (await deps.kyc.createProfile({ customerId: row.customerId, type: row.customerType, email: row.customerEmail }))
-        .profileId;
-    receipt = await deps.kyc.submitReview({
-      submissionId: row.id,
-      profileId,
-      customerType: row.customerType,
-      tier: row.tier,
-      submittedAt: row.submittedAt,
-      payload,
-    });
-  } catch (error) {
-    if (!isProviderOutage(error)) throw error;
-    deps.logger.warn(
-      { submissionId: row.id, err: String(error) },
-      "KYC provider unavailable; submission will be retried",
-    );
-    await reschedule(deps, SUBMIT_VERIFICATION_REVIEW_JOB, row, "SUBMITTED", data.check);
-    return;
-  }
+  const submitted = await callProvider(
+    deps.logger,
+    {
+      fields: { submissionId: row.id },
+      warning: "KYC provider unavailable; submission will be retried",
+      retry: () => reschedule(deps, SUBMIT_VERIFICATION_REVIEW_JOB, row, "SUBMITTED", data.check),
+    },
+    async () => {
+      const profileId =
+        row.providerProfileId ??
+        (await deps.kyc.createProfile({ customerId: row.customerId, type: row.customerType, email: row.customerEmail }))
+          .profileId;
+      const receipt = await deps.kyc.submitReview({
+        submissionId: row.id,
+        profileId,
+        customerType: row.customerType,
+        tier: row.tier,
+        submittedAt: row.submittedAt,
+        payload,
+      });
+      return { profileId, receipt };
+    },
+  );
+  if (!submitted) return;
+  const { profileId, receipt } = submitted.value;
   const applied = await deps.db.tx(async (client) => {
     if (!(await markSubmissionPending(client, row.id, data.check, receipt.reviewId))) return false;
     // A submission may overtake the customer's provisioning job; remember the profile either way.
@@ -93,18 +94,18 @@ export async function submitVerificationReview(deps: ReviewJobDeps, data: Review
 export async function checkVerificationReview(deps: ReviewJobDeps, data: ReviewJobData): Promise<void> {
   const row = await loadSubmissionForReview(deps.db, data.submissionId);
   if (row?.status !== "PENDING" || row.providerChecks !== data.check || !row.providerReviewId) return;
-  let outcome: Awaited<ReturnType<ReviewJobDeps["kyc"]["getReview"]>>;
-  try {
-    outcome = await deps.kyc.getReview(row.providerReviewId);
-  } catch (error) {
-    if (!isProviderOutage(error)) throw error;
-    deps.logger.warn(
-      { submissionId: row.id, err: String(error) },
-      "KYC provider unavailable; review check will be retried",
-    );
-    await reschedule(deps, CHECK_VERIFICATION_REVIEW_JOB, row, "PENDING", data.check);
-    return;
-  }
+  const reviewId = row.providerReviewId;
+  const checked = await callProvider(
+    deps.logger,
+    {
+      fields: { submissionId: row.id },
+      warning: "KYC provider unavailable; review check will be retried",
+      retry: () => reschedule(deps, CHECK_VERIFICATION_REVIEW_JOB, row, "PENDING", data.check),
+    },
+    () => deps.kyc.getReview(reviewId),
+  );
+  if (!checked) return;
+  const outcome = checked.value;
   if (outcome.status === "PENDING") {
     await reschedule(deps, CHECK_VERIFICATION_REVIEW_JOB, row, "PENDING", data.check);
     return;

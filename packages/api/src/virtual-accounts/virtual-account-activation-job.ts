@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { AppDeps } from "../deps.ts";
-import { isProviderOutage, nextCheckDelaySeconds, scheduleNextCheck } from "../verification/provider-checks.ts";
+import { callProvider, nextCheckDelaySeconds, scheduleNextCheck } from "../verification/provider-checks.ts";
 import { loadVirtualAccount, recordActivationOutcome } from "./virtual-account-store.ts";
 
 /** Asks the bank whether a PROVISIONING account is active yet (-> ACTIVE or FAILED). */
@@ -28,18 +28,13 @@ export async function checkVirtualAccountActivation(deps: ActivationJobDeps, dat
       data: (check) => ({ virtualAccountId: row.id, check }),
       delaySeconds: nextCheckDelaySeconds(data.check + 1),
     });
-  let state: Awaited<ReturnType<ActivationJobDeps["banking"]["getAccountStatus"]>>;
-  try {
-    state = await deps.banking.getAccountStatus(row.provider_account_id);
-  } catch (error) {
-    if (!isProviderOutage(error)) throw error;
-    deps.logger.warn(
-      { virtualAccountId: row.id, err: String(error) },
-      "banking provider unavailable; will check again",
-    );
-    await next();
-    return;
-  }
+  const answer = await callProvider(
+    deps.logger,
+    { fields: { virtualAccountId: row.id }, warning: "banking provider unavailable; will check again", retry: next },
+    () => deps.banking.getAccountStatus(row.provider_account_id),
+  );
+  if (!answer) return;
+  const state = answer.value;
   if (state.status === "PROVISIONING") {
     await next();
     return;
