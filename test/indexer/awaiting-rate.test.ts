@@ -71,20 +71,13 @@ describe("deposits of an asset without a USD rate", () => {
     expect(balance.body.data).toMatchObject({ available: netUsdc, pending: "0.000000" });
 
     // More iterations change nothing until there is a rate.
-    await node.mine(1);
-    await catchUp(indexer);
-    expect((await chain.depositsByTx(merchant)).get(eurcTx)).toMatchObject({ status: "PENDING", awaiting_rate: true });
+    await chain.expectStillAwaitingRate(merchant, eurcTx);
 
     eurcRate = "1.08";
-    await catchUp(indexer);
-    deposits = await chain.depositsByTx(merchant);
-    expect(deposits.get(eurcTx)).toMatchObject({
-      status: "CONFIRMED",
-      awaiting_rate: false,
+    deposits = await chain.expectCreditedAtRate(merchant, eurcTx, "EURC", {
       usd_rate: "1.08",
       amount_usd: "10.800000",
     });
-    expect(await chain.awaitingRate("EURC")).toBe(0);
     balance = await api.call(merchant.apiKey, "/v1/balance");
     expect(balance.status).toBe(200);
     const net = [usdcTx, eurcTx].map((tx) => (deposits.get(tx) as { net_amount_usd: string }).net_amount_usd);

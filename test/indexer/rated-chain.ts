@@ -8,7 +8,7 @@ import type { AnvilNode, TestToken } from "@mp/test-nodes/evm";
 import { privateKeyToAccount } from "viem/accounts";
 import { expect } from "vitest";
 import { type ApiHarness, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
-import { addWallet } from "./indexer-fixtures.ts";
+import { addWallet, catchUp } from "./indexer-fixtures.ts";
 
 export const RATED_CHAIN_CONFIRMATIONS = 3;
 
@@ -26,6 +26,18 @@ export interface RatedChain {
   awaitingRate(asset: string): Promise<number | undefined>;
   /** A wallet address of an approved customer of `merchant`, derived from `keyByte`. */
   approvedWallet(merchant: TestMerchant, keyByte: string): Promise<string>;
+  /** Mines a block and catches up: without a usable rate the deposit of `tx` still waits. */
+  expectStillAwaitingRate(merchant: TestMerchant, tx: string): Promise<void>;
+  /**
+   * Catches up once a rate is there: the deposit of `tx` is confirmed at `valued`, and no deposit of
+   * `asset` waits any more. Answers the deposits by transaction hash.
+   */
+  expectCreditedAtRate(
+    merchant: TestMerchant,
+    tx: string,
+    asset: string,
+    valued: { usd_rate: string; amount_usd: string },
+  ): Promise<Map<string, Record<string, unknown>>>;
   stop(): Promise<void>;
 }
 
@@ -51,7 +63,7 @@ export async function startRatedChain(
     logger: silentLogger(),
     metrics,
   });
-  return {
+  const rated: RatedChain = {
     api,
     indexer,
     metrics,
@@ -75,9 +87,22 @@ export async function startRatedChain(
       await addWallet(api.db, owner, "BASE", address);
       return address;
     },
+    async expectStillAwaitingRate(merchant, tx) {
+      await node.mine(1);
+      await catchUp(indexer);
+      expect((await rated.depositsByTx(merchant)).get(tx)).toMatchObject({ status: "PENDING", awaiting_rate: true });
+    },
+    async expectCreditedAtRate(merchant, tx, asset, valued) {
+      await catchUp(indexer);
+      const deposits = await rated.depositsByTx(merchant);
+      expect(deposits.get(tx)).toMatchObject({ status: "CONFIRMED", awaiting_rate: false, ...valued });
+      expect(await rated.awaitingRate(asset)).toBe(0);
+      return deposits;
+    },
     async stop() {
       await indexer.stop();
       await api.stop();
     },
   };
+  return rated;
 }

@@ -116,21 +116,14 @@ describe("deposits valued by Chainlink feeds: stale feed waits, fresh round cred
     expect(balance.body.data).toMatchObject({ available: "14.700000", pending: "0.000000" });
 
     // More iterations on the stale feed change nothing.
-    await node.mine(1);
-    await catchUp(indexer);
-    expect((await chain.depositsByTx(merchant)).get(ethTx)).toMatchObject({ status: "PENDING", awaiting_rate: true });
+    await chain.expectStillAwaitingRate(merchant, ethTx);
 
     // The feed publishes a fresh round: the next iteration credits at that answer.
     await publish(feeds.ETH, { answer: 3_123_45000000n, updatedAt: nowSeconds() });
-    await catchUp(indexer);
-    deposits = await chain.depositsByTx(merchant);
-    expect(deposits.get(ethTx)).toMatchObject({
-      status: "CONFIRMED",
-      awaiting_rate: false,
+    deposits = await chain.expectCreditedAtRate(merchant, ethTx, "ETH", {
       usd_rate: "3123.45",
       amount_usd: "6246.900000",
     });
-    expect(await chain.awaitingRate("ETH")).toBe(0);
     balance = await api.call(merchant.apiKey, "/v1/balance");
     expect(balance.body.data).toMatchObject({ available: "6261.600000", pending: "0.000000" });
     await expectLedgerOk(api.db);
