@@ -38,3 +38,20 @@ export async function listPage<Row extends object, Item>(
   );
   return pageOf(await query.toItems(rows.rows), Number(count.rows[0]?.total ?? 0), page.limit, page.page);
 }
+
+/**
+ * Row `id` of this merchant in `from` (`FOR UPDATE` as `lock` to hold it for the transaction), or
+ * undefined: another merchant's row looks exactly like a missing one (isolation).
+ */
+export async function findOfMerchant<Row extends object>(
+  sql: Queryable,
+  select: { from: string; columns: string; lock?: "FOR UPDATE" },
+  merchantId: string,
+  id: string,
+): Promise<Row | undefined> {
+  const result = await sql.query<Row>(
+    `SELECT ${select.columns} FROM ${select.from} WHERE merchant_id = $1 AND id = $2 ${select.lock ?? ""}`,
+    [merchantId, id],
+  );
+  return result.rows[0];
+}

@@ -1,5 +1,6 @@
 import type { Queryable } from "@mp/db";
 import { appendCustomerEvent, toCustomerResource } from "../customers/customer-store.ts";
+import { findOfMerchant } from "../shared/list-page.ts";
 import type { VerificationTier } from "./verification-payload-schemas.ts";
 import type { VerificationStatus } from "./verification-schemas.ts";
 
@@ -139,16 +140,17 @@ export interface LockedCustomer {
  * concurrent requests for the same customer then apply their rules one after the other.
  * Undefined when the customer is not this merchant's.
  */
-export async function lockCustomer(
+export function lockCustomer(
   sql: Queryable,
   merchantId: string,
   customerId: string,
 ): Promise<LockedCustomer | undefined> {
-  const result = await sql.query<LockedCustomer>(
-    "SELECT id, type, status, tier_2_complete FROM customers WHERE merchant_id = $1 AND id = $2 FOR UPDATE",
-    [merchantId, customerId],
+  return findOfMerchant<LockedCustomer>(
+    sql,
+    { from: "customers", columns: "id, type, status, tier_2_complete", lock: "FOR UPDATE" },
+    merchantId,
+    customerId,
   );
-  return result.rows[0];
 }
 
 /** Locks a customer by id alone (background jobs, which act for no merchant in particular). */

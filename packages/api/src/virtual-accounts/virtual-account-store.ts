@@ -1,6 +1,7 @@
 import type { Queryable } from "@mp/db";
 import type { EncryptionKeyring, SealedValue } from "@mp/encryption";
 import { appendEvent } from "@mp/events";
+import { findOfMerchant } from "../shared/list-page.ts";
 import { iso } from "../shared/sql-filters.ts";
 import {
   storedInstructions,
@@ -83,16 +84,17 @@ export async function findLiveVirtualAccount(
 }
 
 /** One account of this merchant, or undefined (another merchant's looks exactly like a missing one). */
-export async function findVirtualAccount(
+export function findVirtualAccount(
   sql: Queryable,
   merchantId: string,
   virtualAccountId: string,
 ): Promise<VirtualAccountRow | undefined> {
-  const result = await sql.query<VirtualAccountRow>(
-    `SELECT ${COLUMNS} FROM virtual_accounts WHERE merchant_id = $1 AND id = $2`,
-    [merchantId, virtualAccountId],
+  return findOfMerchant<VirtualAccountRow>(
+    sql,
+    { from: "virtual_accounts", columns: COLUMNS },
+    merchantId,
+    virtualAccountId,
   );
-  return result.rows[0];
 }
 
 export async function loadVirtualAccount(

@@ -6,7 +6,7 @@ import { cryptoAllowedSql } from "@mp/ledger";
 import type { DerivedAddress } from "../deps.ts";
 import type { Page } from "../http/envelope.ts";
 import type { Pagination } from "../http/pagination.ts";
-import { listPage } from "../shared/list-page.ts";
+import { findOfMerchant, listPage } from "../shared/list-page.ts";
 import { iso, SqlFilters } from "../shared/sql-filters.ts";
 import type { WalletSlot } from "./wallet-index-allocator.ts";
 import type { DestinationResource, WalletResource } from "./wallet-schemas.ts";
@@ -162,11 +162,12 @@ export async function findWallet(
   merchantId: string,
   walletId: string,
 ): Promise<WalletResource | undefined> {
-  const result = await sql.query<WalletRow>(
-    `SELECT ${WALLET_COLUMNS} FROM wallets w WHERE w.merchant_id = $1 AND w.id = $2`,
-    [merchantId, walletId],
+  const row = await findOfMerchant<WalletRow>(
+    sql,
+    { from: "wallets w", columns: WALLET_COLUMNS },
+    merchantId,
+    walletId,
   );
-  const row = result.rows[0];
   if (!row) return undefined;
   const destinations = await destinationsOf(sql, [row.id]);
   return toWallet(row, destinations.get(row.id) ?? []);
