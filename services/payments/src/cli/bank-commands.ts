@@ -54,33 +54,35 @@ export function addBankCommands(program: Command): void {
       });
     });
 
-  bank
-    .command("assign")
-    .description("Credit an unmatched USD credit line to a virtual account")
-    .requiredOption("--line <id>", "statement line id")
+  // An operator's decision on one unmatched line: the line and who decides, then what is decided.
+  const lineDecision = (name: string, description: string) =>
+    bank
+      .command(name)
+      .description(description)
+      .requiredOption("--line <id>", "statement line id")
+      .addOption(operatorOption());
+
+  lineDecision("assign", "Credit an unmatched USD credit line to a virtual account")
     .requiredOption("--virtual-account <id>", "virtual account id")
-    .addOption(operatorOption())
     .action(async (options: { line: string; virtualAccount: string; operator: string }) => {
-      const line = await withDatabase((db) =>
-        assignStatementLine(db, {
-          lineId: options.line,
-          virtualAccountId: options.virtualAccount,
-          operator: options.operator,
-        }),
+      printJson(
+        await withDatabase((db) =>
+          assignStatementLine(db, {
+            lineId: options.line,
+            virtualAccountId: options.virtualAccount,
+            operator: options.operator,
+          }),
+        ),
       );
-      printJson(line);
     });
 
-  bank
-    .command("return")
-    .description("Record that an unmatched line is sent back to the payer")
-    .requiredOption("--line <id>", "statement line id")
+  lineDecision("return", "Record that an unmatched line is sent back to the payer")
     .requiredOption("--reason <text>", "why")
-    .addOption(operatorOption())
     .action(async (options: { line: string; reason: string; operator: string }) => {
-      const line = await withDatabase((db) =>
-        returnStatementLine(db, { lineId: options.line, reason: options.reason, operator: options.operator }),
+      printJson(
+        await withDatabase((db) =>
+          returnStatementLine(db, { lineId: options.line, reason: options.reason, operator: options.operator }),
+        ),
       );
-      printJson(line);
     });
 }
