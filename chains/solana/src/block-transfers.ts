@@ -50,18 +50,20 @@ export function extractBlockTransfers(
       throw new ServiceUnavailableError(`Solana block ${where.slot}: transaction ${txHash} has no status metadata`);
     }
     if (meta.err !== null) continue;
-    collectSolTransfers(tx, txHash, where, assets, watch, transfers);
-    collectTokenDeposits(
-      meta.preTokenBalances ?? [],
-      meta.postTokenBalances ?? [],
-      txHash,
-      where,
-      assets,
-      watch,
-      transfers,
-    );
+    const scan: TxScan = { txHash, where, assets, watch, out: transfers };
+    collectSolTransfers(tx, scan);
+    collectTokenDeposits(meta.preTokenBalances ?? [], meta.postTokenBalances ?? [], scan);
   }
   return transfers;
+}
+
+/** One successful transaction of the block being read, and where its deposits go. */
+interface TxScan {
+  txHash: string;
+  where: BlockLocation;
+  assets: SolanaAssets;
+  watch: AddressMatcher;
+  out: ObservedTransfer[];
 }
 
 /** Reads a property of a JSON value without trusting its shape (the hot path's pre-filter). */
@@ -81,14 +83,8 @@ function systemTransferDestination(ix: RpcInstruction): string | undefined {
   return typeof destination === "string" ? destination : undefined;
 }
 
-function collectSolTransfers(
-  tx: RpcBlockTransaction,
-  txHash: string,
-  where: BlockLocation,
-  assets: SolanaAssets,
-  watch: AddressMatcher,
-  out: ObservedTransfer[],
-): void {
+function collectSolTransfers(tx: RpcBlockTransaction, scan: TxScan): void {
+  const { txHash, where, assets, watch, out } = scan;
   const visit = (ix: RpcInstruction, position: string) => {
     const destination = systemTransferDestination(ix);
     if (destination === undefined || !watch.has(destination)) return;
@@ -135,15 +131,8 @@ interface OwnerChange {
   decimals: number;
 }
 
-function collectTokenDeposits(
-  pre: readonly RpcTokenBalance[],
-  post: readonly RpcTokenBalance[],
-  txHash: string,
-  where: BlockLocation,
-  assets: SolanaAssets,
-  watch: AddressMatcher,
-  out: ObservedTransfer[],
-): void {
+function collectTokenDeposits(pre: readonly RpcTokenBalance[], post: readonly RpcTokenBalance[], scan: TxScan): void {
+  const { txHash, where, assets, watch, out } = scan;
   // Most transactions pay no watched owner: find out before doing any arithmetic.
   if (!post.some((b) => b.owner !== undefined && assets.tokensByMint.has(b.mint) && watch.has(b.owner))) return;
 
