@@ -1,0 +1,202 @@
+import type { ChildProcess } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createMerchant } from "@mp/api";
+import { type AnvilNode, deployTestToken, startAnvil, transferToken } from "@mp/test-nodes/evm";
+import { privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli, startRole, startService } from "../cli/run-cli.ts";
+import { addWallet, depositsOf, entriesFor } from "../indexer/indexer-fixtures.ts";
+import { eventually } from "../support/api-harness.ts";
+import { type PrivatePostgres, privatePostgresUnavailable, startPrivatePostgres } from "../support/private-postgres.ts";
+import { useTempDir } from "../support/test-database.ts";
+import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "./several-processes.ts";
+
+const TIMEOUT_MS = 180_000;
+/** Why this file is skipped: the PostgreSQL pass only, and a server of its own it can restart. */
+const skipReason = !process.env.DATABASE_URL ? POSTGRES_ONLY : privatePostgresUnavailable();
+
+interface Answer {
+  key: string;
+  status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
+  body: any;
+}
+
+/**
+ * A PostgreSQL restart under load (issue 19): the api, indexer and worker roles run as real
+ * processes on a private cluster (the shared server must stay up for the other test files), deposits
+ * are paid and customers created all along, and the server is restarted (`-m fast`) and then stopped
+ * for 3 s. Every role must recover by itself, nothing may be lost or doubled, and the API must answer
+ * 503 in the envelope while the database is gone, never 500.
+ */
+describe.skipIf(skipReason !== undefined)(`a PostgreSQL restart under load ${skipReason ?? ""}`, () => {
+  const dir = useTempDir("mprestart-");
+  let cluster: (PrivatePostgres & { close(): Promise<void> }) | undefined;
+  let anvil: AnvilNode | undefined;
+  const children: ChildProcess[] = [];
+  let apiUrl = "";
+  let apiKey = "";
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    cluster = await startPrivatePostgres();
+    anvil = await startAnvil({ chainId: 8453 });
+    env = {
+      ...sharedProcessEnv(cluster.database, dir),
+      CHAINS_CONFIG: join(dir, "chains.json"),
+      INDEXER_LEASE_SECONDS: "3",
+    };
+    children.length = 0;
+  }, TIMEOUT_MS);
+  afterAll(async () => {
+    await Promise.all(children.map((child) => stopProcess(child).catch(() => child.kill("SIGKILL"))));
+    await anvil?.stop();
+    await cluster?.close();
+  });
+
+  it(
+    "every role recovers by itself; each deposit is credited once, each customer created once; 503s while it is down",
+    async () => {
+      if (!cluster || !anvil) throw new Error("not started");
+      const { db } = cluster.database;
+      const node = anvil;
+      const usdc = await deployTestToken(node, { name: "USD Coin", symbol: "USDC", decimals: 6 });
+      writeFileSync(
+        env.CHAINS_CONFIG ?? "",
+        JSON.stringify({
+          chains: {
+            BASE: {
+              rpcUrl: node.url,
+              network: "regtest",
+              confirmations: 2,
+              pollIntervalMs: 100,
+              tokens: [{ asset: "USDC", address: usdc.address, decimals: 6 }],
+            },
+          },
+        }),
+      );
+      const [api, indexer, worker] = await Promise.all([
+        startService(["--role", "api"], env),
+        startRole(["--role", "indexer"], env, /"msg":"indexers started"/),
+        startRole(["--role", "worker"], env, /workers ready/),
+      ]);
+      children.push(api.child, indexer.child, worker.child);
+      apiUrl = api.url;
+      const merchant = await createMerchant(db, { name: "Restart", environment: "sandbox" });
+      apiKey = merchant.key.apiKey;
+
+      const createCustomer = async (key: string): Promise<Answer> => {
+        const response = await fetch(`${apiUrl}/v1/customers`, {
+          method: "POST",
+          headers: { "x-service-api-key": apiKey, "content-type": "application/json", "x-idempotency-key": key },
+          body: JSON.stringify({ type: "INDIVIDUAL", first_name: "Ada", last_name: key }),
+        });
+        return { key, status: response.status, body: await response.json() };
+      };
+      const ready = async () => (await fetch(`${apiUrl}/ready`)).status;
+
+      const first = await createCustomer("c-first");
+      expect(first.status).toBe(202);
+      const address = privateKeyToAccount(`0x${"42".repeat(32)}`).address;
+      await addWallet(db, { merchantId: merchant.merchantId, customerId: first.body.data.id, feeBps: 0, feeFixedMicros: 0n }, "BASE", address);
+
+      // The load: a deposit every 250 ms (mined at once, so blocks keep coming) and a customer
+      // creation every 100 ms, until stopped.
+      const txHashes: string[] = [];
+      const answers: Answer[] = [];
+      let loading = true;
+      let amount = 1_000_000n;
+      const payments = (async () => {
+        while (loading) {
+          amount += 1n;
+          txHashes.push((await transferToken(node, usdc, address, amount)).txHash);
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      })();
+      let n = 0;
+      const requests = (async () => {
+        while (loading) {
+          n += 1;
+          answers.push(await createCustomer(`c-${n}`));
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      })();
+      const readyAgain = () => eventually(async () => ((await ready()) === 200 ? true : undefined), 30_000, 100);
+
+      await new Promise((r) => setTimeout(r, 1_500));
+      await cluster.restart();
+      await readyAgain();
+      await new Promise((r) => setTimeout(r, 1_500));
+      await cluster.stop();
+      const readyWhileDown = await ready();
+      await new Promise((r) => setTimeout(r, 3_000));
+      await cluster.start();
+      await readyAgain();
+      await new Promise((r) => setTimeout(r, 2_000));
+      loading = false;
+      await Promise.all([payments, requests]);
+      const lastPaid = txHashes.at(-1);
+
+      // While down: 503 in the envelope, never a 500.
+      expect(readyWhileDown).toBe(503);
+      const failed = answers.filter((a) => a.status !== 202);
+      expect(failed.length).toBeGreaterThan(0);
+      for (const a of failed) {
+        expect(a.status, JSON.stringify(a)).toBe(503);
+        expect(a.body).toMatchObject({ data: {}, error: "service_unavailable", status: "error" });
+        expect(typeof a.body.message).toBe("string");
+      }
+      // The API serves again: each refused creation, retried with its key, creates its customer, and
+      // each key (refused before or not) answers with one customer.
+      const retried = await Promise.all(failed.map((a) => createCustomer(a.key)));
+      for (const a of retried) expect(a.status, JSON.stringify(a)).toBe(202);
+      const again = await Promise.all(answers.map((a) => createCustomer(a.key)));
+      const idOf = new Map([...answers, ...retried].filter((a) => a.status === 202).map((a) => [a.key, a.body.data.id]));
+      for (const a of again) expect(a.body.data.id).toBe(idOf.get(a.key));
+      const { rows: customers } = await db.query<{ n: number; provisioning: number }>(
+        `SELECT count(*)::int AS n FROM customers WHERE merchant_id = $1`,
+        [merchant.merchantId],
+      );
+      expect(customers[0]?.n).toBe(answers.length + 1);
+
+      // The worker recovered: every customer's provisioning job ran (PROVISIONING -> NOT_STARTED).
+      await eventually(async () => {
+        const { rows } = await db.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM customers WHERE merchant_id = $1 AND status = 'PROVISIONING'",
+          [merchant.merchantId],
+        );
+        return rows[0]?.n === 0 ? true : undefined;
+      }, 60_000);
+
+      // The indexer recovered: every deposit, paid before, during and after the outages, confirms once.
+      await node.mine(3);
+      await eventually(
+        async () => {
+          const rows = await depositsOf(db, merchant.merchantId);
+          return rows.some((d) => d.tx_hash === lastPaid && d.status === "CONFIRMED") &&
+            rows.filter((d) => d.status === "CONFIRMED").length >= txHashes.length
+            ? true
+            : undefined;
+        },
+        60_000,
+        200,
+      );
+      const deposits = await depositsOf(db, merchant.merchantId);
+      expect(deposits.map((d) => d.tx_hash).sort()).toEqual([...txHashes].sort());
+      for (const d of deposits) {
+        expect(d.status).toBe("CONFIRMED");
+        expect((await entriesFor(db, d.id)).map((e) => e.kind)).toEqual(["deposit_credit"]);
+      }
+      const check = await runCli(["ledger", "check"], { DATABASE_URL: env.DATABASE_URL, DATA_DIR: env.DATA_DIR });
+      expect(check.code, check.stderr).toBe(0);
+
+      // None of the roles exited: each recovered in its own process.
+      for (const child of children) expect(child.exitCode).toBeNull();
+      process.stderr.write(
+        `postgres restart: ${txHashes.length} deposits, ${answers.length} creations, ${failed.length} answered 503\n`,
+      );
+    },
+    TIMEOUT_MS,
+  );
+});
