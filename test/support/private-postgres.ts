@@ -4,9 +4,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { createDatabase } from "@mp/db";
+import { createDatabase, migrate } from "@mp/db";
 import type { TestDatabase } from "@mp/db/testing";
-import { migrate } from "@mp/db";
 import pg from "pg";
 
 const run = promisify(execFile);
