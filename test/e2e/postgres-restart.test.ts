@@ -5,10 +5,10 @@ import { createMerchant } from "@mp/api";
 import { type AnvilNode, deployTestToken, startAnvil, transferToken } from "@mp/test-nodes/evm";
 import { DELIVERY_CHANNEL } from "@mp/webhooks";
 import { privateKeyToAccount } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFailed, onTestFinished } from "vitest";
 import { runCli, startRole, startService } from "../cli/run-cli.ts";
 import { addWallet, depositsOf, entriesFor } from "../indexer/indexer-fixtures.ts";
-import { eventually } from "../support/api-harness.ts";
+import { measureUntil } from "../support/indexer-cluster.ts";
 import { type PrivatePostgres, privatePostgresUnavailable, startPrivatePostgres } from "../support/private-postgres.ts";
 import { useTempDir } from "../support/test-database.ts";
 import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "./several-processes.ts";
@@ -128,20 +128,16 @@ describe.skipIf(skipReason !== undefined)(`a PostgreSQL restart under load ${ski
           await new Promise((r) => setTimeout(r, 300));
         }
       })();
-      const readyAgain = () => eventually(async () => ((await ready()) === 200 ? true : undefined), 30_000, 50);
+      const readyAgain = () => measureUntil("the API is ready again", 30_000, async () => (await ready()) === 200);
       /** The indexer leads BASE again (an unexpired lease of a live holder): judged by the database. */
       const leading = () =>
-        eventually(
-          async () => {
-            const { rows } = await db.query(
-              `SELECT 1 FROM leases WHERE name = 'indexer:BASE' AND expires_at > clock_timestamp()
-                 AND lease_holder_alive(holder)`,
-            );
-            return rows.length === 1 ? true : undefined;
-          },
-          30_000,
-          50,
-        );
+        measureUntil("the indexer leads BASE again", 30_000, async () => {
+          const { rows } = await db.query(
+            `SELECT 1 FROM leases WHERE name = 'indexer:BASE' AND expires_at > clock_timestamp()
+               AND lease_holder_alive(holder)`,
+          );
+          return rows.length === 1;
+        });
       /** Milliseconds from `since` until each role serves again. */
       const recovery = async (since: number) => {
         const ms = async (p: Promise<unknown>) => {
@@ -152,6 +148,13 @@ describe.skipIf(skipReason !== undefined)(`a PostgreSQL restart under load ${ski
         return { api, indexer };
       };
 
+      const outputs = () => [api, indexer, worker].map((r) => r.output()).join("");
+      onTestFailed(() => writeFileSync(join(dir, "..", `pgrestart-roles-${Date.now()}.log`), outputs()));
+      // A failed assertion leaves the load running: stopped before anvil is.
+      onTestFinished(async () => {
+        loading = false;
+        await Promise.allSettled([payments, requests]);
+      });
       await new Promise((r) => setTimeout(r, 1_500));
       await cluster.restart();
       const afterRestart = await recovery(performance.now());
@@ -192,41 +195,33 @@ describe.skipIf(skipReason !== undefined)(`a PostgreSQL restart under load ${ski
       expect(customers[0]?.n).toBe(answers.length + 1);
 
       // The worker recovered: every customer's provisioning job ran (PROVISIONING -> NOT_STARTED).
-      await eventually(async () => {
+      await measureUntil("every customer is provisioned", 60_000, async () => {
         const { rows } = await db.query<{ n: number }>(
           "SELECT count(*)::int AS n FROM customers WHERE merchant_id = $1 AND status = 'PROVISIONING'",
           [merchant.merchantId],
         );
-        return rows[0]?.n === 0 ? true : undefined;
-      }, 60_000);
+        return rows[0]?.n === 0;
+      });
 
       // The webhook worker listens again (its LISTEN session was ended twice): a session whose
       // last statement is the LISTEN, idle since.
-      await eventually(
-        async () => {
-          const { rows } = await db.query(
-            "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle' AND query = $1",
-            [`LISTEN ${DELIVERY_CHANNEL}`],
-          );
-          return rows.length === 1 ? true : undefined;
-        },
-        20_000,
-        200,
-      );
+      await measureUntil("one session listens for webhook deliveries again", 20_000, async () => {
+        const { rows } = await db.query(
+          "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle' AND query = $1",
+          [`LISTEN ${DELIVERY_CHANNEL}`],
+        );
+        return rows.length === 1;
+      });
 
       // The indexer recovered: every deposit, paid before, during and after the outages, confirms once.
       await node.mine(3);
-      await eventually(
-        async () => {
-          const rows = await depositsOf(db, merchant.merchantId);
-          return rows.some((d) => d.tx_hash === lastPaid && d.status === "CONFIRMED") &&
-            rows.filter((d) => d.status === "CONFIRMED").length >= txHashes.length
-            ? true
-            : undefined;
-        },
-        60_000,
-        200,
-      );
+      await measureUntil("every deposit confirms", 60_000, async () => {
+        const rows = await depositsOf(db, merchant.merchantId);
+        return (
+          rows.some((d) => d.tx_hash === lastPaid && d.status === "CONFIRMED") &&
+          rows.filter((d) => d.status === "CONFIRMED").length >= txHashes.length
+        );
+      });
       const deposits = await depositsOf(db, merchant.merchantId);
       expect(deposits.map((d) => d.tx_hash).sort()).toEqual([...txHashes].sort());
       for (const d of deposits) {
