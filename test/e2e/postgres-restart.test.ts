@@ -149,7 +149,11 @@ describe.skipIf(skipReason !== undefined)(`a PostgreSQL restart under load ${ski
       };
 
       const outputs = () => [api, indexer, worker].map((r) => r.output()).join("");
-      onTestFailed(() => writeFileSync(join(dir, "..", `pgrestart-roles-${Date.now()}.log`), outputs()));
+      // On failure, what the roles logged (requests aside) says which one did not recover.
+      onTestFailed(() => {
+        const lines = outputs().split("\n");
+        process.stderr.write(`${lines.filter((l) => !l.includes('"reqId"')).join("\n")}\n`);
+      });
       // A failed assertion leaves the load running: stopped before anvil is.
       onTestFinished(async () => {
         loading = false;
