@@ -33,11 +33,9 @@ interface Answer {
  */
 describe.skipIf(skipReason !== undefined)(`a PostgreSQL restart under load ${skipReason ?? ""}`, () => {
   const dir = useTempDir("mprestart-");
-  let cluster: (PrivatePostgres & { close(): Promise<void> }) | undefined;
+  let cluster: PrivatePostgres | undefined;
   let anvil: AnvilNode | undefined;
   const children: ChildProcess[] = [];
-  let apiUrl = "";
-  let apiKey = "";
   let env: Record<string, string>;
 
   beforeAll(async () => {
@@ -48,7 +46,6 @@ describe.skipIf(skipReason !== undefined)(`a PostgreSQL restart under load ${ski
       CHAINS_CONFIG: join(dir, "chains.json"),
       INDEXER_LEASE_SECONDS: "3",
     };
-    children.length = 0;
   }, TIMEOUT_MS);
   afterAll(async () => {
     await Promise.all(children.map((child) => stopProcess(child).catch(() => child.kill("SIGKILL"))));
@@ -83,9 +80,9 @@ describe.skipIf(skipReason !== undefined)(`a PostgreSQL restart under load ${ski
         startRole(["--role", "worker"], env, /workers ready/),
       ]);
       children.push(api.child, indexer.child, worker.child);
-      apiUrl = api.url;
+      const apiUrl = api.url;
       const merchant = await createMerchant(db, { name: "Restart", environment: "sandbox" });
-      apiKey = merchant.key.apiKey;
+      const apiKey = merchant.key.apiKey;
 
       const createCustomer = async (key: string): Promise<Answer> => {
         const response = await fetch(`${apiUrl}/v1/customers`, {

@@ -33,6 +33,8 @@ export interface PrivatePostgres {
   /** `pg_ctl stop -m fast`: the server is down until `start`. */
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** Stops the cluster (`-m immediate`) and deletes its files. */
+  close(): Promise<void>;
 }
 
 async function freePort(): Promise<number> {
@@ -52,7 +54,7 @@ async function freePort(): Promise<number> {
  * initdb + pg_ctl start in a temp dir. PostgreSQL refuses to run as root: as root, the binaries run
  * as the `postgres` OS user (runuser) and the directory is given to it.
  */
-export async function startPrivatePostgres(): Promise<PrivatePostgres & { close(): Promise<void> }> {
+export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const dir = mkdtempSync(join(tmpdir(), "mppriv-"));
   const asRoot = process.getuid?.() === 0;
   if (asRoot) {
