@@ -68,6 +68,14 @@ export function createDatabase(options: CreateDatabaseOptions): Database {
   });
   // An idle client losing its server must not crash the process; the next checkout reconnects.
   pool.on("error", (error) => options.logger?.warn({ err: error.message }, "database connection lost"));
+  // pg-pool listens for a client's errors only while it is idle in the pool. A server restart ends
+  // every session with a FATAL message, and one arriving while a client is checked out between two
+  // statements (a transaction awaiting other I/O) was an 'error' event nobody listened to: it
+  // crashed the process (found by test/e2e/postgres-restart.test.ts). The client's next statement
+  // fails with a connection error, and whoever holds it releases it as broken.
+  pool.on("connect", (client) => {
+    client.on("error", (error) => options.logger?.warn({ err: error.message }, "database connection lost"));
+  });
 
   const wrap = (error: unknown): never => {
     if (isConnectionError(error)) {
