@@ -8,6 +8,7 @@ import {
 } from "@mp/webhooks";
 import type { AppDeps } from "../deps.ts";
 import { paginationQuery } from "../http/pagination.ts";
+import { defineGetRoute, defineListRoute } from "../http/read-routes.ts";
 import { type AnyRoute, defineRoute } from "../http/route.ts";
 import { pageSchema } from "../openapi/page-schema.ts";
 import { iso } from "../shared/sql-filters.ts";
@@ -77,35 +78,27 @@ export const createWebhookEndpointRoute = defineRoute({
   },
 });
 
-export const listWebhookEndpointsRoute = defineRoute({
-  method: "get",
+export const listWebhookEndpointsRoute = defineListRoute({
   path: "/v1/webhook-endpoints",
   operationId: "listWebhookEndpoints",
   summary: "List webhook endpoints, newest first",
   tag: TAG,
-  auth: true,
   query: paginationQuery,
   response: pageSchema(webhookEndpointResource),
-  successStatus: 200,
-  async handler({ merchant, query, sql }) {
-    return { status: 200, data: await listWebhookEndpoints(sql, merchant.merchantId, query) };
-  },
+  list: ({ merchant, query, sql }) => listWebhookEndpoints(sql, merchant.merchantId, query),
 });
 
-export const getWebhookEndpointRoute = defineRoute({
-  method: "get",
+export const getWebhookEndpointRoute = defineGetRoute({
   path: "/v1/webhook-endpoints/{webhook_endpoint_id}",
   operationId: "getWebhookEndpoint",
   summary: "Retrieve a webhook endpoint (never its secret)",
   tag: TAG,
-  auth: true,
   params: webhookEndpointIdParams,
   response: webhookEndpointResource,
-  successStatus: 200,
   errorStatuses: [404],
-  async handler({ merchant, params, sql }) {
-    return { status: 200, data: await findWebhookEndpoint(sql, merchant.merchantId, params.webhook_endpoint_id) };
-  },
+  notFound: "Webhook endpoint",
+  // findWebhookEndpoint throws the 404 itself (its other callers need the row); notFound names the same.
+  find: ({ merchant, params, sql }) => findWebhookEndpoint(sql, merchant.merchantId, params.webhook_endpoint_id),
 });
 
 export const updateWebhookEndpointRoute = defineRoute({
@@ -200,21 +193,18 @@ export const testWebhookEndpointRoute = defineRoute({
   },
 });
 
-export const listWebhookDeliveriesRoute = defineRoute({
-  method: "get",
+export const listWebhookDeliveriesRoute = defineListRoute({
   path: "/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries",
   operationId: "listWebhookEndpointDeliveries",
   summary: "Every delivery attempt to the endpoint, newest first: time, status code, latency, error, answer (1 KiB)",
   tag: TAG,
-  auth: true,
   params: webhookEndpointIdParams,
   query: paginationQuery,
   response: pageSchema(deliveryAttemptResource),
-  successStatus: 200,
   errorStatuses: [404],
-  async handler({ merchant, params, query, sql }) {
+  list: async ({ merchant, params, query, sql }) => {
     const endpoint = await findWebhookEndpoint(sql, merchant.merchantId, params.webhook_endpoint_id);
-    return { status: 200, data: await listDeliveryAttempts(sql, endpoint.id, query) };
+    return listDeliveryAttempts(sql, endpoint.id, query);
   },
 });
 
