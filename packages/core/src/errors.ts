@@ -14,6 +14,7 @@ export type ErrorCode =
   | "unsupported_media_type"
   | "rate_limited"
   | "insufficient_funds"
+  | "insufficient_treasury_funds"
   | "customer_not_verified"
   | "service_unavailable"
   | "config_error"

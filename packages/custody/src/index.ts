@@ -15,6 +15,13 @@ export {
 } from "./resolve-mnemonic.ts";
 export { ensureRootFingerprint } from "./root-fingerprint.ts";
 export {
+  createTreasuryKeys,
+  TREASURY_FAMILIES,
+  TREASURY_PATHS,
+  type TreasuryKey,
+  type TreasuryKeys,
+} from "./treasury-keys.ts";
+export {
   type CustodyMismatch,
   type CustodyProblem,
   type VerifyCustodyOptions,

@@ -15,6 +15,8 @@ const STATUS: Record<ErrorCode, number> = {
   unsupported_media_type: 415,
   customer_not_verified: 422,
   insufficient_funds: 422,
+  // The operator's treasury is short: a send waits for a top-up; never the merchant's fault.
+  insufficient_treasury_funds: 503,
   rate_limited: 429,
   service_unavailable: 503,
   config_error: 500,
