@@ -7,3 +7,12 @@ export {
   type SignedAttempt,
   type StoredAttempt,
 } from "./chain-sender.ts";
+export {
+  findSend,
+  listOpenSends,
+  requestSend,
+  type SendPurpose,
+  type SendRequest,
+  type SendState,
+  type TreasurySend,
+} from "./send-requests.ts";

@@ -1,0 +1,64 @@
+import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listOpenSends, requestSend, type SendRequest } from "../src/index.ts";
+
+let t: TestDatabase;
+beforeAll(async () => {
+  t = await createTestDatabase();
+});
+afterAll(async () => {
+  await t?.drop();
+});
+
+const request = (key: string, overrides: Partial<SendRequest> = {}): SendRequest => ({
+  chain: "BASE",
+  asset: "USDC",
+  to: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+  amountRaw: 1_500_000n,
+  purpose: "operator",
+  idempotencyKey: key,
+  ...overrides,
+});
+
+describe("requestSend", () => {
+  it("stores a queued send once per idempotency key, also when callers race", async () => {
+    const results = await Promise.all(Array.from({ length: 8 }, () => requestSend(t.db, request("race-1"))));
+    expect(new Set(results.map((r) => r.send.id)).size).toBe(1);
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+    expect(results[0]?.send).toMatchObject({ state: "queued", amountRaw: 1_500_000n, txHash: null });
+    const { rows } = await t.db.query("SELECT id FROM treasury_sends WHERE idempotency_key = 'race-1'");
+    expect(rows).toHaveLength(1);
+  });
+
+  it("refuses the same key with other parameters and stores nothing", async () => {
+    await requestSend(t.db, request("other-1"));
+    await expect(requestSend(t.db, request("other-1", { amountRaw: 1_500_001n }))).rejects.toMatchObject({
+      code: "idempotency_conflict",
+    });
+    await expect(
+      requestSend(t.db, request("other-1", { to: "0x0000000000000000000000000000000000000001" })),
+    ).rejects.toMatchObject({
+      code: "idempotency_conflict",
+    });
+    const { rows } = await t.db.query<{ amount_raw: string }>(
+      "SELECT amount_raw::text FROM treasury_sends WHERE idempotency_key = 'other-1'",
+    );
+    expect(rows).toEqual([{ amount_raw: "1500000" }]);
+  });
+
+  it("refuses a non-positive amount", async () => {
+    await expect(requestSend(t.db, request("zero", { amountRaw: 0n }))).rejects.toMatchObject({
+      code: "validation_error",
+    });
+  });
+
+  it("lists open sends oldest first, per chain", async () => {
+    await requestSend(
+      t.db,
+      request("tron-1", { chain: "TRON", asset: "TRX", to: "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8" }),
+    );
+    const tron = await listOpenSends(t.db, "TRON");
+    expect(tron.map((s) => s.idempotencyKey)).toEqual(["tron-1"]);
+    expect((await listOpenSends(t.db)).length).toBeGreaterThanOrEqual(3);
+  });
+});
