@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { z } from "zod";
-import { renderBlock, renderTransactionInfos, type TronChain } from "./tron-chain.ts";
+import { renderBlock, renderTransactionInfos } from "./tron-chain.ts";
 import { type Answer, type WalletContext, walletRoute } from "./wallet-api.ts";
 
 const MAX_BODY_BYTES = 1024 * 1024;
