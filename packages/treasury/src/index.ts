@@ -7,6 +7,7 @@ export {
   type SignedAttempt,
   type StoredAttempt,
 } from "./chain-sender.ts";
+export { createSendPipeline, type SendPipeline, type SendPipelineOptions } from "./send-pipeline.ts";
 export {
   findSend,
   listOpenSends,
