@@ -1,4 +1,3 @@
-import { TronApiError } from "@mp/chain-tron";
 import { resolveChainConfig, silentLogger } from "@mp/core";
 import { createTreasuryKeys } from "@mp/custody";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
@@ -186,8 +185,12 @@ describe("Tron sender against the test node", () => {
     node.mine(1);
     const expired = await sender.status(first);
     expect(expired).toMatchObject({ state: "expired", reason: expect.stringContaining("in no block") });
-    // Too late to broadcast: the node refuses it, as java-tron does.
-    await expect(sender.broadcast(first)).rejects.toThrow(/TRANSACTION_EXPIRATION_ERROR/);
+    // Too late to broadcast: the node refuses it, as java-tron does, and the sender takes that as
+    // final (nothing to retry): the attempt stays expired.
+    const refusal = await post("/wallet/broadcasttransaction", JSON.parse(first.raw));
+    expect(refusal).toMatchObject({ code: "TRANSACTION_EXPIRATION_ERROR", txid: first.txHash });
+    await expect(sender.broadcast(first)).resolves.toBeUndefined();
+    await expect(sender.status(first)).resolves.toMatchObject({ state: "expired" });
 
     const second = await signed(o);
     expect(second.txHash).not.toBe(first.txHash);
@@ -270,9 +273,10 @@ describe("Tron sender against the test node", () => {
     expect(forged).toMatchObject({ code: "SIGERROR", txid: raw.txID });
     expect(forged).not.toHaveProperty("result");
     expect(message(forged)).toContain("Validate signature error");
-    await expect(
-      sender.broadcast(stored({ ...attempt, raw: JSON.stringify({ ...raw, signature: [other.sign(raw.txID)] }) })),
-    ).rejects.toBeInstanceOf(TronApiError);
+    // A refusal for good resolves (nothing to retry); the transaction is in no block.
+    await sender.broadcast(stored({ ...attempt, raw: JSON.stringify({ ...raw, signature: [other.sign(raw.txID)] }) }));
+    node.mine();
+    await expect(sender.status(attempt)).resolves.toEqual({ state: "unknown" });
 
     // More TRX in the same signed body: another txID, and the signature no longer recovers the owner.
     const contract = (raw.raw_data.contract as Array<{ parameter: { value: Record<string, unknown> } }>)[0];

@@ -24,6 +24,17 @@ const BANDWIDTH_RESERVE_SUN = 400_000n;
 /** Transactions expire 60 s (20 blocks) after their reference block; they are never replaced. */
 const STUCK_AFTER_BLOCKS = 20;
 const TRANSFER_SELECTOR = "a9059cbb";
+/**
+ * broadcasttransaction refusals after which the same bytes can never be accepted (java-tron's
+ * Return codes). Others (SERVER_BUSY, NO_CONNECTION, BANDWITH_ERROR, ...) may pass later: retried.
+ */
+const REFUSED_FOR_GOOD = new Set([
+  "TRANSACTION_EXPIRATION_ERROR",
+  "TAPOS_ERROR",
+  "SIGERROR",
+  "CONTRACT_VALIDATE_ERROR",
+  "TOO_BIG_TRANSACTION_ERROR",
+]);
 const BALANCE_OF_SELECTOR = "70a08231";
 
 /** What sign() needs, read by prepare(). */
@@ -207,12 +218,16 @@ export function createTronSender(options: SenderFactoryOptions): ChainSender {
       const answer = await node.broadcast(JSON.parse(attempt.raw));
       // The node (or its peers) already has it: broadcasting again after a crash is success.
       if (answer.accepted || answer.code === "DUP_TRANSACTION_ERROR") return;
-      logger.warn(
-        { chain: config.chain, txHash: attempt.txHash, code: answer.code, message: answer.message },
-        "tron node refused the transaction",
-      );
-      // An expired or unknown-reference transaction never lands; status() proves `expired` once the
-      // head block's time passes its expiration, and the pipeline signs again then, not here.
+      const log = { chain: config.chain, txHash: attempt.txHash, code: answer.code, message: answer.message };
+      if (REFUSED_FOR_GOOD.has(answer.code)) {
+        // These bytes can never land (expired, unknown reference block, invalid): nothing more to
+        // send. Returning lets the pipeline watch the attempt, and status() proves it `expired` once
+        // the head block's time passes its expiration; the order is then prepared (funds checked
+        // again) and signed anew. Throwing would leave it stored as unsent, retried for ever.
+        logger.warn(log, "tron node refused the transaction for good: it expires unmined");
+        return;
+      }
+      logger.warn(log, "tron node refused the transaction for now");
       throw new TronApiError("/wallet/broadcasttransaction", `refused: ${answer.code} ${answer.message}`, {
         details: { code: answer.code, txHash: attempt.txHash },
       });
