@@ -176,6 +176,21 @@ describe("Tron sender against the test node", () => {
     await expect(sender.status(attempt)).resolves.toMatchObject({ state: "mined" });
   });
 
+  it("fails the broadcast (to be retried) while the node cannot be reached, and sends it once it can", async () => {
+    const to = recipient();
+    const attempt = await signed(order("TRX", to, 6n * TRX));
+    await node.stop();
+    try {
+      await expect(sender.broadcast(attempt)).rejects.toMatchObject({ retryable: true });
+    } finally {
+      await node.restart();
+    }
+    await sender.broadcast(attempt);
+    node.mine();
+    await expect(sender.status(attempt)).resolves.toMatchObject({ state: "mined" });
+    expect(node.balance(to)).toBe(6n * TRX);
+  });
+
   it("proves an unbroadcast transaction expired once the head passes its expiration; signing again lands once", async () => {
     const to = recipient();
     const o = order("TRX", to, 4n * TRX);

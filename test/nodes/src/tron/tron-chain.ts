@@ -398,19 +398,8 @@ function transactionInfo(block: Block, included: IncludedTransaction): Record<st
     result: receipt.result,
   };
   const fee = receipt.energyFee > 0n ? { fee: Number(receipt.energyFee) } : {};
-  if (receipt.result === "OUT_OF_ENERGY") {
-    const message = `Not enough energy for 'SSTORE' operation executing: curInvokeEnergyLimit[${receipt.energyTotal}], curOpEnergy[20000], usedEnergy[${receipt.energyTotal}]`;
-    return {
-      ...base,
-      ...fee,
-      contractResult: [""],
-      contract_address: payment.contract,
-      receipt: receiptJson,
-      result: "FAILED",
-      resMessage: Buffer.from(message).toString("hex"),
-    };
-  }
   if (included.failed) {
+    const outOfEnergy = `Not enough energy for 'SSTORE' operation executing: curInvokeEnergyLimit[${receipt.energyTotal}], curOpEnergy[20000], usedEnergy[${receipt.energyTotal}]`;
     return {
       ...base,
       ...fee,
@@ -418,7 +407,7 @@ function transactionInfo(block: Block, included: IncludedTransaction): Record<st
       contract_address: payment.contract,
       receipt: receiptJson,
       result: "FAILED",
-      resMessage: REVERT_MESSAGE_HEX,
+      resMessage: receipt.result === "OUT_OF_ENERGY" ? Buffer.from(outOfEnergy).toString("hex") : REVERT_MESSAGE_HEX,
     };
   }
   return {

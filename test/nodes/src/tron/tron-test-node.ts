@@ -85,7 +85,8 @@ const controlSchema = z.object({
 /**
  * A Tron full node for tests and the local sandbox, on 127.0.0.1, serving `/wallet/getnowblock`,
  * `/wallet/getblockbynum`, `/wallet/getblockbylimitnext` and `/wallet/gettransactioninfobyblocknum`
- * in java-tron's JSON shapes over an in-memory chain (see tron-chain.ts for what is real), with
+ * in java-tron's JSON shapes over an in-memory chain (see tron-chain.ts for what is real), the
+ * sending endpoints of wallet-api.ts (build, broadcast with java-tron's validation, receipts), with
  * one TRC-20, "USDT", whose transfers emit real Transfer logs. `POST /_test/transfer
  * {to, asset, amount}` pays from the faucet key (what the sandbox faucet uses).
  */
