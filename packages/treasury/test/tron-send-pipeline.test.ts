@@ -152,6 +152,24 @@ describe("Tron sends through the send pipeline", () => {
     expect(node.tokenBalance(to)).toBe(777n);
   });
 
+  it("watches a confirmed send again when a reorg drops its block, and lands the same transaction again", async () => {
+    const p = pipeline();
+    const to = recipient();
+    const s = await send({ asset: "TRX", to, amountRaw: 9n * TRX });
+    await until(t.db, [s.id], "confirmed", tickAndMine(p), 30_000);
+    const [landed] = await attemptsOf(s.id);
+    const height = node.transaction(landed?.tx_hash ?? "")?.height ?? 0;
+    node.reorg(node.head() - height + 1, { drop: [landed?.tx_hash ?? ""] });
+    expect(node.balance(to)).toBe(0n);
+
+    await p.tick("TRON");
+    expect(await findSend(t.db, s.id)).toMatchObject({ state: "broadcast" });
+    await until(t.db, [s.id], "confirmed", tickAndMine(p), 30_000);
+    const attempts = await attemptsOf(s.id);
+    expect(attempts.map((a) => [a.tx_hash, a.state])).toEqual([[landed?.tx_hash, "mined"]]);
+    expect(node.balance(to)).toBe(9n * TRX);
+  });
+
   it("waits for treasury funds, then sends once topped up", async () => {
     const p = pipeline();
     const to = recipient();

@@ -37,10 +37,15 @@ const REFUSED_FOR_GOOD = new Set([
 ]);
 const BALANCE_OF_SELECTOR = "70a08231";
 
-/** What sign() needs, read by prepare(). */
-type TronPrepared =
-  | { kind: "trx"; order: SendOrder; toHex: string }
-  | { kind: "token"; order: SendOrder; toHex: string; contractHex: string; feeLimit: bigint; energy: bigint };
+/**
+ * What sign() needs, read by prepare(): the unsigned transaction the node built, already checked
+ * against our own arguments (so sign() makes no call inside the pipeline's database transaction).
+ */
+interface TronPrepared {
+  order: SendOrder;
+  unsigned: UnsignedTronTransaction & { visible: false };
+  fee: Record<string, string>;
+}
 
 /** The replay guard of a Tron attempt: past `expiration` (head block time) it can never land. */
 interface TronGuard {
@@ -55,10 +60,10 @@ const transferData = (toHex: string, amount: bigint) =>
 
 /**
  * The Tron family's ChainSender: TRX TransferContract and TRC-20 `transfer` from the treasury key
- * (m/44'/195'/0'/0/0). The node builds each transaction (createtransaction, triggersmartcontract,
- * as tronweb's TransactionBuilder does); the sender checks with tronweb that what the node built
- * is exactly what was asked for (txCheckWithArgs: raw_data_hex and txID recomputed from our own
- * arguments) and signs it offline. A TRC-20 call carries fee_limit = energy estimate
+ * (m/44'/195'/0'/0/0). In prepare() the node builds the transaction (createtransaction,
+ * triggersmartcontract, as tronweb's TransactionBuilder does) and the sender checks with tronweb
+ * that it is exactly what was asked for (raw_data_hex and txID recomputed from our own arguments);
+ * sign() signs it offline, with no call inside the pipeline's database transaction. A TRC-20 call carries fee_limit = energy estimate
  * (triggerconstantcontract) x energy price (getEnergyFee) + 30%: the most TRX it may burn.
  *
  * The replay guard is the expiration (reference block + 60 s): once the head block's time has
@@ -101,9 +106,9 @@ export function createTronSender(options: SenderFactoryOptions): ChainSender {
       },
     );
 
-  /** Checks that the node built exactly our transaction, and signs it. */
-  const signBuilt = (tx: UnsignedTronTransaction, args: Record<string, unknown>, feeLimit?: bigint) => {
-    const json = { visible: false, ...tx };
+  /** Checks that the node built exactly the transaction of our own arguments. */
+  const checked = (tx: UnsignedTronTransaction, args: Record<string, unknown>, feeLimit?: bigint) => {
+    const json = { ...tx, visible: false as const };
     // txCheck: raw_data_hex and txID are the encoding of the raw_data shown (what java-tron hashes
     // and executes); txCheckWithArgs: they are also the encoding of our own arguments.
     const same =
@@ -116,10 +121,7 @@ export function createTronSender(options: SenderFactoryOptions): ChainSender {
     if (!same) {
       throw new TronApiError("build", "the node built another transaction than the one asked for; not signed");
     }
-    const signed = utils.crypto.signTransaction(privateKeyHex, { ...json, signature: [] } as never) as unknown as {
-      signature: string[];
-    };
-    return { ...json, signature: signed.signature };
+    return json;
   };
 
   return {
@@ -151,7 +153,9 @@ export function createTronSender(options: SenderFactoryOptions): ChainSender {
         if (order.amountRaw > BigInt(Number.MAX_SAFE_INTEGER)) throw new ValidationError("amount too large", "amount");
         const needed = order.amountRaw + BANDWIDTH_RESERVE_SUN;
         if (trx < needed) throw short(asset.asset, needed, trx, `sending ${order.amountRaw} sun`);
-        return { kind: "trx", order, toHex };
+        const built = await node.createTransfer(ownerHex, toHex, order.amountRaw);
+        const args = { owner_address: ownerHex, to_address: toHex, amount: Number(order.amountRaw) };
+        return { order, unsigned: checked(built, args), fee: {} };
       }
       const contractHex = base58ToHex(asset.address);
       const held = await tokenBalance(contractHex);
@@ -171,7 +175,14 @@ export function createTronSender(options: SenderFactoryOptions): ChainSender {
       const burn = (energy > staked ? energy - staked : 0n) * price;
       const needed = burn + BANDWIDTH_RESERVE_SUN;
       if (trx < needed) throw short(assets.native.asset, needed, trx, `the energy of a ${asset.asset} transfer`);
-      return { kind: "token", order, toHex, contractHex, feeLimit, energy };
+      const data = transferData(toHex, order.amountRaw);
+      const built = await node.createCall(ownerHex, contractHex, data, feeLimit);
+      const args = { owner_address: ownerHex, contract_address: contractHex, data, call_value: 0 };
+      return {
+        order,
+        unsigned: checked(built, args, feeLimit),
+        fee: { feeLimit: feeLimit.toString(), energyEstimate: energy.toString() },
+      };
     },
 
     async sign(_tx, orders, preparedValue): Promise<SignedAttempt> {
@@ -179,23 +190,11 @@ export function createTronSender(options: SenderFactoryOptions): ChainSender {
       if (orders.length !== 1 || orders[0]?.id !== prepared.order.id) {
         throw new RangeError("sign() takes the order prepare() read");
       }
-      let signed: ReturnType<typeof signBuilt>;
-      if (prepared.kind === "trx") {
-        const built = await node.createTransfer(ownerHex, prepared.toHex, prepared.order.amountRaw);
-        signed = signBuilt(built, {
-          owner_address: ownerHex,
-          to_address: prepared.toHex,
-          amount: Number(prepared.order.amountRaw),
-        });
-      } else {
-        const data = transferData(prepared.toHex, prepared.order.amountRaw);
-        const built = await node.createCall(ownerHex, prepared.contractHex, data, prepared.feeLimit);
-        signed = signBuilt(
-          built,
-          { owner_address: ownerHex, contract_address: prepared.contractHex, data, call_value: 0 },
-          prepared.feeLimit,
-        );
-      }
+      // Offline: tronweb signs the txID (sha256 of raw_data) that prepare() checked.
+      const signed = utils.crypto.signTransaction(privateKeyHex, {
+        ...prepared.unsigned,
+        signature: [],
+      } as never) as unknown as typeof prepared.unsigned & { signature: string[] };
       const guard: TronGuard = {
         expiration: signed.raw_data.expiration,
         refBlockBytes: signed.raw_data.ref_block_bytes,
@@ -206,10 +205,7 @@ export function createTronSender(options: SenderFactoryOptions): ChainSender {
         raw: JSON.stringify(signed),
         from: address,
         guard: { ...guard },
-        fee:
-          prepared.kind === "token"
-            ? { feeLimit: prepared.feeLimit.toString(), energyEstimate: prepared.energy.toString() }
-            : {},
+        fee: prepared.fee,
         orders: [{ id: prepared.order.id }],
       };
     },
