@@ -267,6 +267,16 @@ describe("Tron sender against the test node", () => {
     });
   });
 
+  it("refuses, for good, a request it can never send: another chain's address, an unknown asset, itself", async () => {
+    for (const bad of [
+      order("TRX", "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", 1n),
+      order("DOGE", recipient(), 1n),
+      order("TRX", treasury, 1n),
+    ]) {
+      await expect(sender.prepare([bad])).rejects.toMatchObject({ code: "validation_error", retryable: false });
+    }
+  });
+
   it("reads its balances from the node", async () => {
     await expect(sender.balances()).resolves.toEqual({
       TRX: node.balance(treasury),

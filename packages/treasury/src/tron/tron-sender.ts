@@ -148,6 +148,8 @@ export function createTronSender(options: SenderFactoryOptions): ChainSender {
       if (!isTronAddress(order.to)) throw new ValidationError(`not a Tron address: ${order.to}`, "to");
       const asset = assetOf(order.asset);
       const toHex = base58ToHex(order.to);
+      // java-tron refuses a TRX transfer to its own owner; such a request can never be sent.
+      if (toHex === ownerHex) throw new ValidationError("the treasury does not send to itself", "to");
       const trx = await node.balance(ownerHex);
       if (asset.address === null) {
         if (order.amountRaw > BigInt(Number.MAX_SAFE_INTEGER)) throw new ValidationError("amount too large", "amount");
