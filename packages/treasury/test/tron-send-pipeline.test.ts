@@ -137,6 +137,27 @@ describe("Tron sends through the send pipeline", () => {
     expect(node.balance(to)).toBe(3n * TRX);
   });
 
+  it("lands once when the signer dies after broadcasting, before recording it: the rebroadcast is a duplicate", async () => {
+    const to = recipient();
+    const s = await send({ asset: "USDT", to, amountRaw: 31n });
+    const real = tronSender();
+    const dying = pipeline({
+      ...real,
+      broadcast: async (attempt) => {
+        await real.broadcast(attempt);
+        throw new Error("killed before recording the broadcast");
+      },
+    });
+    await dying.tick("TRON");
+    await dying.stop();
+    expect((await attemptsOf(s.id)).map((a) => a.state)).toEqual(["signed"]);
+    node.mine(); // it landed meanwhile
+
+    await until(t.db, [s.id], "confirmed", tickAndMine(pipeline(real)), 30_000);
+    expect((await attemptsOf(s.id)).map((a) => a.state)).toEqual(["mined"]);
+    expect(node.tokenBalance(to)).toBe(31n);
+  });
+
   it("re-signs, exactly once, a broadcast transaction the network held back until it expired", async () => {
     const p = pipeline();
     const to = recipient();
