@@ -23,3 +23,4 @@ export {
   type SenderFactory,
   type SenderFactoryOptions,
 } from "./sender-factories.ts";
+export { createSolanaSender } from "./solana/index.ts";

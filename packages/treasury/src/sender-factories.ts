@@ -3,6 +3,7 @@ import type { TreasuryKeys } from "@mp/custody";
 import type { Database } from "@mp/db";
 import type { ChainSender } from "./chain-sender.ts";
 import { createEvmSender } from "./evm/evm-sender.ts";
+import { createSolanaSender } from "./solana/solana-sender.ts";
 
 export interface SenderFactoryOptions {
   config: ChainConfig;
@@ -14,4 +15,5 @@ export interface SenderFactoryOptions {
 export type SenderFactory = (options: SenderFactoryOptions) => ChainSender;
 export const SENDER_FACTORIES: Partial<Record<ChainFamily, SenderFactory>> = {
   evm: createEvmSender,
+  solana: createSolanaSender,
 };

@@ -1,4 +1,5 @@
 import { stringifyU64 } from "./json-u64.ts";
+import { associatedTokenAddress } from "./keys.ts";
 import type { LedgerState } from "./ledger-state.ts";
 import {
   ASSOCIATED_TOKEN_PROGRAM_ID,
@@ -11,7 +12,6 @@ import {
   TOKEN_ACCOUNT_SPACE,
   TOKEN_PROGRAM_ID,
 } from "./programs.ts";
-import { associatedTokenAddress } from "./keys.ts";
 import { type SignedTransaction, type Step, systemTransferJson, tokenAmountJson } from "./transaction-builder.ts";
 
 /** A transaction as included in a block: its jsonParsed rendering, ready to splice into getBlock. */
@@ -75,11 +75,14 @@ export function executeTransaction(
     }
   }
   if (error === null) {
+    // agave's rent-state rule for a wallet: it may not become rent-paying (above 0, below the
+    // exempt minimum) from empty or from rent-exempt, whoever paid (a transfer in, a fee out).
     const poor = tx.accounts.findIndex((a, i) => {
       const balance = state.lamports(a.pubkey);
+      const before = preBalances[i] ?? 0n;
       return (
         a.writable &&
-        preBalances[i] === 0n &&
+        (before === 0n || before >= RENT_EXEMPT_WALLET) &&
         balance > 0n &&
         balance < RENT_EXEMPT_WALLET &&
         !state.tokenAccount(a.pubkey)
@@ -216,7 +219,10 @@ function runStep(state: LedgerState, step: Step, signers: ReadonlySet<string>, c
       const checked = step.kind === "transferChecked";
       const source = state.tokenAccount(step.source);
       const destination = state.tokenAccount(step.destination);
-      const logs = [invoke(TOKEN_PROGRAM_ID, 1), `Program log: Instruction: ${checked ? "TransferChecked" : "Transfer"}`];
+      const logs = [
+        invoke(TOKEN_PROGRAM_ID, 1),
+        `Program log: Instruction: ${checked ? "TransferChecked" : "Transfer"}`,
+      ];
       const tokenError = (error: unknown, message: string, units: number): StepOutcome => {
         logs.push(`Program log: Error: ${message}`, consumed(TOKEN_PROGRAM_ID, units));
         logs.push(`Program ${TOKEN_PROGRAM_ID} failed: ${programErrorText(error)}`);

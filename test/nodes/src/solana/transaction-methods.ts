@@ -217,7 +217,12 @@ export function getBalance(context: RpcContext, args: unknown[]): RpcAnswer {
 }
 
 export function getMinimumBalanceForRentExemption(_context: RpcContext, args: unknown[]): RpcAnswer {
-  const space = z.number().int().nonnegative().max(10_485_760).safeParse(args[0] ?? 0);
+  const space = z
+    .number()
+    .int()
+    .nonnegative()
+    .max(10_485_760)
+    .safeParse(args[0] ?? 0);
   if (!space.success) return invalidParams("Invalid params: data length must be a usize");
   return exact(rentExemptMinimum(space.data));
 }
@@ -229,7 +234,8 @@ export function getTokenAccountBalance(context: RpcContext, args: unknown[]): Rp
   if (!config.success) return invalidParams("Invalid params: invalid config");
   const account = context.chain.state.tokenAccount(address.data);
   if (!account) {
-    if (context.chain.state.lamports(address.data) === 0n) return invalidParams("Invalid param: could not find account");
+    if (context.chain.state.lamports(address.data) === 0n)
+      return invalidParams("Invalid param: could not find account");
     return invalidParams("Invalid param: not a Token account");
   }
   const decimals = context.tokenDecimals(account.mint) ?? 0;

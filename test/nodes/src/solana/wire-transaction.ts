@@ -30,10 +30,7 @@ export interface DecodedTransaction {
  * to even sanitize it; signature validity is reported, not thrown, because the RPC only checks it
  * at preflight (with skipPreflight a badly signed transaction is dropped later by sigverify).
  */
-export function decodeWireTransaction(
-  wire: Uint8Array,
-  context: { routerProgramId: string },
-): DecodedTransaction {
+export function decodeWireTransaction(wire: Uint8Array, context: { routerProgramId: string }): DecodedTransaction {
   let decoded: VersionedTransaction;
   try {
     decoded = VersionedTransaction.deserialize(wire);
@@ -47,7 +44,10 @@ export function decodeWireTransaction(
   const keys = message.staticAccountKeys.map((key) => key.toBase58());
   const required = message.header.numRequiredSignatures;
   if (required < 1 || decoded.signatures.length !== required || keys.length < required) {
-    throw new WireTransactionError(-32602, "invalid transaction: Transaction failed to sanitize accounts offsets correctly");
+    throw new WireTransactionError(
+      -32602,
+      "invalid transaction: Transaction failed to sanitize accounts offsets correctly",
+    );
   }
   if (message.addressTableLookups.length > 0) {
     throw new WireTransactionError(-32602, "the Solana test node has no address lookup tables");
@@ -70,7 +70,10 @@ export function decodeWireTransaction(
     const program = keys[ix.programIdIndex];
     const ixKeys = ix.accountKeyIndexes.map((index) => keys[index]);
     if (program === undefined || ixKeys.some((key) => key === undefined)) {
-      throw new WireTransactionError(-32602, "invalid transaction: Transaction failed to sanitize accounts offsets correctly");
+      throw new WireTransactionError(
+        -32602,
+        "invalid transaction: Transaction failed to sanitize accounts offsets correctly",
+      );
     }
     const step = decodeInstruction(program, ixKeys as string[], Buffer.from(ix.data), context);
     steps.push(step);
@@ -108,12 +111,7 @@ export function decodeWireTransaction(
  * instruction of a known program with too few accounts or bad data becomes a step that fails on
  * chain, as it would on a validator; a program the node does not run is refused outright.
  */
-function decodeInstruction(
-  program: string,
-  keys: string[],
-  data: Buffer,
-  context: { routerProgramId: string },
-): Step {
+function decodeInstruction(program: string, keys: string[], data: Buffer, context: { routerProgramId: string }): Step {
   const invalid = (error: string): Step => ({ kind: "invalidInstruction", program, error });
   const need = (count: number) => keys.length >= count;
   const key = (i: number) => keys[i] ?? "";
