@@ -2,6 +2,7 @@ import { silentLogger } from "@mp/core";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { Keypair, VersionedTransaction } from "@solana/web3.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { ChainSender } from "../src/chain-sender.ts";
 import { createSendPipeline, type SendPipeline } from "../src/send-pipeline.ts";
 import { findSend, requestSend, type SendRequest } from "../src/send-requests.ts";
 import { until } from "./support/evm-treasury.ts";
@@ -16,20 +17,35 @@ beforeAll(async () => {
   h = await startSolanaTreasury(t.db);
 }, 60_000);
 
+/** Stops the pipelines one after the other (a stopping keeper hands its lease to a live one). */
+const stopAll = async () => {
+  for (const p of pipelines.splice(0)) await p.stop();
+};
+
 afterEach(async () => {
   h.node.dropIncoming(false);
-  await Promise.all(pipelines.splice(0).map((p) => p.stop()));
+  await stopAll();
 });
+
+/** Ticks until the send has an attempt stored (a new pipeline takes the lease within a poll or two). */
+async function tickUntilSigned(p: SendPipeline, sendId: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while ((await attemptsOf(sendId)).length === 0) {
+    if (Date.now() > deadline) throw new Error(`no attempt signed for ${sendId}`);
+    await p.tick("SOLANA");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 afterAll(async () => {
   await h?.node.stop();
   await t?.drop();
 });
 
-const pipeline = (): SendPipeline => {
+const pipeline = (sender: ChainSender = h.sender()): SendPipeline => {
   const p = createSendPipeline({
     db: t.db,
-    senders: [h.sender()],
+    senders: [sender],
     logger: silentLogger(),
     confirmations: { SOLANA: 2 },
     leaseSeconds: 2,
@@ -162,9 +178,91 @@ describe("the send pipeline on the Solana test node", () => {
     await p.tick("SOLANA");
     expect(await findSend(t.db, big.id)).toMatchObject({ state: "waiting_funds" });
     expect(await attemptsOf(big.id)).toHaveLength(0);
-    h.node.transfer(h.treasury, 2n * LAMPORTS_PER_SOL);
+    h.node.transfer(h.treasury, 10n * LAMPORTS_PER_SOL);
     h.node.mine();
     await until(t.db, [big.id], "confirmed", tickAndMine(p));
     expect(h.node.balance(to)).toBe(held + LAMPORTS_PER_SOL);
+  });
+
+  it("after a crash before the broadcast, or after it but before it was recorded, sends the stored bytes: one landing", async () => {
+    const to = wallet();
+    // The signer dies right after storing the attempt (broadcast never runs), or right after the
+    // node took the transaction (the broadcast is not recorded): the stored attempt stays "signed".
+    const crashBefore = await send({ asset: "SOL", to, amountRaw: LAMPORTS_PER_SOL });
+    const real = h.sender();
+    const dying = pipeline({
+      ...real,
+      broadcast: async () => {
+        throw new Error("killed before broadcasting");
+      },
+    });
+    await tickUntilSigned(dying, crashBefore.id);
+    await stopAll();
+    const crashAfter = await send({ asset: "USDC", to, amountRaw: 2_000_000n });
+    const dyingAfter = pipeline({
+      ...real,
+      broadcast: async (attempt) => {
+        await real.broadcast(attempt);
+        throw new Error("killed before recording the broadcast");
+      },
+    });
+    await tickUntilSigned(dyingAfter, crashAfter.id);
+    h.node.mine();
+    expect(h.node.tokenBalance(to, "USDC")).toBe(2_000_000n); // it did reach the node
+    for (const id of [crashBefore.id, crashAfter.id]) {
+      expect((await attemptsOf(id)).map((a) => a.state)).toEqual(["signed"]);
+    }
+    await stopAll();
+
+    const restarted = pipeline();
+    await until(t.db, [crashBefore.id, crashAfter.id], "confirmed", tickAndMine(restarted));
+    for (const id of [crashBefore.id, crashAfter.id]) {
+      expect((await attemptsOf(id)).map((a) => a.state)).toEqual(["mined"]);
+    }
+    expect(h.node.balance(to)).toBe(LAMPORTS_PER_SOL);
+    expect(h.node.tokenBalance(to, "USDC")).toBe(2_000_000n);
+  });
+
+  it("a stored attempt whose blockhash expired while the signer was down is proven expired and signed again once", async () => {
+    const to = wallet();
+    const sent = await send({ asset: "SOL", to, amountRaw: LAMPORTS_PER_SOL });
+    const real = h.sender();
+    const dying = pipeline({
+      ...real,
+      broadcast: async () => {
+        throw new Error("killed before broadcasting");
+      },
+    });
+    await tickUntilSigned(dying, sent.id);
+    await stopAll();
+    const [stored] = await attemptsOf(sent.id);
+    if (!stored) throw new Error("no attempt stored");
+    h.node.mine(stored.last_valid - (await blockHeight()) + 33);
+
+    const restarted = pipeline();
+    await until(t.db, [sent.id], "confirmed", tickAndMine(restarted));
+    const attempts = await attemptsOf(sent.id);
+    expect(attempts.map((a) => a.state)).toEqual(["expired", "mined"]);
+    expect(h.node.transaction(stored.tx_hash)).toBeUndefined();
+    expect(h.node.balance(to)).toBe(LAMPORTS_PER_SOL);
+  });
+
+  it("watches a confirmed send again when a reorg drops its block, and lands the same transaction once", async () => {
+    const p = pipeline();
+    const to = wallet();
+    const sent = await send({ asset: "SOL", to, amountRaw: LAMPORTS_PER_SOL });
+    await until(t.db, [sent.id], "confirmed", tickAndMine(p));
+    const [attempt] = await attemptsOf(sent.id);
+    const landed = h.node.transaction(attempt?.tx_hash ?? "");
+    if (!attempt || !landed) throw new Error("the send did not land");
+    h.node.reorg(h.node.head() - landed.slot + 1, { drop: [attempt.tx_hash] });
+    expect(h.node.balance(to)).toBe(0n);
+    await p.tick("SOLANA");
+    expect((await findSend(t.db, sent.id))?.state).toBe("broadcast");
+    await until(t.db, [sent.id], "confirmed", tickAndMine(p));
+    // Not signed again: the same signature landed on the new fork.
+    expect((await attemptsOf(sent.id)).map((a) => [a.tx_hash, a.state])).toEqual([[attempt.tx_hash, "mined"]]);
+    expect(h.node.transaction(attempt.tx_hash)?.slot).toBeGreaterThan(landed.slot);
+    expect(h.node.balance(to)).toBe(LAMPORTS_PER_SOL);
   });
 });
