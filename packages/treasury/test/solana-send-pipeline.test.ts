@@ -27,6 +27,23 @@ afterEach(async () => {
   await stopAll();
 });
 
+/**
+ * A signer that stores the send's attempt and dies right before broadcasting it, or right after
+ * the node took it but before the broadcast was recorded: either way the attempt stays "signed".
+ */
+async function signThenCrash(sendId: string, when: "before broadcasting" | "before recording the broadcast") {
+  const real = h.sender();
+  const dying = pipeline({
+    ...real,
+    broadcast: async (attempt) => {
+      if (when === "before recording the broadcast") await real.broadcast(attempt);
+      throw new Error(`killed ${when}`);
+    },
+  });
+  await tickUntilSigned(dying, sendId);
+  await stopAll();
+}
+
 /** Ticks until the send has an attempt stored (a new pipeline takes the lease within a poll or two). */
 async function tickUntilSigned(p: SendPipeline, sendId: string): Promise<void> {
   const deadline = Date.now() + 30_000;
@@ -186,36 +203,21 @@ describe("the send pipeline on the Solana test node", () => {
 
   it("after a crash before the broadcast, or after it but before it was recorded, sends the stored bytes: one landing", async () => {
     const to = wallet();
-    // The signer dies right after storing the attempt (broadcast never runs), or right after the
-    // node took the transaction (the broadcast is not recorded): the stored attempt stays "signed".
     const crashBefore = await send({ asset: "SOL", to, amountRaw: LAMPORTS_PER_SOL });
-    const real = h.sender();
-    const dying = pipeline({
-      ...real,
-      broadcast: async () => {
-        throw new Error("killed before broadcasting");
-      },
-    });
-    await tickUntilSigned(dying, crashBefore.id);
-    await stopAll();
-    const crashAfter = await send({ asset: "USDC", to, amountRaw: 2_000_000n });
-    const dyingAfter = pipeline({
-      ...real,
-      broadcast: async (attempt) => {
-        await real.broadcast(attempt);
-        throw new Error("killed before recording the broadcast");
-      },
-    });
-    await tickUntilSigned(dyingAfter, crashAfter.id);
+    await signThenCrash(crashBefore.id, "before broadcasting");
     h.node.mine();
-    expect(h.node.tokenBalance(to, "USDC")).toBe(2_000_000n); // it did reach the node
-    for (const id of [crashBefore.id, crashAfter.id]) {
-      expect((await attemptsOf(id)).map((a) => a.state)).toEqual(["signed"]);
-    }
+    expect(h.node.balance(to)).toBe(0n);
+    expect((await attemptsOf(crashBefore.id)).map((a) => a.state)).toEqual(["signed"]);
+    await until(t.db, [crashBefore.id], "confirmed", tickAndMine(pipeline()));
     await stopAll();
 
-    const restarted = pipeline();
-    await until(t.db, [crashBefore.id, crashAfter.id], "confirmed", tickAndMine(restarted));
+    const crashAfter = await send({ asset: "USDC", to, amountRaw: 2_000_000n });
+    await signThenCrash(crashAfter.id, "before recording the broadcast");
+    h.node.mine();
+    expect(h.node.tokenBalance(to, "USDC")).toBe(2_000_000n); // it did reach the node
+    expect((await attemptsOf(crashAfter.id)).map((a) => a.state)).toEqual(["signed"]);
+    await until(t.db, [crashAfter.id], "confirmed", tickAndMine(pipeline()));
+
     for (const id of [crashBefore.id, crashAfter.id]) {
       expect((await attemptsOf(id)).map((a) => a.state)).toEqual(["mined"]);
     }
@@ -226,15 +228,7 @@ describe("the send pipeline on the Solana test node", () => {
   it("a stored attempt whose blockhash expired while the signer was down is proven expired and signed again once", async () => {
     const to = wallet();
     const sent = await send({ asset: "SOL", to, amountRaw: LAMPORTS_PER_SOL });
-    const real = h.sender();
-    const dying = pipeline({
-      ...real,
-      broadcast: async () => {
-        throw new Error("killed before broadcasting");
-      },
-    });
-    await tickUntilSigned(dying, sent.id);
-    await stopAll();
+    await signThenCrash(sent.id, "before broadcasting");
     const [stored] = await attemptsOf(sent.id);
     if (!stored) throw new Error("no attempt stored");
     h.node.mine(stored.last_valid - (await blockHeight()) + 33);

@@ -89,12 +89,19 @@ describe("Solana test node sendTransaction", () => {
     expect((await call("getBalance", [to.toBase58(), { commitment: "confirmed" }])).result).toMatchObject({
       value: Number(SOL),
     });
-    // Sent again once landed: the status cache refuses it, nothing moves twice.
+    // Sent again once landed: refused, nothing moves twice.
     const again = await send(tx);
     expect(again.error).toMatchObject({ code: -32002, data: { err: "AlreadyProcessed" } });
     expect(again.error?.message).toBe("Transaction simulation failed: This transaction has already been processed");
     node.mine();
     expect(node.balance(to.toBase58())).toBe(SOL);
+    // Past the status cache (300 blocks), only a search of the transaction history finds it.
+    node.mine(301);
+    expect((await call("getSignatureStatuses", [[signatureOf(tx)]])).result).toMatchObject({ value: [null] });
+    expect(
+      (await call("getSignatureStatuses", [[signatureOf(tx)], { searchTransactionHistory: true }])).result,
+    ).toMatchObject({ value: [{ slot, confirmations: null, confirmationStatus: "finalized" }] });
+    expect((await send(tx)).error).toMatchObject({ code: -32002, data: { err: "BlockhashNotFound" } });
   });
 
   it("refuses a bad signature at preflight, and drops it silently without preflight", async () => {

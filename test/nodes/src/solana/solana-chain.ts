@@ -251,11 +251,16 @@ export class SolanaChain {
     const transactions: IncludedTransaction[] = [];
     const height = parent.blockHeight + 1;
     const inBlock = new Set<string>();
+    // A benchmark block holds thousands of transactions signed against a handful of blockhashes.
+    const lastValidOf = new Map<string, number | undefined>();
     for (const tx of queue) {
       // What the bank refuses before executing: a signature it has already processed (the status
       // cache), a blockhash it does not know or that is too old for this height.
       if (this.bySignature.has(tx.signature) || inBlock.has(tx.signature)) continue;
-      const lastValid = this.lastValidBlockHeight(tx.recentBlockhash);
+      if (!lastValidOf.has(tx.recentBlockhash)) {
+        lastValidOf.set(tx.recentBlockhash, this.lastValidBlockHeight(tx.recentBlockhash));
+      }
+      const lastValid = lastValidOf.get(tx.recentBlockhash);
       if (lastValid === undefined || lastValid < height) continue;
       const included = executeTransaction(this.state, tx, this.runtime);
       if (included) {

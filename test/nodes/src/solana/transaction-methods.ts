@@ -32,6 +32,8 @@ const BPF_LOADER = "BPFLoaderUpgradeab1e11111111111111111111111";
 const U64_MAX = 18_446_744_073_709_551_615n;
 const API_VERSION = "2.2.14";
 const MAX_SIGNATURE_STATUSES = 256;
+/** Blocks whose statuses the status cache keeps (MAX_RECENT_BLOCKHASHES): older ones need searchTransactionHistory. */
+const STATUS_CACHE_BLOCKS = 300;
 
 const commitmentSchema = z.enum(["processed", "confirmed", "finalized"]);
 const addressSchema = z.string().refine(isAddress);
@@ -133,9 +135,9 @@ export function sendTransaction(context: RpcContext, args: unknown[]): RpcAnswer
 
   if (!config.data?.skipPreflight) {
     if (!signaturesValid) return { error: { code: -32003, message: "Transaction signature verification failure" } };
+    // The bank's order: blockhash age first, then the status cache.
+    if (chain.lastValidBlockHeight(tx.recentBlockhash) === undefined) return preflightFailure("BlockhashNotFound");
     if (chain.transaction(tx.signature)) return preflightFailure("AlreadyProcessed");
-    const lastValid = chain.lastValidBlockHeight(tx.recentBlockhash);
-    if (lastValid === undefined) return preflightFailure("BlockhashNotFound");
     const fee = LAMPORTS_PER_SIGNATURE * BigInt(tx.accounts.filter((a) => a.signer).length);
     const payerLamports = chain.state.lamports(tx.payer);
     if (payerLamports === 0n) return preflightFailure("AccountNotFound");
@@ -195,6 +197,8 @@ export function getSignatureStatuses(context: RpcContext, args: unknown[]): RpcA
     const found = chain.transaction(signature);
     const block = found && chain.block(found.slot);
     if (!found || !block) return null;
+    if (!config.data?.searchTransactionHistory && tip.blockHeight - block.blockHeight > STATUS_CACHE_BLOCKS)
+      return null;
     const rooted = block.slot <= finalized.slot;
     const err = found.included.failed ? found.included.error : null;
     return {
