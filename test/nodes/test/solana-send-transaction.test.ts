@@ -7,7 +7,15 @@ import {
   createTransferInstruction,
   getAssociatedTokenAddressSync,
 } from "@solana/spl-token";
-import { Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from "@solana/web3.js";
+import {
+  Keypair,
+  PublicKey,
+  SystemProgram,
+  Transaction,
+  type TransactionInstruction,
+  TransactionMessage,
+  VersionedTransaction,
+} from "@solana/web3.js";
 import bs58 from "bs58";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -104,6 +112,26 @@ describe("Solana test node sendTransaction", () => {
     expect((await send(tx)).error).toMatchObject({ code: -32002, data: { err: "BlockhashNotFound" } });
   });
 
+  it("takes v0 messages and the default base58 encoding", async () => {
+    const payer = funded(2n * SOL);
+    const to = Keypair.generate().publicKey;
+    const message = new TransactionMessage({
+      payerKey: payer.publicKey,
+      recentBlockhash: (await latest()).blockhash,
+      instructions: [transfer(payer, to, SOL / 4n)],
+    }).compileToV0Message();
+    const v0 = new VersionedTransaction(message);
+    v0.sign([payer]);
+    const signature = bs58.encode(v0.signatures[0] ?? new Uint8Array());
+    expect((await call("sendTransaction", [bs58.encode(v0.serialize())])).result).toBe(signature);
+    node.mine();
+    expect(node.balance(to.toBase58())).toBe(SOL / 4n);
+    expect((await call("sendTransaction", ["not base58 0OIl"])).error?.code).toBe(-32602);
+    expect(
+      (await call("sendTransaction", [Buffer.from("garbage").toString("base64"), { encoding: "base64" }])).error,
+    ).toMatchObject({ code: -32602 });
+  });
+
   it("refuses a bad signature at preflight, and drops it silently without preflight", async () => {
     const payer = funded(2n * SOL);
     const to = Keypair.generate().publicKey;
@@ -117,6 +145,12 @@ describe("Solana test node sendTransaction", () => {
     expect(node.balance(to.toBase58())).toBe(0n);
     expect(node.transaction(skipped.result as string)).toBeUndefined();
 
+    // The message changed after signing (the amount doubled): the payer's signature no longer covers it.
+    const tampered = Uint8Array.from(tx.serialize());
+    const amountAt = Buffer.from(tampered).lastIndexOf(Buffer.from(new BigUint64Array([SOL]).buffer));
+    expect(amountAt).toBeGreaterThan(0);
+    tampered.set(new Uint8Array(new BigUint64Array([2n * SOL]).buffer), amountAt);
+    expect((await send(tampered)).error?.code).toBe(-32003);
     // A second required signer that did not sign (its signature left all zero).
     const impostor = Keypair.generate();
     const cosigned = new Transaction({ feePayer: payer.publicKey, recentBlockhash: (await latest()).blockhash }).add(
