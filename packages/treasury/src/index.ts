@@ -23,4 +23,5 @@ export {
   type SenderFactory,
   type SenderFactoryOptions,
 } from "./sender-factories.ts";
+export { createSolanaSender } from "./solana/index.ts";
 export { createTronSender } from "./tron/index.ts";

@@ -3,6 +3,7 @@ import type { TreasuryKeys } from "@mp/custody";
 import type { Database } from "@mp/db";
 import type { ChainSender } from "./chain-sender.ts";
 import { createEvmSender } from "./evm/evm-sender.ts";
+import { createSolanaSender } from "./solana/solana-sender.ts";
 import { createTronSender } from "./tron/tron-sender.ts";
 
 export interface SenderFactoryOptions {
@@ -16,4 +17,5 @@ export type SenderFactory = (options: SenderFactoryOptions) => ChainSender;
 export const SENDER_FACTORIES: Partial<Record<ChainFamily, SenderFactory>> = {
   evm: createEvmSender,
   tron: createTronSender,
+  solana: createSolanaSender,
 };
