@@ -7,6 +7,8 @@ export {
   type SignedAttempt,
   type StoredAttempt,
 } from "./chain-sender.ts";
+export { createEvmSender } from "./evm/index.ts";
+export { createSendPipeline, type SendPipeline, type SendPipelineOptions } from "./send-pipeline.ts";
 export {
   findSend,
   listOpenSends,
@@ -16,3 +18,8 @@ export {
   type SendState,
   type TreasurySend,
 } from "./send-requests.ts";
+export {
+  SENDER_FACTORIES,
+  type SenderFactory,
+  type SenderFactoryOptions,
+} from "./sender-factories.ts";

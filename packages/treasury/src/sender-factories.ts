@@ -3,6 +3,7 @@ import type { TreasuryKeys } from "@mp/custody";
 import type { Database } from "@mp/db";
 import { createBitcoinSender } from "./bitcoin/bitcoin-sender.ts";
 import type { ChainSender } from "./chain-sender.ts";
+import { createEvmSender } from "./evm/evm-sender.ts";
 
 export interface SenderFactoryOptions {
   config: ChainConfig;
@@ -13,5 +14,6 @@ export interface SenderFactoryOptions {
 }
 export type SenderFactory = (options: SenderFactoryOptions) => ChainSender;
 export const SENDER_FACTORIES: Partial<Record<ChainFamily, SenderFactory>> = {
+  evm: createEvmSender,
   bitcoin: createBitcoinSender,
 };

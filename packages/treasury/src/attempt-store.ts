@@ -1,0 +1,318 @@
+import { randomUUID } from "node:crypto";
+import type { ChainId } from "@mp/core";
+import type { Queryable } from "@mp/db";
+import type { AttemptState, SendOrder, SignedAttempt, StoredAttempt } from "./chain-sender.ts";
+
+/**
+ * The send pipeline's writes and reads of treasury_attempts, treasury_attempt_sends and the states
+ * of treasury_sends (migrations/0090, 0091). Every write here runs inside the pipeline's fenced
+ * transaction (assertLeader first); the reads run anywhere.
+ */
+
+/** A stored attempt plus what the pipeline needs to judge it. */
+export interface OpenAttempt extends StoredAttempt {
+  /** The head when it was last broadcast (stuck detection); null while never broadcast. */
+  broadcastHeight: number | null;
+  /** Another attempt replaces this one (a newer fee bump exists): never replaced or rebroadcast itself. */
+  superseded: boolean;
+  /** Every send it carries is confirmed (a mined attempt then only needs its block watched). */
+  settled: boolean;
+  /** One of its sends has landed through another attempt. */
+  landedElsewhere: boolean;
+}
+
+interface AttemptRow {
+  id: string;
+  chain: ChainId;
+  from_address: string;
+  tx_hash: string;
+  raw: string;
+  guard: Record<string, unknown>;
+  fee: Record<string, unknown>;
+  replaces: string | null;
+  state: AttemptState;
+  block_height: string | null;
+  block_hash: string | null;
+  broadcast_height: string | null;
+  created_at: Date;
+  broadcast_at: Date | null;
+  orders: Array<{ id: string; outputIndex: number | null }>;
+  superseded: boolean;
+  settled: boolean;
+  landed_elsewhere: boolean;
+}
+
+const toAttempt = (row: AttemptRow): OpenAttempt => ({
+  id: row.id,
+  chain: row.chain,
+  txHash: row.tx_hash,
+  raw: row.raw,
+  from: row.from_address,
+  guard: row.guard,
+  fee: row.fee,
+  orders: row.orders.map((o) => (o.outputIndex === null ? { id: o.id } : { id: o.id, outputIndex: o.outputIndex })),
+  state: row.state,
+  replaces: row.replaces,
+  blockHeight: row.block_height === null ? null : Number(row.block_height),
+  blockHash: row.block_hash,
+  broadcastHeight: row.broadcast_height === null ? null : Number(row.broadcast_height),
+  createdAt: row.created_at,
+  broadcastAt: row.broadcast_at,
+  superseded: row.superseded,
+  settled: row.settled,
+  landedElsewhere: row.landed_elsewhere,
+});
+
+/**
+ * Attempts of `chain` in `states`, oldest first (EVM: nonce order). `minedSince`: mined attempts
+ * whose sends are all confirmed are listed only when their block is above this height (the reorg
+ * window); older ones are final as far as the pipeline cares.
+ */
+export async function listAttempts(
+  q: Queryable,
+  chain: ChainId,
+  states: readonly AttemptState[],
+  minedSince = -1,
+): Promise<OpenAttempt[]> {
+  const { rows } = await q.query<AttemptRow>(
+    `SELECT a.id, a.chain, a.from_address, a.tx_hash, a.raw, a.guard, a.fee, a.replaces, a.state,
+            a.block_height::text, a.block_hash, a.broadcast_height::text, a.created_at, a.broadcast_at,
+            COALESCE(j.orders, '[]'::json) AS orders,
+            EXISTS (SELECT 1 FROM treasury_attempts r WHERE r.replaces = a.id) AS superseded,
+            COALESCE(j.settled, false) AS settled,
+            COALESCE(j.landed_elsewhere, false) AS landed_elsewhere
+       FROM treasury_attempts a
+       LEFT JOIN LATERAL (
+         SELECT json_agg(json_build_object('id', x.send_id, 'outputIndex', x.output_index) ORDER BY x.output_index, x.send_id) AS orders,
+                bool_and(s.state = 'confirmed') AS settled,
+                bool_or(s.landed_attempt_id IS NOT NULL AND s.landed_attempt_id <> a.id) AS landed_elsewhere
+           FROM treasury_attempt_sends x JOIN treasury_sends s ON s.id = x.send_id
+          WHERE x.attempt_id = a.id) j ON true
+      WHERE a.chain = $1 AND a.state = ANY($2::text[])
+        AND NOT (a.state = 'mined' AND COALESCE(j.settled, false) AND a.block_height <= $3::bigint)
+      ORDER BY a.created_at, a.id`,
+    [chain, [...states], minedSince],
+  );
+  return rows.map(toAttempt);
+}
+
+/** The orders an attempt carries, as the family's sender sees them. */
+export async function ordersOf(q: Queryable, attemptId: string): Promise<SendOrder[]> {
+  const { rows } = await q.query<{ id: string; chain: ChainId; asset: string; to_address: string; amount_raw: string }>(
+    `SELECT s.id, s.chain, s.asset, s.to_address, s.amount_raw::text AS amount_raw
+       FROM treasury_attempt_sends x JOIN treasury_sends s ON s.id = x.send_id
+      WHERE x.attempt_id = $1 ORDER BY x.output_index, s.id`,
+    [attemptId],
+  );
+  return rows.map(toOrder);
+}
+
+const toOrder = (r: { id: string; chain: ChainId; asset: string; to_address: string; amount_raw: string }) => ({
+  id: r.id,
+  chain: r.chain,
+  asset: r.asset,
+  to: r.to_address,
+  amountRaw: BigInt(r.amount_raw),
+});
+
+/** Sends waiting to be signed (queued, or waiting for funds), first come first served. */
+export async function listSignable(q: Queryable, chain: ChainId, limit: number): Promise<SendOrder[]> {
+  const { rows } = await q.query<{ id: string; chain: ChainId; asset: string; to_address: string; amount_raw: string }>(
+    `SELECT id, chain, asset, to_address, amount_raw::text AS amount_raw FROM treasury_sends
+      WHERE chain = $1 AND state IN ('queued', 'waiting_funds')
+      ORDER BY created_at, id LIMIT $2`,
+    [chain, limit],
+  );
+  return rows.map(toOrder);
+}
+
+/**
+ * Locks the sends about to be signed and checks they still wait to be: false when another signer
+ * (or an earlier pass) took one of them meanwhile, and then nothing may be signed.
+ */
+export async function lockSignable(tx: Queryable, ids: readonly string[]): Promise<boolean> {
+  const { rows } = await tx.query<{ id: string }>(
+    `SELECT id FROM treasury_sends WHERE id = ANY($1::text[]) AND state IN ('queued', 'waiting_funds') FOR UPDATE`,
+    [[...ids]],
+  );
+  return rows.length === ids.length;
+}
+
+/** The sends wait for funds, with the reason (what is short). */
+export async function markWaitingFunds(tx: Queryable, ids: readonly string[], reason: string): Promise<void> {
+  await tx.query(
+    `UPDATE treasury_sends SET state = 'waiting_funds', reason = $2, updated_at = now()
+      WHERE id = ANY($1::text[]) AND state IN ('queued', 'waiting_funds')`,
+    [[...ids], reason],
+  );
+}
+
+/** The sends can never be signed (the chain's sender refused them): failed, nothing was signed. */
+export async function markRejected(tx: Queryable, ids: readonly string[], reason: string): Promise<void> {
+  await tx.query(
+    `UPDATE treasury_sends SET state = 'failed', reason = $2, updated_at = now()
+      WHERE id = ANY($1::text[]) AND state IN ('queued', 'waiting_funds')`,
+    [[...ids], reason],
+  );
+}
+
+/**
+ * Stores a signed attempt (state signed) and what it carries, in the transaction that allocated
+ * its replay guard; its sends become `signed` unless they are further along already (a
+ * replacement of an attempt whose send is broadcast leaves the send broadcast).
+ */
+export async function insertAttempt(
+  tx: Queryable,
+  chain: ChainId,
+  signed: SignedAttempt,
+  replaces: string | null,
+): Promise<string> {
+  const id = randomUUID();
+  await tx.query(
+    `INSERT INTO treasury_attempts (id, chain, from_address, tx_hash, raw, guard, fee, replaces, state)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'signed')`,
+    [
+      id,
+      chain,
+      signed.from,
+      signed.txHash,
+      signed.raw,
+      JSON.stringify(signed.guard),
+      JSON.stringify(signed.fee),
+      replaces,
+    ],
+  );
+  await tx.query(
+    `INSERT INTO treasury_attempt_sends (attempt_id, send_id, output_index)
+     SELECT $1, o.id, o.output_index FROM unnest($2::text[], $3::int[]) AS o(id, output_index)`,
+    [id, signed.orders.map((o) => o.id), signed.orders.map((o) => o.outputIndex ?? null)],
+  );
+  await tx.query(
+    `UPDATE treasury_sends SET state = 'signed', reason = NULL, updated_at = now()
+      WHERE id = ANY($1::text[]) AND state IN ('queued', 'waiting_funds')`,
+    [signed.orders.map((o) => o.id)],
+  );
+  return id;
+}
+
+/** The node has the attempts (or may have): attempt and sends `broadcast`, stuck clock started at `head`. */
+export async function markBroadcast(tx: Queryable, ids: readonly string[], head: number): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.query(
+    `UPDATE treasury_attempts SET state = 'broadcast', broadcast_at = now(), broadcast_height = $2, updated_at = now()
+      WHERE id = ANY($1::text[]) AND state = 'signed'`,
+    [[...ids], head],
+  );
+  await tx.query(
+    `UPDATE treasury_sends s SET state = 'broadcast', updated_at = now()
+       FROM treasury_attempt_sends x
+      WHERE x.attempt_id = ANY($1::text[]) AND s.id = x.send_id AND s.state = 'signed'`,
+    [[...ids]],
+  );
+}
+
+/** The attempt is in block `height`: its sends have landed through it (not yet confirmed). */
+export async function markMined(tx: Queryable, id: string, height: number, hash: string): Promise<void> {
+  await tx.query(
+    `UPDATE treasury_attempts SET state = 'mined', block_height = $2, block_hash = $3, error = NULL, updated_at = now()
+      WHERE id = $1`,
+    [id, height, hash],
+  );
+  await tx.query(
+    `UPDATE treasury_sends s SET landed_attempt_id = $1, state = 'broadcast', updated_at = now()
+       FROM treasury_attempt_sends x
+      WHERE x.attempt_id = $1 AND s.id = x.send_id AND s.state IN ('signed', 'broadcast')`,
+    [id],
+  );
+}
+
+/** Its sends are confirmed; their other open attempts can no longer land (same guard): replaced. */
+export async function markConfirmed(tx: Queryable, id: string): Promise<number> {
+  const confirmed = await tx.query(
+    `UPDATE treasury_sends s SET state = 'confirmed', reason = NULL, confirmed_at = now(), updated_at = now()
+       FROM treasury_attempt_sends x
+      WHERE x.attempt_id = $1 AND s.id = x.send_id AND s.landed_attempt_id = $1 AND s.state <> 'confirmed'`,
+    [id],
+  );
+  await retireSiblings(tx, id);
+  return confirmed.rowCount ?? 0;
+}
+
+/** Other open attempts of the same sends: a sibling landed, so they never will. */
+async function retireSiblings(tx: Queryable, id: string): Promise<void> {
+  await tx.query(
+    `UPDATE treasury_attempts a SET state = 'replaced', updated_at = now()
+      WHERE a.id <> $1 AND a.state IN ('signed', 'broadcast')
+        AND a.id IN (SELECT y.attempt_id FROM treasury_attempt_sends x
+                       JOIN treasury_attempt_sends y ON y.send_id = x.send_id WHERE x.attempt_id = $1)`,
+    [id],
+  );
+}
+
+/** Mined but reverted: the attempt and its sends failed, with the reason. */
+export async function markFailed(
+  tx: Queryable,
+  id: string,
+  status: { blockHeight: number; blockHash: string; reason: string },
+): Promise<void> {
+  await tx.query(
+    `UPDATE treasury_attempts SET state = 'failed', error = $2, block_height = $3, block_hash = $4, updated_at = now()
+      WHERE id = $1`,
+    [id, status.reason, status.blockHeight, status.blockHash],
+  );
+  await tx.query(
+    `UPDATE treasury_sends s SET state = 'failed', reason = $2, landed_attempt_id = $1, updated_at = now()
+       FROM treasury_attempt_sends x
+      WHERE x.attempt_id = $1 AND s.id = x.send_id AND s.state <> 'confirmed'`,
+    [id, status.reason],
+  );
+  await retireSiblings(tx, id);
+}
+
+/**
+ * Proven never to land. When a sibling (another attempt of the same sends) is mined the attempt
+ * was simply outbid: replaced. Otherwise expired, and when no sibling is still open the sends go
+ * back to the queue to be signed again. Returns whether they were re-queued.
+ */
+export async function markExpired(tx: Queryable, id: string, reason: string): Promise<boolean> {
+  const { rows } = await tx.query<{ mined: boolean; open: boolean }>(
+    `SELECT COALESCE(bool_or(a.state = 'mined'), false) AS mined,
+            COALESCE(bool_or(a.state IN ('signed', 'broadcast')), false) AS open
+       FROM treasury_attempts a
+      WHERE a.id <> $1 AND a.id IN (SELECT y.attempt_id FROM treasury_attempt_sends x
+                                      JOIN treasury_attempt_sends y ON y.send_id = x.send_id WHERE x.attempt_id = $1)`,
+    [id],
+  );
+  const siblings = rows[0] ?? { mined: false, open: false };
+  await tx.query(
+    `UPDATE treasury_attempts SET state = $2, error = $3, block_height = NULL, block_hash = NULL, updated_at = now() WHERE id = $1`,
+    [id, siblings.mined ? "replaced" : "expired", reason],
+  );
+  if (siblings.mined || siblings.open) return false;
+  await tx.query(
+    `UPDATE treasury_sends s SET state = 'queued', reason = $2, landed_attempt_id = NULL, updated_at = now()
+       FROM treasury_attempt_sends x
+      WHERE x.attempt_id = $1 AND s.id = x.send_id AND s.state IN ('signed', 'broadcast')`,
+    [id, `re-queued: ${reason}`],
+  );
+  return true;
+}
+
+/**
+ * The attempt's block left the chain (reorg): it is watched again as broadcast (its stuck clock
+ * restarted at `head`), and its sends, confirmed or not, go back to broadcast. Never re-sent: the
+ * same signed transaction (or a replacement with the same guard) is all that may land.
+ */
+export async function markReorged(tx: Queryable, id: string, head: number): Promise<void> {
+  await tx.query(
+    `UPDATE treasury_attempts SET state = 'broadcast', block_height = NULL, block_hash = NULL,
+            broadcast_height = $2, updated_at = now()
+      WHERE id = $1`,
+    [id, head],
+  );
+  await tx.query(
+    `UPDATE treasury_sends SET state = 'broadcast', landed_attempt_id = NULL, confirmed_at = NULL, updated_at = now()
+      WHERE landed_attempt_id = $1`,
+    [id],
+  );
+}

@@ -1,0 +1,386 @@
+import { AppError, type ChainId, type Logger } from "@mp/core";
+import {
+  assertLeader,
+  createLeaseKeeper,
+  type Database,
+  LeadershipLostError,
+  type Lease,
+  type LeaseKeeper,
+  type Queryable,
+} from "@mp/db";
+import {
+  insertAttempt,
+  listAttempts,
+  listSignable,
+  lockSignable,
+  markBroadcast,
+  markConfirmed,
+  markExpired,
+  markFailed,
+  markMined,
+  markRejected,
+  markReorged,
+  markWaitingFunds,
+  type OpenAttempt,
+  ordersOf,
+} from "./attempt-store.ts";
+import {
+  type AttemptStatus,
+  type ChainSender,
+  InsufficientTreasuryFundsError,
+  type SendOrder,
+  type SignedAttempt,
+  type StoredAttempt,
+} from "./chain-sender.ts";
+
+export interface SendPipelineOptions {
+  db: Database;
+  senders: ChainSender[];
+  logger: Logger;
+  /** Confirmations a send needs per chain (the chain config's `confirmations`). */
+  confirmations: Partial<Record<ChainId, number>>;
+  pollIntervalMs?: number;
+  leaseSeconds?: number;
+  /**
+   * The process's lease keeper (role "signer"), shared with its other leaders; without one the
+   * pipeline keeps its own on `db`, stopped by stop().
+   */
+  leases?: LeaseKeeper;
+}
+
+export interface SendPipeline {
+  /** One pass over one chain (lease `sender:<CHAIN>` via @mp/db leases + assertLeader in every write transaction): broadcast stored attempts, check statuses/confirmations/reorgs, replace stuck ones, sign queued sends. */
+  tick(chain: ChainId): Promise<void>;
+  /** Loops every pollIntervalMs per chain. */
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/** Sends read per pass: the rest waits for the next pass (a pass stays short, the lease fresh). */
+const SIGN_PER_TICK = 1_000;
+/** Status look-ups in flight at once (one RPC each). */
+const STATUS_CONCURRENCY = 16;
+/** Blocks past its confirmation a settled send's block is still checked for a reorg, at least. */
+const MIN_REORG_WINDOW = 16;
+
+/**
+ * The one send pipeline of every chain family (issue 14). Per chain, only the holder of the lease
+ * `sender:<CHAIN>` works, and every write it makes runs assertLeader first in its transaction: a
+ * deposed signer writes nothing, so it can neither allocate a guard nor store an attempt twice.
+ *
+ * The invariant that keeps a request from paying twice: an attempt is signed and stored in one
+ * transaction (with its replay guard: EVM nonce, Bitcoin inputs, Solana blockhash) BEFORE it is
+ * broadcast, and a stored attempt is only ever rebroadcast, replaced with the same guard, or, once
+ * proven expired, followed by a new one. No RPC runs inside a transaction except what a sender's
+ * sign()/replace() does with the transaction's client (none for EVM).
+ */
+export function createSendPipeline(options: SendPipelineOptions): SendPipeline {
+  const { db, logger } = options;
+  const leaseSeconds = options.leases?.seconds ?? options.leaseSeconds ?? 10;
+  const pollIntervalMs = options.pollIntervalMs ?? 1_000;
+  const senders = new Map<ChainId, ChainSender>(options.senders.map((s) => [s.chain, s]));
+  let ownKeeper: LeaseKeeper | undefined;
+  const keeper = (): LeaseKeeper => {
+    if (options.leases) return options.leases;
+    ownKeeper ??= createLeaseKeeper({ db, role: "signer", seconds: leaseSeconds, logger });
+    return ownKeeper;
+  };
+  /** One pass per chain at a time in this process: a second tick waits for the first. */
+  const running = new Map<ChainId, Promise<void>>();
+  const timers = new Map<ChainId, NodeJS.Timeout>();
+  let stopping = false;
+
+  const tick = (chain: ChainId): Promise<void> => {
+    const previous = running.get(chain) ?? Promise.resolve();
+    const next = previous.then(() => pass(chain));
+    const tracked = next.catch(() => undefined);
+    running.set(chain, tracked);
+    void tracked.then(() => {
+      if (running.get(chain) === tracked) running.delete(chain);
+    });
+    return next;
+  };
+
+  const pass = async (chain: ChainId): Promise<void> => {
+    const sender = senders.get(chain);
+    if (!sender) throw new Error(`no sender for ${chain}`);
+    if (stopping) return;
+    const lease = await keeper().acquire(`sender:${chain}`);
+    if (!lease) return;
+    const run = new ChainPass(sender, lease, options.confirmations[chain] ?? 1, logger.child({ chain }), db, {
+      idleTimeoutMs: leaseSeconds * 500,
+    });
+    try {
+      await run.run();
+    } catch (error) {
+      if (error instanceof LeadershipLostError) {
+        keeper().lost(lease);
+        logger.warn({ chain, epoch: lease.epoch.toString() }, "lost the sender lease mid-pass: standing by");
+        return;
+      }
+      throw error;
+    }
+  };
+
+  const loop = (chain: ChainId) => {
+    if (stopping) return;
+    const timer = setTimeout(() => {
+      tick(chain)
+        .catch((error: unknown) => logger.error({ chain, err: String(error) }, "send pipeline pass failed"))
+        .finally(() => loop(chain));
+    }, pollIntervalMs);
+    timers.set(chain, timer);
+  };
+
+  return {
+    tick,
+    start() {
+      stopping = false;
+      for (const chain of senders.keys()) {
+        if (!timers.has(chain)) loop(chain);
+      }
+    },
+    async stop() {
+      stopping = true;
+      for (const timer of timers.values()) clearTimeout(timer);
+      timers.clear();
+      await Promise.all([...running.values()]);
+      await ownKeeper?.stop();
+      ownKeeper = undefined;
+    },
+  };
+}
+
+/** One pass over one chain under one lease. */
+class ChainPass {
+  /** Attempts broadcast in this pass, marked in one transaction at the end of a step. */
+  private broadcasted: string[] = [];
+  private head = 0;
+
+  constructor(
+    private readonly sender: ChainSender,
+    private readonly lease: Lease,
+    private readonly confirmations: number,
+    private readonly logger: Logger,
+    private readonly db: Database,
+    private readonly fence: { idleTimeoutMs: number },
+  ) {}
+
+  private fenced<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.db.tx(async (tx) => {
+      await assertLeader(tx, this.lease, this.fence);
+      return fn(tx);
+    });
+  }
+
+  async run(): Promise<void> {
+    this.head = await this.sender.head();
+    await this.broadcastSigned();
+    await this.checkStatuses();
+    await this.signQueued();
+  }
+
+  /** (a) Every stored attempt not yet known to be broadcast: sent (again), never signed again. */
+  private async broadcastSigned(): Promise<void> {
+    const signed = await listAttempts(this.db, this.sender.chain, ["signed"]);
+    for (const attempt of signed) {
+      // A sibling landed: this one can only be refused now (its guard is used); checkStatuses retires it.
+      if (attempt.landedElsewhere) continue;
+      await this.broadcast(attempt);
+    }
+    await this.flushBroadcast();
+  }
+
+  private async broadcast(attempt: StoredAttempt): Promise<boolean> {
+    try {
+      await this.sender.broadcast(attempt);
+      this.broadcasted.push(attempt.id);
+      return true;
+    } catch (error) {
+      // Stored, so nothing is lost: the next pass broadcasts it again, or its status settles it.
+      this.logger.warn({ attempt: attempt.id, txHash: attempt.txHash, err: String(error) }, "broadcast failed");
+      return false;
+    }
+  }
+
+  private async flushBroadcast(): Promise<void> {
+    const ids = this.broadcasted;
+    this.broadcasted = [];
+    if (ids.length > 0) await this.fenced((tx) => markBroadcast(tx, ids, this.head));
+  }
+
+  /** (b) Statuses of what is out: mined, confirmed, reorged, failed, expired, stuck. */
+  private async checkStatuses(): Promise<void> {
+    const window = Math.max(this.confirmations * 2, MIN_REORG_WINDOW);
+    const open = await listAttempts(this.db, this.sender.chain, ["broadcast", "mined"], this.head - window);
+    const settled = open.filter((a) => a.state === "mined" && a.settled);
+    const watched = open.filter((a) => !(a.state === "mined" && a.settled));
+    await this.checkSettled(settled);
+    const statuses = await mapLimit(watched, STATUS_CONCURRENCY, (a) =>
+      this.sender.status(a).catch((error: unknown) => {
+        // One attempt the node cannot answer for does not hold up the others.
+        this.logger.warn({ attempt: a.id, txHash: a.txHash, err: String(error) }, "status look-up failed");
+        return undefined;
+      }),
+    );
+    for (const [i, attempt] of watched.entries()) {
+      const status = statuses[i];
+      if (status) await this.apply(attempt, status);
+    }
+    await this.flushBroadcast();
+  }
+
+  /** Confirmed sends: their block must still be the chain's, else they are watched again. */
+  private async checkSettled(settled: OpenAttempt[]): Promise<void> {
+    const heights = [...new Set(settled.map((a) => a.blockHeight as number))];
+    const hashes = new Map<number, string | null>();
+    await mapLimit(heights, STATUS_CONCURRENCY, async (h) => hashes.set(h, await this.sender.blockHash(h)));
+    for (const attempt of settled) {
+      if (hashes.get(attempt.blockHeight as number) === attempt.blockHash) continue;
+      await this.fenced((tx) => markReorged(tx, attempt.id, this.head));
+      this.logger.warn(
+        { attempt: attempt.id, txHash: attempt.txHash, height: attempt.blockHeight },
+        "a confirmed send's block left the chain: watched again, not re-sent",
+      );
+    }
+  }
+
+  private async apply(attempt: OpenAttempt, status: AttemptStatus): Promise<void> {
+    const log = { attempt: attempt.id, txHash: attempt.txHash, orders: attempt.orders.map((o) => o.id) };
+    switch (status.state) {
+      case "mined": {
+        const deep = this.head - status.blockHeight + 1 >= this.confirmations;
+        const moved = attempt.state !== "mined" || attempt.blockHash !== status.blockHash;
+        if (!moved && !deep) return;
+        const confirmed = await this.fenced(async (tx) => {
+          if (moved) await markMined(tx, attempt.id, status.blockHeight, status.blockHash);
+          return deep ? markConfirmed(tx, attempt.id) : 0;
+        });
+        if (confirmed > 0) this.logger.info({ ...log, height: status.blockHeight }, "send confirmed");
+        return;
+      }
+      case "failed":
+        await this.fenced((tx) => markFailed(tx, attempt.id, status));
+        this.logger.warn({ ...log, reason: status.reason }, "send failed on chain");
+        return;
+      case "expired": {
+        const requeued = await this.fenced((tx) => markExpired(tx, attempt.id, status.reason));
+        this.logger.warn({ ...log, reason: status.reason, requeued }, "attempt expired");
+        return;
+      }
+      case "unknown":
+      case "pending":
+        if (attempt.state === "mined") {
+          await this.fenced((tx) => markReorged(tx, attempt.id, this.head));
+          this.logger.warn({ ...log, height: attempt.blockHeight }, "a mined send left the chain: watched again");
+          return;
+        }
+        if (attempt.superseded || attempt.landedElsewhere) return;
+        if (this.head - (attempt.broadcastHeight ?? this.head) >= this.sender.stuckAfterBlocks) {
+          await this.replace(attempt);
+        } else if (status.state === "unknown") {
+          // Dropped or never propagated: the same bytes again (idempotent), the stuck clock running.
+          await this.sender.broadcast(attempt).catch((error: unknown) => {
+            this.logger.warn({ ...log, err: String(error) }, "rebroadcast failed");
+          });
+        }
+        return;
+    }
+  }
+
+  /** A stuck attempt: a replacement with the same guard is stored, then broadcast; both stay tracked. */
+  private async replace(attempt: OpenAttempt): Promise<void> {
+    const orders = await ordersOf(this.db, attempt.id);
+    const stored = await this.fenced(async (tx) => {
+      const signed = await this.sender.replace(tx, attempt, orders);
+      if (!signed) return null;
+      const id = await insertAttempt(tx, this.sender.chain, signed, attempt.id);
+      return { ...signed, id };
+    });
+    if (!stored) return;
+    this.logger.info(
+      { attempt: attempt.id, replacement: stored.id, txHash: stored.txHash, fee: stored.fee },
+      "stuck attempt replaced",
+    );
+    await this.broadcast(this.stored(stored, attempt.id));
+  }
+
+  private stored(signed: SignedAttempt & { id: string }, replaces: string | null): StoredAttempt {
+    return {
+      ...signed,
+      chain: this.sender.chain,
+      state: "signed",
+      replaces,
+      blockHeight: null,
+      blockHash: null,
+      createdAt: new Date(),
+      broadcastAt: null,
+    };
+  }
+
+  /** (c) Queued sends, first come first served, up to maxBatch per transaction. */
+  private async signQueued(): Promise<void> {
+    const signable = await listSignable(this.db, this.sender.chain, SIGN_PER_TICK);
+    // Broadcasts run in the order signed, behind the signing (which never waits for them).
+    let broadcasts = Promise.resolve();
+    try {
+      for (let i = 0; i < signable.length; i += this.sender.maxBatch) {
+        const orders = signable.slice(i, i + this.sender.maxBatch);
+        const attempt = await this.signOne(orders);
+        if (attempt === "stop") break;
+        if (attempt) {
+          broadcasts = broadcasts.then(async () => {
+            await this.broadcast(attempt);
+          });
+        }
+      }
+    } finally {
+      await broadcasts;
+      await this.flushBroadcast();
+    }
+  }
+
+  private async signOne(orders: SendOrder[]): Promise<StoredAttempt | null | "stop"> {
+    const ids = orders.map((o) => o.id);
+    let prepared: unknown;
+    try {
+      prepared = await this.sender.prepare(orders);
+    } catch (error) {
+      if (error instanceof InsufficientTreasuryFundsError) {
+        await this.fenced((tx) => markWaitingFunds(tx, ids, error.message));
+        this.logger.info({ orders: ids, reason: error.message }, "send waits for treasury funds");
+        return null;
+      }
+      if (error instanceof AppError && !error.retryable) {
+        // The request itself is wrong for this chain (unknown asset, bad address): it never will be right.
+        await this.fenced((tx) => markRejected(tx, ids, error.message));
+        this.logger.warn({ orders: ids, reason: error.message }, "send refused by the chain's sender");
+        return null;
+      }
+      // The node or the sender cannot prepare now: the rest waits for the next pass.
+      this.logger.warn({ orders: ids, err: String(error) }, "could not prepare a send");
+      return "stop";
+    }
+    const stored = await this.fenced(async (tx) => {
+      if (!(await lockSignable(tx, ids))) return null;
+      const signed = await this.sender.sign(tx, orders, prepared);
+      const id = await insertAttempt(tx, this.sender.chain, signed, null);
+      return { ...signed, id };
+    });
+    return stored ? this.stored(stored, null) : null;
+  }
+}
+
+/** `fn` over `items` with at most `limit` in flight; results in input order. */
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
