@@ -1,10 +1,14 @@
 import * as ecc from "@bitcoinerlab/secp256k1";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import { parseJsonExact } from "@mp/rpc";
 import { address as bitcoinAddress, networks, Psbt, Transaction } from "bitcoinjs-lib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChainSender, SendOrder, SignedAttempt } from "../src/chain-sender.ts";
-import { type BitcoinTreasuryHarness, freshRecipients, startBitcoinTreasury } from "./support/bitcoin-treasury.ts";
+import {
+  type BitcoinTreasuryHarness,
+  freshRecipients,
+  nodeRpc,
+  startBitcoinTreasury,
+} from "./support/bitcoin-treasury.ts";
 
 let t: TestDatabase;
 let h: BitcoinTreasuryHarness;
@@ -23,25 +27,7 @@ afterAll(async () => {
   await t?.drop();
 });
 
-/** A JSON-RPC call to the node, its error kept (Core's code and message). */
-async function rpc(
-  method: string,
-  params: unknown[],
-): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
-  const url = new URL(h.node.url);
-  const response = await fetch(`http://127.0.0.1:${h.node.port}/`, {
-    method: "POST",
-    headers: {
-      authorization: `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString("base64")}`,
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-  });
-  const reply = parseJsonExact(await response.text()) as {
-    result?: unknown;
-    error?: { code: number; message: string };
-  };
-  return reply.error ? { error: reply.error } : { result: reply.result };
-}
+const rpc = (method: string, params: unknown[]) => nodeRpc(h.node, method, params);
 
 let orderIds = 0;
 const orders = (amounts: readonly bigint[]): SendOrder[] =>

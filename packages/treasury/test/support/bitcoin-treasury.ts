@@ -4,6 +4,7 @@ import { createTreasuryKeys, createWatchSet, type TreasuryKeys } from "@mp/custo
 import type { Database } from "@mp/db";
 import { createIndexer, type Indexer } from "@mp/indexer";
 import { createSandboxRateProvider } from "@mp/providers";
+import { parseJsonExact } from "@mp/rpc";
 import { type BitcoinTestNode, deriveTestAddresses, startBitcoinTestNode } from "@mp/test-nodes/bitcoin";
 import { createBitcoinSender } from "../../src/bitcoin/bitcoin-sender.ts";
 import type { ChainSender } from "../../src/chain-sender.ts";
@@ -92,4 +93,24 @@ let next = 0;
 export function freshRecipients(count: number): string[] {
   const seed = `recipients-${next++}-${process.pid}`;
   return deriveTestAddresses(count, "regtest", seed);
+}
+
+/** A JSON-RPC call to the test node with Core's error (code and message) kept, not thrown. */
+export async function nodeRpc(
+  node: BitcoinTestNode,
+  method: string,
+  params: unknown[],
+): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
+  const url = new URL(node.url);
+  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  const response = await fetch(`http://127.0.0.1:${node.port}/`, {
+    method: "POST",
+    headers: { authorization: `Basic ${Buffer.from(credentials).toString("base64")}` },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const reply = parseJsonExact(await response.text()) as {
+    result?: unknown;
+    error?: { code: number; message: string } | null;
+  };
+  return reply.error ? { error: reply.error } : { result: reply.result };
 }
