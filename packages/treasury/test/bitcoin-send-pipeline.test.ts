@@ -160,4 +160,25 @@ describe("the send pipeline on the Bitcoin test node", () => {
     const [attempt] = await attemptsOf(s.id);
     expect(await paidOnChain(attempt?.tx_hash as string, to)).toBe(90_000_000n);
   });
+
+  it("a confirmed send whose block leaves the chain is watched again, not re-sent, and confirms once more", async () => {
+    const p = pipeline();
+    const [to] = freshRecipients(1) as [string];
+    const s = await send(to, 3_000_000n);
+    await until(t.db, [s.id], "confirmed", tickAndMine(p));
+    const [attempt] = await attemptsOf(s.id);
+    const txHash = attempt?.tx_hash as string;
+    const confirmations = (
+      (await nodeRpc(h.node, "getrawtransaction", [txHash, true])).result as { confirmations: number }
+    ).confirmations;
+    // Its block and those above it are replaced; the transaction goes back to the mempool.
+    h.node.reorg(confirmations, { toMempool: [txHash], blocks: confirmations + 1 });
+    await h.catchUp();
+    await p.tick("BITCOIN");
+    expect((await findSend(t.db, s.id))?.state).not.toBe("confirmed");
+    await until(t.db, [s.id], "confirmed", tickAndMine(p));
+    const attempts = await attemptsOf(s.id);
+    expect(attempts.map((a) => a.tx_hash)).toEqual([txHash]);
+    expect(await paidOnChain(txHash, to)).toBe(3_000_000n);
+  });
 });

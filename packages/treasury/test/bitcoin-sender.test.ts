@@ -20,6 +20,9 @@ beforeAll(async () => {
   sender = h.sender();
   // Ten coins of 0.5 BTC: enough for every test below, each test spending what it needs.
   await h.fund(Array.from({ length: 10 }, () => 50_000_000n));
+  // And five the sender never sees (reserved by the test), for transactions the test signs itself.
+  await h.fund(Array.from({ length: 5 }, () => 40_000_000n));
+  await t.db.query("UPDATE treasury_utxos SET reserved_by = 'hand-signed' WHERE amount_raw = 40000000");
 }, 60_000);
 
 afterAll(async () => {
@@ -66,7 +69,11 @@ async function inputsOf(attempt: SignedAttempt): Promise<CoinOf[]> {
 }
 
 /** The test's own signature over the same coins (treasury receive key), with other outputs. */
-function spendWith(coins: readonly CoinOf[], outputs: readonly { script: Uint8Array; value: bigint }[]): Transaction {
+function spendWith(
+  coins: readonly CoinOf[],
+  outputs: readonly { script: Uint8Array; value: bigint }[],
+  sequence = 0xfffffffd,
+): Transaction {
   const key = h.keys.bitcoin(0, 0);
   const script = bitcoinAddress.toOutputScript(key.address, networks.regtest);
   const psbt = new Psbt({ network: networks.regtest });
@@ -74,7 +81,7 @@ function spendWith(coins: readonly CoinOf[], outputs: readonly { script: Uint8Ar
     psbt.addInput({
       hash: coin.txid,
       index: coin.vout,
-      sequence: 0xfffffffd,
+      sequence,
       witnessUtxo: { script, value: coin.value },
     });
   }
@@ -86,13 +93,30 @@ function spendWith(coins: readonly CoinOf[], outputs: readonly { script: Uint8Ar
   return psbt.extractTransaction(true);
 }
 
+/** One of the coins kept for hand-signed transactions. */
+async function handCoin(): Promise<CoinOf> {
+  const { rows } = await t.db.query<{ txid: string; vout: number }>(
+    `UPDATE treasury_utxos SET reserved_by = 'hand-signed-used'
+      WHERE (chain, txid, vout) = (SELECT chain, txid, vout FROM treasury_utxos WHERE reserved_by = 'hand-signed' LIMIT 1)
+      RETURNING txid, vout`,
+  );
+  const row = rows[0];
+  if (!row) throw new Error("no hand-signed coin left");
+  return { txid: row.txid, vout: Number(row.vout), value: 40_000_000n };
+}
+
+const pay = (value: bigint) => {
+  const [to] = freshRecipients(1);
+  return { script: bitcoinAddress.toOutputScript(String(to), networks.regtest), value };
+};
+
 describe("treasury coins from the indexer", () => {
   it("records outputs paying the treasury as treasury_utxos, never as deposits", async () => {
     const { rows } = await t.db.query<{ n: string; total: string; source: string }>(
       `SELECT count(*)::text AS n, sum(amount_raw)::text AS total, min(source) AS source
          FROM treasury_utxos WHERE chain = 'BITCOIN' AND block_height IS NOT NULL`,
     );
-    expect(rows[0]).toEqual({ n: "10", total: "500000000", source: "indexer" });
+    expect(rows[0]).toEqual({ n: "15", total: "700000000", source: "indexer" });
     const deposits = await t.db.query("SELECT 1 FROM deposits WHERE chain = 'BITCOIN'");
     expect(deposits.rows).toHaveLength(0);
   });
@@ -230,6 +254,76 @@ describe("the Bitcoin test node validates like Core", () => {
     } finally {
       h.node.setMiningPolicy({ hold: false });
     }
+  });
+
+  it("refuses what Core's policy refuses: undecodable, dust, value out above value in, below the relay fee", async () => {
+    expect((await rpc("sendrawtransaction", ["00ff"])).error).toEqual({
+      code: -22,
+      message: "TX decode failed. Make sure the tx has at least one input.",
+    });
+    const coin = await handCoin();
+    expect((await rpc("sendrawtransaction", [spendWith([coin], [pay(293n), pay(39_000_000n)]).toHex()])).error).toEqual(
+      { code: -26, message: "dust" },
+    );
+    // Signed for 0.399 BTC out, then raised above the input: the value check comes before the scripts.
+    const above = spendWith([coin], [pay(39_900_000n)]);
+    (above.outs[0] as { value: bigint }).value = 40_000_001n;
+    expect((await rpc("sendrawtransaction", [above.toHex()])).error).toEqual({
+      code: -26,
+      message: "bad-txns-in-belowout, value in (0.40000000) < value out (0.40000001)",
+    });
+    expect((await rpc("sendrawtransaction", [spendWith([coin], [pay(40_000_000n)]).toHex()])).error).toEqual({
+      code: -26,
+      message: expect.stringMatching(/^min relay fee not met, 0 < 1\d\d$/),
+    });
+    // maxfeerate (default 0.10 BTC/kvB): a fee of 0.1 BTC on ~110 vbytes is refused unless allowed.
+    const costly = spendWith([coin], [pay(30_000_000n)]);
+    expect((await rpc("sendrawtransaction", [costly.toHex()])).error).toEqual({
+      code: -25,
+      message: "Fee exceeds maximum configured by user (e.g. -maxtxfee, maxfeerate)",
+    });
+    expect((await rpc("sendrawtransaction", [costly.toHex(), 0])).result).toBe(costly.getId());
+    await h.mine(1);
+  });
+
+  it("refuses to replace a transaction that does not signal BIP-125 (txn-mempool-conflict)", async () => {
+    h.node.setMiningPolicy({ hold: true });
+    try {
+      const coin = await handCoin();
+      const final = spendWith([coin], [pay(39_990_000n)], 0xffffffff);
+      expect((await rpc("sendrawtransaction", [final.toHex()])).result).toBe(final.getId());
+      expect(
+        ((await rpc("getmempoolentry", [final.getId()])).result as Record<string, unknown>)["bip125-replaceable"],
+      ).toBe(false);
+      const higher = spendWith([coin], [pay(39_000_000n)]);
+      expect((await rpc("sendrawtransaction", [higher.toHex()])).error).toEqual({
+        code: -26,
+        message: "txn-mempool-conflict",
+      });
+    } finally {
+      h.node.setMiningPolicy({ hold: false });
+    }
+    await h.mine(1);
+  });
+
+  it("mines only transactions paying the policy's minimum fee rate; the rest wait in the mempool", async () => {
+    h.node.setMiningPolicy({ minFeeRateSatPerVb: 50 });
+    try {
+      const cheap = spendWith([await handCoin()], [pay(39_999_000n)]);
+      const rich = spendWith([await handCoin()], [pay(39_900_000n)]);
+      for (const tx of [cheap, rich]) expect((await rpc("sendrawtransaction", [tx.toHex()])).result).toBe(tx.getId());
+      await h.mine(1);
+      expect(h.node.mempool()).toEqual([cheap.getId()]);
+      const mined = (await rpc("getrawtransaction", [rich.getId(), true])).result as Record<string, unknown>;
+      expect(mined).toMatchObject({ blockhash: h.node.blockHash(h.node.height), confirmations: 1 });
+      const waiting = (await rpc("getrawtransaction", [cheap.getId(), true])).result as Record<string, unknown>;
+      expect(waiting.blockhash).toBeUndefined();
+      expect(waiting.confirmations).toBeUndefined();
+    } finally {
+      h.node.setMiningPolicy({ minFeeRateSatPerVb: 0 });
+    }
+    await h.mine(1);
+    expect(h.node.mempool()).toEqual([]);
   });
 
   it("answers estimatesmartfee like a fresh regtest node, then with the estimate it is given", async () => {
