@@ -2,7 +2,7 @@ import * as ecc from "@bitcoinerlab/secp256k1";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { address as bitcoinAddress, networks, Psbt, Transaction } from "bitcoinjs-lib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChainSender, SendOrder, SignedAttempt } from "../src/chain-sender.ts";
+import type { ChainSender, SendOrder, SignedAttempt, StoredAttempt } from "../src/chain-sender.ts";
 import {
   type BitcoinTreasuryHarness,
   freshRecipients,
@@ -47,6 +47,20 @@ async function signed(batch: SendOrder[]): Promise<SignedAttempt> {
   const prepared = await sender.prepare(batch);
   return t.db.tx((tx) => sender.sign(tx, batch, prepared));
 }
+
+/** The attempt as the pipeline would have stored it. */
+const asStored = (attempt: SignedAttempt, id: string, overrides: Partial<StoredAttempt> = {}): StoredAttempt => ({
+  ...attempt,
+  id,
+  chain: "BITCOIN",
+  state: "signed",
+  replaces: null,
+  blockHeight: null,
+  blockHash: null,
+  createdAt: new Date(),
+  broadcastAt: null,
+  ...overrides,
+});
 
 interface CoinOf {
   txid: string;
@@ -172,17 +186,7 @@ describe("the Bitcoin test node validates like Core", () => {
       code: -25,
       message: "bad-txns-inputs-missingorspent",
     });
-    await sender.broadcast({
-      ...attempt,
-      id: "a",
-      chain: "BITCOIN",
-      state: "signed",
-      replaces: null,
-      blockHeight: null,
-      blockHash: null,
-      createdAt: new Date(),
-      broadcastAt: null,
-    });
+    await sender.broadcast(asStored(attempt, "a"));
     await h.mine(1);
     // The same coins again, validly signed, paying elsewhere: spent.
     const coins = await inputsOf(attempt);
@@ -344,17 +348,7 @@ describe("the Bitcoin sender", () => {
   it("sends: the payment lands, confirms, its inputs are spent and its change becomes a coin", async () => {
     const batch = orders([250_000n]);
     const attempt = await signed(batch);
-    const stored = {
-      ...attempt,
-      id: "x",
-      chain: "BITCOIN" as const,
-      state: "signed" as const,
-      replaces: null,
-      blockHeight: null,
-      blockHash: null,
-      createdAt: new Date(),
-      broadcastAt: null,
-    };
+    const stored = asStored(attempt, "x");
     await sender.broadcast(stored);
     await sender.broadcast(stored); // idempotent
     expect(await sender.status(stored)).toEqual({ state: "pending" });
@@ -389,17 +383,7 @@ describe("the Bitcoin sender", () => {
     const batch = orders(Array.from({ length: 200 }, (_, i) => 10_000n + BigInt(i)));
     const started = performance.now();
     const attempt = await signed(batch);
-    const stored = {
-      ...attempt,
-      id: "y",
-      chain: "BITCOIN" as const,
-      state: "signed" as const,
-      replaces: null,
-      blockHeight: null,
-      blockHash: null,
-      createdAt: new Date(),
-      broadcastAt: null,
-    };
+    const stored = asStored(attempt, "y");
     await sender.broadcast(stored);
     const elapsed = performance.now() - started;
     // The figure is the benchmark's to hold (pnpm bench); printed here for the record.
@@ -421,17 +405,7 @@ describe("the Bitcoin sender", () => {
     try {
       const batch = orders([300_000n, 310_000n]);
       const attempt = await signed(batch);
-      const stored = {
-        ...attempt,
-        id: "z",
-        chain: "BITCOIN" as const,
-        state: "broadcast" as const,
-        replaces: null,
-        blockHeight: null,
-        blockHash: null,
-        createdAt: new Date(),
-        broadcastAt: new Date(),
-      };
+      const stored = asStored(attempt, "z", { state: "broadcast", broadcastAt: new Date() });
       await sender.broadcast(stored);
       const replacement = await t.db.tx((tx) => sender.replace(tx, stored, batch));
       if (!replacement) throw new Error("no replacement");
