@@ -181,4 +181,32 @@ describe("the send pipeline on the Bitcoin test node", () => {
     expect(attempts.map((a) => a.tx_hash)).toEqual([txHash]);
     expect(await paidOnChain(txHash, to)).toBe(3_000_000n);
   });
+
+  it("a send whose coin vanished in a reorg expires, is signed again with other coins, and lands once", async () => {
+    const p = pipeline();
+    // The largest coin, so it is the one selected; then the transaction that created it is dropped by a reorg.
+    const funding = h.node.send(h.treasury, 500_000_000n);
+    await h.mine(1);
+    const [to] = freshRecipients(1) as [string];
+    const s = await send(to, 4_000_000n);
+    h.node.setMiningPolicy({ hold: true });
+    await p.tick("BITCOIN");
+    const [first] = await attemptsOf(s.id);
+    const { rows } = await t.db.query<{ guard: { inputs: { txid: string }[] } }>(
+      "SELECT guard FROM treasury_attempts WHERE id = $1",
+      [first?.id],
+    );
+    expect(rows[0]?.guard.inputs.map((i) => i.txid)).toContain(funding.txid);
+    h.node.reorg(1, { drop: [funding.txid] });
+    expect(h.node.mempool()).not.toContain(first?.tx_hash);
+    await h.catchUp();
+    h.node.setMiningPolicy({ hold: false });
+    await until(t.db, [s.id], "confirmed", tickAndMine(p));
+    const attempts = await attemptsOf(s.id);
+    expect(attempts.map((a) => a.state)).toEqual(["expired", "mined"]);
+    expect(attempts[1]?.replaces).toBeNull();
+    let paid = 0n;
+    for (const a of attempts) paid += await paidOnChain(a.tx_hash, to);
+    expect(paid).toBe(4_000_000n);
+  });
 });

@@ -190,6 +190,14 @@ describe("the Bitcoin test node validates like Core", () => {
     await h.mine(1);
     // The same coins again, validly signed, paying elsewhere: spent.
     const coins = await inputsOf(attempt);
+    const [spentCoin] = coins as [CoinOf];
+    expect((await rpc("gettxout", [spentCoin.txid, spentCoin.vout])).result).toBeNull();
+    expect((await rpc("gettxout", [attempt.txHash, 0])).result).toMatchObject({
+      confirmations: 1,
+      value: "0.00120000",
+      scriptPubKey: { type: "witness_v0_keyhash" },
+      coinbase: false,
+    });
     const [to] = freshRecipients(1);
     const again = spendWith(coins, [
       { script: bitcoinAddress.toOutputScript(String(to), networks.regtest), value: 50_000n },
@@ -415,6 +423,17 @@ describe("the Bitcoin sender", () => {
       const second = { ...stored, ...replacement, id: "z2", replaces: "z" };
       await sender.broadcast(second);
       expect(h.node.mempool()).toEqual([replacement.txHash]);
+      // Not stored anywhere, the replacement is unknown to the sender: the original, gone from the
+      // mempool with its input spent there, looks like it can never land.
+      expect(await sender.status(stored)).toMatchObject({ state: "expired" });
+      // Stored as the pipeline stores them, the replacement is found: the original is only unknown.
+      for (const a of [stored, second]) {
+        await t.db.query(
+          `INSERT INTO treasury_attempts (id, chain, from_address, tx_hash, raw, guard, fee, state, replaces)
+           VALUES ($1, 'BITCOIN', $2, $3, $4, $5, $6, 'broadcast', $7)`,
+          [`test-${a.id}`, a.from, a.txHash, a.raw, a.guard, a.fee, a.replaces === null ? null : `test-${a.replaces}`],
+        );
+      }
       expect(await sender.status(stored)).toEqual({ state: "unknown" });
       h.node.setMiningPolicy({ hold: false });
       await h.mine(1);

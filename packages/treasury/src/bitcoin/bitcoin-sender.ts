@@ -35,6 +35,7 @@ import {
   recordUnmined,
   releaseDeadReservations,
   reserveCoins,
+  siblingHashes,
   type TreasuryCoin,
 } from "./utxo-store.ts";
 
@@ -218,6 +219,22 @@ export function createBitcoinSender(options: SenderFactoryOptions): ChainSender 
     return inputs;
   };
 
+  /**
+   * An input of `attempt` that the node no longer has, in the chain or the mempool, while no other
+   * attempt with the same inputs (a replacement) is known to the node: proof the attempt can never
+   * land. Null while every input exists, or a sibling spent it (the pipeline settles that case).
+   */
+  const vanishedInput = async (attempt: StoredAttempt): Promise<Outpoint | null> => {
+    const inputs = guardOf(attempt);
+    const outs = await rpc.all(inputs.map((i) => ({ method: "gettxout", params: [i.txid, i.vout, true] })));
+    const gone = inputs.find((_, index) => outs[index] === null);
+    if (gone === undefined) return null;
+    for (const sibling of await siblingHashes(db, chain, attempt.txHash, gone)) {
+      if (await knownToNode(sibling)) return null;
+    }
+    return gone;
+  };
+
   const knownToNode = async (txHash: string): Promise<boolean> => {
     try {
       await rpc.call("getrawtransaction", [txHash, false]);
@@ -310,7 +327,13 @@ export function createBitcoinSender(options: SenderFactoryOptions): ChainSender 
       } catch (error) {
         if (!(error instanceof JsonRpcError && error.rpcCode === RPC_INVALID_ADDRESS_OR_KEY)) throw error;
         await recordUnmined(db, chain, attempt.txHash);
-        return { state: "unknown" };
+        const gone = await vanishedInput(attempt);
+        return gone === null
+          ? { state: "unknown" }
+          : {
+              state: "expired",
+              reason: `input ${gone.txid}:${gone.vout} no longer exists on the chain and no attempt of ours spent it (a reorg removed the transaction that created it)`,
+            };
       }
       if (found.blockhash === undefined || (found.confirmations ?? 0) <= 0) {
         await recordUnmined(db, chain, attempt.txHash);

@@ -188,3 +188,14 @@ export async function recordUnmined(q: Queryable, chain: ChainId, txid: string):
     [chain, txid],
   );
 }
+
+/** Hashes of our other attempts that spend `input` (replacements of one another share their inputs). */
+export async function siblingHashes(q: Queryable, chain: ChainId, txHash: string, input: Outpoint): Promise<string[]> {
+  const { rows } = await q.query<{ tx_hash: string }>(
+    `SELECT tx_hash FROM treasury_attempts
+      WHERE chain = $1 AND tx_hash <> $2
+        AND guard -> 'inputs' @> jsonb_build_array(jsonb_build_object('txid', $3::text, 'vout', $4::int))`,
+    [chain, txHash, input.txid, input.vout],
+  );
+  return rows.map((row) => row.tx_hash);
+}

@@ -51,7 +51,7 @@ export interface StoredBlock extends BlockSummary {
   txsJson: string;
 }
 
-interface Coin {
+export interface Coin {
   value: bigint;
   script: Uint8Array;
   /** null while the creating transaction is in the mempool. */
@@ -193,6 +193,20 @@ export class ChainState {
       coins.push({ txid: point.slice(0, separator), vout: Number(point.slice(separator + 1)), value: coin.value, key });
     }
     return coins;
+  }
+
+  /**
+   * An unspent output, as gettxout sees it: with `includeMempool`, outputs of mempool transactions
+   * count and outputs spent in the mempool do not; without, only the chain's UTXO set.
+   */
+  unspent(txid: string, vout: number, includeMempool: boolean): Readonly<Coin> | undefined {
+    const point = outpoint(txid, vout);
+    const coin = this.coins.get(point);
+    if (coin !== undefined) return includeMempool || coin.height !== null ? coin : undefined;
+    if (includeMempool) return undefined;
+    const spender = this.mempoolSpends.get(point);
+    const spent = spender === undefined ? undefined : this.mempoolTxs.get(spender)?.spent.get(point);
+    return spent?.height === null ? undefined : spent;
   }
 
   mempoolEntry(txid: string): MempoolEntry | undefined {

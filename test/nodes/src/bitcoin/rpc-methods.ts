@@ -15,6 +15,7 @@ import {
 import { signalsReplaceability } from "./mempool-policy.ts";
 import { InsufficientFundsError, type NodeWallet } from "./node-wallet.ts";
 import { type Dispatch, RPC_METHOD_NOT_FOUND, RpcFailure } from "./rpc-server.ts";
+import { describeScript, scriptToAsm } from "./script-json.ts";
 
 /**
  * The Bitcoin Core RPC subset the Bitcoin adapter and faucet use, with Core's parameter names
@@ -339,6 +340,28 @@ export function createDispatch(node: NodeInternals): Dispatch {
           spentby: chain.mempoolChildren(entry.txid),
           "bip125-replaceable": signalsReplaceability(entry.tx),
           unbroadcast: false,
+        });
+      },
+    },
+    gettxout: {
+      params: ["txid", "n", "include_mempool"],
+      run: (p) => {
+        const txid = p.txid(0);
+        const coin = chain.unspent(txid, p.int(1), p.bool(2, true));
+        if (coin === undefined) return "null";
+        const info = describeScript(coin.script, network);
+        return stringifyJson({
+          bestblock: chain.tip.hash,
+          confirmations: coin.height === null ? 0 : chain.height - coin.height + 1,
+          value: btcAmount(coin.value),
+          scriptPubKey: {
+            asm: scriptToAsm(coin.script),
+            desc: info.desc,
+            hex: Buffer.from(coin.script).toString("hex"),
+            ...(info.address === undefined ? {} : { address: info.address }),
+            type: info.type,
+          },
+          coinbase: coin.coinbase,
         });
       },
     },
