@@ -18,7 +18,7 @@ import { type Dispatch, RPC_METHOD_NOT_FOUND, RpcFailure } from "./rpc-server.ts
 import { describeScript, scriptToAsm } from "./script-json.ts";
 
 /**
- * The Bitcoin Core RPC subset the Bitcoin adapter and faucet use, with Core's parameter names
+ * The Bitcoin Core RPC subset the Bitcoin adapter, faucet and treasury sender use, with Core's parameter names
  * (named parameters work), defaults, results and error codes (src/rpc/protocol.h).
  */
 
