@@ -1,8 +1,10 @@
 /**
  * `pnpm bench <name> [options]`: prints figures, never asserts. Names: api, wallets, indexer
  * (`--chain BASE|SOLANA|BITCOIN|TRON`, default BASE), failover (`--rounds N --bound S`, PostgreSQL only),
- * webhooks.
+ * webhooks, bitcoin-sends (`--sends N`, default 200).
  */
+import { printTable } from "./measure.ts";
+
 const [name = "all", ...rest] = process.argv.slice(2);
 const flag = (key: string) => {
   const i = rest.indexOf(`--${key}`);
@@ -24,6 +26,13 @@ const benches: Record<string, () => Promise<void>> = {
       ...(flag("bound") ? { bound: Number(flag("bound")) } : {}),
     }),
   webhooks: async () => (await import("./webhooks.ts")).runWebhooksBench(seconds ? { seconds } : {}),
+  "bitcoin-sends": async () => {
+    const { runBitcoinSendsBench } = await import("../../packages/treasury/bench/bitcoin-sends.ts");
+    const result = await runBitcoinSendsBench(flag("sends") ? { sends: Number(flag("sends")) } : {});
+    printTable("Bitcoin: queued sends batched, signed, stored and broadcast in one pipeline pass (target < 1 s)", [
+      { sends: result.sends, transactions: result.transactions, "pass ms": Math.round(result.passMs) },
+    ]);
+  },
 };
 
 const selected = name === "all" ? Object.keys(benches) : [name];
