@@ -1,0 +1,16 @@
+import type { ChainConfig, ChainFamily, Logger } from "@mp/core";
+import type { TreasuryKeys } from "@mp/custody";
+import type { Database } from "@mp/db";
+import type { ChainSender } from "./chain-sender.ts";
+
+export interface SenderFactoryOptions {
+  config: ChainConfig;
+  keys: TreasuryKeys;
+  db: Database;
+  logger: Logger;
+  fetch?: typeof globalThis.fetch;
+}
+export type SenderFactory = (options: SenderFactoryOptions) => ChainSender;
+export const SENDER_FACTORIES: Partial<Record<ChainFamily, SenderFactory>> = {
+  // evm: createEvmSender,
+};
