@@ -147,6 +147,15 @@ export async function markWaitingFunds(tx: Queryable, ids: readonly string[], re
   );
 }
 
+/** The sends can never be signed (the chain's sender refused them): failed, nothing was signed. */
+export async function markRejected(tx: Queryable, ids: readonly string[], reason: string): Promise<void> {
+  await tx.query(
+    `UPDATE treasury_sends SET state = 'failed', reason = $2, updated_at = now()
+      WHERE id = ANY($1::text[]) AND state IN ('queued', 'waiting_funds')`,
+    [[...ids], reason],
+  );
+}
+
 /**
  * Stores a signed attempt (state signed) and what it carries, in the transaction that allocated
  * its replay guard; its sends become `signed` unless they are further along already (a

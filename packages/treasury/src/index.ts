@@ -9,6 +9,7 @@ export {
   type StoredAttempt,
 } from "./chain-sender.ts";
 export { createChainSenders, treasurySendAddresses } from "./create-chain-senders.ts";
+export { createEvmSender } from "./evm/index.ts";
 export { createSendPipeline, type SendPipeline, type SendPipelineOptions } from "./send-pipeline.ts";
 export {
   findSend,

@@ -1,4 +1,4 @@
-import type { ChainId, Logger } from "@mp/core";
+import { AppError, type ChainId, type Logger } from "@mp/core";
 import {
   assertLeader,
   createLeaseKeeper,
@@ -18,6 +18,7 @@ import {
   markExpired,
   markFailed,
   markMined,
+  markRejected,
   markReorged,
   markWaitingFunds,
   type OpenAttempt,
@@ -360,6 +361,12 @@ class ChainPass {
       if (error instanceof InsufficientTreasuryFundsError) {
         await this.fenced((tx) => markWaitingFunds(tx, ids, error.message));
         this.logger.info({ orders: ids, reason: error.message }, "send waits for treasury funds");
+        return null;
+      }
+      if (error instanceof AppError && !error.retryable) {
+        // The request itself is wrong for this chain (unknown asset, bad address): it never will be right.
+        await this.fenced((tx) => markRejected(tx, ids, error.message));
+        this.logger.warn({ orders: ids, reason: error.message }, "send refused by the chain's sender");
         return null;
       }
       // The node or the sender cannot prepare now: the rest waits for the next pass.

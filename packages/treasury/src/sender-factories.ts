@@ -2,6 +2,7 @@ import type { ChainConfig, ChainFamily, Logger } from "@mp/core";
 import type { TreasuryKeys } from "@mp/custody";
 import type { Database } from "@mp/db";
 import type { ChainSender } from "./chain-sender.ts";
+import { createEvmSender } from "./evm/evm-sender.ts";
 
 export interface SenderFactoryOptions {
   config: ChainConfig;
@@ -12,5 +13,5 @@ export interface SenderFactoryOptions {
 }
 export type SenderFactory = (options: SenderFactoryOptions) => ChainSender;
 export const SENDER_FACTORIES: Partial<Record<ChainFamily, SenderFactory>> = {
-  // evm: createEvmSender,
+  evm: createEvmSender,
 };

@@ -1,0 +1,372 @@
+import { resolveEvmAssets } from "@mp/chain-evm";
+import { type ChainId, ValidationError } from "@mp/core";
+import type { Queryable } from "@mp/db";
+import {
+  type Address,
+  bytesToHex,
+  createPublicClient,
+  encodeFunctionData,
+  erc20Abi,
+  getAddress,
+  type Hex,
+  http,
+  isAddress,
+  keccak256,
+  parseTransaction,
+  type TransactionSerializable,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import {
+  type AttemptStatus,
+  type ChainSender,
+  InsufficientTreasuryFundsError,
+  type SendOrder,
+  type SignedAttempt,
+  type StoredAttempt,
+} from "../chain-sender.ts";
+import type { SenderFactoryOptions } from "../sender-factories.ts";
+
+/** Blocks an EVM attempt may stay unmined before it is replaced with higher fees. */
+const STUCK_AFTER_BLOCKS = 3;
+/** Fees read from the node are reused this long (one look per block or so, not one per send). */
+const FEE_TTL_MS = 1_000;
+/** A gas estimate per (asset, recipient) is reused this long. */
+const GAS_TTL_MS = 60_000;
+
+/** What prepare() read for sign(): no RPC happens inside the pipeline's transaction. */
+interface EvmPrepared {
+  chainId: number;
+  /** The node's pending nonce, read only while this chain has no nonce row yet (first send). */
+  startNonce: number | null;
+  fees: Fees;
+  call: { to: Address; value: bigint; data?: Hex; gas: bigint };
+}
+
+type Fees =
+  | { type: "eip1559"; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
+  | { type: "legacy"; gasPrice: bigint };
+
+interface RpcBlock {
+  number: Hex;
+  hash: Hex;
+  baseFeePerGas?: Hex | null;
+}
+interface RpcReceipt {
+  blockNumber: Hex;
+  blockHash: Hex;
+  status: Hex;
+}
+
+/** ceil(x * 1.125): the least bump every client accepts for a replacement (geth's 10%, with margin). */
+const bump = (x: bigint): bigint => x + (x + 7n) / 8n;
+
+/**
+ * The EVM family's sender (viem): one treasury address per chain (TreasuryKeys.evm()), native
+ * transfers and ERC-20 `transfer` of the configured tokens, EIP-1559 fees where the chain has a
+ * base fee (legacy gasPrice where it has none). Nonces come from treasury_nonces, allocated under
+ * the row's lock in the pipeline's transaction, so two sends can never share one and a stored
+ * attempt exists for every nonce handed out (no gap a crash could leave unexplained).
+ */
+export function createEvmSender(options: SenderFactoryOptions): ChainSender {
+  const { config, db } = options;
+  const chain: ChainId = config.chain;
+  const assets = resolveEvmAssets(config);
+  const key = options.keys.evm();
+  const account = privateKeyToAccount(bytesToHex(key.privateKey));
+  const address = account.address;
+  const client = createPublicClient({
+    transport: http(config.rpcUrl, {
+      timeout: 30_000,
+      ...(options.fetch === undefined ? {} : { fetchFn: options.fetch }),
+    }),
+  });
+  const rpc = <T>(method: string, params: unknown[]): Promise<T> =>
+    client.request({ method: method as "eth_chainId", params: params as never }) as Promise<T>;
+
+  let chainId: number | undefined;
+  let nonceRowKnown = false;
+  let fees: { at: number; value: Fees } | undefined;
+  /** The latest base fee seen (head()): replace() bids over it without asking the node. */
+  let lastBaseFee: bigint | null = null;
+  const gasCache = new Map<string, { at: number; gas: bigint }>();
+
+  const assetOf = (symbol: string) => {
+    if (symbol === assets.native.asset) return { native: true as const, address: null };
+    const token = assets.tokens.find((t) => t.asset === symbol);
+    if (!token) throw new ValidationError(`${chain} has no asset ${symbol} configured`, "asset");
+    return { native: false as const, address: getAddress(token.address) };
+  };
+
+  const currentFees = async (): Promise<Fees> => {
+    if (fees && performance.now() - fees.at < FEE_TTL_MS) return fees.value;
+    const block = await rpc<RpcBlock>("eth_getBlockByNumber", ["latest", false]);
+    let value: Fees;
+    if (block.baseFeePerGas === undefined || block.baseFeePerGas === null) {
+      value = { type: "legacy", gasPrice: BigInt(await rpc<Hex>("eth_gasPrice", [])) };
+    } else {
+      const base = BigInt(block.baseFeePerGas);
+      lastBaseFee = base;
+      const tip = BigInt(await rpc<Hex>("eth_maxPriorityFeePerGas", []));
+      // Twice the base fee: still included after six full blocks in a row raise it by 12.5% each.
+      value = { type: "eip1559", maxFeePerGas: base * 2n + tip, maxPriorityFeePerGas: tip };
+    }
+    fees = { at: performance.now(), value };
+    return value;
+  };
+
+  const maxCost = (f: Fees, gas: bigint) => gas * (f.type === "legacy" ? f.gasPrice : f.maxFeePerGas);
+
+  const balanceOf = async (asset: { native: boolean; address: Address | null }): Promise<bigint> => {
+    if (asset.native || !asset.address) return BigInt(await rpc<Hex>("eth_getBalance", [address, "latest"]));
+    const data = encodeFunctionData({ abi: erc20Abi, functionName: "balanceOf", args: [address] });
+    return BigInt(await rpc<Hex>("eth_call", [{ to: asset.address, data }, "latest"]));
+  };
+
+  /**
+   * What sends not yet mined will take from the treasury (the node's latest balance does not show
+   * them yet): per asset their amounts, and the most gas their open attempts may burn.
+   */
+  const reserved = async (): Promise<{ amounts: Map<string, bigint>; gas: bigint }> => {
+    const amounts = await db.query<{ asset: string; amount: string }>(
+      `SELECT asset, sum(amount_raw)::text AS amount FROM treasury_sends
+        WHERE chain = $1 AND state IN ('signed', 'broadcast') AND landed_attempt_id IS NULL GROUP BY asset`,
+      [chain],
+    );
+    const gas = await db.query<{ gas: string | null }>(
+      `SELECT sum((a.fee->>'gas')::numeric * COALESCE(a.fee->>'maxFeePerGas', a.fee->>'gasPrice')::numeric)::text AS gas
+         FROM treasury_attempts a
+        WHERE a.chain = $1 AND a.state IN ('signed', 'broadcast')
+          AND NOT EXISTS (SELECT 1 FROM treasury_attempts r WHERE r.replaces = a.id)`,
+      [chain],
+    );
+    return {
+      amounts: new Map(amounts.rows.map((r) => [r.asset, BigInt(r.amount)])),
+      gas: BigInt(gas.rows[0]?.gas?.split(".")[0] ?? "0"),
+    };
+  };
+
+  const estimateGas = async (order: SendOrder, call: { to: Address; value: bigint; data?: Hex }): Promise<bigint> => {
+    const cacheKey = `${order.asset}|${call.to}|${order.to.toLowerCase()}`;
+    const cached = gasCache.get(cacheKey);
+    if (cached && performance.now() - cached.at < GAS_TTL_MS) return cached.gas;
+    const estimate = BigInt(
+      await rpc<Hex>("eth_estimateGas", [
+        {
+          from: address,
+          to: call.to,
+          value: `0x${call.value.toString(16)}`,
+          ...(call.data ? { data: call.data } : {}),
+        },
+      ]),
+    );
+    // A plain transfer to an account costs exactly 21000; anything running code gets a margin.
+    const gas = estimate === 21_000n ? estimate : estimate + estimate / 4n;
+    gasCache.set(cacheKey, { at: performance.now(), gas });
+    return gas;
+  };
+
+  const signRequest = async (request: TransactionSerializable): Promise<{ raw: Hex; txHash: Hex }> => {
+    const raw = await account.signTransaction(request);
+    return { raw, txHash: keccak256(raw) };
+  };
+
+  const feeJson = (f: Fees, gas: bigint): Record<string, string> =>
+    f.type === "legacy"
+      ? { gasPrice: f.gasPrice.toString(), gas: gas.toString() }
+      : {
+          maxFeePerGas: f.maxFeePerGas.toString(),
+          maxPriorityFeePerGas: f.maxPriorityFeePerGas.toString(),
+          gas: gas.toString(),
+        };
+
+  const receipt = (hash: string) => rpc<RpcReceipt | null>("eth_getTransactionReceipt", [hash]);
+
+  return {
+    chain,
+    address,
+    maxBatch: 1,
+    stuckAfterBlocks: STUCK_AFTER_BLOCKS,
+
+    async head() {
+      const block = await rpc<RpcBlock>("eth_getBlockByNumber", ["latest", false]);
+      if (block.baseFeePerGas) lastBaseFee = BigInt(block.baseFeePerGas);
+      return Number(BigInt(block.number));
+    },
+
+    async blockHash(height) {
+      const block = await rpc<RpcBlock | null>("eth_getBlockByNumber", [`0x${height.toString(16)}`, false]);
+      return block?.hash ?? null;
+    },
+
+    async balances() {
+      const out: Record<string, bigint> = {};
+      out[assets.native.asset] = await balanceOf({ native: true, address: null });
+      for (const token of assets.tokens) {
+        out[token.asset] = await balanceOf({ native: false, address: getAddress(token.address) });
+      }
+      return out;
+    },
+
+    async prepare(orders): Promise<EvmPrepared> {
+      const [order, ...more] = orders;
+      if (!order || more.length > 0) throw new Error("the EVM sender signs one order per transaction");
+      if (!isAddress(order.to)) throw new ValidationError(`${order.to} is not an EVM address`, "to");
+      const asset = assetOf(order.asset);
+      const to = getAddress(order.to);
+      chainId ??= Number(BigInt(await rpc<Hex>("eth_chainId", [])));
+      const [f, held, native, pending] = await Promise.all([
+        currentFees(),
+        balanceOf(asset),
+        asset.native ? Promise.resolve(null) : balanceOf({ native: true, address: null }),
+        reserved(),
+      ]);
+      const short = (what: string, needed: bigint, available: bigint) =>
+        new InsufficientTreasuryFundsError(
+          `the ${chain} treasury ${address} holds ${available} of ${what} not yet committed, ${needed} needed`,
+          { asset: what, needed: needed.toString(), available: available.toString() },
+        );
+      const availableAsset = held - (pending.amounts.get(order.asset) ?? 0n);
+      if (availableAsset < order.amountRaw) throw short(order.asset, order.amountRaw, availableAsset);
+      const call = asset.native
+        ? { to, value: order.amountRaw }
+        : {
+            to: asset.address as Address,
+            value: 0n,
+            data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [to, order.amountRaw] }),
+          };
+      const gas = await estimateGas(order, call);
+      const nativeHeld = native ?? held;
+      const nativeNeeded =
+        maxCost(f, gas) +
+        pending.gas +
+        (asset.native ? order.amountRaw : 0n) +
+        (pending.amounts.get(assets.native.asset) ?? 0n);
+      if (nativeHeld < nativeNeeded) {
+        throw short(`${assets.native.asset} (value and gas)`, nativeNeeded, nativeHeld);
+      }
+      let startNonce: number | null = null;
+      if (!nonceRowKnown) {
+        const { rows } = await db.query("SELECT 1 FROM treasury_nonces WHERE chain = $1 AND address = $2", [
+          chain,
+          address,
+        ]);
+        if (rows.length === 1) nonceRowKnown = true;
+        else startNonce = Number(BigInt(await rpc<Hex>("eth_getTransactionCount", [address, "pending"])));
+      }
+      return { chainId, startNonce, fees: f, call: { ...call, gas } };
+    },
+
+    async sign(tx: Queryable, orders: SendOrder[], preparedInput: unknown): Promise<SignedAttempt> {
+      const prepared = preparedInput as EvmPrepared;
+      const [order] = orders;
+      if (!order) throw new Error("nothing to sign");
+      if (prepared.startNonce !== null) {
+        await tx.query(
+          `INSERT INTO treasury_nonces (chain, address, next_nonce) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+          [chain, address, prepared.startNonce],
+        );
+      }
+      // The UPDATE takes the row's lock until this transaction ends: the next signer waits for our
+      // commit (or rollback, which hands the same nonce out again: no gap).
+      const { rows } = await tx.query<{ nonce: string }>(
+        `UPDATE treasury_nonces SET next_nonce = next_nonce + 1 WHERE chain = $1 AND address = $2
+         RETURNING (next_nonce - 1)::text AS nonce`,
+        [chain, address],
+      );
+      const allocated = rows[0];
+      if (!allocated) throw new Error(`no nonce row for ${chain} ${address}`);
+      nonceRowKnown = true;
+      const nonce = Number(allocated.nonce);
+      const { call, fees: f } = prepared;
+      const base = { chainId: prepared.chainId, nonce, to: call.to, value: call.value, gas: call.gas, data: call.data };
+      const signed = await signRequest(
+        f.type === "legacy"
+          ? { ...base, type: "legacy", gasPrice: f.gasPrice }
+          : { ...base, type: "eip1559", maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas },
+      );
+      return {
+        ...signed,
+        from: address,
+        guard: { nonce },
+        fee: feeJson(f, call.gas),
+        orders: [{ id: order.id }],
+      };
+    },
+
+    async broadcast(attempt: StoredAttempt) {
+      try {
+        await rpc<Hex>("eth_sendRawTransaction", [attempt.raw]);
+      } catch (error) {
+        // "already known", "nonce too low" after it was mined...: success when the node has it.
+        const known = await rpc<unknown>("eth_getTransactionByHash", [attempt.txHash]);
+        if (known) return;
+        throw error;
+      }
+    },
+
+    async status(attempt: StoredAttempt): Promise<AttemptStatus> {
+      const mined = await receipt(attempt.txHash);
+      if (mined) {
+        const blockHeight = Number(BigInt(mined.blockNumber));
+        if (BigInt(mined.status) === 1n) return { state: "mined", blockHeight, blockHash: mined.blockHash };
+        return {
+          state: "failed",
+          blockHeight,
+          blockHash: mined.blockHash,
+          reason: `reverted on chain (transaction ${attempt.txHash}, block ${blockHeight})`,
+        };
+      }
+      if (await rpc<unknown>("eth_getTransactionByHash", [attempt.txHash])) return { state: "pending" };
+      // Not in a block nor in the mempool. It can never land once another of our transactions with
+      // its nonce has: then it is expired (a replacement outbid it, or its send was signed again).
+      const nonce = Number(attempt.guard.nonce);
+      const { rows } = await db.query<{ tx_hash: string }>(
+        `SELECT tx_hash FROM treasury_attempts
+          WHERE chain = $1 AND from_address = $2 AND guard->>'nonce' = $3 AND id <> $4`,
+        [chain, attempt.from, String(nonce), attempt.id],
+      );
+      for (const row of rows) {
+        if (await receipt(row.tx_hash)) {
+          return { state: "expired", reason: `nonce ${nonce} was used by ${row.tx_hash}` };
+        }
+      }
+      return { state: "unknown" };
+    },
+
+    async replace(_tx, attempt) {
+      const old = parseTransaction(attempt.raw as Hex);
+      if (old.nonce === undefined || !old.to || old.gas === undefined) return null;
+      const base = {
+        chainId: old.chainId ?? chainId ?? 0,
+        nonce: old.nonce,
+        to: old.to,
+        value: old.value ?? 0n,
+        gas: old.gas,
+        data: old.data,
+      };
+      let f: Fees;
+      if (old.type === "eip1559" && old.maxFeePerGas !== undefined && old.maxPriorityFeePerGas !== undefined) {
+        const tip = bump(old.maxPriorityFeePerGas);
+        // At least 12.5% over the old cap (the node's replacement rule), and enough for today's base fee.
+        const cap = [bump(old.maxFeePerGas), (lastBaseFee ?? 0n) * 2n + tip].reduce((a, b) => (a > b ? a : b));
+        f = { type: "eip1559", maxFeePerGas: cap, maxPriorityFeePerGas: tip };
+      } else if (old.gasPrice !== undefined) {
+        f = { type: "legacy", gasPrice: bump(old.gasPrice) };
+      } else {
+        return null;
+      }
+      const signed = await signRequest(
+        f.type === "legacy"
+          ? { ...base, type: "legacy", gasPrice: f.gasPrice }
+          : { ...base, type: "eip1559", maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas },
+      );
+      return {
+        ...signed,
+        from: address,
+        guard: { nonce: old.nonce },
+        fee: feeJson(f, old.gas),
+        orders: attempt.orders.map((o) => ({ id: o.id })),
+      };
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { createEvmSender } from "./evm-sender.ts";
