@@ -1,3 +1,4 @@
+import { writeSync } from "node:fs";
 import {
   type AppConfig,
   type ChainId,
@@ -131,7 +132,7 @@ export async function startSigner(options: {
     confirmations,
     pollIntervalMs,
     leaseSeconds: options.leaseSeconds,
-    ...(halt ? { onStage: haltAt(halt, logger) } : {}),
+    ...(halt ? { onStage: haltAt(halt) } : {}),
   });
   pipeline.start();
   logger.info({ chains: senders.map((s) => s.chain), pollIntervalMs }, "signer started");
@@ -145,10 +146,12 @@ export async function startSigner(options: {
   };
 }
 
-function haltAt(stage: "signed" | "broadcast", logger: Logger): NonNullable<SendPipelineOptions["onStage"]> {
+function haltAt(stage: "signed" | "broadcast"): NonNullable<SendPipelineOptions["onStage"]> {
   return (reached) => {
     if (reached.stage !== stage) return;
-    logger.warn({ stage, attempt: reached.attemptId }, "PAYMENTS_TEST_HALT_AFTER: killing this process");
+    // Synchronously, before the pipeline takes its next step: pino writes asynchronously and the
+    // kill would swallow its line, so this one goes straight to stderr.
+    writeSync(2, `${JSON.stringify({ msg: "PAYMENTS_TEST_HALT_AFTER", stage, attempt: reached.attemptId })}\n`);
     process.kill(process.pid, "SIGKILL");
   };
 }
