@@ -16,6 +16,7 @@ import { getAddress, type Hex } from "viem";
 import { english, generateMnemonic } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, waitForExit } from "../cli/run-cli.ts";
+import { eventually } from "../support/api-harness.ts";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 
 const TIMEOUT_MS = 240_000;
@@ -67,17 +68,6 @@ async function stop(child: ChildProcess | undefined): Promise<void> {
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   child.kill("SIGTERM");
   await waitForExit(child, 30_000);
-}
-
-async function eventually<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline)
-      throw new Error(`${what}: still ${JSON.stringify(value, (_, v) => (typeof v === "bigint" ? v.toString() : v))}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
 }
 
 function fresh(): Hex {
@@ -159,17 +149,17 @@ describe("the signer role end to end: operator sends land on anvil exactly once,
         // The signer's stored balances catch up with the chain's.
         const chainUsdc = await tokenBalance(node, usdc, treasury);
         const balances = await eventually(
-          "treasury balances",
           async () => {
             const out = await runCli(["treasury", "balances", "--json"], env);
-            return out.stdout
+            const rows = out.stdout
               .trim()
               .split("\n")
               .filter((line) => line !== "")
               .map((line) => JSON.parse(line) as { asset: string; amount_raw: string });
+            return rows.find((b) => b.asset === "USDC")?.amount_raw === chainUsdc.toString() ? rows : undefined;
           },
-          (rows) => rows.find((b) => b.asset === "USDC")?.amount_raw === chainUsdc.toString(),
           30_000,
+          1_000,
         );
         const eth = balances.find((b) => b.asset === "ETH");
         expect(eth?.amount_raw).toBe((await node.publicClient.getBalance({ address: treasury })).toString());
@@ -214,9 +204,9 @@ describe("the signer role end to end: operator sends land on anvil exactly once,
         } else {
           // Broadcast: the node has it (it may be mined already) though the database does not know.
           await eventually(
-            "the broadcast transaction on anvil",
-            () => node.publicClient.getTransaction({ hash: stored[0]?.tx_hash as Hex }).catch(() => null),
-            (tx) => tx !== null,
+            async () =>
+              (await node.publicClient.getTransaction({ hash: stored[0]?.tx_hash as Hex }).catch(() => null)) ??
+              undefined,
             10_000,
           );
         }
