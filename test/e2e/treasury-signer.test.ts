@@ -1,7 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { createTreasuryKeys } from "@mp/custody";
 import {
   type AnvilNode,
@@ -15,59 +13,23 @@ import {
 import { getAddress, type Hex } from "viem";
 import { english, generateMnemonic } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, waitForExit } from "../cli/run-cli.ts";
+import { runCli, startRole } from "../cli/run-cli.ts";
 import { eventually } from "../support/api-harness.ts";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
+import { stopProcess } from "./several-processes.ts";
 
 const TIMEOUT_MS = 240_000;
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const MAIN = `${ROOT}services/payments/src/main.ts`;
 
 /**
- * `payments serve --role signer` as its own node process (node --import tsx, not the tsx CLI, which
- * forks: a kill of the tsx process would miss the one that signs). Resolves once the signer runs.
+ * `payments serve --role signer` as its own node process (not the tsx CLI, which forks: the signal
+ * seen would be tsx's, not the signer's). `exited`: the signal (or code) it ended with.
  */
-function startSigner(
-  env: Record<string, string | undefined>,
-): Promise<{ child: ChildProcess; output: () => string; exited: Promise<NodeJS.Signals | number | null> }> {
-  return new Promise((resolve, reject) => {
-    const merged: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: "info" };
-    delete merged.DATABASE_URL;
-    delete merged.DATA_DIR;
-    for (const [k, v] of Object.entries(env)) {
-      if (v === undefined) delete merged[k];
-      else merged[k] = v;
-    }
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "serve", "--role", "signer"], {
-      cwd: ROOT,
-      env: merged,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let output = "";
-    const exited = new Promise<NodeJS.Signals | number | null>((done) =>
-      child.once("exit", (code, signal) => done(signal ?? code)),
-    );
-    const timer = setTimeout(() => reject(new Error(`signer did not start:\n${output}`)), 60_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk;
-      if (/signer started/.test(output)) {
-        clearTimeout(timer);
-        resolve({ child, output: () => output, exited });
-      }
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    void exited.then((how) => {
-      clearTimeout(timer);
-      reject(new Error(`signer exited (${how}) before it started:\n${output}`));
-    });
-  });
-}
-
-async function stop(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null || child.signalCode !== null) return;
-  child.kill("SIGTERM");
-  await waitForExit(child, 30_000);
+async function startSigner(env: Record<string, string | undefined>) {
+  const started = await startRole(["--role", "signer"], env, /signer started/, { direct: true });
+  const exited = new Promise<NodeJS.Signals | number | null>((done) =>
+    started.child.once("exit", (code, signal) => done(signal ?? code)),
+  );
+  return { child: started.child, output: started.output, exited };
 }
 
 function fresh(): Hex {
@@ -147,7 +109,9 @@ describe("the signer role end to end: operator sends land on anvil exactly once,
         expect(await node.publicClient.getTransactionCount({ address: treasury })).toBe(2);
 
         // The signer's stored balances catch up with the chain's.
+        // Both figures: a poll made between the two sends has the USDC figure already, not the ETH one.
         const chainUsdc = await tokenBalance(node, usdc, treasury);
+        const chainEth = await node.publicClient.getBalance({ address: treasury });
         const balances = await eventually(
           async () => {
             const out = await runCli(["treasury", "balances", "--json"], env);
@@ -156,15 +120,15 @@ describe("the signer role end to end: operator sends land on anvil exactly once,
               .split("\n")
               .filter((line) => line !== "")
               .map((line) => JSON.parse(line) as { asset: string; amount_raw: string });
-            return rows.find((b) => b.asset === "USDC")?.amount_raw === chainUsdc.toString() ? rows : undefined;
+            const of = (asset: string) => rows.find((b) => b.asset === asset)?.amount_raw;
+            return of("USDC") === chainUsdc.toString() && of("ETH") === chainEth.toString() ? rows : undefined;
           },
           30_000,
           1_000,
         );
-        const eth = balances.find((b) => b.asset === "ETH");
-        expect(eth?.amount_raw).toBe((await node.publicClient.getBalance({ address: treasury })).toString());
+        expect(balances.map((b) => b.asset)).toEqual(["ETH", "USDC"]);
       } finally {
-        await stop(signer.child);
+        await stopProcess(signer.child);
       }
     },
     TIMEOUT_MS,
@@ -226,7 +190,7 @@ describe("the signer role end to end: operator sends land on anvil exactly once,
           expect((await attempts()).map((a) => a.tx_hash)).toEqual([stored[0]?.tx_hash]);
           expect(await node.publicClient.getTransactionCount({ address: treasury })).toBe(nonceBefore + 1);
         } finally {
-          await stop(restarted.child);
+          await stopProcess(restarted.child);
         }
       },
       TIMEOUT_MS,
