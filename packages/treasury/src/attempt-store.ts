@@ -270,9 +270,9 @@ export async function markFailed(
 }
 
 /**
- * Proven never to land. When a sibling (another attempt of the same sends) is mined the attempt
- * was simply outbid: replaced. Otherwise expired, and when no sibling is still open the sends go
- * back to the queue to be signed again. Returns whether they were re-queued.
+ * Proven never to land. While a sibling (another attempt of the same sends) is mined or still
+ * open, the attempt was outbid by it: replaced, and the sends follow the sibling. Otherwise it
+ * expired, and the sends go back to the queue to be signed again. Returns whether they were.
  */
 export async function markExpired(tx: Queryable, id: string, reason: string): Promise<boolean> {
   const { rows } = await tx.query<{ mined: boolean; open: boolean }>(
@@ -286,7 +286,7 @@ export async function markExpired(tx: Queryable, id: string, reason: string): Pr
   const siblings = rows[0] ?? { mined: false, open: false };
   await tx.query(
     `UPDATE treasury_attempts SET state = $2, error = $3, block_height = NULL, block_hash = NULL, updated_at = now() WHERE id = $1`,
-    [id, siblings.mined ? "replaced" : "expired", reason],
+    [id, siblings.mined || siblings.open ? "replaced" : "expired", reason],
   );
   if (siblings.mined || siblings.open) return false;
   await tx.query(

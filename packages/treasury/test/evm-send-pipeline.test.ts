@@ -26,13 +26,14 @@ afterAll(async () => {
   await t?.drop();
 });
 
-const pipeline = (sender: ChainSender = h.sender()): SendPipeline => {
+const pipeline = (sender: ChainSender = h.sender(), pollIntervalMs?: number): SendPipeline => {
   const p = createSendPipeline({
     db: t.db,
     senders: [sender],
     logger: silentLogger(),
     confirmations: { BASE: 2 },
     leaseSeconds: 2,
+    ...(pollIntervalMs === undefined ? {} : { pollIntervalMs }),
   });
   pipelines.push(p);
   return p;
@@ -107,4 +108,209 @@ describe("the EVM send pipeline on anvil", () => {
       expect((await findSend(t.db, id))?.txHash).toBe(attempts[0]?.tx_hash);
     }
   });
+
+  it("signs 200 concurrent requests from one address with every nonce used once, no gap, all landed", async () => {
+    const p = pipeline();
+    const before = await h.node.publicClient.getTransactionCount({ address: h.treasury, blockTag: "latest" });
+    const to = freshAddress();
+    const sends = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => send({ asset: "USDC", to, amountRaw: BigInt(1_000 + i) })),
+    );
+    const ids = sends.map((s) => s.id);
+    // Passes racing each other in this process too: the nonce row and the sends' locks keep them apart.
+    await Promise.all([p.tick("BASE"), p.tick("BASE")]);
+    await until(t.db, ids, "confirmed", tickAndMine(p));
+    const { rows } = await t.db.query<{ nonce: number; tx_hash: Hex; n: number }>(
+      `SELECT (a.guard->>'nonce')::int AS nonce, a.tx_hash, count(*) OVER (PARTITION BY a.guard->>'nonce')::int AS n
+         FROM treasury_attempts a JOIN treasury_attempt_sends x ON x.attempt_id = a.id
+        WHERE x.send_id = ANY($1::text[]) ORDER BY 1`,
+      [ids],
+    );
+    expect(rows).toHaveLength(200);
+    expect(rows.every((r) => r.n === 1)).toBe(true);
+    expect(rows.map((r) => r.nonce)).toEqual(Array.from({ length: 200 }, (_, i) => before + i));
+    const after = await h.node.publicClient.getTransactionCount({ address: h.treasury, blockTag: "latest" });
+    expect(after).toBe(before + 200);
+    const landed = await receipts(rows.map((r) => r.tx_hash));
+    expect(landed.every((r) => r?.status === "success")).toBe(true);
+    expect(await tokenBalance(h.node, h.usdc, to)).toBe(200n * 1_000n + (199n * 200n) / 2n);
+    const { rows: nonceRow } = await t.db.query<{ next_nonce: string }>(
+      "SELECT next_nonce::text FROM treasury_nonces WHERE chain = 'BASE'",
+    );
+    expect(nonceRow).toEqual([{ next_nonce: String(after) }]);
+  }, 120_000);
+
+  it("replaces a send stuck below the base fee with both fees bumped, and exactly one of its hashes lands", async () => {
+    const p = pipeline();
+    await h.node.setAutomine(false);
+    try {
+      const to = freshAddress();
+      const stuck = await send({ asset: "USDC", to, amountRaw: 7_000_000n });
+      await p.tick("BASE");
+      const [first] = await attemptsOf(stuck.id);
+      expect(first?.state).toBe("broadcast");
+      // The next blocks' base fee far above what the attempt offers: it stays in the mempool.
+      const cap = BigInt(first?.fee.maxFeePerGas ?? "0");
+      await h.node.testClient.setNextBlockBaseFeePerGas({ baseFeePerGas: cap * 20n });
+      await h.node.mine(1);
+      expect(await receipts([first?.tx_hash as Hex])).toEqual([null]);
+      // Three blocks without it: stuck.
+      await h.node.mine(3);
+      await p.tick("BASE");
+      const attempts = await attemptsOf(stuck.id);
+      expect(attempts).toHaveLength(2);
+      const [old, replacement] = attempts as [AttemptRow, AttemptRow];
+      expect(replacement.replaces).toBe(old.id);
+      expect(replacement.nonce).toBe(old.nonce);
+      for (const field of ["maxFeePerGas", "maxPriorityFeePerGas"]) {
+        expect(BigInt(replacement.fee[field] ?? "0") * 8n).toBeGreaterThanOrEqual(BigInt(old.fee[field] ?? "0") * 9n);
+      }
+      await until(t.db, [stuck.id], "confirmed", async () => {
+        await h.node.mine(1);
+        await p.tick("BASE");
+      });
+      const final = await attemptsOf(stuck.id);
+      const landed = await receipts(final.map((a) => a.tx_hash));
+      expect(landed.filter((r) => r !== null)).toHaveLength(1);
+      expect(final.find((a) => a.state === "mined")?.tx_hash).toBe(landed.find((r) => r)?.transactionHash);
+      expect(final.filter((a) => a.state !== "mined").map((a) => a.state)).toEqual(["replaced"]);
+      expect(await tokenBalance(h.node, h.usdc, to)).toBe(7_000_000n);
+    } finally {
+      await h.node.setAutomine(true);
+    }
+  }, 60_000);
+
+  it("watches a confirmed send whose block is reorged out again, and confirms it again without a second transfer", async () => {
+    const p = pipeline();
+    const to = freshAddress();
+    const sent = await send({ asset: "USDC", to, amountRaw: 3_300_000n });
+    await until(t.db, [sent.id], "confirmed", tickAndMine(p));
+    const [attempt] = await attemptsOf(sent.id);
+    const [receipt] = await receipts([attempt?.tx_hash as Hex]);
+    const head = await h.node.blockNumber();
+    // A new branch from below the send's block: the send's transaction is in none of its blocks.
+    await h.node.reorg(head - Number(receipt?.blockNumber) + 1);
+    expect(await tokenBalance(h.node, h.usdc, to)).toBe(0n);
+    await p.tick("BASE");
+    const reorged = await findSend(t.db, sent.id);
+    expect(reorged).toMatchObject({ state: "broadcast", confirmedAt: null, txHash: null });
+    await until(t.db, [sent.id], "confirmed", tickAndMine(p));
+    expect(await tokenBalance(h.node, h.usdc, to)).toBe(3_300_000n);
+    const attempts = await attemptsOf(sent.id);
+    const landed = await receipts(attempts.map((a) => a.tx_hash));
+    expect(landed.filter((r) => r?.status === "success")).toHaveLength(1);
+    // The same nonce throughout: whichever attempt landed, no second transfer was ever possible.
+    expect(new Set(attempts.map((a) => a.nonce)).size).toBe(1);
+  }, 60_000);
+
+  it("keeps a send the treasury cannot cover waiting with a reason, and sends it after a top-up", async () => {
+    const p = pipeline();
+    const held = await tokenBalance(h.node, h.usdc, h.treasury);
+    const to = freshAddress();
+    const big = await send({ asset: "USDC", to, amountRaw: held + 5_000_000n });
+    await p.tick("BASE");
+    const waiting = await findSend(t.db, big.id);
+    expect(waiting?.state).toBe("waiting_funds");
+    expect(waiting?.reason).toMatch(/USDC/);
+    expect(await attemptsOf(big.id)).toEqual([]);
+    await p.tick("BASE");
+    expect((await findSend(t.db, big.id))?.state).toBe("waiting_funds");
+    await transferToken(h.node, h.usdc, h.treasury, 5_000_000n);
+    await until(t.db, [big.id], "confirmed", tickAndMine(p));
+    expect(await tokenBalance(h.node, h.usdc, to)).toBe(held + 5_000_000n);
+    expect(await tokenBalance(h.node, h.usdc, h.treasury)).toBe(0n);
+    // Refill for the tests that follow.
+    await transferToken(h.node, h.usdc, h.treasury, 1_000_000n * 10n ** 6n);
+  }, 60_000);
+
+  describe("after a crash", () => {
+    /** A signer that dies at `when`: the pass goes no further, nothing after it is recorded. */
+    const dying = (when: "before-broadcast" | "after-broadcast"): ChainSender => {
+      const real = h.sender();
+      return {
+        ...real,
+        broadcast: async (attempt) => {
+          if (when === "after-broadcast") await real.broadcast(attempt);
+          throw new Error(`killed ${when}`);
+        },
+      };
+    };
+
+    for (const when of ["before-broadcast", "after-broadcast"] as const) {
+      it(`lands exactly one transfer per request when the signer dies ${when}`, async () => {
+        const crashed = pipeline(dying(when));
+        const to = freshAddress();
+        const sends = [
+          await send({ asset: "USDC", to, amountRaw: 11_000_000n }),
+          await send({ asset: "ETH", to, amountRaw: 10n ** 15n }),
+        ];
+        const ids = sends.map((s) => s.id);
+        const nonceBefore = await h.node.publicClient.getTransactionCount({ address: h.treasury });
+        await crashed.tick("BASE");
+        await crashed.stop();
+        // Stored and signed, not recorded as broadcast: on chain already (after-broadcast) or not at all.
+        const stored = (await Promise.all(ids.map(attemptsOf))).flat();
+        expect(stored.map((a) => a.state)).toEqual(["signed", "signed"]);
+        const onChain = await receipts(stored.map((a) => a.tx_hash));
+        expect(onChain.filter((r) => r !== null)).toHaveLength(when === "after-broadcast" ? 2 : 0);
+        const fresh = pipeline();
+        await until(t.db, ids, "confirmed", tickAndMine(fresh));
+        expect(await tokenBalance(h.node, h.usdc, to)).toBe(11_000_000n);
+        expect(await ethBalance(to)).toBe(10n ** 15n);
+        const attempts = (await Promise.all(ids.map(attemptsOf))).flat();
+        // The stored attempts were broadcast (again), never signed anew.
+        expect(attempts.map((a) => a.tx_hash)).toEqual(stored.map((a) => a.tx_hash));
+        expect(await h.node.publicClient.getTransactionCount({ address: h.treasury })).toBe(nonceBefore + 2);
+      }, 60_000);
+    }
+  });
+
+  it("sends nothing twice while two signers contend for the lease and one hands over", async () => {
+    const a = pipeline(h.sender(), 50);
+    const b = pipeline(h.sender(), 50);
+    const to = freshAddress();
+    const before = await h.node.publicClient.getTransactionCount({ address: h.treasury });
+    const sends = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => send({ asset: "USDC", to, amountRaw: BigInt(100 + i) })),
+    );
+    const ids = sends.map((s) => s.id);
+    // a leads first; b contends from the start of the sends, and must take over when a stops.
+    a.start();
+    let stoppedOne = false;
+    let held: Array<{ holder: string; epoch: string }> = [];
+    await until(t.db, ids, "confirmed", async () => {
+      await h.node.mine(1);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const { rows } = await t.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM treasury_sends WHERE id = ANY($1::text[]) AND state <> 'queued'",
+        [ids],
+      );
+      if (!stoppedOne && (rows[0]?.n ?? 0) > 0) {
+        stoppedOne = true;
+        b.start();
+        for (let i = 0; i < 5; i++) await b.tick("BASE");
+        const { rows: lease } = await t.db.query<{ holder: string; epoch: string }>(
+          "SELECT holder, epoch::text FROM leases WHERE name = 'sender:BASE'",
+        );
+        held = lease;
+        // The leader stops mid-way: the other takes over from what is stored.
+        await a.stop();
+      }
+    });
+    const { rows } = await t.db.query<{ nonce: number }>(
+      `SELECT (a.guard->>'nonce')::int AS nonce FROM treasury_attempts a
+         JOIN treasury_attempt_sends x ON x.attempt_id = a.id WHERE x.send_id = ANY($1::text[]) ORDER BY 1`,
+      [ids],
+    );
+    expect(rows.map((r) => r.nonce)).toEqual(Array.from({ length: 30 }, (_, i) => before + i));
+    expect(await tokenBalance(h.node, h.usdc, to)).toBe(30n * 100n + (29n * 30n) / 2n);
+    expect(await h.node.publicClient.getTransactionCount({ address: h.treasury })).toBe(before + 30);
+    // b stood by while a led, then took the lease over in a new epoch.
+    const { rows: now } = await t.db.query<{ holder: string; epoch: string }>(
+      "SELECT holder, epoch::text FROM leases WHERE name = 'sender:BASE'",
+    );
+    expect(held).toHaveLength(1);
+    expect(now[0]?.holder).not.toBe(held[0]?.holder);
+    expect(BigInt(now[0]?.epoch ?? 0)).toBeGreaterThan(BigInt(held[0]?.epoch ?? 0));
+  }, 90_000);
 });
