@@ -9,16 +9,6 @@ import { openTreasuryKeys } from "../src/signer.ts";
 const dir = mkdtempSync(join(tmpdir(), "signer-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function configError(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof ConfigError) return error;
-    throw error;
-  }
-  throw new Error("expected a ConfigError");
-}
-
 describe("openTreasuryKeys (the signer's secrets)", () => {
   const master = "legal winner thank year wave sausage worth useful legal winner thank yellow";
   const treasury = "letter advice cage absurd amount doctor acoustic avoid letter advice cage above";
@@ -37,13 +27,12 @@ describe("openTreasuryKeys (the signer's secrets)", () => {
     expect(openTreasuryKeys(sandbox, {}, silentLogger(), { PAYMENTS_TEST_HALT_AFTER: "broadcast" }).halt).toBe(
       "broadcast",
     );
-    expect(
-      configError(() => openTreasuryKeys(sandbox, {}, silentLogger(), { PAYMENTS_TEST_HALT_AFTER: "later" })).message,
-    ).toBe("PAYMENTS_TEST_HALT_AFTER: must be signed or broadcast");
+    expect(() => openTreasuryKeys(sandbox, {}, silentLogger(), { PAYMENTS_TEST_HALT_AFTER: "later" })).toThrow(
+      new ConfigError("PAYMENTS_TEST_HALT_AFTER", "must be signed or broadcast"),
+    );
     const production = loadConfig({ DATA_DIR: dir, PAYMENTS_ENV: "production" });
-    expect(
-      configError(() => openTreasuryKeys(production, {}, silentLogger(), { PAYMENTS_TEST_HALT_AFTER: "signed" }))
-        .message,
-    ).toBe("PAYMENTS_TEST_HALT_AFTER: is a test hook; refused when PAYMENTS_ENV=production");
+    expect(() => openTreasuryKeys(production, {}, silentLogger(), { PAYMENTS_TEST_HALT_AFTER: "signed" })).toThrow(
+      new ConfigError("PAYMENTS_TEST_HALT_AFTER", "is a test hook; refused when PAYMENTS_ENV=production"),
+    );
   });
 });
