@@ -46,6 +46,8 @@ export interface SendPipelineOptions {
    * pipeline keeps its own on `db`, stopped by stop().
    */
   leases?: LeaseKeeper;
+  /** Tests: called once an attempt is stored (before its broadcast) and once broadcast (before that is recorded). */
+  onStage?: (reached: { stage: "signed" | "broadcast"; attemptId: string }) => void;
 }
 
 export interface SendPipeline {
@@ -107,9 +109,17 @@ export function createSendPipeline(options: SendPipelineOptions): SendPipeline {
     if (stopping) return;
     const lease = await keeper().acquire(`sender:${chain}`);
     if (!lease) return;
-    const run = new ChainPass(sender, lease, options.confirmations[chain] ?? 1, logger.child({ chain }), db, {
-      idleTimeoutMs: leaseSeconds * 500,
-    });
+    const run = new ChainPass(
+      sender,
+      lease,
+      options.confirmations[chain] ?? 1,
+      logger.child({ chain }),
+      db,
+      {
+        idleTimeoutMs: leaseSeconds * 500,
+      },
+      options.onStage,
+    );
     try {
       await run.run();
     } catch (error) {
@@ -164,6 +174,7 @@ class ChainPass {
     private readonly logger: Logger,
     private readonly db: Database,
     private readonly fence: { idleTimeoutMs: number },
+    private readonly onStage?: SendPipelineOptions["onStage"],
   ) {}
 
   private fenced<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -194,6 +205,7 @@ class ChainPass {
   private async broadcast(attempt: StoredAttempt): Promise<boolean> {
     try {
       await this.sender.broadcast(attempt);
+      this.onStage?.({ stage: "broadcast", attemptId: attempt.id });
       this.broadcasted.push(attempt.id);
       return true;
     } catch (error) {
@@ -367,6 +379,7 @@ class ChainPass {
       const id = await insertAttempt(tx, this.sender.chain, signed, null);
       return { ...signed, id };
     });
+    if (stored) this.onStage?.({ stage: "signed", attemptId: stored.id });
     return stored ? this.stored(stored, null) : null;
   }
 }
