@@ -6,6 +6,7 @@ export {
   type DerivedAddress,
   type WalletDestination,
 } from "./custody.ts";
+export { createDepositKeys, type DepositKey, type DepositKeys } from "./deposit-keys.ts";
 export type { BitcoinNetwork } from "./derivation-paths.ts";
 export { exportWalletsCsv, WALLETS_CSV_HEADER } from "./export-wallets-csv.ts";
 export {
