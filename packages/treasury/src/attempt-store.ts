@@ -115,11 +115,14 @@ const toOrder = (r: { id: string; chain: ChainId; asset: string; to_address: str
   amountRaw: BigInt(r.amount_raw),
 });
 
-/** Sends waiting to be signed (queued, or waiting for funds), first come first served. */
+/**
+ * Sends waiting to be signed (queued, or waiting for funds), first come first served. A sweep's send
+ * is signed by the sweeper with the deposit key, never here (the pipeline holds treasury keys only).
+ */
 export async function listSignable(q: Queryable, chain: ChainId, limit: number): Promise<SendOrder[]> {
   const { rows } = await q.query<{ id: string; chain: ChainId; asset: string; to_address: string; amount_raw: string }>(
     `SELECT id, chain, asset, to_address, amount_raw::text AS amount_raw FROM treasury_sends
-      WHERE chain = $1 AND state IN ('queued', 'waiting_funds')
+      WHERE chain = $1 AND state IN ('queued', 'waiting_funds') AND purpose <> 'sweep'
       ORDER BY created_at, id LIMIT $2`,
     [chain, limit],
   );

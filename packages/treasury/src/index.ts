@@ -22,6 +22,14 @@ export {
 } from "./send-requests.ts";
 export { SENDER_FACTORIES, type SenderFactory, type SenderFactoryOptions } from "./sender-factories.ts";
 export { createSolanaSender } from "./solana/index.ts";
+export {
+  createEvmSweeper,
+  DEFAULT_SWEEP_CONFIG,
+  type EvmSweeper,
+  type EvmSweeperOptions,
+  type SweepConfig,
+  sweepConfigFromEnv,
+} from "./sweeps/index.ts";
 export { registerTreasuryMetrics } from "./treasury-metrics.ts";
 export {
   countSendsByState,

@@ -1,8 +1,9 @@
 import { createHash, randomUUID } from "node:crypto";
 import { type ChainId, ConflictError, ValidationError } from "@mp/core";
-import type { Database, Queryable } from "@mp/db";
+import type { Queryable } from "@mp/db";
 
-export type SendPurpose = "operator" | "top_up" | "transfer";
+/** sweep: a sweep's own send FROM a deposit address (signed by the sweeper with the deposit key, never by the pipeline). */
+export type SendPurpose = "operator" | "top_up" | "transfer" | "sweep";
 export type SendState = "queued" | "waiting_funds" | "signed" | "broadcast" | "confirmed" | "failed";
 
 /** A send request as stored (treasury_sends). */
@@ -87,7 +88,7 @@ function requestHash(request: SendRequest): string {
  * against the chain is the caller's job (it knows the chain config).
  */
 export async function requestSend(
-  db: Database,
+  db: Queryable,
   request: SendRequest,
 ): Promise<{ send: TreasurySend; created: boolean }> {
   if (request.amountRaw <= 0n) throw new ValidationError("amount must be positive", "amount");

@@ -127,17 +127,21 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
    * them yet): per asset their amounts, and the most gas their open attempts may burn.
    */
   const reserved = async (): Promise<{ amounts: Map<string, bigint>; gas: bigint }> => {
+    // Only what this address signed: a sweep's send leaves a deposit address, not the treasury.
     const amounts = await db.query<{ asset: string; amount: string }>(
-      `SELECT asset, sum(amount_raw)::text AS amount FROM treasury_sends
-        WHERE chain = $1 AND state IN ('signed', 'broadcast') AND landed_attempt_id IS NULL GROUP BY asset`,
-      [chain],
+      `SELECT s.asset, sum(s.amount_raw)::text AS amount FROM treasury_sends s
+        WHERE s.chain = $1 AND s.state IN ('signed', 'broadcast') AND s.landed_attempt_id IS NULL
+          AND EXISTS (SELECT 1 FROM treasury_attempt_sends x JOIN treasury_attempts a ON a.id = x.attempt_id
+                       WHERE x.send_id = s.id AND a.from_address = $2)
+        GROUP BY s.asset`,
+      [chain, address],
     );
     const gas = await db.query<{ gas: string | null }>(
       `SELECT sum((a.fee->>'gas')::numeric * COALESCE(a.fee->>'maxFeePerGas', a.fee->>'gasPrice')::numeric)::text AS gas
          FROM treasury_attempts a
-        WHERE a.chain = $1 AND a.state IN ('signed', 'broadcast')
+        WHERE a.chain = $1 AND a.from_address = $2 AND a.state IN ('signed', 'broadcast')
           AND NOT EXISTS (SELECT 1 FROM treasury_attempts r WHERE r.replaces = a.id)`,
-      [chain],
+      [chain, address],
     );
     return {
       amounts: new Map(amounts.rows.map((r) => [r.asset, BigInt(r.amount)])),
@@ -334,6 +338,8 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
     },
 
     async replace(_tx, attempt) {
+      // A sweep's attempt leaves a deposit address whose key this sender does not hold: never re-signed here.
+      if (attempt.from !== address) return null;
       const old = parseTransaction(attempt.raw as Hex);
       if (old.nonce === undefined || !old.to || old.gas === undefined) return null;
       const base = {

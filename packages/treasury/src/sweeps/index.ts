@@ -1,0 +1,2 @@
+export { createEvmSweeper, type EvmSweeper, type EvmSweeperOptions } from "./evm-sweeper.ts";
+export { DEFAULT_SWEEP_CONFIG, type SweepConfig, sweepConfigFromEnv } from "./sweep-config.ts";

@@ -1,0 +1,220 @@
+import { randomUUID } from "node:crypto";
+import type { ChainId } from "@mp/core";
+import type { Queryable } from "@mp/db";
+
+/** The sweeper's reads and writes of treasury_sweeps (migrations/0106). */
+
+export type SweepState = "topping_up" | "ready" | "sweeping" | "confirmed" | "failed";
+
+/** A deposit address holding confirmed deposits of an asset that no sweep has covered yet. */
+export interface SweepCandidate {
+  destinationId: string;
+  address: string;
+  addressKey: string;
+  derivationPath: string;
+  asset: string;
+  /** Confirmed deposits minus what earlier (not failed) sweeps covered. */
+  unsweptRaw: bigint;
+}
+
+/**
+ * Per deposit address and asset of `chain`: confirmed deposits not covered by a sweep, for the
+ * addresses with no open sweep of that asset. The threshold is the caller's (it knows the assets).
+ */
+export async function listSweepCandidates(q: Queryable, chain: ChainId, limit: number): Promise<SweepCandidate[]> {
+  const { rows } = await q.query<{
+    destination_id: string;
+    address: string;
+    address_key: string;
+    derivation_path: string;
+    asset: string;
+    unswept: string;
+  }>(
+    `SELECT d.destination_id, t.address, t.address_key, t.derivation_path, d.asset,
+            (sum(d.amount_raw) - COALESCE(max(w.covered), 0))::text AS unswept
+       FROM deposits d
+       JOIN destinations t ON t.id = d.destination_id
+       LEFT JOIN LATERAL (
+         SELECT sum(s.covered_raw) AS covered FROM treasury_sweeps s
+          WHERE s.destination_id = d.destination_id AND s.asset = d.asset AND s.state <> 'failed') w ON true
+      WHERE d.chain = $1 AND d.status = 'CONFIRMED'
+        AND NOT EXISTS (SELECT 1 FROM treasury_sweeps o
+                         WHERE o.destination_id = d.destination_id AND o.asset = d.asset
+                           AND o.state IN ('topping_up', 'ready', 'sweeping'))
+      GROUP BY d.destination_id, t.address, t.address_key, t.derivation_path, d.asset
+     HAVING sum(d.amount_raw) - COALESCE(max(w.covered), 0) > 0
+      ORDER BY d.destination_id, d.asset
+      LIMIT $2`,
+    [chain, limit],
+  );
+  return rows.map((r) => ({
+    destinationId: r.destination_id,
+    address: r.address,
+    addressKey: r.address_key,
+    derivationPath: r.derivation_path,
+    asset: r.asset,
+    unsweptRaw: BigInt(r.unswept),
+  }));
+}
+
+export interface NewSweep {
+  chain: ChainId;
+  candidate: SweepCandidate;
+  treasuryAddress: string;
+  amountRaw: bigint;
+  state: "topping_up" | "ready";
+}
+
+/**
+ * Stores a sweep; null when another one of the address and asset is open (the unique index: a
+ * second sweep could only count the same deposits twice).
+ */
+export async function insertSweep(tx: Queryable, sweep: NewSweep): Promise<string | null> {
+  const id = randomUUID();
+  const { rows } = await tx.query(
+    `INSERT INTO treasury_sweeps (id, chain, asset, destination_id, deposit_address, deposit_address_key,
+       treasury_address, covered_raw, amount_raw, state)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+     ON CONFLICT (chain, deposit_address_key, asset) WHERE state IN ('topping_up', 'ready', 'sweeping') DO NOTHING
+     RETURNING id`,
+    [
+      id,
+      sweep.chain,
+      sweep.candidate.asset,
+      sweep.candidate.destinationId,
+      sweep.candidate.address,
+      sweep.candidate.addressKey,
+      sweep.treasuryAddress,
+      sweep.candidate.unsweptRaw.toString(),
+      sweep.amountRaw.toString(),
+      sweep.state,
+    ],
+  );
+  return rows.length === 1 ? id : null;
+}
+
+export async function setTopUpSend(tx: Queryable, sweepId: string, sendId: string): Promise<void> {
+  await tx.query("UPDATE treasury_sweeps SET top_up_send_id = $2, updated_at = now() WHERE id = $1", [sweepId, sendId]);
+}
+
+/** Sweeps whose top-up confirmed become ready; those whose top-up failed fail. */
+export async function settleTopUps(tx: Queryable, chain: ChainId): Promise<void> {
+  await tx.query(
+    `UPDATE treasury_sweeps w SET state = 'ready', updated_at = now()
+       FROM treasury_sends s
+      WHERE w.chain = $1 AND w.state = 'topping_up' AND s.id = w.top_up_send_id AND s.state = 'confirmed'`,
+    [chain],
+  );
+  await tx.query(
+    `UPDATE treasury_sweeps w SET state = 'failed', reason = 'gas top-up failed: ' || COALESCE(s.reason, 'no reason'),
+            updated_at = now()
+       FROM treasury_sends s
+      WHERE w.chain = $1 AND w.state = 'topping_up' AND s.id = w.top_up_send_id AND s.state = 'failed'`,
+    [chain],
+  );
+}
+
+export interface OpenSweep {
+  id: string;
+  asset: string;
+  destinationId: string;
+  depositAddress: string;
+  derivationPath: string;
+  treasuryAddress: string;
+  amountRaw: bigint;
+}
+
+export async function listReadySweeps(q: Queryable, chain: ChainId, limit: number): Promise<OpenSweep[]> {
+  const { rows } = await q.query<{
+    id: string;
+    asset: string;
+    destination_id: string;
+    deposit_address: string;
+    derivation_path: string;
+    treasury_address: string;
+    amount_raw: string;
+  }>(
+    `SELECT w.id, w.asset, w.destination_id, w.deposit_address, t.derivation_path, w.treasury_address,
+            w.amount_raw::text AS amount_raw
+       FROM treasury_sweeps w JOIN destinations t ON t.id = w.destination_id
+      WHERE w.chain = $1 AND w.state = 'ready' ORDER BY w.created_at, w.id LIMIT $2`,
+    [chain, limit],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    asset: r.asset,
+    destinationId: r.destination_id,
+    depositAddress: r.deposit_address,
+    derivationPath: r.derivation_path,
+    treasuryAddress: r.treasury_address,
+    amountRaw: BigInt(r.amount_raw),
+  }));
+}
+
+/** The sweep's send is signed and stored (in the same transaction as its attempt). */
+export async function markSweeping(tx: Queryable, sweepId: string, sendId: string): Promise<boolean> {
+  const { rowCount } = await tx.query(
+    `UPDATE treasury_sweeps SET state = 'sweeping', send_id = $2, reason = NULL, updated_at = now()
+      WHERE id = $1 AND state = 'ready'`,
+    [sweepId, sendId],
+  );
+  return rowCount === 1;
+}
+
+export async function noteSweepWaiting(q: Queryable, sweepId: string, reason: string): Promise<void> {
+  await q.query("UPDATE treasury_sweeps SET reason = $2, updated_at = now() WHERE id = $1", [sweepId, reason]);
+}
+
+/** Sweeps whose send the pipeline settled (confirmed or failed), with the attempt that landed. */
+export async function listSettledSweeps(
+  q: Queryable,
+  chain: ChainId,
+): Promise<
+  Array<{
+    id: string;
+    sendState: "confirmed" | "failed";
+    reason: string | null;
+    attemptId: string | null;
+    txHash: string | null;
+  }>
+> {
+  const { rows } = await q.query<{
+    id: string;
+    send_state: "confirmed" | "failed";
+    reason: string | null;
+    attempt_id: string | null;
+    tx_hash: string | null;
+  }>(
+    `SELECT w.id, s.state AS send_state, s.reason, s.landed_attempt_id AS attempt_id, a.tx_hash
+       FROM treasury_sweeps w JOIN treasury_sends s ON s.id = w.send_id
+       LEFT JOIN treasury_attempts a ON a.id = s.landed_attempt_id
+      WHERE w.chain = $1 AND w.state = 'sweeping' AND s.state IN ('confirmed', 'failed')`,
+    [chain],
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    sendState: r.send_state,
+    reason: r.reason,
+    attemptId: r.attempt_id,
+    txHash: r.tx_hash,
+  }));
+}
+
+export async function finishSweep(
+  tx: Queryable,
+  sweepId: string,
+  outcome: {
+    state: "confirmed" | "failed";
+    attemptId: string | null;
+    txHash: string | null;
+    feePaidRaw: bigint | null;
+    reason: string | null;
+  },
+): Promise<void> {
+  await tx.query(
+    `UPDATE treasury_sweeps SET state = $2, attempt_id = $3, tx_hash = $4, fee_paid_raw = $5, reason = $6,
+            confirmed_at = CASE WHEN $2 = 'confirmed' THEN now() END, updated_at = now()
+      WHERE id = $1 AND state = 'sweeping'`,
+    [sweepId, outcome.state, outcome.attemptId, outcome.txHash, outcome.feePaidRaw?.toString() ?? null, outcome.reason],
+  );
+}

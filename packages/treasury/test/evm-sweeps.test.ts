@@ -1,0 +1,212 @@
+import { silentLogger } from "@mp/core";
+import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
+import { getMerchantBalance } from "@mp/ledger";
+import { tokenBalance } from "@mp/test-nodes/evm";
+import type { Hex } from "viem";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createSendPipeline, type SendPipeline } from "../src/send-pipeline.ts";
+import { createEvmSweeper, type EvmSweeper } from "../src/sweeps/evm-sweeper.ts";
+import {
+  createDepositMerchant,
+  type DepositMerchant,
+  depositAndCredit,
+  testDepositKeys,
+} from "./support/evm-deposits.ts";
+import { type EvmTreasuryHarness, startEvmTreasury } from "./support/evm-treasury.ts";
+
+let t: TestDatabase;
+let h: EvmTreasuryHarness;
+let pipeline: SendPipeline;
+const sweepers: EvmSweeper[] = [];
+const depositKeys = testDepositKeys();
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  h = await startEvmTreasury(t.db);
+  pipeline = createSendPipeline({
+    db: t.db,
+    senders: [h.sender()],
+    logger: silentLogger(),
+    confirmations: { BASE: 2 },
+    leaseSeconds: 2,
+  });
+}, 60_000);
+
+afterEach(async () => {
+  await Promise.all(sweepers.splice(0).map((s) => s.stop()));
+});
+
+afterAll(async () => {
+  await pipeline?.stop();
+  await h?.node.stop();
+  await t?.drop();
+});
+
+const sweeper = (onReady?: (ids: string[]) => void): EvmSweeper => {
+  const s = createEvmSweeper({
+    db: t.db,
+    chains: [h.config],
+    depositKeys,
+    treasuryKeys: h.keys,
+    logger: silentLogger(),
+    leaseSeconds: 2,
+    ...(onReady ? { onReady } : {}),
+  });
+  sweepers.push(s);
+  return s;
+};
+
+interface SweepRow {
+  id: string;
+  deposit_address: string;
+  asset: string;
+  state: string;
+  covered_raw: string;
+  amount_raw: string;
+  fee_paid_raw: string | null;
+  tx_hash: string | null;
+  top_up_send_id: string | null;
+  top_up_state: string | null;
+  top_up_purpose: string | null;
+}
+
+const sweepsOf = async (merchant: DepositMerchant): Promise<SweepRow[]> => {
+  const { rows } = await t.db.query<SweepRow>(
+    `SELECT w.id, w.deposit_address, w.asset, w.state, w.covered_raw::text, w.amount_raw::text, w.fee_paid_raw::text,
+            w.tx_hash, w.top_up_send_id, s.state AS top_up_state, s.purpose AS top_up_purpose
+       FROM treasury_sweeps w JOIN destinations d ON d.id = w.destination_id
+       LEFT JOIN treasury_sends s ON s.id = w.top_up_send_id
+      WHERE d.merchant_id = $1 ORDER BY w.deposit_address, w.asset`,
+    [merchant.merchantId],
+  );
+  return rows;
+};
+
+/** Sweeper pass, pipeline pass, a block: until every sweep of the merchant is in a final state. */
+const sweepUntilSettled = async (s: EvmSweeper, merchant: DepositMerchant, expected: number): Promise<SweepRow[]> => {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    await s.tick("BASE");
+    await pipeline.tick("BASE");
+    await h.node.mine(1);
+    const rows = await sweepsOf(merchant);
+    if (rows.length === expected && rows.every((r) => r.state === "confirmed" || r.state === "failed")) return rows;
+    if (Date.now() > deadline) throw new Error(`sweeps not settled: ${JSON.stringify(rows.slice(0, 3))}`);
+  }
+};
+
+const journalEntries = async (merchantId: string) => {
+  const { rows } = await t.db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM journal_entries e WHERE EXISTS (
+       SELECT 1 FROM journal_lines l JOIN ledger_accounts a ON a.id = l.account_id
+        WHERE l.entry_id = e.id AND a.merchant_id = $1)`,
+    [merchantId],
+  );
+  return rows[0]?.n ?? 0;
+};
+
+const ethBalance = (address: string) => h.node.publicClient.getBalance({ address: address as Hex });
+
+describe("EVM sweeps on anvil", () => {
+  it("tops up gas, sweeps token and native deposits into the treasury, leaves the ledger alone", async () => {
+    const merchant = await createDepositMerchant(t.db, 5);
+    const [a, b, c, below, native] = merchant.addresses as [
+      (typeof merchant.addresses)[0],
+      (typeof merchant.addresses)[0],
+      (typeof merchant.addresses)[0],
+      (typeof merchant.addresses)[0],
+      (typeof merchant.addresses)[0],
+    ];
+    await depositAndCredit(t.db, h.node, h.usdc, merchant, [
+      { address: a, asset: "USDC", amount: 25_000_000n },
+      { address: b, asset: "USDC", amount: 40_000_000n },
+      { address: b, asset: "USDC", amount: 2_500_000n },
+      { address: c, asset: "USDC", amount: 15_000_000n },
+      // Below the default 10 USDC threshold: stays where it is.
+      { address: below, asset: "USDC", amount: 4_000_000n },
+      { address: native, asset: "ETH", amount: 5n * 10n ** 17n },
+    ]);
+    const treasuryUsdc = await tokenBalance(h.node, h.usdc, h.treasury);
+    const balance = await getMerchantBalance(t.db, merchant.merchantId);
+    const entries = await journalEntries(merchant.merchantId);
+
+    const rows = await sweepUntilSettled(sweeper(), merchant, 4);
+
+    expect(rows.map((r) => [r.asset, r.state])).toEqual(
+      expect.arrayContaining([
+        ["USDC", "confirmed"],
+        ["USDC", "confirmed"],
+        ["USDC", "confirmed"],
+        ["ETH", "confirmed"],
+      ]),
+    );
+    expect(rows.some((r) => r.deposit_address === below.address)).toBe(false);
+    expect(await tokenBalance(h.node, h.usdc, h.treasury)).toBe(treasuryUsdc + 82_500_000n);
+    for (const address of [a, b, c]) expect(await tokenBalance(h.node, h.usdc, address.address)).toBe(0n);
+    expect(await tokenBalance(h.node, h.usdc, below.address)).toBe(4_000_000n);
+    for (const row of rows) {
+      expect(BigInt(row.fee_paid_raw ?? "0")).toBeGreaterThan(0n);
+      const receipt = await h.node.publicClient.getTransactionReceipt({ hash: row.tx_hash as Hex });
+      expect(receipt.status).toBe("success");
+      expect(receipt.from.toLowerCase()).toBe(row.deposit_address.toLowerCase());
+      expect(BigInt(row.fee_paid_raw ?? "0")).toBe(receipt.gasUsed * receipt.effectiveGasPrice);
+      if (row.asset === "USDC") {
+        expect(row.top_up_purpose).toBe("top_up");
+        expect(row.top_up_state).toBe("confirmed");
+      } else {
+        // The native deposit paid its own gas: what it did not use stays as dust, explained by the row.
+        expect(row.top_up_send_id).toBeNull();
+        const tx = await h.node.publicClient.getTransaction({ hash: row.tx_hash as Hex });
+        expect(tx.value).toBe(BigInt(row.amount_raw));
+        expect(await ethBalance(native.address)).toBe(
+          BigInt(row.covered_raw) - BigInt(row.amount_raw) - BigInt(row.fee_paid_raw ?? "0"),
+        );
+      }
+    }
+    // Custody moved; merchant money did not.
+    expect(await getMerchantBalance(t.db, merchant.merchantId)).toEqual(balance);
+    expect(await journalEntries(merchant.merchantId)).toBe(entries);
+
+    // Nothing new to sweep: another pass opens nothing.
+    await sweeper().tick("BASE");
+    expect(await sweepsOf(merchant)).toHaveLength(4);
+  }, 120_000);
+
+  it("resumes after a crash between the confirmed top-up and the sweep without a second top-up", async () => {
+    const merchant = await createDepositMerchant(t.db, 1);
+    const [address] = merchant.addresses as [(typeof merchant.addresses)[0]];
+    await depositAndCredit(t.db, h.node, h.usdc, merchant, [{ address, asset: "USDC", amount: 30_000_000n }]);
+    const crashing = sweeper(() => {
+      throw new Error("crash: the signer died before signing the sweep");
+    });
+    // Until the top-up is confirmed and the sweep ready: the dying sweeper signs nothing.
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const crashed = await crashing.tick("BASE").then(
+        () => false,
+        () => true,
+      );
+      if (crashed) break;
+      await pipeline.tick("BASE");
+      await h.node.mine(1);
+      if (Date.now() > deadline) throw new Error("the top-up never confirmed");
+    }
+    await crashing.stop();
+    const [opened] = await sweepsOf(merchant);
+    expect(opened?.state).toBe("ready");
+    expect(opened?.top_up_state).toBe("confirmed");
+    const gasBefore = await ethBalance(address.address);
+
+    const [row] = await sweepUntilSettled(sweeper(), merchant, 1);
+    expect(row?.state).toBe("confirmed");
+    expect(row?.top_up_send_id).toBe(opened?.top_up_send_id);
+    const { rows } = await t.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM treasury_sends WHERE purpose = 'top_up' AND lower(to_address) = lower($1)",
+      [address.address],
+    );
+    expect(rows[0]?.n).toBe(1);
+    expect(await tokenBalance(h.node, h.usdc, address.address)).toBe(0n);
+    // The gas the sweep paid came out of the one top-up.
+    expect(await ethBalance(address.address)).toBe(gasBefore - BigInt(row?.fee_paid_raw ?? "0"));
+  }, 120_000);
+});
