@@ -4,18 +4,29 @@ import {
   type ChainId,
   type ChainsConfig,
   ConfigError,
+  chainFamily,
   decimalToUnits,
   type Logger,
   type SandboxFaucet,
 } from "@mp/core";
-import { createTreasuryKeys, resolveMnemonic, resolveTreasuryMnemonic, type TreasuryKeys } from "@mp/custody";
+import {
+  createDepositKeys,
+  createTreasuryKeys,
+  type DepositKeys,
+  resolveMnemonic,
+  resolveTreasuryMnemonic,
+  type TreasuryKeys,
+} from "@mp/custody";
 import type { Database } from "@mp/db";
 import {
   createChainSenders,
+  createEvmSweeper,
   createSendPipeline,
   recordTreasuryAddresses,
   type SendPipelineOptions,
+  type SweepConfig,
   startBalancePoller,
+  sweepConfigFromEnv,
   type TreasuryAddress,
   treasurySendAddresses,
 } from "@mp/treasury";
@@ -51,6 +62,10 @@ export interface RunningSigner {
 /** What the signer holds, resolved before the process serves anything: a bad secret stops the start. */
 export interface SignerSecrets {
   keys: TreasuryKeys;
+  /** The deposit addresses' keys (MASTER_MNEMONIC), for sweeps: held by the signer only. */
+  depositKeys: DepositKeys;
+  /** SWEEP_THRESHOLDS, SWEEP_INTERVAL_SECONDS. */
+  sweeps: SweepConfig;
   halt: "signed" | "broadcast" | undefined;
 }
 
@@ -78,7 +93,13 @@ export function openTreasuryKeys(
     logger,
     masterMnemonic,
   });
-  return { keys: createTreasuryKeys(mnemonic, { bitcoinNetwork: bitcoinNetworkOf(config, chains) }), halt };
+  const bitcoinNetwork = bitcoinNetworkOf(config, chains);
+  return {
+    keys: createTreasuryKeys(mnemonic, { bitcoinNetwork }),
+    depositKeys: createDepositKeys(masterMnemonic, { bitcoinNetwork }),
+    sweeps: sweepConfigFromEnv(env, config.environment),
+    halt,
+  };
 }
 
 /**
@@ -135,10 +156,29 @@ export async function startSigner(options: {
     ...(halt ? { onStage: haltAt(halt) } : {}),
   });
   pipeline.start();
-  logger.info({ chains: senders.map((s) => s.chain), pollIntervalMs }, "signer started");
+  // Sweeps (EVM so far): deposits gathered into the treasury, top-ups through the pipeline above.
+  const evmChains = senders.flatMap((s) => {
+    const config = chains[s.chain];
+    return config && chainFamily(config.chain) === "evm" ? [config] : [];
+  });
+  const sweeper = createEvmSweeper({
+    db,
+    chains: evmChains,
+    depositKeys: secrets.depositKeys,
+    treasuryKeys: keys,
+    logger,
+    config: secrets.sweeps,
+    leaseSeconds: options.leaseSeconds,
+  });
+  sweeper.start();
+  logger.info(
+    { chains: senders.map((s) => s.chain), sweeps: evmChains.map((c) => c.chain), pollIntervalMs },
+    "signer started",
+  );
   return {
     addresses,
     async stop() {
+      await sweeper.stop();
       await pipeline.stop();
       await balances.stop();
       await funding;

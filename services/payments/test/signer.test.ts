@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, loadConfig, silentLogger } from "@mp/core";
-import { createTreasuryKeys } from "@mp/custody";
+import { createCustody, createTreasuryKeys } from "@mp/custody";
 import { afterAll, describe, expect, it } from "vitest";
 import { openTreasuryKeys } from "../src/signer.ts";
 
@@ -34,5 +34,20 @@ describe("openTreasuryKeys (the signer's secrets)", () => {
     expect(() => openTreasuryKeys(production, {}, silentLogger(), { PAYMENTS_TEST_HALT_AFTER: "signed" })).toThrow(
       new ConfigError("PAYMENTS_TEST_HALT_AFTER", "is a test hook; refused when PAYMENTS_ENV=production"),
     );
+  });
+
+  it("holds the deposit addresses' keys (MASTER_MNEMONIC) and the sweep settings, refusing bad ones", () => {
+    const config = loadConfig({ DATA_DIR: dir, MASTER_MNEMONIC: master, TREASURY_MNEMONIC: treasury });
+    const { depositKeys, sweeps } = openTreasuryKeys(config, {}, silentLogger(), {
+      SWEEP_THRESHOLDS: "USDC=250, ETH=0.5",
+      SWEEP_INTERVAL_SECONDS: "30",
+    });
+    const custody = createCustody(master, { bitcoinNetwork: "regtest" });
+    expect(depositKeys.key("evm", 3, 7).address).toBe(custody.deriveAddress("BASE", 3, 7).address);
+    expect(sweeps.thresholds).toEqual({ USDC: "250", ETH: "0.5" });
+    expect(sweeps.intervalMs).toBe(30_000);
+    expect(openTreasuryKeys(config, {}, silentLogger(), {}).sweeps.intervalMs).toBe(10_000);
+    expect(() => openTreasuryKeys(config, {}, silentLogger(), { SWEEP_THRESHOLDS: "USDC:100" })).toThrow(ConfigError);
+    expect(() => openTreasuryKeys(config, {}, silentLogger(), { SWEEP_INTERVAL_SECONDS: "0" })).toThrow(ConfigError);
   });
 });

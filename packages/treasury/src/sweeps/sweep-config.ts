@@ -32,11 +32,14 @@ const thresholdsSchema = z
   )
   .pipe(z.array(z.string().regex(/^[A-Za-z0-9]+=\d+(\.\d+)?$/, "each entry is ASSET=amount, e.g. USDC=100")));
 
+/** The sandbox sweeps sooner, so a test deposit is seen swept within seconds. */
+const SANDBOX_INTERVAL_MS = 10_000;
+
 /**
  * SWEEP_THRESHOLDS ("USDC=100,ETH=0.05": per asset, whole units) and SWEEP_INTERVAL_SECONDS (default
- * 60), read by the signer at start; a malformed value stops the start.
+ * 60 in production, 10 in the sandbox), read by the signer at start; a malformed value stops the start.
  */
-export function sweepConfigFromEnv(env: NodeJS.ProcessEnv): SweepConfig {
+export function sweepConfigFromEnv(env: NodeJS.ProcessEnv, environment: "sandbox" | "production"): SweepConfig {
   const thresholds: Record<string, string> = {};
   const raw = env.SWEEP_THRESHOLDS;
   if (raw !== undefined && raw !== "") {
@@ -48,7 +51,7 @@ export function sweepConfigFromEnv(env: NodeJS.ProcessEnv): SweepConfig {
       thresholds[asset] = amount;
     }
   }
-  let intervalMs = DEFAULT_SWEEP_CONFIG.intervalMs;
+  let intervalMs = environment === "production" ? DEFAULT_SWEEP_CONFIG.intervalMs : SANDBOX_INTERVAL_MS;
   const interval = env.SWEEP_INTERVAL_SECONDS;
   if (interval !== undefined && interval !== "") {
     const seconds = Number(interval);
