@@ -1,7 +1,7 @@
 /**
  * `pnpm bench <name> [options]`: prints figures, never asserts. Names: api, wallets, indexer
  * (`--chain BASE|SOLANA|BITCOIN|TRON`, default BASE), failover (`--rounds N --bound S`, PostgreSQL only),
- * webhooks, bitcoin-sends (`--sends N`, default 200).
+ * webhooks, bitcoin-sends (`--sends N`, default 200), sweeps (`--addresses N`, default 1000).
  */
 import { printTable } from "./measure.ts";
 
@@ -31,6 +31,13 @@ const benches: Record<string, () => Promise<void>> = {
     const result = await runBitcoinSendsBench(flag("sends") ? { sends: Number(flag("sends")) } : {});
     printTable("Bitcoin: queued sends batched, signed, stored and broadcast in one pipeline pass (target < 1 s)", [
       { sends: result.sends, transactions: result.transactions, "pass ms": Math.round(result.passMs) },
+    ]);
+  },
+  sweeps: async () => {
+    const { runEvmSweepsBench } = await import("../../packages/treasury/bench/evm-sweeps.ts");
+    const result = await runEvmSweepsBench(flag("addresses") ? { addresses: Number(flag("addresses")) } : {});
+    printTable("EVM sweeps: deposit addresses topped up with gas and swept into the treasury (target < 60 s)", [
+      { addresses: result.addresses, "top-ups": result.topUps, seconds: Number(result.seconds.toFixed(1)) },
     ]);
   },
 };

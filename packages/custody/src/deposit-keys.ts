@@ -1,4 +1,4 @@
-import { type ChainFamily, ConfigError, ValidationError } from "@mp/core";
+import { type ChainFamily, ConfigError, LruCache, ValidationError } from "@mp/core";
 import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import { HDKey as Ed25519HDKey } from "micro-ed25519-hdkey";
@@ -8,6 +8,7 @@ import {
   assertChildNumber,
   type BitcoinNetwork,
   bitcoinPath,
+  COIN_TYPE,
   evmPath,
   parseReceivePath,
   solanaPath,
@@ -33,6 +34,10 @@ export interface DepositKeys {
   forPath(family: ChainFamily, path: string): DepositKey;
 }
 
+const HARDENED = 0x8000_0000;
+/** Merchant accounts whose chain nodes stay cached (a few hundred bytes each). */
+const MAX_CACHED_ACCOUNTS = 1_000;
+
 export function createDepositKeys(mnemonic: string, options: { bitcoinNetwork: BitcoinNetwork }): DepositKeys {
   const normalized = normalizeMnemonic(mnemonic);
   const problem = mnemonicProblem(normalized);
@@ -44,8 +49,14 @@ export function createDepositKeys(mnemonic: string, options: { bitcoinNetwork: B
   const fingerprint = root.fingerprint.toString(16).padStart(8, "0");
   seed.fill(0);
 
+  // The account's chain node (…/a'/0, Solana …/a') is derived once and cached: a sweep of many
+  // addresses of one merchant then costs one child derivation per address, not five.
+  const chainNodes = new LruCache<string, HDKey>(MAX_CACHED_ACCOUNTS);
+  const solanaAccounts = new LruCache<number, Ed25519HDKey>(MAX_CACHED_ACCOUNTS);
   const secp = (path: string, encode: (node: HDKey) => string): DepositKey => {
-    const node = root.derive(path);
+    const cut = path.lastIndexOf("/");
+    const parent = chainNodes.getOrCreate(path.slice(0, cut), (chainPath) => root.derive(chainPath));
+    const node = parent.deriveChild(Number(path.slice(cut + 1)));
     if (!node.privateKey || !node.publicKey) throw new Error(`no key at ${path}`);
     return { path, address: encode(node), privateKey: node.privateKey, publicKey: node.publicKey };
   };

@@ -1,0 +1,71 @@
+import { silentLogger } from "@mp/core";
+import { createTestDatabase } from "@mp/db/testing";
+import { tokenBalance } from "@mp/test-nodes/evm";
+import { createSendPipeline } from "../src/send-pipeline.ts";
+import { createEvmSweeper } from "../src/sweeps/evm-sweeper.ts";
+import { createDepositMerchant, depositAndCredit, testDepositKeys } from "../test/support/evm-deposits.ts";
+import { startEvmTreasury } from "../test/support/evm-treasury.ts";
+
+export interface EvmSweepsBenchResult {
+  addresses: number;
+  /** From the first sweeper pass to every sweep confirmed: top-ups signed, broadcast, confirmed; sweeps signed, stored, broadcast, confirmed. */
+  seconds: number;
+  topUps: number;
+}
+
+/**
+ * Issue 14's sweep figure: `addresses` deposit addresses (default 1,000) each holding a confirmed
+ * USDC deposit and no gas, swept into the treasury on anvil: the sweeper opens a sweep and a gas
+ * top-up per address, the send pipeline sends the top-ups, the sweeper signs the token transfers
+ * with the deposit keys, and the pipeline confirms them (2 confirmations; a block after each round).
+ */
+export async function runEvmSweepsBench(options: { addresses?: number } = {}): Promise<EvmSweepsBenchResult> {
+  const count = options.addresses ?? 1_000;
+  const testDb = await createTestDatabase();
+  const h = await startEvmTreasury(testDb.db, { eth: 1_000n * 10n ** 18n, usdc: 0n });
+  const db = testDb.db;
+  const pipeline = createSendPipeline({ db, senders: [h.sender()], logger: silentLogger(), confirmations: { BASE: 2 } });
+  const sweeper = createEvmSweeper({
+    db,
+    chains: [h.config],
+    depositKeys: testDepositKeys(),
+    treasuryKeys: h.keys,
+    logger: silentLogger(),
+  });
+  try {
+    const merchant = await createDepositMerchant(db, count);
+    await depositAndCredit(
+      db,
+      h.node,
+      h.usdc,
+      merchant,
+      merchant.addresses.map((address, i) => ({ address, asset: "USDC", amount: 20_000_000n + BigInt(i) })),
+    );
+    const expected = BigInt(count) * 20_000_000n + (BigInt(count) * BigInt(count - 1)) / 2n;
+    const started = performance.now();
+    for (;;) {
+      const t0 = performance.now();
+      await sweeper.tick("BASE");
+      const t1 = performance.now();
+      await pipeline.tick("BASE");
+      const t2 = performance.now();
+      await h.node.mine(1);
+      if (process.env.SWEEP_BENCH_TRACE) process.stderr.write(`sweeper ${Math.round(t1 - t0)} pipeline ${Math.round(t2 - t1)}\n`);
+      const { rows } = await db.query<{ confirmed: number }>(
+        "SELECT count(*) FILTER (WHERE state = 'confirmed')::int AS confirmed FROM treasury_sweeps",
+      );
+      if (rows[0]?.confirmed === count) break;
+      if (performance.now() - started > 600_000) throw new Error(`only ${rows[0]?.confirmed} of ${count} sweeps confirmed`);
+    }
+    const seconds = (performance.now() - started) / 1_000;
+    const held = await tokenBalance(h.node, h.usdc, h.treasury);
+    if (held !== expected) throw new Error(`the treasury holds ${held} USDC, ${expected} expected`);
+    const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM treasury_sends WHERE purpose = 'top_up'");
+    return { addresses: count, seconds, topUps: rows[0]?.n ?? 0 };
+  } finally {
+    await sweeper.stop();
+    await pipeline.stop();
+    await h.node.stop();
+    await testDb.drop();
+  }
+}
