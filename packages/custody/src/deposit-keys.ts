@@ -77,7 +77,9 @@ export function createDepositKeys(mnemonic: string, options: { bitcoinNetwork: B
         );
       case "solana": {
         const path = solanaPath(account, index);
-        const node = ed25519Root.derive(path);
+        const node = solanaAccounts
+          .getOrCreate(account, (a) => ed25519Root.derive(`m/44'/${COIN_TYPE.solana}'/${a}'`))
+          .deriveChild(index + HARDENED);
         return {
           path,
           address: solanaAddress(node.publicKeyRaw),

@@ -24,7 +24,12 @@ export async function runEvmSweepsBench(options: { addresses?: number } = {}): P
   const testDb = await createTestDatabase();
   const h = await startEvmTreasury(testDb.db, { eth: 1_000n * 10n ** 18n, usdc: 0n });
   const db = testDb.db;
-  const pipeline = createSendPipeline({ db, senders: [h.sender()], logger: silentLogger(), confirmations: { BASE: 2 } });
+  const pipeline = createSendPipeline({
+    db,
+    senders: [h.sender()],
+    logger: silentLogger(),
+    confirmations: { BASE: 2 },
+  });
   const sweeper = createEvmSweeper({
     db,
     chains: [h.config],
@@ -50,17 +55,21 @@ export async function runEvmSweepsBench(options: { addresses?: number } = {}): P
       await pipeline.tick("BASE");
       const t2 = performance.now();
       await h.node.mine(1);
-      if (process.env.SWEEP_BENCH_TRACE) process.stderr.write(`sweeper ${Math.round(t1 - t0)} pipeline ${Math.round(t2 - t1)}\n`);
+      if (process.env.SWEEP_BENCH_TRACE)
+        process.stderr.write(`sweeper ${Math.round(t1 - t0)} pipeline ${Math.round(t2 - t1)}\n`);
       const { rows } = await db.query<{ confirmed: number }>(
         "SELECT count(*) FILTER (WHERE state = 'confirmed')::int AS confirmed FROM treasury_sweeps",
       );
       if (rows[0]?.confirmed === count) break;
-      if (performance.now() - started > 600_000) throw new Error(`only ${rows[0]?.confirmed} of ${count} sweeps confirmed`);
+      if (performance.now() - started > 600_000)
+        throw new Error(`only ${rows[0]?.confirmed} of ${count} sweeps confirmed`);
     }
     const seconds = (performance.now() - started) / 1_000;
     const held = await tokenBalance(h.node, h.usdc, h.treasury);
     if (held !== expected) throw new Error(`the treasury holds ${held} USDC, ${expected} expected`);
-    const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM treasury_sends WHERE purpose = 'top_up'");
+    const { rows } = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM treasury_sends WHERE purpose = 'top_up'",
+    );
     return { addresses: count, seconds, topUps: rows[0]?.n ?? 0 };
   } finally {
     await sweeper.stop();

@@ -1,13 +1,5 @@
 import { AppError, type ChainId, type Logger } from "@mp/core";
-import {
-  assertLeader,
-  createLeaseKeeper,
-  type Database,
-  LeadershipLostError,
-  type Lease,
-  type LeaseKeeper,
-  type Queryable,
-} from "@mp/db";
+import { assertLeader, type Database, type Lease, type LeaseKeeper, type Queryable } from "@mp/db";
 import {
   insertAttempt,
   listAttempts,
@@ -24,6 +16,7 @@ import {
   type OpenAttempt,
   ordersOf,
 } from "./attempt-store.ts";
+import { createLeasedChainLoop } from "./chain-loop.ts";
 import {
   type AttemptStatus,
   type ChainSender,
@@ -79,86 +72,27 @@ const MIN_REORG_WINDOW = 16;
 export function createSendPipeline(options: SendPipelineOptions): SendPipeline {
   const { db, logger } = options;
   const leaseSeconds = options.leases?.seconds ?? options.leaseSeconds ?? 10;
-  const pollIntervalMs = options.pollIntervalMs ?? 1_000;
   const senders = new Map<ChainId, ChainSender>(options.senders.map((s) => [s.chain, s]));
-  let ownKeeper: LeaseKeeper | undefined;
-  const keeper = (): LeaseKeeper => {
-    if (options.leases) return options.leases;
-    ownKeeper ??= createLeaseKeeper({ db, role: "signer", seconds: leaseSeconds, logger });
-    return ownKeeper;
-  };
-  /** One pass per chain at a time in this process: a second tick waits for the first. */
-  const running = new Map<ChainId, Promise<void>>();
-  const timers = new Map<ChainId, NodeJS.Timeout>();
-  let stopping = false;
-
-  const tick = (chain: ChainId): Promise<void> => {
-    const previous = running.get(chain) ?? Promise.resolve();
-    const next = previous.then(() => pass(chain));
-    const tracked = next.catch(() => undefined);
-    running.set(chain, tracked);
-    void tracked.then(() => {
-      if (running.get(chain) === tracked) running.delete(chain);
-    });
-    return next;
-  };
-
-  const pass = async (chain: ChainId): Promise<void> => {
-    const sender = senders.get(chain);
-    if (!sender) throw new Error(`no sender for ${chain}`);
-    if (stopping) return;
-    const lease = await keeper().acquire(`sender:${chain}`);
-    if (!lease) return;
-    const run = new ChainPass(
-      sender,
-      lease,
-      options.confirmations[chain] ?? 1,
-      logger.child({ chain }),
-      db,
-      {
-        idleTimeoutMs: leaseSeconds * 500,
-      },
-      options.onStage,
-    );
-    try {
-      await run.run();
-    } catch (error) {
-      if (error instanceof LeadershipLostError) {
-        keeper().lost(lease);
-        logger.warn({ chain, epoch: lease.epoch.toString() }, "lost the sender lease mid-pass: standing by");
-        return;
-      }
-      throw error;
-    }
-  };
-
-  const loop = (chain: ChainId) => {
-    if (stopping) return;
-    const timer = setTimeout(() => {
-      tick(chain)
-        .catch((error: unknown) => logger.error({ chain, err: String(error) }, "send pipeline pass failed"))
-        .finally(() => loop(chain));
-    }, pollIntervalMs);
-    timers.set(chain, timer);
-  };
-
-  return {
-    tick,
-    start() {
-      stopping = false;
-      for (const chain of senders.keys()) {
-        if (!timers.has(chain)) loop(chain);
-      }
-    },
-    async stop() {
-      stopping = true;
-      for (const timer of timers.values()) clearTimeout(timer);
-      timers.clear();
-      await Promise.all([...running.values()]);
-      await ownKeeper?.stop();
-      ownKeeper = undefined;
-    },
-  };
+  return createLeasedChainLoop({
+    db,
+    logger,
+    ...(options.leases ? { leases: options.leases } : {}),
+    leaseSeconds,
+    chains: [...senders.keys()],
+    leaseName: (chain) => `sender:${chain}`,
+    intervalMs: options.pollIntervalMs ?? 1_000,
+    what: "send pipeline",
+    pass: (chain, lease) =>
+      new ChainPass(
+        senders.get(chain) as ChainSender,
+        lease,
+        options.confirmations[chain] ?? 1,
+        logger.child({ chain }),
+        db,
+        { idleTimeoutMs: leaseSeconds * 500 },
+        options.onStage,
+      ).run(),
+  });
 }
 
 /** One pass over one chain under one lease. */
@@ -314,20 +248,7 @@ class ChainPass {
       { attempt: attempt.id, replacement: stored.id, txHash: stored.txHash, fee: stored.fee },
       "stuck attempt replaced",
     );
-    await this.broadcast(this.stored(stored, attempt.id));
-  }
-
-  private stored(signed: SignedAttempt & { id: string }, replaces: string | null): StoredAttempt {
-    return {
-      ...signed,
-      chain: this.sender.chain,
-      state: "signed",
-      replaces,
-      blockHeight: null,
-      blockHash: null,
-      createdAt: new Date(),
-      broadcastAt: null,
-    };
+    await this.broadcast(justStored(this.sender.chain, stored, attempt.id));
   }
 
   /** (c) Queued sends, first come first served, up to maxBatch per transaction. */
@@ -380,8 +301,26 @@ class ChainPass {
       return { ...signed, id };
     });
     if (stored) this.onStage?.({ stage: "signed", attemptId: stored.id });
-    return stored ? this.stored(stored, null) : null;
+    return stored ? justStored(this.sender.chain, stored, null) : null;
   }
+}
+
+/** An attempt as insertAttempt has just stored it (state signed), for broadcasting it at once. */
+export function justStored(
+  chain: ChainId,
+  signed: SignedAttempt & { id: string },
+  replaces: string | null,
+): StoredAttempt {
+  return {
+    ...signed,
+    chain,
+    state: "signed",
+    replaces,
+    blockHeight: null,
+    blockHash: null,
+    createdAt: new Date(),
+    broadcastAt: null,
+  };
 }
 
 /** `fn` over `items` with at most `limit` in flight; results in input order. */

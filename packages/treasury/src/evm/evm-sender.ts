@@ -129,11 +129,14 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
   const reserved = async (): Promise<{ amounts: Map<string, bigint>; gas: bigint }> => {
     // Only what this address signed: a sweep's send leaves a deposit address, not the treasury.
     const amounts = await db.query<{ asset: string; amount: string }>(
-      `SELECT s.asset, sum(s.amount_raw)::text AS amount FROM treasury_sends s
-        WHERE s.chain = $1 AND s.state IN ('signed', 'broadcast') AND s.landed_attempt_id IS NULL
-          AND EXISTS (SELECT 1 FROM treasury_attempt_sends x JOIN treasury_attempts a ON a.id = x.attempt_id
-                       WHERE x.send_id = s.id AND a.from_address = $2)
-        GROUP BY s.asset`,
+      `SELECT asset, sum(amount_raw)::text AS amount FROM (
+         SELECT DISTINCT s.id, s.asset, s.amount_raw
+           FROM treasury_attempts a
+           JOIN treasury_attempt_sends x ON x.attempt_id = a.id
+           JOIN treasury_sends s ON s.id = x.send_id
+          WHERE a.chain = $1 AND a.from_address = $2 AND a.state IN ('signed', 'broadcast')
+            AND s.state IN ('signed', 'broadcast') AND s.landed_attempt_id IS NULL) open_sends
+        GROUP BY asset`,
       [chain, address],
     );
     const gas = await db.query<{ gas: string | null }>(

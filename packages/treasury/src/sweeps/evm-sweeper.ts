@@ -1,15 +1,7 @@
 import { resolveEvmAssets } from "@mp/chain-evm";
 import { type ChainConfig, type ChainId, decimalToUnits, type Logger } from "@mp/core";
 import type { DepositKey, DepositKeys, TreasuryKeys } from "@mp/custody";
-import {
-  assertLeader,
-  createLeaseKeeper,
-  type Database,
-  LeadershipLostError,
-  type Lease,
-  type LeaseKeeper,
-  type Queryable,
-} from "@mp/db";
+import { assertLeader, type Database, LeadershipLostError, type LeaseKeeper, type Queryable } from "@mp/db";
 import {
   type Address,
   createPublicClient,
@@ -21,9 +13,10 @@ import {
   type PublicClient,
 } from "viem";
 import { insertAttempt } from "../attempt-store.ts";
-import { type ChainSender, InsufficientTreasuryFundsError, type StoredAttempt } from "../chain-sender.ts";
+import { createLeasedChainLoop, type LeasedChainLoop } from "../chain-loop.ts";
+import { type ChainSender, InsufficientTreasuryFundsError } from "../chain-sender.ts";
 import { createEvmSender } from "../evm/evm-sender.ts";
-import { mapLimit } from "../send-pipeline.ts";
+import { justStored, mapLimit } from "../send-pipeline.ts";
 import { requestSend } from "../send-requests.ts";
 import { DEFAULT_SWEEP_CONFIG, type SweepConfig } from "./sweep-config.ts";
 import {
@@ -58,16 +51,12 @@ export interface EvmSweeperOptions {
   onReady?: (sweepIds: string[]) => void;
 }
 
-export interface EvmSweeper {
-  /**
-   * One pass over one chain (lease `sweeper:<CHAIN>`): settle finished sweeps, move confirmed
-   * top-ups on, sign the ready sweeps (stored before broadcast), then open sweeps for the addresses
-   * at or above their threshold (a top-up first where the address lacks gas).
-   */
-  tick(chain: ChainId): Promise<void>;
-  start(): void;
-  stop(): Promise<void>;
-}
+/**
+ * tick(chain): one pass over one chain (lease `sweeper:<CHAIN>`): settle finished sweeps, move
+ * confirmed top-ups on, sign the ready sweeps (stored before broadcast), then open sweeps for the
+ * addresses at or above their threshold (a top-up first where the address lacks gas).
+ */
+export type EvmSweeper = LeasedChainLoop;
 
 /** Addresses looked at per pass: the rest waits for the next one. */
 const SWEEPS_PER_TICK = 2_000;
@@ -100,72 +89,25 @@ export function createEvmSweeper(options: EvmSweeperOptions): EvmSweeper {
   const leaseSeconds = options.leases?.seconds ?? options.leaseSeconds ?? 10;
   const treasury = getAddress(options.treasuryKeys.evm().address);
   const chains = new Map<ChainId, ChainRuntime>(options.chains.map((c) => [c.chain, chainRuntime(c, options.fetch)]));
-  let ownKeeper: LeaseKeeper | undefined;
-  const keeper = (): LeaseKeeper => {
-    if (options.leases) return options.leases;
-    ownKeeper ??= createLeaseKeeper({ db, role: "signer", seconds: leaseSeconds, logger });
-    return ownKeeper;
-  };
-  const running = new Map<ChainId, Promise<void>>();
-  const timers = new Map<ChainId, NodeJS.Timeout>();
-  let stopping = false;
-
-  const tick = (chain: ChainId): Promise<void> => {
-    const previous = running.get(chain) ?? Promise.resolve();
-    const next = previous.then(() => pass(chain));
-    const tracked = next.catch(() => undefined);
-    running.set(chain, tracked);
-    return next;
-  };
-
-  const pass = async (chain: ChainId): Promise<void> => {
-    const runtime = chains.get(chain);
-    if (!runtime) throw new Error(`no EVM sweeper for ${chain}`);
-    if (stopping) return;
-    const lease = await keeper().acquire(`sweeper:${chain}`);
-    if (!lease) return;
-    const fenced = <T>(fn: (tx: Queryable) => Promise<T>): Promise<T> =>
-      db.tx(async (tx) => {
-        await assertLeader(tx, lease, { idleTimeoutMs: leaseSeconds * 500 });
-        return fn(tx);
-      });
-    try {
-      await new ChainSweep(runtime, treasury, options, config, fenced, logger.child({ chain, sweeper: true })).run();
-    } catch (error) {
-      if (error instanceof LeadershipLostError) {
-        keeper().lost(lease as Lease);
-        logger.warn({ chain }, "lost the sweeper lease mid-pass: standing by");
-        return;
-      }
-      throw error;
-    }
-  };
-
-  const loop = (chain: ChainId) => {
-    if (stopping) return;
-    const timer = setTimeout(() => {
-      tick(chain)
-        .catch((error: unknown) => logger.error({ chain, err: String(error) }, "sweep pass failed"))
-        .finally(() => loop(chain));
-    }, config.intervalMs);
-    timers.set(chain, timer);
-  };
-
-  return {
-    tick,
-    start() {
-      stopping = false;
-      for (const chain of chains.keys()) if (!timers.has(chain)) loop(chain);
+  return createLeasedChainLoop({
+    db,
+    logger,
+    ...(options.leases ? { leases: options.leases } : {}),
+    leaseSeconds,
+    chains: [...chains.keys()],
+    leaseName: (chain) => `sweeper:${chain}`,
+    intervalMs: config.intervalMs,
+    what: "sweeper",
+    pass: (chain, lease) => {
+      const fenced = <T>(fn: (tx: Queryable) => Promise<T>): Promise<T> =>
+        db.tx(async (tx) => {
+          await assertLeader(tx, lease, { idleTimeoutMs: leaseSeconds * 500 });
+          return fn(tx);
+        });
+      const runtime = chains.get(chain) as ChainRuntime;
+      return new ChainSweep(runtime, treasury, options, config, fenced, logger.child({ chain, sweeper: true })).run();
     },
-    async stop() {
-      stopping = true;
-      for (const timer of timers.values()) clearTimeout(timer);
-      timers.clear();
-      await Promise.all([...running.values()]);
-      await ownKeeper?.stop();
-      ownKeeper = undefined;
-    },
-  };
+  });
 }
 
 interface ChainRuntime {
@@ -215,13 +157,23 @@ class ChainSweep {
     await this.fenced((tx) => settleTopUps(tx, this.chain));
     const ready = await listReadySweeps(this.options.db, this.chain, SWEEPS_PER_TICK);
     if (ready.length > 0) this.options.onReady?.(ready.map((s) => s.id));
-    await mapLimit(ready, CONCURRENCY, (sweep) => this.sign(sweep));
+    await mapLimit(ready, CONCURRENCY, (sweep) => this.isolated({ sweep: sweep.id }, () => this.sign(sweep)));
     const candidates = await listSweepCandidates(this.options.db, this.chain, SWEEPS_PER_TICK);
     await mapLimit(
       candidates.filter((c) => c.unsweptRaw >= this.threshold(c.asset)),
       CONCURRENCY,
-      (candidate) => this.open(candidate),
+      (c) => this.isolated({ address: c.address, asset: c.asset }, () => this.open(c)),
     );
+  }
+
+  /** One address the node or the database cannot serve now does not hold up the others; the next pass retries it. */
+  private async isolated(context: Record<string, string>, fn: () => Promise<void>): Promise<void> {
+    try {
+      await fn();
+    } catch (error) {
+      if (error instanceof LeadershipLostError) throw error;
+      this.logger.warn({ ...context, err: String(error) }, "sweep step failed: retried next pass");
+    }
   }
 
   private threshold(asset: string): bigint {
@@ -370,16 +322,7 @@ class ChainSweep {
       return { ...signed, id };
     });
     if (!stored) return;
-    const attempt: StoredAttempt = {
-      ...stored,
-      chain: this.chain,
-      state: "signed",
-      replaces: null,
-      blockHeight: null,
-      blockHash: null,
-      createdAt: new Date(),
-      broadcastAt: null,
-    };
+    const attempt = justStored(this.chain, stored, null);
     // Stored first: a broadcast lost here is made again by the send pipeline's next pass.
     await sender.broadcast(attempt).catch((error: unknown) => {
       this.logger.warn({ sweep: sweep.id, txHash: stored.txHash, err: String(error) }, "sweep broadcast failed");
