@@ -1,7 +1,7 @@
 /**
  * `pnpm bench <name> [options]`: prints figures, never asserts. Names: api, wallets, indexer
  * (`--chain BASE|SOLANA|BITCOIN|TRON`, default BASE), failover (`--rounds N --bound S`, PostgreSQL only),
- * webhooks.
+ * webhooks, sends (`--sends N`, default 1,000).
  */
 const [name = "all", ...rest] = process.argv.slice(2);
 const flag = (key: string) => {
@@ -24,6 +24,11 @@ const benches: Record<string, () => Promise<void>> = {
       ...(flag("bound") ? { bound: Number(flag("bound")) } : {}),
     }),
   webhooks: async () => (await import("./webhooks.ts")).runWebhooksBench(seconds ? { seconds } : {}),
+  sends: async () => {
+    await (await import("../../packages/treasury/bench/sends.ts")).runSendsBench(
+      flag("sends") ? { sends: Number(flag("sends")) } : {},
+    );
+  },
 };
 
 const selected = name === "all" ? Object.keys(benches) : [name];

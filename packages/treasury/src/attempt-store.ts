@@ -168,30 +168,34 @@ export async function insertAttempt(
   replaces: string | null,
 ): Promise<string> {
   const id = randomUUID();
-  await tx.query(
-    `INSERT INTO treasury_attempts (id, chain, from_address, tx_hash, raw, guard, fee, replaces, state)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'signed')`,
-    [
-      id,
-      chain,
-      signed.from,
-      signed.txHash,
-      signed.raw,
-      JSON.stringify(signed.guard),
-      JSON.stringify(signed.fee),
-      replaces,
-    ],
-  );
-  await tx.query(
-    `INSERT INTO treasury_attempt_sends (attempt_id, send_id, output_index)
-     SELECT $1, o.id, o.output_index FROM unnest($2::text[], $3::int[]) AS o(id, output_index)`,
-    [id, signed.orders.map((o) => o.id), signed.orders.map((o) => o.outputIndex ?? null)],
-  );
-  await tx.query(
-    `UPDATE treasury_sends SET state = 'signed', reason = NULL, updated_at = now()
-      WHERE id = ANY($1::text[]) AND state IN ('queued', 'waiting_funds')`,
-    [signed.orders.map((o) => o.id)],
-  );
+  const sendIds = signed.orders.map((o) => o.id);
+  // Three statements in one round trip (the connection pipelines them); each is awaited.
+  await Promise.all([
+    tx.query(
+      `INSERT INTO treasury_attempts (id, chain, from_address, tx_hash, raw, guard, fee, replaces, state)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'signed')`,
+      [
+        id,
+        chain,
+        signed.from,
+        signed.txHash,
+        signed.raw,
+        JSON.stringify(signed.guard),
+        JSON.stringify(signed.fee),
+        replaces,
+      ],
+    ),
+    tx.query(
+      `INSERT INTO treasury_attempt_sends (attempt_id, send_id, output_index)
+       SELECT $1, o.id, o.output_index FROM unnest($2::text[], $3::int[]) AS o(id, output_index)`,
+      [id, sendIds, signed.orders.map((o) => o.outputIndex ?? null)],
+    ),
+    tx.query(
+      `UPDATE treasury_sends SET state = 'signed', reason = NULL, updated_at = now()
+        WHERE id = ANY($1::text[]) AND state IN ('queued', 'waiting_funds')`,
+      [sendIds],
+    ),
+  ]);
   return id;
 }
 

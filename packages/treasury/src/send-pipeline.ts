@@ -361,15 +361,27 @@ class ChainPass {
       this.logger.warn({ orders: ids, err: String(error) }, "could not prepare a send");
       return "stop";
     }
-    const stored = await this.fenced(async (tx) => {
-      if (!(await lockSignable(tx, ids))) return null;
-      const signed = await this.sender.sign(tx, orders, prepared);
-      const id = await insertAttempt(tx, this.sender.chain, signed, null);
-      return { ...signed, id };
-    });
+    const stored = await this.db
+      .tx(async (tx) => {
+        // The guard and the sends' locks go out with the sender's first statement (pipelined, one
+        // round trip): if either refuses, sign()'s allocation is rolled back with the rest.
+        const checks = Promise.all([assertLeader(tx, this.lease, this.fence), lockSignable(tx, ids)]);
+        const signing = this.sender.sign(tx, orders, prepared);
+        const [[, free], signed] = await Promise.all([checks, signing]);
+        if (!free) throw new SendTakenError();
+        const id = await insertAttempt(tx, this.sender.chain, signed, null);
+        return { ...signed, id };
+      })
+      .catch((error: unknown) => {
+        if (error instanceof SendTakenError) return null;
+        throw error;
+      });
     return stored ? this.stored(stored, null) : null;
   }
 }
+
+/** The sends about to be signed were taken meanwhile (another pass signed them): roll back. */
+class SendTakenError extends Error {}
 
 /** `fn` over `items` with at most `limit` in flight; results in input order. */
 async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {

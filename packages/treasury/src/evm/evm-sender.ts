@@ -32,6 +32,8 @@ const STUCK_AFTER_BLOCKS = 3;
 const FEE_TTL_MS = 1_000;
 /** A gas estimate per (asset, recipient) is reused this long. */
 const GAS_TTL_MS = 60_000;
+/** Balances for the funds check are reused this long at most (see cachedBalance). */
+const BALANCE_TTL_MS = 2_000;
 
 /** What prepare() read for sign(): no RPC happens inside the pipeline's transaction. */
 interface EvmPrepared {
@@ -116,6 +118,23 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
 
   const maxCost = (f: Fees, gas: bigint) => gas * (f.type === "legacy" ? f.gasPrice : f.maxFeePerGas);
 
+  /**
+   * Balances read for the funds check, reused until the next head() (the pipeline's next pass) or
+   * for BALANCE_TTL_MS. Sound because the check subtracts every send not yet recorded as landed:
+   * a transfer mined after the read is still subtracted (the pipeline records landings only in its
+   * status step, after head()), so a stale balance errs on the side of waiting, never of overspending.
+   */
+  let balanceCache = new Map<string, { at: number; value: Promise<bigint> }>();
+  const cachedBalance = (asset: { native: boolean; address: Address | null }): Promise<bigint> => {
+    const cacheKey = asset.address ?? "native";
+    const hit = balanceCache.get(cacheKey);
+    if (hit && performance.now() - hit.at < BALANCE_TTL_MS) return hit.value;
+    const value = balanceOf(asset);
+    balanceCache.set(cacheKey, { at: performance.now(), value });
+    value.catch(() => balanceCache.delete(cacheKey));
+    return value;
+  };
+
   const balanceOf = async (asset: { native: boolean; address: Address | null }): Promise<bigint> => {
     if (asset.native || !asset.address) return BigInt(await rpc<Hex>("eth_getBalance", [address, "latest"]));
     const data = encodeFunctionData({ abi: erc20Abi, functionName: "balanceOf", args: [address] });
@@ -127,22 +146,23 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
    * them yet): per asset their amounts, and the most gas their open attempts may burn.
    */
   const reserved = async (): Promise<{ amounts: Map<string, bigint>; gas: bigint }> => {
-    const amounts = await db.query<{ asset: string; amount: string }>(
+    const { rows } = await db.query<{ asset: string | null; amount: string }>(
       `SELECT asset, sum(amount_raw)::text AS amount FROM treasury_sends
-        WHERE chain = $1 AND state IN ('signed', 'broadcast') AND landed_attempt_id IS NULL GROUP BY asset`,
-      [chain],
-    );
-    const gas = await db.query<{ gas: string | null }>(
-      `SELECT sum((a.fee->>'gas')::numeric * COALESCE(a.fee->>'maxFeePerGas', a.fee->>'gasPrice')::numeric)::text AS gas
+        WHERE chain = $1 AND state IN ('signed', 'broadcast') AND landed_attempt_id IS NULL GROUP BY asset
+       UNION ALL
+       SELECT NULL, COALESCE(sum((a.fee->>'gas')::numeric * COALESCE(a.fee->>'maxFeePerGas', a.fee->>'gasPrice')::numeric), 0)::text
          FROM treasury_attempts a
         WHERE a.chain = $1 AND a.state IN ('signed', 'broadcast')
           AND NOT EXISTS (SELECT 1 FROM treasury_attempts r WHERE r.replaces = a.id)`,
       [chain],
     );
-    return {
-      amounts: new Map(amounts.rows.map((r) => [r.asset, BigInt(r.amount)])),
-      gas: BigInt(gas.rows[0]?.gas?.split(".")[0] ?? "0"),
-    };
+    const amounts = new Map<string, bigint>();
+    let gas = 0n;
+    for (const row of rows) {
+      if (row.asset === null) gas = BigInt(row.amount.split(".")[0] ?? "0");
+      else amounts.set(row.asset, BigInt(row.amount));
+    }
+    return { amounts, gas };
   };
 
   const estimateGas = async (order: SendOrder, call: { to: Address; value: bigint; data?: Hex }): Promise<bigint> => {
@@ -188,6 +208,7 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
     stuckAfterBlocks: STUCK_AFTER_BLOCKS,
 
     async head() {
+      balanceCache = new Map();
       const block = await rpc<RpcBlock>("eth_getBlockByNumber", ["latest", false]);
       if (block.baseFeePerGas) lastBaseFee = BigInt(block.baseFeePerGas);
       return Number(BigInt(block.number));
@@ -216,8 +237,8 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
       chainId ??= Number(BigInt(await rpc<Hex>("eth_chainId", [])));
       const [f, held, native, pending] = await Promise.all([
         currentFees(),
-        balanceOf(asset),
-        asset.native ? Promise.resolve(null) : balanceOf({ native: true, address: null }),
+        cachedBalance(asset),
+        asset.native ? Promise.resolve(null) : cachedBalance({ native: true, address: null }),
         reserved(),
       ]);
       const short = (what: string, needed: bigint, available: bigint) =>
@@ -260,19 +281,24 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
       const prepared = preparedInput as EvmPrepared;
       const [order] = orders;
       if (!order) throw new Error("nothing to sign");
-      if (prepared.startNonce !== null) {
-        await tx.query(
-          `INSERT INTO treasury_nonces (chain, address, next_nonce) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-          [chain, address, prepared.startNonce],
-        );
-      }
+      // Issued without waiting: it goes out with the UPDATE below (one round trip), which awaits it.
+      const initialised =
+        prepared.startNonce === null
+          ? Promise.resolve()
+          : tx.query(
+              `INSERT INTO treasury_nonces (chain, address, next_nonce) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+              [chain, address, prepared.startNonce],
+            );
       // The UPDATE takes the row's lock until this transaction ends: the next signer waits for our
       // commit (or rollback, which hands the same nonce out again: no gap).
-      const { rows } = await tx.query<{ nonce: string }>(
-        `UPDATE treasury_nonces SET next_nonce = next_nonce + 1 WHERE chain = $1 AND address = $2
-         RETURNING (next_nonce - 1)::text AS nonce`,
-        [chain, address],
-      );
+      const [, { rows }] = await Promise.all([
+        initialised,
+        tx.query<{ nonce: string }>(
+          `UPDATE treasury_nonces SET next_nonce = next_nonce + 1 WHERE chain = $1 AND address = $2
+           RETURNING (next_nonce - 1)::text AS nonce`,
+          [chain, address],
+        ),
+      ]);
       const allocated = rows[0];
       if (!allocated) throw new Error(`no nonce row for ${chain} ${address}`);
       nonceRowKnown = true;
