@@ -167,10 +167,25 @@ export async function insertAttempt(
   signed: SignedAttempt,
   replaces: string | null,
 ): Promise<string> {
+  const { id, written } = issueAttemptInsert(tx, chain, signed, replaces);
+  await written;
+  return id;
+}
+
+/**
+ * insertAttempt's three statements, issued at once: on Database.tx's pipelined connection they go
+ * out together, with whatever the caller sends next. A caller that does not await `written` lets
+ * them go out with COMMIT, which then reports a failure (tx throws TransactionRolledBackError).
+ */
+export function issueAttemptInsert(
+  tx: Queryable,
+  chain: ChainId,
+  signed: SignedAttempt,
+  replaces: string | null,
+): { id: string; written: Promise<void> } {
   const id = randomUUID();
   const sendIds = signed.orders.map((o) => o.id);
-  // Three statements in one round trip (the connection pipelines them); each is awaited.
-  await Promise.all([
+  const written = Promise.all([
     tx.query(
       `INSERT INTO treasury_attempts (id, chain, from_address, tx_hash, raw, guard, fee, replaces, state)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'signed')`,
@@ -195,8 +210,10 @@ export async function insertAttempt(
         WHERE id = ANY($1::text[]) AND state IN ('queued', 'waiting_funds')`,
       [sendIds],
     ),
-  ]);
-  return id;
+  ]).then(() => undefined);
+  // Not awaited by every caller: COMMIT reports the failure, so it must not surface as unhandled.
+  written.catch(() => undefined);
+  return { id, written };
 }
 
 /** The node has the attempts (or may have): attempt and sends `broadcast`, stuck clock started at `head`. */

@@ -10,6 +10,7 @@ import {
 } from "@mp/db";
 import {
   insertAttempt,
+  issueAttemptInsert,
   listAttempts,
   listSignable,
   lockSignable,
@@ -58,6 +59,8 @@ export interface SendPipeline {
 
 /** Sends read per pass: the rest waits for the next pass (a pass stays short, the lease fresh). */
 const SIGN_PER_TICK = 1_000;
+/** Chain transactions signed and stored per database transaction. */
+const SIGN_PER_TRANSACTION = 20;
 /** Status look-ups in flight at once (one RPC each). */
 const STATUS_CONCURRENCY = 16;
 /** Blocks past its confirmation a settled send's block is still checked for a reorg, at least. */
@@ -318,17 +321,33 @@ class ChainPass {
     };
   }
 
-  /** (c) Queued sends, first come first served, up to maxBatch per transaction. */
+  /**
+   * (c) Queued sends, first come first served, up to maxBatch per chain transaction. Up to
+   * SIGN_PER_TRANSACTION chain transactions are prepared (outside any transaction), then signed and
+   * stored in one database transaction: each still allocates its own guard and is stored with it,
+   * and the round trips of BEGIN, the lease guard and COMMIT are shared. Broadcast after the commit.
+   */
   private async signQueued(): Promise<void> {
     const signable = await listSignable(this.db, this.sender.chain, SIGN_PER_TICK);
     // Broadcasts run in the order signed, behind the signing (which never waits for them).
     let broadcasts = Promise.resolve();
     try {
-      for (let i = 0; i < signable.length; i += this.sender.maxBatch) {
-        const orders = signable.slice(i, i + this.sender.maxBatch);
-        const attempt = await this.signOne(orders);
-        if (attempt === "stop") break;
-        if (attempt) {
+      let next = 0;
+      let stop = false;
+      while (next < signable.length && !stop) {
+        const chunk: Prepared[] = [];
+        while (chunk.length < SIGN_PER_TRANSACTION && next < signable.length) {
+          const orders = signable.slice(next, next + this.sender.maxBatch);
+          next += orders.length;
+          const prepared = await this.prepare(orders);
+          if (prepared === "stop") {
+            stop = true;
+            break;
+          }
+          if (prepared) chunk.push(prepared);
+        }
+        if (chunk.length === 0) continue;
+        for (const attempt of await this.signChunk(chunk)) {
           broadcasts = broadcasts.then(async () => {
             await this.broadcast(attempt);
           });
@@ -340,11 +359,11 @@ class ChainPass {
     }
   }
 
-  private async signOne(orders: SendOrder[]): Promise<StoredAttempt | null | "stop"> {
+  /** prepare() of one chain transaction's orders; null when they wait for funds or were refused. */
+  private async prepare(orders: SendOrder[]): Promise<Prepared | null | "stop"> {
     const ids = orders.map((o) => o.id);
-    let prepared: unknown;
     try {
-      prepared = await this.sender.prepare(orders);
+      return { orders, prepared: await this.sender.prepare(orders) };
     } catch (error) {
       if (error instanceof InsufficientTreasuryFundsError) {
         await this.fenced((tx) => markWaitingFunds(tx, ids, error.message));
@@ -361,23 +380,40 @@ class ChainPass {
       this.logger.warn({ orders: ids, err: String(error) }, "could not prepare a send");
       return "stop";
     }
+  }
+
+  /** Signs and stores the prepared chain transactions in one transaction; [] when one was taken meanwhile. */
+  private async signChunk(chunk: Prepared[]): Promise<StoredAttempt[]> {
+    const ids = chunk.flatMap((c) => c.orders.map((o) => o.id));
     const stored = await this.db
       .tx(async (tx) => {
-        // The guard and the sends' locks go out with the sender's first statement (pipelined, one
-        // round trip): if either refuses, sign()'s allocation is rolled back with the rest.
+        // The guard and the sends' locks go out with the sender's first statement (pipelined): if
+        // either refuses, every allocation of sign() below is rolled back with the rest.
         const checks = Promise.all([assertLeader(tx, this.lease, this.fence), lockSignable(tx, ids)]);
-        const signing = this.sender.sign(tx, orders, prepared);
-        const [[, free], signed] = await Promise.all([checks, signing]);
+        checks.catch(() => undefined);
+        const out: Array<SignedAttempt & { id: string }> = [];
+        for (const { orders, prepared } of chunk) {
+          const signed = await this.sender.sign(tx, orders, prepared);
+          // Not awaited: the inserts go out with the next statement or COMMIT, which fails if they did.
+          const { id } = issueAttemptInsert(tx, this.sender.chain, signed, null);
+          out.push({ ...signed, id });
+        }
+        const [, free] = await checks;
         if (!free) throw new SendTakenError();
-        const id = await insertAttempt(tx, this.sender.chain, signed, null);
-        return { ...signed, id };
+        return out;
       })
       .catch((error: unknown) => {
-        if (error instanceof SendTakenError) return null;
+        if (error instanceof SendTakenError) return [];
         throw error;
       });
-    return stored ? this.stored(stored, null) : null;
+    return stored.map((s) => this.stored(s, null));
   }
+}
+
+/** One chain transaction's orders and what prepare() gave for them. */
+interface Prepared {
+  orders: SendOrder[];
+  prepared: unknown;
 }
 
 /** The sends about to be signed were taken meanwhile (another pass signed them): roll back. */

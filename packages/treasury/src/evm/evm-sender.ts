@@ -165,6 +165,22 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
     return { amounts, gas };
   };
 
+  /**
+   * reserved(), read once per pass like the balances, then kept up to date here: every order that
+   * passes the funds check is added at once, as if its attempt were already stored. An order whose
+   * signing then fails stays counted until the next pass: it can make a send wait, never overspend.
+   */
+  let commitments: { at: number; value: Promise<{ amounts: Map<string, bigint>; gas: bigint }> } | undefined;
+  const committed = () => {
+    if (commitments && performance.now() - commitments.at < BALANCE_TTL_MS) return commitments.value;
+    const value = reserved();
+    commitments = { at: performance.now(), value };
+    value.catch(() => {
+      commitments = undefined;
+    });
+    return value;
+  };
+
   const estimateGas = async (order: SendOrder, call: { to: Address; value: bigint; data?: Hex }): Promise<bigint> => {
     const cacheKey = `${order.asset}|${call.to}|${order.to.toLowerCase()}`;
     const cached = gasCache.get(cacheKey);
@@ -209,6 +225,7 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
 
     async head() {
       balanceCache = new Map();
+      commitments = undefined;
       const block = await rpc<RpcBlock>("eth_getBlockByNumber", ["latest", false]);
       if (block.baseFeePerGas) lastBaseFee = BigInt(block.baseFeePerGas);
       return Number(BigInt(block.number));
@@ -239,7 +256,7 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
         currentFees(),
         cachedBalance(asset),
         asset.native ? Promise.resolve(null) : cachedBalance({ native: true, address: null }),
-        reserved(),
+        committed(),
       ]);
       const short = (what: string, needed: bigint, available: bigint) =>
         new InsufficientTreasuryFundsError(
@@ -265,6 +282,8 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
       if (nativeHeld < nativeNeeded) {
         throw short(`${assets.native.asset} (value and gas)`, nativeNeeded, nativeHeld);
       }
+      pending.amounts.set(order.asset, (pending.amounts.get(order.asset) ?? 0n) + order.amountRaw);
+      pending.gas += maxCost(f, gas);
       let startNonce: number | null = null;
       if (!nonceRowKnown) {
         const { rows } = await db.query("SELECT 1 FROM treasury_nonces WHERE chain = $1 AND address = $2", [
