@@ -65,6 +65,19 @@ describe.skipIf(!process.env.DATABASE_URL)(`stateless API replicas ${POSTGRES_ON
     return { merchantId: created.merchantId, apiKey: created.key.apiKey };
   };
   const urls = () => replicas.map((replica) => replica.url);
+  /** Every duplicate got the same answer, with `status`. */
+  const expectOneAnswer = (answers: Answer[], status: number) => {
+    expect(answers.map((a) => a.status)).toEqual(Array(answers.length).fill(status));
+    expect(new Set(answers.map((a) => a.text)).size).toBe(1);
+  };
+  /** The same key with another body is 409 idempotency_conflict on either process. */
+  const expectConflictOnEach = async (path: string, apiKey: string, json: unknown, idempotencyKey: string) => {
+    for (const url of urls()) {
+      const other = await call(url, apiKey, path, { json, idempotencyKey });
+      expect(other.status).toBe(409);
+      expect(other.body.error.code).toBe("idempotency_conflict");
+    }
+  };
 
   it(
     "ten concurrent duplicate POSTs spread over both processes create one customer; every answer has the same body",
@@ -100,8 +113,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`stateless API replicas ${POSTGRES_ON
         barrier.release();
       }
 
-      expect(answers.map((a) => a.status)).toEqual(Array(10).fill(202));
-      expect(new Set(answers.map((a) => a.text)).size).toBe(1);
+      expectOneAnswer(answers, 202);
       expect(answers.filter((a) => !a.replayed)).toHaveLength(1);
       const customers = await database.db.query<{ id: string }>("SELECT id FROM customers WHERE merchant_id = $1", [
         merchantId,
@@ -114,15 +126,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`stateless API replicas ${POSTGRES_ON
       );
       expect(jobs.rows[0]?.n).toBe(1);
 
-      // The same key with another body is 409 on either process.
-      for (const url of urls()) {
-        const other = await call(url, apiKey, "/v1/customers", {
-          json: { ...body, first_name: "Grace" },
-          idempotencyKey: "dup-customer",
-        });
-        expect(other.status).toBe(409);
-        expect(other.body.error.code).toBe("idempotency_conflict");
-      }
+      await expectConflictOnEach("/v1/customers", apiKey, { ...body, first_name: "Grace" }, "dup-customer");
     },
     TIMEOUT_MS,
   );
@@ -142,20 +146,13 @@ describe.skipIf(!process.env.DATABASE_URL)(`stateless API replicas ${POSTGRES_ON
           call(urls()[i % 2] ?? "", apiKey, "/v1/wallets", { json: request, idempotencyKey: "dup-wallet" }),
         ),
       );
-      expect(answers.map((a) => a.status)).toEqual(Array(10).fill(201));
-      expect(new Set(answers.map((a) => a.text)).size).toBe(1);
+      expectOneAnswer(answers, 201);
       const wallets = await database.db.query<{ n: number }>(
         "SELECT count(*)::int AS n FROM wallets WHERE merchant_id = $1",
         [merchantId],
       );
       expect(wallets.rows[0]?.n).toBe(1);
-      for (const url of urls()) {
-        const other = await call(url, apiKey, "/v1/wallets", {
-          json: { ...request, label: "other" },
-          idempotencyKey: "dup-wallet",
-        });
-        expect(other.status).toBe(409);
-      }
+      await expectConflictOnEach("/v1/wallets", apiKey, { ...request, label: "other" }, "dup-wallet");
     },
     TIMEOUT_MS,
   );

@@ -185,6 +185,21 @@ function onTestNode(
   };
 }
 
+/**
+ * txHeight on a Solana or Tron test node: the height `landedAt` says the transaction landed at (undefined:
+ * it failed or is not in a block), if that block, read over the node's API, holds it.
+ */
+function servedAt(
+  blockTransactions: (height: number) => Promise<string[]>,
+  landedAt: (tx: string) => number | undefined,
+): TestChain["txHeight"] {
+  return async (tx) => {
+    const height = landedAt(tx);
+    if (height === undefined) return null;
+    return (await blockTransactions(height)).includes(tx) ? height : null;
+  };
+}
+
 async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<unknown> {
   const response = await fetch(url, {
     method: "POST",
@@ -218,6 +233,7 @@ export async function startSolanaChain(): Promise<TestChain> {
   const chainConfig = config("SOLANA", { rpcUrl: node.url, tokens: [...node.tokens], network: "regtest" });
   const usdcMint = node.tokens.find((t) => t.asset === "USDC")?.address;
   if (!usdcMint) throw new Error("the Solana test node has no USDC");
+  const signatures = (slot: number) => solanaBlockSignatures(node.url, slot);
   return {
     chain: "SOLANA",
     config: chainConfig,
@@ -236,16 +252,11 @@ export async function startSolanaChain(): Promise<TestChain> {
       return signature;
     },
     // The test node's blocks are contiguous slots unless skipSlots() was used (the suite never does).
-    ...onTestNode(
-      node,
-      () => node.head(),
-      (slot) => solanaBlockSignatures(node.url, slot),
-    ),
-    async txHeight(signature) {
+    ...onTestNode(node, () => node.head(), signatures),
+    txHeight: servedAt(signatures, (signature) => {
       const landed = node.transaction(signature);
-      if (!landed || landed.failed || node.blockhash(landed.slot) === undefined) return null;
-      return (await solanaBlockSignatures(node.url, landed.slot)).includes(signature) ? landed.slot : null;
-    },
+      return landed && !landed.failed && node.blockhash(landed.slot) !== undefined ? landed.slot : undefined;
+    }),
   };
 }
 
@@ -264,6 +275,7 @@ let tronAddresses = 0;
 export async function startTronChain(): Promise<TestChain> {
   const node = await startTronTestNode();
   const chainConfig = config("TRON", { rpcUrl: node.url, tokens: [...node.tokens], network: "regtest" });
+  const transactions = (height: number) => tronBlockTransactions(node.url, height);
   return {
     chain: "TRON",
     config: chainConfig,
@@ -275,16 +287,11 @@ export async function startTronChain(): Promise<TestChain> {
       node.mine();
       return txID;
     },
-    ...onTestNode(
-      node,
-      () => node.head(),
-      (height) => tronBlockTransactions(node.url, height),
-    ),
-    async txHeight(txID) {
+    ...onTestNode(node, () => node.head(), transactions),
+    txHeight: servedAt(transactions, (txID) => {
       const landed = node.transaction(txID);
-      if (!landed || landed.failed) return null;
-      return (await tronBlockTransactions(node.url, landed.height)).includes(txID) ? landed.height : null;
-    },
+      return landed && !landed.failed ? landed.height : undefined;
+    }),
   };
 }
 
