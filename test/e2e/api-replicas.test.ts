@@ -65,6 +65,9 @@ describe.skipIf(!process.env.DATABASE_URL)(`stateless API replicas ${POSTGRES_ON
     return { merchantId: created.merchantId, apiKey: created.key.apiKey };
   };
   const urls = () => replicas.map((replica) => replica.url);
+  /** The `n` a `SELECT count(*)::int AS n` answers. */
+  const count = async (query: string, params: unknown[]) =>
+    (await database.db.query<{ n: number }>(query, params)).rows[0]?.n;
   /** Every duplicate got the same answer, with `status`. */
   const expectOneAnswer = (answers: Answer[], status: number) => {
     expect(answers.map((a) => a.status)).toEqual(Array(answers.length).fill(status));
@@ -120,11 +123,11 @@ describe.skipIf(!process.env.DATABASE_URL)(`stateless API replicas ${POSTGRES_ON
       ]);
       expect(customers.rows.map((r) => r.id)).toEqual([answers[0]?.body.data.id]);
       // Its provisioning job was enqueued once, with the one request that created it.
-      const jobs = await database.db.query<{ n: number }>(
+      const jobs = await count(
         "SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'customer.provision' AND data->>'customerId' = $1",
         [answers[0]?.body.data.id],
       );
-      expect(jobs.rows[0]?.n).toBe(1);
+      expect(jobs).toBe(1);
 
       await expectConflictOnEach("/v1/customers", apiKey, { ...body, first_name: "Grace" }, "dup-customer");
     },
@@ -147,11 +150,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`stateless API replicas ${POSTGRES_ON
         ),
       );
       expectOneAnswer(answers, 201);
-      const wallets = await database.db.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM wallets WHERE merchant_id = $1",
-        [merchantId],
-      );
-      expect(wallets.rows[0]?.n).toBe(1);
+      expect(await count("SELECT count(*)::int AS n FROM wallets WHERE merchant_id = $1", [merchantId])).toBe(1);
       await expectConflictOnEach("/v1/wallets", apiKey, { ...request, label: "other" }, "dup-wallet");
     },
     TIMEOUT_MS,
