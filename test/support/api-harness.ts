@@ -18,7 +18,7 @@ import { createEncryptionKeyring } from "@mp/encryption";
 import { createJobQueue, type JobQueue } from "@mp/jobs";
 import { createSandboxBankingProvider, createSandboxKycProvider, createSandboxRateProvider } from "@mp/providers";
 import { Registry } from "prom-client";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { late } from "./late.ts";
 
 /** Hardhat/anvil's well-known development mnemonic: test addresses are public and worthless. */
@@ -162,6 +162,21 @@ export function useApiHarness(options: HarnessOptions = {}): { api: ApiHarness; 
   });
   afterAll(() => started?.api.stop());
   return { api: late("the API harness", () => started?.api), merchant: late("the merchant", () => started?.merchant) };
+}
+
+/** Each of `queries` on the list `path` is a 400 validation_error whose message names the parameter. */
+export async function expectQueriesRefused(
+  api: ApiHarness,
+  apiKey: string,
+  path: string,
+  queries: readonly string[],
+): Promise<void> {
+  for (const query of queries) {
+    const res = await api.call(apiKey, `${path}?${query}`);
+    expect(res.status, query).toBe(400);
+    expect(res.body, query).toMatchObject({ status: "error", error: "validation_error" });
+    expect(res.body.message, query).toContain(query.split("=")[0]);
+  }
 }
 
 /** Polls `check` until it returns a value (not undefined) or the time runs out. */
