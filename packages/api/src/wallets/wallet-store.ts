@@ -34,11 +34,10 @@ function toWallet(row: WalletRow, destinations: DestinationRow[]): WalletResourc
 }
 
 const WALLET_COLUMNS = "w.id, w.merchant_id, w.customer_id, w.label, w.status, w.created_at, w.updated_at";
-const DESTINATION_COLUMNS = "id, wallet_id, chain, address, status, failure_reason, last_attempted_at, provisioned_at";
-// The destination's fields, in the resource's order: not wallet_id.
-const toDestination: (row: DestinationRow) => DestinationResource = resourceOfColumns<DestinationRow>(
-  "id, chain, address, status, failure_reason, last_attempted_at, provisioned_at",
-);
+// A destination's fields, in the resource's order; its row adds the wallet_id it is grouped by.
+const DESTINATION_FIELDS = "id, chain, address, status, failure_reason, last_attempted_at, provisioned_at";
+const DESTINATION_COLUMNS = `wallet_id, ${DESTINATION_FIELDS}`;
+const toDestination: (row: DestinationRow) => DestinationResource = resourceOfColumns(DESTINATION_FIELDS);
 
 /** Wallets with their destinations, read with a second statement for the whole page. */
 const WALLETS: ResourceTable<WalletRow, WalletResource> = {
