@@ -1,11 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type ApiHarness,
-  eventually,
-  expectQueriesRefused,
-  startApiHarness,
-  type TestMerchant,
-} from "../support/api-harness.ts";
+import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
 
 describe("customers", () => {
   let api: ApiHarness;
@@ -129,7 +123,7 @@ describe("customers", () => {
   });
 
   it("answers 400 for bad filters and pagination", async () => {
-    await expectQueriesRefused(api, a.apiKey, "/v1/customers", [
+    await api.expectQueriesRefused(a.apiKey, "/v1/customers", [
       "limit=0",
       "limit=201",
       "limit=abc",

@@ -1,12 +1,6 @@
 import { pruneEvents } from "@mp/events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type ApiHarness,
-  eventually,
-  expectQueriesRefused,
-  startApiHarness,
-  type TestMerchant,
-} from "../support/api-harness.ts";
+import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
 import { createCustomer, decided, individualTier1, nextKey, submit, tier2Customer } from "./verification-fixtures.ts";
 
 interface ApiEvent {
@@ -274,7 +268,7 @@ describe("events", () => {
     const future = new Date(Date.now() + 3_600_000).toISOString();
     expect((await api.call(m.apiKey, `/v1/events?created_from=${future}`)).body.data.total).toBe(0);
 
-    await expectQueriesRefused(api, m.apiKey, "/v1/events", [
+    await api.expectQueriesRefused(m.apiKey, "/v1/events", [
       "limit=0",
       "limit=201",
       "page=0",
