@@ -1,8 +1,10 @@
 /**
  * `pnpm bench <name> [options]`: prints figures, never asserts. Names: api, wallets, indexer
  * (`--chain BASE|SOLANA|BITCOIN|TRON`, default BASE), failover (`--rounds N --bound S`, PostgreSQL only),
- * webhooks, sends (`--sends N`, default 1,000).
+ * webhooks, sends (EVM, `--sends N`, default 1,000), bitcoin-sends (`--sends N`, default 200).
  */
+import { printTable } from "./measure.ts";
+
 const [name = "all", ...rest] = process.argv.slice(2);
 const flag = (key: string) => {
   const i = rest.indexOf(`--${key}`);
@@ -28,6 +30,13 @@ const benches: Record<string, () => Promise<void>> = {
     await (await import("../../packages/treasury/bench/sends.ts")).runSendsBench(
       flag("sends") ? { sends: Number(flag("sends")) } : {},
     );
+  },
+  "bitcoin-sends": async () => {
+    const { runBitcoinSendsBench } = await import("../../packages/treasury/bench/bitcoin-sends.ts");
+    const result = await runBitcoinSendsBench(flag("sends") ? { sends: Number(flag("sends")) } : {});
+    printTable("Bitcoin: queued sends batched, signed, stored and broadcast in one pipeline pass (target < 1 s)", [
+      { sends: result.sends, transactions: result.transactions, "pass ms": Math.round(result.passMs) },
+    ]);
   },
 };
 

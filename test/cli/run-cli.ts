@@ -52,16 +52,18 @@ export async function startService(
  * Starts `payments serve` in the background; resolves once its output matches `ready` (a role
  * without the API: `--role worker` logs "workers ready"). `processGroup`: the service runs in a
  * process group of its own, so killHard can end it: tsx runs the service in a child node process,
- * and a SIGKILL of tsx alone would leave that child running.
+ * and a SIGKILL of tsx alone would leave that child running. `direct`: the service is this child
+ * itself (`node --import tsx`), so its exit code and signal are the service's own.
  */
 export function startRole(
   args: string[],
   env: Record<string, string | undefined>,
   ready: RegExp,
-  options: { processGroup?: boolean } = {},
+  options: { processGroup?: boolean; direct?: boolean } = {},
 ): Promise<{ child: ChildProcess; match: RegExpExecArray; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, [MAIN, "serve", ...args], {
+    const [command, prefix] = options.direct ? [process.execPath, ["--import", "tsx"]] : [TSX, []];
+    const child = spawn(command, [...prefix, MAIN, "serve", ...args], {
       cwd: ROOT,
       env: cleanEnv({ LOG_LEVEL: "info", ...env }),
       stdio: ["ignore", "pipe", "pipe"],

@@ -1,4 +1,5 @@
-export type { SolanaCommitment } from "./constants.ts";
+export { SLOT_SKIPPED_ERROR_CODES, type SolanaCommitment } from "./constants.ts";
+export { signatureSchema, slotSchema, u64Schema } from "./rpc-schemas.ts";
 export { createSolanaAdapter, type SolanaAdapterOptions } from "./solana-adapter.ts";
-export { SOLANA_DEFAULT_TOKENS } from "./solana-assets.ts";
+export { resolveSolanaAssets, SOLANA_DEFAULT_TOKENS, type SolanaAssets } from "./solana-assets.ts";
 export { createSolanaFaucet, type SolanaFaucetOptions, TEST_TOKEN_TRANSFER_PATH } from "./solana-faucet.ts";

@@ -165,7 +165,7 @@ describe("Solana test node RPC", () => {
     expect(await call("getBlock", [slot, { commitment: "processed" }])).toMatchObject({ error: { code: -32602 } });
     expect(await call("getBlocks", [before, before + 2])).toMatchObject({ result: [before, before + 2] });
     expect(await call("getBlocks", [0, 600_000])).toMatchObject({ error: { code: -32602 } });
-    expect(await call("getBalance", [node.faucetAddress])).toMatchObject({ error: { code: -32601 } });
+    expect(await call("getProgramAccounts", [node.faucetAddress])).toMatchObject({ error: { code: -32601 } });
   });
 
   it("purges old blocks as a ledger size limit does: getBlocks omits them, getBlock says cleaned up", async () => {

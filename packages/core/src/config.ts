@@ -17,6 +17,11 @@ export interface AppConfig {
   environment: "sandbox" | "production";
   /** Resolved lazily by packages/custody; only the source is known here. */
   mnemonic: { value: string } | { file: string } | undefined;
+  /**
+   * TREASURY_MNEMONIC or TREASURY_MNEMONIC_FILE: the source only. Resolved (the file read) by the
+   * signer role alone, so no other role ever holds or even reads the treasury's words.
+   */
+  treasuryMnemonic: { value: string } | { file: string } | undefined;
   encryptionKey: Buffer | undefined;
   chainsConfigPath: string | undefined;
   chains: ChainsConfig | undefined;
@@ -115,6 +120,8 @@ const envSchema = z.object({
   PAYMENTS_ENV: z.enum(["sandbox", "production"]).optional(),
   MASTER_MNEMONIC: z.string().min(1).optional(),
   MASTER_MNEMONIC_FILE: z.string().min(1).optional(),
+  TREASURY_MNEMONIC: z.string().min(1).optional(),
+  TREASURY_MNEMONIC_FILE: z.string().min(1).optional(),
   ENCRYPTION_KEY: z.string().min(1).optional(),
   ENCRYPTION_KEY_FILE: z.string().min(1).optional(),
   CHAINS_CONFIG: z.string().min(1).optional(),
@@ -226,6 +233,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (e.MASTER_MNEMONIC && e.MASTER_MNEMONIC_FILE) {
     throw new ConfigError("MASTER_MNEMONIC", "set MASTER_MNEMONIC or MASTER_MNEMONIC_FILE, not both");
   }
+  if (e.TREASURY_MNEMONIC && e.TREASURY_MNEMONIC_FILE) {
+    throw new ConfigError("TREASURY_MNEMONIC", "set TREASURY_MNEMONIC or TREASURY_MNEMONIC_FILE, not both");
+  }
   if (e.ENCRYPTION_KEY && e.ENCRYPTION_KEY_FILE) {
     throw new ConfigError("ENCRYPTION_KEY", "set ENCRYPTION_KEY or ENCRYPTION_KEY_FILE, not both");
   }
@@ -253,6 +263,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     : e.MASTER_MNEMONIC_FILE
       ? { file: e.MASTER_MNEMONIC_FILE }
       : undefined;
+  const treasuryMnemonic = e.TREASURY_MNEMONIC
+    ? { value: e.TREASURY_MNEMONIC }
+    : e.TREASURY_MNEMONIC_FILE
+      ? { file: e.TREASURY_MNEMONIC_FILE }
+      : undefined;
   return {
     databaseUrl: e.DATABASE_URL,
     dataDir: resolve(e.DATA_DIR ?? "./.data"),
@@ -261,6 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: e.LOG_LEVEL ?? "info",
     environment: e.PAYMENTS_ENV ?? "sandbox",
     mnemonic,
+    treasuryMnemonic,
     encryptionKey,
     chainsConfigPath: e.CHAINS_CONFIG,
     chains: e.CHAINS_CONFIG ? loadChainsConfigFile(e.CHAINS_CONFIG) : undefined,

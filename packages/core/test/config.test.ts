@@ -81,3 +81,18 @@ describe("JOB_HEARTBEAT_SECONDS", () => {
     }
   });
 });
+
+describe("TREASURY_MNEMONIC", () => {
+  it("is only a source here: the file is read by the signer role alone, never at load", () => {
+    expect(loadConfig({ TREASURY_MNEMONIC_FILE: join(dir, "not-there") }).treasuryMnemonic).toEqual({
+      file: join(dir, "not-there"),
+    });
+    expect(loadConfig({ TREASURY_MNEMONIC: "some words" }).treasuryMnemonic).toEqual({ value: "some words" });
+    expect(loadConfig({}).treasuryMnemonic).toBeUndefined();
+  });
+
+  it("refuses both settings at once in one line without the words", () => {
+    const error = configError({ TREASURY_MNEMONIC: "secret words here", TREASURY_MNEMONIC_FILE: "/x" });
+    expect(error.message).toBe("TREASURY_MNEMONIC: set TREASURY_MNEMONIC or TREASURY_MNEMONIC_FILE, not both");
+  });
+});

@@ -1,7 +1,8 @@
+import type { ChainFamily } from "@mp/core";
 import { address as bitcoinAddress, crypto as bitcoinCrypto, networks } from "bitcoinjs-lib";
 import bs58 from "bs58";
 import bs58check from "bs58check";
-import { bytesToHex, checksumAddress, keccak256 } from "viem";
+import { bytesToHex, checksumAddress, isAddress, keccak256 } from "viem";
 import type { BitcoinNetwork } from "./derivation-paths.ts";
 
 /** keccak256 of the 64-byte X||Y of an uncompressed key, last 20 bytes: the EVM/Tron account id. */
@@ -38,4 +39,30 @@ export function bitcoinP2wpkhAddress(compressedPublicKey: Uint8Array, network: B
 /** A Solana address is the base58 of the raw 32-byte ed25519 public key. */
 export function solanaAddress(ed25519PublicKey: Uint8Array): string {
   return bs58.encode(ed25519PublicKey);
+}
+
+/**
+ * Whether `address` is one a transfer on `family` can be sent to, in the form the chain shows it:
+ * EVM hex (EIP-55 checked when mixed case), Tron base58check of 0x41 || id, Bitcoin for `network`
+ * (any standard output type bitcoinjs can script), Solana base58 of 32 bytes. The inverse of the
+ * encoders above, for what an operator types (`payments treasury send --to`).
+ */
+export function isChainAddress(family: ChainFamily, address: string, network: BitcoinNetwork): boolean {
+  try {
+    switch (family) {
+      case "evm":
+        return isAddress(address, { strict: true });
+      case "tron": {
+        const bytes = bs58check.decode(address);
+        return bytes.length === 21 && bytes[0] === TRON_ADDRESS_PREFIX;
+      }
+      case "bitcoin":
+        bitcoinAddress.toOutputScript(address, BITCOIN_NETWORKS[network]);
+        return true;
+      case "solana":
+        return bs58.decode(address).length === 32;
+    }
+  } catch {
+    return false;
+  }
 }

@@ -1,3 +1,4 @@
+export { isChainAddress } from "./address-encoding.ts";
 export {
   type CreateCustodyOptions,
   type Custody,
@@ -8,10 +9,14 @@ export {
 export type { BitcoinNetwork } from "./derivation-paths.ts";
 export { exportWalletsCsv, WALLETS_CSV_HEADER } from "./export-wallets-csv.ts";
 export {
+  MASTER_MNEMONIC_SECRET,
+  type MnemonicSecret,
   type MnemonicSource,
   type ResolveMnemonicOptions,
   resolveMnemonic,
+  resolveTreasuryMnemonic,
   SANDBOX_MNEMONIC_FILE,
+  TREASURY_MNEMONIC_SECRET,
 } from "./resolve-mnemonic.ts";
 export { ensureRootFingerprint } from "./root-fingerprint.ts";
 export {

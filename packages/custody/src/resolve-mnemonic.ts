@@ -13,40 +13,69 @@ import {
 /** Where the deployment's mnemonic comes from (AppConfig["mnemonic"] when one is configured). */
 export type MnemonicSource = { value: string } | { file: string };
 
+/**
+ * Which secret is resolved: its settings (`<setting>` or `<setting>_FILE`, named in every error) and
+ * the file a sandbox generates it into. The master mnemonic (addresses) and the treasury mnemonic
+ * (the hot wallet's signing keys) follow the same rules with their own names.
+ */
+export interface MnemonicSecret {
+  setting: "MASTER_MNEMONIC" | "TREASURY_MNEMONIC";
+  /** The file under DATA_DIR a sandbox deployment generates it into when none is configured. */
+  sandboxFile: string;
+  /** What it is for, in the production error and the sandbox warning. */
+  purpose: string;
+}
+
 export interface ResolveMnemonicOptions {
   source: AppConfig["mnemonic"];
   environment: "sandbox" | "production";
   dataDir: string;
   logger?: Logger;
+  /** Default: the master mnemonic (MASTER_MNEMONIC, DATA_DIR/master-mnemonic). */
+  secret?: MnemonicSecret;
 }
 
 /** The file a sandbox deployment generates its mnemonic into when none is configured. */
 export const SANDBOX_MNEMONIC_FILE = "master-mnemonic";
 
+export const MASTER_MNEMONIC_SECRET: MnemonicSecret = {
+  setting: "MASTER_MNEMONIC",
+  sandboxFile: SANDBOX_MNEMONIC_FILE,
+  purpose: "every receive address derives from it",
+};
+
+export const TREASURY_MNEMONIC_SECRET: MnemonicSecret = {
+  setting: "TREASURY_MNEMONIC",
+  sandboxFile: "treasury-mnemonic",
+  purpose: "the treasury's sending keys derive from it",
+};
+
 /**
- * The deployment's BIP-39 mnemonic, checked, from MASTER_MNEMONIC or MASTER_MNEMONIC_FILE. A sandbox
+ * A BIP-39 mnemonic, checked, from MASTER_MNEMONIC or MASTER_MNEMONIC_FILE (or the treasury's
+ * settings, `options.secret`). A sandbox
  * deployment with neither gets one generated on first start into DATA_DIR/master-mnemonic (mode
  * 0600) and reuses it afterwards; production refuses to start without one, and refuses the publicly
  * known test mnemonics. Every failure is a ConfigError naming the setting, never containing a word.
  */
 export function resolveMnemonic(options: ResolveMnemonicOptions): string {
   const { source, environment, logger } = options;
+  const secret = options.secret ?? MASTER_MNEMONIC_SECRET;
   let setting: string;
   let mnemonic: string;
   if (source === undefined) {
     if (environment === "production") {
       throw new ConfigError(
-        "MASTER_MNEMONIC",
-        "required in production: set MASTER_MNEMONIC or MASTER_MNEMONIC_FILE (a BIP-39 mnemonic kept offline as well)",
+        secret.setting,
+        `required in production: set ${secret.setting} or ${secret.setting}_FILE (a BIP-39 mnemonic kept offline as well)`,
       );
     }
-    return sandboxMnemonic(options.dataDir, logger);
+    return sandboxMnemonic(options.dataDir, secret, logger);
   }
   if ("value" in source) {
-    setting = "MASTER_MNEMONIC";
+    setting = secret.setting;
     mnemonic = normalizeMnemonic(source.value);
   } else {
-    setting = "MASTER_MNEMONIC_FILE";
+    setting = `${secret.setting}_FILE`;
     mnemonic = normalizeMnemonic(readMnemonicFile(setting, source.file));
     warnIfReadableByOthers(source.file, logger);
   }
@@ -75,30 +104,30 @@ function warnIfReadableByOthers(path: string, logger: Logger | undefined): void 
   }
 }
 
-function sandboxMnemonic(dataDir: string, logger: Logger | undefined): string {
-  const path = join(dataDir, SANDBOX_MNEMONIC_FILE);
+function sandboxMnemonic(dataDir: string, secret: MnemonicSecret, logger: Logger | undefined): string {
+  const path = join(dataDir, secret.sandboxFile);
   const existing = readIfExists(path);
   if (existing !== undefined) {
     warnIfReadableByOthers(path, logger);
-    return checkedSandboxMnemonic(path, existing);
+    return checkedSandboxMnemonic(path, existing, secret);
   }
-  const created = createMnemonicFile(dataDir, path);
+  const created = createMnemonicFile(dataDir, path, secret);
   if (created.generated) {
     logger?.warn(
       { path },
-      "no MASTER_MNEMONIC configured: generated a new sandbox mnemonic; every receive address derives from it, so back the file up",
+      `no ${secret.setting} configured: generated a new sandbox mnemonic; ${secret.purpose}, so back the file up`,
     );
   }
   return created.mnemonic;
 }
 
-function checkedSandboxMnemonic(path: string, text: string): string {
+function checkedSandboxMnemonic(path: string, text: string, secret: MnemonicSecret): string {
   const mnemonic = normalizeMnemonic(text);
   const problem = mnemonicProblem(mnemonic);
   if (problem !== null) {
     throw new ConfigError(
-      "MASTER_MNEMONIC",
-      `the sandbox mnemonic file ${path} ${problem}; restore it from its backup or set MASTER_MNEMONIC`,
+      secret.setting,
+      `the sandbox mnemonic file ${path} ${problem}; restore it from its backup or set ${secret.setting}`,
     );
   }
   return mnemonic;
@@ -118,7 +147,11 @@ function readIfExists(path: string): string | undefined {
  * temporary file that is then hard-linked into place: link(2) fails if the name exists, so two
  * processes starting together agree on one mnemonic and nobody reads a half-written file.
  */
-function createMnemonicFile(dataDir: string, path: string): { mnemonic: string; generated: boolean } {
+function createMnemonicFile(
+  dataDir: string,
+  path: string,
+  secret: MnemonicSecret,
+): { mnemonic: string; generated: boolean } {
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   const mnemonic = generateMnemonic();
   try {
@@ -132,8 +165,28 @@ function createMnemonicFile(dataDir: string, path: string): { mnemonic: string; 
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
       throw new ConfigError("DATA_DIR", `cannot write the sandbox mnemonic file ${path}`);
     }
-    return { mnemonic: checkedSandboxMnemonic(path, readFileSync(path, "utf8")), generated: false };
+    return { mnemonic: checkedSandboxMnemonic(path, readFileSync(path, "utf8"), secret), generated: false };
   } finally {
     rmSync(temporary, { force: true });
   }
+}
+
+/**
+ * The treasury's mnemonic (TREASURY_MNEMONIC or TREASURY_MNEMONIC_FILE; a sandbox generates
+ * DATA_DIR/treasury-mnemonic): the master mnemonic's rules, and never the master mnemonic itself, in
+ * any environment: the treasury is a seed of its own so that no merchant account's path reaches a
+ * treasury key (treasury-keys.ts).
+ */
+export function resolveTreasuryMnemonic(
+  options: Omit<ResolveMnemonicOptions, "secret"> & { masterMnemonic: string },
+): string {
+  const mnemonic = resolveMnemonic({ ...options, secret: TREASURY_MNEMONIC_SECRET });
+  if (mnemonic === normalizeMnemonic(options.masterMnemonic)) {
+    const setting = options.source && "file" in options.source ? "TREASURY_MNEMONIC_FILE" : "TREASURY_MNEMONIC";
+    throw new ConfigError(
+      setting,
+      "is the master mnemonic (MASTER_MNEMONIC); the treasury needs a mnemonic of its own",
+    );
+  }
+  return mnemonic;
 }

@@ -6,7 +6,14 @@ import { validateMnemonic } from "@scure/bip39";
 import { wordlist } from "@scure/bip39/wordlists/english.js";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createCustody, resolveMnemonic, SANDBOX_MNEMONIC_FILE } from "../src/index.ts";
+import {
+  createCustody,
+  resolveMnemonic,
+  resolveTreasuryMnemonic,
+  SANDBOX_MNEMONIC_FILE,
+  TREASURY_MNEMONIC_SECRET,
+} from "../src/index.ts";
+import { generateMnemonic } from "../src/mnemonic.ts";
 import { ABANDON_MNEMONIC, TEST_JUNK_MNEMONIC } from "./support.ts";
 
 /** "abandon … about" with its last word swapped: every word is valid, the checksum is not. */
@@ -136,6 +143,94 @@ describe("resolveMnemonic", () => {
     expect(error.message).toMatch(/sandbox mnemonic file .* checksum/);
     expect(error.message).not.toMatch(/abandon/);
     expect(readFileSync(join(dataDir, SANDBOX_MNEMONIC_FILE), "utf8")).toBe(BAD_CHECKSUM);
+  });
+});
+
+describe("resolveTreasuryMnemonic", () => {
+  // Not a public one: production would refuse that first.
+  const master = generateMnemonic();
+
+  it("follows the master mnemonic's rules under its own names: TREASURY_MNEMONIC(_FILE), DATA_DIR/treasury-mnemonic", () => {
+    const missing = configError(() =>
+      resolveTreasuryMnemonic({ source: undefined, environment: "production", dataDir, masterMnemonic: master }),
+    );
+    expect(missing.message).toBe(
+      "TREASURY_MNEMONIC: required in production: set TREASURY_MNEMONIC or TREASURY_MNEMONIC_FILE (a BIP-39 mnemonic kept offline as well)",
+    );
+    const unreadable = configError(() =>
+      resolveTreasuryMnemonic({
+        source: { file: join(dataDir, "nope") },
+        environment: "sandbox",
+        dataDir,
+        masterMnemonic: master,
+      }),
+    );
+    expect(unreadable.message).toBe(`TREASURY_MNEMONIC_FILE: cannot read file ${join(dataDir, "nope")}`);
+    const bad = configError(() =>
+      resolveTreasuryMnemonic({
+        source: { value: BAD_CHECKSUM },
+        environment: "sandbox",
+        dataDir,
+        masterMnemonic: master,
+      }),
+    );
+    expect(bad.setting).toBe("TREASURY_MNEMONIC");
+    expect(bad.message).not.toMatch(/abandon/);
+    const file = join(dataDir, "treasury-words");
+    writeFileSync(file, ABANDON_MNEMONIC, { mode: 0o600 });
+    const known = configError(() =>
+      resolveTreasuryMnemonic({ source: { file }, environment: "production", dataDir, masterMnemonic: master }),
+    );
+    expect(known.message).toBe(
+      "TREASURY_MNEMONIC_FILE: is a publicly known test mnemonic; refusing to hold real funds with it",
+    );
+  });
+
+  it("refuses the master mnemonic itself, in any environment, without echoing it", () => {
+    for (const environment of ["sandbox", "production"] as const) {
+      const same = configError(() =>
+        resolveTreasuryMnemonic({
+          source: { value: `${master.toUpperCase()}\n` },
+          environment,
+          dataDir,
+          masterMnemonic: master,
+        }),
+      );
+      expect(same.message).toBe(
+        "TREASURY_MNEMONIC: is the master mnemonic (MASTER_MNEMONIC); the treasury needs a mnemonic of its own",
+      );
+    }
+    const file = join(dataDir, "treasury-words");
+    writeFileSync(file, master, { mode: 0o600 });
+    const fromFile = configError(() =>
+      resolveTreasuryMnemonic({ source: { file }, environment: "sandbox", dataDir, masterMnemonic: master }),
+    );
+    expect(fromFile.setting).toBe("TREASURY_MNEMONIC_FILE");
+  });
+
+  it("in a sandbox generates its own 0600 file beside the master's, and reuses it", () => {
+    const masterGenerated = resolveMnemonic({ source: undefined, environment: "sandbox", dataDir });
+    const { logger, lines } = capturingLogger();
+    const treasury = resolveTreasuryMnemonic({
+      source: undefined,
+      environment: "sandbox",
+      dataDir,
+      logger,
+      masterMnemonic: masterGenerated,
+    });
+    expect(treasury).not.toBe(masterGenerated);
+    const file = join(dataDir, TREASURY_MNEMONIC_SECRET.sandboxFile);
+    expect(file).toBe(join(dataDir, "treasury-mnemonic"));
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readFileSync(file, "utf8").trim()).toBe(treasury);
+    expect(readFileSync(join(dataDir, SANDBOX_MNEMONIC_FILE), "utf8").trim()).toBe(masterGenerated);
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? "{}").msg).toMatch(
+      /^no TREASURY_MNEMONIC configured: generated a new sandbox mnemonic/,
+    );
+    expect(
+      resolveTreasuryMnemonic({ source: undefined, environment: "sandbox", dataDir, masterMnemonic: masterGenerated }),
+    ).toBe(treasury);
   });
 });
 

@@ -1,13 +1,15 @@
 import { type ChainId, normalizeAddress, type ObservedTransfer } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { appendDepositEvents } from "@mp/events";
+import { recordTreasuryUtxos } from "./treasury-utxos.ts";
 
 /**
  * Inserts the observed transfers as PENDING deposits, each resolved to its wallet, merchant and
  * customer through `destinations` (chain, address_key). A transfer already recorded (a rescan)
  * is skipped by the live-identity index (migrations/0023), so this is safe to repeat; a transfer
  * to an address that has no destination is dropped. Each new row gets its `deposit.pending` event in
- * the same transaction. Returns how many rows were new.
+ * the same transaction. Returns how many rows were new. Outputs paying a Bitcoin treasury address
+ * become treasury_utxos rows instead (treasury-utxos.ts).
  */
 export async function recordDeposits(
   q: Queryable,
@@ -16,6 +18,7 @@ export async function recordDeposits(
   transfers: readonly ObservedTransfer[],
 ): Promise<number> {
   if (transfers.length === 0) return 0;
+  await recordTreasuryUtxos(q, chain, transfers);
   const result = await q.query<{ id: string }>(
     `INSERT INTO deposits (id, merchant_id, wallet_id, destination_id, customer_id, chain, asset, contract_address,
        from_address, to_address, tx_hash, position, block_height, block_hash, decimals, amount_raw,

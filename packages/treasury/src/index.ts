@@ -1,3 +1,4 @@
+export { type BalancePollerOptions, startBalancePoller } from "./balance-poller.ts";
 export {
   type AttemptState,
   type AttemptStatus,
@@ -7,6 +8,7 @@ export {
   type SignedAttempt,
   type StoredAttempt,
 } from "./chain-sender.ts";
+export { createChainSenders, treasurySendAddresses } from "./create-chain-senders.ts";
 export { createEvmSender } from "./evm/index.ts";
 export { createSendPipeline, type SendPipeline, type SendPipelineOptions } from "./send-pipeline.ts";
 export {
@@ -18,8 +20,17 @@ export {
   type SendState,
   type TreasurySend,
 } from "./send-requests.ts";
+export { SENDER_FACTORIES, type SenderFactory, type SenderFactoryOptions } from "./sender-factories.ts";
+export { createSolanaSender } from "./solana/index.ts";
+export { registerTreasuryMetrics } from "./treasury-metrics.ts";
 export {
-  SENDER_FACTORIES,
-  type SenderFactory,
-  type SenderFactoryOptions,
-} from "./sender-factories.ts";
+  countSendsByState,
+  listTreasuryAddresses,
+  oldestOpenSendAges,
+  readTreasuryBalances,
+  recordTreasuryAddresses,
+  storeTreasuryBalances,
+  type TreasuryAddress,
+  type TreasuryBalance,
+} from "./treasury-store.ts";
+export { createTronSender } from "./tron/index.ts";

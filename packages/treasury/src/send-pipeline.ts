@@ -47,6 +47,8 @@ export interface SendPipelineOptions {
    * pipeline keeps its own on `db`, stopped by stop().
    */
   leases?: LeaseKeeper;
+  /** Tests: called once an attempt is stored (before its broadcast) and once broadcast (before that is recorded). */
+  onStage?: (reached: { stage: "signed" | "broadcast"; attemptId: string }) => void;
 }
 
 export interface SendPipeline {
@@ -59,8 +61,6 @@ export interface SendPipeline {
 
 /** Sends read per pass: the rest waits for the next pass (a pass stays short, the lease fresh). */
 const SIGN_PER_TICK = 1_000;
-/** Chain transactions signed and stored per database transaction. */
-const SIGN_PER_TRANSACTION = 20;
 /** Status look-ups in flight at once (one RPC each). */
 const STATUS_CONCURRENCY = 16;
 /** Blocks past its confirmation a settled send's block is still checked for a reorg, at least. */
@@ -110,9 +110,17 @@ export function createSendPipeline(options: SendPipelineOptions): SendPipeline {
     if (stopping) return;
     const lease = await keeper().acquire(`sender:${chain}`);
     if (!lease) return;
-    const run = new ChainPass(sender, lease, options.confirmations[chain] ?? 1, logger.child({ chain }), db, {
-      idleTimeoutMs: leaseSeconds * 500,
-    });
+    const run = new ChainPass(
+      sender,
+      lease,
+      options.confirmations[chain] ?? 1,
+      logger.child({ chain }),
+      db,
+      {
+        idleTimeoutMs: leaseSeconds * 500,
+      },
+      options.onStage,
+    );
     try {
       await run.run();
     } catch (error) {
@@ -167,6 +175,7 @@ class ChainPass {
     private readonly logger: Logger,
     private readonly db: Database,
     private readonly fence: { idleTimeoutMs: number },
+    private readonly onStage?: SendPipelineOptions["onStage"],
   ) {}
 
   private fenced<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -197,6 +206,7 @@ class ChainPass {
   private async broadcast(attempt: StoredAttempt): Promise<boolean> {
     try {
       await this.sender.broadcast(attempt);
+      this.onStage?.({ stage: "broadcast", attemptId: attempt.id });
       this.broadcasted.push(attempt.id);
       return true;
     } catch (error) {
@@ -322,8 +332,8 @@ class ChainPass {
   }
 
   /**
-   * (c) Queued sends, first come first served, up to maxBatch per chain transaction. Up to
-   * SIGN_PER_TRANSACTION chain transactions are prepared (outside any transaction), then signed and
+   * (c) Queued sends, first come first served, up to maxBatch per chain transaction. Up to the
+   * sender's preparesAhead chain transactions are prepared (outside any transaction), then signed and
    * stored in one database transaction: each still allocates its own guard and is stored with it,
    * and the round trips of BEGIN, the lease guard and COMMIT are shared. Broadcast after the commit.
    */
@@ -336,7 +346,7 @@ class ChainPass {
       let stop = false;
       while (next < signable.length && !stop) {
         const chunk: Prepared[] = [];
-        while (chunk.length < SIGN_PER_TRANSACTION && next < signable.length) {
+        while (chunk.length < (this.sender.preparesAhead ?? 1) && next < signable.length) {
           const orders = signable.slice(next, next + this.sender.maxBatch);
           next += orders.length;
           const prepared = await this.prepare(orders);
@@ -406,6 +416,7 @@ class ChainPass {
         if (error instanceof SendTakenError) return [];
         throw error;
       });
+    for (const s of stored) this.onStage?.({ stage: "signed", attemptId: s.id });
     return stored.map((s) => this.stored(s, null));
   }
 }

@@ -1,8 +1,11 @@
 import type { ChainConfig, ChainFamily, Logger } from "@mp/core";
 import type { TreasuryKeys } from "@mp/custody";
 import type { Database } from "@mp/db";
+import { createBitcoinSender } from "./bitcoin/bitcoin-sender.ts";
 import type { ChainSender } from "./chain-sender.ts";
 import { createEvmSender } from "./evm/evm-sender.ts";
+import { createSolanaSender } from "./solana/solana-sender.ts";
+import { createTronSender } from "./tron/tron-sender.ts";
 
 export interface SenderFactoryOptions {
   config: ChainConfig;
@@ -14,4 +17,7 @@ export interface SenderFactoryOptions {
 export type SenderFactory = (options: SenderFactoryOptions) => ChainSender;
 export const SENDER_FACTORIES: Partial<Record<ChainFamily, SenderFactory>> = {
   evm: createEvmSender,
+  tron: createTronSender,
+  solana: createSolanaSender,
+  bitcoin: createBitcoinSender,
 };

@@ -1,8 +1,15 @@
-import { createBitcoinAdapter, createBitcoinFaucet } from "@mp/chain-bitcoin";
-import { createEvmAdapter, createEvmFaucet } from "@mp/chain-evm";
-import { createSolanaAdapter, createSolanaFaucet } from "@mp/chain-solana";
-import { createTronAdapter, createTronFaucet } from "@mp/chain-tron";
-import { type ChainAdapter, type ChainConfig, chainFamily, type SandboxFaucet } from "@mp/core";
+import { BTC_ASSET, createBitcoinAdapter, createBitcoinFaucet } from "@mp/chain-bitcoin";
+import { createEvmAdapter, createEvmFaucet, resolveEvmAssets } from "@mp/chain-evm";
+import { createSolanaAdapter, createSolanaFaucet, SOLANA_DEFAULT_TOKENS } from "@mp/chain-solana";
+import { createTronAdapter, createTronFaucet, resolveTronAssets } from "@mp/chain-tron";
+import {
+  type ChainAdapter,
+  type ChainAsset,
+  type ChainConfig,
+  chainFamily,
+  NATIVE_ASSETS,
+  type SandboxFaucet,
+} from "@mp/core";
 
 /** The adapter of a configured chain: the one place that knows which family implements which chain. */
 export function createChainAdapter(config: ChainConfig): ChainAdapter {
@@ -33,5 +40,25 @@ export function createChainFaucet(config: ChainConfig): SandboxFaucet {
       return createSolanaFaucet(config);
     case "tron":
       return createTronFaucet(config);
+  }
+}
+
+/**
+ * The assets of a configured chain as its family resolves them (native coin first, then tokens; a
+ * Solana or Tron mainnet config without tokens gets the family's default stablecoins): what the
+ * treasury can send there.
+ */
+export function chainAssets(config: ChainConfig): ChainAsset[] {
+  switch (chainFamily(config.chain)) {
+    case "evm":
+      return resolveEvmAssets(config).list();
+    case "bitcoin":
+      return [{ asset: BTC_ASSET, address: null, decimals: NATIVE_ASSETS.BITCOIN.decimals }];
+    case "solana": {
+      const tokens = config.tokens.length > 0 ? config.tokens : SOLANA_DEFAULT_TOKENS[config.network];
+      return [{ ...NATIVE_ASSETS.SOLANA, address: null }, ...tokens.map((token) => ({ ...token }))];
+    }
+    case "tron":
+      return resolveTronAssets(config).list();
   }
 }

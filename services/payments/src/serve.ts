@@ -23,6 +23,7 @@ import { loadEncryptionKeyring } from "@mp/encryption";
 import { pruneEvents } from "@mp/events";
 import { forgetChain, getIndexerStates, registerLeaderMetrics } from "@mp/indexer";
 import { createJobQueue, type JobQueue } from "@mp/jobs";
+import { registerTreasuryMetrics } from "@mp/treasury";
 import { startWebhookWorker } from "@mp/webhooks";
 import { collectDefaultMetrics, Registry } from "prom-client";
 import { createChainFaucet } from "./chain-adapters.ts";
@@ -32,8 +33,9 @@ import { type LocalSandbox, startLocalSandbox } from "./local-sandbox.ts";
 import { openCustody } from "./open-custody.ts";
 import { createProviders, type Providers, refuseSandboxProviders } from "./providers.ts";
 import { openMigratedDatabase } from "./runtime.ts";
+import { openTreasuryKeys, type SignerSecrets, startSigner } from "./signer.ts";
 
-export type Role = "api" | "indexer" | "worker" | "all";
+export type Role = "api" | "indexer" | "worker" | "signer" | "all";
 
 export interface RunningService {
   /** The HTTP address when the api role runs. */
@@ -62,8 +64,8 @@ function sandboxFaucets(chains: ChainsConfig, local: boolean): Partial<Record<Ch
 }
 
 /**
- * Starts the roles of one process. `all` is what `pnpm start` runs: API, indexers and workers
- * together on one database.
+ * Starts the roles of one process. `all` is what `pnpm start` runs: API, indexers, workers and the
+ * signer together on one database. Only the signer role reads TREASURY_MNEMONIC.
  */
 export async function serve(options: {
   config: AppConfig;
@@ -110,6 +112,7 @@ export async function serve(options: {
   let custody: Custody;
   let encryption: ReturnType<typeof loadEncryptionKeyring>;
   let indexed: ChainId[] = [];
+  let signerSecrets: SignerSecrets | undefined;
   try {
     // A bad --chains stops the start before anything runs.
     if (role === "indexer" || role === "all") indexed = selectChains(chains, options.chainFilter);
@@ -129,6 +132,7 @@ export async function serve(options: {
     custody = await openCustody(db, config, logger, chains);
     encryption = loadEncryptionKeyring(config, { logger });
     await checkEncryptionKeys(db, encryption);
+    if (role === "signer" || role === "all") signerSecrets = openTreasuryKeys(config, chains, logger);
   } catch (error) {
     await sandbox?.stop();
     await db.close();
@@ -161,6 +165,7 @@ export async function serve(options: {
   };
   // Who indexes each chain, read from the leases at every scrape of this process's /metrics.
   registerLeaderMetrics(metrics, deps.indexerStates);
+  registerTreasuryMetrics(metrics, db);
   if (sandbox) {
     const running = sandbox;
     stops.push(() => running.stop());
@@ -197,6 +202,26 @@ export async function serve(options: {
     stops.push(async () => clearInterval(sweep));
     const webhooks = await startWebhookWorker({ db, keyring: encryption, logger, environment: config.environment });
     stops.push(() => webhooks.stop());
+  }
+
+  if (signerSecrets) {
+    try {
+      const signer = await startSigner({
+        db,
+        secrets: signerSecrets,
+        leaseSeconds: config.indexerLeaseSeconds,
+        logger,
+        chains,
+        ...(localChains ? { faucets: deps.faucets } : {}),
+      });
+      stops.push(() => signer.stop());
+    } catch (error) {
+      // Another treasury's database, say: stop what runs already, then refuse the start.
+      for (const stop of stops.reverse()) await stop();
+      await jobs.stop();
+      await db.close();
+      throw error;
+    }
   }
 
   let url: string | undefined;

@@ -221,6 +221,8 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
     chain,
     address,
     maxBatch: 1,
+    // prepare() adds every order it passes to its commitments at once (see committed()).
+    preparesAhead: 20,
     stuckAfterBlocks: STUCK_AFTER_BLOCKS,
 
     async head() {

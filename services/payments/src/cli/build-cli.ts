@@ -6,6 +6,7 @@ import { addBankCommands } from "./bank-commands.ts";
 import { print, withDatabase } from "./cli-support.ts";
 import { addKycCommands } from "./kyc-commands.ts";
 import { addOperatorCommands } from "./operator-commands.ts";
+import { addTreasuryCommands } from "./treasury-commands.ts";
 import { addWebhookCommands } from "./webhook-commands.ts";
 
 const uuid = (value: string) => {
@@ -22,10 +23,12 @@ export function buildCli(): Command {
 
   program
     .command("serve")
-    .description("Run the service: the API, the chain indexers and the background workers, or one role")
+    .description(
+      "Run the service: the API, the chain indexers, the background workers and the treasury's signer, or one role",
+    )
     .addOption(
       new Option("--role <role>", "which role this process runs")
-        .choices(["api", "indexer", "worker", "all"])
+        .choices(["api", "indexer", "worker", "signer", "all"])
         .default("all"),
     )
     .option("--chains <list>", "comma-separated chains to index (indexer/all roles), e.g. BASE,SOLANA")
@@ -121,5 +124,6 @@ export function buildCli(): Command {
   addKycCommands(program);
   addBankCommands(program);
   addWebhookCommands(program);
+  addTreasuryCommands(program);
   return program;
 }

@@ -1,6 +1,22 @@
 import { Block, type Network, script, Transaction } from "bitcoinjs-lib";
 import { type BlockSummary, displayHash, transactionJson } from "./core-json.ts";
+import {
+  checkDust,
+  checkTransaction,
+  feeRatePerKvb,
+  formatFeeRate,
+  formatMoney,
+  MIN_RELAY_SAT_PER_KVB,
+  RPC_TRANSACTION_ALREADY_IN_CHAIN,
+  RPC_TRANSACTION_ERROR,
+  signalsReplaceability,
+  TransactionRejected,
+  verifyInput,
+  virtualSize,
+} from "./mempool-policy.ts";
 import type { NodeWallet, SpendableOutput } from "./node-wallet.ts";
+
+export { TransactionRejected } from "./mempool-policy.ts";
 
 /**
  * The test node's chain: real blocks (bitcoinjs-lib, BIP-34 coinbase, BIP-141 witness commitment,
@@ -35,7 +51,7 @@ export interface StoredBlock extends BlockSummary {
   txsJson: string;
 }
 
-interface Coin {
+export interface Coin {
   value: bigint;
   script: Uint8Array;
   /** null while the creating transaction is in the mempool. */
@@ -43,7 +59,26 @@ interface Coin {
   coinbase: boolean;
 }
 
-export class TransactionRejected extends Error {}
+/** A transaction waiting in the mempool, with the coins it spends (restored if it is replaced). */
+export interface MempoolEntry {
+  tx: Transaction;
+  txid: string;
+  fee: bigint;
+  vsize: number;
+  /** Unix seconds it entered. */
+  time: number;
+  /** Chain height when it entered. */
+  height: number;
+  spent: Map<string, Coin>;
+}
+
+/** What mine() takes from the mempool (test control: make a send stuck). */
+export interface MiningPolicy {
+  /** Leave every mempool transaction out of blocks. */
+  hold: boolean;
+  /** Leave out transactions paying less than this (sat/vB), and their descendants. */
+  minFeeRateSatPerVb: number;
+}
 
 export interface ReorgOptions {
   /** Transactions (and their descendants) removed for good, as if double-spent. */
@@ -85,7 +120,12 @@ export class ChainState {
   private active: StoredBlock[] = [];
   private readonly coins = new Map<string, Coin>();
   private readonly walletCoins = new Set<string>();
-  private readonly mempoolTxs = new Map<string, { tx: Transaction; fee: bigint }>();
+  private readonly mempoolTxs = new Map<string, MempoolEntry>();
+  /** Outpoint -> the mempool transaction spending it (conflict detection, BIP-125). */
+  private readonly mempoolSpends = new Map<string, string>();
+  /** txid -> every stored block carrying it (on the active chain or not), for getrawtransaction. */
+  private readonly txBlocks = new Map<string, StoredBlock[]>();
+  miningPolicy: MiningPolicy = { hold: false, minFeeRateSatPerVb: 0 };
   private forks = 0;
 
   constructor(
@@ -155,15 +195,195 @@ export class ChainState {
     return coins;
   }
 
-  /** Validates inputs (exist, unspent, mature, enough value) and adds the transaction to the mempool. */
-  acceptToMempool(tx: Transaction): string {
+  /**
+   * An unspent output, as gettxout sees it: with `includeMempool`, outputs of mempool transactions
+   * count and outputs spent in the mempool do not; without, only the chain's UTXO set.
+   */
+  unspent(txid: string, vout: number, includeMempool: boolean): Readonly<Coin> | undefined {
+    const point = outpoint(txid, vout);
+    const coin = this.coins.get(point);
+    if (coin !== undefined) return includeMempool || coin.height !== null ? coin : undefined;
+    if (includeMempool) return undefined;
+    const spender = this.mempoolSpends.get(point);
+    const spent = spender === undefined ? undefined : this.mempoolTxs.get(spender)?.spent.get(point);
+    return spent?.height === null ? undefined : spent;
+  }
+
+  mempoolEntry(txid: string): MempoolEntry | undefined {
+    return this.mempoolTxs.get(txid);
+  }
+
+  /** The active-chain block holding `txid`, if any. */
+  blockOf(txid: string): StoredBlock | undefined {
+    return this.txBlocks.get(txid)?.find((block) => this.active[block.height] === block);
+  }
+
+  /** Mempool transactions spending an output of `txid`. */
+  mempoolChildren(txid: string): string[] {
+    const children = new Set<string>();
+    for (const [point, spender] of this.mempoolSpends) if (point.startsWith(`${txid}:`)) children.add(spender);
+    return [...children];
+  }
+
+  /**
+   * Validates like Core's AcceptToMemoryPool and adds the transaction: consensus checks, dust,
+   * inputs exist and are unspent (or spent only by mempool transactions it replaces under BIP-125),
+   * mature, value in >= out, minimum relay fee, `maxFeeRatePerKvb` (sendrawtransaction's
+   * maxfeerate), then every input's script. Throws TransactionRejected with Core's code and reason.
+   */
+  acceptToMempool(tx: Transaction, options: { maxFeeRatePerKvb?: bigint } = {}): string {
     const txid = tx.getId();
-    if (this.mempoolTxs.has(txid) || this.coins.has(outpoint(txid, 0))) {
-      throw new TransactionRejected("txn-already-known");
+    checkTransaction(tx);
+    checkDust(tx);
+    if (this.mempoolTxs.has(txid)) throw new TransactionRejected("txn-already-in-mempool");
+    for (let vout = 0; vout < tx.outs.length; vout++) {
+      if (this.coins.get(outpoint(txid, vout))?.height != null) {
+        throw new TransactionRejected("Transaction outputs already in utxo set", RPC_TRANSACTION_ALREADY_IN_CHAIN);
+      }
     }
-    const fee = this.applyTransaction(tx, null, this.height + 1);
-    this.mempoolTxs.set(txid, { tx, fee });
+    const conflicts = new Set<string>();
+    const prevouts: Coin[] = [];
+    for (const input of tx.ins) {
+      const point = outpoint(displayHash(input.hash), input.index);
+      let coin = this.coins.get(point);
+      if (coin === undefined) {
+        const spender = this.mempoolSpends.get(point);
+        coin = spender === undefined ? undefined : this.mempoolTxs.get(spender)?.spent.get(point);
+        if (spender === undefined || coin === undefined) {
+          throw new TransactionRejected("bad-txns-inputs-missingorspent", RPC_TRANSACTION_ERROR);
+        }
+        conflicts.add(spender);
+      }
+      if (!this.mature(coin, this.height + 1)) {
+        const depth = coin.height === null ? 0 : this.height + 1 - coin.height;
+        throw new TransactionRejected(
+          `bad-txns-premature-spend-of-coinbase, tried to spend coinbase at depth ${depth}`,
+        );
+      }
+      prevouts.push(coin);
+    }
+    // Rule 1 (this node, like Core before 28's full-RBF default): every replaced transaction signals.
+    for (const conflict of conflicts) {
+      const entry = this.mempoolTxs.get(conflict);
+      if (entry !== undefined && !signalsReplaceability(entry.tx))
+        throw new TransactionRejected("txn-mempool-conflict");
+    }
+    const replaced = this.withDescendants(conflicts);
+    for (const input of tx.ins) {
+      if (replaced.has(displayHash(input.hash))) throw new TransactionRejected("bad-txns-spends-conflicting-tx");
+    }
+    const inputValue = prevouts.reduce((sum, coin) => sum + coin.value, 0n);
+    const outputValue = tx.outs.reduce((sum, output) => sum + output.value, 0n);
+    if (outputValue > inputValue) {
+      throw new TransactionRejected(
+        `bad-txns-in-belowout, value in (${formatMoney(inputValue)}) < value out (${formatMoney(outputValue)})`,
+      );
+    }
+    const fee = inputValue - outputValue;
+    const vsize = virtualSize(tx);
+    const feeRate = feeRatePerKvb(fee, vsize);
+    if (options.maxFeeRatePerKvb !== undefined && options.maxFeeRatePerKvb > 0n && feeRate > options.maxFeeRatePerKvb) {
+      throw new TransactionRejected(
+        "Fee exceeds maximum configured by user (e.g. -maxtxfee, maxfeerate)",
+        RPC_TRANSACTION_ERROR,
+      );
+    }
+    const minFee = (MIN_RELAY_SAT_PER_KVB * BigInt(vsize)) / 1000n;
+    if (fee < minFee) throw new TransactionRejected(`min relay fee not met, ${fee} < ${minFee}`);
+    if (conflicts.size > 0) this.checkReplacement(tx, txid, fee, vsize, conflicts, replaced);
+    for (const [index, coin] of prevouts.entries()) verifyInput(tx, index, coin);
+
+    for (const conflict of [...replaced].reverse()) this.removeFromMempool(conflict);
+    const spent = new Map<string, Coin>();
+    for (const input of tx.ins) {
+      const point = outpoint(displayHash(input.hash), input.index);
+      const coin = this.coins.get(point);
+      if (coin === undefined) throw new Error(`coin ${point} vanished while accepting ${txid}`);
+      spent.set(point, coin);
+      this.coins.delete(point);
+      this.walletCoins.delete(point);
+      this.mempoolSpends.set(point, txid);
+    }
+    this.addOutputs(tx, null);
+    this.mempoolTxs.set(txid, { tx, txid, fee, vsize, time: this.now(), height: this.height, spent });
     return txid;
+  }
+
+  /** BIP-125 rules 2, 3, 4 and 6 as Core's ReplacementChecks words them. */
+  private checkReplacement(
+    tx: Transaction,
+    txid: string,
+    fee: bigint,
+    vsize: number,
+    conflicts: Set<string>,
+    replaced: Set<string>,
+  ): void {
+    const newRate = feeRatePerKvb(fee, vsize);
+    for (const conflict of conflicts) {
+      const entry = this.mempoolTxs.get(conflict);
+      if (entry === undefined) continue;
+      const oldRate = feeRatePerKvb(entry.fee, entry.vsize);
+      if (newRate <= oldRate) {
+        throw new TransactionRejected(
+          `insufficient fee, rejecting replacement ${txid}; new feerate ${formatFeeRate(newRate)} <= old feerate ${formatFeeRate(oldRate)}`,
+        );
+      }
+    }
+    const conflictInputs = new Set<string>();
+    for (const conflict of conflicts) {
+      for (const point of this.mempoolTxs.get(conflict)?.spent.keys() ?? []) conflictInputs.add(point);
+    }
+    tx.ins.forEach((input, index) => {
+      const point = outpoint(displayHash(input.hash), input.index);
+      const coin = this.coins.get(point);
+      if (coin !== undefined && coin.height === null && !conflictInputs.has(point)) {
+        throw new TransactionRejected(
+          `replacement-adds-unconfirmed, replacement ${txid} adds unconfirmed input, idx ${index}`,
+        );
+      }
+    });
+    let oldFees = 0n;
+    for (const id of replaced) oldFees += this.mempoolTxs.get(id)?.fee ?? 0n;
+    if (fee < oldFees) {
+      throw new TransactionRejected(
+        `insufficient fee, rejecting replacement ${txid}, less fees than conflicting txs; ${formatMoney(fee)} < ${formatMoney(oldFees)}`,
+      );
+    }
+    const relayFee = (MIN_RELAY_SAT_PER_KVB * BigInt(vsize)) / 1000n;
+    if (fee - oldFees < relayFee) {
+      throw new TransactionRejected(
+        `insufficient fee, rejecting replacement ${txid}, not enough additional fees to relay; ${formatMoney(fee - oldFees)} < ${formatMoney(relayFee)}`,
+      );
+    }
+  }
+
+  /** `roots` and every mempool transaction descending from them, parents before children. */
+  private withDescendants(roots: Iterable<string>): Set<string> {
+    const found = new Set<string>();
+    const queue = [...roots];
+    while (queue.length > 0) {
+      const txid = queue.shift() as string;
+      if (found.has(txid)) continue;
+      found.add(txid);
+      queue.push(...this.mempoolChildren(txid));
+    }
+    return found;
+  }
+
+  /** Takes a mempool transaction out (it was replaced): its inputs are unspent again, its outputs gone. */
+  private removeFromMempool(txid: string): void {
+    const entry = this.mempoolTxs.get(txid);
+    if (entry === undefined) return;
+    this.mempoolTxs.delete(txid);
+    for (let vout = 0; vout < entry.tx.outs.length; vout++) {
+      this.coins.delete(outpoint(txid, vout));
+      this.walletCoins.delete(outpoint(txid, vout));
+    }
+    for (const [point, coin] of entry.spent) {
+      this.mempoolSpends.delete(point);
+      this.coins.set(point, coin);
+      if (this.wallet.keyFor(hex(coin.script)) !== undefined) this.walletCoins.add(point);
+    }
   }
 
   /** Mines one block with the whole mempool (or exactly `txs`), paying the reward to `payoutScript`. */
@@ -172,11 +392,23 @@ export class ChainState {
     const included: Transaction[] = [];
     const fees: (bigint | undefined)[] = [undefined];
     if (txs === undefined) {
-      for (const { tx, fee } of this.mempoolTxs.values()) {
-        included.push(tx);
-        fees.push(fee);
+      // Mempool order is parents first; a transaction left out keeps its descendants out too.
+      const leftOut = new Set<string>();
+      const minRate = BigInt(Math.round(this.miningPolicy.minFeeRateSatPerVb * 1000));
+      for (const entry of this.mempoolTxs.values()) {
+        const parentLeftOut = entry.tx.ins.some((input) => leftOut.has(displayHash(input.hash)));
+        if (this.miningPolicy.hold || parentLeftOut || feeRatePerKvb(entry.fee, entry.vsize) < minRate) {
+          leftOut.add(entry.txid);
+          continue;
+        }
+        included.push(entry.tx);
+        fees.push(entry.fee);
       }
-      this.mempoolTxs.clear();
+      for (const tx of included) {
+        const entry = this.mempoolTxs.get(tx.getId());
+        for (const point of entry?.spent.keys() ?? []) this.mempoolSpends.delete(point);
+        this.mempoolTxs.delete(tx.getId());
+      }
     } else {
       for (const tx of txs) {
         included.push(tx);
@@ -247,6 +479,7 @@ export class ChainState {
     this.active = this.active.slice(0, this.height - depth + 1);
     this.rebuildCoins();
     this.mempoolTxs.clear();
+    this.mempoolSpends.clear();
     const added: string[] = [];
     this.forks++;
     // A transaction that spends a coinbase not yet mature at its new height (it was mined higher up
@@ -301,7 +534,9 @@ export class ChainState {
     for (const input of tx.ins) {
       const point = outpoint(displayHash(input.hash), input.index);
       const coin = this.coins.get(point);
-      if (coin === undefined || spent.includes(point)) throw new TransactionRejected("bad-txns-inputs-missingorspent");
+      if (coin === undefined || spent.includes(point)) {
+        throw new TransactionRejected("bad-txns-inputs-missingorspent", RPC_TRANSACTION_ERROR);
+      }
       if (!this.mature(coin, spendHeight)) throw new TransactionRejected("bad-txns-premature-spend-of-coinbase");
       inputValue += coin.value;
       spent.push(point);
@@ -409,6 +644,11 @@ export class ChainState {
       txsJson: `[${txs.map((tx, index) => transactionJson(tx, this.network, fees[index])).join(",")}]`,
     };
     this.blocksByHash.set(stored.hash, stored);
+    for (const txid of txids) {
+      const holders = this.txBlocks.get(txid);
+      if (holders === undefined) this.txBlocks.set(txid, [stored]);
+      else holders.push(stored);
+    }
     this.active.push(stored);
     return stored;
   }

@@ -3,12 +3,12 @@ import { BITCOIN_NETWORKS, type BitcoinNetworkName } from "@mp/bitcoin-protocol"
 import { HDKey } from "@scure/bip32";
 import { address as bitcoinAddress, script as bitcoinScript, crypto } from "bitcoinjs-lib";
 import { close, listen } from "../shared/served-node.ts";
-import { ChainState, type ReorgOptions } from "./chain-state.ts";
+import { ChainState, type MiningPolicy, type ReorgOptions } from "./chain-state.ts";
 import { NodeWallet } from "./node-wallet.ts";
 import { createDispatch, type NodeInternals } from "./rpc-methods.ts";
 import { createRpcHttpServer } from "./rpc-server.ts";
 
-export type { ReorgOptions } from "./chain-state.ts";
+export type { MiningPolicy, ReorgOptions } from "./chain-state.ts";
 
 export interface BitcoinTestNodeOptions {
   /** 0 (default) picks a free port. */
@@ -21,7 +21,10 @@ export interface BitcoinTestNodeOptions {
   premineBlocks?: number;
   /** Mine one block every this many ms (local sandbox); off by default. */
   blockIntervalMs?: number;
+  /** The node wallet's fee rate (sendtoaddress), sat/vB. */
   feeRateSatPerVb?: number;
+  /** What estimatesmartfee answers, sat/vB; null (default) answers "Insufficient data" like a fresh regtest node. */
+  feeEstimateSatPerVb?: number | null;
   /** Seeds the node wallet's keys; nodes with the same seed have the same wallet. */
   walletSeed?: string;
 }
@@ -47,6 +50,13 @@ export interface BitcoinTestNode {
   /** Replaces the last `depth` blocks with a new branch; see ReorgOptions. */
   reorg(depth: number, options?: ReorgOptions): { removed: string[]; added: string[] };
   mempool(): string[];
+  /**
+   * What mine() takes from the mempool: `hold` leaves every transaction out (a send stays stuck),
+   * `minFeeRateSatPerVb` leaves out those paying less (and their descendants), as miners would.
+   */
+  setMiningPolicy(policy: Partial<MiningPolicy>): void;
+  /** What estimatesmartfee answers (sat/vB), null for "Insufficient data or no feerate found". */
+  setFeeEstimate(satPerVb: number | null): void;
   /** Closes the RPC port (connections refused) keeping the chain; restart() opens it again. */
   stop(): Promise<void>;
   restart(): Promise<void>;
@@ -106,6 +116,7 @@ export async function startBitcoinTestNode(options: BitcoinTestNodeOptions = {})
     wallet,
     network: params.encoding,
     chainName: CHAIN_NAMES[network],
+    feeEstimateSatPerVb: options.feeEstimateSatPerVb ?? null,
     mine(count, payoutScript) {
       const hashes: string[] = [];
       for (let i = 0; i < count; i++) hashes.push(chain.mine(payoutScript).hash);
@@ -165,6 +176,12 @@ export async function startBitcoinTestNode(options: BitcoinTestNodeOptions = {})
     },
     reorg: (depth, reorgOptions = {}) => chain.reorg(depth, reorgOptions, walletScript),
     mempool: () => chain.mempool(),
+    setMiningPolicy(policy) {
+      chain.miningPolicy = { ...chain.miningPolicy, ...policy };
+    },
+    setFeeEstimate(satPerVb) {
+      internals.feeEstimateSatPerVb = satPerVb;
+    },
     async stop() {
       if (timer !== undefined) clearInterval(timer);
       timer = undefined;

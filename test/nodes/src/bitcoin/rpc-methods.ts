@@ -1,14 +1,24 @@
 import { btcToSatoshis } from "@mp/bitcoin-protocol";
 import { stringifyJson } from "@mp/rpc";
-import { address as bitcoinAddress, type Network, type Transaction } from "bitcoinjs-lib";
+import { address as bitcoinAddress, type Network, Transaction } from "bitcoinjs-lib";
 import type { ChainState, StoredBlock } from "./chain-state.ts";
 import { TransactionRejected } from "./chain-state.ts";
-import { blockHeaderJsonValue, blockJson, coreDouble, difficultyOf } from "./core-json.ts";
+import {
+  blockHeaderJsonValue,
+  blockJson,
+  btcAmount,
+  coreDouble,
+  difficultyOf,
+  transactionJsonValue,
+  transactionWeight,
+} from "./core-json.ts";
+import { signalsReplaceability } from "./mempool-policy.ts";
 import { InsufficientFundsError, type NodeWallet } from "./node-wallet.ts";
 import { type Dispatch, RPC_METHOD_NOT_FOUND, RpcFailure } from "./rpc-server.ts";
+import { describeScript, scriptToAsm } from "./script-json.ts";
 
 /**
- * The Bitcoin Core RPC subset the Bitcoin adapter and faucet use, with Core's parameter names
+ * The Bitcoin Core RPC subset the Bitcoin adapter, faucet and treasury sender use, with Core's parameter names
  * (named parameters work), defaults, results and error codes (src/rpc/protocol.h).
  */
 
@@ -16,7 +26,9 @@ const RPC_TYPE_ERROR = -3;
 const RPC_INVALID_ADDRESS_OR_KEY = -5;
 const RPC_WALLET_INSUFFICIENT_FUNDS = -6;
 const RPC_INVALID_PARAMETER = -8;
-const RPC_VERIFY_REJECTED = -26;
+const RPC_DESERIALIZATION_ERROR = -22;
+/** sendrawtransaction's default maxfeerate: 0.10 BTC/kvB. */
+const DEFAULT_MAX_FEE_RATE_PER_KVB = 10_000_000n;
 
 export interface NodeInternals {
   chain: ChainState;
@@ -28,6 +40,8 @@ export interface NodeInternals {
   mine(count: number, payoutScript: Uint8Array): string[];
   /** Wallet send: signs, adds to the mempool, returns the txid. */
   sendFromWallet(outputs: { script: Uint8Array; value: bigint }[], subtractFee: boolean): Transaction;
+  /** What estimatesmartfee answers, in sat/vB; null answers Core's "Insufficient data" (fresh regtest). */
+  feeEstimateSatPerVb: number | null;
 }
 
 class Params {
@@ -66,6 +80,26 @@ class Params {
     const value = fallback === undefined ? this.required(index) : (this.get(index) ?? fallback);
     if (typeof value !== "string") throw typeError(value, "string");
     return value;
+  }
+
+  /** A transaction id (ParseHashV), lowercased. */
+  txid(index: number): string {
+    return this.hash(index);
+  }
+
+  /** An optional BTC amount that may be 0 (sendrawtransaction's maxfeerate), in satoshis. */
+  optionalAmount(index: number): bigint | undefined {
+    const value = this.get(index);
+    if (value === undefined) return undefined;
+    if (typeof value !== "string" && typeof value !== "number") throw typeError(value, "number");
+    const satoshis = btcToSatoshis(value);
+    if (satoshis === null) throw new RpcFailure(RPC_TYPE_ERROR, "Invalid amount");
+    return satoshis;
+  }
+
+  /** getrawtransaction's verbosity: a number, or a boolean as older clients send. */
+  optionalVerbosity(index: number): number {
+    return this.verbosity(index, 0);
   }
 
   bool(index: number, fallback: boolean): boolean {
@@ -219,9 +253,141 @@ export function createDispatch(node: NodeInternals): Dispatch {
         } catch (error) {
           if (error instanceof InsufficientFundsError)
             throw new RpcFailure(RPC_WALLET_INSUFFICIENT_FUNDS, error.message);
-          if (error instanceof TransactionRejected) throw new RpcFailure(RPC_VERIFY_REJECTED, error.message);
+          if (error instanceof TransactionRejected) throw new RpcFailure(error.code, error.message);
           throw error;
         }
+      },
+    },
+    sendrawtransaction: {
+      params: ["hexstring", "maxfeerate", "maxburnamount"],
+      run: (p) => {
+        const hexstring = p.string(0);
+        const maxFeeRatePerKvb = p.optionalAmount(1) ?? DEFAULT_MAX_FEE_RATE_PER_KVB;
+        let tx: Transaction;
+        try {
+          if (!/^([0-9a-fA-F]{2})+$/.test(hexstring)) throw new Error("not hex");
+          tx = Transaction.fromHex(hexstring);
+        } catch {
+          throw new RpcFailure(RPC_DESERIALIZATION_ERROR, "TX decode failed. Make sure the tx has at least one input.");
+        }
+        const txid = tx.getId();
+        // BroadcastTransaction: a transaction already in the mempool is success (it is rebroadcast).
+        if (chain.mempoolEntry(txid) !== undefined) return JSON.stringify(txid);
+        try {
+          chain.acceptToMempool(tx, { maxFeeRatePerKvb });
+        } catch (error) {
+          if (error instanceof TransactionRejected) throw new RpcFailure(error.code, error.message);
+          throw error;
+        }
+        return JSON.stringify(txid);
+      },
+    },
+    getrawtransaction: {
+      params: ["txid", "verbosity", "blockhash"],
+      run: (p) => {
+        const txid = p.txid(0);
+        const verbosity = p.optionalVerbosity(1);
+        // This node runs as if with -txindex: confirmed transactions are found without a blockhash.
+        const wanted = p.string(2, "") === "" ? undefined : blockByHash(p.hash(2));
+        const entry = wanted === undefined ? chain.mempoolEntry(txid) : undefined;
+        const block = wanted ?? (entry === undefined ? chain.blockOf(txid) : undefined);
+        const index = block?.txids.indexOf(txid) ?? -1;
+        const tx = entry?.tx ?? (index >= 0 ? block?.txs[index] : undefined);
+        if (tx === undefined) {
+          throw new RpcFailure(
+            RPC_INVALID_ADDRESS_OR_KEY,
+            wanted === undefined
+              ? "No such mempool or blockchain transaction. Use gettransaction for wallet transactions."
+              : "No such transaction found in the provided block. Use gettransaction for wallet transactions.",
+          );
+        }
+        if (verbosity <= 0) return JSON.stringify(tx.toHex());
+        const json = transactionJsonValue(tx, network) as Record<string, unknown>;
+        if (block === undefined) return stringifyJson(json as never);
+        const confirmations = chain.confirmations(block);
+        return stringifyJson({
+          ...(wanted === undefined ? {} : { in_active_chain: confirmations > 0 }),
+          ...json,
+          blockhash: block.hash,
+          confirmations: Math.max(confirmations, 0),
+          time: block.time,
+          blocktime: block.time,
+        } as never);
+      },
+    },
+    getmempoolentry: {
+      params: ["txid"],
+      run: (p) => {
+        const entry = chain.mempoolEntry(p.txid(0));
+        if (entry === undefined) throw new RpcFailure(RPC_INVALID_ADDRESS_OR_KEY, "Transaction not in mempool");
+        const { weight } = transactionWeight(entry.tx);
+        const depends = entry.tx.ins
+          .map((input) => Buffer.from(input.hash).reverse().toString("hex"))
+          .filter((parent, i, all) => chain.mempoolEntry(parent) !== undefined && all.indexOf(parent) === i);
+        const fee = btcAmount(entry.fee);
+        return stringifyJson({
+          vsize: entry.vsize,
+          weight,
+          time: entry.time,
+          height: entry.height,
+          descendantcount: 1,
+          descendantsize: entry.vsize,
+          ancestorcount: 1 + depends.length,
+          ancestorsize: entry.vsize,
+          wtxid: (transactionJsonValue(entry.tx, network) as { hash: string }).hash,
+          fees: { base: fee, modified: fee, ancestor: fee, descendant: fee },
+          depends,
+          spentby: chain.mempoolChildren(entry.txid),
+          "bip125-replaceable": signalsReplaceability(entry.tx),
+          unbroadcast: false,
+        });
+      },
+    },
+    gettxout: {
+      params: ["txid", "n", "include_mempool"],
+      run: (p) => {
+        const txid = p.txid(0);
+        const coin = chain.unspent(txid, p.int(1), p.bool(2, true));
+        if (coin === undefined) return "null";
+        const info = describeScript(coin.script, network);
+        return stringifyJson({
+          bestblock: chain.tip.hash,
+          confirmations: coin.height === null ? 0 : chain.height - coin.height + 1,
+          value: btcAmount(coin.value),
+          scriptPubKey: {
+            asm: scriptToAsm(coin.script),
+            desc: info.desc,
+            hex: Buffer.from(coin.script).toString("hex"),
+            ...(info.address === undefined ? {} : { address: info.address }),
+            type: info.type,
+          },
+          coinbase: coin.coinbase,
+        });
+      },
+    },
+    getrawmempool: {
+      params: ["verbose", "mempool_sequence"],
+      run: () => JSON.stringify(chain.mempool()),
+    },
+    estimatesmartfee: {
+      params: ["conf_target", "estimate_mode"],
+      run: (p) => {
+        const target = p.int(0);
+        if (target < 1 || target > 1008) {
+          throw new RpcFailure(RPC_INVALID_PARAMETER, "Invalid conf_target, must be between 1 and 1008");
+        }
+        const mode = p.string(1, "economical").toLowerCase();
+        if (!["unset", "economical", "conservative"].includes(mode)) {
+          throw new RpcFailure(
+            RPC_INVALID_PARAMETER,
+            'Invalid estimate_mode parameter, must be one of: "unset", "economical", "conservative"',
+          );
+        }
+        if (node.feeEstimateSatPerVb === null) {
+          return stringifyJson({ errors: ["Insufficient data or no feerate found"], blocks: 0 });
+        }
+        const perKvb = BigInt(Math.round(node.feeEstimateSatPerVb * 1000));
+        return stringifyJson({ feerate: btcAmount(perKvb), blocks: Math.max(target, 2) });
       },
     },
     generatetoaddress: {

@@ -27,6 +27,13 @@ export class LedgerState {
     return this.tokenAccounts.get(address);
   }
 
+  /** Units of a mint held across all token accounts. */
+  tokenSupply(mint: string): bigint {
+    let supply = 0n;
+    for (const account of this.tokenAccounts.values()) if (account.mint === mint) supply += account.amount;
+    return supply;
+  }
+
   setLamports(address: string, value: bigint): void {
     if (value < 0n) throw new RangeError(`negative balance for ${address}`);
     this.log.push({ kind: "lamports", address, previous: this.lamportsByAddress.get(address) });

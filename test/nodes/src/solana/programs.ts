@@ -23,6 +23,11 @@ export const RENT_EXEMPT_MINT = 1_461_600n;
 export const TOKEN_ACCOUNT_SPACE = 165;
 
 export const LAMPORTS_PER_SIGNATURE = 5_000n;
+/**
+ * Blocks a blockhash stays usable (agave's MAX_PROCESSING_AGE): a transaction signed against the
+ * block at height H can land up to height H + 150, getLatestBlockhash's `lastValidBlockHeight`.
+ */
+export const MAX_PROCESSING_AGE = 150;
 /** Half of every fee is burned, half paid to the slot leader (shown as a "Fee" reward). */
 export const LEADER_FEE_SHARE_DIVISOR = 2n;
 export const COMPUTE_UNIT_LIMIT = 200_000;

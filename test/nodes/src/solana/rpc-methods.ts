@@ -3,15 +3,34 @@ import { type BlockVariant, renderBlock } from "./block-rendering.ts";
 import { isAddress } from "./keys.ts";
 import { MAX_GET_BLOCKS_RANGE } from "./programs.ts";
 import type { Block, SolanaChain } from "./solana-chain.ts";
+import {
+  getAccountInfo,
+  getBalance,
+  getBlockHeight,
+  getLatestBlockhash,
+  getMinimumBalanceForRentExemption,
+  getSignatureStatuses,
+  getTokenAccountBalance,
+  isBlockhashValid,
+  sendTransaction,
+} from "./transaction-methods.ts";
 
 /** What a method answers: a value to serialise, pre-rendered UTF-8 JSON, or a JSON-RPC error. */
-export type RpcAnswer = { result: unknown } | { raw: Buffer } | { error: { code: number; message: string } };
+export type RpcAnswer =
+  | { result: unknown }
+  | { raw: Buffer }
+  | { error: { code: number; message: string; data?: unknown } };
 
 export interface RpcContext {
   chain: SolanaChain;
   leader: string;
   /** Queues a faucet transfer of lamports to the address and returns its signature. */
   airdrop(to: string, lamports: bigint): string;
+  routerProgramId: string;
+  /** Decimals of one of the node's mints; undefined for any other address. */
+  tokenDecimals(mint: string): number | undefined;
+  /** Whether sent transactions are being lost before they reach a leader (a test control). */
+  dropping(): boolean;
 }
 
 const commitmentSchema = z.enum(["processed", "confirmed", "finalized"]);
@@ -37,7 +56,8 @@ const invalidParams = (message: string): RpcAnswer => ({
 /**
  * The JSON-RPC subset of the Solana adapter and faucet, with the results and error codes of agave's
  * RPC server: getSlot, getBlocks, getBlock (jsonParsed; transactionDetails full/signatures/none),
- * getFirstAvailableBlock, getGenesisHash, requestAirdrop.
+ * getFirstAvailableBlock, getGenesisHash, requestAirdrop, and the sending methods of
+ * transaction-methods.ts.
  */
 export function callRpcMethod(context: RpcContext, method: string, params: unknown): RpcAnswer {
   const args = params === undefined ? [] : params;
@@ -55,6 +75,24 @@ export function callRpcMethod(context: RpcContext, method: string, params: unkno
       return { result: context.chain.genesisHash() };
     case "requestAirdrop":
       return requestAirdrop(context, args);
+    case "sendTransaction":
+      return sendTransaction(context, args);
+    case "getLatestBlockhash":
+      return getLatestBlockhash(context, args);
+    case "getBlockHeight":
+      return getBlockHeight(context, args);
+    case "isBlockhashValid":
+      return isBlockhashValid(context, args);
+    case "getSignatureStatuses":
+      return getSignatureStatuses(context, args);
+    case "getBalance":
+      return getBalance(context, args);
+    case "getAccountInfo":
+      return getAccountInfo(context, args);
+    case "getTokenAccountBalance":
+      return getTokenAccountBalance(context, args);
+    case "getMinimumBalanceForRentExemption":
+      return getMinimumBalanceForRentExemption(context, args);
     default:
       return { error: { code: -32601, message: "Method not found" } };
   }

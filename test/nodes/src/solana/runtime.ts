@@ -1,4 +1,5 @@
 import { stringifyU64 } from "./json-u64.ts";
+import { associatedTokenAddress } from "./keys.ts";
 import type { LedgerState } from "./ledger-state.ts";
 import {
   ASSOCIATED_TOKEN_PROGRAM_ID,
@@ -18,6 +19,10 @@ export interface IncludedTransaction {
   source: SignedTransaction;
   signature: string;
   failed: boolean;
+  /** The transaction error (`meta.err`), null when it succeeded. */
+  error: unknown;
+  logs: string[];
+  units: number;
   fee: bigint;
   /** `{"meta":…,"transaction":…` (without the closing brace, so the version field can follow). */
   json: string;
@@ -36,6 +41,8 @@ type StepOutcome =
 export interface RuntimeContext {
   routerProgramId: string;
   decimalsOf(mint: string): number;
+  /** Whether the address is one of the node's SPL mints. */
+  isMint(address: string): boolean;
 }
 
 export function executeTransaction(
@@ -56,8 +63,9 @@ export function executeTransaction(
   let units = 0;
   const logs: string[] = [];
   const innerInstructions: Array<{ index: number; instructions: unknown[] }> = [];
+  const signers = new Set(tx.accounts.filter((a) => a.signer).map((a) => a.pubkey));
   for (const [index, step] of tx.steps.entries()) {
-    const outcome = runStep(state, step, context.routerProgramId);
+    const outcome = runStep(state, step, signers, context);
     units += outcome.units;
     logs.push(...outcome.logs);
     if (outcome.inner.length > 0) innerInstructions.push({ index, instructions: outcome.inner });
@@ -67,11 +75,14 @@ export function executeTransaction(
     }
   }
   if (error === null) {
+    // agave's rent-state rule for a wallet: it may not become rent-paying (above 0, below the
+    // exempt minimum) from empty or from rent-exempt, whoever paid (a transfer in, a fee out).
     const poor = tx.accounts.findIndex((a, i) => {
       const balance = state.lamports(a.pubkey);
+      const before = preBalances[i] ?? 0n;
       return (
         a.writable &&
-        preBalances[i] === 0n &&
+        (before === 0n || before >= RENT_EXEMPT_WALLET) &&
         balance > 0n &&
         balance < RENT_EXEMPT_WALLET &&
         !state.tokenAccount(a.pubkey)
@@ -112,6 +123,9 @@ export function executeTransaction(
     source: tx,
     signature: tx.signature,
     failed: error !== null,
+    error,
+    logs,
+    units,
     fee,
     json: `{"meta":${stringifyU64(meta)},"transaction":${stringifyU64(transaction)}`,
   };
@@ -147,9 +161,25 @@ const failed = (error: unknown, units: number, logs: string[], inner: unknown[] 
   logs,
 });
 
-function runStep(state: LedgerState, step: Step, router: string): StepOutcome {
+/** The failure of an instruction whose account should have signed and did not. */
+const missingSignature = (program: string): StepOutcome =>
+  failed("MissingRequiredSignature", 150, [
+    invoke(program, 1),
+    `Program ${program} failed: missing required signature for instruction`,
+  ]);
+
+function runStep(state: LedgerState, step: Step, signers: ReadonlySet<string>, context: RuntimeContext): StepOutcome {
+  const router = context.routerProgramId;
   switch (step.kind) {
     case "systemTransfer": {
+      if (!signers.has(step.from)) return missingSignature(SYSTEM_PROGRAM_ID);
+      if (state.tokenAccount(step.from) || context.isMint(step.from)) {
+        return failed("InvalidArgument", 150, [
+          invoke(SYSTEM_PROGRAM_ID, 1),
+          "Transfer: `from` must not carry data",
+          `Program ${SYSTEM_PROGRAM_ID} failed: invalid program argument`,
+        ]);
+      }
       const have = state.lamports(step.from);
       if (have < step.lamports) {
         return failed({ Custom: 1 }, 150, [
@@ -162,6 +192,7 @@ function runStep(state: LedgerState, step: Step, router: string): StepOutcome {
       return { ok: true, inner: [], units: 150, logs: [invoke(SYSTEM_PROGRAM_ID, 1), success(SYSTEM_PROGRAM_ID)] };
     }
     case "routerForward": {
+      if (!signers.has(step.from)) return missingSignature(router);
       const logs = [invoke(router, 1), "Program log: Instruction: Forward", invoke(SYSTEM_PROGRAM_ID, 2)];
       const inner = [systemTransferJson(step.from, step.to, step.lamports, 2)];
       if (state.lamports(step.from) < step.lamports) {
@@ -181,17 +212,40 @@ function runStep(state: LedgerState, step: Step, router: string): StepOutcome {
         `Program ${router} failed: custom program error: 0x1770`,
       ]);
     case "createAta":
-      return createAta(state, step);
+      if (!signers.has(step.payer)) return missingSignature(ASSOCIATED_TOKEN_PROGRAM_ID);
+      return createAta(state, step, context);
+    case "tokenTransfer":
     case "transferChecked": {
+      const checked = step.kind === "transferChecked";
       const source = state.tokenAccount(step.source);
       const destination = state.tokenAccount(step.destination);
-      const logs = [invoke(TOKEN_PROGRAM_ID, 1), "Program log: Instruction: TransferChecked"];
-      if (!source || !destination || source.mint !== step.mint || destination.mint !== step.mint) {
+      const logs = [
+        invoke(TOKEN_PROGRAM_ID, 1),
+        `Program log: Instruction: ${checked ? "TransferChecked" : "Transfer"}`,
+      ];
+      const tokenError = (error: unknown, message: string, units: number): StepOutcome => {
+        logs.push(`Program log: Error: ${message}`, consumed(TOKEN_PROGRAM_ID, units));
+        logs.push(`Program ${TOKEN_PROGRAM_ID} failed: ${programErrorText(error)}`);
+        return failed(error, units, logs);
+      };
+      if (!source || !destination) {
         logs.push(
           consumed(TOKEN_PROGRAM_ID, 1_221),
           `Program ${TOKEN_PROGRAM_ID} failed: invalid account data for instruction`,
         );
         return failed("InvalidAccountData", 1_221, logs);
+      }
+      // spl-token's Processor::process_transfer, in its order of checks.
+      if (source.mint !== destination.mint || (checked && source.mint !== step.mint)) {
+        return tokenError({ Custom: 3 }, "Account not associated with this Mint", 2_904);
+      }
+      if (checked && step.decimals !== context.decimalsOf(step.mint)) {
+        return tokenError({ Custom: 18 }, "The provided decimals value different from the Mint decimals", 2_904);
+      }
+      if (source.owner !== step.authority) return tokenError({ Custom: 4 }, "owner does not match", 2_904);
+      if (!signers.has(step.authority)) {
+        logs.push(`Program ${TOKEN_PROGRAM_ID} failed: missing required signature for instruction`);
+        return failed("MissingRequiredSignature", 2_904, logs);
       }
       if (source.amount < step.amount) {
         logs.push("Program log: Error: insufficient funds", consumed(TOKEN_PROGRAM_ID, 4_381));
@@ -205,6 +259,11 @@ function runStep(state: LedgerState, step: Step, router: string): StepOutcome {
       logs.push(consumed(TOKEN_PROGRAM_ID, 6_200), success(TOKEN_PROGRAM_ID));
       return { ok: true, inner: [], units: 6_200, logs };
     }
+    case "invalidInstruction":
+      return failed(step.error, 150, [
+        invoke(step.program, 1),
+        `Program ${step.program} failed: ${programErrorText(step.error)}`,
+      ]);
     case "memo":
       return {
         ok: true,
@@ -220,18 +279,64 @@ function runStep(state: LedgerState, step: Step, router: string): StepOutcome {
   }
 }
 
+/** How agave's InstructionError displays (the text after "failed: " in logs and error messages). */
+export function programErrorText(error: unknown): string {
+  if (typeof error === "object" && error !== null && "Custom" in error) {
+    return `custom program error: 0x${Number((error as { Custom: number }).Custom).toString(16)}`;
+  }
+  const texts: Record<string, string> = {
+    InvalidAccountData: "invalid account data for instruction",
+    InvalidArgument: "invalid program argument",
+    InvalidInstructionData: "invalid instruction data",
+    InvalidSeeds: "Provided seeds do not result in a valid address",
+    IncorrectProgramId: "incorrect program id for instruction",
+    MissingRequiredSignature: "missing required signature for instruction",
+    NotEnoughAccountKeys: "insufficient account keys for instruction",
+  };
+  return texts[String(error)] ?? String(error);
+}
+
 function moveLamports(state: LedgerState, from: string, to: string, lamports: bigint): void {
   if (from === to) return;
   state.addLamports(from, -lamports);
   state.addLamports(to, lamports);
 }
 
-/** createIdempotent: a no-op when the account exists, else the four CPIs agave records. */
-function createAta(state: LedgerState, step: Extract<Step, { kind: "createAta" }>): StepOutcome {
+/**
+ * Create / CreateIdempotent: the address must be the owner's derived account for the mint (else
+ * InvalidSeeds); an existing account is a no-op for CreateIdempotent and an "already in use" failure
+ * for Create; a new one takes the four CPIs agave records.
+ */
+function createAta(
+  state: LedgerState,
+  step: Extract<Step, { kind: "createAta" }>,
+  context: RuntimeContext,
+): StepOutcome {
   const ata = ASSOCIATED_TOKEN_PROGRAM_ID;
+  const name = step.idempotent ? "CreateIdempotent" : "Create";
+  if (associatedTokenAddress(step.owner, step.mint) !== step.ata) {
+    return failed("InvalidSeeds", 3_000, [
+      invoke(ata, 1),
+      `Program log: ${name}`,
+      "Program log: Error: Associated address does not match seed derivation",
+      consumed(ata, 3_000),
+      `Program ${ata} failed: Provided seeds do not result in a valid address`,
+    ]);
+  }
   const existing = state.tokenAccount(step.ata);
-  if (existing) {
-    if (existing.owner !== step.owner || existing.mint !== step.mint) {
+  if (existing || (!step.idempotent && state.lamports(step.ata) > 0n)) {
+    if (!step.idempotent) {
+      return failed({ Custom: 0 }, 4_000, [
+        invoke(ata, 1),
+        "Program log: Create",
+        invoke(SYSTEM_PROGRAM_ID, 2),
+        `Allocate: account Address { address: ${step.ata}, base: None } already in use`,
+        `Program ${SYSTEM_PROGRAM_ID} failed: custom program error: 0x0`,
+        consumed(ata, 4_000),
+        `Program ${ata} failed: custom program error: 0x0`,
+      ]);
+    }
+    if (existing && (existing.owner !== step.owner || existing.mint !== step.mint)) {
       return failed("InvalidAccountData", 3_000, [invoke(ata, 1)]);
     }
     return {
@@ -276,7 +381,15 @@ function createAta(state: LedgerState, step: Extract<Step, { kind: "createAta" }
       stackHeight: 2,
     },
   ];
-  const logs = [invoke(ata, 1), "Program log: CreateIdempotent", invoke(TOKEN_PROGRAM_ID, 2)];
+  if (!context.isMint(step.mint)) {
+    return failed("IncorrectProgramId", 4_000, [
+      invoke(ata, 1),
+      `Program log: ${name}`,
+      consumed(ata, 4_000),
+      `Program ${ata} failed: incorrect program id for instruction`,
+    ]);
+  }
+  const logs = [invoke(ata, 1), `Program log: ${name}`, invoke(TOKEN_PROGRAM_ID, 2)];
   if (state.lamports(step.payer) < RENT_EXEMPT_TOKEN_ACCOUNT) {
     logs.push(`Program ${SYSTEM_PROGRAM_ID} failed: custom program error: 0x1`);
     return failed({ Custom: 1 }, 7_000, logs, inner.slice(0, 2));

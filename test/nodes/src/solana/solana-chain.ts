@@ -1,6 +1,6 @@
 import { hashToAddress, type Signer } from "./keys.ts";
 import { LedgerState, type UndoEntry } from "./ledger-state.ts";
-import { FINALIZATION_DEPTH, LEADER_FEE_SHARE_DIVISOR } from "./programs.ts";
+import { FINALIZATION_DEPTH, LEADER_FEE_SHARE_DIVISOR, MAX_PROCESSING_AGE } from "./programs.ts";
 import { executeTransaction, type IncludedTransaction, type RuntimeContext } from "./runtime.ts";
 import type { SignedTransaction } from "./transaction-builder.ts";
 
@@ -42,6 +42,9 @@ export class SolanaChain {
   private readonly blocks: Block[] = [];
   private readonly bySlot = new Map<number, Block>();
   private pending: SignedTransaction[] = [];
+  private readonly pendingSignatures = new Set<string>();
+  /** Every transaction on the current fork by signature (the status cache and transaction history in one). */
+  private readonly bySignature = new Map<string, { slot: number; included: IncludedTransaction }>();
   private forkNonce = 0;
   private skipBeforeNext = 0;
   /** Slots below this were purged from the ledger (agave's --limit-ledger-size cleanup). */
@@ -141,6 +144,42 @@ export class SolanaChain {
 
   enqueue(tx: SignedTransaction): void {
     this.pending.push(tx);
+    this.pendingSignatures.add(tx.signature);
+  }
+
+  /** Queued for the next block and not yet in one. */
+  isPending(signature: string): boolean {
+    return this.pendingSignatures.has(signature);
+  }
+
+  /** The transaction with this (first) signature on the current fork, and its slot. */
+  transaction(signature: string): { slot: number; included: IncludedTransaction } | undefined {
+    return this.bySignature.get(signature);
+  }
+
+  /**
+   * The last block height at which a transaction signed against `blockhash` may land, while that
+   * blockhash is a block of the current fork recent enough to be usable by the next block;
+   * undefined otherwise (unknown, from an abandoned fork, or expired).
+   */
+  lastValidBlockHeight(blockhash: string): number | undefined {
+    const next = this.tip().blockHeight + 1;
+    for (let i = this.blocks.length - 1; i >= 0; i--) {
+      const block = this.blocks[i];
+      if (!block || block.blockHeight + MAX_PROCESSING_AGE < next) return undefined;
+      if (block.blockhash === blockhash) return block.blockHeight + MAX_PROCESSING_AGE;
+    }
+    return undefined;
+  }
+
+  /** The outcome of a transaction run on the tip state now, leaving the state as it was (preflight). */
+  simulate(tx: SignedTransaction): IncludedTransaction | null {
+    const mark = this.state.mark();
+    try {
+      return executeTransaction(this.state, tx, this.runtime);
+    } finally {
+      this.state.rollbackTo(mark);
+    }
   }
 
   pendingCount(): number {
@@ -160,6 +199,7 @@ export class SolanaChain {
     for (let i = 0; i < count; i++) {
       const slot = this.tip().slot + 1 + this.skipBeforeNext;
       this.skipBeforeNext = 0;
+      this.pendingSignatures.clear();
       const block = this.produce(slot, this.pending.splice(0));
       this.append(block);
       slots.push(slot);
@@ -185,6 +225,7 @@ export class SolanaChain {
       if (!block.undo) throw new RangeError(`block at slot ${block.slot} is too old to reorg`);
       this.state.undo(block.undo);
       this.bySlot.delete(block.slot);
+      for (const tx of block.transactions) this.bySignature.delete(tx.signature);
     }
     this.blocks.splice(-depth);
     this.forkNonce++;
@@ -200,6 +241,7 @@ export class SolanaChain {
       this.append(this.produce(old.slot, keep));
     }
     this.pending = [...delayed, ...this.pending];
+    for (const tx of delayed) this.pendingSignatures.add(tx.signature);
     return replaced.map((block) => block.slot);
   }
 
@@ -207,9 +249,24 @@ export class SolanaChain {
     const parent = this.tip();
     this.state.takeUndoLog();
     const transactions: IncludedTransaction[] = [];
+    const height = parent.blockHeight + 1;
+    const inBlock = new Set<string>();
+    // A benchmark block holds thousands of transactions signed against a handful of blockhashes.
+    const lastValidOf = new Map<string, number | undefined>();
     for (const tx of queue) {
+      // What the bank refuses before executing: a signature it has already processed (the status
+      // cache), a blockhash it does not know or that is too old for this height.
+      if (this.bySignature.has(tx.signature) || inBlock.has(tx.signature)) continue;
+      if (!lastValidOf.has(tx.recentBlockhash)) {
+        lastValidOf.set(tx.recentBlockhash, this.lastValidBlockHeight(tx.recentBlockhash));
+      }
+      const lastValid = lastValidOf.get(tx.recentBlockhash);
+      if (lastValid === undefined || lastValid < height) continue;
       const included = executeTransaction(this.state, tx, this.runtime);
-      if (included) transactions.push(included);
+      if (included) {
+        transactions.push(included);
+        inBlock.add(tx.signature);
+      }
     }
     const fees = transactions.reduce((sum, tx) => sum + tx.fee, 0n);
     const leaderReward = fees / LEADER_FEE_SHARE_DIVISOR;
@@ -237,6 +294,7 @@ export class SolanaChain {
   private append(block: Block): void {
     this.blocks.push(block);
     this.bySlot.set(block.slot, block);
+    for (const tx of block.transactions) this.bySignature.set(tx.signature, { slot: block.slot, included: tx });
     const old = this.blocks[this.blocks.length - 1 - REORG_HORIZON];
     if (old) old.undo = undefined;
   }

@@ -12,7 +12,7 @@ import {
 } from "./programs.ts";
 import { callRpcMethod, type RpcAnswer, type RpcContext } from "./rpc-methods.ts";
 import { type ReorgOptions, SolanaChain } from "./solana-chain.ts";
-import { buildTransaction, type SignedTransaction, type TransferSpec } from "./transaction-builder.ts";
+import { buildTransaction, type TransferSpec } from "./transaction-builder.ts";
 
 export interface SolanaTestNodeOptions {
   /** 0 (default) picks a free port. */
@@ -60,6 +60,14 @@ export interface SolanaTestNode extends TestChainNode<ReorgOptions> {
   tokenBalance(owner: string, assetOrMint: string): bigint;
   associatedTokenAddress(owner: string, assetOrMint: string): string;
   blockhash(slot: number): string | undefined;
+  /**
+   * While on, `sendTransaction` answers as usual (preflight included) but the transaction never
+   * reaches a leader: it is lost, as when a validator drops it under load, and can only land if it
+   * is sent again before its blockhash expires.
+   */
+  dropIncoming(drop: boolean): void;
+  /** Transactions queued for the next block. */
+  pendingCount(): number;
   /** The signed transaction (wire bytes) and the slot it landed in, if it did. */
   transaction(signature: string): { slot: number; wire: Uint8Array; failed: boolean } | undefined;
 }
@@ -103,7 +111,11 @@ export async function startSolanaTestNode(options: SolanaTestNodeOptions = {}): 
   const chain = new SolanaChain(
     seed,
     leader,
-    { routerProgramId, decimalsOf: (mint) => decimalsByMint.get(mint) ?? 0 },
+    {
+      routerProgramId,
+      decimalsOf: (mint) => decimalsByMint.get(mint) ?? 0,
+      isMint: (address) => decimalsByMint.has(address),
+    },
     Math.floor(Date.now() / 1000),
     SLOT_MS,
     (state) => {
@@ -124,7 +136,6 @@ export async function startSolanaTestNode(options: SolanaTestNodeOptions = {}): 
     if (!token) throw new RangeError(`the test node has no token ${assetOrMint}`);
     return token.address;
   };
-  const landed = new Map<string, { slot: number; tx: SignedTransaction; failed: boolean }>();
   // Deriving a node:crypto key costs more than signing with it: one Signer per sending keypair.
   const signers = new WeakMap<object, Signer>();
   const signerFor = (from: { secretKey: Uint8Array }): Signer => {
@@ -155,25 +166,17 @@ export async function startSolanaTestNode(options: SolanaTestNodeOptions = {}): 
     chain.enqueue(tx);
     return tx.signature;
   };
-  const indexBlocks = (slots: readonly number[]) => {
-    for (const slot of slots) {
-      for (const included of chain.block(slot)?.transactions ?? []) {
-        landed.set(included.signature, { slot, tx: included.source, failed: included.failed });
-      }
-    }
-  };
-
+  let dropping = false;
   const rpcContext: RpcContext = {
     chain,
     leader: leader.address,
     airdrop: (to, lamports) => send([{ kind: "sol", to, lamports }]),
+    routerProgramId,
+    tokenDecimals: (mint) => decimalsByMint.get(mint),
+    dropping: () => dropping,
   };
 
-  const mine = (count = 1) => {
-    const slots = chain.mine(count);
-    indexBlocks(slots);
-    return slots;
-  };
+  const mine = (count = 1) => chain.mine(count);
 
   const server = createServer((req, res) => {
     handleHttp(req, res, rpcContext, (body) => {
@@ -207,20 +210,19 @@ export async function startSolanaTestNode(options: SolanaTestNodeOptions = {}): 
       send([{ kind: "token", mint: mintOf(assetOrMint), to, amount }], sendOptions),
     send,
     failTransfer: (to, lamports, sendOptions) => send([{ kind: "sol", to, lamports }], { ...sendOptions, fail: true }),
-    reorg: (depth, reorgOptions) => {
-      const slots = chain.reorg(depth, reorgOptions);
-      for (const [signature, entry] of landed) if (slots.includes(entry.slot)) landed.delete(signature);
-      indexBlocks(slots);
-      return slots;
+    reorg: (depth, reorgOptions) => chain.reorg(depth, reorgOptions),
+    dropIncoming: (drop) => {
+      dropping = drop;
     },
+    pendingCount: () => chain.pendingCount(),
     balance: (address) => chain.state.lamports(address),
     tokenBalance: (owner, assetOrMint) =>
       chain.state.tokenAccount(associatedTokenAddress(owner, mintOf(assetOrMint)))?.amount ?? 0n,
     associatedTokenAddress: (owner, assetOrMint) => associatedTokenAddress(owner, mintOf(assetOrMint)),
     blockhash: (slot) => chain.block(slot)?.blockhash,
     transaction: (signature) => {
-      const entry = landed.get(signature);
-      return entry && { slot: entry.slot, wire: entry.tx.wire, failed: entry.failed };
+      const entry = chain.transaction(signature);
+      return entry && { slot: entry.slot, wire: entry.included.source.wire, failed: entry.included.failed };
     },
   };
 }

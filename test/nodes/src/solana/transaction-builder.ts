@@ -27,7 +27,10 @@ export type Step =
   | { kind: "systemTransfer"; from: string; to: string; lamports: bigint }
   | { kind: "routerForward"; from: string; to: string; lamports: bigint }
   | { kind: "routerFail"; from: string }
-  | { kind: "createAta"; payer: string; owner: string; mint: string; ata: string }
+  /** Associated token account Create (fails when the account exists) or CreateIdempotent. */
+  | { kind: "createAta"; payer: string; owner: string; mint: string; ata: string; idempotent: boolean }
+  /** SPL Token `transfer` (no mint or decimals check), as older wallets still send it. */
+  | { kind: "tokenTransfer"; source: string; destination: string; authority: string; amount: bigint }
   | {
       kind: "transferChecked";
       source: string;
@@ -37,7 +40,9 @@ export type Step =
       amount: bigint;
       decimals: number;
     }
-  | { kind: "memo"; text: string };
+  | { kind: "memo"; text: string }
+  /** An instruction of a program the node runs, malformed (too few accounts, bad data): it fails on chain. */
+  | { kind: "invalidInstruction"; program: string; error: string };
 
 export interface SignedTransaction {
   signature: string;
@@ -86,7 +91,14 @@ export function buildTransaction(
       case "token": {
         const destination = associatedTokenAddress(spec.to, spec.mint);
         if (!context.tokenAccountKnown(destination)) {
-          steps.push({ kind: "createAta", payer: from, owner: spec.to, mint: spec.mint, ata: destination });
+          steps.push({
+            kind: "createAta",
+            payer: from,
+            owner: spec.to,
+            mint: spec.mint,
+            ata: destination,
+            idempotent: true,
+          });
         }
         steps.push({
           kind: "transferChecked",
@@ -158,8 +170,16 @@ function toInstruction(step: Step, router: string): Instruction {
           ro(SYSTEM_PROGRAM_ID),
           ro(TOKEN_PROGRAM_ID),
         ],
-        data: Uint8Array.of(1),
+        data: step.idempotent ? Uint8Array.of(1) : new Uint8Array(),
       };
+    case "tokenTransfer":
+      return {
+        programId: TOKEN_PROGRAM_ID,
+        keys: [rw(step.source), rw(step.destination), { pubkey: step.authority, isSigner: true, isWritable: false }],
+        data: Buffer.concat([Uint8Array.of(3), u64le(step.amount)]),
+      };
+    case "invalidInstruction":
+      return { programId: step.program, keys: [], data: new Uint8Array() };
     case "transferChecked":
       return {
         programId: TOKEN_PROGRAM_ID,
@@ -176,17 +196,18 @@ function toInstruction(step: Step, router: string): Instruction {
   }
 }
 
-/** jsonParsed form of a top-level instruction: parsed for known programs, raw for the router. */
-function instructionJson(step: Step, ix: Instruction | undefined, router: string): unknown {
+/** jsonParsed form of a top-level instruction: parsed for known programs, raw for the router (and malformed ones). */
+export function instructionJson(step: Step, ix: Instruction | undefined, router: string): unknown {
   switch (step.kind) {
     case "systemTransfer":
       return systemTransferJson(step.from, step.to, step.lamports, null);
     case "routerForward":
     case "routerFail":
+    case "invalidInstruction":
       return {
         accounts: ix?.keys.map((key) => key.pubkey) ?? [],
         data: bs58.encode(ix?.data ?? new Uint8Array()),
-        programId: router,
+        programId: ix?.programId ?? router,
         stackHeight: null,
       };
     case "createAta":
@@ -200,10 +221,25 @@ function instructionJson(step: Step, ix: Instruction | undefined, router: string
             tokenProgram: TOKEN_PROGRAM_ID,
             wallet: step.owner,
           },
-          type: "createIdempotent",
+          type: step.idempotent ? "createIdempotent" : "create",
         },
         program: "spl-associated-token-account",
         programId: ASSOCIATED_TOKEN_PROGRAM_ID,
+        stackHeight: null,
+      };
+    case "tokenTransfer":
+      return {
+        parsed: {
+          info: {
+            amount: step.amount.toString(),
+            authority: step.authority,
+            destination: step.destination,
+            source: step.source,
+          },
+          type: "transfer",
+        },
+        program: "spl-token",
+        programId: TOKEN_PROGRAM_ID,
         stackHeight: null,
       };
     case "transferChecked":

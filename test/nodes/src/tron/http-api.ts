@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { z } from "zod";
-import { renderBlock, renderTransactionInfos, type TronChain } from "./tron-chain.ts";
+import { renderBlock, renderTransactionInfos } from "./tron-chain.ts";
+import { type Answer, type WalletContext, walletRoute } from "./wallet-api.ts";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 /** java-tron's limit for getblockbylimitnext. */
@@ -12,19 +13,19 @@ export type ControlTransfer = (body: unknown) => string;
 const numSchema = z.object({ num: z.number().int().optional() });
 const limitSchema = z.object({ startNum: z.number().int(), endNum: z.number().int() });
 
-type Answer = { status: number; body: string };
 const ok = (body: string): Answer => ({ status: 200, body });
 /** java-tron reports failures as HTTP 200 with `{"Error": "<class> : <message>"}`. */
 const javaError = (message: string): Answer => ({ status: 200, body: JSON.stringify({ Error: message }) });
 
 /**
- * The subset of the java-tron full-node HTTP API the adapter reads (POST, JSON bodies, hex
- * addresses), answered in the documented shapes, plus the test-only `POST /_test/transfer`.
+ * The subset of the java-tron full-node HTTP API the adapter reads and the treasury sender uses
+ * (POST, JSON bodies, hex addresses; see wallet-api.ts for building, broadcasting and receipts),
+ * answered in the documented shapes, plus the test-only `POST /_test/transfer`.
  */
-export function createTronHttpServer(chain: TronChain, control: ControlTransfer): Server {
+export function createTronHttpServer(wallet: WalletContext, control: ControlTransfer): Server {
   return createServer((req, res) => {
     readBody(req, res, (text) => {
-      const answer = route(chain, control, req.url ?? "/", text);
+      const answer = route(wallet, control, req.url ?? "/", text);
       res.writeHead(answer.status, {
         "content-type": "application/json",
         "content-length": Buffer.byteLength(answer.body),
@@ -34,7 +35,8 @@ export function createTronHttpServer(chain: TronChain, control: ControlTransfer)
   });
 }
 
-function route(chain: TronChain, control: ControlTransfer, url: string, text: string): Answer {
+function route(wallet: WalletContext, control: ControlTransfer, url: string, text: string): Answer {
+  const chain = wallet.chain;
   const path = url.split("?")[0] ?? "/";
   let body: unknown = {};
   if (text.trim() !== "") {
@@ -82,7 +84,9 @@ function route(chain: TronChain, control: ControlTransfer, url: string, text: st
         return { status: 400, body: JSON.stringify({ error: error instanceof Error ? error.message : String(error) }) };
       }
     default:
-      return { status: 404, body: JSON.stringify({ Error: `no such endpoint ${path}` }) };
+      return (
+        walletRoute(wallet, path, body) ?? { status: 404, body: JSON.stringify({ Error: `no such endpoint ${path}` }) }
+      );
   }
 }
 

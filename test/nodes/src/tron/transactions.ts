@@ -7,9 +7,10 @@ export const TRANSFER_TOPIC = "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a1162
 const TRANSFER_SELECTOR = "a9059cbb";
 /** Selector of forward(address[],uint256[]) (keccak256 of the signature): the forwarder's one method. */
 const FORWARD_SELECTOR = "1bfd9722";
-const TOKEN_FEE_LIMIT = 100_000_000;
-/** Transactions expire 60 s after their timestamp, as wallets set them. */
-const EXPIRATION_MS = 60_000;
+/** fee_limit of the node's own TRC-20 calls: 100 TRX. */
+const TOKEN_FEE_LIMIT = 100_000_000n;
+/** java-tron's builder sets expiration to the head block's time plus 60 s. */
+export const EXPIRATION_MS = 60_000;
 
 /** One TRX payment a forwarder contract makes inside a call; `rejected`: that inner call fails (caught). */
 export interface ForwardedPayment {
@@ -20,7 +21,16 @@ export interface ForwardedPayment {
 
 export type Payment =
   | { kind: "trx"; from: string; to: string; amount: bigint }
-  | { kind: "token"; from: string; contract: string; to: string; amount: bigint; revert: boolean }
+  | {
+      kind: "token";
+      from: string;
+      contract: string;
+      to: string;
+      amount: bigint;
+      revert: boolean;
+      /** fee_limit in sun: the most TRX the call may burn for energy. */
+      feeLimit: bigint;
+    }
   | {
       kind: "forward";
       from: string;
@@ -42,6 +52,18 @@ export interface SignedTransaction {
 export interface ReferenceBlock {
   number: number;
   blockID: string;
+  /** The block's time: the transaction expires EXPIRATION_MS after it. */
+  timestamp: number;
+}
+
+/** A transaction's raw_data as the HTTP API writes it (hex addresses). */
+export type RawData = Record<string, unknown> & { expiration: number; timestamp: number };
+
+/** An unsigned transaction as /wallet/createtransaction answers it: txID, raw_data, raw_data_hex. */
+export interface UnsignedTransaction {
+  txID: string;
+  raw_data: RawData;
+  raw_data_hex: string;
 }
 
 const word = (hex: string) => hex.padStart(64, "0");
@@ -59,54 +81,78 @@ export function signPayment(
   reference: ReferenceBlock,
   timestamp: number,
 ): SignedTransaction {
-  const contract =
-    payment.kind === "forward"
-      ? {
-          parameter: {
-            value: {
-              data: forwardCallData(payment.payments),
-              owner_address: payment.from,
-              contract_address: payment.contract,
-              call_value: safeAmount(payment.amount),
-            },
-            type_url: "type.googleapis.com/protocol.TriggerSmartContract",
-          },
-          type: "TriggerSmartContract",
-        }
-      : payment.kind === "trx"
-        ? {
-            parameter: {
-              value: { amount: safeAmount(payment.amount), owner_address: payment.from, to_address: payment.to },
-              type_url: "type.googleapis.com/protocol.TransferContract",
-            },
-            type: "TransferContract",
-          }
-        : {
-            parameter: {
-              value: {
-                data: `${TRANSFER_SELECTOR}${word(payment.to.slice(2))}${word(payment.amount.toString(16))}`,
-                owner_address: payment.from,
-                contract_address: payment.contract,
-              },
-              type_url: "type.googleapis.com/protocol.TriggerSmartContract",
-            },
-            type: "TriggerSmartContract",
-          };
-  const rawData: Record<string, unknown> = {
-    contract: [contract],
+  const unsigned = buildTransaction(payment, reference, timestamp);
+  return { txID: unsigned.txID, payment, json: { signature: [key.sign(unsigned.txID)], ...unsigned } };
+}
+
+/**
+ * The unsigned transaction of a payment, as java-tron's builder makes it: reference = the given
+ * (head) block, expiration = its time + 60 s, timestamp = the caller's clock.
+ */
+export function buildTransaction(payment: Payment, reference: ReferenceBlock, timestamp: number): UnsignedTransaction {
+  // Proto3 leaves a zero fee_limit out (a call without one can burn nothing for energy).
+  const feeLimit = payment.kind === "trx" ? 0n : payment.kind === "token" ? payment.feeLimit : TOKEN_FEE_LIMIT;
+  const rawData: RawData = {
+    contract: [contractJson(payment)],
     ref_block_bytes: reference.number.toString(16).padStart(16, "0").slice(12, 16),
     ref_block_hash: reference.blockID.slice(16, 32),
-    expiration: timestamp + EXPIRATION_MS,
-    ...(payment.kind === "trx" ? {} : { fee_limit: TOKEN_FEE_LIMIT }),
+    expiration: reference.timestamp + EXPIRATION_MS,
+    ...(feeLimit > 0n ? { fee_limit: Number(feeLimit) } : {}),
     timestamp,
   };
+  const identity = transactionIdentity(rawData);
+  return { txID: identity.txID, raw_data: rawData, raw_data_hex: identity.rawDataHex };
+}
+
+/** txID (sha256 of the protobuf raw_data) and raw_data_hex of a raw_data, encoded by tronweb; throws on a malformed one. */
+export function transactionIdentity(rawData: Record<string, unknown>): { txID: string; rawDataHex: string } {
   const pb = utils.transaction.txJsonToPb({ raw_data: rawData });
-  const txID = utils.transaction.txPbToTxID(pb).replace(/^0x/, "").toLowerCase();
-  const rawDataHex = utils.transaction.txPbToRawDataHex(pb).toLowerCase();
   return {
-    txID,
-    payment,
-    json: { signature: [key.sign(txID)], txID, raw_data: rawData, raw_data_hex: rawDataHex },
+    txID: utils.transaction.txPbToTxID(pb).replace(/^0x/, "").toLowerCase(),
+    rawDataHex: utils.transaction.txPbToRawDataHex(pb).toLowerCase(),
+  };
+}
+
+/** `TRANSFER_SELECTOR` call data of transfer(to, amount). */
+export function transferCallData(toHex: string, amount: bigint): string {
+  return `${TRANSFER_SELECTOR}${word(toHex.slice(2))}${word(amount.toString(16))}`;
+}
+
+/** The decoded arguments of transfer(address,uint256) call data, or undefined when it is another call. */
+export function decodeTransferCall(data: string): { toHex: string; amount: bigint } | undefined {
+  const hex = data.toLowerCase();
+  if (!new RegExp(`^${TRANSFER_SELECTOR}[0-9a-f]{128}$`).test(hex)) return undefined;
+  const toWord = hex.slice(8, 72);
+  if (!/^0{24}/.test(toWord)) return undefined;
+  return { toHex: `41${toWord.slice(24)}`, amount: BigInt(`0x${hex.slice(72)}`) };
+}
+
+function contractJson(payment: Payment): Record<string, unknown> {
+  if (payment.kind === "trx") {
+    return {
+      parameter: {
+        value: { amount: safeAmount(payment.amount), owner_address: payment.from, to_address: payment.to },
+        type_url: "type.googleapis.com/protocol.TransferContract",
+      },
+      type: "TransferContract",
+    };
+  }
+  const value =
+    payment.kind === "forward"
+      ? {
+          data: forwardCallData(payment.payments),
+          owner_address: payment.from,
+          contract_address: payment.contract,
+          call_value: safeAmount(payment.amount),
+        }
+      : {
+          data: transferCallData(payment.to, payment.amount),
+          owner_address: payment.from,
+          contract_address: payment.contract,
+        };
+  return {
+    parameter: { value, type_url: "type.googleapis.com/protocol.TriggerSmartContract" },
+    type: "TriggerSmartContract",
   };
 }
 
@@ -119,7 +165,7 @@ function forwardCallData(payments: readonly ForwardedPayment[]): string {
   return `${FORWARD_SELECTOR}${[...head, ...recipients, ...amounts].join("")}`;
 }
 
-function safeAmount(amount: bigint): number {
+export function safeAmount(amount: bigint): number {
   if (amount <= 0n || amount > BigInt(Number.MAX_SAFE_INTEGER)) {
     throw new RangeError("the test node sends TRX amounts between 1 and 2^53 - 1 sun");
   }

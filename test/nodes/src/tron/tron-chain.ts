@@ -6,27 +6,46 @@ import { type Payment, type SignedTransaction, transferLog } from "./transaction
 export const BLOCK_MS = 3_000;
 /** The block header version current mainnet blocks carry. */
 const BLOCK_VERSION = 32;
-/** Bandwidth and energy the receipts report (resources are free on this node: no TRX is burnt). */
+/**
+ * Bandwidth the receipts report (bandwidth is free on this node: no TRX is burnt for it) and the
+ * energy a TRC-20 transfer takes. Energy is not free: an account's staked energy pays first, the
+ * rest is burnt in TRX at the energy price, at most fee_limit (see execute).
+ */
 const TRX_TRANSFER_NET_USAGE = 268;
 const TOKEN_TRANSFER_NET_USAGE = 345;
-const TOKEN_TRANSFER_ENERGY = 14_650;
+export const TOKEN_TRANSFER_ENERGY = 14_650n;
+/** Sun burnt per unit of energy (the chain parameter getEnergyFee) until a test changes it. */
+export const DEFAULT_ENERGY_PRICE = 100n;
+/** Energy a reverted TRC-20 transfer reports. */
+const REVERT_ENERGY = 1_215;
 const FORWARD_NET_USAGE = 400;
 const FORWARD_ENERGY_PER_PAYMENT = 9_800;
 /** `note` of an internal transaction made by CALL: hex of "call", as java-tron writes it. */
 const CALL_NOTE = Buffer.from("call").toString("hex");
 const REVERT_MESSAGE_HEX = Buffer.from("REVERT opcode executed").toString("hex");
 
-type Ledger = "trx" | "token";
+/** `energy`: energy used out of an account's staked energy (undone with the rest on a reorg). */
+type Ledger = "trx" | "token" | "energy";
 interface Effect {
   ledger: Ledger;
   address: string;
   delta: bigint;
 }
 
+/** What a contract call consumed: staked energy, TRX burnt for the rest, and how it ended. */
+export interface Receipt {
+  result: "SUCCESS" | "REVERT" | "OUT_OF_ENERGY";
+  energyUsage: bigint;
+  energyFee: bigint;
+  energyTotal: bigint;
+}
+
 export interface IncludedTransaction {
   tx: SignedTransaction;
   failed: boolean;
   effects: Effect[];
+  /** TRC-20 transfers: energy and how the call ended. */
+  receipt?: Receipt;
 }
 
 export interface Block {
@@ -51,6 +70,7 @@ export interface ReorgOptions {
 export interface Balances {
   trx: Map<string, bigint>;
   token: Map<string, bigint>;
+  energy: Map<string, bigint>;
 }
 
 /**
@@ -67,8 +87,16 @@ export interface Balances {
  */
 export class TronChain {
   readonly blocks: Block[] = [];
+  /** Sun burnt per unit of energy (getEnergyFee); a test may raise it between estimate and execution. */
+  energyPrice = DEFAULT_ENERGY_PRICE;
+  /** While true, accepted transactions wait in the pending pool instead of landing (so one can expire). */
+  holding = false;
   private pending: SignedTransaction[] = [];
-  private balances: Balances = { trx: new Map(), token: new Map() };
+  private balances: Balances = { trx: new Map(), token: new Map(), energy: new Map() };
+  /** Staked energy per account (what FreezeBalanceV2 for ENERGY would give it). */
+  private readonly energyLimits = new Map<string, bigint>();
+  /** Where each transaction of the canonical chain is: block number and position. */
+  private located = new Map<string, { number: number; index: number }>();
   private forkNonce = 0;
 
   constructor(
@@ -77,6 +105,49 @@ export class TronChain {
   ) {
     this.genesis.fund(this.balances);
     this.blocks.push(this.produce(0, genesis.parentHash, genesis.timestamp, []));
+  }
+
+  setEnergyLimit(addressHex: string, energy: bigint): void {
+    this.energyLimits.set(addressHex, energy);
+  }
+
+  /** Staked energy, and how much of it is used (this node never recovers used energy). */
+  energy(addressHex: string): { limit: bigint; used: bigint } {
+    return { limit: this.energyLimits.get(addressHex) ?? 0n, used: this.balance("energy", addressHex) };
+  }
+
+  /** Whether the account exists (it has received TRX or sent a transaction), as getaccount answers. */
+  hasAccount(addressHex: string): boolean {
+    return this.balances.trx.has(addressHex);
+  }
+
+  /** The canonical transaction and its block, if it landed. */
+  find(txID: string): { block: Block; included: IncludedTransaction } | undefined {
+    const at = this.located.get(txID);
+    const block = at === undefined ? undefined : this.blocks[at.number];
+    const included = at === undefined ? undefined : block?.transactions[at.index];
+    return block && included ? { block, included } : undefined;
+  }
+
+  pendingTransactions(): readonly SignedTransaction[] {
+    return this.pending;
+  }
+
+  isPending(txID: string): boolean {
+    return this.pending.some((tx) => tx.txID === txID);
+  }
+
+  /**
+   * TaPoS: whether ref_block_bytes/ref_block_hash name a block of this chain, as java-tron checks
+   * them against its recent block ids (the newest block whose number ends in those two bytes).
+   */
+  knowsReference(refBlockBytes: string, refBlockHash: string): boolean {
+    const low = Number.parseInt(refBlockBytes, 16);
+    if (!/^[0-9a-f]{4}$/i.test(refBlockBytes) || !/^[0-9a-f]{16}$/i.test(refBlockHash)) return false;
+    const tip = this.tip().number;
+    const number = tip - ((tip - low) & 0xffff);
+    const block = number < 0 ? undefined : this.blocks[number];
+    return block !== undefined && block.blockID.slice(16, 32) === refBlockHash.toLowerCase();
   }
 
   tip(): Block {
@@ -97,15 +168,20 @@ export class TronChain {
     this.pending.push(tx);
   }
 
-  /** Produces `count` blocks; the first takes every queued transaction. Returns the new heights. */
+  /**
+   * Produces `count` blocks; the first takes every queued transaction (none while `holding`).
+   * A pending transaction whose expiration is not after the parent block's time is dropped, as
+   * java-tron drops it: it can never land.
+   */
   mine(count = 1): number[] {
     const heights: number[] = [];
     for (let i = 0; i < count; i++) {
-      const queued = this.pending;
-      this.pending = [];
       const tip = this.tip();
+      this.pending = this.pending.filter((tx) => expirationOf(tx) > tip.timestamp);
+      const queued = this.holding ? [] : this.pending;
+      if (!this.holding) this.pending = [];
       const block = this.produce(tip.number + 1, tip.blockID, tip.timestamp + BLOCK_MS, queued);
-      this.blocks.push(block);
+      this.push(block);
       heights.push(block.number);
     }
     return heights;
@@ -121,6 +197,7 @@ export class TronChain {
       throw new RangeError(`reorg depth must be between 1 and ${this.blocks.length - 1}`);
     }
     const replaced = this.blocks.splice(-depth);
+    for (const block of replaced) for (const included of block.transactions) this.located.delete(included.tx.txID);
     const known = new Set(replaced.flatMap((block) => block.transactions.map((included) => included.tx.txID)));
     for (const txID of options.drop ?? []) {
       if (!known.has(txID)) throw new RangeError(`transaction ${txID} is not in the last ${depth} blocks`);
@@ -133,9 +210,16 @@ export class TronChain {
     const drop = new Set(options.drop ?? []);
     for (const old of replaced) {
       const keep = old.transactions.map((included) => included.tx).filter((tx) => !drop.has(tx.txID));
-      this.blocks.push(this.produce(old.number, this.tip().blockID, old.timestamp, keep));
+      this.push(this.produce(old.number, this.tip().blockID, old.timestamp, keep));
     }
     return replaced.map((block) => block.number);
+  }
+
+  private push(block: Block): void {
+    this.blocks.push(block);
+    block.transactions.forEach((included, index) => {
+      this.located.set(included.tx.txID, { number: block.number, index });
+    });
   }
 
   private produce(number: number, parentHash: string, timestamp: number, queued: SignedTransaction[]): Block {
@@ -193,18 +277,60 @@ export class TronChain {
       for (const effect of effects) this.apply(effect, 1n);
       return { tx, failed: false, effects };
     }
-    const ledger: Ledger = payment.kind === "trx" ? "trx" : "token";
-    const covered = this.balance(ledger, payment.from) >= payment.amount;
-    if (payment.kind === "trx" && !covered) return null;
-    const failed = payment.kind === "token" && (payment.revert || !covered);
-    const effects: Effect[] = failed
-      ? []
-      : [
-          { ledger, address: payment.from, delta: -payment.amount },
-          { ledger, address: payment.to, delta: payment.amount },
-        ];
+    if (payment.kind === "token") return this.executeToken(tx, payment);
+    if (this.balance("trx", payment.from) < payment.amount) return null;
+    const effects: Effect[] = [
+      { ledger: "trx", address: payment.from, delta: -payment.amount },
+      { ledger: "trx", address: payment.to, delta: payment.amount },
+    ];
     for (const effect of effects) this.apply(effect, 1n);
-    return { tx, failed, effects };
+    return { tx, failed: false, effects };
+  }
+
+  /**
+   * A TRC-20 transfer needs TOKEN_TRANSFER_ENERGY. Staked energy pays first; the rest is burnt in
+   * TRX at `energyPrice`, at most fee_limit (and at most the TRX the caller holds). When that is
+   * not enough the call runs out of energy as on the real chain: OUT_OF_ENERGY, all the energy it
+   * was allowed is consumed (staked energy used up, the TRX it could burn burnt), no token moves.
+   */
+  private executeToken(tx: SignedTransaction, payment: Extract<Payment, { kind: "token" }>): IncludedTransaction {
+    if (payment.revert || this.balance("token", payment.from) < payment.amount) {
+      const receipt: Receipt = { result: "REVERT", energyUsage: 0n, energyFee: 0n, energyTotal: BigInt(REVERT_ENERGY) };
+      return { tx, failed: true, effects: [], receipt };
+    }
+    const price = this.energyPrice;
+    const { limit, used } = this.energy(payment.from);
+    const staked = limit > used ? limit - used : 0n;
+    const fromStake = smaller(staked, TOKEN_TRANSFER_ENERGY);
+    const burnNeeded = (TOKEN_TRANSFER_ENERGY - fromStake) * price;
+    const trx = this.balance("trx", payment.from);
+    const canBurn = smaller(payment.feeLimit, trx);
+    let effects: Effect[];
+    let receipt: Receipt;
+    if (burnNeeded > canBurn) {
+      const burnt = (canBurn / price) * price;
+      effects = [
+        { ledger: "trx", address: payment.from, delta: -burnt },
+        { ledger: "energy", address: payment.from, delta: staked },
+      ];
+      receipt = { result: "OUT_OF_ENERGY", energyUsage: staked, energyFee: burnt, energyTotal: staked + burnt / price };
+    } else {
+      effects = [
+        { ledger: "trx", address: payment.from, delta: -burnNeeded },
+        { ledger: "energy", address: payment.from, delta: fromStake },
+        { ledger: "token", address: payment.from, delta: -payment.amount },
+        { ledger: "token", address: payment.to, delta: payment.amount },
+      ];
+      receipt = {
+        result: "SUCCESS",
+        energyUsage: fromStake,
+        energyFee: burnNeeded,
+        energyTotal: TOKEN_TRANSFER_ENERGY,
+      };
+    }
+    effects = effects.filter((effect) => effect.delta !== 0n);
+    for (const effect of effects) this.apply(effect, 1n);
+    return { tx, failed: receipt.result !== "SUCCESS", effects, receipt };
   }
 
   private apply(effect: Effect, sign: 1n | -1n): void {
@@ -215,7 +341,8 @@ export class TronChain {
 
 /** The transaction as it appears in a block: the signed body plus its result. */
 export function renderTransaction(included: IncludedTransaction): Record<string, unknown> {
-  return { ret: [{ contractRet: included.failed ? "REVERT" : "SUCCESS" }], ...included.tx.json };
+  const contractRet = included.receipt?.result ?? (included.failed ? "REVERT" : "SUCCESS");
+  return { ret: [{ contractRet }], ...included.tx.json };
 }
 
 /** `/wallet/getblockbynum` answer. Proto3 defaults are omitted as java-tron does (block 0 has no `number`). */
@@ -244,6 +371,11 @@ export function renderTransactionInfos(block: Block): string {
   return block.infosJson;
 }
 
+/** `/wallet/gettransactioninfobyid` answer for a landed transaction. */
+export function renderTransactionInfo(block: Block, included: IncludedTransaction): string {
+  return JSON.stringify(transactionInfo(block, included));
+}
+
 function transactionInfo(block: Block, included: IncludedTransaction): Record<string, unknown> {
   const base = { id: included.tx.txID, blockNumber: block.number, blockTimeStamp: block.timestamp };
   const payment: Payment = included.tx.payment;
@@ -251,21 +383,39 @@ function transactionInfo(block: Block, included: IncludedTransaction): Record<st
     return { ...base, contractResult: [""], receipt: { net_usage: TRX_TRANSFER_NET_USAGE } };
   }
   if (payment.kind === "forward") return forwardInfo(base, included.failed, payment);
+  const receipt = included.receipt ?? {
+    result: included.failed ? "REVERT" : "SUCCESS",
+    energyUsage: 0n,
+    energyFee: 0n,
+    energyTotal: included.failed ? BigInt(REVERT_ENERGY) : TOKEN_TRANSFER_ENERGY,
+  };
+  // Proto3 zero values are left out, as java-tron prints them.
+  const receiptJson = {
+    ...(receipt.energyFee > 0n ? { energy_fee: Number(receipt.energyFee) } : {}),
+    ...(receipt.energyUsage > 0n ? { energy_usage: Number(receipt.energyUsage) } : {}),
+    energy_usage_total: Number(receipt.energyTotal),
+    net_usage: TOKEN_TRANSFER_NET_USAGE,
+    result: receipt.result,
+  };
+  const fee = receipt.energyFee > 0n ? { fee: Number(receipt.energyFee) } : {};
   if (included.failed) {
+    const outOfEnergy = `Not enough energy for 'SSTORE' operation executing: curInvokeEnergyLimit[${receipt.energyTotal}], curOpEnergy[20000], usedEnergy[${receipt.energyTotal}]`;
     return {
       ...base,
+      ...fee,
       contractResult: [""],
       contract_address: payment.contract,
-      receipt: { energy_usage_total: 1_215, net_usage: TOKEN_TRANSFER_NET_USAGE, result: "REVERT" },
+      receipt: receiptJson,
       result: "FAILED",
-      resMessage: REVERT_MESSAGE_HEX,
+      resMessage: receipt.result === "OUT_OF_ENERGY" ? Buffer.from(outOfEnergy).toString("hex") : REVERT_MESSAGE_HEX,
     };
   }
   return {
     ...base,
+    ...fee,
     contractResult: ["0000000000000000000000000000000000000000000000000000000000000001"],
     contract_address: payment.contract,
-    receipt: { energy_usage_total: TOKEN_TRANSFER_ENERGY, net_usage: TOKEN_TRANSFER_NET_USAGE, result: "SUCCESS" },
+    receipt: receiptJson,
     log: [transferLog(payment.contract, payment.from, payment.to, payment.amount)],
   };
 }
@@ -299,6 +449,14 @@ function forwardInfo(
       ...(failed || p.rejected ? { rejected: true } : {}),
     })),
   };
+}
+
+function smaller(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}
+
+function expirationOf(tx: SignedTransaction): number {
+  return Number((tx.json.raw_data as { expiration?: unknown } | undefined)?.expiration ?? 0);
 }
 
 function merkleRoot(txIDs: readonly string[]): string {

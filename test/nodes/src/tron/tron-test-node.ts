@@ -51,13 +51,29 @@ export interface TronTestNode extends TestChainNode<ReorgOptions> {
   transaction(txID: string): { height: number; failed: boolean } | undefined;
   balance(address: string): bigint;
   tokenBalance(address: string): bigint;
+  /**
+   * While held, transactions accepted by `/wallet/broadcasttransaction` (and queued ones) stay in
+   * the pending pool instead of landing at the next block, and are dropped once the head block's
+   * time reaches their expiration: how a transaction expires unmined. `hold(false)` lets them land.
+   */
+  hold(held: boolean): void;
+  /** Sun burnt per unit of energy (getEnergyFee); raising it after an estimate makes a call run out of energy. */
+  setEnergyPrice(sun: bigint): void;
+  /** Gives an account this much staked energy (as FreezeBalanceV2 for ENERGY would). */
+  stakeEnergy(address: string, energy: bigint): void;
+  /** Staked energy and how much of it is used. */
+  energy(address: string): { limit: bigint; used: bigint };
 }
 
 /** 10 billion TRX: large, yet every amount stays a safe integer in sun. */
 const FAUCET_SUN = 10n ** 16n;
 /** 1 billion USDT. */
 const FAUCET_TOKEN_UNITS = 10n ** 15n;
+/** The faucet stakes for energy, as an exchange's hot wallet does: its TRC-20 transfers burn no TRX. */
+const FAUCET_ENERGY = 10n ** 15n;
 const WITNESSES = 3;
+/** fee_limit of the node's own TRC-20 transfers: 100 TRX. */
+const TOKEN_FEE_LIMIT = 100_000_000n;
 
 const controlSchema = z.object({
   to: z.string(),
@@ -69,7 +85,8 @@ const controlSchema = z.object({
 /**
  * A Tron full node for tests and the local sandbox, on 127.0.0.1, serving `/wallet/getnowblock`,
  * `/wallet/getblockbynum`, `/wallet/getblockbylimitnext` and `/wallet/gettransactioninfobyblocknum`
- * in java-tron's JSON shapes over an in-memory chain (see tron-chain.ts for what is real), with
+ * in java-tron's JSON shapes over an in-memory chain (see tron-chain.ts for what is real), the
+ * sending endpoints of wallet-api.ts (build, broadcast with java-tron's validation, receipts), with
  * one TRC-20, "USDT", whose transfers emit real Transfer logs. `POST /_test/transfer
  * {to, asset, amount}` pays from the faucet key (what the sandbox faucet uses).
  */
@@ -89,17 +106,22 @@ export async function startTronTestNode(options: TronTestNodeOptions = {}): Prom
     },
   });
 
+  chain.setEnergyLimit(faucet.addressHex, FAUCET_ENERGY);
+
   let lastTimestamp = 0;
+  // Distinct timestamps keep equal payments distinct transactions, as wallets' clocks do.
+  const now = () => {
+    lastTimestamp = Math.max(Date.now(), lastTimestamp + 1);
+    return lastTimestamp;
+  };
   const hexOf = (address: string): string => {
     const hex = addressToHex(address);
     if (hex === undefined) throw new RangeError(`not a Tron address: ${address}`);
     return hex;
   };
   const send = (payment: Payment, key: TronKey): string => {
-    // Distinct timestamps keep equal payments distinct transactions, as wallets' clocks do.
-    lastTimestamp = Math.max(Date.now(), lastTimestamp + 1);
     const tip = chain.tip();
-    const tx = signPayment(key, payment, { number: tip.number, blockID: tip.blockID }, lastTimestamp);
+    const tx = signPayment(key, payment, { number: tip.number, blockID: tip.blockID, timestamp: tip.timestamp }, now());
     chain.enqueue(tx);
     return tx.txID;
   };
@@ -107,7 +129,18 @@ export async function startTronTestNode(options: TronTestNodeOptions = {}): Prom
     send({ kind: "trx", from: from.addressHex, to: hexOf(to), amount }, from);
   const token = (to: string, amount: bigint, from: TronKey, revert: boolean) => {
     if (amount <= 0n) throw new RangeError("token amount must be positive");
-    return send({ kind: "token", from: from.addressHex, contract: usdtHex, to: hexOf(to), amount, revert }, from);
+    return send(
+      {
+        kind: "token",
+        from: from.addressHex,
+        contract: usdtHex,
+        to: hexOf(to),
+        amount,
+        revert,
+        feeLimit: TOKEN_FEE_LIMIT,
+      },
+      from,
+    );
   };
 
   const forward = (payments: readonly ForwardPayment[], from: TronKey, revert: boolean) => {
@@ -123,7 +156,7 @@ export async function startTronTestNode(options: TronTestNodeOptions = {}): Prom
     );
   };
 
-  const server = createTronHttpServer(chain, (body) => {
+  const server = createTronHttpServer({ chain, tokenHex: usdtHex, now }, (body) => {
     const parsed = controlSchema.safeParse(body);
     if (!parsed.success) throw new RangeError(parsed.error.issues[0]?.message ?? "invalid body");
     const amount = BigInt(parsed.data.amount);
@@ -158,5 +191,14 @@ export async function startTronTestNode(options: TronTestNodeOptions = {}): Prom
     },
     balance: (address) => chain.balance("trx", hexOf(address)),
     tokenBalance: (address) => chain.balance("token", hexOf(address)),
+    hold: (held) => {
+      chain.holding = held;
+    },
+    setEnergyPrice: (sun) => {
+      if (sun <= 0n) throw new RangeError("the energy price is a positive number of sun");
+      chain.energyPrice = sun;
+    },
+    stakeEnergy: (address, energy) => chain.setEnergyLimit(hexOf(address), energy),
+    energy: (address) => chain.energy(hexOf(address)),
   };
 }

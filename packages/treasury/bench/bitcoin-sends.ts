@@ -1,0 +1,59 @@
+import { silentLogger } from "@mp/core";
+import { createTestDatabase } from "@mp/db/testing";
+import { createSendPipeline } from "../src/send-pipeline.ts";
+import { requestSend } from "../src/send-requests.ts";
+import { freshRecipients, startBitcoinTreasury } from "../test/support/bitcoin-treasury.ts";
+
+export interface BitcoinSendsBenchResult {
+  sends: number;
+  transactions: number;
+  /** One pipeline pass: prepare, coin selection, change address, signing, storing and broadcasting. */
+  passMs: number;
+}
+
+/**
+ * Issue 14's Bitcoin figure: `sends` queued sends (default 200) batched and broadcast. The sends are
+ * queued first (requestSend), then one pass of the send pipeline signs, stores and broadcasts them
+ * against the Bitcoin test node, which validates every input's signature as Core would.
+ */
+export async function runBitcoinSendsBench(options: { sends?: number } = {}): Promise<BitcoinSendsBenchResult> {
+  const count = options.sends ?? 200;
+  const testDb = await createTestDatabase();
+  const h = await startBitcoinTreasury(testDb.db);
+  try {
+    await h.fund([5n * 100_000_000n, 5n * 100_000_000n]);
+    const recipients = freshRecipients(count);
+    for (const [i, to] of recipients.entries()) {
+      await requestSend(testDb.db, {
+        chain: "BITCOIN",
+        asset: "BTC",
+        to,
+        amountRaw: 100_000n + BigInt(i),
+        purpose: "operator",
+        idempotencyKey: `bench-btc-${i}`,
+      });
+    }
+    const pipeline = createSendPipeline({
+      db: testDb.db,
+      senders: [h.sender()],
+      logger: silentLogger(),
+      confirmations: { BITCOIN: 2 },
+    });
+    const started = performance.now();
+    await pipeline.tick("BITCOIN");
+    const passMs = performance.now() - started;
+    await pipeline.stop();
+    const { rows } = await testDb.db.query<{ transactions: string; broadcast: string }>(
+      `SELECT count(DISTINCT a.id)::text AS transactions, count(*) FILTER (WHERE s.state = 'broadcast')::text AS broadcast
+         FROM treasury_sends s JOIN treasury_attempt_sends x ON x.send_id = s.id JOIN treasury_attempts a ON a.id = x.attempt_id`,
+    );
+    const broadcast = Number(rows[0]?.broadcast ?? 0);
+    if (broadcast !== count) throw new Error(`only ${broadcast} of ${count} sends were broadcast`);
+    if (h.node.mempool().length !== Number(rows[0]?.transactions))
+      throw new Error("the node's mempool misses a transaction");
+    return { sends: count, transactions: Number(rows[0]?.transactions ?? 0), passMs };
+  } finally {
+    await h.stop();
+    await testDb.drop();
+  }
+}

@@ -1,0 +1,1 @@
+export { BroadcastRejectedError, createBitcoinSender } from "./bitcoin-sender.ts";

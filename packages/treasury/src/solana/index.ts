@@ -1,0 +1,1 @@
+export { createSolanaSender } from "./solana-sender.ts";

@@ -1,0 +1,1 @@
+export { createTronSender } from "./tron-sender.ts";

@@ -1,0 +1,212 @@
+import { btcToSatoshis } from "@mp/bitcoin-protocol";
+import { silentLogger } from "@mp/core";
+import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createSendPipeline, type SendPipeline } from "../src/send-pipeline.ts";
+import { findSend, requestSend } from "../src/send-requests.ts";
+import {
+  type BitcoinTreasuryHarness,
+  freshRecipients,
+  nodeRpc,
+  startBitcoinTreasury,
+} from "./support/bitcoin-treasury.ts";
+import { until } from "./support/evm-treasury.ts";
+
+let t: TestDatabase;
+let h: BitcoinTreasuryHarness;
+const pipelines: SendPipeline[] = [];
+
+beforeAll(async () => {
+  t = await createTestDatabase();
+  h = await startBitcoinTreasury(t.db);
+  await h.fund([20_000_000n, 20_000_000n, 20_000_000n]);
+}, 60_000);
+
+afterEach(async () => {
+  h.node.setMiningPolicy({ hold: false });
+  await Promise.all(pipelines.splice(0).map((p) => p.stop()));
+});
+
+afterAll(async () => {
+  await h?.stop();
+  await t?.drop();
+});
+
+const pipeline = (): SendPipeline => {
+  const p = createSendPipeline({
+    db: t.db,
+    senders: [h.sender()],
+    logger: silentLogger(),
+    confirmations: { BITCOIN: 2 },
+    leaseSeconds: 2,
+  });
+  pipelines.push(p);
+  return p;
+};
+
+let keys = 0;
+const send = async (to: string, amountRaw: bigint) =>
+  (
+    await requestSend(t.db, {
+      chain: "BITCOIN",
+      asset: "BTC",
+      to,
+      amountRaw,
+      purpose: "operator",
+      idempotencyKey: `btc-${keys++}`,
+    })
+  ).send;
+
+/** One pass, then a block, the indexer following (it records the change outputs too). */
+const tickAndMine = (p: SendPipeline) => async () => {
+  await p.tick("BITCOIN");
+  await h.mine(1);
+};
+
+interface AttemptRow {
+  id: string;
+  tx_hash: string;
+  state: string;
+  replaces: string | null;
+  output_index: number | null;
+  fee_rate: string;
+}
+
+const attemptsOf = async (sendId: string): Promise<AttemptRow[]> => {
+  const { rows } = await t.db.query<AttemptRow>(
+    `SELECT a.id, a.tx_hash, a.state, a.replaces, x.output_index, a.fee->>'feeRate' AS fee_rate
+       FROM treasury_attempts a JOIN treasury_attempt_sends x ON x.attempt_id = a.id
+      WHERE x.send_id = $1 ORDER BY a.created_at`,
+    [sendId],
+  );
+  return rows;
+};
+
+/** What the node's active chain paid `address` in the transaction `txid` (0 when the transaction is not mined). */
+async function paidOnChain(txid: string, address: string): Promise<bigint> {
+  const { result } = await nodeRpc(h.node, "getrawtransaction", [txid, true]);
+  const tx = result as
+    | { confirmations?: number; vout: { value: string; scriptPubKey: { address?: string } }[] }
+    | undefined;
+  if (!tx?.confirmations) return 0n;
+  return tx.vout
+    .filter((o) => o.scriptPubKey.address === address)
+    .reduce((sum, o) => sum + (btcToSatoshis(o.value) ?? 0n), 0n);
+}
+
+describe("the send pipeline on the Bitcoin test node", () => {
+  it("batches queued sends into one transaction, one output each, and confirms them", async () => {
+    const p = pipeline();
+    const recipients = freshRecipients(3);
+    const sends = await Promise.all(recipients.map((to, i) => send(to, 1_000_000n + BigInt(i))));
+    await p.tick("BITCOIN");
+    const attempts = await Promise.all(sends.map((s) => attemptsOf(s.id)));
+    const hashes = new Set(attempts.map((a) => a[0]?.tx_hash));
+    expect(hashes.size).toBe(1);
+    expect(attempts.map((a) => a[0]?.output_index).sort()).toEqual([0, 1, 2]);
+    expect(h.node.mempool()).toEqual([...hashes]);
+    await until(
+      t.db,
+      sends.map((s) => s.id),
+      "confirmed",
+      tickAndMine(p),
+    );
+    const [txHash] = [...hashes] as [string];
+    for (const [i, s] of sends.entries()) {
+      expect(await paidOnChain(txHash, recipients[i] as string)).toBe(1_000_000n + BigInt(i));
+      expect((await findSend(t.db, s.id))?.txHash).toBe(txHash);
+    }
+  });
+
+  it("replaces a stuck send by RBF (same inputs, higher fee rate) and exactly one attempt lands", async () => {
+    const p = pipeline();
+    const [to] = freshRecipients(1) as [string];
+    const s = await send(to, 2_000_000n);
+    h.node.setMiningPolicy({ hold: true });
+    await p.tick("BITCOIN");
+    const [first] = await attemptsOf(s.id);
+    expect(first?.state).toBe("broadcast");
+    // Blocks pass without it (the miners ignore it): stuck after stuckAfterBlocks.
+    for (let i = 0; i < 3; i++) await tickAndMine(p)();
+    await p.tick("BITCOIN");
+    const attempts = await attemptsOf(s.id);
+    expect(attempts.length).toBeGreaterThanOrEqual(2);
+    const replacement = attempts.find((a) => a.replaces === first?.id);
+    expect(replacement).toBeDefined();
+    expect(BigInt(replacement?.fee_rate ?? "0")).toBeGreaterThan(BigInt(first?.fee_rate ?? "0"));
+    // The node swapped the original out for the replacement (BIP-125).
+    expect(h.node.mempool()).not.toContain(first?.tx_hash);
+    h.node.setMiningPolicy({ hold: false });
+    await until(t.db, [s.id], "confirmed", tickAndMine(p));
+    const final = await attemptsOf(s.id);
+    const mined = final.filter((a) => a.state === "mined");
+    expect(mined).toHaveLength(1);
+    let paid = 0n;
+    for (const a of final) paid += await paidOnChain(a.tx_hash, to);
+    expect(paid).toBe(2_000_000n);
+    expect((await findSend(t.db, s.id))?.txHash).toBe(mined[0]?.tx_hash);
+  });
+
+  it("a send the treasury cannot cover waits, and goes out after a top-up", async () => {
+    const p = pipeline();
+    const [to] = freshRecipients(1) as [string];
+    const s = await send(to, 90_000_000n);
+    await p.tick("BITCOIN");
+    const waiting = await findSend(t.db, s.id);
+    expect(waiting?.state).toBe("waiting_funds");
+    expect(waiting?.reason).toMatch(/sat/);
+    await h.fund([100_000_000n]);
+    await until(t.db, [s.id], "confirmed", tickAndMine(p));
+    const [attempt] = await attemptsOf(s.id);
+    expect(await paidOnChain(attempt?.tx_hash as string, to)).toBe(90_000_000n);
+  });
+
+  it("a confirmed send whose block leaves the chain is watched again, not re-sent, and confirms once more", async () => {
+    const p = pipeline();
+    const [to] = freshRecipients(1) as [string];
+    const s = await send(to, 3_000_000n);
+    await until(t.db, [s.id], "confirmed", tickAndMine(p));
+    const [attempt] = await attemptsOf(s.id);
+    const txHash = attempt?.tx_hash as string;
+    const confirmations = (
+      (await nodeRpc(h.node, "getrawtransaction", [txHash, true])).result as { confirmations: number }
+    ).confirmations;
+    // Its block and those above it are replaced; the transaction goes back to the mempool.
+    h.node.reorg(confirmations, { toMempool: [txHash], blocks: confirmations + 1 });
+    await h.catchUp();
+    await p.tick("BITCOIN");
+    expect((await findSend(t.db, s.id))?.state).not.toBe("confirmed");
+    await until(t.db, [s.id], "confirmed", tickAndMine(p));
+    const attempts = await attemptsOf(s.id);
+    expect(attempts.map((a) => a.tx_hash)).toEqual([txHash]);
+    expect(await paidOnChain(txHash, to)).toBe(3_000_000n);
+  });
+
+  it("a send whose coin vanished in a reorg expires, is signed again with other coins, and lands once", async () => {
+    const p = pipeline();
+    // The largest coin, so it is the one selected; then the transaction that created it is dropped by a reorg.
+    const funding = h.node.send(h.treasury, 500_000_000n);
+    await h.mine(1);
+    const [to] = freshRecipients(1) as [string];
+    const s = await send(to, 4_000_000n);
+    h.node.setMiningPolicy({ hold: true });
+    await p.tick("BITCOIN");
+    const [first] = await attemptsOf(s.id);
+    const { rows } = await t.db.query<{ guard: { inputs: { txid: string }[] } }>(
+      "SELECT guard FROM treasury_attempts WHERE id = $1",
+      [first?.id],
+    );
+    expect(rows[0]?.guard.inputs.map((i) => i.txid)).toContain(funding.txid);
+    h.node.reorg(1, { drop: [funding.txid] });
+    expect(h.node.mempool()).not.toContain(first?.tx_hash);
+    await h.catchUp();
+    h.node.setMiningPolicy({ hold: false });
+    await until(t.db, [s.id], "confirmed", tickAndMine(p));
+    const attempts = await attemptsOf(s.id);
+    expect(attempts.map((a) => a.state)).toEqual(["expired", "mined"]);
+    expect(attempts[1]?.replaces).toBeNull();
+    let paid = 0n;
+    for (const a of attempts) paid += await paidOnChain(a.tx_hash, to);
+    expect(paid).toBe(4_000_000n);
+  });
+});

@@ -1,0 +1,116 @@
+import { createBitcoinAdapter } from "@mp/chain-bitcoin";
+import { type ChainConfig, resolveChainConfig, silentLogger } from "@mp/core";
+import { createTreasuryKeys, createWatchSet, type TreasuryKeys } from "@mp/custody";
+import type { Database } from "@mp/db";
+import { createIndexer, type Indexer } from "@mp/indexer";
+import { createSandboxRateProvider } from "@mp/providers";
+import { parseJsonExact } from "@mp/rpc";
+import { type BitcoinTestNode, deriveTestAddresses, startBitcoinTestNode } from "@mp/test-nodes/bitcoin";
+import { createBitcoinSender } from "../../src/bitcoin/bitcoin-sender.ts";
+import type { ChainSender } from "../../src/chain-sender.ts";
+import { TEST_TREASURY_MNEMONIC } from "./evm-treasury.ts";
+
+export interface BitcoinTreasuryHarness {
+  node: BitcoinTestNode;
+  config: ChainConfig;
+  keys: TreasuryKeys;
+  /** The treasury's receive (send-from) address, m/84'/1'/0'/0/0. */
+  treasury: string;
+  indexer: Indexer;
+  sender(): ChainSender;
+  /** Pays these amounts to the treasury in one transaction, mines it and lets the indexer record the coins. */
+  fund(amounts: readonly bigint[]): Promise<void>;
+  /** Mines `count` blocks and lets the indexer catch up. */
+  mine(count?: number): Promise<void>;
+  /** Ticks the indexer up to the node's head. */
+  catchUp(): Promise<void>;
+  /** Stops the indexer (its lease keeper) and the node. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The Bitcoin test node, a BITCOIN chain config on it, the treasury's receive address recorded in
+ * treasury_addresses (as the signer does at start), and the real indexer watching it: the
+ * treasury's coins reach treasury_utxos the way they do in production.
+ */
+export async function startBitcoinTreasury(db: Database): Promise<BitcoinTreasuryHarness> {
+  const node = await startBitcoinTestNode({ walletSeed: `treasury-${Math.random()}` });
+  const config = resolveChainConfig("BITCOIN", {
+    rpcUrl: node.url,
+    confirmations: 2,
+    network: "regtest",
+    startHeight: node.height + 1,
+  });
+  const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest" });
+  const receive = keys.bitcoin(0, 0);
+  await db.query(
+    `INSERT INTO treasury_addresses (chain, purpose, path, address, address_key) VALUES ('BITCOIN', 'send', $1, $2, $2)
+     ON CONFLICT DO NOTHING`,
+    [receive.path, receive.address],
+  );
+  const indexer = createIndexer({
+    db,
+    adapter: createBitcoinAdapter(config, { timeoutMs: 5_000 }),
+    config,
+    watch: createWatchSet(db, "BITCOIN"),
+    rates: createSandboxRateProvider(),
+    logger: silentLogger(),
+    leaseSeconds: 2,
+  });
+  const catchUp = async () => {
+    for (let i = 0; i < 50; i++) {
+      const result = await indexer.tick();
+      if (result.caughtUp && result.reorgAncestor === null) return;
+    }
+    throw new Error("the indexer did not catch up");
+  };
+  return {
+    node,
+    config,
+    keys,
+    treasury: receive.address,
+    indexer,
+    sender: () => createBitcoinSender({ config, keys, db, logger: silentLogger() }),
+    async fund(amounts) {
+      node.sendOutputs(amounts.map((amount) => ({ address: receive.address, amount })));
+      node.mine(1);
+      await catchUp();
+    },
+    async mine(count = 1) {
+      node.mine(count);
+      await catchUp();
+    },
+    catchUp,
+    async stop() {
+      await indexer.stop();
+      await node.stop();
+    },
+  };
+}
+
+let next = 0;
+/** Fresh P2WPKH recipients no one else pays (real keys of a test seed). */
+export function freshRecipients(count: number): string[] {
+  const seed = `recipients-${next++}-${process.pid}`;
+  return deriveTestAddresses(count, "regtest", seed);
+}
+
+/** A JSON-RPC call to the test node with Core's error (code and message) kept, not thrown. */
+export async function nodeRpc(
+  node: BitcoinTestNode,
+  method: string,
+  params: unknown[],
+): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
+  const url = new URL(node.url);
+  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  const response = await fetch(`http://127.0.0.1:${node.port}/`, {
+    method: "POST",
+    headers: { authorization: `Basic ${Buffer.from(credentials).toString("base64")}` },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const reply = parseJsonExact(await response.text()) as {
+    result?: unknown;
+    error?: { code: number; message: string } | null;
+  };
+  return reply.error ? { error: reply.error } : { result: reply.result };
+}

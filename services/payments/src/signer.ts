@@ -1,0 +1,186 @@
+import { writeSync } from "node:fs";
+import {
+  type AppConfig,
+  type ChainId,
+  type ChainsConfig,
+  ConfigError,
+  decimalToUnits,
+  type Logger,
+  type SandboxFaucet,
+} from "@mp/core";
+import { createTreasuryKeys, resolveMnemonic, resolveTreasuryMnemonic, type TreasuryKeys } from "@mp/custody";
+import type { Database } from "@mp/db";
+import {
+  createChainSenders,
+  createSendPipeline,
+  recordTreasuryAddresses,
+  type SendPipelineOptions,
+  startBalancePoller,
+  type TreasuryAddress,
+  treasurySendAddresses,
+} from "@mp/treasury";
+import { chainAssets } from "./chain-adapters.ts";
+import { bitcoinNetworkOf } from "./open-custody.ts";
+
+/** What the local sandbox gives the treasury at each start, per asset: native coin, then tokens. */
+const SANDBOX_TREASURY_FUNDING = { native: "10", token: "100000" } as const;
+
+/**
+ * PAYMENTS_TEST_HALT_AFTER (tests only, refused in production): the signer kills itself (SIGKILL,
+ * no cleanup, like a power cut) right after it stored a signed attempt and before broadcasting it
+ * (`signed`), or after the node accepted it and before that was recorded (`broadcast`), so the crash
+ * tests hit those two windows exactly instead of by timing.
+ */
+function testHalt(config: AppConfig, env: NodeJS.ProcessEnv): "signed" | "broadcast" | undefined {
+  const value = env.PAYMENTS_TEST_HALT_AFTER;
+  if (value === undefined || value === "") return undefined;
+  if (config.environment === "production") {
+    throw new ConfigError("PAYMENTS_TEST_HALT_AFTER", "is a test hook; refused when PAYMENTS_ENV=production");
+  }
+  if (value !== "signed" && value !== "broadcast") {
+    throw new ConfigError("PAYMENTS_TEST_HALT_AFTER", "must be signed or broadcast");
+  }
+  return value;
+}
+
+export interface RunningSigner {
+  addresses: TreasuryAddress[];
+  stop(): Promise<void>;
+}
+
+/** What the signer holds, resolved before the process serves anything: a bad secret stops the start. */
+export interface SignerSecrets {
+  keys: TreasuryKeys;
+  halt: "signed" | "broadcast" | undefined;
+}
+
+/**
+ * TREASURY_MNEMONIC resolved and its keys derived: only the signer role calls this, so no other
+ * process ever reads the treasury's words (or its file).
+ */
+export function openTreasuryKeys(
+  config: AppConfig,
+  chains: ChainsConfig,
+  logger: Logger,
+  env: NodeJS.ProcessEnv = process.env,
+): SignerSecrets {
+  const halt = testHalt(config, env);
+  // Read again only to refuse a treasury that is the master mnemonic: openCustody already checked it.
+  const masterMnemonic = resolveMnemonic({
+    source: config.mnemonic,
+    environment: config.environment,
+    dataDir: config.dataDir,
+  });
+  const mnemonic = resolveTreasuryMnemonic({
+    source: config.treasuryMnemonic,
+    environment: config.environment,
+    dataDir: config.dataDir,
+    logger,
+    masterMnemonic,
+  });
+  return { keys: createTreasuryKeys(mnemonic, { bitcoinNetwork: bitcoinNetworkOf(config, chains) }), halt };
+}
+
+/**
+ * The signer role (DESIGN.md "Treasury and sending"): the only one that holds the treasury's private
+ * keys. It records the treasury's send addresses (so keyless roles can list and watch them), builds
+ * one sender per configured chain whose family has one, keeps the stored balances fresh and runs the
+ * send pipeline. With `faucets` (the local sandbox) it first funds the treasury addresses, so
+ * operator sends work out of the box.
+ */
+export async function startSigner(options: {
+  db: Database;
+  secrets: SignerSecrets;
+  leaseSeconds: number;
+  logger: Logger;
+  chains: ChainsConfig;
+  faucets?: Partial<Record<ChainId, SandboxFaucet>>;
+}): Promise<RunningSigner> {
+  const { db, chains, secrets } = options;
+  const { keys, halt } = secrets;
+  const logger = options.logger.child({ role: "signer" });
+  const addresses = treasurySendAddresses(keys, chains);
+  await recordTreasuryAddresses(db, addresses);
+  logger.info(
+    { fingerprint: keys.fingerprint, addresses: addresses.map((a) => `${a.chain}:${a.address}`) },
+    "treasury addresses recorded",
+  );
+
+  // In the background: sends asked for meanwhile wait for funds, as they would in production.
+  const funding = options.faucets ? fundFromFaucets(addresses, options.faucets, logger) : Promise.resolve();
+
+  const senders = createChainSenders({ chains, keys, db, logger });
+  const decimals = new Map<string, number>();
+  const confirmations: SendPipelineOptions["confirmations"] = {};
+  let pollIntervalMs = 1_000;
+  for (const config of Object.values(chains)) {
+    if (!config) continue;
+    confirmations[config.chain] = config.confirmations;
+    pollIntervalMs = Math.min(pollIntervalMs, config.pollIntervalMs);
+    for (const asset of chainAssets(config)) decimals.set(`${config.chain}:${asset.asset}`, asset.decimals);
+  }
+  const balances = startBalancePoller({
+    db,
+    senders,
+    logger,
+    decimals: (chain, asset) => decimals.get(`${chain}:${asset}`),
+  });
+  const pipeline = createSendPipeline({
+    db,
+    senders,
+    logger,
+    confirmations,
+    pollIntervalMs,
+    leaseSeconds: options.leaseSeconds,
+    ...(halt ? { onStage: haltAt(halt) } : {}),
+  });
+  pipeline.start();
+  logger.info({ chains: senders.map((s) => s.chain), pollIntervalMs }, "signer started");
+  return {
+    addresses,
+    async stop() {
+      await pipeline.stop();
+      await balances.stop();
+      await funding;
+    },
+  };
+}
+
+function haltAt(stage: "signed" | "broadcast"): NonNullable<SendPipelineOptions["onStage"]> {
+  return (reached) => {
+    if (reached.stage !== stage) return;
+    // Synchronously, before the pipeline takes its next step: pino writes asynchronously and the
+    // kill would swallow its line, so this one goes straight to stderr.
+    writeSync(2, `${JSON.stringify({ msg: "PAYMENTS_TEST_HALT_AFTER", stage, attempt: reached.attemptId })}\n`);
+    process.kill(process.pid, "SIGKILL");
+  };
+}
+
+/**
+ * The local sandbox's chains start from genesis at every start: the treasury gets native coin (for
+ * value and fees) and every token from the chains' faucets. A faucet that fails is logged, never
+ * fatal: sends then wait for funds, as they would in production.
+ */
+async function fundFromFaucets(
+  addresses: readonly TreasuryAddress[],
+  faucets: Partial<Record<ChainId, SandboxFaucet>>,
+  logger: Logger,
+): Promise<void> {
+  await Promise.all(
+    addresses.map(async ({ chain, address }) => {
+      const faucet = faucets[chain];
+      if (!faucet) return;
+      // One after another per chain: an EVM faucet sends from one key, a nonce at a time.
+      for (const asset of faucet.assets()) {
+        const amount = asset.address === null ? SANDBOX_TREASURY_FUNDING.native : SANDBOX_TREASURY_FUNDING.token;
+        const amountRaw = decimalToUnits(amount, asset.decimals) ?? 0n;
+        try {
+          const { txHash } = await faucet.send(address, asset.asset, amountRaw);
+          logger.info({ chain, asset: asset.asset, amount, txHash }, "sandbox treasury funded");
+        } catch (error) {
+          logger.warn({ chain, asset: asset.asset, err: String(error) }, "sandbox treasury funding failed");
+        }
+      }
+    }),
+  );
+}

@@ -1,0 +1,199 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createTreasuryKeys } from "@mp/custody";
+import {
+  type AnvilNode,
+  deployTestToken,
+  sendNative,
+  startAnvil,
+  type TestToken,
+  tokenBalance,
+  transferToken,
+} from "@mp/test-nodes/evm";
+import { getAddress, type Hex } from "viem";
+import { english, generateMnemonic } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli, startRole } from "../cli/run-cli.ts";
+import { eventually } from "../support/api-harness.ts";
+import { useTempDir, useTestDatabase } from "../support/test-database.ts";
+import { stopProcess } from "./several-processes.ts";
+
+const TIMEOUT_MS = 240_000;
+
+/**
+ * `payments serve --role signer` as its own node process (not the tsx CLI, which forks: the signal
+ * seen would be tsx's, not the signer's). `exited`: the signal (or code) it ended with.
+ */
+async function startSigner(env: Record<string, string | undefined>) {
+  const started = await startRole(["--role", "signer"], env, /signer started/, { direct: true });
+  const exited = new Promise<NodeJS.Signals | number | null>((done) =>
+    started.child.once("exit", (code, signal) => done(signal ?? code)),
+  );
+  return { child: started.child, output: started.output, exited };
+}
+
+function fresh(): Hex {
+  return getAddress(`0x${Buffer.from(crypto.getRandomValues(new Uint8Array(20))).toString("hex")}`);
+}
+
+describe("the signer role end to end: operator sends land on anvil exactly once, kill -9 included", () => {
+  const database = useTestDatabase();
+  const dir = useTempDir("mpsigner-");
+  let node: AnvilNode;
+  let usdc: TestToken;
+  let treasury: Hex;
+  let env: Record<string, string | undefined>;
+
+  beforeAll(async () => {
+    // Interval mining: blocks keep coming, so sends reach their confirmations on their own.
+    node = await startAnvil({ blockTimeSeconds: 1 });
+    usdc = await deployTestToken(node, { name: "USD Coin", symbol: "USDC", decimals: 6 });
+    const chainsFile = join(dir, "chains.json");
+    writeFileSync(
+      chainsFile,
+      JSON.stringify({
+        chains: {
+          BASE: {
+            rpcUrl: node.url,
+            network: "regtest",
+            confirmations: 2,
+            pollIntervalMs: 200,
+            tokens: [{ asset: "USDC", address: usdc.address, decimals: 6 }],
+          },
+        },
+      }),
+    );
+    const mnemonic = generateMnemonic(english, 256);
+    treasury = getAddress(createTreasuryKeys(mnemonic, { bitcoinNetwork: "regtest" }).evm().address);
+    await sendNative(node, treasury, 10n * 10n ** 18n);
+    await transferToken(node, usdc, treasury, 1_000n * 10n ** 6n);
+    env = {
+      DATABASE_URL: database.connectionString,
+      DATA_DIR: join(dir, "data"),
+      CHAINS_CONFIG: chainsFile,
+      TREASURY_MNEMONIC: mnemonic,
+      // A killed signer's lease is taken over within this bound at most.
+      INDEXER_LEASE_SECONDS: "2",
+    };
+  }, TIMEOUT_MS);
+  afterAll(async () => {
+    await node?.stop();
+  });
+
+  const send = (args: string[]) => runCli(["treasury", "send", "--chain", "BASE", "--json", ...args], env);
+
+  it(
+    "treasury send --wait lands a USDC and an ETH transfer; balances show what the chain holds",
+    async () => {
+      const signer = await startSigner(env);
+      try {
+        const to = fresh();
+        const token = await send(["--asset", "USDC", "--to", to, "--amount", "12.5", "--key", "e2e-usdc", "--wait"]);
+        expect(token.code, token.stderr).toBe(0);
+        const landed = JSON.parse(token.stdout);
+        expect(landed).toMatchObject({ state: "confirmed", amount: "12.5", created: true });
+        expect(landed.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
+        expect(await tokenBalance(node, usdc, to)).toBe(12_500000n);
+        const receipt = await node.publicClient.getTransactionReceipt({ hash: landed.tx_hash });
+        expect(receipt.status).toBe("success");
+        expect(getAddress(receipt.from)).toBe(treasury);
+
+        const native = await send(["--asset", "ETH", "--to", to, "--amount", "0.25", "--key", "e2e-eth", "--wait"]);
+        expect(native.code, native.stderr).toBe(0);
+        expect(JSON.parse(native.stdout)).toMatchObject({ state: "confirmed" });
+        expect(await node.publicClient.getBalance({ address: to })).toBe(25n * 10n ** 16n);
+
+        // The same key again: the same send, nothing more on chain.
+        const again = await send(["--asset", "ETH", "--to", to, "--amount", "0.25", "--key", "e2e-eth"]);
+        expect(JSON.parse(again.stdout)).toMatchObject({ id: JSON.parse(native.stdout).id, created: false });
+        expect(await node.publicClient.getTransactionCount({ address: treasury })).toBe(2);
+
+        // The signer's stored balances catch up with the chain's.
+        // Both figures: a poll made between the two sends has the USDC figure already, not the ETH one.
+        const chainUsdc = await tokenBalance(node, usdc, treasury);
+        const chainEth = await node.publicClient.getBalance({ address: treasury });
+        const balances = await eventually(
+          async () => {
+            const out = await runCli(["treasury", "balances", "--json"], env);
+            const rows = out.stdout
+              .trim()
+              .split("\n")
+              .filter((line) => line !== "")
+              .map((line) => JSON.parse(line) as { asset: string; amount_raw: string });
+            const of = (asset: string) => rows.find((b) => b.asset === asset)?.amount_raw;
+            return of("USDC") === chainUsdc.toString() && of("ETH") === chainEth.toString() ? rows : undefined;
+          },
+          30_000,
+          1_000,
+        );
+        expect(balances.map((b) => b.asset)).toEqual(["ETH", "USDC"]);
+      } finally {
+        await stopProcess(signer.child);
+      }
+    },
+    TIMEOUT_MS,
+  );
+
+  for (const stage of ["signed", "broadcast"] as const) {
+    it(
+      `kill -9 of the signer after the attempt is ${stage === "signed" ? "signed and stored, before its broadcast" : "broadcast, before that is recorded"}: after a restart exactly one transfer lands`,
+      async () => {
+        const nonceBefore = await node.publicClient.getTransactionCount({ address: treasury });
+        const signer = await startSigner({ ...env, PAYMENTS_TEST_HALT_AFTER: stage });
+        const to = fresh();
+        const key = `crash-${stage}`;
+        const asked = await send(["--asset", "USDC", "--to", to, "--amount", "3", "--key", key]);
+        expect(asked.code, asked.stderr).toBe(0);
+        const id = JSON.parse(asked.stdout).id as string;
+        // The signer SIGKILLs itself at the stage: no cleanup ran.
+        expect(await signer.exited).toBe("SIGKILL");
+        expect(signer.output()).toContain(`"stage":"${stage}"`);
+
+        const attempts = async () =>
+          (
+            await database.db.query<{ state: string; tx_hash: string }>(
+              `SELECT a.state, a.tx_hash FROM treasury_attempts a
+                 JOIN treasury_attempt_sends s ON s.attempt_id = a.id WHERE s.send_id = $1`,
+              [id],
+            )
+          ).rows;
+        const stored = await attempts();
+        // Stored before anything left: one attempt, still "signed" in the database in both windows.
+        expect(stored.map((a) => a.state)).toEqual(["signed"]);
+        if (stage === "signed") {
+          // Not broadcast: the node never saw it.
+          expect(
+            await node.publicClient.getTransaction({ hash: stored[0]?.tx_hash as Hex }).catch(() => null),
+          ).toBeNull();
+        } else {
+          // Broadcast: the node has it (it may be mined already) though the database does not know.
+          await eventually(
+            async () =>
+              (await node.publicClient.getTransaction({ hash: stored[0]?.tx_hash as Hex }).catch(() => null)) ??
+              undefined,
+            10_000,
+          );
+        }
+
+        const restarted = await startSigner(env);
+        try {
+          const waited = await send(["--asset", "USDC", "--to", to, "--amount", "3", "--key", key, "--wait"]);
+          expect(waited.code, waited.stderr).toBe(0);
+          expect(JSON.parse(waited.stdout)).toMatchObject({
+            id,
+            state: "confirmed",
+            tx_hash: stored[0]?.tx_hash,
+            created: false,
+          });
+          // Exactly one transfer: the stored attempt, rebroadcast or found, never signed again.
+          expect(await tokenBalance(node, usdc, to)).toBe(3_000000n);
+          expect((await attempts()).map((a) => a.tx_hash)).toEqual([stored[0]?.tx_hash]);
+          expect(await node.publicClient.getTransactionCount({ address: treasury })).toBe(nonceBefore + 1);
+        } finally {
+          await stopProcess(restarted.child);
+        }
+      },
+      TIMEOUT_MS,
+    );
+  }
+});
