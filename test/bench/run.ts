@@ -1,7 +1,8 @@
 /**
  * `pnpm bench <name> [options]`: prints figures, never asserts. Names: api, wallets, indexer
  * (`--chain BASE|SOLANA|BITCOIN|TRON`, default BASE), failover (`--rounds N --bound S`, PostgreSQL only),
- * webhooks, bitcoin-sends (`--sends N`, default 200), sweeps (`--addresses N`, default 1000).
+ * webhooks, sends (EVM, `--sends N`, default 1,000), bitcoin-sends (`--sends N`, default 200),
+ * sweeps (EVM, `--addresses N`, default 1,000).
  */
 import { printTable } from "./measure.ts";
 
@@ -26,6 +27,11 @@ const benches: Record<string, () => Promise<void>> = {
       ...(flag("bound") ? { bound: Number(flag("bound")) } : {}),
     }),
   webhooks: async () => (await import("./webhooks.ts")).runWebhooksBench(seconds ? { seconds } : {}),
+  sends: async () => {
+    await (await import("../../packages/treasury/bench/sends.ts")).runSendsBench(
+      flag("sends") ? { sends: Number(flag("sends")) } : {},
+    );
+  },
   "bitcoin-sends": async () => {
     const { runBitcoinSendsBench } = await import("../../packages/treasury/bench/bitcoin-sends.ts");
     const result = await runBitcoinSendsBench(flag("sends") ? { sends: Number(flag("sends")) } : {});

@@ -170,32 +170,53 @@ export async function insertAttempt(
   signed: SignedAttempt,
   replaces: string | null,
 ): Promise<string> {
-  const id = randomUUID();
-  await tx.query(
-    `INSERT INTO treasury_attempts (id, chain, from_address, tx_hash, raw, guard, fee, replaces, state)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'signed')`,
-    [
-      id,
-      chain,
-      signed.from,
-      signed.txHash,
-      signed.raw,
-      JSON.stringify(signed.guard),
-      JSON.stringify(signed.fee),
-      replaces,
-    ],
-  );
-  await tx.query(
-    `INSERT INTO treasury_attempt_sends (attempt_id, send_id, output_index)
-     SELECT $1, o.id, o.output_index FROM unnest($2::text[], $3::int[]) AS o(id, output_index)`,
-    [id, signed.orders.map((o) => o.id), signed.orders.map((o) => o.outputIndex ?? null)],
-  );
-  await tx.query(
-    `UPDATE treasury_sends SET state = 'signed', reason = NULL, updated_at = now()
-      WHERE id = ANY($1::text[]) AND state IN ('queued', 'waiting_funds')`,
-    [signed.orders.map((o) => o.id)],
-  );
+  const { id, written } = issueAttemptInsert(tx, chain, signed, replaces);
+  await written;
   return id;
+}
+
+/**
+ * insertAttempt's three statements, issued at once: on Database.tx's pipelined connection they go
+ * out together, with whatever the caller sends next. A caller that does not await `written` lets
+ * them go out with COMMIT, which then reports a failure (tx throws TransactionRolledBackError).
+ */
+export function issueAttemptInsert(
+  tx: Queryable,
+  chain: ChainId,
+  signed: SignedAttempt,
+  replaces: string | null,
+): { id: string; written: Promise<void> } {
+  const id = randomUUID();
+  const sendIds = signed.orders.map((o) => o.id);
+  const written = Promise.all([
+    tx.query(
+      `INSERT INTO treasury_attempts (id, chain, from_address, tx_hash, raw, guard, fee, replaces, state)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'signed')`,
+      [
+        id,
+        chain,
+        signed.from,
+        signed.txHash,
+        signed.raw,
+        JSON.stringify(signed.guard),
+        JSON.stringify(signed.fee),
+        replaces,
+      ],
+    ),
+    tx.query(
+      `INSERT INTO treasury_attempt_sends (attempt_id, send_id, output_index)
+       SELECT $1, o.id, o.output_index FROM unnest($2::text[], $3::int[]) AS o(id, output_index)`,
+      [id, sendIds, signed.orders.map((o) => o.outputIndex ?? null)],
+    ),
+    tx.query(
+      `UPDATE treasury_sends SET state = 'signed', reason = NULL, updated_at = now()
+        WHERE id = ANY($1::text[]) AND state IN ('queued', 'waiting_funds')`,
+      [sendIds],
+    ),
+  ]).then(() => undefined);
+  // Not awaited by every caller: COMMIT reports the failure, so it must not surface as unhandled.
+  written.catch(() => undefined);
+  return { id, written };
 }
 
 /** The node has the attempts (or may have): attempt and sends `broadcast`, stuck clock started at `head`. */

@@ -85,6 +85,13 @@ export interface ChainSender {
   readonly address: string;
   /** Orders one transaction may carry: Bitcoin batches queued sends, the others send one each. */
   readonly maxBatch: number;
+  /**
+   * Chain transactions the pipeline may prepare() before the first of them is stored: it then signs
+   * and stores them in one database transaction (each with its own guard). Default 1. More only
+   * when prepare() itself counts the orders it prepared that are not stored yet (funds, inputs):
+   * the EVM sender does, a sender that reads what it must not reuse from the database does not.
+   */
+  readonly preparesAhead?: number;
   /** Blocks (slots) a broadcast attempt may stay unmined before replace() is asked for one. */
   readonly stuckAfterBlocks: number;
   /** The node's head height (confirmations count from it). */

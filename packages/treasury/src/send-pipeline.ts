@@ -2,6 +2,7 @@ import { AppError, type ChainId, type Logger } from "@mp/core";
 import { assertLeader, type Database, type Lease, type LeaseKeeper, type Queryable } from "@mp/db";
 import {
   insertAttempt,
+  issueAttemptInsert,
   listAttempts,
   listSignable,
   lockSignable,
@@ -251,17 +252,33 @@ class ChainPass {
     await this.broadcast(justStored(this.sender.chain, stored, attempt.id));
   }
 
-  /** (c) Queued sends, first come first served, up to maxBatch per transaction. */
+  /**
+   * (c) Queued sends, first come first served, up to maxBatch per chain transaction. Up to the
+   * sender's preparesAhead chain transactions are prepared (outside any transaction), then signed and
+   * stored in one database transaction: each still allocates its own guard and is stored with it,
+   * and the round trips of BEGIN, the lease guard and COMMIT are shared. Broadcast after the commit.
+   */
   private async signQueued(): Promise<void> {
     const signable = await listSignable(this.db, this.sender.chain, SIGN_PER_TICK);
     // Broadcasts run in the order signed, behind the signing (which never waits for them).
     let broadcasts = Promise.resolve();
     try {
-      for (let i = 0; i < signable.length; i += this.sender.maxBatch) {
-        const orders = signable.slice(i, i + this.sender.maxBatch);
-        const attempt = await this.signOne(orders);
-        if (attempt === "stop") break;
-        if (attempt) {
+      let next = 0;
+      let stop = false;
+      while (next < signable.length && !stop) {
+        const chunk: Prepared[] = [];
+        while (chunk.length < (this.sender.preparesAhead ?? 1) && next < signable.length) {
+          const orders = signable.slice(next, next + this.sender.maxBatch);
+          next += orders.length;
+          const prepared = await this.prepare(orders);
+          if (prepared === "stop") {
+            stop = true;
+            break;
+          }
+          if (prepared) chunk.push(prepared);
+        }
+        if (chunk.length === 0) continue;
+        for (const attempt of await this.signChunk(chunk)) {
           broadcasts = broadcasts.then(async () => {
             await this.broadcast(attempt);
           });
@@ -273,11 +290,11 @@ class ChainPass {
     }
   }
 
-  private async signOne(orders: SendOrder[]): Promise<StoredAttempt | null | "stop"> {
+  /** prepare() of one chain transaction's orders; null when they wait for funds or were refused. */
+  private async prepare(orders: SendOrder[]): Promise<Prepared | null | "stop"> {
     const ids = orders.map((o) => o.id);
-    let prepared: unknown;
     try {
-      prepared = await this.sender.prepare(orders);
+      return { orders, prepared: await this.sender.prepare(orders) };
     } catch (error) {
       if (error instanceof InsufficientTreasuryFundsError) {
         await this.fenced((tx) => markWaitingFunds(tx, ids, error.message));
@@ -294,16 +311,45 @@ class ChainPass {
       this.logger.warn({ orders: ids, err: String(error) }, "could not prepare a send");
       return "stop";
     }
-    const stored = await this.fenced(async (tx) => {
-      if (!(await lockSignable(tx, ids))) return null;
-      const signed = await this.sender.sign(tx, orders, prepared);
-      const id = await insertAttempt(tx, this.sender.chain, signed, null);
-      return { ...signed, id };
-    });
-    if (stored) this.onStage?.({ stage: "signed", attemptId: stored.id });
-    return stored ? justStored(this.sender.chain, stored, null) : null;
+  }
+
+  /** Signs and stores the prepared chain transactions in one transaction; [] when one was taken meanwhile. */
+  private async signChunk(chunk: Prepared[]): Promise<StoredAttempt[]> {
+    const ids = chunk.flatMap((c) => c.orders.map((o) => o.id));
+    const stored = await this.db
+      .tx(async (tx) => {
+        // The guard and the sends' locks go out with the sender's first statement (pipelined): if
+        // either refuses, every allocation of sign() below is rolled back with the rest.
+        const checks = Promise.all([assertLeader(tx, this.lease, this.fence), lockSignable(tx, ids)]);
+        checks.catch(() => undefined);
+        const out: Array<SignedAttempt & { id: string }> = [];
+        for (const { orders, prepared } of chunk) {
+          const signed = await this.sender.sign(tx, orders, prepared);
+          // Not awaited: the inserts go out with the next statement or COMMIT, which fails if they did.
+          const { id } = issueAttemptInsert(tx, this.sender.chain, signed, null);
+          out.push({ ...signed, id });
+        }
+        const [, free] = await checks;
+        if (!free) throw new SendTakenError();
+        return out;
+      })
+      .catch((error: unknown) => {
+        if (error instanceof SendTakenError) return [];
+        throw error;
+      });
+    for (const s of stored) this.onStage?.({ stage: "signed", attemptId: s.id });
+    return stored.map((s) => justStored(this.sender.chain, s, null));
   }
 }
+
+/** One chain transaction's orders and what prepare() gave for them. */
+interface Prepared {
+  orders: SendOrder[];
+  prepared: unknown;
+}
+
+/** The sends about to be signed were taken meanwhile (another pass signed them): roll back. */
+class SendTakenError extends Error {}
 
 /** An attempt as insertAttempt has just stored it (state signed), for broadcasting it at once. */
 export function justStored(

@@ -32,6 +32,8 @@ const STUCK_AFTER_BLOCKS = 3;
 const FEE_TTL_MS = 1_000;
 /** A gas estimate per (asset, recipient) is reused this long. */
 const GAS_TTL_MS = 60_000;
+/** Balances for the funds check are reused this long at most (see cachedBalance). */
+const BALANCE_TTL_MS = 2_000;
 
 /** What prepare() read for sign(): no RPC happens inside the pipeline's transaction. */
 interface EvmPrepared {
@@ -116,6 +118,23 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
 
   const maxCost = (f: Fees, gas: bigint) => gas * (f.type === "legacy" ? f.gasPrice : f.maxFeePerGas);
 
+  /**
+   * Balances read for the funds check, reused until the next head() (the pipeline's next pass) or
+   * for BALANCE_TTL_MS. Sound because the check subtracts every send not yet recorded as landed:
+   * a transfer mined after the read is still subtracted (the pipeline records landings only in its
+   * status step, after head()), so a stale balance errs on the side of waiting, never of overspending.
+   */
+  let balanceCache = new Map<string, { at: number; value: Promise<bigint> }>();
+  const cachedBalance = (asset: { native: boolean; address: Address | null }): Promise<bigint> => {
+    const cacheKey = asset.address ?? "native";
+    const hit = balanceCache.get(cacheKey);
+    if (hit && performance.now() - hit.at < BALANCE_TTL_MS) return hit.value;
+    const value = balanceOf(asset);
+    balanceCache.set(cacheKey, { at: performance.now(), value });
+    value.catch(() => balanceCache.delete(cacheKey));
+    return value;
+  };
+
   const balanceOf = async (asset: { native: boolean; address: Address | null }): Promise<bigint> => {
     if (asset.native || !asset.address) return BigInt(await rpc<Hex>("eth_getBalance", [address, "latest"]));
     const data = encodeFunctionData({ abi: erc20Abi, functionName: "balanceOf", args: [address] });
@@ -124,11 +143,11 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
 
   /**
    * What sends not yet mined will take from the treasury (the node's latest balance does not show
-   * them yet): per asset their amounts, and the most gas their open attempts may burn.
+   * them yet): per asset their amounts, and the most gas their open attempts may burn. Only what this
+   * address signed: a sweep's send leaves a deposit address, not the treasury.
    */
   const reserved = async (): Promise<{ amounts: Map<string, bigint>; gas: bigint }> => {
-    // Only what this address signed: a sweep's send leaves a deposit address, not the treasury.
-    const amounts = await db.query<{ asset: string; amount: string }>(
+    const { rows } = await db.query<{ asset: string | null; amount: string }>(
       `SELECT asset, sum(amount_raw)::text AS amount FROM (
          SELECT DISTINCT s.id, s.asset, s.amount_raw
            FROM treasury_attempts a
@@ -136,20 +155,37 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
            JOIN treasury_sends s ON s.id = x.send_id
           WHERE a.chain = $1 AND a.from_address = $2 AND a.state IN ('signed', 'broadcast')
             AND s.state IN ('signed', 'broadcast') AND s.landed_attempt_id IS NULL) open_sends
-        GROUP BY asset`,
-      [chain, address],
-    );
-    const gas = await db.query<{ gas: string | null }>(
-      `SELECT sum((a.fee->>'gas')::numeric * COALESCE(a.fee->>'maxFeePerGas', a.fee->>'gasPrice')::numeric)::text AS gas
+        GROUP BY asset
+       UNION ALL
+       SELECT NULL, COALESCE(sum((a.fee->>'gas')::numeric * COALESCE(a.fee->>'maxFeePerGas', a.fee->>'gasPrice')::numeric), 0)::text
          FROM treasury_attempts a
         WHERE a.chain = $1 AND a.from_address = $2 AND a.state IN ('signed', 'broadcast')
           AND NOT EXISTS (SELECT 1 FROM treasury_attempts r WHERE r.replaces = a.id)`,
       [chain, address],
     );
-    return {
-      amounts: new Map(amounts.rows.map((r) => [r.asset, BigInt(r.amount)])),
-      gas: BigInt(gas.rows[0]?.gas?.split(".")[0] ?? "0"),
-    };
+    const amounts = new Map<string, bigint>();
+    let gas = 0n;
+    for (const row of rows) {
+      if (row.asset === null) gas = BigInt(row.amount.split(".")[0] ?? "0");
+      else amounts.set(row.asset, BigInt(row.amount));
+    }
+    return { amounts, gas };
+  };
+
+  /**
+   * reserved(), read once per pass like the balances, then kept up to date here: every order that
+   * passes the funds check is added at once, as if its attempt were already stored. An order whose
+   * signing then fails stays counted until the next pass: it can make a send wait, never overspend.
+   */
+  let commitments: { at: number; value: Promise<{ amounts: Map<string, bigint>; gas: bigint }> } | undefined;
+  const committed = () => {
+    if (commitments && performance.now() - commitments.at < BALANCE_TTL_MS) return commitments.value;
+    const value = reserved();
+    commitments = { at: performance.now(), value };
+    value.catch(() => {
+      commitments = undefined;
+    });
+    return value;
   };
 
   const estimateGas = async (order: SendOrder, call: { to: Address; value: bigint; data?: Hex }): Promise<bigint> => {
@@ -192,9 +228,13 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
     chain,
     address,
     maxBatch: 1,
+    // prepare() adds every order it passes to its commitments at once (see committed()).
+    preparesAhead: 20,
     stuckAfterBlocks: STUCK_AFTER_BLOCKS,
 
     async head() {
+      balanceCache = new Map();
+      commitments = undefined;
       const block = await rpc<RpcBlock>("eth_getBlockByNumber", ["latest", false]);
       if (block.baseFeePerGas) lastBaseFee = BigInt(block.baseFeePerGas);
       return Number(BigInt(block.number));
@@ -223,9 +263,9 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
       chainId ??= Number(BigInt(await rpc<Hex>("eth_chainId", [])));
       const [f, held, native, pending] = await Promise.all([
         currentFees(),
-        balanceOf(asset),
-        asset.native ? Promise.resolve(null) : balanceOf({ native: true, address: null }),
-        reserved(),
+        cachedBalance(asset),
+        asset.native ? Promise.resolve(null) : cachedBalance({ native: true, address: null }),
+        committed(),
       ]);
       const short = (what: string, needed: bigint, available: bigint) =>
         new InsufficientTreasuryFundsError(
@@ -251,6 +291,8 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
       if (nativeHeld < nativeNeeded) {
         throw short(`${assets.native.asset} (value and gas)`, nativeNeeded, nativeHeld);
       }
+      pending.amounts.set(order.asset, (pending.amounts.get(order.asset) ?? 0n) + order.amountRaw);
+      pending.gas += maxCost(f, gas);
       let startNonce: number | null = null;
       if (!nonceRowKnown) {
         const { rows } = await db.query("SELECT 1 FROM treasury_nonces WHERE chain = $1 AND address = $2", [
@@ -267,19 +309,24 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
       const prepared = preparedInput as EvmPrepared;
       const [order] = orders;
       if (!order) throw new Error("nothing to sign");
-      if (prepared.startNonce !== null) {
-        await tx.query(
-          `INSERT INTO treasury_nonces (chain, address, next_nonce) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
-          [chain, address, prepared.startNonce],
-        );
-      }
+      // Issued without waiting: it goes out with the UPDATE below (one round trip), which awaits it.
+      const initialised =
+        prepared.startNonce === null
+          ? Promise.resolve()
+          : tx.query(
+              `INSERT INTO treasury_nonces (chain, address, next_nonce) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
+              [chain, address, prepared.startNonce],
+            );
       // The UPDATE takes the row's lock until this transaction ends: the next signer waits for our
       // commit (or rollback, which hands the same nonce out again: no gap).
-      const { rows } = await tx.query<{ nonce: string }>(
-        `UPDATE treasury_nonces SET next_nonce = next_nonce + 1 WHERE chain = $1 AND address = $2
-         RETURNING (next_nonce - 1)::text AS nonce`,
-        [chain, address],
-      );
+      const [, { rows }] = await Promise.all([
+        initialised,
+        tx.query<{ nonce: string }>(
+          `UPDATE treasury_nonces SET next_nonce = next_nonce + 1 WHERE chain = $1 AND address = $2
+           RETURNING (next_nonce - 1)::text AS nonce`,
+          [chain, address],
+        ),
+      ]);
       const allocated = rows[0];
       if (!allocated) throw new Error(`no nonce row for ${chain} ${address}`);
       nonceRowKnown = true;

@@ -32,9 +32,12 @@ export interface EvmTreasuryHarness {
 /** anvil with a test USDC, a BASE chain config on it, and a funded treasury address. */
 export async function startEvmTreasury(
   db: Database,
-  funds: { eth: bigint; usdc: bigint } = { eth: 100n * 10n ** 18n, usdc: 1_000_000n * 10n ** 6n },
+  options: { eth?: bigint; usdc?: bigint; blockTimeSeconds?: number } = {},
 ): Promise<EvmTreasuryHarness> {
-  const node = await startAnvil();
+  const funds = { eth: options.eth ?? 100n * 10n ** 18n, usdc: options.usdc ?? 1_000_000n * 10n ** 6n };
+  const node = await startAnvil(
+    options.blockTimeSeconds === undefined ? {} : { blockTimeSeconds: options.blockTimeSeconds },
+  );
   const usdc = await deployTestToken(node, { name: "USD Coin", symbol: "USDC", decimals: 6 });
   const config = resolveChainConfig("BASE", {
     rpcUrl: node.url,
