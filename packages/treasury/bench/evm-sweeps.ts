@@ -18,11 +18,13 @@ export interface EvmSweepsBenchResult {
  * USDC deposit and no gas, swept into the treasury on anvil: the sweeper opens a sweep and a gas
  * top-up per address, the send pipeline sends the top-ups, the sweeper signs the token transfers
  * with the deposit keys, and the pipeline confirms them (2 confirmations; a block after each round).
+ * SWEEP_BENCH_TRACE=1 prints each round's sweeper and pipeline milliseconds on stderr.
  */
 export async function runEvmSweepsBench(options: { addresses?: number } = {}): Promise<EvmSweepsBenchResult> {
   const count = options.addresses ?? 1_000;
-  const testDb = await createTestDatabase();
-  const h = await startEvmTreasury(testDb.db, { eth: 1_000n * 10n ** 18n, usdc: 0n });
+  const testDb = await createTestDatabase({ poolSize: 10 });
+  // Interval mining, as on a real chain (and as `pnpm bench sends`): a broadcast does not wait for its block.
+  const h = await startEvmTreasury(testDb.db, { eth: 1_000n * 10n ** 18n, usdc: 0n, blockTimeSeconds: 1 });
   const db = testDb.db;
   const pipeline = createSendPipeline({
     db,
