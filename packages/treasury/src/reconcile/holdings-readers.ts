@@ -1,0 +1,117 @@
+import { btcToSatoshis } from "@mp/bitcoin-protocol";
+import { bitcoinRpc } from "@mp/chain-bitcoin";
+import { type ChainAsset, type ChainConfig, chainFamily } from "@mp/core";
+import { createPublicClient, encodeFunctionData, erc20Abi, type Hex, http } from "viem";
+import { z } from "zod";
+
+/** An output the records say paid one of our Bitcoin addresses (deposit, treasury receipt, coin). */
+export interface KnownOutput {
+  txid: string;
+  vout: number;
+}
+
+/** What reconciliation reads from one chain's node: our holdings, and the fees our transactions paid. */
+export interface HoldingsReader {
+  /** What `addresses` hold together now of each asset, in smallest units (every asset present, 0 included). */
+  holdings(addresses: readonly string[], known: readonly KnownOutput[]): Promise<Map<string, bigint>>;
+  /**
+   * The network fee (native coin, smallest units) a mined transaction of ours paid, read from the
+   * chain by its hash; `recorded` is the attempt's stored fee (a Bitcoin transaction's fee is fixed
+   * by its bytes when signed). Null when the node does not have the transaction.
+   */
+  feePaid(txHash: string, recorded: Record<string, unknown>): Promise<bigint | null>;
+}
+
+/** Addresses per JSON-RPC batch (balances are asked per address and asset). */
+const CHUNK = 200;
+
+function evmReader(config: ChainConfig, assets: readonly ChainAsset[]): HoldingsReader {
+  const client = createPublicClient({
+    transport: http(config.rpcUrl, { timeout: 30_000, batch: { batchSize: CHUNK } }),
+  });
+  const rpc = <T>(method: string, params: unknown[]): Promise<T> =>
+    client.request({ method: method as "eth_chainId", params: params as never }) as Promise<T>;
+  const balanceOf = async (asset: ChainAsset, owner: string): Promise<bigint> => {
+    if (asset.address === null) return BigInt(await rpc<Hex>("eth_getBalance", [owner, "latest"]));
+    const data = encodeFunctionData({ abi: erc20Abi, functionName: "balanceOf", args: [owner as Hex] });
+    const answer = await rpc<Hex>("eth_call", [{ to: asset.address, data }, "latest"]);
+    return answer === "0x" ? 0n : BigInt(answer);
+  };
+  return {
+    async holdings(addresses) {
+      const out = new Map(assets.map((a) => [a.asset, 0n]));
+      for (let i = 0; i < addresses.length; i += CHUNK) {
+        const chunk = addresses.slice(i, i + CHUNK);
+        for (const asset of assets) {
+          const balances = await Promise.all(chunk.map((owner) => balanceOf(asset, owner)));
+          out.set(asset.asset, (out.get(asset.asset) ?? 0n) + balances.reduce((a, b) => a + b, 0n));
+        }
+      }
+      return out;
+    },
+    async feePaid(txHash) {
+      const receipt = await rpc<{ gasUsed: Hex; effectiveGasPrice: Hex; l1Fee?: Hex } | null>(
+        "eth_getTransactionReceipt",
+        [txHash],
+      );
+      if (!receipt) return null;
+      // OP-stack chains (Base, Optimism) charge the L1 data fee on top, reported in the receipt.
+      return BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice) + BigInt(receipt.l1Fee ?? "0x0");
+    },
+  };
+}
+
+const txOutSchema = z.object({
+  value: z.union([z.string(), z.number()]),
+  scriptPubKey: z.object({ address: z.string().optional() }),
+});
+
+function bitcoinReader(config: ChainConfig): HoldingsReader {
+  const rpc = bitcoinRpc(config, { timeoutMs: 30_000 });
+  return {
+    /**
+     * The unspent outputs of our addresses. A node has no address index, so this asks it which of the
+     * outputs our records know (deposits, treasury receipts and coins) are still unspent in its chain
+     * (gettxout, mempool excluded): a spent or reorganised-away output counts nothing. An output our
+     * records do not know (a payment the indexer missed) is not seen here; Bitcoin Core's
+     * `scantxoutset` over addr() descriptors would find it, at the cost of a full UTXO-set scan.
+     */
+    async holdings(addresses, known) {
+      const ours = new Set(addresses);
+      const unique = [...new Map(known.map((o) => [`${o.txid}:${o.vout}`, o])).values()];
+      let total = 0n;
+      for (let i = 0; i < unique.length; i += CHUNK) {
+        const chunk = unique.slice(i, i + CHUNK);
+        const answers = await rpc.all(chunk.map((o) => ({ method: "gettxout", params: [o.txid, o.vout, false] })));
+        for (const answer of answers) {
+          if (answer === null) continue;
+          const out = txOutSchema.parse(answer);
+          if (out.scriptPubKey.address === undefined || !ours.has(out.scriptPubKey.address)) continue;
+          const sats = btcToSatoshis(out.value);
+          if (sats === null) throw new Error(`gettxout answered an unreadable amount ${String(out.value)}`);
+          total += sats;
+        }
+      }
+      return new Map([["BTC", total]]);
+    },
+    async feePaid(txHash, recorded) {
+      const fee = z.union([z.string(), z.number()]).safeParse(recorded.fee);
+      if (!fee.success) return null;
+      // The node still has it (in a block): the recorded fee is what it paid.
+      await rpc.call("getrawtransaction", [txHash, false]);
+      return BigInt(fee.data);
+    },
+  };
+}
+
+/** The reader for a configured chain; Solana and Tron have none yet (reported as unreadable). */
+export function createHoldingsReader(config: ChainConfig, assets: readonly ChainAsset[]): HoldingsReader | null {
+  switch (chainFamily(config.chain)) {
+    case "evm":
+      return evmReader(config, assets);
+    case "bitcoin":
+      return bitcoinReader(config);
+    default:
+      return null;
+  }
+}
