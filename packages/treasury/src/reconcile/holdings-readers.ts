@@ -39,6 +39,8 @@ function evmReader(config: ChainConfig, assets: readonly ChainAsset[]): Holdings
   };
   return {
     async holdings(addresses) {
+      // Asked first, always: a chain where we hold nothing yet must still prove its node answers.
+      await rpc<Hex>("eth_blockNumber", []);
       const out = new Map(assets.map((a) => [a.asset, 0n]));
       for (let i = 0; i < addresses.length; i += CHUNK) {
         const chunk = addresses.slice(i, i + CHUNK);
@@ -77,6 +79,8 @@ function bitcoinReader(config: ChainConfig): HoldingsReader {
      * `scantxoutset` over addr() descriptors would find it, at the cost of a full UTXO-set scan.
      */
     async holdings(addresses, known) {
+      // Asked first, always: a chain where we hold nothing yet must still prove its node answers.
+      await rpc.call("getblockcount");
       const ours = new Set(addresses);
       const unique = [...new Map(known.map((o) => [`${o.txid}:${o.vout}`, o])).values()];
       let total = 0n;
