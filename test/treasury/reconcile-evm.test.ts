@@ -71,6 +71,18 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
     await catchUp(indexer);
   };
 
+  /** The CLI's environment: this database and CHAINS_CONFIG with BASE on anvil, plus `more` chains. */
+  const cliEnv = (more: Record<string, unknown> = {}) => {
+    const file = join(dir, `chains-${Object.keys(more).join("-") || "base"}.json`);
+    const base = {
+      rpcUrl: node.url,
+      network: "regtest",
+      tokens: [{ asset: "USDC", address: usdc.address, decimals: 6 }],
+    };
+    writeFileSync(file, JSON.stringify({ chains: { BASE: base, ...more } }));
+    return { DATABASE_URL: database.connectionString, CHAINS_CONFIG: file };
+  };
+
   beforeAll(async () => {
     const db = database.db;
     node = await startAnvil();
@@ -97,21 +109,6 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
       logger: silentLogger(),
       leaseSeconds: 2,
     });
-    const chainsFile = join(dir, "chains.json");
-    writeFileSync(
-      chainsFile,
-      JSON.stringify({
-        chains: {
-          BASE: {
-            rpcUrl: node.url,
-            network: "regtest",
-            confirmations: 2,
-            tokens: [{ asset: "USDC", address: usdc.address, decimals: 6 }],
-          },
-        },
-      }),
-    );
-
     // An operator tops the treasury up; customers pay the deposit address.
     await sendNative(node, treasury, 10n * ETH);
     await transferToken(node, usdc, treasury, 1_000_000_000n);
@@ -154,7 +151,6 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
     await pipeline.stop();
     for (const s of sends) expect((await findSend(db, s.send.id))?.state).toBe("confirmed");
     await settle();
-    process.env.RECONCILE_TEST_CHAINS = chainsFile;
   }, 120_000);
 
   afterAll(async () => {
@@ -212,10 +208,7 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
   });
 
   it("the CLI prints one JSON object per chain and asset and exits 0", async () => {
-    const result = await runCli(["reconcile", "chains", "--json"], {
-      DATABASE_URL: database.connectionString,
-      CHAINS_CONFIG: process.env.RECONCILE_TEST_CHAINS,
-    });
+    const result = await runCli(["reconcile", "chains", "--json"], cliEnv());
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout
       .trim()
@@ -240,10 +233,7 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
     expect(line(report.lines, "USDC")?.explanation).toContain("more than our records explain");
     expect(line(report.lines, "ETH")?.status).toBe("agrees");
 
-    const cli = await runCli(["reconcile", "chains", "--json"], {
-      DATABASE_URL: database.connectionString,
-      CHAINS_CONFIG: process.env.RECONCILE_TEST_CHAINS,
-    });
+    const cli = await runCli(["reconcile", "chains", "--json"], cliEnv());
     expect(cli.code, cli.stderr).toBe(1);
     expect(cli.stdout).toContain('"difference":"7000000"');
 
@@ -264,24 +254,10 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
     expect(arbitrum).toMatchObject({ status: "unreadable", chain_holdings: null, difference: null });
     expect(arbitrum?.explanation).toContain("ARBITRUM");
 
-    const chainsFile = join(dir, "chains-down.json");
-    writeFileSync(
-      chainsFile,
-      JSON.stringify({
-        chains: {
-          BASE: {
-            rpcUrl: node.url,
-            network: "regtest",
-            tokens: [{ asset: "USDC", address: usdc.address, decimals: 6 }],
-          },
-          ARBITRUM: { rpcUrl: "http://127.0.0.1:9", network: "regtest" },
-        },
-      }),
+    const cli = await runCli(
+      ["reconcile", "chains", "--json"],
+      cliEnv({ ARBITRUM: { rpcUrl: "http://127.0.0.1:9", network: "regtest" } }),
     );
-    const cli = await runCli(["reconcile", "chains", "--json"], {
-      DATABASE_URL: database.connectionString,
-      CHAINS_CONFIG: chainsFile,
-    });
     expect(cli.code, cli.stderr).toBe(2);
     expect(cli.stderr).toContain("cannot read chain ARBITRUM");
   });

@@ -1,6 +1,7 @@
-import { type ChainId, normalizeAddress, type ObservedTransfer } from "@mp/core";
+import type { ChainId, ObservedTransfer } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { appendDepositEvents } from "@mp/events";
+import { transferColumns } from "./transfer-columns.ts";
 import { recordTreasuryReceipts } from "./treasury-receipts.ts";
 import { recordTreasuryUtxos } from "./treasury-utxos.ts";
 
@@ -39,21 +40,7 @@ export async function recordDeposits(
       ORDER BY t.ord
      ON CONFLICT (chain, tx_hash, position) WHERE status <> 'REVERSED' DO NOTHING
      RETURNING id`,
-    [
-      chain,
-      requiredConfirmations,
-      transfers.map((t) => normalizeAddress(chain, t.to)),
-      transfers.map((t) => t.asset),
-      transfers.map((t) => t.contractAddress),
-      transfers.map((t) => t.from),
-      transfers.map((t) => t.to),
-      transfers.map((t) => t.txHash),
-      transfers.map((t) => t.position),
-      transfers.map((t) => t.blockHeight),
-      transfers.map((t) => t.blockHash),
-      transfers.map((t) => t.decimals),
-      transfers.map((t) => t.amountRaw.toString()),
-    ],
+    [chain, requiredConfirmations, ...transferColumns(chain, transfers)],
   );
   await appendDepositEvents(
     q,

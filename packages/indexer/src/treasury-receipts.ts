@@ -1,7 +1,8 @@
-import { type ChainId, type Logger, normalizeAddress, type ObservedTransfer, toUsdMicros } from "@mp/core";
+import { type ChainId, type Logger, type ObservedTransfer, toUsdMicros } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
 import { postFloatReceipt, postFloatReversal } from "@mp/ledger";
 import type { RateProvider } from "@mp/providers";
+import { transferColumns } from "./transfer-columns.ts";
 
 /**
  * Transfers paying a treasury address (migrations/0103), on every chain: recorded like deposits
@@ -31,21 +32,7 @@ export async function recordTreasuryReceipts(
                  block_height, block_hash, decimals, amount_raw)
       WHERE EXISTS (SELECT 1 FROM treasury_addresses a WHERE a.chain = $1 AND a.address_key = t.address_key)
      ON CONFLICT (chain, tx_hash, position) WHERE status <> 'REVERSED' DO NOTHING`,
-    [
-      chain,
-      requiredConfirmations,
-      paid.map((t) => normalizeAddress(chain, t.to)),
-      paid.map((t) => t.asset),
-      paid.map((t) => t.contractAddress),
-      paid.map((t) => t.from),
-      paid.map((t) => t.to),
-      paid.map((t) => t.txHash),
-      paid.map((t) => t.position),
-      paid.map((t) => t.blockHeight),
-      paid.map((t) => t.blockHash),
-      paid.map((t) => t.decimals),
-      paid.map((t) => t.amountRaw.toString()),
-    ],
+    [chain, requiredConfirmations, ...transferColumns(chain, paid)],
   );
   return result.rowCount ?? 0;
 }
