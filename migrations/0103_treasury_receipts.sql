@@ -8,8 +8,8 @@
 --   float: an operator topping the treasury up (any transfer not made by us): the operator's float,
 --          posted to the ledger's operator_float account when confirmed, reversed like a deposit.
 --   own:   the output of one of our own treasury transactions (a Bitcoin change output, a send to
---          ourselves): custody that never left us, nothing to post.
--- (Sweeps, moving deposits into the treasury, are custody moves too; the sweeps work records them.)
+--          ourselves) or a transfer from one of our deposit addresses (a sweep): custody that never
+--          left us, nothing to post.
 CREATE TABLE treasury_receipts (
   id uuid PRIMARY KEY,
   chain text NOT NULL,

@@ -8,6 +8,7 @@ import { createIndexer, type Indexer } from "@mp/indexer";
 import { checkLedger } from "@mp/ledger";
 import { createSandboxRateProvider } from "@mp/providers";
 import {
+  ANVIL_ACCOUNTS,
   type AnvilNode,
   deployTestToken,
   sendNative,
@@ -290,5 +291,18 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
     expect((await checkLedger(db)).problems).toEqual([]);
     // The chain no longer holds it and neither do our records: still exact.
     expect((await reconcileChains(db, targets())).exitCode).toBe(0);
+  });
+
+  it("money a deposit address sends to the treasury (a sweep) is our own custody, never the operator's float", async () => {
+    const db = database.db;
+    // A deposit address whose key the test holds (an anvil dev account) sweeps into the treasury.
+    const [, swept = ANVIL_ACCOUNTS[0]] = ANVIL_ACCOUNTS;
+    await addWallet(db, await createMerchant(db), "BASE", swept.address);
+    await sendNative(node, treasury, 123_456n, { from: swept });
+    await settle();
+    const receipt = await db.query<{ kind: string; status: string; entry_id: string | null }>(
+      "SELECT kind, status, entry_id FROM treasury_receipts WHERE amount_raw = 123456",
+    );
+    expect(receipt.rows).toEqual([{ kind: "own", status: "CONFIRMED", entry_id: null }]);
   });
 });

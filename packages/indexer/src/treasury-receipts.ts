@@ -1,4 +1,4 @@
-import { type ChainId, type Logger, type ObservedTransfer, toUsdMicros } from "@mp/core";
+import { type ChainId, type Logger, normalizeAddress, type ObservedTransfer, toUsdMicros } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
 import { postFloatReceipt, postFloatReversal } from "@mp/ledger";
 import type { RateProvider } from "@mp/providers";
@@ -8,7 +8,7 @@ import { transferColumns } from "./transfer-columns.ts";
  * Transfers paying a treasury address (migrations/0103), on every chain: recorded like deposits
  * (PENDING, confirmed at depth, reversed by a reorg) but as treasury_receipts, never deposits. A
  * transfer made by one of our own treasury transactions (its hash is a stored attempt: Bitcoin
- * change) is `own`; any other is an operator's top-up, `float`, posted to the ledger's
+ * change) or from one of our deposit addresses (a sweep) is `own`; any other is an operator's top-up, `float`, posted to the ledger's
  * operator_float account when confirmed. Safe to repeat (the live-identity index). Returns rows written.
  */
 export async function recordTreasuryReceipts(
@@ -25,14 +25,21 @@ export async function recordTreasuryReceipts(
      SELECT gen_random_uuid(), $1, t.asset, t.contract_address, t.from_address, t.to_address, t.tx_hash, t.position,
             t.block_height, t.block_hash, t.decimals, t.amount_raw, $2,
             CASE WHEN EXISTS (SELECT 1 FROM treasury_attempts x WHERE x.chain = $1 AND x.tx_hash = t.tx_hash)
+                   -- From one of our deposit addresses: only a sweep of ours moves money out of one.
+                   OR EXISTS (SELECT 1 FROM destinations d WHERE d.chain = $1 AND d.address_key = t.from_key)
                  THEN 'own' ELSE 'float' END
        FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
-                   $10::bigint[], $11::text[], $12::int[], $13::numeric[])
+                   $10::bigint[], $11::text[], $12::int[], $13::numeric[], $14::text[])
             AS t(address_key, asset, contract_address, from_address, to_address, tx_hash, position,
-                 block_height, block_hash, decimals, amount_raw)
+                 block_height, block_hash, decimals, amount_raw, from_key)
       WHERE EXISTS (SELECT 1 FROM treasury_addresses a WHERE a.chain = $1 AND a.address_key = t.address_key)
      ON CONFLICT (chain, tx_hash, position) WHERE status <> 'REVERSED' DO NOTHING`,
-    [chain, requiredConfirmations, ...transferColumns(chain, paid)],
+    [
+      chain,
+      requiredConfirmations,
+      ...transferColumns(chain, paid),
+      paid.map((t) => (t.from ? normalizeAddress(chain, t.from) : null)),
+    ],
   );
   return result.rowCount ?? 0;
 }
