@@ -1,6 +1,10 @@
 import { btcToSatoshis } from "@mp/bitcoin-protocol";
 import { bitcoinRpc } from "@mp/chain-bitcoin";
+import { u64Schema } from "@mp/chain-solana";
 import { type ChainAsset, type ChainConfig, chainFamily } from "@mp/core";
+import { JsonRpcClient } from "@mp/rpc";
+import { getAssociatedTokenAddressSync } from "@solana/spl-token";
+import { PublicKey } from "@solana/web3.js";
 import { createPublicClient, encodeFunctionData, erc20Abi, type Hex, http } from "viem";
 import { z } from "zod";
 
@@ -108,13 +112,74 @@ function bitcoinReader(config: ChainConfig): HoldingsReader {
   };
 }
 
-/** The reader for a configured chain; Solana and Tron have none yet (reported as unreadable). */
+const solanaBalance = z.object({ value: u64Schema });
+const solanaTokenBalance = z.object({ value: z.object({ amount: z.string().regex(/^\d+$/) }) });
+
+function solanaReader(config: ChainConfig, assets: readonly ChainAsset[]): HoldingsReader {
+  const rpc = new JsonRpcClient({
+    url: config.rpcUrl,
+    setting: `CHAINS_CONFIG.${config.chain}.rpcUrl`,
+    label: "Solana RPC",
+  });
+  const read = { commitment: "confirmed" };
+  return {
+    /**
+     * Lamports of each address, and per token the balance of each address's associated token
+     * account (where deposits and the treasury's tokens are held; a token account that does not
+     * exist holds nothing).
+     */
+    async holdings(addresses) {
+      await rpc.call("getSlot", [read]);
+      const out = new Map(assets.map((a) => [a.asset, 0n]));
+      for (const asset of assets) {
+        const requests = addresses.map((owner) =>
+          asset.address === null
+            ? { method: "getBalance", params: [owner, read] }
+            : {
+                method: "getTokenAccountBalance",
+                params: [
+                  getAssociatedTokenAddressSync(new PublicKey(asset.address), new PublicKey(owner), true).toBase58(),
+                  read,
+                ],
+              },
+        );
+        for (let i = 0; i < requests.length; i += CHUNK) {
+          for (const outcome of await rpc.batch(requests.slice(i, i + CHUNK))) {
+            // "could not find account" (-32602): no token account, nothing held.
+            if (!outcome.ok && outcome.code === -32602) continue;
+            if (!outcome.ok) throw new Error(`Solana RPC: ${outcome.message}`);
+            const units =
+              asset.address === null
+                ? solanaBalance.parse(outcome.result).value
+                : BigInt(solanaTokenBalance.parse(outcome.result).value.amount);
+            out.set(asset.asset, (out.get(asset.asset) ?? 0n) + units);
+          }
+        }
+      }
+      return out;
+    },
+    async feePaid(txHash, recorded) {
+      // The fee is fixed by the signed message (signatures x lamports per signature, plus any
+      // priority fee), recorded when signed; the node is asked that the transaction landed.
+      const lamports = z.union([z.string(), z.number()]).safeParse(recorded.lamports);
+      if (!lamports.success) return null;
+      const answer = z
+        .object({ value: z.array(z.unknown().nullable()) })
+        .parse(await rpc.call("getSignatureStatuses", [[txHash], { searchTransactionHistory: true }]));
+      return answer.value[0] ? BigInt(lamports.data) : null;
+    },
+  };
+}
+
+/** The reader for a configured chain; Tron has none yet (reported as unreadable). */
 export function createHoldingsReader(config: ChainConfig, assets: readonly ChainAsset[]): HoldingsReader | null {
   switch (chainFamily(config.chain)) {
     case "evm":
       return evmReader(config, assets);
     case "bitcoin":
       return bitcoinReader(config);
+    case "solana":
+      return solanaReader(config, assets);
     default:
       return null;
   }
