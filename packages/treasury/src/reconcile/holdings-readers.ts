@@ -1,12 +1,14 @@
 import { btcToSatoshis } from "@mp/bitcoin-protocol";
 import { bitcoinRpc } from "@mp/chain-bitcoin";
 import { u64Schema } from "@mp/chain-solana";
+import { base58ToHex } from "@mp/chain-tron";
 import { type ChainAsset, type ChainConfig, chainFamily } from "@mp/core";
 import { JsonRpcClient } from "@mp/rpc";
 import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { PublicKey } from "@solana/web3.js";
 import { createPublicClient, encodeFunctionData, erc20Abi, type Hex, http } from "viem";
 import { z } from "zod";
+import { TronNode } from "../tron/tron-node.ts";
 
 /** An output the records say paid one of our Bitcoin addresses (deposit, treasury receipt, coin). */
 export interface KnownOutput {
@@ -171,7 +173,38 @@ function solanaReader(config: ChainConfig, assets: readonly ChainAsset[]): Holdi
   };
 }
 
-/** The reader for a configured chain; Tron has none yet (reported as unreadable). */
+function tronReader(config: ChainConfig, assets: readonly ChainAsset[]): HoldingsReader {
+  const node = new TronNode({ url: config.rpcUrl, setting: `CHAINS_CONFIG.${config.chain}.rpcUrl` });
+  /** TRC-20 balanceOf(owner), asked of the node without a transaction. */
+  const tokenUnits = async (contractHex: string, ownerHex: string): Promise<bigint> => {
+    const call = await node.constantCall(ownerHex, contractHex, `70a08231${ownerHex.slice(2).padStart(64, "0")}`);
+    return call.result === "" ? 0n : BigInt(`0x${call.result}`);
+  };
+  return {
+    async holdings(addresses) {
+      await node.head();
+      const out = new Map(assets.map((a) => [a.asset, 0n]));
+      for (const owner of addresses) {
+        const ownerHex = base58ToHex(owner);
+        for (const asset of assets) {
+          const units =
+            asset.address === null
+              ? await node.balance(ownerHex)
+              : await tokenUnits(base58ToHex(asset.address), ownerHex);
+          out.set(asset.asset, (out.get(asset.asset) ?? 0n) + units);
+        }
+      }
+      return out;
+    },
+    async feePaid(txHash) {
+      // What the chain charged (bandwidth and energy burnt, in sun), from its receipt.
+      const info = await node.transactionInfo(txHash);
+      return info ? BigInt(info.fee ?? 0) : null;
+    },
+  };
+}
+
+/** The reader for a configured chain. */
 export function createHoldingsReader(config: ChainConfig, assets: readonly ChainAsset[]): HoldingsReader | null {
   switch (chainFamily(config.chain)) {
     case "evm":
@@ -180,7 +213,7 @@ export function createHoldingsReader(config: ChainConfig, assets: readonly Chain
       return bitcoinReader(config);
     case "solana":
       return solanaReader(config, assets);
-    default:
-      return null;
+    case "tron":
+      return tronReader(config, assets);
   }
 }
