@@ -61,12 +61,15 @@ export interface ConfirmReceiptsOptions {
 export async function confirmTreasuryReceipts(options: ConfirmReceiptsOptions): Promise<number> {
   const { db, chain, head } = options;
   const deep = "chain = $1 AND status = 'PENDING' AND block_height <= $2::bigint + 1 - required_confirmations";
-  const assets = await db.query<{ asset: string }>(
-    `SELECT DISTINCT asset FROM treasury_receipts WHERE ${deep} AND kind = 'float'`,
+  // Read outside any transaction first: most ticks have nothing to confirm and open none.
+  const assets = await db.query<{ asset: string; kind: string }>(
+    `SELECT DISTINCT asset, kind FROM treasury_receipts WHERE ${deep}`,
     [chain, head],
   );
+  if (assets.rows.length === 0) return 0;
   const rates = new Map<string, string>();
-  for (const { asset } of assets.rows) {
+  for (const { asset } of assets.rows.filter((row) => row.kind === "float")) {
+    if (rates.has(asset)) continue;
     try {
       rates.set(asset, (await options.rates.rateFor(asset)).rate);
     } catch (error) {
