@@ -1,4 +1,4 @@
-import { type AddressMatcher, type ChainId, chainFamily, isEvmChain } from "@mp/core";
+import { type AddressMatcher, type ChainId, isEvmChain } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { CompactKeySet } from "./compact-key-set.ts";
 
@@ -72,16 +72,15 @@ export function createWatchSet(db: Queryable, chain: ChainId, options: WatchSetO
       if (rows.length < pageSize) break;
     }
     horizon = { xmax: next.xmax, inProgress: next.in_progress };
-    if (chainFamily(chain) === "bitcoin") {
-      // The treasury's own addresses (receive and change, a handful): their outputs are the
-      // treasury's coins (indexer treasury-utxos.ts). Read whole each time, the table is tiny.
-      const treasury = await db.query<{ address_key: string }>(
-        "SELECT address_key FROM treasury_addresses WHERE chain = $1",
-        [chain],
-      );
-      for (const row of treasury.rows) {
-        if (keys.add(row.address_key)) added++;
-      }
+    // The treasury's own addresses (a handful), on every chain: what pays them is an operator's
+    // float or our own change (indexer treasury-receipts.ts), and on Bitcoin the treasury's coins
+    // (treasury-utxos.ts). Read whole each time, the table is tiny.
+    const treasury = await db.query<{ address_key: string }>(
+      "SELECT address_key FROM treasury_addresses WHERE chain = $1",
+      [chain],
+    );
+    for (const row of treasury.rows) {
+      if (keys.add(row.address_key)) added++;
     }
     return added;
   };

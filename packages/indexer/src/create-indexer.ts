@@ -26,6 +26,7 @@ import type { IndexerMetrics } from "./indexer-metrics.ts";
 import { recordDeposits } from "./record-deposits.ts";
 import { rollBackAbove } from "./roll-back.ts";
 import { scanRange } from "./scan-range.ts";
+import { confirmTreasuryReceipts } from "./treasury-receipts.ts";
 
 export interface IndexerOptions {
   db: Database;
@@ -325,6 +326,8 @@ export function createIndexer(options: IndexerOptions): Indexer {
     }
     awaitingAssets = new Set(awaitingRate.keys());
     for (const [asset, deposits] of awaitingRate) metrics?.depositsAwaitingRate.set({ chain, asset }, deposits);
+    // The operator's float at a treasury address confirms at the same depth (treasury-receipts.ts).
+    await confirmTreasuryReceipts({ db, chain, head, rates, logger, fence });
     timings.confirmMs = performance.now() - started;
     metrics?.depositsConfirmed.inc(labels, depositsConfirmed);
     if (depositsConfirmed > 0) logger.info({ chain, head, deposits: depositsConfirmed }, "deposits confirmed");

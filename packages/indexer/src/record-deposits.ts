@@ -1,6 +1,8 @@
-import { type ChainId, normalizeAddress, type ObservedTransfer } from "@mp/core";
+import type { ChainId, ObservedTransfer } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { appendDepositEvents } from "@mp/events";
+import { transferColumns } from "./transfer-columns.ts";
+import { recordTreasuryReceipts } from "./treasury-receipts.ts";
 import { recordTreasuryUtxos } from "./treasury-utxos.ts";
 
 /**
@@ -9,7 +11,8 @@ import { recordTreasuryUtxos } from "./treasury-utxos.ts";
  * is skipped by the live-identity index (migrations/0023), so this is safe to repeat; a transfer
  * to an address that has no destination is dropped. Each new row gets its `deposit.pending` event in
  * the same transaction. Returns how many rows were new. Outputs paying a Bitcoin treasury address
- * become treasury_utxos rows instead (treasury-utxos.ts).
+ * become treasury_utxos rows too (treasury-utxos.ts), and every transfer paying a treasury address,
+ * on any chain, a treasury_receipts row (treasury-receipts.ts).
  */
 export async function recordDeposits(
   q: Queryable,
@@ -19,6 +22,7 @@ export async function recordDeposits(
 ): Promise<number> {
   if (transfers.length === 0) return 0;
   await recordTreasuryUtxos(q, chain, transfers);
+  await recordTreasuryReceipts(q, chain, requiredConfirmations, transfers);
   const result = await q.query<{ id: string }>(
     `INSERT INTO deposits (id, merchant_id, wallet_id, destination_id, customer_id, chain, asset, contract_address,
        from_address, to_address, tx_hash, position, block_height, block_hash, decimals, amount_raw,
@@ -36,21 +40,7 @@ export async function recordDeposits(
       ORDER BY t.ord
      ON CONFLICT (chain, tx_hash, position) WHERE status <> 'REVERSED' DO NOTHING
      RETURNING id`,
-    [
-      chain,
-      requiredConfirmations,
-      transfers.map((t) => normalizeAddress(chain, t.to)),
-      transfers.map((t) => t.asset),
-      transfers.map((t) => t.contractAddress),
-      transfers.map((t) => t.from),
-      transfers.map((t) => t.to),
-      transfers.map((t) => t.txHash),
-      transfers.map((t) => t.position),
-      transfers.map((t) => t.blockHeight),
-      transfers.map((t) => t.blockHash),
-      transfers.map((t) => t.decimals),
-      transfers.map((t) => t.amountRaw.toString()),
-    ],
+    [chain, requiredConfirmations, ...transferColumns(chain, transfers)],
   );
   await appendDepositEvents(
     q,

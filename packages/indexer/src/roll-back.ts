@@ -4,6 +4,7 @@ import { appendDepositEvents } from "@mp/events";
 import { postDepositReversal } from "@mp/ledger";
 import { deleteBlocksAbove } from "./block-store.ts";
 import { moveCursor } from "./cursor-store.ts";
+import { rollBackTreasuryReceipts } from "./treasury-receipts.ts";
 import { rollBackTreasuryUtxos } from "./treasury-utxos.ts";
 
 export interface RollbackResult {
@@ -52,6 +53,7 @@ export async function rollBackAbove(
     rows.map((row) => ({ type: "deposit.reversed" as const, depositId: row.id })),
   );
   await rollBackTreasuryUtxos(q, chain, ancestor);
+  await rollBackTreasuryReceipts(q, chain, ancestor);
   await deleteBlocksAbove(q, chain, ancestor);
   return { reversed: rows.length, creditsReversed };
 }

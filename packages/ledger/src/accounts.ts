@@ -10,7 +10,8 @@ export type SystemAccountKind =
   | "bank_clearing"
   | "fee_revenue"
   | "payout_clearing"
-  | "returns_payable";
+  | "returns_payable"
+  | "operator_float";
 export type AccountKind = MerchantAccountKind | SystemAccountKind;
 export type Side = "debit" | "credit";
 
@@ -25,6 +26,7 @@ export const SYSTEM_ACCOUNT_KINDS: readonly SystemAccountKind[] = [
   "fee_revenue",
   "payout_clearing",
   "returns_payable",
+  "operator_float",
 ];
 
 export interface LedgerAccount {

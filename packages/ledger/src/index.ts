@@ -15,3 +15,4 @@ export {
 } from "./held-deposits.ts";
 export { placeHold, releaseHold, settleHold } from "./holds.ts";
 export type { EntryKind } from "./journal-entry.ts";
+export { postFloatReceipt, postFloatReversal } from "./operator-float.ts";

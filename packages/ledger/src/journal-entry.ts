@@ -11,7 +11,9 @@ export type EntryKind =
   | "hold_settle"
   | "hold_release"
   | "held_release"
-  | "held_return";
+  | "held_return"
+  | "float_receipt"
+  | "float_reversal";
 
 export interface LineSpec {
   account: AccountKind;

@@ -10,6 +10,13 @@ export {
 } from "./chain-sender.ts";
 export { createChainSenders, treasurySendAddresses } from "./create-chain-senders.ts";
 export { createEvmSender } from "./evm/index.ts";
+export { createHoldingsReader, type HoldingsReader, type KnownOutput } from "./reconcile/holdings-readers.ts";
+export {
+  type ReconcileLine,
+  type ReconcileReport,
+  type ReconcileTarget,
+  reconcileChains,
+} from "./reconcile/reconcile-chains.ts";
 export { createSendPipeline, type SendPipeline, type SendPipelineOptions } from "./send-pipeline.ts";
 export {
   findSend,

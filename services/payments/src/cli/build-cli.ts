@@ -6,6 +6,7 @@ import { addBankCommands } from "./bank-commands.ts";
 import { print, withDatabase } from "./cli-support.ts";
 import { addKycCommands } from "./kyc-commands.ts";
 import { addOperatorCommands } from "./operator-commands.ts";
+import { addReconcileCommands } from "./reconcile-commands.ts";
 import { addTreasuryCommands } from "./treasury-commands.ts";
 import { addWebhookCommands } from "./webhook-commands.ts";
 
@@ -125,5 +126,6 @@ export function buildCli(): Command {
   addBankCommands(program);
   addWebhookCommands(program);
   addTreasuryCommands(program);
+  addReconcileCommands(program);
   return program;
 }

@@ -1,0 +1,37 @@
+import { CHAIN_IDS, ConfigError } from "@mp/core";
+import { type ReconcileTarget, reconcileChains } from "@mp/treasury";
+import type { Command } from "commander";
+import { chainAssets } from "../chain-adapters.ts";
+import { printList, withDatabase } from "./cli-support.ts";
+
+/**
+ * `payments reconcile chains`: for each configured chain and asset, what the chain says we hold
+ * (treasury and deposit addresses, read from the nodes) against what our records say we should
+ * (packages/treasury/src/reconcile). Exit 0 when all agree, 1 on an unexplained difference, 2 when a
+ * configured chain cannot be read (named on stderr).
+ */
+export function addReconcileCommands(program: Command): void {
+  const reconcile = program.command("reconcile").description("Finance: our records against the chains");
+  reconcile
+    .command("chains")
+    .description("Per configured chain and asset: holdings on chain vs deposits + operator float - sends - fees")
+    .option("--json", "one JSON object per line")
+    .action(async (options: { json?: boolean }) => {
+      const report = await withDatabase(async (db, config) => {
+        if (!config.chains) throw new ConfigError("CHAINS_CONFIG", "no chains configured: nothing to reconcile");
+        const targets: ReconcileTarget[] = CHAIN_IDS.flatMap((chain) => {
+          const chainConfig = config.chains?.[chain];
+          return chainConfig ? [{ config: chainConfig, assets: chainAssets(chainConfig) }] : [];
+        });
+        return reconcileChains(db, targets);
+      });
+      printList(options.json, report.lines, {
+        json: (line) => line,
+        text: (l) =>
+          `${l.chain} ${l.asset} ${l.status}: chain ${l.chain_holdings ?? "?"}, expected ${l.expected}, difference ${l.difference ?? "?"} (${l.explanation})`,
+        counted: "chain assets reconciled",
+      });
+      for (const chain of report.unreadable) process.stderr.write(`cannot read chain ${chain}\n`);
+      process.exitCode = report.exitCode;
+    });
+}

@@ -1,0 +1,109 @@
+import { createSolanaAdapter } from "@mp/chain-solana";
+import { silentLogger } from "@mp/core";
+import { createWatchSet } from "@mp/custody";
+import { createIndexer, type Indexer } from "@mp/indexer";
+import { createSandboxRateProvider } from "@mp/providers";
+import {
+  createSendPipeline,
+  findSend,
+  type ReconcileTarget,
+  reconcileChains,
+  recordTreasuryAddresses,
+  requestSend,
+} from "@mp/treasury";
+import { Keypair } from "@solana/web3.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  LAMPORTS_PER_SOL,
+  type SolanaTreasuryHarness,
+  startSolanaTreasury,
+} from "../../packages/treasury/test/support/solana-treasury.ts";
+import { addWallet, catchUp, createMerchant } from "../indexer/indexer-fixtures.ts";
+import { useTestDatabase } from "../support/test-database.ts";
+
+describe("payments reconcile chains on the Solana test node", () => {
+  const database = useTestDatabase();
+  let h: SolanaTreasuryHarness;
+  let indexer: Indexer;
+  const deposit = Keypair.generate().publicKey.toBase58();
+  const targets = (): ReconcileTarget[] => [
+    {
+      config: h.config,
+      assets: [
+        { asset: "SOL", address: null, decimals: 9 },
+        ...h.config.tokens.map((t) => ({ asset: t.asset, address: t.address, decimals: t.decimals })),
+      ],
+    },
+  ];
+
+  beforeAll(async () => {
+    const db = database.db;
+    h = await startSolanaTreasury(db, { sol: 0n, usdc: 0n });
+    const key = h.keys.solana();
+    await recordTreasuryAddresses(db, [{ chain: "SOLANA", purpose: "send", path: key.path, address: h.treasury }]);
+    await addWallet(db, await createMerchant(db), "SOLANA", deposit);
+    indexer = createIndexer({
+      db,
+      adapter: createSolanaAdapter(h.config),
+      config: h.config,
+      watch: createWatchSet(db, "SOLANA"),
+      rates: createSandboxRateProvider(),
+      logger: silentLogger(),
+      leaseSeconds: 2,
+    });
+    // The operator's top-up, then a customer's deposit.
+    h.node.transfer(h.treasury, 5n * LAMPORTS_PER_SOL);
+    h.node.transferToken(h.treasury, "USDC", 1_000_000_000n);
+    h.node.transfer(deposit, LAMPORTS_PER_SOL);
+    h.node.transferToken(deposit, "USDC", 50_000_000n);
+    h.node.mine(3);
+    await catchUp(indexer);
+
+    const { send } = await requestSend(db, {
+      chain: "SOLANA",
+      asset: "SOL",
+      to: Keypair.generate().publicKey.toBase58(),
+      amountRaw: LAMPORTS_PER_SOL / 2n,
+      purpose: "operator",
+      idempotencyKey: "reconcile-sol",
+    });
+    const pipeline = createSendPipeline({
+      db,
+      senders: [h.sender()],
+      logger: silentLogger(),
+      confirmations: { SOLANA: 2 },
+      leaseSeconds: 2,
+    });
+    for (let i = 0; i < 20 && (await findSend(db, send.id))?.state !== "confirmed"; i++) {
+      await pipeline.tick("SOLANA");
+      h.node.mine(1);
+    }
+    await pipeline.stop();
+    expect((await findSend(db, send.id))?.state).toBe("confirmed");
+    h.node.mine(3);
+    await catchUp(indexer);
+  }, 120_000);
+
+  afterAll(async () => {
+    await indexer?.stop();
+    await h?.node.stop();
+  });
+
+  it("records the top-up as float and agrees to the lamport and the token unit (exit 0)", async () => {
+    const receipts = await database.db.query<{ asset: string; amount_raw: string; kind: string }>(
+      "SELECT asset, amount_raw::text, kind FROM treasury_receipts ORDER BY asset",
+    );
+    expect(receipts.rows).toEqual([
+      { asset: "SOL", amount_raw: (5n * LAMPORTS_PER_SOL).toString(), kind: "float" },
+      { asset: "USDC", amount_raw: "1000000000", kind: "float" },
+    ]);
+    const report = await reconcileChains(database.db, targets());
+    const sol = report.lines.find((l) => l.asset === "SOL");
+    const usdc = report.lines.find((l) => l.asset === "USDC");
+    expect(report.exitCode, JSON.stringify(report.lines)).toBe(0);
+    const fee = BigInt(sol?.breakdown.fees ?? "0");
+    expect(fee).toBeGreaterThan(0n);
+    expect(sol?.chain_holdings).toBe((6n * LAMPORTS_PER_SOL - LAMPORTS_PER_SOL / 2n - fee).toString());
+    expect(usdc).toMatchObject({ status: "agrees", chain_holdings: "1050000000", difference: "0" });
+  });
+});

@@ -1,0 +1,115 @@
+import { randomBytes } from "node:crypto";
+import { createTronAdapter } from "@mp/chain-tron";
+import { resolveChainConfig, silentLogger } from "@mp/core";
+import { createTreasuryKeys, createWatchSet } from "@mp/custody";
+import { createIndexer, type Indexer } from "@mp/indexer";
+import { createSandboxRateProvider } from "@mp/providers";
+import { startTronTestNode, TronKey, type TronTestNode } from "@mp/test-nodes/tron";
+import {
+  createSendPipeline,
+  createTronSender,
+  findSend,
+  type ReconcileTarget,
+  reconcileChains,
+  recordTreasuryAddresses,
+  requestSend,
+} from "@mp/treasury";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { addWallet, catchUp, createMerchant } from "../indexer/indexer-fixtures.ts";
+import { useTestDatabase } from "../support/test-database.ts";
+
+const TRX = 1_000_000n;
+const MNEMONIC = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
+
+describe("payments reconcile chains on the Tron test node", () => {
+  const database = useTestDatabase();
+  let node: TronTestNode;
+  let indexer: Indexer;
+  let targets: ReconcileTarget[];
+
+  beforeAll(async () => {
+    const db = database.db;
+    node = await startTronTestNode({ seed: `reconcile-${Math.random()}` });
+    const config = resolveChainConfig("TRON", {
+      rpcUrl: node.url,
+      tokens: [...node.tokens],
+      network: "regtest",
+      confirmations: 2,
+    });
+    targets = [
+      {
+        config,
+        assets: [
+          { asset: "TRX", address: null, decimals: 6 },
+          ...node.tokens.map((t) => ({ asset: t.asset, address: t.address, decimals: t.decimals })),
+        ],
+      },
+    ];
+    const keys = createTreasuryKeys(MNEMONIC, { bitcoinNetwork: "regtest" });
+    const key = keys.tron();
+    await recordTreasuryAddresses(db, [{ chain: "TRON", purpose: "send", path: key.path, address: key.address }]);
+    const deposit = new TronKey(randomBytes(32).toString("hex")).address;
+    await addWallet(db, await createMerchant(db), "TRON", deposit);
+    indexer = createIndexer({
+      db,
+      adapter: createTronAdapter(config),
+      config,
+      watch: createWatchSet(db, "TRON"),
+      rates: createSandboxRateProvider(),
+      logger: silentLogger(),
+      leaseSeconds: 2,
+    });
+    node.transfer(key.address, 500n * TRX);
+    node.transferToken(key.address, 100_000_000n);
+    node.transfer(deposit, 20n * TRX);
+    node.transferToken(deposit, 5_000_000n);
+    node.mine();
+    node.mine();
+    node.mine();
+    await catchUp(indexer);
+
+    const { send } = await requestSend(db, {
+      chain: "TRON",
+      asset: "USDT",
+      to: new TronKey(randomBytes(32).toString("hex")).address,
+      amountRaw: 1_500_000n,
+      purpose: "operator",
+      idempotencyKey: "reconcile-trc20",
+    });
+    const pipeline = createSendPipeline({
+      db,
+      senders: [createTronSender({ config, keys, db, logger: silentLogger() })],
+      logger: silentLogger(),
+      confirmations: { TRON: 2 },
+      leaseSeconds: 2,
+    });
+    for (let i = 0; i < 20 && (await findSend(db, send.id))?.state !== "confirmed"; i++) {
+      await pipeline.tick("TRON");
+      node.mine();
+    }
+    await pipeline.stop();
+    expect((await findSend(db, send.id))?.state).toBe("confirmed");
+    node.mine();
+    node.mine();
+    await catchUp(indexer);
+  }, 120_000);
+
+  afterAll(async () => {
+    await indexer?.stop();
+    await node?.stop();
+  });
+
+  it("agrees to the sun and the token unit, the TRC-20 send's burnt energy counted as its fee (exit 0)", async () => {
+    const report = await reconcileChains(database.db, targets);
+    expect(report.exitCode, JSON.stringify(report.lines)).toBe(0);
+    const trx = report.lines.find((l) => l.asset === "TRX");
+    const fee = BigInt(trx?.breakdown.fees ?? "0");
+    expect(fee).toBeGreaterThan(0n);
+    expect(trx?.chain_holdings).toBe((520n * TRX - fee).toString());
+    expect(trx?.breakdown.operator_float).toBe((500n * TRX).toString());
+    expect(report.lines.find((l) => l.asset === "USDT")).toMatchObject({
+      status: "agrees",
+      chain_holdings: (105_000_000n - 1_500_000n).toString(),
+    });
+  });
+});
