@@ -8,7 +8,16 @@ import {
   type Logger,
   type SandboxFaucet,
 } from "@mp/core";
-import { createTreasuryKeys, resolveMnemonic, resolveTreasuryMnemonic, type TreasuryKeys } from "@mp/custody";
+import {
+  type BitcoinNetwork,
+  type Custody,
+  type CustodyPoolFiller,
+  createTreasuryKeys,
+  resolveMnemonic,
+  resolveTreasuryMnemonic,
+  startCustodyPoolFiller,
+  type TreasuryKeys,
+} from "@mp/custody";
 import type { Database } from "@mp/db";
 import {
   createChainSenders,
@@ -45,6 +54,8 @@ function testHalt(config: AppConfig, env: NodeJS.ProcessEnv): "signed" | "broadc
 
 export interface RunningSigner {
   addresses: TreasuryAddress[];
+  /** The receive-address pools this signer keeps filled (fillNow: the `all` role's API on a shortage). */
+  pools: CustodyPoolFiller;
   stop(): Promise<void>;
 }
 
@@ -87,6 +98,10 @@ export function openTreasuryKeys(
  * one sender per configured chain whose family has one, keeps the stored balances fresh and runs the
  * send pipeline. With `faucets` (the local sandbox) it first funds the treasury addresses, so
  * operator sends work out of the box.
+ *
+ * It is also the one role holding MASTER_MNEMONIC (`custody`): it derives the merchant accounts'
+ * extended public keys and Solana receive addresses ahead into the pools the other roles read
+ * (@mp/custody custody-pools.ts), filled once before this resolves and then kept filled.
  */
 export async function startSigner(options: {
   db: Database;
@@ -94,11 +109,26 @@ export async function startSigner(options: {
   leaseSeconds: number;
   logger: Logger;
   chains: ChainsConfig;
+  custody: Custody;
+  bitcoinNetwork: BitcoinNetwork;
   faucets?: Partial<Record<ChainId, SandboxFaucet>>;
 }): Promise<RunningSigner> {
   const { db, chains, secrets } = options;
   const { keys, halt } = secrets;
   const logger = options.logger.child({ role: "signer" });
+  const pools = startCustodyPoolFiller({
+    db,
+    custody: options.custody,
+    bitcoinNetwork: options.bitcoinNetwork,
+    logger,
+  });
+  try {
+    // Before the API of an `all` process answers: its first wallets find their addresses stored.
+    await pools.fillNow();
+  } catch (error) {
+    await pools.stop();
+    throw error;
+  }
   const addresses = treasurySendAddresses(keys, chains);
   await recordTreasuryAddresses(db, addresses);
   logger.info(
@@ -138,7 +168,9 @@ export async function startSigner(options: {
   logger.info({ chains: senders.map((s) => s.chain), pollIntervalMs }, "signer started");
   return {
     addresses,
+    pools,
     async stop() {
+      await pools.stop();
       await pipeline.stop();
       await balances.stop();
       await funding;
