@@ -18,8 +18,8 @@ export {
 export type { BitcoinNetwork } from "./derivation-paths.ts";
 export { exportWalletsCsv, WALLETS_CSV_HEADER } from "./export-wallets-csv.ts";
 export {
-  type CustodyShortage,
   CustodyPoolEmptyError,
+  type CustodyShortage,
   createPublicCustody,
   type PublicCustody,
   type PublicCustodyOptions,
