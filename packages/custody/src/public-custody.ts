@@ -71,8 +71,18 @@ interface SlotRow {
   tron_xpub: string;
   bitcoin_xpub: string;
   bitcoin_coin_type: number;
-  solana: string | null;
+  address_index: number | null;
+  address: string | null;
 }
+
+/**
+ * Pooled Solana addresses read per round trip: the API reserves wallet indexes in blocks of 16
+ * (WALLET_INDEX_BLOCK), so the first creation of a block reads the whole block and the other fifteen
+ * (and the API's lookups ahead within the block) need no query at all.
+ */
+const SOLANA_BATCH = 16;
+/** Pooled Solana addresses read and not yet used, at most; the oldest dropped first. */
+const MAX_CACHED_SOLANA = 65_536;
 
 const fromXpub = (xpub: string) => toExtendedPublicKey(HDKey.fromExtendedKey(xpub));
 
@@ -82,18 +92,21 @@ export async function createPublicCustody(db: Queryable, options: PublicCustodyO
   const fingerprint = rows[0]?.root_fingerprint;
   const network = options.bitcoinNetwork;
   const accounts = new LruCache<number, AccountKeys>(options.maxCachedAccounts ?? 10_000);
+  // Keyed "account/index"; an entry is removed when used (each slot is handed out once).
+  const solana = new Map<string, string>();
 
-  const lookup = async (account: number, index: number): Promise<WalletDestination[] | CustodyShortage> => {
-    const { rows: slot } = await db.query<SlotRow>(
-      `SELECT a.evm_xpub, a.tron_xpub, a.bitcoin_xpub, a.bitcoin_coin_type, s.address AS solana
+  /** Reads the account's keys and the pooled Solana addresses of [index, index + SOLANA_BATCH). */
+  const load = async (account: number, index: number): Promise<AccountKeys | undefined> => {
+    const { rows } = await db.query<SlotRow>(
+      `SELECT a.evm_xpub, a.tron_xpub, a.bitcoin_xpub, a.bitcoin_coin_type, s.address_index, s.address
          FROM custody_accounts a
-         LEFT JOIN custody_solana_addresses s ON s.account = a.account AND s.address_index = $2
+         LEFT JOIN custody_solana_addresses s
+           ON s.account = a.account AND s.address_index >= $2 AND s.address_index < $2 + $3
         WHERE a.account = $1`,
-      [account, index],
+      [account, index, SOLANA_BATCH],
     );
-    const row = slot[0];
-    if (!row) return { pool: "account", account, index };
-    if (row.solana === null) return { pool: "solana", account, index };
+    const row = rows[0];
+    if (!row) return undefined;
     if (row.bitcoin_coin_type !== bitcoinCoinType(network)) {
       // The signer derived for another Bitcoin network: an address of it would be unspendable here.
       throw new ServiceUnavailableError(
@@ -105,11 +118,30 @@ export async function createPublicCustody(db: Queryable, options: PublicCustodyO
       tron: fromXpub(row.tron_xpub),
       bitcoin: fromXpub(row.bitcoin_xpub),
     }));
+    for (const { address_index, address } of rows) {
+      if (address_index === null || address === null) continue;
+      solana.set(`${account}/${address_index}`, address);
+      if (solana.size > MAX_CACHED_SOLANA) {
+        const oldest = solana.keys().next().value;
+        if (oldest !== undefined) solana.delete(oldest);
+      }
+    }
+    return keys;
+  };
+
+  const lookup = async (account: number, index: number): Promise<WalletDestination[] | CustodyShortage> => {
+    const key = `${account}/${index}`;
+    let keys = accounts.peek(account);
+    if (keys === undefined || !solana.has(key)) keys = await load(account, index);
+    if (keys === undefined) return { pool: "account", account, index };
+    const address = solana.get(key);
+    if (address === undefined) return { pool: "solana", account, index };
+    solana.delete(key);
     const byFamily: Record<ChainFamily, DerivedAddress> = {
       evm: evmReceiveAddress(keys.evm, account, index),
       tron: tronReceiveAddress(keys.tron, account, index),
       bitcoin: bitcoinReceiveAddress(keys.bitcoin, network, account, index),
-      solana: { address: row.solana, addressKey: row.solana, path: solanaPath(account, index) },
+      solana: { address, addressKey: address, path: solanaPath(account, index) },
     };
     return walletDestinations(byFamily);
   };
