@@ -10,13 +10,23 @@ import { stopProcess } from "./several-processes.ts";
 
 const TIMEOUT_MS = 240_000;
 
-async function post(url: string, apiKey: string, path: string, json: unknown, key: string) {
+/** The envelope fields these requests read (a customer or a wallet; `error` on failures). */
+interface Answer {
+  status: number;
+  body: {
+    status: string;
+    error: string;
+    data: { id: string; destinations: Array<{ chain: string; address: string }> };
+  };
+}
+
+async function post(url: string, apiKey: string, path: string, json: unknown, key: string): Promise<Answer> {
   const response = await fetch(`${url}${path}`, {
     method: "POST",
     headers: { "x-service-api-key": apiKey, "content-type": "application/json", "x-idempotency-key": key },
     body: JSON.stringify(json),
   });
-  return { status: response.status, body: (await response.json()) as any };
+  return { status: response.status, body: (await response.json()) as Answer["body"] };
 }
 
 /**
@@ -71,18 +81,18 @@ describe("key separation: the API role serves wallets without any private key ma
           "customer",
         );
         expect(customer.status, JSON.stringify(customer.body)).toBe(202);
-        const customerId = customer.body.data.id as string;
+        const customerId = customer.body.data.id;
 
         const expected = createCustody(mnemonic, { bitcoinNetwork: "regtest" });
         const wallet = await post(api.url, apiKey, "/v1/wallets", { customer_id: customerId, label: "w0" }, "w0");
         expect(wallet.status, JSON.stringify(wallet.body)).toBe(201);
-        expect(
-          (wallet.body.data.destinations as Array<{ chain: string; address: string }>).map((d) => [d.chain, d.address]),
-        ).toEqual(expected.deriveWalletAddresses(0, 0).map((d) => [d.chain, d.address]));
+        expect(wallet.body.data.destinations.map((d) => [d.chain, d.address])).toEqual(
+          expected.deriveWalletAddresses(0, 0).map((d) => [d.chain, d.address]),
+        );
 
         // The pool holds 64 Solana addresses per account: past them, a retryable 503, never a wrong address.
         let made = 1;
-        let dry: { status: number; body: any } | undefined;
+        let dry: Answer | undefined;
         for (; made < 200 && !dry; made++) {
           const next = await post(api.url, apiKey, "/v1/wallets", { customer_id: customerId, label: "w" }, `w${made}`);
           if (next.status !== 201) dry = next;
