@@ -123,7 +123,7 @@ describe("customers", () => {
   });
 
   it("answers 400 for bad filters and pagination", async () => {
-    for (const query of [
+    await api.expectQueriesRefused(a.apiKey, "/v1/customers", [
       "limit=0",
       "limit=201",
       "limit=abc",
@@ -135,12 +135,7 @@ describe("customers", () => {
       "created_from=yesterday",
       "created_to=2024-01-01",
       "created_from=2024-01-01T00:00:00",
-    ]) {
-      const res = await api.call(a.apiKey, `/v1/customers?${query}`);
-      expect(res.status, query).toBe(400);
-      expect(res.body.error).toBe("validation_error");
-      expect(res.body.message).toContain(query.split("=")[0]);
-    }
+    ]);
     expect((await api.call(a.apiKey, "/v1/customers?limit=200&page=1")).status).toBe(200);
     expect((await api.call(a.apiKey, "/v1/customers?limit=1")).status).toBe(200);
   });

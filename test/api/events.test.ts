@@ -268,7 +268,7 @@ describe("events", () => {
     const future = new Date(Date.now() + 3_600_000).toISOString();
     expect((await api.call(m.apiKey, `/v1/events?created_from=${future}`)).body.data.total).toBe(0);
 
-    for (const query of [
+    await api.expectQueriesRefused(m.apiKey, "/v1/events", [
       "limit=0",
       "limit=201",
       "page=0",
@@ -276,11 +276,7 @@ describe("events", () => {
       "created_from=yesterday",
       "created_to=2026-13-01T00:00:00Z",
       "object_id=",
-    ]) {
-      const res = await api.call(m.apiKey, `/v1/events?${query}`);
-      expect(res.status, query).toBe(400);
-      expect(res.body.status).toBe("error");
-    }
+    ]);
     expect((await api.call(m.apiKey, "/v1/events/not-a-uuid")).status).toBe(400);
   });
 

@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
+import { createTestDatabase } from "@mp/db/testing";
 import { compileMockAggregator, deployMockAggregator, setRound, startAnvil } from "@mp/test-nodes/evm";
 import { getAddress } from "viem";
 import { english, generateMnemonic } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 import { runCli, startService, waitForExit } from "./run-cli.ts";
 
 /** Each test starts `payments serve` through tsx: seconds alone, longer under a loaded machine. */
@@ -14,20 +14,11 @@ const SERVE_TEST_TIMEOUT_MS = 180_000;
 
 /** `payments serve` as an operator starts it: the configuration it accepts and what it then serves. */
 describe("payments serve wiring", () => {
-  let database: TestDatabase;
-  let dir: string;
+  const dir = useTempDir("mpserve-");
   // The suite's database (the server's when DATABASE_URL is set, else an embedded one behind its
   // socket), migrated here so the service's own start does little more than check it.
-  let env: Record<string, string | undefined>;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "mpserve-"));
-    database = await createTestDatabase();
-    env = { DATABASE_URL: database.connectionString, DATA_DIR: join(dir, "data") };
-  });
-  afterAll(async () => {
-    await database.drop();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const database = useTestDatabase();
+  const env = () => ({ DATABASE_URL: database.connectionString, DATA_DIR: join(dir, "data") });
 
   it(
     "starts with a CHAINS_CONFIG naming one chain (that chain takes deposits, the nine others do not) and METRICS_TOKEN guarding /metrics",
@@ -39,7 +30,7 @@ describe("payments serve wiring", () => {
       );
       const token = "scrape-token-0123456789";
       const service = await startService(["--role", "api"], {
-        ...env,
+        ...env(),
         PORT: "0",
         CHAINS_CONFIG: chainsFile,
         METRICS_TOKEN: token,
@@ -68,7 +59,7 @@ describe("payments serve wiring", () => {
   it(
     "refuses to start in production with one line naming the setting: METRICS_TOKEN, then the sandbox providers",
     async () => {
-      const production = { ...env, PAYMENTS_ENV: "production" };
+      const production = { ...env(), PAYMENTS_ENV: "production" };
       const noToken = await runCli(["serve", "--role", "api"], production);
       expect(noToken.code).toBe(1);
       expect(noToken.stderr.trim().split("\n")).toEqual([

@@ -1,13 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createMerchant } from "@mp/api";
 import { type Database, openDatabase } from "@mp/db";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { eventually } from "../support/api-harness.ts";
+import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 import { emitEvent } from "../support/webhook-fixtures.ts";
 import { startReceiver } from "../support/webhook-receiver.ts";
 import { runCli, startService, waitForExit } from "./run-cli.ts";
@@ -16,34 +15,25 @@ import { runCli, startService, waitForExit } from "./run-cli.ts";
 const TIMEOUT_MS = 180_000;
 
 describe("webhooks in the real process", () => {
-  let database: TestDatabase;
-  let dir: string;
-  let env: Record<string, string | undefined>;
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "mphooks-"));
-    database = await createTestDatabase();
-    const chainsFile = join(dir, "chains.json");
-    // One configured chain: `all` without CHAINS_CONFIG would start every local sandbox chain.
-    writeFileSync(chainsFile, JSON.stringify({ chains: { BASE: { rpcUrl: "http://127.0.0.1:9" } } }));
-    // The server's test database, or (embedded run) the service's own PGlite in DATA_DIR, which the
-    // test and the CLI join: a PGlite socket given as DATABASE_URL would be taken for a server (one
-    // session per connection) and its named statements would collide in PGlite's one session.
-    env = {
-      DATABASE_URL: process.env.DATABASE_URL ? database.connectionString : undefined,
-      DATA_DIR: join(dir, "data"),
-      CHAINS_CONFIG: chainsFile,
-    };
-  });
-  afterAll(async () => {
-    await database.drop();
-    rmSync(dir, { recursive: true, force: true });
+  const dir = useTempDir("mphooks-");
+  const database = useTestDatabase();
+  const chainsFile = join(dir, "chains.json");
+  // One configured chain: `all` without CHAINS_CONFIG would start every local sandbox chain.
+  writeFileSync(chainsFile, JSON.stringify({ chains: { BASE: { rpcUrl: "http://127.0.0.1:9" } } }));
+  // The server's test database, or (embedded run) the service's own PGlite in DATA_DIR, which the
+  // test and the CLI join: a PGlite socket given as DATABASE_URL would be taken for a server (one
+  // session per connection) and its named statements would collide in PGlite's one session.
+  const env = () => ({
+    DATABASE_URL: process.env.DATABASE_URL ? database.connectionString : undefined,
+    DATA_DIR: join(dir, "data"),
+    CHAINS_CONFIG: chainsFile,
   });
 
   it(
     "serve --role all delivers signed events; webhooks replay queues what a disabled endpoint missed, once",
     async () => {
       const hooks = await startReceiver();
-      const service = await startService(["--role", "all"], { ...env, PORT: "0" });
+      const service = await startService(["--role", "all"], { ...env(), PORT: "0" });
       const db: Database = process.env.DATABASE_URL
         ? database.db
         : (await openDatabase({ databaseUrl: undefined, dataDir: join(dir, "data"), poolSize: 1 })).db;
@@ -82,13 +72,13 @@ describe("webhooks in the real process", () => {
         const to = new Date(Date.now() + 60_000).toISOString();
 
         const replay = ["webhooks", "replay", "--from", from, "--to", to, "--merchant", merchantId];
-        const replayed = await runCli(replay, env);
+        const replayed = await runCli(replay, env());
         expect(replayed).toMatchObject({ code: 0, stdout: '{"queued":1}\n' });
         const again = await eventually(async () => hooks.received[1], 30_000);
         expect(again.headers["webhook-id"]).toBe(missed);
         // Delivered or pending: a second run queues nothing.
-        expect((await runCli(replay, env)).stdout).toBe('{"queued":0}\n');
-        const backwards = await runCli(["webhooks", "replay", "--from", to, "--to", from], env);
+        expect((await runCli(replay, env())).stdout).toBe('{"queued":0}\n');
+        const backwards = await runCli(["webhooks", "replay", "--from", to, "--to", from], env());
         expect(backwards.code).toBe(1);
         expect(backwards.stderr).toContain("--to must be after --from");
       } finally {

@@ -68,6 +68,22 @@ describe.skipIf(!process.env.DATABASE_URL)(`stateless API replicas ${POSTGRES_ON
     return { merchantId: created.merchantId, apiKey: created.key.apiKey };
   };
   const urls = () => replicas.map((replica) => replica.url);
+  /** The `n` a `SELECT count(*)::int AS n` answers. */
+  const count = async (query: string, params: unknown[]) =>
+    (await database.db.query<{ n: number }>(query, params)).rows[0]?.n;
+  /** Every duplicate got the same answer, with `status`. */
+  const expectOneAnswer = (answers: Answer[], status: number) => {
+    expect(answers.map((a) => a.status)).toEqual(Array(answers.length).fill(status));
+    expect(new Set(answers.map((a) => a.text)).size).toBe(1);
+  };
+  /** The same key with another body is 409 idempotency_conflict on either process. */
+  const expectConflictOnEach = async (path: string, apiKey: string, json: unknown, idempotencyKey: string) => {
+    for (const url of urls()) {
+      const other = await call(url, apiKey, path, { json, idempotencyKey });
+      expect(other.status).toBe(409);
+      expect(other.body.error.code).toBe("idempotency_conflict");
+    }
+  };
 
   it(
     "ten concurrent duplicate POSTs spread over both processes create one customer; every answer has the same body",
@@ -103,29 +119,20 @@ describe.skipIf(!process.env.DATABASE_URL)(`stateless API replicas ${POSTGRES_ON
         barrier.release();
       }
 
-      expect(answers.map((a) => a.status)).toEqual(Array(10).fill(202));
-      expect(new Set(answers.map((a) => a.text)).size).toBe(1);
+      expectOneAnswer(answers, 202);
       expect(answers.filter((a) => !a.replayed)).toHaveLength(1);
       const customers = await database.db.query<{ id: string }>("SELECT id FROM customers WHERE merchant_id = $1", [
         merchantId,
       ]);
       expect(customers.rows.map((r) => r.id)).toEqual([answers[0]?.body.data.id]);
       // Its provisioning job was enqueued once, with the one request that created it.
-      const jobs = await database.db.query<{ n: number }>(
+      const jobs = await count(
         "SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'customer.provision' AND data->>'customerId' = $1",
         [answers[0]?.body.data.id],
       );
-      expect(jobs.rows[0]?.n).toBe(1);
+      expect(jobs).toBe(1);
 
-      // The same key with another body is 409 on either process.
-      for (const url of urls()) {
-        const other = await call(url, apiKey, "/v1/customers", {
-          json: { ...body, first_name: "Grace" },
-          idempotencyKey: "dup-customer",
-        });
-        expect(other.status).toBe(409);
-        expect(other.body.error.code).toBe("idempotency_conflict");
-      }
+      await expectConflictOnEach("/v1/customers", apiKey, { ...body, first_name: "Grace" }, "dup-customer");
     },
     TIMEOUT_MS,
   );
@@ -145,20 +152,9 @@ describe.skipIf(!process.env.DATABASE_URL)(`stateless API replicas ${POSTGRES_ON
           call(urls()[i % 2] ?? "", apiKey, "/v1/wallets", { json: request, idempotencyKey: "dup-wallet" }),
         ),
       );
-      expect(answers.map((a) => a.status)).toEqual(Array(10).fill(201));
-      expect(new Set(answers.map((a) => a.text)).size).toBe(1);
-      const wallets = await database.db.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM wallets WHERE merchant_id = $1",
-        [merchantId],
-      );
-      expect(wallets.rows[0]?.n).toBe(1);
-      for (const url of urls()) {
-        const other = await call(url, apiKey, "/v1/wallets", {
-          json: { ...request, label: "other" },
-          idempotencyKey: "dup-wallet",
-        });
-        expect(other.status).toBe(409);
-      }
+      expectOneAnswer(answers, 201);
+      expect(await count("SELECT count(*)::int AS n FROM wallets WHERE merchant_id = $1", [merchantId])).toBe(1);
+      await expectConflictOnEach("/v1/wallets", apiKey, { ...request, label: "other" }, "dup-wallet");
     },
     TIMEOUT_MS,
   );

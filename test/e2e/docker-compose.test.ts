@@ -29,7 +29,14 @@ describe("docker-compose.yml: the production shape", () => {
     const roles = Object.entries(services)
       .filter(([, service]) => roleOf(service))
       .map(([name, service]) => `${name}:${roleOf(service)}`);
-    expect(roles).toEqual(["api-1:api", "api-2:api", "indexer-1:indexer", "indexer-2:indexer", "worker:worker"]);
+    expect(roles).toEqual([
+      "api-1:api",
+      "api-2:api",
+      "indexer-1:indexer",
+      "indexer-2:indexer",
+      "worker:worker",
+      "signer:signer",
+    ]);
     expect(services.postgres?.image).toBe("postgres:15");
     const lb = JSON.stringify(services.lb?.command);
     expect(lb).toContain("upstream api { server api-1:3000; server api-2:3000; }");

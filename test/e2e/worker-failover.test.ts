@@ -107,26 +107,31 @@ describe.skipIf(!process.env.DATABASE_URL)(`worker failover ${POSTGRES_ONLY}`, (
     // biome-ignore lint/suspicious/noExplicitAny: answers are checked field by field
     return { status: response.status, body: (await response.json()) as any };
   };
+  /** POSTs a creation and expects it answered `status`: the created resource's id. */
+  const created = async (path: string, json: unknown, idempotencyKey: string, status: 201 | 202): Promise<string> => {
+    const answer = await post(path, json, idempotencyKey);
+    expect(answer.status).toBe(status);
+    return answer.body.data.id;
+  };
   /**
    * Holds `FOR UPDATE` on the row the job is about to change, gets the worker that will run it
-   * (`stuckWorker`), waits until its statement is stuck on the row, starts another worker and kills
-   * the stuck one (`kill -9`), then lets the row go once the job was claimed again (after
-   * `beforeRelease`). The job must be claimed again within the bound; the time is printed. Answers
-   * the job's id.
+   * (`stuckWorker`, by default the one running), waits until its statement is stuck on the row,
+   * starts another worker and kills the stuck one (`kill -9`), then lets the row go once the job was
+   * claimed again (after `beforeRelease`). The job must be claimed again within the bound; the time
+   * is printed. Answers the job's id.
    */
   const killMidJob = async (options: {
-    label: string;
     table: "customers" | "virtual_accounts";
     id: string;
     job: JobOf;
-    stuckWorker: () => Promise<ChildProcess>;
+    stuckWorker?: () => Promise<ChildProcess>;
     beforeRelease?: () => Promise<void>;
   }): Promise<string> => {
     const holder = await database.db.pool.connect();
     try {
       await holder.query("BEGIN");
       await holder.query(`SELECT 1 FROM ${options.table} WHERE id = $1 FOR UPDATE`, [options.id]);
-      const stuck = await options.stuckWorker();
+      const stuck = await (options.stuckWorker ?? runningWorker)();
       await eventually(async () => ((await waitingForLocks(database.db)) >= 1 ? true : undefined), 60_000);
       const stuckJob = await activeJob(database.db, options.job);
 
@@ -142,7 +147,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`worker failover ${POSTGRES_ONLY}`, (
       }, REDELIVERY_LIMIT_MS + 30_000);
       // By the database's clock for the claim; both clocks are this machine's.
       const redeliveredMs = (again.started_on?.getTime() ?? 0) - killedAt;
-      process.stderr.write(`${options.label} redelivered ${redeliveredMs} ms after kill -9\n`);
+      process.stderr.write(`${options.job.queue} job redelivered ${redeliveredMs} ms after kill -9\n`);
       expect(redeliveredMs).toBeLessThan(REDELIVERY_LIMIT_MS);
       await options.beforeRelease?.();
       return stuckJob;
@@ -175,20 +180,21 @@ describe.skipIf(!process.env.DATABASE_URL)(`worker failover ${POSTGRES_ONLY}`, (
   });
 
   let customerId: string;
+  /** Submits a verification attempt of the customer: its id. */
+  const submitted = (payload: unknown, idempotencyKey: string) =>
+    created(`/v1/customers/${customerId}/verification-submissions`, payload, idempotencyKey, 202);
 
   it(
     "provisioning a customer: the killed worker's statement and the retry elsewhere change the customer once",
     async () => {
       // No worker runs yet: the job waits in the queue while this test takes the customer's row.
-      const created = await post(
+      customerId = await created(
         "/v1/customers",
         { type: "INDIVIDUAL", first_name: "Ada", last_name: "Lovelace" },
         "c-1",
+        202,
       );
-      expect(created.status).toBe(202);
-      customerId = created.body.data.id;
       const jobId = await killMidJob({
-        label: "the provisioning job",
         table: "customers",
         id: customerId,
         job: { queue: "customer.provision", field: "customerId", id: customerId },
@@ -213,18 +219,14 @@ describe.skipIf(!process.env.DATABASE_URL)(`worker failover ${POSTGRES_ONLY}`, (
   it(
     "deciding a KYC review: the check job of a killed worker is decided once by another worker",
     async () => {
-      const submitted = await post(`/v1/customers/${customerId}/verification-submissions`, individualTier1(), "v-1");
-      expect(submitted.status).toBe(202);
-      const submissionId: string = submitted.body.data.id;
+      const submissionId = await submitted(individualTier1(), "v-1");
       const before = await updatesOf(database.db, customerId);
       // The check job locks the customer first (the submission's own job does not touch that row):
       // held from now, the decision waits for it.
       await killMidJob({
-        label: "the review check job",
         table: "customers",
         id: customerId,
         job: { queue: "verification.check-review", field: "submissionId", id: submissionId },
-        stuckWorker: runningWorker,
       });
       await statusBecomes("verification_submissions", submissionId, "APPROVED");
       // One decision: the attempt moved once to PENDING and once to APPROVED, and the customer's state
@@ -247,20 +249,20 @@ describe.skipIf(!process.env.DATABASE_URL)(`worker failover ${POSTGRES_ONLY}`, (
   it(
     "activating a virtual account: the killed worker's check is redone elsewhere and activates it once",
     async () => {
-      const tier2 = await post(`/v1/customers/${customerId}/verification-submissions`, individualTier2(), "v-2");
-      expect(tier2.status).toBe(202);
-      await statusBecomes("verification_submissions", tier2.body.data.id, "APPROVED");
-      const opened = await post("/v1/virtual-accounts", { customer_id: customerId, currency: "USD" }, "va-1");
-      expect(opened.status).toBe(201);
-      const accountId: string = opened.body.data.id;
+      const tier2 = await submitted(individualTier2(), "v-2");
+      await statusBecomes("verification_submissions", tier2, "APPROVED");
+      const accountId = await created(
+        "/v1/virtual-accounts",
+        { customer_id: customerId, currency: "USD" },
+        "va-1",
+        201,
+      );
       // Its first check is due seconds after the answer (the sandbox bank's delay): held from now,
       // whatever the check then writes (the next check, or the outcome) waits for the row.
       await killMidJob({
-        label: "the activation check job",
         table: "virtual_accounts",
         id: accountId,
         job: { queue: "virtual-account.check-activation", field: "virtualAccountId", id: accountId },
-        stuckWorker: runningWorker,
       });
       await statusBecomes("virtual_accounts", accountId, "ACTIVE");
       expect(await updatesOf(database.db, accountId)).toEqual(["PROVISIONING->ACTIVE"]);
@@ -271,11 +273,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`worker failover ${POSTGRES_ONLY}`, (
     "a worker cut off from PostgreSQL for longer than the heartbeat recovers by itself: queued jobs then run once",
     async () => {
       const proxy = await startTcpProxy(connectionTarget(database.connectionString));
-      const customer = async (key: string): Promise<string> => {
-        const created = await post("/v1/customers", { type: "INDIVIDUAL", first_name: "Cut", last_name: "Off" }, key);
-        expect(created.status).toBe(202);
-        return created.body.data.id;
-      };
+      const customer = (key: string) =>
+        created("/v1/customers", { type: "INDIVIDUAL", first_name: "Cut", last_name: "Off" }, key, 202);
       const provisioned = (id: string) =>
         eventually(async () => {
           const { rows } = await database.db.query<{ status: string }>("SELECT status FROM customers WHERE id = $1", [

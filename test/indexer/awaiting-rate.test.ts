@@ -46,8 +46,7 @@ describe("deposits of an asset without a USD rate", () => {
 
   it("waits visibly for a rate, credits the others meanwhile, and credits it at the first rate", async () => {
     const { api, indexer } = chain;
-    const merchant = await api.merchant();
-    const address = await chain.approvedWallet(merchant, "42");
+    const { merchant, address } = await chain.merchantWithWallet("42");
 
     const eurcTx = (await transferToken(node, tokens.EURC, address, 10_000_000n)).txHash;
     const usdcTx = (await transferToken(node, tokens.USDC, address, 5_000_000n)).txHash;

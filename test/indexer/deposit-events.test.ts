@@ -1,19 +1,15 @@
-import type { Database } from "@mp/db";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { depositResource } from "@mp/events";
-import type { Indexer } from "@mp/indexer";
 import { releaseHeldDeposit, returnHeldDeposit } from "@mp/ledger";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   addWallet,
   catchUp,
   createMerchant,
   depositsOf,
-  expectLedgerOk,
-  newIndexer,
   type TestMerchant,
+  useIndexerSuite,
 } from "./indexer-fixtures.ts";
-import { CONFIRMATIONS, startEvmChain, type TestChain } from "./test-chains.ts";
+import { CONFIRMATIONS, startEvmChain } from "./test-chains.ts";
 
 interface StoredEvent {
   id: string;
@@ -33,29 +29,7 @@ interface StoredEvent {
  * Chain-agnostic code, so one family (a real anvil) is enough.
  */
 describe("deposit events from the indexer", () => {
-  let testDb: TestDatabase;
-  let db: Database;
-  let chain: TestChain;
-  const running: Indexer[] = [];
-
-  beforeAll(async () => {
-    [testDb, chain] = await Promise.all([createTestDatabase(), startEvmChain()]);
-    db = testDb.db;
-  });
-  afterEach(async () => {
-    await Promise.all(running.splice(0).map((indexer) => indexer.stop()));
-    await expectLedgerOk(db);
-  });
-  afterAll(async () => {
-    await chain?.close();
-    await testDb?.drop();
-  });
-
-  function startIndexer(failpoint?: (name: string) => void): Indexer {
-    const indexer = newIndexer(db, chain, failpoint ? { failpoint } : {});
-    running.push(indexer);
-    return indexer;
-  }
+  const { db, chain, startIndexer } = useIndexerSuite(startEvmChain);
 
   async function eventsOf(objectId: string): Promise<StoredEvent[]> {
     const { rows } = await db.query<StoredEvent>(
@@ -147,8 +121,10 @@ describe("deposit events from the indexer", () => {
     await chain.pay(address, chain.amount(32));
     await chain.mine(CONFIRMATIONS - 1);
     // "after-deposits" fires after recordDeposits appended the deposit.pending event, in its transaction.
-    const crashOnRecord = startIndexer((name) => {
-      if (name === "after-deposits") throw new Error("crash after deposits");
+    const crashOnRecord = startIndexer({
+      failpoint: (name) => {
+        if (name === "after-deposits") throw new Error("crash after deposits");
+      },
     });
     await expect(crashOnRecord.tick()).rejects.toThrow("crash after deposits");
     expect(await depositsOf(db, merchant.merchantId)).toEqual([]);
@@ -156,8 +132,10 @@ describe("deposit events from the indexer", () => {
     expect(rows).toEqual([]);
     await crashOnRecord.stop();
 
-    const crashOnCredit = startIndexer((name) => {
-      if (name === "after-credit") throw new Error("crash after credit");
+    const crashOnCredit = startIndexer({
+      failpoint: (name) => {
+        if (name === "after-credit") throw new Error("crash after credit");
+      },
     });
     await expect(catchUp(crashOnCredit)).rejects.toThrow("crash after credit");
     const [deposit] = await depositsOf(db, merchant.merchantId);

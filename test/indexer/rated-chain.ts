@@ -24,8 +24,8 @@ export interface RatedChain {
   depositsByTx(merchant: TestMerchant): Promise<Map<string, Record<string, unknown>>>;
   /** indexer_deposits_awaiting_rate{chain="BASE", asset}, undefined when never set. */
   awaitingRate(asset: string): Promise<number | undefined>;
-  /** A wallet address of an approved customer of `merchant`, derived from `keyByte`. */
-  approvedWallet(merchant: TestMerchant, keyByte: string): Promise<string>;
+  /** A new merchant, and the wallet address of an approved customer of it, derived from `keyByte`. */
+  merchantWithWallet(keyByte: string): Promise<{ merchant: TestMerchant; address: string }>;
   /** Mines a block and catches up: without a usable rate the deposit of `tx` still waits. */
   expectStillAwaitingRate(merchant: TestMerchant, tx: string): Promise<void>;
   /**
@@ -76,7 +76,8 @@ export async function startRatedChain(
       const { values } = await metrics.depositsAwaitingRate.get();
       return values.find((v) => v.labels.chain === "BASE" && v.labels.asset === asset)?.value;
     },
-    async approvedWallet(merchant, keyByte) {
+    async merchantWithWallet(keyByte) {
+      const merchant = await api.merchant();
       const customerId = randomUUID();
       await api.db.query(
         "INSERT INTO customers (id, merchant_id, type, status) VALUES ($1, $2, 'INDIVIDUAL', 'APPROVED')",
@@ -85,7 +86,7 @@ export async function startRatedChain(
       const address = privateKeyToAccount(`0x${keyByte.repeat(32)}`).address;
       const owner = { merchantId: merchant.merchantId, customerId, feeBps: 0, feeFixedMicros: 0n };
       await addWallet(api.db, owner, "BASE", address);
-      return address;
+      return { merchant, address };
     },
     async expectStillAwaitingRate(merchant, tx) {
       await node.mine(1);

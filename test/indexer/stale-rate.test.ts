@@ -72,8 +72,7 @@ describe("deposits valued by Chainlink feeds: stale feed waits, fresh round cred
 
   it("waits on a stale feed, prices stablecoins from theirs, and credits at the fresh round", async () => {
     const { api, indexer } = chain;
-    const merchant = await api.merchant();
-    const address = await chain.approvedWallet(merchant, "43");
+    const { merchant, address } = await chain.merchantWithWallet("43");
 
     const ethTx = (await sendNative(node, address, 2n * 10n ** 18n)).txHash;
     const usdcTx = (await transferToken(node, usdc, address, 5_000_000n)).txHash;

@@ -51,8 +51,20 @@ export interface TestChain {
   close(): Promise<void>;
 }
 
-const config = (chain: ChainId, input: ChainConfigInput): ChainConfig =>
-  resolveChainConfig(chain, { confirmations: CONFIRMATIONS, pollIntervalMs: 50, batchSize: 50, ...input });
+/** The chain as the suite configures it, and its adapter on that config (a short RPC timeout). */
+function configured(
+  chain: ChainId,
+  input: ChainConfigInput,
+  createAdapter: (config: ChainConfig, options: { timeoutMs: number }) => ChainAdapter,
+): Pick<TestChain, "chain" | "config" | "adapter"> {
+  const config = resolveChainConfig(chain, {
+    confirmations: CONFIRMATIONS,
+    pollIntervalMs: 50,
+    batchSize: 50,
+    ...input,
+  });
+  return { chain, config, adapter: () => createAdapter(config, { timeoutMs: 2_000 }) };
+}
 
 /** A 6-decimal USD stablecoin: a base unit is a micro-dollar; deposit i is i dollars and a few odd micro-dollars, distinct per chain. */
 const stablecoin = (asset: string, oddMicros: bigint): Pick<TestChain, "asset" | "usdMicros" | "amount"> => ({
@@ -66,16 +78,17 @@ export async function startEvmChain(): Promise<TestChain> {
   const usdc = await deployTestToken(node, { name: "USD Coin", symbol: "USDC", decimals: 6 });
   // The indexer reaches anvil through a proxy, so an outage can be cut and restored with the chain kept.
   const proxy = await startTcpProxy({ host: "127.0.0.1", port: node.port });
-  const chainConfig = config("BASE", {
-    rpcUrl: `http://127.0.0.1:${proxy.port}`,
-    tokens: [{ asset: "USDC", address: usdc.address, decimals: 6 }],
-  });
   let next = 1;
   return {
-    chain: "BASE",
-    config: chainConfig,
+    ...configured(
+      "BASE",
+      {
+        rpcUrl: `http://127.0.0.1:${proxy.port}`,
+        tokens: [{ asset: "USDC", address: usdc.address, decimals: 6 }],
+      },
+      createEvmAdapter,
+    ),
     ...stablecoin("USDC", 12_345n),
-    adapter: () => createEvmAdapter(chainConfig, { timeoutMs: 2_000 }),
     address: () => privateKeyToAccount(`0x${(0x1000 + next++).toString(16).padStart(64, "0")}`).address,
     async pay(to, amount) {
       return (await transferToken(node, usdc, to, amount)).txHash;
@@ -114,17 +127,14 @@ export async function startEvmChain(): Promise<TestChain> {
 
 export async function startBitcoinChain(): Promise<TestChain> {
   const node = await startBitcoinTestNode();
-  const chainConfig = config("BITCOIN", { rpcUrl: node.url, network: "regtest" });
   const addresses = deriveTestAddresses(500, "regtest", "indexer-suite");
   let next = 0;
   const rate = SANDBOX_RATES.BTC ?? "65000.00";
   return {
-    chain: "BITCOIN",
-    config: chainConfig,
+    ...configured("BITCOIN", { rpcUrl: node.url, network: "regtest" }, createBitcoinAdapter),
     asset: "BTC",
     usdMicros: (amount) => toUsdMicros(amount, 8, rate),
     amount: (i) => 10_000n * BigInt(i) + 123n,
-    adapter: () => createBitcoinAdapter(chainConfig, { timeoutMs: 2_000 }),
     address() {
       const address = addresses[next++];
       if (!address) throw new Error("out of test addresses");
@@ -185,6 +195,21 @@ function onTestNode(
   };
 }
 
+/**
+ * txHeight on a Solana or Tron test node: the height `landedAt` says the transaction landed at (undefined:
+ * it failed or is not in a block), if that block, read over the node's API, holds it.
+ */
+function servedAt(
+  blockTransactions: (height: number) => Promise<string[]>,
+  landedAt: (tx: string) => number | undefined,
+): TestChain["txHeight"] {
+  return async (tx) => {
+    const height = landedAt(tx);
+    if (height === undefined) return null;
+    return (await blockTransactions(height)).includes(tx) ? height : null;
+  };
+}
+
 async function postJson(url: string, body: unknown, headers: Record<string, string> = {}): Promise<unknown> {
   const response = await fetch(url, {
     method: "POST",
@@ -215,14 +240,12 @@ let solanaPayments = 0;
 
 export async function startSolanaChain(): Promise<TestChain> {
   const node = await startSolanaTestNode();
-  const chainConfig = config("SOLANA", { rpcUrl: node.url, tokens: [...node.tokens], network: "regtest" });
   const usdcMint = node.tokens.find((t) => t.asset === "USDC")?.address;
   if (!usdcMint) throw new Error("the Solana test node has no USDC");
+  const signatures = (slot: number) => solanaBlockSignatures(node.url, slot);
   return {
-    chain: "SOLANA",
-    config: chainConfig,
+    ...configured("SOLANA", { rpcUrl: node.url, tokens: [...node.tokens], network: "regtest" }, createSolanaAdapter),
     ...stablecoin("USDC", 777n),
-    adapter: () => createSolanaAdapter(chainConfig, { timeoutMs: 2_000 }),
     address: () => Keypair.generate().publicKey.toBase58(),
     async pay(to, amount) {
       // Every payment a distinct transaction: the node signs against the finalized blockhash (genesis for
@@ -236,16 +259,11 @@ export async function startSolanaChain(): Promise<TestChain> {
       return signature;
     },
     // The test node's blocks are contiguous slots unless skipSlots() was used (the suite never does).
-    ...onTestNode(
-      node,
-      () => node.head(),
-      (slot) => solanaBlockSignatures(node.url, slot),
-    ),
-    async txHeight(signature) {
+    ...onTestNode(node, () => node.head(), signatures),
+    txHeight: servedAt(signatures, (signature) => {
       const landed = node.transaction(signature);
-      if (!landed || landed.failed || node.blockhash(landed.slot) === undefined) return null;
-      return (await solanaBlockSignatures(node.url, landed.slot)).includes(signature) ? landed.slot : null;
-    },
+      return landed && !landed.failed && node.blockhash(landed.slot) !== undefined ? landed.slot : undefined;
+    }),
   };
 }
 
@@ -263,28 +281,21 @@ let tronAddresses = 0;
 
 export async function startTronChain(): Promise<TestChain> {
   const node = await startTronTestNode();
-  const chainConfig = config("TRON", { rpcUrl: node.url, tokens: [...node.tokens], network: "regtest" });
+  const transactions = (height: number) => tronBlockTransactions(node.url, height);
   return {
-    chain: "TRON",
-    config: chainConfig,
+    ...configured("TRON", { rpcUrl: node.url, tokens: [...node.tokens], network: "regtest" }, createTronAdapter),
     ...stablecoin("USDT", 4_321n),
-    adapter: () => createTronAdapter(chainConfig, { timeoutMs: 2_000 }),
     address: () => TronKey.fromLabel(`indexer-suite-${process.pid}-${tronAddresses++}`).address,
     async pay(to, amount) {
       const txID = node.transferToken(to, amount);
       node.mine();
       return txID;
     },
-    ...onTestNode(
-      node,
-      () => node.head(),
-      (height) => tronBlockTransactions(node.url, height),
-    ),
-    async txHeight(txID) {
+    ...onTestNode(node, () => node.head(), transactions),
+    txHeight: servedAt(transactions, (txID) => {
       const landed = node.transaction(txID);
-      if (!landed || landed.failed) return null;
-      return (await tronBlockTransactions(node.url, landed.height)).includes(txID) ? landed.height : null;
-    },
+      return landed && !landed.failed ? landed.height : undefined;
+    }),
   };
 }
 

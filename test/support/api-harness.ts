@@ -18,7 +18,7 @@ import { createEncryptionKeyring } from "@mp/encryption";
 import { createJobQueue, type JobQueue } from "@mp/jobs";
 import { createSandboxBankingProvider, createSandboxKycProvider, createSandboxRateProvider } from "@mp/providers";
 import { Registry } from "prom-client";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { late } from "./late.ts";
 
 /** Hardhat/anvil's well-known development mnemonic: test addresses are public and worthless. */
@@ -48,6 +48,8 @@ export interface ApiHarness {
     path: string,
     init?: RequestInit & { idempotencyKey?: string; json?: unknown },
   ): Promise<{ status: number; body: any; headers: Headers; text: string }>;
+  /** Expects each of `queries` on the list `path` answered 400 validation_error naming the parameter. */
+  expectQueriesRefused(key: string, path: string, queries: readonly string[]): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -108,7 +110,7 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
   const address = server.address();
   const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
 
-  return {
+  const harness: ApiHarness = {
     url,
     db,
     testDb,
@@ -139,6 +141,14 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
       }
       return { status: response.status, body: parsed, headers: response.headers, text };
     },
+    async expectQueriesRefused(key, path, queries) {
+      for (const query of queries) {
+        const res = await harness.call(key, `${path}?${query}`);
+        expect(res.status, query).toBe(400);
+        expect(res.body, query).toMatchObject({ status: "error", error: "validation_error" });
+        expect(res.body.message, query).toContain(query.split("=")[0]);
+      }
+    },
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -147,6 +157,7 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
       await testDb.drop();
     },
   };
+  return harness;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ChainAdapter, ChainConfig, ObservedTransfer } from "@mp/core";
+import { type ChainAdapter, type ChainConfig, ChainMisconfiguredError, type ObservedTransfer } from "@mp/core";
 import { afterAll, beforeAll, expect } from "vitest";
 import { late } from "./late.ts";
 
@@ -58,4 +58,19 @@ export function useTestNodeAdapter<N extends TestNode>(options: {
       await expect(adapter.head()).resolves.toBe(node.head());
     },
   };
+}
+
+/**
+ * The adapter's verifyNetwork against a node whose genesis (block 0's id, a cluster's genesis hash)
+ * is `genesis[...]`, as `adapterOn` fakes it: accepted when it is the configured network's, refused
+ * as misconfigured when it is the other network's.
+ */
+export async function expectNetworkVerifiedByGenesis(
+  adapterOn: (network: "mainnet" | "testnet", genesis: string) => ChainAdapter,
+  genesis: { mainnet: string; testnet: string },
+): Promise<void> {
+  await expect(adapterOn("mainnet", genesis.mainnet).verifyNetwork()).resolves.toBeUndefined();
+  await expect(adapterOn("testnet", genesis.testnet).verifyNetwork()).resolves.toBeUndefined();
+  await expect(adapterOn("testnet", genesis.mainnet).verifyNetwork()).rejects.toBeInstanceOf(ChainMisconfiguredError);
+  await expect(adapterOn("mainnet", genesis.testnet).verifyNetwork()).rejects.toBeInstanceOf(ChainMisconfiguredError);
 }

@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
 import { bitcoinNetwork } from "@mp/bitcoin-protocol";
-import { ChainMisconfiguredError, resolveChainConfig } from "@mp/core";
+import { type AddressMatcher, ChainMisconfiguredError, resolveChainConfig } from "@mp/core";
 import { parseJsonExact } from "@mp/rpc";
 import { Block, Transaction } from "bitcoinjs-lib";
 import { describe, expect, it } from "vitest";
 import { createBitcoinAdapter } from "../src/bitcoin-adapter.ts";
 import { transfersInBlock, transfersInTransaction } from "../src/block-transfers.ts";
-import { blockHeaderSchema, blockSchema, transactionSchema } from "../src/rpc-schemas.ts";
+import { blockHeaderSchema, blockSchema, type RpcTransaction, transactionSchema } from "../src/rpc-schemas.ts";
 
 /** Recorded real Bitcoin Core answers (see fixtures/SOURCE.md) through the adapter's parsing. */
 
@@ -21,6 +21,15 @@ const HEADER_956471 = read("mainnet-block-956471.getblockheader.json");
 const regtest = bitcoinNetwork("regtest");
 const mainnet = bitcoinNetwork("mainnet");
 const watchAll = (addresses: string[]) => new Set(addresses);
+/** The deposits of a mainnet transaction found in `block`. */
+const inMainnetBlock = (tx: RpcTransaction, block: { height: number; hash: string }, watch: AddressMatcher) =>
+  transfersInTransaction(tx, {
+    chain: "BITCOIN",
+    network: mainnet,
+    blockHeight: block.height,
+    blockHash: block.hash,
+    watch,
+  });
 
 function headerHash(
   fields: { version: number; time: number; bits: string; nonce: number },
@@ -113,28 +122,16 @@ describe("parsing recorded getblock verbosity 2", () => {
 
   it("mainnet block 800,000 transaction with exponent-notation amounts", () => {
     const tx = transactionSchema.parse(parseJsonExact(TX_800000));
-    const context = {
-      chain: "BITCOIN" as const,
-      network: mainnet,
-      blockHeight: 800_000,
-      blockHash: "00000000000000000002a7c4c1e48d76c5a37902165a270156b7a8d72728a054",
-      watch: watchAll(["bc1qj4y63fupgnd5j2ldh0jhhxf585p5h7hm0gzjfc"]),
-    };
-    expect(transfersInTransaction(tx, context)).toMatchObject([
+    const block = { height: 800_000, hash: "00000000000000000002a7c4c1e48d76c5a37902165a270156b7a8d72728a054" };
+    expect(inMainnetBlock(tx, block, watchAll(["bc1qj4y63fupgnd5j2ldh0jhhxf585p5h7hm0gzjfc"]))).toMatchObject([
       { position: "vout:0", to: "bc1qj4y63fupgnd5j2ldh0jhhxf585p5h7hm0gzjfc", amountRaw: 499_441n },
     ]);
   });
 
   it("mainnet runestone transaction: the P2WPKH output is a deposit, the OP_RETURN is not", () => {
     const tx = transactionSchema.parse(parseJsonExact(TX_RUNESTONE));
-    const context = {
-      chain: "BITCOIN" as const,
-      network: mainnet,
-      blockHeight: 856_742,
-      blockHash: "00".repeat(32),
-      watch: { has: () => true },
-    };
-    expect(transfersInTransaction(tx, context)).toMatchObject([
+    const block = { height: 856_742, hash: "00".repeat(32) };
+    expect(inMainnetBlock(tx, block, { has: () => true })).toMatchObject([
       { position: "vout:0", to: "bc1qc0clqxxfjvvquenadlx9rtcqx63c49ef0pfw29", amountRaw: 4974n },
     ]);
   });

@@ -11,6 +11,7 @@ import type {
 } from "@mp/core";
 import { ChainMisconfiguredError, expectedNetworks, isEmptyRange, mapBounded } from "@mp/core";
 import { numberToHex } from "viem";
+import type { z } from "zod";
 import { AdaptiveBlockRange } from "./adaptive-block-range.ts";
 import { type EvmAssets, resolveEvmAssets } from "./evm-assets.ts";
 import { EVM_CHAIN_IDS } from "./evm-networks.ts";
@@ -152,13 +153,7 @@ class EvmAdapter implements ChainAdapter {
         heights.map((height) => ({ method: "eth_getBlockByNumber", params: [numberToHex(height), false] })),
       );
       return heights.map((height, i) => {
-        const block = validated(
-          blockHeaderSchema,
-          present(answers[i], height),
-          "eth_getBlockByNumber",
-          `block ${height}`,
-        );
-        if (block.number !== height) throw wrongBlock(height, block.number);
+        const block = blockAt(blockHeaderSchema, answers[i], height);
         return { height, hash: block.hash, parentHash: block.parentHash };
       });
     });
@@ -220,13 +215,7 @@ class EvmAdapter implements ChainAdapter {
         traces === "off" ? [] : this.blockTraces(traces, heights),
       ]);
       return heights.map((height, i) => {
-        const block = validated(
-          fullBlockSchema,
-          present(answers[i], height),
-          "eth_getBlockByNumber",
-          `block ${height}`,
-        );
-        if (block.number !== height) throw wrongBlock(height, block.number);
+        const block = blockAt(fullBlockSchema, answers[i], height);
         return {
           height,
           hash: block.hash,
@@ -375,22 +364,14 @@ function positive(value: number | undefined, fallback: number): number {
   return value;
 }
 
-/** eth_getBlockByNumber answers null for a block the node does not have (yet). */
-function present(answer: unknown, height: number): unknown {
-  if (answer === null) {
-    throw unavailable({
-      method: "eth_getBlockByNumber",
-      reason: "bad-answer",
-      message: `block ${height} not available yet`,
-    });
-  }
-  return answer;
-}
-
-function wrongBlock(asked: number, got: number): EvmRpcError {
-  return unavailable({
-    method: "eth_getBlockByNumber",
-    reason: "bad-answer",
-    message: `asked block ${asked}, got ${got}`,
-  });
+/**
+ * eth_getBlockByNumber's answer for `height`, validated: null (a block the node does not have yet)
+ * and another block than the one asked are bad answers.
+ */
+function blockAt<S extends z.ZodType<{ number: number }>>(schema: S, answer: unknown, height: number): z.output<S> {
+  const bad = (message: string) => unavailable({ method: "eth_getBlockByNumber", reason: "bad-answer", message });
+  if (answer === null) throw bad(`block ${height} not available yet`);
+  const block = validated(schema, answer, "eth_getBlockByNumber", `block ${height}`);
+  if (block.number !== height) throw bad(`asked block ${height}, got ${block.number}`);
+  return block;
 }

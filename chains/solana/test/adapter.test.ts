@@ -2,7 +2,7 @@ import { ChainMisconfiguredError, resolveChainConfig, ServiceUnavailableError } 
 import { startSolanaTestNode } from "@mp/test-nodes/solana";
 import { Keypair } from "@solana/web3.js";
 import { beforeEach, describe, expect, it } from "vitest";
-import { useTestNodeAdapter } from "../../../test/support/test-node-adapter.ts";
+import { expectNetworkVerifiedByGenesis, useTestNodeAdapter } from "../../../test/support/test-node-adapter.ts";
 import { createSolanaAdapter, createSolanaFaucet } from "../src/index.ts";
 
 const SOL = 1_000_000_000n;
@@ -299,18 +299,13 @@ describe("Solana verifyNetwork", () => {
       async (_input, init) =>
         new Response(JSON.stringify({ jsonrpc: "2.0", id: JSON.parse(String(init?.body)).id, result: genesis }));
     const mainnet = resolveChainConfig("SOLANA", { rpcUrl: "http://solana.invalid", network: "mainnet" });
-    const testnet = { ...mainnet, network: "testnet" as const };
-    const mainnetGenesis = "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d";
-    const devnetGenesis = "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG";
-    await expect(createSolanaAdapter(mainnet, { fetch: answering(mainnetGenesis) }).verifyNetwork()).resolves.toBe(
-      undefined,
+    await expectNetworkVerifiedByGenesis(
+      (network, genesis) => createSolanaAdapter({ ...mainnet, network }, { fetch: answering(genesis) }),
+      {
+        mainnet: "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d",
+        testnet: "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG", // devnet
+      },
     );
-    await expect(createSolanaAdapter(testnet, { fetch: answering(devnetGenesis) }).verifyNetwork()).resolves.toBe(
-      undefined,
-    );
-    await expect(
-      createSolanaAdapter(testnet, { fetch: answering(mainnetGenesis) }).verifyNetwork(),
-    ).rejects.toBeInstanceOf(ChainMisconfiguredError);
   });
 });
 

@@ -1,7 +1,7 @@
-import { ChainMisconfiguredError, resolveChainConfig, ServiceUnavailableError } from "@mp/core";
+import { ChainMisconfiguredError, type ObservedTransfer, resolveChainConfig, ServiceUnavailableError } from "@mp/core";
 import { startTronTestNode, TronKey } from "@mp/test-nodes/tron";
 import { beforeEach, describe, expect, it } from "vitest";
-import { useTestNodeAdapter } from "../../../test/support/test-node-adapter.ts";
+import { expectNetworkVerifiedByGenesis, useTestNodeAdapter } from "../../../test/support/test-node-adapter.ts";
 import { createTronAdapter, createTronFaucet, TronApiError } from "../src/index.ts";
 
 const TRX = 1_000_000n;
@@ -21,6 +21,20 @@ describe("Tron adapter against the test node", () => {
     alice = wallet();
     bob = wallet();
   });
+  /** A 6-decimal transfer from the faucet to alice, as the scan of block `height` reports it. */
+  const faucetPayment = (
+    txHash: string,
+    height: number,
+    transfer: Pick<ObservedTransfer, "position" | "asset" | "contractAddress" | "amountRaw">,
+  ) => ({
+    ...transfer,
+    txHash,
+    blockHeight: height,
+    blockHash: tron.node.blockId(height),
+    from: tron.node.faucetAddress,
+    to: alice,
+    decimals: 6,
+  });
 
   it("reports the newest block as head", async () => {
     await tron.expectHeadFollowsNode();
@@ -29,20 +43,8 @@ describe("Tron adapter against the test node", () => {
   it("finds a TRX transfer to a watched address", async () => {
     const txID = tron.node.transfer(alice, 3n * TRX);
     const { height, transfers } = await tron.mineAndScan(new Set([alice]));
-    expect(transfers).toEqual([
-      {
-        txHash: txID,
-        position: "native",
-        blockHeight: height,
-        blockHash: tron.node.blockId(height),
-        from: tron.node.faucetAddress,
-        to: alice,
-        asset: "TRX",
-        contractAddress: null,
-        amountRaw: 3n * TRX,
-        decimals: 6,
-      },
-    ]);
+    const trx = { position: "native", asset: "TRX", contractAddress: null, amountRaw: 3n * TRX };
+    expect(transfers).toEqual([faucetPayment(txID, height, trx)]);
     expect(txID).toMatch(/^[0-9a-f]{64}$/);
   });
 
@@ -50,20 +52,8 @@ describe("Tron adapter against the test node", () => {
     const usdt = tron.node.tokens[0];
     const txID = tron.node.transferToken(alice, 12_500_000n);
     const { height, transfers } = await tron.mineAndScan(new Set([alice]));
-    expect(transfers).toEqual([
-      {
-        txHash: txID,
-        position: "log:0",
-        blockHeight: height,
-        blockHash: tron.node.blockId(height),
-        from: tron.node.faucetAddress,
-        to: alice,
-        asset: "USDT",
-        contractAddress: usdt?.address,
-        amountRaw: 12_500_000n,
-        decimals: 6,
-      },
-    ]);
+    const token = { position: "log:0", asset: "USDT", contractAddress: usdt?.address ?? null, amountRaw: 12_500_000n };
+    expect(transfers).toEqual([faucetPayment(txID, height, token)]);
   });
 
   it("ignores transfers to unwatched addresses and tokens that are not configured", async () => {
@@ -204,19 +194,13 @@ describe("Tron verifyNetwork", () => {
       (blockID: string): typeof globalThis.fetch =>
       async () =>
         new Response(JSON.stringify({ blockID, block_header: { raw_data: { parentHash: "00".repeat(32) } } }));
-    const mainnetGenesis = "00000000000000001ebf88508a03865c71d452e25f4d51194196a1d22b6653dc";
-    const nileGenesis = "0000000000000000d698d4192c56cb6be724a558448e2684802de4d6cd8690dc";
-    const mainnet = { ...tron.config, network: "mainnet" as const };
-    const testnet = { ...tron.config, network: "testnet" as const };
-    await expect(createTronAdapter(mainnet, { fetch: withGenesis(mainnetGenesis) }).verifyNetwork()).resolves.toBe(
-      undefined,
+    await expectNetworkVerifiedByGenesis(
+      (network, genesis) => createTronAdapter({ ...tron.config, network }, { fetch: withGenesis(genesis) }),
+      {
+        mainnet: "00000000000000001ebf88508a03865c71d452e25f4d51194196a1d22b6653dc",
+        testnet: "0000000000000000d698d4192c56cb6be724a558448e2684802de4d6cd8690dc", // Nile
+      },
     );
-    await expect(createTronAdapter(testnet, { fetch: withGenesis(nileGenesis) }).verifyNetwork()).resolves.toBe(
-      undefined,
-    );
-    await expect(
-      createTronAdapter(mainnet, { fetch: withGenesis(nileGenesis) }).verifyNetwork(),
-    ).rejects.toBeInstanceOf(ChainMisconfiguredError);
   });
 });
 

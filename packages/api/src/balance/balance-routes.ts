@@ -3,7 +3,7 @@ import { getMerchantBalance } from "@mp/ledger";
 import { type RateProvider, RateUnavailableError } from "@mp/providers";
 import { z } from "zod";
 import { pendingByAsset } from "../deposits/deposit-store.ts";
-import { defineRoute } from "../http/route.ts";
+import { defineReadRoute } from "../http/read-routes.ts";
 
 const balanceResource = z.object({
   currency: z.literal("USD"),
@@ -34,17 +34,16 @@ async function currentRate(rates: RateProvider, asset: string): Promise<string |
   }
 }
 
-export const getBalanceRoute = defineRoute({
-  method: "get",
-  path: "/v1/balance",
-  operationId: "getBalance",
-  summary: "The merchant's USD balance: available, reserved, held and pending",
-  tag: "Balance",
-  auth: true,
-  response: balanceResource,
-  successStatus: 200,
-  errorStatuses: [503],
-  async handler({ merchant, sql, deps }) {
+export const getBalanceRoute = defineReadRoute(
+  {
+    path: "/v1/balance",
+    operationId: "getBalance",
+    summary: "The merchant's USD balance: available, reserved, held and pending",
+    tag: "Balance",
+    response: balanceResource,
+    errorStatuses: [503],
+  },
+  async ({ merchant, sql, deps }) => {
     const ledger = await getMerchantBalance(sql, merchant.merchantId);
     let pending = 0n;
     for (const group of await pendingByAsset(sql, merchant.merchantId)) {
@@ -53,16 +52,13 @@ export const getBalanceRoute = defineRoute({
       if (rate !== undefined) pending += toUsdMicros(group.amountRaw, group.decimals, rate);
     }
     return {
-      status: 200,
-      data: {
-        currency: "USD",
-        available: formatUsd(ledger.available),
-        reserved: formatUsd(ledger.reserved),
-        held: formatUsd(ledger.held),
-        pending: formatUsd(pending),
-      },
+      currency: "USD",
+      available: formatUsd(ledger.available),
+      reserved: formatUsd(ledger.reserved),
+      held: formatUsd(ledger.held),
+      pending: formatUsd(pending),
     };
   },
-});
+);
 
 export const balanceRoutes = [getBalanceRoute];

@@ -1,29 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError } from "@mp/core";
 import { type Queryable, queryNamed, SqlState, sqlState } from "@mp/db";
-import { appendEvent } from "@mp/events";
 import type { Page } from "../http/envelope.ts";
 import type { Pagination } from "../http/pagination.ts";
 import { listPage } from "../shared/list-page.ts";
-import { iso, SqlFilters } from "../shared/sql-filters.ts";
+import { appendResourceEvent } from "../shared/resource-event.ts";
+import { type RowOf, resourceTable } from "../shared/resource-row.ts";
+import { SqlFilters } from "../shared/sql-filters.ts";
 import type { CreateCustomerBody, CustomerResource } from "./customer-schemas.ts";
 
-interface CustomerRow {
-  id: string;
-  type: CustomerResource["type"];
-  first_name: string | null;
-  last_name: string | null;
-  business_name: string | null;
-  email: string | null;
-  external_reference: string | null;
-  status: CustomerResource["status"];
-  tier_1_complete: boolean;
-  tier_2_complete: boolean;
-  capabilities: Record<string, unknown>;
-  rejection_reasons: string[];
-  created_at: Date;
-  updated_at: Date;
-}
+type CustomerRow = RowOf<CustomerResource, "created_at" | "updated_at">;
 
 const COLUMNS = `id, type, first_name, last_name, business_name, email, external_reference, status,
   tier_1_complete, tier_2_complete, capabilities, rejection_reasons, created_at, updated_at`;
@@ -33,42 +19,9 @@ const CUSTOMER_BY_ID = {
   text: `SELECT ${COLUMNS} FROM customers WHERE merchant_id = $1 AND id = $2`,
 };
 
-export function toCustomerResource(row: CustomerRow): CustomerResource {
-  return {
-    id: row.id,
-    type: row.type,
-    first_name: row.first_name,
-    last_name: row.last_name,
-    business_name: row.business_name,
-    email: row.email,
-    external_reference: row.external_reference,
-    status: row.status,
-    tier_1_complete: row.tier_1_complete,
-    tier_2_complete: row.tier_2_complete,
-    capabilities: row.capabilities,
-    rejection_reasons: row.rejection_reasons,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-  };
-}
+const CUSTOMERS = resourceTable<CustomerRow>({ from: "customers", columns: COLUMNS });
 
-/** The customer's event (the row is new or locked by the caller, which serialises its versions). */
-export async function appendCustomerEvent(
-  sql: Queryable,
-  type: "customer.created" | "customer.status_changed",
-  merchantId: string,
-  customer: CustomerResource,
-  idempotencyKey?: string,
-): Promise<void> {
-  await appendEvent(sql, {
-    merchantId,
-    type,
-    objectType: "customer",
-    objectId: customer.id,
-    data: customer,
-    idempotencyKey: idempotencyKey ?? null,
-  });
-}
+export const toCustomerResource: (row: CustomerRow) => CustomerResource = CUSTOMERS.toResource;
 
 export async function insertCustomer(
   sql: Queryable,
@@ -94,7 +47,7 @@ export async function insertCustomer(
     const row = result.rows[0];
     if (!row) throw new Error("INSERT returned no row");
     const customer = toCustomerResource(row);
-    await appendCustomerEvent(sql, "customer.created", merchantId, customer, idempotencyKey);
+    await appendResourceEvent(sql, merchantId, "customer.created", customer, idempotencyKey);
     return customer;
   } catch (error) {
     if (sqlState(error) === SqlState.uniqueViolation) {
@@ -130,21 +83,9 @@ export function listCustomers(
 ): Promise<Page<CustomerResource>> {
   const where = new SqlFilters()
     .add("merchant_id = $?", merchantId)
-    .add("external_reference = $?", filters.external_reference)
-    .add("type = $?", filters.type)
-    .add("status = $?", filters.status)
-    .add("created_at >= $?", filters.created_from)
-    .add("created_at <= $?", filters.created_to);
-  return listPage<CustomerRow, CustomerResource>(
-    sql,
-    {
-      from: "customers",
-      columns: COLUMNS,
-      where,
-      toItems: (rows) => rows.map(toCustomerResource),
-    },
-    filters,
-  );
+    .equal(filters, "external_reference", "type", "status")
+    .createdWithin(filters);
+  return listPage(sql, CUSTOMERS, where, filters);
 }
 
 /**
@@ -159,6 +100,6 @@ export async function markCustomerProvisioned(sql: Queryable, customerId: string
   );
   const row = result.rows[0];
   if (!row) return false;
-  await appendCustomerEvent(sql, "customer.status_changed", row.merchant_id, toCustomerResource(row));
+  await appendResourceEvent(sql, row.merchant_id, "customer.status_changed", toCustomerResource(row));
   return true;
 }

@@ -3,8 +3,13 @@ import type { Queryable } from "@mp/db";
 import { DEPOSIT_COLUMNS as COLUMNS, type DepositResource, type DepositRow, toDepositResource } from "@mp/events";
 import type { Page } from "../http/envelope.ts";
 import type { Pagination } from "../http/pagination.ts";
-import { listPage } from "../shared/list-page.ts";
+import { findResource, listPage, type ResourceTable } from "../shared/list-page.ts";
 import { SqlFilters } from "../shared/sql-filters.ts";
+
+/** Deposits as answered when the chains' heads are `heads` (their confirmations count from them). */
+function depositsAt(heads: ReadonlyMap<ChainId, number>): ResourceTable<DepositRow, DepositResource> {
+  return { from: "deposits", columns: COLUMNS, toItems: (rows) => rows.map((row) => toDepositResource(row, heads)) };
+}
 
 export interface DepositFilters {
   chain?: ChainId | undefined;
@@ -22,40 +27,23 @@ export function listDeposits(
 ): Promise<Page<DepositResource>> {
   const where = new SqlFilters()
     .add("merchant_id = $?", merchantId)
-    .add("chain = $?", filters.chain)
-    .add("status = $?", filters.status)
-    .add("wallet_id = $?", filters.wallet_id)
-    .add("customer_id = $?", filters.customer_id);
+    .equal(filters, "chain", "status", "wallet_id", "customer_id");
   if (filters.tx_hash !== undefined) {
     // EVM hashes are hex (any case); other chains' ids are compared exactly.
     where.addClause(
       `(tx_hash = ${where.param(filters.tx_hash)} OR tx_hash = ${where.param(filters.tx_hash.toLowerCase())})`,
     );
   }
-  return listPage<DepositRow, DepositResource>(
-    sql,
-    {
-      from: "deposits",
-      columns: COLUMNS,
-      where,
-      toItems: (rows) => rows.map((row) => toDepositResource(row, heads)),
-    },
-    filters,
-  );
+  return listPage(sql, depositsAt(heads), where, filters);
 }
 
-export async function findDeposit(
+export function findDeposit(
   sql: Queryable,
   merchantId: string,
   depositId: string,
   heads: ReadonlyMap<ChainId, number>,
 ): Promise<DepositResource | undefined> {
-  const result = await sql.query<DepositRow>(`SELECT ${COLUMNS} FROM deposits WHERE merchant_id = $1 AND id = $2`, [
-    merchantId,
-    depositId,
-  ]);
-  const row = result.rows[0];
-  return row ? toDepositResource(row, heads) : undefined;
+  return findResource(sql, depositsAt(heads), merchantId, depositId);
 }
 
 /** Unconfirmed deposits of a merchant, summed per asset (for the balance's `pending`). */

@@ -8,7 +8,7 @@ type ReadRouteDefinition<P, Q> = Omit<
 >;
 
 /** A read route: `read` answers the `data` of a 200. */
-function readRoute<P, Q>(
+export function defineReadRoute<P, Q>(
   definition: ReadRouteDefinition<P, Q>,
   read: (ctx: HandlerContext<P, Q, unknown>) => Promise<unknown>,
 ): RouteDefinition<P, Q> {
@@ -32,7 +32,7 @@ export function defineGetRoute<P, Q = unknown>(
   },
 ): RouteDefinition<P, Q> {
   const { notFound, find, ...definition } = route;
-  return readRoute(definition, async (ctx) => {
+  return defineReadRoute(definition, async (ctx) => {
     const found = await find(ctx);
     if (found === null || found === undefined) throw new NotFoundError(notFound);
     return found;
@@ -44,5 +44,5 @@ export function defineListRoute<P, Q>(
   route: ReadRouteDefinition<P, Q> & { list: (ctx: HandlerContext<P, Q, unknown>) => Promise<unknown> },
 ): RouteDefinition<P, Q> {
   const { list, ...definition } = route;
-  return readRoute(definition, list);
+  return defineReadRoute(definition, list);
 }

@@ -14,6 +14,17 @@ export class SqlFilters {
     return this;
   }
 
+  /** Adds `column = value` for each of `columns` set in `filters` (filters named as their columns). */
+  equal<F extends object>(filters: F, ...columns: Array<keyof F & string>): this {
+    for (const column of columns) this.add(`${column} = $?`, filters[column]);
+    return this;
+  }
+
+  /** Adds the `created_from` / `created_to` bounds (both inclusive) that are set. */
+  createdWithin(filters: { created_from?: string | undefined; created_to?: string | undefined }): this {
+    return this.add("created_at >= $?", filters.created_from).add("created_at <= $?", filters.created_to);
+  }
+
   /** Adds a clause whose placeholders were already taken with `param`. */
   addClause(clause: string): this {
     this.clauses.push(clause);

@@ -1,6 +1,7 @@
 import type { Queryable } from "@mp/db";
-import { appendCustomerEvent, toCustomerResource } from "../customers/customer-store.ts";
+import { toCustomerResource } from "../customers/customer-store.ts";
 import { findOfMerchant } from "../shared/list-page.ts";
+import { appendResourceEvent } from "../shared/resource-event.ts";
 import type { VerificationTier } from "./verification-payload-schemas.ts";
 import type { VerificationStatus } from "./verification-schemas.ts";
 
@@ -123,7 +124,7 @@ export async function refreshCustomerVerification(
   );
   const row = result.rows[0];
   if (row?.changed) {
-    await appendCustomerEvent(sql, "customer.status_changed", row.merchant_id, toCustomerResource(row), idempotencyKey);
+    await appendResourceEvent(sql, row.merchant_id, "customer.status_changed", toCustomerResource(row), idempotencyKey);
   }
   return state;
 }

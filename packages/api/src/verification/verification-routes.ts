@@ -1,8 +1,9 @@
 import { NotFoundError } from "@mp/core";
 import { paginationQuery } from "../http/pagination.ts";
-import { defineGetRoute } from "../http/read-routes.ts";
+import { defineGetRoute, defineListRoute } from "../http/read-routes.ts";
 import { type AnyRoute, defineRoute } from "../http/route.ts";
 import { pageSchema } from "../openapi/page-schema.ts";
+import { findOfMerchant } from "../shared/list-page.ts";
 import { submitVerification } from "./submit-verification.ts";
 import { submitVerificationBody } from "./verification-payload-schemas.ts";
 import {
@@ -39,25 +40,24 @@ export const submitVerificationRoute = defineRoute({
   },
 });
 
-export const listVerificationSubmissionsRoute = defineRoute({
-  method: "get",
+export const listVerificationSubmissionsRoute = defineListRoute({
   path: "/v1/customers/{customer_id}/verification-submissions",
   operationId: "listVerificationSubmissions",
   summary: "List a customer's verification attempts, newest first (never their payloads)",
   tag: "Verification",
-  auth: true,
   params: customerPathParams,
   query: paginationQuery.extend(listSubmissionsQuery.shape),
   response: pageSchema(verificationSubmissionResource),
-  successStatus: 200,
   errorStatuses: [404],
-  async handler({ merchant, params, query, sql }) {
-    const customer = await sql.query("SELECT 1 FROM customers WHERE merchant_id = $1 AND id = $2", [
+  async list({ merchant, params, query, sql }) {
+    const customer = await findOfMerchant(
+      sql,
+      { from: "customers", columns: "id" },
       merchant.merchantId,
       params.customer_id,
-    ]);
-    if (customer.rowCount === 0) throw new NotFoundError("Customer");
-    return { status: 200, data: await listSubmissions(sql, merchant.merchantId, params.customer_id, query) };
+    );
+    if (!customer) throw new NotFoundError("Customer");
+    return listSubmissions(sql, merchant.merchantId, params.customer_id, query);
   },
 });
 

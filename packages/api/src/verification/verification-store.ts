@@ -1,62 +1,27 @@
 import type { Queryable } from "@mp/db";
 import type { SealedValue } from "@mp/encryption";
-import { appendEvent } from "@mp/events";
 import type { Page } from "../http/envelope.ts";
 import type { Pagination } from "../http/pagination.ts";
 import { listPage } from "../shared/list-page.ts";
-import { iso, SqlFilters } from "../shared/sql-filters.ts";
+import { appendResourceEvent } from "../shared/resource-event.ts";
+import { type RowOf, resourceTable } from "../shared/resource-row.ts";
+import { SqlFilters } from "../shared/sql-filters.ts";
 import type { VerificationTier } from "./verification-payload-schemas.ts";
 import type { VerificationStatus, VerificationSubmissionResource } from "./verification-schemas.ts";
 
-interface SubmissionRow {
-  id: string;
-  customer_id: string;
-  customer_type: "INDIVIDUAL" | "BUSINESS";
-  tier: VerificationTier;
-  status: VerificationStatus;
-  rejection_reasons: string[];
-  submitted_at: Date | null;
-  completed_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
+type SubmissionRow = RowOf<
+  VerificationSubmissionResource,
+  "submitted_at" | "completed_at" | "created_at" | "updated_at"
+>;
 
 // The safe columns only: the ciphertext is never selected for an answer.
-const COLUMNS = `id, customer_id, customer_type, tier, status, rejection_reasons, submitted_at, completed_at,
-  created_at, updated_at`;
-
-function toResource(row: SubmissionRow): VerificationSubmissionResource {
-  return {
-    id: row.id,
-    customer_id: row.customer_id,
-    customer_type: row.customer_type,
-    tier: row.tier,
-    status: row.status,
-    rejection_reasons: row.rejection_reasons,
-    submitted_at: row.submitted_at ? iso(row.submitted_at) : null,
-    completed_at: row.completed_at ? iso(row.completed_at) : null,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-  };
-}
-
-/** The attempt's event, in the transaction that changed it (which holds its customer's lock). */
-async function appendSubmissionEvent(
-  sql: Queryable,
-  type: "verification_submission.created" | "verification_submission.status_changed",
-  merchantId: string,
-  submission: VerificationSubmissionResource,
-  idempotencyKey?: string,
-): Promise<void> {
-  await appendEvent(sql, {
-    merchantId,
-    type,
-    objectType: "verification_submission",
-    objectId: submission.id,
-    data: submission,
-    idempotencyKey: idempotencyKey ?? null,
-  });
-}
+const SUBMISSIONS = resourceTable<SubmissionRow>({
+  from: "verification_submissions",
+  columns: `id, customer_id, customer_type, tier, status, rejection_reasons, submitted_at, completed_at,
+  created_at, updated_at`,
+});
+const COLUMNS = SUBMISSIONS.columns;
+const toResource = SUBMISSIONS.toResource;
 
 export async function insertSubmission(
   sql: Queryable,
@@ -90,7 +55,7 @@ export async function insertSubmission(
   const row = result.rows[0];
   if (!row) throw new Error("INSERT returned no row");
   const submission = toResource(row);
-  await appendSubmissionEvent(sql, "verification_submission.created", input.merchantId, submission, idempotencyKey);
+  await appendResourceEvent(sql, input.merchantId, "verification_submission.created", submission, idempotencyKey);
   return submission;
 }
 
@@ -118,18 +83,8 @@ export function listSubmissions(
   const where = new SqlFilters()
     .add("merchant_id = $?", merchantId)
     .add("customer_id = $?", customerId)
-    .add("tier = $?", filters.tier)
-    .add("status = $?", filters.status);
-  return listPage<SubmissionRow, VerificationSubmissionResource>(
-    sql,
-    {
-      from: "verification_submissions",
-      columns: COLUMNS,
-      where,
-      toItems: (rows) => rows.map(toResource),
-    },
-    filters,
-  );
+    .equal(filters, "tier", "status");
+  return listPage(sql, SUBMISSIONS, where, filters);
 }
 
 /** What the review jobs need of an attempt (including the sealed payload, opened only in memory). */
@@ -230,7 +185,7 @@ export async function markSubmissionPending(
 /** After a guarded status update: its event when the update applied; whether it did. */
 async function statusChanged(sql: Queryable, row: (SubmissionRow & { merchant_id: string }) | undefined) {
   if (!row) return false;
-  await appendSubmissionEvent(sql, "verification_submission.status_changed", row.merchant_id, toResource(row));
+  await appendResourceEvent(sql, row.merchant_id, "verification_submission.status_changed", toResource(row));
   return true;
 }
 

@@ -2,20 +2,14 @@ import { formatUsd } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import type { Page } from "../http/envelope.ts";
 import type { Pagination } from "../http/pagination.ts";
-import { listPage } from "../shared/list-page.ts";
+import { listPage, type ResourceTable } from "../shared/list-page.ts";
+import type { RowOf } from "../shared/resource-row.ts";
 import { iso, SqlFilters } from "../shared/sql-filters.ts";
 import type { BankDepositResource } from "./bank-deposit-schemas.ts";
 
-interface BankDepositRow {
-  id: string;
-  virtual_account_id: string;
-  customer_id: string;
+type BankDepositRow = RowOf<Omit<BankDepositResource, "amount" | "currency">, "credited_at" | "created_at"> & {
   amount_usd_micros: string;
-  reference: string | null;
-  status: "CREDITED";
-  credited_at: Date;
-  created_at: Date;
-}
+};
 
 const COLUMNS = "id, virtual_account_id, customer_id, amount_usd_micros, reference, status, credited_at, created_at";
 
@@ -32,6 +26,12 @@ function toResource(row: BankDepositRow): BankDepositResource {
     created_at: iso(row.created_at),
   };
 }
+
+const BANK_DEPOSITS: ResourceTable<BankDepositRow, BankDepositResource> = {
+  from: "bank_deposits",
+  columns: COLUMNS,
+  toItems: (rows) => rows.map(toResource),
+};
 
 export async function insertBankDeposit(
   sql: Queryable,
@@ -68,14 +68,5 @@ export function listBankDeposits(
   virtualAccountId: string,
   page: Pagination,
 ): Promise<Page<BankDepositResource>> {
-  return listPage<BankDepositRow, BankDepositResource>(
-    sql,
-    {
-      from: "bank_deposits",
-      columns: COLUMNS,
-      where: new SqlFilters().add("virtual_account_id = $?", virtualAccountId),
-      toItems: (rows) => rows.map(toResource),
-    },
-    page,
-  );
+  return listPage(sql, BANK_DEPOSITS, new SqlFilters().add("virtual_account_id = $?", virtualAccountId), page);
 }

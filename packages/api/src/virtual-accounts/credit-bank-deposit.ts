@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError, decimalToUnits, NotFoundError, USD_DECIMALS, ValidationError } from "@mp/core";
 import type { Queryable } from "@mp/db";
-import { appendEvent } from "@mp/events";
 import { postBankDeposit } from "@mp/ledger";
+import { appendResourceEvent } from "../shared/resource-event.ts";
 import type { BankDepositResource } from "./bank-deposit-schemas.ts";
 import { insertBankDeposit } from "./bank-deposit-store.ts";
 
@@ -47,13 +47,6 @@ export async function creditBankDeposit(
     reference: input.reference,
     ledgerEntryId: entryId,
   });
-  await appendEvent(sql, {
-    merchantId: input.merchantId,
-    type: "bank_deposit.created",
-    objectType: "bank_deposit",
-    objectId: deposit.id,
-    data: deposit,
-    idempotencyKey: input.idempotencyKey ?? null,
-  });
+  await appendResourceEvent(sql, input.merchantId, "bank_deposit.created", deposit, input.idempotencyKey);
   return deposit;
 }

@@ -1,7 +1,7 @@
 import type { Queryable } from "@mp/db";
 import type { EncryptionKeyring, SealedValue } from "@mp/encryption";
-import { appendEvent } from "@mp/events";
 import { findOfMerchant } from "../shared/list-page.ts";
+import { appendResourceEvent } from "../shared/resource-event.ts";
 import { iso } from "../shared/sql-filters.ts";
 import {
   storedInstructions,
@@ -119,14 +119,7 @@ export async function appendVirtualAccountEvent(
   keyring: EncryptionKeyring,
   idempotencyKey?: string,
 ): Promise<void> {
-  await appendEvent(sql, {
-    merchantId: row.merchant_id,
-    type,
-    objectType: "virtual_account",
-    objectId: row.id,
-    data: presentVirtualAccount(row, keyring, "masked"),
-    idempotencyKey: idempotencyKey ?? null,
-  });
+  await appendResourceEvent(sql, row.merchant_id, type, presentVirtualAccount(row, keyring, "masked"), idempotencyKey);
 }
 
 /**

@@ -1,50 +1,22 @@
 import { randomUUID } from "node:crypto";
 import { CHAIN_IDS, type ChainId, CustomerNotVerifiedError, NotFoundError, normalizeAddress } from "@mp/core";
 import { type Queryable, queryNamed } from "@mp/db";
-import { appendEvent } from "@mp/events";
 import { cryptoAllowedSql } from "@mp/ledger";
 import type { DerivedAddress } from "../deps.ts";
 import type { Page } from "../http/envelope.ts";
 import type { Pagination } from "../http/pagination.ts";
-import { findOfMerchant, listPage } from "../shared/list-page.ts";
+import { findResource, listPage, type ResourceTable } from "../shared/list-page.ts";
+import { appendResourceEvent } from "../shared/resource-event.ts";
+import { type RowOf, resourceOfColumns } from "../shared/resource-row.ts";
 import { iso, SqlFilters } from "../shared/sql-filters.ts";
 import type { WalletSlot } from "./wallet-index-allocator.ts";
 import type { DestinationResource, WalletResource } from "./wallet-schemas.ts";
 
-interface WalletRow {
-  id: string;
-  merchant_id: string;
-  customer_id: string;
-  label: string;
-  status: WalletResource["status"];
-  created_at: Date;
-  updated_at: Date;
-}
+type WalletRow = RowOf<Omit<WalletResource, "destinations">, "created_at" | "updated_at">;
 
-interface DestinationRow {
-  id: string;
-  wallet_id: string;
-  chain: ChainId;
-  address: string;
-  status: DestinationResource["status"];
-  failure_reason: string | null;
-  last_attempted_at: Date | null;
-  provisioned_at: Date | null;
-}
+type DestinationRow = RowOf<DestinationResource, "last_attempted_at" | "provisioned_at"> & { wallet_id: string };
 
 const CHAIN_ORDER = new Map(CHAIN_IDS.map((chain, i) => [chain, i]));
-
-function toDestination(row: DestinationRow): DestinationResource {
-  return {
-    id: row.id,
-    chain: row.chain,
-    address: row.address,
-    status: row.status,
-    failure_reason: row.failure_reason,
-    last_attempted_at: row.last_attempted_at ? iso(row.last_attempted_at) : null,
-    provisioned_at: row.provisioned_at ? iso(row.provisioned_at) : null,
-  };
-}
 
 function toWallet(row: WalletRow, destinations: DestinationRow[]): WalletResource {
   return {
@@ -62,7 +34,24 @@ function toWallet(row: WalletRow, destinations: DestinationRow[]): WalletResourc
 }
 
 const WALLET_COLUMNS = "w.id, w.merchant_id, w.customer_id, w.label, w.status, w.created_at, w.updated_at";
-const DESTINATION_COLUMNS = "id, wallet_id, chain, address, status, failure_reason, last_attempted_at, provisioned_at";
+// A destination's fields, in the resource's order; its row adds the wallet_id it is grouped by.
+const DESTINATION_FIELDS = "id, chain, address, status, failure_reason, last_attempted_at, provisioned_at";
+const DESTINATION_COLUMNS = `wallet_id, ${DESTINATION_FIELDS}`;
+const toDestination: (row: DestinationRow) => DestinationResource = resourceOfColumns(DESTINATION_FIELDS);
+
+/** Wallets with their destinations, read with a second statement for the whole page. */
+const WALLETS: ResourceTable<WalletRow, WalletResource> = {
+  from: "wallets w",
+  columns: WALLET_COLUMNS,
+  orderBy: "w.created_at DESC, w.id DESC",
+  async toItems(rows, sql) {
+    const destinations = await destinationsOf(
+      sql,
+      rows.map((r) => r.id),
+    );
+    return rows.map((row) => toWallet(row, destinations.get(row.id) ?? []));
+  },
+};
 
 async function destinationsOf(sql: Queryable, walletIds: string[]): Promise<Map<string, DestinationRow[]>> {
   const byWallet = new Map<string, DestinationRow[]>(walletIds.map((id) => [id, []]));
@@ -146,31 +135,12 @@ export async function createWallet(
     provisioned_at: d.provisioned_at === null ? null : new Date(d.provisioned_at),
   }));
   const wallet = toWallet(row, destinations);
-  await appendEvent(sql, {
-    merchantId: input.merchantId,
-    type: "wallet.created",
-    objectType: "wallet",
-    objectId: wallet.id,
-    data: wallet,
-    idempotencyKey: input.idempotencyKey ?? null,
-  });
+  await appendResourceEvent(sql, input.merchantId, "wallet.created", wallet, input.idempotencyKey);
   return wallet;
 }
 
-export async function findWallet(
-  sql: Queryable,
-  merchantId: string,
-  walletId: string,
-): Promise<WalletResource | undefined> {
-  const row = await findOfMerchant<WalletRow>(
-    sql,
-    { from: "wallets w", columns: WALLET_COLUMNS },
-    merchantId,
-    walletId,
-  );
-  if (!row) return undefined;
-  const destinations = await destinationsOf(sql, [row.id]);
-  return toWallet(row, destinations.get(row.id) ?? []);
+export function findWallet(sql: Queryable, merchantId: string, walletId: string): Promise<WalletResource | undefined> {
+  return findResource(sql, WALLETS, merchantId, walletId);
 }
 
 export interface WalletFilters {
@@ -202,23 +172,7 @@ export function listWallets(
     if (UUID.test(filters.q)) clauses.push(`w.id = ${where.param(filters.q.toLowerCase())}::uuid`);
     where.addClause(`(${clauses.join(" OR ")})`);
   }
-  return listPage<WalletRow, WalletResource>(
-    sql,
-    {
-      from: "wallets w",
-      columns: WALLET_COLUMNS,
-      where,
-      orderBy: "w.created_at DESC, w.id DESC",
-      async toItems(rows) {
-        const destinations = await destinationsOf(
-          sql,
-          rows.map((r) => r.id),
-        );
-        return rows.map((row) => toWallet(row, destinations.get(row.id) ?? []));
-      },
-    },
-    filters,
-  );
+  return listPage(sql, WALLETS, where, filters);
 }
 
 export async function findDepositAddress(sql: Queryable, merchantId: string, destinationId: string) {

@@ -6,7 +6,8 @@ import { issueSigningSecret, type QueuedDelivery } from "@mp/webhooks";
 import type { z } from "zod";
 import type { Page } from "../http/envelope.ts";
 import type { Pagination } from "../http/pagination.ts";
-import { listPage } from "../shared/list-page.ts";
+import { findResource, listPage } from "../shared/list-page.ts";
+import { type RowOf, resourceTable } from "../shared/resource-row.ts";
 import { iso, SqlFilters } from "../shared/sql-filters.ts";
 import type {
   deliveryAttemptResource,
@@ -15,38 +16,15 @@ import type {
   WebhookEndpointResource,
 } from "./webhook-endpoint-schemas.ts";
 
-interface EndpointRow {
-  id: string;
-  url: string;
-  description: string | null;
-  enabled_events: string[];
-  status: WebhookEndpointResource["status"];
-  disabled_reason: WebhookEndpointResource["disabled_reason"];
-  disabled_at: Date | null;
-  failing_since: Date | null;
-  created_at: Date;
-  updated_at: Date;
-}
+type EndpointRow = RowOf<WebhookEndpointResource, "disabled_at" | "failing_since" | "created_at" | "updated_at">;
 
-const COLUMNS =
-  "id, url, description, enabled_events, status, disabled_reason, disabled_at, failing_since, created_at, updated_at";
-
-const isoOrNull = (value: Date | null) => (value ? iso(value) : null);
-
-function toResource(row: EndpointRow): WebhookEndpointResource {
-  return {
-    id: row.id,
-    url: row.url,
-    description: row.description,
-    enabled_events: row.enabled_events,
-    status: row.status,
-    disabled_reason: row.disabled_reason,
-    disabled_at: isoOrNull(row.disabled_at),
-    failing_since: isoOrNull(row.failing_since),
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
-  };
-}
+const ENDPOINTS = resourceTable<EndpointRow>({
+  from: "webhook_endpoints",
+  columns:
+    "id, url, description, enabled_events, status, disabled_reason, disabled_at, failing_since, created_at, updated_at",
+});
+const COLUMNS = ENDPOINTS.columns;
+const toResource = ENDPOINTS.toResource;
 
 export function toQueuedDelivery(row: QueuedDelivery): z.infer<typeof queuedDeliveryResource> {
   return {
@@ -84,13 +62,10 @@ export async function findWebhookEndpoint(
   id: string,
   options: { forUpdate?: boolean } = {},
 ): Promise<WebhookEndpointResource> {
-  const { rows } = await sql.query<EndpointRow>(
-    `SELECT ${COLUMNS} FROM webhook_endpoints WHERE merchant_id = $1 AND id = $2${options.forUpdate ? " FOR UPDATE" : ""}`,
-    [merchantId, id],
-  );
-  const row = rows[0];
-  if (!row) throw new NotFoundError("Webhook endpoint");
-  return toResource(row);
+  const endpoints = options.forUpdate ? { ...ENDPOINTS, lock: "FOR UPDATE" as const } : ENDPOINTS;
+  const endpoint = await findResource(sql, endpoints, merchantId, id);
+  if (!endpoint) throw new NotFoundError("Webhook endpoint");
+  return endpoint;
 }
 
 export function listWebhookEndpoints(
@@ -98,16 +73,7 @@ export function listWebhookEndpoints(
   merchantId: string,
   page: Pagination,
 ): Promise<Page<WebhookEndpointResource>> {
-  return listPage<EndpointRow, WebhookEndpointResource>(
-    sql,
-    {
-      from: "webhook_endpoints",
-      columns: COLUMNS,
-      where: new SqlFilters().add("merchant_id = $?", merchantId),
-      toItems: (rows) => rows.map(toResource),
-    },
-    page,
-  );
+  return listPage(sql, ENDPOINTS, new SqlFilters().add("merchant_id = $?", merchantId), page);
 }
 
 /**
@@ -168,49 +134,20 @@ export async function deleteWebhookEndpoint(sql: Queryable, merchantId: string, 
   if (!rowCount) throw new NotFoundError("Webhook endpoint");
 }
 
-interface AttemptRow {
-  id: string;
-  delivery_id: string;
-  event_id: string | null;
-  event_type: string;
-  attempt: number;
-  attempted_at: Date;
-  status_code: number | null;
-  latency_ms: number;
-  error: string | null;
-  response_body: string | null;
-  succeeded: boolean;
-}
+type DeliveryAttemptResource = z.infer<typeof deliveryAttemptResource>;
+
+const ATTEMPTS = resourceTable<RowOf<DeliveryAttemptResource, "attempted_at">>({
+  from: "webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id",
+  columns: `a.id, a.delivery_id, d.event_id, d.event_type, a.attempt, a.attempted_at, a.status_code, a.latency_ms,
+            a.error, a.response_body, a.succeeded`,
+  orderBy: "a.attempted_at DESC, a.id DESC",
+});
 
 /** Every attempt made to the endpoint, newest first. */
 export function listDeliveryAttempts(
   sql: Queryable,
   endpointId: string,
   page: Pagination,
-): Promise<Page<z.infer<typeof deliveryAttemptResource>>> {
-  return listPage<AttemptRow, z.infer<typeof deliveryAttemptResource>>(
-    sql,
-    {
-      from: "webhook_delivery_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id",
-      columns: `a.id, a.delivery_id, d.event_id, d.event_type, a.attempt, a.attempted_at, a.status_code, a.latency_ms,
-                a.error, a.response_body, a.succeeded`,
-      where: new SqlFilters().add("a.endpoint_id = $?", endpointId),
-      orderBy: "a.attempted_at DESC, a.id DESC",
-      toItems: (rows) =>
-        rows.map((row) => ({
-          id: row.id,
-          delivery_id: row.delivery_id,
-          event_id: row.event_id,
-          event_type: row.event_type,
-          attempt: row.attempt,
-          attempted_at: iso(row.attempted_at),
-          status_code: row.status_code,
-          latency_ms: row.latency_ms,
-          error: row.error,
-          response_body: row.response_body,
-          succeeded: row.succeeded,
-        })),
-    },
-    page,
-  );
+): Promise<Page<DeliveryAttemptResource>> {
+  return listPage(sql, ATTEMPTS, new SqlFilters().add("a.endpoint_id = $?", endpointId), page);
 }

@@ -7,11 +7,6 @@ import {
 } from "@mp/chain-solana";
 import { type ChainId, type Logger, ValidationError } from "@mp/core";
 import { JsonRpcClient, JsonRpcError } from "@mp/rpc";
-import {
-  createAssociatedTokenAccountIdempotentInstruction,
-  createTransferCheckedInstruction,
-  getAssociatedTokenAddressSync,
-} from "@solana/spl-token";
 import { Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from "@solana/web3.js";
 import bs58 from "bs58";
 import { z } from "zod";
@@ -24,6 +19,11 @@ import {
   type StoredAttempt,
 } from "../chain-sender.ts";
 import type { SenderFactoryOptions } from "../sender-factories.ts";
+import {
+  associatedTokenAddress,
+  createAssociatedTokenAccountIdempotent,
+  transferChecked,
+} from "./token-instructions.ts";
 
 /** Lamports per signature (the base fee); the treasury's transactions carry one signature. */
 const FEE_LAMPORTS = 5_000n;
@@ -187,7 +187,7 @@ export function createSolanaSender(options: SenderFactoryOptions): ChainSender {
     async balances() {
       const result: Record<string, bigint> = { [assets.native.asset]: await lamportsOf(treasury) };
       for (const token of assets.tokensByMint.values()) {
-        result[token.asset] = await tokenUnitsOf(getAssociatedTokenAddressSync(new PublicKey(token.address), treasury));
+        result[token.asset] = await tokenUnitsOf(associatedTokenAddress(new PublicKey(token.address), treasury));
       }
       return result;
     },
@@ -224,9 +224,9 @@ export function createSolanaSender(options: SenderFactoryOptions): ChainSender {
       if (!PublicKey.isOnCurve(to.toBytes())) {
         throw new ValidationError(`${order.to} is not a wallet address (it has no private key)`, "to");
       }
-      const held = await tokenUnitsOf(getAssociatedTokenAddressSync(mint, treasury));
+      const held = await tokenUnitsOf(associatedTokenAddress(mint, treasury));
       requireFunds(order.asset, order.amountRaw, held);
-      const createRecipientAccount = !(await accountExists(getAssociatedTokenAddressSync(mint, to)));
+      const createRecipientAccount = !(await accountExists(associatedTokenAddress(mint, to)));
       const rent = createRecipientAccount ? await rentExemptMinimum(TOKEN_ACCOUNT_SPACE) : 0n;
       requireFunds(assets.native.asset, FEE_LAMPORTS + rent, spendable);
       return { ...latest, createRecipientAccount };
@@ -243,13 +243,13 @@ export function createSolanaSender(options: SenderFactoryOptions): ChainSender {
         const token = tokenOf(order.asset);
         if (!token) throw new ValidationError(`asset ${order.asset} is not configured on SOLANA`, "asset");
         const mint = new PublicKey(token.address);
-        const destination = getAssociatedTokenAddressSync(mint, to);
+        const destination = associatedTokenAddress(mint, to);
         if (plan.createRecipientAccount) {
-          instructions.push(createAssociatedTokenAccountIdempotentInstruction(treasury, destination, to, mint));
+          instructions.push(createAssociatedTokenAccountIdempotent(treasury, destination, to, mint));
         }
         instructions.push(
-          createTransferCheckedInstruction(
-            getAssociatedTokenAddressSync(mint, treasury),
+          transferChecked(
+            associatedTokenAddress(mint, treasury),
             mint,
             destination,
             treasury,
