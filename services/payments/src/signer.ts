@@ -116,19 +116,6 @@ export async function startSigner(options: {
   const { db, chains, secrets } = options;
   const { keys, halt } = secrets;
   const logger = options.logger.child({ role: "signer" });
-  const pools = startCustodyPoolFiller({
-    db,
-    custody: options.custody,
-    bitcoinNetwork: options.bitcoinNetwork,
-    logger,
-  });
-  try {
-    // Before the API of an `all` process answers: its first wallets find their addresses stored.
-    await pools.fillNow();
-  } catch (error) {
-    await pools.stop();
-    throw error;
-  }
   const addresses = treasurySendAddresses(keys, chains);
   await recordTreasuryAddresses(db, addresses);
   logger.info(
@@ -165,6 +152,22 @@ export async function startSigner(options: {
     ...(halt ? { onStage: haltAt(halt) } : {}),
   });
   pipeline.start();
+  const pools = startCustodyPoolFiller({
+    db,
+    custody: options.custody,
+    bitcoinNetwork: options.bitcoinNetwork,
+    logger,
+  });
+  try {
+    // Before the API of an `all` process answers: its first wallets find their addresses stored.
+    await pools.fillNow();
+  } catch (error) {
+    await pools.stop();
+    await pipeline.stop();
+    await balances.stop();
+    await funding;
+    throw error;
+  }
   logger.info({ chains: senders.map((s) => s.chain), pollIntervalMs }, "signer started");
   return {
     addresses,
