@@ -123,6 +123,25 @@ describe("the public custody (roles without MASTER_MNEMONIC)", () => {
     expect(new Set(rows.rows.map((r) => r.address)).size).toBe(rows.rows.length);
   });
 
+  it("in a process that also runs the signer (`all`), a shortage fills the pools and the same call answers", async () => {
+    const merchant = await addMerchant(testDb.db);
+    await fillCustodyPools(pools(testDb.db));
+    // Reservations outran the refill loop: indexes up to 199 handed out, 64 derived.
+    await testDb.db.query("UPDATE merchants SET next_wallet_index = 200 WHERE id = $1", [merchant.id]);
+    let fills = 0;
+    const reader = await createPublicCustody(testDb.db, {
+      bitcoinNetwork: "regtest",
+      onShortage: async () => {
+        fills++;
+        await fillCustodyPools(pools(testDb.db));
+      },
+    });
+    expect(await reader.deriveWalletAddresses(merchant.account, 150)).toEqual(
+      custody.deriveWalletAddresses(merchant.account, 150),
+    );
+    expect(fills).toBe(1);
+  });
+
   it("refuses to fill for another Bitcoin network than the stored keys were derived for", async () => {
     const mainnet = createCustody(TEST_JUNK_MNEMONIC, { bitcoinNetwork: "mainnet" });
     await expect(fillCustodyPools({ db: testDb.db, custody: mainnet, bitcoinNetwork: "mainnet" })).rejects.toThrow(
