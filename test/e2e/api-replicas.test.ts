@@ -1,7 +1,7 @@
 import { createMerchant } from "@mp/api";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startService } from "../cli/run-cli.ts";
+import { startRole, startService } from "../cli/run-cli.ts";
 import { eventually } from "../support/api-harness.ts";
 import { useTempDir } from "../support/test-database.ts";
 import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "./several-processes.ts";
@@ -50,13 +50,16 @@ describe.skipIf(!process.env.DATABASE_URL)(`stateless API replicas ${POSTGRES_ON
   const dir = useTempDir("mpreplicas-");
   let database: TestDatabase;
   let replicas: Array<Awaited<ReturnType<typeof startService>>> = [];
+  let signer: Awaited<ReturnType<typeof startRole>> | undefined;
   beforeAll(async () => {
     database = await createTestDatabase();
     const env = { ...sharedProcessEnv(database, dir), RATE_LIMIT_PER_MINUTE: String(LIMIT) };
+    // As deployed: the replicas hold no mnemonic; the signer derives the receive-address pools they read.
+    signer = await startRole(["--role", "signer"], env, /signer started/);
     replicas = await Promise.all([startService(["--role", "api"], env), startService(["--role", "api"], env)]);
   }, TIMEOUT_MS);
   afterAll(async () => {
-    await Promise.all(replicas.map((replica) => stopProcess(replica.child)));
+    await Promise.all([...replicas.map((replica) => stopProcess(replica.child)), stopProcess(signer?.child)]);
     await database?.drop();
   });
 

@@ -38,6 +38,18 @@ export interface Custody {
   /** Ten destinations for one wallet, in CHAIN_IDS order (the seven EVM chains share one address). Deterministic. */
   deriveWalletAddresses(account: number, index: number): WalletDestination[];
   deriveAddress(chain: ChainId, account: number, index: number): DerivedAddress;
+  /**
+   * The account's external-chain extended public keys (xpub encoding), what the roles without the
+   * mnemonic derive the secp256k1 addresses from (custody_accounts, see public-custody.ts).
+   */
+  accountPublicKeys(account: number): AccountPublicKeys;
+}
+
+/** Extended public keys of a merchant account's external chain (…/a'/0), xpub-encoded. */
+export interface AccountPublicKeys {
+  evm: string;
+  tron: string;
+  bitcoin: string;
 }
 
 export interface CreateCustodyOptions {
@@ -80,14 +92,15 @@ export function createCustody(mnemonic: string, options: CreateCustodyOptions): 
   ed25519Master.privateKey.fill(0);
   seed.fill(0);
 
-  const externalChain = (coin: HDKey) => (account: number) => {
+  const withExternalChain = <T>(coin: HDKey, account: number, read: (chainNode: HDKey) => T): T => {
     const accountNode = coin.deriveChild(account + HARDENED);
     const chainNode = accountNode.deriveChild(0);
-    const xpub = toExtendedPublicKey(chainNode);
+    const value = read(chainNode);
     chainNode.wipePrivateData();
     accountNode.wipePrivateData();
-    return xpub;
+    return value;
   };
+  const externalChain = (coin: HDKey) => (account: number) => withExternalChain(coin, account, toExtendedPublicKey);
   const evmAccounts = new LruCache<number, ExtendedPublicKey>(capacity);
   const tronAccounts = new LruCache<number, ExtendedPublicKey>(capacity);
   const bitcoinAccounts = new LruCache<number, ExtendedPublicKey>(capacity);
@@ -103,19 +116,12 @@ export function createCustody(mnemonic: string, options: CreateCustodyOptions): 
     return node;
   };
 
-  const evm = (account: number, index: number): DerivedAddress => {
-    const address = evmAddress(derivePublicChild(evmAccounts.getOrCreate(account, evmExternal), index).point);
-    return { address, addressKey: address.toLowerCase(), path: evmPath(account, index) };
-  };
-  const tron = (account: number, index: number): DerivedAddress => {
-    const address = tronAddress(derivePublicChild(tronAccounts.getOrCreate(account, tronExternal), index).point);
-    return { address, addressKey: address, path: tronPath(account, index) };
-  };
-  const bitcoin = (account: number, index: number): DerivedAddress => {
-    const child = derivePublicChild(bitcoinAccounts.getOrCreate(account, bitcoinExternal), index);
-    const address = bitcoinP2wpkhAddress(child.publicKey, network);
-    return { address, addressKey: address, path: bitcoinPath(network, account, index) };
-  };
+  const evm = (account: number, index: number) =>
+    evmReceiveAddress(evmAccounts.getOrCreate(account, evmExternal), account, index);
+  const tron = (account: number, index: number) =>
+    tronReceiveAddress(tronAccounts.getOrCreate(account, tronExternal), account, index);
+  const bitcoin = (account: number, index: number) =>
+    bitcoinReceiveAddress(bitcoinAccounts.getOrCreate(account, bitcoinExternal), network, account, index);
   const solana = (account: number, index: number): DerivedAddress => {
     const child = solanaAccounts.getOrCreate(account, solanaAccount).deriveChild(index + HARDENED);
     const address = solanaAddress(child.publicKeyRaw);
@@ -139,14 +145,51 @@ export function createCustody(mnemonic: string, options: CreateCustodyOptions): 
   const deriveWalletAddresses = (account: number, index: number): WalletDestination[] => {
     assertChildNumber("account", account);
     assertChildNumber("index", index);
-    const byFamily: Record<ChainFamily, DerivedAddress> = {
+    return walletDestinations({
       evm: evm(account, index),
       tron: tron(account, index),
       bitcoin: bitcoin(account, index),
       solana: solana(account, index),
-    };
-    return CHAIN_IDS.map((chain) => ({ chain, ...byFamily[chainFamily(chain)] }));
+    });
   };
 
-  return Object.freeze({ fingerprint, deriveWalletAddresses, deriveAddress });
+  const xpubOf = (chainNode: HDKey) => chainNode.publicExtendedKey;
+  const accountPublicKeys = (account: number): AccountPublicKeys => {
+    assertChildNumber("account", account);
+    return {
+      evm: withExternalChain(evmCoin, account, xpubOf),
+      tron: withExternalChain(tronCoin, account, xpubOf),
+      bitcoin: withExternalChain(bitcoinCoin, account, xpubOf),
+    };
+  };
+
+  return Object.freeze({ fingerprint, deriveWalletAddresses, deriveAddress, accountPublicKeys });
+}
+
+/** One wallet's ten destinations in CHAIN_IDS order, from one address per family. */
+export function walletDestinations(byFamily: Record<ChainFamily, DerivedAddress>): WalletDestination[] {
+  return CHAIN_IDS.map((chain) => ({ chain, ...byFamily[chainFamily(chain)] }));
+}
+
+/** Receive address i under an EVM account's external-chain public key (m/44'/60'/a'/0). */
+export function evmReceiveAddress(external: ExtendedPublicKey, account: number, index: number): DerivedAddress {
+  const address = evmAddress(derivePublicChild(external, index).point);
+  return { address, addressKey: address.toLowerCase(), path: evmPath(account, index) };
+}
+
+/** Receive address i under a Tron account's external-chain public key (m/44'/195'/a'/0). */
+export function tronReceiveAddress(external: ExtendedPublicKey, account: number, index: number): DerivedAddress {
+  const address = tronAddress(derivePublicChild(external, index).point);
+  return { address, addressKey: address, path: tronPath(account, index) };
+}
+
+/** Receive address i under a Bitcoin account's external-chain public key (m/84'/c'/a'/0). */
+export function bitcoinReceiveAddress(
+  external: ExtendedPublicKey,
+  network: BitcoinNetwork,
+  account: number,
+  index: number,
+): DerivedAddress {
+  const address = bitcoinP2wpkhAddress(derivePublicChild(external, index).publicKey, network);
+  return { address, addressKey: address, path: bitcoinPath(network, account, index) };
 }

@@ -1,14 +1,30 @@
 export { isChainAddress } from "./address-encoding.ts";
 export {
+  type AccountPublicKeys,
   type CreateCustodyOptions,
   type Custody,
   createCustody,
   type DerivedAddress,
   type WalletDestination,
 } from "./custody.ts";
+export {
+  CUSTODY_POOL_DEPTH,
+  type CustodyPoolFill,
+  type CustodyPoolFiller,
+  type CustodyPoolOptions,
+  fillCustodyPools,
+  startCustodyPoolFiller,
+} from "./custody-pools.ts";
 export { createDepositKeys, type DepositKey, type DepositKeys } from "./deposit-keys.ts";
 export type { BitcoinNetwork } from "./derivation-paths.ts";
 export { exportWalletsCsv, WALLETS_CSV_HEADER } from "./export-wallets-csv.ts";
+export {
+  CustodyPoolEmptyError,
+  type CustodyShortage,
+  createPublicCustody,
+  type PublicCustody,
+  type PublicCustodyOptions,
+} from "./public-custody.ts";
 export {
   MASTER_MNEMONIC_SECRET,
   type MnemonicSecret,

@@ -25,7 +25,12 @@ describe("the Custody object", () => {
 
   it("shows only its fingerprint to JSON, inspection and enumeration", () => {
     expect(JSON.parse(JSON.stringify(custody))).toEqual({ fingerprint: custody.fingerprint });
-    expect(Object.keys(custody).sort()).toEqual(["deriveAddress", "deriveWalletAddresses", "fingerprint"]);
+    expect(Object.keys(custody).sort()).toEqual([
+      "accountPublicKeys",
+      "deriveAddress",
+      "deriveWalletAddresses",
+      "fingerprint",
+    ]);
     const views = [
       JSON.stringify(custody),
       inspect(custody, { showHidden: true, depth: Number.POSITIVE_INFINITY, getters: true }),

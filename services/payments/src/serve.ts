@@ -18,19 +18,19 @@ import {
   type Logger,
   type SandboxFaucet,
 } from "@mp/core";
-import type { Custody } from "@mp/custody";
+import { type Custody, type CustodyPoolFiller, createPublicCustody, type PublicCustody } from "@mp/custody";
 import { loadEncryptionKeyring } from "@mp/encryption";
 import { pruneEvents } from "@mp/events";
 import { forgetChain, getIndexerStates, registerLeaderMetrics } from "@mp/indexer";
 import { createJobQueue, type JobQueue } from "@mp/jobs";
 import { registerTreasuryMetrics } from "@mp/treasury";
 import { startWebhookWorker } from "@mp/webhooks";
-import { collectDefaultMetrics, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Registry } from "prom-client";
 import { createChainFaucet } from "./chain-adapters.ts";
 import { checkEncryptionKeys } from "./cli/rotate-encryption.ts";
 import { selectChains, startIndexers } from "./indexers.ts";
 import { type LocalSandbox, startLocalSandbox } from "./local-sandbox.ts";
-import { openCustody } from "./open-custody.ts";
+import { bitcoinNetworkOf, openCustody } from "./open-custody.ts";
 import { createProviders, type Providers, refuseSandboxProviders } from "./providers.ts";
 import { openMigratedDatabase } from "./runtime.ts";
 import { openTreasuryKeys, type SignerSecrets, startSigner } from "./signer.ts";
@@ -65,7 +65,8 @@ function sandboxFaucets(chains: ChainsConfig, local: boolean): Partial<Record<Ch
 
 /**
  * Starts the roles of one process. `all` is what `pnpm start` runs: API, indexers, workers and the
- * signer together on one database. Only the signer role reads TREASURY_MNEMONIC.
+ * signer together on one database. Only the signer role reads MASTER_MNEMONIC and TREASURY_MNEMONIC:
+ * the others derive receive addresses from the public material it stores (createPublicCustody).
  */
 export async function serve(options: {
   config: AppConfig;
@@ -109,7 +110,11 @@ export async function serve(options: {
     throw error;
   }
   const chains = options.chains ?? config.chains ?? sandbox?.chains ?? {};
-  let custody: Custody;
+  let custody: PublicCustody;
+  // Set once the metrics registry and (signer, all) the pool filler exist; read by onShortage.
+  let poolShortages: Counter<"pool"> | undefined;
+  let pools: CustodyPoolFiller | undefined;
+  let signerCustody: Custody | undefined;
   let encryption: ReturnType<typeof loadEncryptionKeyring>;
   let indexed: ChainId[] = [];
   let signerSecrets: SignerSecrets | undefined;
@@ -129,10 +134,19 @@ export async function serve(options: {
       }
     }
     // Secrets first: a wrong mnemonic or a missing encryption key must stop the start, before serving.
-    custody = await openCustody(db, config, logger, chains);
+    if (role === "signer" || role === "all") signerCustody = await openCustody(db, config, logger, chains);
     encryption = loadEncryptionKeyring(config, { logger });
     await checkEncryptionKeys(db, encryption);
     if (role === "signer" || role === "all") signerSecrets = openTreasuryKeys(config, chains, logger);
+    custody = await createPublicCustody(db, {
+      bitcoinNetwork: bitcoinNetworkOf(config, chains),
+      onShortage: async (shortage) => {
+        poolShortages?.inc({ pool: shortage.pool });
+        logger.warn(shortage, "custody pool empty: wallet creation answers 503 until the signer refills it");
+        // In `all` the signer runs here: fill now instead of failing the request.
+        await pools?.fillNow();
+      },
+    });
   } catch (error) {
     await sandbox?.stop();
     await db.close();
@@ -142,6 +156,12 @@ export async function serve(options: {
   const jobs = await createJobQueue({ db, logger, queues: JOB_QUEUES, heartbeatSeconds: config.jobHeartbeatSeconds });
   const metrics = new Registry();
   collectDefaultMetrics({ register: metrics });
+  poolShortages = new Counter({
+    name: "payments_custody_pool_shortages_total",
+    help: "Wallet slots asked for before the signer derived their public material (answered 503 unless refilled in-process), by pool",
+    labelNames: ["pool"],
+    registers: [metrics],
+  });
   const addresses = {
     deriveWalletAddresses: (account: number, index: number) => custody.deriveWalletAddresses(account, index),
   };
@@ -204,16 +224,19 @@ export async function serve(options: {
     stops.push(() => webhooks.stop());
   }
 
-  if (signerSecrets) {
+  if (signerSecrets && signerCustody) {
     try {
       const signer = await startSigner({
         db,
         secrets: signerSecrets,
+        custody: signerCustody,
+        bitcoinNetwork: bitcoinNetworkOf(config, chains),
         leaseSeconds: config.indexerLeaseSeconds,
         logger,
         chains,
         ...(localChains ? { faucets: deps.faucets } : {}),
       });
+      pools = signer.pools;
       stops.push(() => signer.stop());
     } catch (error) {
       // Another treasury's database, say: stop what runs already, then refuse the start.

@@ -10,11 +10,15 @@ import {
   type SandboxFaucet,
 } from "@mp/core";
 import {
+  type BitcoinNetwork,
+  type Custody,
+  type CustodyPoolFiller,
   createDepositKeys,
   createTreasuryKeys,
   type DepositKeys,
   resolveMnemonic,
   resolveTreasuryMnemonic,
+  startCustodyPoolFiller,
   type TreasuryKeys,
 } from "@mp/custody";
 import type { Database } from "@mp/db";
@@ -56,6 +60,8 @@ function testHalt(config: AppConfig, env: NodeJS.ProcessEnv): "signed" | "broadc
 
 export interface RunningSigner {
   addresses: TreasuryAddress[];
+  /** The receive-address pools this signer keeps filled (fillNow: the `all` role's API on a shortage). */
+  pools: CustodyPoolFiller;
   stop(): Promise<void>;
 }
 
@@ -108,6 +114,10 @@ export function openTreasuryKeys(
  * one sender per configured chain whose family has one, keeps the stored balances fresh and runs the
  * send pipeline. With `faucets` (the local sandbox) it first funds the treasury addresses, so
  * operator sends work out of the box.
+ *
+ * It is also the one role holding MASTER_MNEMONIC (`custody`): it derives the merchant accounts'
+ * extended public keys and Solana receive addresses ahead into the pools the other roles read
+ * (@mp/custody custody-pools.ts), filled once before this resolves and then kept filled.
  */
 export async function startSigner(options: {
   db: Database;
@@ -115,6 +125,8 @@ export async function startSigner(options: {
   leaseSeconds: number;
   logger: Logger;
   chains: ChainsConfig;
+  custody: Custody;
+  bitcoinNetwork: BitcoinNetwork;
   faucets?: Partial<Record<ChainId, SandboxFaucet>>;
 }): Promise<RunningSigner> {
   const { db, chains, secrets } = options;
@@ -171,13 +183,32 @@ export async function startSigner(options: {
     leaseSeconds: options.leaseSeconds,
   });
   sweeper.start();
+  const pools = startCustodyPoolFiller({
+    db,
+    custody: options.custody,
+    bitcoinNetwork: options.bitcoinNetwork,
+    logger,
+  });
+  try {
+    // Before the API of an `all` process answers: its first wallets find their addresses stored.
+    await pools.fillNow();
+  } catch (error) {
+    await pools.stop();
+    await sweeper.stop();
+    await pipeline.stop();
+    await balances.stop();
+    await funding;
+    throw error;
+  }
   logger.info(
     { chains: senders.map((s) => s.chain), sweeps: evmChains.map((c) => c.chain), pollIntervalMs },
     "signer started",
   );
   return {
     addresses,
+    pools,
     async stop() {
+      await pools.stop();
       await sweeper.stop();
       await pipeline.stop();
       await balances.stop();

@@ -30,7 +30,14 @@ export class WalletSlots {
    */
   async reserve(merchantId: string): Promise<ReservedWalletSlot> {
     const slot = await this.indexes.take(merchantId);
-    const addresses = this.ahead.addressesFor(slot);
+    let addresses: DerivedAddress[];
+    try {
+      addresses = await this.ahead.addressesFor(slot);
+    } catch (error) {
+      // No addresses for it yet (a pool ran dry: 503, retryable): the slot is unused, hand it out again.
+      this.indexes.giveBack(merchantId, slot);
+      throw error;
+    }
     this.ahead.deriveLater(this.indexes.peek(merchantId));
     return { slot, addresses, release: () => this.indexes.giveBack(merchantId, slot) };
   }

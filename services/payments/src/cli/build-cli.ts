@@ -1,6 +1,7 @@
 import { createApiKey, createMerchant, type Environment, revokeApiKey } from "@mp/api";
 import { createLogger, loadConfig } from "@mp/core";
 import { Command, InvalidArgumentError, Option } from "commander";
+import { fillCustodyPoolsIfNeeded } from "../open-custody.ts";
 import type { Role } from "../serve.ts";
 import { addBankCommands } from "./bank-commands.ts";
 import { print, withDatabase } from "./cli-support.ts";
@@ -79,9 +80,10 @@ export function buildCli(): Command {
     )
     .option("--json", "print one JSON object on stdout")
     .action(async (options: { name: string; environment: Environment; json?: boolean }) => {
-      const created = await withDatabase((db) =>
-        createMerchant(db, { name: options.name, environment: options.environment }),
-      );
+      const created = await withDatabase(async (db, config, logger) => {
+        await fillCustodyPoolsIfNeeded(db, config, logger);
+        return createMerchant(db, { name: options.name, environment: options.environment });
+      });
       print(
         options.json === true,
         { merchant_id: created.merchantId, api_key: created.key.apiKey, environment: created.environment },
