@@ -242,6 +242,45 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
     expect((await reconcileChains(database.db, targets())).exitCode).toBe(0);
   });
 
+  it("a gas top-up the treasury sends to a deposit address is custody, never the merchant's deposit", async () => {
+    const db = database.db;
+    const pipeline = createSendPipeline({
+      db,
+      senders: [
+        createEvmSender({
+          config,
+          keys: createTreasuryKeys(MNEMONIC, { bitcoinNetwork: "regtest" }),
+          db,
+          logger: silentLogger(),
+        }),
+      ],
+      logger: silentLogger(),
+      confirmations: { BASE: 2 },
+      leaseSeconds: 2,
+    });
+    const { send } = await requestSend(db, {
+      chain: "BASE",
+      asset: "ETH",
+      to: deposit,
+      amountRaw: ETH / 100n,
+      purpose: "top_up",
+      idempotencyKey: "r-top-up",
+    });
+    for (let i = 0; i < 30 && (await findSend(db, send.id))?.state !== "confirmed"; i++) {
+      await pipeline.tick("BASE");
+      await node.mine(1);
+    }
+    await pipeline.stop();
+    const landed = await findSend(db, send.id);
+    expect(landed?.state).toBe("confirmed");
+    await settle();
+    // The indexer saw the transfer to the watched deposit address and recorded no deposit for it.
+    const deposits = await db.query("SELECT id FROM deposits WHERE tx_hash = $1", [landed?.txHash]);
+    expect(deposits.rows).toEqual([]);
+    // Between our own addresses: only its fee leaves custody, and the books still agree.
+    expect((await reconcileChains(db, targets())).exitCode).toBe(0);
+  });
+
   it("a configured chain whose node is down exits 2, naming it", async () => {
     const down = resolveChainConfig("ARBITRUM", { rpcUrl: "http://127.0.0.1:9", network: "regtest" });
     const report = await reconcileChains(database.db, [

@@ -7,7 +7,8 @@ import { recordTreasuryUtxos } from "./treasury-utxos.ts";
 
 /**
  * Inserts the observed transfers as PENDING deposits, each resolved to its wallet, merchant and
- * customer through `destinations` (chain, address_key). A transfer already recorded (a rescan)
+ * customer through `destinations` (chain, address_key); a transaction of our own treasury
+ * (treasury_attempts: a top-up, a sweep) is never a deposit. A transfer already recorded (a rescan)
  * is skipped by the live-identity index (migrations/0023), so this is safe to repeat; a transfer
  * to an address that has no destination is dropped. Each new row gets its `deposit.pending` event in
  * the same transaction. Returns how many rows were new. Outputs paying a Bitcoin treasury address
@@ -37,6 +38,10 @@ export async function recordDeposits(
        JOIN destinations d ON d.chain = $1 AND d.address_key = t.address_key
        JOIN wallets w ON w.id = d.wallet_id
       WHERE t.amount_raw > 0
+        -- Our own transaction (a treasury gas top-up of a deposit address, a sweep) moves custody
+        -- between our addresses: never a merchant's deposit. Its attempt is stored before broadcast,
+        -- so it is always here before the indexer can see it.
+        AND NOT EXISTS (SELECT 1 FROM treasury_attempts x WHERE x.chain = $1 AND x.tx_hash = t.tx_hash)
       ORDER BY t.ord
      ON CONFLICT (chain, tx_hash, position) WHERE status <> 'REVERSED' DO NOTHING
      RETURNING id`,

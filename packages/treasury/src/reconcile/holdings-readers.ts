@@ -4,10 +4,10 @@ import { u64Schema } from "@mp/chain-solana";
 import { base58ToHex } from "@mp/chain-tron";
 import { type ChainAsset, type ChainConfig, chainFamily } from "@mp/core";
 import { JsonRpcClient } from "@mp/rpc";
-import { getAssociatedTokenAddressSync } from "@solana/spl-token";
 import { PublicKey } from "@solana/web3.js";
 import { createPublicClient, encodeFunctionData, erc20Abi, type Hex, http } from "viem";
 import { z } from "zod";
+import { associatedTokenAddress } from "../solana/token-instructions.ts";
 import { TronNode } from "../tron/tron-node.ts";
 
 /** An output the records say paid one of our Bitcoin addresses (deposit, treasury receipt, coin). */
@@ -139,10 +139,7 @@ function solanaReader(config: ChainConfig, assets: readonly ChainAsset[]): Holdi
             ? { method: "getBalance", params: [owner, read] }
             : {
                 method: "getTokenAccountBalance",
-                params: [
-                  getAssociatedTokenAddressSync(new PublicKey(asset.address), new PublicKey(owner), true).toBase58(),
-                  read,
-                ],
+                params: [associatedTokenAddress(new PublicKey(asset.address), new PublicKey(owner)).toBase58(), read],
               },
         );
         for (let i = 0; i < requests.length; i += CHUNK) {

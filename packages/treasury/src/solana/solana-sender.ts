@@ -64,7 +64,7 @@ interface SolanaPrepared {
 }
 
 /**
- * The Solana family's sender (@solana/web3.js + @solana/spl-token): one treasury wallet
+ * The Solana family's sender (@solana/web3.js; SPL instructions in token-instructions.ts): one treasury wallet
  * (TreasuryKeys.solana()), SOL by a System transfer and the configured SPL tokens by
  * transferChecked from the treasury's associated token account, creating the recipient's
  * associated token account (CreateIdempotent, paid by the treasury) when it has none.
