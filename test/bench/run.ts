@@ -27,7 +27,13 @@ const benches: Record<string, () => Promise<void>> = {
       ...(flag("bound") ? { bound: Number(flag("bound")) } : {}),
     }),
   webhooks: async () => (await import("./webhooks.ts")).runWebhooksBench(seconds ? { seconds } : {}),
+  // The three treasury figures: EVM sends/s, Bitcoin batching, EVM sweeps. Each also runs alone.
   sends: async () => {
+    await benches["evm-sends"]?.();
+    await benches["bitcoin-sends"]?.();
+    await benches.sweeps?.();
+  },
+  "evm-sends": async () => {
     await (await import("../../packages/treasury/bench/sends.ts")).runSendsBench(
       flag("sends") ? { sends: Number(flag("sends")) } : {},
     );
@@ -48,7 +54,7 @@ const benches: Record<string, () => Promise<void>> = {
   },
 };
 
-const selected = name === "all" ? Object.keys(benches) : [name];
+const selected = name === "all" ? Object.keys(benches).filter((b) => b !== "sends") : [name];
 for (const bench of selected) {
   const run = benches[bench];
   if (!run) {
