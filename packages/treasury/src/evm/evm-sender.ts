@@ -1,6 +1,5 @@
 import { resolveEvmAssets } from "@mp/chain-evm";
 import { type ChainId, ValidationError } from "@mp/core";
-import type { Queryable } from "@mp/db";
 import {
   type Address,
   bytesToHex,
@@ -16,14 +15,7 @@ import {
   type TransactionSerializable,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import {
-  type AttemptStatus,
-  type ChainSender,
-  InsufficientTreasuryFundsError,
-  type SendOrder,
-  type SignedAttempt,
-  type StoredAttempt,
-} from "../chain-sender.ts";
+import { type ChainSender, InsufficientTreasuryFundsError, type SendOrder } from "../chain-sender.ts";
 import type { SenderFactoryOptions } from "../sender-factories.ts";
 
 /** Blocks an EVM attempt may stay unmined before it is replaced with higher fees. */
@@ -298,7 +290,7 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
       return { chainId, startNonce, fees: f, call: { ...call, gas } };
     },
 
-    async sign(tx: Queryable, orders: SendOrder[], preparedInput: unknown): Promise<SignedAttempt> {
+    async sign(tx, orders, preparedInput) {
       const prepared = preparedInput as EvmPrepared;
       const [order] = orders;
       if (!order) throw new Error("nothing to sign");
@@ -340,7 +332,7 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
       };
     },
 
-    async broadcast(attempt: StoredAttempt) {
+    async broadcast(attempt) {
       try {
         await rpc<Hex>("eth_sendRawTransaction", [attempt.raw]);
       } catch (error) {
@@ -351,7 +343,7 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
       }
     },
 
-    async status(attempt: StoredAttempt): Promise<AttemptStatus> {
+    async status(attempt) {
       const mined = await receipt(attempt.txHash);
       if (mined) {
         const blockHeight = Number(BigInt(mined.blockNumber));
