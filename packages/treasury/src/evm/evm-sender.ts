@@ -12,7 +12,6 @@ import {
   isAddress,
   keccak256,
   parseTransaction,
-  type TransactionSerializable,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { type ChainSender, InsufficientTreasuryFundsError, type SendOrder } from "../chain-sender.ts";
@@ -193,11 +192,6 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
     return gas;
   };
 
-  const signRequest = async (request: TransactionSerializable): Promise<{ raw: Hex; txHash: Hex }> => {
-    const raw = await account.signTransaction(request);
-    return { raw, txHash: keccak256(raw) };
-  };
-
   const feeJson = (f: Fees, gas: bigint): Record<string, string> =>
     f.type === "legacy"
       ? { gasPrice: f.gasPrice.toString(), gas: gas.toString() }
@@ -206,6 +200,27 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
           maxPriorityFeePerGas: f.maxPriorityFeePerGas.toString(),
           gas: gas.toString(),
         };
+
+  /** Signs `base` at fees `f`: the attempt for `orders` (sign and replace differ only in what they start from). */
+  const signAttempt = async (
+    base: { chainId: number; nonce: number; to: Address; value: bigint; gas: bigint; data?: Hex | undefined },
+    f: Fees,
+    orders: ReadonlyArray<{ id: string }>,
+  ) => {
+    const raw = await account.signTransaction(
+      f.type === "legacy"
+        ? { ...base, type: "legacy", gasPrice: f.gasPrice }
+        : { ...base, type: "eip1559", maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas },
+    );
+    return {
+      raw,
+      txHash: keccak256(raw),
+      from: address,
+      guard: { nonce: base.nonce },
+      fee: feeJson(f, base.gas),
+      orders: orders.map((o) => ({ id: o.id })),
+    };
+  };
 
   const receipt = (hash: string) => rpc<RpcReceipt | null>("eth_getTransactionReceipt", [hash]);
 
@@ -318,18 +333,7 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
       const nonce = Number(allocated.nonce);
       const { call, fees: f } = prepared;
       const base = { chainId: prepared.chainId, nonce, to: call.to, value: call.value, gas: call.gas, data: call.data };
-      const signed = await signRequest(
-        f.type === "legacy"
-          ? { ...base, type: "legacy", gasPrice: f.gasPrice }
-          : { ...base, type: "eip1559", maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas },
-      );
-      return {
-        ...signed,
-        from: address,
-        guard: { nonce },
-        fee: feeJson(f, call.gas),
-        orders: [{ id: order.id }],
-      };
+      return signAttempt(base, f, [order]);
     },
 
     async broadcast(attempt) {
@@ -394,18 +398,7 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
       } else {
         return null;
       }
-      const signed = await signRequest(
-        f.type === "legacy"
-          ? { ...base, type: "legacy", gasPrice: f.gasPrice }
-          : { ...base, type: "eip1559", maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas },
-      );
-      return {
-        ...signed,
-        from: address,
-        guard: { nonce: old.nonce },
-        fee: feeJson(f, old.gas),
-        orders: attempt.orders.map((o) => ({ id: o.id })),
-      };
+      return signAttempt(base, f, attempt.orders);
     },
   };
 }
