@@ -39,6 +39,14 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
   });
 }
 
+/** The objects a `--json` command printed, one per line. */
+export function jsonLines<T = Record<string, unknown>>(stdout: string): T[] {
+  return stdout
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => JSON.parse(line) as T);
+}
+
 /** Starts `payments serve` in the background; resolves once it logs that the API listens. */
 export async function startService(
   args: string[],

@@ -5,7 +5,7 @@ import { storeTreasuryBalances } from "@mp/treasury";
 import { english, generateMnemonic } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
-import { runCli, startRole, startService, waitForExit } from "./run-cli.ts";
+import { jsonLines, runCli, startRole, startService, waitForExit } from "./run-cli.ts";
 
 /** Several `payments` processes per test, each starting tsx and opening the database. */
 const CLI_TEST_TIMEOUT_MS = 180_000;
@@ -67,10 +67,7 @@ describe("payments treasury: addresses, send, pending, balances; the signer alon
       try {
         const listed = await runCli(["treasury", "addresses", "--json"], env);
         expect(listed.code, listed.stderr).toBe(0);
-        const rows = listed.stdout
-          .trim()
-          .split("\n")
-          .map((line) => JSON.parse(line));
+        const rows = jsonLines(listed.stdout);
         expect(rows).toEqual([
           { chain: "BASE", purpose: "send", path: "m/44'/60'/0'/0/0", address: keys.evm().address },
           { chain: "BITCOIN", purpose: "send", path: "m/84'/1'/0'/0/0", address: keys.bitcoin(0, 0).address },
@@ -226,10 +223,7 @@ describe("payments treasury: addresses, send, pending, balances; the signer alon
 
       const pending = await runCli(["treasury", "pending", "--json"], env);
       expect(pending.code, pending.stderr).toBe(0);
-      const open = pending.stdout
-        .trim()
-        .split("\n")
-        .map((line) => JSON.parse(line));
+      const open = jsonLines(pending.stdout);
       expect(open.map((s) => [s.idempotency_key, s.chain, s.amount])).toEqual([
         ["op-1", "BASE", "0.5"],
         ["ok-BITCOIN-btc", "BITCOIN", "0.00012345"],
@@ -254,10 +248,7 @@ describe("payments treasury: addresses, send, pending, balances; the signer alon
       ]);
       const balances = await runCli(["treasury", "balances", "--json"], env);
       expect(balances.code, balances.stderr).toBe(0);
-      const rows = balances.stdout
-        .trim()
-        .split("\n")
-        .map((line) => JSON.parse(line));
+      const rows = jsonLines(balances.stdout);
       expect(rows.map((b) => [b.chain, b.asset, b.amount, b.amount_raw])).toEqual([
         ["BASE", "ETH", "1.25", "1250000000000000000"],
         ["BASE", "USDC", "7.000001", "7000001"],

@@ -1,13 +1,6 @@
 export { type BalancePollerOptions, startBalancePoller } from "./balance-poller.ts";
-export {
-  type AttemptState,
-  type AttemptStatus,
-  type ChainSender,
-  InsufficientTreasuryFundsError,
-  type SendOrder,
-  type SignedAttempt,
-  type StoredAttempt,
-} from "./chain-sender.ts";
+// The whole sender contract is public: the types the senders implement and the funds error.
+export * from "./chain-sender.ts";
 export { createChainSenders, treasurySendAddresses } from "./create-chain-senders.ts";
 export { createEvmSender } from "./evm/index.ts";
 export { createHoldingsReader, type HoldingsReader, type KnownOutput } from "./reconcile/holdings-readers.ts";

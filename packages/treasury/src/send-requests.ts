@@ -6,25 +6,6 @@ import type { Queryable } from "@mp/db";
 export type SendPurpose = "operator" | "top_up" | "transfer" | "sweep";
 export type SendState = "queued" | "waiting_funds" | "signed" | "broadcast" | "confirmed" | "failed";
 
-/** A send request as stored (treasury_sends). */
-export interface TreasurySend {
-  id: string;
-  chain: ChainId;
-  asset: string;
-  to: string;
-  amountRaw: bigint;
-  purpose: SendPurpose;
-  idempotencyKey: string;
-  state: SendState;
-  /** Why it waits or failed; null otherwise. */
-  reason: string | null;
-  /** The hash of the attempt that landed, once one has. */
-  txHash: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-  confirmedAt: Date | null;
-}
-
 export interface SendRequest {
   chain: ChainId;
   asset: string;
@@ -33,6 +14,19 @@ export interface SendRequest {
   purpose: SendPurpose;
   /** The caller's idempotency key: the same key again returns the same send and sends nothing more. */
   idempotencyKey: string;
+}
+
+/** A send request as stored (treasury_sends). */
+export interface TreasurySend extends SendRequest {
+  id: string;
+  state: SendState;
+  /** Why it waits or failed; null otherwise. */
+  reason: string | null;
+  /** The hash of the attempt that landed, once one has. */
+  txHash: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  confirmedAt: Date | null;
 }
 
 interface SendRow {

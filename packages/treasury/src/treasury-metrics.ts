@@ -8,44 +8,51 @@ import { countSendsByState, oldestOpenSendAges, readTreasuryBalances } from "./t
  */
 export function registerTreasuryMetrics(registry: Registry, db: Queryable): void {
   if (registry.getSingleMetric("treasury_sends")) return;
-  new Gauge({
-    name: "treasury_sends",
-    help: "Treasury send requests per chain and state (queued, waiting_funds, signed, broadcast, confirmed, failed)",
-    labelNames: ["chain", "state"],
-    registers: [registry],
-    async collect() {
-      const counts = await countSendsByState(db);
-      this.reset();
-      for (const c of counts) this.set({ chain: c.chain, state: c.state }, c.count);
-    },
-  });
-  new Gauge({
-    name: "treasury_oldest_pending_send_age_seconds",
-    help: "Age of the chain's oldest send not yet confirmed or failed (absent when none is open)",
-    labelNames: ["chain"],
-    registers: [registry],
-    async collect() {
-      const ages = await oldestOpenSendAges(db);
-      this.reset();
-      for (const a of ages) this.set({ chain: a.chain }, a.ageSeconds);
-    },
-  });
-  new Gauge({
-    name: "treasury_balance",
-    help: "What the treasury holds per chain and asset, in whole units, as the signer last read it",
-    labelNames: ["chain", "asset"],
-    registers: [registry],
-    async collect() {
-      const balances = await readTreasuryBalances(db);
-      this.reset();
+  /** A gauge whose series are replaced at every scrape by `read`'s rows, each one series. */
+  const scraped = <Label extends string, Row>(
+    name: string,
+    help: string,
+    labelNames: readonly Label[],
+    read: (db: Queryable) => Promise<readonly Row[]>,
+    series: (row: Row) => [Record<Label, string>, number],
+  ) =>
+    new Gauge<Label>({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      async collect() {
+        const rows = await read(db);
+        this.reset();
+        for (const row of rows) this.set(...series(row));
+      },
+    });
+  scraped(
+    "treasury_sends",
+    "Treasury send requests per chain and state (queued, waiting_funds, signed, broadcast, confirmed, failed)",
+    ["chain", "state"],
+    countSendsByState,
+    (c) => [{ chain: c.chain, state: c.state }, c.count],
+  );
+  scraped(
+    "treasury_oldest_pending_send_age_seconds",
+    "Age of the chain's oldest send not yet confirmed or failed (absent when none is open)",
+    ["chain"],
+    oldestOpenSendAges,
+    (a) => [{ chain: a.chain }, a.ageSeconds],
+  );
+  scraped(
+    "treasury_balance",
+    "What the treasury holds per chain and asset, in whole units, as the signer last read it",
+    ["chain", "asset"],
+    readTreasuryBalances,
+    (b) => {
       // A float is fine for a gauge (the CLI shows the exact figure): split so large raw amounts keep their leading digits.
-      for (const b of balances) {
-        const base = 10n ** BigInt(b.decimals);
-        this.set(
-          { chain: b.chain, asset: b.asset },
-          Number(b.amountRaw / base) + Number(b.amountRaw % base) / Number(base),
-        );
-      }
+      const base = 10n ** BigInt(b.decimals);
+      return [
+        { chain: b.chain, asset: b.asset },
+        Number(b.amountRaw / base) + Number(b.amountRaw % base) / Number(base),
+      ];
     },
-  });
+  );
 }

@@ -1,8 +1,7 @@
 import { btcToSatoshis } from "@mp/bitcoin-protocol";
-import { silentLogger } from "@mp/core";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createSendPipeline, type SendPipeline } from "../src/send-pipeline.ts";
+import type { SendPipeline } from "../src/send-pipeline.ts";
 import { findSend, requestSend } from "../src/send-requests.ts";
 import {
   type BitcoinTreasuryHarness,
@@ -11,10 +10,11 @@ import {
   startBitcoinTreasury,
 } from "./support/bitcoin-treasury.ts";
 import { until } from "./support/evm-treasury.ts";
+import { testPipelines } from "./support/test-pipelines.ts";
 
 let t: TestDatabase;
 let h: BitcoinTreasuryHarness;
-const pipelines: SendPipeline[] = [];
+const pipelines = testPipelines("BITCOIN", () => t.db);
 
 beforeAll(async () => {
   t = await createTestDatabase();
@@ -24,7 +24,7 @@ beforeAll(async () => {
 
 afterEach(async () => {
   h.node.setMiningPolicy({ hold: false });
-  await Promise.all(pipelines.splice(0).map((p) => p.stop()));
+  await pipelines.stopAll();
 });
 
 afterAll(async () => {
@@ -32,17 +32,7 @@ afterAll(async () => {
   await t?.drop();
 });
 
-const pipeline = (): SendPipeline => {
-  const p = createSendPipeline({
-    db: t.db,
-    senders: [h.sender()],
-    logger: silentLogger(),
-    confirmations: { BITCOIN: 2 },
-    leaseSeconds: 2,
-  });
-  pipelines.push(p);
-  return p;
-};
+const pipeline = (): SendPipeline => pipelines.start(h.sender());
 
 let keys = 0;
 const send = async (to: string, amountRaw: bigint) =>

@@ -9,6 +9,7 @@ import {
   nodeRpc,
   startBitcoinTreasury,
 } from "./support/bitcoin-treasury.ts";
+import { storedAttempt } from "./support/stored-attempt.ts";
 
 let t: TestDatabase;
 let h: BitcoinTreasuryHarness;
@@ -49,18 +50,8 @@ async function signed(batch: SendOrder[]): Promise<SignedAttempt> {
 }
 
 /** The attempt as the pipeline would have stored it. */
-const asStored = (attempt: SignedAttempt, id: string, overrides: Partial<StoredAttempt> = {}): StoredAttempt => ({
-  ...attempt,
-  id,
-  chain: "BITCOIN",
-  state: "signed",
-  replaces: null,
-  blockHeight: null,
-  blockHash: null,
-  createdAt: new Date(),
-  broadcastAt: null,
-  ...overrides,
-});
+const asStored = (attempt: SignedAttempt, id: string, overrides: Partial<StoredAttempt> = {}): StoredAttempt =>
+  storedAttempt("BITCOIN", attempt, { id, ...overrides });
 
 interface CoinOf {
   txid: string;

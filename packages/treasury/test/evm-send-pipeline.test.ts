@@ -1,16 +1,16 @@
-import { silentLogger } from "@mp/core";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { minedTransaction, tokenBalance, transferToken } from "@mp/test-nodes/evm";
 import type { Hex } from "viem";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ChainSender } from "../src/chain-sender.ts";
-import { createSendPipeline, type SendPipeline } from "../src/send-pipeline.ts";
+import type { SendPipeline } from "../src/send-pipeline.ts";
 import { findSend, requestSend, type SendRequest } from "../src/send-requests.ts";
 import { type EvmTreasuryHarness, freshAddress, startEvmTreasury, until } from "./support/evm-treasury.ts";
+import { testPipelines } from "./support/test-pipelines.ts";
 
 let t: TestDatabase;
 let h: EvmTreasuryHarness;
-const pipelines: SendPipeline[] = [];
+const pipelines = testPipelines("BASE", () => t.db);
 
 beforeAll(async () => {
   t = await createTestDatabase();
@@ -18,7 +18,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterEach(async () => {
-  await Promise.all(pipelines.splice(0).map((p) => p.stop()));
+  await pipelines.stopAll();
 });
 
 afterAll(async () => {
@@ -26,18 +26,8 @@ afterAll(async () => {
   await t?.drop();
 });
 
-const pipeline = (sender: ChainSender = h.sender(), pollIntervalMs?: number): SendPipeline => {
-  const p = createSendPipeline({
-    db: t.db,
-    senders: [sender],
-    logger: silentLogger(),
-    confirmations: { BASE: 2 },
-    leaseSeconds: 2,
-    ...(pollIntervalMs === undefined ? {} : { pollIntervalMs }),
-  });
-  pipelines.push(p);
-  return p;
-};
+const pipeline = (sender: ChainSender = h.sender(), pollIntervalMs?: number): SendPipeline =>
+  pipelines.start(sender, pollIntervalMs === undefined ? {} : { pollIntervalMs });
 
 let keys = 0;
 const send = async (overrides: Partial<SendRequest> & Pick<SendRequest, "asset" | "to" | "amountRaw">) =>

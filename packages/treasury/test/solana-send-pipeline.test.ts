@@ -1,30 +1,25 @@
-import { silentLogger } from "@mp/core";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { Keypair, VersionedTransaction } from "@solana/web3.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ChainSender } from "../src/chain-sender.ts";
-import { createSendPipeline, type SendPipeline } from "../src/send-pipeline.ts";
+import type { SendPipeline } from "../src/send-pipeline.ts";
 import { findSend, requestSend, type SendRequest } from "../src/send-requests.ts";
 import { until } from "./support/evm-treasury.ts";
 import { LAMPORTS_PER_SOL, type SolanaTreasuryHarness, startSolanaTreasury } from "./support/solana-treasury.ts";
+import { testPipelines } from "./support/test-pipelines.ts";
 
 let t: TestDatabase;
 let h: SolanaTreasuryHarness;
-const pipelines: SendPipeline[] = [];
+const pipelines = testPipelines("SOLANA", () => t.db);
 
 beforeAll(async () => {
   t = await createTestDatabase();
   h = await startSolanaTreasury(t.db);
 }, 60_000);
 
-/** Stops the pipelines one after the other (a stopping keeper hands its lease to a live one). */
-const stopAll = async () => {
-  for (const p of pipelines.splice(0)) await p.stop();
-};
-
 afterEach(async () => {
   h.node.dropIncoming(false);
-  await stopAll();
+  await pipelines.stopAll();
 });
 
 /**
@@ -41,7 +36,7 @@ async function signThenCrash(sendId: string, when: "before broadcasting" | "befo
     },
   });
   await tickUntilSigned(dying, sendId);
-  await stopAll();
+  await pipelines.stopAll();
 }
 
 /** Ticks until the send has an attempt stored (a new pipeline takes the lease within a poll or two). */
@@ -59,17 +54,7 @@ afterAll(async () => {
   await t?.drop();
 });
 
-const pipeline = (sender: ChainSender = h.sender()): SendPipeline => {
-  const p = createSendPipeline({
-    db: t.db,
-    senders: [sender],
-    logger: silentLogger(),
-    confirmations: { SOLANA: 2 },
-    leaseSeconds: 2,
-  });
-  pipelines.push(p);
-  return p;
-};
+const pipeline = (sender: ChainSender = h.sender()): SendPipeline => pipelines.start(sender);
 
 let keys = 0;
 const send = async (overrides: Pick<SendRequest, "asset" | "to" | "amountRaw">) =>
@@ -209,7 +194,7 @@ describe("the send pipeline on the Solana test node", () => {
     expect(h.node.balance(to)).toBe(0n);
     expect((await attemptsOf(crashBefore.id)).map((a) => a.state)).toEqual(["signed"]);
     await until(t.db, [crashBefore.id], "confirmed", tickAndMine(pipeline()));
-    await stopAll();
+    await pipelines.stopAll();
 
     const crashAfter = await send({ asset: "USDC", to, amountRaw: 2_000_000n });
     await signThenCrash(crashAfter.id, "before recording the broadcast");

@@ -3,14 +3,10 @@ import { silentLogger, ValidationError } from "@mp/core";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { Keypair, VersionedTransaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  InsufficientTreasuryFundsError,
-  type SendOrder,
-  type SignedAttempt,
-  type StoredAttempt,
-} from "../src/chain-sender.ts";
+import { InsufficientTreasuryFundsError, type SendOrder, type StoredAttempt } from "../src/chain-sender.ts";
 import { SENDER_FACTORIES } from "../src/sender-factories.ts";
 import { LAMPORTS_PER_SOL, type SolanaTreasuryHarness, startSolanaTreasury } from "./support/solana-treasury.ts";
+import { storedAttempt } from "./support/stored-attempt.ts";
 
 /**
  * The Solana sender on its own against the test node (nothing stored): what it signs, what the
@@ -37,22 +33,11 @@ const order = (asset: string, to: string, amountRaw: bigint): SendOrder => ({
   to,
   amountRaw,
 });
-const stored = (signed: SignedAttempt): StoredAttempt => ({
-  ...signed,
-  id: randomUUID(),
-  chain: "SOLANA",
-  state: "signed",
-  replaces: null,
-  blockHeight: null,
-  blockHash: null,
-  createdAt: new Date(),
-  broadcastAt: null,
-});
 
 async function signOne(o: SendOrder): Promise<StoredAttempt> {
   const sender = h.sender();
   const prepared = await sender.prepare([o]);
-  return stored(await sender.sign(t.db, [o], prepared));
+  return storedAttempt("SOLANA", await sender.sign(t.db, [o], prepared));
 }
 
 /** The program ids of the landed transaction's instructions, in order. */

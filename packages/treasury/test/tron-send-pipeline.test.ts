@@ -4,10 +4,11 @@ import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { startTronTestNode, TronKey, type TronTestNode } from "@mp/test-nodes/tron";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ChainSender } from "../src/chain-sender.ts";
-import { createSendPipeline, type SendPipeline } from "../src/send-pipeline.ts";
+import type { SendPipeline } from "../src/send-pipeline.ts";
 import { findSend, requestSend, type SendRequest } from "../src/send-requests.ts";
 import { createTronSender } from "../src/tron/tron-sender.ts";
 import { TEST_TREASURY_MNEMONIC, until } from "./support/evm-treasury.ts";
+import { testPipelines } from "./support/test-pipelines.ts";
 
 const TRX = 1_000_000n;
 const ENERGY_PRICE = 100n;
@@ -15,7 +16,7 @@ const ENERGY_PRICE = 100n;
 let t: TestDatabase;
 let node: TronTestNode;
 let treasury: string;
-const pipelines: SendPipeline[] = [];
+const pipelines = testPipelines("TRON", () => t.db);
 const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest" });
 
 const tronSender = (): ChainSender =>
@@ -35,7 +36,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterEach(async () => {
-  await Promise.all(pipelines.splice(0).map((p) => p.stop()));
+  await pipelines.stopAll();
   node.hold(false);
   node.setEnergyPrice(ENERGY_PRICE);
 });
@@ -45,17 +46,7 @@ afterAll(async () => {
   await t?.drop();
 });
 
-const pipeline = (sender: ChainSender = tronSender()): SendPipeline => {
-  const p = createSendPipeline({
-    db: t.db,
-    senders: [sender],
-    logger: silentLogger(),
-    confirmations: { TRON: 2 },
-    leaseSeconds: 2,
-  });
-  pipelines.push(p);
-  return p;
-};
+const pipeline = (sender: ChainSender = tronSender()): SendPipeline => pipelines.start(sender);
 
 let seq = 0;
 const recipient = () => TronKey.fromLabel(`tron-pipeline-recipient:${++seq}`).address;

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ChainSender, SendOrder, SignedAttempt, StoredAttempt } from "../src/index.ts";
 import { InsufficientTreasuryFundsError } from "../src/index.ts";
 import { createTronSender } from "../src/tron/tron-sender.ts";
+import { storedAttempt } from "./support/stored-attempt.ts";
 
 /** Hardhat/anvil's development mnemonic: public, never holds funds. */
 const MNEMONIC = "test test test test test test test test test test test junk";
@@ -59,19 +60,7 @@ const order = (asset: string, to: string, amountRaw: bigint): SendOrder => ({
   amountRaw,
 });
 
-function stored(attempt: SignedAttempt): StoredAttempt {
-  return {
-    ...attempt,
-    id: `attempt-${attempt.txHash.slice(0, 8)}`,
-    chain: "TRON",
-    state: "signed",
-    replaces: null,
-    blockHeight: null,
-    blockHash: null,
-    createdAt: new Date(),
-    broadcastAt: null,
-  };
-}
+const stored = (attempt: SignedAttempt) => storedAttempt("TRON", attempt);
 
 async function signed(o: SendOrder, using = sender): Promise<StoredAttempt> {
   const prepared = await using.prepare([o]);

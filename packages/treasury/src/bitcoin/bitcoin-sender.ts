@@ -7,7 +7,6 @@ import { JsonRpcError } from "@mp/rpc";
 import { address as bitcoinAddress, Psbt, Transaction } from "bitcoinjs-lib";
 import { z } from "zod";
 import {
-  type AttemptStatus,
   type ChainSender,
   InsufficientTreasuryFundsError,
   type SendOrder,
@@ -324,7 +323,7 @@ export function createBitcoinSender(options: SenderFactoryOptions): ChainSender 
       }
     },
 
-    async status(attempt): Promise<AttemptStatus> {
+    async status(attempt) {
       let found: z.infer<typeof rawTransactionSchema>;
       try {
         found = rawTransactionSchema.parse(await rpc.call("getrawtransaction", [attempt.txHash, true]));

@@ -1,6 +1,5 @@
 import { resolveEvmAssets } from "@mp/chain-evm";
 import { type ChainId, ValidationError } from "@mp/core";
-import type { Queryable } from "@mp/db";
 import {
   type Address,
   bytesToHex,
@@ -13,17 +12,9 @@ import {
   isAddress,
   keccak256,
   parseTransaction,
-  type TransactionSerializable,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import {
-  type AttemptStatus,
-  type ChainSender,
-  InsufficientTreasuryFundsError,
-  type SendOrder,
-  type SignedAttempt,
-  type StoredAttempt,
-} from "../chain-sender.ts";
+import { type ChainSender, InsufficientTreasuryFundsError, type SendOrder } from "../chain-sender.ts";
 import type { SenderFactoryOptions } from "../sender-factories.ts";
 
 /** Blocks an EVM attempt may stay unmined before it is replaced with higher fees. */
@@ -208,11 +199,6 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
     return gas;
   };
 
-  const signRequest = async (request: TransactionSerializable): Promise<{ raw: Hex; txHash: Hex }> => {
-    const raw = await account.signTransaction(request);
-    return { raw, txHash: keccak256(raw) };
-  };
-
   const feeJson = (f: Fees, gas: bigint): Record<string, string> =>
     f.type === "legacy"
       ? { gasPrice: f.gasPrice.toString(), gas: gas.toString() }
@@ -221,6 +207,27 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
           maxPriorityFeePerGas: f.maxPriorityFeePerGas.toString(),
           gas: gas.toString(),
         };
+
+  /** Signs `base` at fees `f`: the attempt for `orders` (sign and replace differ only in what they start from). */
+  const signAttempt = async (
+    base: { chainId: number; nonce: number; to: Address; value: bigint; gas: bigint; data?: Hex | undefined },
+    f: Fees,
+    orders: ReadonlyArray<{ id: string }>,
+  ) => {
+    const raw = await account.signTransaction(
+      f.type === "legacy"
+        ? { ...base, type: "legacy", gasPrice: f.gasPrice }
+        : { ...base, type: "eip1559", maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas },
+    );
+    return {
+      raw,
+      txHash: keccak256(raw),
+      from: address,
+      guard: { nonce: base.nonce },
+      fee: feeJson(f, base.gas),
+      orders: orders.map((o) => ({ id: o.id })),
+    };
+  };
 
   const receipt = (hash: string) => rpc<RpcReceipt | null>("eth_getTransactionReceipt", [hash]);
 
@@ -305,7 +312,7 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
       return { chainId, startNonce, fees: f, call: { ...call, gas } };
     },
 
-    async sign(tx: Queryable, orders: SendOrder[], preparedInput: unknown): Promise<SignedAttempt> {
+    async sign(tx, orders, preparedInput) {
       const prepared = preparedInput as EvmPrepared;
       const [order] = orders;
       if (!order) throw new Error("nothing to sign");
@@ -333,21 +340,10 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
       const nonce = Number(allocated.nonce);
       const { call, fees: f } = prepared;
       const base = { chainId: prepared.chainId, nonce, to: call.to, value: call.value, gas: call.gas, data: call.data };
-      const signed = await signRequest(
-        f.type === "legacy"
-          ? { ...base, type: "legacy", gasPrice: f.gasPrice }
-          : { ...base, type: "eip1559", maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas },
-      );
-      return {
-        ...signed,
-        from: address,
-        guard: { nonce },
-        fee: feeJson(f, call.gas),
-        orders: [{ id: order.id }],
-      };
+      return signAttempt(base, f, [order]);
     },
 
-    async broadcast(attempt: StoredAttempt) {
+    async broadcast(attempt) {
       try {
         await rpc<Hex>("eth_sendRawTransaction", [attempt.raw]);
       } catch (error) {
@@ -358,7 +354,7 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
       }
     },
 
-    async status(attempt: StoredAttempt): Promise<AttemptStatus> {
+    async status(attempt) {
       const mined = await receipt(attempt.txHash);
       if (mined) {
         const blockHeight = Number(BigInt(mined.blockNumber));
@@ -411,18 +407,7 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
       } else {
         return null;
       }
-      const signed = await signRequest(
-        f.type === "legacy"
-          ? { ...base, type: "legacy", gasPrice: f.gasPrice }
-          : { ...base, type: "eip1559", maxFeePerGas: f.maxFeePerGas, maxPriorityFeePerGas: f.maxPriorityFeePerGas },
-      );
-      return {
-        ...signed,
-        from: address,
-        guard: { nonce: old.nonce },
-        fee: feeJson(f, old.gas),
-        orders: attempt.orders.map((o) => ({ id: o.id })),
-      };
+      return signAttempt(base, f, attempt.orders);
     },
   };
 }

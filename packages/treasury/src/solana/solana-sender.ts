@@ -10,14 +10,7 @@ import { JsonRpcClient, JsonRpcError } from "@mp/rpc";
 import { Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from "@solana/web3.js";
 import bs58 from "bs58";
 import { z } from "zod";
-import {
-  type AttemptStatus,
-  type ChainSender,
-  InsufficientTreasuryFundsError,
-  type SendOrder,
-  type SignedAttempt,
-  type StoredAttempt,
-} from "../chain-sender.ts";
+import { type ChainSender, InsufficientTreasuryFundsError, type SendOrder } from "../chain-sender.ts";
 import type { SenderFactoryOptions } from "../sender-factories.ts";
 import {
   associatedTokenAddress,
@@ -232,7 +225,7 @@ export function createSolanaSender(options: SenderFactoryOptions): ChainSender {
       return { ...latest, createRecipientAccount };
     },
 
-    async sign(_tx, orders, prepared): Promise<SignedAttempt> {
+    async sign(_tx, orders, prepared) {
       const order = onlyOrder(orders);
       const plan = prepared as SolanaPrepared;
       const to = recipientOf(order);
@@ -306,7 +299,7 @@ export function createSolanaSender(options: SenderFactoryOptions): ChainSender {
       throw new JsonRpcError(rpc.label, "sendTransaction", outcome.code, outcome.message);
     },
 
-    async status(attempt: StoredAttempt): Promise<AttemptStatus> {
+    async status(attempt) {
       const guard = guardSchema.parse(attempt.guard);
       // The finalized height first, the signature second: once every block up to lastValidBlockHeight
       // is final, a lookup made after that finds the transaction if it ever landed.

@@ -2,11 +2,9 @@ import { base58ToHex, isTronAddress, resolveTronAssets, TronApiError } from "@mp
 import { type ChainAsset, ConfigError, chainFamily, ValidationError } from "@mp/core";
 import { utils } from "tronweb";
 import {
-  type AttemptStatus,
   type ChainSender,
   InsufficientTreasuryFundsError,
   type SendOrder,
-  type SignedAttempt,
   type StoredAttempt,
 } from "../chain-sender.ts";
 import type { SenderFactoryOptions } from "../sender-factories.ts";
@@ -187,7 +185,7 @@ export function createTronSender(options: SenderFactoryOptions): ChainSender {
       };
     },
 
-    async sign(_tx, orders, preparedValue): Promise<SignedAttempt> {
+    async sign(_tx, orders, preparedValue) {
       const prepared = preparedValue as TronPrepared;
       if (orders.length !== 1 || orders[0]?.id !== prepared.order.id) {
         throw new RangeError("sign() takes the order prepare() read");
@@ -231,7 +229,7 @@ export function createTronSender(options: SenderFactoryOptions): ChainSender {
       });
     },
 
-    async status(attempt): Promise<AttemptStatus> {
+    async status(attempt) {
       const guard = attempt.guard as Partial<TronGuard>;
       // The head first: a transaction in no block at or below a head past its expiration never lands.
       const head = await node.head();
