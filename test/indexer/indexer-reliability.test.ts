@@ -311,7 +311,8 @@ describe.each(TEST_CHAINS)("indexer on $name", ({ start }) => {
       (await depositsOf(db, merchant.merchantId)).find((d) => d.status === "CONFIRMED"),
     );
     expect(deposit.tx_hash).toBe(txHash);
-    expect(await errorsOf(metrics.depositsConfirmed)).toBeGreaterThanOrEqual(1);
+    // The counter follows the commit the query above saw (same tick, a moment later): wait for it.
+    await waitFor("confirmation counted", async () => (await errorsOf(metrics.depositsConfirmed)) >= 1);
     await indexer.stop();
     await loop;
   });

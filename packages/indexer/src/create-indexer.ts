@@ -326,11 +326,12 @@ export function createIndexer(options: IndexerOptions): Indexer {
     }
     awaitingAssets = new Set(awaitingRate.keys());
     for (const [asset, deposits] of awaitingRate) metrics?.depositsAwaitingRate.set({ chain, asset }, deposits);
+    // Counted as soon as they committed: a reader that sees a deposit CONFIRMED finds it counted too.
+    metrics?.depositsConfirmed.inc(labels, depositsConfirmed);
+    if (depositsConfirmed > 0) logger.info({ chain, head, deposits: depositsConfirmed }, "deposits confirmed");
     // The operator's float at a treasury address confirms at the same depth (treasury-receipts.ts).
     await confirmTreasuryReceipts({ db, chain, head, rates, logger, fence });
     timings.confirmMs = performance.now() - started;
-    metrics?.depositsConfirmed.inc(labels, depositsConfirmed);
-    if (depositsConfirmed > 0) logger.info({ chain, head, deposits: depositsConfirmed }, "deposits confirmed");
     return {
       active: true,
       head,
