@@ -1,4 +1,4 @@
-import { AppError, type ChainId, type Logger } from "@mp/core";
+import { AppError, type ChainId, type Logger, mapBounded } from "@mp/core";
 import { assertLeader, type Database, type Lease, type LeaseKeeper, type Queryable } from "@mp/db";
 import {
   insertAttempt,
@@ -163,7 +163,7 @@ class ChainPass {
     const settled = open.filter((a) => a.state === "mined" && a.settled);
     const watched = open.filter((a) => !(a.state === "mined" && a.settled));
     await this.checkSettled(settled);
-    const statuses = await mapLimit(watched, STATUS_CONCURRENCY, (a) =>
+    const statuses = await mapBounded(watched, STATUS_CONCURRENCY, (a) =>
       this.sender.status(a).catch((error: unknown) => {
         // One attempt the node cannot answer for does not hold up the others.
         this.logger.warn({ attempt: a.id, txHash: a.txHash, err: String(error) }, "status look-up failed");
@@ -181,7 +181,7 @@ class ChainPass {
   private async checkSettled(settled: OpenAttempt[]): Promise<void> {
     const heights = [...new Set(settled.map((a) => a.blockHeight as number))];
     const hashes = new Map<number, string | null>();
-    await mapLimit(heights, STATUS_CONCURRENCY, async (h) => hashes.set(h, await this.sender.blockHash(h)));
+    await mapBounded(heights, STATUS_CONCURRENCY, async (h) => hashes.set(h, await this.sender.blockHash(h)));
     for (const attempt of settled) {
       if (hashes.get(attempt.blockHeight as number) === attempt.blockHash) continue;
       await this.fenced((tx) => markReorged(tx, attempt.id, this.head));
@@ -367,18 +367,4 @@ export function justStored(
     createdAt: new Date(),
     broadcastAt: null,
   };
-}
-
-/** `fn` over `items` with at most `limit` in flight; results in input order. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }

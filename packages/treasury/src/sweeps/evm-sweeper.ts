@@ -1,5 +1,5 @@
 import { resolveEvmAssets } from "@mp/chain-evm";
-import { type ChainConfig, type ChainId, decimalToUnits, type Logger } from "@mp/core";
+import { type ChainConfig, type ChainId, decimalToUnits, type Logger, mapBounded } from "@mp/core";
 import type { DepositKey, DepositKeys, TreasuryKeys } from "@mp/custody";
 import { assertLeader, type Database, LeadershipLostError, type LeaseKeeper, type Queryable } from "@mp/db";
 import {
@@ -16,7 +16,7 @@ import { insertAttempt } from "../attempt-store.ts";
 import { createLeasedChainLoop, type LeasedChainLoop } from "../chain-loop.ts";
 import { type ChainSender, InsufficientTreasuryFundsError } from "../chain-sender.ts";
 import { createEvmSender } from "../evm/evm-sender.ts";
-import { justStored, mapLimit } from "../send-pipeline.ts";
+import { justStored } from "../send-pipeline.ts";
 import { requestSend } from "../send-requests.ts";
 import { DEFAULT_SWEEP_CONFIG, type SweepConfig } from "./sweep-config.ts";
 import {
@@ -157,9 +157,9 @@ class ChainSweep {
     await this.fenced((tx) => settleTopUps(tx, this.chain));
     const ready = await listReadySweeps(this.options.db, this.chain, SWEEPS_PER_TICK);
     if (ready.length > 0) this.options.onReady?.(ready.map((s) => s.id));
-    await mapLimit(ready, CONCURRENCY, (sweep) => this.isolated({ sweep: sweep.id }, () => this.sign(sweep)));
+    await mapBounded(ready, CONCURRENCY, (sweep) => this.isolated({ sweep: sweep.id }, () => this.sign(sweep)));
     const candidates = await listSweepCandidates(this.options.db, this.chain, SWEEPS_PER_TICK);
-    await mapLimit(
+    await mapBounded(
       candidates.filter((c) => c.unsweptRaw >= this.threshold(c.asset)),
       CONCURRENCY,
       (c) => this.isolated({ address: c.address, asset: c.asset }, () => this.open(c)),
@@ -332,7 +332,7 @@ class ChainSweep {
   /** Sweeps whose send the pipeline confirmed (or saw fail): the fee paid from the receipt, then done. */
   private async finishSettled(): Promise<void> {
     const settled = await listSettledSweeps(this.options.db, this.chain);
-    await mapLimit(settled, CONCURRENCY, async (sweep) => {
+    await mapBounded(settled, CONCURRENCY, async (sweep) => {
       let feePaidRaw: bigint | null = null;
       if (sweep.txHash) {
         const receipt = await this.rpc<{ gasUsed: Hex; effectiveGasPrice: Hex } | null>("eth_getTransactionReceipt", [
