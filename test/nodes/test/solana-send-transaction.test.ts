@@ -3,6 +3,7 @@ import {
   AccountLayout,
   createAssociatedTokenAccountIdempotentInstruction,
   createAssociatedTokenAccountInstruction,
+  createCloseAccountInstruction,
   createTransferCheckedInstruction,
   createTransferInstruction,
   getAssociatedTokenAddressSync,
@@ -336,6 +337,140 @@ describe("Solana test node sendTransaction", () => {
       data: { err: { InstructionError: [0, "MissingRequiredSignature"] } },
     });
     expect(node.balance(victim.publicKey.toBase58())).toBe(SOL);
+  });
+
+  it("closes an empty token account as SPL Token does: owner signs, rent to the destination, a fee payer apart", async () => {
+    const [usdc] = node.tokens;
+    if (!usdc) throw new Error("no token");
+    const mint = new PublicKey(usdc.address);
+    // A deposit address without SOL: its token account is emptied and closed in one transaction
+    // paid by someone else (the treasury), which both sign.
+    const owner = Keypair.generate();
+    const payer = funded(SOL);
+    node.transferToken(owner.publicKey.toBase58(), "USDC", 3_000_000n);
+    node.mine();
+    const account = getAssociatedTokenAddressSync(mint, owner.publicKey);
+    const destination = getAssociatedTokenAddressSync(mint, payer.publicKey);
+    const rent = node.balance(account.toBase58());
+    expect(rent).toBe(2_039_280n);
+
+    // Tokens still in it (NonNativeHasBalance 0xb): refused at preflight, failed on chain, the fee kept.
+    const early = await signed(payer, [createCloseAccountInstruction(account, payer.publicKey, owner.publicKey)], {
+      signers: [owner],
+    });
+    const refused = await send(early);
+    expect(refused.error).toMatchObject({
+      code: -32002,
+      message: "Transaction simulation failed: Error processing Instruction 0: custom program error: 0xb",
+      data: { err: { InstructionError: [0, { Custom: 11 }] } },
+    });
+    expect(refused.error?.data?.logs).toContain(
+      "Program log: Error: Non-native account can only be closed if its balance is zero",
+    );
+    expect((await send(early, { skipPreflight: true })).result).toBe(signatureOf(early));
+    node.mine();
+    expect(node.transaction(signatureOf(early))?.failed).toBe(true);
+    expect(node.balance(account.toBase58())).toBe(rent);
+    expect(node.balance(payer.publicKey.toBase58())).toBe(SOL - 10_000n);
+
+    // Not the owner (OwnerMismatch 0x4), and the owner named but not signing.
+    const stranger = Keypair.generate();
+    const notOwner = await signed(
+      payer,
+      [
+        createAssociatedTokenAccountIdempotentInstruction(payer.publicKey, destination, payer.publicKey, mint),
+        createTransferCheckedInstruction(account, mint, destination, owner.publicKey, 3_000_000n, 6),
+        createCloseAccountInstruction(account, payer.publicKey, stranger.publicKey),
+      ],
+      { signers: [owner, stranger] },
+    );
+    expect((await send(notOwner)).error).toMatchObject({ data: { err: { InstructionError: [2, { Custom: 4 }] } } });
+    const empty = Keypair.generate();
+    const emptyAccount = getAssociatedTokenAddressSync(mint, empty.publicKey);
+    const open = await signed(payer, [
+      createAssociatedTokenAccountIdempotentInstruction(payer.publicKey, emptyAccount, empty.publicKey, mint),
+    ]);
+    expect((await send(open)).result).toBe(signatureOf(open));
+    node.mine();
+    const close = createCloseAccountInstruction(emptyAccount, payer.publicKey, empty.publicKey);
+    for (const key of close.keys) key.isSigner = false;
+    const unsigned = await signed(payer, [close]);
+    expect((await send(unsigned)).error).toMatchObject({
+      data: { err: { InstructionError: [0, "MissingRequiredSignature"] } },
+    });
+    expect(node.balance(emptyAccount.toBase58())).toBe(2_039_280n);
+    // Into itself: InvalidAccountData.
+    const intoItself = await signed(payer, [createCloseAccountInstruction(account, account, owner.publicKey)], {
+      signers: [owner],
+    });
+    expect((await send(intoItself)).error).toMatchObject({
+      data: { err: { InstructionError: [0, "InvalidAccountData"] } },
+    });
+    // The owner's signature missing from the wire (left zero): refused before anything runs.
+    const cosigned = new Transaction({ feePayer: payer.publicKey, recentBlockhash: (await latest()).blockhash }).add(
+      createTransferCheckedInstruction(account, mint, destination, owner.publicKey, 3_000_000n, 6),
+      createCloseAccountInstruction(account, payer.publicKey, owner.publicKey),
+    );
+    cosigned.partialSign(payer);
+    expect((await send(cosigned.serialize({ requireAllSignatures: false }))).error?.code).toBe(-32003);
+
+    // Emptied then closed in one transaction: the tokens move, the rent goes to the payer, the account is gone.
+    const sweep = await signed(
+      payer,
+      [
+        createAssociatedTokenAccountIdempotentInstruction(payer.publicKey, destination, payer.publicKey, mint),
+        createTransferCheckedInstruction(account, mint, destination, owner.publicKey, 3_000_000n, 6),
+        createCloseAccountInstruction(account, payer.publicKey, owner.publicKey),
+      ],
+      { signers: [owner] },
+    );
+    expect((await send(sweep)).result).toBe(signatureOf(sweep));
+    const before = node.balance(payer.publicKey.toBase58());
+    node.mine();
+    expect(node.transaction(signatureOf(sweep))?.failed).toBe(false);
+    expect(node.tokenBalance(payer.publicKey.toBase58(), "USDC")).toBe(3_000_000n);
+    // Two signatures' fee and the new account's rent out, the closed account's rent in.
+    expect(node.balance(payer.publicKey.toBase58())).toBe(before - 10_000n - 2_039_280n + rent);
+    expect(node.balance(account.toBase58())).toBe(0n);
+    expect(node.balance(owner.publicKey.toBase58())).toBe(0n);
+    expect((await call("getAccountInfo", [account.toBase58(), { encoding: "base64" }])).result).toMatchObject({
+      value: null,
+    });
+    expect((await call("getTokenAccountBalance", [account.toBase58()])).error).toMatchObject({
+      code: -32602,
+      message: "Invalid param: could not find account",
+    });
+    const block = (await call("getBlock", [
+      node.transaction(signatureOf(sweep))?.slot,
+      { encoding: "jsonParsed", maxSupportedTransactionVersion: 0 },
+    ])) as { result: { transactions: Array<{ transaction: { message: { instructions: unknown[] } } }> } };
+    const landed = block.result.transactions.find((t) => JSON.stringify(t).includes(signatureOf(sweep)))?.transaction
+      .message.instructions;
+    expect(landed?.[2]).toEqual({
+      parsed: {
+        info: {
+          account: account.toBase58(),
+          destination: payer.publicKey.toBase58(),
+          owner: owner.publicKey.toBase58(),
+        },
+        type: "closeAccount",
+      },
+      program: "spl-token",
+      programId: "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA",
+      stackHeight: null,
+    });
+
+    // Closed twice: nothing there to close. Then a new deposit opens it again.
+    const twice = await signed(payer, [createCloseAccountInstruction(account, payer.publicKey, owner.publicKey)], {
+      signers: [owner],
+    });
+    expect((await send(twice)).error).toMatchObject({
+      data: { err: { InstructionError: [0, "InvalidAccountData"] } },
+    });
+    node.transferToken(owner.publicKey.toBase58(), "USDC", 1_000n);
+    node.mine();
+    expect(node.tokenBalance(owner.publicKey.toBase58(), "USDC")).toBe(1_000n);
+    expect(node.balance(account.toBase58())).toBe(2_039_280n);
   });
 
   it("loses incoming transactions while dropping, and takes the same bytes again later", async () => {

@@ -49,6 +49,12 @@ export class LedgerState {
     this.tokenAccounts.set(address, account);
   }
 
+  /** The token account is gone (SPL Token CloseAccount); its lamports are the caller's to move. */
+  deleteTokenAccount(address: string): void {
+    this.log.push({ kind: "token", address, previous: this.tokenAccounts.get(address) });
+    this.tokenAccounts.delete(address);
+  }
+
   /** Starts a fresh undo log and returns the one collected so far. */
   takeUndoLog(): UndoEntry[] {
     const taken = this.log;

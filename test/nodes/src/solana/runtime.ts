@@ -259,6 +259,8 @@ function runStep(state: LedgerState, step: Step, signers: ReadonlySet<string>, c
       logs.push(consumed(TOKEN_PROGRAM_ID, 6_200), success(TOKEN_PROGRAM_ID));
       return { ok: true, inner: [], units: 6_200, logs };
     }
+    case "closeAccount":
+      return closeAccount(state, step, signers);
     case "invalidInstruction":
       return failed(step.error, 150, [
         invoke(step.program, 1),
@@ -294,6 +296,47 @@ export function programErrorText(error: unknown): string {
     NotEnoughAccountKeys: "insufficient account keys for instruction",
   };
   return texts[String(error)] ?? String(error);
+}
+
+/**
+ * spl-token's Processor::process_close_account, in its order of checks: the account may not be its
+ * own destination, must be an initialized token account, must hold no tokens (NonNativeHasBalance
+ * 0xb), and its owner must be the authority given (OwnerMismatch 0x4) and sign; then every lamport
+ * of it goes to the destination and the account is deleted.
+ */
+function closeAccount(
+  state: LedgerState,
+  step: Extract<Step, { kind: "closeAccount" }>,
+  signers: ReadonlySet<string>,
+): StepOutcome {
+  const logs = [invoke(TOKEN_PROGRAM_ID, 1), "Program log: Instruction: CloseAccount"];
+  const invalidData = (): StepOutcome => {
+    logs.push(
+      consumed(TOKEN_PROGRAM_ID, 1_182),
+      `Program ${TOKEN_PROGRAM_ID} failed: invalid account data for instruction`,
+    );
+    return failed("InvalidAccountData", 1_182, logs);
+  };
+  const tokenError = (error: { Custom: number }, message: string): StepOutcome => {
+    logs.push(`Program log: Error: ${message}`, consumed(TOKEN_PROGRAM_ID, 1_936));
+    logs.push(`Program ${TOKEN_PROGRAM_ID} failed: ${programErrorText(error)}`);
+    return failed(error, 1_936, logs);
+  };
+  if (step.account === step.destination) return invalidData();
+  const account = state.tokenAccount(step.account);
+  if (!account) return invalidData();
+  if (account.amount !== 0n) {
+    return tokenError({ Custom: 11 }, "Non-native account can only be closed if its balance is zero");
+  }
+  if (account.owner !== step.owner) return tokenError({ Custom: 4 }, "owner does not match");
+  if (!signers.has(step.owner)) {
+    logs.push(`Program ${TOKEN_PROGRAM_ID} failed: missing required signature for instruction`);
+    return failed("MissingRequiredSignature", 1_936, logs);
+  }
+  moveLamports(state, step.account, step.destination, state.lamports(step.account));
+  state.deleteTokenAccount(step.account);
+  logs.push(consumed(TOKEN_PROGRAM_ID, 2_915), success(TOKEN_PROGRAM_ID));
+  return { ok: true, inner: [], units: 2_915, logs };
 }
 
 function moveLamports(state: LedgerState, from: string, to: string, lamports: bigint): void {

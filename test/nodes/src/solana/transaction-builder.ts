@@ -40,6 +40,8 @@ export type Step =
       amount: bigint;
       decimals: number;
     }
+  /** SPL Token `CloseAccount`: an empty token account's lamports go to `destination`, the account is deleted. */
+  | { kind: "closeAccount"; account: string; destination: string; owner: string }
   | { kind: "memo"; text: string }
   /** An instruction of a program the node runs, malformed (too few accounts, bad data): it fails on chain. */
   | { kind: "invalidInstruction"; program: string; error: string };
@@ -191,6 +193,12 @@ function toInstruction(step: Step, router: string): Instruction {
         ],
         data: Buffer.concat([Uint8Array.of(12), u64le(step.amount), Uint8Array.of(step.decimals)]),
       };
+    case "closeAccount":
+      return {
+        programId: TOKEN_PROGRAM_ID,
+        keys: [rw(step.account), rw(step.destination), { pubkey: step.owner, isSigner: true, isWritable: false }],
+        data: Uint8Array.of(9),
+      };
     case "memo":
       return { programId: MEMO_PROGRAM_ID, keys: [], data: new TextEncoder().encode(step.text) };
   }
@@ -253,6 +261,16 @@ export function instructionJson(step: Step, ix: Instruction | undefined, router:
             tokenAmount: tokenAmountJson(step.amount, step.decimals),
           },
           type: "transferChecked",
+        },
+        program: "spl-token",
+        programId: TOKEN_PROGRAM_ID,
+        stackHeight: null,
+      };
+    case "closeAccount":
+      return {
+        parsed: {
+          info: { account: step.account, destination: step.destination, owner: step.owner },
+          type: "closeAccount",
         },
         program: "spl-token",
         programId: TOKEN_PROGRAM_ID,

@@ -150,6 +150,11 @@ function decodeInstruction(program: string, keys: string[], data: Buffer, contex
           decimals: data[9] ?? 0,
         };
       }
+      if (index === 9) {
+        if (data.length !== 1) return invalid("InvalidInstructionData");
+        if (!need(3)) return invalid("NotEnoughAccountKeys");
+        return { kind: "closeAccount", account: key(0), destination: key(1), owner: key(2) };
+      }
       throw unsupported(`SPL Token instruction ${index ?? "(empty)"}`);
     }
     case ASSOCIATED_TOKEN_PROGRAM_ID: {
