@@ -24,9 +24,12 @@ export { SENDER_FACTORIES, type SenderFactory, type SenderFactoryOptions } from 
 export { createSolanaSender } from "./solana/index.ts";
 export {
   createEvmSweeper,
+  createSolanaSweeper,
   DEFAULT_SWEEP_CONFIG,
   type EvmSweeper,
   type EvmSweeperOptions,
+  type SolanaSweeper,
+  type SolanaSweeperOptions,
   type SweepConfig,
   sweepConfigFromEnv,
 } from "./sweeps/index.ts";

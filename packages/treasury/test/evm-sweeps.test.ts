@@ -13,6 +13,7 @@ import {
   testDepositKeys,
 } from "./support/evm-deposits.ts";
 import { type EvmTreasuryHarness, startEvmTreasury } from "./support/evm-treasury.ts";
+import { merchantJournalEntries, untilSweepsSettled } from "./support/sweep-checks.ts";
 
 let t: TestDatabase;
 let h: EvmTreasuryHarness;
@@ -83,27 +84,17 @@ const sweepsOf = async (merchant: DepositMerchant): Promise<SweepRow[]> => {
 };
 
 /** Sweeper pass, pipeline pass, a block: until every sweep of the merchant is in a final state. */
-const sweepUntilSettled = async (s: EvmSweeper, merchant: DepositMerchant, expected: number): Promise<SweepRow[]> => {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    await s.tick("BASE");
-    await pipeline.tick("BASE");
-    await h.node.mine(1);
-    const rows = await sweepsOf(merchant);
-    if (rows.length === expected && rows.every((r) => r.state === "confirmed" || r.state === "failed")) return rows;
-    if (Date.now() > deadline) throw new Error(`sweeps not settled: ${JSON.stringify(rows.slice(0, 3))}`);
-  }
-};
-
-const journalEntries = async (merchantId: string) => {
-  const { rows } = await t.db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM journal_entries e WHERE EXISTS (
-       SELECT 1 FROM journal_lines l JOIN ledger_accounts a ON a.id = l.account_id
-        WHERE l.entry_id = e.id AND a.merchant_id = $1)`,
-    [merchantId],
+const sweepUntilSettled = (s: EvmSweeper, merchant: DepositMerchant, expected: number): Promise<SweepRow[]> =>
+  untilSweepsSettled(
+    [s, pipeline],
+    "BASE",
+    () => h.node.mine(1),
+    () => sweepsOf(merchant),
+    expected,
+    60_000,
   );
-  return rows[0]?.n ?? 0;
-};
+
+const journalEntries = (merchantId: string) => merchantJournalEntries(t.db, merchantId);
 
 const ethBalance = (address: string) => h.node.publicClient.getBalance({ address: address as Hex });
 

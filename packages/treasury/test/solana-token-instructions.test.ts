@@ -1,5 +1,6 @@
 import {
   createAssociatedTokenAccountIdempotentInstruction,
+  createCloseAccountInstruction,
   createTransferCheckedInstruction,
   getAssociatedTokenAddressSync,
 } from "@solana/spl-token";
@@ -7,6 +8,7 @@ import { Keypair, type TransactionInstruction } from "@solana/web3.js";
 import { describe, expect, it } from "vitest";
 import {
   associatedTokenAddress,
+  closeAccount,
   createAssociatedTokenAccountIdempotent,
   transferChecked,
 } from "../src/solana/token-instructions.ts";
@@ -23,6 +25,11 @@ describe("SPL instructions built without spl-token", () => {
 
   it("derive the associated token account as spl-token does", () => {
     expect(associatedTokenAddress(mint, owner).toBase58()).toBe(getAssociatedTokenAddressSync(mint, owner).toBase58());
+  });
+
+  it("encode CloseAccount byte for byte as spl-token does", () => {
+    const ata = associatedTokenAddress(mint, owner);
+    expect(plain(closeAccount(ata, payer, owner))).toEqual(plain(createCloseAccountInstruction(ata, payer, owner)));
   });
 
   it("encode CreateIdempotent and TransferChecked byte for byte as spl-token does", () => {

@@ -3,10 +3,10 @@ import { bitcoinRpc } from "@mp/chain-bitcoin";
 import { u64Schema } from "@mp/chain-solana";
 import { base58ToHex } from "@mp/chain-tron";
 import { type ChainAsset, type ChainConfig, chainFamily } from "@mp/core";
-import { JsonRpcClient } from "@mp/rpc";
 import { PublicKey } from "@solana/web3.js";
 import { createPublicClient, encodeFunctionData, erc20Abi, type Hex, http } from "viem";
 import { z } from "zod";
+import { createSolanaReads, READ_COMMITMENT } from "../solana/solana-reads.ts";
 import { associatedTokenAddress } from "../solana/token-instructions.ts";
 import { TronNode } from "../tron/tron-node.ts";
 
@@ -118,12 +118,8 @@ const solanaBalance = z.object({ value: u64Schema });
 const solanaTokenBalance = z.object({ value: z.object({ amount: z.string().regex(/^\d+$/) }) });
 
 function solanaReader(config: ChainConfig, assets: readonly ChainAsset[]): HoldingsReader {
-  const rpc = new JsonRpcClient({
-    url: config.rpcUrl,
-    setting: `CHAINS_CONFIG.${config.chain}.rpcUrl`,
-    label: "Solana RPC",
-  });
-  const read = { commitment: "confirmed" };
+  const { rpc } = createSolanaReads(config);
+  const read = { commitment: READ_COMMITMENT };
   return {
     /**
      * Lamports of each address, and per token the balance of each address's associated token

@@ -1,44 +1,34 @@
-import {
-  resolveSolanaAssets,
-  SLOT_SKIPPED_ERROR_CODES,
-  type SolanaAssets,
-  slotSchema,
-  u64Schema,
-} from "@mp/chain-solana";
+import { resolveSolanaAssets, SLOT_SKIPPED_ERROR_CODES, type SolanaAssets, slotSchema } from "@mp/chain-solana";
 import { type ChainId, type Logger, ValidationError } from "@mp/core";
-import { JsonRpcClient, JsonRpcError } from "@mp/rpc";
+import { JsonRpcError } from "@mp/rpc";
 import { Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from "@solana/web3.js";
 import bs58 from "bs58";
 import { z } from "zod";
 import { type ChainSender, InsufficientTreasuryFundsError, type SendOrder } from "../chain-sender.ts";
 import type { SenderFactoryOptions } from "../sender-factories.ts";
 import {
+  contextValue,
+  createSolanaReads,
+  FEE_LAMPORTS_PER_SIGNATURE,
+  READ_COMMITMENT,
+  TOKEN_ACCOUNT_SPACE,
+  WALLET_SPACE,
+} from "./solana-reads.ts";
+import {
   associatedTokenAddress,
   createAssociatedTokenAccountIdempotent,
   transferChecked,
 } from "./token-instructions.ts";
 
-/** Lamports per signature (the base fee); the treasury's transactions carry one signature. */
-const FEE_LAMPORTS = 5_000n;
-/** Account sizes whose rent-exempt minimum matters: a wallet (0 bytes) and an SPL token account (165). */
-const WALLET_SPACE = 0;
-const TOKEN_ACCOUNT_SPACE = 165;
+/** The treasury's transactions carry one signature. */
+const FEE_LAMPORTS = FEE_LAMPORTS_PER_SIGNATURE;
 /**
- * Reads and the expiry proof. Blockhash and balances at `confirmed` (voted by 2/3 of stake, the
- * freshest state a transaction can safely build on); expiry is proven against `finalized` only: a
- * block at or below a finalized height can no longer be replaced by a fork that holds our
- * transaction, so "finalized height > lastValidBlockHeight and the signature is nowhere" is final.
+ * Expiry is proven against `finalized` only (reads are at READ_COMMITMENT): a block at or below a
+ * finalized height can no longer be replaced by a fork that holds our transaction, so "finalized
+ * height > lastValidBlockHeight and the signature is nowhere" is final.
  */
-const READ_COMMITMENT = "confirmed";
 const EXPIRY_COMMITMENT = "finalized";
 
-const contextValue = <T extends z.ZodType>(value: T) => z.object({ context: z.object({ slot: slotSchema }), value });
-const latestBlockhashSchema = contextValue(
-  z.object({ blockhash: z.string().min(32), lastValidBlockHeight: slotSchema }),
-);
-const balanceSchema = contextValue(u64Schema);
-const tokenBalanceSchema = contextValue(z.object({ amount: z.string().regex(/^\d+$/) }));
-const accountExistsSchema = contextValue(z.object({ lamports: u64Schema }).nullable());
 const signatureStatusSchema = z.object({
   slot: slotSchema,
   err: z.unknown().nullable(),
@@ -78,46 +68,11 @@ export function createSolanaSender(options: SenderFactoryOptions): ChainSender {
   const keypair = Keypair.fromSeed(key.privateKey);
   const treasury = keypair.publicKey;
   if (treasury.toBase58() !== key.address) throw new Error("the Solana treasury key does not match its address");
-  const rpc = new JsonRpcClient({
-    url: config.rpcUrl,
-    setting: "CHAINS_CONFIG.SOLANA.rpcUrl",
-    label: "Solana RPC",
-    fetch: options.fetch,
-  });
-  const rentExempt = new Map<number, bigint>();
-
-  const tokenOf = (asset: string) => [...assets.tokensByMint.values()].find((token) => token.asset === asset);
+  const reads = createSolanaReads(config, options.fetch);
+  const { rpc, lamportsOf, tokenUnitsOf, rentExemptMinimum } = reads;
   const read = { commitment: READ_COMMITMENT };
 
-  const lamportsOf = async (address: PublicKey): Promise<bigint> =>
-    rpc.validated(balanceSchema, await rpc.call("getBalance", [address.toBase58(), read]), "getBalance").value;
-
-  /** The balance of a token account; 0 when it does not exist. */
-  const tokenUnitsOf = async (account: PublicKey): Promise<bigint> => {
-    const [outcome] = await rpc.batch([{ method: "getTokenAccountBalance", params: [account.toBase58(), read] }]);
-    if (!outcome) return 0n;
-    // "could not find account" (-32602): the treasury never held the token.
-    if (!outcome.ok) {
-      if (outcome.code === -32602) return 0n;
-      throw new JsonRpcError(rpc.label, "getTokenAccountBalance", outcome.code, outcome.message);
-    }
-    return BigInt(rpc.validated(tokenBalanceSchema, outcome.result, "getTokenAccountBalance").value.amount);
-  };
-
-  const accountExists = async (address: PublicKey): Promise<boolean> => {
-    const answer = await rpc.call("getAccountInfo", [address.toBase58(), { ...read, encoding: "base64" }]);
-    return rpc.validated(accountExistsSchema, answer, "getAccountInfo").value !== null;
-  };
-
-  const rentExemptMinimum = async (space: number): Promise<bigint> => {
-    let lamports = rentExempt.get(space);
-    if (lamports === undefined) {
-      const answer = await rpc.call("getMinimumBalanceForRentExemption", [space, read]);
-      lamports = rpc.validated(u64Schema, answer, "getMinimumBalanceForRentExemption");
-      rentExempt.set(space, lamports);
-    }
-    return lamports;
-  };
+  const tokenOf = (asset: string) => [...assets.tokensByMint.values()].find((token) => token.asset === asset);
 
   const recipientOf = (order: SendOrder): PublicKey => {
     try {
@@ -188,11 +143,7 @@ export function createSolanaSender(options: SenderFactoryOptions): ChainSender {
     async prepare(orders): Promise<SolanaPrepared> {
       const order = onlyOrder(orders);
       const to = recipientOf(order);
-      const latest = rpc.validated(
-        latestBlockhashSchema,
-        await rpc.call("getLatestBlockhash", [read]),
-        "getLatestBlockhash",
-      ).value;
+      const latest = await reads.latestBlockhash();
       const lamports = await lamportsOf(treasury);
       // The treasury wallet stays rent exempt: a payer left between 0 and the minimum fails the send.
       const spendable = lamports - (await rentExemptMinimum(WALLET_SPACE));
@@ -219,7 +170,7 @@ export function createSolanaSender(options: SenderFactoryOptions): ChainSender {
       }
       const held = await tokenUnitsOf(associatedTokenAddress(mint, treasury));
       requireFunds(order.asset, order.amountRaw, held);
-      const createRecipientAccount = !(await accountExists(associatedTokenAddress(mint, to)));
+      const createRecipientAccount = (await reads.accountLamports(associatedTokenAddress(mint, to))) === null;
       const rent = createRecipientAccount ? await rentExemptMinimum(TOKEN_ACCOUNT_SPACE) : 0n;
       requireFunds(assets.native.asset, FEE_LAMPORTS + rent, spendable);
       return { ...latest, createRecipientAccount };

@@ -1,7 +1,7 @@
 import { PublicKey, SystemProgram, TransactionInstruction } from "@solana/web3.js";
 
 /**
- * The three SPL instructions the treasury sends, built with @solana/web3.js alone. Written here
+ * The SPL instructions the treasury sends, built with @solana/web3.js alone. Written here
  * instead of imported from @solana/spl-token because spl-token loads bigint-buffer, whose native
  * binding is not built under pnpm (its install script is not allowed) and which then prints
  * "bigint: Failed to load bindings, pure JS will be used" on stderr of every process that imports
@@ -63,5 +63,21 @@ export function transferChecked(
       { pubkey: owner, isSigner: true, isWritable: false },
     ],
     data,
+  });
+}
+
+/**
+ * Token program, CloseAccount (instruction 9): an empty token account's lamports (its rent) go to
+ * `destination` and the account is deleted; `owner` signs.
+ */
+export function closeAccount(account: PublicKey, destination: PublicKey, owner: PublicKey): TransactionInstruction {
+  return new TransactionInstruction({
+    programId: TOKEN_PROGRAM_ID,
+    keys: [
+      { pubkey: account, isSigner: false, isWritable: true },
+      { pubkey: destination, isSigner: false, isWritable: true },
+      { pubkey: owner, isSigner: true, isWritable: false },
+    ],
+    data: Buffer.from([9]),
   });
 }

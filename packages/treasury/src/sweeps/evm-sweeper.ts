@@ -1,7 +1,7 @@
 import { resolveEvmAssets } from "@mp/chain-evm";
-import { type ChainConfig, type ChainId, decimalToUnits, type Logger, mapBounded } from "@mp/core";
-import type { DepositKey, DepositKeys, TreasuryKeys } from "@mp/custody";
-import { assertLeader, type Database, LeadershipLostError, type LeaseKeeper, type Queryable } from "@mp/db";
+import { type ChainConfig, type ChainId, type Logger, mapBounded } from "@mp/core";
+import type { DepositKey, TreasuryKeys } from "@mp/custody";
+import type { Queryable } from "@mp/db";
 import {
   type Address,
   createPublicClient,
@@ -18,35 +18,27 @@ import { type ChainSender, InsufficientTreasuryFundsError } from "../chain-sende
 import { createEvmSender } from "../evm/evm-sender.ts";
 import { justStored } from "../send-pipeline.ts";
 import { requestSend } from "../send-requests.ts";
-import { DEFAULT_SWEEP_CONFIG, type SweepConfig } from "./sweep-config.ts";
+import { DEFAULT_SWEEP_CONFIG, type SweepConfig, type SweeperOptions, sweepThresholdRaw } from "./sweep-config.ts";
 import {
   finishSweep,
   insertSweep,
+  isolatedSweepStep,
+  leaderFenced,
   listReadySweeps,
   listSettledSweeps,
   listSweepCandidates,
-  markSweeping,
   noteSweepWaiting,
   type OpenSweep,
+  refuseForeignDepositKey,
   type SweepCandidate,
   setTopUpSend,
   settleTopUps,
+  startSweepSend,
 } from "./sweep-store.ts";
 
-export interface EvmSweeperOptions {
-  db: Database;
+export interface EvmSweeperOptions extends SweeperOptions {
   /** The EVM chains to sweep (their configs: RPC, tokens). */
   chains: readonly ChainConfig[];
-  /** Deposit (receive) address keys from MASTER_MNEMONIC: the signer's only. */
-  depositKeys: DepositKeys;
-  /** The treasury's keys: the sweeps' destination, and the top-ups' source (through the send pipeline). */
-  treasuryKeys: TreasuryKeys;
-  logger: Logger;
-  config?: SweepConfig;
-  /** The process's lease keeper (role signer), else one of its own on `db`. */
-  leases?: LeaseKeeper;
-  leaseSeconds?: number;
-  fetch?: typeof globalThis.fetch;
   /** Tests: called once a sweep's top-up is confirmed and before its sweep is signed. */
   onReady?: (sweepIds: string[]) => void;
 }
@@ -99,11 +91,7 @@ export function createEvmSweeper(options: EvmSweeperOptions): EvmSweeper {
     intervalMs: config.intervalMs,
     what: "sweeper",
     pass: (chain, lease) => {
-      const fenced = <T>(fn: (tx: Queryable) => Promise<T>): Promise<T> =>
-        db.tx(async (tx) => {
-          await assertLeader(tx, lease, { idleTimeoutMs: leaseSeconds * 500 });
-          return fn(tx);
-        });
+      const fenced = leaderFenced(db, lease, leaseSeconds);
       const runtime = chains.get(chain) as ChainRuntime;
       return new ChainSweep(runtime, treasury, options, config, fenced, logger.child({ chain, sweeper: true })).run();
     },
@@ -166,24 +154,15 @@ class ChainSweep {
     );
   }
 
-  /** One address the node or the database cannot serve now does not hold up the others; the next pass retries it. */
-  private async isolated(context: Record<string, string>, fn: () => Promise<void>): Promise<void> {
-    try {
-      await fn();
-    } catch (error) {
-      if (error instanceof LeadershipLostError) throw error;
-      this.logger.warn({ ...context, err: String(error) }, "sweep step failed: retried next pass");
-    }
+  private isolated(context: Record<string, string>, fn: () => Promise<void>): Promise<void> {
+    return isolatedSweepStep(this.logger, context, fn);
   }
 
   private threshold(asset: string): bigint {
     const { native, tokens } = this.runtime.assets;
     const token = tokens.find((t) => t.asset === asset);
     const decimals = asset === native.asset ? native.decimals : (token?.decimals ?? 0);
-    const whole =
-      this.config.thresholds[asset] ??
-      (asset === native.asset ? this.config.defaults.native : this.config.defaults.token);
-    return decimalToUnits(whole, decimals) ?? 0n;
+    return sweepThresholdRaw(this.config, asset, decimals, asset === native.asset);
   }
 
   private rpc<T>(method: string, params: unknown[]): Promise<T> {
@@ -271,16 +250,8 @@ class ChainSweep {
    */
   private async sign(sweep: OpenSweep): Promise<void> {
     const key = this.options.depositKeys.forPath("evm", sweep.derivationPath);
-    if (getAddress(key.address) !== getAddress(sweep.depositAddress)) {
-      // Never sign for an address whose key we do not derive: the destination row and the mnemonic disagree.
-      await noteSweepWaiting(
-        this.options.db,
-        sweep.id,
-        `the deposit key derives ${key.address}, not ${sweep.depositAddress}`,
-      );
-      this.logger.error({ sweep: sweep.id, address: sweep.depositAddress }, "deposit key does not match its address");
-      return;
-    }
+    const matches = getAddress(key.address) === getAddress(sweep.depositAddress);
+    if (await refuseForeignDepositKey(this.options.db, this.logger, sweep, { address: key.address, matches })) return;
     const sender: ChainSender = createEvmSender({
       config: this.runtime.config,
       keys: keysSigningAs(key),
@@ -308,16 +279,9 @@ class ChainSweep {
       throw error;
     }
     const stored = await this.fenced(async (tx) => {
-      const { send } = await requestSend(tx, {
-        chain: this.chain,
-        asset: sweep.asset,
-        to: sweep.treasuryAddress,
-        amountRaw: sweep.amountRaw,
-        purpose: "sweep",
-        idempotencyKey: `sweep:${sweep.id}`,
-      });
-      if (!(await markSweeping(tx, sweep.id, send.id))) return null;
-      const signed = await sender.sign(tx, [{ ...order, id: send.id }], prepared);
+      const sendId = await startSweepSend(tx, this.chain, sweep);
+      if (sendId === null) return null;
+      const signed = await sender.sign(tx, [{ ...order, id: sendId }], prepared);
       const id = await insertAttempt(tx, this.chain, signed, null);
       return { ...signed, id };
     });

@@ -1,8 +1,39 @@
 import { randomUUID } from "node:crypto";
-import type { ChainId } from "@mp/core";
-import type { Queryable } from "@mp/db";
+import type { ChainId, Logger } from "@mp/core";
+import { assertLeader, type Database, LeadershipLostError, type Lease, type Queryable } from "@mp/db";
+import { requestSend } from "../send-requests.ts";
 
-/** The sweeper's reads and writes of treasury_sweeps (migrations/0106). */
+/** The sweepers' reads and writes of treasury_sweeps (migrations/0106, 0115), and how they write. */
+
+/** A sweeper's write transactions under its lease `sweeper:<CHAIN>`: assertLeader first in each. */
+export function leaderFenced(
+  db: Database,
+  lease: Lease,
+  leaseSeconds: number,
+): <T>(fn: (tx: Queryable) => Promise<T>) => Promise<T> {
+  return (fn) =>
+    db.tx(async (tx) => {
+      await assertLeader(tx, lease, { idleTimeoutMs: leaseSeconds * 500 });
+      return fn(tx);
+    });
+}
+
+/**
+ * One address the node or the database cannot serve now does not hold up the others: the step's
+ * error is logged and the next pass retries it. A lost lease still ends the pass.
+ */
+export async function isolatedSweepStep(
+  logger: Logger,
+  context: Record<string, string>,
+  fn: () => Promise<void>,
+): Promise<void> {
+  try {
+    await fn();
+  } catch (error) {
+    if (error instanceof LeadershipLostError) throw error;
+    logger.warn({ ...context, err: String(error) }, "sweep step failed: retried next pass");
+  }
+}
 
 export type SweepState = "topping_up" | "ready" | "sweeping" | "confirmed" | "failed";
 
@@ -122,9 +153,35 @@ export interface OpenSweep {
   derivationPath: string;
   treasuryAddress: string;
   amountRaw: bigint;
+  /** The sweep's send, once signed. */
+  sendId: string | null;
 }
 
 export async function listReadySweeps(q: Queryable, chain: ChainId, limit: number): Promise<OpenSweep[]> {
+  return listOpenSweeps(q, chain, limit, "w.state = 'ready'");
+}
+
+/**
+ * Sweeps whose signed transaction was proven never to land (a Solana blockhash or Tron expiration
+ * passed): the send pipeline put their send back to `queued`, and only the sweeper, which holds
+ * the deposit key, signs it again (lockSignable decides the one signer).
+ */
+export async function listRequeuedSweeps(
+  q: Queryable,
+  chain: ChainId,
+  limit: number,
+): Promise<Array<OpenSweep & { sendId: string }>> {
+  const sweeps = await listOpenSweeps(
+    q,
+    chain,
+    limit,
+    `w.state = 'sweeping' AND EXISTS (SELECT 1 FROM treasury_sends s
+                                       WHERE s.id = w.send_id AND s.state IN ('queued', 'waiting_funds'))`,
+  );
+  return sweeps.flatMap((sweep) => (sweep.sendId === null ? [] : [{ ...sweep, sendId: sweep.sendId }]));
+}
+
+async function listOpenSweeps(q: Queryable, chain: ChainId, limit: number, where: string): Promise<OpenSweep[]> {
   const { rows } = await q.query<{
     id: string;
     asset: string;
@@ -133,11 +190,12 @@ export async function listReadySweeps(q: Queryable, chain: ChainId, limit: numbe
     derivation_path: string;
     treasury_address: string;
     amount_raw: string;
+    send_id: string | null;
   }>(
     `SELECT w.id, w.asset, w.destination_id, w.deposit_address, t.derivation_path, w.treasury_address,
-            w.amount_raw::text AS amount_raw
+            w.amount_raw::text AS amount_raw, w.send_id
        FROM treasury_sweeps w JOIN destinations t ON t.id = w.destination_id
-      WHERE w.chain = $1 AND w.state = 'ready' ORDER BY w.created_at, w.id LIMIT $2`,
+      WHERE w.chain = $1 AND ${where} ORDER BY w.created_at, w.id LIMIT $2`,
     [chain, limit],
   );
   return rows.map((r) => ({
@@ -148,7 +206,25 @@ export async function listReadySweeps(q: Queryable, chain: ChainId, limit: numbe
     derivationPath: r.derivation_path,
     treasuryAddress: r.treasury_address,
     amountRaw: BigInt(r.amount_raw),
+    sendId: r.send_id,
   }));
+}
+
+/**
+ * The sweep's own send (purpose sweep, deposit address -> treasury; key `sweep:<id>`, so a retry
+ * finds the same one) and the sweep marked sweeping, in the transaction that then stores its first
+ * attempt; null when the sweep is no longer ready (another pass took it).
+ */
+export async function startSweepSend(tx: Queryable, chain: ChainId, sweep: OpenSweep): Promise<string | null> {
+  const { send } = await requestSend(tx, {
+    chain,
+    asset: sweep.asset,
+    to: sweep.treasuryAddress,
+    amountRaw: sweep.amountRaw,
+    purpose: "sweep",
+    idempotencyKey: `sweep:${sweep.id}`,
+  });
+  return (await markSweeping(tx, sweep.id, send.id)) ? send.id : null;
 }
 
 /** The sweep's send is signed and stored (in the same transaction as its attempt). */
@@ -159,6 +235,38 @@ export async function markSweeping(tx: Queryable, sweepId: string, sendId: strin
     [sweepId, sendId],
   );
   return rowCount === 1;
+}
+
+/**
+ * What the sweep's last signed transaction does with rent (lamports): reclaims it from the deposit
+ * token account it closes, pays it for the treasury token account it opens. In the transaction
+ * that stores the attempt, so the row always describes the attempt that may land.
+ */
+export async function setSweepRent(
+  tx: Queryable,
+  sweepId: string,
+  rent: { reclaimedRaw: bigint; paidRaw: bigint },
+): Promise<void> {
+  await tx.query(
+    "UPDATE treasury_sweeps SET rent_reclaimed_raw = $2, rent_paid_raw = $3, updated_at = now() WHERE id = $1",
+    [sweepId, rent.reclaimedRaw.toString(), rent.paidRaw.toString()],
+  );
+}
+
+/**
+ * Never sign for an address whose key we do not derive (the destination row and the mnemonic
+ * disagree): the sweep waits, with the reason, and the error is logged. True when it was refused.
+ */
+export async function refuseForeignDepositKey(
+  q: Queryable,
+  logger: Logger,
+  sweep: OpenSweep,
+  key: { address: string; matches: boolean },
+): Promise<boolean> {
+  if (key.matches) return false;
+  await noteSweepWaiting(q, sweep.id, `the deposit key derives ${key.address}, not ${sweep.depositAddress}`);
+  logger.error({ sweep: sweep.id, address: sweep.depositAddress }, "deposit key does not match its address");
+  return true;
 }
 
 export async function noteSweepWaiting(q: Queryable, sweepId: string, reason: string): Promise<void> {
@@ -176,6 +284,8 @@ export async function listSettledSweeps(
     reason: string | null;
     attemptId: string | null;
     txHash: string | null;
+    /** The landed attempt's fee as signed (SignedAttempt.fee). */
+    fee: Record<string, unknown> | null;
   }>
 > {
   const { rows } = await q.query<{
@@ -184,8 +294,9 @@ export async function listSettledSweeps(
     reason: string | null;
     attempt_id: string | null;
     tx_hash: string | null;
+    fee: Record<string, unknown> | null;
   }>(
-    `SELECT w.id, s.state AS send_state, s.reason, s.landed_attempt_id AS attempt_id, a.tx_hash
+    `SELECT w.id, s.state AS send_state, s.reason, s.landed_attempt_id AS attempt_id, a.tx_hash, a.fee
        FROM treasury_sweeps w JOIN treasury_sends s ON s.id = w.send_id
        LEFT JOIN treasury_attempts a ON a.id = s.landed_attempt_id
       WHERE w.chain = $1 AND w.state = 'sweeping' AND s.state IN ('confirmed', 'failed')`,
@@ -197,6 +308,7 @@ export async function listSettledSweeps(
     reason: r.reason,
     attemptId: r.attempt_id,
     txHash: r.tx_hash,
+    fee: r.fee,
   }));
 }
 
