@@ -12,6 +12,7 @@ import {
   recordConfirmedDeposits,
   testDepositKeys,
 } from "./support/evm-deposits.ts";
+import { until } from "./support/evm-treasury.ts";
 import { LAMPORTS_PER_SOL, type SolanaTreasuryHarness, startSolanaTreasury } from "./support/solana-treasury.ts";
 import { merchantJournalEntries, untilSweepsSettled } from "./support/sweep-checks.ts";
 import { testPipelines } from "./support/test-pipelines.ts";
@@ -202,7 +203,7 @@ describe("Solana sweeps on the Solana test node", () => {
     const again = sweeper();
     for (let i = 0; i < 3; i++) await again.tick("SOLANA");
     expect(await sweepsOf(merchant)).toHaveLength(3);
-  });
+  }, 120_000);
 
   it("leaves open a token account that still holds a deposit the sweep does not cover, and closes it next time", async () => {
     const merchant = await createDepositMerchant(t.db, 1, "SOLANA");
@@ -235,7 +236,7 @@ describe("Solana sweeps on the Solana test node", () => {
     expect(second).toMatchObject({ state: "confirmed", amount_raw: "15000000" });
     expect(second?.rent_reclaimed_raw).toBe(TOKEN_ACCOUNT_RENT.toString());
     expect(h.node.balance(ata(address.address))).toBe(0n);
-  });
+  }, 120_000);
 
   it("after a crash between storing and broadcasting, the pipeline broadcasts the stored sweep: it lands once", async () => {
     const merchant = await createDepositMerchant(t.db, 1, "SOLANA");
@@ -263,7 +264,7 @@ describe("Solana sweeps on the Solana test node", () => {
     expect(row?.tx_hash).toBe(attempts[0]?.tx_hash);
     expect(h.node.tokenBalance(h.treasury, "USDC")).toBe(treasuryUsdc + 30_000_000n);
     expect(h.node.balance(ata(address.address))).toBe(0n);
-  });
+  }, 120_000);
 
   it("signs a sweep whose blockhash expired again exactly once, with the deposit key, and it lands once", async () => {
     const merchant = await createDepositMerchant(t.db, 1, "SOLANA");
@@ -308,5 +309,31 @@ describe("Solana sweeps on the Solana test node", () => {
     }
     expect(await attemptsOf(opened.id)).toHaveLength(2);
     expect(h.node.tokenBalance(h.treasury, "USDC")).toBe(treasuryUsdc + 12_000_000n);
-  });
+  }, 120_000);
+
+  it("watches a confirmed sweep again when a reorg drops its block: the same transaction lands once", async () => {
+    const merchant = await createDepositMerchant(t.db, 1, "SOLANA");
+    const [address] = merchant.addresses as [DepositAddress];
+    await depositAndCredit(merchant, [{ address, asset: "USDC", amount: 11_000_000n }]);
+    const treasuryUsdc = h.node.tokenBalance(h.treasury, "USDC");
+    const s = sweeper();
+    const [row] = await sweepUntilSettled(s, merchant, 1);
+    const tx = h.node.transaction(row?.tx_hash ?? "");
+    if (!row?.send_id || !row.tx_hash || !tx) throw new Error("the sweep did not land");
+    h.node.reorg(h.node.head() - tx.slot + 1, { drop: [row.tx_hash] });
+    expect(h.node.tokenBalance(h.treasury, "USDC")).toBe(treasuryUsdc);
+    expect(h.node.tokenBalance(address.address, "USDC")).toBe(11_000_000n);
+
+    await until(t.db, [row.send_id], "broadcast", () => pipeline.tick("SOLANA"));
+    await until(t.db, [row.send_id], "confirmed", async () => {
+      await s.tick("SOLANA");
+      await pipeline.tick("SOLANA");
+      h.node.mine();
+    });
+    // Not signed again: the same signature landed on the new fork, and moved the tokens once.
+    expect((await attemptsOf(row.id)).map((x) => [x.tx_hash, x.state])).toEqual([[row.tx_hash, "mined"]]);
+    expect(h.node.transaction(row.tx_hash)?.slot).toBeGreaterThan(tx.slot);
+    expect(h.node.tokenBalance(h.treasury, "USDC")).toBe(treasuryUsdc + 11_000_000n);
+    expect(h.node.balance(ata(address.address))).toBe(0n);
+  }, 120_000);
 });

@@ -26,6 +26,7 @@ import {
   createChainSenders,
   createEvmSweeper,
   createSendPipeline,
+  createSolanaSweeper,
   recordTreasuryAddresses,
   type SendPipelineOptions,
   type SweepConfig,
@@ -168,21 +169,27 @@ export async function startSigner(options: {
     ...(halt ? { onStage: haltAt(halt) } : {}),
   });
   pipeline.start();
-  // Sweeps (EVM so far): deposits gathered into the treasury, top-ups through the pipeline above.
+  // Sweeps (EVM and Solana so far): deposits gathered into the treasury, broadcast and confirmed by
+  // the pipeline above (EVM top-ups through it too).
   const evmChains = senders.flatMap((s) => {
     const config = chains[s.chain];
     return config && chainFamily(config.chain) === "evm" ? [config] : [];
   });
-  const sweeper = createEvmSweeper({
+  const sweeperOptions = {
     db,
-    chains: evmChains,
     depositKeys: secrets.depositKeys,
     treasuryKeys: keys,
     logger,
     config: secrets.sweeps,
     leaseSeconds: options.leaseSeconds,
-  });
-  sweeper.start();
+  };
+  const solana = senders.some((s) => s.chain === "SOLANA") ? chains.SOLANA : undefined;
+  const sweepers = [
+    createEvmSweeper({ ...sweeperOptions, chains: evmChains }),
+    ...(solana ? [createSolanaSweeper({ ...sweeperOptions, chain: solana })] : []),
+  ];
+  for (const sweeper of sweepers) sweeper.start();
+  const stopSweepers = () => Promise.all(sweepers.map((sweeper) => sweeper.stop()));
   const pools = startCustodyPoolFiller({
     db,
     custody: options.custody,
@@ -194,14 +201,18 @@ export async function startSigner(options: {
     await pools.fillNow();
   } catch (error) {
     await pools.stop();
-    await sweeper.stop();
+    await stopSweepers();
     await pipeline.stop();
     await balances.stop();
     await funding;
     throw error;
   }
   logger.info(
-    { chains: senders.map((s) => s.chain), sweeps: evmChains.map((c) => c.chain), pollIntervalMs },
+    {
+      chains: senders.map((s) => s.chain),
+      sweeps: [...evmChains.map((c) => c.chain), ...(solana ? [solana.chain] : [])],
+      pollIntervalMs,
+    },
     "signer started",
   );
   return {
@@ -209,7 +220,7 @@ export async function startSigner(options: {
     pools,
     async stop() {
       await pools.stop();
-      await sweeper.stop();
+      await stopSweepers();
       await pipeline.stop();
       await balances.stop();
       await funding;

@@ -19,6 +19,12 @@ export interface ChainRecords {
   float: Amounts;
   /** Sends whose attempt is mined and whose recipient is not ours (a top-up of our own address moves nothing out). */
   sent: Amounts;
+  /**
+   * Native coin (lamports) our mined sweeps moved into the treasury wallet by closing deposit token
+   * accounts (their rent, paid by the depositors who opened them), less the rent they paid opening
+   * the treasury's own token accounts (Solana; 0 elsewhere).
+   */
+  sweepRent: bigint;
   /** Our mined transactions (landed or failed: a reverted one pays its fee too), to read their fees. */
   minedAttempts: Array<{ txHash: string; fee: Record<string, unknown> }>;
   /** Attempts broadcast but not seen mined yet: the chain may be ahead of our records by these. */
@@ -37,7 +43,10 @@ const sums = (rows: Array<{ asset: string; total: string }>): Amounts => {
 const bitcoinOutput = (txid: string, position: string): KnownOutput | null =>
   position.startsWith("vout:") ? { txid, vout: Number(position.slice("vout:".length)) } : null;
 
-/** Reads one chain's records (see ChainRecords). Sweeps, once they exist, are moves between our addresses: only their fees count. */
+/**
+ * Reads one chain's records (see ChainRecords). A sweep is a move between our addresses: only its
+ * fee counts, and on Solana the token-account rent it reclaims or pays (treasury_sweeps).
+ */
 export async function readChainRecords(q: Queryable, chain: ChainId): Promise<ChainRecords> {
   const addresses = await q.query<{ address: string; address_key: string }>(
     `SELECT address, address_key FROM treasury_addresses WHERE chain = $1
@@ -71,6 +80,14 @@ export async function readChainRecords(q: Queryable, chain: ChainId): Promise<Ch
       ORDER BY created_at, id`,
     [chain],
   );
+  // The rent columns describe the sweep's last signed attempt, the only one that can have landed.
+  const rent = await q.query<{ net: string }>(
+    `SELECT COALESCE(sum(w.rent_reclaimed_raw - w.rent_paid_raw), 0)::text AS net FROM treasury_sweeps w
+      WHERE w.chain = $1 AND EXISTS (
+        SELECT 1 FROM treasury_attempt_sends x JOIN treasury_attempts a ON a.id = x.attempt_id
+         WHERE x.send_id = w.send_id AND a.state = 'mined')`,
+    [chain],
+  );
   const outputs = await q.query<{ txid: string; position: string }>(
     `SELECT tx_hash AS txid, position FROM deposits WHERE chain = $1 AND status <> 'REVERSED'
      UNION SELECT tx_hash, position FROM treasury_receipts WHERE chain = $1 AND status <> 'REVERSED'
@@ -85,6 +102,7 @@ export async function readChainRecords(q: Queryable, chain: ChainId): Promise<Ch
     pendingDeposits: sums(depositRows.map((r) => ({ asset: r.asset, total: r.pending }))),
     float: sums(float.rows),
     sent,
+    sweepRent: BigInt(rent.rows[0]?.net ?? "0"),
     // A failed attempt only pays a fee when it was mined (EVM revert, Tron OUT_OF_ENERGY): those keep their block.
     minedAttempts: attempts.rows
       .filter((a) => a.state === "mined" || a.state === "failed")

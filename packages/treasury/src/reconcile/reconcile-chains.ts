@@ -12,9 +12,10 @@ export interface ReconcileTarget {
 /**
  * One chain and asset: what the chain says we hold against what our records say we should, in the
  * asset's smallest units (decimal strings: exact). `expected` = live deposits + the operator's float
- * - what our sends paid out to others - the network fees our transactions paid (native coin). Moves
- * between our own addresses (a gas top-up of a deposit address, a sweep into the treasury, Bitcoin
- * change) change neither side except by their fee.
+ * - what our sends paid out to others - the network fees our transactions paid (native coin) + the
+ * token-account rent our Solana sweeps reclaimed less what they paid (native coin). Moves between our
+ * own addresses (a gas top-up of a deposit address, a sweep into the treasury, Bitcoin change)
+ * change neither side otherwise.
  */
 export interface ReconcileLine {
   chain: ChainId;
@@ -25,7 +26,15 @@ export interface ReconcileLine {
   chain_holdings: string | null;
   expected: string;
   difference: string | null;
-  breakdown: { deposits: string; pending_deposits: string; operator_float: string; sent: string; fees: string };
+  breakdown: {
+    deposits: string;
+    pending_deposits: string;
+    operator_float: string;
+    sent: string;
+    fees: string;
+    /** Native coin: rent of deposit token accounts our sweeps closed, less rent they paid (Solana). */
+    sweep_rent: string;
+  };
   explanation: string;
 }
 
@@ -88,13 +97,19 @@ async function reconcileChain(
   }
   return target.assets.map((asset): ReconcileLine => {
     const feesHere = asset.asset === native ? fees : 0n;
+    const rentHere = asset.asset === native ? records.sweepRent : 0n;
     const expected =
-      of(records.deposits, asset.asset) + of(records.float, asset.asset) - of(records.sent, asset.asset) - feesHere;
+      of(records.deposits, asset.asset) +
+      of(records.float, asset.asset) -
+      of(records.sent, asset.asset) -
+      feesHere +
+      rentHere;
     const held = holdings === null ? null : of(holdings, asset.asset);
     const difference = held === null ? null : held - expected;
     const notes: string[] = [];
     const pending = of(records.pendingDeposits, asset.asset);
     if (pending > 0n) notes.push(`${pending} in deposits on chain still confirming`);
+    if (rentHere !== 0n) notes.push(`${rentHere} of token-account rent reclaimed by sweeps (net of rent they paid)`);
     if (missing.length > 0) notes.push(`mined transactions the node does not have (reorg?): ${missing.join(", ")}`);
     if (records.inFlight > 0) notes.push(`${records.inFlight} attempt(s) broadcast, not yet seen mined`);
     let status: ReconcileLine["status"];
@@ -127,6 +142,7 @@ async function reconcileChain(
         operator_float: of(records.float, asset.asset).toString(),
         sent: of(records.sent, asset.asset).toString(),
         fees: feesHere.toString(),
+        sweep_rent: rentHere.toString(),
       },
       explanation,
     };

@@ -31,6 +31,7 @@ import {
   listRequeuedSweeps,
   listSettledSweeps,
   listSweepCandidates,
+  listTreasuryAccountOpeners,
   noteSweepWaiting,
   type OpenSweep,
   refuseForeignDepositKey,
@@ -158,13 +159,15 @@ class SolanaSweepPass {
   async run(): Promise<void> {
     const { db } = this.options;
     await this.finishSettled();
+    // Expired sweeps first (their send is re-queued), then the ready ones.
     const requeued = await listRequeuedSweeps(db, this.chain, SWEEPS_PER_TICK);
-    await mapBounded(requeued, CONCURRENCY, (sweep) =>
-      isolatedSweepStep(this.logger, { sweep: sweep.id }, () => this.sign(sweep, sweep.sendId)),
-    );
     const ready = await listReadySweeps(db, this.chain, SWEEPS_PER_TICK);
-    await mapBounded(ready, CONCURRENCY, (sweep) =>
-      isolatedSweepStep(this.logger, { sweep: sweep.id }, () => this.sign(sweep, null)),
+    const toSign = await this.oneTreasuryAccountOpener([
+      ...requeued,
+      ...ready.map((sweep) => ({ ...sweep, sendId: null })),
+    ]);
+    await mapBounded(toSign, CONCURRENCY, (sweep) =>
+      isolatedSweepStep(this.logger, { sweep: sweep.id }, () => this.sign(sweep, sweep.sendId)),
     );
     const candidates = await listSweepCandidates(db, this.chain, SWEEPS_PER_TICK);
     await mapBounded(
@@ -172,6 +175,30 @@ class SolanaSweepPass {
       CONCURRENCY,
       (c) => isolatedSweepStep(this.logger, { address: c.address, asset: c.asset }, () => this.open(c)),
     );
+  }
+
+  /**
+   * Where the treasury has no token account of a mint yet, one sweep of that mint opens it (and
+   * records the rent it pays); the others wait until it has landed or failed, then find the account.
+   */
+  private async oneTreasuryAccountOpener<T extends OpenSweep>(sweeps: T[]): Promise<T[]> {
+    const treasury = this.runtime.treasury.publicKey;
+    const missing = new Set<string>();
+    for (const asset of new Set(sweeps.map((s) => s.asset))) {
+      const token = this.tokenOf(asset);
+      if (!token) continue;
+      const account = associatedTokenAddress(new PublicKey(token.address), treasury);
+      if ((await this.runtime.reads.accountLamports(account)) === null) missing.add(asset);
+    }
+    if (missing.size === 0) return sweeps;
+    const openers = await listTreasuryAccountOpeners(this.options.db, this.chain);
+    return sweeps.filter((sweep) => {
+      if (!missing.has(sweep.asset)) return true;
+      const opener = openers.get(sweep.asset);
+      if (opener !== undefined) return opener === sweep.id;
+      openers.set(sweep.asset, sweep.id);
+      return true;
+    });
   }
 
   private tokenOf(asset: string) {

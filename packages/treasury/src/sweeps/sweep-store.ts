@@ -269,6 +269,20 @@ export async function refuseForeignDepositKey(
   return true;
 }
 
+/**
+ * Per asset, the open sweep whose signed transaction opens the treasury's token account (it pays
+ * rent): while it may land, no other sweep of the asset may open it too (a second CreateIdempotent
+ * would pay nothing, but its sweep would record rent paid).
+ */
+export async function listTreasuryAccountOpeners(q: Queryable, chain: ChainId): Promise<Map<string, string>> {
+  const { rows } = await q.query<{ asset: string; id: string }>(
+    `SELECT asset, min(id) AS id FROM treasury_sweeps
+      WHERE chain = $1 AND state = 'sweeping' AND rent_paid_raw > 0 GROUP BY asset`,
+    [chain],
+  );
+  return new Map(rows.map((r) => [r.asset, r.id]));
+}
+
 export async function noteSweepWaiting(q: Queryable, sweepId: string, reason: string): Promise<void> {
   await q.query("UPDATE treasury_sweeps SET reason = $2, updated_at = now() WHERE id = $1", [sweepId, reason]);
 }

@@ -16,7 +16,7 @@ export async function untilSweepsSettled<T extends SettlingSweep>(
   mine: () => unknown,
   read: () => Promise<T[]>,
   expected: number,
-  timeoutMs = 45_000,
+  timeoutMs = 90_000,
 ): Promise<T[]> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
