@@ -1,14 +1,9 @@
-import { createSolanaAdapter } from "@mp/chain-solana";
 import { silentLogger } from "@mp/core";
-import { createWatchSet } from "@mp/custody";
-import { createIndexer, type Indexer } from "@mp/indexer";
-import { createSandboxRateProvider } from "@mp/providers";
+import type { Indexer } from "@mp/indexer";
 import {
   createSendPipeline,
   createSolanaSweeper,
-  type ReconcileTarget,
   reconcileChains,
-  recordTreasuryAddresses,
   type SendPipeline,
   type SolanaSweeper,
 } from "@mp/treasury";
@@ -18,14 +13,11 @@ import {
   type DepositAddress,
   testDepositKeys,
 } from "../../packages/treasury/test/support/evm-deposits.ts";
-import {
-  LAMPORTS_PER_SOL,
-  type SolanaTreasuryHarness,
-  startSolanaTreasury,
-} from "../../packages/treasury/test/support/solana-treasury.ts";
+import { LAMPORTS_PER_SOL, type SolanaTreasuryHarness } from "../../packages/treasury/test/support/solana-treasury.ts";
 import { untilSweepsSettled } from "../../packages/treasury/test/support/sweep-checks.ts";
 import { catchUp } from "../indexer/indexer-fixtures.ts";
 import { useTestDatabase } from "../support/test-database.ts";
+import { type SolanaReconcileSetup, startSolanaReconcile } from "./solana-reconcile-setup.ts";
 
 const TOKEN_ACCOUNT_RENT = 2_039_280n;
 
@@ -35,15 +27,8 @@ describe("payments reconcile chains after Solana sweeps", () => {
   let indexer: Indexer;
   let pipeline: SendPipeline;
   let sweeper: SolanaSweeper;
-  const targets = (): ReconcileTarget[] => [
-    {
-      config: h.config,
-      assets: [
-        { asset: "SOL", address: null, decimals: 9 },
-        ...h.config.tokens.map((t) => ({ asset: t.asset, address: t.address, decimals: t.decimals })),
-      ],
-    },
-  ];
+  let setup: SolanaReconcileSetup;
+  const targets = () => setup.targets();
   const sweepRows = () =>
     database.db.query<{ asset: string; state: string; rent_reclaimed_raw: string; rent_paid_raw: string }>(
       "SELECT asset, state, rent_reclaimed_raw::text, rent_paid_raw::text FROM treasury_sweeps ORDER BY asset, id",
@@ -52,18 +37,8 @@ describe("payments reconcile chains after Solana sweeps", () => {
   beforeAll(async () => {
     const db = database.db;
     // The treasury holds SOL (the operator's float) but no USDC: its token account is opened by a sweep.
-    h = await startSolanaTreasury(db, { sol: 0n, usdc: 0n });
-    const key = h.keys.solana();
-    await recordTreasuryAddresses(db, [{ chain: "SOLANA", purpose: "send", path: key.path, address: h.treasury }]);
-    indexer = createIndexer({
-      db,
-      adapter: createSolanaAdapter(h.config),
-      config: h.config,
-      watch: createWatchSet(db, "SOLANA"),
-      rates: createSandboxRateProvider(),
-      logger: silentLogger(),
-      leaseSeconds: 2,
-    });
+    setup = await startSolanaReconcile(db);
+    ({ h, indexer } = setup);
     pipeline = createSendPipeline({
       db,
       senders: [h.sender()],

@@ -1,56 +1,26 @@
-import { createSolanaAdapter } from "@mp/chain-solana";
 import { silentLogger } from "@mp/core";
-import { createWatchSet } from "@mp/custody";
-import { createIndexer, type Indexer } from "@mp/indexer";
-import { createSandboxRateProvider } from "@mp/providers";
-import {
-  createSendPipeline,
-  findSend,
-  type ReconcileTarget,
-  reconcileChains,
-  recordTreasuryAddresses,
-  requestSend,
-} from "@mp/treasury";
+import type { Indexer } from "@mp/indexer";
+import { createSendPipeline, findSend, reconcileChains, requestSend } from "@mp/treasury";
 import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  LAMPORTS_PER_SOL,
-  type SolanaTreasuryHarness,
-  startSolanaTreasury,
-} from "../../packages/treasury/test/support/solana-treasury.ts";
+import { LAMPORTS_PER_SOL, type SolanaTreasuryHarness } from "../../packages/treasury/test/support/solana-treasury.ts";
 import { addWallet, catchUp, createMerchant } from "../indexer/indexer-fixtures.ts";
 import { useTestDatabase } from "../support/test-database.ts";
+import { type SolanaReconcileSetup, startSolanaReconcile } from "./solana-reconcile-setup.ts";
 
 describe("payments reconcile chains on the Solana test node", () => {
   const database = useTestDatabase();
   let h: SolanaTreasuryHarness;
   let indexer: Indexer;
   const deposit = Keypair.generate().publicKey.toBase58();
-  const targets = (): ReconcileTarget[] => [
-    {
-      config: h.config,
-      assets: [
-        { asset: "SOL", address: null, decimals: 9 },
-        ...h.config.tokens.map((t) => ({ asset: t.asset, address: t.address, decimals: t.decimals })),
-      ],
-    },
-  ];
+  let setup: SolanaReconcileSetup;
+  const targets = () => setup.targets();
 
   beforeAll(async () => {
     const db = database.db;
-    h = await startSolanaTreasury(db, { sol: 0n, usdc: 0n });
-    const key = h.keys.solana();
-    await recordTreasuryAddresses(db, [{ chain: "SOLANA", purpose: "send", path: key.path, address: h.treasury }]);
+    setup = await startSolanaReconcile(db);
+    ({ h, indexer } = setup);
     await addWallet(db, await createMerchant(db), "SOLANA", deposit);
-    indexer = createIndexer({
-      db,
-      adapter: createSolanaAdapter(h.config),
-      config: h.config,
-      watch: createWatchSet(db, "SOLANA"),
-      rates: createSandboxRateProvider(),
-      logger: silentLogger(),
-      leaseSeconds: 2,
-    });
     // The operator's top-up, then a customer's deposit.
     h.node.transfer(h.treasury, 5n * LAMPORTS_PER_SOL);
     h.node.transferToken(h.treasury, "USDC", 1_000_000_000n);

@@ -13,7 +13,7 @@ import {
   testDepositKeys,
 } from "./support/evm-deposits.ts";
 import { type EvmTreasuryHarness, startEvmTreasury } from "./support/evm-treasury.ts";
-import { merchantJournalEntries, untilSweepsSettled } from "./support/sweep-checks.ts";
+import { merchantJournalEntries, type SweepRowColumns, untilSweepsSettled } from "./support/sweep-checks.ts";
 
 let t: TestDatabase;
 let h: EvmTreasuryHarness;
@@ -57,15 +57,7 @@ const sweeper = (onReady?: (ids: string[]) => void): EvmSweeper => {
   return s;
 };
 
-interface SweepRow {
-  id: string;
-  deposit_address: string;
-  asset: string;
-  state: string;
-  covered_raw: string;
-  amount_raw: string;
-  fee_paid_raw: string | null;
-  tx_hash: string | null;
+interface SweepRow extends SweepRowColumns {
   top_up_send_id: string | null;
   top_up_state: string | null;
   top_up_purpose: string | null;

@@ -14,7 +14,7 @@ import {
 } from "./support/evm-deposits.ts";
 import { until } from "./support/evm-treasury.ts";
 import { LAMPORTS_PER_SOL, type SolanaTreasuryHarness, startSolanaTreasury } from "./support/solana-treasury.ts";
-import { merchantJournalEntries, untilSweepsSettled } from "./support/sweep-checks.ts";
+import { merchantJournalEntries, type SweepRowColumns, untilSweepsSettled } from "./support/sweep-checks.ts";
 import { testPipelines } from "./support/test-pipelines.ts";
 
 let t: TestDatabase;
@@ -77,17 +77,9 @@ async function depositAndCredit(
   await recordConfirmedDeposits(t.db, "SOLANA", merchant, recorded);
 }
 
-interface SweepRow {
-  id: string;
-  deposit_address: string;
-  asset: string;
-  state: string;
-  covered_raw: string;
-  amount_raw: string;
-  fee_paid_raw: string | null;
+interface SweepRow extends SweepRowColumns {
   rent_reclaimed_raw: string;
   rent_paid_raw: string;
-  tx_hash: string | null;
   send_id: string | null;
 }
 

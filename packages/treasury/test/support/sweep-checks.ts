@@ -6,6 +6,17 @@ interface SettlingSweep {
   state: string;
 }
 
+/** The treasury_sweeps columns every family's sweep test reads (amounts as decimal strings). */
+export interface SweepRowColumns extends SettlingSweep {
+  id: string;
+  deposit_address: string;
+  asset: string;
+  covered_raw: string;
+  amount_raw: string;
+  fee_paid_raw: string | null;
+  tx_hash: string | null;
+}
+
 /**
  * A pass of each loop (the sweeper, then the send pipeline) on `chain`, then a block, until `read`
  * gives `expected` sweeps, each confirmed or failed; throws with the first rows after `timeoutMs`.
