@@ -180,6 +180,7 @@ export async function serve(options: {
     metricsToken: config.metricsToken,
     faucets: config.environment === "sandbox" ? sandboxFaucets(chains, localChains) : {},
     rateLimitPerMinute: config.rateLimitPerMinute,
+    transfers: config.transfers,
     indexerStates: async () => (await getIndexerStates(db)).filter((state) => chains[state.chain] !== undefined),
     walletSlots: new WalletSlots(db, addresses),
   };
