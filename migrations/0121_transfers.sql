@@ -2,7 +2,8 @@
 --
 -- A transfer uses one quote (quote_id unique). Its states:
 --   AWAITING_MERCHANT_FUNDING -> FUNDED | CANCELED | EXPIRED
---   FUNDED                    -> PROCESSING | FAILED
+--   FUNDED                    -> PROCESSING | FAILED | CANCELED (BALANCE only: the merchant's own
+--                                money, held and not sent yet, is released; a customer's payment is not)
 --   PROCESSING                -> COMPLETED | FAILED
 --   FAILED                    -> REFUNDED
 -- Its funding intent: PENDING -> FUNDED | EXPIRED | CANCELED.
@@ -94,6 +95,7 @@ CREATE FUNCTION transfer_transition_allowed(object_type text, from_status text, 
     ('transfer', 'AWAITING_MERCHANT_FUNDING', 'EXPIRED'),
     ('transfer', 'FUNDED', 'PROCESSING'),
     ('transfer', 'FUNDED', 'FAILED'),
+    ('transfer', 'FUNDED', 'CANCELED'),
     ('transfer', 'PROCESSING', 'COMPLETED'),
     ('transfer', 'PROCESSING', 'FAILED'),
     ('transfer', 'FAILED', 'REFUNDED'),
@@ -119,7 +121,9 @@ BEGIN
      OR NEW.expires_at <> OLD.expires_at THEN
     RAISE EXCEPTION '% % is immutable but for its state', TG_ARGV[0], OLD.id USING ERRCODE = 'restrict_violation';
   END IF;
-  IF NEW.status <> OLD.status AND NOT transfer_transition_allowed(TG_ARGV[0], OLD.status, NEW.status) THEN
+  IF NEW.status <> OLD.status AND (NOT transfer_transition_allowed(TG_ARGV[0], OLD.status, NEW.status)
+     OR (TG_ARGV[0] = 'transfer' AND OLD.status = 'FUNDED' AND NEW.status = 'CANCELED'
+         AND to_jsonb(NEW) ->> 'funding_mode' <> 'BALANCE')) THEN
     RAISE EXCEPTION '% %: % -> % is not a transition', TG_ARGV[0], OLD.id, OLD.status, NEW.status
       USING ERRCODE = 'check_violation';
   END IF;
