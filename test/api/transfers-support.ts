@@ -19,7 +19,11 @@ export interface TransfersApi {
   ): ReturnType<ApiHarness["call"]>;
   /** A Tier-2 customer with an ACTIVE USD virtual account. */
   bankCustomer(m: TestMerchant): Promise<{ customerId: string; virtualAccountId: string }>;
-  quote(m: TestMerchant, customerId: string, over?: Record<string, unknown>): Promise<{ id: string; source: unknown; [field: string]: unknown }>;
+  quote(
+    m: TestMerchant,
+    customerId: string,
+    over?: Record<string, unknown>,
+  ): Promise<{ id: string; source: unknown; [field: string]: unknown }>;
   transfer(m: TestMerchant, quoteId: string, key?: string): ReturnType<ApiHarness["call"]>;
   credit(
     m: TestMerchant,
