@@ -84,15 +84,20 @@ export const quoteDestination = z.object({
     .describe("US_BANK_ACCOUNT only, masked: the full details stay encrypted at rest"),
 });
 
-export const quoteResource = z.object({
-  id: z.uuid(),
-  customer_id: z.uuid(),
+/** The economics a quote fixes, which its transfer shows too. */
+export const quoteTerms = {
   source: z.object({ method: z.enum(SOURCE_METHODS), asset: z.string(), network: z.string() }),
   destination: quoteDestination,
   source_amount: moneySchema.describe("What the payer pays, the fee included"),
   fee: moneySchema,
   destination_amount: moneySchema,
   rate: rateSchema,
+};
+
+export const quoteResource = z.object({
+  id: z.uuid(),
+  customer_id: z.uuid(),
+  ...quoteTerms,
   expires_at: z.iso.datetime(),
   used: z.boolean().describe("A quote makes one transfer"),
   created_at: z.iso.datetime(),

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { rfc3339 } from "../customers/customer-schemas.ts";
-import { moneySchema, quoteDestination, rateSchema, SOURCE_METHODS } from "../quotes/quote-schemas.ts";
+import { moneySchema, quoteTerms, rateSchema, SOURCE_METHODS } from "../quotes/quote-schemas.ts";
 
 export const TRANSFER_STATUSES = [
   "AWAITING_MERCHANT_FUNDING",
@@ -36,12 +36,7 @@ export const transferResource = z.object({
   customer_id: z.uuid(),
   status: z.enum(TRANSFER_STATUSES),
   funding_mode: z.enum(FUNDING_MODES),
-  source: z.object({ method: z.enum(SOURCE_METHODS), asset: z.string(), network: z.string() }),
-  destination: quoteDestination,
-  source_amount: moneySchema.describe("What the payer pays, the fee included"),
-  fee: moneySchema,
-  destination_amount: moneySchema,
-  rate: rateSchema,
+  ...quoteTerms,
   expires_at: z.iso.datetime().describe("Unfunded by then, the transfer expires: never executed at a stale rate"),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
