@@ -26,6 +26,9 @@ export const EVENT_TYPES = [
   "transfer.canceled",
   "transfer.expired",
   "transfer.late_funding",
+  "transfer.processing",
+  "transfer.completed",
+  "transfer.failed",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -111,18 +111,22 @@ export async function createTransfer(
   return transfer;
 }
 
-/** Gives back what a transfer holds: its BALANCE hold, or the holds of the customer's credits so far. */
-async function releaseFunding(sql: Queryable, transfer: TransferRow, intent: IntentRow): Promise<void> {
-  if (transfer.hold_id) {
-    await releaseHold(sql, { holdId: transfer.hold_id, merchantId: transfer.merchant_id });
-    return;
-  }
+/** The ledger holds a transfer stands on: its BALANCE hold, or one per customer credit applied to it. */
+export async function fundingHoldIds(sql: Queryable, transfer: TransferRow): Promise<string[]> {
+  if (transfer.hold_id) return [transfer.hold_id];
   const credits = await sql.query<{ hold_id: string }>(
-    "SELECT hold_id FROM funding_intent_credits WHERE intent_id = $1 AND hold_id IS NOT NULL ORDER BY created_at, hold_id",
-    [intent.id],
+    `SELECT c.hold_id FROM funding_intent_credits c JOIN funding_intents i ON i.id = c.intent_id
+      WHERE i.transfer_id = $1 AND c.hold_id IS NOT NULL ORDER BY c.created_at, c.hold_id`,
+    [transfer.id],
   );
-  for (const credit of credits.rows)
-    await releaseHold(sql, { holdId: credit.hold_id, merchantId: transfer.merchant_id });
+  return credits.rows.map((row) => row.hold_id);
+}
+
+/** Gives back what a transfer holds to the merchant's available balance. */
+export async function releaseFunding(sql: Queryable, transfer: TransferRow): Promise<void> {
+  for (const holdId of await fundingHoldIds(sql, transfer)) {
+    await releaseHold(sql, { holdId, merchantId: transfer.merchant_id });
+  }
 }
 
 /**
@@ -137,7 +141,7 @@ async function endUnfunded(
   to: "CANCELED" | "EXPIRED",
   idempotencyKey?: string,
 ): Promise<TransferRow> {
-  await releaseFunding(sql, transfer, intent);
+  await releaseFunding(sql, transfer);
   const received = BigInt(intent.received_amount);
   const flag =
     received > 0n && transfer.funding_mode === "TRANSFER_JIT"

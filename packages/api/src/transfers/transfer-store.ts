@@ -96,7 +96,13 @@ export async function moveTransfer(
   sql: Queryable,
   transfer: TransferRow,
   to: TransferStatus,
-  event: "transfer.funded" | "transfer.canceled" | "transfer.expired",
+  event:
+    | "transfer.funded"
+    | "transfer.canceled"
+    | "transfer.expired"
+    | "transfer.processing"
+    | "transfer.completed"
+    | "transfer.failed",
   idempotencyKey?: string,
 ): Promise<TransferRow> {
   const result = await sql.query<{ updated_at: Date }>(
@@ -117,7 +123,10 @@ export function appendTransferEvent(
     | "transfer.funded"
     | "transfer.canceled"
     | "transfer.expired"
-    | "transfer.late_funding",
+    | "transfer.late_funding"
+    | "transfer.processing"
+    | "transfer.completed"
+    | "transfer.failed",
   idempotencyKey?: string,
 ): Promise<void> {
   return appendResourceEvent(sql, transfer.merchant_id, type, toTransferResource(transfer), idempotencyKey);
