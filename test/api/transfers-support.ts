@@ -41,6 +41,7 @@ export async function startTransfersApi(): Promise<TransfersApi> {
   const api = await startApiHarness({
     workers: true,
     overrides: {
+      // TRANSFERS_DEBUG=1 shows the app's error logs (a 500's cause); silent otherwise.
       ...(process.env.TRANSFERS_DEBUG ? { logger: createLogger({ level: "error" }) } : {}),
       chains: {
         BASE: resolveChainConfig("BASE", {
