@@ -1,19 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TestMerchant } from "../support/api-harness.ts";
-import { startTransfersApi, type TransfersApi } from "./transfers-support.ts";
+import { describe, expect, it } from "vitest";
+import { useTransfersApi } from "./transfers-support.ts";
 import { nextKey } from "./verification-fixtures.ts";
 
 describe("transfers under concurrency", () => {
-  let t: TransfersApi;
-  let a: TestMerchant;
-  let customer: { customerId: string; virtualAccountId: string };
-
-  beforeAll(async () => {
-    t = await startTransfersApi();
-    a = await t.api.merchant();
-    customer = await t.bankCustomer(a);
-  });
-  afterAll(() => t.stop());
+  const { t, a, customer } = useTransfersApi();
 
   it("20 concurrent identical POST /v1/transfers make one transfer and give every caller the same answer", async () => {
     const quote = await t.quote(a, customer.customerId);

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { executeTransfersOnce } from "../../services/payments/src/transfer-executor.ts";
-import type { TestMerchant } from "../support/api-harness.ts";
-import { PAYEE, startTransfersApi, type TransfersApi } from "./transfers-support.ts";
+import { PAYEE, useTransfersApi } from "./transfers-support.ts";
 import { nextKey } from "./verification-fixtures.ts";
 
 /**
@@ -10,20 +9,13 @@ import { nextKey } from "./verification-fixtures.ts";
  * records it (treasury_sends.state confirmed or failed) and checks what the transfer does then.
  */
 describe("transfers: execution through the treasury", () => {
-  let t: TransfersApi;
-  let a: TestMerchant;
-  let customer: { customerId: string; virtualAccountId: string };
-
+  const { t, a, customer } = useTransfersApi();
   beforeAll(async () => {
-    t = await startTransfersApi();
-    a = await t.api.merchant();
-    customer = await t.bankCustomer(a);
     await t.api.db.query(
       "INSERT INTO transfer_fee_overrides (merchant_id, fixed_usd_micros, basis_points) VALUES ($1, 1000000, 0)",
       [a.merchantId],
     );
   });
-  afterAll(() => t.stop());
 
   const send = async (transferId: string) =>
     (

@@ -1,7 +1,8 @@
 import { createLogger, resolveChainConfig } from "@mp/core";
 import { checkLedger } from "@mp/ledger";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
+import { late } from "../support/late.ts";
 import { OpenApiAnswers } from "../support/openapi-answers.ts";
 import { nextKey, tier2Customer } from "./verification-fixtures.ts";
 
@@ -121,4 +122,29 @@ export async function startTransfersApi(): Promise<TransfersApi> {
     stop: () => api.stop(),
   };
   return support;
+}
+
+/**
+ * The opening the transfers test files share: the API (startTransfersApi), one merchant and one bank
+ * customer of it, started in the describe block's beforeAll and stopped in its afterAll.
+ */
+export function useTransfersApi(): {
+  t: TransfersApi;
+  a: TestMerchant;
+  customer: { customerId: string; virtualAccountId: string };
+} {
+  let started:
+    | { t: TransfersApi; a: TestMerchant; customer: { customerId: string; virtualAccountId: string } }
+    | undefined;
+  beforeAll(async () => {
+    const t = await startTransfersApi();
+    const a = await t.api.merchant();
+    started = { t, a, customer: await t.bankCustomer(a) };
+  });
+  afterAll(() => started?.t.stop());
+  return {
+    t: late("the transfers API", () => started?.t),
+    a: late("the merchant", () => started?.a),
+    customer: late("the bank customer", () => started?.customer),
+  };
 }
