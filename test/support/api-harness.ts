@@ -10,7 +10,7 @@ import {
   registerKycAndBankingWorkers,
   WalletSlots,
 } from "@mp/api";
-import { silentLogger } from "@mp/core";
+import { loadConfig, silentLogger } from "@mp/core";
 import { createCustody } from "@mp/custody";
 import { createDatabase, type Database } from "@mp/db";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
@@ -95,6 +95,7 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
     metrics: new Registry(),
     faucets: {},
     rateLimitPerMinute: 100_000,
+    transfers: loadConfig({}).transfers,
     indexerStates: async () => [],
     walletSlots: new WalletSlots(db, addresses),
     ...(typeof options.overrides === "function" ? options.overrides(testDb.db) : options.overrides),

@@ -1,4 +1,4 @@
-import type { ChainId, ChainsConfig, IndexerState, Logger, SandboxFaucet } from "@mp/core";
+import type { ChainId, ChainsConfig, IndexerState, Logger, SandboxFaucet, TransferSettings } from "@mp/core";
 import type { Database } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
 import type { JobQueue } from "@mp/jobs";
@@ -35,6 +35,8 @@ export interface AppDeps {
   /** Local sandbox faucets by chain (empty in production). */
   faucets: Partial<Record<ChainId, SandboxFaucet>>;
   rateLimitPerMinute: number;
+  /** Pricing (spread, default fee schedule) and time limits of quotes and transfers (TRANSFER_*). */
+  transfers: TransferSettings;
   /** Per-chain indexer progress for /v1/chains (absent where no indexer has run). */
   indexerStates: () => Promise<IndexerState[]>;
   /** Largest accepted JSON body. */

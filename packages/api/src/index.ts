@@ -8,6 +8,13 @@ export { buildOpenApi } from "./openapi/build-openapi.ts";
 export { allRoutes } from "./routes.ts";
 export { sendQueuedFaucetTransfer } from "./sandbox/sandbox-faucet-outbox.ts";
 export {
+  endedTransferPayouts,
+  finishTransferPayout,
+  fundedCryptoTransfers,
+  startTransferPayout,
+  type TransferPayout,
+} from "./transfers/transfer-execution.ts";
+export {
   KYC_AND_BANKING_QUEUES,
   type KycAndBankingWorkerDeps,
   registerKycAndBankingWorkers,

@@ -5,9 +5,11 @@ import { depositRoutes } from "./deposits/deposit-routes.ts";
 import { eventRoutes } from "./events/event-routes.ts";
 import type { AnyRoute } from "./http/route.ts";
 import { openApiRoute } from "./openapi/openapi-route.ts";
+import { quoteRoutes } from "./quotes/quote-routes.ts";
 import { rateRoutes } from "./rates/rate-routes.ts";
 import { sandboxRoutes } from "./sandbox/sandbox-deposit-routes.ts";
 import { systemRoutes } from "./system/system-routes.ts";
+import { transferRoutes } from "./transfers/transfer-routes.ts";
 import { verificationRoutes } from "./verification/verification-routes.ts";
 import { virtualAccountRoutes } from "./virtual-accounts/virtual-account-routes.ts";
 import { walletRoutes } from "./wallets/wallet-routes.ts";
@@ -27,5 +29,7 @@ export const allRoutes: AnyRoute[] = [
   ...sandboxRoutes,
   ...eventRoutes,
   ...webhookRoutes,
+  ...quoteRoutes,
+  ...transferRoutes,
 ];
 allRoutes.push(openApiRoute(() => allRoutes));

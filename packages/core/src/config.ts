@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import { z } from "zod";
 import { type ChainsConfig, loadChainsConfigFile } from "./chains-config.ts";
 import { ConfigError } from "./errors.ts";
+import { decimalToUnits, USD_DECIMALS } from "./money.ts";
 
 /**
  * The process configuration, read once from the environment at start. A bad value fails fast with
@@ -43,6 +44,28 @@ export interface AppConfig {
   statementBank: StatementBankConfig | undefined;
   /** The RATES_* settings; the files they name are read and checked where the provider is built. */
   rates: RatesConfig;
+  /** The TRANSFER_* settings: pricing and time limits of quotes and transfers (README "Transfers"). */
+  transfers: TransferSettings;
+}
+
+/**
+ * How transfers are priced and how long their figures hold. A merchant's row in
+ * transfer_fee_overrides replaces the fee schedule for that merchant.
+ */
+export interface TransferSettings {
+  /** TRANSFER_SPREAD_BPS: taken off the market rate (0..1000); unset: 50. */
+  spreadBps: number;
+  /** TRANSFER_FEE_FIXED_USD: fixed part of the fee, a USD decimal (whole cents); unset: 0. */
+  feeFixedUsdMicros: bigint;
+  /** TRANSFER_FEE_BPS: variable part of the fee, of the source amount (0..1000); unset: 0. */
+  feeBps: number;
+  /** TRANSFER_QUOTE_TTL_SECONDS: how long a quote can be turned into a transfer (30..3600); unset: 300. */
+  quoteTtlSeconds: number;
+  /**
+   * TRANSFER_FUNDING_TTL_SECONDS: how long a just-in-time transfer waits for its funds at the quoted
+   * rate (60..604800); unset: 3600. Then it expires: never executed at a stale rate.
+   */
+  fundingTtlSeconds: number;
 }
 
 /**
@@ -159,6 +182,14 @@ const envSchema = z.object({
   RATES_BOUNDS_FILE: z.string().min(1).optional(),
   RATES_STABLECOIN_PAR_BPS: intString(0, 1_000).optional(),
   RATES_CACHE_MS: intString(0, 600_000).optional(),
+  TRANSFER_SPREAD_BPS: intString(0, 1_000).optional(),
+  TRANSFER_FEE_FIXED_USD: z
+    .string()
+    .regex(/^\d{1,9}(\.\d{1,2})?$/, "must be a USD amount with at most 2 decimals, e.g. 1.50")
+    .optional(),
+  TRANSFER_FEE_BPS: intString(0, 1_000).optional(),
+  TRANSFER_QUOTE_TTL_SECONDS: intString(30, 3_600).optional(),
+  TRANSFER_FUNDING_TTL_SECONDS: intString(60, 604_800).optional(),
   BANK_BIC: z
     .string()
     .regex(/^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/, "must be a BIC (8 or 11 characters)")
@@ -202,6 +233,17 @@ function ratesConfig(e: z.infer<typeof envSchema>): RatesConfig {
     boundsFile: e.RATES_BOUNDS_FILE,
     stablecoinParBps: e.RATES_STABLECOIN_PAR_BPS,
     cacheMs: e.RATES_CACHE_MS,
+  };
+}
+
+function transferSettings(e: z.infer<typeof envSchema>): TransferSettings {
+  return {
+    spreadBps: e.TRANSFER_SPREAD_BPS ?? 50,
+    // Never null: the schema above admits only plain decimals with at most two digits.
+    feeFixedUsdMicros: decimalToUnits(e.TRANSFER_FEE_FIXED_USD ?? "0", USD_DECIMALS) ?? 0n,
+    feeBps: e.TRANSFER_FEE_BPS ?? 0,
+    quoteTtlSeconds: e.TRANSFER_QUOTE_TTL_SECONDS ?? 300,
+    fundingTtlSeconds: e.TRANSFER_FUNDING_TTL_SECONDS ?? 3_600,
   };
 }
 
@@ -292,5 +334,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     metricsToken: metricsTokenValue,
     statementBank: statementBank(e),
     rates: ratesConfig(e),
+    transfers: transferSettings(e),
   };
 }

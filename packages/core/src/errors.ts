@@ -14,6 +14,7 @@ export type ErrorCode =
   | "unsupported_media_type"
   | "rate_limited"
   | "insufficient_funds"
+  | "quote_expired"
   | "insufficient_treasury_funds"
   | "customer_not_verified"
   | "service_unavailable"
@@ -78,6 +79,13 @@ export class ConflictError extends AppError {
 export class InsufficientFundsError extends AppError {
   constructor(message = "Insufficient available balance") {
     super("insufficient_funds", message);
+  }
+}
+
+/** A quote past its expires_at: its rate no longer holds; ask for a new quote. */
+export class QuoteExpiredError extends AppError {
+  constructor(message = "The quote has expired; create a new quote") {
+    super("quote_expired", message);
   }
 }
 

@@ -96,3 +96,43 @@ describe("TREASURY_MNEMONIC", () => {
     expect(error.message).toBe("TREASURY_MNEMONIC: set TREASURY_MNEMONIC or TREASURY_MNEMONIC_FILE, not both");
   });
 });
+
+describe("TRANSFER_* settings", () => {
+  it("default to a 50 bps spread, no fee, 5-minute quotes and 1-hour funding; parse the fee exactly", () => {
+    expect(loadConfig({}).transfers).toEqual({
+      spreadBps: 50,
+      feeFixedUsdMicros: 0n,
+      feeBps: 0,
+      quoteTtlSeconds: 300,
+      fundingTtlSeconds: 3_600,
+    });
+    const set = loadConfig({
+      TRANSFER_SPREAD_BPS: "25",
+      TRANSFER_FEE_FIXED_USD: "1.5",
+      TRANSFER_FEE_BPS: "30",
+      TRANSFER_QUOTE_TTL_SECONDS: "60",
+      TRANSFER_FUNDING_TTL_SECONDS: "86400",
+    }).transfers;
+    expect(set).toEqual({
+      spreadBps: 25,
+      feeFixedUsdMicros: 1_500_000n,
+      feeBps: 30,
+      quoteTtlSeconds: 60,
+      fundingTtlSeconds: 86_400,
+    });
+  });
+
+  it("refuses garbage, naming the setting", () => {
+    for (const [setting, value] of [
+      ["TRANSFER_SPREAD_BPS", "1001"],
+      ["TRANSFER_SPREAD_BPS", "0.5"],
+      ["TRANSFER_FEE_FIXED_USD", "1.005"],
+      ["TRANSFER_FEE_FIXED_USD", "-1"],
+      ["TRANSFER_FEE_BPS", "lots"],
+      ["TRANSFER_QUOTE_TTL_SECONDS", "5"],
+      ["TRANSFER_FUNDING_TTL_SECONDS", "9999999"],
+    ] as const) {
+      expect(configError({ [setting]: value }).setting, `${setting}=${value}`).toBe(setting);
+    }
+  });
+});

@@ -23,10 +23,12 @@ function checked(column: EncryptedColumn): EncryptedColumn {
   return column;
 }
 
-/** The distinct key ids the column's values are sealed under. */
+/** The distinct key ids the column's values are sealed under (rows without a sealed value have none). */
 export async function keyIdsInColumn(sql: Queryable, column: EncryptedColumn): Promise<string[]> {
   const c = checked(column);
-  const result = await sql.query<{ key_id: string }>(`SELECT DISTINCT ${c.keyIdColumn} AS key_id FROM ${c.table}`);
+  const result = await sql.query<{ key_id: string }>(
+    `SELECT DISTINCT ${c.keyIdColumn} AS key_id FROM ${c.table} WHERE ${c.keyIdColumn} IS NOT NULL`,
+  );
   return result.rows.map((row) => row.key_id);
 }
 

@@ -20,6 +20,15 @@ export const EVENT_TYPES = [
   "bank_deposit.held",
   "bank_deposit.released",
   "bank_deposit.returned",
+  "transfer.created",
+  "transfer.funding_received",
+  "transfer.funded",
+  "transfer.canceled",
+  "transfer.expired",
+  "transfer.late_funding",
+  "transfer.processing",
+  "transfer.completed",
+  "transfer.failed",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -31,4 +40,5 @@ export type EventObjectType =
   | "virtual_account"
   | "wallet"
   | "deposit"
-  | "bank_deposit";
+  | "bank_deposit"
+  | "transfer";

@@ -16,3 +16,4 @@ export {
 export { placeHold, releaseHold, settleHold } from "./holds.ts";
 export type { EntryKind } from "./journal-entry.ts";
 export { postFloatReceipt, postFloatReversal } from "./operator-float.ts";
+export { postTransferFee } from "./transfer-fees.ts";

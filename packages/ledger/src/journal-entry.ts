@@ -13,7 +13,8 @@ export type EntryKind =
   | "held_release"
   | "held_return"
   | "float_receipt"
-  | "float_reversal";
+  | "float_reversal"
+  | "transfer_fee";
 
 export interface LineSpec {
   account: AccountKind;

@@ -66,7 +66,7 @@ export {
   type KrakenTickerRateProviderOptions,
 } from "./rates/kraken-ticker-rate-provider.ts";
 export { checkRateBounds, type RateBounds, rateBoundsSchema } from "./rates/rate-bounds.ts";
-export { compareRates, medianRate, spreadExceeds } from "./rates/rate-decimal.ts";
+export { compareRates, medianRate, parseRate, type ScaledRate, spreadExceeds } from "./rates/rate-decimal.ts";
 export type { Rate, RateProvider } from "./rates/rate-provider.ts";
 export { RateUnavailableError, type RateUnavailableReason } from "./rates/rate-unavailable-error.ts";
 export { createSandboxRateProvider, SANDBOX_RATES } from "./rates/sandbox-rate-provider.ts";

@@ -34,6 +34,7 @@ import { bitcoinNetworkOf, openCustody } from "./open-custody.ts";
 import { createProviders, type Providers, refuseSandboxProviders } from "./providers.ts";
 import { openMigratedDatabase } from "./runtime.ts";
 import { openTreasuryKeys, type SignerSecrets, startSigner } from "./signer.ts";
+import { startTransferExecutor } from "./transfer-executor.ts";
 
 export type Role = "api" | "indexer" | "worker" | "signer" | "all";
 
@@ -180,6 +181,7 @@ export async function serve(options: {
     metricsToken: config.metricsToken,
     faucets: config.environment === "sandbox" ? sandboxFaucets(chains, localChains) : {},
     rateLimitPerMinute: config.rateLimitPerMinute,
+    transfers: config.transfers,
     indexerStates: async () => (await getIndexerStates(db)).filter((state) => chains[state.chain] !== undefined),
     walletSlots: new WalletSlots(db, addresses),
   };
@@ -222,6 +224,8 @@ export async function serve(options: {
     stops.push(async () => clearInterval(sweep));
     const webhooks = await startWebhookWorker({ db, keyring: encryption, logger, environment: config.environment });
     stops.push(() => webhooks.stop());
+    const transferExecutor = startTransferExecutor({ db, logger });
+    stops.push(() => transferExecutor.stop());
   }
 
   if (signerSecrets && signerCustody) {

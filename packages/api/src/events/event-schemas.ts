@@ -1,6 +1,7 @@
 import { depositResource, EVENT_TYPES } from "@mp/events";
 import { z } from "zod";
 import { customerResource, rfc3339 } from "../customers/customer-schemas.ts";
+import { transferResource } from "../transfers/transfer-schemas.ts";
 import { verificationSubmissionResource } from "../verification/verification-schemas.ts";
 import { bankDepositResource } from "../virtual-accounts/bank-deposit-schemas.ts";
 import { virtualAccountResource } from "../virtual-accounts/virtual-account-schemas.ts";
@@ -13,6 +14,7 @@ export const EVENT_OBJECT_TYPES = [
   "wallet",
   "deposit",
   "bank_deposit",
+  "transfer",
 ] as const;
 
 export const listEventsQuery = z.object({
@@ -55,6 +57,7 @@ export const eventResource = z.object({
       walletResource,
       depositResource,
       bankDepositResource,
+      transferResource,
     ])
     .describe("The object as it was right after the change, in the form its GET returns (bank details masked)"),
 });

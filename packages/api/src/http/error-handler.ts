@@ -11,6 +11,7 @@ const STATUS: Record<ErrorCode, number> = {
   conflict: 409,
   idempotency_conflict: 409,
   idempotency_in_progress: 409,
+  quote_expired: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   customer_not_verified: 422,

@@ -3,6 +3,7 @@ import { ConflictError, decimalToUnits, NotFoundError, USD_DECIMALS, ValidationE
 import type { Queryable } from "@mp/db";
 import { postBankDeposit } from "@mp/ledger";
 import { appendResourceEvent } from "../shared/resource-event.ts";
+import { applyBankCredit, lockFundingTarget } from "../transfers/fund-from-bank-credit.ts";
 import type { BankDepositResource } from "./bank-deposit-schemas.ts";
 import { insertBankDeposit } from "./bank-deposit-store.ts";
 
@@ -11,7 +12,8 @@ import { insertBankDeposit } from "./bank-deposit-store.ts";
  * with one balanced ledger entry (bank_clearing -> merchant_available), in the caller's transaction.
  * The ledger entry is idempotent per deposit id, and the caller's idempotency key makes a replayed
  * request answer the first result instead of crediting again. The merchant's `bank_deposit.created`
- * event (the deposit is credited when created) is appended in the same transaction.
+ * event (the deposit is credited when created) is appended in the same transaction. A reference
+ * naming a transfer's funding intent funds it (fund-from-bank-credit.ts), in the same transaction.
  */
 export async function creditBankDeposit(
   sql: Queryable,
@@ -36,6 +38,8 @@ export async function creditBankDeposit(
   if (amountUsdMicros === null || amountUsdMicros <= 0n) {
     throw new ValidationError("amount: must be a positive decimal USD amount", "amount");
   }
+  // Locked before the ledger's rows, the order every writer of a transfer keeps (fund-from-bank-credit.ts).
+  const target = await lockFundingTarget(sql, input.merchantId, input.reference);
   const id = randomUUID();
   const { entryId } = await postBankDeposit(sql, { bankDepositId: id, merchantId: input.merchantId, amountUsdMicros });
   const deposit = await insertBankDeposit(sql, {
@@ -48,5 +52,6 @@ export async function creditBankDeposit(
     ledgerEntryId: entryId,
   });
   await appendResourceEvent(sql, input.merchantId, "bank_deposit.created", deposit, input.idempotencyKey);
+  if (target) await applyBankCredit(sql, target, { bankDepositId: id, amountUsdMicros });
   return deposit;
 }

@@ -60,3 +60,4 @@ export const storedInstructions = z.object({
   depositMessage: z.string(),
   paymentRails: z.array(z.string()),
 });
+export type StoredInstructions = z.infer<typeof storedInstructions>;

@@ -4,6 +4,7 @@ import { findOfMerchant } from "../shared/list-page.ts";
 import { appendResourceEvent } from "../shared/resource-event.ts";
 import { iso } from "../shared/sql-filters.ts";
 import {
+  type StoredInstructions,
   storedInstructions,
   type VirtualAccountResource,
   type VirtualAccountStatus,
@@ -153,6 +154,13 @@ export async function recordActivationOutcome(
   return true;
 }
 
+/** The account's deposit instructions, opened (decrypted) and checked. */
+export function openInstructions(row: VirtualAccountRow, keyring: EncryptionKeyring): StoredInstructions {
+  return storedInstructions.parse(
+    keyring.openJson({ keyId: row.instructions_key_id, ciphertext: row.instructions_ciphertext }, row.id),
+  );
+}
+
 /**
  * The API form of an account. Full instructions are opened (decrypted) only when asked for and only
  * while ACTIVE (spec part 3 rule 4); every other answer shows the last four digits.
@@ -164,9 +172,7 @@ export function presentVirtualAccount(
 ): VirtualAccountResource {
   let depositInstructions: VirtualAccountResource["deposit_instructions"];
   if (detail === "full-when-active" && row.status === "ACTIVE") {
-    const i = storedInstructions.parse(
-      keyring.openJson({ keyId: row.instructions_key_id, ciphertext: row.instructions_ciphertext }, row.id),
-    );
+    const i = openInstructions(row, keyring);
     depositInstructions = {
       account_type: i.accountType,
       bank_account_number: i.accountNumber,

@@ -11,7 +11,7 @@ import { WEBHOOK_SECRET_COLUMN } from "@mp/webhooks";
 
 /**
  * Every value the service encrypts at rest. Each is sealed with its row id as associated data
- * (migrations 0030, 0031 and 0076); a new encrypted column must be listed here to take part in rotation.
+ * (migrations 0030, 0031, 0076 and 0120); a new encrypted column must be listed here to take part in rotation.
  */
 export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
   {
@@ -27,6 +27,12 @@ export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
     keyIdColumn: "instructions_key_id",
   },
   WEBHOOK_SECRET_COLUMN,
+  {
+    table: "transfer_quotes",
+    idColumn: "id",
+    ciphertextColumn: "destination_bank_ciphertext",
+    keyIdColumn: "destination_bank_key_id",
+  },
 ];
 
 /**

@@ -1,0 +1,101 @@
+import { randomUUID } from "node:crypto";
+import { decimalToUnits, ValidationError } from "@mp/core";
+import { defineGetRoute } from "../http/read-routes.ts";
+import { defineRoute, type Reservation } from "../http/route.ts";
+import { type QuoteAssets, resolveQuoteAssets } from "./quote-assets.ts";
+import { priceQuote } from "./quote-pricing.ts";
+import { createQuoteBody, quoteIdParams, quoteResource } from "./quote-schemas.ts";
+import { feeScheduleOf, findQuote, insertQuote, toQuoteResource } from "./quote-store.ts";
+import { assertTransferAllowed } from "./transfer-kyc-gate.ts";
+
+/** What a quote request reserved before its transaction: nothing to give back, the provider's USD rates. */
+interface QuoteRates extends Reservation {
+  assets: QuoteAssets;
+  sourceUsdRate: string;
+  destinationUsdRate: string;
+}
+
+export const createQuoteRoute = defineRoute({
+  method: "post",
+  path: "/v1/quotes",
+  operationId: "createQuote",
+  summary:
+    "Quote a transfer: source (BANK_TRANSFER, BALANCE), destination (crypto address or US bank account) and one amount -> immutable rate, amounts and fee until expires_at",
+  tag: "Transfers",
+  auth: true,
+  idempotent: true,
+  body: createQuoteBody,
+  response: quoteResource,
+  successStatus: 201,
+  errorStatuses: [404, 409, 422, 503],
+  // The rate provider is asked before the transaction opens: never a provider call inside one.
+  async prepare({ deps, body }): Promise<QuoteRates> {
+    const assets = resolveQuoteAssets(deps, body);
+    const usdRate = async (asset: string) => (asset === "USD" ? "1" : (await deps.rates.rateFor(asset)).rate);
+    return {
+      assets,
+      sourceUsdRate: await usdRate(assets.source.asset),
+      destinationUsdRate: await usdRate(assets.destination.asset),
+      release() {},
+    };
+  },
+  async handler({ merchant, body, sql, deps, prepared }) {
+    const { assets } = prepared;
+    await assertTransferAllowed(
+      sql,
+      merchant.merchantId,
+      body.customer_id,
+      assets.source.method,
+      assets.destination.kind,
+    );
+    const side = body.source_amount !== undefined ? "source" : "destination";
+    const text = body.source_amount ?? body.destination_amount ?? "";
+    const decimals = side === "source" ? assets.source.decimals : assets.destination.decimals;
+    const value = decimalToUnits(text, decimals);
+    if (value === null) {
+      throw new ValidationError(`${side}_amount: at most ${decimals} decimals`, `${side}_amount`);
+    }
+    const fee = await feeScheduleOf(sql, merchant.merchantId, {
+      fixedUsdMicros: deps.transfers.feeFixedUsdMicros,
+      bps: deps.transfers.feeBps,
+    });
+    const source = { ...assets.source, usdRate: prepared.sourceUsdRate };
+    const destination = { ...assets.destination, usdRate: prepared.destinationUsdRate };
+    const priced = priceQuote({
+      source,
+      destination,
+      amount: { side, value },
+      spreadBps: deps.transfers.spreadBps,
+      fee,
+    });
+    const row = await insertQuote(sql, deps.encryption, {
+      id: randomUUID(),
+      merchantId: merchant.merchantId,
+      customerId: body.customer_id,
+      source,
+      destination,
+      priced,
+      spreadBps: deps.transfers.spreadBps,
+      fee,
+      ttlSeconds: deps.transfers.quoteTtlSeconds,
+    });
+    return { status: 201, data: toQuoteResource(row), message: "Quote created" };
+  },
+});
+
+export const getQuoteRoute = defineGetRoute({
+  path: "/v1/quotes/{quote_id}",
+  operationId: "getQuote",
+  summary: "Retrieve one quote",
+  tag: "Transfers",
+  params: quoteIdParams,
+  response: quoteResource,
+  errorStatuses: [404],
+  notFound: "Quote",
+  find: async ({ merchant, params, sql }) => {
+    const row = await findQuote(sql, merchant.merchantId, params.quote_id);
+    return row ? toQuoteResource(row) : undefined;
+  },
+});
+
+export const quoteRoutes = [createQuoteRoute, getQuoteRoute];

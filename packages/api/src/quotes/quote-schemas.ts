@@ -1,0 +1,105 @@
+import { chainIdSchema } from "@mp/core";
+import { z } from "zod";
+
+/** Spec 2.9's Money object: a fiat amount's network is its bank rail (ACH), a crypto amount's its chain id. */
+export const moneySchema = z.object({
+  asset: z.string().describe("What moves: USD, USDC, BTC, ..."),
+  currency: z.string().describe("The unit the value is counted in (the asset's symbol)"),
+  network: z.string().describe("Bank rail (ACH) for fiat, chain id (BASE, TRON, ...) for crypto, LEDGER for a balance"),
+  value: z.string().describe("Decimal string"),
+});
+export type Money = z.infer<typeof moneySchema>;
+
+export const rateSchema = z.object({
+  base_currency: z.string(),
+  quote_currency: z.string(),
+  value: z.string().describe("quote_currency units per base_currency unit, the spread taken; decimal string"),
+});
+
+export const SOURCE_METHODS = ["BANK_TRANSFER", "CRYPTO_DEPOSIT", "BALANCE"] as const;
+export type SourceMethod = (typeof SOURCE_METHODS)[number];
+export const DESTINATION_TYPES = ["CRYPTO_ADDRESS", "US_BANK_ACCOUNT"] as const;
+
+const decimalAmount = z.string().regex(/^\d+(\.\d+)?$/, "must be a positive decimal string");
+
+export const quoteSourceBody = z.discriminatedUnion("method", [
+  z.strictObject({ method: z.literal("BANK_TRANSFER") }),
+  z.strictObject({ method: z.literal("CRYPTO_DEPOSIT"), asset: z.string().min(1).max(20), network: chainIdSchema }),
+  z.strictObject({ method: z.literal("BALANCE") }),
+]);
+
+export const usBankAccountBody = z.strictObject({
+  type: z.literal("US_BANK_ACCOUNT"),
+  account_holder_name: z.string().trim().min(1).max(140),
+  routing_number: z.string().regex(/^\d{9}$/, "must be a 9-digit ABA routing number"),
+  account_number: z.string().regex(/^\d{4,17}$/, "must be 4 to 17 digits"),
+  account_type: z.enum(["CHECKING", "SAVINGS"]),
+});
+export type UsBankAccountBody = z.infer<typeof usBankAccountBody>;
+
+export const quoteDestinationBody = z.discriminatedUnion("type", [
+  z.strictObject({
+    type: z.literal("CRYPTO_ADDRESS"),
+    asset: z.string().min(1).max(20),
+    network: chainIdSchema,
+    address: z.string().trim().min(1).max(200),
+  }),
+  usBankAccountBody,
+]);
+
+export const createQuoteBody = z
+  .strictObject({
+    customer_id: z.uuid("must be a UUID"),
+    source: quoteSourceBody,
+    destination: quoteDestinationBody,
+    source_amount: decimalAmount.optional().describe("What the payer pays, fee included (or give destination_amount)"),
+    destination_amount: decimalAmount.optional().describe("What the payee receives (or give source_amount)"),
+  })
+  .superRefine((body, ctx) => {
+    if ((body.source_amount === undefined) === (body.destination_amount === undefined)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["source_amount"],
+        message: "give exactly one of source_amount and destination_amount",
+      });
+    }
+  });
+export type CreateQuoteBody = z.infer<typeof createQuoteBody>;
+
+export const quoteIdParams = z.object({ quote_id: z.uuid("must be a UUID") });
+
+export const quoteDestination = z.object({
+  type: z.enum(DESTINATION_TYPES),
+  asset: z.string(),
+  network: z.string(),
+  address: z.string().nullable().describe("CRYPTO_ADDRESS only"),
+  bank_account: z
+    .object({
+      account_holder_name: z.string(),
+      account_number: z.string().describe("Last four digits only, e.g. ****6789"),
+      routing_number: z.string(),
+      account_type: z.string(),
+    })
+    .nullable()
+    .describe("US_BANK_ACCOUNT only, masked: the full details stay encrypted at rest"),
+});
+
+/** The economics a quote fixes, which its transfer shows too. */
+export const quoteTerms = {
+  source: z.object({ method: z.enum(SOURCE_METHODS), asset: z.string(), network: z.string() }),
+  destination: quoteDestination,
+  source_amount: moneySchema.describe("What the payer pays, the fee included"),
+  fee: moneySchema,
+  destination_amount: moneySchema,
+  rate: rateSchema,
+};
+
+export const quoteResource = z.object({
+  id: z.uuid(),
+  customer_id: z.uuid(),
+  ...quoteTerms,
+  expires_at: z.iso.datetime(),
+  used: z.boolean().describe("A quote makes one transfer"),
+  created_at: z.iso.datetime(),
+});
+export type QuoteResource = z.infer<typeof quoteResource>;

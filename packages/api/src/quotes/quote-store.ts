@@ -1,0 +1,189 @@
+import { unitsToDecimal } from "@mp/core";
+import type { Queryable } from "@mp/db";
+import type { EncryptionKeyring } from "@mp/encryption";
+import { findOfMerchant } from "../shared/list-page.ts";
+import { iso } from "../shared/sql-filters.ts";
+import type { PricedQuote } from "./quote-pricing.ts";
+import type { Money, QuoteResource, SourceMethod, UsBankAccountBody } from "./quote-schemas.ts";
+
+/** A quote as stored (migrations/0120_transfer_quotes.sql). */
+export interface QuoteRow {
+  id: string;
+  merchant_id: string;
+  customer_id: string;
+  source_method: SourceMethod;
+  source_asset: string;
+  source_network: string;
+  source_decimals: number;
+  source_amount: string;
+  fee_amount: string;
+  destination_kind: "CRYPTO_ADDRESS" | "US_BANK_ACCOUNT";
+  destination_asset: string;
+  destination_network: string;
+  destination_decimals: number;
+  destination_amount: string;
+  destination_address: string | null;
+  destination_bank_mask: string | null;
+  rate_value: string;
+  source_usd_micros: string;
+  fee_usd_micros: string;
+  expires_at: Date;
+  used_at: Date | null;
+  created_at: Date;
+}
+
+export const QUOTE_COLUMNS = `id, merchant_id, customer_id, source_method, source_asset, source_network, source_decimals,
+  source_amount::text AS source_amount, fee_amount::text AS fee_amount, destination_kind, destination_asset,
+  destination_network, destination_decimals, destination_amount::text AS destination_amount, destination_address,
+  destination_bank_mask, rate_value, source_usd_micros::text AS source_usd_micros,
+  fee_usd_micros::text AS fee_usd_micros, expires_at, used_at, created_at`;
+
+/** The bank account's public part, kept in the clear as JSON in destination_bank_mask. */
+interface BankMask {
+  account_holder_name: string;
+  account_number: string;
+  routing_number: string;
+  account_type: string;
+}
+
+/**
+ * An amount as spec 2.9's Money object: fiat (USD, held in micro-dollars) with at least its two
+ * cent digits, crypto with all the digits it has.
+ */
+export function toMoney(asset: string, network: string, units: bigint | string, decimals: number): Money {
+  const minDigits = asset === "USD" ? 2 : 0;
+  return { asset, currency: asset, network, value: unitsToDecimal(BigInt(units), decimals, minDigits) };
+}
+
+export function toQuoteResource(row: QuoteRow): QuoteResource {
+  const bank = row.destination_bank_mask === null ? null : (JSON.parse(row.destination_bank_mask) as BankMask);
+  return {
+    id: row.id,
+    customer_id: row.customer_id,
+    source: { method: row.source_method, asset: row.source_asset, network: row.source_network },
+    destination: {
+      type: row.destination_kind,
+      asset: row.destination_asset,
+      network: row.destination_network,
+      address: row.destination_address,
+      bank_account: bank,
+    },
+    source_amount: toMoney(row.source_asset, row.source_network, row.source_amount, row.source_decimals),
+    fee: toMoney(row.source_asset, row.source_network, row.fee_amount, row.source_decimals),
+    destination_amount: toMoney(
+      row.destination_asset,
+      row.destination_network,
+      row.destination_amount,
+      row.destination_decimals,
+    ),
+    rate: { base_currency: row.source_asset, quote_currency: row.destination_asset, value: row.rate_value },
+    expires_at: iso(row.expires_at),
+    used: row.used_at !== null,
+    created_at: iso(row.created_at),
+  };
+}
+
+export interface NewQuote {
+  id: string;
+  merchantId: string;
+  customerId: string;
+  source: { method: SourceMethod; asset: string; network: string; decimals: number; usdRate: string };
+  destination: {
+    kind: "CRYPTO_ADDRESS" | "US_BANK_ACCOUNT";
+    asset: string;
+    network: string;
+    decimals: number;
+    usdRate: string;
+    address: string | null;
+    bankAccount: UsBankAccountBody | null;
+  };
+  priced: PricedQuote;
+  spreadBps: number;
+  fee: { fixedUsdMicros: bigint; bps: number };
+  ttlSeconds: number;
+}
+
+export async function insertQuote(sql: Queryable, keyring: EncryptionKeyring, quote: NewQuote): Promise<QuoteRow> {
+  const bank = quote.destination.bankAccount;
+  // The full account details are sealed, bound to the quote's id; only the mask is readable.
+  const sealed = bank ? keyring.sealJson(bank, quote.id) : null;
+  const mask: BankMask | null = bank
+    ? {
+        account_holder_name: bank.account_holder_name,
+        account_number: `****${bank.account_number.slice(-4)}`,
+        routing_number: bank.routing_number,
+        account_type: bank.account_type,
+      }
+    : null;
+  const result = await sql.query<QuoteRow>(
+    `INSERT INTO transfer_quotes (id, merchant_id, customer_id, source_method, source_asset, source_network,
+       source_decimals, source_amount, fee_amount, destination_kind, destination_asset, destination_network,
+       destination_decimals, destination_amount, destination_address, destination_bank_ciphertext,
+       destination_bank_key_id, destination_bank_mask, rate_value, source_usd_rate, destination_usd_rate, spread_bps,
+       fee_fixed_usd_micros, fee_bps, source_usd_micros, fee_usd_micros, expires_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
+       $23, $24, $25, $26, now() + make_interval(secs => $27))
+     RETURNING ${QUOTE_COLUMNS}`,
+    [
+      quote.id,
+      quote.merchantId,
+      quote.customerId,
+      quote.source.method,
+      quote.source.asset,
+      quote.source.network,
+      quote.source.decimals,
+      quote.priced.sourceAmount.toString(),
+      quote.priced.feeAmount.toString(),
+      quote.destination.kind,
+      quote.destination.asset,
+      quote.destination.network,
+      quote.destination.decimals,
+      quote.priced.destinationAmount.toString(),
+      quote.destination.address,
+      sealed?.ciphertext ?? null,
+      sealed?.keyId ?? null,
+      mask ? JSON.stringify(mask) : null,
+      quote.priced.rateValue,
+      quote.source.usdRate,
+      quote.destination.usdRate,
+      quote.spreadBps,
+      quote.fee.fixedUsdMicros.toString(),
+      quote.fee.bps,
+      quote.priced.sourceUsdMicros.toString(),
+      quote.priced.feeUsdMicros.toString(),
+      quote.ttlSeconds,
+    ],
+  );
+  const row = result.rows[0];
+  if (!row) throw new Error("INSERT returned no row");
+  return row;
+}
+
+/** Quote `id` of this merchant (locked for the transaction with `lock`), or undefined. */
+export function findQuote(
+  sql: Queryable,
+  merchantId: string,
+  id: string,
+  lock?: "FOR UPDATE",
+): Promise<QuoteRow | undefined> {
+  return findOfMerchant<QuoteRow>(
+    sql,
+    { from: "transfer_quotes", columns: QUOTE_COLUMNS, ...(lock ? { lock } : {}) },
+    merchantId,
+    id,
+  );
+}
+
+/** The merchant's fee schedule: its override row, else the configured default. */
+export async function feeScheduleOf(
+  sql: Queryable,
+  merchantId: string,
+  fallback: { fixedUsdMicros: bigint; bps: number },
+): Promise<{ fixedUsdMicros: bigint; bps: number }> {
+  const result = await sql.query<{ fixed_usd_micros: string; basis_points: number }>(
+    "SELECT fixed_usd_micros::text AS fixed_usd_micros, basis_points FROM transfer_fee_overrides WHERE merchant_id = $1",
+    [merchantId],
+  );
+  const row = result.rows[0];
+  return row ? { fixedUsdMicros: BigInt(row.fixed_usd_micros), bps: row.basis_points } : fallback;
+}

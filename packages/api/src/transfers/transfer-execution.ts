@@ -1,0 +1,91 @@
+import type { ChainId } from "@mp/core";
+import type { Queryable } from "@mp/db";
+import { postTransferFee, releaseHold, settleHold } from "@mp/ledger";
+import { fundingHoldIds } from "./transfer-lifecycle.ts";
+import { findTransfer, moveTransfer, type TransferRow } from "./transfer-store.ts";
+
+/** What the treasury is asked to send for a transfer (its send's idempotency key is the transfer id). */
+export interface TransferPayout {
+  chain: ChainId;
+  asset: string;
+  to: string;
+  amountRaw: bigint;
+}
+
+/** The payouts to start: FUNDED transfers to a crypto address, oldest first. */
+export async function fundedCryptoTransfers(
+  sql: Queryable,
+  limit: number,
+): Promise<Array<{ id: string; merchantId: string }>> {
+  const result = await sql.query<{ id: string; merchant_id: string }>(
+    `SELECT t.id, t.merchant_id FROM transfers t JOIN transfer_quotes q ON q.id = t.quote_id
+      WHERE t.status = 'FUNDED' AND q.destination_kind = 'CRYPTO_ADDRESS' ORDER BY t.created_at, t.id LIMIT $1`,
+    [limit],
+  );
+  return result.rows.map((row) => ({ id: row.id, merchantId: row.merchant_id }));
+}
+
+/**
+ * FUNDED -> PROCESSING, with `requestSend` (the treasury's, given by the caller) in the same
+ * transaction under the transfer's lock: the send row and the state commit together, and the send's
+ * idempotency key (the transfer id) makes a repeat after a crash find the same send. The holds stay
+ * until the send is confirmed or failed. False when the transfer is no longer FUNDED.
+ */
+export async function startTransferPayout(
+  sql: Queryable,
+  ref: { id: string; merchantId: string },
+  requestSend: (sql: Queryable, payout: TransferPayout, idempotencyKey: string) => Promise<unknown>,
+): Promise<boolean> {
+  const transfer = await findTransfer(sql, ref.merchantId, ref.id, "FOR UPDATE");
+  if (transfer?.status !== "FUNDED" || transfer.destination_address === null) return false;
+  await requestSend(
+    sql,
+    {
+      chain: transfer.destination_network as ChainId,
+      asset: transfer.destination_asset,
+      to: transfer.destination_address,
+      amountRaw: BigInt(transfer.destination_amount),
+    },
+    transfer.id,
+  );
+  await moveTransfer(sql, transfer, "PROCESSING", "transfer.processing");
+  return true;
+}
+
+/** PROCESSING transfers whose treasury send has ended (confirmed or failed). */
+export async function endedTransferPayouts(
+  sql: Queryable,
+  limit: number,
+): Promise<Array<{ id: string; merchantId: string; sendState: "confirmed" | "failed" }>> {
+  const result = await sql.query<{ id: string; merchant_id: string; state: "confirmed" | "failed" }>(
+    `SELECT t.id, t.merchant_id, s.state FROM transfers t
+       JOIN treasury_sends s ON s.idempotency_key = t.id::text AND s.purpose = 'transfer'
+      WHERE t.status = 'PROCESSING' AND s.state IN ('confirmed', 'failed') ORDER BY t.created_at, t.id LIMIT $1`,
+    [limit],
+  );
+  return result.rows.map((row) => ({ id: row.id, merchantId: row.merchant_id, sendState: row.state }));
+}
+
+/**
+ * The send ended: confirmed -> the holds settle (reserved -> payout_clearing), the fee is earned
+ * (payout_clearing -> fee_revenue), COMPLETED; failed -> the holds are released to the merchant's
+ * available balance (money never vanishes), FAILED. One transaction under the transfer's lock.
+ */
+export async function finishTransferPayout(
+  sql: Queryable,
+  ref: { id: string; merchantId: string; sendState: "confirmed" | "failed" },
+): Promise<TransferRow | undefined> {
+  const transfer = await findTransfer(sql, ref.merchantId, ref.id, "FOR UPDATE");
+  if (transfer?.status !== "PROCESSING") return undefined;
+  const holds = await fundingHoldIds(sql, transfer);
+  if (ref.sendState === "failed") {
+    for (const holdId of holds) await releaseHold(sql, { holdId, merchantId: transfer.merchant_id });
+    return moveTransfer(sql, transfer, "FAILED", "transfer.failed");
+  }
+  for (const holdId of holds) await settleHold(sql, { holdId, merchantId: transfer.merchant_id });
+  const fee = BigInt(transfer.fee_usd_micros);
+  if (fee > 0n) {
+    await postTransferFee(sql, { transferId: transfer.id, merchantId: transfer.merchant_id, feeUsdMicros: fee });
+  }
+  return moveTransfer(sql, transfer, "COMPLETED", "transfer.completed");
+}

@@ -1,0 +1,77 @@
+import type { Queryable } from "@mp/db";
+import type { EncryptionKeyring } from "@mp/encryption";
+import { toMoney } from "../quotes/quote-store.ts";
+import { iso } from "../shared/sql-filters.ts";
+import { findLiveVirtualAccount, openInstructions } from "../virtual-accounts/virtual-account-store.ts";
+import type { TransferFundingResource } from "./transfer-schemas.ts";
+import type { IntentRow, TransferRow } from "./transfer-store.ts";
+
+/**
+ * Where a bank-funded intent's customer pays: its ACTIVE USD virtual account, with the intent's
+ * reference. null while the customer has no ACTIVE account (spec 2.9: an intent without
+ * instructions is still being provisioned; POST /v1/virtual-accounts opens one).
+ */
+async function bankTransferOf(
+  sql: Queryable,
+  keyring: EncryptionKeyring,
+  transfer: TransferRow,
+  intent: IntentRow,
+): Promise<TransferFundingResource["intent"]["bank_transfer"]> {
+  if (intent.method !== "BANK_TRANSFER") return null;
+  const account = await findLiveVirtualAccount(sql, transfer.customer_id, "USD");
+  if (account?.status !== "ACTIVE") return null;
+  const instructions = openInstructions(account, keyring);
+  return {
+    account_name: instructions.beneficiaryName,
+    account_number: instructions.accountNumber,
+    bank_code: instructions.routingNumber,
+    bank_name: instructions.bankName,
+    narration: intent.narration,
+    reference: intent.reference,
+  };
+}
+
+/** GET /v1/transfers/{id}/funding: spec 2.9, exactly its fields. */
+export async function presentFunding(
+  sql: Queryable,
+  keyring: EncryptionKeyring,
+  transfer: TransferRow,
+  intent: IntentRow,
+): Promise<TransferFundingResource> {
+  const payer = {
+    type: intent.payer_type,
+    customer_id: intent.payer_type === "CUSTOMER" ? transfer.customer_id : null,
+  };
+  const required = toMoney(intent.asset, intent.network, intent.required_amount, intent.decimals);
+  return {
+    transfer_id: transfer.id,
+    transfer_status: transfer.status,
+    customer_id: transfer.customer_id,
+    funding: {
+      mode: transfer.funding_mode,
+      method: intent.method,
+      expires_at: iso(intent.expires_at),
+      payer,
+      rate: {
+        base_currency: transfer.source_asset,
+        quote_currency: transfer.destination_asset,
+        value: transfer.rate_value,
+      },
+      required_amount: required,
+      fee: toMoney(transfer.source_asset, transfer.source_network, transfer.fee_amount, transfer.source_decimals),
+    },
+    intent: {
+      id: intent.id,
+      status: intent.status,
+      purpose: transfer.funding_mode,
+      method: intent.method,
+      payer,
+      required_amount: required,
+      reusable: false,
+      expires_at: iso(intent.expires_at),
+      bank_transfer: await bankTransferOf(sql, keyring, transfer, intent),
+      crypto_deposit: null,
+      flag: intent.flag_code && intent.flag_message ? { code: intent.flag_code, message: intent.flag_message } : null,
+    },
+  };
+}

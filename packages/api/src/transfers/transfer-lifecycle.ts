@@ -1,0 +1,208 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { ConflictError, NotFoundError, QuoteExpiredError } from "@mp/core";
+import type { Database, Queryable } from "@mp/db";
+import { placeHold, releaseHold } from "@mp/ledger";
+import { findQuote } from "../quotes/quote-store.ts";
+import { assertTransferAllowed } from "../quotes/transfer-kyc-gate.ts";
+import {
+  appendTransferEvent,
+  describeAmount,
+  findIntentOfTransfer,
+  findTransfer,
+  type IntentRow,
+  insertIntent,
+  moveTransfer,
+  type TransferRow,
+  updateIntent,
+} from "./transfer-store.ts";
+
+/** The hold of a BALANCE transfer: the merchant's available USD reserved at creation. */
+const balanceHoldId = (transferId: string) => `transfer:${transferId}`;
+
+/** Base32 without look-alikes' trouble: what a payer types into a bank form's reference field. */
+const REFERENCE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+
+/** A fresh payment reference: TRF + 12 characters (60 bits: never guessed, unique by constraint). */
+function newReference(): string {
+  const bytes = randomBytes(12);
+  let reference = "TRF";
+  for (const byte of bytes) reference += REFERENCE_ALPHABET[byte % REFERENCE_ALPHABET.length];
+  return reference;
+}
+
+async function expired(sql: Queryable, expiresAt: Date): Promise<boolean> {
+  // The database's clock decides, as for every other time limit of the service.
+  const result = await sql.query<{ expired: boolean }>("SELECT now() >= $1::timestamptz AS expired", [expiresAt]);
+  return result.rows[0]?.expired === true;
+}
+
+/**
+ * POST /v1/transfers: uses the quote once (locked, then marked used) and creates the transfer in
+ * AWAITING_MERCHANT_FUNDING with its PENDING funding intent. A BALANCE transfer places its hold
+ * first (nothing written when the balance is short: 422 insufficient_funds), then is FUNDED at once,
+ * both transitions recorded.
+ */
+export async function createTransfer(
+  sql: Queryable,
+  input: { merchantId: string; quoteId: string; fundingTtlSeconds: number; idempotencyKey?: string | undefined },
+): Promise<TransferRow> {
+  const quote = await findQuote(sql, input.merchantId, input.quoteId, "FOR UPDATE");
+  if (!quote) throw new NotFoundError("Quote");
+  if (quote.used_at !== null) throw new ConflictError("The quote has already been used by a transfer");
+  if (await expired(sql, quote.expires_at)) throw new QuoteExpiredError();
+  await assertTransferAllowed(sql, input.merchantId, quote.customer_id, quote.source_method, quote.destination_kind);
+
+  const id = randomUUID();
+  const balance = quote.source_method === "BALANCE";
+  const holdId = balance ? balanceHoldId(id) : null;
+  if (holdId) {
+    await placeHold(sql, { holdId, merchantId: input.merchantId, amountUsdMicros: BigInt(quote.source_usd_micros) });
+  }
+  await sql.query("UPDATE transfer_quotes SET used_at = now() WHERE id = $1", [quote.id]);
+  const inserted = await sql.query<{ expires_at: Date; created_at: Date; updated_at: Date }>(
+    `INSERT INTO transfers (id, merchant_id, customer_id, quote_id, status, funding_mode, hold_id, expires_at)
+     VALUES ($1, $2, $3, $4, 'AWAITING_MERCHANT_FUNDING', $5, $6, now() + make_interval(secs => $7))
+     RETURNING expires_at, created_at, updated_at`,
+    [
+      id,
+      input.merchantId,
+      quote.customer_id,
+      quote.id,
+      balance ? "BALANCE" : "TRANSFER_JIT",
+      holdId,
+      input.fundingTtlSeconds,
+    ],
+  );
+  const times = inserted.rows[0];
+  if (!times) throw new Error("INSERT returned no row");
+  let transfer: TransferRow = {
+    ...quote,
+    ...times,
+    id,
+    quote_id: quote.id,
+    status: "AWAITING_MERCHANT_FUNDING",
+    funding_mode: balance ? "BALANCE" : "TRANSFER_JIT",
+    hold_id: holdId,
+  };
+  const reference = newReference();
+  const intent = await insertIntent(sql, {
+    id: randomUUID(),
+    transfer_id: id,
+    merchant_id: input.merchantId,
+    method: quote.source_method,
+    payer_type: balance ? "MERCHANT" : "CUSTOMER",
+    required_amount: quote.source_amount,
+    asset: quote.source_asset,
+    network: quote.source_network,
+    decimals: quote.source_decimals,
+    reference,
+    narration: `Transfer ${reference}`,
+    expires_at: times.expires_at,
+  });
+  await appendTransferEvent(sql, transfer, "transfer.created", input.idempotencyKey);
+  if (balance) {
+    await updateIntent(sql, intent.id, {
+      status: "FUNDED",
+      receivedAmount: BigInt(intent.required_amount),
+      flag: null,
+    });
+    transfer = await moveTransfer(sql, transfer, "FUNDED", "transfer.funded", input.idempotencyKey);
+  }
+  return transfer;
+}
+
+/** The ledger holds a transfer stands on: its BALANCE hold, or one per customer credit applied to it. */
+export async function fundingHoldIds(sql: Queryable, transfer: TransferRow): Promise<string[]> {
+  if (transfer.hold_id) return [transfer.hold_id];
+  const credits = await sql.query<{ hold_id: string }>(
+    `SELECT c.hold_id FROM funding_intent_credits c JOIN funding_intents i ON i.id = c.intent_id
+      WHERE i.transfer_id = $1 AND c.hold_id IS NOT NULL ORDER BY c.created_at, c.hold_id`,
+    [transfer.id],
+  );
+  return credits.rows.map((row) => row.hold_id);
+}
+
+/** Gives back what a transfer holds to the merchant's available balance. */
+export async function releaseFunding(sql: Queryable, transfer: TransferRow): Promise<void> {
+  for (const holdId of await fundingHoldIds(sql, transfer)) {
+    await releaseHold(sql, { holdId, merchantId: transfer.merchant_id });
+  }
+}
+
+/**
+ * Ends an unfunded transfer: its intent and the transfer leave their states together, whatever the
+ * customer paid so far goes back to the merchant's available balance (its holds released), flagged.
+ * The caller holds the transfer's lock.
+ */
+async function endUnfunded(
+  sql: Queryable,
+  transfer: TransferRow,
+  intent: IntentRow,
+  to: "CANCELED" | "EXPIRED",
+  idempotencyKey?: string,
+): Promise<TransferRow> {
+  await releaseFunding(sql, transfer);
+  const received = BigInt(intent.received_amount);
+  const flag =
+    received > 0n && transfer.funding_mode === "TRANSFER_JIT"
+      ? {
+          code: "AMOUNT_MISMATCH" as const,
+          message: `Received ${describeAmount(intent, received)} of ${describeAmount(intent, BigInt(intent.required_amount))} before the intent was ${to}; what arrived was added to the merchant's available balance`,
+        }
+      : intent.flag_code && intent.flag_message
+        ? { code: intent.flag_code, message: intent.flag_message }
+        : null;
+  if (intent.status === "PENDING") await updateIntent(sql, intent.id, { status: to, receivedAmount: received, flag });
+  return moveTransfer(sql, transfer, to, to === "CANCELED" ? "transfer.canceled" : "transfer.expired", idempotencyKey);
+}
+
+/**
+ * POST /v1/transfers/{id}/cancel: only before the funds arrived (AWAITING_MERCHANT_FUNDING), or a
+ * BALANCE transfer not yet executing (its hold is released). The transfer's row lock orders it with
+ * a funding credit: exactly one of them wins.
+ */
+export async function cancelTransfer(
+  sql: Queryable,
+  input: { merchantId: string; transferId: string; idempotencyKey?: string | undefined },
+): Promise<TransferRow> {
+  const transfer = await findTransfer(sql, input.merchantId, input.transferId, "FOR UPDATE");
+  if (!transfer) throw new NotFoundError("Transfer");
+  const intent = await findIntentOfTransfer(sql, transfer.id, "FOR UPDATE");
+  if (!intent) throw new Error(`transfer ${transfer.id} has no funding intent`);
+  if (transfer.status === "AWAITING_MERCHANT_FUNDING" && (await expired(sql, transfer.expires_at))) {
+    await endUnfunded(sql, transfer, intent, "EXPIRED");
+    throw new ConflictError("The transfer has expired");
+  }
+  const cancelable =
+    transfer.status === "AWAITING_MERCHANT_FUNDING" ||
+    (transfer.status === "FUNDED" && transfer.funding_mode === "BALANCE");
+  if (!cancelable)
+    throw new ConflictError(`The transfer is ${transfer.status}; only a transfer awaiting funds can be canceled`);
+  return endUnfunded(sql, transfer, intent, "CANCELED", input.idempotencyKey);
+}
+
+/** Expires the transfer if it is still unfunded past its expires_at; the caller holds its lock. */
+export async function expireIfDue(sql: Queryable, transfer: TransferRow, intent: IntentRow): Promise<TransferRow> {
+  if (transfer.status !== "AWAITING_MERCHANT_FUNDING" || !(await expired(sql, transfer.expires_at))) return transfer;
+  return endUnfunded(sql, transfer, intent, "EXPIRED");
+}
+
+/**
+ * The sweep on read: the merchant's unfunded transfers past their expiry (or the one named) are
+ * expired, each in its own transaction under its lock, before an answer shows them. A transfer
+ * funded meanwhile is left as it is (expireIfDue checks again under the lock).
+ */
+export async function expireDueTransfers(db: Database, merchantId: string, transferId?: string): Promise<void> {
+  const due = await db.query<{ id: string }>(
+    `SELECT id FROM transfers WHERE merchant_id = $1 AND status = 'AWAITING_MERCHANT_FUNDING' AND expires_at <= now()
+       AND ($2::uuid IS NULL OR id = $2) ORDER BY expires_at LIMIT 100`,
+    [merchantId, transferId ?? null],
+  );
+  for (const { id } of due.rows) {
+    await db.tx(async (client) => {
+      const transfer = await findTransfer(client, merchantId, id, "FOR UPDATE");
+      const intent = transfer && (await findIntentOfTransfer(client, id, "FOR UPDATE"));
+      if (transfer && intent) await expireIfDue(client, transfer, intent);
+    });
+  }
+}

@@ -1,0 +1,103 @@
+import { z } from "zod";
+import { rfc3339 } from "../customers/customer-schemas.ts";
+import { moneySchema, quoteTerms, rateSchema, SOURCE_METHODS } from "../quotes/quote-schemas.ts";
+
+export const TRANSFER_STATUSES = [
+  "AWAITING_MERCHANT_FUNDING",
+  "FUNDED",
+  "PROCESSING",
+  "COMPLETED",
+  "CANCELED",
+  "EXPIRED",
+  "FAILED",
+  "REFUNDED",
+] as const;
+export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
+export const INTENT_STATUSES = ["PENDING", "FUNDED", "EXPIRED", "CANCELED"] as const;
+export type IntentStatus = (typeof INTENT_STATUSES)[number];
+/** TRANSFER_JIT: the customer pays just in time; BALANCE: the merchant's available USD. */
+export const FUNDING_MODES = ["TRANSFER_JIT", "BALANCE"] as const;
+export type FundingMode = (typeof FUNDING_MODES)[number];
+
+export const createTransferBody = z.strictObject({ quote_id: z.uuid("must be a UUID") });
+
+export const transferIdParams = z.object({ id: z.uuid("must be a UUID") });
+
+export const listTransfersQuery = z.object({
+  status: z.enum(TRANSFER_STATUSES).optional(),
+  customer_id: z.uuid("must be a UUID").optional(),
+  created_from: rfc3339.optional(),
+  created_to: rfc3339.optional(),
+});
+
+export const transferResource = z.object({
+  id: z.uuid(),
+  quote_id: z.uuid(),
+  customer_id: z.uuid(),
+  status: z.enum(TRANSFER_STATUSES),
+  funding_mode: z.enum(FUNDING_MODES),
+  ...quoteTerms,
+  expires_at: z.iso.datetime().describe("Unfunded by then, the transfer expires: never executed at a stale rate"),
+  created_at: z.iso.datetime(),
+  updated_at: z.iso.datetime(),
+});
+export type TransferResource = z.infer<typeof transferResource>;
+
+const payer = z.object({
+  type: z.enum(["CUSTOMER", "MERCHANT"]),
+  customer_id: z.string().nullable().describe("The paying customer; null when the merchant pays"),
+});
+
+/** Spec 2.9, exactly: these fields and no others. */
+export const transferFundingResource = z.strictObject({
+  transfer_id: z.uuid(),
+  transfer_status: z.enum(TRANSFER_STATUSES),
+  customer_id: z.uuid(),
+  funding: z.strictObject({
+    mode: z.enum(FUNDING_MODES),
+    method: z.enum(SOURCE_METHODS),
+    expires_at: z.iso.datetime(),
+    payer,
+    rate: rateSchema,
+    required_amount: moneySchema,
+    fee: moneySchema,
+  }),
+  intent: z.strictObject({
+    id: z.uuid(),
+    status: z.enum(INTENT_STATUSES),
+    purpose: z.enum(FUNDING_MODES),
+    method: z.enum(SOURCE_METHODS),
+    payer,
+    required_amount: moneySchema,
+    reusable: z.boolean(),
+    expires_at: z.iso.datetime(),
+    bank_transfer: z
+      .strictObject({
+        account_name: z.string(),
+        account_number: z.string(),
+        bank_code: z.string().describe("ABA routing number"),
+        bank_name: z.string(),
+        narration: z.string(),
+        reference: z.string().describe("Quote it with the payment: credits naming it fund this intent"),
+      })
+      .nullable()
+      .describe(
+        "BANK_TRANSFER: where the customer pays (its USD virtual account); null while being provisioned (no ACTIVE account yet): poll",
+      ),
+    crypto_deposit: z
+      .strictObject({
+        address: z.string(),
+        asset: z.string(),
+        memo: z.string(),
+        network: z.string(),
+        reference: z.string(),
+      })
+      .nullable()
+      .describe("CRYPTO_DEPOSIT only"),
+    flag: z
+      .strictObject({ code: z.enum(["AMOUNT_MISMATCH", "LATE_PAYMENT"]), message: z.string() })
+      .nullable()
+      .describe("AMOUNT_MISMATCH: received less (or more) than required; the message names the amounts"),
+  }),
+});
+export type TransferFundingResource = z.infer<typeof transferFundingResource>;

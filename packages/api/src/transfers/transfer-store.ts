@@ -1,0 +1,238 @@
+import type { Queryable } from "@mp/db";
+import type { Page } from "../http/envelope.ts";
+import type { Pagination } from "../http/pagination.ts";
+import type { QuoteRow } from "../quotes/quote-store.ts";
+import { toMoney, toQuoteResource } from "../quotes/quote-store.ts";
+import { listPage, type ResourceTable } from "../shared/list-page.ts";
+import { appendResourceEvent } from "../shared/resource-event.ts";
+import { iso, SqlFilters } from "../shared/sql-filters.ts";
+import type { FundingMode, IntentStatus, TransferResource, TransferStatus } from "./transfer-schemas.ts";
+
+/** A transfer with its quote's figures (one join: a transfer never changes them). */
+export type TransferRow = Omit<QuoteRow, "id" | "used_at"> & {
+  id: string;
+  quote_id: string;
+  status: TransferStatus;
+  funding_mode: FundingMode;
+  hold_id: string | null;
+  updated_at: Date;
+};
+
+const TRANSFER_FROM = "transfers t JOIN transfer_quotes q ON q.id = t.quote_id";
+const TRANSFER_COLUMNS = `t.id, t.quote_id, t.merchant_id, t.customer_id, t.status, t.funding_mode, t.hold_id,
+  t.expires_at, t.created_at, t.updated_at, q.source_method, q.source_asset, q.source_network, q.source_decimals,
+  q.source_amount::text AS source_amount, q.fee_amount::text AS fee_amount, q.destination_kind, q.destination_asset,
+  q.destination_network, q.destination_decimals, q.destination_amount::text AS destination_amount,
+  q.destination_address, q.destination_bank_mask, q.rate_value, q.source_usd_micros::text AS source_usd_micros,
+  q.fee_usd_micros::text AS fee_usd_micros`;
+
+export function toTransferResource(row: TransferRow): TransferResource {
+  const quote = toQuoteResource({ ...row, id: row.quote_id, used_at: row.created_at });
+  return {
+    id: row.id,
+    quote_id: row.quote_id,
+    customer_id: row.customer_id,
+    status: row.status,
+    funding_mode: row.funding_mode,
+    source: quote.source,
+    destination: quote.destination,
+    source_amount: quote.source_amount,
+    fee: quote.fee,
+    destination_amount: quote.destination_amount,
+    rate: quote.rate,
+    expires_at: iso(row.expires_at),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}
+
+const TRANSFERS: ResourceTable<TransferRow, TransferResource> = {
+  from: TRANSFER_FROM,
+  columns: TRANSFER_COLUMNS,
+  orderBy: "t.created_at DESC, t.id DESC",
+  toItems: (rows) => rows.map(toTransferResource),
+};
+
+/**
+ * Transfer `id` of this merchant with its quote (`FOR UPDATE` locks the transfer's row), or undefined:
+ * another merchant's transfer looks exactly like a missing one.
+ */
+export async function findTransfer(
+  sql: Queryable,
+  merchantId: string,
+  id: string,
+  lock?: "FOR UPDATE",
+): Promise<TransferRow | undefined> {
+  const result = await sql.query<TransferRow>(
+    `SELECT ${TRANSFER_COLUMNS} FROM ${TRANSFER_FROM} WHERE t.merchant_id = $1 AND t.id = $2 ${lock ? "FOR UPDATE OF t" : ""}`,
+    [merchantId, id],
+  );
+  return result.rows[0];
+}
+
+export interface TransferFilters {
+  status?: TransferStatus | undefined;
+  customer_id?: string | undefined;
+  created_from?: string | undefined;
+  created_to?: string | undefined;
+}
+
+export function listTransfers(
+  sql: Queryable,
+  merchantId: string,
+  filters: TransferFilters & Pagination,
+): Promise<Page<TransferResource>> {
+  const where = new SqlFilters()
+    .add("t.merchant_id = $?", merchantId)
+    .add("t.status = $?", filters.status)
+    .add("t.customer_id = $?", filters.customer_id)
+    .add("t.created_at >= $?", filters.created_from)
+    .add("t.created_at <= $?", filters.created_to);
+  return listPage(sql, TRANSFERS, where, filters);
+}
+
+/** Moves the transfer to `to` (the database refuses a transition that is not one) and appends its event. */
+export async function moveTransfer(
+  sql: Queryable,
+  transfer: TransferRow,
+  to: TransferStatus,
+  event:
+    | "transfer.funded"
+    | "transfer.canceled"
+    | "transfer.expired"
+    | "transfer.processing"
+    | "transfer.completed"
+    | "transfer.failed",
+  idempotencyKey?: string,
+): Promise<TransferRow> {
+  const result = await sql.query<{ updated_at: Date }>(
+    "UPDATE transfers SET status = $2, updated_at = now() WHERE id = $1 RETURNING updated_at",
+    [transfer.id, to],
+  );
+  const moved: TransferRow = { ...transfer, status: to, updated_at: result.rows[0]?.updated_at ?? transfer.updated_at };
+  await appendTransferEvent(sql, moved, event, idempotencyKey);
+  return moved;
+}
+
+export function appendTransferEvent(
+  sql: Queryable,
+  transfer: TransferRow,
+  type:
+    | "transfer.created"
+    | "transfer.funding_received"
+    | "transfer.funded"
+    | "transfer.canceled"
+    | "transfer.expired"
+    | "transfer.late_funding"
+    | "transfer.processing"
+    | "transfer.completed"
+    | "transfer.failed",
+  idempotencyKey?: string,
+): Promise<void> {
+  return appendResourceEvent(sql, transfer.merchant_id, type, toTransferResource(transfer), idempotencyKey);
+}
+
+/** A funding intent as stored (migrations/0121_transfers.sql). */
+export interface IntentRow {
+  id: string;
+  transfer_id: string;
+  merchant_id: string;
+  status: IntentStatus;
+  method: QuoteRow["source_method"];
+  payer_type: "CUSTOMER" | "MERCHANT";
+  required_amount: string;
+  received_amount: string;
+  asset: string;
+  network: string;
+  decimals: number;
+  reference: string;
+  narration: string;
+  flag_code: "AMOUNT_MISMATCH" | "LATE_PAYMENT" | null;
+  flag_message: string | null;
+  expires_at: Date;
+}
+
+const INTENT_COLUMNS = `id, transfer_id, merchant_id, status, method, payer_type, required_amount::text AS required_amount,
+  received_amount::text AS received_amount, asset, network, decimals, reference, narration, flag_code, flag_message,
+  expires_at`;
+
+/** An amount of the intent's asset for a flag's message: "40.00 USD". */
+export function describeAmount(intent: IntentRow, units: bigint): string {
+  return `${toMoney(intent.asset, intent.network, units, intent.decimals).value} ${intent.asset}`;
+}
+
+export async function insertIntent(
+  sql: Queryable,
+  intent: Omit<IntentRow, "status" | "received_amount" | "flag_code" | "flag_message">,
+): Promise<IntentRow> {
+  const result = await sql.query<IntentRow>(
+    `INSERT INTO funding_intents (id, transfer_id, merchant_id, status, method, payer_type, required_amount, asset,
+       network, decimals, reference, narration, expires_at)
+     VALUES ($1, $2, $3, 'PENDING', $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${INTENT_COLUMNS}`,
+    [
+      intent.id,
+      intent.transfer_id,
+      intent.merchant_id,
+      intent.method,
+      intent.payer_type,
+      intent.required_amount,
+      intent.asset,
+      intent.network,
+      intent.decimals,
+      intent.reference,
+      intent.narration,
+      intent.expires_at,
+    ],
+  );
+  const row = result.rows[0];
+  if (!row) throw new Error("INSERT returned no row");
+  return row;
+}
+
+/** The intent of a transfer (`FOR UPDATE` to change it: always after the transfer's own lock). */
+export async function findIntentOfTransfer(
+  sql: Queryable,
+  transferId: string,
+  lock?: "FOR UPDATE",
+): Promise<IntentRow | undefined> {
+  const result = await sql.query<IntentRow>(
+    `SELECT ${INTENT_COLUMNS} FROM funding_intents WHERE transfer_id = $1 ${lock ?? ""}`,
+    [transferId],
+  );
+  return result.rows[0];
+}
+
+/** The intent a payment reference names, for one merchant (references are matched without case or spaces). */
+export async function findIntentByReference(
+  sql: Queryable,
+  merchantId: string,
+  reference: string,
+): Promise<IntentRow | undefined> {
+  const result = await sql.query<IntentRow>(
+    `SELECT ${INTENT_COLUMNS} FROM funding_intents WHERE merchant_id = $1 AND reference = upper(btrim($2))`,
+    [merchantId, reference],
+  );
+  return result.rows[0];
+}
+
+export async function updateIntent(
+  sql: Queryable,
+  intentId: string,
+  change: {
+    status: IntentStatus;
+    receivedAmount: bigint;
+    flag: { code: NonNullable<IntentRow["flag_code"]>; message: string } | null;
+  },
+): Promise<void> {
+  await sql.query(
+    `UPDATE funding_intents SET status = $2, received_amount = $3, flag_code = $4, flag_message = $5, updated_at = now()
+     WHERE id = $1`,
+    [
+      intentId,
+      change.status,
+      change.receivedAmount.toString(),
+      change.flag?.code ?? null,
+      change.flag?.message ?? null,
+    ],
+  );
+}

@@ -1,0 +1,150 @@
+import { createLogger, resolveChainConfig } from "@mp/core";
+import { checkLedger } from "@mp/ledger";
+import { afterAll, beforeAll, expect } from "vitest";
+import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
+import { late } from "../support/late.ts";
+import { OpenApiAnswers } from "../support/openapi-answers.ts";
+import { nextKey, tier2Customer } from "./verification-fixtures.ts";
+
+/** A Base address that is not ours: where test transfers pay out. */
+export const PAYEE = "0x2222222222222222222222222222222222222222";
+const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
+
+/** The API with BASE (and its USDC) configured for transfers, and every answer checked against /openapi.json. */
+export interface TransfersApi {
+  api: ApiHarness;
+  call(
+    m: TestMerchant,
+    path: string,
+    init?: { method?: string; idempotencyKey?: string; json?: unknown },
+  ): ReturnType<ApiHarness["call"]>;
+  /** A Tier-2 customer with an ACTIVE USD virtual account. */
+  bankCustomer(m: TestMerchant): Promise<{ customerId: string; virtualAccountId: string }>;
+  quote(
+    m: TestMerchant,
+    customerId: string,
+    over?: Record<string, unknown>,
+  ): Promise<{ id: string; source: unknown; [field: string]: unknown }>;
+  transfer(m: TestMerchant, quoteId: string, key?: string): ReturnType<ApiHarness["call"]>;
+  credit(
+    m: TestMerchant,
+    virtualAccountId: string,
+    amount: string,
+    reference?: string,
+    key?: string,
+  ): ReturnType<ApiHarness["call"]>;
+  balance(m: TestMerchant): Promise<{ available: string; reserved: string }>;
+  expectLedgerClean(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startTransfersApi(): Promise<TransfersApi> {
+  const api = await startApiHarness({
+    workers: true,
+    overrides: {
+      // TRANSFERS_DEBUG=1 shows the app's error logs (a 500's cause); silent otherwise.
+      ...(process.env.TRANSFERS_DEBUG ? { logger: createLogger({ level: "error" }) } : {}),
+      chains: {
+        BASE: resolveChainConfig("BASE", {
+          rpcUrl: "http://127.0.0.1:9",
+          tokens: [{ asset: "USDC", address: BASE_USDC, decimals: 6 }],
+        }),
+      },
+    },
+  });
+  const document = await api.call(undefined, "/openapi.json");
+  const answers = new OpenApiAnswers(document.body);
+
+  const call: TransfersApi["call"] = async (m, path, init = {}) => {
+    const res = await api.call(m.apiKey, path, init);
+    const problem = answers.problemWith({
+      method: init.method ?? "GET",
+      path: path.split("?")[0] ?? path,
+      status: res.status,
+      contentType: res.headers.get("content-type") ?? undefined,
+      body: res.text,
+    });
+    expect(problem, `${init.method ?? "GET"} ${path} ${res.status} ${res.text.slice(0, 300)}`).toBeUndefined();
+    return res;
+  };
+
+  const support: TransfersApi = {
+    api,
+    call,
+    async bankCustomer(m) {
+      const customerId = await tier2Customer(api, m);
+      const opened = await call(m, "/v1/virtual-accounts", {
+        method: "POST",
+        idempotencyKey: nextKey("va"),
+        json: { customer_id: customerId, currency: "USD" },
+      });
+      const virtualAccountId = opened.body.data.id as string;
+      await eventually(async () => {
+        const res = await call(m, `/v1/virtual-accounts/${virtualAccountId}`);
+        return res.body.data.status === "ACTIVE" ? true : undefined;
+      }, 20_000);
+      return { customerId, virtualAccountId };
+    },
+    async quote(m, customerId, over = {}) {
+      const res = await call(m, "/v1/quotes", {
+        method: "POST",
+        idempotencyKey: nextKey("quote"),
+        json: {
+          customer_id: customerId,
+          source: { method: "BANK_TRANSFER" },
+          destination: { type: "CRYPTO_ADDRESS", asset: "USDC", network: "BASE", address: PAYEE },
+          source_amount: "100.00",
+          ...over,
+        },
+      });
+      expect(res.status, res.text).toBe(201);
+      return res.body.data;
+    },
+    transfer(m, quoteId, key = nextKey("transfer")) {
+      return call(m, "/v1/transfers", { method: "POST", idempotencyKey: key, json: { quote_id: quoteId } });
+    },
+    credit(m, virtualAccountId, amount, reference, key = nextKey("credit")) {
+      return call(m, "/v1/sandbox/bank-deposits", {
+        method: "POST",
+        idempotencyKey: key,
+        json: { virtual_account_id: virtualAccountId, amount, ...(reference ? { reference } : {}) },
+      });
+    },
+    async balance(m) {
+      const res = await call(m, "/v1/balance");
+      return { available: res.body.data.available, reserved: res.body.data.reserved };
+    },
+    async expectLedgerClean() {
+      const check = await checkLedger(api.db);
+      expect(check.problems).toEqual([]);
+      expect(check.ok).toBe(true);
+    },
+    stop: () => api.stop(),
+  };
+  return support;
+}
+
+/**
+ * The opening the transfers test files share: the API (startTransfersApi), one merchant and one bank
+ * customer of it, started in the describe block's beforeAll and stopped in its afterAll.
+ */
+export function useTransfersApi(): {
+  t: TransfersApi;
+  a: TestMerchant;
+  customer: { customerId: string; virtualAccountId: string };
+} {
+  let started:
+    | { t: TransfersApi; a: TestMerchant; customer: { customerId: string; virtualAccountId: string } }
+    | undefined;
+  beforeAll(async () => {
+    const t = await startTransfersApi();
+    const a = await t.api.merchant();
+    started = { t, a, customer: await t.bankCustomer(a) };
+  });
+  afterAll(() => started?.t.stop());
+  return {
+    t: late("the transfers API", () => started?.t),
+    a: late("the merchant", () => started?.a),
+    customer: late("the bank customer", () => started?.customer),
+  };
+}
