@@ -56,7 +56,7 @@ export function defineListRoute<P, Q extends object = object>(
   },
 ): RouteDefinition<P, Pagination & Q> {
   const { item, filters, list, ...definition } = route;
-  // zod types the extension by a shape not known here loosely: it answers the page's fields and the filters'.
+  // zod cannot type extending a shape that is generic here: the output is the page's fields and the filters'.
   const query = (filters ? paginationQuery.extend(filters.shape) : paginationQuery) as unknown as ZodType<
     Pagination & Q
   >;
