@@ -1,7 +1,5 @@
-import { paginationQuery } from "../http/pagination.ts";
-import { defineGetRoute, defineListRoute } from "../http/read-routes.ts";
+import { defineResourceReads } from "../http/read-routes.ts";
 import { defineRoute } from "../http/route.ts";
-import { pageSchema } from "../openapi/page-schema.ts";
 import { createCustomerBody, customerIdParams, customerResource, listCustomersQuery } from "./customer-schemas.ts";
 import { findCustomer, insertCustomer, listCustomers } from "./customer-store.ts";
 import { PROVISION_CUSTOMER_JOB } from "./provision-customer-job.ts";
@@ -26,26 +24,19 @@ export const createCustomerRoute = defineRoute({
   },
 });
 
-export const listCustomersRoute = defineListRoute({
+export const [listCustomersRoute, getCustomerRoute] = defineResourceReads({
   path: "/v1/customers",
-  operationId: "listCustomers",
-  summary: "List customers, newest first",
   tag: "Customers",
-  query: paginationQuery.extend(listCustomersQuery.shape),
-  response: pageSchema(customerResource),
-  list: ({ merchant, query, sql }) => listCustomers(sql, merchant.merchantId, query),
-});
-
-export const getCustomerRoute = defineGetRoute({
-  path: "/v1/customers/{customer_id}",
-  operationId: "getCustomer",
-  summary: "Retrieve one customer",
-  tag: "Customers",
+  item: customerResource,
   params: customerIdParams,
-  response: customerResource,
-  errorStatuses: [404],
   notFound: "Customer",
-  find: ({ merchant, params, sql }) => findCustomer(sql, merchant.merchantId, params.customer_id),
+  list: {
+    operationId: "listCustomers",
+    summary: "List customers, newest first",
+    filters: listCustomersQuery,
+    read: listCustomers,
+  },
+  get: { operationId: "getCustomer", summary: "Retrieve one customer", read: findCustomer },
 });
 
 export const customerRoutes = [createCustomerRoute, listCustomersRoute, getCustomerRoute];

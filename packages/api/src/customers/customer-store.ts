@@ -1,12 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError } from "@mp/core";
 import { type Queryable, queryNamed, SqlState, sqlState } from "@mp/db";
-import type { Page } from "../http/envelope.ts";
-import type { Pagination } from "../http/pagination.ts";
-import { listPage } from "../shared/list-page.ts";
+import { defineListQuery } from "../shared/list-page.ts";
 import { appendResourceEvent } from "../shared/resource-event.ts";
 import { type RowOf, resourceTable } from "../shared/resource-row.ts";
-import { SqlFilters } from "../shared/sql-filters.ts";
 import type { CreateCustomerBody, CustomerResource } from "./customer-schemas.ts";
 
 type CustomerRow = RowOf<CustomerResource, "created_at" | "updated_at">;
@@ -76,17 +73,10 @@ export interface CustomerFilters {
   created_to?: string | undefined;
 }
 
-export function listCustomers(
-  sql: Queryable,
-  merchantId: string,
-  filters: CustomerFilters & Pagination,
-): Promise<Page<CustomerResource>> {
-  const where = new SqlFilters()
-    .add("merchant_id = $?", merchantId)
-    .equal(filters, "external_reference", "type", "status")
-    .createdWithin(filters);
-  return listPage(sql, CUSTOMERS, where, filters);
-}
+/** This merchant's customers, newest first. */
+export const listCustomers = defineListQuery(CUSTOMERS, "merchant_id", (where, filters: CustomerFilters) =>
+  where.equal(filters, "external_reference", "type", "status").createdWithin(filters),
+);
 
 /**
  * Provisioning finished at the KYC provider: PROVISIONING -> NOT_STARTED, once, with its

@@ -1,28 +1,17 @@
-import type { ChainId } from "@mp/core";
-import type { AppDeps } from "../deps.ts";
-import { paginationQuery } from "../http/pagination.ts";
 import { defineGetRoute, defineListRoute } from "../http/read-routes.ts";
-import { pageSchema } from "../openapi/page-schema.ts";
 import { depositIdParams, depositResource, listDepositsQuery } from "./deposit-schemas.ts";
 import { findDeposit, listDeposits } from "./deposit-store.ts";
-
-async function chainHeads(deps: AppDeps): Promise<Map<ChainId, number>> {
-  const heads = new Map<ChainId, number>();
-  for (const state of await deps.indexerStates()) {
-    if (state.headHeight !== null) heads.set(state.chain, state.headHeight);
-  }
-  return heads;
-}
 
 export const listDepositsRoute = defineListRoute({
   path: "/v1/deposits",
   operationId: "listDeposits",
   summary: "List deposits received by the merchant's wallets, newest first",
   tag: "Deposits",
-  query: paginationQuery.extend(listDepositsQuery.shape),
-  response: pageSchema(depositResource),
+  item: depositResource,
+  filters: listDepositsQuery,
   errorStatuses: [503],
-  list: async ({ merchant, query, sql, deps }) => listDeposits(sql, merchant.merchantId, query, await chainHeads(deps)),
+  list: async ({ merchant, query, sql, deps }) =>
+    listDeposits(sql, merchant.merchantId, query, await deps.indexerStates()),
 });
 
 export const getDepositRoute = defineGetRoute({
@@ -32,10 +21,10 @@ export const getDepositRoute = defineGetRoute({
   tag: "Deposits",
   params: depositIdParams,
   response: depositResource,
-  errorStatuses: [404, 503],
+  errorStatuses: [503],
   notFound: "Deposit",
   find: async ({ merchant, params, sql, deps }) =>
-    findDeposit(sql, merchant.merchantId, params.id, await chainHeads(deps)),
+    findDeposit(sql, merchant.merchantId, params.id, await deps.indexerStates()),
 });
 
 export const depositRoutes = [listDepositsRoute, getDepositRoute];

@@ -1,13 +1,21 @@
 import type { ChainId } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { DEPOSIT_COLUMNS as COLUMNS, type DepositResource, type DepositRow, toDepositResource } from "@mp/events";
+import type { IndexerState } from "../deps.ts";
 import type { Page } from "../http/envelope.ts";
 import type { Pagination } from "../http/pagination.ts";
 import { findResource, listPage, type ResourceTable } from "../shared/list-page.ts";
 import { SqlFilters } from "../shared/sql-filters.ts";
 
-/** Deposits as answered when the chains' heads are `heads` (their confirmations count from them). */
-function depositsAt(heads: ReadonlyMap<ChainId, number>): ResourceTable<DepositRow, DepositResource> {
+/**
+ * Deposits as answered when the indexers are at `states`: their confirmations count from the heads
+ * the indexers last saw (none yet for a chain whose indexer has not read its head).
+ */
+function depositsAt(states: readonly IndexerState[]): ResourceTable<DepositRow, DepositResource> {
+  const heads = new Map<ChainId, number>();
+  for (const state of states) {
+    if (state.headHeight !== null) heads.set(state.chain, state.headHeight);
+  }
   return { from: "deposits", columns: COLUMNS, toItems: (rows) => rows.map((row) => toDepositResource(row, heads)) };
 }
 
@@ -23,7 +31,7 @@ export function listDeposits(
   sql: Queryable,
   merchantId: string,
   filters: DepositFilters & Pagination,
-  heads: ReadonlyMap<ChainId, number>,
+  states: readonly IndexerState[],
 ): Promise<Page<DepositResource>> {
   const where = new SqlFilters()
     .add("merchant_id = $?", merchantId)
@@ -34,16 +42,16 @@ export function listDeposits(
       `(tx_hash = ${where.param(filters.tx_hash)} OR tx_hash = ${where.param(filters.tx_hash.toLowerCase())})`,
     );
   }
-  return listPage(sql, depositsAt(heads), where, filters);
+  return listPage(sql, depositsAt(states), where, filters);
 }
 
 export function findDeposit(
   sql: Queryable,
   merchantId: string,
   depositId: string,
-  heads: ReadonlyMap<ChainId, number>,
+  states: readonly IndexerState[],
 ): Promise<DepositResource | undefined> {
-  return findResource(sql, depositsAt(heads), merchantId, depositId);
+  return findResource(sql, depositsAt(states), merchantId, depositId);
 }
 
 /** Unconfirmed deposits of a merchant, summed per asset (for the balance's `pending`). */

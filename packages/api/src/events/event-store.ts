@@ -1,9 +1,6 @@
 import type { Queryable } from "@mp/db";
-import type { Page } from "../http/envelope.ts";
-import type { Pagination } from "../http/pagination.ts";
-import { findResource, listPage, type ResourceTable } from "../shared/list-page.ts";
+import { defineGetQuery, defineListQuery, type ResourceTable } from "../shared/list-page.ts";
 import { type RowOf, resourceTable } from "../shared/resource-row.ts";
-import { SqlFilters } from "../shared/sql-filters.ts";
 import type { EventResource } from "./event-schemas.ts";
 
 type EventRow = RowOf<EventResource, "created_at">;
@@ -28,22 +25,12 @@ const DELIVERY_FAILED = `EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.even
   AND (d.status = 'failed' OR (d.status = 'pending' AND (d.last_error IS NOT NULL OR d.last_status_code IS NOT NULL))))`;
 
 /** This merchant's events, newest first. */
-export function listEvents(
-  sql: Queryable,
-  merchantId: string,
-  filters: EventFilters & Pagination,
-): Promise<Page<EventResource>> {
-  const where = new SqlFilters()
-    .add("merchant_id = $?", merchantId)
-    .equal(filters, "type", "object_id")
-    .createdWithin(filters);
+export const listEvents = defineListQuery(EVENTS, "merchant_id", (where, filters: EventFilters) => {
+  where.equal(filters, "type", "object_id").createdWithin(filters);
   if (filters.delivery_failed !== undefined) {
     where.addClause(filters.delivery_failed ? DELIVERY_FAILED : `NOT ${DELIVERY_FAILED}`);
   }
-  return listPage(sql, EVENTS, where, filters);
-}
+});
 
 /** One event of this merchant, or undefined (another merchant's looks exactly like a missing one). */
-export function findEvent(sql: Queryable, merchantId: string, eventId: string): Promise<EventResource | undefined> {
-  return findResource(sql, EVENTS, merchantId, eventId);
-}
+export const findEvent = defineGetQuery(EVENTS);

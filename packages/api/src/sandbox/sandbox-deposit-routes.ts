@@ -107,7 +107,7 @@ export const getSandboxDepositRoute = defineGetRoute({
   tag: "Sandbox",
   params: sandboxDepositIdParams,
   response: sandboxDepositResource,
-  errorStatuses: [403, 404],
+  errorStatuses: [403],
   notFound: "Sandbox deposit",
   async find({ merchant, params, sql, deps }) {
     sandboxOnly(merchant, deps);

@@ -11,14 +11,18 @@ type Answered<Row> = {
   [K in keyof Row]: Row[K] extends Date ? string : Row[K] extends Date | null ? string | null : Row[K];
 };
 
+function nameOf(column: string): string {
+  return /\sAS\s+(\w+)$/i.exec(column)?.[1] ?? column.replace(/^\w+\./, "");
+}
+
 /**
  * The mapping of a row to its resource, for tables whose `columns` are named as the resource's
  * fields, in its order (the JSON answer keeps it): those fields only (a RETURNING may add
  * merchant_id and the like for the caller), the timestamps as ISO strings, the rest as read.
- * An alias prefix (`w.id`) is not part of the name.
+ * An alias prefix (`w.id`) is not part of the name; `expression AS name` is named `name`.
  */
 export function resourceOfColumns<Row extends object>(columns: string): (row: Row) => Answered<Row> {
-  const names = columns.split(",").map((column) => column.trim().replace(/^\w+\./, ""));
+  const names = columns.split(",").map((column) => nameOf(column.trim()));
   return (row) => {
     const values = row as Record<string, unknown>;
     const resource: Record<string, unknown> = {};

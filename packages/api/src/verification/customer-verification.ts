@@ -1,6 +1,6 @@
 import type { Queryable } from "@mp/db";
 import { toCustomerResource } from "../customers/customer-store.ts";
-import { findOfMerchant } from "../shared/list-page.ts";
+import { defineRowQuery } from "../shared/list-page.ts";
 import { appendResourceEvent } from "../shared/resource-event.ts";
 import type { VerificationTier } from "./verification-payload-schemas.ts";
 import type { VerificationStatus } from "./verification-schemas.ts";
@@ -100,27 +100,22 @@ export async function refreshCustomerVerification(
   idempotencyKey?: string,
 ): Promise<CustomerVerificationState> {
   const state = deriveCustomerVerification(await latestAttempts(sql, customerId));
-  // `before` is read in the same statement, under the caller's lock: the row as it was.
+  // `before` is read in the same statement, under the caller's lock: the row as it was. The state
+  // travels as one JSON value, its fields named as the columns they set.
   const result = await sql.query<Parameters<typeof toCustomerResource>[0] & { merchant_id: string; changed: boolean }>(
     `WITH before AS (
        SELECT status, tier_1_complete, tier_2_complete, capabilities, rejection_reasons FROM customers WHERE id = $1
      )
-     UPDATE customers c SET status = $2, tier_1_complete = $3, tier_2_complete = $4, capabilities = $5::jsonb,
-       rejection_reasons = $6::jsonb, updated_at = now()
-     FROM before b
+     UPDATE customers c SET status = s.status, tier_1_complete = s.tier_1_complete, tier_2_complete = s.tier_2_complete,
+       capabilities = s.capabilities, rejection_reasons = s.rejection_reasons, updated_at = now()
+     FROM before b, jsonb_to_record($2::jsonb) AS s(status text, tier_1_complete boolean, tier_2_complete boolean,
+       capabilities jsonb, rejection_reasons jsonb)
      WHERE c.id = $1
      RETURNING c.merchant_id, c.id, c.type, c.first_name, c.last_name, c.business_name, c.email, c.external_reference,
        c.status, c.tier_1_complete, c.tier_2_complete, c.capabilities, c.rejection_reasons, c.created_at, c.updated_at,
        (b.status, b.tier_1_complete, b.tier_2_complete, b.capabilities, b.rejection_reasons)
          IS DISTINCT FROM (c.status, c.tier_1_complete, c.tier_2_complete, c.capabilities, c.rejection_reasons) AS changed`,
-    [
-      customerId,
-      state.status,
-      state.tier_1_complete,
-      state.tier_2_complete,
-      JSON.stringify(state.capabilities),
-      JSON.stringify(state.rejection_reasons),
-    ],
+    [customerId, JSON.stringify(state)],
   );
   const row = result.rows[0];
   if (row?.changed) {
@@ -141,18 +136,11 @@ export interface LockedCustomer {
  * concurrent requests for the same customer then apply their rules one after the other.
  * Undefined when the customer is not this merchant's.
  */
-export function lockCustomer(
-  sql: Queryable,
-  merchantId: string,
-  customerId: string,
-): Promise<LockedCustomer | undefined> {
-  return findOfMerchant<LockedCustomer>(
-    sql,
-    { from: "customers", columns: "id, type, status, tier_2_complete", lock: "FOR UPDATE" },
-    merchantId,
-    customerId,
-  );
-}
+export const lockCustomer = defineRowQuery<LockedCustomer>({
+  from: "customers",
+  columns: "id, type, status, tier_2_complete",
+  lock: "FOR UPDATE",
+});
 
 /** Locks a customer by id alone (background jobs, which act for no merchant in particular). */
 export async function lockCustomerById(sql: Queryable, customerId: string): Promise<void> {

@@ -1,9 +1,6 @@
-import { NotFoundError } from "@mp/core";
-import { paginationQuery } from "../http/pagination.ts";
-import { defineGetRoute, defineListRoute } from "../http/read-routes.ts";
+import { findCustomer } from "../customers/customer-store.ts";
+import { defineGetRoute, defineNestedListRoute } from "../http/read-routes.ts";
 import { type AnyRoute, defineRoute } from "../http/route.ts";
-import { pageSchema } from "../openapi/page-schema.ts";
-import { findOfMerchant } from "../shared/list-page.ts";
 import { submitVerification } from "./submit-verification.ts";
 import { submitVerificationBody } from "./verification-payload-schemas.ts";
 import {
@@ -40,25 +37,17 @@ export const submitVerificationRoute = defineRoute({
   },
 });
 
-export const listVerificationSubmissionsRoute = defineListRoute({
+export const listVerificationSubmissionsRoute = defineNestedListRoute({
   path: "/v1/customers/{customer_id}/verification-submissions",
   operationId: "listVerificationSubmissions",
   summary: "List a customer's verification attempts, newest first (never their payloads)",
   tag: "Verification",
   params: customerPathParams,
-  query: paginationQuery.extend(listSubmissionsQuery.shape),
-  response: pageSchema(verificationSubmissionResource),
-  errorStatuses: [404],
-  async list({ merchant, params, query, sql }) {
-    const customer = await findOfMerchant(
-      sql,
-      { from: "customers", columns: "id" },
-      merchant.merchantId,
-      params.customer_id,
-    );
-    if (!customer) throw new NotFoundError("Customer");
-    return listSubmissions(sql, merchant.merchantId, params.customer_id, query);
-  },
+  parent: findCustomer,
+  notFound: "Customer",
+  item: verificationSubmissionResource,
+  filters: listSubmissionsQuery,
+  read: listSubmissions,
 });
 
 export const getVerificationSubmissionRoute = defineGetRoute({
@@ -68,7 +57,6 @@ export const getVerificationSubmissionRoute = defineGetRoute({
   tag: "Verification",
   params: submissionPathParams,
   response: verificationSubmissionResource,
-  errorStatuses: [404],
   notFound: "Verification submission",
   find: ({ merchant, params, sql }) =>
     findSubmission(sql, merchant.merchantId, params.customer_id, params.submission_id),

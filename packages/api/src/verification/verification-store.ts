@@ -1,11 +1,8 @@
 import type { Queryable } from "@mp/db";
 import type { SealedValue } from "@mp/encryption";
-import type { Page } from "../http/envelope.ts";
-import type { Pagination } from "../http/pagination.ts";
-import { listPage } from "../shared/list-page.ts";
+import { defineListQuery } from "../shared/list-page.ts";
 import { appendResourceEvent } from "../shared/resource-event.ts";
 import { type RowOf, resourceTable } from "../shared/resource-row.ts";
-import { SqlFilters } from "../shared/sql-filters.ts";
 import type { VerificationTier } from "./verification-payload-schemas.ts";
 import type { VerificationStatus, VerificationSubmissionResource } from "./verification-schemas.ts";
 
@@ -74,18 +71,15 @@ export async function findSubmission(
   return row ? toResource(row) : undefined;
 }
 
-export function listSubmissions(
-  sql: Queryable,
-  merchantId: string,
-  customerId: string,
-  filters: { tier?: string | undefined; status?: string | undefined } & Pagination,
-): Promise<Page<VerificationSubmissionResource>> {
-  const where = new SqlFilters()
-    .add("merchant_id = $?", merchantId)
-    .add("customer_id = $?", customerId)
-    .equal(filters, "tier", "status");
-  return listPage(sql, SUBMISSIONS, where, filters);
+export interface SubmissionFilters {
+  tier?: string | undefined;
+  status?: string | undefined;
 }
+
+/** A customer's attempts, newest first: its route checked the customer is the merchant's. */
+export const listSubmissions = defineListQuery(SUBMISSIONS, "customer_id", (where, filters: SubmissionFilters) =>
+  where.equal(filters, "tier", "status"),
+);
 
 /** What the review jobs need of an attempt (including the sealed payload, opened only in memory). */
 export interface SubmissionForReview {

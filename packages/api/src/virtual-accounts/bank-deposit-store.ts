@@ -1,37 +1,22 @@
 import { formatUsd } from "@mp/core";
 import type { Queryable } from "@mp/db";
-import type { Page } from "../http/envelope.ts";
-import type { Pagination } from "../http/pagination.ts";
-import { listPage, type ResourceTable } from "../shared/list-page.ts";
-import type { RowOf } from "../shared/resource-row.ts";
-import { iso, SqlFilters } from "../shared/sql-filters.ts";
+import { defineListQuery } from "../shared/list-page.ts";
+import { type RowOf, resourceTable } from "../shared/resource-row.ts";
 import type { BankDepositResource } from "./bank-deposit-schemas.ts";
 
-type BankDepositRow = RowOf<Omit<BankDepositResource, "amount" | "currency">, "credited_at" | "created_at"> & {
-  amount_usd_micros: string;
-};
+/** As read: `amount` is the stored micro-dollars (`amount_usd_micros`), formatted by toResource. */
+type BankDepositRow = RowOf<BankDepositResource, "credited_at" | "created_at">;
 
-const COLUMNS = "id, virtual_account_id, customer_id, amount_usd_micros, reference, status, credited_at, created_at";
+// The table holds USD only (amount_usd_micros): the currency is stated, not stored.
+const BANK_DEPOSITS = resourceTable<BankDepositRow>({
+  from: "bank_deposits",
+  columns: `id, virtual_account_id, customer_id, amount_usd_micros AS amount, 'USD'::text AS currency, reference,
+    status, credited_at, created_at`,
+});
 
 function toResource(row: BankDepositRow): BankDepositResource {
-  return {
-    id: row.id,
-    virtual_account_id: row.virtual_account_id,
-    customer_id: row.customer_id,
-    amount: formatUsd(BigInt(row.amount_usd_micros)),
-    currency: "USD",
-    reference: row.reference,
-    status: row.status,
-    credited_at: iso(row.credited_at),
-    created_at: iso(row.created_at),
-  };
+  return { ...BANK_DEPOSITS.toResource(row), amount: formatUsd(BigInt(row.amount)) };
 }
-
-const BANK_DEPOSITS: ResourceTable<BankDepositRow, BankDepositResource> = {
-  from: "bank_deposits",
-  columns: COLUMNS,
-  toItems: (rows) => rows.map(toResource),
-};
 
 export async function insertBankDeposit(
   sql: Queryable,
@@ -47,7 +32,7 @@ export async function insertBankDeposit(
 ): Promise<BankDepositResource> {
   const result = await sql.query<BankDepositRow>(
     `INSERT INTO bank_deposits (id, merchant_id, virtual_account_id, customer_id, amount_usd_micros, reference, ledger_entry_id)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${BANK_DEPOSITS.columns}`,
     [
       input.id,
       input.merchantId,
@@ -63,10 +48,8 @@ export async function insertBankDeposit(
   return toResource(row);
 }
 
-export function listBankDeposits(
-  sql: Queryable,
-  virtualAccountId: string,
-  page: Pagination,
-): Promise<Page<BankDepositResource>> {
-  return listPage(sql, BANK_DEPOSITS, new SqlFilters().add("virtual_account_id = $?", virtualAccountId), page);
-}
+/** The deposits received on a virtual account, newest first: its route checked the account is the merchant's. */
+export const listBankDeposits = defineListQuery(
+  { ...BANK_DEPOSITS, toItems: (rows: BankDepositRow[]) => rows.map(toResource) },
+  "virtual_account_id",
+);

@@ -1,7 +1,6 @@
 import { ForbiddenError, NotFoundError } from "@mp/core";
-import { paginationQuery } from "../http/pagination.ts";
+import { defineNestedListRoute } from "../http/read-routes.ts";
 import { type AnyRoute, defineRoute } from "../http/route.ts";
-import { pageSchema } from "../openapi/page-schema.ts";
 import { bankDepositResource, sandboxBankDepositBody } from "./bank-deposit-schemas.ts";
 import { listBankDeposits } from "./bank-deposit-store.ts";
 import { creditBankDeposit } from "./credit-bank-deposit.ts";
@@ -70,23 +69,16 @@ export const getVirtualAccountRoute = defineRoute({
   },
 });
 
-export const listBankDepositsRoute = defineRoute({
-  method: "get",
+export const listBankDepositsRoute = defineNestedListRoute({
   path: "/v1/virtual-accounts/{virtual_account_id}/deposits",
   operationId: "listVirtualAccountDeposits",
   summary: "List the bank deposits received on a virtual account, newest first",
   tag: "Virtual accounts",
-  auth: true,
   params: virtualAccountIdParams,
-  query: paginationQuery,
-  response: pageSchema(bankDepositResource),
-  successStatus: 200,
-  errorStatuses: [404],
-  async handler({ merchant, params, query, sql }) {
-    const account = await findVirtualAccount(sql, merchant.merchantId, params.virtual_account_id);
-    if (!account) throw new NotFoundError("Virtual account");
-    return { status: 200, data: await listBankDeposits(sql, account.id, query) };
-  },
+  parent: findVirtualAccount,
+  notFound: "Virtual account",
+  item: bankDepositResource,
+  read: listBankDeposits,
 });
 
 export const sandboxBankDepositRoute = defineRoute({

@@ -1,6 +1,6 @@
 import type { Queryable } from "@mp/db";
 import type { EncryptionKeyring, SealedValue } from "@mp/encryption";
-import { findOfMerchant } from "../shared/list-page.ts";
+import { defineRowQuery } from "../shared/list-page.ts";
 import { appendResourceEvent } from "../shared/resource-event.ts";
 import { iso } from "../shared/sql-filters.ts";
 import {
@@ -85,18 +85,10 @@ export async function findLiveVirtualAccount(
 }
 
 /** One account of this merchant, or undefined (another merchant's looks exactly like a missing one). */
-export function findVirtualAccount(
-  sql: Queryable,
-  merchantId: string,
-  virtualAccountId: string,
-): Promise<VirtualAccountRow | undefined> {
-  return findOfMerchant<VirtualAccountRow>(
-    sql,
-    { from: "virtual_accounts", columns: COLUMNS },
-    merchantId,
-    virtualAccountId,
-  );
-}
+export const findVirtualAccount = defineRowQuery<VirtualAccountRow>({
+  from: "virtual_accounts",
+  columns: COLUMNS,
+});
 
 export async function loadVirtualAccount(
   sql: Queryable,

@@ -1,7 +1,5 @@
-import { paginationQuery } from "../http/pagination.ts";
-import { defineGetRoute, defineListRoute } from "../http/read-routes.ts";
+import { defineGetRoute, defineResourceReads } from "../http/read-routes.ts";
 import { defineRoute } from "../http/route.ts";
-import { pageSchema } from "../openapi/page-schema.ts";
 import {
   createWalletBody,
   depositAddressResource,
@@ -40,27 +38,20 @@ export const createWalletRoute = defineRoute({
   },
 });
 
-export const listWalletsRoute = defineListRoute({
+export const [listWalletsRoute, getWalletRoute] = defineResourceReads({
   path: "/v1/wallets",
-  operationId: "listWallets",
-  summary:
-    "List wallets with their receive addresses; filter by customer, chain, status, or search (q) label/address/id",
   tag: "Wallets",
-  query: paginationQuery.extend(listWalletsQuery.shape),
-  response: pageSchema(walletResource),
-  list: ({ merchant, query, sql }) => listWallets(sql, merchant.merchantId, query),
-});
-
-export const getWalletRoute = defineGetRoute({
-  path: "/v1/wallets/{id}",
-  operationId: "getWallet",
-  summary: "Retrieve one wallet",
-  tag: "Wallets",
+  item: walletResource,
   params: walletIdParams,
-  response: walletResource,
-  errorStatuses: [404],
   notFound: "Wallet",
-  find: ({ merchant, params, sql }) => findWallet(sql, merchant.merchantId, params.id),
+  list: {
+    operationId: "listWallets",
+    summary:
+      "List wallets with their receive addresses; filter by customer, chain, status, or search (q) label/address/id",
+    filters: listWalletsQuery,
+    read: listWallets,
+  },
+  get: { operationId: "getWallet", summary: "Retrieve one wallet", read: findWallet },
 });
 
 export const getAddressRoute = defineGetRoute({
@@ -71,7 +62,6 @@ export const getAddressRoute = defineGetRoute({
   nestedErrors: true,
   params: walletIdParams,
   response: depositAddressResource,
-  errorStatuses: [404],
   notFound: "Address",
   find: ({ merchant, params, sql }) => findDepositAddress(sql, merchant.merchantId, params.id),
 });

@@ -3,12 +3,10 @@ import { CHAIN_IDS, type ChainId, CustomerNotVerifiedError, NotFoundError, norma
 import { type Queryable, queryNamed } from "@mp/db";
 import { cryptoAllowedSql } from "@mp/ledger";
 import type { DerivedAddress } from "../deps.ts";
-import type { Page } from "../http/envelope.ts";
-import type { Pagination } from "../http/pagination.ts";
-import { findResource, listPage, type ResourceTable } from "../shared/list-page.ts";
+import { defineGetQuery, defineListQuery, type ResourceTable } from "../shared/list-page.ts";
 import { appendResourceEvent } from "../shared/resource-event.ts";
 import { type RowOf, resourceOfColumns } from "../shared/resource-row.ts";
-import { iso, SqlFilters } from "../shared/sql-filters.ts";
+import { iso } from "../shared/sql-filters.ts";
 import type { WalletSlot } from "./wallet-index-allocator.ts";
 import type { DestinationResource, WalletResource } from "./wallet-schemas.ts";
 
@@ -139,9 +137,7 @@ export async function createWallet(
   return wallet;
 }
 
-export function findWallet(sql: Queryable, merchantId: string, walletId: string): Promise<WalletResource | undefined> {
-  return findResource(sql, WALLETS, merchantId, walletId);
-}
+export const findWallet = defineGetQuery(WALLETS);
 
 export interface WalletFilters {
   customer_id?: string | undefined;
@@ -152,13 +148,8 @@ export interface WalletFilters {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export function listWallets(
-  sql: Queryable,
-  merchantId: string,
-  filters: WalletFilters & Pagination,
-): Promise<Page<WalletResource>> {
-  const where = new SqlFilters()
-    .add("w.merchant_id = $?", merchantId)
+export const listWallets = defineListQuery(WALLETS, "w.merchant_id", (where, filters: WalletFilters) => {
+  where
     .add("w.customer_id = $?", filters.customer_id)
     .add("w.status = $?", filters.status)
     .add("EXISTS (SELECT 1 FROM destinations d WHERE d.wallet_id = w.id AND d.chain = $?)", filters.chain);
@@ -172,8 +163,7 @@ export function listWallets(
     if (UUID.test(filters.q)) clauses.push(`w.id = ${where.param(filters.q.toLowerCase())}::uuid`);
     where.addClause(`(${clauses.join(" OR ")})`);
   }
-  return listPage(sql, WALLETS, where, filters);
-}
+});
 
 export async function findDepositAddress(sql: Queryable, merchantId: string, destinationId: string) {
   const result = await sql.query<{

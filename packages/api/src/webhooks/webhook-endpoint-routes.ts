@@ -7,10 +7,8 @@ import {
   WebhookUrlRefusedError,
 } from "@mp/webhooks";
 import type { AppDeps } from "../deps.ts";
-import { paginationQuery } from "../http/pagination.ts";
-import { defineGetRoute, defineListRoute } from "../http/read-routes.ts";
+import { defineNestedListRoute, defineResourceReads } from "../http/read-routes.ts";
 import { type AnyRoute, defineRoute } from "../http/route.ts";
-import { pageSchema } from "../openapi/page-schema.ts";
 import { iso } from "../shared/sql-filters.ts";
 import {
   createdWebhookEndpointResource,
@@ -78,27 +76,23 @@ export const createWebhookEndpointRoute = defineRoute({
   },
 });
 
-export const listWebhookEndpointsRoute = defineListRoute({
+export const [listWebhookEndpointsRoute, getWebhookEndpointRoute] = defineResourceReads({
   path: "/v1/webhook-endpoints",
-  operationId: "listWebhookEndpoints",
-  summary: "List webhook endpoints, newest first",
   tag: TAG,
-  query: paginationQuery,
-  response: pageSchema(webhookEndpointResource),
-  list: ({ merchant, query, sql }) => listWebhookEndpoints(sql, merchant.merchantId, query),
-});
-
-export const getWebhookEndpointRoute = defineGetRoute({
-  path: "/v1/webhook-endpoints/{webhook_endpoint_id}",
-  operationId: "getWebhookEndpoint",
-  summary: "Retrieve a webhook endpoint (never its secret)",
-  tag: TAG,
+  item: webhookEndpointResource,
   params: webhookEndpointIdParams,
-  response: webhookEndpointResource,
-  errorStatuses: [404],
-  notFound: "Webhook endpoint",
   // findWebhookEndpoint throws the 404 itself (its other callers need the row); notFound names the same.
-  find: ({ merchant, params, sql }) => findWebhookEndpoint(sql, merchant.merchantId, params.webhook_endpoint_id),
+  notFound: "Webhook endpoint",
+  list: {
+    operationId: "listWebhookEndpoints",
+    summary: "List webhook endpoints, newest first",
+    read: listWebhookEndpoints,
+  },
+  get: {
+    operationId: "getWebhookEndpoint",
+    summary: "Retrieve a webhook endpoint (never its secret)",
+    read: findWebhookEndpoint,
+  },
 });
 
 export const updateWebhookEndpointRoute = defineRoute({
@@ -193,19 +187,17 @@ export const testWebhookEndpointRoute = defineRoute({
   },
 });
 
-export const listWebhookDeliveriesRoute = defineListRoute({
+export const listWebhookDeliveriesRoute = defineNestedListRoute({
   path: "/v1/webhook-endpoints/{webhook_endpoint_id}/deliveries",
   operationId: "listWebhookEndpointDeliveries",
   summary: "Every delivery attempt to the endpoint, newest first: time, status code, latency, error, answer (1 KiB)",
   tag: TAG,
   params: webhookEndpointIdParams,
-  query: paginationQuery,
-  response: pageSchema(deliveryAttemptResource),
-  errorStatuses: [404],
-  list: async ({ merchant, params, query, sql }) => {
-    const endpoint = await findWebhookEndpoint(sql, merchant.merchantId, params.webhook_endpoint_id);
-    return listDeliveryAttempts(sql, endpoint.id, query);
-  },
+  // findWebhookEndpoint throws the 404 itself; notFound names the same.
+  parent: findWebhookEndpoint,
+  notFound: "Webhook endpoint",
+  item: deliveryAttemptResource,
+  read: listDeliveryAttempts,
 });
 
 export const redeliverEventRoute = defineRoute({

@@ -4,11 +4,9 @@ import type { Queryable } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
 import { issueSigningSecret, type QueuedDelivery } from "@mp/webhooks";
 import type { z } from "zod";
-import type { Page } from "../http/envelope.ts";
-import type { Pagination } from "../http/pagination.ts";
-import { findResource, listPage } from "../shared/list-page.ts";
+import { defineGetQuery, defineListQuery } from "../shared/list-page.ts";
 import { type RowOf, resourceTable } from "../shared/resource-row.ts";
-import { iso, SqlFilters } from "../shared/sql-filters.ts";
+import { iso } from "../shared/sql-filters.ts";
 import type {
   deliveryAttemptResource,
   queuedDeliveryResource,
@@ -25,6 +23,8 @@ const ENDPOINTS = resourceTable<EndpointRow>({
 });
 const COLUMNS = ENDPOINTS.columns;
 const toResource = ENDPOINTS.toResource;
+const findEndpoint = defineGetQuery(ENDPOINTS);
+const lockEndpoint = defineGetQuery({ ...ENDPOINTS, lock: "FOR UPDATE" });
 
 export function toQueuedDelivery(row: QueuedDelivery): z.infer<typeof queuedDeliveryResource> {
   return {
@@ -62,19 +62,13 @@ export async function findWebhookEndpoint(
   id: string,
   options: { forUpdate?: boolean } = {},
 ): Promise<WebhookEndpointResource> {
-  const endpoints = options.forUpdate ? { ...ENDPOINTS, lock: "FOR UPDATE" as const } : ENDPOINTS;
-  const endpoint = await findResource(sql, endpoints, merchantId, id);
+  const endpoint = await (options.forUpdate ? lockEndpoint : findEndpoint)(sql, merchantId, id);
   if (!endpoint) throw new NotFoundError("Webhook endpoint");
   return endpoint;
 }
 
-export function listWebhookEndpoints(
-  sql: Queryable,
-  merchantId: string,
-  page: Pagination,
-): Promise<Page<WebhookEndpointResource>> {
-  return listPage(sql, ENDPOINTS, new SqlFilters().add("merchant_id = $?", merchantId), page);
-}
+/** This merchant's endpoints, newest first. */
+export const listWebhookEndpoints = defineListQuery(ENDPOINTS, "merchant_id");
 
 /**
  * Applies a PATCH. Disabling (the merchant's own, `manual`) cancels what is pending: a disabled
@@ -144,10 +138,4 @@ const ATTEMPTS = resourceTable<RowOf<DeliveryAttemptResource, "attempted_at">>({
 });
 
 /** Every attempt made to the endpoint, newest first. */
-export function listDeliveryAttempts(
-  sql: Queryable,
-  endpointId: string,
-  page: Pagination,
-): Promise<Page<DeliveryAttemptResource>> {
-  return listPage(sql, ATTEMPTS, new SqlFilters().add("a.endpoint_id = $?", endpointId), page);
-}
+export const listDeliveryAttempts = defineListQuery(ATTEMPTS, "a.endpoint_id");
