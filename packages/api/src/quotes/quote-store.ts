@@ -1,7 +1,7 @@
 import { unitsToDecimal } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
-import { findOfMerchant } from "../shared/list-page.ts";
+import { defineRowQuery } from "../shared/list-page.ts";
 import { iso } from "../shared/sql-filters.ts";
 import type { PricedQuote } from "./quote-pricing.ts";
 import type { Money, QuoteResource, SourceMethod, UsBankAccountBody } from "./quote-schemas.ts";
@@ -159,6 +159,9 @@ export async function insertQuote(sql: Queryable, keyring: EncryptionKeyring, qu
   return row;
 }
 
+const findQuoteRow = defineRowQuery<QuoteRow>({ from: "transfer_quotes", columns: QUOTE_COLUMNS });
+const findQuoteLocked = defineRowQuery<QuoteRow>({ from: "transfer_quotes", columns: QUOTE_COLUMNS, lock: "FOR UPDATE" });
+
 /** Quote `id` of this merchant (locked for the transaction with `lock`), or undefined. */
 export function findQuote(
   sql: Queryable,
@@ -166,12 +169,7 @@ export function findQuote(
   id: string,
   lock?: "FOR UPDATE",
 ): Promise<QuoteRow | undefined> {
-  return findOfMerchant<QuoteRow>(
-    sql,
-    { from: "transfer_quotes", columns: QUOTE_COLUMNS, ...(lock ? { lock } : {}) },
-    merchantId,
-    id,
-  );
+  return (lock ? findQuoteLocked : findQuoteRow)(sql, merchantId, id);
 }
 
 /** The merchant's fee schedule: its override row, else the configured default. */

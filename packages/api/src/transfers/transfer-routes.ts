@@ -1,7 +1,5 @@
-import { paginationQuery } from "../http/pagination.ts";
 import { defineGetRoute, defineListRoute } from "../http/read-routes.ts";
 import { defineRoute } from "../http/route.ts";
-import { pageSchema } from "../openapi/page-schema.ts";
 import { presentFunding } from "./transfer-funding.ts";
 import { cancelTransfer, createTransfer, expireDueTransfers } from "./transfer-lifecycle.ts";
 import {
@@ -43,8 +41,8 @@ export const listTransfersRoute = defineListRoute({
   operationId: "listTransfers",
   summary: "List transfers, newest first (filters: status, customer_id, created range)",
   tag: "Transfers",
-  query: paginationQuery.extend(listTransfersQuery.shape),
-  response: pageSchema(transferResource),
+  item: transferResource,
+  filters: listTransfersQuery,
   list: async ({ merchant, query, sql, deps }) => {
     await expireDueTransfers(deps.db, merchant.merchantId);
     return listTransfers(sql, merchant.merchantId, query);
