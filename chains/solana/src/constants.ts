@@ -1,4 +1,4 @@
-import type { KnownNetworks } from "@mp/core";
+import type { GenesisNetwork, KnownNetworks } from "@mp/core";
 
 /** Program ids the adapter recognises in jsonParsed transactions (the same on every cluster). */
 export const SYSTEM_PROGRAM_ID = "11111111111111111111111111111111";
@@ -32,17 +32,11 @@ export const MAX_GET_BLOCKS_RANGE = 500_000;
 export const DEFAULT_COMMITMENT = "confirmed";
 export type SolanaCommitment = "confirmed" | "finalized";
 
-/** A public cluster, known by its genesis hash (what `getGenesisHash` answers). */
-export interface SolanaCluster {
-  name: string;
-  genesisHash: string;
-}
-
-/** mainnet is mainnet-beta; testnet is testnet or devnet (both test money). */
-export const SOLANA_CLUSTERS: KnownNetworks<SolanaCluster> = {
-  mainnet: [{ name: "mainnet-beta", genesisHash: "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d" }],
+/** The public clusters: mainnet is mainnet-beta; testnet is testnet or devnet (both test money). */
+export const SOLANA_CLUSTERS: KnownNetworks<GenesisNetwork> = {
+  mainnet: [{ name: "mainnet-beta", genesis: "5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d" }],
   testnet: [
-    { name: "testnet", genesisHash: "4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY" },
-    { name: "devnet", genesisHash: "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG" },
+    { name: "testnet", genesis: "4uhcVJyU9pJkvQyS88uRDiswHXSCkY3zQawwpjk2NsNY" },
+    { name: "devnet", genesis: "EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG" },
   ],
 };

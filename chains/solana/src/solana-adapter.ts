@@ -100,7 +100,7 @@ class SolanaAdapter implements ChainAdapter {
     const clusters = expectedNetworks(this.network, SOLANA_CLUSTERS);
     if (clusters === null) return;
     const genesis = this.rpc.validated(genesisHashSchema, await this.rpc.call("getGenesisHash"), "getGenesisHash");
-    if (!clusters.some((cluster) => cluster.genesisHash === genesis)) {
+    if (!clusters.some((cluster) => cluster.genesis === genesis)) {
       throw new ChainMisconfiguredError(
         `CHAINS_CONFIG.SOLANA.network is ${this.network} (${clusters.map((c) => c.name).join(" or ")}) but the node at CHAINS_CONFIG.SOLANA.rpcUrl serves the cluster with genesis ${genesis}`,
         { details: { network: this.network, genesisHash: genesis } },

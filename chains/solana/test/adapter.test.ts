@@ -1,7 +1,7 @@
 import { ChainMisconfiguredError, resolveChainConfig, ServiceUnavailableError } from "@mp/core";
 import { startSolanaTestNode } from "@mp/test-nodes/solana";
 import { Keypair } from "@solana/web3.js";
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectNetworkVerifiedByGenesis, useTestNodeAdapter } from "../../../test/support/test-node-adapter.ts";
 import { createSolanaAdapter, createSolanaFaucet } from "../src/index.ts";
 
@@ -9,26 +9,20 @@ const SOL = 1_000_000_000n;
 const wallet = () => Keypair.generate().publicKey.toBase58();
 
 const solana = useTestNodeAdapter({
+  chain: "SOLANA",
   start: () => startSolanaTestNode(),
-  configure: (node) => resolveChainConfig("SOLANA", { rpcUrl: node.url, tokens: [...node.tokens], network: "regtest" }),
   createAdapter: (config) => createSolanaAdapter(config),
+  newWallet: wallet,
 });
 
 describe("Solana adapter against the test node", () => {
-  let alice: string;
-  let bob: string;
-  beforeEach(() => {
-    alice = wallet();
-    bob = wallet();
-  });
-
   it("reports the node's newest slot as head", async () => {
     await solana.expectHeadFollowsNode();
   });
 
   it("finds a SOL transfer to a watched address as soon as its block exists", async () => {
-    const signature = solana.node.transfer(alice, 2n * SOL);
-    const { height: slot, transfers } = await solana.mineAndScan(new Set([alice]));
+    const signature = solana.node.transfer(solana.alice, 2n * SOL);
+    const { height: slot, transfers } = await solana.mineAndScan(new Set([solana.alice]));
     expect(transfers).toEqual([
       {
         txHash: signature,
@@ -36,7 +30,7 @@ describe("Solana adapter against the test node", () => {
         blockHeight: slot,
         blockHash: solana.node.blockhash(slot),
         from: solana.node.faucetAddress,
-        to: alice,
+        to: solana.alice,
         asset: "SOL",
         contractAddress: null,
         amountRaw: 2n * SOL,
@@ -46,21 +40,21 @@ describe("Solana adapter against the test node", () => {
   });
 
   it("ignores transfers to addresses that are not watched", async () => {
-    solana.node.transfer(bob, SOL);
-    solana.node.transferToken(bob, "USDC", 5_000_000n);
-    const { transfers } = await solana.mineAndScan(new Set([alice]));
+    solana.node.transfer(solana.bob, SOL);
+    solana.node.transferToken(solana.bob, "USDC", 5_000_000n);
+    const { transfers } = await solana.mineAndScan(new Set([solana.alice]));
     expect(transfers).toEqual([]);
   });
 
   it("credits a token transfer into the associated token account to the owner", async () => {
     const usdc = solana.node.tokens.find((t) => t.asset === "USDC");
-    const signature = solana.node.transferToken(alice, "USDC", 12_500_000n);
-    const { height: slot, transfers } = await solana.mineAndScan(new Set([alice]));
+    const signature = solana.node.transferToken(solana.alice, "USDC", 12_500_000n);
+    const { height: slot, transfers } = await solana.mineAndScan(new Set([solana.alice]));
     expect(transfers).toHaveLength(1);
     const [deposit] = transfers;
     expect(deposit).toMatchObject({
       txHash: signature,
-      to: alice,
+      to: solana.alice,
       from: solana.node.faucetAddress,
       asset: "USDC",
       contractAddress: usdc?.address,
@@ -69,51 +63,51 @@ describe("Solana adapter against the test node", () => {
       blockHeight: slot,
     });
     // The balance that moved is the ATA's, at the index the position names.
-    const ata = solana.node.associatedTokenAddress(alice, "USDC");
+    const ata = solana.node.associatedTokenAddress(solana.alice, "USDC");
     const block = await getBlockJson(slot);
     const accountIndex = Number(deposit?.position.replace("bal:", ""));
     expect(block.transactions[0]?.transaction.message.accountKeys[accountIndex]?.pubkey).toBe(ata);
-    expect(solana.node.tokenBalance(alice, "USDC")).toBe(12_500_000n);
+    expect(solana.node.tokenBalance(solana.alice, "USDC")).toBe(12_500_000n);
 
     // A second payment into the now existing account is credited the same way.
-    solana.node.transferToken(alice, "USDC", 1n);
-    const second = await solana.mineAndScan(new Set([alice]));
-    expect(second.transfers.map((t) => [t.to, t.amountRaw])).toEqual([[alice, 1n]]);
+    solana.node.transferToken(solana.alice, "USDC", 1n);
+    const second = await solana.mineAndScan(new Set([solana.alice]));
+    expect(second.transfers.map((t) => [t.to, t.amountRaw])).toEqual([[solana.alice, 1n]]);
     const secondIndex = Number(second.transfers[0]?.position.replace("bal:", ""));
     const secondBlock = await getBlockJson(second.height);
     expect(secondBlock.transactions[0]?.transaction.message.accountKeys[secondIndex]?.pubkey).toBe(ata);
   });
 
   it("never returns a failed transaction, though its instruction names the watched address", async () => {
-    const signature = solana.node.failTransfer(alice, 3n * SOL);
-    const { height: slot, transfers } = await solana.mineAndScan(new Set([alice]));
+    const signature = solana.node.failTransfer(solana.alice, 3n * SOL);
+    const { height: slot, transfers } = await solana.mineAndScan(new Set([solana.alice]));
     expect(transfers).toEqual([]);
     expect(solana.node.transaction(signature)).toMatchObject({ slot, failed: true });
     const block = await getBlockJson(slot);
     const tx = block.transactions[0];
     expect(tx?.meta.err).toEqual({ InstructionError: [1, { Custom: 6000 }] });
-    expect(tx?.transaction.message.instructions[0]?.parsed?.info?.destination).toBe(alice);
-    expect(solana.node.balance(alice)).toBe(0n);
+    expect(tx?.transaction.message.instructions[0]?.parsed?.info?.destination).toBe(solana.alice);
+    expect(solana.node.balance(solana.alice)).toBe(0n);
   });
 
   it("never returns a token transfer that failed for lack of funds", async () => {
     const poor = Keypair.generate();
     solana.node.transfer(poor.publicKey.toBase58(), SOL); // pays fees and rent, holds no USDC
     solana.node.mine();
-    const signature = solana.node.transferToken(alice, "USDC", 1_000_000n, { from: poor });
-    const { transfers } = await solana.mineAndScan(new Set([alice]));
+    const signature = solana.node.transferToken(solana.alice, "USDC", 1_000_000n, { from: poor });
+    const { transfers } = await solana.mineAndScan(new Set([solana.alice]));
     expect(transfers).toEqual([]);
     expect(solana.node.transaction(signature)?.failed).toBe(true);
   });
 
   it("finds SOL moved by a program through an inner instruction", async () => {
-    const signature = solana.node.transferViaProgram(alice, SOL / 2n);
-    const { transfers } = await solana.mineAndScan(new Set([alice]));
+    const signature = solana.node.transferViaProgram(solana.alice, SOL / 2n);
+    const { transfers } = await solana.mineAndScan(new Set([solana.alice]));
     expect(transfers).toMatchObject([
       {
         txHash: signature,
         position: "ix:0.0",
-        to: alice,
+        to: solana.alice,
         from: solana.node.faucetAddress,
         amountRaw: SOL / 2n,
         asset: "SOL",
@@ -124,38 +118,38 @@ describe("Solana adapter against the test node", () => {
   it("gives one transfer per payment when one transaction pays several watched addresses", async () => {
     const carol = wallet();
     const signature = solana.node.send([
-      { kind: "sol", to: alice, lamports: SOL },
+      { kind: "sol", to: solana.alice, lamports: SOL },
       { kind: "memo", text: "payroll" },
-      { kind: "sol", to: bob, lamports: 2n * SOL },
+      { kind: "sol", to: solana.bob, lamports: 2n * SOL },
       { kind: "token", mint: solana.node.tokens[1]?.address ?? "", to: carol, amount: 7n },
-      { kind: "solViaProgram", to: alice, lamports: 3n * SOL },
+      { kind: "solViaProgram", to: solana.alice, lamports: 3n * SOL },
       { kind: "sol", to: wallet(), lamports: SOL },
     ]);
-    const { transfers } = await solana.mineAndScan(new Set([alice, bob, carol]));
+    const { transfers } = await solana.mineAndScan(new Set([solana.alice, solana.bob, carol]));
     expect(transfers.map((t) => [t.txHash, t.position, t.to, t.asset, t.amountRaw])).toEqual([
-      [signature, "ix:0", alice, "SOL", SOL],
-      [signature, "ix:2", bob, "SOL", 2n * SOL],
-      [signature, "ix:5.0", alice, "SOL", 3n * SOL],
+      [signature, "ix:0", solana.alice, "SOL", SOL],
+      [signature, "ix:2", solana.bob, "SOL", 2n * SOL],
+      [signature, "ix:5.0", solana.alice, "SOL", 3n * SOL],
       [signature, expect.stringMatching(/^bal:\d+$/), carol, "USDT", 7n],
     ]);
   });
 
   it("scans versioned (v0) transactions", async () => {
-    const signature = solana.node.transferToken(alice, "USDT", 42n, { version: 0 });
-    const { transfers } = await solana.mineAndScan(new Set([alice]));
+    const signature = solana.node.transferToken(solana.alice, "USDT", 42n, { version: 0 });
+    const { transfers } = await solana.mineAndScan(new Set([solana.alice]));
     expect(transfers).toMatchObject([{ txHash: signature, asset: "USDT", amountRaw: 42n }]);
   });
 
   it("keeps amounts beyond 2^53 lamports exact", async () => {
     const tenMillionSol = 10_000_000n * SOL; // 10^16 > 2^53
-    solana.node.transfer(alice, tenMillionSol);
-    const { transfers } = await solana.mineAndScan(new Set([alice]));
+    solana.node.transfer(solana.alice, tenMillionSol);
+    const { transfers } = await solana.mineAndScan(new Set([solana.alice]));
     expect(transfers.map((t) => t.amountRaw)).toEqual([tenMillionSol]);
   });
 
   it("fails a payment that would leave a new wallet below rent exemption, and does not report it", async () => {
-    const signature = solana.node.transfer(alice, 1_000n);
-    const { transfers } = await solana.mineAndScan(new Set([alice]));
+    const signature = solana.node.transfer(solana.alice, 1_000n);
+    const { transfers } = await solana.mineAndScan(new Set([solana.alice]));
     expect(transfers).toEqual([]);
     expect(solana.node.transaction(signature)?.failed).toBe(true);
   });
@@ -163,21 +157,23 @@ describe("Solana adapter against the test node", () => {
   it("treats skipped slots as heights without a block", async () => {
     const before = solana.node.head();
     solana.node.skipSlots(3);
-    solana.node.transfer(alice, SOL);
+    solana.node.transfer(solana.alice, SOL);
     const [slot] = solana.node.mine();
     expect(slot).toBe(before + 4);
     const headers = await solana.adapter.headers({ from: before, to: before + 4 });
     expect(headers.map((h) => h.height)).toEqual([before, before + 4]);
     expect(headers[1]?.parentHash).toBe(headers[0]?.hash);
-    const transfers = await solana.adapter.scan({ from: before + 1, to: before + 4 }, new Set([alice]));
+    const transfers = await solana.adapter.scan({ from: before + 1, to: before + 4 }, new Set([solana.alice]));
     expect(transfers.map((t) => t.blockHeight)).toEqual([before + 4]);
-    await expect(solana.adapter.scan({ from: before + 1, to: before + 3 }, new Set([alice]))).resolves.toEqual([]);
+    await expect(solana.adapter.scan({ from: before + 1, to: before + 3 }, new Set([solana.alice]))).resolves.toEqual(
+      [],
+    );
   });
 
   it("handles empty blocks and empty ranges", async () => {
     const [slot] = solana.node.mine();
     if (slot === undefined) throw new Error("no block");
-    await expect(solana.adapter.scan({ from: slot, to: slot }, new Set([alice]))).resolves.toEqual([]);
+    await expect(solana.adapter.scan({ from: slot, to: slot }, new Set([solana.alice]))).resolves.toEqual([]);
     await expect(solana.adapter.headers({ from: slot, to: slot - 1 })).resolves.toEqual([]);
   });
 
@@ -191,14 +187,14 @@ describe("Solana adapter against the test node", () => {
   });
 
   it("sees a reorg: new hashes at the same heights, dropped transfers gone, delayed ones later", async () => {
-    const kept = solana.node.transfer(alice, SOL);
-    const dropped = solana.node.transfer(bob, SOL);
-    const delayed = solana.node.transferToken(alice, "USDC", 5n);
+    const kept = solana.node.transfer(solana.alice, SOL);
+    const dropped = solana.node.transfer(solana.bob, SOL);
+    const delayed = solana.node.transferToken(solana.alice, "USDC", 5n);
     const [first] = solana.node.mine();
     solana.node.mine(2);
     if (first === undefined) throw new Error("no block");
     const head = solana.node.head();
-    const watch = new Set([alice, bob]);
+    const watch = new Set([solana.alice, solana.bob]);
     const before = await solana.adapter.headers({ from: first - 1, to: head });
     expect((await solana.adapter.scan({ from: first, to: head }, watch)).map((t) => t.txHash)).toEqual([
       kept,
@@ -216,7 +212,7 @@ describe("Solana adapter against the test node", () => {
     }
     const onFork = await solana.adapter.scan({ from: first, to: head }, watch);
     expect(onFork.map((t) => [t.txHash, t.blockHash])).toEqual([[kept, after[1]?.hash]]);
-    expect(solana.node.balance(bob)).toBe(0n);
+    expect(solana.node.balance(solana.bob)).toBe(0n);
 
     const [later] = solana.node.mine();
     const moved = await solana.adapter.scan({ from: head + 1, to: later ?? head + 1 }, watch);
@@ -226,7 +222,7 @@ describe("Solana adapter against the test node", () => {
   });
 
   it("throws a retryable error while the node is down and recovers when it is back", async () => {
-    solana.node.transfer(alice, SOL);
+    solana.node.transfer(solana.alice, SOL);
     const [slot] = solana.node.mine();
     if (slot === undefined) throw new Error("no block");
     await solana.node.stop();
@@ -234,7 +230,7 @@ describe("Solana adapter against the test node", () => {
       for (const call of [
         () => solana.adapter.head(),
         () => solana.adapter.headers({ from: slot, to: slot }),
-        () => solana.adapter.scan({ from: slot, to: slot }, new Set([alice])),
+        () => solana.adapter.scan({ from: slot, to: slot }, new Set([solana.alice])),
       ]) {
         const error = await call().catch((e: unknown) => e);
         expect(error).toBeInstanceOf(ServiceUnavailableError);
@@ -244,7 +240,7 @@ describe("Solana adapter against the test node", () => {
     } finally {
       await solana.node.restart();
     }
-    await expect(solana.adapter.scan({ from: slot, to: slot }, new Set([alice]))).resolves.toHaveLength(1);
+    await expect(solana.adapter.scan({ from: slot, to: slot }, new Set([solana.alice]))).resolves.toHaveLength(1);
   });
 });
 
@@ -313,22 +309,12 @@ describe("Solana faucet against the test node", () => {
   it("airdrops SOL through requestAirdrop and sends tokens through the test transfer endpoint", async () => {
     const faucet = createSolanaFaucet(solana.config);
     expect(faucet.assets().map((a) => a.asset)).toEqual(["SOL", "USDC", "USDT"]);
-    const to = wallet();
-    const sol = await faucet.send(to, "SOL", 3n * SOL);
-    const usdt = await faucet.send(to, "USDT", 25_000_000n);
-    const { transfers } = await solana.mineAndScan(new Set([to]));
-    expect(transfers.map((t) => [t.txHash, t.asset, t.amountRaw])).toEqual([
-      [sol.txHash, "SOL", 3n * SOL],
-      [usdt.txHash, "USDT", 25_000_000n],
-    ]);
-    expect(solana.node.balance(to)).toBe(3n * SOL);
+    await solana.expectFaucetSendsFound(faucet, { SOL: 3n * SOL, USDT: 25_000_000n });
+    expect(solana.node.balance(solana.alice)).toBe(3n * SOL);
   });
 
   it("refuses a malformed address, an unknown asset and a non-positive amount", async () => {
-    const faucet = createSolanaFaucet(solana.config);
-    await expect(faucet.send("0xabc", "SOL", 1n)).rejects.toMatchObject({ code: "validation_error", field: "to" });
-    await expect(faucet.send(wallet(), "DOGE", 1n)).rejects.toMatchObject({ code: "validation_error", field: "asset" });
-    await expect(faucet.send(wallet(), "USDC", 0n)).rejects.toMatchObject({ code: "validation_error" });
+    await solana.expectFaucetRefusesBadInput(createSolanaFaucet(solana.config), "USDC", "0xabc");
   });
 });
 

@@ -1,4 +1,4 @@
-import type { KnownNetworks } from "@mp/core";
+import type { GenesisNetwork, KnownNetworks } from "@mp/core";
 
 /** First byte of every Tron account and contract address (mainnet, Nile and Shasta alike). */
 export const TRON_ADDRESS_PREFIX = 0x41;
@@ -12,17 +12,11 @@ export const SUCCESS = "SUCCESS";
 /** `getblockbylimitnext` refuses more than this many blocks per call (`endNum - startNum <= 100`). */
 export const MAX_BLOCKS_PER_LIMIT_NEXT = 100;
 
-/** A public Tron network, known by the id of its block 0. */
-export interface TronNetwork {
-  name: string;
-  genesisBlockId: string;
-}
-
-/** mainnet; testnet is Nile or Shasta. */
-export const TRON_NETWORKS: KnownNetworks<TronNetwork> = {
-  mainnet: [{ name: "mainnet", genesisBlockId: "00000000000000001ebf88508a03865c71d452e25f4d51194196a1d22b6653dc" }],
+/** The public Tron networks, by the id of their block 0: mainnet; testnet is Nile or Shasta. */
+export const TRON_NETWORKS: KnownNetworks<GenesisNetwork> = {
+  mainnet: [{ name: "mainnet", genesis: "00000000000000001ebf88508a03865c71d452e25f4d51194196a1d22b6653dc" }],
   testnet: [
-    { name: "nile", genesisBlockId: "0000000000000000d698d4192c56cb6be724a558448e2684802de4d6cd8690dc" },
-    { name: "shasta", genesisBlockId: "0000000000000000de1aa88295e1fcf982742f773e0419c5a9c134c994a9059e" },
+    { name: "nile", genesis: "0000000000000000d698d4192c56cb6be724a558448e2684802de4d6cd8690dc" },
+    { name: "shasta", genesis: "0000000000000000de1aa88295e1fcf982742f773e0419c5a9c134c994a9059e" },
   ],
 };

@@ -107,7 +107,7 @@ export function createTronAdapter(config: ChainConfig, options: TronAdapterOptio
       if (networks === null) return;
       const genesis = await api.post("/wallet/getblockbynum", { num: 0 }, blockHeaderOnlySchema);
       const id = genesis.blockID.toLowerCase();
-      if (!networks.some((network) => network.genesisBlockId === id)) {
+      if (!networks.some((network) => network.genesis === id)) {
         throw new ChainMisconfiguredError(
           `CHAINS_CONFIG.${config.chain}.network is ${config.network} (${networks.map((n) => n.name).join(" or ")}) but the node at CHAINS_CONFIG.${config.chain}.rpcUrl serves a chain whose block 0 is ${id}`,
           { details: { network: config.network, genesisBlockId: id } },

@@ -1,6 +1,6 @@
 import { ChainMisconfiguredError, type ObservedTransfer, resolveChainConfig, ServiceUnavailableError } from "@mp/core";
 import { startTronTestNode, TronKey } from "@mp/test-nodes/tron";
-import { beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { expectNetworkVerifiedByGenesis, useTestNodeAdapter } from "../../../test/support/test-node-adapter.ts";
 import { createTronAdapter, createTronFaucet, TronApiError } from "../src/index.ts";
 
@@ -9,19 +9,14 @@ let walletCount = 0;
 const wallet = () => TronKey.fromLabel(`adapter-test-wallet:${walletCount++}`).address;
 
 const tron = useTestNodeAdapter({
+  chain: "TRON",
   start: () => startTronTestNode({ seed: "adapter-test" }),
-  configure: (node) => resolveChainConfig("TRON", { rpcUrl: node.url, tokens: [...node.tokens], network: "regtest" }),
   createAdapter: (config) => createTronAdapter(config),
+  newWallet: wallet,
 });
 
 describe("Tron adapter against the test node", () => {
-  let alice: string;
-  let bob: string;
-  beforeEach(() => {
-    alice = wallet();
-    bob = wallet();
-  });
-  /** A 6-decimal transfer from the faucet to alice, as the scan of block `height` reports it. */
+  /** A 6-decimal transfer from the faucet to tron.alice, as the scan of block `height` reports it. */
   const faucetPayment = (
     txHash: string,
     height: number,
@@ -32,7 +27,7 @@ describe("Tron adapter against the test node", () => {
     blockHeight: height,
     blockHash: tron.node.blockId(height),
     from: tron.node.faucetAddress,
-    to: alice,
+    to: tron.alice,
     decimals: 6,
   });
 
@@ -41,8 +36,8 @@ describe("Tron adapter against the test node", () => {
   });
 
   it("finds a TRX transfer to a watched address", async () => {
-    const txID = tron.node.transfer(alice, 3n * TRX);
-    const { height, transfers } = await tron.mineAndScan(new Set([alice]));
+    const txID = tron.node.transfer(tron.alice, 3n * TRX);
+    const { height, transfers } = await tron.mineAndScan(new Set([tron.alice]));
     const trx = { position: "native", asset: "TRX", contractAddress: null, amountRaw: 3n * TRX };
     expect(transfers).toEqual([faucetPayment(txID, height, trx)]);
     expect(txID).toMatch(/^[0-9a-f]{64}$/);
@@ -50,32 +45,32 @@ describe("Tron adapter against the test node", () => {
 
   it("finds a USDT transfer from its Transfer log", async () => {
     const usdt = tron.node.tokens[0];
-    const txID = tron.node.transferToken(alice, 12_500_000n);
-    const { height, transfers } = await tron.mineAndScan(new Set([alice]));
+    const txID = tron.node.transferToken(tron.alice, 12_500_000n);
+    const { height, transfers } = await tron.mineAndScan(new Set([tron.alice]));
     const token = { position: "log:0", asset: "USDT", contractAddress: usdt?.address ?? null, amountRaw: 12_500_000n };
     expect(transfers).toEqual([faucetPayment(txID, height, token)]);
   });
 
   it("ignores transfers to unwatched addresses and tokens that are not configured", async () => {
-    tron.node.transfer(bob, TRX);
-    tron.node.transferToken(bob, 5n);
-    const { height, transfers } = await tron.mineAndScan(new Set([alice]));
+    tron.node.transfer(tron.bob, TRX);
+    tron.node.transferToken(tron.bob, 5n);
+    const { height, transfers } = await tron.mineAndScan(new Set([tron.alice]));
     expect(transfers).toEqual([]);
     const noTokens = createTronAdapter(resolveChainConfig("TRON", { rpcUrl: tron.node.url, network: "regtest" }));
-    tron.node.transferToken(alice, 5n);
+    tron.node.transferToken(tron.alice, 5n);
     const [next] = tron.node.mine();
-    await expect(noTokens.scan({ from: height, to: next ?? height }, new Set([alice, bob]))).resolves.toMatchObject([
-      { asset: "TRX", to: bob },
-    ]);
+    await expect(
+      noTokens.scan({ from: height, to: next ?? height }, new Set([tron.alice, tron.bob])),
+    ).resolves.toMatchObject([{ asset: "TRX", to: tron.bob }]);
   });
 
   it("never returns a reverted token transfer", async () => {
-    const failed = tron.node.failTransfer(alice, 7n);
-    const ok = tron.node.transferToken(alice, 8n);
-    const { transfers } = await tron.mineAndScan(new Set([alice]));
+    const failed = tron.node.failTransfer(tron.alice, 7n);
+    const ok = tron.node.transferToken(tron.alice, 8n);
+    const { transfers } = await tron.mineAndScan(new Set([tron.alice]));
     expect(tron.node.transaction(failed)).toMatchObject({ failed: true });
     expect(transfers.map((t) => [t.txHash, t.amountRaw])).toEqual([[ok, 8n]]);
-    expect(tron.node.tokenBalance(alice)).toBe(8n);
+    expect(tron.node.tokenBalance(tron.alice)).toBe(8n);
   });
 
   it("returns every transfer of a busy block, in block order", async () => {
@@ -85,32 +80,32 @@ describe("Tron adapter against the test node", () => {
     tron.node.transferToken(sender.address, 1_000n);
     tron.node.mine();
     const ids = [
-      tron.node.transfer(alice, 1n),
+      tron.node.transfer(tron.alice, 1n),
       tron.node.transferToken(carol, 2n),
-      tron.node.transfer(bob, 3n), // unwatched
+      tron.node.transfer(tron.bob, 3n), // unwatched
       tron.node.transfer(carol, 4n, { from: sender }),
-      tron.node.transferToken(alice, 5n, { from: sender }),
+      tron.node.transferToken(tron.alice, 5n, { from: sender }),
     ];
-    const { transfers } = await tron.mineAndScan(new Set([alice, carol]));
+    const { transfers } = await tron.mineAndScan(new Set([tron.alice, carol]));
     expect(transfers.map((t) => [t.txHash, t.to, t.asset, t.amountRaw, t.from])).toEqual([
-      [ids[0], alice, "TRX", 1n, tron.node.faucetAddress],
+      [ids[0], tron.alice, "TRX", 1n, tron.node.faucetAddress],
       [ids[1], carol, "USDT", 2n, tron.node.faucetAddress],
       [ids[3], carol, "TRX", 4n, sender.address],
-      [ids[4], alice, "USDT", 5n, sender.address],
+      [ids[4], tron.alice, "USDT", 5n, sender.address],
     ]);
   });
 
   it("scans a range of blocks, including empty ones", async () => {
-    const first = tron.node.transfer(alice, 1n);
+    const first = tron.node.transfer(tron.alice, 1n);
     const [from] = tron.node.mine(3);
-    const last = tron.node.transferToken(alice, 2n);
+    const last = tron.node.transferToken(tron.alice, 2n);
     const [to] = tron.node.mine();
-    const transfers = await tron.adapter.scan({ from: from ?? 0, to: to ?? 0 }, new Set([alice]));
+    const transfers = await tron.adapter.scan({ from: from ?? 0, to: to ?? 0 }, new Set([tron.alice]));
     expect(transfers.map((t) => [t.txHash, t.blockHeight])).toEqual([
       [first, from],
       [last, to],
     ]);
-    await expect(tron.adapter.scan({ from: 5, to: 4 }, new Set([alice]))).resolves.toEqual([]);
+    await expect(tron.adapter.scan({ from: 5, to: 4 }, new Set([tron.alice]))).resolves.toEqual([]);
   });
 
   it("gives headers whose parentHash chains to the previous block, across request chunks", async () => {
@@ -128,8 +123,8 @@ describe("Tron adapter against the test node", () => {
   });
 
   it("sees new hashes after a reorg, and a dropped transfer is gone", async () => {
-    const kept = tron.node.transfer(alice, 10n);
-    const dropped = tron.node.transferToken(alice, 11n);
+    const kept = tron.node.transfer(tron.alice, 10n);
+    const dropped = tron.node.transferToken(tron.alice, 11n);
     const [height] = tron.node.mine();
     tron.node.mine(2);
     const head = tron.node.head();
@@ -139,31 +134,33 @@ describe("Tron adapter against the test node", () => {
     expect(after[0]).toEqual(before[0]); // below the fork
     for (let i = 1; i < after.length; i++) expect(after[i]?.hash).not.toBe(before[i]?.hash);
     expect(after[1]?.parentHash).toBe(after[0]?.hash);
-    const transfers = await tron.adapter.scan({ from: height ?? 0, to: head }, new Set([alice]));
+    const transfers = await tron.adapter.scan({ from: height ?? 0, to: head }, new Set([tron.alice]));
     expect(transfers.map((t) => [t.txHash, t.blockHash])).toEqual([[kept, after[1]?.hash]]);
   });
 
   it("throws a retryable error for a block the node does not have", async () => {
     const head = tron.node.head();
-    const error = await tron.adapter.scan({ from: head, to: head + 2 }, new Set([alice])).catch((e: unknown) => e);
+    const error = await tron.adapter.scan({ from: head, to: head + 2 }, new Set([tron.alice])).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TronApiError);
     expect(error).toBeInstanceOf(ServiceUnavailableError);
     await expect(tron.adapter.headers({ from: head, to: head + 2 })).rejects.toBeInstanceOf(TronApiError);
   });
 
   it("throws while the node is down and recovers after it restarts", async () => {
-    const txID = tron.node.transfer(alice, 42n);
+    const txID = tron.node.transfer(tron.alice, 42n);
     const [height] = tron.node.mine();
     await tron.node.stop();
     try {
       await expect(tron.adapter.head()).rejects.toBeInstanceOf(ServiceUnavailableError);
-      await expect(tron.adapter.scan({ from: height ?? 0, to: height ?? 0 }, new Set([alice]))).rejects.toMatchObject({
+      await expect(
+        tron.adapter.scan({ from: height ?? 0, to: height ?? 0 }, new Set([tron.alice])),
+      ).rejects.toMatchObject({
         retryable: true,
       });
     } finally {
       await tron.node.restart();
     }
-    const transfers = await tron.adapter.scan({ from: height ?? 0, to: height ?? 0 }, new Set([alice]));
+    const transfers = await tron.adapter.scan({ from: height ?? 0, to: height ?? 0 }, new Set([tron.alice]));
     expect(transfers.map((t) => t.txHash)).toEqual([txID]);
   });
 
@@ -211,23 +208,12 @@ describe("Tron faucet on the test node", () => {
       { asset: "TRX", address: null, decimals: 6 },
       { asset: "USDT", address: tron.node.tokens[0]?.address, decimals: 6 },
     ]);
-    const to = wallet();
-    const trx = await faucet.send(to, "TRX", 2n * TRX);
-    const usdt = await faucet.send(to, "USDT", 3_000_000n);
-    const [height] = tron.node.mine();
-    const transfers = await tron.adapter.scan({ from: height ?? 0, to: height ?? 0 }, new Set([to]));
-    expect(transfers.map((t) => [t.txHash, t.asset, t.amountRaw])).toEqual([
-      [trx.txHash, "TRX", 2n * TRX],
-      [usdt.txHash, "USDT", 3_000_000n],
-    ]);
-    expect(tron.node.balance(to)).toBe(2n * TRX);
+    await tron.expectFaucetSendsFound(faucet, { TRX: 2n * TRX, USDT: 3_000_000n });
+    expect(tron.node.balance(tron.alice)).toBe(2n * TRX);
   });
 
   it("refuses bad input without calling the node", async () => {
-    const faucet = createTronFaucet(tron.config);
-    await expect(faucet.send("not-an-address", "TRX", 1n)).rejects.toMatchObject({ code: "validation_error" });
-    await expect(faucet.send(wallet(), "TRX", 0n)).rejects.toMatchObject({ code: "validation_error" });
-    await expect(faucet.send(wallet(), "DOGE", 1n)).rejects.toMatchObject({ code: "validation_error" });
+    await tron.expectFaucetRefusesBadInput(createTronFaucet(tron.config), "TRX", "not-an-address");
   });
 
   it("reports an unreachable node as retryable", async () => {

@@ -7,6 +7,15 @@ export interface KnownNetworks<T> {
 }
 
 /**
+ * A public network known by its genesis: a Solana cluster by its genesis hash (`getGenesisHash`), a
+ * Tron network by the id of its block 0.
+ */
+export interface GenesisNetwork {
+  name: string;
+  genesis: string;
+}
+
+/**
  * The identities a node may show for a chain configured on `network` (adapters' verifyNetwork);
  * null for `regtest`: a local chain (anvil, a test validator, the test nodes) has a genesis of its
  * own, so any is accepted.

@@ -1,9 +1,6 @@
-import { type ChainFamily, ConfigError, LruCache, ValidationError } from "@mp/core";
-import { HDKey } from "@scure/bip32";
-import { mnemonicToSeedSync } from "@scure/bip39";
-import { HDKey as Ed25519HDKey } from "micro-ed25519-hdkey";
-import * as secp256k1 from "tiny-secp256k1";
-import { bitcoinP2wpkhAddress, evmAddress, solanaAddress, tronAddress } from "./address-encoding.ts";
+import { type ChainFamily, LruCache, ValidationError } from "@mp/core";
+import type { HDKey } from "@scure/bip32";
+import type { HDKey as Ed25519HDKey } from "micro-ed25519-hdkey";
 import {
   assertChildNumber,
   type BitcoinNetwork,
@@ -14,11 +11,10 @@ import {
   solanaPath,
   tronPath,
 } from "./derivation-paths.ts";
-import { mnemonicProblem, normalizeMnemonic } from "./mnemonic.ts";
-import type { TreasuryKey } from "./treasury-keys.ts";
+import { ed25519Key, openSigningRoots, type SigningKey, secp256k1Key } from "./signing-keys.ts";
 
-/** The private key of one receive (deposit) address: same shape as a treasury key. */
-export type DepositKey = TreasuryKey;
+/** The private key of one receive (deposit) address (see SigningKey). */
+export type DepositKey = SigningKey;
 
 /**
  * The private keys of the deposit (receive) addresses, from MASTER_MNEMONIC, for sweeps. Only the
@@ -39,59 +35,40 @@ const HARDENED = 0x8000_0000;
 const MAX_CACHED_ACCOUNTS = 1_000;
 
 export function createDepositKeys(mnemonic: string, options: { bitcoinNetwork: BitcoinNetwork }): DepositKeys {
-  const normalized = normalizeMnemonic(mnemonic);
-  const problem = mnemonicProblem(normalized);
-  if (problem !== null) throw new ConfigError("MASTER_MNEMONIC", problem);
   const network = options.bitcoinNetwork;
-  const seed = mnemonicToSeedSync(normalized);
-  const root = HDKey.fromMasterSeed(seed);
-  const ed25519Root = Ed25519HDKey.fromMasterSeed(seed);
-  const fingerprint = root.fingerprint.toString(16).padStart(8, "0");
-  seed.fill(0);
+  const roots = openSigningRoots("MASTER_MNEMONIC", mnemonic);
 
   // The account's chain node (…/a'/0, Solana …/a') is derived once and cached: a sweep of many
   // addresses of one merchant then costs one child derivation per address, not five.
   const chainNodes = new LruCache<string, HDKey>(MAX_CACHED_ACCOUNTS);
   const solanaAccounts = new LruCache<number, Ed25519HDKey>(MAX_CACHED_ACCOUNTS);
-  const secp = (path: string, encode: (node: HDKey) => string): DepositKey => {
+  const secp = (family: "evm" | "tron" | "bitcoin", path: string): DepositKey => {
     const cut = path.lastIndexOf("/");
-    const parent = chainNodes.getOrCreate(path.slice(0, cut), (chainPath) => root.derive(chainPath));
-    const node = parent.deriveChild(Number(path.slice(cut + 1)));
-    if (!node.privateKey || !node.publicKey) throw new Error(`no key at ${path}`);
-    return { path, address: encode(node), privateKey: node.privateKey, publicKey: node.publicKey };
+    const parent = chainNodes.getOrCreate(path.slice(0, cut), (chainPath) => roots.secp256k1.derive(chainPath));
+    return secp256k1Key(family, network, path, parent.deriveChild(Number(path.slice(cut + 1))));
   };
-  // @scure/bip32 keeps the compressed point; the EVM/Tron account id hashes the uncompressed one.
-  const uncompressedPoint = (node: HDKey) => secp256k1.pointCompress(node.publicKey as Uint8Array, false);
 
   const key = (family: ChainFamily, account: number, index: number): DepositKey => {
     assertChildNumber("account", account);
     assertChildNumber("index", index);
     switch (family) {
       case "evm":
-        return secp(evmPath(account, index), (node) => evmAddress(uncompressedPoint(node)));
+        return secp(family, evmPath(account, index));
       case "tron":
-        return secp(tronPath(account, index), (node) => tronAddress(uncompressedPoint(node)));
+        return secp(family, tronPath(account, index));
       case "bitcoin":
-        return secp(bitcoinPath(network, account, index), (node) =>
-          bitcoinP2wpkhAddress(node.publicKey as Uint8Array, network),
-        );
+        return secp(family, bitcoinPath(network, account, index));
       case "solana": {
-        const path = solanaPath(account, index);
         const node = solanaAccounts
-          .getOrCreate(account, (a) => ed25519Root.derive(`m/44'/${COIN_TYPE.solana}'/${a}'`))
+          .getOrCreate(account, (a) => roots.ed25519.derive(`m/44'/${COIN_TYPE.solana}'/${a}'`))
           .deriveChild(index + HARDENED);
-        return {
-          path,
-          address: solanaAddress(node.publicKeyRaw),
-          privateKey: node.privateKey,
-          publicKey: node.publicKeyRaw,
-        };
+        return ed25519Key(solanaPath(account, index), node);
       }
     }
   };
 
   return Object.freeze({
-    fingerprint,
+    fingerprint: roots.fingerprint,
     key,
     forPath(family: ChainFamily, path: string): DepositKey {
       const parsed = parseReceivePath(family === "solana" ? "ed25519" : "secp256k1", path);

@@ -1,11 +1,6 @@
-import { type ChainFamily, ConfigError } from "@mp/core";
-import { HDKey } from "@scure/bip32";
-import { mnemonicToSeedSync } from "@scure/bip39";
-import { HDKey as Ed25519HDKey } from "micro-ed25519-hdkey";
-import * as secp256k1 from "tiny-secp256k1";
-import { bitcoinP2wpkhAddress, evmAddress, solanaAddress, tronAddress } from "./address-encoding.ts";
+import type { ChainFamily } from "@mp/core";
 import { assertChildNumber, type BitcoinNetwork, bitcoinCoinType, COIN_TYPE } from "./derivation-paths.ts";
-import { mnemonicProblem, normalizeMnemonic } from "./mnemonic.ts";
+import { ed25519Key, openSigningRoots, type SigningKey, secp256k1Key } from "./signing-keys.ts";
 
 /**
  * The treasury's signing keys, from TREASURY_MNEMONIC: a seed of its own, so no path of a merchant
@@ -22,15 +17,8 @@ import { mnemonicProblem, normalizeMnemonic } from "./mnemonic.ts";
  *
  * Only the signer role builds this object (DESIGN.md "Treasury and sending").
  */
-export interface TreasuryKey {
-  path: string;
-  /** As the chain shows it (EIP-55, base58, bech32). */
-  address: string;
-  /** secp256k1: 32-byte private key; Solana: the 32-byte ed25519 seed (web3.js Keypair.fromSeed). */
-  privateKey: Uint8Array;
-  /** secp256k1: 33-byte compressed point; Solana: the 32-byte public key. */
-  publicKey: Uint8Array;
-}
+/** One treasury key (see SigningKey). */
+export type TreasuryKey = SigningKey;
 
 export interface TreasuryKeys {
   /** Hex of the treasury seed's BIP-32 root fingerprint (tells two treasury mnemonics apart). */
@@ -52,40 +40,21 @@ export const TREASURY_PATHS = {
 } as const;
 
 export function createTreasuryKeys(mnemonic: string, options: { bitcoinNetwork: BitcoinNetwork }): TreasuryKeys {
-  const normalized = normalizeMnemonic(mnemonic);
-  const problem = mnemonicProblem(normalized);
-  if (problem !== null) throw new ConfigError("TREASURY_MNEMONIC", problem);
   const network = options.bitcoinNetwork;
-  const seed = mnemonicToSeedSync(normalized);
-  const root = HDKey.fromMasterSeed(seed);
-  const fingerprint = root.fingerprint.toString(16).padStart(8, "0");
-  const solanaNode = Ed25519HDKey.fromMasterSeed(seed).derive(TREASURY_PATHS.solana);
-  seed.fill(0);
-
-  const secp = (path: string, encode: (node: HDKey) => string): TreasuryKey => {
-    const node = root.derive(path);
-    if (!node.privateKey || !node.publicKey) throw new Error(`no key at ${path}`);
-    return { path, address: encode(node), privateKey: node.privateKey, publicKey: node.publicKey };
-  };
-  // @scure/bip32 keeps the compressed point; the EVM/Tron account id hashes the uncompressed one.
-  const uncompressedPoint = (node: HDKey) => secp256k1.pointCompress(node.publicKey as Uint8Array, false);
+  const roots = openSigningRoots("TREASURY_MNEMONIC", mnemonic);
+  const solanaNode = roots.ed25519.derive(TREASURY_PATHS.solana);
+  const secp = (family: "evm" | "tron" | "bitcoin", path: string) =>
+    secp256k1Key(family, network, path, roots.secp256k1.derive(path));
 
   return Object.freeze({
-    fingerprint,
-    evm: () => secp(TREASURY_PATHS.evm, (node) => evmAddress(uncompressedPoint(node))),
-    tron: () => secp(TREASURY_PATHS.tron, (node) => tronAddress(uncompressedPoint(node))),
+    fingerprint: roots.fingerprint,
+    evm: () => secp("evm", TREASURY_PATHS.evm),
+    tron: () => secp("tron", TREASURY_PATHS.tron),
     bitcoin: (branch: 0 | 1, index: number) => {
       assertChildNumber("index", index);
-      return secp(TREASURY_PATHS.bitcoin(network, branch, index), (node) =>
-        bitcoinP2wpkhAddress(node.publicKey as Uint8Array, network),
-      );
+      return secp("bitcoin", TREASURY_PATHS.bitcoin(network, branch, index));
     },
-    solana: () => ({
-      path: TREASURY_PATHS.solana,
-      address: solanaAddress(solanaNode.publicKeyRaw),
-      privateKey: solanaNode.privateKey,
-      publicKey: solanaNode.publicKeyRaw,
-    }),
+    solana: () => ed25519Key(TREASURY_PATHS.solana, solanaNode),
   });
 }
 

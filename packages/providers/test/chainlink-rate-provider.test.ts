@@ -84,7 +84,7 @@ describe.skipIf(!SHARED_FIXTURES_PRESENT)(`the mock aggregator${NEEDS_SHARED}`, 
     for (const signature of functionSignatures(chainlink)) expect(mock).toContain(signature);
     // The mock adds only its setter.
     expect(mock.filter((s) => !functionSignatures(chainlink).includes(s))).toEqual([
-      "setRound(uint80 roundId,int256 answer,uint256 startedAt,uint256 updatedAt,uint80 answeredInRound)() nonpayable",
+      "function setRound(uint80 roundId,int256 answer,uint256 startedAt,uint256 updatedAt,uint80 answeredInRound)() nonpayable",
     ]);
     for (const signature of functionSignatures(aggregatorV3Abi))
       expect(functionSignatures(chainlink)).toContain(signature);

@@ -1,8 +1,6 @@
-import { silentLogger } from "@mp/core";
-import { createTestDatabase } from "@mp/db/testing";
-import { createSendPipeline } from "../src/send-pipeline.ts";
 import { requestSend } from "../src/send-requests.ts";
-import { freshRecipients, startBitcoinTreasury } from "../test/support/bitcoin-treasury.ts";
+import { freshRecipients } from "../test/support/bitcoin-treasury.ts";
+import { openBitcoinBenchTreasury } from "./bench-treasury.ts";
 
 export interface BitcoinSendsBenchResult {
   sends: number;
@@ -18,13 +16,12 @@ export interface BitcoinSendsBenchResult {
  */
 export async function runBitcoinSendsBench(options: { sends?: number } = {}): Promise<BitcoinSendsBenchResult> {
   const count = options.sends ?? 200;
-  const testDb = await createTestDatabase();
-  const h = await startBitcoinTreasury(testDb.db);
+  const { db, h, pipeline, close } = await openBitcoinBenchTreasury();
   try {
     await h.fund([5n * 100_000_000n, 5n * 100_000_000n]);
     const recipients = freshRecipients(count);
     for (const [i, to] of recipients.entries()) {
-      await requestSend(testDb.db, {
+      await requestSend(db, {
         chain: "BITCOIN",
         asset: "BTC",
         to,
@@ -33,17 +30,11 @@ export async function runBitcoinSendsBench(options: { sends?: number } = {}): Pr
         idempotencyKey: `bench-btc-${i}`,
       });
     }
-    const pipeline = createSendPipeline({
-      db: testDb.db,
-      senders: [h.sender()],
-      logger: silentLogger(),
-      confirmations: { BITCOIN: 2 },
-    });
     const started = performance.now();
     await pipeline.tick("BITCOIN");
     const passMs = performance.now() - started;
     await pipeline.stop();
-    const { rows } = await testDb.db.query<{ transactions: string; broadcast: string }>(
+    const { rows } = await db.query<{ transactions: string; broadcast: string }>(
       `SELECT count(DISTINCT a.id)::text AS transactions, count(*) FILTER (WHERE s.state = 'broadcast')::text AS broadcast
          FROM treasury_sends s JOIN treasury_attempt_sends x ON x.send_id = s.id JOIN treasury_attempts a ON a.id = x.attempt_id`,
     );
@@ -53,7 +44,6 @@ export async function runBitcoinSendsBench(options: { sends?: number } = {}): Pr
       throw new Error("the node's mempool misses a transaction");
     return { sends: count, transactions: Number(rows[0]?.transactions ?? 0), passMs };
   } finally {
-    await h.stop();
-    await testDb.drop();
+    await close();
   }
 }

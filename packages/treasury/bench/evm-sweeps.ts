@@ -1,10 +1,8 @@
 import { silentLogger } from "@mp/core";
-import { createTestDatabase } from "@mp/db/testing";
 import { tokenBalance } from "@mp/test-nodes/evm";
-import { createSendPipeline } from "../src/send-pipeline.ts";
 import { createEvmSweeper } from "../src/sweeps/evm-sweeper.ts";
 import { createDepositMerchant, depositAndCredit, testDepositKeys } from "../test/support/evm-deposits.ts";
-import { startEvmTreasury } from "../test/support/evm-treasury.ts";
+import { openEvmBenchTreasury } from "./bench-treasury.ts";
 
 export interface EvmSweepsBenchResult {
   addresses: number;
@@ -22,16 +20,7 @@ export interface EvmSweepsBenchResult {
  */
 export async function runEvmSweepsBench(options: { addresses?: number } = {}): Promise<EvmSweepsBenchResult> {
   const count = options.addresses ?? 1_000;
-  const testDb = await createTestDatabase({ poolSize: 10 });
-  // Interval mining, as on a real chain (and as `pnpm bench sends`): a broadcast does not wait for its block.
-  const h = await startEvmTreasury(testDb.db, { eth: 1_000n * 10n ** 18n, usdc: 0n, blockTimeSeconds: 1 });
-  const db = testDb.db;
-  const pipeline = createSendPipeline({
-    db,
-    senders: [h.sender()],
-    logger: silentLogger(),
-    confirmations: { BASE: 2 },
-  });
+  const { db, h, pipeline, close } = await openEvmBenchTreasury(2, { eth: 1_000n * 10n ** 18n, usdc: 0n });
   const sweeper = createEvmSweeper({
     db,
     chains: [h.config],
@@ -77,8 +66,6 @@ export async function runEvmSweepsBench(options: { addresses?: number } = {}): P
     return { addresses: count, seconds, topUps: rows[0]?.n ?? 0 };
   } finally {
     await sweeper.stop();
-    await pipeline.stop();
-    await h.node.stop();
-    await testDb.drop();
+    await close();
   }
 }

@@ -1,10 +1,8 @@
-import { silentLogger } from "@mp/core";
-import { createTestDatabase } from "@mp/db/testing";
 import { type Hex, keccak256 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { createSendPipeline } from "../src/send-pipeline.ts";
 import { requestSend } from "../src/send-requests.ts";
-import { type EvmTreasuryHarness, freshAddress, startEvmTreasury } from "../test/support/evm-treasury.ts";
+import { type EvmTreasuryHarness, freshAddress } from "../test/support/evm-treasury.ts";
+import { openEvmBenchTreasury } from "./bench-treasury.ts";
 
 export interface SendsBenchResult {
   sends: number;
@@ -29,11 +27,8 @@ export interface SendsBenchResult {
  */
 export async function runSendsBench(options: { sends?: number } = {}): Promise<SendsBenchResult> {
   const count = options.sends ?? 1_000;
-  const testDb = await createTestDatabase({ poolSize: 10 });
-  const db = testDb.db;
-  let h: EvmTreasuryHarness | undefined;
+  const { db, h, pipeline, close } = await openEvmBenchTreasury(1);
   try {
-    h = await startEvmTreasury(db, { blockTimeSeconds: 1 });
     const node = h.node;
     const baselinePerSecond = await rawBroadcastRate(h, count);
 
@@ -53,12 +48,6 @@ export async function runSendsBench(options: { sends?: number } = {}): Promise<S
       );
     }
     const first = await node.publicClient.getTransactionCount({ address: h.treasury, blockTag: "pending" });
-    const pipeline = createSendPipeline({
-      db,
-      senders: [h.sender()],
-      logger: silentLogger(),
-      confirmations: { BASE: 1 },
-    });
     const started = performance.now();
     try {
       await pipeline.tick("BASE");
@@ -110,8 +99,7 @@ export async function runSendsBench(options: { sends?: number } = {}): Promise<S
     ]);
     return result;
   } finally {
-    await h?.node.stop();
-    await testDb.drop();
+    await close();
   }
 }
 

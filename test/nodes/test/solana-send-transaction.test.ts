@@ -81,6 +81,29 @@ function funded(lamports: bigint): Keypair {
 const transfer = (from: Keypair, to: PublicKey, lamports: bigint) =>
   SystemProgram.transfer({ fromPubkey: from.publicKey, toPubkey: to, lamports });
 
+/** Signs `instructions` for `payer`, sends them, expects them accepted and mines them into a slot. */
+async function sendAndMine(payer: Keypair, instructions: TransactionInstruction[]): Promise<void> {
+  const tx = await signed(payer, instructions);
+  expect((await send(tx)).result).toBe(signatureOf(tx));
+  node.mine();
+}
+
+/** A wallet holding 1 SOL and `amount` of the node's USDC, in its associated token account `source`. */
+function fundedUsdcHolder(amount: bigint): {
+  usdc: { address: string };
+  mint: PublicKey;
+  holder: Keypair;
+  source: PublicKey;
+} {
+  const [usdc] = node.tokens;
+  if (!usdc) throw new Error("no token");
+  const mint = new PublicKey(usdc.address);
+  const holder = funded(SOL);
+  node.transferToken(holder.publicKey.toBase58(), "USDC", amount);
+  node.mine();
+  return { usdc, mint, holder, source: getAssociatedTokenAddressSync(mint, holder.publicKey) };
+}
+
 describe("Solana test node sendTransaction", () => {
   it("accepts a wallet's transfer, lands it in the next slot and reports its status", async () => {
     const payer = funded(2n * SOL);
@@ -215,40 +238,28 @@ describe("Solana test node sendTransaction", () => {
       code: -32002,
       data: { err: { InsufficientFundsForRent: { account_index: 0 } } },
     });
-    const empty = await signed(payer, [transfer(payer, to, SOL - 5_000n)]);
-    expect((await send(empty)).result).toBe(signatureOf(empty));
-    node.mine();
+    await sendAndMine(payer, [transfer(payer, to, SOL - 5_000n)]);
     expect(node.balance(payer.publicKey.toBase58())).toBe(0n);
     expect(node.balance(to.toBase58())).toBe(SOL - 5_000n);
   });
 
   it("runs SPL token transfers against the ledger, creating the associated token account once", async () => {
-    const [usdc] = node.tokens;
-    if (!usdc) throw new Error("no token");
-    const mint = new PublicKey(usdc.address);
-    const holder = funded(SOL);
-    node.transferToken(holder.publicKey.toBase58(), "USDC", 5_000_000n);
-    node.mine();
-    const source = getAssociatedTokenAddressSync(mint, holder.publicKey);
+    const { usdc, mint, holder, source } = fundedUsdcHolder(5_000_000n);
     const recipient = Keypair.generate().publicKey;
     const destination = getAssociatedTokenAddressSync(mint, recipient);
 
-    const first = await signed(holder, [
+    await sendAndMine(holder, [
       createAssociatedTokenAccountIdempotentInstruction(holder.publicKey, destination, recipient, mint),
       createTransferCheckedInstruction(source, mint, destination, holder.publicKey, 1_500_000n, 6),
     ]);
-    expect((await send(first)).result).toBe(signatureOf(first));
-    node.mine();
     expect(node.tokenBalance(recipient.toBase58(), "USDC")).toBe(1_500_000n);
     expect(node.balance(holder.publicKey.toBase58())).toBe(SOL - 5_000n - 2_039_280n);
 
     // Idempotent create again: a no-op (no second rent); plain Create again: "already in use".
-    const second = await signed(holder, [
+    await sendAndMine(holder, [
       createAssociatedTokenAccountIdempotentInstruction(holder.publicKey, destination, recipient, mint),
       createTransferInstruction(source, destination, holder.publicKey, 500_000n),
     ]);
-    expect((await send(second)).result).toBe(signatureOf(second));
-    node.mine();
     expect(node.tokenBalance(recipient.toBase58(), "USDC")).toBe(2_000_000n);
     expect(node.balance(holder.publicKey.toBase58())).toBe(SOL - 10_000n - 2_039_280n);
     const create = await signed(holder, [
@@ -279,13 +290,7 @@ describe("Solana test node sendTransaction", () => {
   });
 
   it("fails instructions as the programs do: refused at preflight, or landed failed with the fee kept", async () => {
-    const [usdc] = node.tokens;
-    if (!usdc) throw new Error("no token");
-    const mint = new PublicKey(usdc.address);
-    const holder = funded(SOL);
-    node.transferToken(holder.publicKey.toBase58(), "USDC", 1_000n);
-    node.mine();
-    const source = getAssociatedTokenAddressSync(mint, holder.publicKey);
+    const { mint, holder, source } = fundedUsdcHolder(1_000n);
     const destination = getAssociatedTokenAddressSync(mint, new PublicKey(node.faucetAddress));
 
     const tooMuch = await signed(holder, [

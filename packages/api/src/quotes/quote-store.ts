@@ -160,7 +160,11 @@ export async function insertQuote(sql: Queryable, keyring: EncryptionKeyring, qu
 }
 
 const findQuoteRow = defineRowQuery<QuoteRow>({ from: "transfer_quotes", columns: QUOTE_COLUMNS });
-const findQuoteLocked = defineRowQuery<QuoteRow>({ from: "transfer_quotes", columns: QUOTE_COLUMNS, lock: "FOR UPDATE" });
+const findQuoteLocked = defineRowQuery<QuoteRow>({
+  from: "transfer_quotes",
+  columns: QUOTE_COLUMNS,
+  lock: "FOR UPDATE",
+});
 
 /** Quote `id` of this merchant (locked for the transaction with `lock`), or undefined. */
 export function findQuote(

@@ -20,6 +20,23 @@ export function associatedTokenAddress(mint: PublicKey, owner: PublicKey): Publi
   )[0];
 }
 
+/** How an instruction uses an account, as the programs' docs list it: `s` signs it, `w` writes it. */
+type AccountUse = "" | "w" | "s" | "sw";
+
+/** An instruction of `programId` on `accounts`, in the program's order. */
+function instruction(
+  programId: PublicKey,
+  accounts: ReadonlyArray<readonly [PublicKey, AccountUse]>,
+  data: Buffer,
+): TransactionInstruction {
+  const keys = accounts.map(([pubkey, use]) => ({
+    pubkey,
+    isSigner: use.includes("s"),
+    isWritable: use.includes("w"),
+  }));
+  return new TransactionInstruction({ programId, keys, data });
+}
+
 /** Associated Token Account program, CreateIdempotent (instruction 1): succeeds when it exists. */
 export function createAssociatedTokenAccountIdempotent(
   payer: PublicKey,
@@ -27,18 +44,15 @@ export function createAssociatedTokenAccountIdempotent(
   owner: PublicKey,
   mint: PublicKey,
 ): TransactionInstruction {
-  return new TransactionInstruction({
-    programId: ASSOCIATED_TOKEN_PROGRAM_ID,
-    keys: [
-      { pubkey: payer, isSigner: true, isWritable: true },
-      { pubkey: account, isSigner: false, isWritable: true },
-      { pubkey: owner, isSigner: false, isWritable: false },
-      { pubkey: mint, isSigner: false, isWritable: false },
-      { pubkey: SystemProgram.programId, isSigner: false, isWritable: false },
-      { pubkey: TOKEN_PROGRAM_ID, isSigner: false, isWritable: false },
-    ],
-    data: Buffer.from([1]),
-  });
+  const accounts = [
+    [payer, "sw"],
+    [account, "w"],
+    [owner, ""],
+    [mint, ""],
+    [SystemProgram.programId, ""],
+    [TOKEN_PROGRAM_ID, ""],
+  ] as const;
+  return instruction(ASSOCIATED_TOKEN_PROGRAM_ID, accounts, Buffer.from([1]));
 }
 
 /** Token program, TransferChecked (instruction 12): u64 amount little-endian, then the mint's decimals. */
@@ -54,16 +68,16 @@ export function transferChecked(
   data.writeUInt8(12, 0);
   data.writeBigUInt64LE(amount, 1);
   data.writeUInt8(decimals, 9);
-  return new TransactionInstruction({
-    programId: TOKEN_PROGRAM_ID,
-    keys: [
-      { pubkey: source, isSigner: false, isWritable: true },
-      { pubkey: mint, isSigner: false, isWritable: false },
-      { pubkey: destination, isSigner: false, isWritable: true },
-      { pubkey: owner, isSigner: true, isWritable: false },
+  return instruction(
+    TOKEN_PROGRAM_ID,
+    [
+      [source, "w"],
+      [mint, ""],
+      [destination, "w"],
+      [owner, "s"],
     ],
     data,
-  });
+  );
 }
 
 /**

@@ -3,7 +3,7 @@ import { basename } from "node:path";
 import { assignStatementLine, importBankStatement, listUnmatchedStatementLines, returnStatementLine } from "@mp/api";
 import { ConfigError } from "@mp/core";
 import { type Command, Option } from "commander";
-import { operatorOption, printJson, printList, withDatabase } from "./cli-support.ts";
+import { addListCommand, operatorOption, printJson, printList, withDatabase } from "./cli-support.ts";
 
 /** `payments bank import|unmatched|assign|return`: finance's side of BANKING_PROVIDER=statement. */
 export function addBankCommands(program: Command): void {
@@ -40,19 +40,15 @@ export function addBankCommands(program: Command): void {
       });
     });
 
-  bank
-    .command("unmatched")
-    .description("List statement lines waiting for finance (assign or return)")
-    .option("--json", "one JSON object per line")
-    .action(async (options: { json?: boolean }) => {
-      const lines = await withDatabase((db) => listUnmatchedStatementLines(db));
-      printList(options.json, lines, {
-        json: (line) => line,
-        text: (line) =>
-          `${line.id} ${line.bookingDate} ${line.direction} ${line.amount} ${line.currency} account=${line.account} ref=${line.reference ?? "-"}: ${line.reason}`,
-        counted: "unmatched lines",
-      });
+  addListCommand(bank, "unmatched", "List statement lines waiting for finance (assign or return)", async (json) => {
+    const lines = await withDatabase((db) => listUnmatchedStatementLines(db));
+    printList(json, lines, {
+      json: (line) => line,
+      text: (line) =>
+        `${line.id} ${line.bookingDate} ${line.direction} ${line.amount} ${line.currency} account=${line.account} ref=${line.reference ?? "-"}: ${line.reason}`,
+      counted: "unmatched lines",
     });
+  });
 
   // An operator's decision on one unmatched line: the line and who decides, then what is decided.
   const lineDecision = (name: string, description: string) =>

@@ -1,7 +1,7 @@
 import { userInfo } from "node:os";
 import { type AppConfig, createLogger, type Logger, loadConfig } from "@mp/core";
 import type { Database } from "@mp/db";
-import { Option } from "commander";
+import { type Command, Option } from "commander";
 import { openMigratedDatabase } from "../runtime.ts";
 
 /** One-shot commands print their answer (JSON, CSV, a report) on stdout; their logs go to stderr. */
@@ -40,6 +40,23 @@ export function printList<T>(
 ): void {
   for (const item of items) print(json, show.json(item), show.text(item));
   if (!json) process.stdout.write(`${items.length} ${show.counted}\n`);
+}
+
+/**
+ * A list command under `parent`: `--json` for one JSON object per line, else text lines and the
+ * count (what `run` prints with printList).
+ */
+export function addListCommand(
+  parent: Command,
+  name: string,
+  description: string,
+  run: (json: boolean | undefined) => Promise<void>,
+): Command {
+  return parent
+    .command(name)
+    .description(description)
+    .option("--json", "one JSON object per line")
+    .action((options: { json?: boolean }) => run(options.json));
 }
 
 /** `--operator <name>`, recorded in the audit log; the login name by default. */

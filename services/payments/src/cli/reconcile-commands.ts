@@ -2,7 +2,7 @@ import { CHAIN_IDS, ConfigError } from "@mp/core";
 import { type ReconcileTarget, reconcileChains } from "@mp/treasury";
 import type { Command } from "commander";
 import { chainAssets } from "../chain-adapters.ts";
-import { printList, withDatabase } from "./cli-support.ts";
+import { addListCommand, printList, withDatabase } from "./cli-support.ts";
 
 /**
  * `payments reconcile chains`: for each configured chain and asset, what the chain says we hold
@@ -12,11 +12,11 @@ import { printList, withDatabase } from "./cli-support.ts";
  */
 export function addReconcileCommands(program: Command): void {
   const reconcile = program.command("reconcile").description("Finance: our records against the chains");
-  reconcile
-    .command("chains")
-    .description("Per configured chain and asset: holdings on chain vs deposits + operator float - sends - fees")
-    .option("--json", "one JSON object per line")
-    .action(async (options: { json?: boolean }) => {
+  addListCommand(
+    reconcile,
+    "chains",
+    "Per configured chain and asset: holdings on chain vs deposits + operator float - sends - fees",
+    async (json) => {
       const report = await withDatabase(async (db, config) => {
         if (!config.chains) throw new ConfigError("CHAINS_CONFIG", "no chains configured: nothing to reconcile");
         const targets: ReconcileTarget[] = CHAIN_IDS.flatMap((chain) => {
@@ -25,7 +25,7 @@ export function addReconcileCommands(program: Command): void {
         });
         return reconcileChains(db, targets);
       });
-      printList(options.json, report.lines, {
+      printList(json, report.lines, {
         json: (line) => line,
         text: (l) =>
           `${l.chain} ${l.asset} ${l.status}: chain ${l.chain_holdings ?? "?"}, expected ${l.expected}, difference ${l.difference ?? "?"} (${l.explanation})`,
@@ -33,5 +33,6 @@ export function addReconcileCommands(program: Command): void {
       });
       for (const chain of report.unreadable) process.stderr.write(`cannot read chain ${chain}\n`);
       process.exitCode = report.exitCode;
-    });
+    },
+  );
 }

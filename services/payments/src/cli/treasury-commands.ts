@@ -21,7 +21,7 @@ import {
 import { type Command, Option } from "commander";
 import { chainAssets } from "../chain-adapters.ts";
 import { bitcoinNetworkOf } from "../open-custody.ts";
-import { print, printList, withDatabase } from "./cli-support.ts";
+import { addListCommand, print, printList, withDatabase } from "./cli-support.ts";
 
 /** How often `treasury send --wait` looks at the send. */
 const WAIT_POLL_MS = 1_000;
@@ -85,31 +85,32 @@ export function addTreasuryCommands(program: Command): void {
     .command("treasury")
     .description("Operators: the treasury's addresses, balances and sends (keys stay with the signer role)");
 
-  treasury
-    .command("addresses")
-    .description("List the treasury's addresses (recorded by the signer at start) with their derivation paths")
-    .option("--json", "one JSON object per line")
-    .action(async (options: { json?: boolean }) => {
+  addListCommand(
+    treasury,
+    "addresses",
+    "List the treasury's addresses (recorded by the signer at start) with their derivation paths",
+    async (json) => {
       const addresses = await withDatabase((db) => listTreasuryAddresses(db));
       if (addresses.length === 0) {
         process.stderr.write(
           `no treasury addresses recorded yet: the signer (payments serve --role signer, or all) records them at start; their paths (TREASURY_MNEMONIC): evm ${TREASURY_PATHS.evm}, tron ${TREASURY_PATHS.tron}, bitcoin ${TREASURY_PATHS.bitcoin("mainnet", 0, 0)} (coin type 1 off mainnet), solana ${TREASURY_PATHS.solana}\n`,
         );
       }
-      printList(options.json, addresses, {
+      printList(json, addresses, {
         json: (a) => a,
         text: (a) => `${a.chain} ${a.purpose} ${a.address} ${a.path}`,
         counted: "treasury addresses",
       });
-    });
+    },
+  );
 
-  treasury
-    .command("balances")
-    .description("What the treasury holds per chain and asset, as the signer last read it from the chains")
-    .option("--json", "one JSON object per line")
-    .action(async (options: { json?: boolean }) => {
+  addListCommand(
+    treasury,
+    "balances",
+    "What the treasury holds per chain and asset, as the signer last read it from the chains",
+    async (json) => {
       const balances = await withDatabase((db) => readTreasuryBalances(db));
-      printList(options.json, balances, {
+      printList(json, balances, {
         json: (b) => ({
           chain: b.chain,
           asset: b.asset,
@@ -121,13 +122,14 @@ export function addTreasuryCommands(program: Command): void {
           `${b.chain} ${unitsToDecimal(b.amountRaw, b.decimals, 0)} ${b.asset} (read ${b.observedAt.toISOString()})`,
         counted: "balances",
       });
-    });
+    },
+  );
 
-  treasury
-    .command("pending")
-    .description("Sends not yet confirmed or failed, oldest first, with their state and why they wait")
-    .option("--json", "one JSON object per line")
-    .action(async (options: { json?: boolean }) => {
+  addListCommand(
+    treasury,
+    "pending",
+    "Sends not yet confirmed or failed, oldest first, with their state and why they wait",
+    async (json) => {
       const { sends, decimals } = await withDatabase(async (db, config) => {
         const sends = await listOpenSends(db);
         const decimals = new Map<ChainId, AssetDecimals>();
@@ -137,12 +139,13 @@ export function addTreasuryCommands(program: Command): void {
         return { sends, decimals };
       });
       const decimalsOf = (send: TreasurySend) => decimals.get(send.chain)?.get(send.asset);
-      printList(options.json, sends, {
+      printList(json, sends, {
         json: (s) => sendJson(s, decimalsOf(s)),
         text: (s) => sendText(s, decimalsOf(s)),
         counted: "open sends",
       });
-    });
+    },
+  );
 
   treasury
     .command("send")

@@ -29,27 +29,76 @@ export interface BenchNodeReady {
 export interface BenchNode {
   readonly url: string;
   readonly tokens: ReadonlyArray<{ asset: string; address: string; decimals: number }>;
+  /** The newest block's height (slot). */
+  head(): number;
+  /** Mines one block with what was queued. */
+  mine(): unknown;
   stop(): Promise<void>;
 }
 
+/** One benchmark transaction for a chain's `queue` to put on its node. */
+export interface BenchTransaction {
+  /** Which benchmark block (from 0) and which transaction in it. */
+  block: number;
+  index: number;
+  /** Whether it pays a watched address (then to the one of watch-set index `watchedIndex()`). */
+  hit: boolean;
+  watchedIndex(): number;
+  /** The benchmark's PRNG (the same blocks on every run), and an integer below `size` from it. */
+  random(): number;
+  pick(size: number): number;
+}
+
+/** How one chain fills its test node with benchmark blocks. */
+export interface BenchBlocks<N extends BenchNode, S> {
+  /** Seed of the PRNG. */
+  seed: number;
+  /** Funds the senders before the benchmark blocks (mined in a block of its own); `queue` gets what it returns. */
+  fund(node: N): S;
+  /** Queues one benchmark transaction. */
+  queue(node: N, senders: S, tx: BenchTransaction): void;
+  /**
+   * Asks for block `height` as the scan will: a real node serves stored blocks, so the answers are
+   * rendered (and cached by the test node) before the timed scan, which then measures the adapter.
+   */
+  warm(node: N, height: number): Promise<void>;
+}
+
 /**
- * Child side: on the benchmark's request starts the node, lets `fill` build the benchmark blocks
- * (timed: buildMs) and answers with the node and what it holds; stops it on the next message.
+ * Child side: on the benchmark's request starts the node, builds the benchmark blocks (timed:
+ * buildMs): `request.blocks` blocks of `request.transactionsPerBlock` transactions, each paying a
+ * watched address with probability `request.hitRate`; answers with the node and what it holds, and
+ * stops it on the next message.
  */
-export function serveBenchNode<N extends BenchNode>(
-  start: () => Promise<N>,
-  fill: (node: N, request: BenchNodeRequest) => Promise<Pick<BenchNodeReady, "from" | "to" | "expectedTransfers">>,
-): void {
+export function serveBenchNode<N extends BenchNode, S>(start: () => Promise<N>, blocks: BenchBlocks<N, S>): void {
   // Never outlive the benchmark that started this process.
   process.once("disconnect", () => process.exit(0));
   process.once("message", async (request: BenchNodeRequest) => {
     const node = await start();
     const started = performance.now();
-    const filled = await fill(node, request);
+    const random = xorshift(blocks.seed);
+    const pick = (size: number) => Math.floor(random() * size);
+    const senders = blocks.fund(node);
+    node.mine();
+    let expectedTransfers = 0;
+    const from = node.head() + 1;
+    for (let block = 0; block < request.blocks; block++) {
+      for (let index = 0; index < request.transactionsPerBlock; index++) {
+        const hit = random() < request.hitRate;
+        const watchedIndex = () => pick(request.watchedAddresses);
+        blocks.queue(node, senders, { block, index, hit, watchedIndex, random, pick });
+        if (hit) expectedTransfers++;
+      }
+      node.mine();
+    }
+    const to = node.head();
+    for (let height = from; height <= to; height++) await blocks.warm(node, height);
     const ready: BenchNodeReady = {
       url: node.url,
       tokens: [...node.tokens],
-      ...filled,
+      from,
+      to,
+      expectedTransfers,
       buildMs: performance.now() - started,
     };
     process.send?.(ready);

@@ -1,6 +1,9 @@
 export {
+  type BenchBlocks,
+  type BenchNode,
   type BenchNodeReady,
   type BenchNodeRequest,
+  type BenchTransaction,
   type ForkedScanBenchResult,
   runForkedScanBench,
   serveBenchNode,

@@ -1,7 +1,7 @@
 import { type Address, encodeDeployData, encodeFunctionData, getAddress } from "viem";
 import type { AnvilNode } from "./anvil-node.ts";
 import { forwarderAbi, loadContractsArtifact, revertingRelayAbi } from "./test-contracts.ts";
-import { defaultAccount, deploy, type SendOptions, send } from "./test-token.ts";
+import { type BatchPayment, batchPayoutArgs, defaultAccount, deploy, type SendOptions, send } from "./test-token.ts";
 import type { MinedTransaction } from "./transactions.ts";
 
 /** contracts/TestToken.sol's Forwarder (a contract wallet paying out) and the RevertingRelay it can pay through. */
@@ -27,14 +27,10 @@ export async function deployForwarder(node: AnvilNode): Promise<ForwarderContrac
 export function forwardNative(
   node: AnvilNode,
   contracts: ForwarderContracts,
-  payments: readonly { to: string; amount: bigint }[],
+  payments: readonly BatchPayment[],
   options: SendOptions = {},
 ): Promise<MinedTransaction> {
-  const data = encodeFunctionData({
-    abi: forwarderAbi,
-    functionName: "forward",
-    args: [payments.map((p) => getAddress(p.to)), payments.map((p) => p.amount)],
-  });
+  const data = encodeFunctionData({ abi: forwarderAbi, functionName: "forward", args: batchPayoutArgs(payments) });
   const value = payments.reduce((sum, p) => sum + p.amount, 0n);
   return send(
     node,

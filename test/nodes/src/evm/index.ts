@@ -2,6 +2,8 @@
  * The EVM test harness: a real node (anvil from @foundry-rs/anvil) plus a real ERC-20
  * (contracts/TestToken.sol, compiled by solc from npm) and helpers to move value on it.
  */
+
+export { abiSignatures, functionSignatures } from "./abi-signatures.ts";
 export { ANVIL_ACCOUNTS, ANVIL_DEPLOYER, type AnvilAccount } from "./anvil-accounts.ts";
 export { anvilBinaryPath } from "./anvil-binary.ts";
 export { type AnvilNode, type ReorgTransaction, type StartAnvilOptions, startAnvil } from "./anvil-node.ts";
@@ -16,7 +18,6 @@ export {
   type CompiledAggregator,
   compileMockAggregator,
   deployMockAggregator,
-  functionSignatures,
   mockAggregatorAbi,
   type Round,
   setRound,

@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
-import { type Abi, type Address, encodeDeployData, encodeFunctionData, type Hex, parseAbi } from "viem";
-import { z } from "zod";
+import { type Address, encodeDeployData, encodeFunctionData, type Hex, parseAbi } from "viem";
 import type { AnvilNode } from "./anvil-node.ts";
 import { compileSolidity } from "./compile.ts";
 
@@ -70,23 +69,4 @@ export async function setRound(node: AnvilNode, feed: Address, round: Round): Pr
   const hash = await node.walletClient.sendTransaction({ to: feed, data });
   const receipt = await node.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
   if (receipt.status !== "success") throw new Error("setRound reverted");
-}
-
-/** `type name(inputs)(outputs) mutability` per function, sorted: what two ABIs must agree on. */
-export function functionSignatures(abi: readonly unknown[] | Abi): string[] {
-  const param = z.object({ type: z.string(), name: z.string().default("") });
-  const entry = z.object({
-    type: z.string(),
-    name: z.string().optional(),
-    inputs: z.array(param).optional(),
-    outputs: z.array(param).optional(),
-    stateMutability: z.string().optional(),
-  });
-  const list = (params: z.infer<typeof param>[] = []) => params.map((p) => `${p.type} ${p.name}`.trimEnd()).join(",");
-  return z
-    .array(entry)
-    .parse(abi)
-    .filter((item) => item.type === "function")
-    .map((item) => `${item.name}(${list(item.inputs)})(${list(item.outputs)}) ${item.stateMutability ?? ""}`)
-    .sort();
 }

@@ -66,17 +66,28 @@ function callToken(
 
 export const transferToken = callToken("transfer");
 
+/** One payment of a batch payout (TestToken.batchTransfer, the Forwarder's forward). */
+export interface BatchPayment {
+  to: string;
+  amount: bigint;
+}
+
+/** The (recipients, amounts) arguments the batch payout functions take. */
+export function batchPayoutArgs(payments: readonly BatchPayment[]): [Address[], bigint[]] {
+  return [payments.map((p) => getAddress(p.to)), payments.map((p) => p.amount)];
+}
+
 /** One transaction paying every recipient (one Transfer log each, in order). */
 export async function batchTransferToken(
   node: AnvilNode,
   token: Pick<TestToken, "address">,
-  payments: readonly { to: string; amount: bigint }[],
+  payments: readonly BatchPayment[],
   options: SendOptions = {},
 ): Promise<MinedTransaction> {
   const data = encodeFunctionData({
     abi: testTokenAbi,
     functionName: "batchTransfer",
-    args: [payments.map((p) => getAddress(p.to)), payments.map((p) => p.amount)],
+    args: batchPayoutArgs(payments),
   });
   return send(node, { to: token.address, data }, { gas: batchTransferGas(payments.length), ...options });
 }

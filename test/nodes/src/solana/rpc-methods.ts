@@ -53,49 +53,39 @@ const invalidParams = (message: string): RpcAnswer => ({
   error: { code: -32602, message: `Invalid params: ${message}` },
 });
 
+type RpcMethod = (context: RpcContext, args: unknown[]) => RpcAnswer;
+
 /**
  * The JSON-RPC subset of the Solana adapter and faucet, with the results and error codes of agave's
  * RPC server: getSlot, getBlocks, getBlock (jsonParsed; transactionDetails full/signatures/none),
  * getFirstAvailableBlock, getGenesisHash, requestAirdrop, and the sending methods of
  * transaction-methods.ts.
  */
+const METHODS: ReadonlyMap<string, RpcMethod> = new Map<string, RpcMethod>([
+  ["getSlot", getSlot],
+  ["getBlocks", getBlocks],
+  ["getBlock", getBlock],
+  ["getFirstAvailableBlock", (context) => ({ result: context.chain.firstAvailableBlock() })],
+  ["getGenesisHash", (context) => ({ result: context.chain.genesisHash() })],
+  ["requestAirdrop", requestAirdrop],
+  ["sendTransaction", sendTransaction],
+  ["getLatestBlockhash", getLatestBlockhash],
+  ["getBlockHeight", getBlockHeight],
+  ["isBlockhashValid", isBlockhashValid],
+  ["getSignatureStatuses", getSignatureStatuses],
+  ["getBalance", getBalance],
+  ["getAccountInfo", getAccountInfo],
+  ["getTokenAccountBalance", getTokenAccountBalance],
+  ["getMinimumBalanceForRentExemption", getMinimumBalanceForRentExemption],
+]);
+
+/** Answers one call of a method of METHODS. */
 export function callRpcMethod(context: RpcContext, method: string, params: unknown): RpcAnswer {
   const args = params === undefined ? [] : params;
   if (!Array.isArray(args)) return invalidParams("params must be an array");
-  switch (method) {
-    case "getSlot":
-      return getSlot(context, args);
-    case "getBlocks":
-      return getBlocks(context, args);
-    case "getBlock":
-      return getBlock(context, args);
-    case "getFirstAvailableBlock":
-      return { result: context.chain.firstAvailableBlock() };
-    case "getGenesisHash":
-      return { result: context.chain.genesisHash() };
-    case "requestAirdrop":
-      return requestAirdrop(context, args);
-    case "sendTransaction":
-      return sendTransaction(context, args);
-    case "getLatestBlockhash":
-      return getLatestBlockhash(context, args);
-    case "getBlockHeight":
-      return getBlockHeight(context, args);
-    case "isBlockhashValid":
-      return isBlockhashValid(context, args);
-    case "getSignatureStatuses":
-      return getSignatureStatuses(context, args);
-    case "getBalance":
-      return getBalance(context, args);
-    case "getAccountInfo":
-      return getAccountInfo(context, args);
-    case "getTokenAccountBalance":
-      return getTokenAccountBalance(context, args);
-    case "getMinimumBalanceForRentExemption":
-      return getMinimumBalanceForRentExemption(context, args);
-    default:
-      return { error: { code: -32601, message: "Method not found" } };
-  }
+  const handler = METHODS.get(method);
+  if (!handler) return { error: { code: -32601, message: "Method not found" } };
+  return handler(context, args);
 }
 
 /** The newest block visible at a commitment (`processed` and `confirmed` see the tip). */

@@ -125,37 +125,29 @@ function decodeInstruction(program: string, keys: string[], data: Buffer, contex
       return { kind: "systemTransfer", from: key(0), to: key(1), lamports: data.readBigUInt64LE(4) };
     }
     case TOKEN_PROGRAM_ID: {
+      // Transfer (3): [source, destination, authority], u64 amount. TransferChecked (12): the mint
+      // after the source, then the decimals after the amount.
       const index = data[0];
-      if (index === 3) {
-        if (data.length !== 9) return invalid("InvalidInstructionData");
-        if (!need(3)) return invalid("NotEnoughAccountKeys");
-        return {
-          kind: "tokenTransfer",
-          source: key(0),
-          destination: key(1),
-          authority: key(2),
-          amount: data.readBigUInt64LE(1),
-        };
-      }
-      if (index === 12) {
-        if (data.length !== 10) return invalid("InvalidInstructionData");
-        if (!need(4)) return invalid("NotEnoughAccountKeys");
-        return {
-          kind: "transferChecked",
-          source: key(0),
-          mint: key(1),
-          destination: key(2),
-          authority: key(3),
-          amount: data.readBigUInt64LE(1),
-          decimals: data[9] ?? 0,
-        };
-      }
       if (index === 9) {
+        // CloseAccount (9): [account, destination, owner], no data after the index.
         if (data.length !== 1) return invalid("InvalidInstructionData");
         if (!need(3)) return invalid("NotEnoughAccountKeys");
         return { kind: "closeAccount", account: key(0), destination: key(1), owner: key(2) };
       }
-      throw unsupported(`SPL Token instruction ${index ?? "(empty)"}`);
+      if (index !== 3 && index !== 12) throw unsupported(`SPL Token instruction ${index ?? "(empty)"}`);
+      const checked = index === 12;
+      const accounts = checked ? 4 : 3;
+      if (data.length !== (checked ? 10 : 9)) return invalid("InvalidInstructionData");
+      if (!need(accounts)) return invalid("NotEnoughAccountKeys");
+      const transfer = {
+        source: key(0),
+        destination: key(accounts - 2),
+        authority: key(accounts - 1),
+        amount: data.readBigUInt64LE(1),
+      };
+      return checked
+        ? { kind: "transferChecked", ...transfer, mint: key(1), decimals: data[9] ?? 0 }
+        : { kind: "tokenTransfer", ...transfer };
     }
     case ASSOCIATED_TOKEN_PROGRAM_ID: {
       // Create is the empty instruction (or 0), CreateIdempotent is 1.
