@@ -24,11 +24,13 @@ export { SENDER_FACTORIES, type SenderFactory, type SenderFactoryOptions } from 
 export { createSolanaSender } from "./solana/index.ts";
 export {
   createEvmSweeper,
+  createTronSweeper,
   DEFAULT_SWEEP_CONFIG,
   type EvmSweeper,
   type EvmSweeperOptions,
   type SweepConfig,
   sweepConfigFromEnv,
+  type TronSweeperOptions,
 } from "./sweeps/index.ts";
 export { registerTreasuryMetrics } from "./treasury-metrics.ts";
 export {

@@ -26,6 +26,7 @@ import {
   createChainSenders,
   createEvmSweeper,
   createSendPipeline,
+  createTronSweeper,
   recordTreasuryAddresses,
   type SendPipelineOptions,
   type SweepConfig,
@@ -168,21 +169,28 @@ export async function startSigner(options: {
     ...(halt ? { onStage: haltAt(halt) } : {}),
   });
   pipeline.start();
-  // Sweeps (EVM so far): deposits gathered into the treasury, top-ups through the pipeline above.
-  const evmChains = senders.flatMap((s) => {
-    const config = chains[s.chain];
-    return config && chainFamily(config.chain) === "evm" ? [config] : [];
-  });
-  const sweeper = createEvmSweeper({
+  // Sweeps (EVM, Tron): deposits gathered into the treasury, top-ups through the pipeline above.
+  const chainsOf = (family: "evm" | "tron") =>
+    senders.flatMap((s) => {
+      const config = chains[s.chain];
+      return config && chainFamily(config.chain) === family ? [config] : [];
+    });
+  const evmChains = chainsOf("evm");
+  const tronChains = chainsOf("tron");
+  const sweeperOptions = {
     db,
-    chains: evmChains,
     depositKeys: secrets.depositKeys,
     treasuryKeys: keys,
     logger,
     config: secrets.sweeps,
     leaseSeconds: options.leaseSeconds,
-  });
-  sweeper.start();
+  };
+  const sweepers = [
+    createEvmSweeper({ ...sweeperOptions, chains: evmChains }),
+    createTronSweeper({ ...sweeperOptions, chains: tronChains }),
+  ];
+  for (const sweeper of sweepers) sweeper.start();
+  const sweeper = { stop: () => Promise.all(sweepers.map((s) => s.stop())) };
   const pools = startCustodyPoolFiller({
     db,
     custody: options.custody,
@@ -201,7 +209,7 @@ export async function startSigner(options: {
     throw error;
   }
   logger.info(
-    { chains: senders.map((s) => s.chain), sweeps: evmChains.map((c) => c.chain), pollIntervalMs },
+    { chains: senders.map((s) => s.chain), sweeps: [...evmChains, ...tronChains].map((c) => c.chain), pollIntervalMs },
     "signer started",
   );
   return {

@@ -1,7 +1,6 @@
 import { resolveEvmAssets } from "@mp/chain-evm";
-import { type ChainConfig, type ChainId, decimalToUnits, type Logger, mapBounded } from "@mp/core";
-import type { DepositKey, DepositKeys, TreasuryKeys } from "@mp/custody";
-import { assertLeader, type Database, LeadershipLostError, type LeaseKeeper, type Queryable } from "@mp/db";
+import { type ChainConfig, type ChainId, type Logger, mapBounded } from "@mp/core";
+import { assertLeader, type Queryable } from "@mp/db";
 import {
   type Address,
   createPublicClient,
@@ -18,7 +17,9 @@ import { type ChainSender, InsufficientTreasuryFundsError } from "../chain-sende
 import { createEvmSender } from "../evm/evm-sender.ts";
 import { justStored } from "../send-pipeline.ts";
 import { requestSend } from "../send-requests.ts";
-import { DEFAULT_SWEEP_CONFIG, type SweepConfig } from "./sweep-config.ts";
+import { DEFAULT_SWEEP_CONFIG, type SweepConfig, sweepThreshold } from "./sweep-config.ts";
+import type { SweeperOptions } from "./sweep-send.ts";
+import { isolatedStep, keysSigningAs } from "./sweep-step.ts";
 import {
   finishSweep,
   insertSweep,
@@ -33,23 +34,8 @@ import {
   settleTopUps,
 } from "./sweep-store.ts";
 
-export interface EvmSweeperOptions {
-  db: Database;
-  /** The EVM chains to sweep (their configs: RPC, tokens). */
-  chains: readonly ChainConfig[];
-  /** Deposit (receive) address keys from MASTER_MNEMONIC: the signer's only. */
-  depositKeys: DepositKeys;
-  /** The treasury's keys: the sweeps' destination, and the top-ups' source (through the send pipeline). */
-  treasuryKeys: TreasuryKeys;
-  logger: Logger;
-  config?: SweepConfig;
-  /** The process's lease keeper (role signer), else one of its own on `db`. */
-  leases?: LeaseKeeper;
-  leaseSeconds?: number;
-  fetch?: typeof globalThis.fetch;
-  /** Tests: called once a sweep's top-up is confirmed and before its sweep is signed. */
-  onReady?: (sweepIds: string[]) => void;
-}
+/** The EVM chains to sweep are `chains` (their configs: RPC, tokens). */
+export type EvmSweeperOptions = SweeperOptions;
 
 /**
  * tick(chain): one pass over one chain (lease `sweeper:<CHAIN>`): settle finished sweeps, move
@@ -128,14 +114,6 @@ function chainRuntime(config: ChainConfig, fetchFn: typeof globalThis.fetch | un
   };
 }
 
-/** TreasuryKeys that sign as one deposit address: the EVM sender, reused as is, signs for it. */
-function keysSigningAs(key: DepositKey): TreasuryKeys {
-  const none = (): never => {
-    throw new Error("a deposit address signs EVM transactions only");
-  };
-  return { fingerprint: "", evm: () => key, tron: none, bitcoin: none, solana: none };
-}
-
 /** One pass over one chain under its lease. */
 class ChainSweep {
   private readonly chain: ChainId;
@@ -167,23 +145,14 @@ class ChainSweep {
   }
 
   /** One address the node or the database cannot serve now does not hold up the others; the next pass retries it. */
-  private async isolated(context: Record<string, string>, fn: () => Promise<void>): Promise<void> {
-    try {
-      await fn();
-    } catch (error) {
-      if (error instanceof LeadershipLostError) throw error;
-      this.logger.warn({ ...context, err: String(error) }, "sweep step failed: retried next pass");
-    }
+  private isolated(context: Record<string, string>, fn: () => Promise<void>): Promise<void> {
+    return isolatedStep(this.logger, context, fn);
   }
 
   private threshold(asset: string): bigint {
     const { native, tokens } = this.runtime.assets;
-    const token = tokens.find((t) => t.asset === asset);
-    const decimals = asset === native.asset ? native.decimals : (token?.decimals ?? 0);
-    const whole =
-      this.config.thresholds[asset] ??
-      (asset === native.asset ? this.config.defaults.native : this.config.defaults.token);
-    return decimalToUnits(whole, decimals) ?? 0n;
+    const decimals = asset === native.asset ? native.decimals : (tokens.find((t) => t.asset === asset)?.decimals ?? 0);
+    return sweepThreshold(this.config, { asset, decimals }, asset === native.asset);
   }
 
   private rpc<T>(method: string, params: unknown[]): Promise<T> {
@@ -283,7 +252,7 @@ class ChainSweep {
     }
     const sender: ChainSender = createEvmSender({
       config: this.runtime.config,
-      keys: keysSigningAs(key),
+      keys: keysSigningAs("evm", key),
       db: this.options.db,
       logger: this.logger,
       ...(this.runtime.fetch === undefined ? {} : { fetch: this.runtime.fetch }),

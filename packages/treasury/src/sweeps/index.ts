@@ -1,2 +1,3 @@
 export { createEvmSweeper, type EvmSweeper, type EvmSweeperOptions } from "./evm-sweeper.ts";
 export { DEFAULT_SWEEP_CONFIG, type SweepConfig, sweepConfigFromEnv } from "./sweep-config.ts";
+export { createTronSweeper, type TronSweeperOptions } from "./tron-sweeper.ts";

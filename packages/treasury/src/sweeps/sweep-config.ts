@@ -1,4 +1,4 @@
-import { ConfigError } from "@mp/core";
+import { ConfigError, decimalToUnits } from "@mp/core";
 import { z } from "zod";
 
 /**
@@ -20,6 +20,16 @@ export const DEFAULT_SWEEP_CONFIG: SweepConfig = {
   defaults: { token: "10", native: "0.01" },
   intervalMs: 60_000,
 };
+
+/** An asset's threshold in smallest units: its own (SWEEP_THRESHOLDS), else the default for tokens or the native coin. */
+export function sweepThreshold(
+  config: SweepConfig,
+  asset: { asset: string; decimals: number },
+  native: boolean,
+): bigint {
+  const whole = config.thresholds[asset.asset] ?? (native ? config.defaults.native : config.defaults.token);
+  return decimalToUnits(whole, asset.decimals) ?? 0n;
+}
 
 const DECIMAL = /^\d+(\.\d+)?$/;
 const thresholdsSchema = z

@@ -125,6 +125,33 @@ export interface OpenSweep {
 }
 
 export async function listReadySweeps(q: Queryable, chain: ChainId, limit: number): Promise<OpenSweep[]> {
+  return (await listOpenSweeps(q, chain, limit, "w.state = 'ready'")).map(({ sendId: _, ...sweep }) => sweep);
+}
+
+/**
+ * Sweeps whose stored attempt was proven expired (a Tron transaction past its expiration): the
+ * pipeline put their send back to queued, and only the sweeper, holding the deposit key, signs it again.
+ */
+export async function listRequeuedSweeps(
+  q: Queryable,
+  chain: ChainId,
+  limit: number,
+): Promise<Array<OpenSweep & { sendId: string }>> {
+  const rows = await listOpenSweeps(
+    q,
+    chain,
+    limit,
+    "w.state = 'sweeping' AND EXISTS (SELECT 1 FROM treasury_sends s WHERE s.id = w.send_id AND s.state = 'queued')",
+  );
+  return rows.flatMap((r) => (r.sendId === null ? [] : [{ ...r, sendId: r.sendId }]));
+}
+
+async function listOpenSweeps(
+  q: Queryable,
+  chain: ChainId,
+  limit: number,
+  where: string,
+): Promise<Array<OpenSweep & { sendId: string | null }>> {
   const { rows } = await q.query<{
     id: string;
     asset: string;
@@ -133,11 +160,12 @@ export async function listReadySweeps(q: Queryable, chain: ChainId, limit: numbe
     derivation_path: string;
     treasury_address: string;
     amount_raw: string;
+    send_id: string | null;
   }>(
     `SELECT w.id, w.asset, w.destination_id, w.deposit_address, t.derivation_path, w.treasury_address,
-            w.amount_raw::text AS amount_raw
+            w.amount_raw::text AS amount_raw, w.send_id
        FROM treasury_sweeps w JOIN destinations t ON t.id = w.destination_id
-      WHERE w.chain = $1 AND w.state = 'ready' ORDER BY w.created_at, w.id LIMIT $2`,
+      WHERE w.chain = $1 AND ${where} ORDER BY w.created_at, w.id LIMIT $2`,
     [chain, limit],
   );
   return rows.map((r) => ({
@@ -148,6 +176,7 @@ export async function listReadySweeps(q: Queryable, chain: ChainId, limit: numbe
     derivationPath: r.derivation_path,
     treasuryAddress: r.treasury_address,
     amountRaw: BigInt(r.amount_raw),
+    sendId: r.send_id,
   }));
 }
 
@@ -176,6 +205,8 @@ export async function listSettledSweeps(
     reason: string | null;
     attemptId: string | null;
     txHash: string | null;
+    coveredRaw: bigint;
+    amountRaw: bigint;
   }>
 > {
   const { rows } = await q.query<{
@@ -184,8 +215,11 @@ export async function listSettledSweeps(
     reason: string | null;
     attempt_id: string | null;
     tx_hash: string | null;
+    covered_raw: string;
+    amount_raw: string;
   }>(
-    `SELECT w.id, s.state AS send_state, s.reason, s.landed_attempt_id AS attempt_id, a.tx_hash
+    `SELECT w.id, s.state AS send_state, s.reason, s.landed_attempt_id AS attempt_id, a.tx_hash,
+            w.covered_raw::text AS covered_raw, w.amount_raw::text AS amount_raw
        FROM treasury_sweeps w JOIN treasury_sends s ON s.id = w.send_id
        LEFT JOIN treasury_attempts a ON a.id = s.landed_attempt_id
       WHERE w.chain = $1 AND w.state = 'sweeping' AND s.state IN ('confirmed', 'failed')`,
@@ -197,6 +231,8 @@ export async function listSettledSweeps(
     reason: r.reason,
     attemptId: r.attempt_id,
     txHash: r.tx_hash,
+    coveredRaw: BigInt(r.covered_raw),
+    amountRaw: BigInt(r.amount_raw),
   }));
 }
 

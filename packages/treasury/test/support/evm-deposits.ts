@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
+import type { ChainId } from "@mp/core";
 import { createCustody, createDepositKeys, type DepositKeys } from "@mp/custody";
 import type { Database } from "@mp/db";
 import { postDepositCredits } from "@mp/ledger";
@@ -28,7 +29,11 @@ export interface DepositMerchant {
  * (createCustody of the master mnemonic, the merchant's derivation account), so the sweeper's
  * deposit keys sign for them.
  */
-export async function createDepositMerchant(db: Database, count: number): Promise<DepositMerchant> {
+export async function createDepositMerchant(
+  db: Database,
+  count: number,
+  chain: ChainId = "BASE",
+): Promise<DepositMerchant> {
   const custody = createCustody(TEST_MASTER_MNEMONIC, { bitcoinNetwork: "regtest" });
   return db.tx(async (c) => {
     await c.query("SELECT pg_advisory_xact_lock(4243)");
@@ -42,15 +47,15 @@ export async function createDepositMerchant(db: Database, count: number): Promis
     for (let index = 0; index < count; index++) {
       const walletId = randomUUID();
       const destinationId = randomUUID();
-      const derived = custody.deriveAddress("BASE", account, index);
+      const derived = custody.deriveAddress(chain, account, index);
       await c.query(
         "INSERT INTO wallets (id, merchant_id, customer_id, label, derivation_index) VALUES ($1, $2, $3, 'main', $4)",
         [walletId, merchantId, customerId, index],
       );
       await c.query(
         `INSERT INTO destinations (id, wallet_id, merchant_id, chain, address, address_key, derivation_path)
-         VALUES ($1, $2, $3, 'BASE', $4, $5, $6)`,
-        [destinationId, walletId, merchantId, derived.address, derived.addressKey, derived.path],
+         VALUES ($1, $2, $3, $7, $4, $5, $6)`,
+        [destinationId, walletId, merchantId, derived.address, derived.addressKey, derived.path, chain],
       );
       addresses.push({ destinationId, walletId, address: derived.address });
     }
@@ -79,16 +84,48 @@ export async function depositAndCredit(
     );
   }
   for (const p of payments.filter((x) => x.asset === "ETH")) await sendNative(node, p.address.address, p.amount);
+  await recordCreditedDeposits(
+    db,
+    "BASE",
+    merchant,
+    payments.map((p) => ({
+      ...p,
+      decimals: p.asset === "ETH" ? 18 : 6,
+      contract: p.asset === "ETH" ? null : token.address,
+      txHash: `0x${randomBytes(32).toString("hex")}`,
+      position: "log:0",
+    })),
+  );
+}
+
+/** A deposit as the indexer records it, paid on chain already (the caller made the transfer). */
+export interface PaidDeposit {
+  address: DepositAddress;
+  asset: string;
+  amount: bigint;
+  decimals: number;
+  contract: string | null;
+  txHash: string;
+  /** log:<n> (account chains), vout:<n> (Bitcoin: the output a sweep spends). */
+  position: string;
+}
+
+/** Records deposits CONFIRMED and credited to the merchant the way the indexer does (row + ledger entry). */
+export async function recordCreditedDeposits(
+  db: Database,
+  chain: ChainId,
+  merchant: DepositMerchant,
+  payments: readonly PaidDeposit[],
+): Promise<void> {
   await db.tx(async (c) => {
     const credits = [];
     for (const p of payments) {
       const id = randomUUID();
-      const decimals = p.asset === "ETH" ? 18 : 6;
       await c.query(
         `INSERT INTO deposits (id, merchant_id, wallet_id, destination_id, customer_id, chain, asset, contract_address,
            to_address, tx_hash, position, block_height, block_hash, decimals, amount_raw, required_confirmations,
            status, usd_rate, amount_usd_micros, fee_usd_micros, net_amount_usd_micros, confirmed_at)
-         VALUES ($1, $2, $3, $4, $5, 'BASE', $6, $7, $8, $9, 'log:0', 1, '0xblock', $10, $11, 2, 'CONFIRMED',
+         VALUES ($1, $2, $3, $4, $5, $12, $6, $7, $8, $9, $13, 1, '0xblock', $10, $11, 2, 'CONFIRMED',
            '1', 1000000, 0, 1000000, now())`,
         [
           id,
@@ -97,11 +134,13 @@ export async function depositAndCredit(
           p.address.destinationId,
           merchant.customerId,
           p.asset,
-          p.asset === "ETH" ? null : token.address,
+          p.contract,
           p.address.address,
-          `0x${randomBytes(32).toString("hex")}`,
-          decimals,
+          p.txHash,
+          p.decimals,
           p.amount.toString(),
+          chain,
+          p.position,
         ],
       );
       credits.push({ depositId: id, merchantId: merchant.merchantId, amountUsdMicros: 1_000_000n, feeUsdMicros: 0n });
