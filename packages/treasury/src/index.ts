@@ -23,6 +23,8 @@ export {
 export { SENDER_FACTORIES, type SenderFactory, type SenderFactoryOptions } from "./sender-factories.ts";
 export { createSolanaSender } from "./solana/index.ts";
 export {
+  type BitcoinSweeperOptions,
+  createBitcoinSweeper,
   createEvmSweeper,
   createTronSweeper,
   DEFAULT_SWEEP_CONFIG,

@@ -23,6 +23,7 @@ import {
 } from "@mp/custody";
 import type { Database } from "@mp/db";
 import {
+  createBitcoinSweeper,
   createChainSenders,
   createEvmSweeper,
   createSendPipeline,
@@ -169,14 +170,15 @@ export async function startSigner(options: {
     ...(halt ? { onStage: haltAt(halt) } : {}),
   });
   pipeline.start();
-  // Sweeps (EVM, Tron): deposits gathered into the treasury, top-ups through the pipeline above.
-  const chainsOf = (family: "evm" | "tron") =>
+  // Sweeps (EVM, Tron, Bitcoin batched): deposits gathered into the treasury, top-ups through the pipeline above.
+  const chainsOf = (family: "evm" | "tron" | "bitcoin") =>
     senders.flatMap((s) => {
       const config = chains[s.chain];
       return config && chainFamily(config.chain) === family ? [config] : [];
     });
   const evmChains = chainsOf("evm");
   const tronChains = chainsOf("tron");
+  const bitcoinChains = chainsOf("bitcoin");
   const sweeperOptions = {
     db,
     depositKeys: secrets.depositKeys,
@@ -188,6 +190,7 @@ export async function startSigner(options: {
   const sweepers = [
     createEvmSweeper({ ...sweeperOptions, chains: evmChains }),
     createTronSweeper({ ...sweeperOptions, chains: tronChains }),
+    createBitcoinSweeper({ ...sweeperOptions, chains: bitcoinChains }),
   ];
   for (const sweeper of sweepers) sweeper.start();
   const sweeper = { stop: () => Promise.all(sweepers.map((s) => s.stop())) };
@@ -209,7 +212,11 @@ export async function startSigner(options: {
     throw error;
   }
   logger.info(
-    { chains: senders.map((s) => s.chain), sweeps: [...evmChains, ...tronChains].map((c) => c.chain), pollIntervalMs },
+    {
+      chains: senders.map((s) => s.chain),
+      sweeps: [...evmChains, ...tronChains, ...bitcoinChains].map((c) => c.chain),
+      pollIntervalMs,
+    },
     "signer started",
   );
   return {

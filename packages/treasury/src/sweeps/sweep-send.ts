@@ -6,7 +6,7 @@ import { createLeasedChainLoop, type LeasedChainLoop } from "../chain-loop.ts";
 import { type ChainSender, InsufficientTreasuryFundsError } from "../chain-sender.ts";
 import { justStored } from "../send-pipeline.ts";
 import { requestSend } from "../send-requests.ts";
-import type { SweepConfig } from "./sweep-config.ts";
+import { DEFAULT_SWEEP_CONFIG, type SweepConfig } from "./sweep-config.ts";
 import {
   finishSweep,
   insertSweep,
@@ -43,37 +43,43 @@ export type Fenced = <T>(fn: (tx: Queryable) => Promise<T>) => Promise<T>;
 /** A sweep's send (purpose sweep), the idempotency key that makes every retry return the one send. */
 export const sweepSendKey = (sweepId: string) => `sweep:${sweepId}`;
 
-/**
- * A family sweeper's loop: one pass per chain under the lease `sweeper:<CHAIN>`, every write of the
- * pass fenced by that lease (assertLeader in its transaction), as the send pipeline's are.
- */
-export function createSweeperLoop(options: {
-  db: Database;
+/** What one pass over one chain is given: its fenced writes, the sweep config, a logger naming the chain. */
+export interface SweepPass {
+  chain: ChainId;
+  fenced: Fenced;
+  config: SweepConfig;
   logger: Logger;
-  chains: readonly ChainId[];
-  leases?: LeaseKeeper | undefined;
-  leaseSeconds?: number | undefined;
-  intervalMs: number;
-  pass(chain: ChainId, fenced: Fenced): Promise<void>;
-}): LeasedChainLoop {
+}
+
+/**
+ * A family sweeper's loop: one pass per chain of `options.chains` under the lease `sweeper:<CHAIN>`,
+ * every write of the pass fenced by that lease (assertLeader in its transaction), as the send
+ * pipeline's are, every `config.intervalMs`.
+ */
+export function createSweeperLoop(options: SweeperOptions, pass: (run: SweepPass) => Promise<void>): LeasedChainLoop {
   const { db, logger } = options;
+  const config = options.config ?? DEFAULT_SWEEP_CONFIG;
   const leaseSeconds = options.leases?.seconds ?? options.leaseSeconds ?? 10;
   return createLeasedChainLoop({
     db,
     logger,
     ...(options.leases ? { leases: options.leases } : {}),
     leaseSeconds,
-    chains: options.chains,
+    chains: options.chains.map((c) => c.chain),
     leaseName: (chain) => `sweeper:${chain}`,
-    intervalMs: options.intervalMs,
+    intervalMs: config.intervalMs,
     what: "sweeper",
     pass: (chain, lease) =>
-      options.pass(chain, (fn) =>
-        db.tx(async (tx) => {
-          await assertLeader(tx, lease, { idleTimeoutMs: leaseSeconds * 500 });
-          return fn(tx);
-        }),
-      ),
+      pass({
+        chain,
+        config,
+        logger: logger.child({ chain, sweeper: true }),
+        fenced: (fn) =>
+          db.tx(async (tx) => {
+            await assertLeader(tx, lease, { idleTimeoutMs: leaseSeconds * 500 });
+            return fn(tx);
+          }),
+      }),
   });
 }
 

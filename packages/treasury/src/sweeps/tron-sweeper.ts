@@ -3,13 +3,14 @@ import { type ChainConfig, type ChainId, type Logger, mapBounded } from "@mp/cor
 import type { LeasedChainLoop } from "../chain-loop.ts";
 import { TronNode } from "../tron/tron-node.ts";
 import { BANDWIDTH_RESERVE_SUN, createTronSender, transferData, tronFeeLimit } from "../tron/tron-sender.ts";
-import { DEFAULT_SWEEP_CONFIG, type SweepConfig, sweepThreshold } from "./sweep-config.ts";
+import { type SweepConfig, sweepThreshold } from "./sweep-config.ts";
 import {
   createSweeperLoop,
   type Fenced,
   finishSettledSweeps,
   openSweepWithTopUp,
   type SweeperOptions,
+  type SweepPass,
   signAndStoreSweep,
 } from "./sweep-send.ts";
 import { isolatedStep, keysSigningAs } from "./sweep-step.ts";
@@ -51,7 +52,6 @@ const CONCURRENCY = 8;
  * record is treasury_sweeps (fee_paid_raw = the sun the receipt says was burnt).
  */
 export function createTronSweeper(options: TronSweeperOptions): LeasedChainLoop {
-  const config = options.config ?? DEFAULT_SWEEP_CONFIG;
   const treasury = options.treasuryKeys.tron().address;
   const chains = new Map<ChainId, ChainRuntime>(
     options.chains.map((c) => [
@@ -63,23 +63,9 @@ export function createTronSweeper(options: TronSweeperOptions): LeasedChainLoop 
       },
     ]),
   );
-  return createSweeperLoop({
-    db: options.db,
-    logger: options.logger,
-    chains: [...chains.keys()],
-    leases: options.leases,
-    leaseSeconds: options.leaseSeconds,
-    intervalMs: config.intervalMs,
-    pass: (chain, fenced) =>
-      new TronChainSweep(
-        chains.get(chain) as ChainRuntime,
-        treasury,
-        options,
-        config,
-        fenced,
-        options.logger.child({ chain, sweeper: true }),
-      ).run(),
-  });
+  return createSweeperLoop(options, (run) =>
+    new TronChainSweep(chains.get(run.chain) as ChainRuntime, treasury, options, run).run(),
+  );
 }
 
 interface ChainRuntime {
@@ -91,18 +77,19 @@ interface ChainRuntime {
 /** One pass over one Tron chain under its lease. */
 class TronChainSweep {
   private readonly chain: ChainId;
+  private readonly config: SweepConfig;
+  private readonly fenced: Fenced;
+  private readonly logger: Logger;
   private readonly context;
 
   constructor(
     private readonly runtime: ChainRuntime,
     private readonly treasury: string,
     private readonly options: TronSweeperOptions,
-    private readonly config: SweepConfig,
-    private readonly fenced: Fenced,
-    private readonly logger: Logger,
+    run: SweepPass,
   ) {
-    this.chain = runtime.config.chain;
-    this.context = { db: options.db, chain: this.chain, fenced, logger };
+    ({ chain: this.chain, config: this.config, fenced: this.fenced, logger: this.logger } = run);
+    this.context = { db: options.db, ...run };
   }
 
   async run(): Promise<void> {
