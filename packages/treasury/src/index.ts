@@ -23,8 +23,11 @@ export {
 export { SENDER_FACTORIES, type SenderFactory, type SenderFactoryOptions } from "./sender-factories.ts";
 export { createSolanaSender } from "./solana/index.ts";
 export {
+  type BitcoinSweeperOptions,
+  createBitcoinSweeper,
   createEvmSweeper,
   createSolanaSweeper,
+  createTronSweeper,
   DEFAULT_SWEEP_CONFIG,
   type EvmSweeper,
   type EvmSweeperOptions,
@@ -32,6 +35,7 @@ export {
   type SolanaSweeperOptions,
   type SweepConfig,
   sweepConfigFromEnv,
+  type TronSweeperOptions,
 } from "./sweeps/index.ts";
 export { registerTreasuryMetrics } from "./treasury-metrics.ts";
 export {

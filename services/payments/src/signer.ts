@@ -23,10 +23,12 @@ import {
 } from "@mp/custody";
 import type { Database } from "@mp/db";
 import {
+  createBitcoinSweeper,
   createChainSenders,
   createEvmSweeper,
   createSendPipeline,
   createSolanaSweeper,
+  createTronSweeper,
   recordTreasuryAddresses,
   type SendPipelineOptions,
   type SweepConfig,
@@ -169,12 +171,15 @@ export async function startSigner(options: {
     ...(halt ? { onStage: haltAt(halt) } : {}),
   });
   pipeline.start();
-  // Sweeps (EVM and Solana so far): deposits gathered into the treasury, broadcast and confirmed by
-  // the pipeline above (EVM top-ups through it too).
-  const evmChains = senders.flatMap((s) => {
-    const config = chains[s.chain];
-    return config && chainFamily(config.chain) === "evm" ? [config] : [];
-  });
+  // Sweeps (EVM, Tron, Bitcoin batched, Solana): deposits gathered into the treasury, top-ups through the pipeline above.
+  const chainsOf = (family: "evm" | "tron" | "bitcoin") =>
+    senders.flatMap((s) => {
+      const config = chains[s.chain];
+      return config && chainFamily(config.chain) === family ? [config] : [];
+    });
+  const evmChains = chainsOf("evm");
+  const tronChains = chainsOf("tron");
+  const bitcoinChains = chainsOf("bitcoin");
   const sweeperOptions = {
     db,
     depositKeys: secrets.depositKeys,
@@ -186,6 +191,8 @@ export async function startSigner(options: {
   const solana = senders.some((s) => s.chain === "SOLANA") ? chains.SOLANA : undefined;
   const sweepers = [
     createEvmSweeper({ ...sweeperOptions, chains: evmChains }),
+    createTronSweeper({ ...sweeperOptions, chains: tronChains }),
+    createBitcoinSweeper({ ...sweeperOptions, chains: bitcoinChains }),
     ...(solana ? [createSolanaSweeper({ ...sweeperOptions, chain: solana })] : []),
   ];
   for (const sweeper of sweepers) sweeper.start();
@@ -210,7 +217,7 @@ export async function startSigner(options: {
   logger.info(
     {
       chains: senders.map((s) => s.chain),
-      sweeps: [...evmChains.map((c) => c.chain), ...(solana ? [solana.chain] : [])],
+      sweeps: [...evmChains, ...tronChains, ...bitcoinChains, ...(solana ? [solana] : [])].map((c) => c.chain),
       pollIntervalMs,
     },
     "signer started",

@@ -1,4 +1,7 @@
 import { btcToSatoshis } from "@mp/bitcoin-protocol";
+import { AppError, type ChainConfig } from "@mp/core";
+import type { JsonRpcClient } from "@mp/rpc";
+import { z } from "zod";
 
 /**
  * Sizes and fees of the treasury's transactions: P2WPKH inputs only (every treasury coin is one),
@@ -48,4 +51,27 @@ export function bumpedFeeRate(old: bigint, current: bigint): bigint {
   const floor = old + INCREMENTAL_RELAY_SAT_PER_VB;
   const rate = bumped > floor ? bumped : floor;
   return rate > current ? rate : current;
+}
+
+/** Fee-rate estimate target, in blocks. */
+const CONF_TARGET = 2;
+/**
+ * The lowest rate paid (sat/vB): Core's minimum relay fee is 1, and a fresh regtest or sandbox node
+ * has no estimate at all (estimatesmartfee answers "Insufficient data"), so it pays this.
+ */
+const FLOOR_SAT_PER_VB: Record<"mainnet" | "testnet" | "regtest", bigint> = { mainnet: 1n, testnet: 1n, regtest: 2n };
+const estimateSchema = z.object({ feerate: z.union([z.string(), z.number()]).optional() });
+
+/** The rate a transaction signed now pays: estimatesmartfee (2 blocks), never below the network's floor. */
+export async function bitcoinFeeRate(
+  rpc: JsonRpcClient,
+  config: Pick<ChainConfig, "chain" | "network">,
+): Promise<bigint> {
+  const floor = FLOOR_SAT_PER_VB[config.network];
+  const answer = estimateSchema.parse(await rpc.call("estimatesmartfee", [CONF_TARGET]));
+  const estimate = answer.feerate === undefined ? null : satPerVbFromBtcPerKvb(answer.feerate);
+  if (estimate === null && config.network === "mainnet") {
+    throw new AppError("service_unavailable", `${config.chain} node has no fee estimate yet`, { retryable: true });
+  }
+  return estimate === null || estimate < floor ? floor : estimate;
 }

@@ -1,10 +1,9 @@
-import * as ecc from "@bitcoinerlab/secp256k1";
 import { bitcoinNetwork } from "@mp/bitcoin-protocol";
 import { BTC_ASSET, bitcoinRpc } from "@mp/chain-bitcoin";
 import { AppError, ValidationError } from "@mp/core";
 import type { TreasuryKey } from "@mp/custody";
 import { JsonRpcError } from "@mp/rpc";
-import { address as bitcoinAddress, Psbt, Transaction } from "bitcoinjs-lib";
+import { address as bitcoinAddress, Transaction } from "bitcoinjs-lib";
 import { z } from "zod";
 import {
   type ChainSender,
@@ -14,14 +13,8 @@ import {
   type StoredAttempt,
 } from "../chain-sender.ts";
 import type { SenderFactoryOptions } from "../sender-factories.ts";
-import {
-  bumpedFeeRate,
-  estimateVsize,
-  feeFor,
-  outputBytes,
-  P2WPKH_DUST,
-  satPerVbFromBtcPerKvb,
-} from "./bitcoin-fees.ts";
+import { bitcoinFeeRate, bumpedFeeRate, estimateVsize, feeFor, outputBytes, P2WPKH_DUST } from "./bitcoin-fees.ts";
+import { signP2wpkh } from "./sign-p2wpkh.ts";
 import {
   coinsAt,
   freeCoins,
@@ -44,21 +37,12 @@ const MAX_BATCH = 250;
 const MAX_INPUTS = 200;
 /** Blocks a broadcast attempt may stay unmined before it is replaced (RBF). */
 const STUCK_AFTER_BLOCKS = 3;
-/** Fee-rate estimate target, in blocks. */
-const CONF_TARGET = 2;
-/**
- * The lowest rate the sender pays (sat/vB): Core's minimum relay fee is 1, and a fresh regtest or
- * sandbox node has no estimate at all (estimatesmartfee answers "Insufficient data"), so it pays this.
- */
-const FLOOR_SAT_PER_VB: Record<"mainnet" | "testnet" | "regtest", bigint> = { mainnet: 1n, testnet: 1n, regtest: 2n };
-const RBF_SEQUENCE = 0xfffffffd;
 /** Core's RPC codes the sender acts on (src/rpc/protocol.h). */
 const RPC_INVALID_ADDRESS_OR_KEY = -5;
 const RPC_INVALID_PARAMETER = -8;
 const RPC_TRANSACTION_ERROR = -25;
 const RPC_TRANSACTION_ALREADY_IN_CHAIN = -27;
 
-const estimateSchema = z.object({ feerate: z.union([z.string(), z.number()]).optional() });
 const rawTransactionSchema = z.object({
   txid: z.string(),
   blockhash: z.string().optional(),
@@ -92,7 +76,6 @@ export function createBitcoinSender(options: SenderFactoryOptions): ChainSender 
   const encoding = network.encoding;
   const rpc = bitcoinRpc(config, { fetch: options.fetch, logger });
   const receive = keys.bitcoin(0, 0);
-  const floor = FLOOR_SAT_PER_VB[config.network];
   const keyCache = new Map<string, TreasuryKey>([[receive.path, receive]]);
 
   /** The key at a treasury path `m/84'/c'/0'/<branch>/<index>`. */
@@ -154,42 +137,18 @@ export function createBitcoinSender(options: SenderFactoryOptions): ChainSender 
       { asset: BTC_ASSET, needed: needed.toString(), available: available.toString() },
     );
 
-  const feeRateNow = async (): Promise<bigint> => {
-    const answer = estimateSchema.parse(await rpc.call("estimatesmartfee", [CONF_TARGET]));
-    const estimate = answer.feerate === undefined ? null : satPerVbFromBtcPerKvb(answer.feerate);
-    if (estimate === null && config.network === "mainnet") {
-      throw new AppError("service_unavailable", `${chain} node has no fee estimate yet`, { retryable: true });
-    }
-    return estimate === null || estimate < floor ? floor : estimate;
-  };
+  const feeRateNow = () => bitcoinFeeRate(rpc, config);
 
-  /** Signs every input (P2WPKH, SIGHASH_ALL) and checks each signature before the transaction leaves. */
+  /** Signs every input with the treasury key of its coin's path. */
   const signTransaction = (
     inputs: readonly TreasuryCoin[],
     outputs: readonly { script: Uint8Array; value: bigint }[],
-  ): Transaction => {
-    const psbt = new Psbt({ network: encoding });
-    psbt.setVersion(2);
-    for (const coin of inputs) {
-      psbt.addInput({
-        hash: coin.txid,
-        index: coin.vout,
-        sequence: RBF_SEQUENCE,
-        witnessUtxo: { script: bitcoinAddress.toOutputScript(coin.address, encoding), value: coin.amountRaw },
-      });
-    }
-    for (const output of outputs) psbt.addOutput({ script: output.script, value: output.value });
-    inputs.forEach((coin, index) => {
-      const key = keyAt(coin.path);
-      psbt.signInput(index, { publicKey: key.publicKey, sign: (hash) => ecc.sign(hash, key.privateKey) });
-      if (!psbt.validateSignaturesOfInput(index, (pubkey, hash, signature) => ecc.verify(hash, pubkey, signature))) {
-        throw new Error(`signature of input ${index} does not verify`);
-      }
-    });
-    psbt.finalizeAllInputs();
-    // The fee-rate sanity check of extractTransaction is ours to make (the plan), not bitcoinjs' default cap.
-    return psbt.extractTransaction(true);
-  };
+  ): Transaction =>
+    signP2wpkh(
+      inputs.map((coin) => ({ ...coin, key: keyAt(coin.path) })),
+      outputs,
+      encoding,
+    );
 
   const attemptOf = (
     tx: Transaction,
@@ -355,6 +314,11 @@ export function createBitcoinSender(options: SenderFactoryOptions): ChainSender 
     async replace(tx, attempt, orders) {
       const previous = Transaction.fromHex(attempt.raw);
       const inputs = await coinsAt(tx, chain, guardOf(attempt));
+      if (inputs.length === 0) {
+        // A sweep's: its inputs are deposit outputs, signed with deposit keys this sender does not hold.
+        logger.warn({ chain, txHash: attempt.txHash }, "a stuck sweep is not replaced here: it waits to be mined");
+        return null;
+      }
       if (inputs.length !== previous.ins.length) {
         throw new Error(`the coins of ${attempt.txHash} are not all in treasury_utxos`);
       }

@@ -1,7 +1,6 @@
 import { resolveEvmAssets } from "@mp/chain-evm";
 import { type ChainConfig, type ChainId, type Logger, mapBounded } from "@mp/core";
-import type { DepositKey, TreasuryKeys } from "@mp/custody";
-import type { Queryable } from "@mp/db";
+import { assertLeader, type Queryable } from "@mp/db";
 import {
   type Address,
   createPublicClient,
@@ -18,30 +17,25 @@ import { type ChainSender, InsufficientTreasuryFundsError } from "../chain-sende
 import { createEvmSender } from "../evm/evm-sender.ts";
 import { justStored } from "../send-pipeline.ts";
 import { requestSend } from "../send-requests.ts";
-import { DEFAULT_SWEEP_CONFIG, type SweepConfig, type SweeperOptions, sweepThresholdRaw } from "./sweep-config.ts";
+import { DEFAULT_SWEEP_CONFIG, type SweepConfig, sweepThreshold } from "./sweep-config.ts";
+import type { SweeperOptions } from "./sweep-send.ts";
+import { isolatedStep, keysSigningAs } from "./sweep-step.ts";
 import {
   finishSweep,
   insertSweep,
-  isolatedSweepStep,
-  leaderFenced,
   listReadySweeps,
   listSettledSweeps,
   listSweepCandidates,
+  markSweeping,
   noteSweepWaiting,
   type OpenSweep,
-  refuseForeignDepositKey,
   type SweepCandidate,
   setTopUpSend,
   settleTopUps,
-  startSweepSend,
 } from "./sweep-store.ts";
 
-export interface EvmSweeperOptions extends SweeperOptions {
-  /** The EVM chains to sweep (their configs: RPC, tokens). */
-  chains: readonly ChainConfig[];
-  /** Tests: called once a sweep's top-up is confirmed and before its sweep is signed. */
-  onReady?: (sweepIds: string[]) => void;
-}
+/** The EVM chains to sweep are `chains` (their configs: RPC, tokens). */
+export type EvmSweeperOptions = SweeperOptions;
 
 /**
  * tick(chain): one pass over one chain (lease `sweeper:<CHAIN>`): settle finished sweeps, move
@@ -91,7 +85,11 @@ export function createEvmSweeper(options: EvmSweeperOptions): EvmSweeper {
     intervalMs: config.intervalMs,
     what: "sweeper",
     pass: (chain, lease) => {
-      const fenced = leaderFenced(db, lease, leaseSeconds);
+      const fenced = <T>(fn: (tx: Queryable) => Promise<T>): Promise<T> =>
+        db.tx(async (tx) => {
+          await assertLeader(tx, lease, { idleTimeoutMs: leaseSeconds * 500 });
+          return fn(tx);
+        });
       const runtime = chains.get(chain) as ChainRuntime;
       return new ChainSweep(runtime, treasury, options, config, fenced, logger.child({ chain, sweeper: true })).run();
     },
@@ -114,14 +112,6 @@ function chainRuntime(config: ChainConfig, fetchFn: typeof globalThis.fetch | un
     }),
     fetch: fetchFn,
   };
-}
-
-/** TreasuryKeys that sign as one deposit address: the EVM sender, reused as is, signs for it. */
-function keysSigningAs(key: DepositKey): TreasuryKeys {
-  const none = (): never => {
-    throw new Error("a deposit address signs EVM transactions only");
-  };
-  return { fingerprint: "", evm: () => key, tron: none, bitcoin: none, solana: none };
 }
 
 /** One pass over one chain under its lease. */
@@ -154,15 +144,15 @@ class ChainSweep {
     );
   }
 
+  /** One address the node or the database cannot serve now does not hold up the others; the next pass retries it. */
   private isolated(context: Record<string, string>, fn: () => Promise<void>): Promise<void> {
-    return isolatedSweepStep(this.logger, context, fn);
+    return isolatedStep(this.logger, context, fn);
   }
 
   private threshold(asset: string): bigint {
     const { native, tokens } = this.runtime.assets;
-    const token = tokens.find((t) => t.asset === asset);
-    const decimals = asset === native.asset ? native.decimals : (token?.decimals ?? 0);
-    return sweepThresholdRaw(this.config, asset, decimals, asset === native.asset);
+    const decimals = asset === native.asset ? native.decimals : (tokens.find((t) => t.asset === asset)?.decimals ?? 0);
+    return sweepThreshold(this.config, { asset, decimals }, asset === native.asset);
   }
 
   private rpc<T>(method: string, params: unknown[]): Promise<T> {
@@ -250,11 +240,19 @@ class ChainSweep {
    */
   private async sign(sweep: OpenSweep): Promise<void> {
     const key = this.options.depositKeys.forPath("evm", sweep.derivationPath);
-    const matches = getAddress(key.address) === getAddress(sweep.depositAddress);
-    if (await refuseForeignDepositKey(this.options.db, this.logger, sweep, { address: key.address, matches })) return;
+    if (getAddress(key.address) !== getAddress(sweep.depositAddress)) {
+      // Never sign for an address whose key we do not derive: the destination row and the mnemonic disagree.
+      await noteSweepWaiting(
+        this.options.db,
+        sweep.id,
+        `the deposit key derives ${key.address}, not ${sweep.depositAddress}`,
+      );
+      this.logger.error({ sweep: sweep.id, address: sweep.depositAddress }, "deposit key does not match its address");
+      return;
+    }
     const sender: ChainSender = createEvmSender({
       config: this.runtime.config,
-      keys: keysSigningAs(key),
+      keys: keysSigningAs("evm", key),
       db: this.options.db,
       logger: this.logger,
       ...(this.runtime.fetch === undefined ? {} : { fetch: this.runtime.fetch }),
@@ -279,9 +277,16 @@ class ChainSweep {
       throw error;
     }
     const stored = await this.fenced(async (tx) => {
-      const sendId = await startSweepSend(tx, this.chain, sweep);
-      if (sendId === null) return null;
-      const signed = await sender.sign(tx, [{ ...order, id: sendId }], prepared);
+      const { send } = await requestSend(tx, {
+        chain: this.chain,
+        asset: sweep.asset,
+        to: sweep.treasuryAddress,
+        amountRaw: sweep.amountRaw,
+        purpose: "sweep",
+        idempotencyKey: `sweep:${sweep.id}`,
+      });
+      if (!(await markSweeping(tx, sweep.id, send.id))) return null;
+      const signed = await sender.sign(tx, [{ ...order, id: send.id }], prepared);
       const id = await insertAttempt(tx, this.chain, signed, null);
       return { ...signed, id };
     });

@@ -21,11 +21,12 @@ import {
   createAssociatedTokenAccountIdempotent,
   transferChecked,
 } from "../solana/token-instructions.ts";
-import { DEFAULT_SWEEP_CONFIG, type SweepConfig, type SweeperOptions, sweepThresholdRaw } from "./sweep-config.ts";
+import { DEFAULT_SWEEP_CONFIG, type SweepConfig, sweepThreshold } from "./sweep-config.ts";
+import type { SweeperOptions } from "./sweep-send.ts";
+import { isolatedStep } from "./sweep-step.ts";
 import {
   finishSweep,
   insertSweep,
-  isolatedSweepStep,
   leaderFenced,
   listReadySweeps,
   listRequeuedSweeps,
@@ -40,7 +41,7 @@ import {
   startSweepSend,
 } from "./sweep-store.ts";
 
-export interface SolanaSweeperOptions extends SweeperOptions {
+export interface SolanaSweeperOptions extends Omit<SweeperOptions, "chains" | "onReady"> {
   /** The SOLANA chain config (RPC, tokens). */
   chain: ChainConfig;
   /** Tests: called once a sweep's attempt is stored and before it is broadcast. */
@@ -167,13 +168,13 @@ class SolanaSweepPass {
       ...ready.map((sweep) => ({ ...sweep, sendId: null })),
     ]);
     await mapBounded(toSign, CONCURRENCY, (sweep) =>
-      isolatedSweepStep(this.logger, { sweep: sweep.id }, () => this.sign(sweep, sweep.sendId)),
+      isolatedStep(this.logger, { sweep: sweep.id }, () => this.sign(sweep, sweep.sendId)),
     );
     const candidates = await listSweepCandidates(db, this.chain, SWEEPS_PER_TICK);
     await mapBounded(
       candidates.filter((c) => c.unsweptRaw >= this.threshold(c.asset)),
       CONCURRENCY,
-      (c) => isolatedSweepStep(this.logger, { address: c.address, asset: c.asset }, () => this.open(c)),
+      (c) => isolatedStep(this.logger, { address: c.address, asset: c.asset }, () => this.open(c)),
     );
   }
 
@@ -212,7 +213,7 @@ class SolanaSweepPass {
   private threshold(asset: string): bigint {
     const native = this.isNative(asset);
     const decimals = native ? this.runtime.assets.native.decimals : (this.tokenOf(asset)?.decimals ?? 0);
-    return sweepThresholdRaw(this.config, asset, decimals, native);
+    return sweepThreshold(this.config, { asset, decimals }, native);
   }
 
   /** Opens a sweep, ready to be signed: tokens move what the deposits covered; SOL what the address can give. */

@@ -1,6 +1,4 @@
-import { ConfigError, decimalToUnits, type Logger } from "@mp/core";
-import type { DepositKeys, TreasuryKeys } from "@mp/custody";
-import type { Database, LeaseKeeper } from "@mp/db";
+import { ConfigError, decimalToUnits } from "@mp/core";
 import { z } from "zod";
 
 /**
@@ -16,21 +14,6 @@ export interface SweepConfig {
   intervalMs: number;
 }
 
-/** What every family's sweeper is made with (the signer passes the same to each). */
-export interface SweeperOptions {
-  db: Database;
-  /** Deposit (receive) address keys from MASTER_MNEMONIC: the signer's only. */
-  depositKeys: DepositKeys;
-  /** The treasury's keys: the sweeps' destination (and the top-ups' or the fees' payer). */
-  treasuryKeys: TreasuryKeys;
-  logger: Logger;
-  config?: SweepConfig;
-  /** The process's lease keeper (role signer), else one of its own on `db`. */
-  leases?: LeaseKeeper;
-  leaseSeconds?: number;
-  fetch?: typeof globalThis.fetch;
-}
-
 /** Sandbox-sane: small enough that a test deposit is swept, large enough to be worth its gas on a real chain. */
 export const DEFAULT_SWEEP_CONFIG: SweepConfig = {
   thresholds: {},
@@ -38,10 +21,14 @@ export const DEFAULT_SWEEP_CONFIG: SweepConfig = {
   intervalMs: 60_000,
 };
 
-/** An asset's threshold in its smallest units: its own, else the default for tokens or the native coin. */
-export function sweepThresholdRaw(config: SweepConfig, asset: string, decimals: number, native: boolean): bigint {
-  const whole = config.thresholds[asset] ?? (native ? config.defaults.native : config.defaults.token);
-  return decimalToUnits(whole, decimals) ?? 0n;
+/** An asset's threshold in smallest units: its own (SWEEP_THRESHOLDS), else the default for tokens or the native coin. */
+export function sweepThreshold(
+  config: SweepConfig,
+  asset: { asset: string; decimals: number },
+  native: boolean,
+): bigint {
+  const whole = config.thresholds[asset.asset] ?? (native ? config.defaults.native : config.defaults.token);
+  return decimalToUnits(whole, asset.decimals) ?? 0n;
 }
 
 const DECIMAL = /^\d+(\.\d+)?$/;

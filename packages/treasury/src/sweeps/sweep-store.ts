@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ChainId, Logger } from "@mp/core";
-import { assertLeader, type Database, LeadershipLostError, type Lease, type Queryable } from "@mp/db";
+import { assertLeader, type Database, type Lease, type Queryable } from "@mp/db";
 import { requestSend } from "../send-requests.ts";
 
 /** The sweepers' reads and writes of treasury_sweeps (migrations/0106, 0115), and how they write. */
@@ -16,23 +16,6 @@ export function leaderFenced(
       await assertLeader(tx, lease, { idleTimeoutMs: leaseSeconds * 500 });
       return fn(tx);
     });
-}
-
-/**
- * One address the node or the database cannot serve now does not hold up the others: the step's
- * error is logged and the next pass retries it. A lost lease still ends the pass.
- */
-export async function isolatedSweepStep(
-  logger: Logger,
-  context: Record<string, string>,
-  fn: () => Promise<void>,
-): Promise<void> {
-  try {
-    await fn();
-  } catch (error) {
-    if (error instanceof LeadershipLostError) throw error;
-    logger.warn({ ...context, err: String(error) }, "sweep step failed: retried next pass");
-  }
 }
 
 export type SweepState = "topping_up" | "ready" | "sweeping" | "confirmed" | "failed";
@@ -300,6 +283,8 @@ export async function listSettledSweeps(
     txHash: string | null;
     /** The landed attempt's fee as signed (SignedAttempt.fee). */
     fee: Record<string, unknown> | null;
+    coveredRaw: bigint;
+    amountRaw: bigint;
   }>
 > {
   const { rows } = await q.query<{
@@ -309,8 +294,11 @@ export async function listSettledSweeps(
     attempt_id: string | null;
     tx_hash: string | null;
     fee: Record<string, unknown> | null;
+    covered_raw: string;
+    amount_raw: string;
   }>(
-    `SELECT w.id, s.state AS send_state, s.reason, s.landed_attempt_id AS attempt_id, a.tx_hash, a.fee
+    `SELECT w.id, s.state AS send_state, s.reason, s.landed_attempt_id AS attempt_id, a.tx_hash, a.fee,
+            w.covered_raw::text AS covered_raw, w.amount_raw::text AS amount_raw
        FROM treasury_sweeps w JOIN treasury_sends s ON s.id = w.send_id
        LEFT JOIN treasury_attempts a ON a.id = s.landed_attempt_id
       WHERE w.chain = $1 AND w.state = 'sweeping' AND s.state IN ('confirmed', 'failed')`,
@@ -323,6 +311,8 @@ export async function listSettledSweeps(
     attemptId: r.attempt_id,
     txHash: r.tx_hash,
     fee: r.fee,
+    coveredRaw: BigInt(r.covered_raw),
+    amountRaw: BigInt(r.amount_raw),
   }));
 }
 

@@ -18,7 +18,7 @@ const MAX_FEE_LIMIT = 15_000_000_000n;
  * TRX kept back for bandwidth: a transaction is ~270-350 bytes, burnt at 1,000 sun per byte when
  * the account's free daily bandwidth is used up (this sender does not count the free part).
  */
-const BANDWIDTH_RESERVE_SUN = 400_000n;
+export const BANDWIDTH_RESERVE_SUN = 400_000n;
 /** Transactions expire 60 s (20 blocks) after their reference block; they are never replaced. */
 const STUCK_AFTER_BLOCKS = 20;
 const TRANSFER_SELECTOR = "a9059cbb";
@@ -53,8 +53,14 @@ interface TronGuard {
 }
 
 const word = (hex: string) => hex.padStart(64, "0");
-const transferData = (toHex: string, amount: bigint) =>
+export const transferData = (toHex: string, amount: bigint) =>
   `${TRANSFER_SELECTOR}${word(toHex.slice(2))}${word(amount.toString(16))}`;
+
+/** fee_limit of a call estimated at `energy`: its cost at `price` sun per energy plus the buffer, within java-tron's cap. */
+export function tronFeeLimit(energy: bigint, price: bigint): bigint {
+  const cost = energy * price;
+  return min(cost + (cost * FEE_LIMIT_BUFFER_PERCENT + 99n) / 100n, MAX_FEE_LIMIT);
+}
 
 /**
  * The Tron family's ChainSender: TRX TransferContract and TRC-20 `transfer` from the treasury key
@@ -169,8 +175,7 @@ export function createTronSender(options: SenderFactoryOptions): ChainSender {
         throw new TronApiError("/wallet/triggerconstantcontract", "the transfer's dry run reverted; not signed");
       }
       const energy = BigInt(estimate.energyUsed);
-      const cost = energy * price;
-      const feeLimit = min(cost + (cost * FEE_LIMIT_BUFFER_PERCENT + 99n) / 100n, MAX_FEE_LIMIT);
+      const feeLimit = tronFeeLimit(energy, price);
       // Staked energy pays first; what it does not cover is burnt in TRX (fee_limit is only a cap).
       const burn = (energy > staked ? energy - staked : 0n) * price;
       const needed = burn + BANDWIDTH_RESERVE_SUN;

@@ -54,8 +54,8 @@ export async function createDepositMerchant(
       );
       await c.query(
         `INSERT INTO destinations (id, wallet_id, merchant_id, chain, address, address_key, derivation_path)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [destinationId, walletId, merchantId, chain, derived.address, derived.addressKey, derived.path],
+         VALUES ($1, $2, $3, $7, $4, $5, $6)`,
+        [destinationId, walletId, merchantId, derived.address, derived.addressKey, derived.path, chain],
       );
       addresses.push({ destinationId, walletId, address: derived.address });
     }
@@ -97,22 +97,24 @@ export async function depositAndCredit(
   );
 }
 
-/**
- * Records deposits CONFIRMED and credited to the merchant the way the indexer does (row + ledger
- * entry), for payments the test made on the chain's node.
- */
+/** A deposit as the indexer records it, paid on chain already (the caller made the transfer). */
+export interface PaidDeposit {
+  address: DepositAddress;
+  asset: string;
+  amount: bigint;
+  decimals: number;
+  contract: string | null;
+  txHash: string;
+  /** log:<n> (account chains; default log:0), vout:<n> (Bitcoin: the output a sweep spends). */
+  position?: string;
+}
+
+/** Records deposits CONFIRMED and credited to the merchant the way the indexer does (row + ledger entry). */
 export async function recordConfirmedDeposits(
   db: Database,
   chain: ChainId,
   merchant: DepositMerchant,
-  payments: ReadonlyArray<{
-    address: DepositAddress;
-    asset: string;
-    amount: bigint;
-    decimals: number;
-    contract: string | null;
-    txHash: string;
-  }>,
+  payments: readonly PaidDeposit[],
 ): Promise<void> {
   await db.tx(async (c) => {
     const credits = [];
@@ -122,7 +124,7 @@ export async function recordConfirmedDeposits(
         `INSERT INTO deposits (id, merchant_id, wallet_id, destination_id, customer_id, chain, asset, contract_address,
            to_address, tx_hash, position, block_height, block_hash, decimals, amount_raw, required_confirmations,
            status, usd_rate, amount_usd_micros, fee_usd_micros, net_amount_usd_micros, confirmed_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'log:0', 1, '0xblock', $11, $12, 2, 'CONFIRMED',
+         VALUES ($1, $2, $3, $4, $5, $12, $6, $7, $8, $9, $13, 1, '0xblock', $10, $11, 2, 'CONFIRMED',
            '1', 1000000, 0, 1000000, now())`,
         [
           id,
@@ -137,6 +139,8 @@ export async function recordConfirmedDeposits(
           p.txHash,
           p.decimals,
           p.amount.toString(),
+          chain,
+          p.position ?? "log:0",
         ],
       );
       credits.push({ depositId: id, merchantId: merchant.merchantId, amountUsdMicros: 1_000_000n, feeUsdMicros: 0n });

@@ -1,0 +1,37 @@
+import type { Logger } from "@mp/core";
+import type { DepositKey, TreasuryKeys } from "@mp/custody";
+import { LeadershipLostError } from "@mp/db";
+
+/**
+ * One sweep step (an address, a sweep) that the node or the database cannot serve now does not hold
+ * up the others: it is logged and retried next pass. Losing the lease ends the whole pass.
+ */
+export async function isolatedStep(
+  logger: Logger,
+  context: Record<string, string>,
+  fn: () => Promise<void>,
+): Promise<void> {
+  try {
+    await fn();
+  } catch (error) {
+    if (error instanceof LeadershipLostError) throw error;
+    logger.warn({ ...context, err: String(error) }, "sweep step failed: retried next pass");
+  }
+}
+
+/**
+ * TreasuryKeys that sign as one deposit address of `family`: the family's sender, reused as is,
+ * then signs for it (and refuses every other family).
+ */
+export function keysSigningAs(family: "evm" | "tron", key: DepositKey): TreasuryKeys {
+  const none = (): never => {
+    throw new Error(`a deposit address signs ${family} transactions only`);
+  };
+  return {
+    fingerprint: "",
+    evm: family === "evm" ? () => key : none,
+    tron: family === "tron" ? () => key : none,
+    bitcoin: none,
+    solana: none,
+  };
+}

@@ -1,0 +1,74 @@
+import { createTronAdapter } from "@mp/chain-tron";
+import { type ChainAsset, type ChainConfig, resolveChainConfig, silentLogger } from "@mp/core";
+import { createTreasuryKeys, createWatchSet, type TreasuryKeys } from "@mp/custody";
+import type { Database } from "@mp/db";
+import { createIndexer, type Indexer } from "@mp/indexer";
+import { createSandboxRateProvider } from "@mp/providers";
+import { startTronTestNode, type TronTestNode } from "@mp/test-nodes/tron";
+import { catchUp } from "../../../../test/indexer/indexer-fixtures.ts";
+import type { ChainSender } from "../../src/chain-sender.ts";
+import { recordTreasuryAddresses } from "../../src/treasury-store.ts";
+import { createTronSender } from "../../src/tron/tron-sender.ts";
+import { TEST_TREASURY_MNEMONIC } from "./evm-treasury.ts";
+
+export interface TronTreasuryHarness {
+  node: TronTestNode;
+  config: ChainConfig;
+  /** TRX and the node's TRC-20, as reconciliation lists them. */
+  assets: ChainAsset[];
+  keys: TreasuryKeys;
+  /** The treasury's address, m/44'/195'/0'/0/0 of the test treasury mnemonic. */
+  treasury: string;
+  indexer: Indexer;
+  sender(): ChainSender;
+  /** Mines `count` blocks and lets the indexer catch up. */
+  mine(count?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The Tron test node, a TRON chain config on it (two confirmations), the treasury's address recorded
+ * in treasury_addresses (as the signer does at start), and the real indexer watching the deposit and
+ * treasury addresses: deposits and treasury receipts are recorded the way they are in production.
+ */
+export async function startTronTreasury(db: Database, seed: string): Promise<TronTreasuryHarness> {
+  const node = await startTronTestNode({ seed });
+  const config = resolveChainConfig("TRON", {
+    rpcUrl: node.url,
+    tokens: [...node.tokens],
+    network: "regtest",
+    confirmations: 2,
+  });
+  const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest" });
+  const key = keys.tron();
+  await recordTreasuryAddresses(db, [{ chain: "TRON", purpose: "send", path: key.path, address: key.address }]);
+  const indexer = createIndexer({
+    db,
+    adapter: createTronAdapter(config),
+    config,
+    watch: createWatchSet(db, "TRON"),
+    rates: createSandboxRateProvider(),
+    logger: silentLogger(),
+    leaseSeconds: 2,
+  });
+  return {
+    node,
+    config,
+    assets: [
+      { asset: "TRX", address: null, decimals: 6 },
+      ...node.tokens.map((t) => ({ asset: t.asset, address: t.address, decimals: t.decimals })),
+    ],
+    keys,
+    treasury: key.address,
+    indexer,
+    sender: () => createTronSender({ config, keys, db, logger: silentLogger() }),
+    async mine(count = 1) {
+      for (let i = 0; i < count; i++) node.mine();
+      await catchUp(indexer);
+    },
+    async stop() {
+      await indexer.stop();
+      await node.stop();
+    },
+  };
+}

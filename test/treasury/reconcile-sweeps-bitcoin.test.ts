@@ -1,0 +1,94 @@
+import { silentLogger } from "@mp/core";
+import { createBitcoinSweeper, createSendPipeline, type ReconcileTarget, reconcileChains } from "@mp/treasury";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type BitcoinTreasuryHarness,
+  startBitcoinTreasury,
+} from "../../packages/treasury/test/support/bitcoin-treasury.ts";
+import {
+  createDepositMerchant,
+  type DepositAddress,
+  testDepositKeys,
+} from "../../packages/treasury/test/support/evm-deposits.ts";
+import { useTestDatabase } from "../support/test-database.ts";
+
+describe("payments reconcile chains after a batched Bitcoin sweep", () => {
+  const database = useTestDatabase();
+  let h: BitcoinTreasuryHarness;
+  const targets = (): ReconcileTarget[] => [
+    { config: h.config, assets: [{ asset: "BTC", address: null, decimals: 8 }] },
+  ];
+
+  beforeAll(async () => {
+    const db = database.db;
+    h = await startBitcoinTreasury(db);
+    const [a, b, small] = (await createDepositMerchant(db, 3, "BITCOIN")).addresses as [
+      DepositAddress,
+      DepositAddress,
+      DepositAddress,
+    ];
+    // The operator's float, and customers' deposits (seen by the indexer): two sweepable, one below 0.01 BTC.
+    await h.fund([10_000_000n]);
+    h.node.sendOutputs([
+      { address: a.address, amount: 2_500_000n },
+      { address: a.address, amount: 1_000_000n },
+      { address: b.address, amount: 4_000_000n },
+      { address: small.address, amount: 300_000n },
+    ]);
+    await h.mine(3);
+    const pipeline = createSendPipeline({
+      db,
+      senders: [h.sender()],
+      logger: silentLogger(),
+      confirmations: { BITCOIN: 2 },
+      leaseSeconds: 2,
+    });
+    const sweeper = createBitcoinSweeper({
+      db,
+      chains: [h.config],
+      depositKeys: testDepositKeys(),
+      treasuryKeys: h.keys,
+      logger: silentLogger(),
+      leaseSeconds: 2,
+    });
+    const settled = async () =>
+      (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM treasury_sweeps WHERE state = 'confirmed'"))
+        .rows[0]?.n ?? 0;
+    for (let i = 0; i < 30 && (await settled()) < 2; i++) {
+      await sweeper.tick("BITCOIN");
+      await pipeline.tick("BITCOIN");
+      await h.mine(1);
+    }
+    await sweeper.stop();
+    await pipeline.stop();
+    await h.mine(2);
+  }, 120_000);
+
+  afterAll(async () => {
+    await h?.stop();
+  });
+
+  it("agrees to the satoshi: the treasury holds what the addresses held less the one fee (exit 0)", async () => {
+    const db = database.db;
+    const sweeps = await db.query<{ state: string; tx_hash: string; fee_paid_raw: string }>(
+      "SELECT state, tx_hash, fee_paid_raw::text FROM treasury_sweeps",
+    );
+    expect(sweeps.rows.map((r) => r.state)).toEqual(["confirmed", "confirmed"]);
+    expect(new Set(sweeps.rows.map((r) => r.tx_hash)).size).toBe(1);
+    const fee = sweeps.rows.reduce((sum, r) => sum + BigInt(r.fee_paid_raw), 0n);
+    expect(fee).toBeGreaterThan(0n);
+    // The sweep's output is the treasury's own coin, never the operator's float.
+    const float = await db.query<{ amount_raw: string }>(
+      "SELECT amount_raw::text FROM treasury_receipts WHERE kind = 'float' AND status <> 'REVERSED'",
+    );
+    expect(float.rows).toEqual([{ amount_raw: "10000000" }]);
+
+    const report = await reconcileChains(db, targets());
+    expect(report.exitCode, JSON.stringify(report.lines)).toBe(0);
+    expect(report.lines[0]).toMatchObject({
+      status: "agrees",
+      chain_holdings: (17_800_000n - fee).toString(),
+      breakdown: { deposits: "7800000", operator_float: "10000000", sent: "0", fees: fee.toString() },
+    });
+  });
+});
