@@ -1,4 +1,4 @@
-import { silentLogger } from "@mp/core";
+import { createLogger, silentLogger } from "@mp/core";
 import { createTestDatabase } from "@mp/db/testing";
 import { tokenBalance } from "@mp/test-nodes/evm";
 import { createSendPipeline } from "../src/send-pipeline.ts";
@@ -18,7 +18,7 @@ export interface EvmSweepsBenchResult {
  * USDC deposit and no gas, swept into the treasury on anvil: the sweeper opens a sweep and a gas
  * top-up per address, the send pipeline sends the top-ups, the sweeper signs the token transfers
  * with the deposit keys, and the pipeline confirms them (2 confirmations; a block after each round).
- * SWEEP_BENCH_TRACE=1 prints each round's sweeper and pipeline milliseconds on stderr.
+ * SWEEP_BENCH_TRACE=1 prints each round's sweeper and pipeline milliseconds, and their warnings, on stderr.
  */
 export async function runEvmSweepsBench(options: { addresses?: number } = {}): Promise<EvmSweepsBenchResult> {
   const count = options.addresses ?? 1_000;
@@ -26,10 +26,11 @@ export async function runEvmSweepsBench(options: { addresses?: number } = {}): P
   // Interval mining, as on a real chain (and as `pnpm bench sends`): a broadcast does not wait for its block.
   const h = await startEvmTreasury(testDb.db, { eth: 1_000n * 10n ** 18n, usdc: 0n, blockTimeSeconds: 1 });
   const db = testDb.db;
+  const logger = process.env.SWEEP_BENCH_TRACE ? createLogger({ level: "warn", stderr: true }) : silentLogger();
   const pipeline = createSendPipeline({
     db,
     senders: [h.sender()],
-    logger: silentLogger(),
+    logger,
     confirmations: { BASE: 2 },
   });
   const sweeper = createEvmSweeper({
@@ -37,7 +38,7 @@ export async function runEvmSweepsBench(options: { addresses?: number } = {}): P
     chains: [h.config],
     depositKeys: testDepositKeys(),
     treasuryKeys: h.keys,
-    logger: silentLogger(),
+    logger,
   });
   try {
     const merchant = await createDepositMerchant(db, count);

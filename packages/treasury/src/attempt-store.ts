@@ -235,41 +235,57 @@ export async function markBroadcast(tx: Queryable, ids: readonly string[], head:
   );
 }
 
-/** The attempt is in block `height`: its sends have landed through it (not yet confirmed). */
-export async function markMined(tx: Queryable, id: string, height: number, hash: string): Promise<void> {
+/**
+ * Each attempt is in its block: its sends have landed through it (not yet confirmed). Set-based: a
+ * round that lands a thousand attempts is two statements.
+ */
+export async function markMined(
+  tx: Queryable,
+  landings: ReadonlyArray<{ id: string; height: number; hash: string }>,
+): Promise<void> {
+  if (landings.length === 0) return;
+  const ids = landings.map((l) => l.id);
   await tx.query(
-    `UPDATE treasury_attempts SET state = 'mined', block_height = $2, block_hash = $3, error = NULL, updated_at = now()
-      WHERE id = $1`,
-    [id, height, hash],
+    `UPDATE treasury_attempts a SET state = 'mined', block_height = m.height, block_hash = m.hash, error = NULL,
+            updated_at = now()
+       FROM unnest($1::text[], $2::bigint[], $3::text[]) AS m(id, height, hash)
+      WHERE a.id = m.id`,
+    [ids, landings.map((l) => l.height), landings.map((l) => l.hash)],
   );
   await tx.query(
-    `UPDATE treasury_sends s SET landed_attempt_id = $1, state = 'broadcast', updated_at = now()
+    `UPDATE treasury_sends s SET landed_attempt_id = x.attempt_id, state = 'broadcast', updated_at = now()
        FROM treasury_attempt_sends x
-      WHERE x.attempt_id = $1 AND s.id = x.send_id AND s.state IN ('signed', 'broadcast')`,
-    [id],
+      WHERE x.attempt_id = ANY($1::text[]) AND s.id = x.send_id AND s.state IN ('signed', 'broadcast')`,
+    [ids],
   );
 }
 
-/** Its sends are confirmed; their other open attempts can no longer land (same guard): replaced. */
-export async function markConfirmed(tx: Queryable, id: string): Promise<number> {
-  const confirmed = await tx.query(
+/**
+ * Their sends are confirmed; the sends' other open attempts can no longer land (same guard):
+ * replaced. Returns the attempts that confirmed a send now.
+ */
+export async function markConfirmed(tx: Queryable, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const confirmed = await tx.query<{ attempt_id: string }>(
     `UPDATE treasury_sends s SET state = 'confirmed', reason = NULL, confirmed_at = now(), updated_at = now()
        FROM treasury_attempt_sends x
-      WHERE x.attempt_id = $1 AND s.id = x.send_id AND s.landed_attempt_id = $1 AND s.state <> 'confirmed'`,
-    [id],
+      WHERE x.attempt_id = ANY($1::text[]) AND s.id = x.send_id AND s.landed_attempt_id = x.attempt_id
+        AND s.state <> 'confirmed'
+     RETURNING x.attempt_id`,
+    [[...ids]],
   );
-  await retireSiblings(tx, id);
-  return confirmed.rowCount ?? 0;
+  await retireSiblings(tx, ids);
+  return new Set(confirmed.rows.map((r) => r.attempt_id));
 }
 
 /** Other open attempts of the same sends: a sibling landed, so they never will. */
-async function retireSiblings(tx: Queryable, id: string): Promise<void> {
+async function retireSiblings(tx: Queryable, ids: readonly string[]): Promise<void> {
   await tx.query(
     `UPDATE treasury_attempts a SET state = 'replaced', updated_at = now()
-      WHERE a.id <> $1 AND a.state IN ('signed', 'broadcast')
+      WHERE a.state IN ('signed', 'broadcast') AND NOT (a.id = ANY($1::text[]))
         AND a.id IN (SELECT y.attempt_id FROM treasury_attempt_sends x
-                       JOIN treasury_attempt_sends y ON y.send_id = x.send_id WHERE x.attempt_id = $1)`,
-    [id],
+                       JOIN treasury_attempt_sends y ON y.send_id = x.send_id WHERE x.attempt_id = ANY($1::text[]))`,
+    [[...ids]],
   );
 }
 
@@ -290,7 +306,7 @@ export async function markFailed(
       WHERE x.attempt_id = $1 AND s.id = x.send_id AND s.state <> 'confirmed'`,
     [id, status.reason],
   );
-  await retireSiblings(tx, id);
+  await retireSiblings(tx, [id]);
 }
 
 /**

@@ -26,6 +26,7 @@ import {
   type SignedAttempt,
   type StoredAttempt,
 } from "./chain-sender.ts";
+import { type FencedTx, fencedTx } from "./fenced-tx.ts";
 
 export interface SendPipelineOptions {
   db: Database;
@@ -56,6 +57,8 @@ export interface SendPipeline {
 const SIGN_PER_TICK = 1_000;
 /** Status look-ups in flight at once (one RPC each). */
 const STATUS_CONCURRENCY = 16;
+/** Mined attempts recorded per transaction. */
+const MINED_PER_TX = 200;
 /** Blocks past its confirmation a settled send's block is still checked for a reorg, at least. */
 const MIN_REORG_WINDOW = 16;
 
@@ -110,14 +113,11 @@ class ChainPass {
     private readonly db: Database,
     private readonly fence: { idleTimeoutMs: number },
     private readonly onStage?: SendPipelineOptions["onStage"],
-  ) {}
-
-  private fenced<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.db.tx(async (tx) => {
-      await assertLeader(tx, this.lease, this.fence);
-      return fn(tx);
-    });
+  ) {
+    this.fenced = fencedTx(db, lease, fence);
   }
+
+  private readonly fenced: FencedTx;
 
   async run(): Promise<void> {
     this.head = await this.sender.head();
@@ -170,11 +170,50 @@ class ChainPass {
         return undefined;
       }),
     );
+    const mined: Array<{ attempt: OpenAttempt; status: MinedStatus }> = [];
+    const others: Array<{ attempt: OpenAttempt; status: Exclude<AttemptStatus, MinedStatus> }> = [];
     for (const [i, attempt] of watched.entries()) {
       const status = statuses[i];
-      if (status) await this.apply(attempt, status);
+      if (status?.state === "mined") mined.push({ attempt, status });
+      else if (status) others.push({ attempt, status });
     }
+    // Landings first: an attempt outbid by one of them is then seen as replaced, never re-queued.
+    for (let i = 0; i < mined.length; i += MINED_PER_TX) await this.applyMined(mined.slice(i, i + MINED_PER_TX));
+    for (const { attempt, status } of others) await this.apply(attempt, status);
     await this.flushBroadcast();
+  }
+
+  /**
+   * Mined attempts, many per fenced transaction (a sweep round lands a thousand at once): each
+   * recorded in its block, and confirmed once deep enough.
+   */
+  private async applyMined(mined: Array<{ attempt: OpenAttempt; status: MinedStatus }>): Promise<void> {
+    const changes = mined.flatMap(({ attempt, status }) => {
+      const deep = this.head - status.blockHeight + 1 >= this.confirmations;
+      const moved = attempt.state !== "mined" || attempt.blockHash !== status.blockHash;
+      return moved || deep ? [{ attempt, status, deep, moved }] : [];
+    });
+    if (changes.length === 0) return;
+    const confirmed = await this.fenced(async (tx) => {
+      await markMined(
+        tx,
+        changes
+          .filter((c) => c.moved)
+          .map((c) => ({ id: c.attempt.id, height: c.status.blockHeight, hash: c.status.blockHash })),
+      );
+      return markConfirmed(
+        tx,
+        changes.filter((c) => c.deep).map((c) => c.attempt.id),
+      );
+    });
+    for (const { attempt, status } of changes) {
+      if (!confirmed.has(attempt.id)) continue;
+      const orders = attempt.orders.map((o) => o.id);
+      this.logger.info(
+        { attempt: attempt.id, txHash: attempt.txHash, orders, height: status.blockHeight },
+        "send confirmed",
+      );
+    }
   }
 
   /** Confirmed sends: their block must still be the chain's, else they are watched again. */
@@ -192,20 +231,9 @@ class ChainPass {
     }
   }
 
-  private async apply(attempt: OpenAttempt, status: AttemptStatus): Promise<void> {
+  private async apply(attempt: OpenAttempt, status: Exclude<AttemptStatus, MinedStatus>): Promise<void> {
     const log = { attempt: attempt.id, txHash: attempt.txHash, orders: attempt.orders.map((o) => o.id) };
     switch (status.state) {
-      case "mined": {
-        const deep = this.head - status.blockHeight + 1 >= this.confirmations;
-        const moved = attempt.state !== "mined" || attempt.blockHash !== status.blockHash;
-        if (!moved && !deep) return;
-        const confirmed = await this.fenced(async (tx) => {
-          if (moved) await markMined(tx, attempt.id, status.blockHeight, status.blockHash);
-          return deep ? markConfirmed(tx, attempt.id) : 0;
-        });
-        if (confirmed > 0) this.logger.info({ ...log, height: status.blockHeight }, "send confirmed");
-        return;
-      }
       case "failed":
         await this.fenced((tx) => markFailed(tx, attempt.id, status));
         this.logger.warn({ ...log, reason: status.reason }, "send failed on chain");
@@ -341,6 +369,8 @@ class ChainPass {
     return stored.map((s) => justStored(this.sender.chain, s, null));
   }
 }
+
+type MinedStatus = Extract<AttemptStatus, { state: "mined" }>;
 
 /** One chain transaction's orders and what prepare() gave for them. */
 interface Prepared {

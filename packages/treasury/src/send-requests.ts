@@ -91,10 +91,10 @@ export async function requestSend(
   }
   const hash = requestHash(request);
   // ON CONFLICT DO NOTHING, then read: two callers racing with one key both end up with the one row.
-  const inserted = await db.query<{ id: string }>(
+  const inserted = await db.query<{ id: string; created_at: Date; updated_at: Date }>(
     `INSERT INTO treasury_sends (id, chain, asset, to_address, amount_raw, purpose, idempotency_key, request_hash, state)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued')
-     ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
+     ON CONFLICT (idempotency_key) DO NOTHING RETURNING id, created_at, updated_at`,
     [
       randomUUID(),
       request.chain,
@@ -106,6 +106,26 @@ export async function requestSend(
       hash,
     ],
   );
+  const created = inserted.rows[0];
+  if (created) {
+    // Just stored from this very request: nothing to read back (a sweep pass stores a thousand).
+    const send: TreasurySend = {
+      id: created.id,
+      chain: request.chain,
+      asset: request.asset,
+      to: request.to,
+      amountRaw: request.amountRaw,
+      purpose: request.purpose,
+      idempotencyKey: request.idempotencyKey,
+      state: "queued",
+      reason: null,
+      txHash: null,
+      createdAt: created.created_at,
+      updatedAt: created.updated_at,
+      confirmedAt: null,
+    };
+    return { send, created: true };
+  }
   const { rows } = await db.query<SendRow>(`SELECT ${SEND_COLUMNS} FROM ${SEND_FROM} WHERE s.idempotency_key = $1`, [
     request.idempotencyKey,
   ]);
@@ -117,7 +137,7 @@ export async function requestSend(
       "idempotency_conflict",
     );
   }
-  return { send: toSend(row), created: inserted.rows.length === 1 };
+  return { send: toSend(row), created: false };
 }
 
 export async function findSend(q: Queryable, id: string): Promise<TreasurySend | null> {

@@ -3,12 +3,10 @@ import { type ChainId, ValidationError } from "@mp/core";
 import {
   type Address,
   bytesToHex,
-  createPublicClient,
   encodeFunctionData,
   erc20Abi,
   getAddress,
   type Hex,
-  http,
   isAddress,
   keccak256,
   parseTransaction,
@@ -16,11 +14,11 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import { type ChainSender, InsufficientTreasuryFundsError, type SendOrder } from "../chain-sender.ts";
 import type { SenderFactoryOptions } from "../sender-factories.ts";
+import { createEvmNode, type EvmFees, type EvmNode } from "./evm-node.ts";
+import { reusedFor } from "./reused-promise.ts";
 
 /** Blocks an EVM attempt may stay unmined before it is replaced with higher fees. */
 const STUCK_AFTER_BLOCKS = 3;
-/** Fees read from the node are reused this long (one look per block or so, not one per send). */
-const FEE_TTL_MS = 1_000;
 /** A gas estimate per (asset, recipient) is reused this long. */
 const GAS_TTL_MS = 60_000;
 /** Balances for the funds check are reused this long at most (see cachedBalance). */
@@ -35,14 +33,10 @@ interface EvmPrepared {
   call: { to: Address; value: bigint; data?: Hex; gas: bigint };
 }
 
-type Fees =
-  | { type: "eip1559"; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
-  | { type: "legacy"; gasPrice: bigint };
+type Fees = EvmFees;
 
 interface RpcBlock {
-  number: Hex;
   hash: Hex;
-  baseFeePerGas?: Hex | null;
 }
 interface RpcReceipt {
   blockNumber: Hex;
@@ -60,27 +54,19 @@ const bump = (x: bigint): bigint => x + (x + 7n) / 8n;
  * the row's lock in the pipeline's transaction, so two sends can never share one and a stored
  * attempt exists for every nonce handed out (no gap a crash could leave unexplained).
  */
-export function createEvmSender(options: SenderFactoryOptions): ChainSender {
+export function createEvmSender(options: SenderFactoryOptions & { node?: EvmNode }): ChainSender {
   const { config, db } = options;
   const chain: ChainId = config.chain;
   const assets = resolveEvmAssets(config);
   const key = options.keys.evm();
   const account = privateKeyToAccount(bytesToHex(key.privateKey));
   const address = account.address;
-  const client = createPublicClient({
-    transport: http(config.rpcUrl, {
-      timeout: 30_000,
-      ...(options.fetch === undefined ? {} : { fetchFn: options.fetch }),
-    }),
-  });
-  const rpc = <T>(method: string, params: unknown[]): Promise<T> =>
-    client.request({ method: method as "eth_chainId", params: params as never }) as Promise<T>;
+  // Shared with other signers on the chain when given (the sweeper's deposit addresses): one fee read serves all.
+  const node = options.node ?? createEvmNode(config, { fetch: options.fetch });
+  const rpc = node.rpc;
 
   let chainId: number | undefined;
   let nonceRowKnown = false;
-  let fees: { at: number; value: Fees } | undefined;
-  /** The latest base fee seen (head()): replace() bids over it without asking the node. */
-  let lastBaseFee: bigint | null = null;
   const gasCache = new Map<string, { at: number; gas: bigint }>();
 
   const assetOf = (symbol: string) => {
@@ -90,22 +76,7 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
     return { native: false as const, address: getAddress(token.address) };
   };
 
-  const currentFees = async (): Promise<Fees> => {
-    if (fees && performance.now() - fees.at < FEE_TTL_MS) return fees.value;
-    const block = await rpc<RpcBlock>("eth_getBlockByNumber", ["latest", false]);
-    let value: Fees;
-    if (block.baseFeePerGas === undefined || block.baseFeePerGas === null) {
-      value = { type: "legacy", gasPrice: BigInt(await rpc<Hex>("eth_gasPrice", [])) };
-    } else {
-      const base = BigInt(block.baseFeePerGas);
-      lastBaseFee = base;
-      const tip = BigInt(await rpc<Hex>("eth_maxPriorityFeePerGas", []));
-      // Twice the base fee: still included after six full blocks in a row raise it by 12.5% each.
-      value = { type: "eip1559", maxFeePerGas: base * 2n + tip, maxPriorityFeePerGas: tip };
-    }
-    fees = { at: performance.now(), value };
-    return value;
-  };
+  const currentFees = (): Promise<Fees> => node.fees();
 
   const maxCost = (f: Fees, gas: bigint) => gas * (f.type === "legacy" ? f.gasPrice : f.maxFeePerGas);
 
@@ -168,16 +139,8 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
    * passes the funds check is added at once, as if its attempt were already stored. An order whose
    * signing then fails stays counted until the next pass: it can make a send wait, never overspend.
    */
-  let commitments: { at: number; value: Promise<{ amounts: Map<string, bigint>; gas: bigint }> } | undefined;
-  const committed = () => {
-    if (commitments && performance.now() - commitments.at < BALANCE_TTL_MS) return commitments.value;
-    const value = reserved();
-    commitments = { at: performance.now(), value };
-    value.catch(() => {
-      commitments = undefined;
-    });
-    return value;
-  };
+  const commitments = reusedFor(BALANCE_TTL_MS, () => reserved());
+  const committed = commitments.get;
 
   const estimateGas = async (order: SendOrder, call: { to: Address; value: bigint; data?: Hex }): Promise<bigint> => {
     const cacheKey = `${order.asset}|${call.to}|${order.to.toLowerCase()}`;
@@ -241,9 +204,8 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
 
     async head() {
       balanceCache = new Map();
-      commitments = undefined;
-      const block = await rpc<RpcBlock>("eth_getBlockByNumber", ["latest", false]);
-      if (block.baseFeePerGas) lastBaseFee = BigInt(block.baseFeePerGas);
+      commitments.reset();
+      const block = await node.head();
       return Number(BigInt(block.number));
     },
 
@@ -267,7 +229,7 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
       if (!isAddress(order.to)) throw new ValidationError(`${order.to} is not an EVM address`, "to");
       const asset = assetOf(order.asset);
       const to = getAddress(order.to);
-      chainId ??= Number(BigInt(await rpc<Hex>("eth_chainId", [])));
+      chainId ??= await node.chainId();
       const [f, held, native, pending] = await Promise.all([
         currentFees(),
         cachedBalance(asset),
@@ -400,7 +362,7 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
       if (old.type === "eip1559" && old.maxFeePerGas !== undefined && old.maxPriorityFeePerGas !== undefined) {
         const tip = bump(old.maxPriorityFeePerGas);
         // At least 12.5% over the old cap (the node's replacement rule), and enough for today's base fee.
-        const cap = [bump(old.maxFeePerGas), (lastBaseFee ?? 0n) * 2n + tip].reduce((a, b) => (a > b ? a : b));
+        const cap = [bump(old.maxFeePerGas), (node.lastBaseFee() ?? 0n) * 2n + tip].reduce((a, b) => (a > b ? a : b));
         f = { type: "eip1559", maxFeePerGas: cap, maxPriorityFeePerGas: tip };
       } else if (old.gasPrice !== undefined) {
         f = { type: "legacy", gasPrice: bump(old.gasPrice) };
