@@ -26,6 +26,7 @@ import {
   markSweeping,
   noteSweepWaiting,
   type OpenSweep,
+  reopenReorgedSweeps,
   type SweepCandidate,
   setTopUpSend,
   settleTopUps,
@@ -145,6 +146,9 @@ class ChainSweep {
   }
 
   async run(): Promise<void> {
+    const reopened = await this.fenced((tx) => reopenReorgedSweeps(tx, this.chain));
+    if (reopened.length > 0)
+      this.logger.warn({ sweeps: reopened }, "a confirmed sweep's block left the chain: sweeping again");
     await this.finishSettled();
     await this.fenced((tx) => settleTopUps(tx, this.chain));
     const ready = await listReadySweeps(this.options.db, this.chain, SWEEPS_PER_TICK);
