@@ -79,7 +79,8 @@ export async function listAttempts(
             a.block_height::text, a.block_hash, a.broadcast_height::text, a.created_at, a.broadcast_at,
             COALESCE(j.orders, '[]'::json) AS orders,
             EXISTS (SELECT 1 FROM treasury_attempts r WHERE r.replaces = a.id) AS superseded,
-            COALESCE(j.settled, false) AS settled,
+            -- An attempt carrying no send (an EVM nonce filler) is settled once mined.
+            COALESCE(j.settled, true) AS settled,
             COALESCE(j.landed_elsewhere, false) AS landed_elsewhere
        FROM treasury_attempts a
        LEFT JOIN LATERAL (
@@ -89,7 +90,7 @@ export async function listAttempts(
            FROM treasury_attempt_sends x JOIN treasury_sends s ON s.id = x.send_id
           WHERE x.attempt_id = a.id) j ON true
       WHERE a.chain = $1 AND a.state = ANY($2::text[])
-        AND NOT (a.state = 'mined' AND COALESCE(j.settled, false) AND a.block_height <= $3::bigint)
+        AND NOT (a.state = 'mined' AND COALESCE(j.settled, true) AND a.block_height <= $3::bigint)
       ORDER BY a.created_at, a.id`,
     [chain, [...states], minedSince],
   );
@@ -355,4 +356,34 @@ export async function markReorged(tx: Queryable, id: string, head: number): Prom
       WHERE landed_attempt_id = $1`,
     [id],
   );
+}
+
+/**
+ * The node refused the attempt for good: failed, with the node's reason. Its sends fail with it
+ * unless another attempt of theirs is still open or mined (a replacement refused while the original
+ * is out changes nothing for them). Returns whether they failed: then nothing holds the attempt's
+ * guard any more, and the caller fills it.
+ */
+export async function markRefused(tx: Queryable, id: string, reason: string): Promise<boolean> {
+  const refused = await tx.query(
+    `UPDATE treasury_attempts SET state = 'failed', error = $2, updated_at = now()
+      WHERE id = $1 AND state IN ('signed', 'broadcast')`,
+    [id, reason],
+  );
+  if (refused.rowCount !== 1) return false;
+  const { rows } = await tx.query<{ open: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM treasury_attempts a
+                     WHERE a.id <> $1 AND a.state IN ('signed', 'broadcast', 'mined')
+                       AND a.id IN (SELECT y.attempt_id FROM treasury_attempt_sends x
+                                      JOIN treasury_attempt_sends y ON y.send_id = x.send_id WHERE x.attempt_id = $1)) AS open`,
+    [id],
+  );
+  if (rows[0]?.open) return false;
+  await tx.query(
+    `UPDATE treasury_sends s SET state = 'failed', reason = $2, updated_at = now()
+       FROM treasury_attempt_sends x
+      WHERE x.attempt_id = $1 AND s.id = x.send_id AND s.state IN ('signed', 'broadcast')`,
+    [id, reason],
+  );
+  return true;
 }

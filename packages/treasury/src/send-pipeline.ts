@@ -11,6 +11,7 @@ import {
   markExpired,
   markFailed,
   markMined,
+  markRefused,
   markRejected,
   markReorged,
   markWaitingFunds,
@@ -20,6 +21,7 @@ import {
 import { createLeasedChainLoop } from "./chain-loop.ts";
 import {
   type AttemptStatus,
+  BroadcastRefusedError,
   type ChainSender,
   InsufficientTreasuryFundsError,
   type SendOrder,
@@ -144,10 +146,34 @@ class ChainPass {
       this.broadcasted.push(attempt.id);
       return true;
     } catch (error) {
+      if (error instanceof BroadcastRefusedError) {
+        await this.refuse(attempt, error.message);
+        return false;
+      }
       // Stored, so nothing is lost: the next pass broadcasts it again, or its status settles it.
       this.logger.warn({ attempt: attempt.id, txHash: attempt.txHash, err: String(error) }, "broadcast failed");
       return false;
     }
+  }
+
+  /**
+   * The node refused the attempt for good: it fails with the node's reason, and where nothing else
+   * holds its guard a filler takes it (EVM: a zero-value transfer to itself at that nonce), so the
+   * sends after it are not held up behind a nonce that can never be used.
+   */
+  private async refuse(attempt: StoredAttempt, reason: string): Promise<void> {
+    const log = { attempt: attempt.id, txHash: attempt.txHash, orders: attempt.orders.map((o) => o.id), reason };
+    const filler = await this.fenced(async (tx) => {
+      if (!(await markRefused(tx, attempt.id, reason))) return null;
+      // A refused filler is not filled again: its guard waits for an operator (logged below).
+      if (attempt.guard.fills !== undefined) return null;
+      const signed = (await this.sender.fill?.(tx, attempt)) ?? null;
+      if (!signed) return null;
+      const id = await insertAttempt(tx, this.sender.chain, signed, null);
+      return { ...signed, id };
+    });
+    this.logger.error({ ...log, filler: filler?.id ?? null }, "the node refused a send for good: failed");
+    if (filler) await this.broadcast(justStored(this.sender.chain, filler, null));
   }
 
   private async flushBroadcast(): Promise<void> {
@@ -255,7 +281,8 @@ class ChainPass {
           await this.replace(attempt);
         } else if (status.state === "unknown") {
           // Dropped or never propagated: the same bytes again (idempotent), the stuck clock running.
-          await this.sender.broadcast(attempt).catch((error: unknown) => {
+          await this.sender.broadcast(attempt).catch(async (error: unknown) => {
+            if (error instanceof BroadcastRefusedError) return this.refuse(attempt, error.message);
             this.logger.warn({ ...log, err: String(error) }, "rebroadcast failed");
           });
         }

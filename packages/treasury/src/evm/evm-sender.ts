@@ -2,6 +2,7 @@ import { resolveEvmAssets } from "@mp/chain-evm";
 import { type ChainId, ValidationError } from "@mp/core";
 import {
   type Address,
+  BaseError,
   bytesToHex,
   encodeFunctionData,
   erc20Abi,
@@ -12,7 +13,12 @@ import {
   parseTransaction,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { type ChainSender, InsufficientTreasuryFundsError, type SendOrder } from "../chain-sender.ts";
+import {
+  BroadcastRefusedError,
+  type ChainSender,
+  InsufficientTreasuryFundsError,
+  type SendOrder,
+} from "../chain-sender.ts";
 import type { SenderFactoryOptions } from "../sender-factories.ts";
 import { createEvmNode, type EvmFees, type EvmNode } from "./evm-node.ts";
 import { reusedFor } from "./reused-promise.ts";
@@ -21,6 +27,8 @@ import { reusedFor } from "./reused-promise.ts";
 const STUCK_AFTER_BLOCKS = 3;
 /** A gas estimate per (asset, recipient) is reused this long. */
 const GAS_TTL_MS = 60_000;
+/** A zero-value transfer to an account: what filling a refused nonce costs. */
+const NATIVE_TRANSFER_GAS = 21_000n;
 /** Balances for the funds check are reused this long at most (see cachedBalance). */
 const BALANCE_TTL_MS = 2_000;
 
@@ -43,6 +51,14 @@ interface RpcReceipt {
   blockHash: Hex;
   status: Hex;
 }
+
+/**
+ * What a node says of a transaction that can never be valid as signed, whatever the mempool or the
+ * account holds (geth, anvil/reth, erigon wording). Fee, nonce and funds refusals are not here: those
+ * can pass later, and the pipeline's rebroadcasts and replacements handle them.
+ */
+const REFUSED_FOR_GOOD =
+  /intrinsic gas too low|gas limit reached|exceeds block gas limit|invalid sender|invalid signature|invalid chain ?id|incorrect chain ?id|transaction type not supported|tx type not supported|oversized data|max initcode size exceeded/i;
 
 /** ceil(x * 1.125): the least bump every client accepts for a replacement (geth's 10%, with margin). */
 const bump = (x: bigint): bigint => x + (x + 7n) / 8n;
@@ -312,6 +328,10 @@ export function createEvmSender(options: SenderFactoryOptions & { node?: EvmNode
         // "already known", "nonce too low" after it was mined...: success when the node has it.
         const known = await rpc<unknown>("eth_getTransactionByHash", [attempt.txHash]);
         if (known) return;
+        const said = error instanceof BaseError ? `${error.shortMessage} ${error.details}` : String(error);
+        if (REFUSED_FOR_GOOD.test(said)) {
+          throw new BroadcastRefusedError(`${chain} node refused ${attempt.txHash}: ${said.trim()}`, attempt.txHash);
+        }
         throw error;
       }
     },
@@ -370,6 +390,32 @@ export function createEvmSender(options: SenderFactoryOptions & { node?: EvmNode
         return null;
       }
       return signAttempt(base, f, attempt.orders);
+    },
+
+    async fill(_tx, attempt) {
+      // Only this address's own nonces: a sweep's deposit key is not held here.
+      if (attempt.from !== address) return null;
+      const old = parseTransaction(attempt.raw as Hex);
+      if (old.nonce === undefined) return null;
+      // Never in a mempool (refused), so no replacement rule applies: the refused one's fees will do.
+      let f: Fees;
+      if (old.type === "eip1559" && old.maxFeePerGas !== undefined && old.maxPriorityFeePerGas !== undefined) {
+        f = { type: "eip1559", maxFeePerGas: old.maxFeePerGas, maxPriorityFeePerGas: old.maxPriorityFeePerGas };
+      } else if (old.gasPrice !== undefined) {
+        f = { type: "legacy", gasPrice: old.gasPrice };
+      } else {
+        return null;
+      }
+      const base = {
+        chainId: old.chainId ?? chainId ?? 0,
+        nonce: old.nonce,
+        to: address,
+        value: 0n,
+        gas: NATIVE_TRANSFER_GAS,
+      };
+      const signed = await signAttempt(base, f, []);
+      // Recorded as what it is: the filler of the refused attempt's nonce, carrying no send.
+      return { ...signed, guard: { ...signed.guard, fills: attempt.id } };
     },
   };
 }
