@@ -346,7 +346,7 @@ class ChainPass {
   }
 
   /** prepare() of one chain transaction's orders; null when they wait for funds or were refused. */
-  private async prepare(orders: SendOrder[]): Promise<Prepared | null | "stop"> {
+  private async prepare(orders: SendOrder[], split = true): Promise<Prepared | null | "stop"> {
     const ids = orders.map((o) => o.id);
     try {
       return { orders, prepared: await this.sender.prepare(orders) };
@@ -355,6 +355,10 @@ class ChainPass {
         await this.fenced((tx) => markWaitingFunds(tx, ids, error.message));
         this.logger.info({ orders: ids, reason: error.message }, "send waits for treasury funds");
         return null;
+      }
+      if (error instanceof AppError && !error.retryable && orders.length > 1 && split) {
+        // One order of a batch is wrong for this chain: it alone is refused, its siblings go out without it.
+        return this.prepareWithout(orders);
       }
       if (error instanceof AppError && !error.retryable) {
         // The request itself is wrong for this chain (unknown asset, bad address): it never will be right.
@@ -366,6 +370,19 @@ class ChainPass {
       this.logger.warn({ orders: ids, err: String(error) }, "could not prepare a send");
       return "stop";
     }
+  }
+
+  /** A batch the sender refused: each order prepared alone, the refused ones rejected, the rest batched again. */
+  private async prepareWithout(orders: SendOrder[]): Promise<Prepared | null | "stop"> {
+    const fine: SendOrder[] = [];
+    for (const order of orders) {
+      const alone = await this.prepare([order]);
+      if (alone === "stop") return "stop";
+      if (alone) fine.push(order);
+    }
+    if (fine.length === 0) return null;
+    // Each passed alone: together they are not split again (a refusal now rejects them all, as before).
+    return this.prepare(fine, false);
   }
 
   /** Signs and stores the prepared chain transactions in one transaction; [] when one was taken meanwhile. */

@@ -108,6 +108,23 @@ describe("the send pipeline on the Bitcoin test node", () => {
     }
   });
 
+  it("a batched send the sender refuses (another network's address) fails alone; its batch siblings go out", async () => {
+    const p = pipeline();
+    const recipients = freshRecipients(2);
+    const [first, second] = await Promise.all(recipients.map((to) => send(to, 700_000n)));
+    // A mainnet address: a Bitcoin address (requestSend takes it), never one this regtest chain pays.
+    const wrong = await send("bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", 700_000n);
+    await until(t.db, [first?.id ?? "", second?.id ?? ""], "confirmed", tickAndMine(p));
+    const refused = await findSend(t.db, wrong.id);
+    expect(refused?.state).toBe("failed");
+    expect(refused?.reason).toMatch(/not a regtest Bitcoin address/);
+    expect(await attemptsOf(wrong.id)).toEqual([]);
+    const [a, b] = await Promise.all([attemptsOf(first?.id ?? ""), attemptsOf(second?.id ?? "")]);
+    // The two good ones still share one transaction.
+    expect(a?.[0]?.tx_hash).toBe(b?.[0]?.tx_hash);
+    expect(await paidOnChain(a?.[0]?.tx_hash as string, recipients[0] as string)).toBe(700_000n);
+  });
+
   it("replaces a stuck send by RBF (same inputs, higher fee rate) and exactly one attempt lands", async () => {
     const p = pipeline();
     const [to] = freshRecipients(1) as [string];
