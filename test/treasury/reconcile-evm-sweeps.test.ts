@@ -1,103 +1,51 @@
-import { createEvmAdapter } from "@mp/chain-evm";
-import { type ChainConfig, resolveChainConfig, silentLogger } from "@mp/core";
-import { createTreasuryKeys, createWatchSet } from "@mp/custody";
-import { createIndexer, type Indexer } from "@mp/indexer";
-import { createSandboxRateProvider } from "@mp/providers";
-import {
-  type AnvilNode,
-  deployTestToken,
-  sendNative,
-  startAnvil,
-  type TestToken,
-  tokenBalance,
-  transferToken,
-} from "@mp/test-nodes/evm";
+import { silentLogger } from "@mp/core";
+import { sendNative, tokenBalance, transferToken } from "@mp/test-nodes/evm";
 import {
   createEvmSender,
   createEvmSweeper,
   createSendPipeline,
   type ReconcileLine,
-  type ReconcileTarget,
   reconcileChains,
-  recordTreasuryAddresses,
 } from "@mp/treasury";
-import { getAddress, type Hex } from "viem";
+import type { Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createDepositMerchant,
   type DepositAddress,
   testDepositKeys,
 } from "../../packages/treasury/test/support/evm-deposits.ts";
-import { catchUp } from "../indexer/indexer-fixtures.ts";
 import { useTestDatabase } from "../support/test-database.ts";
+import { type EvmReconcileChain, startEvmReconcileChain } from "./evm-reconcile-chain.ts";
 
-/** A public test mnemonic (its EVM treasury address is no anvil dev account). */
-const MNEMONIC = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
 const ETH = 10n ** 18n;
 
 describe("EVM sweeps, then payments reconcile chains: exact, the top-ups' and sweeps' gas explained", () => {
   const database = useTestDatabase();
-  let node: AnvilNode;
-  let usdc: TestToken;
-  let config: ChainConfig;
-  let indexer: Indexer;
-  let treasury: Hex;
+  let c: EvmReconcileChain;
   let tokenDeposit: DepositAddress;
   let nativeDeposit: DepositAddress;
 
-  const targets = (): ReconcileTarget[] => [
-    {
-      config,
-      assets: [
-        { asset: "ETH", address: null, decimals: 18 },
-        { asset: "USDC", address: usdc.address, decimals: 6 },
-      ],
-    },
-  ];
   const line = (lines: ReconcileLine[], asset: string) => lines.find((l) => l.asset === asset);
-  const settle = async () => {
-    await node.mine(3);
-    await catchUp(indexer);
-  };
   /** What each of our transactions paid in gas, read from the node by hash. */
   const feeOf = async (hash: string) => {
-    const receipt = await node.publicClient.getTransactionReceipt({ hash: hash as Hex });
+    const receipt = await c.node.publicClient.getTransactionReceipt({ hash: hash as Hex });
     return receipt.gasUsed * receipt.effectiveGasPrice;
   };
 
   beforeAll(async () => {
     const db = database.db;
-    node = await startAnvil();
-    usdc = await deployTestToken(node, { name: "USD Coin", symbol: "USDC", decimals: 6 });
-    config = resolveChainConfig("BASE", {
-      rpcUrl: node.url,
-      confirmations: 2,
-      network: "regtest",
-      startHeight: await node.blockNumber(),
-      tokens: [{ asset: "USDC", address: usdc.address, decimals: 6 }],
-    });
-    const keys = createTreasuryKeys(MNEMONIC, { bitcoinNetwork: "regtest" });
-    treasury = getAddress(keys.evm().address);
-    await recordTreasuryAddresses(db, [{ chain: "BASE", purpose: "send", path: keys.evm().path, address: treasury }]);
+    c = await startEvmReconcileChain(db);
+    const { node, usdc, treasury, config, keys } = c;
     // Receive addresses the sweeper's deposit keys derive, watched by the indexer like any wallet's.
     const merchant = await createDepositMerchant(db, 2);
     [tokenDeposit, nativeDeposit] = merchant.addresses as [DepositAddress, DepositAddress];
-    indexer = createIndexer({
-      db,
-      adapter: createEvmAdapter(config),
-      config,
-      watch: createWatchSet(db, "BASE"),
-      rates: createSandboxRateProvider(),
-      logger: silentLogger(),
-      leaseSeconds: 2,
-    });
     // The operator funds the treasury (float); customers pay a token to one address (no gas there)
     // and the native coin to the other.
     await sendNative(node, treasury, 10n * ETH);
     await transferToken(node, usdc, treasury, 1_000_000_000n);
     await transferToken(node, usdc, tokenDeposit.address, 25_000_000n);
     await sendNative(node, nativeDeposit.address, ETH / 2n);
-    await settle();
+    await c.settle();
     const confirmed = await db.query<{ asset: string; status: string }>(
       "SELECT asset, status FROM deposits ORDER BY asset",
     );
@@ -106,13 +54,7 @@ describe("EVM sweeps, then payments reconcile chains: exact, the top-ups' and sw
       { asset: "USDC", status: "CONFIRMED" },
     ]);
 
-    const pipeline = createSendPipeline({
-      db,
-      senders: [createEvmSender({ config, keys, db, logger: silentLogger() })],
-      logger: silentLogger(),
-      confirmations: { BASE: 2 },
-      leaseSeconds: 2,
-    });
+    const pipeline = c.pipeline();
     const sweeper = createEvmSweeper({
       db,
       chains: [config],
@@ -133,12 +75,11 @@ describe("EVM sweeps, then payments reconcile chains: exact, the top-ups' and sw
       await sweeper.stop();
       await pipeline.stop();
     }
-    await settle();
+    await c.settle();
   }, 180_000);
 
   afterAll(async () => {
-    await indexer?.stop();
-    await node?.stop();
+    await c?.stop();
   });
 
   it("sweeps the token after a gas top-up and the native coin net of its gas, both confirmed", async () => {
@@ -150,8 +91,8 @@ describe("EVM sweeps, then payments reconcile chains: exact, the top-ups' and sw
       { asset: "ETH", state: "confirmed", top_up: null },
       { asset: "USDC", state: "confirmed", top_up: "top_up" },
     ]);
-    expect(await tokenBalance(node, usdc, treasury)).toBe(1_025_000_000n);
-    expect(await tokenBalance(node, usdc, tokenDeposit.address)).toBe(0n);
+    expect(await tokenBalance(c.node, c.usdc, c.treasury)).toBe(1_025_000_000n);
+    expect(await tokenBalance(c.node, c.usdc, tokenDeposit.address)).toBe(0n);
     // Moves between our own addresses are never deposits, nor the operator's float.
     const deposits = await database.db.query<{ n: number }>("SELECT count(*)::int AS n FROM deposits");
     expect(deposits.rows[0]?.n).toBe(2);
@@ -163,7 +104,7 @@ describe("EVM sweeps, then payments reconcile chains: exact, the top-ups' and sw
 
   it("agrees to the unit, the gas of the top-up and of both sweeps counted as fees (exit 0)", async () => {
     const db = database.db;
-    const report = await reconcileChains(db, targets());
+    const report = await reconcileChains(db, c.targets());
     expect(report.lines.map((l) => [l.asset, l.status, l.difference])).toEqual([
       ["ETH", "agrees", "0"],
       ["USDC", "agrees", "0"],

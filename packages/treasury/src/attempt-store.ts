@@ -121,13 +121,20 @@ const toOrder = (r: { id: string; chain: ChainId; asset: string; to_address: str
  * is signed by the sweeper with the deposit key, never here (the pipeline holds treasury keys only).
  */
 export async function listSignable(q: Queryable, chain: ChainId, limit: number): Promise<SendOrder[]> {
-  const { rows } = await q.query<{ id: string; chain: ChainId; asset: string; to_address: string; amount_raw: string }>(
-    `SELECT id, chain, asset, to_address, amount_raw::text AS amount_raw FROM treasury_sends
+  const { rows } = await q.query<{
+    id: string;
+    chain: ChainId;
+    asset: string;
+    to_address: string;
+    amount_raw: string;
+    sign_alone: boolean;
+  }>(
+    `SELECT id, chain, asset, to_address, amount_raw::text AS amount_raw, sign_alone FROM treasury_sends
       WHERE chain = $1 AND state IN ('queued', 'waiting_funds') AND purpose <> 'sweep'
       ORDER BY created_at, id LIMIT $2`,
     [chain, limit],
   );
-  return rows.map(toOrder);
+  return rows.map((r) => (r.sign_alone ? { ...toOrder(r), alone: true } : toOrder(r)));
 }
 
 /**
@@ -359,10 +366,11 @@ export async function markReorged(tx: Queryable, id: string, head: number): Prom
 }
 
 /**
- * The node refused the attempt for good: failed, with the node's reason. Its sends fail with it
- * unless another attempt of theirs is still open or mined (a replacement refused while the original
- * is out changes nothing for them). Returns whether they failed: then nothing holds the attempt's
- * guard any more, and the caller fills it.
+ * The node refused the attempt for good: failed, with the node's reason. Unless another attempt of
+ * its sends is still open or mined (a replacement refused while the original is out changes nothing
+ * for them), its one send fails with it; the sends of a refused batch are queued again, each to be
+ * signed alone, so only the one at fault is refused next time. Returns whether nothing holds the
+ * attempt's guard any more (the caller then fills it).
  */
 export async function markRefused(tx: Queryable, id: string, reason: string): Promise<boolean> {
   const refused = await tx.query(
@@ -380,8 +388,13 @@ export async function markRefused(tx: Queryable, id: string, reason: string): Pr
   );
   if (rows[0]?.open) return false;
   await tx.query(
-    `UPDATE treasury_sends s SET state = 'failed', reason = $2, updated_at = now()
-       FROM treasury_attempt_sends x
+    `UPDATE treasury_sends s
+        SET state = CASE WHEN n.sends > 1 THEN 'queued' ELSE 'failed' END,
+            sign_alone = n.sends > 1,
+            reason = CASE WHEN n.sends > 1 THEN 'its batch was refused, signed alone next: ' || $2 ELSE $2 END,
+            updated_at = now()
+       FROM treasury_attempt_sends x,
+            (SELECT count(*) AS sends FROM treasury_attempt_sends WHERE attempt_id = $1) n
       WHERE x.attempt_id = $1 AND s.id = x.send_id AND s.state IN ('signed', 'broadcast')`,
     [id, reason],
   );

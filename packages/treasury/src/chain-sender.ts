@@ -28,6 +28,8 @@ export interface SendOrder {
   asset: string;
   to: string;
   amountRaw: bigint;
+  /** The node refused a batch it was in: signed in a transaction of its own (the pipeline's rule, unseen by senders). */
+  alone?: boolean;
 }
 
 /** A signed transaction, as the pipeline stores it (treasury_attempts) before broadcasting it. */

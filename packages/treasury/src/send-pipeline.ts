@@ -323,7 +323,7 @@ class ChainPass {
       while (next < signable.length && !stop) {
         const chunk: Prepared[] = [];
         while (chunk.length < (this.sender.preparesAhead ?? 1) && next < signable.length) {
-          const orders = signable.slice(next, next + this.sender.maxBatch);
+          const orders = batchAt(signable, next, this.sender.maxBatch);
           next += orders.length;
           const prepared = await this.prepare(orders);
           if (prepared === "stop") {
@@ -415,6 +415,18 @@ class ChainPass {
 }
 
 type MinedStatus = Extract<AttemptStatus, { state: "mined" }>;
+
+/** The orders of one chain transaction from `start`: up to `max`, an order to be signed alone on its own. */
+function batchAt(signable: readonly SendOrder[], start: number, max: number): SendOrder[] {
+  const batch: SendOrder[] = [];
+  for (let i = start; i < signable.length && batch.length < max; i++) {
+    const order = signable[i] as SendOrder;
+    if (order.alone && batch.length > 0) break;
+    batch.push(order);
+    if (order.alone) break;
+  }
+  return batch;
+}
 
 /** One chain transaction's orders and what prepare() gave for them. */
 interface Prepared {
