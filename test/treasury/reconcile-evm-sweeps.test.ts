@@ -1,12 +1,6 @@
 import { silentLogger } from "@mp/core";
 import { sendNative, tokenBalance, transferToken } from "@mp/test-nodes/evm";
-import {
-  createEvmSender,
-  createEvmSweeper,
-  createSendPipeline,
-  type ReconcileLine,
-  reconcileChains,
-} from "@mp/treasury";
+import { createEvmSweeper, type ReconcileLine, reconcileChains } from "@mp/treasury";
 import type { Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {

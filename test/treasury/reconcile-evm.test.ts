@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ChainConfig, resolveChainConfig, silentLogger } from "@mp/core";
-import { createTreasuryKeys } from "@mp/custody";
+import { type ChainConfig, resolveChainConfig } from "@mp/core";
 import type { Indexer } from "@mp/indexer";
 import { checkLedger } from "@mp/ledger";
 import {
@@ -13,25 +12,13 @@ import {
   tokenBalance,
   transferToken,
 } from "@mp/test-nodes/evm";
-import {
-  createEvmSender,
-  createSendPipeline,
-  findSend,
-  type ReconcileLine,
-  type ReconcileTarget,
-  reconcileChains,
-  requestSend,
-} from "@mp/treasury";
+import { findSend, type ReconcileLine, type ReconcileTarget, reconcileChains, requestSend } from "@mp/treasury";
 import { getAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../cli/run-cli.ts";
 import { addWallet, catchUp, createMerchant } from "../indexer/indexer-fixtures.ts";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
-import {
-  type EvmReconcileChain,
-  TREASURY_MNEMONIC as MNEMONIC,
-  startEvmReconcileChain,
-} from "./evm-reconcile-chain.ts";
+import { type EvmReconcileChain, startEvmReconcileChain } from "./evm-reconcile-chain.ts";
 
 const ETH = 10n ** 18n;
 
@@ -42,7 +29,7 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
   const dir = useTempDir("mpreconcile-");
   let node: AnvilNode;
   let usdc: TestToken;
-  let config: ChainConfig;
+  let _config: ChainConfig;
   let indexer: Indexer;
   let treasury: Hex;
   let chain: EvmReconcileChain;
@@ -74,8 +61,8 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
   beforeAll(async () => {
     const db = database.db;
     chain = await startEvmReconcileChain(db);
-    ({ node, usdc, config, indexer, treasury } = chain);
-    const keys = chain.keys;
+    ({ node, usdc, _config, indexer, treasury } = chain);
+    const _keys = chain.keys;
     const merchant = await createMerchant(db);
     await addWallet(db, merchant, "BASE", deposit);
     // An operator tops the treasury up; customers pay the deposit address.
