@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type ChainConfig, resolveChainConfig } from "@mp/core";
+import { resolveChainConfig } from "@mp/core";
 import type { Indexer } from "@mp/indexer";
 import { checkLedger } from "@mp/ledger";
 import {
@@ -29,7 +29,6 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
   const dir = useTempDir("mpreconcile-");
   let node: AnvilNode;
   let usdc: TestToken;
-  let _config: ChainConfig;
   let indexer: Indexer;
   let treasury: Hex;
   let chain: EvmReconcileChain;
@@ -61,8 +60,7 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
   beforeAll(async () => {
     const db = database.db;
     chain = await startEvmReconcileChain(db);
-    ({ node, usdc, _config, indexer, treasury } = chain);
-    const _keys = chain.keys;
+    ({ node, usdc, indexer, treasury } = chain);
     const merchant = await createMerchant(db);
     await addWallet(db, merchant, "BASE", deposit);
     // An operator tops the treasury up; customers pay the deposit address.

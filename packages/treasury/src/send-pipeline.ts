@@ -1,5 +1,5 @@
 import { AppError, type ChainId, type Logger, mapBounded } from "@mp/core";
-import { assertLeader, type Database, type Lease, type LeaseKeeper, type Queryable } from "@mp/db";
+import { assertLeader, type Database, type Lease, type LeaseKeeper } from "@mp/db";
 import {
   insertAttempt,
   issueAttemptInsert,
