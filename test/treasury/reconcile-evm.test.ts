@@ -1,40 +1,25 @@
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createEvmAdapter } from "@mp/chain-evm";
-import { type ChainConfig, resolveChainConfig, silentLogger } from "@mp/core";
-import { createTreasuryKeys, createWatchSet } from "@mp/custody";
-import { createIndexer, type Indexer } from "@mp/indexer";
+import { resolveChainConfig } from "@mp/core";
+import type { Indexer } from "@mp/indexer";
 import { checkLedger } from "@mp/ledger";
-import { createSandboxRateProvider } from "@mp/providers";
 import {
   ANVIL_ACCOUNTS,
   type AnvilNode,
-  deployTestToken,
   sendNative,
-  startAnvil,
   type TestToken,
   tokenBalance,
   transferToken,
 } from "@mp/test-nodes/evm";
-import {
-  createEvmSender,
-  createSendPipeline,
-  findSend,
-  type ReconcileLine,
-  type ReconcileTarget,
-  reconcileChains,
-  recordTreasuryAddresses,
-  requestSend,
-} from "@mp/treasury";
+import { findSend, type ReconcileLine, type ReconcileTarget, reconcileChains, requestSend } from "@mp/treasury";
 import { getAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../cli/run-cli.ts";
 import { addWallet, catchUp, createMerchant } from "../indexer/indexer-fixtures.ts";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
+import { type EvmReconcileChain, startEvmReconcileChain } from "./evm-reconcile-chain.ts";
 
-/** A public test mnemonic (its EVM treasury address is no anvil dev account). */
-const MNEMONIC = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
 const ETH = 10n ** 18n;
 
 const freshAddress = (): Hex => getAddress(`0x${randomBytes(20).toString("hex")}`);
@@ -44,20 +29,12 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
   const dir = useTempDir("mpreconcile-");
   let node: AnvilNode;
   let usdc: TestToken;
-  let config: ChainConfig;
   let indexer: Indexer;
   let treasury: Hex;
+  let chain: EvmReconcileChain;
   const deposit = freshAddress();
 
-  const targets = (): ReconcileTarget[] => [
-    {
-      config,
-      assets: [
-        { asset: "ETH", address: null, decimals: 18 },
-        { asset: "USDC", address: usdc.address, decimals: 6 },
-      ],
-    },
-  ];
+  const targets = (): ReconcileTarget[] => chain.targets();
   const line = (lines: ReconcileLine[], asset: string) => lines.find((l) => l.asset === asset);
   /** What the node says the treasury and the deposit address hold, asked here independently. */
   const onChain = async () => ({
@@ -66,11 +43,7 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
       (await node.publicClient.getBalance({ address: deposit })),
     USDC: (await tokenBalance(node, usdc, treasury)) + (await tokenBalance(node, usdc, deposit)),
   });
-  /** Mines past the confirmations and lets the indexer record and confirm everything. */
-  const settle = async () => {
-    await node.mine(3);
-    await catchUp(indexer);
-  };
+  const settle = () => chain.settle();
 
   /** The CLI's environment: this database and CHAINS_CONFIG with BASE on anvil, plus `more` chains. */
   const cliEnv = (more: Record<string, unknown> = {}) => {
@@ -86,30 +59,10 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
 
   beforeAll(async () => {
     const db = database.db;
-    node = await startAnvil();
-    usdc = await deployTestToken(node, { name: "USD Coin", symbol: "USDC", decimals: 6 });
-    config = resolveChainConfig("BASE", {
-      rpcUrl: node.url,
-      confirmations: 2,
-      network: "regtest",
-      startHeight: await node.blockNumber(),
-      tokens: [{ asset: "USDC", address: usdc.address, decimals: 6 }],
-    });
-    const keys = createTreasuryKeys(MNEMONIC, { bitcoinNetwork: "regtest" });
-    const key = keys.evm();
-    treasury = getAddress(key.address);
-    await recordTreasuryAddresses(db, [{ chain: "BASE", purpose: "send", path: key.path, address: treasury }]);
+    chain = await startEvmReconcileChain(db);
+    ({ node, usdc, indexer, treasury } = chain);
     const merchant = await createMerchant(db);
     await addWallet(db, merchant, "BASE", deposit);
-    indexer = createIndexer({
-      db,
-      adapter: createEvmAdapter(config),
-      config,
-      watch: createWatchSet(db, "BASE"),
-      rates: createSandboxRateProvider(),
-      logger: silentLogger(),
-      leaseSeconds: 2,
-    });
     // An operator tops the treasury up; customers pay the deposit address.
     await sendNative(node, treasury, 10n * ETH);
     await transferToken(node, usdc, treasury, 1_000_000_000n);
@@ -118,13 +71,7 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
     await settle();
 
     // The treasury sends (through the real pipeline): a token and the native coin.
-    const pipeline = createSendPipeline({
-      db,
-      senders: [createEvmSender({ config, keys, db, logger: silentLogger() })],
-      logger: silentLogger(),
-      confirmations: { BASE: 2 },
-      leaseSeconds: 2,
-    });
+    const pipeline = chain.pipeline();
     const sends = await Promise.all([
       requestSend(db, {
         chain: "BASE",
@@ -155,8 +102,7 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
   }, 120_000);
 
   afterAll(async () => {
-    await indexer?.stop();
-    await node?.stop();
+    await chain?.stop();
   });
 
   it("records the top-ups as the operator's float in its own ledger account, never as a merchant's deposit", async () => {
@@ -244,20 +190,7 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
 
   it("a gas top-up the treasury sends to a deposit address is custody, never the merchant's deposit", async () => {
     const db = database.db;
-    const pipeline = createSendPipeline({
-      db,
-      senders: [
-        createEvmSender({
-          config,
-          keys: createTreasuryKeys(MNEMONIC, { bitcoinNetwork: "regtest" }),
-          db,
-          logger: silentLogger(),
-        }),
-      ],
-      logger: silentLogger(),
-      confirmations: { BASE: 2 },
-      leaseSeconds: 2,
-    });
+    const pipeline = chain.pipeline();
     const { send } = await requestSend(db, {
       chain: "BASE",
       asset: "ETH",

@@ -1,4 +1,4 @@
-import { type ChainId, silentLogger } from "@mp/core";
+import { type ChainId, type Logger, silentLogger } from "@mp/core";
 import type { Database } from "@mp/db";
 import { createTestDatabase } from "@mp/db/testing";
 import type { ChainSender } from "../src/chain-sender.ts";
@@ -25,6 +25,8 @@ async function openBenchTreasury<H extends { sender(): ChainSender }>(setup: {
   stop: (h: H) => Promise<void>;
   /** Confirmations a send needs, per chain. */
   confirmations: Partial<Record<ChainId, number>>;
+  /** The pipeline's logger (silent unless a bench traces). */
+  logger?: Logger;
 }): Promise<BenchTreasury<H>> {
   const testDb = await createTestDatabase(setup.poolSize === undefined ? {} : { poolSize: setup.poolSize });
   const db = testDb.db;
@@ -38,7 +40,7 @@ async function openBenchTreasury<H extends { sender(): ChainSender }>(setup: {
   const pipeline = createSendPipeline({
     db,
     senders: [h.sender()],
-    logger: silentLogger(),
+    logger: setup.logger ?? silentLogger(),
     confirmations: setup.confirmations,
   });
   return {
@@ -72,8 +74,10 @@ export function openBitcoinBenchTreasury(): Promise<BenchTreasury<BitcoinTreasur
 export function openEvmBenchTreasury(
   confirmations: number,
   funds: { eth?: bigint; usdc?: bigint } = {},
+  logger?: Logger,
 ): Promise<BenchTreasury<EvmTreasuryHarness>> {
   return openBenchTreasury({
+    ...(logger ? { logger } : {}),
     poolSize: 10,
     start: (db) => startEvmTreasury(db, { ...funds, blockTimeSeconds: 1 }),
     stop: (h) => h.node.stop(),

@@ -1,4 +1,4 @@
-import { silentLogger } from "@mp/core";
+import { createLogger, silentLogger } from "@mp/core";
 import { tokenBalance } from "@mp/test-nodes/evm";
 import { createEvmSweeper } from "../src/sweeps/evm-sweeper.ts";
 import { createDepositMerchant, depositAndCredit, testDepositKeys } from "../test/support/evm-deposits.ts";
@@ -16,17 +16,18 @@ export interface EvmSweepsBenchResult {
  * USDC deposit and no gas, swept into the treasury on anvil: the sweeper opens a sweep and a gas
  * top-up per address, the send pipeline sends the top-ups, the sweeper signs the token transfers
  * with the deposit keys, and the pipeline confirms them (2 confirmations; a block after each round).
- * SWEEP_BENCH_TRACE=1 prints each round's sweeper and pipeline milliseconds on stderr.
+ * SWEEP_BENCH_TRACE=1 prints each round's sweeper and pipeline milliseconds, and their warnings, on stderr.
  */
 export async function runEvmSweepsBench(options: { addresses?: number } = {}): Promise<EvmSweepsBenchResult> {
   const count = options.addresses ?? 1_000;
-  const { db, h, pipeline, close } = await openEvmBenchTreasury(2, { eth: 1_000n * 10n ** 18n, usdc: 0n });
+  const logger = process.env.SWEEP_BENCH_TRACE ? createLogger({ level: "warn", stderr: true }) : silentLogger();
+  const { db, h, pipeline, close } = await openEvmBenchTreasury(2, { eth: 1_000n * 10n ** 18n, usdc: 0n }, logger);
   const sweeper = createEvmSweeper({
     db,
     chains: [h.config],
     depositKeys: testDepositKeys(),
     treasuryKeys: h.keys,
-    logger: silentLogger(),
+    logger,
   });
   try {
     const merchant = await createDepositMerchant(db, count);

@@ -79,7 +79,8 @@ export async function listAttempts(
             a.block_height::text, a.block_hash, a.broadcast_height::text, a.created_at, a.broadcast_at,
             COALESCE(j.orders, '[]'::json) AS orders,
             EXISTS (SELECT 1 FROM treasury_attempts r WHERE r.replaces = a.id) AS superseded,
-            COALESCE(j.settled, false) AS settled,
+            -- An attempt carrying no send (an EVM nonce filler) is settled once mined.
+            COALESCE(j.settled, true) AS settled,
             COALESCE(j.landed_elsewhere, false) AS landed_elsewhere
        FROM treasury_attempts a
        LEFT JOIN LATERAL (
@@ -89,7 +90,7 @@ export async function listAttempts(
            FROM treasury_attempt_sends x JOIN treasury_sends s ON s.id = x.send_id
           WHERE x.attempt_id = a.id) j ON true
       WHERE a.chain = $1 AND a.state = ANY($2::text[])
-        AND NOT (a.state = 'mined' AND COALESCE(j.settled, false) AND a.block_height <= $3::bigint)
+        AND NOT (a.state = 'mined' AND COALESCE(j.settled, true) AND a.block_height <= $3::bigint)
       ORDER BY a.created_at, a.id`,
     [chain, [...states], minedSince],
   );
@@ -120,13 +121,20 @@ const toOrder = (r: { id: string; chain: ChainId; asset: string; to_address: str
  * is signed by the sweeper with the deposit key, never here (the pipeline holds treasury keys only).
  */
 export async function listSignable(q: Queryable, chain: ChainId, limit: number): Promise<SendOrder[]> {
-  const { rows } = await q.query<{ id: string; chain: ChainId; asset: string; to_address: string; amount_raw: string }>(
-    `SELECT id, chain, asset, to_address, amount_raw::text AS amount_raw FROM treasury_sends
+  const { rows } = await q.query<{
+    id: string;
+    chain: ChainId;
+    asset: string;
+    to_address: string;
+    amount_raw: string;
+    sign_alone: boolean;
+  }>(
+    `SELECT id, chain, asset, to_address, amount_raw::text AS amount_raw, sign_alone FROM treasury_sends
       WHERE chain = $1 AND state IN ('queued', 'waiting_funds') AND purpose <> 'sweep'
       ORDER BY created_at, id LIMIT $2`,
     [chain, limit],
   );
-  return rows.map(toOrder);
+  return rows.map((r) => (r.sign_alone ? { ...toOrder(r), alone: true } : toOrder(r)));
 }
 
 /**
@@ -235,41 +243,57 @@ export async function markBroadcast(tx: Queryable, ids: readonly string[], head:
   );
 }
 
-/** The attempt is in block `height`: its sends have landed through it (not yet confirmed). */
-export async function markMined(tx: Queryable, id: string, height: number, hash: string): Promise<void> {
+/**
+ * Each attempt is in its block: its sends have landed through it (not yet confirmed). Set-based: a
+ * round that lands a thousand attempts is two statements.
+ */
+export async function markMined(
+  tx: Queryable,
+  landings: ReadonlyArray<{ id: string; height: number; hash: string }>,
+): Promise<void> {
+  if (landings.length === 0) return;
+  const ids = landings.map((l) => l.id);
   await tx.query(
-    `UPDATE treasury_attempts SET state = 'mined', block_height = $2, block_hash = $3, error = NULL, updated_at = now()
-      WHERE id = $1`,
-    [id, height, hash],
+    `UPDATE treasury_attempts a SET state = 'mined', block_height = m.height, block_hash = m.hash, error = NULL,
+            updated_at = now()
+       FROM unnest($1::text[], $2::bigint[], $3::text[]) AS m(id, height, hash)
+      WHERE a.id = m.id`,
+    [ids, landings.map((l) => l.height), landings.map((l) => l.hash)],
   );
   await tx.query(
-    `UPDATE treasury_sends s SET landed_attempt_id = $1, state = 'broadcast', updated_at = now()
+    `UPDATE treasury_sends s SET landed_attempt_id = x.attempt_id, state = 'broadcast', updated_at = now()
        FROM treasury_attempt_sends x
-      WHERE x.attempt_id = $1 AND s.id = x.send_id AND s.state IN ('signed', 'broadcast')`,
-    [id],
+      WHERE x.attempt_id = ANY($1::text[]) AND s.id = x.send_id AND s.state IN ('signed', 'broadcast')`,
+    [ids],
   );
 }
 
-/** Its sends are confirmed; their other open attempts can no longer land (same guard): replaced. */
-export async function markConfirmed(tx: Queryable, id: string): Promise<number> {
-  const confirmed = await tx.query(
+/**
+ * Their sends are confirmed; the sends' other open attempts can no longer land (same guard):
+ * replaced. Returns the attempts that confirmed a send now.
+ */
+export async function markConfirmed(tx: Queryable, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const confirmed = await tx.query<{ attempt_id: string }>(
     `UPDATE treasury_sends s SET state = 'confirmed', reason = NULL, confirmed_at = now(), updated_at = now()
        FROM treasury_attempt_sends x
-      WHERE x.attempt_id = $1 AND s.id = x.send_id AND s.landed_attempt_id = $1 AND s.state <> 'confirmed'`,
-    [id],
+      WHERE x.attempt_id = ANY($1::text[]) AND s.id = x.send_id AND s.landed_attempt_id = x.attempt_id
+        AND s.state <> 'confirmed'
+     RETURNING x.attempt_id`,
+    [[...ids]],
   );
-  await retireSiblings(tx, id);
-  return confirmed.rowCount ?? 0;
+  await retireSiblings(tx, ids);
+  return new Set(confirmed.rows.map((r) => r.attempt_id));
 }
 
 /** Other open attempts of the same sends: a sibling landed, so they never will. */
-async function retireSiblings(tx: Queryable, id: string): Promise<void> {
+async function retireSiblings(tx: Queryable, ids: readonly string[]): Promise<void> {
   await tx.query(
     `UPDATE treasury_attempts a SET state = 'replaced', updated_at = now()
-      WHERE a.id <> $1 AND a.state IN ('signed', 'broadcast')
+      WHERE a.state IN ('signed', 'broadcast') AND NOT (a.id = ANY($1::text[]))
         AND a.id IN (SELECT y.attempt_id FROM treasury_attempt_sends x
-                       JOIN treasury_attempt_sends y ON y.send_id = x.send_id WHERE x.attempt_id = $1)`,
-    [id],
+                       JOIN treasury_attempt_sends y ON y.send_id = x.send_id WHERE x.attempt_id = ANY($1::text[]))`,
+    [[...ids]],
   );
 }
 
@@ -290,7 +314,7 @@ export async function markFailed(
       WHERE x.attempt_id = $1 AND s.id = x.send_id AND s.state <> 'confirmed'`,
     [id, status.reason],
   );
-  await retireSiblings(tx, id);
+  await retireSiblings(tx, [id]);
 }
 
 /**
@@ -339,4 +363,40 @@ export async function markReorged(tx: Queryable, id: string, head: number): Prom
       WHERE landed_attempt_id = $1`,
     [id],
   );
+}
+
+/**
+ * The node refused the attempt for good: failed, with the node's reason. Unless another attempt of
+ * its sends is still open or mined (a replacement refused while the original is out changes nothing
+ * for them), its one send fails with it; the sends of a refused batch are queued again, each to be
+ * signed alone, so only the one at fault is refused next time. Returns whether nothing holds the
+ * attempt's guard any more (the caller then fills it).
+ */
+export async function markRefused(tx: Queryable, id: string, reason: string): Promise<boolean> {
+  const refused = await tx.query(
+    `UPDATE treasury_attempts SET state = 'failed', error = $2, updated_at = now()
+      WHERE id = $1 AND state IN ('signed', 'broadcast')`,
+    [id, reason],
+  );
+  if (refused.rowCount !== 1) return false;
+  const { rows } = await tx.query<{ open: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM treasury_attempts a
+                     WHERE a.id <> $1 AND a.state IN ('signed', 'broadcast', 'mined')
+                       AND a.id IN (SELECT y.attempt_id FROM treasury_attempt_sends x
+                                      JOIN treasury_attempt_sends y ON y.send_id = x.send_id WHERE x.attempt_id = $1)) AS open`,
+    [id],
+  );
+  if (rows[0]?.open) return false;
+  await tx.query(
+    `UPDATE treasury_sends s
+        SET state = CASE WHEN n.sends > 1 THEN 'queued' ELSE 'failed' END,
+            sign_alone = n.sends > 1,
+            reason = CASE WHEN n.sends > 1 THEN 'its batch was refused, signed alone next: ' || $2 ELSE $2 END,
+            updated_at = now()
+       FROM treasury_attempt_sends x,
+            (SELECT count(*) AS sends FROM treasury_attempt_sends WHERE attempt_id = $1) n
+      WHERE x.attempt_id = $1 AND s.id = x.send_id AND s.state IN ('signed', 'broadcast')`,
+    [id, reason],
+  );
+  return true;
 }

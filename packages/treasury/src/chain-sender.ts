@@ -28,6 +28,8 @@ export interface SendOrder {
   asset: string;
   to: string;
   amountRaw: bigint;
+  /** The node refused a batch it was in: signed in a transaction of its own (the pipeline's rule, unseen by senders). */
+  alone?: boolean;
 }
 
 /** A signed transaction, as the pipeline stores it (treasury_attempts) before broadcasting it. */
@@ -79,6 +81,21 @@ export class InsufficientTreasuryFundsError extends AppError {
   }
 }
 
+/**
+ * The node refused the attempt for good (EVM: intrinsic gas too low, an invalid transaction): it
+ * can never land as signed, so rebroadcasting or bumping its fee would only hold its guard forever.
+ */
+export class BroadcastRefusedError extends Error {
+  readonly code = "broadcast_refused";
+  constructor(
+    message: string,
+    readonly txHash: string,
+  ) {
+    super(message);
+    this.name = "BroadcastRefusedError";
+  }
+}
+
 export interface ChainSender {
   readonly chain: ChainId;
   /** The treasury address it signs for (Bitcoin: the receive address; change goes elsewhere). */
@@ -113,4 +130,11 @@ export interface ChainSender {
   status(attempt: StoredAttempt): Promise<AttemptStatus>;
   /** A replacement of a stuck attempt with the same guard and higher fees, or null when there is none to make. */
   replace(tx: Queryable, attempt: StoredAttempt, orders: SendOrder[]): Promise<SignedAttempt | null>;
+  /**
+   * After the node refused `attempt` for good (BroadcastRefusedError): a transaction that uses its
+   * guard and moves nothing, so the guards after it can land (EVM: a zero-value transfer to itself
+   * at the refused nonce; its guard names the attempt it fills). Null when there is none to make.
+   * Families whose guard a refused attempt does not hold (Bitcoin, Solana, Tron) have none.
+   */
+  fill?(tx: Queryable, attempt: StoredAttempt): Promise<SignedAttempt | null>;
 }

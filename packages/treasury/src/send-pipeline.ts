@@ -1,5 +1,5 @@
 import { AppError, type ChainId, type Logger, mapBounded } from "@mp/core";
-import { assertLeader, type Database, type Lease, type LeaseKeeper, type Queryable } from "@mp/db";
+import { assertLeader, type Database, type Lease, type LeaseKeeper } from "@mp/db";
 import {
   insertAttempt,
   issueAttemptInsert,
@@ -11,6 +11,7 @@ import {
   markExpired,
   markFailed,
   markMined,
+  markRefused,
   markRejected,
   markReorged,
   markWaitingFunds,
@@ -20,12 +21,14 @@ import {
 import { createLeasedChainLoop } from "./chain-loop.ts";
 import {
   type AttemptStatus,
+  BroadcastRefusedError,
   type ChainSender,
   InsufficientTreasuryFundsError,
   type SendOrder,
   type SignedAttempt,
   type StoredAttempt,
 } from "./chain-sender.ts";
+import { type FencedTx, fencedTx } from "./fenced-tx.ts";
 
 export interface SendPipelineOptions {
   db: Database;
@@ -56,6 +59,8 @@ export interface SendPipeline {
 const SIGN_PER_TICK = 1_000;
 /** Status look-ups in flight at once (one RPC each). */
 const STATUS_CONCURRENCY = 16;
+/** Mined attempts recorded per transaction. */
+const MINED_PER_TX = 200;
 /** Blocks past its confirmation a settled send's block is still checked for a reorg, at least. */
 const MIN_REORG_WINDOW = 16;
 
@@ -110,14 +115,11 @@ class ChainPass {
     private readonly db: Database,
     private readonly fence: { idleTimeoutMs: number },
     private readonly onStage?: SendPipelineOptions["onStage"],
-  ) {}
-
-  private fenced<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.db.tx(async (tx) => {
-      await assertLeader(tx, this.lease, this.fence);
-      return fn(tx);
-    });
+  ) {
+    this.fenced = fencedTx(db, lease, fence);
   }
+
+  private readonly fenced: FencedTx;
 
   async run(): Promise<void> {
     this.head = await this.sender.head();
@@ -144,10 +146,34 @@ class ChainPass {
       this.broadcasted.push(attempt.id);
       return true;
     } catch (error) {
+      if (error instanceof BroadcastRefusedError) {
+        await this.refuse(attempt, error.message);
+        return false;
+      }
       // Stored, so nothing is lost: the next pass broadcasts it again, or its status settles it.
       this.logger.warn({ attempt: attempt.id, txHash: attempt.txHash, err: String(error) }, "broadcast failed");
       return false;
     }
+  }
+
+  /**
+   * The node refused the attempt for good: it fails with the node's reason, and where nothing else
+   * holds its guard a filler takes it (EVM: a zero-value transfer to itself at that nonce), so the
+   * sends after it are not held up behind a nonce that can never be used.
+   */
+  private async refuse(attempt: StoredAttempt, reason: string): Promise<void> {
+    const log = { attempt: attempt.id, txHash: attempt.txHash, orders: attempt.orders.map((o) => o.id), reason };
+    const filler = await this.fenced(async (tx) => {
+      if (!(await markRefused(tx, attempt.id, reason))) return null;
+      // A refused filler is not filled again: its guard waits for an operator (logged below).
+      if (attempt.guard.fills !== undefined) return null;
+      const signed = (await this.sender.fill?.(tx, attempt)) ?? null;
+      if (!signed) return null;
+      const id = await insertAttempt(tx, this.sender.chain, signed, null);
+      return { ...signed, id };
+    });
+    this.logger.error({ ...log, filler: filler?.id ?? null }, "the node refused a send for good: failed");
+    if (filler) await this.broadcast(justStored(this.sender.chain, filler, null));
   }
 
   private async flushBroadcast(): Promise<void> {
@@ -170,11 +196,50 @@ class ChainPass {
         return undefined;
       }),
     );
+    const mined: Array<{ attempt: OpenAttempt; status: MinedStatus }> = [];
+    const others: Array<{ attempt: OpenAttempt; status: Exclude<AttemptStatus, MinedStatus> }> = [];
     for (const [i, attempt] of watched.entries()) {
       const status = statuses[i];
-      if (status) await this.apply(attempt, status);
+      if (status?.state === "mined") mined.push({ attempt, status });
+      else if (status) others.push({ attempt, status });
     }
+    // Landings first: an attempt outbid by one of them is then seen as replaced, never re-queued.
+    for (let i = 0; i < mined.length; i += MINED_PER_TX) await this.applyMined(mined.slice(i, i + MINED_PER_TX));
+    for (const { attempt, status } of others) await this.apply(attempt, status);
     await this.flushBroadcast();
+  }
+
+  /**
+   * Mined attempts, many per fenced transaction (a sweep round lands a thousand at once): each
+   * recorded in its block, and confirmed once deep enough.
+   */
+  private async applyMined(mined: Array<{ attempt: OpenAttempt; status: MinedStatus }>): Promise<void> {
+    const changes = mined.flatMap(({ attempt, status }) => {
+      const deep = this.head - status.blockHeight + 1 >= this.confirmations;
+      const moved = attempt.state !== "mined" || attempt.blockHash !== status.blockHash;
+      return moved || deep ? [{ attempt, status, deep, moved }] : [];
+    });
+    if (changes.length === 0) return;
+    const confirmed = await this.fenced(async (tx) => {
+      await markMined(
+        tx,
+        changes
+          .filter((c) => c.moved)
+          .map((c) => ({ id: c.attempt.id, height: c.status.blockHeight, hash: c.status.blockHash })),
+      );
+      return markConfirmed(
+        tx,
+        changes.filter((c) => c.deep).map((c) => c.attempt.id),
+      );
+    });
+    for (const { attempt, status } of changes) {
+      if (!confirmed.has(attempt.id)) continue;
+      const orders = attempt.orders.map((o) => o.id);
+      this.logger.info(
+        { attempt: attempt.id, txHash: attempt.txHash, orders, height: status.blockHeight },
+        "send confirmed",
+      );
+    }
   }
 
   /** Confirmed sends: their block must still be the chain's, else they are watched again. */
@@ -192,20 +257,9 @@ class ChainPass {
     }
   }
 
-  private async apply(attempt: OpenAttempt, status: AttemptStatus): Promise<void> {
+  private async apply(attempt: OpenAttempt, status: Exclude<AttemptStatus, MinedStatus>): Promise<void> {
     const log = { attempt: attempt.id, txHash: attempt.txHash, orders: attempt.orders.map((o) => o.id) };
     switch (status.state) {
-      case "mined": {
-        const deep = this.head - status.blockHeight + 1 >= this.confirmations;
-        const moved = attempt.state !== "mined" || attempt.blockHash !== status.blockHash;
-        if (!moved && !deep) return;
-        const confirmed = await this.fenced(async (tx) => {
-          if (moved) await markMined(tx, attempt.id, status.blockHeight, status.blockHash);
-          return deep ? markConfirmed(tx, attempt.id) : 0;
-        });
-        if (confirmed > 0) this.logger.info({ ...log, height: status.blockHeight }, "send confirmed");
-        return;
-      }
       case "failed":
         await this.fenced((tx) => markFailed(tx, attempt.id, status));
         this.logger.warn({ ...log, reason: status.reason }, "send failed on chain");
@@ -227,7 +281,8 @@ class ChainPass {
           await this.replace(attempt);
         } else if (status.state === "unknown") {
           // Dropped or never propagated: the same bytes again (idempotent), the stuck clock running.
-          await this.sender.broadcast(attempt).catch((error: unknown) => {
+          await this.sender.broadcast(attempt).catch(async (error: unknown) => {
+            if (error instanceof BroadcastRefusedError) return this.refuse(attempt, error.message);
             this.logger.warn({ ...log, err: String(error) }, "rebroadcast failed");
           });
         }
@@ -268,7 +323,7 @@ class ChainPass {
       while (next < signable.length && !stop) {
         const chunk: Prepared[] = [];
         while (chunk.length < (this.sender.preparesAhead ?? 1) && next < signable.length) {
-          const orders = signable.slice(next, next + this.sender.maxBatch);
+          const orders = batchAt(signable, next, this.sender.maxBatch);
           next += orders.length;
           const prepared = await this.prepare(orders);
           if (prepared === "stop") {
@@ -291,7 +346,7 @@ class ChainPass {
   }
 
   /** prepare() of one chain transaction's orders; null when they wait for funds or were refused. */
-  private async prepare(orders: SendOrder[]): Promise<Prepared | null | "stop"> {
+  private async prepare(orders: SendOrder[], split = true): Promise<Prepared | null | "stop"> {
     const ids = orders.map((o) => o.id);
     try {
       return { orders, prepared: await this.sender.prepare(orders) };
@@ -300,6 +355,10 @@ class ChainPass {
         await this.fenced((tx) => markWaitingFunds(tx, ids, error.message));
         this.logger.info({ orders: ids, reason: error.message }, "send waits for treasury funds");
         return null;
+      }
+      if (error instanceof AppError && !error.retryable && orders.length > 1 && split) {
+        // One order of a batch is wrong for this chain: it alone is refused, its siblings go out without it.
+        return this.prepareWithout(orders);
       }
       if (error instanceof AppError && !error.retryable) {
         // The request itself is wrong for this chain (unknown asset, bad address): it never will be right.
@@ -311,6 +370,19 @@ class ChainPass {
       this.logger.warn({ orders: ids, err: String(error) }, "could not prepare a send");
       return "stop";
     }
+  }
+
+  /** A batch the sender refused: each order prepared alone, the refused ones rejected, the rest batched again. */
+  private async prepareWithout(orders: SendOrder[]): Promise<Prepared | null | "stop"> {
+    const fine: SendOrder[] = [];
+    for (const order of orders) {
+      const alone = await this.prepare([order]);
+      if (alone === "stop") return "stop";
+      if (alone) fine.push(order);
+    }
+    if (fine.length === 0) return null;
+    // Each passed alone: together they are not split again (a refusal now rejects them all, as before).
+    return this.prepare(fine, false);
   }
 
   /** Signs and stores the prepared chain transactions in one transaction; [] when one was taken meanwhile. */
@@ -340,6 +412,20 @@ class ChainPass {
     for (const s of stored) this.onStage?.({ stage: "signed", attemptId: s.id });
     return stored.map((s) => justStored(this.sender.chain, s, null));
   }
+}
+
+type MinedStatus = Extract<AttemptStatus, { state: "mined" }>;
+
+/** The orders of one chain transaction from `start`: up to `max`, an order to be signed alone on its own. */
+function batchAt(signable: readonly SendOrder[], start: number, max: number): SendOrder[] {
+  const batch: SendOrder[] = [];
+  for (let i = start; i < signable.length && batch.length < max; i++) {
+    const order = signable[i] as SendOrder;
+    if (order.alone && batch.length > 0) break;
+    batch.push(order);
+    if (order.alone) break;
+  }
+  return batch;
 }
 
 /** One chain transaction's orders and what prepare() gave for them. */

@@ -1,6 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
-import { type ChainId, ConflictError, ValidationError } from "@mp/core";
+import { type ChainId, ConflictError, chainFamily, ValidationError } from "@mp/core";
+import { type BitcoinNetwork, isChainAddress } from "@mp/custody";
 import type { Queryable } from "@mp/db";
+import { P2WPKH_DUST } from "./bitcoin/bitcoin-fees.ts";
 
 /** sweep: a sweep's own send FROM a deposit address (signed by the sweeper with the deposit key, never by the pipeline). */
 export type SendPurpose = "operator" | "top_up" | "transfer" | "sweep";
@@ -75,11 +77,35 @@ function requestHash(request: SendRequest): string {
   return createHash("sha256").update(canonical).digest("hex");
 }
 
+const BITCOIN_NETWORKS: readonly BitcoinNetwork[] = ["mainnet", "testnet", "regtest"];
+
+/**
+ * What no chain would ever take, refused before it is queued: one bad destination in a Bitcoin batch
+ * would otherwise take its whole transaction (and every send batched with it) down. The address is
+ * checked for the chain's family (Bitcoin: a standard address of any network; the CLI, which knows
+ * the deployment's network, checks that too), the amount against the dust limit where the chain has one.
+ */
+function assertSendable(request: SendRequest): void {
+  const family = chainFamily(request.chain);
+  const valid =
+    family === "bitcoin"
+      ? BITCOIN_NETWORKS.some((network) => isChainAddress(family, request.to, network))
+      : isChainAddress(family, request.to, "mainnet");
+  if (!valid) throw new ValidationError(`${request.to} is not a ${request.chain} address`, "to");
+  if (family === "bitcoin" && request.amountRaw < P2WPKH_DUST) {
+    throw new ValidationError(
+      `${request.amountRaw} sat is below the dust limit (${P2WPKH_DUST}): no node relays such an output`,
+      "amount",
+    );
+  }
+}
+
 /**
  * Stores a send request (state queued) and returns it; the signer's pipeline picks it up. The same
  * idempotency key again returns the stored send (whatever its state now) and stores nothing; the same
- * key with other parameters is refused (idempotency_conflict). Checking the address and the asset
- * against the chain is the caller's job (it knows the chain config).
+ * key with other parameters is refused (idempotency_conflict). A destination that is no address of
+ * the chain, or a Bitcoin amount below dust, is refused (validation_error) and nothing is stored;
+ * checking the asset against the chain config is the caller's job (it knows the config).
  */
 export async function requestSend(
   db: Queryable,
@@ -89,12 +115,13 @@ export async function requestSend(
   if (request.idempotencyKey.length === 0 || request.idempotencyKey.length > 255) {
     throw new ValidationError("the idempotency key must be 1 to 255 characters", "key");
   }
+  assertSendable(request);
   const hash = requestHash(request);
   // ON CONFLICT DO NOTHING, then read: two callers racing with one key both end up with the one row.
-  const inserted = await db.query<{ id: string }>(
+  const inserted = await db.query<{ id: string; created_at: Date; updated_at: Date }>(
     `INSERT INTO treasury_sends (id, chain, asset, to_address, amount_raw, purpose, idempotency_key, request_hash, state)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'queued')
-     ON CONFLICT (idempotency_key) DO NOTHING RETURNING id`,
+     ON CONFLICT (idempotency_key) DO NOTHING RETURNING id, created_at, updated_at`,
     [
       randomUUID(),
       request.chain,
@@ -106,6 +133,26 @@ export async function requestSend(
       hash,
     ],
   );
+  const created = inserted.rows[0];
+  if (created) {
+    // Just stored from this very request: nothing to read back (a sweep pass stores a thousand).
+    const send: TreasurySend = {
+      id: created.id,
+      chain: request.chain,
+      asset: request.asset,
+      to: request.to,
+      amountRaw: request.amountRaw,
+      purpose: request.purpose,
+      idempotencyKey: request.idempotencyKey,
+      state: "queued",
+      reason: null,
+      txHash: null,
+      createdAt: created.created_at,
+      updatedAt: created.updated_at,
+      confirmedAt: null,
+    };
+    return { send, created: true };
+  }
   const { rows } = await db.query<SendRow>(`SELECT ${SEND_COLUMNS} FROM ${SEND_FROM} WHERE s.idempotency_key = $1`, [
     request.idempotencyKey,
   ]);
@@ -117,7 +164,7 @@ export async function requestSend(
       "idempotency_conflict",
     );
   }
-  return { send: toSend(row), created: inserted.rows.length === 1 };
+  return { send: toSend(row), created: false };
 }
 
 export async function findSend(q: Queryable, id: string): Promise<TreasurySend | null> {

@@ -1,5 +1,7 @@
+import { randomBytes } from "node:crypto";
 import { btcToSatoshis } from "@mp/bitcoin-protocol";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
+import { networks, payments } from "bitcoinjs-lib";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { SendPipeline } from "../src/send-pipeline.ts";
 import { findSend, requestSend } from "../src/send-requests.ts";
@@ -105,6 +107,50 @@ describe("the send pipeline on the Bitcoin test node", () => {
     for (const [i, s] of sends.entries()) {
       expect(await paidOnChain(txHash, recipients[i] as string)).toBe(1_000_000n + BigInt(i));
       expect((await findSend(t.db, s.id))?.txHash).toBe(txHash);
+    }
+  });
+
+  it("a batched send the sender refuses (another network's address) fails alone; its batch siblings go out", async () => {
+    const p = pipeline();
+    const recipients = freshRecipients(2);
+    const [first, second] = await Promise.all(recipients.map((to) => send(to, 700_000n)));
+    // A mainnet address: a Bitcoin address (requestSend takes it), never one this regtest chain pays.
+    const wrong = await send("bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", 700_000n);
+    await until(t.db, [first?.id ?? "", second?.id ?? ""], "confirmed", tickAndMine(p));
+    const refused = await findSend(t.db, wrong.id);
+    expect(refused?.state).toBe("failed");
+    expect(refused?.reason).toMatch(/not a regtest Bitcoin address/);
+    expect(await attemptsOf(wrong.id)).toEqual([]);
+    const [a, b] = await Promise.all([attemptsOf(first?.id ?? ""), attemptsOf(second?.id ?? "")]);
+    // The two good ones still share one transaction.
+    expect(a?.[0]?.tx_hash).toBe(b?.[0]?.tx_hash);
+    expect(await paidOnChain(a?.[0]?.tx_hash as string, recipients[0] as string)).toBe(700_000n);
+  });
+
+  it("a batch the node refuses (one output is dust to it) is signed again one send each: only that send fails", async () => {
+    const p = pipeline();
+    const recipients = freshRecipients(2);
+    const good = await Promise.all(recipients.map((to) => send(to, 800_000n)));
+    // 300 sat passes the P2WPKH dust rule the sender checks, but a P2PKH output needs 546: the node
+    // refuses any transaction that carries it.
+    const legacy = payments.p2pkh({ hash: randomBytes(20), network: networks.regtest });
+    const dust = await send(legacy.address as string, 300n);
+    await until(
+      t.db,
+      good.map((s) => s.id),
+      "confirmed",
+      tickAndMine(p),
+    );
+    const refused = await findSend(t.db, dust.id);
+    expect(refused?.state).toBe("failed");
+    expect(refused?.reason).toMatch(/dust/);
+    // The refused batch carried all three; then each went alone: the dust one refused, the others landed.
+    const batch = await attemptsOf(dust.id);
+    expect(batch.map((a) => a.state)).toEqual(["failed", "failed"]);
+    for (const s of good) {
+      const attempts = await attemptsOf(s.id);
+      expect(attempts[0]?.tx_hash).toBe(batch[0]?.tx_hash);
+      expect(attempts.map((a) => a.state)).toEqual(["failed", "mined"]);
     }
   });
 

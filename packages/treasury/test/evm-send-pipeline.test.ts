@@ -1,7 +1,9 @@
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { minedTransaction, tokenBalance, transferToken } from "@mp/test-nodes/evm";
-import type { Hex } from "viem";
+import { bytesToHex, type Hex, keccak256, parseTransaction } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { insertAttempt } from "../src/attempt-store.ts";
 import type { ChainSender } from "../src/chain-sender.ts";
 import type { SendPipeline } from "../src/send-pipeline.ts";
 import { findSend, requestSend, type SendRequest } from "../src/send-requests.ts";
@@ -192,6 +194,52 @@ describe("the EVM send pipeline on anvil", () => {
     // The same nonce throughout: whichever attempt landed, no second transfer was ever possible.
     expect(new Set(attempts.map((a) => a.nonce)).size).toBe(1);
   }, 60_000);
+
+  it("fails an attempt the node refuses for good with the node's reason, fills its nonce, and the sends after it land", async () => {
+    const p = pipeline();
+    const sender = h.sender();
+    const to = freshAddress();
+    const refused = await send({ asset: "ETH", to, amountRaw: 1_000n });
+    // Stored as the pipeline stores an attempt (nonce allocated, attempt row), but signed with less
+    // gas than any transfer needs: the node refuses it at broadcast, every time.
+    const order = { id: refused.id, chain: "BASE" as const, asset: "ETH", to, amountRaw: 1_000n };
+    const prepared = await sender.prepare([order]);
+    const account = privateKeyToAccount(bytesToHex(h.keys.evm().privateKey));
+    const { attemptId, nonce } = await t.db.tx(async (tx) => {
+      const signed = await sender.sign(tx, [order], prepared);
+      const good = parseTransaction(signed.raw as Hex);
+      const raw = await account.signTransaction({
+        type: "eip1559",
+        chainId: good.chainId ?? 0,
+        nonce: good.nonce ?? 0,
+        to: good.to ?? to,
+        value: good.value ?? 0n,
+        gas: 20_000n,
+        maxFeePerGas: good.maxFeePerGas ?? 0n,
+        maxPriorityFeePerGas: good.maxPriorityFeePerGas ?? 0n,
+      });
+      const id = await insertAttempt(tx, "BASE", { ...signed, raw, txHash: keccak256(raw) }, null);
+      return { attemptId: id, nonce: good.nonce ?? -1 };
+    });
+    const later = await send({ asset: "ETH", to: freshAddress(), amountRaw: 2_000n });
+
+    await until(t.db, [later.id], "confirmed", tickAndMine(p));
+    const failed = await findSend(t.db, refused.id);
+    expect(failed?.state).toBe("failed");
+    expect(failed?.reason).toMatch(/intrinsic gas too low/i);
+    expect(await ethBalance(to)).toBe(0n);
+    expect((await attemptsOf(refused.id)).map((a) => a.state)).toEqual(["failed"]);
+    expect((await attemptsOf(later.id)).map((a) => a.nonce)).toEqual([nonce + 1]);
+    // The refused nonce went to a zero-value transfer to the treasury itself, recorded as its filler.
+    const { rows } = await t.db.query<{ tx_hash: Hex; state: string; nonce: number }>(
+      `SELECT tx_hash, state, (guard->>'nonce')::int AS nonce FROM treasury_attempts WHERE guard->>'fills' = $1`,
+      [attemptId],
+    );
+    expect(rows.map((r) => [r.state, r.nonce])).toEqual([["mined", nonce]]);
+    const filler = await h.node.publicClient.getTransaction({ hash: rows[0]?.tx_hash as Hex });
+    expect(filler).toMatchObject({ from: h.treasury.toLowerCase(), to: h.treasury.toLowerCase(), value: 0n });
+    expect(await h.node.publicClient.getTransactionCount({ address: h.treasury })).toBe(nonce + 2);
+  }, 90_000);
 
   it("keeps a send the treasury cannot cover waiting with a reason, and sends it after a top-up", async () => {
     const p = pipeline();

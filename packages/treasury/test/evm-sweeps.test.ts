@@ -192,4 +192,34 @@ describe("EVM sweeps on anvil", () => {
     // The gas the sweep paid came out of the one top-up.
     expect(await ethBalance(address.address)).toBe(gasBefore - BigInt(row?.fee_paid_raw ?? "0"));
   }, 120_000);
+
+  it("puts a confirmed sweep whose block is reorged out back to sweeping, and confirms it again without a second sweep", async () => {
+    const merchant = await createDepositMerchant(t.db, 1);
+    const [address] = merchant.addresses as [(typeof merchant.addresses)[0]];
+    await depositAndCredit(t.db, h.node, h.usdc, merchant, [{ address, asset: "USDC", amount: 12_000_000n }]);
+    const treasuryUsdc = await tokenBalance(h.node, h.usdc, h.treasury);
+    const s = sweeper();
+    const [swept] = await sweepUntilSettled(s, merchant, 1);
+    expect(swept?.state).toBe("confirmed");
+    const receipt = await h.node.publicClient.getTransactionReceipt({ hash: swept?.tx_hash as Hex });
+    // A new branch from the sweep's block on: its transfer is in none of the new blocks.
+    await h.node.reorg(Number((await h.node.blockNumber()) - Number(receipt.blockNumber)) + 1);
+    expect(await tokenBalance(h.node, h.usdc, h.treasury)).toBe(treasuryUsdc);
+    await pipeline.tick("BASE");
+    await s.tick("BASE");
+    const [reopened] = await sweepsOf(merchant);
+    expect(reopened).toMatchObject({ id: swept?.id, state: "sweeping", fee_paid_raw: null });
+    // Nothing new is opened for the address while its sweep is out again.
+    expect(await sweepsOf(merchant)).toHaveLength(1);
+
+    const [again] = await sweepUntilSettled(s, merchant, 1);
+    expect(again).toMatchObject({ id: swept?.id, state: "confirmed", tx_hash: swept?.tx_hash });
+    expect(BigInt(again?.fee_paid_raw ?? "0")).toBeGreaterThan(0n);
+    expect(await tokenBalance(h.node, h.usdc, h.treasury)).toBe(treasuryUsdc + 12_000_000n);
+    const { rows } = await t.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM treasury_sends WHERE purpose = 'sweep' AND idempotency_key = $1",
+      [`sweep:${swept?.id}`],
+    );
+    expect(rows[0]?.n).toBe(1);
+  }, 120_000);
 });

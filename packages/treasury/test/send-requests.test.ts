@@ -52,6 +52,44 @@ describe("requestSend", () => {
     });
   });
 
+  it("refuses, before anything is queued, a destination that is no address of the chain and a Bitcoin amount below dust", async () => {
+    const refused = [
+      request("bad-evm", { to: "0x70997970c51812dc3a010c7d01b50e0d17dc79C8" }),
+      request("bad-evm-length", { to: "0x1234" }),
+      request("bad-btc", { chain: "BITCOIN", asset: "BTC", to: "bcrt1qnotanaddress", amountRaw: 10_000n }),
+      request("bad-btc-checksum", {
+        chain: "BITCOIN",
+        asset: "BTC",
+        to: "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t5",
+        amountRaw: 10_000n,
+      }),
+      request("btc-dust", {
+        chain: "BITCOIN",
+        asset: "BTC",
+        to: "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4",
+        amountRaw: 293n,
+      }),
+    ];
+    for (const r of refused) {
+      await expect(requestSend(t.db, r), r.idempotencyKey).rejects.toMatchObject({ code: "validation_error" });
+    }
+    const { rows } = await t.db.query("SELECT id FROM treasury_sends WHERE idempotency_key = ANY($1::text[])", [
+      refused.map((r) => r.idempotencyKey),
+    ]);
+    expect(rows).toEqual([]);
+    // At the dust limit, to a valid address: queued.
+    const { send } = await requestSend(
+      t.db,
+      request("btc-ok", {
+        chain: "BITCOIN",
+        asset: "BTC",
+        to: "bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4",
+        amountRaw: 294n,
+      }),
+    );
+    expect(send.state).toBe("queued");
+  });
+
   it("lists open sends oldest first, per chain", async () => {
     await requestSend(
       t.db,

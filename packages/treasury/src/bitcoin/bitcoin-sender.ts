@@ -6,6 +6,7 @@ import { JsonRpcError } from "@mp/rpc";
 import { address as bitcoinAddress, Transaction } from "bitcoinjs-lib";
 import { z } from "zod";
 import {
+  BroadcastRefusedError,
   type ChainSender,
   InsufficientTreasuryFundsError,
   type SendOrder,
@@ -42,6 +43,14 @@ const RPC_INVALID_ADDRESS_OR_KEY = -5;
 const RPC_INVALID_PARAMETER = -8;
 const RPC_TRANSACTION_ERROR = -25;
 const RPC_TRANSACTION_ALREADY_IN_CHAIN = -27;
+const RPC_VERIFY_REJECTED = -26;
+/**
+ * Core's policy and consensus refusals that no fee, wait or mempool change can lift (IsStandardTx,
+ * CheckTransaction): fee and mempool refusals ("min relay fee not met", "txn-mempool-conflict",
+ * "too-long-mempool-chain", "non-final") pass later and stay the pipeline's to retry.
+ */
+const REFUSED_FOR_GOOD =
+  /-26 (dust|scriptpubkey|bare-multisig|multi-op-return|tx-size|version|bad-txns-(?!inputs-missingorspent))/;
 
 const rawTransactionSchema = z.object({
   txid: z.string(),
@@ -275,6 +284,9 @@ export function createBitcoinSender(options: SenderFactoryOptions): ChainSender 
         if (error.rpcCode === RPC_TRANSACTION_ALREADY_IN_CHAIN) return;
         // Inputs spent: by this very transaction (mined) is success; by a sibling, the pipeline sees it land.
         if (error.rpcCode === RPC_TRANSACTION_ERROR && (await knownToNode(attempt.txHash))) return;
+        if (error.rpcCode === RPC_VERIFY_REJECTED && REFUSED_FOR_GOOD.test(error.message)) {
+          throw new BroadcastRefusedError(`${chain} node refused ${attempt.txHash}: ${error.message}`, attempt.txHash);
+        }
         throw new BroadcastRejectedError(`${chain} node refused ${attempt.txHash}: ${error.message}`, {
           txHash: attempt.txHash,
           rpcCode: error.rpcCode,

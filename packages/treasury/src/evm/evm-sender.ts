@@ -2,27 +2,33 @@ import { resolveEvmAssets } from "@mp/chain-evm";
 import { type ChainId, ValidationError } from "@mp/core";
 import {
   type Address,
+  BaseError,
   bytesToHex,
-  createPublicClient,
   encodeFunctionData,
   erc20Abi,
   getAddress,
   type Hex,
-  http,
   isAddress,
   keccak256,
   parseTransaction,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { type ChainSender, InsufficientTreasuryFundsError, type SendOrder } from "../chain-sender.ts";
+import {
+  BroadcastRefusedError,
+  type ChainSender,
+  InsufficientTreasuryFundsError,
+  type SendOrder,
+} from "../chain-sender.ts";
 import type { SenderFactoryOptions } from "../sender-factories.ts";
+import { createEvmNode, type EvmFees, type EvmNode } from "./evm-node.ts";
+import { reusedFor } from "./reused-promise.ts";
 
 /** Blocks an EVM attempt may stay unmined before it is replaced with higher fees. */
 const STUCK_AFTER_BLOCKS = 3;
-/** Fees read from the node are reused this long (one look per block or so, not one per send). */
-const FEE_TTL_MS = 1_000;
 /** A gas estimate per (asset, recipient) is reused this long. */
 const GAS_TTL_MS = 60_000;
+/** A zero-value transfer to an account: what filling a refused nonce costs. */
+const NATIVE_TRANSFER_GAS = 21_000n;
 /** Balances for the funds check are reused this long at most (see cachedBalance). */
 const BALANCE_TTL_MS = 2_000;
 
@@ -35,20 +41,24 @@ interface EvmPrepared {
   call: { to: Address; value: bigint; data?: Hex; gas: bigint };
 }
 
-type Fees =
-  | { type: "eip1559"; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
-  | { type: "legacy"; gasPrice: bigint };
+type Fees = EvmFees;
 
 interface RpcBlock {
-  number: Hex;
   hash: Hex;
-  baseFeePerGas?: Hex | null;
 }
 interface RpcReceipt {
   blockNumber: Hex;
   blockHash: Hex;
   status: Hex;
 }
+
+/**
+ * What a node says of a transaction that can never be valid as signed, whatever the mempool or the
+ * account holds (geth, anvil/reth, erigon wording). Fee, nonce and funds refusals are not here: those
+ * can pass later, and the pipeline's rebroadcasts and replacements handle them.
+ */
+const REFUSED_FOR_GOOD =
+  /intrinsic gas too low|gas limit reached|exceeds block gas limit|invalid sender|invalid signature|invalid chain ?id|incorrect chain ?id|transaction type not supported|tx type not supported|oversized data|max initcode size exceeded/i;
 
 /** ceil(x * 1.125): the least bump every client accepts for a replacement (geth's 10%, with margin). */
 const bump = (x: bigint): bigint => x + (x + 7n) / 8n;
@@ -60,27 +70,19 @@ const bump = (x: bigint): bigint => x + (x + 7n) / 8n;
  * the row's lock in the pipeline's transaction, so two sends can never share one and a stored
  * attempt exists for every nonce handed out (no gap a crash could leave unexplained).
  */
-export function createEvmSender(options: SenderFactoryOptions): ChainSender {
+export function createEvmSender(options: SenderFactoryOptions & { node?: EvmNode }): ChainSender {
   const { config, db } = options;
   const chain: ChainId = config.chain;
   const assets = resolveEvmAssets(config);
   const key = options.keys.evm();
   const account = privateKeyToAccount(bytesToHex(key.privateKey));
   const address = account.address;
-  const client = createPublicClient({
-    transport: http(config.rpcUrl, {
-      timeout: 30_000,
-      ...(options.fetch === undefined ? {} : { fetchFn: options.fetch }),
-    }),
-  });
-  const rpc = <T>(method: string, params: unknown[]): Promise<T> =>
-    client.request({ method: method as "eth_chainId", params: params as never }) as Promise<T>;
+  // Shared with other signers on the chain when given (the sweeper's deposit addresses): one fee read serves all.
+  const node = options.node ?? createEvmNode(config, { fetch: options.fetch });
+  const rpc = node.rpc;
 
   let chainId: number | undefined;
   let nonceRowKnown = false;
-  let fees: { at: number; value: Fees } | undefined;
-  /** The latest base fee seen (head()): replace() bids over it without asking the node. */
-  let lastBaseFee: bigint | null = null;
   const gasCache = new Map<string, { at: number; gas: bigint }>();
 
   const assetOf = (symbol: string) => {
@@ -90,22 +92,7 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
     return { native: false as const, address: getAddress(token.address) };
   };
 
-  const currentFees = async (): Promise<Fees> => {
-    if (fees && performance.now() - fees.at < FEE_TTL_MS) return fees.value;
-    const block = await rpc<RpcBlock>("eth_getBlockByNumber", ["latest", false]);
-    let value: Fees;
-    if (block.baseFeePerGas === undefined || block.baseFeePerGas === null) {
-      value = { type: "legacy", gasPrice: BigInt(await rpc<Hex>("eth_gasPrice", [])) };
-    } else {
-      const base = BigInt(block.baseFeePerGas);
-      lastBaseFee = base;
-      const tip = BigInt(await rpc<Hex>("eth_maxPriorityFeePerGas", []));
-      // Twice the base fee: still included after six full blocks in a row raise it by 12.5% each.
-      value = { type: "eip1559", maxFeePerGas: base * 2n + tip, maxPriorityFeePerGas: tip };
-    }
-    fees = { at: performance.now(), value };
-    return value;
-  };
+  const currentFees = (): Promise<Fees> => node.fees();
 
   const maxCost = (f: Fees, gas: bigint) => gas * (f.type === "legacy" ? f.gasPrice : f.maxFeePerGas);
 
@@ -168,16 +155,8 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
    * passes the funds check is added at once, as if its attempt were already stored. An order whose
    * signing then fails stays counted until the next pass: it can make a send wait, never overspend.
    */
-  let commitments: { at: number; value: Promise<{ amounts: Map<string, bigint>; gas: bigint }> } | undefined;
-  const committed = () => {
-    if (commitments && performance.now() - commitments.at < BALANCE_TTL_MS) return commitments.value;
-    const value = reserved();
-    commitments = { at: performance.now(), value };
-    value.catch(() => {
-      commitments = undefined;
-    });
-    return value;
-  };
+  const commitments = reusedFor(BALANCE_TTL_MS, () => reserved());
+  const committed = commitments.get;
 
   const estimateGas = async (order: SendOrder, call: { to: Address; value: bigint; data?: Hex }): Promise<bigint> => {
     const cacheKey = `${order.asset}|${call.to}|${order.to.toLowerCase()}`;
@@ -241,9 +220,8 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
 
     async head() {
       balanceCache = new Map();
-      commitments = undefined;
-      const block = await rpc<RpcBlock>("eth_getBlockByNumber", ["latest", false]);
-      if (block.baseFeePerGas) lastBaseFee = BigInt(block.baseFeePerGas);
+      commitments.reset();
+      const block = await node.head();
       return Number(BigInt(block.number));
     },
 
@@ -267,7 +245,7 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
       if (!isAddress(order.to)) throw new ValidationError(`${order.to} is not an EVM address`, "to");
       const asset = assetOf(order.asset);
       const to = getAddress(order.to);
-      chainId ??= Number(BigInt(await rpc<Hex>("eth_chainId", [])));
+      chainId ??= await node.chainId();
       const [f, held, native, pending] = await Promise.all([
         currentFees(),
         cachedBalance(asset),
@@ -350,6 +328,10 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
         // "already known", "nonce too low" after it was mined...: success when the node has it.
         const known = await rpc<unknown>("eth_getTransactionByHash", [attempt.txHash]);
         if (known) return;
+        const said = error instanceof BaseError ? `${error.shortMessage} ${error.details}` : String(error);
+        if (REFUSED_FOR_GOOD.test(said)) {
+          throw new BroadcastRefusedError(`${chain} node refused ${attempt.txHash}: ${said.trim()}`, attempt.txHash);
+        }
         throw error;
       }
     },
@@ -400,7 +382,7 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
       if (old.type === "eip1559" && old.maxFeePerGas !== undefined && old.maxPriorityFeePerGas !== undefined) {
         const tip = bump(old.maxPriorityFeePerGas);
         // At least 12.5% over the old cap (the node's replacement rule), and enough for today's base fee.
-        const cap = [bump(old.maxFeePerGas), (lastBaseFee ?? 0n) * 2n + tip].reduce((a, b) => (a > b ? a : b));
+        const cap = [bump(old.maxFeePerGas), (node.lastBaseFee() ?? 0n) * 2n + tip].reduce((a, b) => (a > b ? a : b));
         f = { type: "eip1559", maxFeePerGas: cap, maxPriorityFeePerGas: tip };
       } else if (old.gasPrice !== undefined) {
         f = { type: "legacy", gasPrice: bump(old.gasPrice) };
@@ -408,6 +390,32 @@ export function createEvmSender(options: SenderFactoryOptions): ChainSender {
         return null;
       }
       return signAttempt(base, f, attempt.orders);
+    },
+
+    async fill(_tx, attempt) {
+      // Only this address's own nonces: a sweep's deposit key is not held here.
+      if (attempt.from !== address) return null;
+      const old = parseTransaction(attempt.raw as Hex);
+      if (old.nonce === undefined) return null;
+      // Never in a mempool (refused), so no replacement rule applies: the refused one's fees will do.
+      let f: Fees;
+      if (old.type === "eip1559" && old.maxFeePerGas !== undefined && old.maxPriorityFeePerGas !== undefined) {
+        f = { type: "eip1559", maxFeePerGas: old.maxFeePerGas, maxPriorityFeePerGas: old.maxPriorityFeePerGas };
+      } else if (old.gasPrice !== undefined) {
+        f = { type: "legacy", gasPrice: old.gasPrice };
+      } else {
+        return null;
+      }
+      const base = {
+        chainId: old.chainId ?? chainId ?? 0,
+        nonce: old.nonce,
+        to: address,
+        value: 0n,
+        gas: NATIVE_TRANSFER_GAS,
+      };
+      const signed = await signAttempt(base, f, []);
+      // Recorded as what it is: the filler of the refused attempt's nonce, carrying no send.
+      return { ...signed, guard: { ...signed.guard, fills: attempt.id } };
     },
   };
 }

@@ -1,20 +1,18 @@
 import { resolveEvmAssets } from "@mp/chain-evm";
 import { type ChainConfig, type ChainId, type Logger, mapBounded } from "@mp/core";
-import { assertLeader, type Queryable } from "@mp/db";
-import {
-  type Address,
-  createPublicClient,
-  encodeFunctionData,
-  erc20Abi,
-  getAddress,
-  type Hex,
-  http,
-  type PublicClient,
-} from "viem";
-import { insertAttempt } from "../attempt-store.ts";
+import type { Database } from "@mp/db";
+import { type Address, encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem";
+import { insertAttempt, markBroadcast } from "../attempt-store.ts";
 import { createLeasedChainLoop, type LeasedChainLoop } from "../chain-loop.ts";
-import { type ChainSender, InsufficientTreasuryFundsError } from "../chain-sender.ts";
+import {
+  type ChainSender,
+  InsufficientTreasuryFundsError,
+  type SendOrder,
+  type StoredAttempt,
+} from "../chain-sender.ts";
+import { createEvmNode, type EvmNode } from "../evm/evm-node.ts";
 import { createEvmSender } from "../evm/evm-sender.ts";
+import { type FencedTx, fencedTx } from "../fenced-tx.ts";
 import { justStored } from "../send-pipeline.ts";
 import { requestSend } from "../send-requests.ts";
 import { DEFAULT_SWEEP_CONFIG, type SweepConfig, sweepThreshold } from "./sweep-config.ts";
@@ -29,6 +27,7 @@ import {
   markSweeping,
   noteSweepWaiting,
   type OpenSweep,
+  reopenReorgedSweeps,
   type SweepCandidate,
   setTopUpSend,
   settleTopUps,
@@ -46,8 +45,10 @@ export type EvmSweeper = LeasedChainLoop;
 
 /** Addresses looked at per pass: the rest waits for the next one. */
 const SWEEPS_PER_TICK = 2_000;
-/** RPC look-ups (and signings) in flight at once. */
-const CONCURRENCY = 16;
+/** Addresses read at once: their look-ups go out together as JSON-RPC batches (see createEvmNode). */
+const CONCURRENCY = 200;
+/** Sweeps (or top-ups) stored per database transaction: BEGIN, the lease check and COMMIT shared. */
+const WRITES_PER_TX = 100;
 /** The top-up pays this many times the sweep's gas at today's fee cap: room for the base fee to rise meanwhile. */
 const TOP_UP_MARGIN = 2n;
 /** A plain native transfer between accounts. */
@@ -85,11 +86,7 @@ export function createEvmSweeper(options: EvmSweeperOptions): EvmSweeper {
     intervalMs: config.intervalMs,
     what: "sweeper",
     pass: (chain, lease) => {
-      const fenced = <T>(fn: (tx: Queryable) => Promise<T>): Promise<T> =>
-        db.tx(async (tx) => {
-          await assertLeader(tx, lease, { idleTimeoutMs: leaseSeconds * 500 });
-          return fn(tx);
-        });
+      const fenced = fencedTx(db, lease, { idleTimeoutMs: leaseSeconds * 500 });
       const runtime = chains.get(chain) as ChainRuntime;
       return new ChainSweep(runtime, treasury, options, config, fenced, logger.child({ chain, sweeper: true })).run();
     },
@@ -99,53 +96,57 @@ export function createEvmSweeper(options: EvmSweeperOptions): EvmSweeper {
 interface ChainRuntime {
   config: ChainConfig;
   assets: ReturnType<typeof resolveEvmAssets>;
-  client: PublicClient;
-  fetch: typeof globalThis.fetch | undefined;
+  /** Shared by every deposit address's signer on the chain: one fee read, batched look-ups. */
+  node: EvmNode;
 }
 
 function chainRuntime(config: ChainConfig, fetchFn: typeof globalThis.fetch | undefined): ChainRuntime {
   return {
     config,
     assets: resolveEvmAssets(config),
-    client: createPublicClient({
-      transport: http(config.rpcUrl, { timeout: 30_000, ...(fetchFn === undefined ? {} : { fetchFn }) }),
-    }),
-    fetch: fetchFn,
+    node: createEvmNode(config, { fetch: fetchFn, batch: true }),
   };
 }
 
 /** One pass over one chain under its lease. */
 class ChainSweep {
   private readonly chain: ChainId;
-  private fees: bigint | undefined;
 
   constructor(
     private readonly runtime: ChainRuntime,
     private readonly treasury: Address,
     private readonly options: EvmSweeperOptions,
     private readonly config: SweepConfig,
-    private readonly fenced: <T>(fn: (tx: Queryable) => Promise<T>) => Promise<T>,
+    private readonly fenced: FencedTx,
     private readonly logger: Logger,
   ) {
     this.chain = runtime.config.chain;
   }
 
   async run(): Promise<void> {
+    const reopened = await this.fenced((tx) => reopenReorgedSweeps(tx, this.chain));
+    if (reopened.length > 0)
+      this.logger.warn({ sweeps: reopened }, "a confirmed sweep's block left the chain: sweeping again");
     await this.finishSettled();
     await this.fenced((tx) => settleTopUps(tx, this.chain));
     const ready = await listReadySweeps(this.options.db, this.chain, SWEEPS_PER_TICK);
     if (ready.length > 0) this.options.onReady?.(ready.map((s) => s.id));
-    await mapBounded(ready, CONCURRENCY, (sweep) => this.isolated({ sweep: sweep.id }, () => this.sign(sweep)));
+    await this.sign(ready);
     const candidates = await listSweepCandidates(this.options.db, this.chain, SWEEPS_PER_TICK);
-    await mapBounded(
+    const plans = await mapBounded(
       candidates.filter((c) => c.unsweptRaw >= this.threshold(c.asset)),
       CONCURRENCY,
-      (c) => this.isolated({ address: c.address, asset: c.asset }, () => this.open(c)),
+      (c) => this.isolated({ address: c.address, asset: c.asset }, () => this.plan(c)),
     );
+    const opening = plans.filter((p): p is SweepPlan => p !== undefined && p !== null);
+    for (let i = 0; i < opening.length; i += WRITES_PER_TX) {
+      const chunk = opening.slice(i, i + WRITES_PER_TX);
+      await this.isolated({ sweeps: String(chunk.length) }, () => this.open(chunk));
+    }
   }
 
   /** One address the node or the database cannot serve now does not hold up the others; the next pass retries it. */
-  private isolated(context: Record<string, string>, fn: () => Promise<void>): Promise<void> {
+  private isolated<T>(context: Record<string, string>, fn: () => Promise<T>): Promise<T | undefined> {
     return isolatedStep(this.logger, context, fn);
   }
 
@@ -156,20 +157,13 @@ class ChainSweep {
   }
 
   private rpc<T>(method: string, params: unknown[]): Promise<T> {
-    return this.runtime.client.request({ method: method as "eth_chainId", params: params as never }) as Promise<T>;
+    return this.runtime.node.rpc<T>(method, params);
   }
 
-  /** The fee cap a transaction signed now offers per gas: the EVM sender's rule (twice the base fee plus the tip). */
+  /** The fee cap a transaction signed now offers per gas: the EVM sender's (the fees it reads, shared). */
   private async feeCap(): Promise<bigint> {
-    if (this.fees !== undefined) return this.fees;
-    const block = await this.rpc<{ baseFeePerGas?: Hex | null }>("eth_getBlockByNumber", ["latest", false]);
-    if (block.baseFeePerGas === undefined || block.baseFeePerGas === null) {
-      this.fees = BigInt(await this.rpc<Hex>("eth_gasPrice", []));
-    } else {
-      const tip = BigInt(await this.rpc<Hex>("eth_maxPriorityFeePerGas", []));
-      this.fees = BigInt(block.baseFeePerGas) * 2n + tip;
-    }
-    return this.fees;
+    const fees = await this.runtime.node.fees();
+    return fees.type === "legacy" ? fees.gasPrice : fees.maxFeePerGas;
   }
 
   private tokenOf(asset: string): Address | null {
@@ -177,54 +171,69 @@ class ChainSweep {
     return token ? getAddress(token.address) : null;
   }
 
-  /** Opens a sweep: for a token, with a top-up when the address lacks the gas. */
-  private async open(candidate: SweepCandidate): Promise<void> {
+  /** What opening a sweep of the candidate takes: the amount, and the top-up when a token's address lacks gas; null when there is nothing to sweep. */
+  private async plan(candidate: SweepCandidate): Promise<SweepPlan | null> {
     const address = getAddress(candidate.address);
-    const balance = BigInt(await this.rpc<Hex>("eth_getBalance", [address, "latest"]));
-    const cap = await this.feeCap();
-    const native = candidate.asset === this.runtime.assets.native.asset;
-    if (native) {
+    const [balanceHex, cap] = await Promise.all([this.rpc<Hex>("eth_getBalance", [address, "latest"]), this.feeCap()]);
+    const balance = BigInt(balanceHex);
+    if (candidate.asset === this.runtime.assets.native.asset) {
       // The deposit pays its own gas: what moves is the deposit less the most that gas may cost.
       const covered = candidate.unsweptRaw < balance ? candidate.unsweptRaw : balance;
       const amountRaw = covered - NATIVE_TRANSFER_GAS * cap * TOP_UP_MARGIN;
-      if (amountRaw <= 0n) return;
-      await this.fenced((tx) =>
-        insertSweep(tx, { chain: this.chain, candidate, treasuryAddress: this.treasury, amountRaw, state: "ready" }),
-      );
-      return;
+      return amountRaw > 0n ? { candidate, amountRaw, topUp: 0n } : null;
     }
     const token = this.tokenOf(candidate.asset);
     if (!token) {
       this.logger.warn({ asset: candidate.asset }, "deposits of an asset no longer configured: not swept");
-      return;
+      return null;
     }
     const gas = await this.transferGas(address, token, candidate.unsweptRaw);
     const needed = gas * cap * TOP_UP_MARGIN;
-    const topUp = needed > balance ? needed - balance : 0n;
-    const sweepId = await this.fenced(async (tx) => {
-      const id = await insertSweep(tx, {
-        chain: this.chain,
-        candidate,
-        treasuryAddress: this.treasury,
-        amountRaw: candidate.unsweptRaw,
-        state: topUp > 0n ? "topping_up" : "ready",
-      });
-      if (id === null || topUp === 0n) return id;
-      // In the sweep's own transaction: a crash leaves either both or neither, and the key derived
-      // from the sweep makes any retry return this same top-up, never a second one.
-      const { send } = await requestSend(tx, {
-        chain: this.chain,
-        asset: this.runtime.assets.native.asset,
-        to: address,
-        amountRaw: topUp,
-        purpose: "top_up",
-        idempotencyKey: `sweep:${id}:top-up`,
-      });
-      await setTopUpSend(tx, id, send.id);
-      return id;
-    });
-    if (sweepId)
-      this.logger.info({ sweep: sweepId, address, asset: candidate.asset, topUp: topUp.toString() }, "sweep opened");
+    return { candidate, amountRaw: candidate.unsweptRaw, topUp: needed > balance ? needed - balance : 0n };
+  }
+
+  /** Opens the planned sweeps in one transaction, each with its top-up send where it needs one. */
+  private async open(plans: readonly SweepPlan[]): Promise<void> {
+    const opened = await this.fenced((tx) =>
+      // Independent rows (one open sweep per address and asset): issued together on the pipelined connection.
+      Promise.all(
+        plans.map(async ({ candidate, amountRaw, topUp }) => {
+          const id = await insertSweep(tx, {
+            chain: this.chain,
+            candidate,
+            treasuryAddress: this.treasury,
+            amountRaw,
+            state: topUp > 0n ? "topping_up" : "ready",
+          });
+          if (id === null || topUp === 0n) return id;
+          // In the sweep's own transaction: a crash leaves either both or neither, and the key derived
+          // from the sweep makes any retry return this same top-up, never a second one.
+          const { send } = await requestSend(tx, {
+            chain: this.chain,
+            asset: this.runtime.assets.native.asset,
+            to: getAddress(candidate.address),
+            amountRaw: topUp,
+            purpose: "top_up",
+            idempotencyKey: `sweep:${id}:top-up`,
+          });
+          await setTopUpSend(tx, id, send.id);
+          return id;
+        }),
+      ),
+    );
+    for (const [i, sweepId] of opened.entries()) {
+      const plan = plans[i] as SweepPlan;
+      if (sweepId)
+        this.logger.info(
+          {
+            sweep: sweepId,
+            address: plan.candidate.address,
+            asset: plan.candidate.asset,
+            topUp: plan.topUp.toString(),
+          },
+          "sweep opened",
+        );
+    }
   }
 
   /** Gas of the token transfer the sweep will sign, with the EVM sender's margin. */
@@ -235,10 +244,23 @@ class ChainSweep {
   }
 
   /**
-   * Signs a ready sweep with its deposit key and stores it (send + attempt + nonce, one transaction)
-   * before broadcasting it; the send pipeline broadcasts it again if this broadcast is lost.
+   * Signs the ready sweeps, each with its deposit key, and stores them (send + attempt + nonce) many
+   * per transaction before broadcasting them; the send pipeline broadcasts again what is lost here.
    */
-  private async sign(sweep: OpenSweep): Promise<void> {
+  private async sign(ready: readonly OpenSweep[]): Promise<void> {
+    const prepared = await mapBounded(ready, CONCURRENCY, (sweep) =>
+      this.isolated({ sweep: sweep.id }, () => this.prepare(sweep)),
+    );
+    const signable = prepared.filter((p): p is PreparedSweep => p !== undefined && p !== null);
+    for (let i = 0; i < signable.length; i += WRITES_PER_TX) {
+      const chunk = signable.slice(i, i + WRITES_PER_TX);
+      const stored = await this.isolated({ sweeps: String(chunk.length) }, () => this.store(chunk));
+      if (stored) await this.broadcast(stored);
+    }
+  }
+
+  /** The deposit address's signer and what it read to sign the sweep (outside any transaction); null when it waits. */
+  private async prepare(sweep: OpenSweep): Promise<PreparedSweep | null> {
     const key = this.options.depositKeys.forPath("evm", sweep.derivationPath);
     if (getAddress(key.address) !== getAddress(sweep.depositAddress)) {
       // Never sign for an address whose key we do not derive: the destination row and the mnemonic disagree.
@@ -248,79 +270,131 @@ class ChainSweep {
         `the deposit key derives ${key.address}, not ${sweep.depositAddress}`,
       );
       this.logger.error({ sweep: sweep.id, address: sweep.depositAddress }, "deposit key does not match its address");
-      return;
+      return null;
     }
+    // The shared node: chain id and fees are read once for every deposit address of the pass.
     const sender: ChainSender = createEvmSender({
       config: this.runtime.config,
       keys: keysSigningAs("evm", key),
       db: this.options.db,
       logger: this.logger,
-      ...(this.runtime.fetch === undefined ? {} : { fetch: this.runtime.fetch }),
+      node: this.runtime.node,
     });
-    const order = {
+    const order: SendOrder = {
       id: sweep.id,
       chain: this.chain,
       asset: sweep.asset,
       to: sweep.treasuryAddress,
       amountRaw: sweep.amountRaw,
     };
-    let prepared: unknown;
     try {
-      prepared = await sender.prepare([order]);
+      return { sweep, sender, order, prepared: await sender.prepare([order]) };
     } catch (error) {
       if (error instanceof InsufficientTreasuryFundsError) {
         // The gas is short (the base fee rose past the top-up's margin): it waits, visibly.
         await noteSweepWaiting(this.options.db, sweep.id, error.message);
         this.logger.warn({ sweep: sweep.id, reason: error.message }, "sweep waits: the deposit address lacks gas");
-        return;
+        return null;
       }
       throw error;
     }
-    const stored = await this.fenced(async (tx) => {
-      const { send } = await requestSend(tx, {
-        chain: this.chain,
-        asset: sweep.asset,
-        to: sweep.treasuryAddress,
-        amountRaw: sweep.amountRaw,
-        purpose: "sweep",
-        idempotencyKey: `sweep:${sweep.id}`,
-      });
-      if (!(await markSweeping(tx, sweep.id, send.id))) return null;
-      const signed = await sender.sign(tx, [{ ...order, id: send.id }], prepared);
-      const id = await insertAttempt(tx, this.chain, signed, null);
-      return { ...signed, id };
-    });
-    if (!stored) return;
-    const attempt = justStored(this.chain, stored, null);
-    // Stored first: a broadcast lost here is made again by the send pipeline's next pass.
-    await sender.broadcast(attempt).catch((error: unknown) => {
-      this.logger.warn({ sweep: sweep.id, txHash: stored.txHash, err: String(error) }, "sweep broadcast failed");
-    });
+  }
+
+  /** Signs and stores the prepared sweeps in one fenced transaction (each its own send, nonce row and attempt). */
+  private async store(
+    chunk: readonly PreparedSweep[],
+  ): Promise<Array<{ sweep: PreparedSweep; attempt: StoredAttempt }>> {
+    const stored = await this.fenced((tx) =>
+      // Each sweep signs from its own address (its own nonce row): independent, so issued together.
+      Promise.all(
+        chunk.map(async (p) => {
+          const { send } = await requestSend(tx, {
+            chain: this.chain,
+            asset: p.sweep.asset,
+            to: p.sweep.treasuryAddress,
+            amountRaw: p.sweep.amountRaw,
+            purpose: "sweep",
+            idempotencyKey: `sweep:${p.sweep.id}`,
+          });
+          if (!(await markSweeping(tx, p.sweep.id, send.id))) return null;
+          const signed = await p.sender.sign(tx, [{ ...p.order, id: send.id }], p.prepared);
+          const id = await insertAttempt(tx, this.chain, signed, null);
+          return { sweep: p, attempt: justStored(this.chain, { ...signed, id }, null) };
+        }),
+      ),
+    );
+    return stored.filter((s) => s !== null);
+  }
+
+  /** Stored first: a broadcast lost here is made again by the send pipeline's next pass. */
+  private async broadcast(stored: ReadonlyArray<{ sweep: PreparedSweep; attempt: StoredAttempt }>): Promise<void> {
+    const [head, sent] = await Promise.all([
+      this.runtime.node.head().then((block) => Number(BigInt(block.number))),
+      Promise.all(
+        stored.map(({ sweep, attempt }) =>
+          sweep.sender.broadcast(attempt).then(
+            () => attempt.id,
+            (error: unknown) => {
+              this.logger.warn(
+                { sweep: sweep.sweep.id, txHash: attempt.txHash, err: String(error) },
+                "sweep broadcast failed",
+              );
+              return null;
+            },
+          ),
+        ),
+      ),
+    ]);
+    // Recorded as the pipeline records its own: it watches them from here instead of sending them again.
+    const ids = sent.filter((id) => id !== null);
+    await this.isolated({ sweeps: String(ids.length) }, () => this.fenced((tx) => markBroadcast(tx, ids, head)));
   }
 
   /** Sweeps whose send the pipeline confirmed (or saw fail): the fee paid from the receipt, then done. */
   private async finishSettled(): Promise<void> {
     const settled = await listSettledSweeps(this.options.db, this.chain);
-    await mapBounded(settled, CONCURRENCY, async (sweep) => {
-      let feePaidRaw: bigint | null = null;
-      if (sweep.txHash) {
-        const receipt = await this.rpc<{ gasUsed: Hex; effectiveGasPrice: Hex } | null>("eth_getTransactionReceipt", [
-          sweep.txHash,
-        ]);
-        if (receipt) feePaidRaw = BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice);
-      }
+    const fees = await mapBounded(settled, CONCURRENCY, async (sweep) => {
+      if (!sweep.txHash) return null;
+      const receipt = await this.rpc<{ gasUsed: Hex; effectiveGasPrice: Hex } | null>("eth_getTransactionReceipt", [
+        sweep.txHash,
+      ]);
+      return receipt ? BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice) : null;
+    });
+    for (let i = 0; i < settled.length; i += WRITES_PER_TX) {
+      const chunk = settled.slice(i, i + WRITES_PER_TX);
       await this.fenced((tx) =>
-        finishSweep(tx, sweep.id, {
-          state: sweep.sendState,
-          attemptId: sweep.attemptId,
-          txHash: sweep.txHash,
-          feePaidRaw,
-          reason: sweep.sendState === "failed" ? (sweep.reason ?? "the sweep failed on chain") : null,
-        }),
+        Promise.all(
+          chunk.map((sweep, j) =>
+            finishSweep(tx, sweep.id, {
+              state: sweep.sendState,
+              attemptId: sweep.attemptId,
+              txHash: sweep.txHash,
+              feePaidRaw: fees[i + j] ?? null,
+              reason: sweep.sendState === "failed" ? (sweep.reason ?? "the sweep failed on chain") : null,
+            }),
+          ),
+        ),
       );
+    }
+    for (const sweep of settled) {
       if (sweep.sendState === "confirmed")
         this.logger.info({ sweep: sweep.id, txHash: sweep.txHash }, "sweep confirmed");
       else this.logger.warn({ sweep: sweep.id, reason: sweep.reason }, "sweep failed");
-    });
+    }
   }
+}
+
+/** A candidate about to be opened: what its sweep moves, and the gas top-up it needs first (0: none). */
+interface SweepPlan {
+  candidate: SweepCandidate;
+  amountRaw: bigint;
+  topUp: bigint;
+}
+
+/** A ready sweep with its deposit address's signer and what that read for sign(). */
+interface PreparedSweep {
+  sweep: OpenSweep;
+  sender: ChainSender;
+  order: SendOrder;
+  prepared: unknown;
 }

@@ -151,8 +151,7 @@ export async function signAndStoreSweep(
   }
   const stored = await fenced(async (tx) => {
     // Only while the sweep is still ready (or its requeued send still queued): never signed twice.
-    const free =
-      sweep.sendId === null ? await markSweeping(tx, sweep.id, sendId) : await lockSignable(tx, [sendId]);
+    const free = sweep.sendId === null ? await markSweeping(tx, sweep.id, sendId) : await lockSignable(tx, [sendId]);
     if (!free) return null;
     const signed = await sender.sign(tx, [order], prepared);
     const id = await insertAttempt(tx, chain, signed, null);

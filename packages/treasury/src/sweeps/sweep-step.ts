@@ -6,16 +6,17 @@ import { LeadershipLostError } from "@mp/db";
  * One sweep step (an address, a sweep) that the node or the database cannot serve now does not hold
  * up the others: it is logged and retried next pass. Losing the lease ends the whole pass.
  */
-export async function isolatedStep(
+export async function isolatedStep<T>(
   logger: Logger,
   context: Record<string, string>,
-  fn: () => Promise<void>,
-): Promise<void> {
+  fn: () => Promise<T>,
+): Promise<T | undefined> {
   try {
-    await fn();
+    return await fn();
   } catch (error) {
     if (error instanceof LeadershipLostError) throw error;
     logger.warn({ ...context, err: String(error) }, "sweep step failed: retried next pass");
+    return undefined;
   }
 }
 

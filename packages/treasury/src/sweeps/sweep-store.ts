@@ -334,3 +334,25 @@ export async function finishSweep(
     [sweepId, outcome.state, outcome.attemptId, outcome.txHash, outcome.feePaidRaw?.toString() ?? null, outcome.reason],
   );
 }
+
+/**
+ * Confirmed sweeps whose send is no longer confirmed: the pipeline saw its block leave the chain and
+ * watches the same transaction again (never a new one). The sweep is out again too: back to
+ * sweeping, its fee unknown until it lands anew (finishSweep then records it again). One whose
+ * address and asset has another sweep open meanwhile waits for that one to finish (one open sweep
+ * per address and asset); the next pass reopens it. Returns the sweeps reopened.
+ */
+export async function reopenReorgedSweeps(tx: Queryable, chain: ChainId): Promise<string[]> {
+  const { rows } = await tx.query<{ id: string }>(
+    `UPDATE treasury_sweeps w SET state = 'sweeping', attempt_id = NULL, tx_hash = NULL, fee_paid_raw = NULL,
+            confirmed_at = NULL, updated_at = now()
+       FROM treasury_sends s
+      WHERE w.chain = $1 AND w.state = 'confirmed' AND s.id = w.send_id AND s.state <> 'confirmed'
+        AND NOT EXISTS (SELECT 1 FROM treasury_sweeps o
+                         WHERE o.chain = w.chain AND o.deposit_address_key = w.deposit_address_key
+                           AND o.asset = w.asset AND o.state IN ('topping_up', 'ready', 'sweeping'))
+     RETURNING w.id`,
+    [chain],
+  );
+  return rows.map((r) => r.id);
+}
