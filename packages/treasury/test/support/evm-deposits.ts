@@ -124,7 +124,7 @@ export async function recordConfirmedDeposits(
         `INSERT INTO deposits (id, merchant_id, wallet_id, destination_id, customer_id, chain, asset, contract_address,
            to_address, tx_hash, position, block_height, block_hash, decimals, amount_raw, required_confirmations,
            status, usd_rate, amount_usd_micros, fee_usd_micros, net_amount_usd_micros, confirmed_at)
-         VALUES ($1, $2, $3, $4, $5, $12, $6, $7, $8, $9, $13, 1, '0xblock', $10, $11, 2, 'CONFIRMED',
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $13, 1, '0xblock', $11, $12, 2, 'CONFIRMED',
            '1', 1000000, 0, 1000000, now())`,
         [
           id,
@@ -139,7 +139,6 @@ export async function recordConfirmedDeposits(
           p.txHash,
           p.decimals,
           p.amount.toString(),
-          chain,
           p.position ?? "log:0",
         ],
       );
