@@ -1,29 +1,18 @@
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { minedTransaction, tokenBalance, transferToken } from "@mp/test-nodes/evm";
 import type { Hex } from "viem";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { ChainSender } from "../src/chain-sender.ts";
 import type { SendPipeline } from "../src/send-pipeline.ts";
 import { findSend, requestSend, type SendRequest } from "../src/send-requests.ts";
-import { type EvmTreasuryHarness, freshAddress, startEvmTreasury, until } from "./support/evm-treasury.ts";
+import { freshAddress, startEvmTreasury, until } from "./support/evm-treasury.ts";
 import { testPipelines } from "./support/test-pipelines.ts";
+import { useTreasuryHarness } from "./support/use-treasury.ts";
 
-let t: TestDatabase;
-let h: EvmTreasuryHarness;
+const { t, h } = useTreasuryHarness(startEvmTreasury);
 const pipelines = testPipelines("BASE", () => t.db);
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  h = await startEvmTreasury(t.db);
-}, 60_000);
 
 afterEach(async () => {
   await pipelines.stopAll();
-});
-
-afterAll(async () => {
-  await h?.node.stop();
-  await t?.drop();
 });
 
 const pipeline = (sender: ChainSender = h.sender(), pollIntervalMs?: number): SendPipeline =>

@@ -27,6 +27,8 @@ export interface EvmTreasuryHarness {
   /** The treasury's EVM address (EIP-55). */
   treasury: Hex;
   sender(options?: { db: Database; logger?: Logger }): ChainSender;
+  /** Stops anvil. */
+  stop(): Promise<void>;
 }
 
 /** anvil with a test USDC, a BASE chain config on it, and a funded treasury address. */
@@ -57,6 +59,7 @@ export async function startEvmTreasury(
     treasury,
     sender: (options = { db }) =>
       createEvmSender({ config, keys, db: options.db, logger: options.logger ?? silentLogger() }),
+    stop: () => node.stop(),
   };
 }
 
