@@ -1,60 +1,36 @@
-import { randomBytes } from "node:crypto";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { createEvmAdapter } from "@mp/chain-evm";
-import { type ChainConfig, resolveChainConfig, silentLogger } from "@mp/core";
-import { createTreasuryKeys, createWatchSet } from "@mp/custody";
-import { createIndexer, type Indexer } from "@mp/indexer";
+import { type ChainConfigInput, resolveChainConfig } from "@mp/core";
+import type { Indexer } from "@mp/indexer";
 import { checkLedger } from "@mp/ledger";
-import { createSandboxRateProvider } from "@mp/providers";
-import {
-  ANVIL_ACCOUNTS,
-  type AnvilNode,
-  deployTestToken,
-  sendNative,
-  startAnvil,
-  type TestToken,
-  tokenBalance,
-  transferToken,
-} from "@mp/test-nodes/evm";
-import {
-  createEvmSender,
-  createSendPipeline,
-  findSend,
-  type ReconcileLine,
-  type ReconcileTarget,
-  reconcileChains,
-  recordTreasuryAddresses,
-  requestSend,
-} from "@mp/treasury";
-import { getAddress, type Hex } from "viem";
+import { ANVIL_ACCOUNTS, sendNative, tokenBalance, transferToken } from "@mp/test-nodes/evm";
+import { findSend, type ReconcileLine, type ReconcileTarget, reconcileChains, requestSend } from "@mp/treasury";
+import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshAddress, startEvmTreasury } from "../../packages/treasury/test/support/evm-treasury.ts";
+import { testPipelines } from "../../packages/treasury/test/support/test-pipelines.ts";
+import { useTreasuryHarness } from "../../packages/treasury/test/support/use-treasury.ts";
 import { runCli } from "../cli/run-cli.ts";
 import { addWallet, catchUp, createMerchant } from "../indexer/indexer-fixtures.ts";
-import { useTempDir, useTestDatabase } from "../support/test-database.ts";
+import { writeChainsConfig } from "../support/chains-config-file.ts";
+import { useTempDir } from "../support/test-database.ts";
+import { indexTreasuryAndDeposit } from "./reconcile-fixtures.ts";
 
-/** A public test mnemonic (its EVM treasury address is no anvil dev account). */
-const MNEMONIC = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
 const ETH = 10n ** 18n;
 
-const freshAddress = (): Hex => getAddress(`0x${randomBytes(20).toString("hex")}`);
-
 describe("payments reconcile chains on anvil: deposits, the operator's float, sends and fees", () => {
-  const database = useTestDatabase();
+  // The operator's top-ups: the treasury starts with 10 ETH and 1,000 USDC.
+  const { t: database, h } = useTreasuryHarness((db) => startEvmTreasury(db, { eth: 10n * ETH, usdc: 1_000_000_000n }));
   const dir = useTempDir("mpreconcile-");
-  let node: AnvilNode;
-  let usdc: TestToken;
-  let config: ChainConfig;
+  const pipelines = testPipelines("BASE", () => database.db);
   let indexer: Indexer;
-  let treasury: Hex;
   const deposit = freshAddress();
 
   const targets = (): ReconcileTarget[] => [
     {
-      config,
+      config: h.config,
       assets: [
         { asset: "ETH", address: null, decimals: 18 },
-        { asset: "USDC", address: usdc.address, decimals: 6 },
+        { asset: "USDC", address: h.usdc.address, decimals: 6 },
       ],
     },
   ];
@@ -62,69 +38,36 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
   /** What the node says the treasury and the deposit address hold, asked here independently. */
   const onChain = async () => ({
     ETH:
-      (await node.publicClient.getBalance({ address: treasury })) +
-      (await node.publicClient.getBalance({ address: deposit })),
-    USDC: (await tokenBalance(node, usdc, treasury)) + (await tokenBalance(node, usdc, deposit)),
+      (await h.node.publicClient.getBalance({ address: h.treasury })) +
+      (await h.node.publicClient.getBalance({ address: deposit })),
+    USDC: (await tokenBalance(h.node, h.usdc, h.treasury)) + (await tokenBalance(h.node, h.usdc, deposit)),
   });
   /** Mines past the confirmations and lets the indexer record and confirm everything. */
   const settle = async () => {
-    await node.mine(3);
+    await h.node.mine(3);
     await catchUp(indexer);
   };
 
   /** The CLI's environment: this database and CHAINS_CONFIG with BASE on anvil, plus `more` chains. */
-  const cliEnv = (more: Record<string, unknown> = {}) => {
-    const file = join(dir, `chains-${Object.keys(more).join("-") || "base"}.json`);
-    const base = {
-      rpcUrl: node.url,
-      network: "regtest",
-      tokens: [{ asset: "USDC", address: usdc.address, decimals: 6 }],
-    };
-    writeFileSync(file, JSON.stringify({ chains: { BASE: base, ...more } }));
-    return { DATABASE_URL: database.connectionString, CHAINS_CONFIG: file };
-  };
+  const cliEnv = (more: Record<string, ChainConfigInput> = {}) => ({
+    DATABASE_URL: database.connectionString,
+    CHAINS_CONFIG: writeChainsConfig(
+      dir,
+      { BASE: h.baseChain(), ...more },
+      `chains-${Object.keys(more).join("-") || "base"}.json`,
+    ),
+  });
 
   beforeAll(async () => {
     const db = database.db;
-    node = await startAnvil();
-    usdc = await deployTestToken(node, { name: "USD Coin", symbol: "USDC", decimals: 6 });
-    config = resolveChainConfig("BASE", {
-      rpcUrl: node.url,
-      confirmations: 2,
-      network: "regtest",
-      startHeight: await node.blockNumber(),
-      tokens: [{ asset: "USDC", address: usdc.address, decimals: 6 }],
-    });
-    const keys = createTreasuryKeys(MNEMONIC, { bitcoinNetwork: "regtest" });
-    const key = keys.evm();
-    treasury = getAddress(key.address);
-    await recordTreasuryAddresses(db, [{ chain: "BASE", purpose: "send", path: key.path, address: treasury }]);
-    const merchant = await createMerchant(db);
-    await addWallet(db, merchant, "BASE", deposit);
-    indexer = createIndexer({
-      db,
-      adapter: createEvmAdapter(config),
-      config,
-      watch: createWatchSet(db, "BASE"),
-      rates: createSandboxRateProvider(),
-      logger: silentLogger(),
-      leaseSeconds: 2,
-    });
-    // An operator tops the treasury up; customers pay the deposit address.
-    await sendNative(node, treasury, 10n * ETH);
-    await transferToken(node, usdc, treasury, 1_000_000_000n);
-    await sendNative(node, deposit, 2n * ETH);
-    await transferToken(node, usdc, deposit, 250_000_000n);
+    const chain = { chain: "BASE" as const, config: h.config, adapter: () => createEvmAdapter(h.config) };
+    indexer = await indexTreasuryAndDeposit(db, chain, { path: h.keys.evm().path, address: h.treasury }, deposit);
+    // Customers pay the deposit address; the indexer finds these and the top-ups.
+    await sendNative(h.node, deposit, 2n * ETH);
+    await transferToken(h.node, h.usdc, deposit, 250_000_000n);
     await settle();
 
     // The treasury sends (through the real pipeline): a token and the native coin.
-    const pipeline = createSendPipeline({
-      db,
-      senders: [createEvmSender({ config, keys, db, logger: silentLogger() })],
-      logger: silentLogger(),
-      confirmations: { BASE: 2 },
-      leaseSeconds: 2,
-    });
     const sends = await Promise.all([
       requestSend(db, {
         chain: "BASE",
@@ -143,20 +86,16 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
         idempotencyKey: "r-eth",
       }),
     ]);
-    for (let i = 0; i < 30; i++) {
-      await pipeline.tick("BASE");
-      await node.mine(1);
-      const states = await Promise.all(sends.map((s) => findSend(db, s.send.id)));
-      if (states.every((s) => s?.state === "confirmed")) break;
-    }
-    await pipeline.stop();
-    for (const s of sends) expect((await findSend(db, s.send.id))?.state).toBe("confirmed");
+    await pipelines.runUntilConfirmed(
+      h.sender(),
+      sends.map((s) => s.send.id),
+      () => h.node.mine(1),
+    );
     await settle();
   }, 120_000);
 
   afterAll(async () => {
     await indexer?.stop();
-    await node?.stop();
   });
 
   it("records the top-ups as the operator's float in its own ledger account, never as a merchant's deposit", async () => {
@@ -226,8 +165,8 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
 
   it("money that reached our address without a record is an unexplained difference (exit 1) until indexed", async () => {
     // Paid while no indexer runs: the chain has it, our records do not.
-    await transferToken(node, usdc, deposit, 7_000_000n);
-    await node.mine(3);
+    await transferToken(h.node, h.usdc, deposit, 7_000_000n);
+    await h.node.mine(3);
     const report = await reconcileChains(database.db, targets());
     expect(report.exitCode).toBe(1);
     expect(line(report.lines, "USDC")).toMatchObject({ status: "unexplained", difference: "7000000" });
@@ -244,20 +183,6 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
 
   it("a gas top-up the treasury sends to a deposit address is custody, never the merchant's deposit", async () => {
     const db = database.db;
-    const pipeline = createSendPipeline({
-      db,
-      senders: [
-        createEvmSender({
-          config,
-          keys: createTreasuryKeys(MNEMONIC, { bitcoinNetwork: "regtest" }),
-          db,
-          logger: silentLogger(),
-        }),
-      ],
-      logger: silentLogger(),
-      confirmations: { BASE: 2 },
-      leaseSeconds: 2,
-    });
     const { send } = await requestSend(db, {
       chain: "BASE",
       asset: "ETH",
@@ -266,11 +191,7 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
       purpose: "top_up",
       idempotencyKey: "r-top-up",
     });
-    for (let i = 0; i < 30 && (await findSend(db, send.id))?.state !== "confirmed"; i++) {
-      await pipeline.tick("BASE");
-      await node.mine(1);
-    }
-    await pipeline.stop();
+    await pipelines.runUntilConfirmed(h.sender(), [send.id], () => h.node.mine(1));
     const landed = await findSend(db, send.id);
     expect(landed?.state).toBe("confirmed");
     await settle();
@@ -304,7 +225,7 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
 
   it("a float receipt whose block a reorg takes away is reversed, its ledger entry undone", async () => {
     const db = database.db;
-    await sendNative(node, treasury, 3n * ETH);
+    await sendNative(h.node, h.treasury, 3n * ETH);
     await settle();
     const topUp = await db.query<{ id: string; status: string }>(
       "SELECT id, status FROM treasury_receipts WHERE amount_raw = $1",
@@ -313,8 +234,8 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
     expect(topUp.rows.map((r) => r.status)).toEqual(["CONFIRMED"]);
     const id = topUp.rows[0]?.id ?? "";
     // The top-up's block and the three after it replaced by a branch without it.
-    await node.reorg(4);
-    await node.mine(1);
+    await h.node.reorg(4);
+    await h.node.mine(1);
     await catchUp(indexer);
     const after = await db.query<{ status: string; reversal_entry_id: string | null }>(
       "SELECT status, reversal_entry_id FROM treasury_receipts WHERE id = $1",
@@ -337,7 +258,7 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
     // A deposit address whose key the test holds (an anvil dev account) sweeps into the treasury.
     const [, swept = ANVIL_ACCOUNTS[0]] = ANVIL_ACCOUNTS;
     await addWallet(db, await createMerchant(db), "BASE", swept.address);
-    await sendNative(node, treasury, 123_456n, { from: swept });
+    await sendNative(h.node, h.treasury, 123_456n, { from: swept });
     await settle();
     const receipt = await db.query<{ kind: string; status: string; entry_id: string | null }>(
       "SELECT kind, status, entry_id FROM treasury_receipts WHERE amount_raw = 123456",

@@ -1,29 +1,18 @@
 import { createSolanaAdapter } from "@mp/chain-solana";
-import { silentLogger } from "@mp/core";
-import { createWatchSet } from "@mp/custody";
-import { createIndexer, type Indexer } from "@mp/indexer";
-import { createSandboxRateProvider } from "@mp/providers";
-import {
-  createSendPipeline,
-  findSend,
-  type ReconcileTarget,
-  reconcileChains,
-  recordTreasuryAddresses,
-  requestSend,
-} from "@mp/treasury";
+import type { Indexer } from "@mp/indexer";
+import { type ReconcileTarget, reconcileChains, requestSend } from "@mp/treasury";
 import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  LAMPORTS_PER_SOL,
-  type SolanaTreasuryHarness,
-  startSolanaTreasury,
-} from "../../packages/treasury/test/support/solana-treasury.ts";
-import { addWallet, catchUp, createMerchant } from "../indexer/indexer-fixtures.ts";
-import { useTestDatabase } from "../support/test-database.ts";
+import { LAMPORTS_PER_SOL, startSolanaTreasury } from "../../packages/treasury/test/support/solana-treasury.ts";
+import { testPipelines } from "../../packages/treasury/test/support/test-pipelines.ts";
+import { useTreasuryHarness } from "../../packages/treasury/test/support/use-treasury.ts";
+import { catchUp } from "../indexer/indexer-fixtures.ts";
+import { indexTreasuryAndDeposit } from "./reconcile-fixtures.ts";
 
 describe("payments reconcile chains on the Solana test node", () => {
-  const database = useTestDatabase();
-  let h: SolanaTreasuryHarness;
+  // An unfunded treasury: the test's own top-up below is the operator's float.
+  const { t: database, h } = useTreasuryHarness((db) => startSolanaTreasury(db, { sol: 0n, usdc: 0n }));
+  const pipelines = testPipelines("SOLANA", () => database.db);
   let indexer: Indexer;
   const deposit = Keypair.generate().publicKey.toBase58();
   const targets = (): ReconcileTarget[] => [
@@ -38,19 +27,8 @@ describe("payments reconcile chains on the Solana test node", () => {
 
   beforeAll(async () => {
     const db = database.db;
-    h = await startSolanaTreasury(db, { sol: 0n, usdc: 0n });
-    const key = h.keys.solana();
-    await recordTreasuryAddresses(db, [{ chain: "SOLANA", purpose: "send", path: key.path, address: h.treasury }]);
-    await addWallet(db, await createMerchant(db), "SOLANA", deposit);
-    indexer = createIndexer({
-      db,
-      adapter: createSolanaAdapter(h.config),
-      config: h.config,
-      watch: createWatchSet(db, "SOLANA"),
-      rates: createSandboxRateProvider(),
-      logger: silentLogger(),
-      leaseSeconds: 2,
-    });
+    const chain = { chain: "SOLANA" as const, config: h.config, adapter: () => createSolanaAdapter(h.config) };
+    indexer = await indexTreasuryAndDeposit(db, chain, h.keys.solana(), deposit);
     // The operator's top-up, then a customer's deposit.
     h.node.transfer(h.treasury, 5n * LAMPORTS_PER_SOL);
     h.node.transferToken(h.treasury, "USDC", 1_000_000_000n);
@@ -67,26 +45,13 @@ describe("payments reconcile chains on the Solana test node", () => {
       purpose: "operator",
       idempotencyKey: "reconcile-sol",
     });
-    const pipeline = createSendPipeline({
-      db,
-      senders: [h.sender()],
-      logger: silentLogger(),
-      confirmations: { SOLANA: 2 },
-      leaseSeconds: 2,
-    });
-    for (let i = 0; i < 20 && (await findSend(db, send.id))?.state !== "confirmed"; i++) {
-      await pipeline.tick("SOLANA");
-      h.node.mine(1);
-    }
-    await pipeline.stop();
-    expect((await findSend(db, send.id))?.state).toBe("confirmed");
+    await pipelines.runUntilConfirmed(h.sender(), [send.id], () => h.node.mine(1));
     h.node.mine(3);
     await catchUp(indexer);
   }, 120_000);
 
   afterAll(async () => {
     await indexer?.stop();
-    await h?.node.stop();
   });
 
   it("records the top-up as float and agrees to the lamport and the token unit (exit 0)", async () => {
