@@ -1,23 +1,19 @@
 import { postDepositCredits, releaseHeldDeposit } from "@mp/ledger";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiHarness, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useApiHarness } from "../support/api-harness.ts";
 
 /** A held deposit as the merchant sees it: flagged on the deposit, in `held` of the balance, not available. */
 describe("held deposits in the API", () => {
-  let api: ApiHarness;
-  let m: TestMerchant;
+  const { api, merchant: m } = useApiHarness();
   let walletId: string;
 
   beforeAll(async () => {
-    api = await startApiHarness();
-    m = await api.merchant();
     const post = (path: string, json: unknown, idempotencyKey: string) =>
       api.call(m.apiKey, path, { method: "POST", idempotencyKey, json });
     const customer = (await post("/v1/customers", { type: "INDIVIDUAL", first_name: "R", last_name: "R" }, "c")).body
       .data.id;
     walletId = (await post("/v1/wallets", { customer_id: customer, label: "main" }, "w")).body.data.id;
   });
-  afterAll(() => api.stop());
 
   it("shows held: true and hold_status on the deposit, and the amount in the balance's held, until released", async () => {
     const depositId = await api.db.tx(async (c) => {

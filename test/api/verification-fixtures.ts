@@ -19,54 +19,50 @@ const person = (firstName: string, lastName: string, dateOfBirth: string) => ({
   residential_address: homeAddress,
 });
 
-export function individualTier1(over: Record<string, unknown> = {}) {
-  return {
-    tier: "TIER_1",
-    ...person("Augusta", "Lovelace", "1985-12-10"),
-    email: "augusta@example.com",
-    ...over,
-  };
-}
+/**
+ * A payload maker: `valid` with the test's fields over it (`undefined` to leave one out). The copy is
+ * shallow: tests replace nested values, never mutate them.
+ */
+const payload =
+  <T extends object>(valid: T) =>
+  (over: Record<string, unknown> = {}) => ({ ...valid, ...over });
 
-export function individualTier2(over: Record<string, unknown> = {}) {
-  return {
-    ...individualTier1(),
-    tier: "TIER_2",
-    identity_document: passport,
-    tax_id: "QQ123456C",
-    source_of_funds: "EMPLOYMENT",
-    ...over,
-  };
-}
+export const individualTier1 = payload({
+  tier: "TIER_1",
+  ...person("Augusta", "Lovelace", "1985-12-10"),
+  email: "augusta@example.com",
+});
 
-export function businessTier1(over: Record<string, unknown> = {}) {
-  return {
-    tier: "TIER_1",
-    legal_name: "Analytical Engines Ltd",
-    registration_number: "01234567",
-    incorporation_country: "GB",
-    registered_address: { line1: "1 Babbage Street", city: "London", postal_code: "EC1A 1BB", country: "GB" },
-    email: "ops@engines.example",
-    ...over,
-  };
-}
+export const individualTier2 = payload({
+  ...individualTier1(),
+  tier: "TIER_2",
+  identity_document: passport,
+  tax_id: "QQ123456C",
+  source_of_funds: "EMPLOYMENT",
+});
 
-export function businessTier2(over: Record<string, unknown> = {}) {
-  return {
-    ...businessTier1(),
-    tier: "TIER_2",
-    tax_id: "GB123456789",
-    source_of_funds: "BUSINESS_INCOME",
-    beneficial_owners: [
-      {
-        ...person("Charles", "Babbage", "1971-12-26"),
-        ownership_percentage: 60,
-        identity_document: passport,
-      },
-    ],
-    ...over,
-  };
-}
+export const businessTier1 = payload({
+  tier: "TIER_1",
+  legal_name: "Analytical Engines Ltd",
+  registration_number: "01234567",
+  incorporation_country: "GB",
+  registered_address: { line1: "1 Babbage Street", city: "London", postal_code: "EC1A 1BB", country: "GB" },
+  email: "ops@engines.example",
+});
+
+export const businessTier2 = payload({
+  ...businessTier1(),
+  tier: "TIER_2",
+  tax_id: "GB123456789",
+  source_of_funds: "BUSINESS_INCOME",
+  beneficial_owners: [
+    {
+      ...person("Charles", "Babbage", "1971-12-26"),
+      ownership_percentage: 60,
+      identity_document: passport,
+    },
+  ],
+});
 
 /** Every string value of a payload (for "never stored or shown in clear" checks). */
 export function stringValues(value: unknown): string[] {

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { createEncryptionKeyring, DecryptionError } from "@mp/encryption";
 import pino from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { eventually, type TestMerchant, useApiHarness } from "../support/api-harness.ts";
 import {
   businessTier1,
   businessTier2,
@@ -28,18 +28,14 @@ const RESOURCE_FIELDS = [
 ];
 
 describe("verification submissions", () => {
-  let api: ApiHarness;
-  let a: TestMerchant;
-  let b: TestMerchant;
   const logLines: string[] = [];
-
+  const logger = pino({ level: "debug" }, { write: (line: string) => logLines.push(line) });
+  const { api, merchant: a } = useApiHarness({ workers: true, overrides: { logger } });
+  /** Another merchant, for the checks that one never sees the other's customers. */
+  let b: TestMerchant;
   beforeAll(async () => {
-    const logger = pino({ level: "debug" }, { write: (line: string) => logLines.push(line) });
-    api = await startApiHarness({ workers: true, overrides: { logger } });
-    a = await api.merchant();
     b = await api.merchant();
   });
-  afterAll(() => api.stop());
 
   const customer = (id: string) => api.call(a.apiKey, `/v1/customers/${id}`).then((r) => r.body.data);
 

@@ -1,9 +1,10 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTreasuryKeys, TREASURY_PATHS } from "@mp/custody";
 import { storeTreasuryBalances } from "@mp/treasury";
 import { english, generateMnemonic } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
+import { writeChainsConfig } from "../support/chains-config-file.ts";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 import { jsonLines, runCli, startRole, startService, waitForExit } from "./run-cli.ts";
 
@@ -21,21 +22,15 @@ describe("payments treasury: addresses, send, pending, balances; the signer alon
   beforeAll(() => {
     // Four chains, one per family, at a port nothing answers on: no send can leave, so sends stay
     // open for `pending`, whichever family senders this build has.
-    const chainsFile = join(dir, "chains.json");
-    writeFileSync(
-      chainsFile,
-      JSON.stringify({
-        chains: {
-          BASE: {
-            rpcUrl: "http://127.0.0.1:9",
-            tokens: [{ asset: "USDC", address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", decimals: 6 }],
-          },
-          BITCOIN: { rpcUrl: "http://127.0.0.1:9", network: "regtest" },
-          SOLANA: { rpcUrl: "http://127.0.0.1:9", network: "regtest" },
-          TRON: { rpcUrl: "http://127.0.0.1:9", network: "regtest" },
-        },
-      }),
-    );
+    const chainsFile = writeChainsConfig(dir, {
+      BASE: {
+        rpcUrl: "http://127.0.0.1:9",
+        tokens: [{ asset: "USDC", address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", decimals: 6 }],
+      },
+      BITCOIN: { rpcUrl: "http://127.0.0.1:9", network: "regtest" },
+      SOLANA: { rpcUrl: "http://127.0.0.1:9", network: "regtest" },
+      TRON: { rpcUrl: "http://127.0.0.1:9", network: "regtest" },
+    });
     env = { DATABASE_URL: database.connectionString, DATA_DIR: join(dir, "data"), CHAINS_CONFIG: chainsFile };
   });
 

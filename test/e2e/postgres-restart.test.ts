@@ -1,13 +1,13 @@
 import type { ChildProcess } from "node:child_process";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { createMerchant } from "@mp/api";
-import { type AnvilNode, deployTestToken, startAnvil, transferToken } from "@mp/test-nodes/evm";
+import { transferToken } from "@mp/test-nodes/evm";
 import { DELIVERY_CHANNEL } from "@mp/webhooks";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it, onTestFailed, onTestFinished } from "vitest";
 import { runCli, startRole, startService } from "../cli/run-cli.ts";
 import { addWallet, depositsOf, entriesFor } from "../indexer/indexer-fixtures.ts";
+import { type AnvilWithUsdc, startAnvilWithUsdc } from "../support/anvil-usdc.ts";
+import { writeChainsConfig } from "../support/chains-config-file.ts";
 import { measureUntil } from "../support/indexer-cluster.ts";
 import { type PrivatePostgres, privatePostgresUnavailable, startPrivatePostgres } from "../support/private-postgres.ts";
 import { useTempDir } from "../support/test-database.ts";
@@ -34,22 +34,22 @@ interface Answer {
 describe.skipIf(skipReason !== undefined)(`a PostgreSQL restart under load ${skipReason ?? ""}`, () => {
   const dir = useTempDir("mprestart-");
   let cluster: PrivatePostgres | undefined;
-  let anvil: AnvilNode | undefined;
+  let anvil: AnvilWithUsdc | undefined;
   const children: ChildProcess[] = [];
   let env: Record<string, string>;
 
   beforeAll(async () => {
     cluster = await startPrivatePostgres();
-    anvil = await startAnvil({ chainId: 8453 });
+    anvil = await startAnvilWithUsdc({ chainId: 8453 });
     env = {
       ...sharedProcessEnv(cluster.database, dir),
-      CHAINS_CONFIG: join(dir, "chains.json"),
+      CHAINS_CONFIG: writeChainsConfig(dir, { BASE: anvil.baseChain({ confirmations: 2, pollIntervalMs: 100 }) }),
       INDEXER_LEASE_SECONDS: "3",
     };
   }, TIMEOUT_MS);
   afterAll(async () => {
     await Promise.all(children.map((child) => stopProcess(child).catch(() => child.kill("SIGKILL"))));
-    await anvil?.stop();
+    await anvil?.node.stop();
     await cluster?.close();
   });
 
@@ -58,22 +58,7 @@ describe.skipIf(skipReason !== undefined)(`a PostgreSQL restart under load ${ski
     async () => {
       if (!cluster || !anvil) throw new Error("not started");
       const { db } = cluster.database;
-      const node = anvil;
-      const usdc = await deployTestToken(node, { name: "USD Coin", symbol: "USDC", decimals: 6 });
-      writeFileSync(
-        env.CHAINS_CONFIG ?? "",
-        JSON.stringify({
-          chains: {
-            BASE: {
-              rpcUrl: node.url,
-              network: "regtest",
-              confirmations: 2,
-              pollIntervalMs: 100,
-              tokens: [{ asset: "USDC", address: usdc.address, decimals: 6 }],
-            },
-          },
-        }),
-      );
+      const { node, usdc } = anvil;
       const [api, indexer, worker] = await Promise.all([
         startService(["--role", "api"], env),
         startRole(["--role", "indexer"], env, /"msg":"indexers started"/),

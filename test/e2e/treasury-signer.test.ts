@@ -1,21 +1,14 @@
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createTreasuryKeys } from "@mp/custody";
-import {
-  type AnvilNode,
-  deployTestToken,
-  sendNative,
-  startAnvil,
-  type TestToken,
-  tokenBalance,
-  transferToken,
-} from "@mp/test-nodes/evm";
+import { tokenBalance } from "@mp/test-nodes/evm";
 import { getAddress, type Hex } from "viem";
 import { english, generateMnemonic } from "viem/accounts";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { freshAddress, startEvmTreasury } from "../../packages/treasury/test/support/evm-treasury.ts";
 import { runCli, startRole } from "../cli/run-cli.ts";
 import { eventually } from "../support/api-harness.ts";
+import { writeChainsConfig } from "../support/chains-config-file.ts";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
+import { useStarted } from "../support/use-started.ts";
 import { stopProcess } from "./several-processes.ts";
 
 const TIMEOUT_MS = 240_000;
@@ -32,52 +25,29 @@ async function startSigner(env: Record<string, string | undefined>) {
   return { child: started.child, output: started.output, exited };
 }
 
-function fresh(): Hex {
-  return getAddress(`0x${Buffer.from(crypto.getRandomValues(new Uint8Array(20))).toString("hex")}`);
-}
-
 describe("the signer role end to end: operator sends land on anvil exactly once, kill -9 included", () => {
   const database = useTestDatabase();
   const dir = useTempDir("mpsigner-");
-  let node: AnvilNode;
-  let usdc: TestToken;
-  let treasury: Hex;
+  const mnemonic = generateMnemonic(english, 256);
+  // Interval mining: blocks keep coming, so sends reach their confirmations on their own. The
+  // treasury, of a fresh mnemonic only the signer process is given, holds 10 ETH and 1,000 USDC.
+  const h = useStarted(
+    "anvil and the treasury",
+    () =>
+      startEvmTreasury(database.db, { mnemonic, blockTimeSeconds: 1, eth: 10n * 10n ** 18n, usdc: 1_000n * 10n ** 6n }),
+    (started) => started.stop(),
+  );
   let env: Record<string, string | undefined>;
 
-  beforeAll(async () => {
-    // Interval mining: blocks keep coming, so sends reach their confirmations on their own.
-    node = await startAnvil({ blockTimeSeconds: 1 });
-    usdc = await deployTestToken(node, { name: "USD Coin", symbol: "USDC", decimals: 6 });
-    const chainsFile = join(dir, "chains.json");
-    writeFileSync(
-      chainsFile,
-      JSON.stringify({
-        chains: {
-          BASE: {
-            rpcUrl: node.url,
-            network: "regtest",
-            confirmations: 2,
-            pollIntervalMs: 200,
-            tokens: [{ asset: "USDC", address: usdc.address, decimals: 6 }],
-          },
-        },
-      }),
-    );
-    const mnemonic = generateMnemonic(english, 256);
-    treasury = getAddress(createTreasuryKeys(mnemonic, { bitcoinNetwork: "regtest" }).evm().address);
-    await sendNative(node, treasury, 10n * 10n ** 18n);
-    await transferToken(node, usdc, treasury, 1_000n * 10n ** 6n);
+  beforeAll(() => {
     env = {
       DATABASE_URL: database.connectionString,
       DATA_DIR: join(dir, "data"),
-      CHAINS_CONFIG: chainsFile,
+      CHAINS_CONFIG: writeChainsConfig(dir, { BASE: h.baseChain({ confirmations: 2, pollIntervalMs: 200 }) }),
       TREASURY_MNEMONIC: mnemonic,
       // A killed signer's lease is taken over within this bound at most.
       INDEXER_LEASE_SECONDS: "2",
     };
-  }, TIMEOUT_MS);
-  afterAll(async () => {
-    await node?.stop();
   });
 
   const send = (args: string[]) => runCli(["treasury", "send", "--chain", "BASE", "--json", ...args], env);
@@ -87,31 +57,31 @@ describe("the signer role end to end: operator sends land on anvil exactly once,
     async () => {
       const signer = await startSigner(env);
       try {
-        const to = fresh();
+        const to = freshAddress();
         const token = await send(["--asset", "USDC", "--to", to, "--amount", "12.5", "--key", "e2e-usdc", "--wait"]);
         expect(token.code, token.stderr).toBe(0);
         const landed = JSON.parse(token.stdout);
         expect(landed).toMatchObject({ state: "confirmed", amount: "12.5", created: true });
         expect(landed.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
-        expect(await tokenBalance(node, usdc, to)).toBe(12_500000n);
-        const receipt = await node.publicClient.getTransactionReceipt({ hash: landed.tx_hash });
+        expect(await tokenBalance(h.node, h.usdc, to)).toBe(12_500000n);
+        const receipt = await h.node.publicClient.getTransactionReceipt({ hash: landed.tx_hash });
         expect(receipt.status).toBe("success");
-        expect(getAddress(receipt.from)).toBe(treasury);
+        expect(getAddress(receipt.from)).toBe(h.treasury);
 
         const native = await send(["--asset", "ETH", "--to", to, "--amount", "0.25", "--key", "e2e-eth", "--wait"]);
         expect(native.code, native.stderr).toBe(0);
         expect(JSON.parse(native.stdout)).toMatchObject({ state: "confirmed" });
-        expect(await node.publicClient.getBalance({ address: to })).toBe(25n * 10n ** 16n);
+        expect(await h.node.publicClient.getBalance({ address: to })).toBe(25n * 10n ** 16n);
 
         // The same key again: the same send, nothing more on chain.
         const again = await send(["--asset", "ETH", "--to", to, "--amount", "0.25", "--key", "e2e-eth"]);
         expect(JSON.parse(again.stdout)).toMatchObject({ id: JSON.parse(native.stdout).id, created: false });
-        expect(await node.publicClient.getTransactionCount({ address: treasury })).toBe(2);
+        expect(await h.node.publicClient.getTransactionCount({ address: h.treasury })).toBe(2);
 
         // The signer's stored balances catch up with the chain's.
         // Both figures: a poll made between the two sends has the USDC figure already, not the ETH one.
-        const chainUsdc = await tokenBalance(node, usdc, treasury);
-        const chainEth = await node.publicClient.getBalance({ address: treasury });
+        const chainUsdc = await tokenBalance(h.node, h.usdc, h.treasury);
+        const chainEth = await h.node.publicClient.getBalance({ address: h.treasury });
         const balances = await eventually(
           async () => {
             const out = await runCli(["treasury", "balances", "--json"], env);
@@ -138,9 +108,9 @@ describe("the signer role end to end: operator sends land on anvil exactly once,
     it(
       `kill -9 of the signer after the attempt is ${stage === "signed" ? "signed and stored, before its broadcast" : "broadcast, before that is recorded"}: after a restart exactly one transfer lands`,
       async () => {
-        const nonceBefore = await node.publicClient.getTransactionCount({ address: treasury });
+        const nonceBefore = await h.node.publicClient.getTransactionCount({ address: h.treasury });
         const signer = await startSigner({ ...env, PAYMENTS_TEST_HALT_AFTER: stage });
-        const to = fresh();
+        const to = freshAddress();
         const key = `crash-${stage}`;
         const asked = await send(["--asset", "USDC", "--to", to, "--amount", "3", "--key", key]);
         expect(asked.code, asked.stderr).toBe(0);
@@ -163,13 +133,13 @@ describe("the signer role end to end: operator sends land on anvil exactly once,
         if (stage === "signed") {
           // Not broadcast: the node never saw it.
           expect(
-            await node.publicClient.getTransaction({ hash: stored[0]?.tx_hash as Hex }).catch(() => null),
+            await h.node.publicClient.getTransaction({ hash: stored[0]?.tx_hash as Hex }).catch(() => null),
           ).toBeNull();
         } else {
           // Broadcast: the node has it (it may be mined already) though the database does not know.
           await eventually(
             async () =>
-              (await node.publicClient.getTransaction({ hash: stored[0]?.tx_hash as Hex }).catch(() => null)) ??
+              (await h.node.publicClient.getTransaction({ hash: stored[0]?.tx_hash as Hex }).catch(() => null)) ??
               undefined,
             10_000,
           );
@@ -186,9 +156,9 @@ describe("the signer role end to end: operator sends land on anvil exactly once,
             created: false,
           });
           // Exactly one transfer: the stored attempt, rebroadcast or found, never signed again.
-          expect(await tokenBalance(node, usdc, to)).toBe(3_000000n);
+          expect(await tokenBalance(h.node, h.usdc, to)).toBe(3_000000n);
           expect((await attempts()).map((a) => a.tx_hash)).toEqual([stored[0]?.tx_hash]);
-          expect(await node.publicClient.getTransactionCount({ address: treasury })).toBe(nonceBefore + 1);
+          expect(await h.node.publicClient.getTransactionCount({ address: h.treasury })).toBe(nonceBefore + 1);
         } finally {
           await stopProcess(restarted.child);
         }

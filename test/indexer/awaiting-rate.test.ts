@@ -1,8 +1,7 @@
 import { createSandboxRateProvider, type RateProvider } from "@mp/providers";
-import { type AnvilNode, deployTestToken, startAnvil, type TestToken, transferToken } from "@mp/test-nodes/evm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { catchUp, expectLedgerOk } from "./indexer-fixtures.ts";
-import { RATED_CHAIN_CONFIRMATIONS, type RatedChain, startRatedChain } from "./rated-chain.ts";
+import { describe, expect, it } from "vitest";
+import { expectLedgerOk } from "./indexer-fixtures.ts";
+import { useRatedChain } from "./rated-chain.ts";
 
 /**
  * A configured token the rate provider does not quote (EURC here): its deposits confirm on chain
@@ -11,17 +10,14 @@ import { RATED_CHAIN_CONFIRMATIONS, type RatedChain, startRatedChain } from "./r
  * rate provider is the sandbox one, with a EURC rate the test can publish.
  */
 describe("deposits of an asset without a USD rate", () => {
-  let node: AnvilNode;
-  let chain: RatedChain;
   let eurcRate: string | undefined;
-  const tokens = {} as Record<"USDC" | "EURC", TestToken>;
-
-  beforeAll(async () => {
-    node = await startAnvil({ chainId: 8453 });
-    tokens.USDC = await deployTestToken(node, { name: "USD Coin", symbol: "USDC", decimals: 6 });
-    tokens.EURC = await deployTestToken(node, { name: "Euro Coin", symbol: "EURC", decimals: 6 });
+  const tokens = [
+    { name: "USD Coin", symbol: "USDC" },
+    { name: "Euro Coin", symbol: "EURC" },
+  ];
+  const chain = useRatedChain(tokens, (): RateProvider => {
     const sandbox = createSandboxRateProvider();
-    const rates: RateProvider = {
+    return {
       name: "sandbox with a EURC rate once published",
       listRates: () => sandbox.listRates(),
       async rateFor(asset) {
@@ -37,23 +33,15 @@ describe("deposits of an asset without a USD rate", () => {
         return sandbox.rateFor(asset);
       },
     };
-    chain = await startRatedChain(node, [tokens.USDC, tokens.EURC], rates);
-  });
-  afterAll(async () => {
-    await chain?.stop();
-    await node?.stop();
   });
 
   it("waits visibly for a rate, credits the others meanwhile, and credits it at the first rate", async () => {
-    const { api, indexer } = chain;
+    const { api } = chain;
     const { merchant, address } = await chain.merchantWithWallet("42");
 
-    const eurcTx = (await transferToken(node, tokens.EURC, address, 10_000_000n)).txHash;
-    const usdcTx = (await transferToken(node, tokens.USDC, address, 5_000_000n)).txHash;
-    await node.mine(RATED_CHAIN_CONFIRMATIONS);
-    await catchUp(indexer);
-
-    let deposits = await chain.depositsByTx(merchant);
+    const eurcTx = await chain.pay("EURC", address, 10_000_000n);
+    const usdcTx = await chain.pay("USDC", address, 5_000_000n);
+    let deposits = await chain.settle(merchant);
     expect(deposits.get(usdcTx)).toMatchObject({ status: "CONFIRMED", awaiting_rate: false, amount_usd: "5.000000" });
     expect(deposits.get(eurcTx)).toMatchObject({
       status: "PENDING",

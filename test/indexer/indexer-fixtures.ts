@@ -136,6 +136,7 @@ export function laggingAdapter(inner: ChainAdapter, lag: { blocks: number }): Ch
 }
 
 type IndexerExtras = {
+  leaseSeconds?: number;
   metrics?: IndexerMetrics;
   failpoint?: (name: string) => void | Promise<void>;
   adapter?: ChainAdapter;

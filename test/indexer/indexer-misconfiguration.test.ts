@@ -7,10 +7,11 @@ import {
   type IndexerMetrics,
   registerLeaderMetrics,
 } from "@mp/indexer";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { type ApiHarness, startApiHarness } from "../support/api-harness.ts";
+import { useStarted } from "../support/use-started.ts";
 import { addWallet, catchUp, createMerchant, depositsOf, newIndexer, waitFor } from "./indexer-fixtures.ts";
-import { startEvmChain, type TestChain } from "./test-chains.ts";
+import { startEvmChain } from "./test-chains.ts";
 
 /**
  * A chain whose configuration is wrong (another network, refused credentials) stops with one clear
@@ -18,25 +19,22 @@ import { startEvmChain, type TestChain } from "./test-chains.ts";
  * failure keeps its backoff. Real anvil and adapter; the wrapper only adds the failing answers.
  */
 describe("indexer on a misconfigured chain", () => {
-  let api: ApiHarness;
-  let chain: TestChain;
+  const chain = useStarted("the test chain", startEvmChain, (started) => started.close());
+  const api: ApiHarness = useStarted(
+    "the API harness",
+    () =>
+      startApiHarness({ overrides: { chains: { BASE: chain.config }, indexerStates: () => getIndexerStates(api.db) } }),
+    (started) => started.stop(),
+  );
   let metrics: IndexerMetrics;
   const running: Indexer[] = [];
 
-  beforeAll(async () => {
-    chain = await startEvmChain();
-    api = await startApiHarness({
-      overrides: { chains: { BASE: chain.config }, indexerStates: () => getIndexerStates(api.db) },
-    });
+  beforeAll(() => {
     metrics = createIndexerMetrics(api.deps.metrics);
     registerLeaderMetrics(api.deps.metrics, api.deps.indexerStates);
   });
   afterEach(async () => {
     await Promise.all(running.splice(0).map((indexer) => indexer.stop()));
-  });
-  afterAll(async () => {
-    await api?.stop();
-    await chain?.close();
   });
 
   /** The real adapter; `fail` decides, per call, what to throw instead of answering. */

@@ -1,9 +1,9 @@
-import { join } from "node:path";
 import { silentLogger } from "@mp/core";
 import { createDatabase, createLeaseKeeper } from "@mp/db";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.ts";
+import { describe, expect, it } from "vitest";
+import { connectionTarget, startTcpProxy, viaProxy } from "../support/tcp-proxy.ts";
+import { useTestDatabase } from "../support/test-database.ts";
+import { useStarted } from "../support/use-started.ts";
 import { waitFor } from "./indexer-fixtures.ts";
 
 /**
@@ -12,32 +12,21 @@ import { waitFor } from "./indexer-fixtures.ts";
  * as held within the bound less a margin, while the database still shows it held.
  */
 describe("a lease holder that cannot reach the database", () => {
-  let testDb: TestDatabase;
-  let proxy: TcpProxy;
-  let proxiedUrl: string;
-
-  beforeAll(async () => {
-    testDb = await createTestDatabase();
-    const url = new URL(testDb.connectionString);
-    const socketDir = url.searchParams.get("host");
-    // The embedded database listens on a Unix socket in its directory; a server on TCP.
-    proxy = await startTcpProxy(
-      socketDir ? { path: join(socketDir, ".s.PGSQL.5432") } : { host: url.hostname, port: Number(url.port || 5432) },
-    );
-    const proxied = new URL(testDb.connectionString);
-    proxied.search = "";
-    proxied.hostname = "127.0.0.1";
-    proxied.port = String(proxy.port);
-    proxiedUrl = proxied.toString();
-  });
-  afterAll(async () => {
-    await proxy?.close();
-    await testDb?.drop();
-  });
+  const testDb = useTestDatabase();
+  /** A proxy in front of the test database, which the test can cut. */
+  const proxy = useStarted(
+    "the proxy",
+    () => startTcpProxy(connectionTarget(testDb.connectionString)),
+    (started) => started.close(),
+  );
 
   it("stops counting its lease before the database's expiry, then leads again under a new epoch once back", async () => {
     const seconds = 3;
-    const via = createDatabase({ connectionString: proxiedUrl, engine: testDb.db.engine, max: 2 });
+    const via = createDatabase({
+      connectionString: viaProxy(testDb.connectionString, proxy.port),
+      engine: testDb.db.engine,
+      max: 2,
+    });
     const keeper = createLeaseKeeper({ db: via, role: "outage", seconds, logger: silentLogger() });
     try {
       expect(await keeper.acquire("outage:x")).toMatchObject({ epoch: 1n });

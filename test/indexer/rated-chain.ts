@@ -4,22 +4,36 @@ import { resolveChainConfig, silentLogger } from "@mp/core";
 import { createWatchSet } from "@mp/custody";
 import { createIndexer, createIndexerMetrics, type Indexer, type IndexerMetrics } from "@mp/indexer";
 import type { RateProvider } from "@mp/providers";
-import type { AnvilNode, TestToken } from "@mp/test-nodes/evm";
+import {
+  type AnvilNode,
+  deployTestToken,
+  sendNative,
+  startAnvil,
+  type TestToken,
+  transferToken,
+} from "@mp/test-nodes/evm";
 import { privateKeyToAccount } from "viem/accounts";
 import { expect } from "vitest";
 import { type ApiHarness, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
+import { useStarted } from "../support/use-started.ts";
 import { addWallet, catchUp } from "./indexer-fixtures.ts";
 
-export const RATED_CHAIN_CONFIRMATIONS = 3;
+const CONFIRMATIONS = 3;
 
 /**
- * BASE on `node` with `tokens` configured (each under its symbol), the API on it and its indexer
- * valuing deposits with `rates`: the set-up of the tests of deposits waiting for a rate.
+ * BASE on its own anvil with test tokens configured (each under its symbol), the API on it and its
+ * indexer valuing deposits with the test's rate provider: the set-up of the tests of deposits
+ * waiting for a rate.
  */
 export interface RatedChain {
+  node: AnvilNode;
   api: ApiHarness;
   indexer: Indexer;
   metrics: IndexerMetrics;
+  /** Pays `amount` (smallest units) of `asset`, ETH or a token's symbol, to `to`: the tx hash. */
+  pay(asset: string, to: string, amount: bigint): Promise<string>;
+  /** Mines the confirmations of what was paid, catches up, and answers the merchant's deposits by tx hash. */
+  settle(merchant: TestMerchant): Promise<Map<string, Record<string, unknown>>>;
   /** The merchant's deposits by transaction hash, as GET /v1/deposits shows them. */
   depositsByTx(merchant: TestMerchant): Promise<Map<string, Record<string, unknown>>>;
   /** indexer_deposits_awaiting_rate{chain="BASE", asset}, undefined when never set. */
@@ -41,14 +55,40 @@ export interface RatedChain {
   stop(): Promise<void>;
 }
 
-export async function startRatedChain(
+/**
+ * The rated chain of the calling describe block, started in its beforeAll (anvil on Base's chain id,
+ * the 6-decimal `tokens` deployed, then `rates` made, given the node for feeds deployed on it) and
+ * stopped in its afterAll. It stands for the chain from the start (see late.ts).
+ */
+export function useRatedChain(
+  tokens: ReadonlyArray<{ name: string; symbol: string }>,
+  rates: (node: AnvilNode) => RateProvider | Promise<RateProvider>,
+): RatedChain {
+  return useStarted(
+    "the rated chain",
+    async () => {
+      const node = await startAnvil({ chainId: 8453 });
+      try {
+        const deployed: TestToken[] = [];
+        for (const token of tokens) deployed.push(await deployTestToken(node, { ...token, decimals: 6 }));
+        return await startRatedChain(node, deployed, await rates(node));
+      } catch (error) {
+        await node.stop();
+        throw error;
+      }
+    },
+    (chain) => chain.stop(),
+  );
+}
+
+async function startRatedChain(
   node: AnvilNode,
   tokens: readonly TestToken[],
   rates: RateProvider,
 ): Promise<RatedChain> {
   const config = resolveChainConfig("BASE", {
     rpcUrl: node.url,
-    confirmations: RATED_CHAIN_CONFIRMATIONS,
+    confirmations: CONFIRMATIONS,
     pollIntervalMs: 50,
     tokens: tokens.map((t) => ({ asset: t.symbol, address: t.address, decimals: t.decimals })),
   });
@@ -64,9 +104,21 @@ export async function startRatedChain(
     metrics,
   });
   const rated: RatedChain = {
+    node,
     api,
     indexer,
     metrics,
+    async pay(asset, to, amount) {
+      if (asset === "ETH") return (await sendNative(node, to, amount)).txHash;
+      const token = tokens.find((t) => t.symbol === asset);
+      if (!token) throw new Error(`${asset} is not a token of the rated chain`);
+      return (await transferToken(node, token, to, amount)).txHash;
+    },
+    async settle(merchant) {
+      await node.mine(CONFIRMATIONS);
+      await catchUp(indexer);
+      return rated.depositsByTx(merchant);
+    },
     async depositsByTx(merchant) {
       const res = await api.call(merchant.apiKey, "/v1/deposits");
       expect(res.status).toBe(200);
@@ -103,6 +155,7 @@ export async function startRatedChain(
     async stop() {
       await indexer.stop();
       await api.stop();
+      await node.stop();
     },
   };
   return rated;

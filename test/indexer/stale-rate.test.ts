@@ -1,20 +1,9 @@
 import { createChainlinkRateProvider, DEFAULT_CHAINLINK_GRACE_SECONDS } from "@mp/providers";
-import {
-  type AnvilNode,
-  compileMockAggregator,
-  deployMockAggregator,
-  deployTestToken,
-  type Round,
-  sendNative,
-  setRound,
-  startAnvil,
-  type TestToken,
-  transferToken,
-} from "@mp/test-nodes/evm";
+import { type AnvilNode, compileMockAggregator, deployMockAggregator, type Round, setRound } from "@mp/test-nodes/evm";
 import { type Address, getAddress } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { catchUp, expectLedgerOk } from "./indexer-fixtures.ts";
-import { RATED_CHAIN_CONFIRMATIONS, type RatedChain, startRatedChain } from "./rated-chain.ts";
+import { describe, expect, it } from "vitest";
+import { expectLedgerOk } from "./indexer-fixtures.ts";
+import { useRatedChain } from "./rated-chain.ts";
 
 const HOUR = 3600;
 const DAY = 86400;
@@ -29,33 +18,30 @@ const DAY = 86400;
  * market rate.
  */
 describe("deposits valued by Chainlink feeds: stale feed waits, fresh round credits", () => {
-  let node: AnvilNode;
-  let usdc: TestToken;
-  let usdt: TestToken;
-  let chain: RatedChain;
   const feeds = {} as Record<"ETH" | "USDC" | "USDT", Address>;
   let roundId = 1n;
   const nowSeconds = () => BigInt(Math.floor(Date.now() / 1000));
-  const publish = (feed: Address, round: Omit<Round, "roundId">) => {
+  const publish = (node: AnvilNode, feed: Address, round: Omit<Round, "roundId">) => {
     roundId += 1n;
     return setRound(node, feed, { roundId, ...round });
   };
 
-  beforeAll(async () => {
-    node = await startAnvil({ chainId: 8453 });
-    usdc = await deployTestToken(node, { name: "USD Coin", symbol: "USDC", decimals: 6 });
-    usdt = await deployTestToken(node, { name: "Tether USD", symbol: "USDT", decimals: 6 });
+  const tokens = [
+    { name: "USD Coin", symbol: "USDC" },
+    { name: "Tether USD", symbol: "USDT" },
+  ];
+  const chain = useRatedChain(tokens, async (node) => {
     const compiled = compileMockAggregator();
     feeds.ETH = await deployMockAggregator(node, compiled, 8, "ETH / USD");
     feeds.USDC = await deployMockAggregator(node, compiled, 8, "USDC / USD");
     feeds.USDT = await deployMockAggregator(node, compiled, 8, "USDT / USD");
     // ETH's last round is older than its heartbeat plus the grace: stale from the start.
     const stale = nowSeconds() - BigInt(HOUR + DEFAULT_CHAINLINK_GRACE_SECONDS + 60);
-    await publish(feeds.ETH, { answer: 3_000_00000000n, updatedAt: stale });
+    await publish(node, feeds.ETH, { answer: 3_000_00000000n, updatedAt: stale });
     // USDC 0.9998 (inside the 50 bps par band), USDT 0.97 (a depeg): both fresh.
-    await publish(feeds.USDC, { answer: 99_980_000n, updatedAt: nowSeconds() });
-    await publish(feeds.USDT, { answer: 97_000_000n, updatedAt: nowSeconds() });
-    const rates = createChainlinkRateProvider({
+    await publish(node, feeds.USDC, { answer: 99_980_000n, updatedAt: nowSeconds() });
+    await publish(node, feeds.USDT, { answer: 97_000_000n, updatedAt: nowSeconds() });
+    return createChainlinkRateProvider({
       rpcUrl: node.url,
       feeds: {
         ETH: { address: feeds.ETH, heartbeatSeconds: HOUR, decimals: 8 },
@@ -63,24 +49,16 @@ describe("deposits valued by Chainlink feeds: stale feed waits, fresh round cred
         USDT: { address: feeds.USDT, heartbeatSeconds: DAY, decimals: 8 },
       },
     });
-    chain = await startRatedChain(node, [usdc, usdt], rates);
-  }, 120_000);
-  afterAll(async () => {
-    await chain?.stop();
-    await node?.stop();
   });
 
   it("waits on a stale feed, prices stablecoins from theirs, and credits at the fresh round", async () => {
-    const { api, indexer } = chain;
+    const { api } = chain;
     const { merchant, address } = await chain.merchantWithWallet("43");
 
-    const ethTx = (await sendNative(node, address, 2n * 10n ** 18n)).txHash;
-    const usdcTx = (await transferToken(node, usdc, address, 5_000_000n)).txHash;
-    const usdtTx = (await transferToken(node, usdt, address, 10_000_000n)).txHash;
-    await node.mine(RATED_CHAIN_CONFIRMATIONS);
-    await catchUp(indexer);
-
-    let deposits = await chain.depositsByTx(merchant);
+    const ethTx = await chain.pay("ETH", address, 2n * 10n ** 18n);
+    const usdcTx = await chain.pay("USDC", address, 5_000_000n);
+    const usdtTx = await chain.pay("USDT", address, 10_000_000n);
+    let deposits = await chain.settle(merchant);
     // Stablecoins are asked of their feeds: 0.9998 rounds to par, 0.97 is a depeg valued as such.
     expect(deposits.get(usdcTx)).toMatchObject({ status: "CONFIRMED", usd_rate: "1", amount_usd: "5.000000" });
     expect(deposits.get(usdtTx)).toMatchObject({ status: "CONFIRMED", usd_rate: "0.97", amount_usd: "9.700000" });
@@ -118,7 +96,7 @@ describe("deposits valued by Chainlink feeds: stale feed waits, fresh round cred
     await chain.expectStillAwaitingRate(merchant, ethTx);
 
     // The feed publishes a fresh round: the next iteration credits at that answer.
-    await publish(feeds.ETH, { answer: 3_123_45000000n, updatedAt: nowSeconds() });
+    await publish(chain.node, feeds.ETH, { answer: 3_123_45000000n, updatedAt: nowSeconds() });
     deposits = await chain.expectCreditedAtRate(merchant, ethTx, "ETH", {
       usd_rate: "3123.45",
       amount_usd: "6246.900000",

@@ -1,13 +1,15 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Database } from "@mp/db";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import { type AnvilNode, deployTestToken, startAnvil, type TestToken, transferToken } from "@mp/test-nodes/evm";
+import { type AnvilNode, transferToken } from "@mp/test-nodes/evm";
 import { privateKeyToAccount } from "viem/accounts";
 import { addWallet, createMerchant, type TestMerchant } from "../indexer/indexer-fixtures.ts";
+import { type AnvilWithUsdc, startAnvilWithUsdc } from "./anvil-usdc.ts";
+import { writeChainsConfig } from "./chains-config-file.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const MAIN = `${ROOT}services/payments/src/main.ts`;
@@ -51,25 +53,14 @@ export async function startIndexerCluster(options: {
   if (!process.env.DATABASE_URL) throw new Error("an indexer cluster needs a PostgreSQL server (DATABASE_URL)");
   const dir = mkdtempSync(join(tmpdir(), "mpcluster-"));
   let database: TestDatabase | undefined;
-  let anvil: AnvilNode | undefined;
+  let anvil: AnvilWithUsdc | undefined;
   const processes: IndexerProcess[] = [];
   try {
-    [database, anvil] = await Promise.all([createTestDatabase(), startAnvil({ chainId: 8453 })]);
-    const node = anvil;
+    [database, anvil] = await Promise.all([createTestDatabase(), startAnvilWithUsdc({ chainId: 8453 })]);
+    const { node, usdc } = anvil;
     const db = database.db;
-    const usdc: TestToken = await deployTestToken(node, { name: "USD Coin", symbol: "USDC", decimals: 6 });
-    const chainsFile = join(dir, "chains.json");
-    const chainConfig = {
-      rpcUrl: node.url,
-      network: "regtest",
-      confirmations: options.confirmations ?? 2,
-      pollIntervalMs: 100,
-      tokens: [{ asset: "USDC", address: usdc.address, decimals: 6 }],
-    };
-    writeFileSync(
-      chainsFile,
-      JSON.stringify({ chains: Object.fromEntries(options.chains.map((c) => [c, chainConfig])) }),
-    );
+    const chainConfig = anvil.baseChain({ confirmations: options.confirmations ?? 2, pollIntervalMs: 100 });
+    const chainsFile = writeChainsConfig(dir, Object.fromEntries(options.chains.map((c) => [c, chainConfig])));
     const merchant = await createMerchant(db);
     const address = privateKeyToAccount(`0x${"42".repeat(32)}`).address;
     for (const chain of options.chains) await addWallet(db, merchant, chain as never, address);
@@ -119,7 +110,7 @@ export async function startIndexerCluster(options: {
     };
   } catch (error) {
     for (const p of processes) p.child.kill("SIGKILL");
-    await anvil?.stop();
+    await anvil?.node.stop();
     await database?.drop();
     rmSync(dir, { recursive: true, force: true });
     throw error;

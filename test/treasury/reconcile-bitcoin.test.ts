@@ -1,17 +1,13 @@
-import { silentLogger } from "@mp/core";
-import { createSendPipeline, findSend, type ReconcileTarget, reconcileChains, requestSend } from "@mp/treasury";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type BitcoinTreasuryHarness,
-  freshRecipients,
-  startBitcoinTreasury,
-} from "../../packages/treasury/test/support/bitcoin-treasury.ts";
+import { type ReconcileTarget, reconcileChains, requestSend } from "@mp/treasury";
+import { beforeAll, describe, expect, it } from "vitest";
+import { freshRecipients, startBitcoinTreasury } from "../../packages/treasury/test/support/bitcoin-treasury.ts";
+import { testPipelines } from "../../packages/treasury/test/support/test-pipelines.ts";
+import { useTreasuryHarness } from "../../packages/treasury/test/support/use-treasury.ts";
 import { addWallet, createMerchant } from "../indexer/indexer-fixtures.ts";
-import { useTestDatabase } from "../support/test-database.ts";
 
 describe("payments reconcile chains on the Bitcoin test node", () => {
-  const database = useTestDatabase();
-  let h: BitcoinTreasuryHarness;
+  const { t: database, h } = useTreasuryHarness(startBitcoinTreasury);
+  const pipelines = testPipelines("BITCOIN", () => database.db);
   const [deposit = "", recipient = ""] = freshRecipients(2);
   const targets = (): ReconcileTarget[] => [
     { config: h.config, assets: [{ asset: "BTC", address: null, decimals: 8 }] },
@@ -19,7 +15,6 @@ describe("payments reconcile chains on the Bitcoin test node", () => {
 
   beforeAll(async () => {
     const db = database.db;
-    h = await startBitcoinTreasury(db);
     await addWallet(db, await createMerchant(db), "BITCOIN", deposit);
     // An operator's top-up (two outputs to the treasury) and a customer's deposit.
     await h.fund([20_000_000n, 30_000_000n]);
@@ -33,25 +28,9 @@ describe("payments reconcile chains on the Bitcoin test node", () => {
       purpose: "operator",
       idempotencyKey: "reconcile-btc",
     });
-    const pipeline = createSendPipeline({
-      db,
-      senders: [h.sender()],
-      logger: silentLogger(),
-      confirmations: { BITCOIN: 2 },
-      leaseSeconds: 2,
-    });
-    for (let i = 0; i < 20 && (await findSend(db, send.id))?.state !== "confirmed"; i++) {
-      await pipeline.tick("BITCOIN");
-      await h.mine(1);
-    }
-    await pipeline.stop();
-    expect((await findSend(db, send.id))?.state).toBe("confirmed");
+    await pipelines.runUntilConfirmed(h.sender(), [send.id], () => h.mine(1));
     await h.mine(3);
   }, 120_000);
-
-  afterAll(async () => {
-    await h?.stop();
-  });
 
   it("records the top-up as float and our change as our own, and agrees to the satoshi (exit 0)", async () => {
     const db = database.db;

@@ -1,28 +1,22 @@
 import { randomBytes } from "node:crypto";
 import { createTronAdapter } from "@mp/chain-tron";
 import { resolveChainConfig, silentLogger } from "@mp/core";
-import { createTreasuryKeys, createWatchSet } from "@mp/custody";
-import { createIndexer, type Indexer } from "@mp/indexer";
-import { createSandboxRateProvider } from "@mp/providers";
+import { createTreasuryKeys } from "@mp/custody";
+import type { Indexer } from "@mp/indexer";
 import { startTronTestNode, TronKey, type TronTestNode } from "@mp/test-nodes/tron";
-import {
-  createSendPipeline,
-  createTronSender,
-  findSend,
-  type ReconcileTarget,
-  reconcileChains,
-  recordTreasuryAddresses,
-  requestSend,
-} from "@mp/treasury";
+import { createTronSender, type ReconcileTarget, reconcileChains, requestSend } from "@mp/treasury";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addWallet, catchUp, createMerchant } from "../indexer/indexer-fixtures.ts";
+import { TEST_TREASURY_MNEMONIC } from "../../packages/treasury/test/support/evm-treasury.ts";
+import { testPipelines } from "../../packages/treasury/test/support/test-pipelines.ts";
+import { catchUp } from "../indexer/indexer-fixtures.ts";
 import { useTestDatabase } from "../support/test-database.ts";
+import { indexTreasuryAndDeposit } from "./reconcile-fixtures.ts";
 
 const TRX = 1_000_000n;
-const MNEMONIC = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
 
 describe("payments reconcile chains on the Tron test node", () => {
   const database = useTestDatabase();
+  const pipelines = testPipelines("TRON", () => database.db);
   let node: TronTestNode;
   let indexer: Indexer;
   let targets: ReconcileTarget[];
@@ -45,20 +39,11 @@ describe("payments reconcile chains on the Tron test node", () => {
         ],
       },
     ];
-    const keys = createTreasuryKeys(MNEMONIC, { bitcoinNetwork: "regtest" });
+    const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest" });
     const key = keys.tron();
-    await recordTreasuryAddresses(db, [{ chain: "TRON", purpose: "send", path: key.path, address: key.address }]);
     const deposit = new TronKey(randomBytes(32).toString("hex")).address;
-    await addWallet(db, await createMerchant(db), "TRON", deposit);
-    indexer = createIndexer({
-      db,
-      adapter: createTronAdapter(config),
-      config,
-      watch: createWatchSet(db, "TRON"),
-      rates: createSandboxRateProvider(),
-      logger: silentLogger(),
-      leaseSeconds: 2,
-    });
+    const chain = { chain: "TRON" as const, config, adapter: () => createTronAdapter(config) };
+    indexer = await indexTreasuryAndDeposit(db, chain, key, deposit);
     node.transfer(key.address, 500n * TRX);
     node.transferToken(key.address, 100_000_000n);
     node.transfer(deposit, 20n * TRX);
@@ -76,19 +61,8 @@ describe("payments reconcile chains on the Tron test node", () => {
       purpose: "operator",
       idempotencyKey: "reconcile-trc20",
     });
-    const pipeline = createSendPipeline({
-      db,
-      senders: [createTronSender({ config, keys, db, logger: silentLogger() })],
-      logger: silentLogger(),
-      confirmations: { TRON: 2 },
-      leaseSeconds: 2,
-    });
-    for (let i = 0; i < 20 && (await findSend(db, send.id))?.state !== "confirmed"; i++) {
-      await pipeline.tick("TRON");
-      node.mine();
-    }
-    await pipeline.stop();
-    expect((await findSend(db, send.id))?.state).toBe("confirmed");
+    const sender = createTronSender({ config, keys, db, logger: silentLogger() });
+    await pipelines.runUntilConfirmed(sender, [send.id], () => node.mine());
     node.mine();
     node.mine();
     await catchUp(indexer);

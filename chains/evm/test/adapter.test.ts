@@ -12,12 +12,12 @@ import {
   deployRevertingReceiver,
   deployTestToken,
   sendNative,
-  startAnvil,
   type TestToken,
   transferToken,
 } from "@mp/test-nodes/evm";
 import { getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startAnvilWithUsdc } from "../../../test/support/anvil-usdc.ts";
 import { createEvmAdapter } from "../src/index.ts";
 
 /** Real anvil, real ERC-20: what the indexer sees through the adapter. */
@@ -34,14 +34,10 @@ let adapter: ChainAdapter;
 const watching = (...addresses: string[]) => new Set(addresses.map((a) => a.toLowerCase()));
 
 beforeAll(async () => {
-  node = await startAnvil({ chainId: 8453 });
-  usdc = await deployTestToken(node, { name: "USD Coin", symbol: "USDC", decimals: 6 });
-  adapter = createEvmAdapter(
-    resolveChainConfig("BASE", {
-      rpcUrl: node.url,
-      tokens: [{ asset: "USDC", address: usdc.address, decimals: 6 }],
-    }),
-  );
+  const anvil = await startAnvilWithUsdc({ chainId: 8453 });
+  ({ node, usdc } = anvil);
+  // BASE mainnet on Base's chain id: verifyNetwork below accepts it as it is.
+  adapter = createEvmAdapter(resolveChainConfig("BASE", anvil.baseChain({ network: "mainnet" })));
 });
 
 afterAll(async () => {

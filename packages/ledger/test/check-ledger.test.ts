@@ -1,24 +1,23 @@
 import { randomUUID } from "node:crypto";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestDatabase } from "../../../test/support/test-database.ts";
 import { checkLedger, placeHold, releaseHold, settleHold } from "../src/index.ts";
 import {
   createMerchant,
   creditBankDeposit,
   creditDeposit,
-  insertDeposit,
   type MerchantFixture,
   postOneCredit,
   reverseDeposit,
   USD,
+  uncreditedDeposit,
 } from "./ledger-fixtures.ts";
 
-let t: TestDatabase;
+const t = useTestDatabase();
 let m: MerchantFixture;
 let other: MerchantFixture;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
   m = await createMerchant(t.db);
   other = await createMerchant(t.db);
   // A little of everything: credits with fees, a reversal, a bank deposit, settled, released and open holds.
@@ -36,9 +35,6 @@ beforeAll(async () => {
   });
   await t.db.tx((c) => settleHold(c, { holdId: settled, merchantId: m.merchantId }));
   await t.db.tx((c) => releaseHold(c, { holdId: released, merchantId: m.merchantId }));
-});
-afterAll(async () => {
-  await t?.drop();
 });
 
 async function availableAccountId(merchantId: string): Promise<string> {
@@ -72,7 +68,7 @@ describe("checkLedger", () => {
   });
 
   it("reports a deposit whose credit is missing from the journal, with the merchant and both figures", async () => {
-    const depositId = await insertDeposit(t.db, other, { gross: 4n * USD, fee: 0n });
+    const { depositId } = await uncreditedDeposit(t.db, other, { gross: 4n * USD, fee: 0n });
     const missing = randomUUID();
     await t.db.query("UPDATE deposits SET credit_entry_id = $2 WHERE id = $1", [depositId, missing]);
     try {

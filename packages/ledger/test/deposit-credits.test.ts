@@ -4,14 +4,7 @@ import type { Queryable } from "@mp/db";
 import { describe, expect, it } from "vitest";
 import { useTestDatabase } from "../../../test/support/test-database.ts";
 import { checkLedger, getMerchantBalance, postDepositCredits } from "../src/index.ts";
-import {
-  createMerchant,
-  insertDeposit,
-  type MerchantFixture,
-  postOneCredit,
-  reverseDeposit,
-  USD,
-} from "./ledger-fixtures.ts";
+import { createMerchant, postOneCredit, reverseDeposit, USD, uncreditedDeposit } from "./ledger-fixtures.ts";
 
 const t = useTestDatabase();
 
@@ -44,12 +37,6 @@ async function systemBalances(q: Queryable): Promise<Record<string, bigint>> {
   return Object.fromEntries(r.rows.map((row) => [row.kind, BigInt(row.balance)]));
 }
 
-/** A confirmed deposit row (checkLedger matches credits to deposits) and the credit input for it. */
-async function credit(m: MerchantFixture, gross: bigint, fee: bigint) {
-  const depositId = await insertDeposit(t.db, m, { gross, fee });
-  return { depositId, merchantId: m.merchantId, amountUsdMicros: gross, feeUsdMicros: fee };
-}
-
 /** Records each credit entry on its deposit, as the indexer does in the same transaction. */
 async function linkCredits(): Promise<void> {
   await t.db.query(
@@ -68,12 +55,17 @@ describe("postDepositCredits", () => {
     const a = await createMerchant(t.db);
     const b = await createMerchant(t.db);
     const inputs = [
-      await credit(a, 100n * USD, 1_500_000n),
-      await credit(b, 7n * USD, 0n),
-      await credit(a, 3n * USD, 30_000n),
+      await uncreditedDeposit(t.db, a, { gross: 100n * USD, fee: 1_500_000n }),
+      await uncreditedDeposit(t.db, b, { gross: 7n * USD, fee: 0n }),
+      await uncreditedDeposit(t.db, a, { gross: 3n * USD, fee: 30_000n }),
     ];
     const twins = await Promise.all(
-      inputs.map((i) => credit(i.merchantId === a.merchantId ? a : b, i.amountUsdMicros, i.feeUsdMicros)),
+      inputs.map((i) =>
+        uncreditedDeposit(t.db, i.merchantId === a.merchantId ? a : b, {
+          gross: i.amountUsdMicros,
+          fee: i.feeUsdMicros,
+        }),
+      ),
     );
     const before = await systemBalances(t.db);
 
@@ -109,14 +101,17 @@ describe("postDepositCredits", () => {
 
   it("is idempotent per deposit: a repeat posts nothing and answers the first entries, whichever way they were posted", async () => {
     const m = await createMerchant(t.db);
-    const single = await credit(m, 5n * USD, 50_000n);
+    const single = await uncreditedDeposit(t.db, m, { gross: 5n * USD, fee: 50_000n });
     const { entryId: singleEntry } = await t.db.tx((c) => postOneCredit(c, single));
-    const first = [await credit(m, 2n * USD, 0n), await credit(m, 9n * USD, 90_000n)];
+    const first = [
+      await uncreditedDeposit(t.db, m, { gross: 2n * USD, fee: 0n }),
+      await uncreditedDeposit(t.db, m, { gross: 9n * USD, fee: 90_000n }),
+    ];
     const posted = await t.db.tx((c) => postDepositCredits(c, first));
     const balance = await getMerchantBalance(t.db, m.merchantId);
     const entries = await t.db.query("SELECT 1 FROM journal_entries");
 
-    const newcomer = await credit(m, 1n * USD, 0n);
+    const newcomer = await uncreditedDeposit(t.db, m, { gross: 1n * USD, fee: 0n });
     const repeated = await t.db.tx((c) => postDepositCredits(c, [first[1]!, single, newcomer, first[0]!]));
     expect(repeated.map(({ entryId, created }) => ({ entryId, created }))).toEqual([
       { entryId: posted[1]?.entryId, created: false },
@@ -138,10 +133,10 @@ describe("postDepositCredits", () => {
   it("refuses a repeat with other figures, for another merchant, or twice in one call, and posts nothing", async () => {
     const m = await createMerchant(t.db);
     const other = await createMerchant(t.db);
-    const posted = await credit(m, 4n * USD, 40_000n);
+    const posted = await uncreditedDeposit(t.db, m, { gross: 4n * USD, fee: 40_000n });
     await t.db.tx((c) => postDepositCredits(c, [posted]));
     const entries = (await t.db.query("SELECT 1 FROM journal_entries")).rowCount;
-    const fresh = await credit(m, 1n * USD, 0n);
+    const fresh = await uncreditedDeposit(t.db, m, { gross: 1n * USD, fee: 0n });
 
     await expect(
       t.db.tx((c) => postDepositCredits(c, [fresh, { ...posted, amountUsdMicros: 5n * USD }])),
@@ -165,7 +160,7 @@ describe("postDepositCredits", () => {
 
   it("opens a merchant's accounts on its first credit, and a bulk credit reverses like a single one", async () => {
     const m = await createMerchant(t.db);
-    const input = await credit(m, 6n * USD, 60_000n);
+    const input = await uncreditedDeposit(t.db, m, { gross: 6n * USD, fee: 60_000n });
     const [posted] = await t.db.tx((c) => postDepositCredits(c, [input]));
     expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: 5_940_000n, reserved: 0n, held: 0n });
     await linkCredits();
@@ -179,7 +174,9 @@ describe("postDepositCredits", () => {
   it("keeps the ledger exact under concurrent bulk and single credits of overlapping deposits", async () => {
     const m = await createMerchant(t.db);
     const inputs = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => credit(m, BigInt(i + 1) * USD, BigInt(i) * 1_000n)),
+      Array.from({ length: 40 }, (_, i) =>
+        uncreditedDeposit(t.db, m, { gross: BigInt(i + 1) * USD, fee: BigInt(i) * 1_000n }),
+      ),
     );
     const halves = [inputs.slice(0, 25), inputs.slice(15)];
     await Promise.all([

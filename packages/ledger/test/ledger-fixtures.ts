@@ -33,12 +33,15 @@ export async function createMerchant(db: Database): Promise<MerchantFixture> {
   return { merchantId, walletId, destinationId, customerId };
 }
 
-/** Inserts a confirmed deposit row as the indexer would, without crediting it. */
-export async function insertDeposit(
+/**
+ * A confirmed deposit row as the indexer writes it, not credited yet, and the credit input that
+ * would credit it (checkLedger matches every credit to its deposit).
+ */
+export async function uncreditedDeposit(
   q: Queryable,
   m: MerchantFixture,
   amounts: { gross: bigint; fee: bigint },
-): Promise<string> {
+): Promise<DepositCreditInput> {
   const id = randomUUID();
   await q.query(
     `INSERT INTO deposits (id, merchant_id, wallet_id, destination_id, customer_id, chain, asset, to_address,
@@ -58,7 +61,7 @@ export async function insertDeposit(
       (amounts.gross - amounts.fee).toString(),
     ],
   );
-  return id;
+  return { depositId: id, merchantId: m.merchantId, amountUsdMicros: amounts.gross, feeUsdMicros: amounts.fee };
 }
 
 /** One deposit's credit, posted alone. */
@@ -80,14 +83,8 @@ export async function creditDeposit(
 ): Promise<{ depositId: string; entryId: string }> {
   const held = options.held ?? false;
   return db.tx(async (c) => {
-    const depositId = await insertDeposit(c, m, amounts);
-    const { entryId } = await postOneCredit(c, {
-      depositId,
-      merchantId: m.merchantId,
-      amountUsdMicros: amounts.gross,
-      feeUsdMicros: amounts.fee,
-      held,
-    });
+    const { depositId, ...input } = await uncreditedDeposit(c, m, amounts);
+    const { entryId } = await postOneCredit(c, { depositId, ...input, held });
     await c.query(
       `UPDATE deposits SET credit_entry_id = $2, hold_status = CASE WHEN $3 THEN 'HELD' END,
               held_reason = CASE WHEN $3 THEN 'customer_rejected' END

@@ -1,37 +1,24 @@
 import { randomBytes } from "node:crypto";
 import { btcToSatoshis } from "@mp/bitcoin-protocol";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { networks, payments } from "bitcoinjs-lib";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { SendPipeline } from "../src/send-pipeline.ts";
 import { findSend, requestSend } from "../src/send-requests.ts";
-import {
-  type BitcoinTreasuryHarness,
-  freshRecipients,
-  nodeRpc,
-  startBitcoinTreasury,
-} from "./support/bitcoin-treasury.ts";
+import { freshRecipients, nodeRpc, startBitcoinTreasury } from "./support/bitcoin-treasury.ts";
 import { until } from "./support/evm-treasury.ts";
 import { testPipelines } from "./support/test-pipelines.ts";
+import { useTreasuryHarness } from "./support/use-treasury.ts";
 
-let t: TestDatabase;
-let h: BitcoinTreasuryHarness;
+const { t, h } = useTreasuryHarness(startBitcoinTreasury);
 const pipelines = testPipelines("BITCOIN", () => t.db);
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  h = await startBitcoinTreasury(t.db);
   await h.fund([20_000_000n, 20_000_000n, 20_000_000n]);
 }, 60_000);
 
 afterEach(async () => {
   h.node.setMiningPolicy({ hold: false });
   await pipelines.stopAll();
-});
-
-afterAll(async () => {
-  await h?.stop();
-  await t?.drop();
 });
 
 const pipeline = (): SendPipeline => pipelines.start(h.sender());

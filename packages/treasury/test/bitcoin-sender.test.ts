@@ -1,23 +1,15 @@
 import * as ecc from "@bitcoinerlab/secp256k1";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { address as bitcoinAddress, networks, Psbt, Transaction } from "bitcoinjs-lib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { ChainSender, SendOrder, SignedAttempt, StoredAttempt } from "../src/chain-sender.ts";
-import {
-  type BitcoinTreasuryHarness,
-  freshRecipients,
-  nodeRpc,
-  startBitcoinTreasury,
-} from "./support/bitcoin-treasury.ts";
+import { freshRecipients, nodeRpc, startBitcoinTreasury } from "./support/bitcoin-treasury.ts";
 import { storedAttempt } from "./support/stored-attempt.ts";
+import { useTreasuryHarness } from "./support/use-treasury.ts";
 
-let t: TestDatabase;
-let h: BitcoinTreasuryHarness;
+const { t, h } = useTreasuryHarness(startBitcoinTreasury);
 let sender: ChainSender;
 
 beforeAll(async () => {
-  t = await createTestDatabase();
-  h = await startBitcoinTreasury(t.db);
   sender = h.sender();
   // Ten coins of 0.5 BTC: enough for every test below, each test spending what it needs.
   await h.fund(Array.from({ length: 10 }, () => 50_000_000n));
@@ -25,11 +17,6 @@ beforeAll(async () => {
   await h.fund(Array.from({ length: 5 }, () => 40_000_000n));
   await t.db.query("UPDATE treasury_utxos SET reserved_by = 'hand-signed' WHERE amount_raw = 40000000");
 }, 60_000);
-
-afterAll(async () => {
-  await h?.stop();
-  await t?.drop();
-});
 
 const rpc = (method: string, params: unknown[]) => nodeRpc(h.node, method, params);
 

@@ -1,4 +1,3 @@
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { minedTransaction, tokenBalance, transferToken } from "@mp/test-nodes/evm";
 import { bytesToHex, type Hex, keccak256, parseTransaction } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -7,25 +6,15 @@ import { insertAttempt } from "../src/attempt-store.ts";
 import type { ChainSender } from "../src/chain-sender.ts";
 import type { SendPipeline } from "../src/send-pipeline.ts";
 import { findSend, requestSend, type SendRequest } from "../src/send-requests.ts";
-import { type EvmTreasuryHarness, freshAddress, startEvmTreasury, until } from "./support/evm-treasury.ts";
+import { freshAddress, startEvmTreasury, until } from "./support/evm-treasury.ts";
 import { testPipelines } from "./support/test-pipelines.ts";
+import { useTreasuryHarness } from "./support/use-treasury.ts";
 
-let t: TestDatabase;
-let h: EvmTreasuryHarness;
+const { t, h } = useTreasuryHarness(startEvmTreasury);
 const pipelines = testPipelines("BASE", () => t.db);
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  h = await startEvmTreasury(t.db);
-}, 60_000);
 
 afterEach(async () => {
   await pipelines.stopAll();
-});
-
-afterAll(async () => {
-  await h?.node.stop();
-  await t?.drop();
 });
 
 const pipeline = (sender: ChainSender = h.sender(), pollIntervalMs?: number): SendPipeline =>

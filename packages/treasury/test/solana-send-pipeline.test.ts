@@ -1,21 +1,15 @@
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { Keypair, VersionedTransaction } from "@solana/web3.js";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { ChainSender } from "../src/chain-sender.ts";
 import type { SendPipeline } from "../src/send-pipeline.ts";
 import { findSend, requestSend, type SendRequest } from "../src/send-requests.ts";
 import { until } from "./support/evm-treasury.ts";
-import { LAMPORTS_PER_SOL, type SolanaTreasuryHarness, startSolanaTreasury } from "./support/solana-treasury.ts";
+import { LAMPORTS_PER_SOL, startSolanaTreasury } from "./support/solana-treasury.ts";
 import { testPipelines } from "./support/test-pipelines.ts";
+import { useTreasuryHarness } from "./support/use-treasury.ts";
 
-let t: TestDatabase;
-let h: SolanaTreasuryHarness;
+const { t, h } = useTreasuryHarness(startSolanaTreasury);
 const pipelines = testPipelines("SOLANA", () => t.db);
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  h = await startSolanaTreasury(t.db);
-}, 60_000);
 
 afterEach(async () => {
   h.node.dropIncoming(false);
@@ -48,11 +42,6 @@ async function tickUntilSigned(p: SendPipeline, sendId: string): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
-
-afterAll(async () => {
-  await h?.node.stop();
-  await t?.drop();
-});
 
 const pipeline = (sender: ChainSender = h.sender()): SendPipeline => pipelines.start(sender);
 

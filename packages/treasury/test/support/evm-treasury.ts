@@ -2,15 +2,9 @@ import { randomBytes } from "node:crypto";
 import { type ChainConfig, type Logger, resolveChainConfig, silentLogger } from "@mp/core";
 import { createTreasuryKeys, type TreasuryKeys } from "@mp/custody";
 import type { Database } from "@mp/db";
-import {
-  type AnvilNode,
-  deployTestToken,
-  sendNative,
-  startAnvil,
-  type TestToken,
-  transferToken,
-} from "@mp/test-nodes/evm";
+import { sendNative, transferToken } from "@mp/test-nodes/evm";
 import { getAddress, type Hex } from "viem";
+import { type AnvilWithUsdc, startAnvilWithUsdc } from "../../../../test/support/anvil-usdc.ts";
 import type { ChainSender } from "../../src/chain-sender.ts";
 import { createEvmSender } from "../../src/evm/evm-sender.ts";
 import { findSend, type SendState } from "../../src/send-requests.ts";
@@ -19,44 +13,43 @@ import { findSend, type SendState } from "../../src/send-requests.ts";
 export const TEST_TREASURY_MNEMONIC =
   "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
 
-export interface EvmTreasuryHarness {
-  node: AnvilNode;
-  usdc: TestToken;
+export interface EvmTreasuryHarness extends AnvilWithUsdc {
+  /** BASE on anvil, two confirmations. */
   config: ChainConfig;
   keys: TreasuryKeys;
   /** The treasury's EVM address (EIP-55). */
   treasury: Hex;
   sender(options?: { db: Database; logger?: Logger }): ChainSender;
+  /** Stops anvil. */
+  stop(): Promise<void>;
 }
 
-/** anvil with a test USDC, a BASE chain config on it, and a funded treasury address. */
+/**
+ * anvil with a test USDC, a BASE chain config on it, and a funded treasury address (of `mnemonic`,
+ * TEST_TREASURY_MNEMONIC unless given).
+ */
 export async function startEvmTreasury(
   db: Database,
-  options: { eth?: bigint; usdc?: bigint; blockTimeSeconds?: number } = {},
+  options: { eth?: bigint; usdc?: bigint; blockTimeSeconds?: number; mnemonic?: string } = {},
 ): Promise<EvmTreasuryHarness> {
   const funds = { eth: options.eth ?? 100n * 10n ** 18n, usdc: options.usdc ?? 1_000_000n * 10n ** 6n };
-  const node = await startAnvil(
+  const anvil = await startAnvilWithUsdc(
     options.blockTimeSeconds === undefined ? {} : { blockTimeSeconds: options.blockTimeSeconds },
   );
-  const usdc = await deployTestToken(node, { name: "USD Coin", symbol: "USDC", decimals: 6 });
-  const config = resolveChainConfig("BASE", {
-    rpcUrl: node.url,
-    confirmations: 2,
-    network: "regtest",
-    tokens: [{ asset: "USDC", address: usdc.address, decimals: 6 }],
-  });
-  const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest" });
+  const { node, usdc } = anvil;
+  const config = resolveChainConfig("BASE", anvil.baseChain({ confirmations: 2 }));
+  const keys = createTreasuryKeys(options.mnemonic ?? TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest" });
   const treasury = getAddress(keys.evm().address);
   if (funds.eth > 0n) await sendNative(node, treasury, funds.eth);
   if (funds.usdc > 0n) await transferToken(node, usdc, treasury, funds.usdc);
   return {
-    node,
-    usdc,
+    ...anvil,
     config,
     keys,
     treasury,
     sender: (options = { db }) =>
       createEvmSender({ config, keys, db: options.db, logger: options.logger ?? silentLogger() }),
+    stop: () => node.stop(),
   };
 }
 

@@ -15,6 +15,8 @@ export interface SolanaTreasuryHarness {
   /** The treasury's Solana address. */
   treasury: string;
   sender(options?: { db?: Database; logger?: Logger }): ChainSender;
+  /** Stops the node. */
+  stop(): Promise<void>;
 }
 
 /** The Solana test node (mined by the test), a SOLANA config on it, and a funded treasury wallet. */
@@ -41,5 +43,6 @@ export async function startSolanaTreasury(
     treasury,
     sender: (options = {}) =>
       createSolanaSender({ config, keys, db: options.db ?? db, logger: options.logger ?? silentLogger() }),
+    stop: () => node.stop(),
   };
 }

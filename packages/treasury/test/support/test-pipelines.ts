@@ -2,6 +2,7 @@ import { type ChainId, silentLogger } from "@mp/core";
 import type { Database } from "@mp/db";
 import type { ChainSender } from "../../src/chain-sender.ts";
 import { createSendPipeline, type SendPipeline, type SendPipelineOptions } from "../../src/send-pipeline.ts";
+import { until } from "./evm-treasury.ts";
 
 /**
  * The send pipelines of one family's test file: each on one sender, two confirmations and a 2 s
@@ -10,7 +11,7 @@ import { createSendPipeline, type SendPipeline, type SendPipelineOptions } from 
  */
 export function testPipelines(chain: ChainId, db: () => Database) {
   const started: SendPipeline[] = [];
-  return {
+  const pipelines = {
     start(sender: ChainSender, options: Pick<SendPipelineOptions, "pollIntervalMs"> = {}): SendPipeline {
       const confirmations: SendPipelineOptions["confirmations"] = { [chain]: 2 };
       const p = createSendPipeline({
@@ -28,5 +29,23 @@ export function testPipelines(chain: ChainId, db: () => Database) {
     async stopAll(): Promise<void> {
       for (const p of started.splice(0)) await p.stop();
     },
+    /**
+     * Runs one pipeline on `sender`, one pass then `mine` (the test makes the blocks), until every
+     * send of `sendIds` is confirmed, then stops it; throws with the states seen if they are not in
+     * time (see until).
+     */
+    async runUntilConfirmed(sender: ChainSender, sendIds: readonly string[], mine: () => unknown): Promise<void> {
+      const p = pipelines.start(sender);
+      try {
+        await until(db(), sendIds, "confirmed", async () => {
+          await p.tick(chain);
+          await mine();
+        });
+      } finally {
+        started.splice(started.indexOf(p), 1);
+        await p.stop();
+      }
+    },
   };
+  return pipelines;
 }
