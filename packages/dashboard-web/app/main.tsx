@@ -1,0 +1,3 @@
+import { render } from "preact";
+
+render(null, document.getElementById("root") as HTMLElement);
