@@ -1,3 +1,6 @@
 import { render } from "preact";
+import { App } from "./App.tsx";
+import "./styles.css";
 
-render(null, document.getElementById("root") as HTMLElement);
+const root = document.getElementById("root");
+if (root) render(<App />, root);

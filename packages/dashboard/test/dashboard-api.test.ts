@@ -16,6 +16,7 @@ const PASSWORD = "correct horse battery staple";
 
 interface Answer {
   status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: answers of several shapes, read field by field
   body: any;
   headers: Headers;
 }
