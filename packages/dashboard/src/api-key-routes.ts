@@ -1,11 +1,11 @@
 import { createApiKey, findMerchantEnvironment, type ListedApiKey, listApiKeys, revokeMerchantApiKey } from "@mp/api";
 import { NotFoundError } from "@mp/core";
-import type { Database } from "@mp/db";
+import type { Database, Queryable } from "@mp/db";
 import { Router } from "express";
 import { dashboardActor, recordAudit } from "./audit-log.ts";
 import { merchantIdParam, uuidParam } from "./merchant-param.ts";
 import { userWith } from "./require-session.ts";
-import { assertMerchantVisible } from "./roles.ts";
+import { assertMerchantVisible, type DashboardUser } from "./roles.ts";
 
 function keyView(key: ListedApiKey) {
   return {
@@ -15,6 +15,22 @@ function keyView(key: ListedApiKey) {
     created_at: key.createdAt,
     revoked_at: key.revokedAt,
   };
+}
+
+function auditKey(
+  sql: Queryable,
+  user: DashboardUser,
+  action: "api_key.created" | "api_key.revoked",
+  key: { id: string; prefix: string },
+  merchantId: string,
+): Promise<void> {
+  return recordAudit(sql, {
+    actor: dashboardActor(user.email),
+    action,
+    objectType: "api_key",
+    objectId: key.id,
+    details: { merchant_id: merchantId, prefix: key.prefix },
+  });
 }
 
 /** A merchant's API keys: the same functions `payments keys` and `/v1` authentication use. */
@@ -37,13 +53,7 @@ export function apiKeyRoutes(db: Database): Router {
     if (!environment) throw new NotFoundError("Merchant");
     const created = await db.tx(async (client) => {
       const key = await createApiKey(client, merchantId, environment);
-      await recordAudit(client, {
-        actor: dashboardActor(user.email),
-        action: "api_key.created",
-        objectType: "api_key",
-        objectId: key.id,
-        details: { merchant_id: merchantId, prefix: key.prefix },
-      });
+      await auditKey(client, user, "api_key.created", key, merchantId);
       return key;
     });
     // The secret leaves once, in this answer; no cache may keep it.
@@ -64,13 +74,7 @@ export function apiKeyRoutes(db: Database): Router {
     const revoked = await db.tx(async (client) => {
       const key = await revokeMerchantApiKey(client, merchantId, keyId);
       if (!key) return undefined;
-      await recordAudit(client, {
-        actor: dashboardActor(user.email),
-        action: "api_key.revoked",
-        objectType: "api_key",
-        objectId: key.id,
-        details: { merchant_id: merchantId, prefix: key.prefix },
-      });
+      await auditKey(client, user, "api_key.revoked", key, merchantId);
       return key;
     });
     if (!revoked) throw new NotFoundError("API key");

@@ -1,7 +1,7 @@
 import { hash, randomBytes } from "node:crypto";
 import { ValidationError } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
-import { dashboardActor, recordAudit } from "./audit-log.ts";
+import { recordAccountAudit } from "./audit-log.ts";
 import { hashPassword } from "./password-hash.ts";
 import { checkPasswordPolicy, storePasswordHash } from "./user-store.ts";
 
@@ -50,11 +50,6 @@ export async function usePasswordLink(db: Database, token: string, password: str
     const row = used.rows[0];
     if (!row) throw new ValidationError("token: this link is invalid, used or expired; ask for a new one", "token");
     await storePasswordHash(client, row.user_id, passwordHash);
-    await recordAudit(client, {
-      actor: dashboardActor(row.email),
-      action: "dashboard_user.password_set",
-      objectType: "dashboard_user",
-      objectId: row.user_id,
-    });
+    await recordAccountAudit(client, { id: row.user_id, email: row.email }, "dashboard_user.password_set");
   });
 }

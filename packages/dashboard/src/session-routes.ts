@@ -2,7 +2,7 @@ import { parseOrThrow, perClientRateLimit } from "@mp/api";
 import type { Database } from "@mp/db";
 import { type RequestHandler, Router } from "express";
 import { z } from "zod";
-import { dashboardActor, recordAudit } from "./audit-log.ts";
+import { recordAccountAudit } from "./audit-log.ts";
 import { PASSWORD_MAX_LENGTH } from "./password-hash.ts";
 import { usePasswordLink } from "./password-links.ts";
 import { requireSession, sameOriginOnly, sessionOf, sessionTokenOf } from "./require-session.ts";
@@ -51,12 +51,7 @@ export function sessionRoutes(db: Database, json: RequestHandler, signInsPerMinu
     const { user } = sessionOf(res);
     await db.tx(async (client) => {
       await deleteSession(client, sessionTokenOf(res));
-      await recordAudit(client, {
-        actor: dashboardActor(user.email),
-        action: "dashboard_session.signed_out",
-        objectType: "dashboard_user",
-        objectId: user.id,
-      });
+      await recordAccountAudit(client, user, "dashboard_session.signed_out");
     });
     clearSessionCookie(req, res);
     res.status(204).end();
@@ -66,13 +61,7 @@ export function sessionRoutes(db: Database, json: RequestHandler, signInsPerMinu
     const { user } = sessionOf(res);
     const ended = await db.tx(async (client) => {
       const count = await deleteUserSessions(client, user.id);
-      await recordAudit(client, {
-        actor: dashboardActor(user.email),
-        action: "dashboard_session.signed_out_everywhere",
-        objectType: "dashboard_user",
-        objectId: user.id,
-        details: { sessions: count },
-      });
+      await recordAccountAudit(client, user, "dashboard_session.signed_out_everywhere", { sessions: count });
       return count;
     });
     clearSessionCookie(req, res);

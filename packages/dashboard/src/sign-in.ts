@@ -1,6 +1,6 @@
 import { AppError, UnauthorizedError } from "@mp/core";
 import type { Database } from "@mp/db";
-import { dashboardActor, recordAudit } from "./audit-log.ts";
+import { recordAccountAudit } from "./audit-log.ts";
 import { UNKNOWN_USER_HASH, verifyPassword } from "./password-hash.ts";
 import type { DashboardUser } from "./roles.ts";
 import { createSession } from "./session-store.ts";
@@ -50,13 +50,7 @@ export async function signIn(db: Database, email: string, password: string): Pro
         [user.id, MAX_FAILED_SIGN_INS, LOCKOUT_MINUTES],
       );
       if (failed.rows[0]?.locked) {
-        await recordAudit(client, {
-          actor: dashboardActor(user.email),
-          action: "dashboard_user.locked",
-          objectType: "dashboard_user",
-          objectId: user.id,
-          details: { minutes: LOCKOUT_MINUTES },
-        });
+        await recordAccountAudit(client, user, "dashboard_user.locked", { minutes: LOCKOUT_MINUTES });
       }
     });
     throw new UnauthorizedError(INVALID);
@@ -64,12 +58,7 @@ export async function signIn(db: Database, email: string, password: string): Pro
   return db.tx(async (client) => {
     await client.query("UPDATE dashboard_users SET failed_attempts = 0, locked_until = NULL WHERE id = $1", [user.id]);
     const session = await createSession(client, user.id);
-    await recordAudit(client, {
-      actor: dashboardActor(user.email),
-      action: "dashboard_session.signed_in",
-      objectType: "dashboard_user",
-      objectId: user.id,
-    });
+    await recordAccountAudit(client, user, "dashboard_session.signed_in");
     const { id, email: address, role, merchantId } = user;
     return { user: { id, email: address, role, merchantId }, ...session };
   });
