@@ -32,6 +32,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
   let env: Record<string, string>;
   let merchantA: string;
   let merchantB: string;
+  let keyOfA: string;
   let keyOfB: string;
   let adminLink: string;
 
@@ -80,6 +81,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
     const a = await cli(["merchants", "create", "--name", "Merchant A", "--json"]);
     const b = await cli(["merchants", "create", "--name", "Merchant B", "--environment", "production", "--json"]);
     merchantA = a.merchant_id;
+    keyOfA = a.api_key;
     merchantB = b.merchant_id;
     const keys = await database.db.query<{ id: string }>("SELECT id FROM api_keys WHERE merchant_id = $1", [merchantB]);
     keyOfB = keys.rows[0]?.id ?? "";
@@ -148,6 +150,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
       await page.getByRole("link", { name: "Merchant B" }).waitFor();
       await shot(page, "merchants");
       await page.getByRole("link", { name: "Merchant B" }).click();
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      await page.getByRole("link", { name: "API keys" }).click();
       await page.getByRole("heading", { name: "API keys" }).waitFor();
       await expect.poll(() => page.locator(".badge-production").count()).toBeGreaterThan(0);
 
@@ -168,8 +172,24 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
     async () => {
       const { context, page } = await newPage();
       await signIn(page, "owner@a.example");
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      expect(page.url()).toBe(`${url}/dashboard/merchants/${merchantA}/overview`);
+      // The overview's balance is the one /v1/balance answers, to the digit.
+      const v1 = (await (await fetch(`${url}/v1/balance`, { headers: { "X-Service-API-Key": keyOfA } })).json()) as {
+        data: Record<string, string>;
+      };
+      for (const part of ["Available", "Reserved", "Pending", "Held"]) {
+        const shown = await page
+          .locator(".stat")
+          .filter({ hasText: new RegExp(`^${part}`) })
+          .locator(".stat-value")
+          .innerText();
+        expect(shown).toBe(`$${v1.data[part.toLowerCase()]}`);
+      }
+      await page.getByText("No deposits yet.").waitFor();
+      await shot(page, "overview");
+      await page.getByRole("link", { name: "API keys" }).click();
       await page.getByRole("heading", { name: "API keys" }).waitFor();
-      expect(page.url()).toBe(`${url}/dashboard/merchants/${merchantA}/api-keys`);
       await page.getByRole("button", { name: "Create API key" }).click();
       const secret = page.getByRole("textbox", { name: "New API key" });
       await secret.waitFor();
@@ -212,7 +232,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
     async () => {
       const { context, page } = await newPage();
       await signIn(page, "owner@a.example");
-      await page.getByRole("heading", { name: "API keys" }).waitFor();
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
       const path = `/dashboard/api/merchants/${merchantA}/api-keys`;
       const before = await database.db.query("SELECT count(*)::int AS n FROM api_keys WHERE merchant_id = $1", [
         merchantA,
@@ -234,7 +254,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
     async () => {
       const { context, page } = await newPage();
       await signIn(page, "owner@a.example");
-      await page.getByRole("heading", { name: "API keys" }).waitFor();
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      expect(await fetchInPage(page, "GET", `/dashboard/api/merchants/${merchantB}/overview`, false)).toBe(404);
       expect(await fetchInPage(page, "GET", `/dashboard/api/merchants/${merchantB}/api-keys`, false)).toBe(404);
       expect(
         await fetchInPage(page, "POST", `/dashboard/api/merchants/${merchantB}/api-keys/${keyOfB}/revoke`, true),
@@ -257,6 +278,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
     async () => {
       const { context, page } = await newPage();
       await signIn(page, "viewer@a.example");
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      await page.getByRole("link", { name: "API keys" }).click();
       await page.getByRole("heading", { name: "API keys" }).waitFor();
       await page.getByText("Your role (viewer) can view keys but not create or revoke them.").waitFor();
       expect(await page.getByRole("button", { name: "Create API key" }).count()).toBe(0);

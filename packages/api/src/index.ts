@@ -7,7 +7,10 @@ export {
   revokeApiKey,
   revokeMerchantApiKey,
 } from "./auth/api-keys.ts";
+export { type MerchantBalance, merchantBalance } from "./balance/merchant-balance.ts";
 export { PROVISION_CUSTOMER_JOB, provisionCustomer } from "./customers/provision-customer-job.ts";
+export { chainHeads } from "./deposits/chain-heads.ts";
+export { listDeposits } from "./deposits/deposit-store.ts";
 export type { AddressDeriver, AppDeps, DerivedAddress, IndexerState } from "./deps.ts";
 export { errorHandler } from "./http/error-handler.ts";
 export { perClientRateLimit } from "./http/rate-limit.ts";

@@ -4,6 +4,7 @@ import { Layout } from "./components/Layout.tsx";
 import { Notice } from "./components/Notice.tsx";
 import { ApiKeys } from "./pages/ApiKeys.tsx";
 import { Merchants } from "./pages/Merchants.tsx";
+import { Overview } from "./pages/Overview.tsx";
 import { SetPassword } from "./pages/SetPassword.tsx";
 import { SignIn } from "./pages/SignIn.tsx";
 import { navigate, usePath } from "./router.ts";
@@ -19,6 +20,7 @@ const TITLES: Array<[RegExp, string]> = [
   [/^\/set-password$/, "Set password"],
   [/^\/merchants$/, "Merchants"],
   [/^\/merchants\/[^/]+\/api-keys$/, "API keys"],
+  [/^\/merchants\/[^/]+\/overview$/, "Overview"],
 ];
 
 export function App() {
@@ -75,13 +77,15 @@ export function App() {
   }
 
   const { user } = session;
-  const keysPath = /^\/merchants\/([^/]+)\/api-keys$/.exec(path);
+  const merchantPage = /^\/merchants\/([^/]+)\/(api-keys|overview)$/.exec(path);
+  const merchantId = merchantPage?.[1];
   let page = null;
-  if (keysPath?.[1]) page = <ApiKeys user={user} merchantId={keysPath[1]} />;
+  if (merchantId && merchantPage?.[2] === "api-keys") page = <ApiKeys user={user} merchantId={merchantId} />;
+  else if (merchantId) page = <Overview merchantId={merchantId} />;
   else if (path === "/merchants" && user.role === "admin") page = <Merchants />;
   else if (path === "/" || path === "/sign-in") {
-    // Home: a merchant user's keys; the operator's list of merchants.
-    const home = user.merchant_id ? `/merchants/${user.merchant_id}/api-keys` : "/merchants";
+    // Home: a merchant user's overview; the operator's list of merchants.
+    const home = user.merchant_id ? `/merchants/${user.merchant_id}/overview` : "/merchants";
     queueMicrotask(() => navigate(home, { replace: true }));
   } else {
     page = (
@@ -92,7 +96,7 @@ export function App() {
     );
   }
   return (
-    <Layout user={user} onSignedOut={() => signedOut("You are signed out.")}>
+    <Layout user={user} merchantId={merchantId} path={path} onSignedOut={() => signedOut("You are signed out.")}>
       {page}
     </Layout>
   );

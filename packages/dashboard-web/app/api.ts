@@ -25,6 +25,32 @@ export interface ApiKey {
   revoked_at: string | null;
 }
 
+export interface Balance {
+  currency: "USD";
+  available: string;
+  reserved: string;
+  held: string;
+  pending: string;
+}
+
+export interface Deposit {
+  id: string;
+  chain: string;
+  asset: string;
+  amount: string;
+  amount_usd: string | null;
+  status: string;
+  confirmations: number;
+  required_confirmations: number;
+  created_at: string;
+}
+
+export interface Overview {
+  balance: Balance;
+  recent_deposits: Deposit[];
+  total_deposits: number;
+}
+
 export interface CreatedKey {
   id: string;
   prefix: string;
@@ -114,6 +140,7 @@ export const api = {
   signOutEverywhere: () => call<{ sessions_ended: number }>("POST", "/session/sign-out-everywhere"),
   setPassword: (token: string, password: string) => call<undefined>("POST", "/password", { token, password }),
   merchants: () => call<{ items: Merchant[] }>("GET", "/merchants"),
+  overview: (merchantId: string) => call<Overview>("GET", `/merchants/${encodeURIComponent(merchantId)}/overview`),
   apiKeys: (merchantId: string) =>
     call<{ items: ApiKey[] }>("GET", `/merchants/${encodeURIComponent(merchantId)}/api-keys`),
   createApiKey: (merchantId: string) =>

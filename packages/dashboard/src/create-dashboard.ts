@@ -1,16 +1,15 @@
-import { errorHandler } from "@mp/api";
-import { type Logger, NotFoundError } from "@mp/core";
-import type { Database } from "@mp/db";
+import { type AppDeps, errorHandler } from "@mp/api";
+import { NotFoundError } from "@mp/core";
 import express, { type Express, Router } from "express";
 import { apiKeyRoutes } from "./api-key-routes.ts";
 import { merchantRoutes } from "./merchant-routes.ts";
+import { overviewRoutes } from "./overview-routes.ts";
 import { requireSession } from "./require-session.ts";
 import { sessionRoutes } from "./session-routes.ts";
 import { securityHeaders, staticPages } from "./static-pages.ts";
 
-export interface DashboardOptions {
-  db: Database;
-  logger: Logger;
+/** What the dashboard reads besides its own tables: the API's dependencies (AppDeps), a few of them. */
+export interface DashboardOptions extends Pick<AppDeps, "db" | "logger" | "rates" | "indexerStates"> {
   /** Sign-in attempts per client address and minute (default 30). */
   signInsPerMinute?: number;
   /** The built front end (default: @mp/dashboard-web's dist). */
@@ -35,6 +34,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   api.use(requireSession(db), json);
   api.use(merchantRoutes(db));
   api.use(apiKeyRoutes(db));
+  api.use(overviewRoutes(options));
   api.use(() => {
     throw new NotFoundError("Route");
   });

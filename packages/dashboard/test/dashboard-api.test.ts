@@ -2,6 +2,7 @@ import { request, type Server } from "node:http";
 import { createMerchant } from "@mp/api";
 import { silentLogger } from "@mp/core";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
+import { createSandboxRateProvider } from "@mp/providers";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -67,7 +68,16 @@ describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lock
     testDb = await createTestDatabase();
     const db = testDb.db;
     const app = express();
-    app.use("/dashboard", createDashboardRouter({ db, logger: silentLogger(), signInsPerMinute: 1000 }));
+    app.use(
+      "/dashboard",
+      createDashboardRouter({
+        db,
+        logger: silentLogger(),
+        rates: createSandboxRateProvider(),
+        indexerStates: async () => [],
+        signInsPerMinute: 1000,
+      }),
+    );
     server = await new Promise<Server>((resolve) => {
       const s = app.listen(0, "127.0.0.1", () => resolve(s));
     });
@@ -210,11 +220,26 @@ describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lock
     expect(merchants.body.items.map((m: { id: string }) => m.id)).toEqual([merchantA]);
   });
 
+  it("shows a merchant's overview (balance as /v1/balance computes it, recent deposits) to its users only", async () => {
+    const client = new Client(url);
+    await client.signIn("viewer-a@example.com");
+    const overview = await client.call("GET", `/merchants/${merchantA}/overview`);
+    expect(overview.status).toBe(200);
+    expect(overview.body).toEqual({
+      balance: { currency: "USD", available: "0.000000", reserved: "0.000000", held: "0.000000", pending: "0.000000" },
+      recent_deposits: [],
+      total_deposits: 0,
+    });
+    expect((await client.call("GET", `/merchants/${merchantB}/overview`)).status).toBe(404);
+  });
+
   it("lets the admin see every merchant and its keys", async () => {
     const client = new Client(url);
     await client.signIn("admin@example.com");
     const merchants = await client.call("GET", "/merchants");
     expect(merchants.body.items.map((m: { id: string }) => m.id)).toEqual([merchantA, merchantB]);
+    const overview = await client.call("GET", `/merchants/${merchantB}/overview`);
+    expect(overview.status, JSON.stringify(overview.body)).toBe(200);
     const keys = await client.call("GET", `/merchants/${merchantB}/api-keys`);
     expect(keys.body.items.map((k: { id: string }) => k.id)).toContain(keyOfB);
   });

@@ -251,7 +251,7 @@ export async function serve(options: {
   let url: string | undefined;
   let server: Server | undefined;
   if (role === "api" || role === "all") {
-    const app = withDashboard(createApp(deps), { db, logger });
+    const app = withDashboard(createApp(deps), deps);
     server = await new Promise<Server>((resolve, reject) => {
       const s = app.listen(config.port, config.host, () => resolve(s));
       s.once("error", reject);

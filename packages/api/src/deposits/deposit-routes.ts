@@ -1,18 +1,9 @@
-import type { ChainId } from "@mp/core";
-import type { AppDeps } from "../deps.ts";
 import { paginationQuery } from "../http/pagination.ts";
 import { defineGetRoute, defineListRoute } from "../http/read-routes.ts";
 import { pageSchema } from "../openapi/page-schema.ts";
+import { chainHeads } from "./chain-heads.ts";
 import { depositIdParams, depositResource, listDepositsQuery } from "./deposit-schemas.ts";
 import { findDeposit, listDeposits } from "./deposit-store.ts";
-
-async function chainHeads(deps: AppDeps): Promise<Map<ChainId, number>> {
-  const heads = new Map<ChainId, number>();
-  for (const state of await deps.indexerStates()) {
-    if (state.headHeight !== null) heads.set(state.chain, state.headHeight);
-  }
-  return heads;
-}
 
 export const listDepositsRoute = defineListRoute({
   path: "/v1/deposits",
@@ -22,7 +13,8 @@ export const listDepositsRoute = defineListRoute({
   query: paginationQuery.extend(listDepositsQuery.shape),
   response: pageSchema(depositResource),
   errorStatuses: [503],
-  list: async ({ merchant, query, sql, deps }) => listDeposits(sql, merchant.merchantId, query, await chainHeads(deps)),
+  list: async ({ merchant, query, sql, deps }) =>
+    listDeposits(sql, merchant.merchantId, query, await chainHeads(deps.indexerStates)),
 });
 
 export const getDepositRoute = defineGetRoute({
@@ -35,7 +27,7 @@ export const getDepositRoute = defineGetRoute({
   errorStatuses: [404, 503],
   notFound: "Deposit",
   find: async ({ merchant, params, sql, deps }) =>
-    findDeposit(sql, merchant.merchantId, params.id, await chainHeads(deps)),
+    findDeposit(sql, merchant.merchantId, params.id, await chainHeads(deps.indexerStates)),
 });
 
 export const depositRoutes = [listDepositsRoute, getDepositRoute];

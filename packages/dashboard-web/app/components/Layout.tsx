@@ -13,7 +13,26 @@ const ROLE_NAMES: Record<User["role"], string> = {
 };
 
 /** The signed-in frame: header with the user, their role and the sign-out actions, then the page. */
-export function Layout(props: { user: User; onSignedOut: () => void; children: ComponentChildren }) {
+function NavLink(props: { to: string; current: string; children: ComponentChildren }) {
+  return (
+    <a
+      href={href(props.to)}
+      onClick={linkHandler(props.to)}
+      aria-current={props.current === props.to ? "page" : undefined}
+    >
+      {props.children}
+    </a>
+  );
+}
+
+export function Layout(props: {
+  user: User;
+  /** The merchant whose pages are open (an admin may open any). */
+  merchantId: string | undefined;
+  path: string;
+  onSignedOut: () => void;
+  children: ComponentChildren;
+}) {
   const [error, setError] = useState<string | undefined>();
   const signOut = async (everywhere: boolean) => {
     setError(undefined);
@@ -49,6 +68,23 @@ export function Layout(props: { user: User; onSignedOut: () => void; children: C
           </button>
         </div>
       </header>
+      <nav class="nav" aria-label="Dashboard">
+        {props.user.role === "admin" && (
+          <NavLink to="/merchants" current={props.path}>
+            Merchants
+          </NavLink>
+        )}
+        {props.merchantId && (
+          <>
+            <NavLink to={`/merchants/${props.merchantId}/overview`} current={props.path}>
+              Overview
+            </NavLink>
+            <NavLink to={`/merchants/${props.merchantId}/api-keys`} current={props.path}>
+              API keys
+            </NavLink>
+          </>
+        )}
+      </nav>
       <main id="main" tabIndex={-1}>
         {error && <Notice kind="error">{error}</Notice>}
         {props.children}

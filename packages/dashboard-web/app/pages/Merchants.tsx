@@ -25,8 +25,8 @@ export function Merchants() {
           {merchants.value.items.map((merchant) => (
             <li key={merchant.id} class="list-row">
               <a
-                href={href(`/merchants/${merchant.id}/api-keys`)}
-                onClick={linkHandler(`/merchants/${merchant.id}/api-keys`)}
+                href={href(`/merchants/${merchant.id}/overview`)}
+                onClick={linkHandler(`/merchants/${merchant.id}/overview`)}
               >
                 {merchant.name}
               </a>
