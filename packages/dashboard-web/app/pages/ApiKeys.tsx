@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, type ApiKey, api, type CreatedKey, canWriteKeys, type User } from "../api.ts";
 import { EnvironmentBadge } from "../components/EnvironmentBadge.tsx";
+import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Notice } from "../components/Notice.tsx";
 import { useLoad } from "../components/useLoad.ts";
 
@@ -135,14 +136,7 @@ export function ApiKeys(props: { user: User; merchantId: string }) {
     }
   };
 
-  if (keys.state === "error" && keys.error.status === 404) {
-    return (
-      <section>
-        <h1>Merchant not found</h1>
-        <Notice kind="error">There is no merchant here that you can see.</Notice>
-      </section>
-    );
-  }
+  if (keys.state === "error" && keys.error.status === 404) return <LoadFailed error={keys.error} retry={reload} />;
 
   return (
     <section aria-labelledby="keys-title">
@@ -163,14 +157,7 @@ export function ApiKeys(props: { user: User; merchantId: string }) {
       {error && <Notice kind="error">{error}</Notice>}
       {created && <NewKey created={created} onDismiss={() => setCreated(undefined)} />}
       {keys.state === "loading" && <p class="muted">Loading keys…</p>}
-      {keys.state === "error" && (
-        <Notice kind="error">
-          {keys.error.message}{" "}
-          <button type="button" class="button link" onClick={reload}>
-            Try again
-          </button>
-        </Notice>
-      )}
+      {keys.state === "error" && <LoadFailed error={keys.error} retry={reload} />}
       {keys.state === "ready" && keys.value.items.length === 0 && (
         <div class="empty">
           <p>No API keys yet.</p>

@@ -1,5 +1,5 @@
 import { api, type Balance } from "../api.ts";
-import { Notice } from "../components/Notice.tsx";
+import { LoadFailed } from "../components/LoadFailed.tsx";
 import { useLoad } from "../components/useLoad.ts";
 
 const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
@@ -15,24 +15,7 @@ const BALANCE_PARTS: Array<[keyof Omit<Balance, "currency">, string, string]> = 
 export function Overview(props: { merchantId: string }) {
   const [overview, reload] = useLoad(() => api.overview(props.merchantId), props.merchantId);
   if (overview.state === "loading") return <p class="muted">Loading the overview…</p>;
-  if (overview.state === "error") {
-    if (overview.error.status === 404) {
-      return (
-        <section>
-          <h1>Merchant not found</h1>
-          <Notice kind="error">There is no merchant here that you can see.</Notice>
-        </section>
-      );
-    }
-    return (
-      <Notice kind="error">
-        {overview.error.message}{" "}
-        <button type="button" class="button link" onClick={reload}>
-          Try again
-        </button>
-      </Notice>
-    );
-  }
+  if (overview.state === "error") return <LoadFailed error={overview.error} retry={reload} />;
   const { balance, recent_deposits: deposits, total_deposits: total } = overview.value;
   return (
     <section aria-labelledby="overview-title">
