@@ -1,9 +1,27 @@
 export { createApp } from "./app.ts";
-export { createApiKey, type Environment, revokeApiKey } from "./auth/api-keys.ts";
+export {
+  createApiKey,
+  type Environment,
+  type ListedApiKey,
+  listApiKeys,
+  revokeApiKey,
+  revokeMerchantApiKey,
+} from "./auth/api-keys.ts";
+export { type MerchantBalance, merchantBalance } from "./balance/merchant-balance.ts";
 export { PROVISION_CUSTOMER_JOB, provisionCustomer } from "./customers/provision-customer-job.ts";
+export { listDeposits } from "./deposits/deposit-store.ts";
 export type { AddressDeriver, AppDeps, DerivedAddress, IndexerState } from "./deps.ts";
+export { errorHandler } from "./http/error-handler.ts";
+export { perClientRateLimit } from "./http/rate-limit.ts";
+export { parseOrThrow } from "./http/validate.ts";
 export { sweepIdempotencyKeys } from "./idempotency/run-idempotent.ts";
-export { type CreatedMerchant, createMerchant } from "./merchants/merchant-store.ts";
+export {
+  type CreatedMerchant,
+  createMerchant,
+  findMerchantEnvironment,
+  listMerchants,
+  type MerchantSummary,
+} from "./merchants/merchant-store.ts";
 export { buildOpenApi } from "./openapi/build-openapi.ts";
 export { allRoutes } from "./routes.ts";
 export { sendQueuedFaucetTransfer } from "./sandbox/sandbox-faucet-outbox.ts";

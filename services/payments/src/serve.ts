@@ -19,6 +19,7 @@ import {
   type SandboxFaucet,
 } from "@mp/core";
 import { type Custody, type CustodyPoolFiller, createPublicCustody, type PublicCustody } from "@mp/custody";
+import { withDashboard } from "@mp/dashboard";
 import { loadEncryptionKeyring } from "@mp/encryption";
 import { pruneEvents } from "@mp/events";
 import { forgetChain, getIndexerStates, registerLeaderMetrics } from "@mp/indexer";
@@ -254,7 +255,7 @@ export async function serve(options: {
   let url: string | undefined;
   let server: Server | undefined;
   if (role === "api" || role === "all") {
-    const app = createApp(deps);
+    const app = withDashboard(createApp(deps), deps);
     server = await new Promise<Server>((resolve, reject) => {
       const s = app.listen(config.port, config.host, () => resolve(s));
       s.once("error", reject);

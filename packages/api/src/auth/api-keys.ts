@@ -52,3 +52,58 @@ export async function revokeApiKey(sql: Queryable, prefixOrKey: string): Promise
   );
   return result.rowCount ?? 0;
 }
+
+/** A key as listings show it: never the secret, which is not stored. */
+export interface ListedApiKey {
+  id: string;
+  prefix: string;
+  environment: Environment;
+  createdAt: Date;
+  revokedAt: Date | null;
+}
+
+/** The merchant's keys, newest first, revoked ones included (marked). */
+export async function listApiKeys(sql: Queryable, merchantId: string): Promise<ListedApiKey[]> {
+  const result = await sql.query<{
+    id: string;
+    prefix: string;
+    environment: Environment;
+    created_at: Date;
+    revoked_at: Date | null;
+  }>(
+    "SELECT id, prefix, environment, created_at, revoked_at FROM api_keys WHERE merchant_id = $1 ORDER BY created_at DESC, id",
+    [merchantId],
+  );
+  return result.rows.map((row) => ({
+    id: row.id,
+    prefix: row.prefix,
+    environment: row.environment,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  }));
+}
+
+/**
+ * Revokes one key of this merchant by id. Undefined when the merchant has no such key (another
+ * merchant's key included: the caller answers 404); an already revoked key is returned as it is.
+ */
+export async function revokeMerchantApiKey(
+  sql: Queryable,
+  merchantId: string,
+  keyId: string,
+): Promise<ListedApiKey | undefined> {
+  const result = await sql.query<{ prefix: string; environment: Environment; created_at: Date; revoked_at: Date }>(
+    `UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 AND merchant_id = $2
+     RETURNING prefix, environment, created_at, revoked_at`,
+    [keyId, merchantId],
+  );
+  const row = result.rows[0];
+  if (!row) return undefined;
+  return {
+    id: keyId,
+    prefix: row.prefix,
+    environment: row.environment,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+  };
+}

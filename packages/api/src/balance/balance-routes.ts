@@ -1,9 +1,6 @@
-import { formatUsd, isAppError, toUsdMicros } from "@mp/core";
-import { getMerchantBalance } from "@mp/ledger";
-import { type RateProvider, RateUnavailableError } from "@mp/providers";
 import { z } from "zod";
-import { pendingByAsset } from "../deposits/deposit-store.ts";
 import { defineReadRoute } from "../http/read-routes.ts";
+import { merchantBalance } from "./merchant-balance.ts";
 
 const balanceResource = z.object({
   currency: z.literal("USD"),
@@ -19,21 +16,6 @@ const balanceResource = z.object({
     .describe("Uncredited deposits at current rates (an asset without a rate is left out); never part of available"),
 });
 
-/**
- * The provider's rate for `asset` (stablecoins too: the sandbox quotes them at 1, production from
- * the market), or undefined when there is no usable one: a configured token it does not quote (a
- * non-retryable answer) or a RateUnavailableError (a stale, refused or unreachable feed), exactly
- * the rates a deposit would wait for (awaiting_rate). Anything else stays an error.
- */
-async function currentRate(rates: RateProvider, asset: string): Promise<string | undefined> {
-  try {
-    return (await rates.rateFor(asset)).rate;
-  } catch (error) {
-    if (error instanceof RateUnavailableError || (isAppError(error) && !error.retryable)) return undefined;
-    throw error;
-  }
-}
-
 export const getBalanceRoute = defineReadRoute(
   {
     path: "/v1/balance",
@@ -43,22 +25,7 @@ export const getBalanceRoute = defineReadRoute(
     response: balanceResource,
     errorStatuses: [503],
   },
-  async ({ merchant, sql, deps }) => {
-    const ledger = await getMerchantBalance(sql, merchant.merchantId);
-    let pending = 0n;
-    for (const group of await pendingByAsset(sql, merchant.merchantId)) {
-      const rate = await currentRate(deps.rates, group.asset);
-      // An asset with no usable rate cannot be valued: left out, never guessed (its deposits wait in awaiting_rate).
-      if (rate !== undefined) pending += toUsdMicros(group.amountRaw, group.decimals, rate);
-    }
-    return {
-      currency: "USD",
-      available: formatUsd(ledger.available),
-      reserved: formatUsd(ledger.reserved),
-      held: formatUsd(ledger.held),
-      pending: formatUsd(pending),
-    };
-  },
+  async ({ merchant, sql, deps }) => merchantBalance(sql, deps.rates, merchant.merchantId),
 );
 
 export const balanceRoutes = [getBalanceRoute];

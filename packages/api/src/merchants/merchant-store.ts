@@ -40,3 +40,25 @@ export async function findMerchantEnvironment(db: Database, merchantId: string):
   ]);
   return result.rows[0]?.environment;
 }
+
+export interface MerchantSummary {
+  id: string;
+  name: string;
+  environment: Environment;
+  createdAt: Date;
+}
+
+/** One merchant, or every merchant in creation order when `merchantId` is undefined. */
+export async function listMerchants(db: Database, merchantId?: string): Promise<MerchantSummary[]> {
+  const result = await db.query<{ id: string; name: string; environment: Environment; created_at: Date }>(
+    `SELECT id, name, environment, created_at FROM merchants
+      WHERE $1::uuid IS NULL OR id = $1::uuid ORDER BY derivation_account`,
+    [merchantId ?? null],
+  );
+  return result.rows.map((row) => ({
+    id: row.id,
+    name: row.name,
+    environment: row.environment,
+    createdAt: row.created_at,
+  }));
+}

@@ -9,6 +9,7 @@ import { addKycCommands } from "./kyc-commands.ts";
 import { addOperatorCommands } from "./operator-commands.ts";
 import { addReconcileCommands } from "./reconcile-commands.ts";
 import { addTreasuryCommands } from "./treasury-commands.ts";
+import { addUserCommands } from "./user-commands.ts";
 import { addWebhookCommands } from "./webhook-commands.ts";
 
 const uuid = (value: string) => {
@@ -129,5 +130,6 @@ export function buildCli(): Command {
   addWebhookCommands(program);
   addTreasuryCommands(program);
   addReconcileCommands(program);
+  addUserCommands(program);
   return program;
 }

@@ -1,0 +1,103 @@
+import { useEffect, useState } from "preact/hooks";
+import { ApiError, api, setCsrfToken, type User } from "./api.ts";
+import { Layout } from "./components/Layout.tsx";
+import { Notice } from "./components/Notice.tsx";
+import { ApiKeys } from "./pages/ApiKeys.tsx";
+import { Merchants } from "./pages/Merchants.tsx";
+import { Overview } from "./pages/Overview.tsx";
+import { SetPassword } from "./pages/SetPassword.tsx";
+import { SignIn } from "./pages/SignIn.tsx";
+import { navigate, usePath } from "./router.ts";
+
+type SessionState =
+  | { state: "checking" }
+  | { state: "signed-out" }
+  | { state: "signed-in"; user: User }
+  | { state: "error"; message: string };
+
+const TITLES: Array<[RegExp, string]> = [
+  [/^\/sign-in$/, "Sign in"],
+  [/^\/set-password$/, "Set password"],
+  [/^\/merchants$/, "Merchants"],
+  [/^\/merchants\/[^/]+\/api-keys$/, "API keys"],
+  [/^\/merchants\/[^/]+\/overview$/, "Overview"],
+];
+
+export function App() {
+  const path = usePath();
+  const [session, setSession] = useState<SessionState>({ state: "checking" });
+  const [notice, setNotice] = useState<string | undefined>();
+
+  useEffect(() => {
+    const title = TITLES.find(([pattern]) => pattern.test(path))?.[1];
+    document.title = title ? `${title} · Payments dashboard` : "Payments dashboard";
+  }, [path]);
+
+  useEffect(() => {
+    api.session().then(
+      (answer) => {
+        setCsrfToken(answer.csrf_token);
+        setSession({ state: "signed-in", user: answer.user });
+      },
+      (error: unknown) => {
+        if (error instanceof ApiError && error.status === 401) setSession({ state: "signed-out" });
+        else setSession({ state: "error", message: error instanceof Error ? error.message : String(error) });
+      },
+    );
+  }, []);
+
+  const signedOut = (message?: string) => {
+    setCsrfToken(undefined);
+    setNotice(message);
+    setSession({ state: "signed-out" });
+    navigate("/sign-in", { replace: true });
+  };
+
+  if (path === "/set-password") return <SetPassword onDone={() => signedOut("Password set. Sign in with it now.")} />;
+  if (session.state === "checking") return <p class="muted center">Loading…</p>;
+  if (session.state === "error") {
+    return (
+      <main class="auth" id="main">
+        <Notice kind="error">{session.message}</Notice>
+      </main>
+    );
+  }
+  if (session.state === "signed-out") {
+    return (
+      <SignIn
+        {...(notice ? { notice } : {})}
+        onSignedIn={(user, csrfToken) => {
+          setCsrfToken(csrfToken);
+          setNotice(undefined);
+          setSession({ state: "signed-in", user });
+          navigate("/", { replace: true });
+        }}
+      />
+    );
+  }
+
+  const { user } = session;
+  const merchantPage = /^\/merchants\/([^/]+)\/(api-keys|overview)$/.exec(path);
+  const merchantId = merchantPage?.[1];
+  let page = null;
+  if (merchantId && merchantPage?.[2] === "api-keys") page = <ApiKeys user={user} merchantId={merchantId} />;
+  else if (merchantId) page = <Overview merchantId={merchantId} />;
+  else if (path === "/merchants" && user.role === "admin") page = <Merchants />;
+  else if (path === "/" || path === "/sign-in") {
+    // Home: a merchant user's overview; the operator's list of merchants.
+    const home = user.merchant_id ? `/merchants/${user.merchant_id}/overview` : "/merchants";
+    queueMicrotask(() => navigate(home, { replace: true }));
+  } else {
+    page = (
+      <section>
+        <h1>Page not found</h1>
+        <Notice kind="error">There is no page at this address.</Notice>
+      </section>
+    );
+  }
+  return (
+    <Layout user={user} merchantId={merchantId} path={path} onSignedOut={() => signedOut("You are signed out.")}>
+      {page}
+    </Layout>
+  );
+}

@@ -1,0 +1,85 @@
+import { createApiKey, findMerchantEnvironment, type ListedApiKey, listApiKeys, revokeMerchantApiKey } from "@mp/api";
+import { NotFoundError } from "@mp/core";
+import type { Database, Queryable } from "@mp/db";
+import { Router } from "express";
+import { dashboardActor, recordAudit } from "./audit-log.ts";
+import { merchantIdParam, uuidParam } from "./merchant-param.ts";
+import { userWith } from "./require-session.ts";
+import { assertMerchantVisible, type DashboardUser } from "./roles.ts";
+
+function keyView(key: ListedApiKey) {
+  return {
+    id: key.id,
+    prefix: key.prefix,
+    environment: key.environment,
+    created_at: key.createdAt,
+    revoked_at: key.revokedAt,
+  };
+}
+
+function auditKey(
+  sql: Queryable,
+  user: DashboardUser,
+  action: "api_key.created" | "api_key.revoked",
+  key: { id: string; prefix: string },
+  merchantId: string,
+): Promise<void> {
+  return recordAudit(sql, {
+    actor: dashboardActor(user.email),
+    action,
+    objectType: "api_key",
+    objectId: key.id,
+    details: { merchant_id: merchantId, prefix: key.prefix },
+  });
+}
+
+/** A merchant's API keys: the same functions `payments keys` and `/v1` authentication use. */
+export function apiKeyRoutes(db: Database): Router {
+  const router = Router();
+
+  router.get("/merchants/:merchantId/api-keys", async (req, res) => {
+    const user = userWith(res, "merchant:read");
+    const merchantId = merchantIdParam(req);
+    assertMerchantVisible(user, merchantId);
+    if (!(await findMerchantEnvironment(db, merchantId))) throw new NotFoundError("Merchant");
+    res.json({ items: (await listApiKeys(db, merchantId)).map(keyView) });
+  });
+
+  router.post("/merchants/:merchantId/api-keys", async (req, res) => {
+    const user = userWith(res, "keys:write");
+    const merchantId = merchantIdParam(req);
+    assertMerchantVisible(user, merchantId);
+    const environment = await findMerchantEnvironment(db, merchantId);
+    if (!environment) throw new NotFoundError("Merchant");
+    const created = await db.tx(async (client) => {
+      const key = await createApiKey(client, merchantId, environment);
+      await auditKey(client, user, "api_key.created", key, merchantId);
+      return key;
+    });
+    // The secret leaves once, in this answer; no cache may keep it.
+    res.set("Cache-Control", "no-store");
+    res.status(201).json({
+      id: created.id,
+      prefix: created.prefix,
+      environment: created.environment,
+      api_key: created.apiKey,
+    });
+  });
+
+  router.post("/merchants/:merchantId/api-keys/:keyId/revoke", async (req, res) => {
+    const user = userWith(res, "keys:write");
+    const merchantId = merchantIdParam(req);
+    assertMerchantVisible(user, merchantId);
+    const keyId = uuidParam(req, "keyId", "API key");
+    const revoked = await db.tx(async (client) => {
+      const key = await revokeMerchantApiKey(client, merchantId, keyId);
+      if (!key) return undefined;
+      await auditKey(client, user, "api_key.revoked", key, merchantId);
+      return key;
+    });
+    if (!revoked) throw new NotFoundError("API key");
+    res.json(keyView(revoked));
+  });
+
+  return router;
+}

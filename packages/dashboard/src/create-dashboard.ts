@@ -1,0 +1,61 @@
+import { type AppDeps, errorHandler } from "@mp/api";
+import { NotFoundError } from "@mp/core";
+import express, { type Express, Router } from "express";
+import { apiKeyRoutes } from "./api-key-routes.ts";
+import { merchantRoutes } from "./merchant-routes.ts";
+import { overviewRoutes } from "./overview-routes.ts";
+import { requireSession } from "./require-session.ts";
+import { sessionRoutes } from "./session-routes.ts";
+import { securityHeaders, staticPages } from "./static-pages.ts";
+
+/** What the dashboard reads besides its own tables: the API's dependencies (AppDeps), a few of them. */
+export interface DashboardOptions extends Pick<AppDeps, "db" | "logger" | "rates" | "indexerStates"> {
+  /** Sign-in attempts per client address and minute (default 30). */
+  signInsPerMinute?: number;
+  /** The built front end (default: @mp/dashboard-web's dist). */
+  distDir?: string;
+}
+
+/**
+ * Everything under /dashboard: the JSON routes under /dashboard/api (session-authenticated, not in
+ * the public OpenAPI; errors in the API's error form, by its one mapping) and the static pages.
+ */
+export function createDashboardRouter(options: DashboardOptions): Router {
+  const { db, logger } = options;
+  const json = express.json({ limit: "16kb" });
+  const api = Router();
+  api.use((_req, res, next) => {
+    // Answers about a person's session are never cached.
+    res.set("Cache-Control", "no-store");
+    next();
+  });
+  api.use(sessionRoutes(db, json, options.signInsPerMinute ?? 30));
+  // Every route below needs a session, and a write its CSRF token.
+  api.use(requireSession(db), json);
+  api.use(merchantRoutes(db));
+  api.use(apiKeyRoutes(db));
+  api.use(overviewRoutes(options));
+  api.use(() => {
+    throw new NotFoundError("Route");
+  });
+  api.use(errorHandler);
+
+  const router = Router();
+  router.use(securityHeaders);
+  router.use("/api", api);
+  router.use(staticPages(logger, options.distDir));
+  return router;
+}
+
+/**
+ * The service's HTTP app: the dashboard at /dashboard in front of the API app (`createApp`), which
+ * keeps every other path, its 404 included.
+ */
+export function withDashboard(apiApp: Express, options: DashboardOptions): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("etag", false);
+  app.use("/dashboard", createDashboardRouter(options));
+  app.use(apiApp);
+  return app;
+}

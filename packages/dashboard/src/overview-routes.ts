@@ -1,0 +1,31 @@
+import { type AppDeps, listDeposits, merchantBalance } from "@mp/api";
+import { NotFoundError } from "@mp/core";
+import { Router } from "express";
+import { merchantIdParam } from "./merchant-param.ts";
+import { userWith } from "./require-session.ts";
+import { assertMerchantVisible } from "./roles.ts";
+
+/** How many of the newest deposits the overview lists (the deposits page, later, pages through all). */
+export const RECENT_DEPOSITS = 10;
+
+/**
+ * A merchant's overview: the balance exactly as `GET /v1/balance` computes it (the same function)
+ * and the newest deposits as `GET /v1/deposits` lists them, live confirmations included.
+ */
+export function overviewRoutes(deps: Pick<AppDeps, "db" | "rates" | "indexerStates">): Router {
+  const router = Router();
+  router.get("/merchants/:merchantId/overview", async (req, res) => {
+    const user = userWith(res, "merchant:read");
+    const merchantId = merchantIdParam(req);
+    assertMerchantVisible(user, merchantId);
+    const merchant = await deps.db.query("SELECT 1 FROM merchants WHERE id = $1", [merchantId]);
+    if (merchant.rowCount === 0) throw new NotFoundError("Merchant");
+    const states = await deps.indexerStates();
+    const [balance, deposits] = [
+      await merchantBalance(deps.db, deps.rates, merchantId),
+      await listDeposits(deps.db, merchantId, { limit: RECENT_DEPOSITS, page: 1 }, states),
+    ];
+    res.json({ balance, recent_deposits: deposits.items, total_deposits: deposits.total });
+  });
+  return router;
+}

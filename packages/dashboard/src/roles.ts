@@ -1,0 +1,40 @@
+import { NotFoundError } from "@mp/core";
+
+export const ROLES = ["admin", "owner", "developer", "finance", "viewer"] as const;
+export type Role = (typeof ROLES)[number];
+
+/** What a route needs. Reads of a merchant's data are open to all its roles; writes are not. */
+export type Permission = "merchant:read" | "keys:write";
+
+const GRANTS: Record<Role, ReadonlySet<Permission>> = {
+  admin: new Set(["merchant:read", "keys:write"]),
+  owner: new Set(["merchant:read", "keys:write"]),
+  developer: new Set(["merchant:read", "keys:write"]),
+  finance: new Set(["merchant:read"]),
+  viewer: new Set(["merchant:read"]),
+};
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
+export function can(role: Role, permission: Permission): boolean {
+  return GRANTS[role].has(permission);
+}
+
+/** The signed-in person, as every route sees them. */
+export interface DashboardUser {
+  id: string;
+  email: string;
+  role: Role;
+  /** The merchant of a merchant role; undefined for an admin. */
+  merchantId: string | undefined;
+}
+
+/**
+ * A merchant user reaches only their own merchant; an admin reaches every one. Anything else is the
+ * API's 404, so an id of another merchant tells nothing about whether it exists.
+ */
+export function assertMerchantVisible(user: DashboardUser, merchantId: string): void {
+  if (user.role !== "admin" && user.merchantId !== merchantId) throw new NotFoundError("Merchant");
+}
