@@ -8,8 +8,8 @@ import { writeChainsConfig } from "../support/chains-config-file.ts";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 import { jsonLines, runCli, startRole, startService, waitForExit } from "./run-cli.ts";
 
-/** Several `payments` processes per test, each starting tsx and opening the database. */
-const CLI_TEST_TIMEOUT_MS = 180_000;
+/** Several `payments` processes per test, each starting tsx (seconds each on a loaded 2-core machine) and opening the database. */
+const CLI_TEST_TIMEOUT_MS = 300_000;
 
 /** Addresses of another seed, one per family, as a recipient would have them (regtest for Bitcoin). */
 const recipients = createTreasuryKeys(generateMnemonic(english, 256), { bitcoinNetwork: "regtest" });
@@ -178,11 +178,15 @@ describe("payments treasury: addresses, send, pending, balances; the signer alon
           "--amount: must be a positive decimal with at most 6 decimals for USDC",
         ],
       ];
-      for (const [args, message] of refusals) {
-        const refused = await send([...args, "--key", `refused-${args.join(" ")}`]);
-        expect(refused.code, args.join(" ")).toBe(1);
-        expect(refused.stderr.trim()).toBe(`payments: ${message}`);
-      }
+      // Independent requests (each its own key, each refused before anything is stored): run side by
+      // side, as each CLI process spends most of its time starting up.
+      const answers = await Promise.all(
+        refusals.map(([args]) => send([...args, "--key", `refused-${args.join(" ")}`])),
+      );
+      refusals.forEach(([args, message], i) => {
+        expect(answers[i]?.code, args.join(" ")).toBe(1);
+        expect(answers[i]?.stderr.trim()).toBe(`payments: ${message}`);
+      });
 
       // One per family, case-insensitive asset symbols taken as configured.
       for (const [chain, asset, address, amount, raw] of [
