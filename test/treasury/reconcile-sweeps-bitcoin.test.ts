@@ -5,11 +5,7 @@ import {
   type BitcoinTreasuryHarness,
   startBitcoinTreasury,
 } from "../../packages/treasury/test/support/bitcoin-treasury.ts";
-import {
-  createDepositMerchant,
-  type DepositAddress,
-  testDepositKeys,
-} from "../../packages/treasury/test/support/evm-deposits.ts";
+import { createDepositMerchant, testDepositKeys } from "../../packages/treasury/test/support/evm-deposits.ts";
 import { useTestDatabase } from "../support/test-database.ts";
 
 describe("payments reconcile chains after a batched Bitcoin sweep", () => {
@@ -22,11 +18,7 @@ describe("payments reconcile chains after a batched Bitcoin sweep", () => {
   beforeAll(async () => {
     const db = database.db;
     h = await startBitcoinTreasury(db);
-    const [a, b, small] = (await createDepositMerchant(db, 3, "BITCOIN")).addresses as [
-      DepositAddress,
-      DepositAddress,
-      DepositAddress,
-    ];
+    const [a, b, small] = (await createDepositMerchant(db, 3, "BITCOIN")).addresses;
     // The operator's float, and customers' deposits (seen by the indexer): two sweepable, one below 0.01 BTC.
     await h.fund([10_000_000n]);
     h.node.sendOutputs([

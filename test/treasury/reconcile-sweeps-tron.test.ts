@@ -1,11 +1,7 @@
 import { silentLogger } from "@mp/core";
 import { createSendPipeline, createTronSweeper, type ReconcileTarget, reconcileChains } from "@mp/treasury";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createDepositMerchant,
-  type DepositAddress,
-  testDepositKeys,
-} from "../../packages/treasury/test/support/evm-deposits.ts";
+import { createDepositMerchant, testDepositKeys } from "../../packages/treasury/test/support/evm-deposits.ts";
 import { startTronTreasury, type TronTreasuryHarness } from "../../packages/treasury/test/support/tron-treasury.ts";
 import { useTestDatabase } from "../support/test-database.ts";
 
@@ -20,11 +16,7 @@ describe("payments reconcile chains after Tron sweeps", () => {
     const db = database.db;
     h = await startTronTreasury(db, `reconcile-sweeps-${Math.random()}`);
     targets = [{ config: h.config, assets: h.assets }];
-    const [a, b, small] = (await createDepositMerchant(db, 3, "TRON")).addresses as [
-      DepositAddress,
-      DepositAddress,
-      DepositAddress,
-    ];
+    const [a, b, small] = (await createDepositMerchant(db, 3, "TRON")).addresses;
     // The operator's float, and customers' deposits (seen by the indexer): two sweepable, one below 10 USDT.
     h.node.transfer(h.treasury, 300n * TRX);
     h.node.transferToken(a.address, 20_000_000n);
