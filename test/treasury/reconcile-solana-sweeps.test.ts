@@ -1,16 +1,11 @@
 import { silentLogger } from "@mp/core";
 import type { Indexer } from "@mp/indexer";
-import {
-  createSendPipeline,
-  createSolanaSweeper,
-  reconcileChains,
-  type SendPipeline,
-  type SolanaSweeper,
-} from "@mp/treasury";
+import { createSolanaSweeper, reconcileChains, type SendPipeline, type SolanaSweeper } from "@mp/treasury";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDepositMerchant, testDepositKeys } from "../../packages/treasury/test/support/evm-deposits.ts";
 import { LAMPORTS_PER_SOL, type SolanaTreasuryHarness } from "../../packages/treasury/test/support/solana-treasury.ts";
 import { untilSweepsSettled } from "../../packages/treasury/test/support/sweep-rows.ts";
+import { testSendPipeline } from "../../packages/treasury/test/support/test-pipelines.ts";
 import { catchUp } from "../indexer/indexer-fixtures.ts";
 import { useTestDatabase } from "../support/test-database.ts";
 import { type SolanaReconcileSetup, startSolanaReconcile } from "./solana-reconcile-setup.ts";
@@ -35,13 +30,7 @@ describe("payments reconcile chains after Solana sweeps", () => {
     // The treasury holds SOL (the operator's float) but no USDC: its token account is opened by a sweep.
     setup = await startSolanaReconcile(db);
     ({ h, indexer } = setup);
-    pipeline = createSendPipeline({
-      db,
-      senders: [h.sender()],
-      logger: silentLogger(),
-      confirmations: { SOLANA: 2 },
-      leaseSeconds: 2,
-    });
+    pipeline = testSendPipeline(db, "SOLANA", h.sender());
     sweeper = createSolanaSweeper({
       db,
       chain: h.config,

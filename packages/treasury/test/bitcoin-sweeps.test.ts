@@ -1,16 +1,10 @@
-import { silentLogger } from "@mp/core";
 import { getMerchantBalance } from "@mp/ledger";
 import { Transaction } from "bitcoinjs-lib";
 import { describe, expect, it } from "vitest";
 import type { LeasedChainLoop } from "../src/chain-loop.ts";
 import { createBitcoinSweeper } from "../src/sweeps/bitcoin-sweeper.ts";
 import { type BitcoinTreasuryHarness, nodeRpc, startBitcoinTreasury } from "./support/bitcoin-treasury.ts";
-import {
-  createDepositMerchant,
-  type DepositAddress,
-  type DepositMerchant,
-  testDepositKeys,
-} from "./support/evm-deposits.ts";
+import { createDepositMerchant, type DepositAddress, type DepositMerchant } from "./support/evm-deposits.ts";
 import {
   attemptsOfSend,
   fetchWithoutBroadcast,
@@ -18,22 +12,16 @@ import {
   sweepsOf,
   untilSweepsSettled,
 } from "./support/sweep-rows.ts";
-import { useSweepTest } from "./support/use-sweep-test.ts";
+import { testSweeperOptions, useSweepTest } from "./support/use-sweep-test.ts";
 
 const { t, h, pipeline, sweepers } = useSweepTest<BitcoinTreasuryHarness, LeasedChainLoop>(
   "BITCOIN",
   startBitcoinTreasury,
 );
-const depositKeys = testDepositKeys();
 
 const sweeper = (fetch?: typeof globalThis.fetch) => {
   const s = createBitcoinSweeper({
-    db: t.db,
-    chains: [h.config],
-    depositKeys,
-    treasuryKeys: h.keys,
-    logger: silentLogger(),
-    leaseSeconds: 2,
+    ...testSweeperOptions(t.db, h),
     ...(fetch ? { fetch } : {}),
   });
   sweepers.push(s);

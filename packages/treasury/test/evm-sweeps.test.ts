@@ -1,30 +1,18 @@
-import { silentLogger } from "@mp/core";
 import { getMerchantBalance } from "@mp/ledger";
 import { tokenBalance } from "@mp/test-nodes/evm";
 import type { Hex } from "viem";
 import { describe, expect, it } from "vitest";
 import { createEvmSweeper, type EvmSweeper } from "../src/sweeps/evm-sweeper.ts";
-import {
-  createDepositMerchant,
-  type DepositMerchant,
-  depositAndCredit,
-  testDepositKeys,
-} from "./support/evm-deposits.ts";
+import { createDepositMerchant, type DepositMerchant, depositAndCredit } from "./support/evm-deposits.ts";
 import { type EvmTreasuryHarness, startEvmTreasury } from "./support/evm-treasury.ts";
 import { journalEntries, type SweepRowColumns, untilSweepsSettled } from "./support/sweep-rows.ts";
-import { useSweepTest } from "./support/use-sweep-test.ts";
+import { testSweeperOptions, useSweepTest } from "./support/use-sweep-test.ts";
 
 const { t, h, pipeline, sweepers } = useSweepTest<EvmTreasuryHarness, EvmSweeper>("BASE", (db) => startEvmTreasury(db));
-const depositKeys = testDepositKeys();
 
 const sweeper = (onReady?: (ids: string[]) => void): EvmSweeper => {
   const s = createEvmSweeper({
-    db: t.db,
-    chains: [h.config],
-    depositKeys,
-    treasuryKeys: h.keys,
-    logger: silentLogger(),
-    leaseSeconds: 2,
+    ...testSweeperOptions(t.db, h),
     ...(onReady ? { onReady } : {}),
   });
   sweepers.push(s);

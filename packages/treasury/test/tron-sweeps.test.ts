@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { silentLogger } from "@mp/core";
 import { getMerchantBalance } from "@mp/ledger";
 import { afterEach, describe, expect, it } from "vitest";
 import type { LeasedChainLoop } from "../src/chain-loop.ts";
@@ -9,7 +8,6 @@ import {
   type DepositAddress,
   type DepositMerchant,
   recordConfirmedDeposits,
-  testDepositKeys,
 } from "./support/evm-deposits.ts";
 import {
   attemptsOfSend,
@@ -19,7 +17,7 @@ import {
   untilSweepsSettled,
 } from "./support/sweep-rows.ts";
 import { startTronTreasury, type TronTreasuryHarness } from "./support/tron-treasury.ts";
-import { useSweepTest } from "./support/use-sweep-test.ts";
+import { testSweeperOptions, useSweepTest } from "./support/use-sweep-test.ts";
 
 const TRX = 1_000_000n;
 /** The test node's energy for a TRC-20 transfer, and its default price (sun per energy). */
@@ -33,7 +31,6 @@ const { t, h, pipeline, sweepers } = useSweepTest<TronTreasuryHarness, LeasedCha
   started.node.mine();
   return started;
 });
-const depositKeys = testDepositKeys();
 
 afterEach(() => {
   h.node.hold(false);
@@ -41,13 +38,8 @@ afterEach(() => {
 
 const sweeper = (options: { fetch?: typeof globalThis.fetch; onReady?: (ids: string[]) => void } = {}) => {
   const s = createTronSweeper({
-    db: t.db,
-    chains: [h.config],
-    depositKeys,
-    treasuryKeys: h.keys,
-    logger: silentLogger(),
+    ...testSweeperOptions(t.db, h),
     config: SWEEP_CONFIG,
-    leaseSeconds: 2,
     ...options,
   });
   sweepers.push(s);

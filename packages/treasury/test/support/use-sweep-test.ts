@@ -1,10 +1,14 @@
+import type { ChainConfig } from "@mp/core";
 import { type ChainId, silentLogger } from "@mp/core";
+import type { TreasuryKeys } from "@mp/custody";
 import type { Database } from "@mp/db";
 import type { TestDatabase } from "@mp/db/testing";
 import { afterEach } from "vitest";
 import { useStarted } from "../../../../test/support/use-started.ts";
 import type { ChainSender } from "../../src/chain-sender.ts";
-import { createSendPipeline, type SendPipeline } from "../../src/send-pipeline.ts";
+import type { SendPipeline } from "../../src/send-pipeline.ts";
+import { testDepositKeys } from "./evm-deposits.ts";
+import { testSendPipeline } from "./test-pipelines.ts";
 import { useTreasuryHarness } from "./use-treasury.ts";
 
 /**
@@ -23,14 +27,7 @@ export function useSweepTest<
   const { t, h } = useTreasuryHarness(start);
   const pipeline = useStarted(
     "the send pipeline",
-    async () =>
-      createSendPipeline({
-        db: t.db,
-        senders: [h.sender()],
-        logger: silentLogger(),
-        confirmations: { [chain]: 2 },
-        leaseSeconds: 2,
-      }),
+    async () => testSendPipeline(t.db, chain, h.sender()),
     (started) => started.stop(),
   );
   const sweepers: S[] = [];
@@ -38,4 +35,16 @@ export function useSweepTest<
     await Promise.all(sweepers.splice(0).map((s) => s.stop()));
   });
   return { t, h, pipeline, sweepers };
+}
+
+/** A family sweeper's options in the tests: the harness's chain and treasury keys, the test deposit keys, a 2 s lease. */
+export function testSweeperOptions(db: Database, h: { config: ChainConfig; keys: TreasuryKeys }) {
+  return {
+    db,
+    chains: [h.config],
+    depositKeys: testDepositKeys(),
+    treasuryKeys: h.keys,
+    logger: silentLogger(),
+    leaseSeconds: 2,
+  };
 }
