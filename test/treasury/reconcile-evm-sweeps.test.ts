@@ -32,7 +32,7 @@ describe("EVM sweeps, then payments reconcile chains: exact, the top-ups' and sw
     const { node, usdc, treasury, config, keys } = c;
     // Receive addresses the sweeper's deposit keys derive, watched by the indexer like any wallet's.
     const merchant = await createDepositMerchant(db, 2);
-    [tokenDeposit, nativeDeposit] = merchant.addresses as [DepositAddress, DepositAddress];
+    [tokenDeposit, nativeDeposit] = merchant.addresses;
     // The operator funds the treasury (float); customers pay a token to one address (no gas there)
     // and the native coin to the other.
     await sendNative(node, treasury, 10n * ETH);

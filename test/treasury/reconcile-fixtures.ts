@@ -1,3 +1,4 @@
+import type { ChainId } from "@mp/core";
 import type { Database } from "@mp/db";
 import type { Indexer } from "@mp/indexer";
 import { recordTreasuryAddresses } from "@mp/treasury";
@@ -19,4 +20,27 @@ export async function indexTreasuryAndDeposit(
   await recordTreasuryAddresses(db, [{ chain: chain.chain, purpose: "send", path, address }]);
   await addWallet(db, await createMerchant(db), chain.chain, deposit);
   return newIndexer(db, chain, { leaseSeconds: 2 });
+}
+
+/**
+ * Sweeper pass, pipeline pass, a block, until `done` after a round (given the round's index) or
+ * `rounds` ran; then both stop and two more blocks confirm what landed last.
+ */
+export async function sweepRounds(
+  chain: ChainId,
+  loops: Record<"sweeper" | "pipeline", { tick(chain: ChainId): Promise<void>; stop(): Promise<void> }>,
+  mine: (blocks: number) => Promise<unknown>,
+  rounds: number,
+  done: (round: number) => Promise<boolean>,
+): Promise<void> {
+  const { sweeper, pipeline } = loops;
+  for (let round = 0; round < rounds; round++) {
+    await sweeper.tick(chain);
+    await pipeline.tick(chain);
+    await mine(1);
+    if (await done(round)) break;
+  }
+  await sweeper.stop();
+  await pipeline.stop();
+  await mine(2);
 }

@@ -1,20 +1,11 @@
 import { silentLogger } from "@mp/core";
 import type { Indexer } from "@mp/indexer";
-import {
-  createSendPipeline,
-  createSolanaSweeper,
-  reconcileChains,
-  type SendPipeline,
-  type SolanaSweeper,
-} from "@mp/treasury";
+import { createSolanaSweeper, reconcileChains, type SendPipeline, type SolanaSweeper } from "@mp/treasury";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createDepositMerchant,
-  type DepositAddress,
-  testDepositKeys,
-} from "../../packages/treasury/test/support/evm-deposits.ts";
+import { createDepositMerchant, testDepositKeys } from "../../packages/treasury/test/support/evm-deposits.ts";
 import { LAMPORTS_PER_SOL, type SolanaTreasuryHarness } from "../../packages/treasury/test/support/solana-treasury.ts";
-import { untilSweepsSettled } from "../../packages/treasury/test/support/sweep-checks.ts";
+import { untilSweepsSettled } from "../../packages/treasury/test/support/sweep-rows.ts";
+import { testSendPipeline } from "../../packages/treasury/test/support/test-pipelines.ts";
 import { catchUp } from "../indexer/indexer-fixtures.ts";
 import { useTestDatabase } from "../support/test-database.ts";
 import { type SolanaReconcileSetup, startSolanaReconcile } from "./solana-reconcile-setup.ts";
@@ -39,13 +30,7 @@ describe("payments reconcile chains after Solana sweeps", () => {
     // The treasury holds SOL (the operator's float) but no USDC: its token account is opened by a sweep.
     setup = await startSolanaReconcile(db);
     ({ h, indexer } = setup);
-    pipeline = createSendPipeline({
-      db,
-      senders: [h.sender()],
-      logger: silentLogger(),
-      confirmations: { SOLANA: 2 },
-      leaseSeconds: 2,
-    });
+    pipeline = testSendPipeline(db, "SOLANA", h.sender());
     sweeper = createSolanaSweeper({
       db,
       chain: h.config,
@@ -66,12 +51,7 @@ describe("payments reconcile chains after Solana sweeps", () => {
   it("agrees to the lamport and the token unit once the deposits are swept and their token accounts closed", async () => {
     const db = database.db;
     const merchant = await createDepositMerchant(db, 4, "SOLANA");
-    const [a, b, below, native] = merchant.addresses as [
-      DepositAddress,
-      DepositAddress,
-      DepositAddress,
-      DepositAddress,
-    ];
+    const [a, b, below, native] = merchant.addresses;
     h.node.transfer(h.treasury, 5n * LAMPORTS_PER_SOL);
     h.node.transferToken(a.address, "USDC", 50_000_000n);
     h.node.transferToken(b.address, "USDC", 20_000_000n);

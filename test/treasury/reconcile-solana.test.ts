@@ -1,9 +1,9 @@
-import { silentLogger } from "@mp/core";
 import type { Indexer } from "@mp/indexer";
-import { createSendPipeline, findSend, reconcileChains, requestSend } from "@mp/treasury";
+import { findSend, reconcileChains, requestSend } from "@mp/treasury";
 import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LAMPORTS_PER_SOL, type SolanaTreasuryHarness } from "../../packages/treasury/test/support/solana-treasury.ts";
+import { testSendPipeline } from "../../packages/treasury/test/support/test-pipelines.ts";
 import { addWallet, catchUp, createMerchant } from "../indexer/indexer-fixtures.ts";
 import { useTestDatabase } from "../support/test-database.ts";
 import { type SolanaReconcileSetup, startSolanaReconcile } from "./solana-reconcile-setup.ts";
@@ -37,13 +37,7 @@ describe("payments reconcile chains on the Solana test node", () => {
       purpose: "operator",
       idempotencyKey: "reconcile-sol",
     });
-    const pipeline = createSendPipeline({
-      db,
-      senders: [h.sender()],
-      logger: silentLogger(),
-      confirmations: { SOLANA: 2 },
-      leaseSeconds: 2,
-    });
+    const pipeline = testSendPipeline(db, "SOLANA", h.sender());
     for (let i = 0; i < 20 && (await findSend(db, send.id))?.state !== "confirmed"; i++) {
       await pipeline.tick("SOLANA");
       h.node.mine(1);

@@ -1,16 +1,14 @@
-import { silentLogger } from "@mp/core";
-import { createBitcoinSweeper, createSendPipeline, type ReconcileTarget, reconcileChains } from "@mp/treasury";
+import { createBitcoinSweeper, type ReconcileTarget, reconcileChains } from "@mp/treasury";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type BitcoinTreasuryHarness,
   startBitcoinTreasury,
 } from "../../packages/treasury/test/support/bitcoin-treasury.ts";
-import {
-  createDepositMerchant,
-  type DepositAddress,
-  testDepositKeys,
-} from "../../packages/treasury/test/support/evm-deposits.ts";
+import { createDepositMerchant } from "../../packages/treasury/test/support/evm-deposits.ts";
+import { testSendPipeline } from "../../packages/treasury/test/support/test-pipelines.ts";
+import { testSweeperOptions } from "../../packages/treasury/test/support/use-sweep-test.ts";
 import { useTestDatabase } from "../support/test-database.ts";
+import { sweepRounds } from "./reconcile-fixtures.ts";
 
 describe("payments reconcile chains after a batched Bitcoin sweep", () => {
   const database = useTestDatabase();
@@ -22,11 +20,7 @@ describe("payments reconcile chains after a batched Bitcoin sweep", () => {
   beforeAll(async () => {
     const db = database.db;
     h = await startBitcoinTreasury(db);
-    const [a, b, small] = (await createDepositMerchant(db, 3, "BITCOIN")).addresses as [
-      DepositAddress,
-      DepositAddress,
-      DepositAddress,
-    ];
+    const [a, b, small] = (await createDepositMerchant(db, 3, "BITCOIN")).addresses;
     // The operator's float, and customers' deposits (seen by the indexer): two sweepable, one below 0.01 BTC.
     await h.fund([10_000_000n]);
     h.node.sendOutputs([
@@ -36,32 +30,20 @@ describe("payments reconcile chains after a batched Bitcoin sweep", () => {
       { address: small.address, amount: 300_000n },
     ]);
     await h.mine(3);
-    const pipeline = createSendPipeline({
-      db,
-      senders: [h.sender()],
-      logger: silentLogger(),
-      confirmations: { BITCOIN: 2 },
-      leaseSeconds: 2,
-    });
-    const sweeper = createBitcoinSweeper({
-      db,
-      chains: [h.config],
-      depositKeys: testDepositKeys(),
-      treasuryKeys: h.keys,
-      logger: silentLogger(),
-      leaseSeconds: 2,
-    });
+    const loops = {
+      pipeline: testSendPipeline(db, "BITCOIN", h.sender()),
+      sweeper: createBitcoinSweeper(testSweeperOptions(db, h)),
+    };
     const settled = async () =>
       (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM treasury_sweeps WHERE state = 'confirmed'"))
         .rows[0]?.n ?? 0;
-    for (let i = 0; i < 30 && (await settled()) < 2; i++) {
-      await sweeper.tick("BITCOIN");
-      await pipeline.tick("BITCOIN");
-      await h.mine(1);
-    }
-    await sweeper.stop();
-    await pipeline.stop();
-    await h.mine(2);
+    await sweepRounds(
+      "BITCOIN",
+      loops,
+      (n) => h.mine(n),
+      30,
+      async () => (await settled()) >= 2,
+    );
   }, 120_000);
 
   afterAll(async () => {

@@ -1,13 +1,11 @@
-import { silentLogger } from "@mp/core";
-import { createSendPipeline, createTronSweeper, type ReconcileTarget, reconcileChains } from "@mp/treasury";
+import { createTronSweeper, type ReconcileTarget, reconcileChains } from "@mp/treasury";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createDepositMerchant,
-  type DepositAddress,
-  testDepositKeys,
-} from "../../packages/treasury/test/support/evm-deposits.ts";
+import { createDepositMerchant } from "../../packages/treasury/test/support/evm-deposits.ts";
+import { testSendPipeline } from "../../packages/treasury/test/support/test-pipelines.ts";
 import { startTronTreasury, type TronTreasuryHarness } from "../../packages/treasury/test/support/tron-treasury.ts";
+import { testSweeperOptions } from "../../packages/treasury/test/support/use-sweep-test.ts";
 import { useTestDatabase } from "../support/test-database.ts";
+import { sweepRounds } from "./reconcile-fixtures.ts";
 
 const TRX = 1_000_000n;
 
@@ -20,11 +18,7 @@ describe("payments reconcile chains after Tron sweeps", () => {
     const db = database.db;
     h = await startTronTreasury(db, `reconcile-sweeps-${Math.random()}`);
     targets = [{ config: h.config, assets: h.assets }];
-    const [a, b, small] = (await createDepositMerchant(db, 3, "TRON")).addresses as [
-      DepositAddress,
-      DepositAddress,
-      DepositAddress,
-    ];
+    const [a, b, small] = (await createDepositMerchant(db, 3, "TRON")).addresses;
     // The operator's float, and customers' deposits (seen by the indexer): two sweepable, one below 10 USDT.
     h.node.transfer(h.treasury, 300n * TRX);
     h.node.transferToken(a.address, 20_000_000n);
@@ -33,36 +27,23 @@ describe("payments reconcile chains after Tron sweeps", () => {
     h.node.transferToken(small.address, 3_000_000n);
     await h.mine(3);
 
-    const pipeline = createSendPipeline({
-      db,
-      senders: [h.sender()],
-      logger: silentLogger(),
-      confirmations: { TRON: 2 },
-      leaseSeconds: 2,
-    });
-    const sweeper = createTronSweeper({
-      db,
-      chains: [h.config],
-      depositKeys: testDepositKeys(),
-      treasuryKeys: h.keys,
-      logger: silentLogger(),
-      leaseSeconds: 2,
-    });
+    const loops = {
+      pipeline: testSendPipeline(db, "TRON", h.sender()),
+      sweeper: createTronSweeper(testSweeperOptions(db, h)),
+    };
     const open = async () =>
       (
         await db.query<{ n: number }>(
           "SELECT count(*)::int AS n FROM treasury_sweeps WHERE state NOT IN ('confirmed', 'failed')",
         )
       ).rows[0]?.n ?? 0;
-    for (let i = 0; i < 40; i++) {
-      await sweeper.tick("TRON");
-      await pipeline.tick("TRON");
-      await h.mine(1);
-      if (i > 2 && (await open()) === 0) break;
-    }
-    await sweeper.stop();
-    await pipeline.stop();
-    await h.mine(2);
+    await sweepRounds(
+      "TRON",
+      loops,
+      (n) => h.mine(n),
+      40,
+      async (round) => round > 2 && (await open()) === 0,
+    );
   }, 120_000);
 
   afterAll(async () => {

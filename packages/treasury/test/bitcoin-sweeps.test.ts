@@ -1,62 +1,27 @@
-import { silentLogger } from "@mp/core";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { getMerchantBalance } from "@mp/ledger";
 import { Transaction } from "bitcoinjs-lib";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { LeasedChainLoop } from "../src/chain-loop.ts";
-import { createSendPipeline, type SendPipeline } from "../src/send-pipeline.ts";
 import { createBitcoinSweeper } from "../src/sweeps/bitcoin-sweeper.ts";
 import { type BitcoinTreasuryHarness, nodeRpc, startBitcoinTreasury } from "./support/bitcoin-treasury.ts";
-import {
-  createDepositMerchant,
-  type DepositAddress,
-  type DepositMerchant,
-  testDepositKeys,
-} from "./support/evm-deposits.ts";
+import { createDepositMerchant, type DepositAddress, type DepositMerchant } from "./support/evm-deposits.ts";
 import {
   attemptsOfSend,
   fetchWithoutBroadcast,
   journalEntries,
   sweepsOf,
-  sweepUntilSettled,
+  untilSweepsSettled,
 } from "./support/sweep-rows.ts";
+import { testSweeperOptions, useSweepTest } from "./support/use-sweep-test.ts";
 
-let t: TestDatabase;
-let h: BitcoinTreasuryHarness;
-let pipeline: SendPipeline;
-const depositKeys = testDepositKeys();
-const sweepers: LeasedChainLoop[] = [];
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  h = await startBitcoinTreasury(t.db);
-  pipeline = createSendPipeline({
-    db: t.db,
-    senders: [h.sender()],
-    logger: silentLogger(),
-    confirmations: { BITCOIN: 2 },
-    leaseSeconds: 2,
-  });
-}, 60_000);
-
-afterEach(async () => {
-  await Promise.all(sweepers.splice(0).map((s) => s.stop()));
-});
-
-afterAll(async () => {
-  await pipeline?.stop();
-  await h?.stop();
-  await t?.drop();
-});
+const { t, h, pipeline, sweepers } = useSweepTest<BitcoinTreasuryHarness, LeasedChainLoop>(
+  "BITCOIN",
+  startBitcoinTreasury,
+);
 
 const sweeper = (fetch?: typeof globalThis.fetch) => {
   const s = createBitcoinSweeper({
-    db: t.db,
-    chains: [h.config],
-    depositKeys,
-    treasuryKeys: h.keys,
-    logger: silentLogger(),
-    leaseSeconds: 2,
+    ...testSweeperOptions(t.db, h),
     ...(fetch ? { fetch } : {}),
   });
   sweepers.push(s);
@@ -70,11 +35,14 @@ const deposit = async (payments: ReadonlyArray<{ address: DepositAddress; amount
 };
 
 const settle = (s: LeasedChainLoop, merchant: DepositMerchant, expected: number) =>
-  sweepUntilSettled(t.db, merchant, expected, async () => {
-    await s.tick("BITCOIN");
-    await pipeline.tick("BITCOIN");
-    await h.mine(1);
-  });
+  untilSweepsSettled(
+    [s, pipeline],
+    "BITCOIN",
+    () => h.mine(1),
+    () => sweepsOf(t.db, merchant),
+    expected,
+    60_000,
+  );
 
 const unspent = async (txid: string, vout: number) =>
   (await nodeRpc(h.node, "gettxout", [txid, vout, false])).result !== null;
@@ -91,7 +59,7 @@ const depositOutputs = async (merchant: DepositMerchant) =>
 describe("Bitcoin sweeps on the Bitcoin test node", () => {
   it("sweeps many deposit addresses in one transaction, each row with its share of the fee; small ones stay", async () => {
     const merchant = await createDepositMerchant(t.db, 4, "BITCOIN");
-    const [a, b, c, below] = merchant.addresses as [DepositAddress, DepositAddress, DepositAddress, DepositAddress];
+    const [a, b, c, below] = merchant.addresses;
     await deposit([
       { address: a, amount: 2_000_000n },
       { address: a, amount: 1_500_000n },
@@ -149,7 +117,7 @@ describe("Bitcoin sweeps on the Bitcoin test node", () => {
 
   it("a batch stored but never broadcast (crash) is broadcast by the pipeline and lands exactly once", async () => {
     const merchant = await createDepositMerchant(t.db, 2, "BITCOIN");
-    const [a, b] = merchant.addresses as [DepositAddress, DepositAddress];
+    const [a, b] = merchant.addresses;
     await deposit([
       { address: a, amount: 4_000_000n },
       { address: b, amount: 6_000_000n },

@@ -1,56 +1,18 @@
-import { silentLogger } from "@mp/core";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { getMerchantBalance } from "@mp/ledger";
 import { tokenBalance } from "@mp/test-nodes/evm";
 import type { Hex } from "viem";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createSendPipeline, type SendPipeline } from "../src/send-pipeline.ts";
+import { describe, expect, it } from "vitest";
 import { createEvmSweeper, type EvmSweeper } from "../src/sweeps/evm-sweeper.ts";
-import {
-  createDepositMerchant,
-  type DepositMerchant,
-  depositAndCredit,
-  testDepositKeys,
-} from "./support/evm-deposits.ts";
+import { createDepositMerchant, type DepositMerchant, depositAndCredit } from "./support/evm-deposits.ts";
 import { type EvmTreasuryHarness, startEvmTreasury } from "./support/evm-treasury.ts";
-import { merchantJournalEntries, type SweepRowColumns, untilSweepsSettled } from "./support/sweep-checks.ts";
+import { journalEntries, type SweepRowColumns, untilSweepsSettled } from "./support/sweep-rows.ts";
+import { testSweeperOptions, useSweepTest } from "./support/use-sweep-test.ts";
 
-let t: TestDatabase;
-let h: EvmTreasuryHarness;
-let pipeline: SendPipeline;
-const sweepers: EvmSweeper[] = [];
-const depositKeys = testDepositKeys();
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  h = await startEvmTreasury(t.db);
-  pipeline = createSendPipeline({
-    db: t.db,
-    senders: [h.sender()],
-    logger: silentLogger(),
-    confirmations: { BASE: 2 },
-    leaseSeconds: 2,
-  });
-}, 60_000);
-
-afterEach(async () => {
-  await Promise.all(sweepers.splice(0).map((s) => s.stop()));
-});
-
-afterAll(async () => {
-  await pipeline?.stop();
-  await h?.node.stop();
-  await t?.drop();
-});
+const { t, h, pipeline, sweepers } = useSweepTest<EvmTreasuryHarness, EvmSweeper>("BASE", (db) => startEvmTreasury(db));
 
 const sweeper = (onReady?: (ids: string[]) => void): EvmSweeper => {
   const s = createEvmSweeper({
-    db: t.db,
-    chains: [h.config],
-    depositKeys,
-    treasuryKeys: h.keys,
-    logger: silentLogger(),
-    leaseSeconds: 2,
+    ...testSweeperOptions(t.db, h),
     ...(onReady ? { onReady } : {}),
   });
   sweepers.push(s);
@@ -86,20 +48,12 @@ const sweepUntilSettled = (s: EvmSweeper, merchant: DepositMerchant, expected: n
     60_000,
   );
 
-const journalEntries = (merchantId: string) => merchantJournalEntries(t.db, merchantId);
-
 const ethBalance = (address: string) => h.node.publicClient.getBalance({ address: address as Hex });
 
 describe("EVM sweeps on anvil", () => {
   it("tops up gas, sweeps token and native deposits into the treasury, leaves the ledger alone", async () => {
     const merchant = await createDepositMerchant(t.db, 5);
-    const [a, b, c, below, native] = merchant.addresses as [
-      (typeof merchant.addresses)[0],
-      (typeof merchant.addresses)[0],
-      (typeof merchant.addresses)[0],
-      (typeof merchant.addresses)[0],
-      (typeof merchant.addresses)[0],
-    ];
+    const [a, b, c, below, native] = merchant.addresses;
     await depositAndCredit(t.db, h.node, h.usdc, merchant, [
       { address: a, asset: "USDC", amount: 25_000_000n },
       { address: b, asset: "USDC", amount: 40_000_000n },
@@ -111,7 +65,7 @@ describe("EVM sweeps on anvil", () => {
     ]);
     const treasuryUsdc = await tokenBalance(h.node, h.usdc, h.treasury);
     const balance = await getMerchantBalance(t.db, merchant.merchantId);
-    const entries = await journalEntries(merchant.merchantId);
+    const entries = await journalEntries(t.db, merchant.merchantId);
 
     const rows = await sweepUntilSettled(sweeper(), merchant, 4);
 
@@ -148,7 +102,7 @@ describe("EVM sweeps on anvil", () => {
     }
     // Custody moved; merchant money did not.
     expect(await getMerchantBalance(t.db, merchant.merchantId)).toEqual(balance);
-    expect(await journalEntries(merchant.merchantId)).toBe(entries);
+    expect(await journalEntries(t.db, merchant.merchantId)).toBe(entries);
 
     // Nothing new to sweep: another pass opens nothing.
     await sweeper().tick("BASE");
@@ -157,7 +111,7 @@ describe("EVM sweeps on anvil", () => {
 
   it("resumes after a crash between the confirmed top-up and the sweep without a second top-up", async () => {
     const merchant = await createDepositMerchant(t.db, 1);
-    const [address] = merchant.addresses as [(typeof merchant.addresses)[0]];
+    const [address] = merchant.addresses;
     await depositAndCredit(t.db, h.node, h.usdc, merchant, [{ address, asset: "USDC", amount: 30_000_000n }]);
     const crashing = sweeper(() => {
       throw new Error("crash: the signer died before signing the sweep");
@@ -195,7 +149,7 @@ describe("EVM sweeps on anvil", () => {
 
   it("puts a confirmed sweep whose block is reorged out back to sweeping, and confirms it again without a second sweep", async () => {
     const merchant = await createDepositMerchant(t.db, 1);
-    const [address] = merchant.addresses as [(typeof merchant.addresses)[0]];
+    const [address] = merchant.addresses;
     await depositAndCredit(t.db, h.node, h.usdc, merchant, [{ address, asset: "USDC", amount: 12_000_000n }]);
     const treasuryUsdc = await tokenBalance(h.node, h.usdc, h.treasury);
     const s = sweeper();

@@ -14,7 +14,7 @@ import {
 } from "./support/evm-deposits.ts";
 import { until } from "./support/evm-treasury.ts";
 import { LAMPORTS_PER_SOL, type SolanaTreasuryHarness, startSolanaTreasury } from "./support/solana-treasury.ts";
-import { merchantJournalEntries, type SweepRowColumns, untilSweepsSettled } from "./support/sweep-checks.ts";
+import { journalEntries, type SweepRowColumns, untilSweepsSettled } from "./support/sweep-rows.ts";
 import { testPipelines } from "./support/test-pipelines.ts";
 
 let t: TestDatabase;
@@ -77,6 +77,14 @@ async function depositAndCredit(
   await recordConfirmedDeposits(t.db, "SOLANA", merchant, recorded);
 }
 
+/** A merchant with one address paid `amount` USDC (confirmed, credited), and the treasury's USDC before any sweep. */
+async function oneUsdcDeposit(amount: bigint) {
+  const merchant = await createDepositMerchant(t.db, 1, "SOLANA");
+  const [address] = merchant.addresses;
+  await depositAndCredit(merchant, [{ address, asset: "USDC", amount }]);
+  return { merchant, address, treasuryUsdc: h.node.tokenBalance(h.treasury, "USDC") };
+}
+
 interface SweepRow extends SweepRowColumns {
   rent_reclaimed_raw: string;
   rent_paid_raw: string;
@@ -115,8 +123,6 @@ const sweepUntilSettled = (s: SolanaSweeper, merchant: DepositMerchant, expected
     expected,
   );
 
-const journalEntries = (merchantId: string) => merchantJournalEntries(t.db, merchantId);
-
 /** Who signed a landed transaction (the fee payer first) and its instruction count. */
 const landed = (signature: string) => {
   const tx = h.node.transaction(signature);
@@ -134,12 +140,7 @@ const ata = (owner: string) => h.node.associatedTokenAddress(owner, "USDC");
 describe("Solana sweeps on the Solana test node", () => {
   it("sweeps tokens and SOL into the treasury, closes the emptied token accounts to the treasury, leaves the ledger alone", async () => {
     const merchant = await createDepositMerchant(t.db, 4, "SOLANA");
-    const [a, b, below, native] = merchant.addresses as [
-      DepositAddress,
-      DepositAddress,
-      DepositAddress,
-      DepositAddress,
-    ];
+    const [a, b, below, native] = merchant.addresses;
     await depositAndCredit(merchant, [
       { address: a, asset: "USDC", amount: 25_000_000n },
       { address: b, asset: "USDC", amount: 40_000_000n },
@@ -151,7 +152,7 @@ describe("Solana sweeps on the Solana test node", () => {
     const treasuryUsdc = h.node.tokenBalance(h.treasury, "USDC");
     const treasurySol = h.node.balance(h.treasury);
     const balance = await getMerchantBalance(t.db, merchant.merchantId);
-    const entries = await journalEntries(merchant.merchantId);
+    const entries = await journalEntries(t.db, merchant.merchantId);
 
     const first = sweeper();
     const rows = await sweepUntilSettled(first, merchant, 3);
@@ -189,7 +190,7 @@ describe("Solana sweeps on the Solana test node", () => {
     }
     // Custody moved; merchant money did not.
     expect(await getMerchantBalance(t.db, merchant.merchantId)).toEqual(balance);
-    expect(await journalEntries(merchant.merchantId)).toBe(entries);
+    expect(await journalEntries(t.db, merchant.merchantId)).toBe(entries);
 
     // Nothing new to sweep: another sweeper's passes open nothing.
     const again = sweeper();
@@ -199,7 +200,7 @@ describe("Solana sweeps on the Solana test node", () => {
 
   it("leaves open a token account that still holds a deposit the sweep does not cover, and closes it next time", async () => {
     const merchant = await createDepositMerchant(t.db, 1, "SOLANA");
-    const [address] = merchant.addresses as [DepositAddress];
+    const [address] = merchant.addresses;
     await depositAndCredit(merchant, [{ address, asset: "USDC", amount: 20_000_000n }]);
     // On chain, not confirmed yet (no deposit row): the sweep must not take it, nor close its account.
     h.node.transferToken(address.address, "USDC", 15_000_000n);
@@ -231,10 +232,7 @@ describe("Solana sweeps on the Solana test node", () => {
   }, 120_000);
 
   it("after a crash between storing and broadcasting, the pipeline broadcasts the stored sweep: it lands once", async () => {
-    const merchant = await createDepositMerchant(t.db, 1, "SOLANA");
-    const [address] = merchant.addresses as [DepositAddress];
-    await depositAndCredit(merchant, [{ address, asset: "USDC", amount: 30_000_000n }]);
-    const treasuryUsdc = h.node.tokenBalance(h.treasury, "USDC");
+    const { merchant, address, treasuryUsdc } = await oneUsdcDeposit(30_000_000n);
     let stored = 0;
     const crashing = sweeper(() => {
       stored++;
@@ -259,10 +257,7 @@ describe("Solana sweeps on the Solana test node", () => {
   }, 120_000);
 
   it("signs a sweep whose blockhash expired again exactly once, with the deposit key, and it lands once", async () => {
-    const merchant = await createDepositMerchant(t.db, 1, "SOLANA");
-    const [address] = merchant.addresses as [DepositAddress];
-    await depositAndCredit(merchant, [{ address, asset: "USDC", amount: 12_000_000n }]);
-    const treasuryUsdc = h.node.tokenBalance(h.treasury, "USDC");
+    const { merchant, address, treasuryUsdc } = await oneUsdcDeposit(12_000_000n);
     const s = sweeper();
     h.node.dropIncoming(true);
     await s.tick("SOLANA"); // opens
@@ -304,10 +299,7 @@ describe("Solana sweeps on the Solana test node", () => {
   }, 120_000);
 
   it("watches a confirmed sweep again when a reorg drops its block: the same transaction lands once", async () => {
-    const merchant = await createDepositMerchant(t.db, 1, "SOLANA");
-    const [address] = merchant.addresses as [DepositAddress];
-    await depositAndCredit(merchant, [{ address, asset: "USDC", amount: 11_000_000n }]);
-    const treasuryUsdc = h.node.tokenBalance(h.treasury, "USDC");
+    const { merchant, address, treasuryUsdc } = await oneUsdcDeposit(11_000_000n);
     const s = sweeper();
     const [row] = await sweepUntilSettled(s, merchant, 1);
     const tx = h.node.transaction(row?.tx_hash ?? "");

@@ -1,26 +1,23 @@
 import { randomBytes } from "node:crypto";
-import { silentLogger } from "@mp/core";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { getMerchantBalance } from "@mp/ledger";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import type { LeasedChainLoop } from "../src/chain-loop.ts";
-import { createSendPipeline, type SendPipeline } from "../src/send-pipeline.ts";
 import { createTronSweeper } from "../src/sweeps/tron-sweeper.ts";
 import {
   createDepositMerchant,
   type DepositAddress,
   type DepositMerchant,
   recordConfirmedDeposits,
-  testDepositKeys,
 } from "./support/evm-deposits.ts";
 import {
   attemptsOfSend,
   fetchWithoutBroadcast,
   journalEntries,
   sweepsOf,
-  sweepUntilSettled,
+  untilSweepsSettled,
 } from "./support/sweep-rows.ts";
 import { startTronTreasury, type TronTreasuryHarness } from "./support/tron-treasury.ts";
+import { testSweeperOptions, useSweepTest } from "./support/use-sweep-test.ts";
 
 const TRX = 1_000_000n;
 /** The test node's energy for a TRC-20 transfer, and its default price (sun per energy). */
@@ -28,46 +25,21 @@ const TRANSFER_ENERGY = 14_650n;
 const ENERGY_PRICE = 100n;
 const SWEEP_CONFIG = { thresholds: { TRX: "1" }, defaults: { token: "10", native: "0.01" }, intervalMs: 60_000 };
 
-let t: TestDatabase;
-let h: TronTreasuryHarness;
-let pipeline: SendPipeline;
-const depositKeys = testDepositKeys();
-const sweepers: LeasedChainLoop[] = [];
-
-beforeAll(async () => {
-  t = await createTestDatabase();
-  h = await startTronTreasury(t.db, "tron-sweeps-test");
-  h.node.transfer(h.treasury, 1_000n * TRX);
-  h.node.mine();
-  pipeline = createSendPipeline({
-    db: t.db,
-    senders: [h.sender()],
-    logger: silentLogger(),
-    confirmations: { TRON: 2 },
-    leaseSeconds: 2,
-  });
-}, 60_000);
-
-afterEach(async () => {
-  await Promise.all(sweepers.splice(0).map((s) => s.stop()));
-  h.node.hold(false);
+const { t, h, pipeline, sweepers } = useSweepTest<TronTreasuryHarness, LeasedChainLoop>("TRON", async (db) => {
+  const started = await startTronTreasury(db, "tron-sweeps-test");
+  started.node.transfer(started.treasury, 1_000n * TRX);
+  started.node.mine();
+  return started;
 });
 
-afterAll(async () => {
-  await pipeline?.stop();
-  await h?.stop();
-  await t?.drop();
+afterEach(() => {
+  h.node.hold(false);
 });
 
 const sweeper = (options: { fetch?: typeof globalThis.fetch; onReady?: (ids: string[]) => void } = {}) => {
   const s = createTronSweeper({
-    db: t.db,
-    chains: [h.config],
-    depositKeys,
-    treasuryKeys: h.keys,
-    logger: silentLogger(),
+    ...testSweeperOptions(t.db, h),
     config: SWEEP_CONFIG,
-    leaseSeconds: 2,
     ...options,
   });
   sweepers.push(s);
@@ -100,22 +72,19 @@ const deposit = async (
 
 /** Sweeper pass, pipeline pass, a block: until every sweep of the merchant is in a final state. */
 const settle = (s: LeasedChainLoop, merchant: DepositMerchant, expected: number) =>
-  sweepUntilSettled(t.db, merchant, expected, async () => {
-    await s.tick("TRON");
-    await pipeline.tick("TRON");
-    h.node.mine();
-  });
+  untilSweepsSettled(
+    [s, pipeline],
+    "TRON",
+    () => h.node.mine(),
+    () => sweepsOf(t.db, merchant),
+    expected,
+    60_000,
+  );
 
 describe("Tron sweeps on the Tron test node", () => {
   it("tops up energy, sweeps TRC-20 and TRX deposits into the treasury, leaves the ledger and small deposits alone", async () => {
     const merchant = await createDepositMerchant(t.db, 5, "TRON");
-    const [a, b, below, trx, trxBelow] = merchant.addresses as [
-      DepositAddress,
-      DepositAddress,
-      DepositAddress,
-      DepositAddress,
-      DepositAddress,
-    ];
+    const [a, b, below, trx, trxBelow] = merchant.addresses;
     await deposit(merchant, [
       { address: a, asset: "USDT", amount: 25_000_000n },
       { address: b, asset: "USDT", amount: 10_000_000n },
@@ -182,7 +151,7 @@ describe("Tron sweeps on the Tron test node", () => {
 
   it("a sweep stored but never broadcast (crash) is broadcast by the pipeline and lands exactly once", async () => {
     const merchant = await createDepositMerchant(t.db, 1, "TRON");
-    const [address] = merchant.addresses as [DepositAddress];
+    const [address] = merchant.addresses;
     await deposit(merchant, [{ address, asset: "USDT", amount: 30_000_000n }]);
     const treasuryUsdt = h.node.tokenBalance(h.treasury);
     // The dying sweeper opens the sweep, its top-up confirms, it signs and stores the transfer, and
@@ -219,7 +188,7 @@ describe("Tron sweeps on the Tron test node", () => {
 
   it("a sweep whose transaction expired unmined is signed again by the sweeper, once, and lands once", async () => {
     const merchant = await createDepositMerchant(t.db, 1, "TRON");
-    const [address] = merchant.addresses as [DepositAddress];
+    const [address] = merchant.addresses;
     await deposit(merchant, [{ address, asset: "TRX", amount: 20n * TRX }]);
     const treasuryTrx = h.node.balance(h.treasury);
     h.node.hold(true);

@@ -1,6 +1,6 @@
 import { bitcoinNetwork } from "@mp/bitcoin-protocol";
 import { BTC_ASSET, bitcoinRpc } from "@mp/chain-bitcoin";
-import { type ChainConfig, type ChainId, type Logger, NATIVE_ASSETS } from "@mp/core";
+import { type ChainConfig, type ChainId, NATIVE_ASSETS } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { address as bitcoinAddress } from "bitcoinjs-lib";
 import { insertAttempt } from "../attempt-store.ts";
@@ -10,14 +10,13 @@ import { type P2wpkhInput, signP2wpkh } from "../bitcoin/sign-p2wpkh.ts";
 import type { LeasedChainLoop } from "../chain-loop.ts";
 import { justStored } from "../send-pipeline.ts";
 import { requestSend } from "../send-requests.ts";
-import { type SweepConfig, sweepThreshold } from "./sweep-config.ts";
+import { ChainSweepPass } from "./chain-sweep-pass.ts";
+import { sweepThreshold } from "./sweep-config.ts";
 import {
   broadcastStored,
   createSweeperLoop,
-  type Fenced,
   finishSettledSweeps,
   type SweeperOptions,
-  type SweepPass,
   sweepSendKey,
 } from "./sweep-send.ts";
 import { insertSweep, markSweeping } from "./sweep-store.ts";
@@ -63,23 +62,7 @@ export function createBitcoinSweeper(options: BitcoinSweeperOptions): LeasedChai
   );
 }
 
-class BitcoinChainSweep {
-  private readonly chain: ChainId;
-  private readonly config: SweepConfig;
-  private readonly fenced: Fenced;
-  private readonly logger: Logger;
-  private readonly context;
-
-  constructor(
-    private readonly chainConfig: ChainConfig,
-    private readonly treasury: string,
-    private readonly options: BitcoinSweeperOptions,
-    run: SweepPass,
-  ) {
-    ({ chain: this.chain, config: this.config, fenced: this.fenced, logger: this.logger } = run);
-    this.context = { db: options.db, ...run };
-  }
-
+class BitcoinChainSweep extends ChainSweepPass<ChainConfig, BitcoinSweeperOptions> {
   async run(): Promise<void> {
     // Each row's share of the one transaction's fee, fixed when it was signed.
     await finishSettledSweeps(this.context, async (sweep) => sweep.coveredRaw - sweep.amountRaw);
@@ -100,9 +83,9 @@ class BitcoinChainSweep {
 
   /** Signs the batch with the deposit keys, stores rows, sends and attempt, then broadcasts. */
   private async sweep(inputs: DepositOutput[]): Promise<void> {
-    const network = bitcoinNetwork(this.chainConfig.network);
-    const rpc = bitcoinRpc(this.chainConfig, { fetch: this.options.fetch, logger: this.logger });
-    const rate = await bitcoinFeeRate(rpc, this.chainConfig);
+    const network = bitcoinNetwork(this.runtime.network);
+    const rpc = bitcoinRpc(this.runtime, { fetch: this.options.fetch, logger: this.logger });
+    const rate = await bitcoinFeeRate(rpc, this.runtime);
     const script = bitcoinAddress.toOutputScript(this.treasury, network.encoding);
     const fee = feeFor(estimateVsize(inputs.length, 1, outputBytes(script)), rate);
     const total = inputs.reduce((sum, i) => sum + i.amountRaw, 0n);
@@ -120,7 +103,7 @@ class BitcoinChainSweep {
     const signed = signP2wpkh(signing, [{ script, value: total - fee }], network.encoding);
     const shares = feeShares(inputs, fee);
     const sender = createBitcoinSender({
-      config: this.chainConfig,
+      config: this.runtime,
       keys: this.options.treasuryKeys,
       db: this.options.db,
       logger: this.logger,

@@ -1,9 +1,8 @@
 import { resolveEvmAssets } from "@mp/chain-evm";
-import { type ChainConfig, type ChainId, type Logger, mapBounded } from "@mp/core";
-import type { Database } from "@mp/db";
+import { type ChainConfig, type ChainId, mapBounded } from "@mp/core";
 import { type Address, encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem";
 import { insertAttempt, markBroadcast } from "../attempt-store.ts";
-import { createLeasedChainLoop, type LeasedChainLoop } from "../chain-loop.ts";
+import type { LeasedChainLoop } from "../chain-loop.ts";
 import {
   type ChainSender,
   InsufficientTreasuryFundsError,
@@ -12,11 +11,11 @@ import {
 } from "../chain-sender.ts";
 import { createEvmNode, type EvmNode } from "../evm/evm-node.ts";
 import { createEvmSender } from "../evm/evm-sender.ts";
-import { type FencedTx, fencedTx } from "../fenced-tx.ts";
 import { justStored } from "../send-pipeline.ts";
 import { requestSend } from "../send-requests.ts";
-import { DEFAULT_SWEEP_CONFIG, type SweepConfig, sweepThreshold } from "./sweep-config.ts";
-import type { SweeperOptions } from "./sweep-send.ts";
+import { ChainSweepPass } from "./chain-sweep-pass.ts";
+import { sweepThreshold } from "./sweep-config.ts";
+import { createSweeperLoop, type SweeperOptions } from "./sweep-send.ts";
 import { isolatedStep, keysSigningAs } from "./sweep-step.ts";
 import {
   finishSweep,
@@ -71,26 +70,11 @@ const NATIVE_TRANSFER_GAS = 21_000n;
  * record is treasury_sweeps (covered, amount, top-up, attempt, fee paid).
  */
 export function createEvmSweeper(options: EvmSweeperOptions): EvmSweeper {
-  const { db, logger } = options;
-  const config = options.config ?? DEFAULT_SWEEP_CONFIG;
-  const leaseSeconds = options.leases?.seconds ?? options.leaseSeconds ?? 10;
   const treasury = getAddress(options.treasuryKeys.evm().address);
   const chains = new Map<ChainId, ChainRuntime>(options.chains.map((c) => [c.chain, chainRuntime(c, options.fetch)]));
-  return createLeasedChainLoop({
-    db,
-    logger,
-    ...(options.leases ? { leases: options.leases } : {}),
-    leaseSeconds,
-    chains: [...chains.keys()],
-    leaseName: (chain) => `sweeper:${chain}`,
-    intervalMs: config.intervalMs,
-    what: "sweeper",
-    pass: (chain, lease) => {
-      const fenced = fencedTx(db, lease, { idleTimeoutMs: leaseSeconds * 500 });
-      const runtime = chains.get(chain) as ChainRuntime;
-      return new ChainSweep(runtime, treasury, options, config, fenced, logger.child({ chain, sweeper: true })).run();
-    },
-  });
+  return createSweeperLoop(options, (run) =>
+    new ChainSweep(chains.get(run.chain) as ChainRuntime, treasury, options, run).run(),
+  );
 }
 
 interface ChainRuntime {
@@ -109,20 +93,7 @@ function chainRuntime(config: ChainConfig, fetchFn: typeof globalThis.fetch | un
 }
 
 /** One pass over one chain under its lease. */
-class ChainSweep {
-  private readonly chain: ChainId;
-
-  constructor(
-    private readonly runtime: ChainRuntime,
-    private readonly treasury: Address,
-    private readonly options: EvmSweeperOptions,
-    private readonly config: SweepConfig,
-    private readonly fenced: FencedTx,
-    private readonly logger: Logger,
-  ) {
-    this.chain = runtime.config.chain;
-  }
-
+class ChainSweep extends ChainSweepPass<ChainRuntime, EvmSweeperOptions, Address> {
   async run(): Promise<void> {
     const reopened = await this.fenced((tx) => reopenReorgedSweeps(tx, this.chain));
     if (reopened.length > 0)

@@ -1,9 +1,10 @@
 import { type ChainConfig, type ChainId, type Logger, mapBounded } from "@mp/core";
 import type { DepositKeys, TreasuryKeys } from "@mp/custody";
-import { assertLeader, type Database, type LeaseKeeper, type Queryable } from "@mp/db";
+import type { Database, LeaseKeeper, Queryable } from "@mp/db";
 import { insertAttempt, lockSignable } from "../attempt-store.ts";
 import { createLeasedChainLoop, type LeasedChainLoop } from "../chain-loop.ts";
 import { type ChainSender, InsufficientTreasuryFundsError } from "../chain-sender.ts";
+import { fencedTx } from "../fenced-tx.ts";
 import { justStored } from "../send-pipeline.ts";
 import { requestSend } from "../send-requests.ts";
 import { DEFAULT_SWEEP_CONFIG, type SweepConfig } from "./sweep-config.ts";
@@ -74,11 +75,7 @@ export function createSweeperLoop(options: SweeperOptions, pass: (run: SweepPass
         chain,
         config,
         logger: logger.child({ chain, sweeper: true }),
-        fenced: (fn) =>
-          db.tx(async (tx) => {
-            await assertLeader(tx, lease, { idleTimeoutMs: leaseSeconds * 500 });
-            return fn(tx);
-          }),
+        fenced: fencedTx(db, lease, { idleTimeoutMs: leaseSeconds * 500 }),
       }),
   });
 }

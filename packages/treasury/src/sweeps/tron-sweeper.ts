@@ -1,16 +1,15 @@
 import { base58ToHex, resolveTronAssets, type TronAssets } from "@mp/chain-tron";
-import { type ChainConfig, type ChainId, type Logger, mapBounded } from "@mp/core";
+import { type ChainConfig, type ChainId, mapBounded } from "@mp/core";
 import type { LeasedChainLoop } from "../chain-loop.ts";
 import { TronNode } from "../tron/tron-node.ts";
 import { BANDWIDTH_RESERVE_SUN, createTronSender, transferData, tronFeeLimit } from "../tron/tron-sender.ts";
-import { type SweepConfig, sweepThreshold } from "./sweep-config.ts";
+import { ChainSweepPass } from "./chain-sweep-pass.ts";
+import { sweepThreshold } from "./sweep-config.ts";
 import {
   createSweeperLoop,
-  type Fenced,
   finishSettledSweeps,
   openSweepWithTopUp,
   type SweeperOptions,
-  type SweepPass,
   signAndStoreSweep,
 } from "./sweep-send.ts";
 import { isolatedStep, keysSigningAs } from "./sweep-step.ts";
@@ -75,23 +74,7 @@ interface ChainRuntime {
 }
 
 /** One pass over one Tron chain under its lease. */
-class TronChainSweep {
-  private readonly chain: ChainId;
-  private readonly config: SweepConfig;
-  private readonly fenced: Fenced;
-  private readonly logger: Logger;
-  private readonly context;
-
-  constructor(
-    private readonly runtime: ChainRuntime,
-    private readonly treasury: string,
-    private readonly options: TronSweeperOptions,
-    run: SweepPass,
-  ) {
-    ({ chain: this.chain, config: this.config, fenced: this.fenced, logger: this.logger } = run);
-    this.context = { db: options.db, ...run };
-  }
-
+class TronChainSweep extends ChainSweepPass<ChainRuntime, TronSweeperOptions> {
   async run(): Promise<void> {
     const { node } = this.runtime;
     await finishSettledSweeps(this.context, async ({ txHash }) => {

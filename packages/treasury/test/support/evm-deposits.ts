@@ -18,22 +18,34 @@ export interface DepositAddress {
   address: string;
 }
 
+/** `N` deposit addresses as a tuple (a test destructures them without a cast); any count: an array. */
+export type DepositAddresses<N extends number, R extends DepositAddress[] = []> = number extends N
+  ? DepositAddress[]
+  : R["length"] extends N
+    ? R
+    : DepositAddresses<N, [...R, DepositAddress]>;
+
 export interface DepositMerchant {
   merchantId: string;
   customerId: string;
   addresses: DepositAddress[];
 }
 
+/** A DepositMerchant whose `count` is known: its addresses as a tuple. */
+export type DepositMerchantOf<N extends number> = Omit<DepositMerchant, "addresses"> & {
+  addresses: DepositAddresses<N>;
+};
+
 /**
  * A merchant with `count` wallets whose receive addresses on `chain` (default BASE) are derived as
  * the API derives them (createCustody of the master mnemonic, the merchant's derivation account),
  * so the sweeper's deposit keys sign for them.
  */
-export async function createDepositMerchant(
+export async function createDepositMerchant<N extends number>(
   db: Database,
-  count: number,
+  count: N,
   chain: ChainId = "BASE",
-): Promise<DepositMerchant> {
+): Promise<DepositMerchantOf<N>> {
   const custody = createCustody(TEST_MASTER_MNEMONIC, { bitcoinNetwork: "regtest" });
   return db.tx(async (c) => {
     await c.query("SELECT pg_advisory_xact_lock(4243)");
@@ -59,7 +71,8 @@ export async function createDepositMerchant(
       );
       addresses.push({ destinationId, walletId, address: derived.address });
     }
-    return { merchantId, customerId, addresses };
+    // The loop made exactly `count` of them.
+    return { merchantId, customerId, addresses: addresses as DepositAddresses<N> };
   });
 }
 

@@ -1,16 +1,25 @@
+import type { ChainId } from "@mp/core";
 import type { Database } from "@mp/db";
 import type { DepositMerchant } from "./evm-deposits.ts";
 
-/** A treasury_sweeps row as the sweep tests read it, with its top-up send. */
-export interface SweepRow {
+/** A sweep row as the sweep tests read it: settled once confirmed or failed. */
+interface SettlingSweep {
+  state: string;
+}
+
+/** The treasury_sweeps columns every family's sweep test reads (amounts as decimal strings). */
+export interface SweepRowColumns extends SettlingSweep {
   id: string;
   deposit_address: string;
   asset: string;
-  state: string;
   covered_raw: string;
   amount_raw: string;
   fee_paid_raw: string | null;
   tx_hash: string | null;
+}
+
+/** A treasury_sweeps row as the Bitcoin and Tron sweep tests read it, with its top-up send. */
+export interface SweepRow extends SweepRowColumns {
   send_id: string | null;
   top_up_send_id: string | null;
   top_up_amount: string | null;
@@ -30,17 +39,23 @@ export async function sweepsOf(db: Database, merchant: DepositMerchant): Promise
   return rows;
 }
 
-/** `step` (sweeper pass, pipeline pass, a block) until the merchant has `expected` sweeps, all final. */
-export async function sweepUntilSettled(
-  db: Database,
-  merchant: DepositMerchant,
+/**
+ * A pass of each loop (the sweeper, then the send pipeline) on `chain`, then a block, until `read`
+ * gives `expected` sweeps, each confirmed or failed; throws with the first rows after `timeoutMs`.
+ */
+export async function untilSweepsSettled<T extends SettlingSweep>(
+  loops: ReadonlyArray<{ tick(chain: ChainId): Promise<void> }>,
+  chain: ChainId,
+  mine: () => unknown,
+  read: () => Promise<T[]>,
   expected: number,
-  step: () => Promise<void>,
-): Promise<SweepRow[]> {
-  const deadline = Date.now() + 60_000;
+  timeoutMs = 90_000,
+): Promise<T[]> {
+  const deadline = Date.now() + timeoutMs;
   for (;;) {
-    await step();
-    const rows = await sweepsOf(db, merchant);
+    for (const loop of loops) await loop.tick(chain);
+    await mine();
+    const rows = await read();
     if (rows.length === expected && rows.every((r) => r.state === "confirmed" || r.state === "failed")) return rows;
     if (Date.now() > deadline) throw new Error(`sweeps not settled: ${JSON.stringify(rows.slice(0, 3))}`);
   }

@@ -5,6 +5,27 @@ import { createSendPipeline, type SendPipeline, type SendPipelineOptions } from 
 import { until } from "./evm-treasury.ts";
 
 /**
+ * A send pipeline as the tests run it: on `sender` alone, two confirmations on `chain`, and a 2 s
+ * lease (a crashed signer's lease lapses quickly).
+ */
+export function testSendPipeline(
+  db: Database,
+  chain: ChainId,
+  sender: ChainSender,
+  options: Pick<SendPipelineOptions, "pollIntervalMs"> = {},
+): SendPipeline {
+  const confirmations: SendPipelineOptions["confirmations"] = { [chain]: 2 };
+  return createSendPipeline({
+    db,
+    senders: [sender],
+    logger: silentLogger(),
+    confirmations,
+    leaseSeconds: 2,
+    ...options,
+  });
+}
+
+/**
  * The send pipelines of one family's test file: each on one sender, two confirmations and a 2 s
  * lease (a crashed signer's lease lapses quickly). `db` is read when a pipeline starts (the test
  * database is made in beforeAll); `stopAll` goes in afterEach, or mid-test to play a crash.
@@ -13,15 +34,7 @@ export function testPipelines(chain: ChainId, db: () => Database) {
   const started: SendPipeline[] = [];
   const pipelines = {
     start(sender: ChainSender, options: Pick<SendPipelineOptions, "pollIntervalMs"> = {}): SendPipeline {
-      const confirmations: SendPipelineOptions["confirmations"] = { [chain]: 2 };
-      const p = createSendPipeline({
-        db: db(),
-        senders: [sender],
-        logger: silentLogger(),
-        confirmations,
-        leaseSeconds: 2,
-        ...options,
-      });
+      const p = testSendPipeline(db(), chain, sender, options);
       started.push(p);
       return p;
     },

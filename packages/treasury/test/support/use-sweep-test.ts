@@ -1,0 +1,50 @@
+import type { ChainConfig } from "@mp/core";
+import { type ChainId, silentLogger } from "@mp/core";
+import type { TreasuryKeys } from "@mp/custody";
+import type { Database } from "@mp/db";
+import type { TestDatabase } from "@mp/db/testing";
+import { afterEach } from "vitest";
+import { useStarted } from "../../../../test/support/use-started.ts";
+import type { ChainSender } from "../../src/chain-sender.ts";
+import type { SendPipeline } from "../../src/send-pipeline.ts";
+import { testDepositKeys } from "./evm-deposits.ts";
+import { testSendPipeline } from "./test-pipelines.ts";
+import { useTreasuryHarness } from "./use-treasury.ts";
+
+/**
+ * The opening of a family's sweep tests: the test database and the family's harness (see
+ * useTreasuryHarness), one send pipeline on the harness's sender (two confirmations, a 2 s lease),
+ * and `sweepers`: the sweepers a test started, stopped after each test. On the way out the pipeline
+ * stops before the harness and the database (vitest runs afterAll hooks in reverse).
+ */
+export function useSweepTest<
+  H extends { stop(): Promise<void>; sender(): ChainSender },
+  S extends { stop(): Promise<void> },
+>(
+  chain: ChainId,
+  start: (db: Database) => Promise<H>,
+): { t: TestDatabase; h: H; pipeline: SendPipeline; sweepers: S[] } {
+  const { t, h } = useTreasuryHarness(start);
+  const pipeline = useStarted(
+    "the send pipeline",
+    async () => testSendPipeline(t.db, chain, h.sender()),
+    (started) => started.stop(),
+  );
+  const sweepers: S[] = [];
+  afterEach(async () => {
+    await Promise.all(sweepers.splice(0).map((s) => s.stop()));
+  });
+  return { t, h, pipeline, sweepers };
+}
+
+/** A family sweeper's options in the tests: the harness's chain and treasury keys, the test deposit keys, a 2 s lease. */
+export function testSweeperOptions(db: Database, h: { config: ChainConfig; keys: TreasuryKeys }) {
+  return {
+    db,
+    chains: [h.config],
+    depositKeys: testDepositKeys(),
+    treasuryKeys: h.keys,
+    logger: silentLogger(),
+    leaseSeconds: 2,
+  };
+}
