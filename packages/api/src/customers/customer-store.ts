@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError } from "@mp/core";
 import { type Queryable, queryNamed, SqlState, sqlState } from "@mp/db";
+import { insertReturning } from "../shared/insert-returning.ts";
 import { defineListQuery } from "../shared/list-page.ts";
 import { appendResourceEvent } from "../shared/resource-event.ts";
 import { type RowOf, resourceTable } from "../shared/resource-row.ts";
@@ -27,7 +28,8 @@ export async function insertCustomer(
   idempotencyKey?: string,
 ): Promise<CustomerResource> {
   try {
-    const result = await sql.query<CustomerRow>(
+    const row = await insertReturning<CustomerRow>(
+      sql,
       `INSERT INTO customers (id, merchant_id, type, first_name, last_name, business_name, email, external_reference)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
       [
@@ -41,8 +43,6 @@ export async function insertCustomer(
         input.external_reference ?? null,
       ],
     );
-    const row = result.rows[0];
-    if (!row) throw new Error("INSERT returned no row");
     const customer = toCustomerResource(row);
     await appendResourceEvent(sql, merchantId, "customer.created", customer, idempotencyKey);
     return customer;

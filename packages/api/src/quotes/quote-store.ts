@@ -1,6 +1,7 @@
 import { unitsToDecimal } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
+import { insertReturning } from "../shared/insert-returning.ts";
 import { defineRowQuery } from "../shared/list-page.ts";
 import { iso } from "../shared/sql-filters.ts";
 import type { PricedQuote } from "./quote-pricing.ts";
@@ -115,7 +116,8 @@ export async function insertQuote(sql: Queryable, keyring: EncryptionKeyring, qu
         account_type: bank.account_type,
       }
     : null;
-  const result = await sql.query<QuoteRow>(
+  return insertReturning<QuoteRow>(
+    sql,
     `INSERT INTO transfer_quotes (id, merchant_id, customer_id, source_method, source_asset, source_network,
        source_decimals, source_amount, fee_amount, destination_kind, destination_asset, destination_network,
        destination_decimals, destination_amount, destination_address, destination_bank_ciphertext,
@@ -154,9 +156,6 @@ export async function insertQuote(sql: Queryable, keyring: EncryptionKeyring, qu
       quote.ttlSeconds,
     ],
   );
-  const row = result.rows[0];
-  if (!row) throw new Error("INSERT returned no row");
-  return row;
 }
 
 const findQuoteRow = defineRowQuery<QuoteRow>({ from: "transfer_quotes", columns: QUOTE_COLUMNS });

@@ -4,6 +4,7 @@ import type { Database, Queryable } from "@mp/db";
 import { placeHold, releaseHold } from "@mp/ledger";
 import { findQuote } from "../quotes/quote-store.ts";
 import { assertTransferAllowed } from "../quotes/transfer-kyc-gate.ts";
+import { insertReturning } from "../shared/insert-returning.ts";
 import {
   appendTransferEvent,
   describeAmount,
@@ -59,7 +60,8 @@ export async function createTransfer(
     await placeHold(sql, { holdId, merchantId: input.merchantId, amountUsdMicros: BigInt(quote.source_usd_micros) });
   }
   await sql.query("UPDATE transfer_quotes SET used_at = now() WHERE id = $1", [quote.id]);
-  const inserted = await sql.query<{ expires_at: Date; created_at: Date; updated_at: Date }>(
+  const times = await insertReturning<{ expires_at: Date; created_at: Date; updated_at: Date }>(
+    sql,
     `INSERT INTO transfers (id, merchant_id, customer_id, quote_id, status, funding_mode, hold_id, expires_at)
      VALUES ($1, $2, $3, $4, 'AWAITING_MERCHANT_FUNDING', $5, $6, now() + make_interval(secs => $7))
      RETURNING expires_at, created_at, updated_at`,
@@ -73,8 +75,6 @@ export async function createTransfer(
       input.fundingTtlSeconds,
     ],
   );
-  const times = inserted.rows[0];
-  if (!times) throw new Error("INSERT returned no row");
   let transfer: TransferRow = {
     ...quote,
     ...times,

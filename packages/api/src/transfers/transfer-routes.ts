@@ -1,4 +1,4 @@
-import { defineGetRoute, defineListRoute } from "../http/read-routes.ts";
+import { defineGetRoute, defineResourceReads } from "../http/read-routes.ts";
 import { defineRoute } from "../http/route.ts";
 import { presentFunding } from "./transfer-funding.ts";
 import { cancelTransfer, createTransfer, expireDueTransfers } from "./transfer-lifecycle.ts";
@@ -9,7 +9,13 @@ import {
   transferIdParams,
   transferResource,
 } from "./transfer-schemas.ts";
-import { findIntentOfTransfer, findTransfer, listTransfers, toTransferResource } from "./transfer-store.ts";
+import {
+  findIntentOfTransfer,
+  findTransfer,
+  getTransfer,
+  listTransfers,
+  toTransferResource,
+} from "./transfer-store.ts";
 
 export const createTransferRoute = defineRoute({
   method: "post",
@@ -36,33 +42,21 @@ export const createTransferRoute = defineRoute({
   },
 });
 
-export const listTransfersRoute = defineListRoute({
+export const [listTransfersRoute, getTransferRoute] = defineResourceReads({
   path: "/v1/transfers",
-  operationId: "listTransfers",
-  summary: "List transfers, newest first (filters: status, customer_id, created range)",
   tag: "Transfers",
   item: transferResource,
-  filters: listTransfersQuery,
-  list: async ({ merchant, query, sql, deps }) => {
-    await expireDueTransfers(deps.db, merchant.merchantId);
-    return listTransfers(sql, merchant.merchantId, query);
-  },
-});
-
-export const getTransferRoute = defineGetRoute({
-  path: "/v1/transfers/{id}",
-  operationId: "getTransfer",
-  summary: "Retrieve one transfer",
-  tag: "Transfers",
   params: transferIdParams,
-  response: transferResource,
-  errorStatuses: [404],
   notFound: "Transfer",
-  find: async ({ merchant, params, sql, deps }) => {
-    await expireDueTransfers(deps.db, merchant.merchantId, params.id);
-    const row = await findTransfer(sql, merchant.merchantId, params.id);
-    return row ? toTransferResource(row) : undefined;
+  // A transfer past its funding deadline is expired before it is read, so no read shows it awaiting funds.
+  refresh: ({ merchant, deps }, id) => expireDueTransfers(deps.db, merchant.merchantId, id),
+  list: {
+    operationId: "listTransfers",
+    summary: "List transfers, newest first (filters: status, customer_id, created range)",
+    filters: listTransfersQuery,
+    read: listTransfers,
   },
+  get: { operationId: "getTransfer", summary: "Retrieve one transfer", read: getTransfer },
 });
 
 export const getTransferFundingRoute = defineGetRoute({

@@ -1,11 +1,10 @@
 import type { Queryable } from "@mp/db";
-import type { Page } from "../http/envelope.ts";
-import type { Pagination } from "../http/pagination.ts";
 import type { QuoteRow } from "../quotes/quote-store.ts";
 import { toMoney, toQuoteResource } from "../quotes/quote-store.ts";
-import { listPage, type ResourceTable } from "../shared/list-page.ts";
+import { insertReturning } from "../shared/insert-returning.ts";
+import { defineListQuery, type ResourceTable } from "../shared/list-page.ts";
 import { appendResourceEvent } from "../shared/resource-event.ts";
-import { iso, SqlFilters } from "../shared/sql-filters.ts";
+import { iso } from "../shared/sql-filters.ts";
 import type { FundingMode, IntentStatus, TransferResource, TransferStatus } from "./transfer-schemas.ts";
 
 /** A transfer with its quote's figures (one join: a transfer never changes them). */
@@ -77,18 +76,22 @@ export interface TransferFilters {
   created_to?: string | undefined;
 }
 
-export function listTransfers(
-  sql: Queryable,
-  merchantId: string,
-  filters: TransferFilters & Pagination,
-): Promise<Page<TransferResource>> {
-  const where = new SqlFilters()
-    .add("t.merchant_id = $?", merchantId)
+export const listTransfers = defineListQuery(TRANSFERS, "t.merchant_id", (where, filters: TransferFilters) =>
+  where
     .add("t.status = $?", filters.status)
     .add("t.customer_id = $?", filters.customer_id)
     .add("t.created_at >= $?", filters.created_from)
-    .add("t.created_at <= $?", filters.created_to);
-  return listPage(sql, TRANSFERS, where, filters);
+    .add("t.created_at <= $?", filters.created_to),
+);
+
+/** Transfer `id` of this merchant as its resource, or undefined. */
+export async function getTransfer(
+  sql: Queryable,
+  merchantId: string,
+  id: string,
+): Promise<TransferResource | undefined> {
+  const row = await findTransfer(sql, merchantId, id);
+  return row ? toTransferResource(row) : undefined;
 }
 
 /** Moves the transfer to `to` (the database refuses a transition that is not one) and appends its event. */
@@ -165,7 +168,8 @@ export async function insertIntent(
   sql: Queryable,
   intent: Omit<IntentRow, "status" | "received_amount" | "flag_code" | "flag_message">,
 ): Promise<IntentRow> {
-  const result = await sql.query<IntentRow>(
+  return insertReturning<IntentRow>(
+    sql,
     `INSERT INTO funding_intents (id, transfer_id, merchant_id, status, method, payer_type, required_amount, asset,
        network, decimals, reference, narration, expires_at)
      VALUES ($1, $2, $3, 'PENDING', $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ${INTENT_COLUMNS}`,
@@ -184,9 +188,6 @@ export async function insertIntent(
       intent.expires_at,
     ],
   );
-  const row = result.rows[0];
-  if (!row) throw new Error("INSERT returned no row");
-  return row;
 }
 
 /** The intent of a transfer (`FOR UPDATE` to change it: always after the transfer's own lock). */

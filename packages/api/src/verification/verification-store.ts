@@ -1,5 +1,6 @@
 import type { Queryable } from "@mp/db";
 import type { SealedValue } from "@mp/encryption";
+import { insertReturning } from "../shared/insert-returning.ts";
 import { defineListQuery } from "../shared/list-page.ts";
 import { appendResourceEvent } from "../shared/resource-event.ts";
 import { type RowOf, resourceTable } from "../shared/resource-row.ts";
@@ -33,7 +34,8 @@ export async function insertSubmission(
   },
   idempotencyKey?: string,
 ): Promise<VerificationSubmissionResource> {
-  const result = await sql.query<SubmissionRow>(
+  const row = await insertReturning<SubmissionRow>(
+    sql,
     `INSERT INTO verification_submissions
        (id, merchant_id, customer_id, customer_type, tier, attempt, status, payload_ciphertext, payload_key_id, submitted_at)
      VALUES ($1, $2, $3, $4, $5, $6, 'SUBMITTED', $7, $8, now())
@@ -49,8 +51,6 @@ export async function insertSubmission(
       input.payload.keyId,
     ],
   );
-  const row = result.rows[0];
-  if (!row) throw new Error("INSERT returned no row");
   const submission = toResource(row);
   await appendResourceEvent(sql, input.merchantId, "verification_submission.created", submission, idempotencyKey);
   return submission;

@@ -1,5 +1,6 @@
 import { formatUsd } from "@mp/core";
 import type { Queryable } from "@mp/db";
+import { insertReturning } from "../shared/insert-returning.ts";
 import { defineListQuery } from "../shared/list-page.ts";
 import { type RowOf, resourceTable } from "../shared/resource-row.ts";
 import type { BankDepositResource } from "./bank-deposit-schemas.ts";
@@ -30,7 +31,8 @@ export async function insertBankDeposit(
     ledgerEntryId: string;
   },
 ): Promise<BankDepositResource> {
-  const result = await sql.query<BankDepositRow>(
+  const row = await insertReturning<BankDepositRow>(
+    sql,
     `INSERT INTO bank_deposits (id, merchant_id, virtual_account_id, customer_id, amount_usd_micros, reference, ledger_entry_id)
      VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${BANK_DEPOSITS.columns}`,
     [
@@ -43,8 +45,6 @@ export async function insertBankDeposit(
       input.ledgerEntryId,
     ],
   );
-  const row = result.rows[0];
-  if (!row) throw new Error("INSERT returned no row");
   return toResource(row);
 }
 

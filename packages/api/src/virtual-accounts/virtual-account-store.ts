@@ -1,5 +1,6 @@
 import type { Queryable } from "@mp/db";
 import type { EncryptionKeyring, SealedValue } from "@mp/encryption";
+import { insertReturning } from "../shared/insert-returning.ts";
 import { defineRowQuery } from "../shared/list-page.ts";
 import { appendResourceEvent } from "../shared/resource-event.ts";
 import { iso } from "../shared/sql-filters.ts";
@@ -47,7 +48,8 @@ export async function insertVirtualAccount(
     instructions: SealedValue;
   },
 ): Promise<VirtualAccountRow> {
-  const result = await sql.query<VirtualAccountRow>(
+  return insertReturning<VirtualAccountRow>(
+    sql,
     `INSERT INTO virtual_accounts (id, merchant_id, customer_id, currency, provider_account_id, account_number_last4,
        account_type, bank_name, supported_rails, instructions_ciphertext, instructions_key_id)
      VALUES ($1, $2, $3, 'USD', $4, $5, $6, $7, $8::jsonb, $9, $10)
@@ -65,9 +67,6 @@ export async function insertVirtualAccount(
       input.instructions.keyId,
     ],
   );
-  const row = result.rows[0];
-  if (!row) throw new Error("INSERT returned no row");
-  return row;
 }
 
 /** The customer's live (PROVISIONING or ACTIVE) account in `currency`, if any. */
