@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { btcToSatoshis } from "@mp/bitcoin-protocol";
 import { networks, payments } from "bitcoinjs-lib";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { SendPipeline } from "../src/send-pipeline.ts";
 import { findSend, requestSend } from "../src/send-requests.ts";
 import { freshRecipients, nodeRpc, startBitcoinTreasury } from "./support/bitcoin-treasury.ts";

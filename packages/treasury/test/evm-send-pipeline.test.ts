@@ -1,7 +1,7 @@
 import { minedTransaction, tokenBalance, transferToken } from "@mp/test-nodes/evm";
 import { bytesToHex, type Hex, keccak256, parseTransaction } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { insertAttempt } from "../src/attempt-store.ts";
 import type { ChainSender } from "../src/chain-sender.ts";
 import type { SendPipeline } from "../src/send-pipeline.ts";

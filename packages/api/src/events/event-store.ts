@@ -1,4 +1,3 @@
-import type { Queryable } from "@mp/db";
 import { defineGetQuery, defineListQuery, type ResourceTable } from "../shared/list-page.ts";
 import { type RowOf, resourceTable } from "../shared/resource-row.ts";
 import type { EventResource } from "./event-schemas.ts";
