@@ -1,3 +1,4 @@
+import { expireDueTransfers } from "@mp/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestMerchant } from "../support/api-harness.ts";
 import { PAYEE, startTransfersApi, type TransfersApi } from "./transfers-support.ts";
@@ -80,7 +81,8 @@ describe("transfers: quotes, transfers, bank funding just in time", () => {
       [{ ...base, destination_amount: "5" }, "source_amount"],
       [{ ...base, source_amount: "100.001" }, "amount"],
       [{ ...base, source_amount: "0.00" }, "amount"],
-      [{ ...base, source: { method: "CRYPTO_DEPOSIT", asset: "USDT", network: "TRON" } }, "source.method"],
+      [{ ...base, source: { method: "CRYPTO_DEPOSIT", asset: "USDT", network: "TRON" } }, "source.network"],
+      [{ ...base, source: { method: "CRYPTO_DEPOSIT", asset: "DOGE", network: "BASE" } }, "source.asset"],
     ];
     for (const [json, field] of bad) {
       const res = await t.call(a, "/v1/quotes", { method: "POST", idempotencyKey: nextKey("q"), json });
@@ -293,13 +295,27 @@ describe("transfers: quotes, transfers, bank funding just in time", () => {
     expect(f.intent.flag.code).toBe("LATE_PAYMENT");
     expect(await t.balance(a)).toEqual({ available: addUsd(before.available, "100"), reserved: before.reserved });
 
-    // Expired on read too, with no credit at all.
+    // Shown expired by reads too, with no credit at all; reads write nothing: the executor's pass records it.
     t.api.deps.transfers = { ...saved, fundingTtlSeconds: 1 };
     const idle = await t.transfer(a, (await t.quote(a, customer.customerId)).id).finally(() => {
       t.api.deps.transfers = saved;
     });
     await new Promise((r) => setTimeout(r, 1_200));
-    expect((await t.call(a, `/v1/transfers/${idle.body.data.id}`)).body.data.status).toBe("EXPIRED");
+    const idleId = idle.body.data.id;
+    expect((await t.call(a, `/v1/transfers/${idleId}`)).body.data.status).toBe("EXPIRED");
+    expect(
+      (await t.call(a, "/v1/transfers?status=EXPIRED&limit=200")).body.data.items.map((x: { id: string }) => x.id),
+    ).toContain(idleId);
+    expect((await funding(a, idleId)).intent.status).toBe("EXPIRED");
+    const stored = () =>
+      t.api.db
+        .query<{ status: string }>("SELECT status FROM transfers WHERE id = $1", [idleId])
+        .then((r) => r.rows[0]?.status);
+    expect(await stored()).toBe("AWAITING_MERCHANT_FUNDING");
+    // The transfer executor's first step (executeTransfersOnce), alone: the suite's FUNDED transfers stay so.
+    expect(await expireDueTransfers(t.api.db, 100)).toBeGreaterThanOrEqual(1);
+    expect(await stored()).toBe("EXPIRED");
+    expect((await t.call(a, `/v1/transfers/${idleId}`)).body.data.status).toBe("EXPIRED");
     await t.expectLedgerClean();
   });
 

@@ -25,6 +25,8 @@ export {
 export { buildOpenApi } from "./openapi/build-openapi.ts";
 export { allRoutes } from "./routes.ts";
 export { sendQueuedFaucetTransfer } from "./sandbox/sandbox-faucet-outbox.ts";
+export { applyFundingDeposits, unfundReversedDeposits } from "./transfers/fund-from-crypto-deposits.ts";
+export { provisionFundingAddresses } from "./transfers/funding-address.ts";
 export {
   endedTransferPayouts,
   finishTransferPayout,
@@ -32,6 +34,7 @@ export {
   startTransferPayout,
   type TransferPayout,
 } from "./transfers/transfer-execution.ts";
+export { expireDueTransfers } from "./transfers/transfer-lifecycle.ts";
 export {
   KYC_AND_BANKING_QUEUES,
   type KycAndBankingWorkerDeps,

@@ -26,6 +26,7 @@ export const EVENT_TYPES = [
   "transfer.canceled",
   "transfer.expired",
   "transfer.late_funding",
+  "transfer.funding_reversed",
   "transfer.processing",
   "transfer.completed",
   "transfer.failed",

@@ -148,7 +148,10 @@ async function confirmChunk(
   rates: ReadonlyMap<string, UsdRate>,
 ): Promise<number> {
   const { rows } = await client.query<LockedDeposit>(
-    `SELECT d.id, d.merchant_id, d.status, d.decimals, d.amount_raw::text, m.fee_bps, m.fee_fixed_micros::text,
+    // A transfer's funding address pays no deposit fee: the transfer charges its own (quote fee).
+    `SELECT d.id, d.merchant_id, d.status, d.decimals, d.amount_raw::text,
+            CASE WHEN w.purpose = 'TRANSFER_FUNDING' THEN 0 ELSE m.fee_bps END AS fee_bps,
+            CASE WHEN w.purpose = 'TRANSFER_FUNDING' THEN '0' ELSE m.fee_fixed_micros::text END AS fee_fixed_micros,
             NOT ${cryptoAllowedSql("c")} AS held
        FROM deposits d JOIN merchants m ON m.id = d.merchant_id
        JOIN wallets w ON w.id = d.wallet_id LEFT JOIN customers c ON c.id = w.customer_id

@@ -4,7 +4,12 @@ import { z } from "zod";
 import { holdIdSchema, idSchema, parseInput, positiveMicrosSchema } from "./inputs.ts";
 import { postEntry, transferLines } from "./journal-entry.ts";
 
-const placeInput = z.object({ holdId: holdIdSchema, merchantId: idSchema, amountUsdMicros: positiveMicrosSchema });
+const placeInput = z.object({
+  holdId: holdIdSchema,
+  merchantId: idSchema,
+  amountUsdMicros: positiveMicrosSchema,
+  justCredited: z.boolean().default(false),
+});
 const resolveInput = z.object({ holdId: holdIdSchema, merchantId: idSchema });
 
 /**
@@ -12,12 +17,17 @@ const resolveInput = z.object({ holdId: holdIdSchema, merchantId: idSchema });
  * locked (FOR UPDATE) before the funds check, so concurrent holds of one merchant take turns and can
  * never overdraw it together. Throws InsufficientFundsError, writing nothing, when available < amount.
  * Idempotent per holdId; the same holdId with another merchant or amount is a ConflictError.
+ *
+ * `justCredited`: the amount was credited to available in the caller's transaction (a customer's
+ * payment funding a transfer) and the hold reserves exactly that money, so there is no funds check:
+ * available may stand below zero before the credit (a deposit reversal), and the hold must neither
+ * fail nor take less than what arrived for the transfer.
  */
 export async function placeHold(
   client: Queryable,
-  input: { holdId: string; merchantId: string; amountUsdMicros: bigint },
+  input: { holdId: string; merchantId: string; amountUsdMicros: bigint; justCredited?: boolean },
 ): Promise<{ entryId: string }> {
-  const { holdId, merchantId, amountUsdMicros } = parseInput(placeInput, input);
+  const { holdId, merchantId, amountUsdMicros, justCredited } = parseInput(placeInput, input);
   const posted = await postEntry(
     client,
     {
@@ -28,6 +38,7 @@ export async function placeHold(
     },
     {
       guard(balances) {
+        if (justCredited) return;
         if ((balances.get("merchant_available") ?? 0n) < amountUsdMicros) throw new InsufficientFundsError();
       },
     },

@@ -225,7 +225,7 @@ export async function serve(options: {
     stops.push(async () => clearInterval(sweep));
     const webhooks = await startWebhookWorker({ db, keyring: encryption, logger, environment: config.environment });
     stops.push(() => webhooks.stop());
-    const transferExecutor = startTransferExecutor({ db, logger });
+    const transferExecutor = startTransferExecutor({ db, logger, walletSlots: deps.walletSlots });
     stops.push(() => transferExecutor.stop());
   }
 

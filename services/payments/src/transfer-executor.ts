@@ -1,4 +1,14 @@
-import { endedTransferPayouts, finishTransferPayout, fundedCryptoTransfers, startTransferPayout } from "@mp/api";
+import {
+  applyFundingDeposits,
+  endedTransferPayouts,
+  expireDueTransfers,
+  finishTransferPayout,
+  fundedCryptoTransfers,
+  provisionFundingAddresses,
+  startTransferPayout,
+  unfundReversedDeposits,
+  type WalletSlots,
+} from "@mp/api";
 import type { Logger } from "@mp/core";
 import type { Database } from "@mp/db";
 import { requestSend } from "@mp/treasury";
@@ -6,14 +16,36 @@ import { requestSend } from "@mp/treasury";
 /** Transfers handled per step and kind: a backlog drains over a few ticks, never one long transaction. */
 const BATCH = 50;
 
+/** What one pass did, per step. */
+export interface TransferPass {
+  expired: number;
+  provisioned: number;
+  applied: number;
+  unfunded: number;
+  started: number;
+  finished: number;
+}
+
 /**
- * One pass of transfer execution (worker role): FUNDED transfers to a crypto address become treasury
- * sends (purpose transfer, the transfer id as idempotency key) and PROCESSING; PROCESSING transfers
- * whose send the signer's pipeline confirmed become COMPLETED, those whose send failed FAILED. Each
- * transfer moves in its own transaction under its row lock, so two workers never move one twice and a
- * crash between the steps repeats nothing: the send's key finds the same send.
+ * One pass of the transfers' background work (worker role), in this order:
+ * 1. unfunded transfers past their expiry become EXPIRED (reads only show them so);
+ * 2. CRYPTO_DEPOSIT intents created without an address get one (with `walletSlots`);
+ * 3. confirmed deposits to funding addresses fund their intents; deposits of those a reorg reversed
+ *    stop counting (before any payout starts on them);
+ * 4. FUNDED transfers to a crypto address become treasury sends (purpose transfer, the transfer id as
+ *    idempotency key) and PROCESSING; PROCESSING transfers whose send the signer's pipeline confirmed
+ *    become COMPLETED, those whose send failed FAILED.
+ * Each transfer moves in its own transaction under its row lock, so two workers never move one twice
+ * and a crash between the steps repeats nothing: the send's key finds the same send.
  */
-export async function executeTransfersOnce(db: Database): Promise<{ started: number; finished: number }> {
+export async function executeTransfersOnce(
+  db: Database,
+  options: { walletSlots?: WalletSlots | undefined } = {},
+): Promise<TransferPass> {
+  const expired = await expireDueTransfers(db, BATCH);
+  const provisioned = options.walletSlots ? await provisionFundingAddresses(db, options.walletSlots, BATCH) : 0;
+  const applied = await applyFundingDeposits(db, BATCH);
+  const unfunded = await unfundReversedDeposits(db, BATCH);
   let started = 0;
   for (const ref of await fundedCryptoTransfers(db, BATCH)) {
     const moved = await db.tx((client) =>
@@ -27,20 +59,25 @@ export async function executeTransfersOnce(db: Database): Promise<{ started: num
   for (const ref of await endedTransferPayouts(db, BATCH)) {
     if (await db.tx((client) => finishTransferPayout(client, ref))) finished += 1;
   }
-  return { started, finished };
+  return { expired, provisioned, applied, unfunded, started, finished };
 }
 
 /** Runs executeTransfersOnce every `intervalMs` until stopped; a failed pass is logged and retried. */
-export function startTransferExecutor(options: { db: Database; logger: Logger; intervalMs?: number }): {
+export function startTransferExecutor(options: {
+  db: Database;
+  logger: Logger;
+  walletSlots?: WalletSlots;
+  intervalMs?: number;
+}): {
   stop(): Promise<void>;
 } {
   const { db, logger } = options;
   let running: Promise<void> | undefined;
   const tick = () => {
-    running ??= executeTransfersOnce(db)
+    running ??= executeTransfersOnce(db, { walletSlots: options.walletSlots })
       .then(
         (done) => {
-          if (done.started + done.finished > 0) logger.info(done, "transfers executed");
+          if (Object.values(done).some((n) => n > 0)) logger.info(done, "transfers executed");
         },
         (error: unknown) => logger.warn({ err: String(error) }, "transfer execution failed; retried next tick"),
       )

@@ -46,10 +46,8 @@ export function resolveQuoteAssets(deps: AppDeps, body: CreateQuoteBody): QuoteA
   const { source, destination } = body;
   let from: QuoteAssets["source"];
   if (source.method === "CRYPTO_DEPOSIT") {
-    // The deposit address of a crypto-funded intent and its crediting are not built yet (issue 15).
-    throw new ValidationError("source.method: CRYPTO_DEPOSIT funding is not available yet", "source.method");
-  }
-  if (source.method === "BANK_TRANSFER") from = { method: source.method, ...USD, network: BANK_RAIL };
+    from = { method: source.method, ...chainAsset(deps, source.network, source.asset, "source") };
+  } else if (source.method === "BANK_TRANSFER") from = { method: source.method, ...USD, network: BANK_RAIL };
   else from = { method: source.method, ...USD, network: BALANCE_NETWORK };
 
   let to: QuoteAssets["destination"];

@@ -20,7 +20,7 @@ export const createQuoteRoute = defineRoute({
   path: "/v1/quotes",
   operationId: "createQuote",
   summary:
-    "Quote a transfer: source (BANK_TRANSFER, BALANCE), destination (crypto address or US bank account) and one amount -> immutable rate, amounts and fee until expires_at",
+    "Quote a transfer: source (BANK_TRANSFER, CRYPTO_DEPOSIT of an asset on a network, BALANCE), destination (crypto address or US bank account) and one amount -> immutable rate, amounts and fee until expires_at",
   tag: "Transfers",
   auth: true,
   idempotent: true,

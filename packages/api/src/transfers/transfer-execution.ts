@@ -38,6 +38,7 @@ export async function startTransferPayout(
 ): Promise<boolean> {
   const transfer = await findTransfer(sql, ref.merchantId, ref.id, "FOR UPDATE");
   if (transfer?.status !== "FUNDED" || transfer.destination_address === null) return false;
+  if (await fundingReversed(sql, transfer.id)) return false;
   await requestSend(
     sql,
     {
@@ -50,6 +51,22 @@ export async function startTransferPayout(
   );
   await moveTransfer(sql, transfer, "PROCESSING", "transfer.processing");
   return true;
+}
+
+/**
+ * Whether a chain deposit the transfer's funding stands on has left the chain (unfundReversedDeposits
+ * then fails the transfer: it is never paid out with money that is gone). The deposits are locked
+ * FOR SHARE until the payout's transaction commits, so a reorg's rollback comes before (and is seen
+ * here) or after the payout started: never in between.
+ */
+async function fundingReversed(sql: Queryable, transferId: string): Promise<boolean> {
+  const result = await sql.query<{ status: string }>(
+    `SELECT d.status FROM funding_intent_credits c JOIN funding_intents i ON i.id = c.intent_id
+       JOIN deposits d ON d.id = c.deposit_id
+      WHERE i.transfer_id = $1 AND c.applied_amount > 0 ORDER BY d.id FOR SHARE OF d`,
+    [transferId],
+  );
+  return result.rows.some((row) => row.status === "REVERSED");
 }
 
 /** PROCESSING transfers whose treasury send has ended (confirmed or failed). */

@@ -31,6 +31,25 @@ async function bankTransferOf(
   };
 }
 
+/**
+ * Where a crypto-funded intent's customer pays: the intent's own address on the quoted network (a
+ * fresh one, never reused, so the address alone names the intent: no chain here needs a memo, which
+ * is "" then), the quoted asset, and the intent's reference for the payer's records. null while the
+ * address is being provisioned (spec 2.9: poll).
+ */
+async function cryptoDepositOf(
+  sql: Queryable,
+  intent: IntentRow,
+): Promise<TransferFundingResource["intent"]["crypto_deposit"]> {
+  if (intent.method !== "CRYPTO_DEPOSIT" || intent.deposit_destination_id === null) return null;
+  const result = await sql.query<{ address: string }>("SELECT address FROM destinations WHERE id = $1", [
+    intent.deposit_destination_id,
+  ]);
+  const address = result.rows[0]?.address;
+  if (address === undefined) return null;
+  return { address, asset: intent.asset, memo: "", network: intent.network, reference: intent.reference };
+}
+
 /** GET /v1/transfers/{id}/funding: spec 2.9, exactly its fields. */
 export async function presentFunding(
   sql: Queryable,
@@ -70,7 +89,7 @@ export async function presentFunding(
       reusable: false,
       expires_at: iso(intent.expires_at),
       bank_transfer: await bankTransferOf(sql, keyring, transfer, intent),
-      crypto_deposit: null,
+      crypto_deposit: await cryptoDepositOf(sql, intent),
       flag: intent.flag_code && intent.flag_message ? { code: intent.flag_code, message: intent.flag_message } : null,
     },
   };

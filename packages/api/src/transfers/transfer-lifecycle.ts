@@ -5,6 +5,8 @@ import { placeHold, releaseHold } from "@mp/ledger";
 import { findQuote } from "../quotes/quote-store.ts";
 import { assertTransferAllowed } from "../quotes/transfer-kyc-gate.ts";
 import { insertReturning } from "../shared/insert-returning.ts";
+import type { ReservedWalletSlot } from "../wallets/wallet-slots.ts";
+import { openFundingAddress } from "./funding-address.ts";
 import {
   appendTransferEvent,
   describeAmount,
@@ -45,7 +47,14 @@ async function expired(sql: Queryable, expiresAt: Date): Promise<boolean> {
  */
 export async function createTransfer(
   sql: Queryable,
-  input: { merchantId: string; quoteId: string; fundingTtlSeconds: number; idempotencyKey?: string | undefined },
+  input: {
+    merchantId: string;
+    quoteId: string;
+    fundingTtlSeconds: number;
+    idempotencyKey?: string | undefined;
+    /** CRYPTO_DEPOSIT: the wallet slot reserved for the intent's address; none: provisioned later. */
+    fundingSlot?: ReservedWalletSlot | undefined;
+  },
 ): Promise<TransferRow> {
   const quote = await findQuote(sql, input.merchantId, input.quoteId, "FOR UPDATE");
   if (!quote) throw new NotFoundError("Quote");
@@ -99,6 +108,9 @@ export async function createTransfer(
     narration: `Transfer ${reference}`,
     expires_at: times.expires_at,
   });
+  if (intent.method === "CRYPTO_DEPOSIT" && input.fundingSlot) {
+    await openFundingAddress(sql, transfer, intent, input.fundingSlot);
+  }
   await appendTransferEvent(sql, transfer, "transfer.created", input.idempotencyKey);
   if (balance) {
     await updateIntent(sql, intent.id, {
@@ -111,12 +123,17 @@ export async function createTransfer(
   return transfer;
 }
 
-/** The ledger holds a transfer stands on: its BALANCE hold, or one per customer credit applied to it. */
+/**
+ * The ledger holds a transfer stands on: its BALANCE hold, or one per customer credit applied to it
+ * (but a reversed chain deposit's hold released when its reversal was seen: fund-from-crypto-deposits.ts).
+ */
 export async function fundingHoldIds(sql: Queryable, transfer: TransferRow): Promise<string[]> {
   if (transfer.hold_id) return [transfer.hold_id];
   const credits = await sql.query<{ hold_id: string }>(
     `SELECT c.hold_id FROM funding_intent_credits c JOIN funding_intents i ON i.id = c.intent_id
-      WHERE i.transfer_id = $1 AND c.hold_id IS NOT NULL ORDER BY c.created_at, c.hold_id`,
+       JOIN ledger_holds h ON h.id = c.hold_id
+      WHERE i.transfer_id = $1 AND NOT (c.reversed_at IS NOT NULL AND h.status = 'RELEASED')
+      ORDER BY c.created_at, c.hold_id`,
     [transfer.id],
   );
   return credits.rows.map((row) => row.hold_id);
@@ -188,21 +205,25 @@ export async function expireIfDue(sql: Queryable, transfer: TransferRow, intent:
 }
 
 /**
- * The sweep on read: the merchant's unfunded transfers past their expiry (or the one named) are
- * expired, each in its own transaction under its lock, before an answer shows them. A transfer
- * funded meanwhile is left as it is (expireIfDue checks again under the lock).
+ * Expires every unfunded transfer past its expiry (up to `limit`, oldest deadline first), each in its
+ * own transaction under its lock (the transfer executor's pass: reads write nothing and show such a
+ * transfer EXPIRED meanwhile). A transfer funded meanwhile is left as it is (expireIfDue checks again
+ * under the lock).
  */
-export async function expireDueTransfers(db: Database, merchantId: string, transferId?: string): Promise<void> {
-  const due = await db.query<{ id: string }>(
-    `SELECT id FROM transfers WHERE merchant_id = $1 AND status = 'AWAITING_MERCHANT_FUNDING' AND expires_at <= now()
-       AND ($2::uuid IS NULL OR id = $2) ORDER BY expires_at LIMIT 100`,
-    [merchantId, transferId ?? null],
+export async function expireDueTransfers(db: Database, limit: number): Promise<number> {
+  const due = await db.query<{ id: string; merchant_id: string }>(
+    `SELECT id, merchant_id FROM transfers WHERE status = 'AWAITING_MERCHANT_FUNDING' AND expires_at <= now()
+      ORDER BY expires_at LIMIT $1`,
+    [limit],
   );
-  for (const { id } of due.rows) {
-    await db.tx(async (client) => {
-      const transfer = await findTransfer(client, merchantId, id, "FOR UPDATE");
+  let expired = 0;
+  for (const { id, merchant_id } of due.rows) {
+    const moved = await db.tx(async (client) => {
+      const transfer = await findTransfer(client, merchant_id, id, "FOR UPDATE");
       const intent = transfer && (await findIntentOfTransfer(client, id, "FOR UPDATE"));
-      if (transfer && intent) await expireIfDue(client, transfer, intent);
+      return transfer && intent ? (await expireIfDue(client, transfer, intent)) !== transfer : false;
     });
+    if (moved) expired += 1;
   }
+  return expired;
 }

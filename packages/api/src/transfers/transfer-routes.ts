@@ -1,7 +1,9 @@
 import { defineGetRoute, defineResourceReads } from "../http/read-routes.ts";
-import { defineRoute } from "../http/route.ts";
+import { defineRoute, type Reservation } from "../http/route.ts";
+import { findQuote } from "../quotes/quote-store.ts";
+import type { ReservedWalletSlot } from "../wallets/wallet-slots.ts";
 import { presentFunding } from "./transfer-funding.ts";
-import { cancelTransfer, createTransfer, expireDueTransfers } from "./transfer-lifecycle.ts";
+import { cancelTransfer, createTransfer } from "./transfer-lifecycle.ts";
 import {
   createTransferBody,
   listTransfersQuery,
@@ -17,6 +19,11 @@ import {
   toTransferResource,
 } from "./transfer-store.ts";
 
+/** What POST /v1/transfers reserved: a CRYPTO_DEPOSIT intent's wallet slot, when one was available. */
+interface FundingSlotReservation extends Reservation {
+  slot: ReservedWalletSlot | undefined;
+}
+
 export const createTransferRoute = defineRoute({
   method: "post",
   path: "/v1/transfers",
@@ -31,12 +38,25 @@ export const createTransferRoute = defineRoute({
   response: transferResource,
   successStatus: 201,
   errorStatuses: [404, 409, 422],
-  async handler({ merchant, body, sql, deps, idempotencyKey }) {
+  // A CRYPTO_DEPOSIT quote's address: its wallet slot and addresses are settled before the
+  // transaction, as a wallet's are. None available at once (a Solana pool still being filled): the
+  // intent is created without instructions and the transfer executor provisions it (spec 2.9).
+  async prepare({ merchant, body, deps }): Promise<FundingSlotReservation> {
+    const quote = await findQuote(deps.db, merchant.merchantId, body.quote_id);
+    if (quote?.source_method !== "CRYPTO_DEPOSIT" || quote.used_at !== null) return { slot: undefined, release() {} };
+    const slot = await deps.walletSlots.reserve(merchant.merchantId).catch((error: unknown) => {
+      deps.logger.warn({ err: String(error) }, "no funding address available at once; provisioned later");
+      return undefined;
+    });
+    return { slot, release: () => slot?.release() };
+  },
+  async handler({ merchant, body, sql, deps, idempotencyKey, prepared }) {
     const transfer = await createTransfer(sql, {
       merchantId: merchant.merchantId,
       quoteId: body.quote_id,
       fundingTtlSeconds: deps.transfers.fundingTtlSeconds,
       idempotencyKey,
+      fundingSlot: prepared.slot,
     });
     return { status: 201, data: toTransferResource(transfer), message: "Transfer created" };
   },
@@ -48,8 +68,6 @@ export const [listTransfersRoute, getTransferRoute] = defineResourceReads({
   item: transferResource,
   params: transferIdParams,
   notFound: "Transfer",
-  // A transfer past its funding deadline is expired before it is read, so no read shows it awaiting funds.
-  refresh: ({ merchant, deps }, id) => expireDueTransfers(deps.db, merchant.merchantId, id),
   list: {
     operationId: "listTransfers",
     summary: "List transfers, newest first (filters: status, customer_id, created range)",
@@ -69,7 +87,6 @@ export const getTransferFundingRoute = defineGetRoute({
   errorStatuses: [404],
   notFound: "Transfer",
   find: async ({ merchant, params, sql, deps }) => {
-    await expireDueTransfers(deps.db, merchant.merchantId, params.id);
     const transfer = await findTransfer(sql, merchant.merchantId, params.id);
     const intent = transfer && (await findIntentOfTransfer(sql, transfer.id));
     return transfer && intent ? presentFunding(sql, deps.encryption, transfer, intent) : undefined;

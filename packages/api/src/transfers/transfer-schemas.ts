@@ -86,18 +86,22 @@ export const transferFundingResource = z.strictObject({
       ),
     crypto_deposit: z
       .strictObject({
-        address: z.string(),
-        asset: z.string(),
-        memo: z.string(),
-        network: z.string(),
-        reference: z.string(),
+        address: z.string().describe("A fresh address of ours on `network`, for this intent only"),
+        asset: z.string().describe("The quoted asset: other assets sent there do not fund the intent"),
+        memo: z.string().describe('"" on every supported chain: the address alone names the intent'),
+        network: z.string().describe("Chain id (BASE, TRON, BITCOIN, ...)"),
+        reference: z.string().describe("The intent's reference, for the payer's records"),
       })
       .nullable()
-      .describe("CRYPTO_DEPOSIT only"),
+      .describe(
+        "CRYPTO_DEPOSIT: where the customer pays; confirmed deposits there fund the intent. null while the address is being provisioned: poll",
+      ),
     flag: z
-      .strictObject({ code: z.enum(["AMOUNT_MISMATCH", "LATE_PAYMENT"]), message: z.string() })
+      .strictObject({ code: z.enum(["AMOUNT_MISMATCH", "LATE_PAYMENT", "FUNDING_REVERSED"]), message: z.string() })
       .nullable()
-      .describe("AMOUNT_MISMATCH: received less (or more) than required; the message names the amounts"),
+      .describe(
+        "AMOUNT_MISMATCH: received less (or more) than required, the message names the amounts; LATE_PAYMENT: a payment after the intent ended (added to the merchant's available balance); FUNDING_REVERSED: a chain reorganisation removed a funding deposit",
+      ),
   }),
 });
 export type TransferFundingResource = z.infer<typeof transferFundingResource>;

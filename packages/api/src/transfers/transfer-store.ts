@@ -18,12 +18,23 @@ export type TransferRow = Omit<QuoteRow, "id" | "used_at"> & {
 };
 
 const TRANSFER_FROM = "transfers t JOIN transfer_quotes q ON q.id = t.quote_id";
-const TRANSFER_COLUMNS = `t.id, t.quote_id, t.merchant_id, t.customer_id, t.status, t.funding_mode, t.hold_id,
+/**
+ * The status a read answers: an unfunded transfer past its expires_at is EXPIRED even before the
+ * transfer executor has recorded it (reads write nothing; the executor expires it within a tick).
+ */
+const SEEN_STATUS =
+  "CASE WHEN t.status = 'AWAITING_MERCHANT_FUNDING' AND t.expires_at <= now() THEN 'EXPIRED' ELSE t.status END";
+const transferColumns = (
+  status: string,
+) => `t.id, t.quote_id, t.merchant_id, t.customer_id, ${status} AS status, t.funding_mode, t.hold_id,
   t.expires_at, t.created_at, t.updated_at, q.source_method, q.source_asset, q.source_network, q.source_decimals,
   q.source_amount::text AS source_amount, q.fee_amount::text AS fee_amount, q.destination_kind, q.destination_asset,
   q.destination_network, q.destination_decimals, q.destination_amount::text AS destination_amount,
   q.destination_address, q.destination_bank_mask, q.rate_value, q.source_usd_micros::text AS source_usd_micros,
   q.fee_usd_micros::text AS fee_usd_micros`;
+/** Columns as stored (what writers lock and decide on) and as a read shows them. */
+const TRANSFER_COLUMNS = transferColumns("t.status");
+const SEEN_TRANSFER_COLUMNS = transferColumns(SEEN_STATUS);
 
 export function toTransferResource(row: TransferRow): TransferResource {
   const quote = toQuoteResource({ ...row, id: row.quote_id, used_at: row.created_at });
@@ -47,14 +58,15 @@ export function toTransferResource(row: TransferRow): TransferResource {
 
 const TRANSFERS: ResourceTable<TransferRow, TransferResource> = {
   from: TRANSFER_FROM,
-  columns: TRANSFER_COLUMNS,
+  columns: SEEN_TRANSFER_COLUMNS,
   orderBy: "t.created_at DESC, t.id DESC",
   toItems: (rows) => rows.map(toTransferResource),
 };
 
 /**
- * Transfer `id` of this merchant with its quote (`FOR UPDATE` locks the transfer's row), or undefined:
- * another merchant's transfer looks exactly like a missing one.
+ * Transfer `id` of this merchant with its quote, or undefined: another merchant's transfer looks
+ * exactly like a missing one. `FOR UPDATE` locks the transfer's row and answers it as stored (for a
+ * writer); without it, as a read shows it (SEEN_STATUS).
  */
 export async function findTransfer(
   sql: Queryable,
@@ -63,7 +75,9 @@ export async function findTransfer(
   lock?: "FOR UPDATE",
 ): Promise<TransferRow | undefined> {
   const result = await sql.query<TransferRow>(
-    `SELECT ${TRANSFER_COLUMNS} FROM ${TRANSFER_FROM} WHERE t.merchant_id = $1 AND t.id = $2 ${lock ? "FOR UPDATE OF t" : ""}`,
+    lock
+      ? `SELECT ${TRANSFER_COLUMNS} FROM ${TRANSFER_FROM} WHERE t.merchant_id = $1 AND t.id = $2 FOR UPDATE OF t`
+      : `SELECT ${SEEN_TRANSFER_COLUMNS} FROM ${TRANSFER_FROM} WHERE t.merchant_id = $1 AND t.id = $2`,
     [merchantId, id],
   );
   return result.rows[0];
@@ -78,7 +92,7 @@ export interface TransferFilters {
 
 export const listTransfers = defineListQuery(TRANSFERS, "t.merchant_id", (where, filters: TransferFilters) =>
   where
-    .add("t.status = $?", filters.status)
+    .add(`${SEEN_STATUS} = $?`, filters.status)
     .add("t.customer_id = $?", filters.customer_id)
     .add("t.created_at >= $?", filters.created_from)
     .add("t.created_at <= $?", filters.created_to),
@@ -127,6 +141,7 @@ export function appendTransferEvent(
     | "transfer.canceled"
     | "transfer.expired"
     | "transfer.late_funding"
+    | "transfer.funding_reversed"
     | "transfer.processing"
     | "transfer.completed"
     | "transfer.failed",
@@ -150,14 +165,21 @@ export interface IntentRow {
   decimals: number;
   reference: string;
   narration: string;
-  flag_code: "AMOUNT_MISMATCH" | "LATE_PAYMENT" | null;
+  flag_code: "AMOUNT_MISMATCH" | "LATE_PAYMENT" | "FUNDING_REVERSED" | null;
   flag_message: string | null;
   expires_at: Date;
+  /** CRYPTO_DEPOSIT: the destination (address of ours) the customer pays to; null while being provisioned. */
+  deposit_destination_id: string | null;
 }
 
-const INTENT_COLUMNS = `id, transfer_id, merchant_id, status, method, payer_type, required_amount::text AS required_amount,
-  received_amount::text AS received_amount, asset, network, decimals, reference, narration, flag_code, flag_message,
-  expires_at`;
+const intentColumns = (status: string) => `id, transfer_id, merchant_id, ${status} AS status, method, payer_type,
+  required_amount::text AS required_amount, received_amount::text AS received_amount, asset, network, decimals,
+  reference, narration, flag_code, flag_message, expires_at, deposit_destination_id`;
+const INTENT_COLUMNS = intentColumns("status");
+/** As a read shows it: a PENDING intent past its expiry (its transfer's) is EXPIRED (SEEN_STATUS). */
+const SEEN_INTENT_COLUMNS = intentColumns(
+  "CASE WHEN status = 'PENDING' AND expires_at <= now() THEN 'EXPIRED' ELSE status END",
+);
 
 /** An amount of the intent's asset for a flag's message: "40.00 USD". */
 export function describeAmount(intent: IntentRow, units: bigint): string {
@@ -166,7 +188,7 @@ export function describeAmount(intent: IntentRow, units: bigint): string {
 
 export async function insertIntent(
   sql: Queryable,
-  intent: Omit<IntentRow, "status" | "received_amount" | "flag_code" | "flag_message">,
+  intent: Omit<IntentRow, "status" | "received_amount" | "flag_code" | "flag_message" | "deposit_destination_id">,
 ): Promise<IntentRow> {
   return insertReturning<IntentRow>(
     sql,
@@ -190,14 +212,19 @@ export async function insertIntent(
   );
 }
 
-/** The intent of a transfer (`FOR UPDATE` to change it: always after the transfer's own lock). */
+/**
+ * The intent of a transfer (`FOR UPDATE` to change it: always after the transfer's own lock, and as
+ * stored; without it, as a read shows it).
+ */
 export async function findIntentOfTransfer(
   sql: Queryable,
   transferId: string,
   lock?: "FOR UPDATE",
 ): Promise<IntentRow | undefined> {
   const result = await sql.query<IntentRow>(
-    `SELECT ${INTENT_COLUMNS} FROM funding_intents WHERE transfer_id = $1 ${lock ?? ""}`,
+    lock
+      ? `SELECT ${INTENT_COLUMNS} FROM funding_intents WHERE transfer_id = $1 FOR UPDATE`
+      : `SELECT ${SEEN_INTENT_COLUMNS} FROM funding_intents WHERE transfer_id = $1`,
     [transferId],
   );
   return result.rows[0];

@@ -3,7 +3,7 @@ import { ConflictError, decimalToUnits, NotFoundError, USD_DECIMALS, ValidationE
 import type { Queryable } from "@mp/db";
 import { postBankDeposit } from "@mp/ledger";
 import { appendResourceEvent } from "../shared/resource-event.ts";
-import { applyBankCredit, lockFundingTarget } from "../transfers/fund-from-bank-credit.ts";
+import { applyBankCredit, lockBankFundingTarget } from "../transfers/fund-from-bank-credit.ts";
 import type { BankDepositResource } from "./bank-deposit-schemas.ts";
 import { insertBankDeposit } from "./bank-deposit-store.ts";
 
@@ -39,7 +39,7 @@ export async function creditBankDeposit(
     throw new ValidationError("amount: must be a positive decimal USD amount", "amount");
   }
   // Locked before the ledger's rows, the order every writer of a transfer keeps (fund-from-bank-credit.ts).
-  const target = await lockFundingTarget(sql, input.merchantId, input.reference);
+  const target = await lockBankFundingTarget(sql, input.merchantId, input.reference);
   const id = randomUUID();
   const { entryId } = await postBankDeposit(sql, { bankDepositId: id, merchantId: input.merchantId, amountUsdMicros });
   const deposit = await insertBankDeposit(sql, {

@@ -37,9 +37,12 @@ const DESTINATION_FIELDS = "id, chain, address, status, failure_reason, last_att
 const DESTINATION_COLUMNS = `wallet_id, ${DESTINATION_FIELDS}`;
 const toDestination: (row: DestinationRow) => DestinationResource = resourceOfColumns(DESTINATION_FIELDS);
 
-/** Wallets with their destinations, read with a second statement for the whole page. */
+/**
+ * Wallets with their destinations, read with a second statement for the whole page. Only customer
+ * wallets: a transfer's funding address (purpose TRANSFER_FUNDING) is shown by its transfer.
+ */
 const WALLETS: ResourceTable<WalletRow, WalletResource> = {
-  from: "wallets w",
+  from: "(SELECT * FROM wallets WHERE purpose = 'CUSTOMER') w",
   columns: WALLET_COLUMNS,
   orderBy: "w.created_at DESC, w.id DESC",
   async toItems(rows, sql) {
@@ -73,8 +76,8 @@ const INSERT_WALLET = {
   text: `WITH c AS (
        SELECT id, ${cryptoAllowedSql("customers")} AS allowed FROM customers WHERE merchant_id = $2 AND id = $3 FOR SHARE
      ), w AS (
-       INSERT INTO wallets (id, merchant_id, customer_id, label, derivation_index)
-       SELECT $1, $2, c.id, $4, $5 FROM c WHERE c.allowed
+       INSERT INTO wallets (id, merchant_id, customer_id, label, derivation_index, purpose)
+       SELECT $1, $2, c.id, $4, $5, $11 FROM c WHERE c.allowed
        RETURNING id, merchant_id, customer_id, label, status, created_at, updated_at
      ), d AS (
        INSERT INTO destinations (id, wallet_id, merchant_id, chain, address, address_key, derivation_path, status, provisioned_at, last_attempted_at)
@@ -90,7 +93,9 @@ const INSERT_WALLET = {
 /**
  * Creates a wallet and its ten destinations at the slot (merchant account, wallet index) reserved for
  * this request (WalletIndexAllocator), with the addresses derived from that slot, in one round trip;
- * its `wallet.created` event in a second (the event holds the wallet as answered).
+ * its `wallet.created` event in a second (the event holds the wallet as answered). A transfer's
+ * funding wallet (purpose TRANSFER_FUNDING) is made the same way, without the event: the merchant
+ * did not create a wallet, its transfer shows the address.
  */
 export async function createWallet(
   sql: Queryable,
@@ -101,8 +106,10 @@ export async function createWallet(
     slot: WalletSlot;
     addresses: DerivedAddress[];
     idempotencyKey?: string | undefined;
+    purpose?: "CUSTOMER" | "TRANSFER_FUNDING";
   },
 ): Promise<WalletResource> {
+  const purpose = input.purpose ?? "CUSTOMER";
   const walletId = randomUUID();
   const derived = input.addresses;
   const { rows } = await queryNamed<WalletRow & { customer_allowed: boolean; destinations: DestinationRow[] }>(
@@ -119,6 +126,7 @@ export async function createWallet(
       derived.map((d) => d.address),
       derived.map((d) => d.addressKey),
       derived.map((d) => d.path),
+      purpose,
     ],
   );
   const row = rows[0];
@@ -133,7 +141,9 @@ export async function createWallet(
     provisioned_at: d.provisioned_at === null ? null : new Date(d.provisioned_at),
   }));
   const wallet = toWallet(row, destinations);
-  await appendResourceEvent(sql, input.merchantId, "wallet.created", wallet, input.idempotencyKey);
+  if (purpose === "CUSTOMER") {
+    await appendResourceEvent(sql, input.merchantId, "wallet.created", wallet, input.idempotencyKey);
+  }
   return wallet;
 }
 

@@ -1,0 +1,146 @@
+import type { Queryable } from "@mp/db";
+import { placeHold } from "@mp/ledger";
+import { expireIfDue } from "./transfer-lifecycle.ts";
+import {
+  appendTransferEvent,
+  describeAmount,
+  findIntentOfTransfer,
+  findTransfer,
+  type IntentRow,
+  moveTransfer,
+  type TransferRow,
+  updateIntent,
+} from "./transfer-store.ts";
+
+/** The transfer and intent a customer's payment funds, both locked for the payment's transaction. */
+export interface FundingTarget {
+  transfer: TransferRow;
+  intent: IntentRow;
+}
+
+/**
+ * Locks the transfer a payment funds (transfer row, then intent: the order of every writer of
+ * transfers), before the payment touches the ledger: the ledger's balance rows are locked after, as
+ * cancel and expiry lock them after the transfer, so no two of them wait on each other in a cycle. An
+ * unfunded transfer past its expiry is expired here first: money arriving late never funds it at the
+ * stale rate.
+ */
+export async function lockFundingTarget(
+  sql: Queryable,
+  merchantId: string,
+  transferId: string,
+): Promise<FundingTarget | undefined> {
+  const transfer = await findTransfer(sql, merchantId, transferId, "FOR UPDATE");
+  const intent = transfer && (await findIntentOfTransfer(sql, transferId, "FOR UPDATE"));
+  if (!transfer || !intent) return undefined;
+  const current = await expireIfDue(sql, transfer, intent);
+  if (current === transfer) return { transfer, intent };
+  const after = await findIntentOfTransfer(sql, transfer.id);
+  return after ? { transfer: current, intent: after } : undefined;
+}
+
+/** A customer's payment for an intent: a bank credit naming its reference, or a confirmed chain deposit to its address. */
+export interface FundingCredit {
+  /** Which kind of money it is (the intent's method it can fund) and its row. */
+  source: { method: "BANK_TRANSFER"; bankDepositId: string } | { method: "CRYPTO_DEPOSIT"; depositId: string };
+  /** In the intent's smallest units (USD micros for a bank credit, the asset's units for a deposit). */
+  amount: bigint;
+  /** What `units` of it are worth in the ledger's USD micros (the part the hold reserves). */
+  usdMicrosOf(units: bigint): bigint;
+}
+
+/**
+ * A payment (already posted to the merchant's available balance by its rail: bank_clearing or
+ * deposit_clearing -> merchant_available) for `target`:
+ * - intent PENDING and of the payment's method: the part still due is reserved for the transfer (a
+ *   ledger hold per payment, exactly what arrived for it: no funds check, see placeHold); payments add
+ *   up; short, the intent stays PENDING flagged AMOUNT_MISMATCH with the amounts received and still
+ *   due; enough, the intent and the transfer are FUNDED; any excess stays available, flagged.
+ * - intent FUNDED, EXPIRED or CANCELED (or of another method): the whole payment stays in the
+ *   merchant's available balance, the intent flagged LATE_PAYMENT, with a transfer.late_funding event.
+ * Every outcome is recorded per payment in funding_intent_credits (unique per payment: once).
+ */
+export async function applyFundingCredit(sql: Queryable, target: FundingTarget, credit: FundingCredit): Promise<void> {
+  const { transfer, intent } = target;
+  const amount = credit.amount;
+  const paymentId = "bankDepositId" in credit.source ? credit.source.bankDepositId : credit.source.depositId;
+  if (intent.status !== "PENDING" || intent.method !== credit.source.method) {
+    await recordCredit(sql, intent.id, credit, { applied: 0n, holdId: null });
+    await updateIntent(sql, intent.id, {
+      status: intent.status,
+      receivedAmount: BigInt(intent.received_amount),
+      flag: {
+        code: "LATE_PAYMENT",
+        message: `A payment of ${describeAmount(intent, amount)} arrived after the intent was ${intent.status}; it was added to the merchant's available balance`,
+      },
+    });
+    await appendTransferEvent(sql, transfer, "transfer.late_funding");
+    return;
+  }
+  const required = BigInt(intent.required_amount);
+  const before = BigInt(intent.received_amount);
+  const applied = amount < required - before ? amount : required - before;
+  const excess = amount - applied;
+  const holdId = `transfer-funding:${paymentId}`;
+  const held = credit.usdMicrosOf(applied);
+  if (held > 0n) {
+    await placeHold(sql, { holdId, merchantId: transfer.merchant_id, amountUsdMicros: held, justCredited: true });
+  }
+  await recordCredit(sql, intent.id, credit, { applied, holdId: held > 0n ? holdId : null });
+  const received = before + applied;
+  if (received < required) {
+    await updateIntent(sql, intent.id, {
+      status: "PENDING",
+      receivedAmount: received,
+      flag: shortFlag(intent, received),
+    });
+    await appendTransferEvent(sql, transfer, "transfer.funding_received");
+    return;
+  }
+  await updateIntent(sql, intent.id, {
+    status: "FUNDED",
+    receivedAmount: received,
+    flag:
+      excess > 0n
+        ? {
+            code: "AMOUNT_MISMATCH",
+            message: `Received ${describeAmount(intent, before + amount)} for ${describeAmount(intent, required)}; the excess ${describeAmount(intent, excess)} was added to the merchant's available balance`,
+          }
+        : null,
+  });
+  await moveTransfer(sql, transfer, "FUNDED", "transfer.funded");
+}
+
+/** The flag of an intent that has `received` of its required amount so far (null when nothing). */
+export function shortFlag(intent: IntentRow, received: bigint): { code: "AMOUNT_MISMATCH"; message: string } | null {
+  if (received === 0n) return null;
+  const required = BigInt(intent.required_amount);
+  return {
+    code: "AMOUNT_MISMATCH",
+    message: `Received ${describeAmount(intent, received)} of ${describeAmount(intent, required)}; ${describeAmount(intent, required - received)} still due`,
+  };
+}
+
+async function recordCredit(
+  sql: Queryable,
+  intentId: string,
+  credit: FundingCredit,
+  outcome: { applied: bigint; holdId: string | null },
+): Promise<void> {
+  const { source, amount } = credit;
+  await sql.query(
+    `INSERT INTO funding_intent_credits (bank_deposit_id, deposit_id, intent_id, outcome, amount, applied_amount,
+       excess_amount, hold_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+    [
+      "bankDepositId" in source ? source.bankDepositId : null,
+      "depositId" in source ? source.depositId : null,
+      intentId,
+      outcome.applied > 0n ? "APPLIED" : "LATE",
+      amount.toString(),
+      outcome.applied.toString(),
+      (amount - outcome.applied).toString(),
+      outcome.holdId,
+    ],
+  );
+}

@@ -1,0 +1,149 @@
+import type { Database, Queryable } from "@mp/db";
+import { releaseHold } from "@mp/ledger";
+import { applyFundingCredit, lockFundingTarget, shortFlag } from "./apply-funding-credit.ts";
+import { releaseFunding } from "./transfer-lifecycle.ts";
+import {
+  appendTransferEvent,
+  describeAmount,
+  findIntentOfTransfer,
+  findTransfer,
+  type IntentRow,
+  moveTransfer,
+  type TransferRow,
+  updateIntent,
+} from "./transfer-store.ts";
+
+interface FundingDeposit {
+  id: string;
+  merchant_id: string;
+  transfer_id: string;
+  amount_raw: string;
+  amount_usd_micros: string;
+}
+
+/**
+ * Confirmed deposits of the quoted asset to an intent's address, not yet applied, oldest first. A
+ * held deposit (the customer was rejected by then) stays the operator's: it funds nothing. Another
+ * asset paid to the address is an ordinary deposit of the merchant (credited by the indexer).
+ */
+const UNAPPLIED_DEPOSITS = `
+  SELECT d.id, d.merchant_id, i.transfer_id, d.amount_raw::text AS amount_raw,
+         d.amount_usd_micros::text AS amount_usd_micros
+    FROM deposits d JOIN funding_intents i ON i.deposit_destination_id = d.destination_id
+   WHERE d.status = 'CONFIRMED' AND d.hold_status IS NULL AND d.asset = i.asset
+     AND NOT EXISTS (SELECT 1 FROM funding_intent_credits c WHERE c.deposit_id = d.id)`;
+
+/**
+ * Applies the indexer's confirmed deposits to the intents whose addresses they paid, each once, in
+ * its own transaction: the transfer and intent locked first (apply-funding-credit.ts), then the
+ * deposit row (FOR SHARE: a reorg's rollback, which locks it FOR UPDATE, waits for the application
+ * or comes first and is seen), rechecked CONFIRMED and unapplied. The indexer credited it to the
+ * merchant's available balance (deposit_credit, no deposit fee on a funding address); applying holds
+ * what the intent still needed, at the deposit's USD valuation, exactly as a bank credit does.
+ */
+export async function applyFundingDeposits(db: Database, limit: number): Promise<number> {
+  const due = await db.query<FundingDeposit>(`${UNAPPLIED_DEPOSITS} ORDER BY d.confirmed_at, d.id LIMIT $1`, [limit]);
+  let applied = 0;
+  for (const row of due.rows) {
+    const done = await db.tx(async (sql) => {
+      const target = await lockFundingTarget(sql, row.merchant_id, row.transfer_id);
+      if (!target) return false;
+      const still = await sql.query<FundingDeposit>(`${UNAPPLIED_DEPOSITS} AND d.id = $1 FOR SHARE OF d`, [row.id]);
+      const deposit = still.rows[0];
+      if (!deposit) return false;
+      const amount = BigInt(deposit.amount_raw);
+      const usd = BigInt(deposit.amount_usd_micros);
+      await applyFundingCredit(sql, target, {
+        source: { method: "CRYPTO_DEPOSIT", depositId: deposit.id },
+        amount,
+        // Pro rata of the deposit's valuation, rounded down: the hold never exceeds what was credited.
+        usdMicrosOf: (units) => (usd * units) / amount,
+      });
+      return true;
+    });
+    if (done) applied += 1;
+  }
+  return applied;
+}
+
+interface ReversedCredit {
+  deposit_id: string;
+  merchant_id: string;
+  transfer_id: string;
+  applied_amount: string;
+  amount: string;
+  hold_id: string | null;
+}
+
+const REVERSED_CREDITS = `
+  SELECT c.deposit_id, i.merchant_id, i.transfer_id, c.applied_amount::text AS applied_amount,
+         c.amount::text AS amount, c.hold_id
+    FROM funding_intent_credits c JOIN funding_intents i ON i.id = c.intent_id JOIN deposits d ON d.id = c.deposit_id
+   WHERE d.status = 'REVERSED' AND c.reversed_at IS NULL`;
+
+/**
+ * Funding deposits whose block left the chain (a reorg: the indexer posted the deposit's reversal,
+ * taking the money back out of the merchant's available balance) stop counting, each in its own
+ * transaction under the transfer's lock:
+ * - transfer still AWAITING_MERCHANT_FUNDING: the deposit's hold is released (filling the gap the
+ *   reversal left in available) and the intent's received amount goes down by what it applied;
+ * - transfer FUNDED, not yet executing: it can no longer be paid out with money that is gone, and a
+ *   state is never re-entered, so it ends FAILED with all its holds released; the intent keeps its
+ *   FUNDED record, flagged FUNDING_REVERSED;
+ * - executing or ended (PROCESSING, COMPLETED, or unfunded and ended): nothing is released (a payout
+ *   in flight settles its holds; an ended transfer's were released already); the merchant's
+ *   available balance carries the reversal, as for any reversed deposit.
+ * Every case appends transfer.funding_reversed. The journal stays balanced: the reversal entry and
+ * the release are each balanced entries.
+ */
+export async function unfundReversedDeposits(db: Database, limit: number): Promise<number> {
+  const due = await db.query<ReversedCredit>(`${REVERSED_CREDITS} ORDER BY c.created_at LIMIT $1`, [limit]);
+  let handled = 0;
+  for (const row of due.rows) {
+    const done = await db.tx(async (sql) => {
+      const transfer = await findTransfer(sql, row.merchant_id, row.transfer_id, "FOR UPDATE");
+      const intent = transfer && (await findIntentOfTransfer(sql, transfer.id, "FOR UPDATE"));
+      if (!transfer || !intent) return false;
+      const still = await sql.query<ReversedCredit>(`${REVERSED_CREDITS} AND c.deposit_id = $1 FOR UPDATE OF c`, [
+        row.deposit_id,
+      ]);
+      const credit = still.rows[0];
+      if (!credit) return false;
+      await sql.query("UPDATE funding_intent_credits SET reversed_at = now() WHERE deposit_id = $1", [
+        credit.deposit_id,
+      ]);
+      await unfund(sql, transfer, intent, credit);
+      return true;
+    });
+    if (done) handled += 1;
+  }
+  return handled;
+}
+
+async function unfund(sql: Queryable, transfer: TransferRow, intent: IntentRow, credit: ReversedCredit): Promise<void> {
+  const reversed = `A payment of ${describeAmount(intent, BigInt(credit.amount))} was reversed by a chain reorganisation`;
+  if (transfer.status === "AWAITING_MERCHANT_FUNDING" && intent.status === "PENDING") {
+    if (credit.hold_id) await releaseHold(sql, { holdId: credit.hold_id, merchantId: transfer.merchant_id });
+    const received = BigInt(intent.received_amount) - BigInt(credit.applied_amount);
+    await updateIntent(sql, intent.id, {
+      status: "PENDING",
+      receivedAmount: received,
+      flag: shortFlag(intent, received) ?? { code: "FUNDING_REVERSED", message: `${reversed}; nothing received` },
+    });
+  } else if (transfer.status === "FUNDED" && transfer.funding_mode === "TRANSFER_JIT") {
+    if (credit.hold_id) await releaseHold(sql, { holdId: credit.hold_id, merchantId: transfer.merchant_id });
+    await releaseFunding(sql, transfer);
+    await updateIntent(sql, intent.id, {
+      status: intent.status,
+      receivedAmount: BigInt(intent.received_amount),
+      flag: {
+        code: "FUNDING_REVERSED",
+        message: `${reversed} before the transfer was executed; the transfer failed and what else arrived was added to the merchant's available balance`,
+      },
+    });
+    await appendTransferEvent(sql, transfer, "transfer.funding_reversed");
+    await moveTransfer(sql, transfer, "FAILED", "transfer.failed");
+    return;
+  }
+  await appendTransferEvent(sql, transfer, "transfer.funding_reversed");
+}

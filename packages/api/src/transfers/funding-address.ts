@@ -1,0 +1,62 @@
+import type { Database, Queryable } from "@mp/db";
+import type { ReservedWalletSlot, WalletSlots } from "../wallets/wallet-slots.ts";
+import { createWallet } from "../wallets/wallet-store.ts";
+import { findIntentOfTransfer, findTransfer, type IntentRow, type TransferRow } from "./transfer-store.ts";
+
+/**
+ * Gives a CRYPTO_DEPOSIT intent its address: a wallet of its own (purpose TRANSFER_FUNDING) at the
+ * slot reserved for it, made like a customer's wallet (same derivation, so the indexer watches its
+ * addresses and the sweepers sweep them; an index is never used twice), and the intent points at the
+ * wallet's destination on the quoted network. The caller holds the transfer's lock.
+ */
+export async function openFundingAddress(
+  sql: Queryable,
+  transfer: TransferRow,
+  intent: IntentRow,
+  reserved: ReservedWalletSlot,
+): Promise<void> {
+  const wallet = await createWallet(sql, {
+    merchantId: transfer.merchant_id,
+    customerId: transfer.customer_id,
+    label: `Funding of transfer ${transfer.id}`,
+    slot: reserved.slot,
+    addresses: reserved.addresses,
+    purpose: "TRANSFER_FUNDING",
+  });
+  const destination = wallet.destinations.find((d) => d.chain === intent.network);
+  if (!destination) throw new Error(`the funding wallet of transfer ${transfer.id} has no ${intent.network} address`);
+  await sql.query("UPDATE funding_intents SET deposit_destination_id = $2, updated_at = now() WHERE id = $1", [
+    intent.id,
+    destination.id,
+  ]);
+}
+
+/**
+ * The CRYPTO_DEPOSIT intents created while no address was available at once (spec 2.9: PENDING
+ * without instructions while being provisioned) get one: a slot is reserved outside any transaction
+ * (a Solana pool that is still dry leaves the intent for the next pass), then, under the transfer's
+ * lock, used if the intent still waits for it; otherwise given back.
+ */
+export async function provisionFundingAddresses(db: Database, slots: WalletSlots, limit: number): Promise<number> {
+  const waiting = await db.query<{ transfer_id: string; merchant_id: string }>(
+    `SELECT transfer_id, merchant_id FROM funding_intents
+      WHERE method = 'CRYPTO_DEPOSIT' AND deposit_destination_id IS NULL AND status = 'PENDING'
+      ORDER BY created_at LIMIT $1`,
+    [limit],
+  );
+  let provisioned = 0;
+  for (const row of waiting.rows) {
+    const reserved = await slots.reserve(row.merchant_id).catch(() => undefined);
+    if (!reserved) continue;
+    const used = await db.tx(async (sql) => {
+      const transfer = await findTransfer(sql, row.merchant_id, row.transfer_id, "FOR UPDATE");
+      const intent = transfer && (await findIntentOfTransfer(sql, transfer.id, "FOR UPDATE"));
+      if (!transfer || intent?.status !== "PENDING" || intent.deposit_destination_id !== null) return false;
+      await openFundingAddress(sql, transfer, intent, reserved);
+      return true;
+    });
+    if (used) provisioned += 1;
+    else reserved.release();
+  }
+  return provisioned;
+}
