@@ -1,4 +1,6 @@
+import { type AppDeps, WalletSlots } from "@mp/api";
 import { createLogger, resolveChainConfig } from "@mp/core";
+import { createCustody } from "@mp/custody";
 import { checkLedger } from "@mp/ledger";
 import { afterAll, beforeAll, expect } from "vitest";
 import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
@@ -38,19 +40,34 @@ export interface TransfersApi {
   stop(): Promise<void>;
 }
 
-export async function startTransfersApi(): Promise<TransfersApi> {
+/**
+ * The receive addresses of a run on real test nodes: another mnemonic than the harness's (anvil's
+ * development accounts, which the test token's mint pays), so a funding address receives only what a
+ * test pays it.
+ */
+const NODE_RECEIVE_MNEMONIC = "legal winner thank year wave sausage worth useful legal winner thank yellow";
+
+/**
+ * `chains`: the chains transfers may use, on test nodes (default: BASE with its USDC, on no node).
+ */
+export async function startTransfersApi(options: { chains?: AppDeps["chains"] } = {}): Promise<TransfersApi> {
+  const custody = options.chains ? createCustody(NODE_RECEIVE_MNEMONIC, { bitcoinNetwork: "regtest" }) : undefined;
+  const addresses = custody && {
+    deriveWalletAddresses: (account: number, index: number) => custody.deriveWalletAddresses(account, index),
+  };
   const api = await startApiHarness({
     workers: true,
-    overrides: {
+    overrides: (db) => ({
       // TRANSFERS_DEBUG=1 shows the app's error logs (a 500's cause); silent otherwise.
       ...(process.env.TRANSFERS_DEBUG ? { logger: createLogger({ level: "error" }) } : {}),
-      chains: {
+      ...(addresses ? { addresses, walletSlots: new WalletSlots(db, addresses) } : {}),
+      chains: options.chains ?? {
         BASE: resolveChainConfig("BASE", {
           rpcUrl: "http://127.0.0.1:9",
           tokens: [{ asset: "USDC", address: BASE_USDC, decimals: 6 }],
         }),
       },
-    },
+    }),
   });
   const document = await api.call(undefined, "/openapi.json");
   const answers = new OpenApiAnswers(document.body);

@@ -63,7 +63,7 @@ async function fundingReversed(sql: Queryable, transferId: string): Promise<bool
   const result = await sql.query<{ status: string }>(
     `SELECT d.status FROM funding_intent_credits c JOIN funding_intents i ON i.id = c.intent_id
        JOIN deposits d ON d.id = c.deposit_id
-      WHERE i.transfer_id = $1 AND c.applied_amount > 0 ORDER BY d.id FOR SHARE OF d`,
+      WHERE i.transfer_id = $1 AND c.applied_amount > 0 AND c.reversed_at IS NULL ORDER BY d.id FOR SHARE OF d`,
     [transferId],
   );
   return result.rows.some((row) => row.status === "REVERSED");

@@ -1,0 +1,320 @@
+import { applyFundingDeposits } from "@mp/api";
+import { isChainAddress } from "@mp/custody";
+import type { Indexer } from "@mp/indexer";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { executeTransfersOnce } from "../../services/payments/src/transfer-executor.ts";
+import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
+import { CONFIRMATIONS, startEvmChain, startTronChain, type TestChain } from "../indexer/test-chains.ts";
+import type { TestMerchant } from "../support/api-harness.ts";
+import { PAYEE, startTransfersApi, type TransfersApi } from "./transfers-support.ts";
+import { createCustomer, decided, individualTier1, nextKey, submit } from "./verification-fixtures.ts";
+
+/**
+ * CRYPTO_DEPOSIT transfers (payer CUSTOMER, just in time): the intent's address is a fresh one of
+ * ours, watched by the real indexer on a real anvil (BASE, USDC) or the repo's Tron test node; the
+ * indexer's confirmed deposits there fund the intent through the transfer executor's pass.
+ */
+describe("transfers: crypto funding just in time", () => {
+  let t: TransfersApi;
+  let base: TestChain;
+  let tron: TestChain;
+  let baseIndexer: Indexer;
+  let tronIndexer: Indexer;
+  let a: TestMerchant;
+  let b: TestMerchant;
+  let customerId: string;
+
+  beforeAll(async () => {
+    [base, tron] = await Promise.all([startEvmChain(), startTronChain()]);
+    t = await startTransfersApi({ chains: { BASE: base.config, TRON: tron.config } });
+    baseIndexer = newIndexer(t.api.db, base);
+    tronIndexer = newIndexer(t.api.db, tron);
+    [a, b] = await Promise.all([t.api.merchant(), t.api.merchant()]);
+    // Tier 1 is the gate of crypto funding: no Tier 2 needed.
+    customerId = await createCustomer(t.api, a);
+    const tier1 = await submit(t.api, a, customerId, individualTier1());
+    expect((await decided(t.api, a, customerId, tier1.body.data.id)).status).toBe("APPROVED");
+  }, 120_000);
+  afterAll(async () => {
+    await baseIndexer?.stop();
+    await tronIndexer?.stop();
+    await t?.stop();
+    await Promise.all([base?.close(), tron?.close()]);
+  });
+
+  const USDC_ON_BASE = { method: "CRYPTO_DEPOSIT", asset: "USDC", network: "BASE" };
+
+  /** A BASE USDC -> BASE USDC transfer of `source_amount` paid by the Tier-1 customer, and its funding address. */
+  async function cryptoTransfer(sourceAmount: string, m: TestMerchant = a, customer = customerId) {
+    const quote = await t.quote(m, customer, { source: USDC_ON_BASE, source_amount: sourceAmount });
+    const created = await t.transfer(m, quote.id);
+    expect(created.status, created.text).toBe(201);
+    const funding = (await t.call(m, `/v1/transfers/${created.body.data.id}/funding`)).body.data;
+    return { transfer: created.body.data, funding, address: funding.intent.crypto_deposit.address as string };
+  }
+
+  /** Pays `micros` of test USDC to `address`, mines it deep enough, and lets the indexer confirm it. */
+  async function payConfirmed(address: string, micros: bigint): Promise<string> {
+    const tx = await base.pay(address, micros);
+    await base.mine(CONFIRMATIONS - 1);
+    await catchUp(baseIndexer);
+    return tx;
+  }
+
+  const intentOf = async (transferId: string) =>
+    (await t.call(a, `/v1/transfers/${transferId}/funding`)).body.data.intent;
+  const statusOf = async (transferId: string) => (await t.call(a, `/v1/transfers/${transferId}`)).body.data.status;
+  const credits = async (transferId: string) =>
+    (
+      await t.api.db.query<{ outcome: string; applied_amount: string; excess_amount: string }>(
+        `SELECT c.outcome, c.applied_amount::text, c.excess_amount::text FROM funding_intent_credits c
+           JOIN funding_intents i ON i.id = c.intent_id WHERE i.transfer_id = $1 ORDER BY c.created_at`,
+        [transferId],
+      )
+    ).rows;
+
+  it("quotes CRYPTO_DEPOSIT sources and shows spec 2.9's crypto_deposit exactly: a fresh address of ours per intent", async () => {
+    const quote = await t.quote(a, customerId, {
+      source: USDC_ON_BASE,
+      source_amount: undefined,
+      destination_amount: "50",
+    });
+    expect(quote.source).toEqual({ method: "CRYPTO_DEPOSIT", asset: "USDC", network: "BASE" });
+    expect(quote.destination_amount).toEqual({ asset: "USDC", currency: "USDC", network: "BASE", value: "50" });
+    expect(quote.rate).toMatchObject({ base_currency: "USDC", quote_currency: "USDC" });
+
+    const one = await cryptoTransfer("100");
+    const two = await cryptoTransfer("100");
+    const f = one.funding;
+    expect(Object.keys(f.intent).sort()).toEqual([
+      "bank_transfer",
+      "crypto_deposit",
+      "expires_at",
+      "flag",
+      "id",
+      "method",
+      "payer",
+      "purpose",
+      "required_amount",
+      "reusable",
+      "status",
+    ]);
+    expect(f.funding).toMatchObject({
+      mode: "TRANSFER_JIT",
+      method: "CRYPTO_DEPOSIT",
+      payer: { type: "CUSTOMER", customer_id: customerId },
+      required_amount: { asset: "USDC", currency: "USDC", network: "BASE", value: "100" },
+      fee: { asset: "USDC", currency: "USDC", network: "BASE" },
+    });
+    expect(f.intent).toMatchObject({ status: "PENDING", method: "CRYPTO_DEPOSIT", bank_transfer: null, flag: null });
+    expect(f.intent.crypto_deposit).toEqual({
+      address: one.address,
+      asset: "USDC",
+      memo: "",
+      network: "BASE",
+      reference: expect.stringMatching(/^TRF[A-Z2-9]{12}$/),
+    });
+    expect(Object.keys(f.intent.crypto_deposit).sort()).toEqual(["address", "asset", "memo", "network", "reference"]);
+    expect(isChainAddress("evm", one.address, "mainnet")).toBe(true);
+    expect(two.address).not.toBe(one.address);
+    // Ours, watched like a wallet's, but not one of the merchant's customer wallets.
+    const destinations = await t.api.db.query<{ purpose: string; derivation_index: number }>(
+      `SELECT w.purpose, w.derivation_index FROM destinations d JOIN wallets w ON w.id = d.wallet_id
+        WHERE d.chain = 'BASE' AND d.address = ANY($1::text[]) ORDER BY w.derivation_index`,
+      [[one.address, two.address]],
+    );
+    expect(destinations.rows.map((r) => r.purpose)).toEqual(["TRANSFER_FUNDING", "TRANSFER_FUNDING"]);
+    expect(new Set(destinations.rows.map((r) => r.derivation_index)).size).toBe(2);
+    const wallets = await t.call(a, "/v1/wallets?limit=200");
+    expect(JSON.stringify(wallets.body.data.items)).not.toContain(one.address);
+
+    // USDT on TRON: a Tron address of ours.
+    const tronQuote = await t.quote(a, customerId, {
+      source: { method: "CRYPTO_DEPOSIT", asset: "USDT", network: "TRON" },
+      source_amount: "20",
+    });
+    const tronTransfer = (await t.transfer(a, tronQuote.id)).body.data;
+    const tronIntent = await intentOf(tronTransfer.id);
+    expect(tronIntent.crypto_deposit).toMatchObject({ asset: "USDT", network: "TRON", memo: "" });
+    expect(isChainAddress("tron", tronIntent.crypto_deposit.address, "mainnet")).toBe(true);
+
+    // KYC: an unverified customer cannot quote crypto funding.
+    const unverified = await createCustomer(t.api, a);
+    const refused = await t.call(a, "/v1/quotes", {
+      method: "POST",
+      idempotencyKey: nextKey("q"),
+      json: {
+        customer_id: unverified,
+        source: USDC_ON_BASE,
+        destination: { type: "CRYPTO_ADDRESS", asset: "USDC", network: "BASE", address: PAYEE },
+        source_amount: "10",
+      },
+    });
+    expect(refused.status).toBe(422);
+
+    // Another merchant's transfer is not found.
+    expect((await t.call(b, `/v1/transfers/${one.transfer.id}`)).status).toBe(404);
+    expect((await t.call(b, `/v1/transfers/${one.transfer.id}/funding`)).status).toBe(404);
+  });
+
+  it("funds on TRON: the indexer's confirmed USDT deposit to the intent's address", async () => {
+    const quote = await t.quote(a, customerId, {
+      source: { method: "CRYPTO_DEPOSIT", asset: "USDT", network: "TRON" },
+      source_amount: "30",
+    });
+    const transfer = (await t.transfer(a, quote.id)).body.data;
+    const { address } = (await intentOf(transfer.id)).crypto_deposit;
+    await tron.pay(address, 30_000_000n);
+    await tron.mine(CONFIRMATIONS - 1);
+    await catchUp(tronIndexer);
+    expect(await applyFundingDeposits(t.api.db, 50)).toBe(1);
+    expect(await statusOf(transfer.id)).toBe("FUNDED");
+    await t.expectLedgerClean();
+  });
+
+  it("under, then over: adds up like bank credits; the excess goes to available; the deposit is credited once", async () => {
+    const before = await t.balance(a);
+    const { transfer, address } = await cryptoTransfer("100");
+    await payConfirmed(address, 60_000_000n);
+    expect(await applyFundingDeposits(t.api.db, 50)).toBe(1);
+    let intent = await intentOf(transfer.id);
+    expect(intent.status).toBe("PENDING");
+    expect(intent.flag).toEqual({
+      code: "AMOUNT_MISMATCH",
+      message: "Received 60 USDC of 100 USDC; 40 USDC still due",
+    });
+    expect(await t.balance(a)).toEqual({ available: before.available, reserved: plus(before.reserved, 60_000_000n) });
+
+    await payConfirmed(address, 50_000_000n);
+    // Two passes at once: the deposit is applied once.
+    const passes = await Promise.all([applyFundingDeposits(t.api.db, 50), applyFundingDeposits(t.api.db, 50)]);
+    expect(passes[0] + passes[1]).toBe(1);
+    intent = await intentOf(transfer.id);
+    expect(intent.status).toBe("FUNDED");
+    expect(intent.flag.code).toBe("AMOUNT_MISMATCH");
+    expect(intent.flag.message).toContain("the excess 10 USDC was added to the merchant's available balance");
+    expect(await statusOf(transfer.id)).toBe("FUNDED");
+    expect(await credits(transfer.id)).toEqual([
+      { outcome: "APPLIED", applied_amount: "60000000", excess_amount: "0" },
+      { outcome: "APPLIED", applied_amount: "40000000", excess_amount: "10000000" },
+    ]);
+    // No deposit fee on a funding address, one deposit_credit per deposit: 110 credited, 100 held.
+    const after = await t.balance(a);
+    expect(after).toEqual({
+      available: plus(before.available, 10_000_000n),
+      reserved: plus(before.reserved, 100_000_000n),
+    });
+
+    // The same transaction seen again (the indexer rescans its blocks): still counted once.
+    await baseIndexer.stop();
+    await t.api.db.query("UPDATE chain_cursors SET indexed_height = indexed_height - $1 WHERE chain = 'BASE'", [
+      CONFIRMATIONS + 2,
+    ]);
+    await t.api.db.query(
+      "DELETE FROM chain_blocks WHERE chain = 'BASE' AND height > (SELECT indexed_height FROM chain_cursors WHERE chain = 'BASE')",
+    );
+    baseIndexer = newIndexer(t.api.db, base);
+    await catchUp(baseIndexer);
+    expect(await applyFundingDeposits(t.api.db, 50)).toBe(0);
+    expect(await credits(transfer.id)).toHaveLength(2);
+    expect(await t.balance(a)).toEqual(after);
+
+    // The executor pays it out.
+    expect((await executeTransfersOnce(t.api.db)).started).toBeGreaterThanOrEqual(1);
+    expect(await statusOf(transfer.id)).toBe("PROCESSING");
+    await t.expectLedgerClean();
+  });
+
+  it("late: a deposit after expiry, or to a funded intent, goes to available, flagged, with an event", async () => {
+    const saved = t.api.deps.transfers;
+    t.api.deps.transfers = { ...saved, fundingTtlSeconds: 1 };
+    const expiring = await cryptoTransfer("25").finally(() => {
+      t.api.deps.transfers = saved;
+    });
+    await new Promise((r) => setTimeout(r, 1_200));
+    const before = await t.balance(a);
+    await payConfirmed(expiring.address, 25_000_000n);
+    const pass = await executeTransfersOnce(t.api.db);
+    expect(pass.applied).toBe(1);
+    expect(pass.expired).toBeGreaterThanOrEqual(1);
+    expect(await statusOf(expiring.transfer.id)).toBe("EXPIRED");
+    const intent = await intentOf(expiring.transfer.id);
+    expect(intent.status).toBe("EXPIRED");
+    expect(intent.flag.code).toBe("LATE_PAYMENT");
+    expect(await credits(expiring.transfer.id)).toEqual([
+      { outcome: "LATE", applied_amount: "0", excess_amount: "25000000" },
+    ]);
+    expect(await t.balance(a)).toEqual({ available: plus(before.available, 25_000_000n), reserved: before.reserved });
+    const events = await t.api.db.query<{ type: string }>("SELECT type FROM events WHERE object_id = $1 ORDER BY seq", [
+      expiring.transfer.id,
+    ]);
+    expect(events.rows.map((e) => e.type)).toEqual(["transfer.created", "transfer.expired", "transfer.late_funding"]);
+
+    // A second payment to an intent already funded.
+    const funded = await cryptoTransfer("5");
+    await payConfirmed(funded.address, 5_000_000n);
+    expect(await applyFundingDeposits(t.api.db, 50)).toBe(1);
+    await payConfirmed(funded.address, 1_000_000n);
+    expect(await applyFundingDeposits(t.api.db, 50)).toBe(1);
+    expect((await intentOf(funded.transfer.id)).flag.code).toBe("LATE_PAYMENT");
+    expect((await credits(funded.transfer.id)).map((c) => c.outcome)).toEqual(["APPLIED", "LATE"]);
+    await t.expectLedgerClean();
+  });
+
+  it("reorg: a funding deposit that leaves the chain stops counting before execution; the journal stays balanced", async () => {
+    // Partly funded, then reorged: the intent is owed the amount again.
+    const partial = await cryptoTransfer("100");
+    const before = await t.balance(a);
+    await payConfirmed(partial.address, 60_000_000n);
+    expect(await applyFundingDeposits(t.api.db, 50)).toBe(1);
+    await base.reorg(CONFIRMATIONS, []);
+    await catchUp(baseIndexer);
+    expect(await executeTransfersOnce(t.api.db)).toMatchObject({ unfunded: 1 });
+    let intent = await intentOf(partial.transfer.id);
+    expect(intent).toMatchObject({ status: "PENDING", flag: { code: "FUNDING_REVERSED" } });
+    expect(await t.balance(a)).toEqual(before);
+
+    // Paid in full now: funded by the new deposit only, and paid out settling only its hold.
+    await payConfirmed(partial.address, 100_000_000n);
+    expect(await executeTransfersOnce(t.api.db)).toMatchObject({ applied: 1, started: 1 });
+    intent = await intentOf(partial.transfer.id);
+    expect(intent).toMatchObject({ status: "FUNDED", flag: null });
+    const [send] = (
+      await t.api.db.query<{ id: string }>("SELECT id FROM treasury_sends WHERE idempotency_key = $1", [
+        partial.transfer.id,
+      ])
+    ).rows;
+    await t.api.db.query("UPDATE treasury_sends SET state = 'confirmed', confirmed_at = now() WHERE id = $1", [
+      send?.id,
+    ]);
+    expect(await executeTransfersOnce(t.api.db)).toMatchObject({ finished: 1 });
+    expect(await statusOf(partial.transfer.id)).toBe("COMPLETED");
+    expect((await t.balance(a)).reserved).toBe(before.reserved);
+
+    // Fully funded, then reorged before the executor ran: never paid out, FAILED, holds released.
+    const full = await cryptoTransfer("40");
+    const beforeFull = await t.balance(a);
+    await payConfirmed(full.address, 40_000_000n);
+    expect(await applyFundingDeposits(t.api.db, 50)).toBe(1);
+    expect(await statusOf(full.transfer.id)).toBe("FUNDED");
+    await base.reorg(CONFIRMATIONS, []);
+    await catchUp(baseIndexer);
+    expect(await executeTransfersOnce(t.api.db)).toMatchObject({ unfunded: 1 });
+    expect(await statusOf(full.transfer.id)).toBe("FAILED");
+    expect((await intentOf(full.transfer.id)).flag.code).toBe("FUNDING_REVERSED");
+    const sends = await t.api.db.query("SELECT 1 FROM treasury_sends WHERE idempotency_key = $1", [full.transfer.id]);
+    expect(sends.rowCount).toBe(0);
+    expect(await t.balance(a)).toEqual(beforeFull);
+    const events = await t.api.db.query<{ type: string }>("SELECT type FROM events WHERE object_id = $1", [
+      full.transfer.id,
+    ]);
+    expect(events.rows.map((e) => e.type)).toContain("transfer.funding_reversed");
+    await t.expectLedgerClean();
+  });
+});
+
+/** A balance figure (decimal USD, 6 digits) plus `micros`, as the balance shows it. */
+function plus(value: string, micros: bigint): string {
+  const sum = BigInt(value.replace(".", "")) + micros;
+  return `${sum / 1_000_000n}.${(sum % 1_000_000n).toString().padStart(6, "0")}`;
+}
