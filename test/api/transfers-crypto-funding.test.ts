@@ -311,6 +311,34 @@ describe("transfers: crypto funding just in time", () => {
     expect(events.rows.map((e) => e.type)).toContain("transfer.funding_reversed");
     await t.expectLedgerClean();
   });
+
+  it("a funding credit arriving while available is below zero (a reversal) still funds: the hold is exactly what arrived", async () => {
+    const c = await t.api.merchant();
+    const bank = await t.bankCustomer(c);
+    // 50 USDC arrive late on a canceled transfer's address: the merchant's available balance.
+    const quote = await t.quote(c, bank.customerId, { source: USDC_ON_BASE, source_amount: "50" });
+    const canceled = (await t.transfer(c, quote.id)).body.data;
+    const { address } = (await t.call(c, `/v1/transfers/${canceled.id}/funding`)).body.data.intent.crypto_deposit;
+    await t.call(c, `/v1/transfers/${canceled.id}/cancel`, { method: "POST", idempotencyKey: nextKey("cancel") });
+    await payConfirmed(address, 50_000_000n);
+    expect(await applyFundingDeposits(t.api.db, 50)).toBe(1);
+    expect(await t.balance(c)).toEqual({ available: "50.000000", reserved: "0.000000" });
+    // The merchant reserves it for a BALANCE transfer, then the deposit's block leaves the chain.
+    const spend = await t.quote(c, bank.customerId, { source: { method: "BALANCE" }, source_amount: "50" });
+    expect((await t.transfer(c, spend.id)).body.data.status).toBe("FUNDED");
+    await base.reorg(CONFIRMATIONS, []);
+    await catchUp(baseIndexer);
+    expect(await t.balance(c)).toEqual({ available: "-50.000000", reserved: "50.000000" });
+
+    // A customer's bank payment of 100 for a transfer: funded, exactly 100 held.
+    const bankTransfer = (await t.transfer(c, (await t.quote(c, bank.customerId)).id)).body.data;
+    const { reference } = (await t.call(c, `/v1/transfers/${bankTransfer.id}/funding`)).body.data.intent.bank_transfer;
+    const credited = await t.credit(c, bank.virtualAccountId, "100", reference);
+    expect(credited.status, credited.text).toBe(201);
+    expect((await t.call(c, `/v1/transfers/${bankTransfer.id}`)).body.data.status).toBe("FUNDED");
+    expect(await t.balance(c)).toEqual({ available: "-50.000000", reserved: "150.000000" });
+    await t.expectLedgerClean();
+  });
 });
 
 /** A balance figure (decimal USD, 6 digits) plus `micros`, as the balance shows it. */
