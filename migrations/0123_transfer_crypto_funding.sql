@@ -32,4 +32,7 @@ ALTER TABLE funding_intent_credits
   ADD COLUMN deposit_id uuid UNIQUE REFERENCES deposits (id),
   ADD COLUMN reversed_at timestamptz(3),
   ADD CONSTRAINT funding_intent_credits_one_source CHECK (num_nonnulls(bank_deposit_id, deposit_id) = 1),
-  ADD CONSTRAINT funding_intent_credits_reversed_chain CHECK (reversed_at IS NULL OR deposit_id IS NOT NULL);
+  ADD CONSTRAINT funding_intent_credits_reversed_chain CHECK (reversed_at IS NULL OR deposit_id IS NOT NULL),
+  -- A hold per applied credit, but none for a part of a chain deposit worth less than a micro-dollar.
+  DROP CONSTRAINT funding_intent_credits_check2,
+  ADD CONSTRAINT funding_intent_credits_hold CHECK (hold_id IS NULL OR applied_amount > 0);

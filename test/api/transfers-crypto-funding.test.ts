@@ -157,6 +157,24 @@ describe("transfers: crypto funding just in time", () => {
     expect((await t.call(b, `/v1/transfers/${one.transfer.id}/funding`)).status).toBe(404);
   });
 
+  it("no address at once (a Solana pool still filling): PENDING without instructions, provisioned by the executor", async () => {
+    const slots = t.api.deps.walletSlots;
+    t.api.deps.walletSlots = {
+      reserve: () => Promise.reject(new Error("the address pool is empty")),
+    } as unknown as typeof slots;
+    const quote = await t.quote(a, customerId, { source: USDC_ON_BASE, source_amount: "10" });
+    const created = await t.transfer(a, quote.id).finally(() => {
+      t.api.deps.walletSlots = slots;
+    });
+    expect(created.status, created.text).toBe(201);
+    let intent = await intentOf(created.body.data.id);
+    expect(intent).toMatchObject({ status: "PENDING", crypto_deposit: null, bank_transfer: null });
+    expect(await executeTransfersOnce(t.api.db, { walletSlots: slots })).toMatchObject({ provisioned: 1 });
+    intent = await intentOf(created.body.data.id);
+    expect(intent.crypto_deposit).toMatchObject({ asset: "USDC", network: "BASE", memo: "" });
+    expect(await executeTransfersOnce(t.api.db, { walletSlots: slots })).toMatchObject({ provisioned: 0 });
+  });
+
   it("funds on TRON: the indexer's confirmed USDT deposit to the intent's address", async () => {
     const quote = await t.quote(a, customerId, {
       source: { method: "CRYPTO_DEPOSIT", asset: "USDT", network: "TRON" },
