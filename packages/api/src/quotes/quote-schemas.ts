@@ -22,11 +22,25 @@ export const DESTINATION_TYPES = ["CRYPTO_ADDRESS", "US_BANK_ACCOUNT"] as const;
 
 const decimalAmount = z.string().regex(/^\d+(\.\d+)?$/, "must be a positive decimal string");
 
-export const quoteSourceBody = z.discriminatedUnion("method", [
-  z.strictObject({ method: z.literal("BANK_TRANSFER") }),
-  z.strictObject({ method: z.literal("CRYPTO_DEPOSIT"), asset: z.string().min(1).max(20), network: chainIdSchema }),
-  z.strictObject({ method: z.literal("BALANCE") }),
-]);
+export const quoteSourceBody = z
+  .discriminatedUnion("method", [
+    z
+      .strictObject({ method: z.literal("BANK_TRANSFER") })
+      .describe("The customer pays USD by bank, just in time (payer CUSTOMER; KYC: Tier 2)"),
+    z
+      .strictObject({
+        method: z.literal("CRYPTO_DEPOSIT"),
+        asset: z.string().min(1).max(20).describe("An asset of `network`: its native coin or a configured token"),
+        network: chainIdSchema.describe("A configured chain (TRON, BASE, BITCOIN, ...)"),
+      })
+      .describe(
+        "The customer pays `asset` on `network` to a fresh address of ours, just in time (payer CUSTOMER; KYC: Tier 1, Tier 2 with a US bank destination)",
+      ),
+    z
+      .strictObject({ method: z.literal("BALANCE") })
+      .describe("The merchant's available USD, held at once (payer MERCHANT; the customer: Tier 1)"),
+  ])
+  .describe("Who pays and how; the funding intent of the transfer follows it (GET /v1/transfers/{id}/funding)");
 
 export const usBankAccountBody = z.strictObject({
   type: z.literal("US_BANK_ACCOUNT"),
