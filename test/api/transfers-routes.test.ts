@@ -1,24 +1,9 @@
 import { expireDueTransfers } from "@mp/api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestMerchant } from "../support/api-harness.ts";
-import { PAYEE, startTransfersApi, type TransfersApi } from "./transfers-support.ts";
+import { PAYEE, SPEC_2_9_KEYS, startTransfersApi, type TransfersApi } from "./transfers-support.ts";
 import { createCustomer, nextKey } from "./verification-fixtures.ts";
 
-const FUNDING_KEYS = ["customer_id", "funding", "intent", "transfer_id", "transfer_status"];
-const FUNDING_FUNDING_KEYS = ["expires_at", "fee", "method", "mode", "payer", "rate", "required_amount"];
-const INTENT_KEYS = [
-  "bank_transfer",
-  "crypto_deposit",
-  "expires_at",
-  "flag",
-  "id",
-  "method",
-  "payer",
-  "purpose",
-  "required_amount",
-  "reusable",
-  "status",
-];
 const MONEY_KEYS = ["asset", "currency", "network", "value"];
 
 describe("transfers: quotes, transfers, bank funding just in time", () => {
@@ -130,9 +115,9 @@ describe("transfers: quotes, transfers, bank funding just in time", () => {
     expect((await t.call(a, `/v1/quotes/${quote.id}`)).body.data.used).toBe(true);
 
     const f = await funding(a, transfer.id);
-    expect(Object.keys(f).sort()).toEqual(FUNDING_KEYS);
-    expect(Object.keys(f.funding).sort()).toEqual(FUNDING_FUNDING_KEYS);
-    expect(Object.keys(f.intent).sort()).toEqual(INTENT_KEYS);
+    expect(Object.keys(f).sort()).toEqual(SPEC_2_9_KEYS.response);
+    expect(Object.keys(f.funding).sort()).toEqual(SPEC_2_9_KEYS.funding);
+    expect(Object.keys(f.intent).sort()).toEqual(SPEC_2_9_KEYS.intent);
     for (const money of [f.funding.required_amount, f.funding.fee, f.intent.required_amount]) {
       expect(Object.keys(money).sort()).toEqual(MONEY_KEYS);
     }

@@ -8,6 +8,25 @@ import { late } from "../support/late.ts";
 import { OpenApiAnswers } from "../support/openapi-answers.ts";
 import { nextKey, tier2Customer } from "./verification-fixtures.ts";
 
+/** Spec 2.9: the keys of the funding response, of its `funding` and of its `intent`, exactly (sorted). */
+export const SPEC_2_9_KEYS = {
+  response: ["customer_id", "funding", "intent", "transfer_id", "transfer_status"],
+  funding: ["expires_at", "fee", "method", "mode", "payer", "rate", "required_amount"],
+  intent: [
+    "bank_transfer",
+    "crypto_deposit",
+    "expires_at",
+    "flag",
+    "id",
+    "method",
+    "payer",
+    "purpose",
+    "required_amount",
+    "reusable",
+    "status",
+  ],
+};
+
 /** A Base address that is not ours: where test transfers pay out. */
 export const PAYEE = "0x2222222222222222222222222222222222222222";
 const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";

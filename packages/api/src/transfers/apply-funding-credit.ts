@@ -1,6 +1,6 @@
 import type { Queryable } from "@mp/db";
-import { placeHold } from "@mp/ledger";
-import { expireIfDue } from "./transfer-lifecycle.ts";
+import { placeHold, releaseHold } from "@mp/ledger";
+import { expireIfDue, releaseFunding } from "./transfer-lifecycle.ts";
 import {
   appendTransferEvent,
   describeAmount,
@@ -143,4 +143,52 @@ async function recordCredit(
       outcome.holdId,
     ],
   );
+}
+
+/**
+ * A payment applied to `target` (funding_intent_credits) whose money is gone: a chain deposit whose
+ * block left the chain, its reversal posted by the indexer (available -> deposit_clearing). The caller
+ * holds the transfer's lock (lockFundingTarget: an unfunded transfer past its expiry is expired first,
+ * its holds released):
+ * - transfer AWAITING_MERCHANT_FUNDING: the payment's hold is released (filling the gap the reversal
+ *   left in available) and the intent is owed what it applied again;
+ * - transfer FUNDED, not yet executing: it is never paid out with money that is gone, and a state is
+ *   never re-entered, so it ends FAILED with all its holds released; the intent keeps its FUNDED
+ *   record, flagged FUNDING_REVERSED;
+ * - executing or ended: nothing is released (a payout in flight settles its holds; an ended
+ *   transfer's were released); the merchant's available balance carries the reversal, as for any
+ *   reversed deposit.
+ * Every case appends transfer.funding_reversed; every movement is a balanced entry.
+ */
+export async function unapplyFundingCredit(
+  sql: Queryable,
+  target: FundingTarget,
+  credit: { amount: bigint; applied: bigint; holdId: string | null },
+): Promise<void> {
+  const { transfer, intent } = target;
+  const reversed = `A payment of ${describeAmount(intent, credit.amount)} was reversed by a chain reorganisation`;
+  if (transfer.status === "AWAITING_MERCHANT_FUNDING" && intent.status === "PENDING") {
+    if (credit.holdId) await releaseHold(sql, { holdId: credit.holdId, merchantId: transfer.merchant_id });
+    const received = BigInt(intent.received_amount) - credit.applied;
+    await updateIntent(sql, intent.id, {
+      status: "PENDING",
+      receivedAmount: received,
+      flag: shortFlag(intent, received) ?? { code: "FUNDING_REVERSED", message: `${reversed}; nothing received` },
+    });
+  } else if (transfer.status === "FUNDED" && transfer.funding_mode === "TRANSFER_JIT") {
+    if (credit.holdId) await releaseHold(sql, { holdId: credit.holdId, merchantId: transfer.merchant_id });
+    await releaseFunding(sql, transfer);
+    await updateIntent(sql, intent.id, {
+      status: intent.status,
+      receivedAmount: BigInt(intent.received_amount),
+      flag: {
+        code: "FUNDING_REVERSED",
+        message: `${reversed} before the transfer was executed; the transfer failed and what else arrived was added to the merchant's available balance`,
+      },
+    });
+    await appendTransferEvent(sql, transfer, "transfer.funding_reversed");
+    await moveTransfer(sql, transfer, "FAILED", "transfer.failed");
+    return;
+  }
+  await appendTransferEvent(sql, transfer, "transfer.funding_reversed");
 }

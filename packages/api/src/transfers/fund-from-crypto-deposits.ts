@@ -1,17 +1,5 @@
-import type { Database, Queryable } from "@mp/db";
-import { releaseHold } from "@mp/ledger";
-import { applyFundingCredit, lockFundingTarget, shortFlag } from "./apply-funding-credit.ts";
-import { releaseFunding } from "./transfer-lifecycle.ts";
-import {
-  appendTransferEvent,
-  describeAmount,
-  findIntentOfTransfer,
-  findTransfer,
-  type IntentRow,
-  moveTransfer,
-  type TransferRow,
-  updateIntent,
-} from "./transfer-store.ts";
+import type { Database } from "@mp/db";
+import { applyFundingCredit, lockFundingTarget, unapplyFundingCredit } from "./apply-funding-credit.ts";
 
 interface FundingDeposit {
   id: string;
@@ -83,27 +71,19 @@ const REVERSED_CREDITS = `
 
 /**
  * Funding deposits whose block left the chain (a reorg: the indexer posted the deposit's reversal,
- * taking the money back out of the merchant's available balance) stop counting, each in its own
- * transaction under the transfer's lock:
- * - transfer still AWAITING_MERCHANT_FUNDING: the deposit's hold is released (filling the gap the
- *   reversal left in available) and the intent's received amount goes down by what it applied;
- * - transfer FUNDED, not yet executing: it can no longer be paid out with money that is gone, and a
- *   state is never re-entered, so it ends FAILED with all its holds released; the intent keeps its
- *   FUNDED record, flagged FUNDING_REVERSED;
- * - executing or ended (PROCESSING, COMPLETED, or unfunded and ended): nothing is released (a payout
- *   in flight settles its holds; an ended transfer's were released already); the merchant's
- *   available balance carries the reversal, as for any reversed deposit.
- * Every case appends transfer.funding_reversed. The journal stays balanced: the reversal entry and
- * the release are each balanced entries.
+ * taking the money back out of the merchant's available balance) stop counting, each once
+ * (reversed_at) in its own transaction under the transfer's lock: unapplyFundingCredit says what
+ * becomes of the transfer. The executor runs this before starting payouts, and a payout's start
+ * checks its deposits under lock (transfer-execution.ts), so a reorg seen before execution never
+ * pays out money that is gone.
  */
 export async function unfundReversedDeposits(db: Database, limit: number): Promise<number> {
   const due = await db.query<ReversedCredit>(`${REVERSED_CREDITS} ORDER BY c.created_at LIMIT $1`, [limit]);
   let handled = 0;
   for (const row of due.rows) {
     const done = await db.tx(async (sql) => {
-      const transfer = await findTransfer(sql, row.merchant_id, row.transfer_id, "FOR UPDATE");
-      const intent = transfer && (await findIntentOfTransfer(sql, transfer.id, "FOR UPDATE"));
-      if (!transfer || !intent) return false;
+      const target = await lockFundingTarget(sql, row.merchant_id, row.transfer_id);
+      if (!target) return false;
       const still = await sql.query<ReversedCredit>(`${REVERSED_CREDITS} AND c.deposit_id = $1 FOR UPDATE OF c`, [
         row.deposit_id,
       ]);
@@ -112,38 +92,14 @@ export async function unfundReversedDeposits(db: Database, limit: number): Promi
       await sql.query("UPDATE funding_intent_credits SET reversed_at = now() WHERE deposit_id = $1", [
         credit.deposit_id,
       ]);
-      await unfund(sql, transfer, intent, credit);
+      await unapplyFundingCredit(sql, target, {
+        amount: BigInt(credit.amount),
+        applied: BigInt(credit.applied_amount),
+        holdId: credit.hold_id,
+      });
       return true;
     });
     if (done) handled += 1;
   }
   return handled;
-}
-
-async function unfund(sql: Queryable, transfer: TransferRow, intent: IntentRow, credit: ReversedCredit): Promise<void> {
-  const reversed = `A payment of ${describeAmount(intent, BigInt(credit.amount))} was reversed by a chain reorganisation`;
-  if (transfer.status === "AWAITING_MERCHANT_FUNDING" && intent.status === "PENDING") {
-    if (credit.hold_id) await releaseHold(sql, { holdId: credit.hold_id, merchantId: transfer.merchant_id });
-    const received = BigInt(intent.received_amount) - BigInt(credit.applied_amount);
-    await updateIntent(sql, intent.id, {
-      status: "PENDING",
-      receivedAmount: received,
-      flag: shortFlag(intent, received) ?? { code: "FUNDING_REVERSED", message: `${reversed}; nothing received` },
-    });
-  } else if (transfer.status === "FUNDED" && transfer.funding_mode === "TRANSFER_JIT") {
-    if (credit.hold_id) await releaseHold(sql, { holdId: credit.hold_id, merchantId: transfer.merchant_id });
-    await releaseFunding(sql, transfer);
-    await updateIntent(sql, intent.id, {
-      status: intent.status,
-      receivedAmount: BigInt(intent.received_amount),
-      flag: {
-        code: "FUNDING_REVERSED",
-        message: `${reversed} before the transfer was executed; the transfer failed and what else arrived was added to the merchant's available balance`,
-      },
-    });
-    await appendTransferEvent(sql, transfer, "transfer.funding_reversed");
-    await moveTransfer(sql, transfer, "FAILED", "transfer.failed");
-    return;
-  }
-  await appendTransferEvent(sql, transfer, "transfer.funding_reversed");
 }
