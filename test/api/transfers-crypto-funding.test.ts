@@ -30,6 +30,8 @@ describe("transfers: crypto funding just in time", () => {
     baseIndexer = newIndexer(t.api.db, base);
     tronIndexer = newIndexer(t.api.db, tron);
     [a, b] = await Promise.all([t.api.merchant(), t.api.merchant()]);
+    // A deposit fee that funding deposits must not pay (the transfer charges its own).
+    await t.api.db.query("UPDATE merchants SET fee_bps = 150, fee_fixed_micros = 25000 WHERE id = $1", [a.merchantId]);
     // Tier 1 is the gate of crypto funding: no Tier 2 needed.
     customerId = await createCustomer(t.api, a);
     const tier1 = await submit(t.api, a, customerId, individualTier1());
