@@ -36,3 +36,9 @@ ALTER TABLE funding_intent_credits
   -- A hold per applied credit, but none for a part of a chain deposit worth less than a micro-dollar.
   DROP CONSTRAINT funding_intent_credits_check2,
   ADD CONSTRAINT funding_intent_credits_hold CHECK (hold_id IS NULL OR applied_amount > 0);
+
+-- The transfer executor's pass looks up the deposits of each funding address (and the credits whose
+-- deposit a reorg reversed) every second.
+CREATE INDEX deposits_destination ON deposits (destination_id);
+CREATE INDEX funding_intent_credits_unreversed_deposit ON funding_intent_credits (deposit_id)
+  WHERE deposit_id IS NOT NULL AND reversed_at IS NULL;
