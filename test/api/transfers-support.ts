@@ -10,9 +10,8 @@ import { nextKey, tier2Customer } from "./verification-fixtures.ts";
 export const PAYEE = "0x2222222222222222222222222222222222222222";
 const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
 
-/** The API with BASE (and its USDC) configured for transfers, and every answer checked against /openapi.json. */
-export interface TransfersApi {
-  api: ApiHarness;
+/** The transfer requests tests make against a running API, every answer checked against its /openapi.json. */
+export interface TransfersClient {
   call(
     m: TestMerchant,
     path: string,
@@ -34,6 +33,11 @@ export interface TransfersApi {
     key?: string,
   ): ReturnType<ApiHarness["call"]>;
   balance(m: TestMerchant): Promise<{ available: string; reserved: string }>;
+}
+
+/** The API with BASE (and its USDC) configured for transfers, in process (see TransfersClient). */
+export interface TransfersApi extends TransfersClient {
+  api: ApiHarness;
   expectLedgerClean(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -52,6 +56,20 @@ export async function startTransfersApi(): Promise<TransfersApi> {
       },
     },
   });
+  return {
+    ...(await transfersClient(api)),
+    api,
+    async expectLedgerClean() {
+      const check = await checkLedger(api.db);
+      expect(check.problems).toEqual([]);
+      expect(check.ok).toBe(true);
+    },
+    stop: () => api.stop(),
+  };
+}
+
+/** TransfersClient over `api`: the in-process harness or a `payments serve` process (callApi). */
+export async function transfersClient(api: Pick<ApiHarness, "call">): Promise<TransfersClient> {
   const document = await api.call(undefined, "/openapi.json");
   const answers = new OpenApiAnswers(document.body);
 
@@ -68,8 +86,7 @@ export async function startTransfersApi(): Promise<TransfersApi> {
     return res;
   };
 
-  const support: TransfersApi = {
-    api,
+  return {
     call,
     async bankCustomer(m) {
       const customerId = await tier2Customer(api, m);
@@ -114,14 +131,7 @@ export async function startTransfersApi(): Promise<TransfersApi> {
       const res = await call(m, "/v1/balance");
       return { available: res.body.data.available, reserved: res.body.data.reserved };
     },
-    async expectLedgerClean() {
-      const check = await checkLedger(api.db);
-      expect(check.problems).toEqual([]);
-      expect(check.ok).toBe(true);
-    },
-    stop: () => api.stop(),
   };
-  return support;
 }
 
 /**
