@@ -158,3 +158,45 @@ export function useTransfersApi(): {
     customer: late("the bank customer", () => started?.customer),
   };
 }
+
+const FUNDING_KEYS = ["customer_id", "funding", "intent", "transfer_id", "transfer_status"];
+const FUNDING_FUNDING_KEYS = ["expires_at", "fee", "method", "mode", "payer", "rate", "required_amount"];
+const INTENT_KEYS = [
+  "bank_transfer",
+  "crypto_deposit",
+  "expires_at",
+  "flag",
+  "id",
+  "method",
+  "payer",
+  "purpose",
+  "required_amount",
+  "reusable",
+  "status",
+];
+const MONEY_KEYS = ["asset", "currency", "network", "value"];
+
+/**
+ * Spec 2.9: the funding answer of a bank-funded transfer has exactly these fields, so nested, every
+ * amount a Money object; the bank instructions name a unique reference the narration repeats.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: a response body, checked field by field
+export function expectBankFundingShape(f: any): void {
+  expect(Object.keys(f).sort()).toEqual(FUNDING_KEYS);
+  expect(Object.keys(f.funding).sort()).toEqual(FUNDING_FUNDING_KEYS);
+  expect(Object.keys(f.intent).sort()).toEqual(INTENT_KEYS);
+  for (const money of [f.funding.required_amount, f.funding.fee, f.intent.required_amount]) {
+    expect(Object.keys(money).sort()).toEqual(MONEY_KEYS);
+  }
+  expect(Object.keys(f.intent.bank_transfer).sort()).toEqual([
+    "account_name",
+    "account_number",
+    "bank_code",
+    "bank_name",
+    "narration",
+    "reference",
+  ]);
+  expect(f.intent.bank_transfer.reference).toMatch(/^TRF[A-Z2-9]{12}$/);
+  expect(f.intent.bank_transfer.narration).toContain(f.intent.bank_transfer.reference);
+  expect(f.intent.bank_transfer.bank_code).toMatch(/^\d{9}$/);
+}
