@@ -31,9 +31,8 @@ export const SPEC_2_9_KEYS = {
 export const PAYEE = "0x2222222222222222222222222222222222222222";
 const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
 
-/** The API with BASE (and its USDC) configured for transfers, and every answer checked against /openapi.json. */
-export interface TransfersApi {
-  api: ApiHarness;
+/** The transfer requests tests make against a running API, every answer checked against its /openapi.json. */
+export interface TransfersClient {
   call(
     m: TestMerchant,
     path: string,
@@ -55,6 +54,11 @@ export interface TransfersApi {
     key?: string,
   ): ReturnType<ApiHarness["call"]>;
   balance(m: TestMerchant): Promise<{ available: string; reserved: string }>;
+}
+
+/** The API with BASE (and its USDC) configured for transfers, in process (see TransfersClient). */
+export interface TransfersApi extends TransfersClient {
+  api: ApiHarness;
   expectLedgerClean(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -88,6 +92,20 @@ export async function startTransfersApi(options: { chains?: AppDeps["chains"] } 
       },
     }),
   });
+  return {
+    ...(await transfersClient(api)),
+    api,
+    async expectLedgerClean() {
+      const check = await checkLedger(api.db);
+      expect(check.problems).toEqual([]);
+      expect(check.ok).toBe(true);
+    },
+    stop: () => api.stop(),
+  };
+}
+
+/** TransfersClient over `api`: the in-process harness or a `payments serve` process (callApi). */
+export async function transfersClient(api: Pick<ApiHarness, "call">): Promise<TransfersClient> {
   const document = await api.call(undefined, "/openapi.json");
   const answers = new OpenApiAnswers(document.body);
 
@@ -104,8 +122,7 @@ export async function startTransfersApi(options: { chains?: AppDeps["chains"] } 
     return res;
   };
 
-  const support: TransfersApi = {
-    api,
+  return {
     call,
     async bankCustomer(m) {
       const customerId = await tier2Customer(api, m);
@@ -150,14 +167,7 @@ export async function startTransfersApi(options: { chains?: AppDeps["chains"] } 
       const res = await call(m, "/v1/balance");
       return { available: res.body.data.available, reserved: res.body.data.reserved };
     },
-    async expectLedgerClean() {
-      const check = await checkLedger(api.db);
-      expect(check.problems).toEqual([]);
-      expect(check.ok).toBe(true);
-    },
-    stop: () => api.stop(),
   };
-  return support;
 }
 
 /**
@@ -183,4 +193,34 @@ export function useTransfersApi(): {
     a: late("the merchant", () => started?.a),
     customer: late("the bank customer", () => started?.customer),
   };
+}
+
+const MONEY_KEYS = ["asset", "currency", "network", "value"];
+
+/** Spec 2.9: the funding answer has exactly these fields, so nested, every amount a Money object. */
+// biome-ignore lint/suspicious/noExplicitAny: a response body, checked field by field
+export function expectFundingShape(f: any): void {
+  expect(Object.keys(f).sort()).toEqual(SPEC_2_9_KEYS.response);
+  expect(Object.keys(f.funding).sort()).toEqual(SPEC_2_9_KEYS.funding);
+  expect(Object.keys(f.intent).sort()).toEqual(SPEC_2_9_KEYS.intent);
+  for (const money of [f.funding.required_amount, f.funding.fee, f.intent.required_amount]) {
+    expect(Object.keys(money).sort()).toEqual(MONEY_KEYS);
+  }
+}
+
+/** The funding shape of a bank-funded transfer: a unique reference the narration repeats. */
+// biome-ignore lint/suspicious/noExplicitAny: a response body, checked field by field
+export function expectBankFundingShape(f: any): void {
+  expectFundingShape(f);
+  expect(Object.keys(f.intent.bank_transfer).sort()).toEqual([
+    "account_name",
+    "account_number",
+    "bank_code",
+    "bank_name",
+    "narration",
+    "reference",
+  ]);
+  expect(f.intent.bank_transfer.reference).toMatch(/^TRF[A-Z2-9]{12}$/);
+  expect(f.intent.bank_transfer.narration).toContain(f.intent.bank_transfer.reference);
+  expect(f.intent.bank_transfer.bank_code).toMatch(/^\d{9}$/);
 }

@@ -79,7 +79,7 @@ export function nextKey(prefix: string): string {
 }
 
 export async function createCustomer(
-  api: ApiHarness,
+  api: Pick<ApiHarness, "call">,
   m: TestMerchant,
   type: "INDIVIDUAL" | "BUSINESS" = "INDIVIDUAL",
 ): Promise<string> {
@@ -90,7 +90,13 @@ export async function createCustomer(
   return res.body.data.id;
 }
 
-export function submit(api: ApiHarness, m: TestMerchant, customerId: string, json: unknown, idempotencyKey?: string) {
+export function submit(
+  api: Pick<ApiHarness, "call">,
+  m: TestMerchant,
+  customerId: string,
+  json: unknown,
+  idempotencyKey?: string,
+) {
   return api.call(m.apiKey, `/v1/customers/${customerId}/verification-submissions`, {
     method: "POST",
     idempotencyKey: idempotencyKey ?? nextKey("sub"),
@@ -99,7 +105,12 @@ export function submit(api: ApiHarness, m: TestMerchant, customerId: string, jso
 }
 
 /** Waits until the attempt leaves SUBMITTED/PENDING and returns its final state. */
-export async function decided(api: ApiHarness, m: TestMerchant, customerId: string, submissionId: string) {
+export async function decided(
+  api: Pick<ApiHarness, "call">,
+  m: TestMerchant,
+  customerId: string,
+  submissionId: string,
+) {
   return eventually(async () => {
     const res = await api.call(m.apiKey, `/v1/customers/${customerId}/verification-submissions/${submissionId}`);
     return ["SUBMITTED", "PENDING"].includes(res.body.data.status) ? undefined : res.body.data;
@@ -108,7 +119,7 @@ export async function decided(api: ApiHarness, m: TestMerchant, customerId: stri
 
 /** A customer verified at Tier 1 and Tier 2 through the API (needs workers). */
 export async function tier2Customer(
-  api: ApiHarness,
+  api: Pick<ApiHarness, "call">,
   m: TestMerchant,
   over: { lastName?: string } = {},
 ): Promise<string> {

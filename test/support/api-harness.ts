@@ -123,25 +123,7 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
       });
       return { merchantId: created.merchantId, apiKey: created.key.apiKey, keyPrefix: created.key.prefix };
     },
-    async call(key, path, init = {}) {
-      const headers = new Headers(init.headers);
-      if (key !== undefined) headers.set("X-Service-API-Key", key);
-      if (init.idempotencyKey !== undefined) headers.set("X-Idempotency-Key", init.idempotencyKey);
-      let body = init.body;
-      if (init.json !== undefined) {
-        headers.set("content-type", "application/json");
-        body = JSON.stringify(init.json);
-      }
-      const response = await fetch(`${url}${path}`, { ...init, headers, body: body ?? null });
-      const text = await response.text();
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
-      return { status: response.status, body: parsed, headers: response.headers, text };
-    },
+    call: (key, path, init) => callApi(url, key, path, init),
     async expectQueriesRefused(key, path, queries) {
       for (const query of queries) {
         const res = await harness.call(key, `${path}?${query}`);
@@ -159,6 +141,32 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
     },
   };
   return harness;
+}
+
+/** fetch against a running API at `url` (an in-process harness or a `payments serve` process), as ApiHarness.call. */
+export async function callApi(
+  url: string,
+  key: string | undefined,
+  path: string,
+  init: RequestInit & { idempotencyKey?: string; json?: unknown } = {},
+): ReturnType<ApiHarness["call"]> {
+  const headers = new Headers(init.headers);
+  if (key !== undefined) headers.set("X-Service-API-Key", key);
+  if (init.idempotencyKey !== undefined) headers.set("X-Idempotency-Key", init.idempotencyKey);
+  let body = init.body;
+  if (init.json !== undefined) {
+    headers.set("content-type", "application/json");
+    body = JSON.stringify(init.json);
+  }
+  const response = await fetch(`${url}${path}`, { ...init, headers, body: body ?? null });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, body: parsed, headers: response.headers, text };
 }
 
 /**

@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { btcToSatoshis } from "@mp/bitcoin-protocol";
 import { networks, payments } from "bitcoinjs-lib";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { SendPipeline } from "../src/send-pipeline.ts";
 import { findSend, requestSend } from "../src/send-requests.ts";
-import { freshRecipients, nodeRpc, startBitcoinTreasury } from "./support/bitcoin-treasury.ts";
+import { freshRecipients, nodeRpc, paidOnChain, startBitcoinTreasury } from "./support/bitcoin-treasury.ts";
 import { until } from "./support/evm-treasury.ts";
 import { testPipelines } from "./support/test-pipelines.ts";
 import { useTreasuryHarness } from "./support/use-treasury.ts";
@@ -61,18 +60,6 @@ const attemptsOf = async (sendId: string): Promise<AttemptRow[]> => {
   return rows;
 };
 
-/** What the node's active chain paid `address` in the transaction `txid` (0 when the transaction is not mined). */
-async function paidOnChain(txid: string, address: string): Promise<bigint> {
-  const { result } = await nodeRpc(h.node, "getrawtransaction", [txid, true]);
-  const tx = result as
-    | { confirmations?: number; vout: { value: string; scriptPubKey: { address?: string } }[] }
-    | undefined;
-  if (!tx?.confirmations) return 0n;
-  return tx.vout
-    .filter((o) => o.scriptPubKey.address === address)
-    .reduce((sum, o) => sum + (btcToSatoshis(o.value) ?? 0n), 0n);
-}
-
 describe("the send pipeline on the Bitcoin test node", () => {
   it("batches queued sends into one transaction, one output each, and confirms them", async () => {
     const p = pipeline();
@@ -92,7 +79,7 @@ describe("the send pipeline on the Bitcoin test node", () => {
     );
     const [txHash] = [...hashes] as [string];
     for (const [i, s] of sends.entries()) {
-      expect(await paidOnChain(txHash, recipients[i] as string)).toBe(1_000_000n + BigInt(i));
+      expect(await paidOnChain(h.node, txHash, recipients[i] as string)).toBe(1_000_000n + BigInt(i));
       expect((await findSend(t.db, s.id))?.txHash).toBe(txHash);
     }
   });
@@ -111,7 +98,7 @@ describe("the send pipeline on the Bitcoin test node", () => {
     const [a, b] = await Promise.all([attemptsOf(first?.id ?? ""), attemptsOf(second?.id ?? "")]);
     // The two good ones still share one transaction.
     expect(a?.[0]?.tx_hash).toBe(b?.[0]?.tx_hash);
-    expect(await paidOnChain(a?.[0]?.tx_hash as string, recipients[0] as string)).toBe(700_000n);
+    expect(await paidOnChain(h.node, a?.[0]?.tx_hash as string, recipients[0] as string)).toBe(700_000n);
   });
 
   it("a batch the node refuses (one output is dust to it) is signed again one send each: only that send fails", async () => {
@@ -165,7 +152,7 @@ describe("the send pipeline on the Bitcoin test node", () => {
     const mined = final.filter((a) => a.state === "mined");
     expect(mined).toHaveLength(1);
     let paid = 0n;
-    for (const a of final) paid += await paidOnChain(a.tx_hash, to);
+    for (const a of final) paid += await paidOnChain(h.node, a.tx_hash, to);
     expect(paid).toBe(2_000_000n);
     expect((await findSend(t.db, s.id))?.txHash).toBe(mined[0]?.tx_hash);
   });
@@ -181,7 +168,7 @@ describe("the send pipeline on the Bitcoin test node", () => {
     await h.fund([100_000_000n]);
     await until(t.db, [s.id], "confirmed", tickAndMine(p));
     const [attempt] = await attemptsOf(s.id);
-    expect(await paidOnChain(attempt?.tx_hash as string, to)).toBe(90_000_000n);
+    expect(await paidOnChain(h.node, attempt?.tx_hash as string, to)).toBe(90_000_000n);
   });
 
   it("a confirmed send whose block leaves the chain is watched again, not re-sent, and confirms once more", async () => {
@@ -202,7 +189,7 @@ describe("the send pipeline on the Bitcoin test node", () => {
     await until(t.db, [s.id], "confirmed", tickAndMine(p));
     const attempts = await attemptsOf(s.id);
     expect(attempts.map((a) => a.tx_hash)).toEqual([txHash]);
-    expect(await paidOnChain(txHash, to)).toBe(3_000_000n);
+    expect(await paidOnChain(h.node, txHash, to)).toBe(3_000_000n);
   });
 
   it("a send whose coin vanished in a reorg expires, is signed again with other coins, and lands once", async () => {
@@ -229,7 +216,7 @@ describe("the send pipeline on the Bitcoin test node", () => {
     expect(attempts.map((a) => a.state)).toEqual(["expired", "mined"]);
     expect(attempts[1]?.replaces).toBeNull();
     let paid = 0n;
-    for (const a of attempts) paid += await paidOnChain(a.tx_hash, to);
+    for (const a of attempts) paid += await paidOnChain(h.node, a.tx_hash, to);
     expect(paid).toBe(4_000_000n);
   });
 });

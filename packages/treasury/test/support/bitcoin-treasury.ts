@@ -1,3 +1,4 @@
+import { btcToSatoshis } from "@mp/bitcoin-protocol";
 import { createBitcoinAdapter } from "@mp/chain-bitcoin";
 import { type ChainConfig, resolveChainConfig, silentLogger } from "@mp/core";
 import { createTreasuryKeys, createWatchSet, type TreasuryKeys } from "@mp/custody";
@@ -113,4 +114,16 @@ export async function nodeRpc(
     error?: { code: number; message: string } | null;
   };
   return reply.error ? { error: reply.error } : { result: reply.result };
+}
+
+/** What the node's active chain paid `address` in the transaction `txid` (0 when the transaction is not mined). */
+export async function paidOnChain(node: BitcoinTestNode, txid: string, address: string): Promise<bigint> {
+  const { result } = await nodeRpc(node, "getrawtransaction", [txid, true]);
+  const tx = result as
+    | { confirmations?: number; vout: { value: string; scriptPubKey: { address?: string } }[] }
+    | undefined;
+  if (!tx?.confirmations) return 0n;
+  return tx.vout
+    .filter((o) => o.scriptPubKey.address === address)
+    .reduce((sum, o) => sum + (btcToSatoshis(o.value) ?? 0n), 0n);
 }
