@@ -4,7 +4,7 @@ import type { Database, LeaseKeeper, Queryable } from "@mp/db";
 import { insertAttempt, lockSignable } from "../attempt-store.ts";
 import { createLeasedChainLoop, type LeasedChainLoop } from "../chain-loop.ts";
 import { type ChainSender, InsufficientTreasuryFundsError } from "../chain-sender.ts";
-import { fencedTx } from "../fenced-tx.ts";
+import { type FencedTx, fencedTx } from "../fenced-tx.ts";
 import { justStored } from "../send-pipeline.ts";
 import { requestSend } from "../send-requests.ts";
 import { DEFAULT_SWEEP_CONFIG, type SweepConfig } from "./sweep-config.ts";
@@ -40,7 +40,7 @@ export interface SweeperOptions {
 }
 
 /** A write transaction that first proves this process still holds the chain's sweeper lease. */
-export type Fenced = <T>(fn: (tx: Queryable) => Promise<T>) => Promise<T>;
+export type Fenced = FencedTx;
 
 /** A sweep's send (purpose sweep), the idempotency key that makes every retry return the one send. */
 export const sweepSendKey = (sweepId: string) => `sweep:${sweepId}`;

@@ -1,22 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { ChainId, Logger } from "@mp/core";
-import { assertLeader, type Database, type Lease, type Queryable } from "@mp/db";
+import type { Queryable } from "@mp/db";
 import { requestSend } from "../send-requests.ts";
 
 /** The sweepers' reads and writes of treasury_sweeps (migrations/0106, 0115), and how they write. */
-
-/** A sweeper's write transactions under its lease `sweeper:<CHAIN>`: assertLeader first in each. */
-export function leaderFenced(
-  db: Database,
-  lease: Lease,
-  leaseSeconds: number,
-): <T>(fn: (tx: Queryable) => Promise<T>) => Promise<T> {
-  return (fn) =>
-    db.tx(async (tx) => {
-      await assertLeader(tx, lease, { idleTimeoutMs: leaseSeconds * 500 });
-      return fn(tx);
-    });
-}
 
 export type SweepState = "topping_up" | "ready" | "sweeping" | "confirmed" | "failed";
 
