@@ -94,6 +94,20 @@ export async function insertSweep(tx: Queryable, sweep: NewSweep): Promise<strin
   return rows.length === 1 ? id : null;
 }
 
+/**
+ * Per deposit address, what its open sweeps of `asset` (topping up, ready or sweeping) are to move:
+ * money that is leaving the address, so no other sweep's fee may count on it.
+ */
+export async function openSweepAmounts(q: Queryable, chain: ChainId, asset: string): Promise<Map<string, bigint>> {
+  const { rows } = await q.query<{ address: string; amount: string }>(
+    `SELECT deposit_address AS address, sum(amount_raw)::text AS amount FROM treasury_sweeps
+      WHERE chain = $1 AND asset = $2 AND state IN ('topping_up', 'ready', 'sweeping')
+      GROUP BY deposit_address`,
+    [chain, asset],
+  );
+  return new Map(rows.map((r) => [r.address, BigInt(r.amount)]));
+}
+
 export async function setTopUpSend(tx: Queryable, sweepId: string, sendId: string): Promise<void> {
   await tx.query("UPDATE treasury_sweeps SET top_up_send_id = $2, updated_at = now() WHERE id = $1", [sweepId, sendId]);
 }
