@@ -307,20 +307,23 @@ function feeShares(inputs: readonly DepositOutput[], fee: bigint): Map<string, b
   return shares;
 }
 
+/** A deposit output as the queries below read it. */
+interface DepositOutputRow {
+  destination_id: string;
+  address: string;
+  address_key: string;
+  derivation_path: string;
+  tx_hash: string;
+  vout: number;
+  amount_raw: string;
+}
+
 /**
  * Confirmed deposit outputs (position vout:N) at addresses with no open BTC sweep, that no live
  * attempt spends (in the guard of a signed, broadcast or mined attempt: an open or landed sweep).
  */
 async function unsweptDepositOutputs(q: Queryable, chain: ChainId, limit: number): Promise<DepositOutput[]> {
-  const { rows } = await q.query<{
-    destination_id: string;
-    address: string;
-    address_key: string;
-    derivation_path: string;
-    tx_hash: string;
-    vout: number;
-    amount_raw: string;
-  }>(
+  const { rows } = await q.query<DepositOutputRow>(
     `SELECT d.destination_id, t.address, t.address_key, t.derivation_path, d.tx_hash,
             split_part(d.position, ':', 2)::int AS vout, d.amount_raw::text AS amount_raw
        FROM deposits d JOIN destinations t ON t.id = d.destination_id
@@ -339,15 +342,7 @@ async function unsweptDepositOutputs(q: Queryable, chain: ChainId, limit: number
   return rows.map(toDepositOutput);
 }
 
-const toDepositOutput = (r: {
-  destination_id: string;
-  address: string;
-  address_key: string;
-  derivation_path: string;
-  tx_hash: string;
-  vout: number;
-  amount_raw: string;
-}): DepositOutput => ({
+const toDepositOutput = (r: DepositOutputRow): DepositOutput => ({
   destinationId: r.destination_id,
   address: r.address,
   addressKey: r.address_key,
@@ -363,7 +358,7 @@ async function depositOutputsAt(
   chain: ChainId,
   outpoints: readonly Outpoint[],
 ): Promise<DepositOutput[]> {
-  const { rows } = await q.query<Parameters<typeof toDepositOutput>[0]>(
+  const { rows } = await q.query<DepositOutputRow>(
     `SELECT d.destination_id, t.address, t.address_key, t.derivation_path, d.tx_hash, i.vout, d.amount_raw::text AS amount_raw
        FROM unnest($2::text[], $3::int[]) WITH ORDINALITY AS i(txid, vout, ord)
        JOIN deposits d ON d.chain = $1 AND d.tx_hash = i.txid AND d.position = 'vout:' || i.vout
