@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { afterAll } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const MAIN = `${ROOT}services/payments/src/main.ts`;
@@ -57,17 +58,44 @@ export async function startService(
 }
 
 /**
+ * Every service this test file started whose process group may still run: a test that times out
+ * never reaches its own teardown, so the file's afterAll (and, failing that, the worker's exit) ends
+ * the whole group with SIGKILL: tsx, the node process running the service, and what the service
+ * spawned (the local sandbox's anvils).
+ */
+const started = new Set<ChildProcess>();
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch (error) {
+    // ESRCH: the group has ended already.
+    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+  }
+}
+
+afterAll(() => {
+  for (const child of started) killGroup(child, "SIGKILL");
+  started.clear();
+});
+process.once("exit", () => {
+  for (const child of started) killGroup(child, "SIGKILL");
+});
+
+/**
  * Starts `payments serve` in the background; resolves once its output matches `ready` (a role
- * without the API: `--role worker` logs "workers ready"). `processGroup`: the service runs in a
- * process group of its own, so killHard can end it: tsx runs the service in a child node process,
- * and a SIGKILL of tsx alone would leave that child running. `direct`: the service is this child
- * itself (`node --import tsx`), so its exit code and signal are the service's own.
+ * without the API: `--role worker` logs "workers ready"). The service runs in a process group of
+ * its own (tsx runs it in a child node process, which starts its own children): killHard, a
+ * service that never got ready, and the file's teardown end the whole group, so nothing outlives
+ * the test file. `direct`: the service is this child itself (`node --import tsx`), so its exit code
+ * and signal are the service's own.
  */
 export function startRole(
   args: string[],
   env: Record<string, string | undefined>,
   ready: RegExp,
-  options: { processGroup?: boolean; direct?: boolean } = {},
+  options: { direct?: boolean } = {},
 ): Promise<{ child: ChildProcess; match: RegExpExecArray; output: () => string }> {
   return new Promise((resolve, reject) => {
     const [command, prefix] = options.direct ? [process.execPath, ["--import", "tsx"]] : [TSX, []];
@@ -75,10 +103,19 @@ export function startRole(
       cwd: ROOT,
       env: cleanEnv({ LOG_LEVEL: "info", ...env }),
       stdio: ["ignore", "pipe", "pipe"],
-      detached: options.processGroup === true,
+      detached: true,
+    });
+    started.add(child);
+    child.once("exit", () => {
+      // The group may outlive its leader (a service child tsx left behind): ended with it.
+      killGroup(child, "SIGKILL");
+      started.delete(child);
     });
     let output = "";
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output}`)), 60_000);
+    const timer = setTimeout(() => {
+      killGroup(child, "SIGKILL");
+      reject(new Error(`service did not start:\n${output}`));
+    }, 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk;
       const match = ready.exec(output);
@@ -96,7 +133,7 @@ export function startRole(
   });
 }
 
-/** `kill -9` of a service started with `processGroup`: tsx and the node process running the service. */
+/** `kill -9` of a started service's process group: tsx, the node process running the service, its children. */
 export function killHard(child: ChildProcess): void {
   if (child.pid === undefined) throw new Error("the process has no pid");
   process.kill(-child.pid, "SIGKILL");

@@ -94,7 +94,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`worker failover ${POSTGRES_ONLY}`, (
   let apiKey: string;
 
   const startWorker = async () => {
-    const worker = await startRole(["--role", "worker"], env, /workers ready/, { processGroup: true });
+    const worker = await startRole(["--role", "worker"], env, /workers ready/);
     workers.push(worker.child);
     return worker.child;
   };
@@ -289,7 +289,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`worker failover ${POSTGRES_ONLY}`, (
           ["--role", "worker"],
           { ...env, DATABASE_URL: viaProxy(database.connectionString, proxy.port) },
           /workers ready/,
-          { processGroup: true },
         );
         workers.push(worker.child);
         await provisioned(await customer("cut-before"));

@@ -148,4 +148,115 @@ describe("Bitcoin sweeps on the Bitcoin test node", () => {
     expect((await attemptsOfSend(t.db, rows[0]?.send_id as string)).map((x) => x.state)).toEqual(["mined"]);
     for (const o of await depositOutputs(merchant)) expect(await unspent(o.tx_hash, o.vout)).toBe(false);
   }, 120_000);
+
+  it("a stuck sweep is replaced by fee (same inputs, higher rate) and exactly one of the two lands", async () => {
+    const merchant = await createDepositMerchant(t.db, 2, "BITCOIN");
+    const [a, b] = merchant.addresses;
+    await deposit([
+      { address: a, amount: 3_000_000n },
+      { address: b, amount: 4_000_000n },
+    ]);
+    // Miners take nothing below 3 sat/vB: the sweep, at the regtest floor (2), is stuck.
+    h.node.setMiningPolicy({ minFeeRateSatPerVb: 3 });
+    try {
+      const rows = await settle(sweeper(), merchant, 2);
+      expect(rows.map((r) => r.state)).toEqual(["confirmed", "confirmed"]);
+      const { rows: attempts } = await t.db.query<{
+        id: string;
+        tx_hash: string;
+        state: string;
+        replaces: string | null;
+        guard: { inputs: unknown[] };
+        fee: { feeRate: string; fee: string; shares: Record<string, string> };
+      }>(
+        `SELECT DISTINCT a.id, a.tx_hash, a.state, a.replaces, a.guard, a.fee, a.created_at FROM treasury_attempts a
+           JOIN treasury_attempt_sends x ON x.attempt_id = a.id WHERE x.send_id = ANY($1::text[]) ORDER BY a.created_at`,
+        [rows.map((r) => r.send_id)],
+      );
+      // Every replacement tracked; the first (2 sat/vB) never lands, its replacement does.
+      expect(attempts.map((x) => x.state)).toEqual(["replaced", "mined"]);
+      const [first, bump] = attempts as [(typeof attempts)[0], (typeof attempts)[0]];
+      expect(bump.replaces).toBe(first.id);
+      expect(bump.guard).toEqual(first.guard);
+      expect(BigInt(bump.fee.feeRate)).toBeGreaterThan(BigInt(first.fee.feeRate));
+      expect(BigInt(bump.fee.fee)).toBeGreaterThan(BigInt(first.fee.fee));
+      expect((await nodeRpc(h.node, "getrawtransaction", [first.tx_hash, false])).error).toBeDefined();
+      // The rows describe the transaction that landed: its fee, shared by inputs, and what reached the treasury.
+      let fees = 0n;
+      for (const row of rows) {
+        expect(row.tx_hash).toBe(bump.tx_hash);
+        expect(row.fee_paid_raw).toBe(bump.fee.shares[row.send_id as string]);
+        expect(BigInt(row.amount_raw)).toBe(BigInt(row.covered_raw) - BigInt(row.fee_paid_raw ?? "0"));
+        fees += BigInt(row.fee_paid_raw ?? "0");
+      }
+      expect(fees).toBe(BigInt(bump.fee.fee));
+      const coin = await t.db.query<{ amount_raw: string }>(
+        "SELECT amount_raw::text FROM treasury_utxos WHERE txid = $1",
+        [bump.tx_hash],
+      );
+      expect(coin.rows).toEqual([{ amount_raw: (7_000_000n - fees).toString() }]);
+    } finally {
+      h.node.setMiningPolicy({ minFeeRateSatPerVb: 0 });
+    }
+  }, 120_000);
+
+  it("a sweep whose input left the chain in a reorg fails, and the addresses' other outputs are swept again", async () => {
+    const merchant = await createDepositMerchant(t.db, 2, "BITCOIN");
+    const [a, b] = merchant.addresses;
+    // Two deposit transactions: the first will be dropped by a reorg, the second stays.
+    const dropped = h.node.sendOutputs([{ address: a.address, amount: 2_000_000n }]);
+    h.node.sendOutputs([
+      { address: a.address, amount: 1_500_000n },
+      { address: b.address, amount: 3_000_000n },
+    ]);
+    await h.mine(3);
+    const s = sweeper();
+    h.node.setMiningPolicy({ hold: true });
+    const signed = await s
+      .tick("BITCOIN")
+      .then(() => pipeline.tick("BITCOIN"))
+      .then(() => sweepsOf(t.db, merchant))
+      .finally(() => h.node.setMiningPolicy({ hold: false }));
+    expect(signed.map((r) => [r.state, r.covered_raw])).toEqual([
+      ["sweeping", "3500000"],
+      ["sweeping", "3000000"],
+    ]);
+    const [attempt] = await attemptsOfSend(t.db, signed[0]?.send_id as string);
+    expect(h.node.mempool()).toEqual([attempt?.tx_hash]);
+    // The block holding the first deposit is replaced by a branch without it (double-spent away).
+    h.node.reorg(3, { drop: [dropped.txid] });
+    expect(h.node.mempool()).toEqual([]);
+    await h.catchUp();
+    const rows = await settle(s, merchant, 4);
+    const byState = (state: string) => rows.filter((r) => r.state === state);
+    expect(
+      byState("failed")
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(signed.map((r) => r.id).sort());
+    for (const row of byState("failed")) {
+      expect(row.tx_hash).toBeNull();
+      const { rows: why } = await t.db.query<{ reason: string }>("SELECT reason FROM treasury_sweeps WHERE id = $1", [
+        row.id,
+      ]);
+      expect(why[0]?.reason).toMatch(/can never land.*no longer exists on the chain/);
+      const send = await t.db.query<{ state: string }>("SELECT state FROM treasury_sends WHERE id = $1", [row.send_id]);
+      expect(send.rows[0]?.state).toBe("failed");
+      // Nothing was signed again from the vanished output: the one attempt expired.
+      expect((await attemptsOfSend(t.db, row.send_id as string)).map((x) => [x.tx_hash, x.state])).toEqual([
+        [attempt?.tx_hash, "expired"],
+      ]);
+    }
+    // What is still on the chain is swept in a later pass: a 1.5M, b 3M, in one new transaction.
+    const swept = byState("confirmed");
+    expect(swept.map((r) => [r.deposit_address, r.covered_raw])).toEqual([
+      [a.address, "1500000"],
+      [b.address, "3000000"],
+    ]);
+    const [landed] = await attemptsOfSend(t.db, swept[0]?.send_id as string);
+    expect(landed?.state).toBe("mined");
+    const tx = Transaction.fromHex(landed?.raw as string);
+    expect(tx.ins.map((i) => Buffer.from(i.hash).reverse().toString("hex"))).not.toContain(dropped.txid);
+    expect(tx.ins).toHaveLength(2);
+  }, 120_000);
 });

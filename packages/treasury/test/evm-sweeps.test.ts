@@ -1,9 +1,15 @@
 import { getMerchantBalance } from "@mp/ledger";
 import { tokenBalance } from "@mp/test-nodes/evm";
-import type { Hex } from "viem";
+import { bytesToHex, type Hex, keccak256, parseTransaction } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { createEvmSweeper, type EvmSweeper } from "../src/sweeps/evm-sweeper.ts";
-import { createDepositMerchant, type DepositMerchant, depositAndCredit } from "./support/evm-deposits.ts";
+import {
+  createDepositMerchant,
+  type DepositMerchant,
+  depositAndCredit,
+  testDepositKeys,
+} from "./support/evm-deposits.ts";
 import { type EvmTreasuryHarness, startEvmTreasury } from "./support/evm-treasury.ts";
 import { journalEntries, type SweepRowColumns, untilSweepsSettled } from "./support/sweep-rows.ts";
 import { testSweeperOptions, useSweepTest } from "./support/use-sweep-test.ts";
@@ -175,5 +181,69 @@ describe("EVM sweeps on anvil", () => {
       [`sweep:${swept?.id}`],
     );
     expect(rows[0]?.n).toBe(1);
+  }, 120_000);
+
+  it("fills the nonce of a sweep the node refused for good from its deposit address, so the next sweep lands", async () => {
+    const merchant = await createDepositMerchant(t.db, 1);
+    const [address] = merchant.addresses;
+    await depositAndCredit(t.db, h.node, h.usdc, merchant, [{ address, asset: "ETH", amount: 5n * 10n ** 17n }]);
+    const s = sweeper();
+    await h.node.setAutomine(false);
+    try {
+      await s.tick("BASE"); // opens the sweep
+      await s.tick("BASE"); // signs, stores and broadcasts it (not mined: automine is off)
+      const [signed] = await sweepsOf(merchant);
+      expect(signed?.state).toBe("sweeping");
+      // The stored attempt becomes one the node refuses every time (less gas than any transfer),
+      // signed by the deposit key at the same nonce; the good one leaves the mempool unmined.
+      const { rows: attempts } = await t.db.query<{ id: string; tx_hash: Hex; raw: Hex; path: string }>(
+        `SELECT a.id, a.tx_hash, a.raw, d.derivation_path AS path FROM treasury_attempts a
+           JOIN treasury_attempt_sends x ON x.attempt_id = a.id JOIN treasury_sweeps w ON w.send_id = x.send_id
+           JOIN destinations d ON d.id = w.destination_id WHERE w.id = $1`,
+        [signed?.id],
+      );
+      const [good] = attempts;
+      await h.node.testClient.dropTransaction({ hash: good?.tx_hash as Hex });
+      const key = testDepositKeys().forPath("evm", good?.path as string);
+      const parsed = parseTransaction(good?.raw as Hex);
+      const raw = await privateKeyToAccount(bytesToHex(key.privateKey)).signTransaction({
+        type: "eip1559",
+        chainId: parsed.chainId ?? 0,
+        nonce: parsed.nonce ?? 0,
+        to: parsed.to ?? h.treasury,
+        value: parsed.value ?? 0n,
+        gas: 20_000n,
+        maxFeePerGas: parsed.maxFeePerGas ?? 0n,
+        maxPriorityFeePerGas: parsed.maxPriorityFeePerGas ?? 0n,
+      });
+      await t.db.query("UPDATE treasury_attempts SET raw = $2, tx_hash = $3 WHERE id = $1", [
+        good?.id,
+        raw,
+        keccak256(raw),
+      ]);
+
+      // The pipeline fails it; the sweeper fills its nonce, then sweeps the deposit again at the next one.
+      const rows = await sweepUntilSettled(s, merchant, 2);
+      const failed = rows.find((r) => r.id === signed?.id);
+      expect(failed?.state).toBe("failed");
+      const { rows: why } = await t.db.query<{ reason: string }>("SELECT reason FROM treasury_sweeps WHERE id = $1", [
+        failed?.id,
+      ]);
+      expect(why[0]?.reason).toMatch(/intrinsic gas too low/i);
+      const again = rows.find((r) => r.id !== signed?.id);
+      expect(again?.state).toBe("confirmed");
+      const { rows: fillers } = await t.db.query<{ tx_hash: Hex; state: string; nonce: number }>(
+        `SELECT tx_hash, state, (guard->>'nonce')::int AS nonce FROM treasury_attempts WHERE guard->>'fills' = $1`,
+        [good?.id],
+      );
+      expect(fillers.map((f) => [f.state, f.nonce])).toEqual([["mined", parsed.nonce]]);
+      const filler = await h.node.publicClient.getTransaction({ hash: fillers[0]?.tx_hash as Hex });
+      const from = address.address.toLowerCase();
+      expect(filler).toMatchObject({ from, to: from, value: 0n });
+      const swept = await h.node.publicClient.getTransaction({ hash: again?.tx_hash as Hex });
+      expect(swept).toMatchObject({ from, nonce: (parsed.nonce ?? 0) + 1 });
+    } finally {
+      await h.node.setAutomine(true);
+    }
   }, 120_000);
 });

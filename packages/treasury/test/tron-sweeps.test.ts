@@ -213,4 +213,26 @@ describe("Tron sweeps on the Tron test node", () => {
     expect(h.node.balance(h.treasury)).toBe(treasuryTrx + 20n * TRX - 400_000n);
     expect(h.node.balance(address.address)).toBe(400_000n);
   }, 120_000);
+
+  it("a TRC-20 sweep's top-up does not count on TRX an open TRX sweep of the same address is moving", async () => {
+    const merchant = await createDepositMerchant(t.db, 1, "TRON");
+    const [address] = merchant.addresses;
+    await deposit(merchant, [{ address, asset: "TRX", amount: 50n * TRX }]);
+    const s = sweeper();
+    await s.tick("TRON"); // opens the TRX sweep: its 50 TRX are leaving the address
+    expect((await sweepsOf(t.db, merchant)).map((r) => [r.asset, r.state])).toEqual([["TRX", "ready"]]);
+    await deposit(merchant, [{ address, asset: "USDT", amount: 25_000_000n }]);
+    await s.tick("TRON"); // signs the TRX sweep, opens the USDT sweep
+    const usdt = (await sweepsOf(t.db, merchant)).find((r) => r.asset === "USDT");
+    // The whole fee is topped up, as for an address holding no TRX: the 50 TRX are not spare.
+    const fee = TRANSFER_ENERGY * ENERGY_PRICE;
+    expect(BigInt(usdt?.top_up_amount ?? "0")).toBe(fee + (fee * 30n) / 100n + 400_000n);
+
+    const rows = await settle(s, merchant, 2);
+    expect(rows.map((r) => [r.asset, r.state])).toEqual([
+      ["TRX", "confirmed"],
+      ["USDT", "confirmed"],
+    ]);
+    expect(h.node.tokenBalance(address.address)).toBe(0n);
+  }, 120_000);
 });

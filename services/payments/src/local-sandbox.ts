@@ -60,12 +60,16 @@ export async function startLocalSandbox(logger: Logger): Promise<LocalSandbox> {
         ...(node.tokens ? { tokens: [...node.tokens] } : {}),
       });
     };
-    await Promise.all([
+    // Every start settles before a failure is reported: a node still starting when another failed
+    // would otherwise be recorded in `stops` after they were run, and keep running.
+    const starts = await Promise.allSettled([
       ...evm,
       testNodeChain("BITCOIN", startBitcoinTestNode({ network: "regtest", blockIntervalMs: 2_000 }), 500),
       testNodeChain("SOLANA", startSolanaTestNode({ blockIntervalMs: 400 }), 400),
       testNodeChain("TRON", startTronTestNode({ blockIntervalMs: 1_000 }), 500),
     ]);
+    const failed = starts.find((s): s is PromiseRejectedResult => s.status === "rejected");
+    if (failed) throw failed.reason;
   } catch (error) {
     await Promise.allSettled(stops.map((stop) => stop()));
     throw error;

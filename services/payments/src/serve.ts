@@ -281,9 +281,12 @@ export async function serve(options: {
           s.closeIdleConnections();
         });
       }
-      for (const stop of stops.reverse()) await stop();
+      // Every stop runs even when one fails: the local sandbox's anvils (stopped last) never outlive us.
+      const failures: unknown[] = [];
+      for (const stop of stops.reverse()) await stop().catch((error: unknown) => failures.push(error));
       await jobs.stop();
       await db.close();
+      if (failures.length > 0) throw failures[0];
       logger.info("stopped");
     },
   };

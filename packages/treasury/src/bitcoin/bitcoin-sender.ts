@@ -327,8 +327,9 @@ export function createBitcoinSender(options: SenderFactoryOptions): ChainSender 
       const previous = Transaction.fromHex(attempt.raw);
       const inputs = await coinsAt(tx, chain, guardOf(attempt));
       if (inputs.length === 0) {
-        // A sweep's: its inputs are deposit outputs, signed with deposit keys this sender does not hold.
-        logger.warn({ chain, txHash: attempt.txHash }, "a stuck sweep is not replaced here: it waits to be mined");
+        // A sweep's: its inputs are deposit outputs, signed with deposit keys this sender does not hold;
+        // the Bitcoin sweeper (which holds them) bumps it.
+        logger.debug({ chain, txHash: attempt.txHash }, "a stuck sweep is replaced by the sweeper, not here");
         return null;
       }
       if (inputs.length !== previous.ins.length) {

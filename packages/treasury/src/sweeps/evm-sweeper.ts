@@ -1,5 +1,7 @@
 import { resolveEvmAssets } from "@mp/chain-evm";
 import { type ChainConfig, type ChainId, mapBounded } from "@mp/core";
+import type { DepositKey } from "@mp/custody";
+import type { Queryable } from "@mp/db";
 import { type Address, encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem";
 import { insertAttempt, markBroadcast } from "../attempt-store.ts";
 import type { LeasedChainLoop } from "../chain-loop.ts";
@@ -15,7 +17,7 @@ import { justStored } from "../send-pipeline.ts";
 import { requestSend } from "../send-requests.ts";
 import { ChainSweepPass } from "./chain-sweep-pass.ts";
 import { sweepThreshold } from "./sweep-config.ts";
-import { createSweeperLoop, type SweeperOptions } from "./sweep-send.ts";
+import { broadcastStored, createSweeperLoop, type SweeperOptions } from "./sweep-send.ts";
 import { isolatedStep, keysSigningAs } from "./sweep-step.ts";
 import {
   finishSweep,
@@ -99,6 +101,7 @@ class ChainSweep extends ChainSweepPass<ChainRuntime, EvmSweeperOptions, Address
     if (reopened.length > 0)
       this.logger.warn({ sweeps: reopened }, "a confirmed sweep's block left the chain: sweeping again");
     await this.finishSettled();
+    await this.fillRefusedNonces();
     await this.fenced((tx) => settleTopUps(tx, this.chain));
     const ready = await listReadySweeps(this.options.db, this.chain, SWEEPS_PER_TICK);
     if (ready.length > 0) this.options.onReady?.(ready.map((s) => s.id));
@@ -114,6 +117,52 @@ class ChainSweep extends ChainSweepPass<ChainRuntime, EvmSweeperOptions, Address
       const chunk = opening.slice(i, i + WRITES_PER_TX);
       await this.isolated({ sweeps: String(chunk.length) }, () => this.open(chunk));
     }
+  }
+
+  /**
+   * Sweeps the node refused for good (the pipeline failed them): their nonce, allocated from the
+   * deposit address's treasury_nonces row, is never used, so every later sweep of that address
+   * would wait behind it. The pipeline fills a refused nonce of the treasury's own address (its
+   * sender's fill()), but holds no deposit keys: here the deposit address's sender fills it, a
+   * zero-value transfer to itself at that nonce (guard.fills names the refused attempt), stored
+   * before it is broadcast; the pipeline confirms it like any attempt.
+   */
+  private async fillRefusedNonces(): Promise<void> {
+    for (const refused of await unfilledRefusedSweeps(this.options.db, this.chain)) {
+      await this.isolated({ attempt: refused.attempt.id }, async () => {
+        const key = this.options.depositKeys.forPath("evm", refused.derivationPath);
+        if (getAddress(key.address) !== getAddress(refused.attempt.from)) return;
+        const sender = this.depositSender(key);
+        const stored = await this.fenced(async (tx) => {
+          // Filled once: a refused filler waits for an operator, as the pipeline's do.
+          const { rows } = await tx.query("SELECT 1 FROM treasury_attempts WHERE guard->>'fills' = $1", [
+            refused.attempt.id,
+          ]);
+          if (rows.length > 0) return null;
+          const signed = await sender.fill?.(tx, refused.attempt);
+          if (!signed) return null;
+          const id = await insertAttempt(tx, this.chain, signed, null);
+          return { ...signed, id };
+        });
+        if (!stored) return;
+        this.logger.warn(
+          { refused: refused.attempt.id, filler: stored.id, address: refused.attempt.from },
+          "a refused sweep's nonce filled by a zero-value transfer from its deposit address",
+        );
+        await broadcastStored(sender, justStored(this.chain, stored, null), this.logger);
+      });
+    }
+  }
+
+  /** The EVM sender signing as one deposit address, on the chain's shared node. */
+  private depositSender(key: DepositKey): ChainSender {
+    return createEvmSender({
+      config: this.runtime.config,
+      keys: keysSigningAs("evm", key),
+      db: this.options.db,
+      logger: this.logger,
+      node: this.runtime.node,
+    });
   }
 
   /** One address the node or the database cannot serve now does not hold up the others; the next pass retries it. */
@@ -244,13 +293,7 @@ class ChainSweep extends ChainSweepPass<ChainRuntime, EvmSweeperOptions, Address
       return null;
     }
     // The shared node: chain id and fees are read once for every deposit address of the pass.
-    const sender: ChainSender = createEvmSender({
-      config: this.runtime.config,
-      keys: keysSigningAs("evm", key),
-      db: this.options.db,
-      logger: this.logger,
-      node: this.runtime.node,
-    });
+    const sender = this.depositSender(key);
     const order: SendOrder = {
       id: sweep.id,
       chain: this.chain,
@@ -368,4 +411,58 @@ interface PreparedSweep {
   sender: ChainSender;
   order: SendOrder;
   prepared: unknown;
+}
+
+/**
+ * Sweep attempts of `chain` the node refused for good (failed, never in a block) whose nonce nothing
+ * else holds (no other attempt of the address at that nonce signed, broadcast or mined) and that no
+ * filler was signed for yet, with their deposit address's derivation path.
+ */
+async function unfilledRefusedSweeps(
+  q: Queryable,
+  chain: ChainId,
+): Promise<Array<{ attempt: StoredAttempt; derivationPath: string }>> {
+  const { rows } = await q.query<{
+    id: string;
+    tx_hash: string;
+    raw: string;
+    from_address: string;
+    guard: Record<string, unknown>;
+    fee: Record<string, unknown>;
+    created_at: Date;
+    derivation_path: string;
+  }>(
+    `SELECT a.id, a.tx_hash, a.raw, a.from_address, a.guard, a.fee, a.created_at, t.derivation_path
+       FROM treasury_attempts a
+       JOIN treasury_attempt_sends x ON x.attempt_id = a.id
+       JOIN treasury_sweeps w ON w.send_id = x.send_id
+       JOIN destinations t ON t.id = w.destination_id
+      WHERE a.chain = $1 AND a.state = 'failed' AND a.block_height IS NULL AND a.guard->>'nonce' IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM treasury_attempts f WHERE f.guard->>'fills' = a.id)
+        AND NOT EXISTS (SELECT 1 FROM treasury_attempts o
+                         WHERE o.chain = a.chain AND o.from_address = a.from_address AND o.id <> a.id
+                           AND o.guard->>'nonce' = a.guard->>'nonce' AND o.state IN ('signed', 'broadcast', 'mined'))
+      ORDER BY a.created_at, a.id
+      LIMIT $2`,
+    [chain, SWEEPS_PER_TICK],
+  );
+  return rows.map((r) => ({
+    derivationPath: r.derivation_path,
+    attempt: {
+      id: r.id,
+      chain,
+      txHash: r.tx_hash,
+      raw: r.raw,
+      from: r.from_address,
+      guard: r.guard,
+      fee: r.fee,
+      orders: [],
+      state: "failed",
+      replaces: null,
+      blockHeight: null,
+      blockHash: null,
+      createdAt: r.created_at,
+      broadcastAt: null,
+    },
+  }));
 }

@@ -1,10 +1,9 @@
 import { resolveSolanaAssets, type SolanaAssets } from "@mp/chain-solana";
-import { type ChainConfig, type ChainId, type Logger, mapBounded, ValidationError } from "@mp/core";
-import type { Queryable } from "@mp/db";
+import { type ChainConfig, mapBounded, ValidationError } from "@mp/core";
 import { Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from "@solana/web3.js";
 import bs58 from "bs58";
 import { insertAttempt, lockSignable } from "../attempt-store.ts";
-import { createLeasedChainLoop, type LeasedChainLoop } from "../chain-loop.ts";
+import type { LeasedChainLoop } from "../chain-loop.ts";
 import type { ChainSender, SignedAttempt } from "../chain-sender.ts";
 import { justStored } from "../send-pipeline.ts";
 import {
@@ -21,16 +20,14 @@ import {
   createAssociatedTokenAccountIdempotent,
   transferChecked,
 } from "../solana/token-instructions.ts";
-import { DEFAULT_SWEEP_CONFIG, type SweepConfig, sweepThreshold } from "./sweep-config.ts";
-import type { SweeperOptions } from "./sweep-send.ts";
+import { ChainSweepPass } from "./chain-sweep-pass.ts";
+import { sweepThreshold } from "./sweep-config.ts";
+import { broadcastStored, createSweeperLoop, finishSettledSweeps, type SweeperOptions } from "./sweep-send.ts";
 import { isolatedStep } from "./sweep-step.ts";
 import {
-  finishSweep,
   insertSweep,
-  leaderFenced,
   listReadySweeps,
   listRequeuedSweeps,
-  listSettledSweeps,
   listSweepCandidates,
   listTreasuryAccountOpeners,
   noteSweepWaiting,
@@ -83,14 +80,11 @@ export function createSolanaSweeper(options: SolanaSweeperOptions): SolanaSweepe
   if (options.chain.chain !== "SOLANA") {
     throw new ValidationError(`the Solana sweeper cannot sweep ${options.chain.chain}`, "chain");
   }
-  const config = options.config ?? DEFAULT_SWEEP_CONFIG;
-  const leaseSeconds = options.leases?.seconds ?? options.leaseSeconds ?? 10;
   const key = options.treasuryKeys.solana();
   const treasury = Keypair.fromSeed(key.privateKey);
   if (treasury.publicKey.toBase58() !== key.address)
     throw new Error("the Solana treasury key does not match its address");
   const runtime: SweepRuntime = {
-    chain: options.chain.chain,
     assets: resolveSolanaAssets(options.chain),
     reads: createSolanaReads(options.chain, options.fetch),
     treasury,
@@ -103,28 +97,14 @@ export function createSolanaSweeper(options: SolanaSweeperOptions): SolanaSweepe
       ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
     }),
   };
-  return createLeasedChainLoop({
-    db,
-    logger,
-    ...(options.leases ? { leases: options.leases } : {}),
-    leaseSeconds,
-    chains: [runtime.chain],
-    leaseName: (chain) => `sweeper:${chain}`,
-    intervalMs: config.intervalMs,
-    what: "sweeper",
-    pass: (chain, lease) =>
-      new SolanaSweepPass(
-        runtime,
-        options,
-        config,
-        leaderFenced(db, lease, leaseSeconds),
-        logger.child({ chain, sweeper: true }),
-      ).run(),
-  });
+  const passOptions: SolanaPassOptions = { ...options, chains: [options.chain] };
+  return createSweeperLoop(passOptions, (run) => new SolanaSweepPass(runtime, key.address, passOptions, run).run());
 }
 
+/** The sweeper's options as the shared sweeper loop and pass take them (one chain: SOLANA). */
+type SolanaPassOptions = SolanaSweeperOptions & Pick<SweeperOptions, "chains">;
+
 interface SweepRuntime {
-  chain: ChainId;
   assets: SolanaAssets;
   reads: SolanaReads;
   treasury: Keypair;
@@ -144,22 +124,13 @@ interface SweepPlan {
 }
 
 /** One pass over SOLANA under its lease. */
-class SolanaSweepPass {
-  constructor(
-    private readonly runtime: SweepRuntime,
-    private readonly options: SolanaSweeperOptions,
-    private readonly config: SweepConfig,
-    private readonly fenced: <T>(fn: (tx: Queryable) => Promise<T>) => Promise<T>,
-    private readonly logger: Logger,
-  ) {}
-
-  private get chain(): ChainId {
-    return this.runtime.chain;
-  }
-
+class SolanaSweepPass extends ChainSweepPass<SweepRuntime, SolanaPassOptions> {
   async run(): Promise<void> {
     const { db } = this.options;
-    await this.finishSettled();
+    // The fee the treasury paid, as the landed attempt was signed.
+    await finishSettledSweeps(this.context, async ({ fee }) =>
+      typeof fee?.lamports === "string" ? BigInt(fee.lamports) : null,
+    );
     // Expired sweeps first (their send is re-queued), then the ready ones.
     const requeued = await listRequeuedSweeps(db, this.chain, SWEEPS_PER_TICK);
     const ready = await listReadySweeps(db, this.chain, SWEEPS_PER_TICK);
@@ -279,10 +250,7 @@ class SolanaSweepPass {
       requeuedSendId === null ? "sweep signed" : "expired sweep signed again",
     );
     this.options.onStored?.(sweep.id);
-    // Stored first: a broadcast lost here is made again by the send pipeline's next pass.
-    await this.runtime.broadcaster.broadcast(justStored(this.chain, stored, null)).catch((error: unknown) => {
-      this.logger.warn({ sweep: sweep.id, txHash: stored.txHash, err: String(error) }, "sweep broadcast failed");
-    });
+    await broadcastStored(this.runtime.broadcaster, justStored(this.chain, stored, null), this.logger);
   }
 
   /** Reads what the transaction needs; a string says why it cannot be signed now (the sweep waits, visibly). */
@@ -373,27 +341,5 @@ class SolanaSweepPass {
       fee: { lamports: SWEEP_FEE_LAMPORTS.toString() },
       orders: [{ id: sendId }],
     };
-  }
-
-  /** Sweeps whose send the pipeline confirmed (or saw fail): the fee the treasury paid, then done. */
-  private async finishSettled(): Promise<void> {
-    const settled = await listSettledSweeps(this.options.db, this.chain);
-    for (const sweep of settled) {
-      const lamports = sweep.fee?.lamports;
-      await this.fenced((tx) =>
-        finishSweep(tx, sweep.id, {
-          state: sweep.sendState,
-          attemptId: sweep.attemptId,
-          txHash: sweep.txHash,
-          feePaidRaw: typeof lamports === "string" ? BigInt(lamports) : null,
-          reason: sweep.sendState === "failed" ? (sweep.reason ?? "the sweep failed on chain") : null,
-        }),
-      );
-      if (sweep.sendState === "confirmed") {
-        this.logger.info({ sweep: sweep.id, txHash: sweep.txHash }, "sweep confirmed");
-      } else {
-        this.logger.warn({ sweep: sweep.id, reason: sweep.reason }, "sweep failed");
-      }
-    }
   }
 }

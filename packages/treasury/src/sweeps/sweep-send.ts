@@ -4,7 +4,7 @@ import type { Database, LeaseKeeper, Queryable } from "@mp/db";
 import { insertAttempt, lockSignable } from "../attempt-store.ts";
 import { createLeasedChainLoop, type LeasedChainLoop } from "../chain-loop.ts";
 import { type ChainSender, InsufficientTreasuryFundsError } from "../chain-sender.ts";
-import { fencedTx } from "../fenced-tx.ts";
+import { type FencedTx, fencedTx } from "../fenced-tx.ts";
 import { justStored } from "../send-pipeline.ts";
 import { requestSend } from "../send-requests.ts";
 import { DEFAULT_SWEEP_CONFIG, type SweepConfig } from "./sweep-config.ts";
@@ -16,6 +16,7 @@ import {
   type NewSweep,
   noteSweepWaiting,
   type OpenSweep,
+  type SettledSweep,
   setTopUpSend,
 } from "./sweep-store.ts";
 
@@ -39,7 +40,7 @@ export interface SweeperOptions {
 }
 
 /** A write transaction that first proves this process still holds the chain's sweeper lease. */
-export type Fenced = <T>(fn: (tx: Queryable) => Promise<T>) => Promise<T>;
+export type Fenced = FencedTx;
 
 /** A sweep's send (purpose sweep), the idempotency key that makes every retry return the one send. */
 export const sweepSendKey = (sweepId: string) => `sweep:${sweepId}`;
@@ -175,18 +176,22 @@ export async function broadcastStored(
  */
 export async function finishSettledSweeps(
   context: { db: Database; chain: ChainId; fenced: Fenced; logger: Logger },
-  feePaid: (sweep: { txHash: string; coveredRaw: bigint; amountRaw: bigint }) => Promise<bigint | null>,
+  feePaid: (sweep: SettledSweep & { txHash: string }) => Promise<bigint | null>,
+  options: { amountNetOfFee?: boolean } = {},
 ): Promise<void> {
   const { db, chain, fenced, logger } = context;
   const settled = await listSettledSweeps(db, chain);
   await mapBounded(settled, 8, async (sweep) => {
     const feePaidRaw = sweep.txHash === null ? null : await feePaid({ ...sweep, txHash: sweep.txHash });
+    // Where the fee comes out of the swept amount (Bitcoin), a fee-bumped replacement moved less.
+    const landed = sweep.sendState === "confirmed" && feePaidRaw !== null && options.amountNetOfFee;
     await fenced((tx) =>
       finishSweep(tx, sweep.id, {
         state: sweep.sendState,
         attemptId: sweep.attemptId,
         txHash: sweep.txHash,
         feePaidRaw,
+        ...(landed ? { amountRaw: sweep.coveredRaw - feePaidRaw } : {}),
         reason: sweep.sendState === "failed" ? (sweep.reason ?? "the sweep failed on chain") : null,
       }),
     );

@@ -1,22 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { ChainId, Logger } from "@mp/core";
-import { assertLeader, type Database, type Lease, type Queryable } from "@mp/db";
+import type { Queryable } from "@mp/db";
 import { requestSend } from "../send-requests.ts";
 
 /** The sweepers' reads and writes of treasury_sweeps (migrations/0106, 0115), and how they write. */
-
-/** A sweeper's write transactions under its lease `sweeper:<CHAIN>`: assertLeader first in each. */
-export function leaderFenced(
-  db: Database,
-  lease: Lease,
-  leaseSeconds: number,
-): <T>(fn: (tx: Queryable) => Promise<T>) => Promise<T> {
-  return (fn) =>
-    db.tx(async (tx) => {
-      await assertLeader(tx, lease, { idleTimeoutMs: leaseSeconds * 500 });
-      return fn(tx);
-    });
-}
 
 export type SweepState = "topping_up" | "ready" | "sweeping" | "confirmed" | "failed";
 
@@ -105,6 +92,20 @@ export async function insertSweep(tx: Queryable, sweep: NewSweep): Promise<strin
     ],
   );
   return rows.length === 1 ? id : null;
+}
+
+/**
+ * Per deposit address, what its open sweeps of `asset` (topping up, ready or sweeping) are to move:
+ * money that is leaving the address, so no other sweep's fee may count on it.
+ */
+export async function openSweepAmounts(q: Queryable, chain: ChainId, asset: string): Promise<Map<string, bigint>> {
+  const { rows } = await q.query<{ address: string; amount: string }>(
+    `SELECT deposit_address AS address, sum(amount_raw)::text AS amount FROM treasury_sweeps
+      WHERE chain = $1 AND asset = $2 AND state IN ('topping_up', 'ready', 'sweeping')
+      GROUP BY deposit_address`,
+    [chain, asset],
+  );
+  return new Map(rows.map((r) => [r.address, BigInt(r.amount)]));
 }
 
 export async function setTopUpSend(tx: Queryable, sweepId: string, sendId: string): Promise<void> {
@@ -270,25 +271,25 @@ export async function noteSweepWaiting(q: Queryable, sweepId: string, reason: st
   await q.query("UPDATE treasury_sweeps SET reason = $2, updated_at = now() WHERE id = $1", [sweepId, reason]);
 }
 
+/** A sweep whose send the pipeline settled (confirmed or failed), with the attempt that landed. */
+export interface SettledSweep {
+  id: string;
+  sendId: string;
+  sendState: "confirmed" | "failed";
+  reason: string | null;
+  attemptId: string | null;
+  txHash: string | null;
+  /** The landed attempt's fee as signed (SignedAttempt.fee). */
+  fee: Record<string, unknown> | null;
+  coveredRaw: bigint;
+  amountRaw: bigint;
+}
+
 /** Sweeps whose send the pipeline settled (confirmed or failed), with the attempt that landed. */
-export async function listSettledSweeps(
-  q: Queryable,
-  chain: ChainId,
-): Promise<
-  Array<{
-    id: string;
-    sendState: "confirmed" | "failed";
-    reason: string | null;
-    attemptId: string | null;
-    txHash: string | null;
-    /** The landed attempt's fee as signed (SignedAttempt.fee). */
-    fee: Record<string, unknown> | null;
-    coveredRaw: bigint;
-    amountRaw: bigint;
-  }>
-> {
+export async function listSettledSweeps(q: Queryable, chain: ChainId): Promise<SettledSweep[]> {
   const { rows } = await q.query<{
     id: string;
+    send_id: string;
     send_state: "confirmed" | "failed";
     reason: string | null;
     attempt_id: string | null;
@@ -297,7 +298,7 @@ export async function listSettledSweeps(
     covered_raw: string;
     amount_raw: string;
   }>(
-    `SELECT w.id, s.state AS send_state, s.reason, s.landed_attempt_id AS attempt_id, a.tx_hash, a.fee,
+    `SELECT w.id, w.send_id, s.state AS send_state, s.reason, s.landed_attempt_id AS attempt_id, a.tx_hash, a.fee,
             w.covered_raw::text AS covered_raw, w.amount_raw::text AS amount_raw
        FROM treasury_sweeps w JOIN treasury_sends s ON s.id = w.send_id
        LEFT JOIN treasury_attempts a ON a.id = s.landed_attempt_id
@@ -306,6 +307,7 @@ export async function listSettledSweeps(
   );
   return rows.map((r) => ({
     id: r.id,
+    sendId: r.send_id,
     sendState: r.send_state,
     reason: r.reason,
     attemptId: r.attempt_id,
@@ -325,14 +327,47 @@ export async function finishSweep(
     txHash: string | null;
     feePaidRaw: bigint | null;
     reason: string | null;
+    /** What reached the treasury, when the landed attempt moved other than amount_raw (a Bitcoin fee bump). */
+    amountRaw?: bigint;
   },
 ): Promise<void> {
   await tx.query(
     `UPDATE treasury_sweeps SET state = $2, attempt_id = $3, tx_hash = $4, fee_paid_raw = $5, reason = $6,
+            amount_raw = COALESCE($7::numeric, amount_raw),
             confirmed_at = CASE WHEN $2 = 'confirmed' THEN now() END, updated_at = now()
       WHERE id = $1 AND state = 'sweeping'`,
-    [sweepId, outcome.state, outcome.attemptId, outcome.txHash, outcome.feePaidRaw?.toString() ?? null, outcome.reason],
+    [
+      sweepId,
+      outcome.state,
+      outcome.attemptId,
+      outcome.txHash,
+      outcome.feePaidRaw?.toString() ?? null,
+      outcome.reason,
+      outcome.amountRaw?.toString() ?? null,
+    ],
   );
+}
+
+/**
+ * Sweeps whose send the pipeline put back in the queue, where nothing can sign them again (a
+ * Bitcoin batch whose inputs a reorg removed, or that the node refused for good): the sends fail
+ * and the sweeps with them, with `why` and the pipeline's reason. Their deposits, no longer covered
+ * by an open sweep or a live attempt, are swept again by a later pass (those still on the chain).
+ */
+export async function failUnsignableSweeps(tx: Queryable, chain: ChainId, why: string): Promise<string[]> {
+  const { rows } = await tx.query<{ id: string }>(
+    `WITH failed AS (
+       UPDATE treasury_sends s SET state = 'failed', reason = $2 || COALESCE(s.reason, 'no reason'), updated_at = now()
+         FROM treasury_sweeps w
+        WHERE w.chain = $1 AND w.state = 'sweeping' AND s.id = w.send_id AND s.state IN ('queued', 'waiting_funds')
+       RETURNING s.id, s.reason)
+     UPDATE treasury_sweeps w SET state = 'failed', reason = failed.reason, updated_at = now()
+       FROM failed
+      WHERE w.send_id = failed.id AND w.state = 'sweeping'
+     RETURNING w.id`,
+    [chain, why],
+  );
+  return rows.map((r) => r.id);
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   listSweepCandidates,
   noteSweepWaiting,
   type OpenSweep,
+  openSweepAmounts,
   type SweepCandidate,
   settleTopUps,
 } from "./sweep-store.ts";
@@ -39,7 +40,7 @@ const CONCURRENCY = 8;
  *           requestSend and the send pipeline) sized by the Tron sender's own rule: the transfer's
  *           energy estimate (triggerconstantcontract from the deposit address) at today's energy
  *           price plus 30% (fee_limit), plus the bandwidth reserve, less the TRX the address holds
- *           that is not itself a deposit to sweep -> once confirmed, the TRC-20 `transfer` to the
+ *           that is not leaving it (a deposit to sweep, or held back by an open TRX sweep) -> once confirmed, the TRC-20 `transfer` to the
  *           treasury, built by the node, checked and signed offline by the Tron sender with the
  *           deposit key, stored before it is broadcast.
  *   TRX:    the deposits less the bandwidth reserve, no top-up; the reserve stays as dust.
@@ -92,14 +93,19 @@ class TronChainSweep extends ChainSweepPass<ChainRuntime, TronSweeperOptions> {
     );
     const candidates = await listSweepCandidates(this.options.db, this.chain, SWEEPS_PER_TICK);
     const native = this.runtime.assets.native;
-    // TRX deposits not swept yet, per address: a TRC-20 sweep's fee may not count on them (they leave).
-    const trxDeposits = new Map(
-      candidates.filter((c) => c.asset === native.asset).map((c) => [c.address, c.unsweptRaw]),
-    );
+    // TRX leaving each address, that a TRC-20 sweep's fee may not count on: deposits not swept yet,
+    // and what an open TRX sweep moves plus the bandwidth reserve its own transaction may burn.
+    const trxLeaving = new Map<string, bigint>();
+    for (const [address, amount] of await openSweepAmounts(this.options.db, this.chain, native.asset)) {
+      trxLeaving.set(address, amount + BANDWIDTH_RESERVE_SUN);
+    }
+    for (const c of candidates) {
+      if (c.asset === native.asset) trxLeaving.set(c.address, (trxLeaving.get(c.address) ?? 0n) + c.unsweptRaw);
+    }
     await mapBounded(
       candidates.filter((c) => c.unsweptRaw >= this.threshold(c.asset)),
       CONCURRENCY,
-      (c) => isolatedStep(this.logger, { address: c.address, asset: c.asset }, () => this.open(c, trxDeposits)),
+      (c) => isolatedStep(this.logger, { address: c.address, asset: c.asset }, () => this.open(c, trxLeaving)),
     );
   }
 
@@ -109,7 +115,7 @@ class TronChainSweep extends ChainSweepPass<ChainRuntime, TronSweeperOptions> {
   }
 
   /** Opens a sweep: for a TRC-20, with a TRX top-up when the address cannot pay the transfer's energy. */
-  private async open(candidate: SweepCandidate, trxDeposits: ReadonlyMap<string, bigint>): Promise<void> {
+  private async open(candidate: SweepCandidate, trxLeaving: ReadonlyMap<string, bigint>): Promise<void> {
     const { node, assets } = this.runtime;
     const ownerHex = base58ToHex(candidate.address);
     const trx = await node.balance(ownerHex);
@@ -146,7 +152,7 @@ class TronChainSweep extends ChainSweepPass<ChainRuntime, TronSweeperOptions> {
     const energy = BigInt(estimate.energyUsed);
     // The Tron sender's rule: staked energy pays first, the rest is burnt up to fee_limit; plus bandwidth.
     const needed = (energy > staked ? tronFeeLimit(energy - staked, price) : 0n) + BANDWIDTH_RESERVE_SUN;
-    const spare = trx - (trxDeposits.get(candidate.address) ?? 0n);
+    const spare = trx - (trxLeaving.get(candidate.address) ?? 0n);
     const topUp = needed > spare ? needed - (spare > 0n ? spare : 0n) : 0n;
     const sweepId = await this.fenced((tx) =>
       openSweepWithTopUp(tx, {

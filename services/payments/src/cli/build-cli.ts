@@ -40,17 +40,15 @@ export function buildCli(): Command {
       const logger = createLogger({ level: config.logLevel });
       // Loaded only to serve: the chain adapters and test nodes are heavy for one-shot commands.
       const { serve } = await import("../serve.ts");
-      const service = await serve({
-        config,
-        logger,
-        role: options.role,
-        ...(options.chains ? { chainFilter: options.chains } : {}),
-      });
+      let service: Awaited<ReturnType<typeof serve>> | undefined;
       let stopping = false;
       const shutdown = (signal: string) => {
         if (stopping) return;
         stopping = true;
         logger.info({ signal }, "shutting down");
+        // A signal while starting is handled once the start ends: what it started (the local
+        // sandbox's anvils) is stopped too, never left running without the process that owns it.
+        if (!service) return;
         service.stop().then(
           () => process.exit(0),
           (error: unknown) => {
@@ -61,6 +59,16 @@ export function buildCli(): Command {
       };
       process.on("SIGTERM", () => shutdown("SIGTERM"));
       process.on("SIGINT", () => shutdown("SIGINT"));
+      service = await serve({
+        config,
+        logger,
+        role: options.role,
+        ...(options.chains ? { chainFilter: options.chains } : {}),
+      });
+      if (stopping) {
+        stopping = false;
+        shutdown("signal received while starting");
+      }
     });
 
   program
