@@ -26,6 +26,16 @@ export { buildOpenApi } from "./openapi/build-openapi.ts";
 export { allRoutes } from "./routes.ts";
 export { sendQueuedFaucetTransfer } from "./sandbox/sandbox-faucet-outbox.ts";
 export {
+  bankPayoutRequest,
+  type DuePayout,
+  duePayouts,
+  fundedBankTransfers,
+  type PayoutPacing,
+  postponePayoutCheck,
+  recordBankPayoutIntent,
+  recordPayoutAnswer,
+} from "./transfers/bank-payout-execution.ts";
+export {
   endedTransferPayouts,
   finishTransferPayout,
   fundedCryptoTransfers,

@@ -225,7 +225,11 @@ export async function serve(options: {
     stops.push(async () => clearInterval(sweep));
     const webhooks = await startWebhookWorker({ db, keyring: encryption, logger, environment: config.environment });
     stops.push(() => webhooks.stop());
-    const transferExecutor = startTransferExecutor({ db, logger });
+    const transferExecutor = startTransferExecutor({
+      db,
+      logger,
+      bank: { banking: providers.banking, keyring: encryption, logger },
+    });
     stops.push(() => transferExecutor.stop());
   }
 

@@ -2,6 +2,7 @@ import { endedTransferPayouts, finishTransferPayout, fundedCryptoTransfers, star
 import type { Logger } from "@mp/core";
 import type { Database } from "@mp/db";
 import { requestSend } from "@mp/treasury";
+import { type BankPayoutDeps, executeBankPayoutsOnce } from "./transfer-bank-payouts.ts";
 
 /** Transfers handled per step and kind: a backlog drains over a few ticks, never one long transaction. */
 const BATCH = 50;
@@ -13,8 +14,13 @@ const BATCH = 50;
  * transfer moves in its own transaction under its row lock, so two workers never move one twice and a
  * crash between the steps repeats nothing: the send's key finds the same send.
  */
-export async function executeTransfersOnce(db: Database): Promise<{ started: number; finished: number }> {
-  let started = 0;
+export async function executeTransfersOnce(
+  db: Database,
+  bank?: BankPayoutDeps,
+): Promise<{ started: number; finished: number }> {
+  // Bank destinations go through the banking provider's payouts (transfer-bank-payouts.ts).
+  const banked = bank ? await executeBankPayoutsOnce(db, bank) : { started: 0, finished: 0 };
+  let started = banked.started;
   for (const ref of await fundedCryptoTransfers(db, BATCH)) {
     const moved = await db.tx((client) =>
       startTransferPayout(client, ref, (sql, payout, idempotencyKey) =>
@@ -23,7 +29,7 @@ export async function executeTransfersOnce(db: Database): Promise<{ started: num
     );
     if (moved) started += 1;
   }
-  let finished = 0;
+  let finished = banked.finished;
   for (const ref of await endedTransferPayouts(db, BATCH)) {
     if (await db.tx((client) => finishTransferPayout(client, ref))) finished += 1;
   }
@@ -31,13 +37,18 @@ export async function executeTransfersOnce(db: Database): Promise<{ started: num
 }
 
 /** Runs executeTransfersOnce every `intervalMs` until stopped; a failed pass is logged and retried. */
-export function startTransferExecutor(options: { db: Database; logger: Logger; intervalMs?: number }): {
+export function startTransferExecutor(options: {
+  db: Database;
+  logger: Logger;
+  intervalMs?: number;
+  bank?: BankPayoutDeps;
+}): {
   stop(): Promise<void>;
 } {
   const { db, logger } = options;
   let running: Promise<void> | undefined;
   const tick = () => {
-    running ??= executeTransfersOnce(db)
+    running ??= executeTransfersOnce(db, options.bank)
       .then(
         (done) => {
           if (done.started + done.finished > 0) logger.info(done, "transfers executed");

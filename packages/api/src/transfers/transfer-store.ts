@@ -105,7 +105,8 @@ export async function moveTransfer(
     | "transfer.expired"
     | "transfer.processing"
     | "transfer.completed"
-    | "transfer.failed",
+    | "transfer.failed"
+    | "transfer.refunded",
   idempotencyKey?: string,
 ): Promise<TransferRow> {
   const result = await sql.query<{ updated_at: Date }>(
@@ -129,7 +130,8 @@ export function appendTransferEvent(
     | "transfer.late_funding"
     | "transfer.processing"
     | "transfer.completed"
-    | "transfer.failed",
+    | "transfer.failed"
+    | "transfer.refunded",
   idempotencyKey?: string,
 ): Promise<void> {
   return appendResourceEvent(sql, transfer.merchant_id, type, toTransferResource(transfer), idempotencyKey);
