@@ -1,18 +1,23 @@
 import { checkLedger, exportJournalCsv } from "@mp/ledger";
 import { createSandboxBankingProvider, SANDBOX_PAYOUT_MAGIC } from "@mp/providers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { executeTransfersOnce } from "../../services/payments/src/transfer-executor.ts";
 import { balanceToBank } from "./transfers-bank-support.ts";
 import { useTransfersApi } from "./transfers-support.ts";
 import { nextKey } from "./verification-fixtures.ts";
 
-/** The sandbox bank's payouts take PAYOUT_DELAY_MS to complete (and as long again to be returned). */
-const PAYOUT_DELAY_MS = 300;
+/**
+ * The sandbox bank's payouts take PAYOUT_DELAY_MS to complete (and as long again to be returned);
+ * its clock runs `skew` ahead of the real one, and the test moves it, so no pass is ever too slow
+ * (PGlite) to see a payout PENDING.
+ */
+const PAYOUT_DELAY_MS = 60_000;
+let skew = 0;
 
 describe("transfers: payouts to a US bank account (sandbox bank)", () => {
   const { t, a, customer } = useTransfersApi();
   const bank = () => ({
-    banking: createSandboxBankingProvider({ payoutDelayMs: PAYOUT_DELAY_MS }),
+    banking: createSandboxBankingProvider({ payoutDelayMs: PAYOUT_DELAY_MS, now: () => new Date(Date.now() + skew) }),
     keyring: t.api.deps.encryption,
     returnCheckSeconds: 0,
   });
@@ -24,15 +29,17 @@ describe("transfers: payouts to a US bank account (sandbox bank)", () => {
         [id],
       )
     ).rows.map((r) => r.to_status);
-  /** Runs the executor until the transfer is in `wanted` (the sandbox bank answers after its delay). */
+  /** Runs the executor, the bank's clock half a delay further each pass, until the transfer is `wanted`. */
   const runUntil = async (id: string, wanted: string) => {
-    const deadline = Date.now() + 10_000;
-    while ((await status(id)) !== wanted) {
-      if (Date.now() > deadline) throw new Error(`transfer ${id} is ${await status(id)}, never ${wanted}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let pass = 0; (await status(id)) !== wanted; pass += 1) {
+      if (pass > 10) throw new Error(`transfer ${id} is ${await status(id)}, never ${wanted}`);
       await executeTransfersOnce(t.api.db, bank());
+      skew += PAYOUT_DELAY_MS / 2;
     }
   };
+  beforeEach(() => {
+    skew = 0;
+  });
 
   beforeAll(async () => {
     await t.api.db.query(
