@@ -36,12 +36,20 @@ export {
   recordPayoutAnswer,
 } from "./transfers/bank-payout-execution.ts";
 export {
+  applyPayoutLine,
+  exportStatementPayouts,
+  matchPayoutLine,
+  type PayoutDebtor,
+  type PayoutExport,
+} from "./transfers/statement-payouts.ts";
+export {
   endedTransferPayouts,
   finishTransferPayout,
   fundedCryptoTransfers,
   startTransferPayout,
   type TransferPayout,
 } from "./transfers/transfer-execution.ts";
+export { type TransfersReport, type TransfersReportTotals, transfersReport } from "./transfers/transfers-report.ts";
 export {
   KYC_AND_BANKING_QUEUES,
   type KycAndBankingWorkerDeps,
