@@ -4,7 +4,7 @@ import type { EncryptionKeyring } from "@mp/encryption";
 import { postTransferRefund } from "@mp/ledger";
 import type { BankPayoutRequest, BankPayoutStatus } from "@mp/providers";
 import type { UsBankAccountBody } from "../quotes/quote-schemas.ts";
-import { finishTransferPayout } from "./transfer-execution.ts";
+import { finishTransferPayout, fundedTransfersTo } from "./transfer-execution.ts";
 import { fundingHoldIds } from "./transfer-lifecycle.ts";
 import { findTransfer, moveTransfer, type TransferRow } from "./transfer-store.ts";
 
@@ -42,16 +42,8 @@ export interface PayoutPacing {
 }
 
 /** FUNDED transfers to a US bank account, oldest first. */
-export async function fundedBankTransfers(
-  sql: Queryable,
-  limit: number,
-): Promise<Array<{ id: string; merchantId: string }>> {
-  const result = await sql.query<{ id: string; merchant_id: string }>(
-    `SELECT t.id, t.merchant_id FROM transfers t JOIN transfer_quotes q ON q.id = t.quote_id
-      WHERE t.status = 'FUNDED' AND q.destination_kind = 'US_BANK_ACCOUNT' ORDER BY t.created_at, t.id LIMIT $1`,
-    [limit],
-  );
-  return result.rows.map((row) => ({ id: row.id, merchantId: row.merchant_id }));
+export function fundedBankTransfers(sql: Queryable, limit: number): Promise<Array<{ id: string; merchantId: string }>> {
+  return fundedTransfersTo(sql, "US_BANK_ACCOUNT", limit);
 }
 
 /** Step 1: FUNDED -> PROCESSING with its payout REQUESTED. False when the transfer is no longer FUNDED. */

@@ -36,15 +36,7 @@ export async function transfersReport(
   sql: Queryable,
   options: { from?: Date | undefined; to?: Date | undefined; merchantId?: string | undefined } = {},
 ): Promise<TransfersReport> {
-  const result = await sql.query<{
-    status: TransferStatus;
-    source_currency: string;
-    destination_currency: string;
-    count: number;
-    source_amount: string;
-    fee_amount: string;
-    destination_amount: string;
-  }>(
+  const result = await sql.query<TransfersReportTotals & { status: TransferStatus }>(
     `SELECT t.status, q.source_asset AS source_currency, q.destination_asset AS destination_currency,
             count(*)::int AS count,
             sum(q.source_amount / power(10::numeric, q.source_decimals))::text AS source_amount,
