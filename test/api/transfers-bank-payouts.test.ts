@@ -1,3 +1,5 @@
+import { bankPayoutRequest, recordBankPayoutIntent } from "@mp/api";
+import { ServiceUnavailableError } from "@mp/core";
 import { checkLedger, exportJournalCsv } from "@mp/ledger";
 import { createSandboxBankingProvider, SANDBOX_PAYOUT_MAGIC } from "@mp/providers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -145,6 +147,45 @@ describe("transfers: payouts to a US bank account (sandbox bank)", () => {
     await exportJournalCsv(t.api.db, { from: new Date(0), to: new Date(Date.now() + 60_000) }, (l) => lines.push(l));
     const kinds = lines.filter((l) => l.includes(transfer.id)).map((l) => l.split(",")[2]);
     expect(new Set(kinds)).toEqual(new Set(["hold", "hold_settle", "transfer_fee", "transfer_refund"]));
+  });
+
+  it("a crash after the payout is recorded, or a bank outage, sends it later, once", async () => {
+    const transfer = await balanceToBank(t, a, customer.customerId, "000999888777");
+    // The worker recorded the payout and died before calling the bank.
+    expect(
+      await t.api.db.tx((sql) => recordBankPayoutIntent(sql, { id: transfer.id, merchantId: a.merchantId }, "sandbox")),
+    ).toBe(true);
+    expect(await status(transfer.id)).toBe("PROCESSING");
+    const payout = async () =>
+      (
+        await t.api.db.query<{ status: string; provider_payout_id: string | null; due: boolean }>(
+          "SELECT status, provider_payout_id, next_check_at <= now() AS due FROM transfer_payouts WHERE transfer_id = $1",
+          [transfer.id],
+        )
+      ).rows[0];
+    expect(await payout()).toEqual({ status: "REQUESTED", provider_payout_id: null, due: true });
+    // The bank is down: the payout waits (retrySeconds), nothing else changes.
+    const down = {
+      ...bank(),
+      banking: {
+        ...bank().banking,
+        sendPayout: async () => {
+          throw new ServiceUnavailableError("bank down");
+        },
+      },
+    };
+    expect(await executeTransfersOnce(t.api.db, down)).toEqual({ started: 0, finished: 0 });
+    expect(await payout()).toEqual({ status: "REQUESTED", provider_payout_id: null, due: false });
+    await t.api.db.query("UPDATE transfer_payouts SET next_check_at = now() WHERE transfer_id = $1", [transfer.id]);
+    await executeTransfersOnce(t.api.db, bank());
+    const sent = await payout();
+    expect(sent).toMatchObject({ status: "PENDING", provider_payout_id: expect.stringMatching(/^po_sbx_/) });
+    // Asking the bank again for the same payout (a crash after the call) is the same payout.
+    const request = await bankPayoutRequest(t.api.db, t.api.deps.encryption, transfer.id);
+    expect(request.creditor.accountNumber).toBe("000999888777");
+    expect((await bank().banking.sendPayout(request)).providerPayoutId).toBe(sent?.provider_payout_id);
+    await runUntil(transfer.id, "COMPLETED");
+    await t.expectLedgerClean();
   });
 
   it("the ledger check names a transfer whose holds do not fit its state", async () => {

@@ -51,7 +51,17 @@ export async function executeBankPayoutsOnce(
       await postponePayoutCheck(db, due.transferId, deps.retrySeconds ?? 30);
       continue;
     }
-    if (await db.tx((client) => recordPayoutAnswer(client, due, answer, deps))) finished += 1;
+    try {
+      if (await db.tx((client) => recordPayoutAnswer(client, due, answer, deps))) finished += 1;
+    } catch (error) {
+      // E.g. a settle refused while a reorg left the merchant's available below zero: this payout
+      // waits, the others (and the crypto transfers after them) go on.
+      deps.logger?.warn(
+        { err: String(error), transferId: due.transferId },
+        "bank payout answer not recorded; retried later",
+      );
+      await postponePayoutCheck(db, due.transferId, deps.retrySeconds ?? 30);
+    }
   }
   return { started, finished };
 }
