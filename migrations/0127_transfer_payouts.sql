@@ -86,8 +86,20 @@ $$;
 -- merchant's available balance, its fee given back too (the payee never got the money):
 --   transfer_refund  payout_clearing (debit, the paid part) + fee_revenue (debit, the fee)
 --                    -> merchant_available (credit, the whole), referenced by the transfer id
-ALTER TABLE journal_entries DROP CONSTRAINT journal_entries_kind_check;
-ALTER TABLE journal_entries ADD CONSTRAINT journal_entries_kind_check CHECK (kind IN (
-  'deposit_credit', 'deposit_reversal', 'bank_deposit', 'hold', 'hold_settle', 'hold_release',
-  'held_release', 'held_return', 'float_receipt', 'float_reversal', 'transfer_fee', 'transfer_refund'
-));
+-- Added to the kinds already allowed, whatever they are by now (a migration of the same time may
+-- add its own), rather than restating the list.
+DO $$
+DECLARE
+  before text;
+  after text;
+BEGIN
+  SELECT pg_get_constraintdef(oid) INTO before FROM pg_constraint
+   WHERE conrelid = 'journal_entries'::regclass AND conname = 'journal_entries_kind_check';
+  after := replace(before, '::text])', '::text, ''transfer_refund''::text])');
+  IF after IS NULL OR after = before THEN
+    RAISE EXCEPTION 'journal_entries_kind_check has an unexpected form: %', before;
+  END IF;
+  ALTER TABLE journal_entries DROP CONSTRAINT journal_entries_kind_check;
+  EXECUTE 'ALTER TABLE journal_entries ADD CONSTRAINT journal_entries_kind_check ' || after;
+END;
+$$;
