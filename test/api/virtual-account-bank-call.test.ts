@@ -20,8 +20,7 @@ describe("opening a virtual account asks the bank outside any transaction", () =
   beforeAll(async () => {
     const bank = createSandboxBankingProvider({ activationDelayMs: 100 });
     const probing: BankingProvider = {
-      name: bank.name,
-      getAccountStatus: (id) => bank.getAccountStatus(id),
+      ...bank,
       async openAccount(request) {
         seen.push(await probeCustomerRow(request.customerId));
         return bank.openAccount(request);

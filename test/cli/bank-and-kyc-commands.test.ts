@@ -60,4 +60,21 @@ describe("payments bank and kyc commands, as finance and operators run them", ()
     },
     CLI_TEST_TIMEOUT_MS,
   );
+
+  it(
+    "reports transfers by state and exports payouts only with the statement bank",
+    async () => {
+      const report = await runCli(["transfers", "report", "--from", "2026-01-01", "--json"], env());
+      expect(report.code, report.stderr).toBe(0);
+      const parsed = JSON.parse(report.stdout);
+      expect(parsed).toMatchObject({ from: "2026-01-01T00:00:00.000Z", to: null, merchant_id: null, count: 0 });
+      // Every state, each empty.
+      expect(parsed.states).toHaveLength(8);
+      expect(parsed.states[0]).toEqual({ status: "AWAITING_MERCHANT_FUNDING", count: 0, totals: [] });
+      const refused = await runCli(["bank", "payouts", "export", "--json"], env());
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain("BANKING_PROVIDER");
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 });

@@ -28,6 +28,23 @@ export { sendQueuedFaucetTransfer } from "./sandbox/sandbox-faucet-outbox.ts";
 export { applyFundingDeposits, unfundReversedDeposits } from "./transfers/fund-from-crypto-deposits.ts";
 export { provisionFundingAddresses } from "./transfers/funding-address.ts";
 export {
+  bankPayoutRequest,
+  type DuePayout,
+  duePayouts,
+  fundedBankTransfers,
+  type PayoutPacing,
+  postponePayoutCheck,
+  recordBankPayoutIntent,
+  recordPayoutAnswer,
+} from "./transfers/bank-payout-execution.ts";
+export {
+  applyPayoutLine,
+  exportStatementPayouts,
+  matchPayoutLine,
+  type PayoutDebtor,
+  type PayoutExport,
+} from "./transfers/statement-payouts.ts";
+export {
   endedTransferPayouts,
   finishTransferPayout,
   fundedCryptoTransfers,
@@ -35,6 +52,7 @@ export {
   type TransferPayout,
 } from "./transfers/transfer-execution.ts";
 export { expireDueTransfers } from "./transfers/transfer-lifecycle.ts";
+export { type TransfersReport, type TransfersReportTotals, transfersReport } from "./transfers/transfers-report.ts";
 export {
   KYC_AND_BANKING_QUEUES,
   type KycAndBankingWorkerDeps,

@@ -85,6 +85,8 @@ export interface StatementBankConfig {
   /** BANK_ACCOUNT_RANGE `first-last`: digit strings of one length, first <= last. */
   accountRange: { first: string; last: string };
   bic: string | undefined;
+  /** BANK_PAYOUT_ACCOUNT: the account payouts are paid from (pain.001 DbtrAcct); the export needs it. */
+  payoutAccount: string | undefined;
 }
 
 /**
@@ -194,6 +196,10 @@ const envSchema = z.object({
     .string()
     .regex(/^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/, "must be a BIC (8 or 11 characters)")
     .optional(),
+  BANK_PAYOUT_ACCOUNT: z
+    .string()
+    .regex(/^\d{4,17}$/, "must be an account number of 4 to 17 digits")
+    .optional(),
 });
 
 function statementBank(e: z.infer<typeof envSchema>): StatementBankConfig | undefined {
@@ -216,6 +222,7 @@ function statementBank(e: z.infer<typeof envSchema>): StatementBankConfig | unde
     accountName: e.BANK_ACCOUNT_NAME ?? "",
     accountRange: { first, last },
     bic: e.BANK_BIC,
+    payoutAccount: e.BANK_PAYOUT_ACCOUNT,
   };
 }
 

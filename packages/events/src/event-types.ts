@@ -30,6 +30,7 @@ export const EVENT_TYPES = [
   "transfer.processing",
   "transfer.completed",
   "transfer.failed",
+  "transfer.refunded",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

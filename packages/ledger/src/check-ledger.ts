@@ -1,6 +1,7 @@
 import { formatUsd } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { LEDGER_CURRENCY } from "./accounts.ts";
+import { transferProblems } from "./check-transfers.ts";
 
 export interface LedgerCheckResult {
   ok: boolean;
@@ -78,8 +79,8 @@ async function driftedBalances(q: Queryable): Promise<string[]> {
 /**
  * Each merchant's money in the ledger against the source documents, in one statement (one snapshot):
  * available + reserved + held = credited, unreversed crypto deposits (net) - those returned to their
- * payers + bank deposits - settled holds (payouts); reserved = open holds; held = the net of deposits
- * still held.
+ * payers + bank deposits - settled holds (payouts) + refunded payouts (a bank return given back);
+ * reserved = open holds; held = the net of deposits still held.
  */
 async function merchantReconciliation(q: Queryable): Promise<{ problems: string[]; merchants: number }> {
   const result = await q.query<{
@@ -92,6 +93,7 @@ async function merchantReconciliation(q: Queryable): Promise<{ problems: string[
     still_held: string;
     bank: string;
     paid: string;
+    refunded: string;
     open_holds: string;
   }>(
     `WITH ledger AS (
@@ -114,34 +116,40 @@ async function merchantReconciliation(q: Queryable): Promise<{ problems: string[
               coalesce(sum(amount_usd_micros) FILTER (WHERE status = 'SETTLED'), 0) AS paid,
               coalesce(sum(amount_usd_micros) FILTER (WHERE status = 'HELD'), 0) AS open_holds
          FROM ledger_holds GROUP BY merchant_id),
+     refunds AS (
+       SELECT merchant_id, sum(refunded_usd_micros) AS total FROM transfer_payouts
+        WHERE refunded_usd_micros IS NOT NULL GROUP BY merchant_id),
      seen AS (
        SELECT merchant_id FROM ledger UNION SELECT merchant_id FROM crypto
-       UNION SELECT merchant_id FROM bank UNION SELECT merchant_id FROM holds)
+       UNION SELECT merchant_id FROM bank UNION SELECT merchant_id FROM holds UNION SELECT merchant_id FROM refunds)
      SELECT seen.merchant_id,
             coalesce(ledger.available, 0)::text AS available, coalesce(ledger.reserved, 0)::text AS reserved,
             coalesce(ledger.held, 0)::text AS held, coalesce(crypto.total, 0)::text AS crypto,
             coalesce(crypto.returned, 0)::text AS returned, coalesce(crypto.still_held, 0)::text AS still_held,
             coalesce(bank.total, 0)::text AS bank,
-            coalesce(holds.paid, 0)::text AS paid, coalesce(holds.open_holds, 0)::text AS open_holds
+            coalesce(holds.paid, 0)::text AS paid, coalesce(refunds.total, 0)::text AS refunded,
+            coalesce(holds.open_holds, 0)::text AS open_holds
        FROM seen
        LEFT JOIN ledger ON ledger.merchant_id = seen.merchant_id
        LEFT JOIN crypto ON crypto.merchant_id = seen.merchant_id
        LEFT JOIN bank ON bank.merchant_id = seen.merchant_id
        LEFT JOIN holds ON holds.merchant_id = seen.merchant_id
+       LEFT JOIN refunds ON refunds.merchant_id = seen.merchant_id
       ORDER BY seen.merchant_id`,
     [LEDGER_CURRENCY],
   );
   const problems: string[] = [];
   for (const r of result.rows) {
     const inLedger = BigInt(r.available) + BigInt(r.reserved) + BigInt(r.held);
-    const fromDocuments = BigInt(r.crypto) - BigInt(r.returned) + BigInt(r.bank) - BigInt(r.paid);
+    const fromDocuments = BigInt(r.crypto) - BigInt(r.returned) + BigInt(r.bank) - BigInt(r.paid) + BigInt(r.refunded);
     if (inLedger !== fromDocuments) {
       // Held and returned money are named only where there is some, so the usual line stays short.
       const held = BigInt(r.held) === 0n ? "" : "+held";
       const returned = BigInt(r.returned) === 0n ? "" : ` - returned ${usd(r.returned)}`;
+      const refunded = BigInt(r.refunded) === 0n ? "" : ` + refunded payouts ${usd(r.refunded)}`;
       problems.push(
         `merchant ${r.merchant_id}: ledger available+reserved${held} ${usd(inLedger)}, source documents ${usd(fromDocuments)} ` +
-          `(crypto deposits ${usd(r.crypto)}${returned} + bank deposits ${usd(r.bank)} - payouts ${usd(r.paid)}); difference ${usd(inLedger - fromDocuments)}`,
+          `(crypto deposits ${usd(r.crypto)}${returned} + bank deposits ${usd(r.bank)} - payouts ${usd(r.paid)}${refunded}); difference ${usd(inLedger - fromDocuments)}`,
       );
     }
     if (BigInt(r.reserved) !== BigInt(r.open_holds)) {
@@ -243,7 +251,8 @@ async function returnsOwed(q: Queryable): Promise<string[]> {
 /**
  * Proves the ledger: every entry balances per currency; every derived balance row equals the sum of
  * its lines; each merchant's balances reconcile with the deposits (held, released and returned
- * included), bank deposits and holds behind them. Read-only. Each check is one statement, hence one consistent snapshot even on a pool; pass a
+ * included), bank deposits and holds behind them; each transfer's holds, fee and refund match its
+ * state (check-transfers.ts). Read-only. Each check is one statement, hence one consistent snapshot even on a pool; pass a
  * client in a REPEATABLE READ transaction to make all of them share one snapshot.
  */
 export async function checkLedger(q: Queryable): Promise<LedgerCheckResult> {
@@ -252,6 +261,7 @@ export async function checkLedger(q: Queryable): Promise<LedgerCheckResult> {
     ...(await driftedBalances(q)),
     ...(await documentLinks(q)),
     ...(await returnsOwed(q)),
+    ...(await transferProblems(q)),
   ];
   const reconciliation = await merchantReconciliation(q);
   problems.push(...reconciliation.problems);

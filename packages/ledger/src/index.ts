@@ -17,3 +17,4 @@ export { placeHold, releaseHold, settleHold } from "./holds.ts";
 export type { EntryKind } from "./journal-entry.ts";
 export { postFloatReceipt, postFloatReversal } from "./operator-float.ts";
 export { postTransferFee } from "./transfer-fees.ts";
+export { postTransferRefund } from "./transfer-refunds.ts";

@@ -14,7 +14,8 @@ export type EntryKind =
   | "held_return"
   | "float_receipt"
   | "float_reversal"
-  | "transfer_fee";
+  | "transfer_fee"
+  | "transfer_refund";
 
 export interface LineSpec {
   account: AccountKind;

@@ -4,17 +4,29 @@ export type {
   BankAccountStatus,
   BankDepositInstructions,
   BankingProvider,
+  BankPayoutRequest,
+  BankPayoutStatus,
   OpenedBankAccount,
+  SentBankPayout,
 } from "./banking/banking-provider.ts";
+export {
+  buildPain001,
+  PAIN001_NAMESPACE,
+  type Pain001Batch,
+  type Pain001Payment,
+  pain001ControlSum,
+} from "./banking/payouts/pain001.ts";
 export {
   createSandboxBankingProvider,
   SANDBOX_BANK,
   SANDBOX_BANKING_DECLINE_REASON,
   SANDBOX_BANKING_DECLINE_WORD,
+  SANDBOX_PAYOUT_MAGIC,
   sandboxInstructions,
 } from "./banking/sandbox-banking-provider.ts";
 export {
   createStatementBankingProvider,
+  payoutEndToEndId,
   type StatementBankSettings,
   statementInstructions,
 } from "./banking/statement-banking-provider.ts";

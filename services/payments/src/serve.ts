@@ -225,7 +225,12 @@ export async function serve(options: {
     stops.push(async () => clearInterval(sweep));
     const webhooks = await startWebhookWorker({ db, keyring: encryption, logger, environment: config.environment });
     stops.push(() => webhooks.stop());
-    const transferExecutor = startTransferExecutor({ db, logger, walletSlots: deps.walletSlots });
+    const transferExecutor = startTransferExecutor({
+      db,
+      logger,
+      walletSlots: deps.walletSlots,
+      bank: { banking: providers.banking, keyring: encryption, logger },
+    });
     stops.push(() => transferExecutor.stop());
   }
 

@@ -12,6 +12,7 @@ import {
 import type { Logger } from "@mp/core";
 import type { Database } from "@mp/db";
 import { requestSend } from "@mp/treasury";
+import { type BankPayoutDeps, executeBankPayoutsOnce } from "./transfer-bank-payouts.ts";
 
 /** Transfers handled per step and kind: a backlog drains over a few ticks, never one long transaction. */
 const BATCH = 50;
@@ -34,19 +35,24 @@ export interface TransferPass {
  *    stop counting (before any payout starts on them);
  * 4. FUNDED transfers to a crypto address become treasury sends (purpose transfer, the transfer id as
  *    idempotency key) and PROCESSING; PROCESSING transfers whose send the signer's pipeline confirmed
- *    become COMPLETED, those whose send failed FAILED.
+ *    become COMPLETED, those whose send failed FAILED;
+ * 5. (with `bank`, run before 4) FUNDED transfers to a US bank account go to the banking provider's
+ *    payouts and ended payouts finish them (transfer-bank-payouts.ts: the provider is called outside
+ *    any transaction).
  * Each transfer moves in its own transaction under its row lock, so two workers never move one twice
  * and a crash between the steps repeats nothing: the send's key finds the same send.
  */
 export async function executeTransfersOnce(
   db: Database,
-  options: { walletSlots?: WalletSlots | undefined } = {},
+  options: { walletSlots?: WalletSlots | undefined; bank?: BankPayoutDeps | undefined } = {},
 ): Promise<TransferPass> {
   const expired = await expireDueTransfers(db, BATCH);
   const provisioned = options.walletSlots ? await provisionFundingAddresses(db, options.walletSlots, BATCH) : 0;
   const applied = await applyFundingDeposits(db, BATCH);
   const unfunded = await unfundReversedDeposits(db, BATCH);
-  let started = 0;
+  // Bank destinations go through the banking provider's payouts (transfer-bank-payouts.ts).
+  const banked = options.bank ? await executeBankPayoutsOnce(db, options.bank) : { started: 0, finished: 0 };
+  let started = banked.started;
   for (const ref of await fundedCryptoTransfers(db, BATCH)) {
     const moved = await db.tx((client) =>
       startTransferPayout(client, ref, (sql, payout, idempotencyKey) =>
@@ -55,7 +61,7 @@ export async function executeTransfersOnce(
     );
     if (moved) started += 1;
   }
-  let finished = 0;
+  let finished = banked.finished;
   for (const ref of await endedTransferPayouts(db, BATCH)) {
     if (await db.tx((client) => finishTransferPayout(client, ref))) finished += 1;
   }
@@ -68,13 +74,14 @@ export function startTransferExecutor(options: {
   logger: Logger;
   walletSlots?: WalletSlots;
   intervalMs?: number;
+  bank?: BankPayoutDeps;
 }): {
   stop(): Promise<void>;
 } {
   const { db, logger } = options;
   let running: Promise<void> | undefined;
   const tick = () => {
-    running ??= executeTransfersOnce(db, { walletSlots: options.walletSlots })
+    running ??= executeTransfersOnce(db, { walletSlots: options.walletSlots, bank: options.bank })
       .then(
         (done) => {
           if (Object.values(done).some((n) => n > 0)) logger.info(done, "transfers executed");

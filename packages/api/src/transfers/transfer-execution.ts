@@ -12,17 +12,26 @@ export interface TransferPayout {
   amountRaw: bigint;
 }
 
-/** The payouts to start: FUNDED transfers to a crypto address, oldest first. */
-export async function fundedCryptoTransfers(
+/** FUNDED transfers to a destination of `kind`, oldest first. */
+export async function fundedTransfersTo(
   sql: Queryable,
+  kind: "CRYPTO_ADDRESS" | "US_BANK_ACCOUNT",
   limit: number,
 ): Promise<Array<{ id: string; merchantId: string }>> {
   const result = await sql.query<{ id: string; merchant_id: string }>(
     `SELECT t.id, t.merchant_id FROM transfers t JOIN transfer_quotes q ON q.id = t.quote_id
-      WHERE t.status = 'FUNDED' AND q.destination_kind = 'CRYPTO_ADDRESS' ORDER BY t.created_at, t.id LIMIT $1`,
-    [limit],
+      WHERE t.status = 'FUNDED' AND q.destination_kind = $1 ORDER BY t.created_at, t.id LIMIT $2`,
+    [kind, limit],
   );
   return result.rows.map((row) => ({ id: row.id, merchantId: row.merchant_id }));
+}
+
+/** The payouts to start: FUNDED transfers to a crypto address, oldest first. */
+export function fundedCryptoTransfers(
+  sql: Queryable,
+  limit: number,
+): Promise<Array<{ id: string; merchantId: string }>> {
+  return fundedTransfersTo(sql, "CRYPTO_ADDRESS", limit);
 }
 
 /**
@@ -59,7 +68,7 @@ export async function startTransferPayout(
  * FOR SHARE until the payout's transaction commits, so a reorg's rollback comes before (and is seen
  * here) or after the payout started: never in between.
  */
-async function fundingReversed(sql: Queryable, transferId: string): Promise<boolean> {
+export async function fundingReversed(sql: Queryable, transferId: string): Promise<boolean> {
   const result = await sql.query<{ status: string }>(
     `SELECT d.status FROM funding_intent_credits c JOIN funding_intents i ON i.id = c.intent_id
        JOIN deposits d ON d.id = c.deposit_id

@@ -119,7 +119,8 @@ export async function moveTransfer(
     | "transfer.expired"
     | "transfer.processing"
     | "transfer.completed"
-    | "transfer.failed",
+    | "transfer.failed"
+    | "transfer.refunded",
   idempotencyKey?: string,
 ): Promise<TransferRow> {
   const result = await sql.query<{ updated_at: Date }>(
@@ -144,7 +145,8 @@ export function appendTransferEvent(
     | "transfer.funding_reversed"
     | "transfer.processing"
     | "transfer.completed"
-    | "transfer.failed",
+    | "transfer.failed"
+    | "transfer.refunded",
   idempotencyKey?: string,
 ): Promise<void> {
   return appendResourceEvent(sql, transfer.merchant_id, type, toTransferResource(transfer), idempotencyKey);

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { ConflictError, NotFoundError, ValidationError } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
 import { detectStatementFormat, parseStatement, type StatementFormat, type StatementLine } from "@mp/providers";
+import { applyPayoutLine, matchPayoutLine } from "../transfers/statement-payouts.ts";
 import { creditBankDeposit } from "./credit-bank-deposit.ts";
 
 /**
@@ -13,6 +14,10 @@ import { creditBankDeposit } from "./credit-bank-deposit.ts";
  * each new credit line is matched to a virtual account by its number and credited through the
  * same path as every bank deposit (one balanced ledger entry). What cannot be matched is kept as
  * UNMATCHED with the reason, for finance to assign to an account or return to the payer.
+ *
+ * A line quoting the end-to-end id of one of our exported payouts is about that payout instead
+ * (transfers/statement-payouts.ts): a debit of its amount confirms it, a credit returns it; the line
+ * is RECORDED and credits no account.
  */
 export interface StatementImportResult {
   importId: string;
@@ -21,6 +26,9 @@ export interface StatementImportResult {
   credited: number;
   unmatched: number;
   alreadyImported: number;
+  /** Payouts this file confirmed (debits) and returned (credits back). */
+  payoutsCompleted: number;
+  payoutsReturned: number;
 }
 
 /** A statement line as recorded: the parsed line (less its identity hash) and what became of it. */
@@ -74,7 +82,7 @@ export async function importBankStatement(
   const lines = parseStatement(input.content, format);
   const importId = randomUUID();
   return db.tx(async (sql) => {
-    const counts = { credited: 0, unmatched: 0, alreadyImported: 0 };
+    const counts = { credited: 0, unmatched: 0, alreadyImported: 0, payoutsCompleted: 0, payoutsReturned: 0 };
     await sql.query(
       `INSERT INTO bank_statement_imports
          (id, file_name, file_sha256, format, lines, credited, unmatched, already_imported, imported_by)
@@ -89,7 +97,8 @@ export async function importBankStatement(
       ],
     );
     for (const line of lines) {
-      const { account, reason } = await match(sql, line);
+      const payout = await matchPayoutLine(sql, line);
+      const { account, reason } = payout ? { account: undefined, reason: payout.reason } : await match(sql, line);
       const inserted = await sql.query<{ id: string }>(
         `INSERT INTO bank_statement_lines
            (id, identity, import_id, location, account, direction, reversal, amount, currency, booking_date,
@@ -120,6 +129,11 @@ export async function importBankStatement(
         continue;
       }
       if (reason) counts.unmatched += 1;
+      if (payout?.outcome) {
+        await applyPayoutLine(sql, lineId, payout);
+        if (payout.outcome === "COMPLETED") counts.payoutsCompleted += 1;
+        else counts.payoutsReturned += 1;
+      }
       if (!account) continue;
       await creditLine(sql, lineId, account, line, "CREDITED");
       counts.credited += 1;

@@ -6,6 +6,9 @@
  * accepts money once the bank has activated it (asynchronously: PROVISIONING -> ACTIVE, or FAILED);
  * a background job asks for the status. `openAccount` is keyed by our virtual account id, so a
  * repeated call returns the same account. A provider outage throws ServiceUnavailableError.
+ *
+ * It also pays out (transfers to a US bank account): `sendPayout` is keyed by our transfer id and
+ * answers at once; the payout then moves asynchronously and `getPayoutStatus` is asked until it ends.
  */
 export interface BankAccountRequest {
   /** Our virtual account id: the provider's idempotency key. */
@@ -47,8 +50,39 @@ export type BankAccountStatus =
   | { status: "ACTIVE" }
   | { status: "FAILED"; reason: string };
 
+/** A payout to a US bank account: what the bank is asked to pay, the same on every retry. */
+export interface BankPayoutRequest {
+  /** Our transfer id: the provider's idempotency key (a repeat returns the same payout). */
+  payoutId: string;
+  /** Decimal string in whole cents, e.g. "98.50". */
+  amount: string;
+  currency: "USD";
+  /** When we first asked; the same on every retry of the same payout. */
+  requestedAt: Date;
+  creditor: { name: string; accountNumber: string; routingNumber: string; accountType: "CHECKING" | "SAVINGS" };
+  /** Shown to the payee: the transfer's reference. */
+  remittance: string;
+}
+
+/**
+ * A payout's state at the provider. PENDING: accepted, not sent; SENT: left the bank, not confirmed;
+ * COMPLETED: the bank confirmed it; FAILED: refused, no money left; RETURNED: completed, then sent
+ * back by the payee's bank (the money is ours again).
+ */
+export type BankPayoutStatus =
+  | { status: "PENDING" | "SENT" | "COMPLETED" }
+  | { status: "FAILED" | "RETURNED"; reason: string };
+
+export interface SentBankPayout {
+  providerPayoutId: string;
+  status: BankPayoutStatus;
+}
+
 export interface BankingProvider {
   readonly name: string;
   openAccount(request: BankAccountRequest): Promise<OpenedBankAccount>;
   getAccountStatus(providerAccountId: string): Promise<BankAccountStatus>;
+  /** Idempotent by `payoutId`. A provider outage throws ServiceUnavailableError (the call is retried). */
+  sendPayout(request: BankPayoutRequest): Promise<SentBankPayout>;
+  getPayoutStatus(providerPayoutId: string): Promise<BankPayoutStatus>;
 }

@@ -1,7 +1,13 @@
 import { createHash } from "node:crypto";
 import { NotFoundError } from "@mp/core";
 import { abaCheckDigit, ibanCheckDigits } from "./bank-identifiers.ts";
-import type { BankAccountRequest, BankDepositInstructions, BankingProvider } from "./banking-provider.ts";
+import type {
+  BankAccountRequest,
+  BankDepositInstructions,
+  BankingProvider,
+  BankPayoutRequest,
+  BankPayoutStatus,
+} from "./banking-provider.ts";
 
 /**
  * Sandbox banking provider: deterministic, offline, asynchronous. An account opened at time t is
@@ -17,6 +23,13 @@ import type { BankAccountRequest, BankDepositInstructions, BankingProvider } fro
  *
  * Stateless, like the sandbox KYC provider: the provider account id carries the outcome and the
  * activation time, so accounts survive worker restarts and a repeated open returns the same id.
+ *
+ * Payouts are asynchronous the same way, timed from the request (`payoutDelayMs`, default 2 s):
+ * PENDING for the first half of the delay, SENT for the second, then COMPLETED. Magic values, by
+ * the payee's account number (SANDBOX_PAYOUT_MAGIC):
+ *   ends in 0002  the payout FAILS when the delay is over (R02 account closed): no money left
+ *   ends in 0003  the payout COMPLETES, then is RETURNED one more delay later (R03 no account)
+ * Any other account number completes.
  */
 export const SANDBOX_BANK = {
   name: "Sandbox Bank, N.A.",
@@ -32,6 +45,33 @@ export const SANDBOX_BANKING_DECLINE_WORD = "Decline";
 export const SANDBOX_BANKING_DECLINE_REASON = "The bank declined to open an account for this beneficiary";
 
 const ACCOUNT_ID = /^vab_sbx_[0-9a-f]{24}\.([af])\.([0-9a-z]+)$/;
+
+export const SANDBOX_PAYOUT_MAGIC = {
+  failSuffix: "0002",
+  failReason: "R02 Account closed: the payee's bank refused the payout",
+  returnSuffix: "0003",
+  returnReason: "R03 No account/unable to locate account: the payee's bank returned the payout",
+} as const;
+
+const PAYOUT_ID = /^po_sbx_[0-9a-f]{24}\.([cfr])\.([0-9a-z]+)$/;
+
+function payoutOutcome(request: BankPayoutRequest): "c" | "f" | "r" {
+  const account = request.creditor.accountNumber;
+  if (account.endsWith(SANDBOX_PAYOUT_MAGIC.failSuffix)) return "f";
+  if (account.endsWith(SANDBOX_PAYOUT_MAGIC.returnSuffix)) return "r";
+  return "c";
+}
+
+/** Where a sandbox payout sent at `sentAt` with `outcome` is at `now`. */
+function payoutStatusAt(outcome: string, sentAt: number, delayMs: number, now: number): BankPayoutStatus {
+  if (now < sentAt + delayMs / 2) return { status: "PENDING" };
+  if (now < sentAt + delayMs) return { status: "SENT" };
+  if (outcome === "f") return { status: "FAILED", reason: SANDBOX_PAYOUT_MAGIC.failReason };
+  if (outcome === "r" && now >= sentAt + 2 * delayMs) {
+    return { status: "RETURNED", reason: SANDBOX_PAYOUT_MAGIC.returnReason };
+  }
+  return { status: "COMPLETED" };
+}
 
 function digits(seed: string, label: string, count: number): string {
   const hex = createHash("sha256").update(`${label}:${seed}`).digest("hex");
@@ -68,9 +108,10 @@ export function sandboxInstructions(request: BankAccountRequest): BankDepositIns
 }
 
 export function createSandboxBankingProvider(
-  options: { activationDelayMs?: number; now?: () => Date } = {},
+  options: { activationDelayMs?: number; payoutDelayMs?: number; now?: () => Date } = {},
 ): BankingProvider {
   const activationDelayMs = options.activationDelayMs ?? 3_000;
+  const payoutDelayMs = options.payoutDelayMs ?? 2_000;
   const now = options.now ?? (() => new Date());
   return {
     name: "sandbox",
@@ -90,6 +131,21 @@ export function createSandboxBankingProvider(
       if (!match) throw new NotFoundError("Bank account");
       if (now().getTime() < Number.parseInt(match[2] ?? "0", 36)) return { status: "PROVISIONING" };
       return match[1] === "f" ? { status: "FAILED", reason: SANDBOX_BANKING_DECLINE_REASON } : { status: "ACTIVE" };
+    },
+    async sendPayout(request) {
+      const hash = createHash("sha256").update(`payout:${request.payoutId}`).digest("hex").slice(0, 24);
+      // Timed from the request, not the clock: a repeated send is the very same payout.
+      const sentAt = request.requestedAt.getTime();
+      const outcome = payoutOutcome(request);
+      return {
+        providerPayoutId: `po_sbx_${hash}.${outcome}.${sentAt.toString(36)}`,
+        status: payoutStatusAt(outcome, sentAt, payoutDelayMs, now().getTime()),
+      };
+    },
+    async getPayoutStatus(providerPayoutId) {
+      const match = PAYOUT_ID.exec(providerPayoutId);
+      if (!match) throw new NotFoundError("Payout");
+      return payoutStatusAt(match[1] ?? "c", Number.parseInt(match[2] ?? "0", 36), payoutDelayMs, now().getTime());
     },
   };
 }

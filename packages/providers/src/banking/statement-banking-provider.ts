@@ -1,6 +1,11 @@
 import { NotFoundError, ServiceUnavailableError } from "@mp/core";
 import { type Database, isConnectionError } from "@mp/db";
-import type { BankAccountRequest, BankDepositInstructions, BankingProvider } from "./banking-provider.ts";
+import type {
+  BankAccountRequest,
+  BankDepositInstructions,
+  BankingProvider,
+  BankPayoutStatus,
+} from "./banking-provider.ts";
 
 /**
  * Banking by statement import (`BANKING_PROVIDER=statement`), for an operator whose bank gives it a
@@ -9,6 +14,10 @@ import type { BankAccountRequest, BankDepositInstructions, BankingProvider } fro
  * (never reused: a sequence); the account is active at once, since the bank already routes the
  * whole range to the operator. Money arrives when finance imports the bank's statement
  * (`payments bank import FILE`), matched to the account by its number.
+ *
+ * Payouts queue in statement_bank_payouts for finance's ISO 20022 pain.001 export (`payments bank
+ * payouts export`), which finance uploads to the bank; the next statements confirm them (a debit
+ * quoting the payout's end-to-end id) or return them (a credit quoting it). See migrations/0127.
  */
 export interface StatementBankSettings {
   bankName: string;
@@ -24,6 +33,28 @@ export interface StatementBankSettings {
 }
 
 const PROVIDER_ID = /^vab_stm_(\d+)$/;
+const PAYOUT_ID = /^po_stm_([0-9a-f-]{36})$/;
+
+/** A payout's pain.001 EndToEndId: our transfer id's 32 hex digits (the limit is 35 characters). */
+export function payoutEndToEndId(payoutId: string): string {
+  return payoutId.replaceAll("-", "").toUpperCase();
+}
+
+const PAYOUT_STATUS: Record<string, BankPayoutStatus["status"]> = {
+  QUEUED: "PENDING",
+  EXPORTED: "SENT",
+  COMPLETED: "COMPLETED",
+  RETURNED: "RETURNED",
+  FAILED: "FAILED",
+};
+
+function payoutStatus(row: { status: string; return_reference: string | null }): BankPayoutStatus {
+  const status = PAYOUT_STATUS[row.status] ?? "PENDING";
+  if (status === "FAILED" || status === "RETURNED") {
+    return { status, reason: `returned by the bank (statement: ${row.return_reference ?? "no reference"})` };
+  }
+  return { status };
+}
 
 async function asProvider<T>(work: () => Promise<T>): Promise<T> {
   try {
@@ -64,6 +95,20 @@ export function createStatementBankingProvider(options: {
   const first = BigInt(settings.accountRange.first);
   const last = BigInt(settings.accountRange.last);
   const width = settings.accountRange.first.length;
+  async function getPayoutStatus(providerPayoutId: string): Promise<BankPayoutStatus> {
+    const id = PAYOUT_ID.exec(providerPayoutId)?.[1];
+    if (!id) throw new NotFoundError("Payout");
+    const result = await asProvider(() =>
+      db.query<{ status: string; return_reference: string | null }>(
+        `SELECT p.status, coalesce(l.reference, l.location) AS return_reference FROM statement_bank_payouts p
+           LEFT JOIN bank_statement_lines l ON l.id = p.returned_line_id WHERE p.payout_id = $1`,
+        [id],
+      ),
+    );
+    const row = result.rows[0];
+    if (!row) throw new NotFoundError("Payout");
+    return payoutStatus(row);
+  }
   return {
     name: "statement",
     async openAccount(request) {
@@ -103,5 +148,18 @@ export function createStatementBankingProvider(options: {
       if (!PROVIDER_ID.test(providerAccountId)) throw new NotFoundError("Bank account");
       return { status: "ACTIVE" };
     },
+    async sendPayout(request) {
+      // Queued once per payout id; the account details stay sealed on the transfer's quote.
+      await asProvider(() =>
+        db.query(
+          `INSERT INTO statement_bank_payouts (payout_id, end_to_end_id, amount, currency, status)
+           VALUES ($1, $2, $3, $4, 'QUEUED') ON CONFLICT (payout_id) DO NOTHING`,
+          [request.payoutId, payoutEndToEndId(request.payoutId), request.amount, request.currency],
+        ),
+      );
+      const providerPayoutId = `po_stm_${request.payoutId}`;
+      return { providerPayoutId, status: await getPayoutStatus(providerPayoutId) };
+    },
+    getPayoutStatus,
   };
 }

@@ -1,11 +1,21 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
-import { assignStatementLine, importBankStatement, listUnmatchedStatementLines, returnStatementLine } from "@mp/api";
+import {
+  assignStatementLine,
+  exportStatementPayouts,
+  importBankStatement,
+  listUnmatchedStatementLines,
+  returnStatementLine,
+} from "@mp/api";
 import { ConfigError } from "@mp/core";
+import { loadEncryptionKeyring } from "@mp/encryption";
 import { type Command, Option } from "commander";
 import { addListCommand, operatorOption, printJson, printList, withDatabase } from "./cli-support.ts";
 
-/** `payments bank import|unmatched|assign|return`: finance's side of BANKING_PROVIDER=statement. */
+/**
+ * `payments bank import|unmatched|assign|return|payouts export`: finance's side of
+ * BANKING_PROVIDER=statement.
+ */
 export function addBankCommands(program: Command): void {
   const bank = program.command("bank").description("Finance: bank statements (BANKING_PROVIDER=statement)");
 
@@ -37,6 +47,8 @@ export function addBankCommands(program: Command): void {
         credited: result.credited,
         unmatched: result.unmatched,
         already_imported: result.alreadyImported,
+        payouts_completed: result.payoutsCompleted,
+        payouts_returned: result.payoutsReturned,
       });
     });
 
@@ -80,5 +92,52 @@ export function addBankCommands(program: Command): void {
           returnStatementLine(db, { lineId: options.line, reason: options.reason, operator: options.operator }),
         ),
       );
+    });
+
+  bank
+    .command("payouts")
+    .description("Finance: payouts to US bank accounts (BANKING_PROVIDER=statement)")
+    .command("export")
+    .description(
+      "Write every payout not yet exported as one ISO 20022 pain.001.001.03 file for the bank (each payout once); --batch writes an earlier batch again",
+    )
+    .option("--out <file>", "write the XML to this file (default: stdout, or nothing with --json)")
+    .option("--batch <id>", "an earlier batch's id: the same file again")
+    .option("--json", "print the batch (id, message id, payouts, control sum) as JSON")
+    .addOption(operatorOption())
+    .action(async (options: { out?: string; batch?: string; json?: boolean; operator: string }) => {
+      const exported = await withDatabase((db, config, logger) => {
+        const bank = config.statementBank;
+        if (!bank) throw new ConfigError("BANKING_PROVIDER", "payouts are exported with BANKING_PROVIDER=statement");
+        if (!bank.payoutAccount && !options.batch) {
+          throw new ConfigError("BANK_PAYOUT_ACCOUNT", "required to export payouts: the account they are paid from");
+        }
+        return exportStatementPayouts(db, loadEncryptionKeyring(config, { logger }), {
+          debtor: {
+            name: bank.accountName,
+            accountNumber: bank.payoutAccount ?? "",
+            routingNumber: bank.routingNumber,
+            bic: bank.bic,
+          },
+          operator: options.operator,
+          batchId: options.batch,
+        });
+      });
+      if (exported && options.out) writeFileSync(options.out, exported.document);
+      else if (exported && !options.json) process.stdout.write(exported.document);
+      if (options.json) {
+        printJson(
+          exported
+            ? {
+                batch_id: exported.batchId,
+                message_id: exported.messageId,
+                payouts: exported.payouts,
+                control_sum: exported.controlSum,
+                reexport: exported.reexport,
+                file: options.out ?? null,
+              }
+            : { batch_id: null, payouts: 0 },
+        );
+      } else if (!exported) process.stderr.write("no payouts to export\n");
     });
 }

@@ -8,6 +8,7 @@ import { print, withDatabase } from "./cli-support.ts";
 import { addKycCommands } from "./kyc-commands.ts";
 import { addOperatorCommands } from "./operator-commands.ts";
 import { addReconcileCommands } from "./reconcile-commands.ts";
+import { addTransferCommands } from "./transfer-commands.ts";
 import { addTreasuryCommands } from "./treasury-commands.ts";
 import { addUserCommands } from "./user-commands.ts";
 import { addWebhookCommands } from "./webhook-commands.ts";
@@ -135,6 +136,7 @@ export function buildCli(): Command {
   addOperatorCommands(program, keys);
   addKycCommands(program);
   addBankCommands(program);
+  addTransferCommands(program);
   addWebhookCommands(program);
   addTreasuryCommands(program);
   addReconcileCommands(program);

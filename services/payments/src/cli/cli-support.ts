@@ -1,5 +1,5 @@
 import { userInfo } from "node:os";
-import { type AppConfig, createLogger, type Logger, loadConfig } from "@mp/core";
+import { type AppConfig, ConfigError, createLogger, type Logger, loadConfig } from "@mp/core";
 import type { Database } from "@mp/db";
 import { type Command, Option } from "commander";
 import { openMigratedDatabase } from "../runtime.ts";
@@ -19,6 +19,14 @@ export async function withDatabase<T>(fn: (db: Database, config: AppConfig, logg
   } finally {
     await db.close();
   }
+}
+
+/** A command's date option (`--from`, `--to`) as a Date; a ConfigError naming the option otherwise. */
+export function parseDate(setting: string, value: string): Date {
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime()))
+    throw new ConfigError(setting, "must be an ISO date, e.g. 2026-11-01 or 2026-11-01T00:00:00Z");
+  return date;
 }
 
 /** One JSON value on a line of stdout (`indent` for an answer meant for a person's eyes). */

@@ -1,18 +1,11 @@
-import { ConfigError, formatUsd, unitsToDecimal } from "@mp/core";
+import { formatUsd, unitsToDecimal } from "@mp/core";
 import { exportWalletsCsv, verifyCustody } from "@mp/custody";
 import { loadEncryptionKeyring } from "@mp/encryption";
 import { checkLedger, exportJournalCsv, listHeldDeposits, releaseHeldDeposit, returnHeldDeposit } from "@mp/ledger";
 import type { Command } from "commander";
 import { openCustody } from "../open-custody.ts";
-import { printJson, withDatabase } from "./cli-support.ts";
+import { parseDate, printJson, withDatabase } from "./cli-support.ts";
 import { rotateEncryption } from "./rotate-encryption.ts";
-
-function parseDate(setting: string, value: string): Date {
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime()))
-    throw new ConfigError(setting, "must be an ISO date, e.g. 2026-11-01 or 2026-11-01T00:00:00Z");
-  return date;
-}
 
 /** custody verify, wallets export, ledger check, ledger export, deposits held|release|return, keys rotate-encryption. */
 export function addOperatorCommands(program: Command, keys: Command): void {

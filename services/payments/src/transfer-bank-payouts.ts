@@ -1,0 +1,67 @@
+import {
+  bankPayoutRequest,
+  duePayouts,
+  fundedBankTransfers,
+  type PayoutPacing,
+  postponePayoutCheck,
+  recordBankPayoutIntent,
+  recordPayoutAnswer,
+} from "@mp/api";
+import type { Logger } from "@mp/core";
+import type { Database } from "@mp/db";
+import type { EncryptionKeyring } from "@mp/encryption";
+import type { BankingProvider } from "@mp/providers";
+
+/** What bank payouts need besides the database: the provider, the key that opens the payee's details. */
+export interface BankPayoutDeps extends PayoutPacing {
+  banking: BankingProvider;
+  keyring: EncryptionKeyring;
+  logger?: Logger;
+  /** How long to wait before asking again after a failed provider call; default 30 s. */
+  retrySeconds?: number;
+}
+
+/** Payouts handled per step: a backlog drains over a few ticks. */
+const BATCH = 50;
+
+/**
+ * One pass of bank-destination execution: FUNDED transfers to a US bank account get their payout
+ * recorded and become PROCESSING (one transaction each); then each due payout is sent or asked
+ * about, outside any transaction, and the answer recorded in its own transaction
+ * (packages/api/src/transfers/bank-payout-execution.ts). A provider error postpones that payout
+ * only; a crash after the call repeats it, and the transfer id as idempotency key finds the same one.
+ */
+export async function executeBankPayoutsOnce(
+  db: Database,
+  deps: BankPayoutDeps,
+): Promise<{ started: number; finished: number }> {
+  let started = 0;
+  for (const ref of await fundedBankTransfers(db, BATCH)) {
+    if (await db.tx((client) => recordBankPayoutIntent(client, ref, deps.banking.name))) started += 1;
+  }
+  let finished = 0;
+  for (const due of await duePayouts(db, BATCH)) {
+    let answer: Parameters<typeof recordPayoutAnswer>[2];
+    try {
+      answer = due.providerPayoutId
+        ? { providerPayoutId: due.providerPayoutId, status: await deps.banking.getPayoutStatus(due.providerPayoutId) }
+        : await deps.banking.sendPayout(await bankPayoutRequest(db, deps.keyring, due.transferId));
+    } catch (error) {
+      deps.logger?.warn({ err: String(error), transferId: due.transferId }, "bank payout call failed; retried later");
+      await postponePayoutCheck(db, due.transferId, deps.retrySeconds ?? 30);
+      continue;
+    }
+    try {
+      if (await db.tx((client) => recordPayoutAnswer(client, due, answer, deps))) finished += 1;
+    } catch (error) {
+      // E.g. a settle refused while a reorg left the merchant's available below zero: this payout
+      // waits, the others (and the crypto transfers after them) go on.
+      deps.logger?.warn(
+        { err: String(error), transferId: due.transferId },
+        "bank payout answer not recorded; retried later",
+      );
+      await postponePayoutCheck(db, due.transferId, deps.retrySeconds ?? 30);
+    }
+  }
+  return { started, finished };
+}
