@@ -106,7 +106,7 @@ describe("transfers: payouts by pain.001 export and statement import", () => {
     const [big, mid, small] = transfers as [(typeof transfers)[0], (typeof transfers)[0], (typeof transfers)[0]];
     const e2e = (id: string) => id.replaceAll("-", "").toUpperCase();
 
-    expect(await executeTransfersOnce(api.db, bank())).toEqual({ started: 3, finished: 0 });
+    expect(await executeTransfersOnce(api.db, { bank: bank() })).toMatchObject({ started: 3, finished: 0 });
     for (const t of transfers) expect(await status(t.id)).toBe("PROCESSING");
 
     const exported = await exportStatementPayouts(api.db, api.deps.encryption, {
@@ -144,7 +144,7 @@ describe("transfers: payouts by pain.001 export and statement import", () => {
     });
     expect(again).toEqual({ ...exported, reexport: true });
 
-    await executeTransfersOnce(api.db, bank());
+    await executeTransfersOnce(api.db, { bank: bank() });
     const sent = await api.db.query<{ status: string }>(
       "SELECT status FROM transfer_payouts WHERE transfer_id = ANY($1::uuid[])",
       [transfers.map((t) => t.id)],
@@ -158,7 +158,7 @@ describe("transfers: payouts by pain.001 export and statement import", () => {
       `2026-11-26,7000000001,DEBIT,18.90,USD,OUT-3,${e2e(small.id)},Pat Payee`,
     ]);
     expect(confirmed).toMatchObject({ credited: 0, unmatched: 1, payoutsCompleted: 2, payoutsReturned: 0 });
-    expect(await executeTransfersOnce(api.db, bank())).toEqual({ started: 0, finished: 2 });
+    expect(await executeTransfersOnce(api.db, { bank: bank() })).toMatchObject({ started: 0, finished: 2 });
     expect([await status(big.id), await status(mid.id), await status(small.id)]).toEqual([
       "COMPLETED",
       "PROCESSING",
@@ -171,7 +171,7 @@ describe("transfers: payouts by pain.001 export and statement import", () => {
       `2026-11-27,7000000001,DEBIT,48.75,USD,OUT-2B,${e2e(mid.id)},Pat Payee`,
     ]);
     expect(returned).toMatchObject({ credited: 0, unmatched: 0, payoutsCompleted: 1, payoutsReturned: 1 });
-    expect(await executeTransfersOnce(api.db, bank())).toEqual({ started: 0, finished: 2 });
+    expect(await executeTransfersOnce(api.db, { bank: bank() })).toMatchObject({ started: 0, finished: 2 });
     expect([await status(big.id), await status(mid.id), await status(small.id)]).toEqual([
       "COMPLETED",
       "COMPLETED",
