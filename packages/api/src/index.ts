@@ -25,8 +25,6 @@ export {
 export { buildOpenApi } from "./openapi/build-openapi.ts";
 export { allRoutes } from "./routes.ts";
 export { sendQueuedFaucetTransfer } from "./sandbox/sandbox-faucet-outbox.ts";
-export { applyFundingDeposits, unfundReversedDeposits } from "./transfers/fund-from-crypto-deposits.ts";
-export { provisionFundingAddresses } from "./transfers/funding-address.ts";
 export {
   bankPayoutRequest,
   type DuePayout,
@@ -37,6 +35,8 @@ export {
   recordBankPayoutIntent,
   recordPayoutAnswer,
 } from "./transfers/bank-payout-execution.ts";
+export { applyFundingDeposits, unfundReversedDeposits } from "./transfers/fund-from-crypto-deposits.ts";
+export { provisionFundingAddresses } from "./transfers/funding-address.ts";
 export {
   applyPayoutLine,
   exportStatementPayouts,

@@ -12,6 +12,7 @@ import type { Queryable } from "@mp/db";
  *   - its refund entry exists exactly when a completed payout came back (REFUNDED with settled holds),
  *     for what it settled, and is the one its payout row records;
  *   - its bank payout row, if any, is in the state that goes with the transfer's;
+ *   - the hold of a funding deposit a reorg took back is released (and no longer counts above);
  * and no transfer_fee or transfer_refund entry names anything but a transfer. One statement.
  */
 interface TransferCheckRow {
@@ -97,7 +98,7 @@ export async function transferProblems(q: Queryable): Promise<string[]> {
        SELECT id AS transfer_id, hold_id FROM transfers WHERE hold_id IS NOT NULL
        UNION ALL
        SELECT i.transfer_id, c.hold_id FROM funding_intent_credits c JOIN funding_intents i ON i.id = c.intent_id
-        WHERE c.hold_id IS NOT NULL),
+        WHERE c.hold_id IS NOT NULL AND c.reversed_at IS NULL),
      holds AS (
        SELECT f.transfer_id, count(*)::int AS holds,
               count(*) FILTER (WHERE h.status = 'HELD')::int AS held,
@@ -132,5 +133,13 @@ export async function transferProblems(q: Queryable): Promise<string[]> {
   );
   for (const r of orphans.rows)
     problems.push(`entry ${r.id} (${r.kind} ${r.reference}) names no transfer of its merchant`);
+  // A funding deposit a reorg took back no longer counts for its transfer: its hold must be released.
+  const reversed = await q.query<{ transfer_id: string; hold_id: string; status: string }>(
+    `SELECT i.transfer_id, c.hold_id, h.status FROM funding_intent_credits c
+       JOIN funding_intents i ON i.id = c.intent_id JOIN ledger_holds h ON h.id = c.hold_id
+      WHERE c.reversed_at IS NOT NULL AND h.status <> 'RELEASED' ORDER BY i.transfer_id, c.hold_id`,
+  );
+  for (const r of reversed.rows)
+    problems.push(`transfer ${r.transfer_id}: hold ${r.hold_id} of a reversed funding deposit is ${r.status}`);
   return problems;
 }
