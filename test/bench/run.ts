@@ -2,7 +2,7 @@
  * `pnpm bench <name> [options]`: prints figures, never asserts. Names: api, wallets, indexer
  * (`--chain BASE|SOLANA|BITCOIN|TRON`, default BASE), failover (`--rounds N --bound S`, PostgreSQL only),
  * webhooks, sends (EVM, `--sends N`, default 1,000), bitcoin-sends (`--sends N`, default 200),
- * sweeps (EVM, `--addresses N`, default 1,000).
+ * sweeps (EVM, `--addresses N`, default 1,000), dashboard (`--deposits N`, default 100,000).
  */
 import { printTable } from "./measure.ts";
 
@@ -27,6 +27,8 @@ const benches: Record<string, () => Promise<void>> = {
       ...(flag("bound") ? { bound: Number(flag("bound")) } : {}),
     }),
   webhooks: async () => (await import("./webhooks.ts")).runWebhooksBench(seconds ? { seconds } : {}),
+  dashboard: async () =>
+    (await import("./dashboard.ts")).runDashboardBench(flag("deposits") ? { deposits: Number(flag("deposits")) } : {}),
   // The issue's three treasury figures: EVM sends/s, Bitcoin batching, EVM sweeps. Each also runs alone.
   sends: async () => {
     await benches["evm-sends"]?.();
