@@ -128,9 +128,13 @@ export async function runDashboardBench(options: { deposits?: number } = {}): Pr
     ["chain=BASE, status=CONFIRMED, 25 per page", "limit=25&status=CONFIRMED&chain=BASE", 200],
     [`all, 25 per page, from deposit ${total - 200} on`, `limit=25&after=${deepest.rows[0]?.id}`, 1],
   ] as const) {
-    const times = label.startsWith("all, 25 per page, from")
-      ? await Promise.all(Array.from({ length: 50 }, async () => (await walkOnce(query)) ?? 0))
-      : await walk(query, pages);
+    const times: number[] = [];
+    if (pages === 1) {
+      // The same deep page, asked 50 times one after the other.
+      for (let i = 0; i < 50; i++) times.push(await timeOnce(query));
+    } else {
+      times.push(...(await walk(query, pages)));
+    }
     rows.push({
       pages: label,
       requests: times.length,
@@ -139,7 +143,7 @@ export async function runDashboardBench(options: { deposits?: number } = {}): Pr
       "max ms": ms(Math.max(...times)),
     });
   }
-  async function walkOnce(query: string) {
+  async function timeOnce(query: string) {
     const t0 = performance.now();
     await get(`/dashboard/api/merchants/${merchantId}/deposits?${query}`);
     return performance.now() - t0;
