@@ -1,6 +1,7 @@
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { runCli } from "../cli/run-cli.ts";
 
 /**
  * Debian's chromium (`apt-get install -y chromium`, which .ci/run does): Playwright's own browser
@@ -17,6 +18,24 @@ export async function launchChromium(): Promise<Browser> {
     );
   }
   return chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+}
+
+/**
+ * Dashboard users made with `payments users create --password-file` (the file in `dir` holds
+ * PASSWORD), as an operator would: [email, role, merchant id].
+ */
+export async function createUsersWithPassword(
+  env: Record<string, string>,
+  dir: string,
+  users: ReadonlyArray<readonly [string, string, string]>,
+): Promise<void> {
+  const passwordFile = join(dir, "password.txt");
+  writeFileSync(passwordFile, `${PASSWORD}\n`);
+  for (const [email, role, merchant] of users) {
+    const args = ["users", "create", "--email", email, "--role", role, "--merchant", merchant];
+    const result = await runCli([...args, "--password-file", passwordFile, "--json"], env);
+    if (result.code !== 0) throw new Error(`users create ${email}: ${result.stderr}`);
+  }
 }
 
 /** The browser side of a dashboard test: pages of the service at `url`, screenshots into `shots`. */

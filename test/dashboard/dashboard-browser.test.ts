@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
@@ -7,7 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, startService } from "../cli/run-cli.ts";
 import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "../e2e/several-processes.ts";
 import { useTempDir } from "../support/test-database.ts";
-import { DashboardBrowser, launchChromium, PASSWORD, BROWSER_TIMEOUT_MS as TIMEOUT_MS } from "./browser-support.ts";
+import {
+  createUsersWithPassword,
+  DashboardBrowser,
+  launchChromium,
+  PASSWORD,
+  BROWSER_TIMEOUT_MS as TIMEOUT_MS,
+} from "./browser-support.ts";
 
 /**
  * The dashboard in a real browser against the real `payments serve` process: set a password from
@@ -57,8 +63,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
     merchantB = b.merchant_id;
     const keys = await database.db.query<{ id: string }>("SELECT id FROM api_keys WHERE merchant_id = $1", [merchantB]);
     keyOfB = keys.rows[0]?.id ?? "";
-    const passwordFile = join(dir, "password.txt");
-    writeFileSync(passwordFile, `${PASSWORD}\n`);
     adminLink = (
       await cli([
         "users",
@@ -72,25 +76,11 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
         "--json",
       ])
     ).password_link;
-    for (const [email, role, merchant] of [
+    await createUsersWithPassword(env, dir, [
       ["owner@a.example", "owner", merchantA],
       ["viewer@a.example", "viewer", merchantA],
       ["locked@a.example", "developer", merchantA],
-    ] as const) {
-      await cli([
-        "users",
-        "create",
-        "--email",
-        email,
-        "--role",
-        role,
-        "--merchant",
-        merchant,
-        "--password-file",
-        passwordFile,
-        "--json",
-      ]);
-    }
+    ] as const);
     browser = await launchChromium();
     process.stdout.write(`dashboard screenshots: ${shots}\n`);
   }, TIMEOUT_MS);

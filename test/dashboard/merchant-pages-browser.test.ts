@@ -1,10 +1,12 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createMerchant } from "@mp/api";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, startService } from "../cli/run-cli.ts";
+import { createUser } from "../../packages/dashboard/src/index.ts";
+import { startService } from "../cli/run-cli.ts";
 import { POSTGRES_ONLY, stopProcess } from "../e2e/several-processes.ts";
 import { insertDeposits } from "../support/bulk-deposits.ts";
 import { useTempDir } from "../support/test-database.ts";
@@ -23,7 +25,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
   let service: Awaited<ReturnType<typeof startService>> | undefined;
   let browser: Browser | undefined;
   let url: string;
-  let env: Record<string, string>;
   let merchantA: string;
   let merchantB: string;
   let customerOfA: string;
@@ -35,11 +36,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
     shots,
   );
 
-  const cli = async (args: string[]) => {
-    const result = await runCli(args, env);
-    expect(result.code, result.stderr).toBe(0);
-    return JSON.parse(result.stdout);
-  };
   const v1 = async (key: string, path: string, body: unknown, idempotencyKey: string) => {
     const res = await fetch(`${url}${path}`, {
       method: "POST",
@@ -59,45 +55,32 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
     browser = await launchChromium();
     database = await createTestDatabase();
     // No MASTER_MNEMONIC: the sandbox makes its own, so no wallet address is a faucet's own account.
-    env = { DATABASE_URL: database.connectionString, DATA_DIR: join(dir, "data"), PORT: "0", HOST: "127.0.0.1" };
+    const env = { DATABASE_URL: database.connectionString, DATA_DIR: join(dir, "data"), PORT: "0", HOST: "127.0.0.1" };
     service = await startService(["--role", "all"], env);
     url = service.url;
-    const a = await cli(["merchants", "create", "--name", "Merchant A", "--json"]);
-    const b = await cli(["merchants", "create", "--name", "Merchant B", "--environment", "production", "--json"]);
-    merchantA = a.merchant_id;
-    merchantB = b.merchant_id;
-    const passwordFile = join(dir, "password.txt");
-    writeFileSync(passwordFile, `${PASSWORD}\n`);
-    for (const [email, role, merchant] of [
+    // Straight through the stores, not the CLI: each CLI run is a process start, slow on a busy machine.
+    const a = await createMerchant(database.db, { name: "Merchant A", environment: "sandbox" });
+    const b = await createMerchant(database.db, { name: "Merchant B", environment: "production" });
+    merchantA = a.merchantId;
+    merchantB = b.merchantId;
+    for (const [email, role, merchantId] of [
       ["owner@a.example", "owner", merchantA],
       ["viewer@a.example", "viewer", merchantA],
       ["owner@b.example", "owner", merchantB],
     ] as const) {
-      await cli([
-        "users",
-        "create",
-        "--email",
-        email,
-        "--role",
-        role,
-        "--merchant",
-        merchant,
-        "--password-file",
-        passwordFile,
-        "--json",
-      ]);
+      await createUser(database.db, { email, role, merchantId, password: PASSWORD, actor: "test" });
     }
     const person = { type: "INDIVIDUAL", first_name: "Ada", last_name: "Lovelace", email: "ada@a.example" };
-    customerOfA = (await v1(a.api_key, "/v1/customers", person, "ca")).id;
-    await v1(a.api_key, "/v1/wallets", { customer_id: customerOfA, label: "main" }, "wa");
-    customerOfB = (await v1(b.api_key, "/v1/customers", { ...person, email: "ada@b.example" }, "cb")).id;
-    const walletOfB = (await v1(b.api_key, "/v1/wallets", { customer_id: customerOfB, label: "main" }, "wb")).id;
+    customerOfA = (await v1(a.key.apiKey, "/v1/customers", person, "ca")).id;
+    await v1(a.key.apiKey, "/v1/wallets", { customer_id: customerOfA, label: "main" }, "wa");
+    customerOfB = (await v1(b.key.apiKey, "/v1/customers", { ...person, email: "ada@b.example" }, "cb")).id;
+    const walletOfB = (await v1(b.key.apiKey, "/v1/wallets", { customer_id: customerOfB, label: "main" }, "wb")).id;
     await insertDeposits(database.db, walletOfB, { count: 1 });
     depositOfB =
       (await database.db.query<{ id: string }>("SELECT id FROM deposits WHERE wallet_id = $1", [walletOfB])).rows[0]
         ?.id ?? "";
     process.stdout.write(`merchant pages screenshots: ${shots}\n`);
-  }, TIMEOUT_MS);
+  }, 2 * TIMEOUT_MS);
 
   afterAll(async () => {
     await browser?.close();

@@ -1,4 +1,5 @@
 import type { Deposit } from "../api.ts";
+import { TableHead } from "./Fields.tsx";
 
 export const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
 
@@ -21,15 +22,7 @@ export function DepositTable(props: { deposits: Deposit[]; caption: string }) {
   return (
     <table class="table">
       <caption class="visually-hidden">{props.caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">Amount</th>
-          <th scope="col">Chain</th>
-          <th scope="col">Status</th>
-          <th scope="col">Confirmations</th>
-          <th scope="col">Received</th>
-        </tr>
-      </thead>
+      <TableHead columns={["Amount", "Chain", "Status", "Confirmations", "Received"]} />
       <tbody>
         {props.deposits.map((deposit) => (
           <tr key={deposit.id} data-deposit={deposit.id}>

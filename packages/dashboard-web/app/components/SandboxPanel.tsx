@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import type { User } from "../api.ts";
 import { canUseSandbox, merchantApi } from "../merchant-api.ts";
 import { errorText } from "./errorText.ts";
+import { SelectField, TextField } from "./Fields.tsx";
 import { Notice } from "./Notice.tsx";
 import { useLoad } from "./useLoad.ts";
 
@@ -74,26 +75,14 @@ export function SandboxPanel(props: { user: User; merchantId: string; onSent: ()
         <p class="muted">No local sandbox chain runs in this deployment.</p>
       ) : (
         <form class="inline-form" onSubmit={sendDeposit}>
-          <div class="field">
-            <label for="sandbox-chain">Chain</label>
-            <select id="sandbox-chain" value={chosenChain} onChange={(e) => setChain(e.currentTarget.value)}>
-              {chains.map((c) => (
-                <option key={c.chain} value={c.chain}>
-                  {c.chain}
-                </option>
-              ))}
-            </select>
-          </div>
-          <div class="field">
-            <label for="sandbox-asset">Asset</label>
-            <select id="sandbox-asset" value={chosenAsset} onChange={(e) => setAsset(e.currentTarget.value)}>
-              {assets.map((a) => (
-                <option key={a} value={a}>
-                  {a}
-                </option>
-              ))}
-            </select>
-          </div>
+          <SelectField
+            id="sandbox-chain"
+            label="Chain"
+            value={chosenChain}
+            options={chains.map((c) => c.chain)}
+            onChange={setChain}
+          />
+          <SelectField id="sandbox-asset" label="Asset" value={chosenAsset} options={assets} onChange={setAsset} />
           <div class="field">
             <label for="sandbox-wallet">Wallet</label>
             <select
@@ -109,44 +98,15 @@ export function SandboxPanel(props: { user: User; merchantId: string; onSent: ()
               ))}
             </select>
           </div>
-          <div class="field">
-            <label for="sandbox-amount">Amount</label>
-            <input
-              id="sandbox-amount"
-              inputMode="decimal"
-              pattern="\d+(\.\d+)?"
-              required
-              value={amount}
-              onInput={(e) => setAmount(e.currentTarget.value)}
-            />
-          </div>
+          <TextField id="sandbox-amount" label="Amount" decimal value={amount} onInput={setAmount} />
           <button type="submit" class="button primary" disabled={busy}>
             Send test deposit
           </button>
         </form>
       )}
       <form class="inline-form" onSubmit={creditBank}>
-        <div class="field">
-          <label for="sandbox-account">Virtual account id</label>
-          <input
-            id="sandbox-account"
-            class="mono"
-            required
-            value={account}
-            onInput={(e) => setAccount(e.currentTarget.value)}
-          />
-        </div>
-        <div class="field">
-          <label for="sandbox-bank-amount">USD amount</label>
-          <input
-            id="sandbox-bank-amount"
-            inputMode="decimal"
-            pattern="\d+(\.\d+)?"
-            required
-            value={bankAmount}
-            onInput={(e) => setBankAmount(e.currentTarget.value)}
-          />
-        </div>
+        <TextField id="sandbox-account" label="Virtual account id" mono value={account} onInput={setAccount} />
+        <TextField id="sandbox-bank-amount" label="USD amount" decimal value={bankAmount} onInput={setBankAmount} />
         <button type="submit" class="button secondary" disabled={busy}>
           Simulate bank credit
         </button>

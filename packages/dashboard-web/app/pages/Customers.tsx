@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { dateFormat } from "../components/DepositTable.tsx";
+import { TableHead } from "../components/Fields.tsx";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Pager } from "../components/Pager.tsx";
 import { useLoad } from "../components/useLoad.ts";
@@ -34,14 +35,7 @@ export function Customers(props: { merchantId: string }) {
       ) : (
         <table class="table">
           <caption class="visually-hidden">{total} customers, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Customer</th>
-              <th scope="col">Type</th>
-              <th scope="col">Status</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Customer", "Type", "Status", "Created"]} />
           <tbody>
             {items.map((customer) => {
               const to = `/merchants/${props.merchantId}/customers/${customer.id}`;

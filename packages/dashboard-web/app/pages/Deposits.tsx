@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { ApiError, type User } from "../api.ts";
 import { DepositTable } from "../components/DepositTable.tsx";
+import { SelectField } from "../components/Fields.tsx";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Notice } from "../components/Notice.tsx";
 import { SandboxPanel } from "../components/SandboxPanel.tsx";
@@ -46,8 +47,8 @@ export function Deposits(props: { user: User; merchantId: string }) {
   }, [props.merchantId, status, chain, after, round]);
 
   if (error?.status === 404) return <LoadFailed error={error} retry={() => setRound((n) => n + 1)} />;
-  const filter = (set: (value: string) => void) => (e: Event) => {
-    set((e.currentTarget as HTMLSelectElement).value);
+  const filter = (set: (value: string) => void) => (value: string) => {
+    set(value);
     setCursors([]);
     setPage(undefined);
   };
@@ -59,28 +60,22 @@ export function Deposits(props: { user: User; merchantId: string }) {
       </div>
       <SandboxPanel user={props.user} merchantId={props.merchantId} onSent={() => setRound((n) => n + 1)} />
       <form class="inline-form filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter deposits">
-        <div class="field">
-          <label for="deposit-status">Status</label>
-          <select id="deposit-status" value={status} onChange={filter(setStatus)}>
-            <option value="">All</option>
-            {STATUSES.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="deposit-chain">Chain</label>
-          <select id="deposit-chain" value={chain} onChange={filter(setChain)}>
-            <option value="">All</option>
-            {CHAINS.map((c) => (
-              <option key={c} value={c}>
-                {c}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField
+          id="deposit-status"
+          label="Status"
+          value={status}
+          options={STATUSES}
+          empty="All"
+          onChange={filter(setStatus)}
+        />
+        <SelectField
+          id="deposit-chain"
+          label="Chain"
+          value={chain}
+          options={CHAINS}
+          empty="All"
+          onChange={filter(setChain)}
+        />
       </form>
       {error && <Notice kind="error">{error.message} (retrying)</Notice>}
       {!page && !error && <p class="muted">Loading deposits…</p>}

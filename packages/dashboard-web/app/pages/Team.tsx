@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import type { Role, User } from "../api.ts";
 import { dateFormat } from "../components/DepositTable.tsx";
 import { errorText } from "../components/errorText.ts";
+import { SelectField, TableHead, TextField } from "../components/Fields.tsx";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Notice } from "../components/Notice.tsx";
 import { useLoad } from "../components/useLoad.ts";
@@ -42,26 +43,14 @@ export function Team(props: { user: User; merchantId: string }) {
       <h1 id="team-title">Team</h1>
       {canInvite(props.user.role) ? (
         <form class="card inline-form" onSubmit={invite}>
-          <div class="field grow">
-            <label for="invite-email">Email</label>
-            <input
-              id="invite-email"
-              type="email"
-              required
-              value={email}
-              onInput={(e) => setEmail(e.currentTarget.value)}
-            />
-          </div>
-          <div class="field">
-            <label for="invite-role">Role</label>
-            <select id="invite-role" value={role} onChange={(e) => setRole(e.currentTarget.value as Role)}>
-              {INVITABLE.map((r) => (
-                <option key={r} value={r}>
-                  {r}
-                </option>
-              ))}
-            </select>
-          </div>
+          <TextField id="invite-email" label="Email" type="email" grow value={email} onInput={setEmail} />
+          <SelectField
+            id="invite-role"
+            label="Role"
+            value={role}
+            options={INVITABLE}
+            onChange={(value) => setRole(value as Role)}
+          />
           <button type="submit" class="button primary" disabled={busy}>
             Invite
           </button>
@@ -84,14 +73,7 @@ export function Team(props: { user: User; merchantId: string }) {
       )}
       <table class="table">
         <caption class="visually-hidden">Users of this merchant</caption>
-        <thead>
-          <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Role</th>
-            <th scope="col">Status</th>
-            <th scope="col">Added</th>
-          </tr>
-        </thead>
+        <TableHead columns={["Email", "Role", "Status", "Added"]} />
         <tbody>
           {team.value.items.map((member) => (
             <tr key={member.id}>

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { dateFormat } from "../components/DepositTable.tsx";
 import { errorText } from "../components/errorText.ts";
+import { TableHead } from "../components/Fields.tsx";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Notice } from "../components/Notice.tsx";
 import { Pager } from "../components/Pager.tsx";
@@ -8,6 +9,16 @@ import { useLoad } from "../components/useLoad.ts";
 import { type Money, merchantApi, type Transfer, type TransferFunding } from "../merchant-api.ts";
 
 const money = (m: Money) => `${m.value} ${m.currency} (${m.network})`;
+
+/** The fields of a bank transfer's or a crypto deposit's instructions, as the API names them. */
+function detailRows(fields: Record<string, string> | null) {
+  return Object.entries(fields ?? {}).map(([field, value]) => [
+    <dt key={`${field}-t`}>{field.replace(/_/g, " ")}</dt>,
+    <dd key={`${field}-d`} class="mono break">
+      {value}
+    </dd>,
+  ]);
+}
 
 /** A transfer's funding instructions, as GET /v1/transfers/{id}/funding answers them (bank details masked there). */
 function Funding(props: { merchantId: string; transfer: Transfer }) {
@@ -42,20 +53,8 @@ function Funding(props: { merchantId: string; transfer: Transfer }) {
               </dd>
               <dt>Pay</dt>
               <dd>{money(intent.required_amount)}</dd>
-              {intent.bank_transfer &&
-                Object.entries(intent.bank_transfer).map(([field, value]) => [
-                  <dt key={`${field}-t`}>{field.replace(/_/g, " ")}</dt>,
-                  <dd key={`${field}-d`} class="mono">
-                    {value}
-                  </dd>,
-                ])}
-              {intent.crypto_deposit &&
-                Object.entries(intent.crypto_deposit).map(([field, value]) => [
-                  <dt key={`${field}-t`}>{field.replace(/_/g, " ")}</dt>,
-                  <dd key={`${field}-d`} class="mono break">
-                    {value}
-                  </dd>,
-                ])}
+              {detailRows(intent.bank_transfer)}
+              {detailRows(intent.crypto_deposit)}
               {!intent.bank_transfer && !intent.crypto_deposit && (
                 <>
                   <dt>Instructions</dt>
@@ -101,16 +100,7 @@ export function Transfers(props: { merchantId: string }) {
       ) : (
         <table class="table">
           <caption class="visually-hidden">{total} transfers, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Pays</th>
-              <th scope="col">Receives</th>
-              <th scope="col">Fee</th>
-              <th scope="col">Status</th>
-              <th scope="col">Created</th>
-              <th scope="col">Funding</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Pays", "Receives", "Fee", "Status", "Created", "Funding"]} />
           <tbody>
             {items.map((transfer) => (
               <tr key={transfer.id}>

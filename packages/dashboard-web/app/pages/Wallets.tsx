@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { dateFormat } from "../components/DepositTable.tsx";
+import { TableHead } from "../components/Fields.tsx";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Pager } from "../components/Pager.tsx";
 import { QrCode } from "../components/QrCode.tsx";
@@ -27,14 +28,7 @@ export function Wallets(props: { merchantId: string }) {
       ) : (
         <table class="table">
           <caption class="visually-hidden">{total} wallets, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Label</th>
-              <th scope="col">Status</th>
-              <th scope="col">Addresses</th>
-              <th scope="col">Created</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Label", "Status", "Addresses", "Created"]} />
           <tbody>
             {items.map((wallet) => {
               const to = `/merchants/${props.merchantId}/wallets/${wallet.id}`;

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import type { User } from "../api.ts";
 import { dateFormat } from "../components/DepositTable.tsx";
 import { errorText } from "../components/errorText.ts";
+import { TableHead, TextField } from "../components/Fields.tsx";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Notice } from "../components/Notice.tsx";
 import { useLoad } from "../components/useLoad.ts";
@@ -34,17 +35,7 @@ function Deliveries(props: { merchantId: string; endpoint: WebhookEndpoint; canW
       ) : (
         <table class="table">
           <caption class="visually-hidden">Delivery attempts to {props.endpoint.url}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Event</th>
-              <th scope="col">Attempt</th>
-              <th scope="col">Answer</th>
-              <th scope="col">When</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={["Event", "Attempt", "Answer", "When", ""]} />
           <tbody>
             {items.map((attempt) => (
               <tr key={attempt.id}>
@@ -191,17 +182,7 @@ export function Webhooks(props: { user: User; merchantId: string }) {
           <h2 id="new-endpoint-title" class="visually-hidden">
             Add an endpoint
           </h2>
-          <div class="field grow">
-            <label for="endpoint-url">Endpoint URL</label>
-            <input
-              id="endpoint-url"
-              type="url"
-              required
-              placeholder="https://example.com/webhooks"
-              value={url}
-              onInput={(e) => setUrl(e.currentTarget.value)}
-            />
-          </div>
+          <TextField id="endpoint-url" label="Endpoint URL" type="url" grow value={url} onInput={setUrl} />
           <div class="field">
             <label for="endpoint-events">Event types</label>
             <input
