@@ -6,7 +6,7 @@ import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "../../packages/dashboard/src/index.ts";
-import { startService } from "../cli/run-cli.ts";
+import { killHard, startRole } from "../cli/run-cli.ts";
 import { POSTGRES_ONLY, stopProcess } from "../e2e/several-processes.ts";
 import { insertDeposits } from "../support/bulk-deposits.ts";
 import { useTempDir } from "../support/test-database.ts";
@@ -22,7 +22,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
   const dir = useTempDir("mpmerchantpages-");
   const shots = mkdtempSync(join(tmpdir(), "mp-merchant-pages-shots-"));
   let database: TestDatabase;
-  let service: Awaited<ReturnType<typeof startService>> | undefined;
+  let service: Awaited<ReturnType<typeof startRole>> | undefined;
   let browser: Browser | undefined;
   let url: string;
   let merchantA: string;
@@ -56,8 +56,11 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
     database = await createTestDatabase();
     // No MASTER_MNEMONIC: the sandbox makes its own, so no wallet address is a faucet's own account.
     const env = { DATABASE_URL: database.connectionString, DATA_DIR: join(dir, "data"), PORT: "0", HOST: "127.0.0.1" };
-    service = await startService(["--role", "all"], env);
-    url = service.url;
+    // In a process group of its own: the local chains' nodes (anvil) are its children, and go with it.
+    service = await startRole(["--role", "all"], env, /"url":"(http:\/\/[^"]+)".*api listening/, {
+      processGroup: true,
+    });
+    url = service.match[1] ?? "";
     // Straight through the stores, not the CLI: each CLI run is a process start, slow on a busy machine.
     const a = await createMerchant(database.db, { name: "Merchant A", environment: "sandbox" });
     const b = await createMerchant(database.db, { name: "Merchant B", environment: "production" });
@@ -85,6 +88,12 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
   afterAll(async () => {
     await browser?.close();
     await stopProcess(service?.child);
+    // Whatever a slow stop left behind (an anvil of the local sandbox) ends with the group.
+    try {
+      if (service) killHard(service.child);
+    } catch {
+      // ESRCH: nothing was left.
+    }
     await database?.drop();
   }, TIMEOUT_MS);
 
@@ -161,6 +170,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
       await page.getByRole("button", { name: "Send test event" }).click();
       await page.getByText("Test event queued.").waitFor();
       await page.getByRole("button", { name: "Deliveries" }).click();
+      await page.locator(".deliveries").waitFor();
       await side.shot(page, "webhooks");
 
       await openSection(page, "Team", "Team");

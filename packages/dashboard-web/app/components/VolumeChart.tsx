@@ -14,6 +14,10 @@ export function VolumeChart(props: { days: number; items: Array<{ day: string; a
   const height = 160;
   const bar = width / days.length;
   const total = props.items.reduce((n, item) => n + item.count, 0);
+  const peak = props.items.reduce<(typeof props.items)[number] | undefined>(
+    (best, item) => (best && Number(best.amount_usd) >= Number(item.amount_usd) ? best : item),
+    undefined,
+  );
   return (
     <figure class="card chart">
       <figcaption>
@@ -21,6 +25,11 @@ export function VolumeChart(props: { days: number; items: Array<{ day: string; a
       </figcaption>
       <svg viewBox={`0 0 ${width} ${height + 20}`} role="img" aria-label={`Deposit volume per day, ${total} deposits`}>
         <line x1="0" y1={height} x2={width} y2={height} class="axis" />
+        {peak && (
+          <text x="0" y="10" class="tick">
+            peak ${peak.amount_usd} ({peak.day})
+          </text>
+        )}
         {days.map((day, i) => {
           const item = byDay.get(day);
           const h = max > 0 ? Math.max(item ? 2 : 0, ((heights[i] ?? 0) / max) * (height - 10)) : 0;
