@@ -1,9 +1,9 @@
-import { useState } from "preact/hooks";
 import { dateFormat } from "../components/DepositTable.tsx";
 import { TableHead } from "../components/Fields.tsx";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Pager } from "../components/Pager.tsx";
 import { useLoad } from "../components/useLoad.ts";
+import { usePagedList } from "../components/usePagedList.ts";
 import { type Customer, merchantApi } from "../merchant-api.ts";
 import { href, linkHandler } from "../router.ts";
 
@@ -14,11 +14,7 @@ export function customerName(customer: Customer): string {
 
 /** The merchant's customers, newest first, each opening its verification history. */
 export function Customers(props: { merchantId: string }) {
-  const [page, setPage] = useState(1);
-  const [customers, reload] = useLoad(
-    () => merchantApi.customers(props.merchantId, page),
-    `${props.merchantId}:${page}`,
-  );
+  const { list: customers, reload, page, setPage } = usePagedList(merchantApi.customers, props.merchantId);
   if (customers.state === "loading") return <p class="muted">Loading customers…</p>;
   if (customers.state === "error") return <LoadFailed error={customers.error} retry={reload} />;
   const { items, total, total_pages: totalPages } = customers.value;

@@ -5,7 +5,7 @@ import { TableHead } from "../components/Fields.tsx";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Notice } from "../components/Notice.tsx";
 import { Pager } from "../components/Pager.tsx";
-import { useLoad } from "../components/useLoad.ts";
+import { usePagedList } from "../components/usePagedList.ts";
 import { type Money, merchantApi, type Transfer, type TransferFunding } from "../merchant-api.ts";
 
 const money = (m: Money) => `${m.value} ${m.currency} (${m.network})`;
@@ -79,11 +79,7 @@ function Funding(props: { merchantId: string; transfer: Transfer }) {
 
 /** The merchant's transfers, newest first, each with its funding instructions on demand. */
 export function Transfers(props: { merchantId: string }) {
-  const [page, setPage] = useState(1);
-  const [transfers, reload] = useLoad(
-    () => merchantApi.transfers(props.merchantId, page),
-    `${props.merchantId}:${page}`,
-  );
+  const { list: transfers, reload, page, setPage } = usePagedList(merchantApi.transfers, props.merchantId);
   if (transfers.state === "loading") return <p class="muted">Loading transfers…</p>;
   if (transfers.state === "error") return <LoadFailed error={transfers.error} retry={reload} />;
   const { items, total, total_pages: totalPages } = transfers.value;

@@ -1,17 +1,16 @@
-import { useState } from "preact/hooks";
 import { dateFormat } from "../components/DepositTable.tsx";
 import { TableHead } from "../components/Fields.tsx";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Pager } from "../components/Pager.tsx";
 import { QrCode } from "../components/QrCode.tsx";
 import { useLoad } from "../components/useLoad.ts";
+import { usePagedList } from "../components/usePagedList.ts";
 import { merchantApi } from "../merchant-api.ts";
 import { href, linkHandler } from "../router.ts";
 
 /** The merchant's wallets, newest first. */
 export function Wallets(props: { merchantId: string }) {
-  const [page, setPage] = useState(1);
-  const [wallets, reload] = useLoad(() => merchantApi.wallets(props.merchantId, page), `${props.merchantId}:${page}`);
+  const { list: wallets, reload, page, setPage } = usePagedList(merchantApi.wallets, props.merchantId);
   if (wallets.state === "loading") return <p class="muted">Loading wallets…</p>;
   if (wallets.state === "error") return <LoadFailed error={wallets.error} retry={reload} />;
   const { items, total, total_pages: totalPages } = wallets.value;
