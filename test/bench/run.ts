@@ -3,7 +3,7 @@
  * (`--chain BASE|SOLANA|BITCOIN|TRON`, default BASE), failover (`--rounds N --bound S`, PostgreSQL only),
  * webhooks, sends (EVM, `--sends N`, default 1,000), bitcoin-sends (`--sends N`, default 200),
  * sweeps (EVM, `--addresses N`, default 1,000), transfers (`--seconds S` of quotes, `--rounds N` of
- * whole bank USD -> USDC stories, default 5).
+ * whole bank USD -> USDC stories, default 5), dashboard (`--deposits N`, default 100,000).
  */
 import { printTable } from "./measure.ts";
 
@@ -33,6 +33,8 @@ const benches: Record<string, () => Promise<void>> = {
       ...(seconds ? { seconds } : {}),
       ...(flag("rounds") ? { rounds: Number(flag("rounds")) } : {}),
     }),
+  dashboard: async () =>
+    (await import("./dashboard.ts")).runDashboardBench(flag("deposits") ? { deposits: Number(flag("deposits")) } : {}),
   // The issue's three treasury figures: EVM sends/s, Bitcoin batching, EVM sweeps. Each also runs alone.
   sends: async () => {
     await benches["evm-sends"]?.();

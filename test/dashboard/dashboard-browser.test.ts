@@ -1,20 +1,19 @@
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, startService } from "../cli/run-cli.ts";
 import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "../e2e/several-processes.ts";
 import { useTempDir } from "../support/test-database.ts";
-
-/**
- * Debian's chromium (`apt-get install -y chromium`, which .ci/run does): Playwright's own browser
- * downloads do not work here. A missing browser fails the test, never skips it.
- */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const TIMEOUT_MS = 240_000;
-const PASSWORD = "correct horse battery staple";
+import {
+  createUsersWithPassword,
+  DashboardBrowser,
+  launchChromium,
+  PASSWORD,
+  BROWSER_TIMEOUT_MS as TIMEOUT_MS,
+} from "./browser-support.ts";
 
 /**
  * The dashboard in a real browser against the real `payments serve` process: set a password from
@@ -41,39 +40,18 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
     expect(result.code, result.stderr).toBe(0);
     return JSON.parse(result.stdout);
   };
-  const shot = async (page: Page, name: string) => {
-    await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
-  };
-  const newPage = async (): Promise<{ context: BrowserContext; page: Page }> => {
-    if (!browser) throw new Error("no browser");
-    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: url });
-    return { context, page: await context.newPage() };
-  };
-  const signIn = async (page: Page, email: string, password = PASSWORD) => {
-    await page.goto(`${url}/dashboard/sign-in`);
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill(password);
-    await page.getByRole("button", { name: "Sign in" }).click();
-  };
-  /** fetch from inside the page: the browser's own cookie, and the CSRF header only when asked. */
+  const browserSide = new DashboardBrowser(
+    () => browser,
+    () => url,
+    shots,
+  );
+  const shot = (page: Page, name: string) => browserSide.shot(page, name);
+  const newPage = () => browserSide.newPage();
+  const signIn = (page: Page, email: string, password = PASSWORD) => browserSide.signIn(page, email, password);
   const fetchInPage = (page: Page, method: string, path: string, withCsrf: boolean) =>
-    page.evaluate(
-      async ({ method, path, withCsrf }) => {
-        const session = (await fetch("/dashboard/api/session").then((r) => r.json())) as { csrf_token: string };
-        const headers: Record<string, string> = withCsrf ? { "x-csrf-token": session.csrf_token } : {};
-        const res = await fetch(path, { method, headers });
-        return res.status;
-      },
-      { method, path, withCsrf },
-    );
+    browserSide.fetchInPage(page, method, path, withCsrf);
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium not found at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (.ci/run does)`,
-      );
-    }
     database = await createTestDatabase();
     env = sharedProcessEnv(database, dir);
     service = await startService(["--role", "api"], env);
@@ -85,8 +63,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
     merchantB = b.merchant_id;
     const keys = await database.db.query<{ id: string }>("SELECT id FROM api_keys WHERE merchant_id = $1", [merchantB]);
     keyOfB = keys.rows[0]?.id ?? "";
-    const passwordFile = join(dir, "password.txt");
-    writeFileSync(passwordFile, `${PASSWORD}\n`);
     adminLink = (
       await cli([
         "users",
@@ -100,26 +76,12 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
         "--json",
       ])
     ).password_link;
-    for (const [email, role, merchant] of [
+    await createUsersWithPassword(env, dir, [
       ["owner@a.example", "owner", merchantA],
       ["viewer@a.example", "viewer", merchantA],
       ["locked@a.example", "developer", merchantA],
-    ] as const) {
-      await cli([
-        "users",
-        "create",
-        "--email",
-        email,
-        "--role",
-        role,
-        "--merchant",
-        merchant,
-        "--password-file",
-        passwordFile,
-        "--json",
-      ]);
-    }
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
+    ] as const);
+    browser = await launchChromium();
     process.stdout.write(`dashboard screenshots: ${shots}\n`);
   }, TIMEOUT_MS);
 

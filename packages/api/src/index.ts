@@ -9,10 +9,11 @@ export {
 } from "./auth/api-keys.ts";
 export { type MerchantBalance, merchantBalance } from "./balance/merchant-balance.ts";
 export { PROVISION_CUSTOMER_JOB, provisionCustomer } from "./customers/provision-customer-job.ts";
-export { listDeposits } from "./deposits/deposit-store.ts";
+export { depositVolumeByDay, listDeposits, listDepositsAfter } from "./deposits/deposit-store.ts";
 export type { AddressDeriver, AppDeps, DerivedAddress, IndexerState } from "./deps.ts";
 export { errorHandler } from "./http/error-handler.ts";
 export { perClientRateLimit } from "./http/rate-limit.ts";
+export type { AnyRoute, HandlerContext } from "./http/route.ts";
 export { parseOrThrow } from "./http/validate.ts";
 export { sweepIdempotencyKeys } from "./idempotency/run-idempotent.ts";
 export {

@@ -2,6 +2,9 @@ import { useEffect, useState } from "preact/hooks";
 import { ApiError, api, setCsrfToken, type User } from "./api.ts";
 import { Layout } from "./components/Layout.tsx";
 import { Notice } from "./components/Notice.tsx";
+// --- Merchant pages ---
+import { MERCHANT_PAGE_TITLES, merchantPageOf } from "./merchant-pages.tsx";
+// --- end merchant pages ---
 import { ApiKeys } from "./pages/ApiKeys.tsx";
 import { Merchants } from "./pages/Merchants.tsx";
 import { Overview } from "./pages/Overview.tsx";
@@ -21,6 +24,9 @@ const TITLES: Array<[RegExp, string]> = [
   [/^\/merchants$/, "Merchants"],
   [/^\/merchants\/[^/]+\/api-keys$/, "API keys"],
   [/^\/merchants\/[^/]+\/overview$/, "Overview"],
+  // --- Merchant pages ---
+  ...MERCHANT_PAGE_TITLES,
+  // --- end merchant pages ---
 ];
 
 export function App() {
@@ -78,9 +84,13 @@ export function App() {
 
   const { user } = session;
   const merchantPage = /^\/merchants\/([^/]+)\/(api-keys|overview)$/.exec(path);
-  const merchantId = merchantPage?.[1];
+  // --- Merchant pages ---
+  const otherMerchantPage = merchantPageOf(path, user);
+  // --- end merchant pages ---
+  const merchantId = merchantPage?.[1] ?? otherMerchantPage?.merchantId;
   let page = null;
-  if (merchantId && merchantPage?.[2] === "api-keys") page = <ApiKeys user={user} merchantId={merchantId} />;
+  if (otherMerchantPage) page = otherMerchantPage.page;
+  else if (merchantId && merchantPage?.[2] === "api-keys") page = <ApiKeys user={user} merchantId={merchantId} />;
   else if (merchantId) page = <Overview merchantId={merchantId} />;
   else if (path === "/merchants" && user.role === "admin") page = <Merchants />;
   else if (path === "/" || path === "/sign-in") {

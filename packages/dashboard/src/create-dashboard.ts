@@ -2,6 +2,7 @@ import { type AppDeps, errorHandler } from "@mp/api";
 import { NotFoundError } from "@mp/core";
 import express, { type Express, Router } from "express";
 import { apiKeyRoutes } from "./api-key-routes.ts";
+import { merchantPageRoutes } from "./merchant-page-routes.ts";
 import { merchantRoutes } from "./merchant-routes.ts";
 import { overviewRoutes } from "./overview-routes.ts";
 import { requireSession } from "./require-session.ts";
@@ -14,6 +15,13 @@ export interface DashboardOptions extends Pick<AppDeps, "db" | "logger" | "rates
   signInsPerMinute?: number;
   /** The built front end (default: @mp/dashboard-web's dist). */
   distDir?: string;
+  // --- Merchant pages ---
+  /**
+   * The API's full dependencies (the service passes its AppDeps): the merchant pages run the /v1
+   * routes' own handlers with them. Without them those pages' routes are not mounted (404).
+   */
+  appDeps?: AppDeps;
+  // --- end merchant pages ---
 }
 
 /**
@@ -35,6 +43,9 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   api.use(merchantRoutes(db));
   api.use(apiKeyRoutes(db));
   api.use(overviewRoutes(options));
+  // --- Merchant pages (customers, wallets, deposits, transfers, webhooks, sandbox, team) ---
+  if (options.appDeps) api.use(merchantPageRoutes(options.appDeps));
+  // --- end merchant pages ---
   api.use(() => {
     throw new NotFoundError("Route");
   });

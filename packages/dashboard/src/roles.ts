@@ -4,14 +4,31 @@ export const ROLES = ["admin", "owner", "developer", "finance", "viewer"] as con
 export type Role = (typeof ROLES)[number];
 
 /** What a route needs. Reads of a merchant's data are open to all its roles; writes are not. */
-export type Permission = "merchant:read" | "keys:write";
+export type Permission = "merchant:read" | "keys:write" | MerchantPagePermission;
+
+// --- Merchant pages (webhooks, sandbox, invites) ---
+/**
+ * Webhook writes (create, change, test, redeliver) and sandbox sends go with the keys (owner,
+ * developer); inviting a user to the merchant is the owner's (and the operator admin's).
+ */
+export type MerchantPagePermission = "webhooks:write" | "sandbox:write" | "users:invite";
+const MERCHANT_PAGE_GRANTS: Record<Role, readonly MerchantPagePermission[]> = {
+  admin: ["webhooks:write", "sandbox:write", "users:invite"],
+  owner: ["webhooks:write", "sandbox:write", "users:invite"],
+  developer: ["webhooks:write", "sandbox:write"],
+  finance: [],
+  viewer: [],
+};
+/** The roles an owner may give in an invite (admin is the operator's, made with the CLI). */
+export const INVITABLE_ROLES = ["owner", "developer", "finance", "viewer"] as const;
+// --- end merchant pages ---
 
 const GRANTS: Record<Role, ReadonlySet<Permission>> = {
-  admin: new Set(["merchant:read", "keys:write"]),
-  owner: new Set(["merchant:read", "keys:write"]),
-  developer: new Set(["merchant:read", "keys:write"]),
-  finance: new Set(["merchant:read"]),
-  viewer: new Set(["merchant:read"]),
+  admin: new Set(["merchant:read", "keys:write", ...MERCHANT_PAGE_GRANTS.admin]),
+  owner: new Set(["merchant:read", "keys:write", ...MERCHANT_PAGE_GRANTS.owner]),
+  developer: new Set(["merchant:read", "keys:write", ...MERCHANT_PAGE_GRANTS.developer]),
+  finance: new Set(["merchant:read", ...MERCHANT_PAGE_GRANTS.finance]),
+  viewer: new Set(["merchant:read", ...MERCHANT_PAGE_GRANTS.viewer]),
 };
 
 export function isRole(value: string): value is Role {

@@ -121,3 +121,16 @@ export async function storePasswordHash(sql: Queryable, userId: string, password
   );
   await sql.query("DELETE FROM dashboard_sessions WHERE user_id = $1", [userId]);
 }
+
+/** The users of one merchant (its team page), oldest first; never a password hash. */
+export async function listMerchantUsers(
+  sql: Queryable,
+  merchantId: string,
+): Promise<Array<{ id: string; email: string; role: Role; has_password: boolean; created_at: string }>> {
+  const { rows } = await sql.query<{ id: string; email: string; role: Role; has_password: boolean; created_at: Date }>(
+    `SELECT id, email, role, password_hash IS NOT NULL AS has_password, created_at FROM dashboard_users
+      WHERE merchant_id = $1 AND disabled_at IS NULL ORDER BY created_at, email`,
+    [merchantId],
+  );
+  return rows.map((row) => ({ ...row, created_at: new Date(row.created_at).toISOString() }));
+}

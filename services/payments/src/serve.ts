@@ -260,7 +260,7 @@ export async function serve(options: {
   let url: string | undefined;
   let server: Server | undefined;
   if (role === "api" || role === "all") {
-    const app = withDashboard(createApp(deps), deps);
+    const app = withDashboard(createApp(deps), { ...deps, appDeps: deps });
     server = await new Promise<Server>((resolve, reject) => {
       const s = app.listen(config.port, config.host, () => resolve(s));
       s.once("error", reject);

@@ -1,4 +1,4 @@
-import type { ChainId } from "@mp/core";
+import { type ChainId, formatUsd } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { DEPOSIT_COLUMNS as COLUMNS, type DepositResource, type DepositRow, toDepositResource } from "@mp/events";
 import type { IndexerState } from "../deps.ts";
@@ -65,4 +65,56 @@ export async function pendingByAsset(
     [merchantId],
   );
   return rows.rows.map((r) => ({ asset: r.asset, decimals: r.decimals, amountRaw: BigInt(r.total) }));
+}
+
+/**
+ * A keyset page of the merchant's deposits (the dashboard's deposits page): newest first, the
+ * `limit` rows strictly after deposit `after` in that order. OFFSET would read and drop every
+ * earlier row, so page 2,000 of 100,000 deposits would cost what the whole list costs; the cursor is
+ * a deposit id, resolved to its exact (created_at, id) in SQL so microseconds are never rounded.
+ * `next` is the last item's id when more rows follow.
+ */
+export async function listDepositsAfter(
+  sql: Queryable,
+  merchantId: string,
+  filters: Pick<DepositFilters, "chain" | "status"> & { limit: number; after?: string | undefined },
+  states: readonly IndexerState[],
+): Promise<{ items: DepositResource[]; next: string | null }> {
+  const where = new SqlFilters().add("merchant_id = $?", merchantId).equal(filters, "chain", "status");
+  if (filters.after !== undefined) {
+    const after = where.param(filters.after);
+    where.addClause(
+      `(created_at, id) < (SELECT created_at, id FROM deposits WHERE id = ${after} AND merchant_id = $1)`,
+    );
+  }
+  const table = depositsAt(states);
+  const rows = await sql.query<DepositRow>(
+    `SELECT ${table.columns} FROM deposits ${where.where} ORDER BY created_at DESC, id DESC LIMIT ${where.param(filters.limit + 1)}`,
+    where.params,
+  );
+  const more = rows.rows.length > filters.limit;
+  const items = await table.toItems(rows.rows.slice(0, filters.limit), sql);
+  return { items, next: more ? (items.at(-1)?.id ?? null) : null };
+}
+
+/**
+ * The merchant's deposit volume per UTC day over the last `days` days (the overview's chart): the
+ * USD value of the deposits received that day (priced ones; a deposit still awaiting its rate counts
+ * once priced) as a decimal string, and how many arrived. Days without deposits are absent.
+ */
+export async function depositVolumeByDay(
+  sql: Queryable,
+  merchantId: string,
+  days: number,
+): Promise<Array<{ day: string; amount_usd: string; count: number }>> {
+  const { rows } = await sql.query<{ day: string; micros: string; count: number }>(
+    `SELECT to_char(date_trunc('day', created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD') AS day,
+            coalesce(sum(amount_usd_micros), 0)::text AS micros, count(*)::int AS count
+       FROM deposits
+      WHERE merchant_id = $1 AND status <> 'REVERSED'
+        AND created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' - make_interval(days => $2)
+      GROUP BY 1 ORDER BY 1`,
+    [merchantId, days - 1],
+  );
+  return rows.map((row) => ({ day: row.day, amount_usd: formatUsd(BigInt(row.micros)), count: row.count }));
 }

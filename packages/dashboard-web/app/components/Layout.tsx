@@ -1,8 +1,12 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { ApiError, api, type User } from "../api.ts";
+// --- Merchant pages ---
+import { MerchantNavLinks } from "../merchant-pages.tsx";
 import { href, linkHandler } from "../router.ts";
 import { Notice } from "./Notice.tsx";
+
+// --- end merchant pages ---
 
 const ROLE_NAMES: Record<User["role"], string> = {
   admin: "Operator admin",
@@ -82,6 +86,9 @@ export function Layout(props: {
             <NavLink to={`/merchants/${props.merchantId}/api-keys`} current={props.path}>
               API keys
             </NavLink>
+            {/* --- Merchant pages --- */}
+            <MerchantNavLinks merchantId={props.merchantId} path={props.path} link={NavLink} />
+            {/* --- end merchant pages --- */}
           </>
         )}
       </nav>

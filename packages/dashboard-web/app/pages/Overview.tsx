@@ -1,8 +1,9 @@
 import { api, type Balance } from "../api.ts";
+import { DepositTable } from "../components/DepositTable.tsx";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { useLoad } from "../components/useLoad.ts";
-
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+import { VolumeChart } from "../components/VolumeChart.tsx";
+import { merchantApi } from "../merchant-api.ts";
 
 const BALANCE_PARTS: Array<[keyof Omit<Balance, "currency">, string, string]> = [
   ["available", "Available", "Credited deposits net of fees, minus reserved"],
@@ -14,6 +15,7 @@ const BALANCE_PARTS: Array<[keyof Omit<Balance, "currency">, string, string]> = 
 /** A merchant's balance (exact decimal strings from the server, never re-computed here) and newest deposits. */
 export function Overview(props: { merchantId: string }) {
   const [overview, reload] = useLoad(() => api.overview(props.merchantId), props.merchantId);
+  const [volume] = useLoad(() => merchantApi.volume(props.merchantId), props.merchantId);
   if (overview.state === "loading") return <p class="muted">Loading the overview…</p>;
   if (overview.state === "error") return <LoadFailed error={overview.error} retry={reload} />;
   const { balance, recent_deposits: deposits, total_deposits: total } = overview.value;
@@ -32,6 +34,8 @@ export function Overview(props: { merchantId: string }) {
           </li>
         ))}
       </ul>
+      {volume.state === "ready" && <VolumeChart days={volume.value.days} items={volume.value.items} />}
+      {volume.state === "error" && <p class="muted">The volume chart could not be loaded: {volume.error.message}</p>}
       <h2>Recent deposits</h2>
       {deposits.length === 0 ? (
         <div class="empty">
@@ -39,38 +43,7 @@ export function Overview(props: { merchantId: string }) {
           <p class="muted">Deposits to your customers' wallets appear here as soon as a chain shows them.</p>
         </div>
       ) : (
-        <table class="table">
-          <caption class="visually-hidden">
-            The {deposits.length} newest of {total} deposits
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">Amount</th>
-              <th scope="col">Chain</th>
-              <th scope="col">Status</th>
-              <th scope="col">Confirmations</th>
-              <th scope="col">Received</th>
-            </tr>
-          </thead>
-          <tbody>
-            {deposits.map((deposit) => (
-              <tr key={deposit.id}>
-                <td data-label="Amount">
-                  <span class="mono">{deposit.amount}</span> {deposit.asset}
-                  {deposit.amount_usd !== null && <span class="muted"> (${deposit.amount_usd})</span>}
-                </td>
-                <td data-label="Chain">{deposit.chain}</td>
-                <td data-label="Status">
-                  <span class={`status ${deposit.status.toLowerCase()}`}>{deposit.status}</span>
-                </td>
-                <td data-label="Confirmations">
-                  {Math.min(deposit.confirmations, deposit.required_confirmations)} / {deposit.required_confirmations}
-                </td>
-                <td data-label="Received">{dateFormat.format(new Date(deposit.created_at))}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <DepositTable deposits={deposits} caption={`The ${deposits.length} newest of ${total} deposits`} />
       )}
     </section>
   );

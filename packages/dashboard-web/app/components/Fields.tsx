@@ -1,0 +1,66 @@
+/** A labelled select of plain string options (`""` may stand for "All" via `empty`). */
+export function SelectField(props: {
+  id: string;
+  label: string;
+  value: string;
+  options: readonly string[];
+  empty?: string;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
+        {props.empty !== undefined && <option value="">{props.empty}</option>}
+        {props.options.map((option) => (
+          <option key={option} value={option}>
+            {option}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+/** A labelled text input; `decimal` asks for a plain decimal string (amounts are never floats). */
+export function TextField(props: {
+  id: string;
+  label: string;
+  value: string;
+  onInput: (value: string) => void;
+  type?: "text" | "email" | "url";
+  decimal?: boolean;
+  mono?: boolean;
+  grow?: boolean;
+}) {
+  return (
+    <div class={props.grow ? "field grow" : "field"}>
+      <label for={props.id}>{props.label}</label>
+      <input
+        id={props.id}
+        type={(props.type ?? "text") as "text"}
+        required
+        class={props.mono ? "mono" : undefined}
+        inputMode={props.decimal ? "decimal" : undefined}
+        pattern={props.decimal ? "\\d+(\\.\\d+)?" : undefined}
+        value={props.value}
+        onInput={(e) => props.onInput(e.currentTarget.value)}
+      />
+    </div>
+  );
+}
+
+/** A table's header row: one column header per name (an empty name is an unlabelled actions column). */
+export function TableHead(props: { columns: readonly string[] }) {
+  return (
+    <thead>
+      <tr>
+        {props.columns.map((column) => (
+          <th key={column} scope="col">
+            {column || <span class="visually-hidden">Actions</span>}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}

@@ -1,0 +1,70 @@
+import type { ComponentChildren, JSX } from "preact";
+import "./merchant-pages.css";
+import type { User } from "./api.ts";
+import { CustomerDetail, Customers } from "./pages/Customers.tsx";
+import { Deposits } from "./pages/Deposits.tsx";
+import { Team } from "./pages/Team.tsx";
+import { Transfers } from "./pages/Transfers.tsx";
+import { WalletDetail, Wallets } from "./pages/Wallets.tsx";
+import { Webhooks } from "./pages/Webhooks.tsx";
+
+/** The merchant pages besides the overview and the keys: [section in the path, nav label]. */
+export const MERCHANT_SECTIONS: Array<[string, string]> = [
+  ["customers", "Customers"],
+  ["wallets", "Wallets"],
+  ["deposits", "Deposits"],
+  ["transfers", "Transfers"],
+  ["webhooks", "Webhooks"],
+  ["team", "Team"],
+];
+
+export const MERCHANT_PAGE_TITLES: Array<[RegExp, string]> = [
+  [/^\/merchants\/[^/]+\/customers\/[^/]+$/, "Customer"],
+  [/^\/merchants\/[^/]+\/wallets\/[^/]+$/, "Wallet"],
+  ...MERCHANT_SECTIONS.map(([section, label]): [RegExp, string] => [
+    new RegExp(`^/merchants/[^/]+/${section}$`),
+    label,
+  ]),
+];
+
+const PAGE = /^\/merchants\/([^/]+)\/(customers|wallets|deposits|transfers|webhooks|team)(?:\/([^/]+))?$/;
+
+/** The merchant page at `path`, if it is one of these. */
+export function merchantPageOf(path: string, user: User): { merchantId: string; page: JSX.Element } | undefined {
+  const match = PAGE.exec(path);
+  const [, merchantId, section, id] = match ?? [];
+  if (!merchantId || !section) return undefined;
+  const pages: Record<string, () => JSX.Element | undefined> = {
+    customers: () =>
+      id ? <CustomerDetail merchantId={merchantId} customerId={id} /> : <Customers merchantId={merchantId} />,
+    wallets: () => (id ? <WalletDetail merchantId={merchantId} walletId={id} /> : <Wallets merchantId={merchantId} />),
+    deposits: () => (id ? undefined : <Deposits user={user} merchantId={merchantId} />),
+    transfers: () => (id ? undefined : <Transfers merchantId={merchantId} />),
+    webhooks: () => (id ? undefined : <Webhooks user={user} merchantId={merchantId} />),
+    team: () => (id ? undefined : <Team user={user} merchantId={merchantId} />),
+  };
+  const page = pages[section]?.();
+  return page ? { merchantId, page } : undefined;
+}
+
+/** The nav links of these pages (the section's link stays current on its detail pages). */
+export function MerchantNavLinks(props: {
+  merchantId: string;
+  path: string;
+  link: (props: { to: string; current: string; children: ComponentChildren }) => JSX.Element;
+}) {
+  const Link = props.link;
+  return (
+    <>
+      {MERCHANT_SECTIONS.map(([section, label]) => {
+        const to = `/merchants/${props.merchantId}/${section}`;
+        const current = props.path.startsWith(`${to}/`) ? to : props.path;
+        return (
+          <Link key={section} to={to} current={current}>
+            {label}
+          </Link>
+        );
+      })}
+    </>
+  );
+}

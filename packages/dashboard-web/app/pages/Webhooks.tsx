@@ -1,0 +1,247 @@
+import { useState } from "preact/hooks";
+import type { User } from "../api.ts";
+import { dateFormat } from "../components/DepositTable.tsx";
+import { errorText } from "../components/errorText.ts";
+import { TableHead, TextField } from "../components/Fields.tsx";
+import { LoadFailed } from "../components/LoadFailed.tsx";
+import { Notice } from "../components/Notice.tsx";
+import { useLoad } from "../components/useLoad.ts";
+import { canWriteWebhooks, merchantApi, type WebhookEndpoint } from "../merchant-api.ts";
+
+/** An endpoint's delivery attempts, newest first; a writer can send an attempt's event again. */
+function Deliveries(props: { merchantId: string; endpoint: WebhookEndpoint; canWrite: boolean }) {
+  const [attempts, reload] = useLoad(
+    () => merchantApi.deliveries(props.merchantId, props.endpoint.id),
+    props.endpoint.id,
+  );
+  const [note, setNote] = useState<{ kind: "error" | "success"; text: string } | undefined>();
+  const redeliver = async (eventId: string) => {
+    try {
+      await merchantApi.redeliver(props.merchantId, eventId, props.endpoint.id);
+      setNote({ kind: "success", text: "Redelivery queued." });
+      reload();
+    } catch (e) {
+      setNote({ kind: "error", text: errorText(e) });
+    }
+  };
+  if (attempts.state === "loading") return <p class="muted">Loading deliveries…</p>;
+  if (attempts.state === "error") return <LoadFailed error={attempts.error} retry={reload} />;
+  const items = attempts.value.items;
+  return (
+    <div class="deliveries">
+      {note && <Notice kind={note.kind}>{note.text}</Notice>}
+      {items.length === 0 ? (
+        <p class="muted">No delivery attempts yet.</p>
+      ) : (
+        <table class="table">
+          <caption class="visually-hidden">Delivery attempts to {props.endpoint.url}</caption>
+          <TableHead columns={["Event", "Attempt", "Answer", "When", ""]} />
+          <tbody>
+            {items.map((attempt) => (
+              <tr key={attempt.id}>
+                <td data-label="Event">{attempt.event_type}</td>
+                <td data-label="Attempt">{attempt.attempt}</td>
+                <td data-label="Answer">
+                  <span class={`status ${attempt.succeeded ? "succeeded" : "failed"}`}>
+                    {attempt.status_code ?? "no answer"}
+                  </span>{" "}
+                  {attempt.error && <span class="muted">{attempt.error}</span>} ({attempt.latency_ms} ms)
+                </td>
+                <td data-label="When">{dateFormat.format(new Date(attempt.attempted_at))}</td>
+                <td class="actions">
+                  {props.canWrite && attempt.event_id && (
+                    <button
+                      type="button"
+                      class="button secondary"
+                      onClick={() => attempt.event_id && redeliver(attempt.event_id)}
+                    >
+                      Redeliver<span class="visually-hidden"> {attempt.event_type}</span>
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}
+
+function EndpointCard(props: {
+  merchantId: string;
+  endpoint: WebhookEndpoint;
+  canWrite: boolean;
+  onChanged: () => void;
+}) {
+  const { endpoint } = props;
+  const [open, setOpen] = useState(false);
+  const [note, setNote] = useState<{ kind: "error" | "success"; text: string } | undefined>();
+  const act = async (action: () => Promise<unknown>, done: string) => {
+    try {
+      await action();
+      setNote({ kind: "success", text: done });
+      props.onChanged();
+    } catch (e) {
+      setNote({ kind: "error", text: errorText(e) });
+    }
+  };
+  const regionId = `deliveries-${endpoint.id}`;
+  return (
+    <li class="card endpoint">
+      <div class="page-head">
+        <h2 class="mono break">{endpoint.url}</h2>
+        <span class={`status ${endpoint.status}`}>
+          {endpoint.status}
+          {endpoint.disabled_reason ? ` (${endpoint.disabled_reason})` : ""}
+        </span>
+      </div>
+      {endpoint.description && <p>{endpoint.description}</p>}
+      <p class="muted">Events: {endpoint.enabled_events.join(", ")}</p>
+      {note && <Notice kind={note.kind}>{note.text}</Notice>}
+      <div class="button-row">
+        <button
+          type="button"
+          class="button secondary"
+          aria-expanded={open}
+          aria-controls={regionId}
+          onClick={() => setOpen(!open)}
+        >
+          {open ? "Hide deliveries" : "Deliveries"}
+        </button>
+        {props.canWrite && endpoint.status === "enabled" && (
+          <button
+            type="button"
+            class="button secondary"
+            onClick={() => act(() => merchantApi.testEndpoint(props.merchantId, endpoint.id), "Test event queued.")}
+          >
+            Send test event
+          </button>
+        )}
+        {props.canWrite && (
+          <button
+            type="button"
+            class="button secondary"
+            onClick={() => {
+              const status = endpoint.status === "enabled" ? "disabled" : "enabled";
+              return act(
+                () => merchantApi.updateEndpoint(props.merchantId, endpoint.id, { status }),
+                `Endpoint ${status}.`,
+              );
+            }}
+          >
+            {endpoint.status === "enabled" ? "Disable" : "Enable"}
+          </button>
+        )}
+      </div>
+      {open && (
+        <div id={regionId}>
+          <Deliveries merchantId={props.merchantId} endpoint={endpoint} canWrite={props.canWrite} />
+        </div>
+      )}
+    </li>
+  );
+}
+
+/** Webhook endpoints: list, create (secret shown once), test, disable, deliveries and redelivery. */
+export function Webhooks(props: { user: User; merchantId: string }) {
+  const [endpoints, reload] = useLoad(() => merchantApi.endpoints(props.merchantId), props.merchantId);
+  const [url, setUrl] = useState("");
+  const [events, setEvents] = useState("*");
+  const [secret, setSecret] = useState<string | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  const canWrite = canWriteWebhooks(props.user.role);
+  const create = async (event: Event) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const enabled = events
+        .split(",")
+        .map((e) => e.trim())
+        .filter(Boolean);
+      const created = await merchantApi.createEndpoint(props.merchantId, { url: url.trim(), enabled_events: enabled });
+      setSecret(created.secret);
+      setUrl("");
+      reload();
+    } catch (e) {
+      setError(errorText(e));
+    } finally {
+      setBusy(false);
+    }
+  };
+  if (endpoints.state === "error" && endpoints.error.status === 404) {
+    return <LoadFailed error={endpoints.error} retry={reload} />;
+  }
+  return (
+    <section aria-labelledby="webhooks-title">
+      <h1 id="webhooks-title">Webhooks</h1>
+      {canWrite ? (
+        <form class="card inline-form" onSubmit={create} aria-labelledby="new-endpoint-title">
+          <h2 id="new-endpoint-title" class="visually-hidden">
+            Add an endpoint
+          </h2>
+          <TextField id="endpoint-url" label="Endpoint URL" type="url" grow value={url} onInput={setUrl} />
+          <div class="field">
+            <label for="endpoint-events">Event types</label>
+            <input
+              id="endpoint-events"
+              required
+              value={events}
+              aria-describedby="endpoint-events-hint"
+              onInput={(e) => setEvents(e.currentTarget.value)}
+            />
+            <span id="endpoint-events-hint" class="hint">
+              Comma-separated, or * for every type
+            </span>
+          </div>
+          <button type="submit" class="button primary" disabled={busy}>
+            Add endpoint
+          </button>
+        </form>
+      ) : (
+        <p class="muted role-note">
+          Your role ({props.user.role}) can view webhook endpoints but not add, change or redeliver.
+        </p>
+      )}
+      {error && <Notice kind="error">{error}</Notice>}
+      {secret && (
+        <section class="card secret" aria-labelledby="secret-title">
+          <h2 id="secret-title">Signing secret</h2>
+          <p>
+            Store it now: <strong>it will not be shown again.</strong>
+          </p>
+          <label for="endpoint-secret" class="visually-hidden">
+            New signing secret
+          </label>
+          <input id="endpoint-secret" class="mono" readOnly value={secret} />
+          <button type="button" class="button secondary" onClick={() => setSecret(undefined)}>
+            I have stored it
+          </button>
+        </section>
+      )}
+      {endpoints.state === "loading" && <p class="muted">Loading endpoints…</p>}
+      {endpoints.state === "error" && <LoadFailed error={endpoints.error} retry={reload} />}
+      {endpoints.state === "ready" && endpoints.value.items.length === 0 && (
+        <div class="empty">
+          <p>No webhook endpoints yet.</p>
+          <p class="muted">An endpoint receives a signed POST for each event of this merchant.</p>
+        </div>
+      )}
+      {endpoints.state === "ready" && endpoints.value.items.length > 0 && (
+        <ul class="endpoints">
+          {endpoints.value.items.map((endpoint) => (
+            <EndpointCard
+              key={endpoint.id}
+              merchantId={props.merchantId}
+              endpoint={endpoint}
+              canWrite={canWrite}
+              onChanged={reload}
+            />
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

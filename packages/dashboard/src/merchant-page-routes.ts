@@ -1,0 +1,152 @@
+import { type AppDeps, depositVolumeByDay, listDepositsAfter, parseOrThrow } from "@mp/api";
+import { CHAIN_IDS } from "@mp/core";
+import { DEPOSIT_STATUSES } from "@mp/events";
+import { type Request, type Response, Router } from "express";
+import { z } from "zod";
+import { dashboardActor } from "./audit-log.ts";
+import { createPasswordLink, passwordLinkUrl } from "./password-links.ts";
+import { INVITABLE_ROLES } from "./roles.ts";
+import { createUser, listMerchantUsers } from "./user-store.ts";
+import { type AuditOf, v1Route, visibleMerchant } from "./v1-route.ts";
+
+/** Days the overview's chart covers. */
+export const VOLUME_DAYS = 30;
+/** Deposits per page of the deposits page (at most; the page may ask for fewer). */
+export const DEPOSIT_PAGE_LIMIT = 100;
+
+const depositsQuery = z.strictObject({
+  status: z.enum(DEPOSIT_STATUSES).optional(),
+  chain: z.enum(CHAIN_IDS).optional(),
+  after: z.uuid("must be a deposit id").optional(),
+  limit: z
+    .string()
+    .regex(/^\d+$/, "must be a whole number")
+    .transform(Number)
+    .pipe(z.number().int().min(1).max(DEPOSIT_PAGE_LIMIT))
+    .optional(),
+});
+
+const inviteBody = z.strictObject({
+  email: z.string().trim().min(3).max(320),
+  role: z.enum(INVITABLE_ROLES),
+});
+
+const audited =
+  (action: string, objectType: string, idOf: (a: Parameters<AuditOf>[0]) => unknown): AuditOf =>
+  (answer) => ({ action, objectType, objectId: String(idOf(answer)) });
+const dataId = (a: Parameters<AuditOf>[0]) => (a.data as { id: string }).id;
+const endpointId = (a: Parameters<AuditOf>[0]) => a.params.webhook_endpoint_id;
+
+/**
+ * The merchant's pages (customers, wallets, deposits, transfers, webhooks, sandbox, team): the /v1
+ * routes themselves under /dashboard/api/merchants/{id} (v1Route), plus what only the dashboard
+ * needs: the deposits page's keyset pages, the overview's volume by day, which sandbox chains can
+ * send, and invitations.
+ */
+export function merchantPageRoutes(deps: AppDeps): Router {
+  const router = Router();
+  const reads = [
+    "listCustomers",
+    "getCustomer",
+    "listVerificationSubmissions",
+    "listEvents",
+    "listWallets",
+    "getWallet",
+    "getDeposit",
+    "listTransfers",
+    "getTransfer",
+    "getTransferFunding",
+    "listWebhookEndpoints",
+    "getWebhookEndpoint",
+    "listWebhookEndpointDeliveries",
+  ];
+  for (const operationId of reads) router.use(v1Route(deps, operationId, "merchant:read"));
+  router.use(
+    v1Route(
+      deps,
+      "createWebhookEndpoint",
+      "webhooks:write",
+      audited("webhook_endpoint.created", "webhook_endpoint", dataId),
+    ),
+    v1Route(
+      deps,
+      "updateWebhookEndpoint",
+      "webhooks:write",
+      audited("webhook_endpoint.updated", "webhook_endpoint", dataId),
+    ),
+    v1Route(
+      deps,
+      "deleteWebhookEndpoint",
+      "webhooks:write",
+      audited("webhook_endpoint.deleted", "webhook_endpoint", dataId),
+    ),
+    v1Route(
+      deps,
+      "testWebhookEndpoint",
+      "webhooks:write",
+      audited("webhook_endpoint.tested", "webhook_endpoint", endpointId),
+    ),
+    v1Route(
+      deps,
+      "redeliverEvent",
+      "webhooks:write",
+      audited("event.redelivered", "event", (a) => a.params.event_id),
+    ),
+    v1Route(deps, "simulateDeposit", "sandbox:write", audited("sandbox.deposit_sent", "sandbox_deposit", dataId)),
+    v1Route(deps, "simulateBankDeposit", "sandbox:write", audited("sandbox.bank_credit", "bank_deposit", dataId)),
+  );
+
+  router.get("/merchants/:merchantId/deposits", async (req: Request, res: Response) => {
+    const { merchantId } = await visibleMerchant(deps.db, req, res, "merchant:read");
+    const query = parseOrThrow(depositsQuery, req.query ?? {}, "query");
+    const page = await listDepositsAfter(
+      deps.db,
+      merchantId,
+      { ...query, limit: query.limit ?? 25 },
+      await deps.indexerStates(),
+    );
+    res.json(page);
+  });
+
+  router.get("/merchants/:merchantId/deposit-volume", async (req: Request, res: Response) => {
+    const { merchantId } = await visibleMerchant(deps.db, req, res, "merchant:read");
+    res.json({ days: VOLUME_DAYS, items: await depositVolumeByDay(deps.db, merchantId, VOLUME_DAYS) });
+  });
+
+  // What the sandbox buttons may send: only in a sandbox deployment, for a sandbox merchant.
+  router.get("/merchants/:merchantId/sandbox", async (req: Request, res: Response) => {
+    const { environment } = await visibleMerchant(deps.db, req, res, "merchant:read");
+    const enabled = deps.environment === "sandbox" && environment === "sandbox";
+    const chains = enabled
+      ? Object.values(deps.faucets).map((faucet) => ({
+          chain: faucet.chain,
+          assets: faucet.assets().map((a) => a.asset),
+        }))
+      : [];
+    res.json({ enabled, chains });
+  });
+
+  router.get("/merchants/:merchantId/users", async (req: Request, res: Response) => {
+    const { merchantId } = await visibleMerchant(deps.db, req, res, "merchant:read");
+    res.json({ items: await listMerchantUsers(deps.db, merchantId) });
+  });
+
+  // No mail leaves the service: the inviter gets the invitee's one-time link and passes it on.
+  router.post("/merchants/:merchantId/invites", async (req: Request, res: Response) => {
+    const { user, merchantId } = await visibleMerchant(deps.db, req, res, "users:invite");
+    const body = parseOrThrow(inviteBody, req.body ?? {}, "body");
+    const invited = await createUser(deps.db, {
+      email: body.email,
+      role: body.role,
+      merchantId,
+      actor: dashboardActor(user.email),
+    });
+    const token = await createPasswordLink(deps.db, invited.id);
+    res.set("Cache-Control", "no-store");
+    res.status(201).json({
+      user: { id: invited.id, email: invited.email, role: invited.role },
+      password_link: passwordLinkUrl(`${req.protocol}://${req.get("host")}`, token),
+    });
+  });
+  return router;
+}

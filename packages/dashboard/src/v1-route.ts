@@ -1,0 +1,101 @@
+import {
+  type AnyRoute,
+  type AppDeps,
+  allRoutes,
+  findMerchantEnvironment,
+  type HandlerContext,
+  parseOrThrow,
+} from "@mp/api";
+import { NotFoundError } from "@mp/core";
+import type { Database, Queryable } from "@mp/db";
+import { type Request, type Response, Router } from "express";
+import { dashboardActor, recordAudit } from "./audit-log.ts";
+import { merchantIdParam } from "./merchant-param.ts";
+import { userWith } from "./require-session.ts";
+import { assertMerchantVisible, type DashboardUser, type Permission } from "./roles.ts";
+
+/** What a write records in the audit log, from the route's answer. */
+export type AuditOf = (answer: { data: unknown; params: Record<string, unknown> }) => {
+  action: string;
+  objectType: string;
+  objectId: string;
+};
+
+function routeOf(operationId: string): AnyRoute {
+  const route = allRoutes.find((r) => r.operationId === operationId);
+  if (!route) throw new Error(`no /v1 route ${operationId}`);
+  return route;
+}
+
+/** `/v1/webhook-endpoints/{webhook_endpoint_id}` as `/merchants/:merchantId/webhook-endpoints/:webhook_endpoint_id`. */
+export function dashboardPathOf(route: AnyRoute): string {
+  return `/merchants/:merchantId${route.path.replace(/^\/v1/, "").replace(/\{(\w+)\}/g, ":$1")}`;
+}
+
+/** The merchant of the path, if this user may open it and it exists (404 otherwise, as the API). */
+export async function visibleMerchant(
+  db: Database,
+  req: Request,
+  res: Response,
+  permission: Permission,
+): Promise<{ user: DashboardUser; merchantId: string; environment: "sandbox" | "production" }> {
+  const user = userWith(res, permission);
+  const merchantId = merchantIdParam(req);
+  assertMerchantVisible(user, merchantId);
+  const environment = await findMerchantEnvironment(db, merchantId);
+  if (!environment) throw new NotFoundError("Merchant");
+  return { user, merchantId, environment };
+}
+
+/**
+ * One /v1 route under /dashboard/api/merchants/{merchantId}, run by the route's own definition: its
+ * schemas validate the path, query and body, its `prepare` and `handler` do the work, exactly as for
+ * an API key of that merchant. So the dashboard holds no second copy of any domain rule: only who
+ * may call it (the session's role, `permission`) and which merchant (the path's, when the user may
+ * see it) are the dashboard's. An idempotent route runs in one transaction, as under
+ * runIdempotent, with its audit record; the answer is the route's `data` with its status.
+ */
+export function v1Route(deps: AppDeps, operationId: string, permission: Permission, audit?: AuditOf): Router {
+  const route = routeOf(operationId);
+  const router = Router();
+  router[route.method](dashboardPathOf(route), async (req: Request, res: Response) => {
+    const { user, merchantId, environment } = await visibleMerchant(deps.db, req, res, permission);
+    const { merchantId: _merchant, ...pathParams } = req.params as Record<string, string>;
+    const params = route.params ? parseOrThrow(route.params, pathParams, "path") : {};
+    const query = route.query ? parseOrThrow(route.query, req.query ?? {}, "query") : {};
+    const body = route.body ? parseOrThrow(route.body, req.body ?? {}, "body") : undefined;
+    const context = {
+      req,
+      res,
+      deps,
+      merchant: { merchantId, environment, keyId: dashboardActor(user.email) },
+      params,
+      query,
+      body,
+      idempotencyKey: undefined,
+    };
+    const prepared = route.prepare ? await route.prepare(context) : undefined;
+    const run = async (sql: Queryable) => {
+      const reply = await route.handler({ ...context, sql, prepared } as HandlerContext<unknown, unknown, unknown>);
+      if (audit && reply.status < 300) {
+        const entry = audit({ data: reply.data, params: params as Record<string, unknown> });
+        await recordAudit(sql, {
+          actor: dashboardActor(user.email),
+          ...entry,
+          details: { merchant_id: merchantId },
+        });
+      }
+      return reply;
+    };
+    let reply: Awaited<ReturnType<typeof run>>;
+    try {
+      reply = route.idempotent ? await deps.db.tx(run) : await run(deps.db);
+    } catch (error) {
+      prepared?.release();
+      throw error;
+    }
+    if (route.secretInAnswer) res.set("Cache-Control", "no-store");
+    res.status(reply.status).json(reply.data);
+  });
+  return router;
+}

@@ -1,0 +1,257 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createMerchant } from "@mp/api";
+import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createUser } from "../../packages/dashboard/src/index.ts";
+import { killHard, startRole } from "../cli/run-cli.ts";
+import { POSTGRES_ONLY, stopProcess } from "../e2e/several-processes.ts";
+import { insertDeposits } from "../support/bulk-deposits.ts";
+import { useTempDir } from "../support/test-database.ts";
+import { DashboardBrowser, launchChromium, PASSWORD, BROWSER_TIMEOUT_MS as TIMEOUT_MS } from "./browser-support.ts";
+
+/**
+ * The merchant pages in a real browser against the real `payments serve --role all` process with
+ * its local sandbox chains: a sandbox deposit sent from the deposits page appears there without a
+ * reload and turns CONFIRMED; every merchant page renders (screenshots); a viewer cannot create a
+ * key or a webhook; merchant A's user gets 404 on B's deposit and customer.
+ */
+describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium ${POSTGRES_ONLY}`, () => {
+  const dir = useTempDir("mpmerchantpages-");
+  const shots = mkdtempSync(join(tmpdir(), "mp-merchant-pages-shots-"));
+  let database: TestDatabase;
+  let service: Awaited<ReturnType<typeof startRole>> | undefined;
+  let browser: Browser | undefined;
+  let url: string;
+  let merchantA: string;
+  let merchantB: string;
+  let customerOfA: string;
+  let customerOfB: string;
+  let depositOfB: string;
+  const side = new DashboardBrowser(
+    () => browser,
+    () => url,
+    shots,
+  );
+
+  const v1 = async (key: string, path: string, body: unknown, idempotencyKey: string) => {
+    const res = await fetch(`${url}${path}`, {
+      method: "POST",
+      headers: { "x-service-api-key": key, "x-idempotency-key": idempotencyKey, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const json = (await res.json()) as { data: { id: string } };
+    expect(res.status, JSON.stringify(json)).toBeLessThan(300);
+    return json.data;
+  };
+  const openSection = async (page: Page, link: string, heading: string) => {
+    await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: link }).click();
+    await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
+  };
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    database = await createTestDatabase();
+    // No MASTER_MNEMONIC: the sandbox makes its own, so no wallet address is a faucet's own account.
+    const env = { DATABASE_URL: database.connectionString, DATA_DIR: join(dir, "data"), PORT: "0", HOST: "127.0.0.1" };
+    // In a process group of its own: the local chains' nodes (anvil) are its children, and go with it.
+    service = await startRole(["--role", "all"], env, /"url":"(http:\/\/[^"]+)".*api listening/, {
+      processGroup: true,
+    });
+    url = service.match[1] ?? "";
+    // Straight through the stores, not the CLI: each CLI run is a process start, slow on a busy machine.
+    const a = await createMerchant(database.db, { name: "Merchant A", environment: "sandbox" });
+    const b = await createMerchant(database.db, { name: "Merchant B", environment: "production" });
+    merchantA = a.merchantId;
+    merchantB = b.merchantId;
+    for (const [email, role, merchantId] of [
+      ["owner@a.example", "owner", merchantA],
+      ["viewer@a.example", "viewer", merchantA],
+      ["owner@b.example", "owner", merchantB],
+    ] as const) {
+      await createUser(database.db, { email, role, merchantId, password: PASSWORD, actor: "test" });
+    }
+    const person = { type: "INDIVIDUAL", first_name: "Ada", last_name: "Lovelace", email: "ada@a.example" };
+    customerOfA = (await v1(a.key.apiKey, "/v1/customers", person, "ca")).id;
+    await v1(a.key.apiKey, "/v1/wallets", { customer_id: customerOfA, label: "main" }, "wa");
+    customerOfB = (await v1(b.key.apiKey, "/v1/customers", { ...person, email: "ada@b.example" }, "cb")).id;
+    const walletOfB = (await v1(b.key.apiKey, "/v1/wallets", { customer_id: customerOfB, label: "main" }, "wb")).id;
+    await insertDeposits(database.db, walletOfB, { count: 1 });
+    depositOfB =
+      (await database.db.query<{ id: string }>("SELECT id FROM deposits WHERE wallet_id = $1", [walletOfB])).rows[0]
+        ?.id ?? "";
+    process.stdout.write(`merchant pages screenshots: ${shots}\n`);
+  }, 2 * TIMEOUT_MS);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stopProcess(service?.child);
+    // Whatever a slow stop left behind (an anvil of the local sandbox) ends with the group.
+    try {
+      if (service) killHard(service.child);
+    } catch {
+      // ESRCH: nothing was left.
+    }
+    await database?.drop();
+  }, TIMEOUT_MS);
+
+  it(
+    "sends a sandbox deposit from the deposits page: it appears without a reload and turns CONFIRMED",
+    async () => {
+      const { context, page } = await side.newPage();
+      await side.signIn(page, "owner@a.example");
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      await openSection(page, "Deposits", "Deposits");
+      await page.getByText("No deposits yet.").waitFor();
+      await side.shot(page, "deposits-empty");
+      // Survives only if the page is never reloaded.
+      await page.evaluate("window.__noReload = true");
+      await page.getByLabel("Chain", { exact: true }).first().selectOption("BASE");
+      await page.getByLabel("Asset").selectOption("USDC");
+      await page.getByLabel("Amount", { exact: true }).fill("25.50");
+      await page.getByRole("button", { name: "Send test deposit" }).click();
+      await page.getByText(/Test deposit of 25.50 USDC on BASE queued/).waitFor();
+      const row = page.locator("tr[data-deposit]").filter({ hasText: "25.5" });
+      await row.waitFor({ timeout: 90_000 });
+      await side.shot(page, "deposits-arrived");
+      await row.getByText("CONFIRMED").waitFor({ timeout: 90_000 });
+      expect(await page.evaluate("window.__noReload")).toBe(true);
+      const progress = await row.getByRole("progressbar").getAttribute("aria-label");
+      expect(progress).toMatch(/^(\d+) of \1 confirmations$/);
+      await side.shot(page, "deposits-confirmed");
+      // Filters: CONFIRMED keeps it, PENDING has none.
+      await page.getByLabel("Status").selectOption("PENDING");
+      await page.getByText("No deposits match these filters.").waitFor();
+      await page.getByLabel("Status").selectOption("CONFIRMED");
+      await row.waitFor();
+      await page.setViewportSize({ width: 390, height: 844 });
+      await side.shot(page, "deposits-mobile");
+      await context.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    "shows every merchant page: overview chart, customers and history, wallet QR codes, transfers, webhooks, team with an invite",
+    async () => {
+      const { context, page } = await side.newPage();
+      await side.signIn(page, "owner@a.example");
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      await page.getByRole("img", { name: /Deposit volume per day/ }).waitFor();
+      await side.shot(page, "overview-chart");
+
+      await openSection(page, "Customers", "Customers");
+      await side.shot(page, "customers");
+      await page.getByRole("link", { name: "Ada Lovelace" }).click();
+      await page.getByRole("heading", { name: "Verification history" }).waitFor();
+      await page.getByText("No verification submitted yet.").waitFor();
+      await side.shot(page, "customer");
+
+      await openSection(page, "Wallets", "Wallets");
+      await side.shot(page, "wallets");
+      await page.getByRole("link", { name: "main" }).click();
+      await page.getByRole("heading", { name: "Wallet main" }).waitFor();
+      expect(await page.getByRole("img", { name: /^QR code of the / }).count()).toBe(10);
+      await side.shot(page, "wallet");
+
+      await openSection(page, "Transfers", "Transfers");
+      await page.getByText("No transfers yet.").waitFor();
+      await side.shot(page, "transfers");
+
+      await openSection(page, "Webhooks", "Webhooks");
+      await page.getByText("No webhook endpoints yet.").waitFor();
+      await page.getByLabel("Endpoint URL").fill("http://127.0.0.1:9/hooks");
+      await page.getByRole("button", { name: "Add endpoint" }).click();
+      const secret = page.getByRole("textbox", { name: "New signing secret" });
+      await secret.waitFor();
+      expect(await secret.inputValue()).toMatch(/^whsec_/);
+      await page.getByRole("button", { name: "Send test event" }).click();
+      await page.getByText("Test event queued.").waitFor();
+      await page.getByRole("button", { name: "Deliveries" }).click();
+      await page.locator(".deliveries").waitFor();
+      await side.shot(page, "webhooks");
+
+      await openSection(page, "Team", "Team");
+      await page.getByLabel("Email").fill("dev@a.example");
+      await page.getByLabel("Role").selectOption("developer");
+      await page.getByRole("button", { name: "Invite" }).click();
+      const link = page.getByRole("textbox", { name: "Invitation link" });
+      await link.waitFor();
+      expect(await link.inputValue()).toMatch(new RegExp(`^${url}/dashboard/set-password#token=`));
+      await page.getByRole("cell", { name: "Invited (no password yet)" }).waitFor();
+      await side.shot(page, "team");
+      await context.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    "shows a viewer no key, webhook or sandbox controls, and the server refuses the viewer's writes (403)",
+    async () => {
+      const { context, page } = await side.newPage();
+      await side.signIn(page, "viewer@a.example");
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      await openSection(page, "Webhooks", "Webhooks");
+      await page.getByText(/Your role \(viewer\) can view webhook endpoints/).waitFor();
+      expect(await page.getByRole("button", { name: "Add endpoint" }).count()).toBe(0);
+      await side.shot(page, "webhooks-viewer");
+      await openSection(page, "Deposits", "Deposits");
+      expect(await page.getByRole("button", { name: "Send test deposit" }).count()).toBe(0);
+      const base = `/dashboard/api/merchants/${merchantA}`;
+      expect(await side.fetchInPage(page, "POST", `${base}/api-keys`, true)).toBe(403);
+      expect(
+        await side.fetchInPage(page, "POST", `${base}/webhook-endpoints`, true, {
+          url: "https://hooks.example.com/x",
+          enabled_events: ["*"],
+        }),
+      ).toBe(403);
+      const endpoints = await database.db.query(
+        "SELECT count(*)::int AS n FROM webhook_endpoints WHERE merchant_id = $1",
+        [merchantA],
+      );
+      expect(endpoints.rows[0]).toEqual({ n: 1 });
+      await context.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    "answers 404 to merchant A's user for B's deposit and customer, on the server and in the page",
+    async () => {
+      const { context, page } = await side.newPage();
+      await side.signIn(page, "owner@a.example");
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      for (const path of [
+        `/merchants/${merchantA}/deposits/${depositOfB}`,
+        `/merchants/${merchantA}/customers/${customerOfB}`,
+        `/merchants/${merchantB}/deposits/${depositOfB}`,
+        `/merchants/${merchantB}/customers/${customerOfB}`,
+        `/merchants/${merchantB}/deposits`,
+      ]) {
+        expect(await side.fetchInPage(page, "GET", `/dashboard/api${path}`, false), path).toBe(404);
+      }
+      await page.goto(`${url}/dashboard/merchants/${merchantA}/customers/${customerOfB}`);
+      await page.getByRole("heading", { name: "Customer not found" }).waitFor();
+      await side.shot(page, "customer-not-found");
+      await page.goto(`${url}/dashboard/merchants/${merchantB}/deposits`);
+      await page.getByRole("heading", { name: "Merchant not found" }).waitFor();
+      // B's owner sees it.
+      const other = await side.newPage();
+      await side.signIn(other.page, "owner@b.example");
+      await other.page.getByRole("heading", { name: "Overview" }).waitFor();
+      expect(
+        await side.fetchInPage(
+          other.page,
+          "GET",
+          `/dashboard/api/merchants/${merchantB}/deposits/${depositOfB}`,
+          false,
+        ),
+      ).toBe(200);
+      await other.context.close();
+      await context.close();
+    },
+    TIMEOUT_MS,
+  );
+});
