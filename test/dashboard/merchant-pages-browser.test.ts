@@ -56,10 +56,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
     database = await createTestDatabase();
     // No MASTER_MNEMONIC: the sandbox makes its own, so no wallet address is a faucet's own account.
     const env = { DATABASE_URL: database.connectionString, DATA_DIR: join(dir, "data"), PORT: "0", HOST: "127.0.0.1" };
-    // In a process group of its own: the local chains' nodes (anvil) are its children, and go with it.
-    service = await startRole(["--role", "all"], env, /"url":"(http:\/\/[^"]+)".*api listening/, {
-      processGroup: true,
-    });
+    // startRole runs it in a process group of its own: the local chains' anvils go with it.
+    service = await startRole(["--role", "all"], env, /"url":"(http:\/\/[^"]+)".*api listening/);
     url = service.match[1] ?? "";
     // Straight through the stores, not the CLI: each CLI run is a process start, slow on a busy machine.
     const a = await createMerchant(database.db, { name: "Merchant A", environment: "sandbox" });
