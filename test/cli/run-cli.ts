@@ -75,10 +75,13 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-afterAll(() => {
-  for (const child of started) killGroup(child, "SIGKILL");
-  started.clear();
-});
+// Benches (`pnpm bench`) import this outside vitest, where afterAll throws: the exit hook covers them.
+if (process.env.VITEST) {
+  afterAll(() => {
+    for (const child of started) killGroup(child, "SIGKILL");
+    started.clear();
+  });
+}
 process.once("exit", () => {
   for (const child of started) killGroup(child, "SIGKILL");
 });
