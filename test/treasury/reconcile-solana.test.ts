@@ -29,21 +29,36 @@ describe("payments reconcile chains on the Solana test node", () => {
     h.node.mine(3);
     await catchUp(indexer);
 
-    const { send } = await requestSend(db, {
-      chain: "SOLANA",
-      asset: "SOL",
-      to: Keypair.generate().publicKey.toBase58(),
-      amountRaw: LAMPORTS_PER_SOL / 2n,
-      purpose: "operator",
-      idempotencyKey: "reconcile-sol",
-    });
+    // SOL to a new wallet, and USDC to a wallet without a token account: the treasury pays its rent.
+    const sends = [
+      await requestSend(db, {
+        chain: "SOLANA",
+        asset: "SOL",
+        to: Keypair.generate().publicKey.toBase58(),
+        amountRaw: LAMPORTS_PER_SOL / 2n,
+        purpose: "operator",
+        idempotencyKey: "reconcile-sol",
+      }),
+      await requestSend(db, {
+        chain: "SOLANA",
+        asset: "USDC",
+        to: Keypair.generate().publicKey.toBase58(),
+        amountRaw: 10_000_000n,
+        purpose: "operator",
+        idempotencyKey: "reconcile-usdc",
+      }),
+    ].map((r) => r.send);
     const pipeline = testSendPipeline(db, "SOLANA", h.sender());
-    for (let i = 0; i < 20 && (await findSend(db, send.id))?.state !== "confirmed"; i++) {
+    const allConfirmed = async () => {
+      for (const send of sends) if ((await findSend(db, send.id))?.state !== "confirmed") return false;
+      return true;
+    };
+    for (let i = 0; i < 30 && !(await allConfirmed()); i++) {
       await pipeline.tick("SOLANA");
       h.node.mine(1);
     }
     await pipeline.stop();
-    expect((await findSend(db, send.id))?.state).toBe("confirmed");
+    expect(await allConfirmed()).toBe(true);
     h.node.mine(3);
     await catchUp(indexer);
   }, 120_000);
@@ -53,7 +68,7 @@ describe("payments reconcile chains on the Solana test node", () => {
     await h?.node.stop();
   });
 
-  it("records the top-up as float and agrees to the lamport and the token unit (exit 0)", async () => {
+  it("records the top-up as float and agrees to the lamport (fees and a new token account's rent) and the token unit (exit 0)", async () => {
     const receipts = await database.db.query<{ asset: string; amount_raw: string; kind: string }>(
       "SELECT asset, amount_raw::text, kind FROM treasury_receipts ORDER BY asset",
     );
@@ -65,9 +80,10 @@ describe("payments reconcile chains on the Solana test node", () => {
     const sol = report.lines.find((l) => l.asset === "SOL");
     const usdc = report.lines.find((l) => l.asset === "USDC");
     expect(report.exitCode, JSON.stringify(report.lines)).toBe(0);
+    // Two signatures' fees and the new token account's rent (165 bytes: 2,039,280 lamports).
     const fee = BigInt(sol?.breakdown.fees ?? "0");
-    expect(fee).toBeGreaterThan(0n);
+    expect(fee).toBeGreaterThan(2_039_280n);
     expect(sol?.chain_holdings).toBe((6n * LAMPORTS_PER_SOL - LAMPORTS_PER_SOL / 2n - fee).toString());
-    expect(usdc).toMatchObject({ status: "agrees", chain_holdings: "1050000000", difference: "0" });
+    expect(usdc).toMatchObject({ status: "agrees", chain_holdings: "1040000000", difference: "0" });
   });
 });

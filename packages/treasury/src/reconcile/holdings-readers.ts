@@ -156,12 +156,14 @@ function solanaReader(config: ChainConfig, assets: readonly ChainAsset[]): Holdi
     async feePaid(txHash, recorded) {
       // The fee is fixed by the signed message (signatures x lamports per signature, plus any
       // priority fee), recorded when signed; the node is asked that the transaction landed.
+      // A send that opened the recipient's token account also paid its rent (rent_lamports).
       const lamports = z.union([z.string(), z.number()]).safeParse(recorded.lamports);
       if (!lamports.success) return null;
+      const rent = z.union([z.string(), z.number()]).safeParse(recorded.rent_lamports ?? "0");
       const answer = z
         .object({ value: z.array(z.unknown().nullable()) })
         .parse(await rpc.call("getSignatureStatuses", [[txHash], { searchTransactionHistory: true }]));
-      return answer.value[0] ? BigInt(lamports.data) : null;
+      return answer.value[0] ? BigInt(lamports.data) + (rent.success ? BigInt(rent.data) : 0n) : null;
     },
   };
 }

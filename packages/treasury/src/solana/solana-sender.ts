@@ -44,6 +44,8 @@ interface SolanaPrepared {
   lastValidBlockHeight: number;
   /** The recipient has no associated token account for the mint yet: the transaction creates it. */
   createRecipientAccount: boolean;
+  /** Lamports the treasury pays the recipient's new token account for rent (0 without one). */
+  recipientRent: bigint;
 }
 
 /**
@@ -159,7 +161,7 @@ export function createSolanaSender(options: SenderFactoryOptions): ChainSender {
           );
         }
         requireFunds(order.asset, order.amountRaw + FEE_LAMPORTS, spendable);
-        return { ...latest, createRecipientAccount: false };
+        return { ...latest, createRecipientAccount: false, recipientRent: 0n };
       }
 
       const token = tokenOf(order.asset);
@@ -173,7 +175,7 @@ export function createSolanaSender(options: SenderFactoryOptions): ChainSender {
       const createRecipientAccount = (await reads.accountLamports(associatedTokenAddress(mint, to))) === null;
       const rent = createRecipientAccount ? await rentExemptMinimum(TOKEN_ACCOUNT_SPACE) : 0n;
       requireFunds(assets.native.asset, FEE_LAMPORTS + rent, spendable);
-      return { ...latest, createRecipientAccount };
+      return { ...latest, createRecipientAccount, recipientRent: rent };
     },
 
     async sign(_tx, orders, prepared) {
@@ -215,7 +217,8 @@ export function createSolanaSender(options: SenderFactoryOptions): ChainSender {
         raw: transaction.serialize().toString("base64"),
         from: treasury.toBase58(),
         guard: { blockhash: plan.blockhash, lastValidBlockHeight: plan.lastValidBlockHeight },
-        fee: { lamports: FEE_LAMPORTS.toString() },
+        // The recipient's token account rent leaves the treasury too: reconcile counts it with the fee.
+        fee: { lamports: FEE_LAMPORTS.toString(), rent_lamports: plan.recipientRent.toString() },
         orders: [{ id: order.id }],
       };
     },
