@@ -4,14 +4,30 @@ export const ROLES = ["admin", "owner", "developer", "finance", "viewer"] as con
 export type Role = (typeof ROLES)[number];
 
 /** What a route needs. Reads of a merchant's data are open to all its roles; writes are not. */
-export type Permission = "merchant:read" | "keys:write";
+export type Permission = "merchant:read" | "keys:write" | OperatorFinancePermission;
+
+// --- Operator and finance pages (operator-*.ts, finance-*.ts) ---
+/**
+ * `operator`: the whole platform (merchants, chains, jobs, treasury, KYC queue, ledger check,
+ * reconciliations, bank statements): the admin only. `finance:read`: a merchant's own journal
+ * export, for its owner and finance people (and the admin, for any merchant).
+ */
+export type OperatorFinancePermission = "operator" | "finance:read";
+const OPERATOR_FINANCE_GRANTS: Record<Role, readonly OperatorFinancePermission[]> = {
+  admin: ["operator", "finance:read"],
+  owner: ["finance:read"],
+  developer: [],
+  finance: ["finance:read"],
+  viewer: [],
+};
+// --- end operator and finance pages ---
 
 const GRANTS: Record<Role, ReadonlySet<Permission>> = {
-  admin: new Set(["merchant:read", "keys:write"]),
-  owner: new Set(["merchant:read", "keys:write"]),
-  developer: new Set(["merchant:read", "keys:write"]),
-  finance: new Set(["merchant:read"]),
-  viewer: new Set(["merchant:read"]),
+  admin: new Set(["merchant:read", "keys:write", ...OPERATOR_FINANCE_GRANTS.admin]),
+  owner: new Set(["merchant:read", "keys:write", ...OPERATOR_FINANCE_GRANTS.owner]),
+  developer: new Set(["merchant:read", "keys:write", ...OPERATOR_FINANCE_GRANTS.developer]),
+  finance: new Set(["merchant:read", ...OPERATOR_FINANCE_GRANTS.finance]),
+  viewer: new Set(["merchant:read", ...OPERATOR_FINANCE_GRANTS.viewer]),
 };
 
 export function isRole(value: string): value is Role {

@@ -37,6 +37,7 @@ export {
   sweepConfigFromEnv,
   type TronSweeperOptions,
 } from "./sweeps/index.ts";
+export { treasuryBalanceJson, treasurySendJson } from "./treasury-json.ts";
 export { registerTreasuryMetrics } from "./treasury-metrics.ts";
 export {
   countSendsByState,

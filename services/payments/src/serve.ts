@@ -27,7 +27,7 @@ import { createJobQueue, type JobQueue } from "@mp/jobs";
 import { registerTreasuryMetrics } from "@mp/treasury";
 import { startWebhookWorker } from "@mp/webhooks";
 import { Counter, collectDefaultMetrics, Registry } from "prom-client";
-import { createChainFaucet } from "./chain-adapters.ts";
+import { createChainFaucet, reconcileTargets } from "./chain-adapters.ts";
 import { checkEncryptionKeys } from "./cli/rotate-encryption.ts";
 import { selectChains, startIndexers } from "./indexers.ts";
 import { type LocalSandbox, startLocalSandbox } from "./local-sandbox.ts";
@@ -255,7 +255,8 @@ export async function serve(options: {
   let url: string | undefined;
   let server: Server | undefined;
   if (role === "api" || role === "all") {
-    const app = withDashboard(createApp(deps), deps);
+    const targets = reconcileTargets(chains);
+    const app = withDashboard(createApp(deps), { ...deps, chainTargets: () => targets });
     server = await new Promise<Server>((resolve, reject) => {
       const s = app.listen(config.port, config.host, () => resolve(s));
       s.once("error", reject);
