@@ -1,4 +1,4 @@
-import { request, type Server } from "node:http";
+import { request } from "node:http";
 import { createMerchant } from "@mp/api";
 import { silentLogger } from "@mp/core";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
@@ -12,53 +12,11 @@ import {
   LOCKOUT_MINUTES,
   MAX_FAILED_SIGN_INS,
 } from "../src/index.ts";
-
-const PASSWORD = "correct horse battery staple";
-
-interface Answer {
-  status: number;
-  // biome-ignore lint/suspicious/noExplicitAny: answers of several shapes, read field by field
-  body: any;
-  headers: Headers;
-}
-
-/** A browser's view: one cookie jar and the session's CSRF token. */
-class Client {
-  cookie: string | undefined;
-  csrf: string | undefined;
-  constructor(private readonly url: string) {}
-
-  async call(method: string, path: string, options: { json?: unknown; csrf?: string | null; origin?: string } = {}) {
-    const headers: Record<string, string> = {};
-    if (this.cookie) headers.cookie = this.cookie;
-    const csrf = options.csrf === undefined ? this.csrf : options.csrf;
-    if (csrf) headers["x-csrf-token"] = csrf;
-    if (options.origin) headers.origin = options.origin;
-    if (options.json !== undefined) headers["content-type"] = "application/json";
-    const res = await fetch(`${this.url}/dashboard/api${path}`, {
-      method,
-      headers,
-      ...(options.json !== undefined ? { body: JSON.stringify(options.json) } : {}),
-    });
-    const setCookie = res.headers.get("set-cookie");
-    if (setCookie) {
-      const value = /^mp_dashboard_session=([^;]*)/.exec(setCookie)?.[1];
-      this.cookie = value ? `mp_dashboard_session=${value}` : undefined;
-    }
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers } as Answer;
-  }
-
-  async signIn(email: string, password = PASSWORD): Promise<Answer> {
-    const answer = await this.call("POST", "/session", { json: { email, password } });
-    if (answer.status === 201) this.csrf = answer.body.csrf_token;
-    return answer;
-  }
-}
+import { Client, listen, PASSWORD } from "./support/dashboard-client.ts";
 
 describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lockout)", () => {
   let testDb: TestDatabase;
-  let server: Server;
+  let close: () => Promise<void>;
   let url: string;
   let merchantA: string;
   let merchantB: string;
@@ -78,11 +36,7 @@ describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lock
         signInsPerMinute: 1000,
       }),
     );
-    server = await new Promise<Server>((resolve) => {
-      const s = app.listen(0, "127.0.0.1", () => resolve(s));
-    });
-    const address = server.address();
-    url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+    ({ url, close } = await listen(app));
     const a = await createMerchant(db, { name: "A", environment: "sandbox" });
     const b = await createMerchant(db, { name: "B", environment: "production" });
     merchantA = a.merchantId;
@@ -102,7 +56,7 @@ describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lock
     }
   });
   afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
+    await close();
     await testDb.drop();
   });
 
