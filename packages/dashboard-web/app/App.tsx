@@ -2,12 +2,16 @@ import { useEffect, useState } from "preact/hooks";
 import { ApiError, api, setCsrfToken, type User } from "./api.ts";
 import { Layout } from "./components/Layout.tsx";
 import { Notice } from "./components/Notice.tsx";
+// --- Operator and finance pages ---
+import { OPERATOR_TITLES, operatorFinancePage } from "./operator-pages.tsx";
 import { ApiKeys } from "./pages/ApiKeys.tsx";
 import { Merchants } from "./pages/Merchants.tsx";
 import { Overview } from "./pages/Overview.tsx";
 import { SetPassword } from "./pages/SetPassword.tsx";
 import { SignIn } from "./pages/SignIn.tsx";
 import { navigate, usePath } from "./router.ts";
+
+// --- end operator and finance pages ---
 
 type SessionState =
   | { state: "checking" }
@@ -21,6 +25,9 @@ const TITLES: Array<[RegExp, string]> = [
   [/^\/merchants$/, "Merchants"],
   [/^\/merchants\/[^/]+\/api-keys$/, "API keys"],
   [/^\/merchants\/[^/]+\/overview$/, "Overview"],
+  // --- Operator and finance pages ---
+  ...OPERATOR_TITLES,
+  // --- end operator and finance pages ---
 ];
 
 export function App() {
@@ -79,10 +86,15 @@ export function App() {
   const { user } = session;
   const merchantPage = /^\/merchants\/([^/]+)\/(api-keys|overview)$/.exec(path);
   const merchantId = merchantPage?.[1];
+  // --- Operator and finance pages ---
+  const operatorPage = operatorFinancePage(path, user);
+  // --- end operator and finance pages ---
   let page = null;
   if (merchantId && merchantPage?.[2] === "api-keys") page = <ApiKeys user={user} merchantId={merchantId} />;
   else if (merchantId) page = <Overview merchantId={merchantId} />;
   else if (path === "/merchants" && user.role === "admin") page = <Merchants />;
+  else if (operatorPage)
+    page = operatorPage.page; // Operator and finance pages
   else if (path === "/" || path === "/sign-in") {
     // Home: a merchant user's overview; the operator's list of merchants.
     const home = user.merchant_id ? `/merchants/${user.merchant_id}/overview` : "/merchants";
@@ -96,7 +108,12 @@ export function App() {
     );
   }
   return (
-    <Layout user={user} merchantId={merchantId} path={path} onSignedOut={() => signedOut("You are signed out.")}>
+    <Layout
+      user={user}
+      merchantId={merchantId ?? operatorPage?.merchantId}
+      path={path}
+      onSignedOut={() => signedOut("You are signed out.")}
+    >
       {page}
     </Layout>
   );

@@ -1,4 +1,3 @@
-import { createMerchant } from "@mp/api";
 import { type IndexerState, resolveChainConfig } from "@mp/core";
 import { exportJournalCsv } from "@mp/ledger";
 import { createManualKycProvider, STATEMENT_CSV_COLUMNS } from "@mp/providers";

@@ -1,6 +1,8 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { ApiError, api, type User } from "../api.ts";
+import { canReadFinance } from "../operator-api.ts";
+import { OPERATOR_PAGES } from "../operator-pages.tsx";
 import { href, linkHandler } from "../router.ts";
 import { Notice } from "./Notice.tsx";
 
@@ -84,6 +86,19 @@ export function Layout(props: {
             </NavLink>
           </>
         )}
+        {/* --- Operator and finance pages --- */}
+        {props.merchantId && canReadFinance(props.user.role) && (
+          <NavLink to={`/merchants/${props.merchantId}/finance`} current={props.path}>
+            Finance
+          </NavLink>
+        )}
+        {props.user.role === "admin" &&
+          OPERATOR_PAGES.map((p) => (
+            <NavLink key={p.path} to={p.path} current={props.path}>
+              {p.title}
+            </NavLink>
+          ))}
+        {/* --- end operator and finance pages --- */}
       </nav>
       <main id="main" tabIndex={-1}>
         {error && <Notice kind="error">{error}</Notice>}
