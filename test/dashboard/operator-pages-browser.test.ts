@@ -18,6 +18,12 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const TIMEOUT_MS = 240_000;
 const PASSWORD = "correct horse battery staple";
 
+function micros(amount: string): bigint {
+  const units = decimalToUnits(amount, 6);
+  if (units === null) throw new Error(`not an amount: ${amount}`);
+  return units;
+}
+
 /** Debit and credit totals of a journal CSV, in micro-USD (exact). */
 function journalTotals(csv: string): { lines: number; debit: bigint; credit: bigint } {
   const rows = csv.trim().split("\n").slice(1);
@@ -26,8 +32,8 @@ function journalTotals(csv: string): { lines: number; debit: bigint; credit: big
   for (const row of rows) {
     // The merchant fixtures' references hold no commas: the last three fields are plain.
     const [d, c] = row.split(",").slice(-3);
-    if (d) debit += decimalToUnits(d, 6);
-    if (c) credit += decimalToUnits(c, 6);
+    if (d) debit += micros(d);
+    if (c) credit += micros(c);
   }
   return { lines: rows.length, debit, credit };
 }

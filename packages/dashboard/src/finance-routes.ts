@@ -9,7 +9,7 @@ import {
 import { ServiceUnavailableError } from "@mp/core";
 import type { Database } from "@mp/db";
 import { checkLedger, exportJournalCsv } from "@mp/ledger";
-import { type ReconcileTarget, reconcileChains } from "@mp/treasury";
+import { type ReconcileTarget, reconcileChains, recordReconcileReport } from "@mp/treasury";
 import express, { type Response, Router } from "express";
 import { z } from "zod";
 import { dashboardActor, recordAudit } from "./audit-log.ts";
@@ -112,6 +112,7 @@ export function financeRoutes(db: Database, chainTargets: () => ReconcileTarget[
     const targets = chainTargets();
     if (targets.length === 0) throw new ServiceUnavailableError("No chains are configured: nothing to reconcile");
     const report = await reconcileChains(db, targets);
+    await recordReconcileReport(db, report);
     res.json({ lines: report.lines, unreadable: report.unreadable, exit_code: report.exitCode });
   });
 

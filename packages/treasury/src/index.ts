@@ -10,6 +10,7 @@ export {
   type ReconcileTarget,
   reconcileChains,
 } from "./reconcile/reconcile-chains.ts";
+export { countReconcileResults, recordReconcileReport } from "./reconcile/reconcile-results.ts";
 export { createSendPipeline, type SendPipeline, type SendPipelineOptions } from "./send-pipeline.ts";
 export {
   findSend,

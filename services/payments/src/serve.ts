@@ -25,7 +25,7 @@ import { pruneEvents } from "@mp/events";
 import { forgetChain, getIndexerStates, registerLeaderMetrics } from "@mp/indexer";
 import { createJobQueue, type JobQueue } from "@mp/jobs";
 import { registerTreasuryMetrics } from "@mp/treasury";
-import { startWebhookWorker } from "@mp/webhooks";
+import { registerWebhookMetrics, startWebhookWorker } from "@mp/webhooks";
 import { Counter, collectDefaultMetrics, Registry } from "prom-client";
 import { createChainFaucet, reconcileTargets } from "./chain-adapters.ts";
 import { checkEncryptionKeys } from "./cli/rotate-encryption.ts";
@@ -189,6 +189,7 @@ export async function serve(options: {
   // Who indexes each chain, read from the leases at every scrape of this process's /metrics.
   registerLeaderMetrics(metrics, deps.indexerStates);
   registerTreasuryMetrics(metrics, db);
+  registerWebhookMetrics(metrics, db);
   if (sandbox) {
     const running = sandbox;
     stops.push(() => running.stop());

@@ -1,5 +1,5 @@
 import { ConfigError } from "@mp/core";
-import { reconcileChains } from "@mp/treasury";
+import { reconcileChains, recordReconcileReport } from "@mp/treasury";
 import type { Command } from "commander";
 import { reconcileTargets } from "../chain-adapters.ts";
 import { addListCommand, printList, withDatabase } from "./cli-support.ts";
@@ -19,7 +19,10 @@ export function addReconcileCommands(program: Command): void {
     async (json) => {
       const report = await withDatabase(async (db, config) => {
         if (!config.chains) throw new ConfigError("CHAINS_CONFIG", "no chains configured: nothing to reconcile");
-        return reconcileChains(db, reconcileTargets(config.chains));
+        const report = await reconcileChains(db, reconcileTargets(config.chains));
+        // The latest result per chain and asset, for /metrics (reconcile_lines) and its alert rule.
+        await recordReconcileReport(db, report);
+        return report;
       });
       printList(json, report.lines, {
         json: (line) => line,
