@@ -321,7 +321,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       // Small screens: one column, tables as stacked rows.
       await page.setViewportSize({ width: 390, height: 844 });
       await page.getByRole("link", { name: "Job queues" }).click();
-      await page.getByRole("heading", { name: "Job queues" }).waitFor();
+      await page.getByRole("rowheader", { name: "customer.provision" }).waitFor();
       await shot(page, "operator-job-queues-mobile");
       await context.close();
     },

@@ -14,7 +14,7 @@ const GAUGES: Array<{ name: string; help: string; sql: string }> = [
   },
   {
     name: "webhook_oldest_pending_delivery_age_seconds",
-    help: "How long the oldest due webhook delivery has waited (absent when none is due)",
+    help: "How long the oldest due webhook delivery has waited (0 when none is due)",
     sql: `SELECT extract(epoch FROM now() - min(next_attempt_at))::float8 AS value
             FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= now()`,
   },
