@@ -52,5 +52,6 @@ export {
   type StatementImport,
   type StatementImportResult,
   type StoredStatementLine,
+  statementImportJson,
 } from "./virtual-accounts/import-bank-statement.ts";
 export { WalletSlots } from "./wallets/wallet-slots.ts";

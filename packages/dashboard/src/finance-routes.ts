@@ -5,6 +5,7 @@ import {
   listUnmatchedStatementLines,
   parseOrThrow,
   type StatementImport,
+  statementImportJson,
 } from "@mp/api";
 import { ServiceUnavailableError } from "@mp/core";
 import type { Database } from "@mp/db";
@@ -142,15 +143,7 @@ export function financeRoutes(db: Database, chainTargets: () => ReconcileTarget[
         objectId: result.importId,
         details: { file_name: query.file_name, lines: result.lines, unmatched: result.unmatched },
       });
-      res.status(201).json({
-        import_id: result.importId,
-        format: result.format,
-        lines: result.lines,
-        credited: result.credited,
-        unmatched: result.unmatched,
-        already_imported: result.alreadyImported,
-        unmatched_lines: await listUnmatchedStatementLines(db),
-      });
+      res.status(201).json({ ...statementImportJson(result), unmatched_lines: await listUnmatchedStatementLines(db) });
     },
   );
 

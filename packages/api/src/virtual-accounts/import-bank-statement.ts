@@ -23,6 +23,18 @@ export interface StatementImportResult {
   alreadyImported: number;
 }
 
+/** An import's result as `payments bank import` prints it and the dashboard answers it. */
+export function statementImportJson(result: StatementImportResult) {
+  return {
+    import_id: result.importId,
+    format: result.format,
+    lines: result.lines,
+    credited: result.credited,
+    unmatched: result.unmatched,
+    already_imported: result.alreadyImported,
+  };
+}
+
 /** A statement line as recorded: the parsed line (less its identity hash) and what became of it. */
 export interface StoredStatementLine extends Omit<StatementLine, "identity"> {
   id: string;

@@ -36,3 +36,15 @@ export function Empty(props: { title: string; children?: ComponentChildren }) {
     </div>
   );
 }
+
+/** A platform page's heading with a button that loads its data again. */
+export function RefreshableHead(props: { id: string; title: string; refresh: () => void }) {
+  return (
+    <div class="page-head">
+      <h1 id={props.id}>{props.title}</h1>
+      <button type="button" class="button secondary" onClick={props.refresh}>
+        Refresh
+      </button>
+    </div>
+  );
+}

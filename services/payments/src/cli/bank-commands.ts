@@ -1,6 +1,12 @@
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
-import { assignStatementLine, importBankStatement, listUnmatchedStatementLines, returnStatementLine } from "@mp/api";
+import {
+  assignStatementLine,
+  importBankStatement,
+  listUnmatchedStatementLines,
+  returnStatementLine,
+  statementImportJson,
+} from "@mp/api";
 import { ConfigError } from "@mp/core";
 import { type Command, Option } from "commander";
 import { addListCommand, operatorOption, printJson, printList, withDatabase } from "./cli-support.ts";
@@ -30,14 +36,7 @@ export function addBankCommands(program: Command): void {
           ...(options.format ? { format: options.format } : {}),
         }),
       );
-      printJson({
-        import_id: result.importId,
-        format: result.format,
-        lines: result.lines,
-        credited: result.credited,
-        unmatched: result.unmatched,
-        already_imported: result.alreadyImported,
-      });
+      printJson(statementImportJson(result));
     });
 
   addListCommand(bank, "unmatched", "List statement lines waiting for finance (assign or return)", async (json) => {

@@ -1,28 +1,19 @@
 import { useState } from "preact/hooks";
-import { errorText } from "../../components/format.ts";
 import { Notice } from "../../components/Notice.tsx";
 import { UnmatchedLines } from "../../components/UnmatchedLines.tsx";
+import { useAction } from "../../components/useAction.ts";
 import { type ImportedStatement, operatorApi } from "../../operator-api.ts";
 
 /** Finance: import a bank statement (CSV or camt.053 XML) and see the lines left unmatched. */
 export function BankStatements() {
   const [file, setFile] = useState<File | undefined>();
   const [result, setResult] = useState<ImportedStatement | undefined>();
-  const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
     if (!file) return;
-    setBusy(true);
-    setError(undefined);
     setResult(undefined);
-    try {
-      setResult(await operatorApi.importStatement(file.name, await file.text()));
-    } catch (e) {
-      setError(errorText(e));
-    } finally {
-      setBusy(false);
-    }
+    setResult(await run(async () => operatorApi.importStatement(file.name, await file.text())));
   };
   return (
     <section aria-labelledby="bank-statements-title">

@@ -1,25 +1,14 @@
 import { useState } from "preact/hooks";
-import { errorText } from "../../components/format.ts";
 import { JournalExport } from "../../components/JournalExport.tsx";
 import { Notice } from "../../components/Notice.tsx";
+import { useAction } from "../../components/useAction.ts";
 import { type LedgerCheck, operatorApi } from "../../operator-api.ts";
 
 /** Finance: run `ledger check` and see its result; export the journal by date range. */
 export function Ledger() {
   const [result, setResult] = useState<LedgerCheck | undefined>();
-  const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
-  const run = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      setResult(await operatorApi.ledgerCheck());
-    } catch (e) {
-      setError(errorText(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, run: act } = useAction();
+  const run = async () => setResult(await act(() => operatorApi.ledgerCheck()));
   return (
     <section aria-labelledby="ledger-title">
       <h1 id="ledger-title">Ledger</h1>

@@ -1,9 +1,9 @@
 import { useState } from "preact/hooks";
-import { ApiError } from "../../api.ts";
-import { errorText, formatDateTime } from "../../components/format.ts";
+import { formatDateTime } from "../../components/format.ts";
 import { Empty, Loading } from "../../components/Loading.tsx";
 import { Notice } from "../../components/Notice.tsx";
 import { UnmatchedLines } from "../../components/UnmatchedLines.tsx";
+import { useAction } from "../../components/useAction.ts";
 import { useLoad } from "../../components/useLoad.ts";
 import { operatorApi, type ReconcileLine } from "../../operator-api.ts";
 
@@ -17,19 +17,9 @@ const LINE_STATUS: Record<ReconcileLine["status"], string> = {
 function ChainReconciliation() {
   type Report = Awaited<ReturnType<typeof operatorApi.reconcileChains>>;
   const [report, setReport] = useState<Report | undefined>();
-  const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
-  const run = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      setReport(await operatorApi.reconcileChains());
-    } catch (e) {
-      setError(e instanceof ApiError && e.status === 503 ? e.message : errorText(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { busy, error, run: act } = useAction();
+  // No chains configured is a 503 whose message says so.
+  const run = async () => setReport(await act(() => operatorApi.reconcileChains()));
   return (
     <section aria-labelledby="chain-reconciliation-title" aria-live="polite">
       <div class="page-head">

@@ -1,5 +1,5 @@
 import { formatDateTime } from "../../components/format.ts";
-import { Empty, Loading } from "../../components/Loading.tsx";
+import { Empty, Loading, RefreshableHead } from "../../components/Loading.tsx";
 import { useLoad } from "../../components/useLoad.ts";
 import { type ChainRow, type ChainStateName, operatorApi } from "../../operator-api.ts";
 
@@ -43,12 +43,7 @@ export function Chains() {
   const [chains, reload] = useLoad(() => operatorApi.chains(), "operator-chains");
   return (
     <section aria-labelledby="chains-title">
-      <div class="page-head">
-        <h1 id="chains-title">Chains</h1>
-        <button type="button" class="button secondary" onClick={reload}>
-          Refresh
-        </button>
-      </div>
+      <RefreshableHead id="chains-title" title="Chains" refresh={reload} />
       <Loading loaded={chains} what="chains" retry={reload}>
         {({ items, lagging_blocks: lagging }) =>
           items.length === 0 ? (

@@ -1,5 +1,5 @@
 import { formatDateTime, formatDuration } from "../../components/format.ts";
-import { Empty, Loading } from "../../components/Loading.tsx";
+import { Empty, Loading, RefreshableHead } from "../../components/Loading.tsx";
 import { useLoad } from "../../components/useLoad.ts";
 import { operatorApi } from "../../operator-api.ts";
 
@@ -10,12 +10,7 @@ export function JobQueues() {
   const [jobs, reload] = useLoad(() => operatorApi.jobs(), "operator-jobs");
   return (
     <section aria-labelledby="jobs-title">
-      <div class="page-head">
-        <h1 id="jobs-title">Job queues</h1>
-        <button type="button" class="button secondary" onClick={reload}>
-          Refresh
-        </button>
-      </div>
+      <RefreshableHead id="jobs-title" title="Job queues" refresh={reload} />
       <Loading loaded={jobs} what="job queues" retry={reload}>
         {({ queues, failed }) => (
           <>

@@ -1,7 +1,8 @@
 import { useState } from "preact/hooks";
-import { errorText, formatDateTime } from "../../components/format.ts";
+import { formatDateTime } from "../../components/format.ts";
 import { Empty, Loading } from "../../components/Loading.tsx";
 import { Notice } from "../../components/Notice.tsx";
+import { useAction } from "../../components/useAction.ts";
 import { useLoad } from "../../components/useLoad.ts";
 import { type KycReview, operatorApi, type ReviewStatus } from "../../operator-api.ts";
 
@@ -20,27 +21,17 @@ function ReviewRow(props: { review: KycReview; onDecided: (message: string) => v
   const r = props.review;
   const [asking, setAsking] = useState<WithReasons | undefined>();
   const [reasons, setReasons] = useState("");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>();
+  const { busy, error, run } = useAction();
   const reasonsId = `reasons-${r.submission_id}`;
   const decide = async (decision: "approve" | WithReasons) => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      const list = reasons
-        .split("\n")
-        .map((line) => line.trim())
-        .filter(Boolean);
-      const decided = await operatorApi.decideKyc(
-        r.submission_id,
-        decision === "approve" ? { decision } : { decision, reasons: list },
-      );
-      props.onDecided(`Submission ${r.submission_id}: ${STATUS_NAMES[decided.status].toLowerCase()}.`);
-    } catch (e) {
-      setError(errorText(e));
-    } finally {
-      setBusy(false);
-    }
+    const list = reasons
+      .split("\n")
+      .map((line) => line.trim())
+      .filter(Boolean);
+    const decided = await run(() =>
+      operatorApi.decideKyc(r.submission_id, decision === "approve" ? { decision } : { decision, reasons: list }),
+    );
+    if (decided) props.onDecided(`Submission ${r.submission_id}: ${STATUS_NAMES[decided.status].toLowerCase()}.`);
   };
   return (
     <li class="card review">

@@ -1,28 +1,23 @@
 import { useState } from "preact/hooks";
 import type { Environment } from "../../api.ts";
 import { EnvironmentBadge } from "../../components/EnvironmentBadge.tsx";
-import { errorText, formatDateTime } from "../../components/format.ts";
+import { formatDateTime } from "../../components/format.ts";
 import { Empty, Loading } from "../../components/Loading.tsx";
 import { Notice } from "../../components/Notice.tsx";
+import { useAction } from "../../components/useAction.ts";
 import { useLoad } from "../../components/useLoad.ts";
 import { type CreatedMerchant, type ManagedMerchant, operatorApi } from "../../operator-api.ts";
 
 function CreateMerchantForm(props: { onCreated: (created: CreatedMerchant) => void }) {
   const [name, setName] = useState("");
   const [environment, setEnvironment] = useState<Environment>("sandbox");
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | undefined>();
+  const { busy, error, run } = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      props.onCreated(await operatorApi.createMerchant(name.trim(), environment));
+    const created = await run(() => operatorApi.createMerchant(name.trim(), environment));
+    if (created) {
+      props.onCreated(created);
       setName("");
-    } catch (e) {
-      setError(errorText(e));
-    } finally {
-      setBusy(false);
     }
   };
   return (
@@ -61,16 +56,12 @@ function CreateMerchantForm(props: { onCreated: (created: CreatedMerchant) => vo
 
 function MerchantRow(props: { merchant: ManagedMerchant; onChanged: () => void }) {
   const [confirming, setConfirming] = useState(false);
-  const [error, setError] = useState<string | undefined>();
+  const { error, run } = useAction();
   const m = props.merchant;
   const set = async (disabled: boolean) => {
-    setError(undefined);
-    try {
-      await operatorApi.setMerchantDisabled(m.id, disabled);
+    if (await run(() => operatorApi.setMerchantDisabled(m.id, disabled))) {
       setConfirming(false);
       props.onChanged();
-    } catch (e) {
-      setError(errorText(e));
     }
   };
   return (

@@ -1,5 +1,5 @@
 import { formatDateTime } from "../../components/format.ts";
-import { Empty, Loading } from "../../components/Loading.tsx";
+import { Empty, Loading, RefreshableHead } from "../../components/Loading.tsx";
 import { useLoad } from "../../components/useLoad.ts";
 import { operatorApi } from "../../operator-api.ts";
 
@@ -8,12 +8,7 @@ export function Treasury() {
   const [treasury, reload] = useLoad(() => operatorApi.treasury(), "operator-treasury");
   return (
     <section aria-labelledby="treasury-title">
-      <div class="page-head">
-        <h1 id="treasury-title">Treasury</h1>
-        <button type="button" class="button secondary" onClick={reload}>
-          Refresh
-        </button>
-      </div>
+      <RefreshableHead id="treasury-title" title="Treasury" refresh={reload} />
       <Loading loaded={treasury} what="the treasury" retry={reload}>
         {({ balances, pending_sends: sends }) => (
           <>
