@@ -1,20 +1,20 @@
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, startService } from "../cli/run-cli.ts";
 import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "../e2e/several-processes.ts";
 import { useTempDir } from "../support/test-database.ts";
+import {
+  launchChromium,
+  newPage as newBrowserPage,
+  PASSWORD,
+  screenshotFolder,
+  signIn as signInPage,
+} from "./chromium-pages.ts";
 
-/**
- * Debian's chromium (`apt-get install -y chromium`, which .ci/run does): Playwright's own browser
- * downloads do not work here. A missing browser fails the test, never skips it.
- */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const TIMEOUT_MS = 240_000;
-const PASSWORD = "correct horse battery staple";
 
 /**
  * The dashboard in a real browser against the real `payments serve` process: set a password from
@@ -24,7 +24,6 @@ const PASSWORD = "correct horse battery staple";
  */
 describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONLY}`, () => {
   const dir = useTempDir("mpdashboard-");
-  const shots = mkdtempSync(join(tmpdir(), "mp-dashboard-shots-"));
   let database: TestDatabase;
   let service: Awaited<ReturnType<typeof startService>> | undefined;
   let browser: Browser | undefined;
@@ -41,21 +40,13 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
     expect(result.code, result.stderr).toBe(0);
     return JSON.parse(result.stdout);
   };
-  const shot = async (page: Page, name: string) => {
-    await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
-  };
+  let shot: (page: Page, name: string) => Promise<void>;
   const newPage = async (): Promise<{ context: BrowserContext; page: Page }> => {
-    if (!browser) throw new Error("no browser");
-    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: url });
-    return { context, page: await context.newPage() };
+    const opened = await newBrowserPage(browser);
+    await opened.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: url });
+    return opened;
   };
-  const signIn = async (page: Page, email: string, password = PASSWORD) => {
-    await page.goto(`${url}/dashboard/sign-in`);
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill(password);
-    await page.getByRole("button", { name: "Sign in" }).click();
-  };
+  const signIn = (page: Page, email: string, password = PASSWORD) => signInPage(page, url, email, password);
   /** fetch from inside the page: the browser's own cookie, and the CSRF header only when asked. */
   const fetchInPage = (page: Page, method: string, path: string, withCsrf: boolean) =>
     page.evaluate(
@@ -69,11 +60,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
     );
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `Chromium not found at ${CHROMIUM}: install it with \`apt-get install -y chromium\` (.ci/run does)`,
-      );
-    }
     database = await createTestDatabase();
     env = sharedProcessEnv(database, dir);
     service = await startService(["--role", "api"], env);
@@ -119,8 +105,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
         "--json",
       ]);
     }
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
-    process.stdout.write(`dashboard screenshots: ${shots}\n`);
+    browser = await launchChromium();
+    shot = screenshotFolder("mp-dashboard-shots-", "dashboard");
   }, TIMEOUT_MS);
 
   afterAll(async () => {

@@ -1,10 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { decimalToUnits, formatUsd } from "@mp/core";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { STATEMENT_CSV_COLUMNS } from "@mp/providers";
-import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMerchant as createLedgerMerchant, creditDeposit } from "../../packages/ledger/test/ledger-fixtures.ts";
 import { individualTier1 } from "../api/verification-fixtures.ts";
@@ -12,11 +11,9 @@ import { runCli, startRole, startService } from "../cli/run-cli.ts";
 import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "../e2e/several-processes.ts";
 import { writeChainsConfig } from "../support/chains-config-file.ts";
 import { useTempDir } from "../support/test-database.ts";
+import { launchChromium, newPage, PASSWORD, screenshotFolder, signIn } from "./chromium-pages.ts";
 
-/** Debian's chromium (`apt-get install -y chromium`, which .ci/run does); a missing one fails the test. */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const TIMEOUT_MS = 240_000;
-const PASSWORD = "correct horse battery staple";
 
 function micros(amount: string): bigint {
   const units = decimalToUnits(amount, 6);
@@ -46,7 +43,6 @@ function journalTotals(csv: string): { lines: number; debit: bigint; credit: big
  */
 describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages in Chromium ${POSTGRES_ONLY}`, () => {
   const dir = useTempDir("mpdashboard-ops-");
-  const shots = mkdtempSync(join(tmpdir(), "mp-dashboard-ops-shots-"));
   let database: TestDatabase;
   let service: Awaited<ReturnType<typeof startService>> | undefined;
   let worker: Awaited<ReturnType<typeof startRole>> | undefined;
@@ -61,20 +57,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
     expect(result.code, result.stderr).toBe(0);
     return result.stdout;
   };
-  const shot = async (page: Page, name: string) => {
-    await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
-  };
-  const newPage = async (): Promise<{ context: BrowserContext; page: Page }> => {
-    if (!browser) throw new Error("no browser");
-    const context = await browser.newContext({ viewport: { width: 1200, height: 800 }, acceptDownloads: true });
-    return { context, page: await context.newPage() };
-  };
-  const signIn = async (page: Page, email: string) => {
-    await page.goto(`${url}/dashboard/sign-in`);
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in" }).click();
-  };
+  let shot: (page: Page, name: string) => Promise<void>;
   const v1 = async (method: string, path: string, json?: unknown) => {
     const res = await fetch(`${url}${path}`, {
       method,
@@ -97,9 +80,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
   };
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`Chromium not found at ${CHROMIUM}: install it with \`apt-get install -y chromium\``);
-    }
     database = await createTestDatabase();
     env = { ...sharedProcessEnv(database, dir), KYC_PROVIDER: "manual" };
     // A configured chain whose node is down: the chain reconciliation must say it cannot read it.
@@ -138,8 +118,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
         "--json",
       ]);
     }
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
-    process.stdout.write(`operator and finance page screenshots: ${shots}\n`);
+    browser = await launchChromium();
+    shot = screenshotFolder("mp-dashboard-ops-shots-", "operator and finance page");
   }, TIMEOUT_MS);
 
   afterAll(async () => {
@@ -167,8 +147,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       expect(submitted.status).toBe(202);
       const submissionId = String(submitted.body.data.id);
 
-      const { context, page } = await newPage();
-      await signIn(page, "admin@example.com");
+      const { context, page } = await newPage(browser);
+      await signIn(page, url, "admin@example.com");
       await page.getByRole("heading", { name: "Merchants" }).waitFor();
       await page.getByRole("link", { name: "KYC reviews" }).click();
       await page.getByRole("heading", { name: "KYC reviews" }).waitFor();
@@ -209,8 +189,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       const from = `${today.getUTCFullYear()}-${String(today.getUTCMonth() + 1).padStart(2, "0")}-01`;
       const to = new Date(today.getTime() + 86_400_000).toISOString().slice(0, 10);
 
-      const { context, page } = await newPage();
-      await signIn(page, "finance@ledger.example");
+      const { context, page } = await newPage(browser);
+      await signIn(page, url, "finance@ledger.example");
       await page.getByRole("heading", { name: "Overview" }).waitFor();
       await page.getByRole("link", { name: "Finance" }).click();
       await page.getByRole("heading", { name: "Journal export (CSV)" }).waitFor();
@@ -229,8 +209,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       expect(await page.evaluate(() => fetch("/dashboard/api/finance/journal.csv").then((r) => r.status))).toBe(403);
       await context.close();
 
-      const admin = await newPage();
-      await signIn(admin.page, "admin@example.com");
+      const admin = await newPage(browser);
+      await signIn(admin.page, url, "admin@example.com");
       await admin.page.getByRole("heading", { name: "Merchants" }).waitFor();
       await admin.page.getByRole("link", { name: "Ledger", exact: true }).click();
       await admin.page.getByRole("button", { name: "Run ledger check" }).click();
@@ -252,8 +232,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
   it(
     "shows the chain reconciliation's unreadable chain, imports a bank statement with its unmatched lines",
     async () => {
-      const { context, page } = await newPage();
-      await signIn(page, "admin@example.com");
+      const { context, page } = await newPage(browser);
+      await signIn(page, url, "admin@example.com");
       await page.getByRole("heading", { name: "Merchants" }).waitFor();
       await page.getByRole("link", { name: "Bank statements" }).click();
       await page.getByRole("heading", { name: "Bank statements" }).waitFor();
@@ -284,8 +264,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
   it(
     "shows every operator page: merchants (create, disable: its key answers 401), chains, job queues, treasury",
     async () => {
-      const { context, page } = await newPage();
-      await signIn(page, "admin@example.com");
+      const { context, page } = await newPage(browser);
+      await signIn(page, url, "admin@example.com");
       await page.getByRole("heading", { name: "Merchants" }).waitFor();
       await page.getByRole("link", { name: "Manage merchants" }).click();
       await page.getByRole("heading", { name: "Manage merchants" }).waitFor();
