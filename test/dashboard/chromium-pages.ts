@@ -42,3 +42,19 @@ export function screenshotFolder(prefix: string, what: string): (page: Page, nam
     await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
   };
 }
+
+/** `payments users create` with a password file: a dashboard user who can sign in at once. */
+export function userCreateArgs(email: string, role: string, merchant: string | undefined, passwordFile: string) {
+  return [
+    "users",
+    "create",
+    "--email",
+    email,
+    "--role",
+    role,
+    ...(merchant ? ["--merchant", merchant] : []),
+    "--password-file",
+    passwordFile,
+    "--json",
+  ];
+}

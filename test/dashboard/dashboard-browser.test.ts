@@ -12,6 +12,7 @@ import {
   PASSWORD,
   screenshotFolder,
   signIn as signInPage,
+  userCreateArgs,
 } from "./chromium-pages.ts";
 
 const TIMEOUT_MS = 240_000;
@@ -91,19 +92,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
       ["viewer@a.example", "viewer", merchantA],
       ["locked@a.example", "developer", merchantA],
     ] as const) {
-      await cli([
-        "users",
-        "create",
-        "--email",
-        email,
-        "--role",
-        role,
-        "--merchant",
-        merchant,
-        "--password-file",
-        passwordFile,
-        "--json",
-      ]);
+      await cli(userCreateArgs(email, role, merchant, passwordFile));
     }
     browser = await launchChromium();
     shot = screenshotFolder("mp-dashboard-shots-", "dashboard");

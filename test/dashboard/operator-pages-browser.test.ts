@@ -11,7 +11,7 @@ import { runCli, startRole, startService } from "../cli/run-cli.ts";
 import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "../e2e/several-processes.ts";
 import { writeChainsConfig } from "../support/chains-config-file.ts";
 import { useTempDir } from "../support/test-database.ts";
-import { launchChromium, newPage, PASSWORD, screenshotFolder, signIn } from "./chromium-pages.ts";
+import { launchChromium, newPage, PASSWORD, screenshotFolder, signIn, userCreateArgs } from "./chromium-pages.ts";
 
 const TIMEOUT_MS = 240_000;
 
@@ -105,18 +105,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       ["finance@ledger.example", "finance", ledgerMerchant],
     ] as const;
     for (const [email, role, merchant] of users) {
-      await cli([
-        "users",
-        "create",
-        "--email",
-        email,
-        "--role",
-        role,
-        ...(merchant ? ["--merchant", merchant] : []),
-        "--password-file",
-        passwordFile,
-        "--json",
-      ]);
+      await cli(userCreateArgs(email, role, merchant, passwordFile));
     }
     browser = await launchChromium();
     shot = screenshotFolder("mp-dashboard-ops-shots-", "operator and finance page");
