@@ -22,6 +22,7 @@ export {
   findMerchantEnvironment,
   listMerchants,
   type MerchantSummary,
+  setMerchantDisabled,
 } from "./merchants/merchant-store.ts";
 export { buildOpenApi } from "./openapi/build-openapi.ts";
 export { allRoutes } from "./routes.ts";
@@ -59,13 +60,20 @@ export {
   type KycAndBankingWorkerDeps,
   registerKycAndBankingWorkers,
 } from "./verification/kyc-and-banking-workers.ts";
-export { checkVerificationReviewNow, openSubmissionForOperator } from "./verification/operator-review.ts";
+export {
+  checkVerificationReviewNow,
+  decideVerificationReview,
+  openSubmissionForOperator,
+} from "./verification/operator-review.ts";
 export {
   assignStatementLine,
   importBankStatement,
+  listStatementImports,
   listUnmatchedStatementLines,
   returnStatementLine,
+  type StatementImport,
   type StatementImportResult,
   type StoredStatementLine,
+  statementImportJson,
 } from "./virtual-accounts/import-bank-statement.ts";
 export { WalletSlots } from "./wallets/wallet-slots.ts";

@@ -5,12 +5,17 @@ import { Notice } from "./components/Notice.tsx";
 // --- Merchant pages ---
 import { MERCHANT_PAGE_TITLES, merchantPageOf } from "./merchant-pages.tsx";
 // --- end merchant pages ---
+// --- Operator and finance pages ---
+import { OPERATOR_TITLES, operatorFinancePage } from "./operator-pages.tsx";
+// --- end operator and finance pages ---
 import { ApiKeys } from "./pages/ApiKeys.tsx";
 import { Merchants } from "./pages/Merchants.tsx";
 import { Overview } from "./pages/Overview.tsx";
 import { SetPassword } from "./pages/SetPassword.tsx";
 import { SignIn } from "./pages/SignIn.tsx";
 import { navigate, usePath } from "./router.ts";
+
+// --- end operator and finance pages ---
 
 type SessionState =
   | { state: "checking" }
@@ -27,6 +32,9 @@ const TITLES: Array<[RegExp, string]> = [
   // --- Merchant pages ---
   ...MERCHANT_PAGE_TITLES,
   // --- end merchant pages ---
+  // --- Operator and finance pages ---
+  ...OPERATOR_TITLES,
+  // --- end operator and finance pages ---
 ];
 
 export function App() {
@@ -88,11 +96,16 @@ export function App() {
   const otherMerchantPage = merchantPageOf(path, user);
   // --- end merchant pages ---
   const merchantId = merchantPage?.[1] ?? otherMerchantPage?.merchantId;
+  // --- Operator and finance pages ---
+  const operatorPage = operatorFinancePage(path, user);
+  // --- end operator and finance pages ---
   let page = null;
   if (otherMerchantPage) page = otherMerchantPage.page;
   else if (merchantId && merchantPage?.[2] === "api-keys") page = <ApiKeys user={user} merchantId={merchantId} />;
   else if (merchantId) page = <Overview merchantId={merchantId} />;
   else if (path === "/merchants" && user.role === "admin") page = <Merchants />;
+  else if (operatorPage)
+    page = operatorPage.page; // Operator and finance pages
   else if (path === "/" || path === "/sign-in") {
     // Home: a merchant user's overview; the operator's list of merchants.
     const home = user.merchant_id ? `/merchants/${user.merchant_id}/overview` : "/merchants";
@@ -106,7 +119,12 @@ export function App() {
     );
   }
   return (
-    <Layout user={user} merchantId={merchantId} path={path} onSignedOut={() => signedOut("You are signed out.")}>
+    <Layout
+      user={user}
+      merchantId={merchantId ?? operatorPage?.merchantId}
+      path={path}
+      onSignedOut={() => signedOut("You are signed out.")}
+    >
       {page}
     </Layout>
   );

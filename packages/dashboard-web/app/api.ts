@@ -75,9 +75,9 @@ export function setCsrfToken(token: string | undefined): void {
   csrfToken = token;
 }
 
-export async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+export async function call<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
   const headers: Record<string, string> = { accept: "application/json" };
-  if (body !== undefined) headers["content-type"] = "application/json";
+  if (body !== undefined) headers["content-type"] = contentType ?? "application/json";
   if (method !== "GET" && csrfToken) headers["x-csrf-token"] = csrfToken;
   let response: Response;
   try {
@@ -85,7 +85,7 @@ export async function call<T>(method: string, path: string, body?: unknown): Pro
       method,
       headers,
       credentials: "same-origin",
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      ...(body !== undefined ? { body: contentType ? String(body) : JSON.stringify(body) } : {}),
     });
   } catch {
     throw new ApiError(0, "network_error", "The service cannot be reached. Check your connection and try again.");

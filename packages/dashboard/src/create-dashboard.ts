@@ -1,9 +1,18 @@
 import { type AppDeps, errorHandler } from "@mp/api";
 import { NotFoundError } from "@mp/core";
+import type { ReconcileTarget } from "@mp/treasury";
 import express, { type Express, Router } from "express";
 import { apiKeyRoutes } from "./api-key-routes.ts";
+// --- Operator and finance pages ---
+import { financeRoutes } from "./finance-routes.ts";
+// --- end operator and finance pages ---
 import { merchantPageRoutes } from "./merchant-page-routes.ts";
 import { merchantRoutes } from "./merchant-routes.ts";
+import { operatorChainRoutes } from "./operator-chain-routes.ts";
+import { operatorJobRoutes } from "./operator-job-routes.ts";
+import { operatorKycRoutes } from "./operator-kyc-routes.ts";
+import { operatorMerchantRoutes } from "./operator-merchant-routes.ts";
+import { operatorTreasuryRoutes } from "./operator-treasury-routes.ts";
 import { overviewRoutes } from "./overview-routes.ts";
 import { requireSession } from "./require-session.ts";
 import { sessionRoutes } from "./session-routes.ts";
@@ -22,6 +31,14 @@ export interface DashboardOptions extends Pick<AppDeps, "db" | "logger" | "rates
    */
   appDeps?: AppDeps;
   // --- end merchant pages ---
+  // --- Operator and finance pages ---
+  /** The KYC review queue's decisions enqueue the customer's status check (absent: 503 on a decision). */
+  jobs?: AppDeps["jobs"];
+  /** This process's registry: the chains page's RPC error counts (absent: not shown). */
+  metrics?: AppDeps["metrics"];
+  /** The configured chains and assets (`payments reconcile chains`'s targets); default none. */
+  chainTargets?: () => ReconcileTarget[];
+  // --- end operator and finance pages ---
 }
 
 /**
@@ -46,6 +63,15 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   // --- Merchant pages (customers, wallets, deposits, transfers, webhooks, sandbox, team) ---
   if (options.appDeps) api.use(merchantPageRoutes(options.appDeps));
   // --- end merchant pages ---
+  // --- Operator and finance pages (admin: operator; finance: a merchant's own export) ---
+  const chainTargets = options.chainTargets ?? (() => []);
+  api.use(operatorMerchantRoutes(db));
+  api.use(operatorChainRoutes(options));
+  api.use(operatorJobRoutes(db));
+  api.use(operatorTreasuryRoutes(db, chainTargets));
+  api.use(operatorKycRoutes(options));
+  api.use(financeRoutes(db, chainTargets));
+  // --- end operator and finance pages ---
   api.use(() => {
     throw new NotFoundError("Route");
   });

@@ -4,7 +4,7 @@ export const ROLES = ["admin", "owner", "developer", "finance", "viewer"] as con
 export type Role = (typeof ROLES)[number];
 
 /** What a route needs. Reads of a merchant's data are open to all its roles; writes are not. */
-export type Permission = "merchant:read" | "keys:write" | MerchantPagePermission;
+export type Permission = "merchant:read" | "keys:write" | MerchantPagePermission | OperatorFinancePermission;
 
 // --- Merchant pages (webhooks, sandbox, invites) ---
 /**
@@ -23,12 +23,33 @@ const MERCHANT_PAGE_GRANTS: Record<Role, readonly MerchantPagePermission[]> = {
 export const INVITABLE_ROLES = ["owner", "developer", "finance", "viewer"] as const;
 // --- end merchant pages ---
 
+// --- Operator and finance pages (operator-*.ts, finance-*.ts) ---
+/**
+ * `operator`: the whole platform (merchants, chains, jobs, treasury, KYC queue, ledger check,
+ * reconciliations, bank statements): the admin only. `finance:read`: a merchant's own journal
+ * export, for its owner and finance people (and the admin, for any merchant).
+ */
+export type OperatorFinancePermission = "operator" | "finance:read";
+const OPERATOR_FINANCE_GRANTS: Record<Role, readonly OperatorFinancePermission[]> = {
+  admin: ["operator", "finance:read"],
+  owner: ["finance:read"],
+  developer: [],
+  finance: ["finance:read"],
+  viewer: [],
+};
+// --- end operator and finance pages ---
+
 const GRANTS: Record<Role, ReadonlySet<Permission>> = {
-  admin: new Set(["merchant:read", "keys:write", ...MERCHANT_PAGE_GRANTS.admin]),
-  owner: new Set(["merchant:read", "keys:write", ...MERCHANT_PAGE_GRANTS.owner]),
-  developer: new Set(["merchant:read", "keys:write", ...MERCHANT_PAGE_GRANTS.developer]),
-  finance: new Set(["merchant:read", ...MERCHANT_PAGE_GRANTS.finance]),
-  viewer: new Set(["merchant:read", ...MERCHANT_PAGE_GRANTS.viewer]),
+  admin: new Set(["merchant:read", "keys:write", ...MERCHANT_PAGE_GRANTS.admin, ...OPERATOR_FINANCE_GRANTS.admin]),
+  owner: new Set(["merchant:read", "keys:write", ...MERCHANT_PAGE_GRANTS.owner, ...OPERATOR_FINANCE_GRANTS.owner]),
+  developer: new Set([
+    "merchant:read",
+    "keys:write",
+    ...MERCHANT_PAGE_GRANTS.developer,
+    ...OPERATOR_FINANCE_GRANTS.developer,
+  ]),
+  finance: new Set(["merchant:read", ...MERCHANT_PAGE_GRANTS.finance, ...OPERATOR_FINANCE_GRANTS.finance]),
+  viewer: new Set(["merchant:read", ...MERCHANT_PAGE_GRANTS.viewer, ...OPERATOR_FINANCE_GRANTS.viewer]),
 };
 
 export function isRole(value: string): value is Role {

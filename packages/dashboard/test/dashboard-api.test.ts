@@ -1,4 +1,4 @@
-import { request, type Server } from "node:http";
+import { request } from "node:http";
 import { createMerchant } from "@mp/api";
 import { silentLogger } from "@mp/core";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
@@ -12,11 +12,11 @@ import {
   LOCKOUT_MINUTES,
   MAX_FAILED_SIGN_INS,
 } from "../src/index.ts";
-import { Client, PASSWORD } from "./support/dashboard-client.ts";
+import { Client, listen, PASSWORD } from "./support/dashboard-client.ts";
 
 describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lockout)", () => {
   let testDb: TestDatabase;
-  let server: Server;
+  let close: () => Promise<void>;
   let url: string;
   let merchantA: string;
   let merchantB: string;
@@ -36,11 +36,7 @@ describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lock
         signInsPerMinute: 1000,
       }),
     );
-    server = await new Promise<Server>((resolve) => {
-      const s = app.listen(0, "127.0.0.1", () => resolve(s));
-    });
-    const address = server.address();
-    url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+    ({ url, close } = await listen(app));
     const a = await createMerchant(db, { name: "A", environment: "sandbox" });
     const b = await createMerchant(db, { name: "B", environment: "production" });
     merchantA = a.merchantId;
@@ -60,7 +56,7 @@ describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lock
     }
   });
   afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
+    await close();
     await testDb.drop();
   });
 

@@ -5,3 +5,4 @@ export {
   type JobQueueOptions,
   jobRedeliveryBoundSeconds,
 } from "./job-queue.ts";
+export { type FailedJob, listFailedJobs, type QueueStats, readQueueStats } from "./queue-stats.ts";

@@ -30,17 +30,19 @@ function csvField(value: string): string {
  * journal line in posting order. `merchant_id` is the account's owner (empty for system accounts);
  * the amount is in the debit or the credit column, the other is empty. Each call of `write` is one
  * line without its line ending. Returns the number of journal lines written (the header excluded).
+ * With `merchantId`, only the lines on that merchant's own accounts (what its finance people see).
+ * `write` may return a promise (a stream's backpressure): the next page waits for it.
  */
 export async function exportJournalCsv(
   q: Queryable,
-  range: { from: Date; to: Date },
-  write: (line: string) => void,
+  range: { from: Date; to: Date; merchantId?: string | undefined },
+  write: (line: string) => unknown,
 ): Promise<number> {
   const { from, to } = range;
   if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()) || from > to) {
     throw new ValidationError("range: from and to must be dates with from <= to", "range");
   }
-  write(JOURNAL_CSV_HEADER);
+  await write(JOURNAL_CSV_HEADER);
   let written = 0;
   let after: { createdAt: Date; seq: string; lineNo: number } | null = null;
   for (;;) {
@@ -52,13 +54,14 @@ export async function exportJournalCsv(
          JOIN ledger_accounts a ON a.id = l.account_id
         WHERE e.created_at >= $1 AND e.created_at < $2
           AND ($3::timestamptz IS NULL OR (e.created_at, e.seq, l.line_no) > ($3::timestamptz, $4::bigint, $5::smallint))
+          AND ($6::uuid IS NULL OR a.merchant_id = $6::uuid)
         ORDER BY e.created_at, e.seq, l.line_no
         LIMIT ${PAGE_SIZE}`,
-      [from, to, after?.createdAt ?? null, after?.seq ?? null, after?.lineNo ?? null],
+      [from, to, after?.createdAt ?? null, after?.seq ?? null, after?.lineNo ?? null, range.merchantId ?? null],
     );
     for (const row of page.rows) {
       const amount = formatUsd(BigInt(row.amount));
-      write(
+      await write(
         [
           row.entry_id,
           row.created_at.toISOString(),

@@ -52,6 +52,20 @@ describe("exportJournalCsv", () => {
     await expect(exportLines(later(), from)).rejects.toBeInstanceOf(ValidationError);
   });
 
+  it("with a merchant, writes only the lines on that merchant's own accounts", async () => {
+    const from = new Date(Date.now() - 1);
+    const m = await createMerchant(t.db);
+    const other = await createMerchant(t.db);
+    const { entryId } = await creditDeposit(t.db, m, { gross: 3n * USD, fee: 100_000n });
+    await creditDeposit(t.db, other, { gross: 5n * USD, fee: 0n });
+    const lines: string[] = [];
+    const count = await exportJournalCsv(t.db, { from, to: later(), merchantId: m.merchantId }, (line) =>
+      lines.push(line),
+    );
+    expect(count).toBe(1);
+    expect(lines[1]).toMatch(new RegExp(`^${entryId},.*,merchant_available,${m.merchantId},,2.900000,USD$`));
+  });
+
   it("pages through more lines than one query returns, in posting order, without gaps or repeats", async () => {
     const m = await createMerchant(t.db);
     const from = new Date(Date.now() - 1);

@@ -52,6 +52,7 @@ export {
   listManualReviews,
   type ManualDecision,
   type ManualReview,
+  manualReviewJson,
 } from "./kyc/manual-kyc-provider.ts";
 export {
   createSandboxKycProvider,

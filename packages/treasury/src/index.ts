@@ -10,6 +10,7 @@ export {
   type ReconcileTarget,
   reconcileChains,
 } from "./reconcile/reconcile-chains.ts";
+export { countReconcileResults, recordReconcileReport } from "./reconcile/reconcile-results.ts";
 export { createSendPipeline, type SendPipeline, type SendPipelineOptions } from "./send-pipeline.ts";
 export {
   findSend,
@@ -37,6 +38,7 @@ export {
   sweepConfigFromEnv,
   type TronSweeperOptions,
 } from "./sweeps/index.ts";
+export { treasuryBalanceJson, treasurySendJson } from "./treasury-json.ts";
 export { registerTreasuryMetrics } from "./treasury-metrics.ts";
 export {
   countSendsByState,

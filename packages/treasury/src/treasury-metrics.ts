@@ -1,5 +1,6 @@
 import type { Queryable } from "@mp/db";
 import { Gauge, type Registry } from "prom-client";
+import { countReconcileResults } from "./reconcile/reconcile-results.ts";
 import { countSendsByState, oldestOpenSendAges, readTreasuryBalances } from "./treasury-store.ts";
 
 /**
@@ -40,6 +41,26 @@ export function registerTreasuryMetrics(registry: Registry, db: Queryable): void
     ["chain"],
     oldestOpenSendAges,
     (a) => [{ chain: a.chain }, a.ageSeconds],
+  );
+  scraped(
+    "reconcile_lines",
+    "Assets of the chain per status (agrees, unexplained, unreadable) at its latest reconciliation (payments reconcile chains or the dashboard)",
+    ["chain", "status"],
+    countReconcileResults,
+    (r) => [{ chain: r.chain, status: r.status }, r.count],
+  );
+  scraped(
+    "reconcile_checked_timestamp_seconds",
+    "Unix time of the chain's latest reconciliation",
+    ["chain"],
+    async (q) => {
+      const latest = new Map<string, number>();
+      for (const r of await countReconcileResults(q)) {
+        latest.set(r.chain, Math.max(latest.get(r.chain) ?? 0, r.checkedAt.getTime() / 1000));
+      }
+      return [...latest];
+    },
+    ([chain, at]) => [{ chain }, at],
   );
   scraped(
     "treasury_balance",

@@ -24,3 +24,4 @@ export {
   type WebhookEnvironment,
   WebhookUrlRefusedError,
 } from "./url-guard.ts";
+export { registerWebhookMetrics } from "./webhook-metrics.ts";

@@ -3,13 +3,16 @@ import { createEvmAdapter, createEvmFaucet, resolveEvmAssets } from "@mp/chain-e
 import { createSolanaAdapter, createSolanaFaucet, SOLANA_DEFAULT_TOKENS } from "@mp/chain-solana";
 import { createTronAdapter, createTronFaucet, resolveTronAssets } from "@mp/chain-tron";
 import {
+  CHAIN_IDS,
   type ChainAdapter,
   type ChainAsset,
   type ChainConfig,
+  type ChainsConfig,
   chainFamily,
   NATIVE_ASSETS,
   type SandboxFaucet,
 } from "@mp/core";
+import type { ReconcileTarget } from "@mp/treasury";
 
 /** The adapter of a configured chain: the one place that knows which family implements which chain. */
 export function createChainAdapter(config: ChainConfig): ChainAdapter {
@@ -61,4 +64,15 @@ export function chainAssets(config: ChainConfig): ChainAsset[] {
     case "tron":
       return resolveTronAssets(config).list();
   }
+}
+
+/**
+ * Each configured chain with its assets, in CHAIN_IDS order: what `payments reconcile chains` and
+ * the dashboard's reconciliation read from the nodes.
+ */
+export function reconcileTargets(chains: ChainsConfig): ReconcileTarget[] {
+  return CHAIN_IDS.flatMap((chain) => {
+    const chainConfig = chains[chain];
+    return chainConfig ? [{ config: chainConfig, assets: chainAssets(chainConfig) }] : [];
+  });
 }

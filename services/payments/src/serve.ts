@@ -25,9 +25,9 @@ import { pruneEvents } from "@mp/events";
 import { forgetChain, getIndexerStates, registerLeaderMetrics } from "@mp/indexer";
 import { createJobQueue, type JobQueue } from "@mp/jobs";
 import { registerTreasuryMetrics } from "@mp/treasury";
-import { startWebhookWorker } from "@mp/webhooks";
+import { registerWebhookMetrics, startWebhookWorker } from "@mp/webhooks";
 import { Counter, collectDefaultMetrics, Registry } from "prom-client";
-import { createChainFaucet } from "./chain-adapters.ts";
+import { createChainFaucet, reconcileTargets } from "./chain-adapters.ts";
 import { checkEncryptionKeys } from "./cli/rotate-encryption.ts";
 import { selectChains, startIndexers } from "./indexers.ts";
 import { type LocalSandbox, startLocalSandbox } from "./local-sandbox.ts";
@@ -189,6 +189,7 @@ export async function serve(options: {
   // Who indexes each chain, read from the leases at every scrape of this process's /metrics.
   registerLeaderMetrics(metrics, deps.indexerStates);
   registerTreasuryMetrics(metrics, db);
+  registerWebhookMetrics(metrics, db);
   if (sandbox) {
     const running = sandbox;
     stops.push(() => running.stop());
@@ -260,7 +261,8 @@ export async function serve(options: {
   let url: string | undefined;
   let server: Server | undefined;
   if (role === "api" || role === "all") {
-    const app = withDashboard(createApp(deps), { ...deps, appDeps: deps });
+    const targets = reconcileTargets(chains);
+    const app = withDashboard(createApp(deps), { ...deps, appDeps: deps, chainTargets: () => targets });
     server = await new Promise<Server>((resolve, reject) => {
       const s = app.listen(config.port, config.host, () => resolve(s));
       s.once("error", reject);

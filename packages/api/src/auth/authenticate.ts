@@ -11,7 +11,9 @@ export interface AuthenticatedMerchant {
 
 const API_KEY_BY_HASH = {
   name: "api_key_by_hash",
-  text: "SELECT id, merchant_id, environment FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL",
+  // A disabled merchant's keys (migrations/0146) are refused like revoked ones.
+  text: `SELECT k.id, k.merchant_id, k.environment FROM api_keys k JOIN merchants m ON m.id = k.merchant_id
+          WHERE k.key_hash = $1 AND k.revoked_at IS NULL AND m.disabled_at IS NULL`,
 };
 
 /** The key from `X-Service-API-Key` (any case) or `Authorization: ApiKey <key>`. */
@@ -24,8 +26,8 @@ export function extractApiKey(req: Request): string | undefined {
 }
 
 /**
- * Resolves the request's key to its merchant. Every unknown, malformed or revoked key gets the same
- * 401, so the answer tells an attacker nothing about which keys exist.
+ * Resolves the request's key to its merchant. Every unknown, malformed or revoked key, and every key
+ * of a disabled merchant, gets the same 401, so the answer tells an attacker nothing about which keys exist.
  */
 export async function authenticate(db: Database, req: Request): Promise<AuthenticatedMerchant> {
   const key = extractApiKey(req);

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Database } from "@mp/db";
+import type { Database, Queryable } from "@mp/db";
 import { type CreatedApiKey, createApiKey, type Environment } from "../auth/api-keys.ts";
 
 export interface CreatedMerchant {
@@ -46,12 +46,20 @@ export interface MerchantSummary {
   name: string;
   environment: Environment;
   createdAt: Date;
+  /** Set while an operator has the merchant disabled: its API keys answer 401. */
+  disabledAt: Date | null;
 }
 
 /** One merchant, or every merchant in creation order when `merchantId` is undefined. */
 export async function listMerchants(db: Database, merchantId?: string): Promise<MerchantSummary[]> {
-  const result = await db.query<{ id: string; name: string; environment: Environment; created_at: Date }>(
-    `SELECT id, name, environment, created_at FROM merchants
+  const result = await db.query<{
+    id: string;
+    name: string;
+    environment: Environment;
+    created_at: Date;
+    disabled_at: Date | null;
+  }>(
+    `SELECT id, name, environment, created_at, disabled_at FROM merchants
       WHERE $1::uuid IS NULL OR id = $1::uuid ORDER BY derivation_account`,
     [merchantId ?? null],
   );
@@ -60,5 +68,18 @@ export async function listMerchants(db: Database, merchantId?: string): Promise<
     name: row.name,
     environment: row.environment,
     createdAt: row.created_at,
+    disabledAt: row.disabled_at,
   }));
+}
+
+/**
+ * Disables (`disabled` true) or enables a merchant; answers whether it exists. Disabling an already
+ * disabled merchant keeps its first date.
+ */
+export async function setMerchantDisabled(sql: Queryable, merchantId: string, disabled: boolean): Promise<boolean> {
+  const result = await sql.query(
+    `UPDATE merchants SET disabled_at = CASE WHEN $2 THEN coalesce(disabled_at, now()) ELSE NULL END WHERE id = $1`,
+    [merchantId, disabled],
+  );
+  return (result.rowCount ?? 0) > 0;
 }

@@ -1,4 +1,5 @@
 import { NotFoundError } from "@mp/core";
+import { decideManualReview, type ManualDecision, type ManualReview } from "@mp/providers";
 import type { AppDeps } from "../deps.ts";
 import { CHECK_VERIFICATION_REVIEW_JOB } from "./verification-review-jobs.ts";
 import { loadSubmissionForReview } from "./verification-store.ts";
@@ -45,4 +46,19 @@ export async function checkVerificationReviewNow(
   if (row?.status !== "PENDING") return false;
   await deps.jobs.send(CHECK_VERIFICATION_REVIEW_JOB, { submissionId, check: row.providerChecks });
   return true;
+}
+
+/**
+ * An operator's decision on a manual KYC review (`payments kyc approve|reject|request-review` and
+ * the dashboard's review queue): recorded once with its audit line, then the customer's status
+ * follows at once rather than at the next scheduled check. Should the check's enqueue fail, the
+ * scheduled check still finds the decision: it is already committed.
+ */
+export async function decideVerificationReview(
+  deps: Pick<AppDeps, "db" | "jobs">,
+  decision: { submissionId: string; status: ManualDecision; reasons: string[]; operator: string },
+): Promise<ManualReview> {
+  const decided = await decideManualReview(deps.db, decision);
+  await checkVerificationReviewNow(deps, decision.submissionId);
+  return decided;
 }

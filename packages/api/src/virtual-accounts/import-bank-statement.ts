@@ -31,6 +31,20 @@ export interface StatementImportResult {
   payoutsReturned: number;
 }
 
+/** An import's result as `payments bank import` prints it and the dashboard answers it. */
+export function statementImportJson(result: StatementImportResult) {
+  return {
+    import_id: result.importId,
+    format: result.format,
+    lines: result.lines,
+    credited: result.credited,
+    unmatched: result.unmatched,
+    already_imported: result.alreadyImported,
+    payouts_completed: result.payoutsCompleted,
+    payouts_returned: result.payoutsReturned,
+  };
+}
+
 /** A statement line as recorded: the parsed line (less its identity hash) and what became of it. */
 export interface StoredStatementLine extends Omit<StatementLine, "identity"> {
   id: string;
@@ -170,6 +184,29 @@ async function creditLine(
 const LINE_COLUMNS = `id, location, account, direction, reversal, amount, currency,
   to_char(booking_date, 'YYYY-MM-DD') AS "bookingDate", bank_reference AS "bankReference", reference, counterparty,
   status, reason, virtual_account_id AS "virtualAccountId", bank_deposit_id AS "bankDepositId"`;
+
+export interface StatementImport {
+  id: string;
+  fileName: string;
+  format: StatementFormat;
+  lines: number;
+  credited: number;
+  unmatched: number;
+  alreadyImported: number;
+  importedBy: string;
+  importedAt: Date;
+}
+
+/** The newest statement imports first: what each file brought (the bank side of the reconciliation). */
+export async function listStatementImports(db: Queryable, limit = 20): Promise<StatementImport[]> {
+  const result = await db.query<StatementImport>(
+    `SELECT id, file_name AS "fileName", format, lines, credited, unmatched, already_imported AS "alreadyImported",
+            imported_by AS "importedBy", imported_at AS "importedAt"
+       FROM bank_statement_imports ORDER BY imported_at DESC, id LIMIT $1`,
+    [limit],
+  );
+  return result.rows;
+}
 
 /** Lines waiting for finance (`payments bank unmatched`), oldest first. */
 export async function listUnmatchedStatementLines(db: Queryable): Promise<StoredStatementLine[]> {

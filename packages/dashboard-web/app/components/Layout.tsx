@@ -3,10 +3,11 @@ import { useState } from "preact/hooks";
 import { ApiError, api, type User } from "../api.ts";
 // --- Merchant pages ---
 import { MerchantNavLinks } from "../merchant-pages.tsx";
+// --- end merchant pages ---
+import { canReadFinance } from "../operator-api.ts";
+import { OPERATOR_PAGES } from "../operator-pages.tsx";
 import { href, linkHandler } from "../router.ts";
 import { Notice } from "./Notice.tsx";
-
-// --- end merchant pages ---
 
 const ROLE_NAMES: Record<User["role"], string> = {
   admin: "Operator admin",
@@ -91,6 +92,19 @@ export function Layout(props: {
             {/* --- end merchant pages --- */}
           </>
         )}
+        {/* --- Operator and finance pages --- */}
+        {props.merchantId && canReadFinance(props.user.role) && (
+          <NavLink to={`/merchants/${props.merchantId}/finance`} current={props.path}>
+            Finance
+          </NavLink>
+        )}
+        {props.user.role === "admin" &&
+          OPERATOR_PAGES.map((p) => (
+            <NavLink key={p.path} to={p.path} current={props.path}>
+              {p.title}
+            </NavLink>
+          ))}
+        {/* --- end operator and finance pages --- */}
       </nav>
       <main id="main" tabIndex={-1}>
         {error && <Notice kind="error">{error}</Notice>}

@@ -1,3 +1,6 @@
+import type { Server } from "node:http";
+import type { Express } from "express";
+
 /** A browser's view of the dashboard's JSON routes, for the API tests. */
 
 export const PASSWORD = "correct horse battery staple";
@@ -7,6 +10,8 @@ export interface Answer {
   // biome-ignore lint/suspicious/noExplicitAny: answers of several shapes, read field by field
   body: any;
   headers: Headers;
+  /** The answer as sent (a CSV download's content). */
+  text: string;
 }
 
 /** A browser's view: one cookie jar and the session's CSRF token. */
@@ -15,17 +20,23 @@ export class Client {
   csrf: string | undefined;
   constructor(private readonly url: string) {}
 
-  async call(method: string, path: string, options: { json?: unknown; csrf?: string | null; origin?: string } = {}) {
+  async call(
+    method: string,
+    path: string,
+    options: { json?: unknown; text?: string; csrf?: string | null; origin?: string } = {},
+  ) {
     const headers: Record<string, string> = {};
     if (this.cookie) headers.cookie = this.cookie;
     const csrf = options.csrf === undefined ? this.csrf : options.csrf;
     if (csrf) headers["x-csrf-token"] = csrf;
     if (options.origin) headers.origin = options.origin;
     if (options.json !== undefined) headers["content-type"] = "application/json";
+    if (options.text !== undefined) headers["content-type"] = "text/plain";
+    const body = options.json !== undefined ? JSON.stringify(options.json) : options.text;
     const res = await fetch(`${this.url}/dashboard/api${path}`, {
       method,
       headers,
-      ...(options.json !== undefined ? { body: JSON.stringify(options.json) } : {}),
+      ...(body !== undefined ? { body } : {}),
     });
     const setCookie = res.headers.get("set-cookie");
     if (setCookie) {
@@ -33,7 +44,8 @@ export class Client {
       this.cookie = value ? `mp_dashboard_session=${value}` : undefined;
     }
     const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined, headers: res.headers } as Answer;
+    const json = text && res.headers.get("content-type")?.includes("json");
+    return { status: res.status, body: json ? JSON.parse(text) : undefined, headers: res.headers, text } as Answer;
   }
 
   async signIn(email: string, password = PASSWORD): Promise<Answer> {
@@ -41,4 +53,14 @@ export class Client {
     if (answer.status === 201) this.csrf = answer.body.csrf_token;
     return answer;
   }
+}
+
+/** Listens on a free local port; the base URL and a stop. */
+export async function listen(app: Express): Promise<{ url: string; server: Server; close: () => Promise<void> }> {
+  const server = await new Promise<Server>((resolve) => {
+    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+  });
+  const address = server.address();
+  const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  return { url, server, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }

@@ -145,3 +145,18 @@ export async function decideManualReview(
     return updated.rows[0] as ManualReview;
   });
 }
+
+/** A review as `payments kyc list --json` and the dashboard's review queue show it. */
+export function manualReviewJson(review: ManualReview) {
+  return {
+    submission_id: review.submissionId,
+    review_id: review.reviewId,
+    customer_type: review.customerType,
+    tier: review.tier,
+    status: review.status,
+    reasons: review.reasons,
+    submitted_at: review.submittedAt.toISOString(),
+    decided_by: review.decidedBy,
+    decided_at: review.decidedAt?.toISOString() ?? null,
+  };
+}

@@ -6,6 +6,7 @@ import {
   importBankStatement,
   listUnmatchedStatementLines,
   returnStatementLine,
+  statementImportJson,
 } from "@mp/api";
 import { ConfigError } from "@mp/core";
 import { loadEncryptionKeyring } from "@mp/encryption";
@@ -40,16 +41,7 @@ export function addBankCommands(program: Command): void {
           ...(options.format ? { format: options.format } : {}),
         }),
       );
-      printJson({
-        import_id: result.importId,
-        format: result.format,
-        lines: result.lines,
-        credited: result.credited,
-        unmatched: result.unmatched,
-        already_imported: result.alreadyImported,
-        payouts_completed: result.payoutsCompleted,
-        payouts_returned: result.payoutsReturned,
-      });
+      printJson(statementImportJson(result));
     });
 
   addListCommand(bank, "unmatched", "List statement lines waiting for finance (assign or return)", async (json) => {

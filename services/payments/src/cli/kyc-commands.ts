@@ -1,31 +1,14 @@
-import { checkVerificationReviewNow, KYC_AND_BANKING_QUEUES, openSubmissionForOperator } from "@mp/api";
+import { decideVerificationReview, KYC_AND_BANKING_QUEUES, openSubmissionForOperator } from "@mp/api";
 import { loadEncryptionKeyring } from "@mp/encryption";
 import { createJobQueue } from "@mp/jobs";
-import { decideManualReview, listManualReviews, type ManualDecision, type ManualReview } from "@mp/providers";
+import { listManualReviews, type ManualDecision, type ManualReview, manualReviewJson } from "@mp/providers";
 import { type Command, Option } from "commander";
 import { operatorOption, printJson, printList, withDatabase } from "./cli-support.ts";
-
-function reviewJson(review: ManualReview) {
-  return {
-    submission_id: review.submissionId,
-    review_id: review.reviewId,
-    customer_type: review.customerType,
-    tier: review.tier,
-    status: review.status,
-    reasons: review.reasons,
-    submitted_at: review.submittedAt.toISOString(),
-    decided_by: review.decidedBy,
-    decided_at: review.decidedAt?.toISOString() ?? null,
-  };
-}
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 async function decide(submissionId: string, status: ManualDecision, reasons: string[], operator: string) {
   const review = await withDatabase(async (db, config, logger) => {
-    const decided = await decideManualReview(db, { submissionId, status, reasons, operator });
-    // The customer's status follows at once rather than at the next scheduled check. Should this
-    // fail, the scheduled check still finds the decision: it is already committed.
     const jobs = await createJobQueue({
       db,
       logger,
@@ -33,13 +16,12 @@ async function decide(submissionId: string, status: ManualDecision, reasons: str
       heartbeatSeconds: config.jobHeartbeatSeconds,
     });
     try {
-      await checkVerificationReviewNow({ db, jobs }, submissionId);
+      return await decideVerificationReview({ db, jobs }, { submissionId, status, reasons, operator });
     } finally {
       await jobs.stop();
     }
-    return decided;
   });
-  printJson(reviewJson(review));
+  printJson(manualReviewJson(review));
 }
 
 /** `payments kyc list|show|approve|reject|request-review` (KYC_PROVIDER=manual's review queue). */
@@ -58,7 +40,7 @@ export function addKycCommands(program: Command): void {
     .action(async (options: { status: ManualReview["status"] | "ALL"; json?: boolean }) => {
       const reviews = await withDatabase((db) => listManualReviews(db, { status: options.status }));
       printList(options.json, reviews, {
-        json: reviewJson,
+        json: manualReviewJson,
         text: (review) =>
           `${review.submissionId} ${review.customerType} ${review.tier} ${review.status} submitted ${review.submittedAt.toISOString()}`,
         counted: "reviews",

@@ -57,8 +57,13 @@ export function addOperatorCommands(program: Command, keys: Command): void {
     .description("Write the journal lines posted in [from, to) as CSV on stdout")
     .requiredOption("--from <date>", "ISO date or timestamp (inclusive)")
     .requiredOption("--to <date>", "ISO date or timestamp (exclusive)")
-    .action(async (options: { from: string; to: string }) => {
-      const range = { from: parseDate("--from", options.from), to: parseDate("--to", options.to) };
+    .option("--merchant <id>", "only the lines on this merchant's accounts (as its dashboard finance page exports)")
+    .action(async (options: { from: string; to: string; merchant?: string }) => {
+      const range = {
+        from: parseDate("--from", options.from),
+        to: parseDate("--to", options.to),
+        merchantId: options.merchant,
+      };
       await withDatabase((db) => exportJournalCsv(db, range, (line) => process.stdout.write(`${line}\n`)));
     });
 

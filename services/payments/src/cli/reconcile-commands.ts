@@ -1,7 +1,7 @@
-import { CHAIN_IDS, ConfigError } from "@mp/core";
-import { type ReconcileTarget, reconcileChains } from "@mp/treasury";
+import { ConfigError } from "@mp/core";
+import { reconcileChains, recordReconcileReport } from "@mp/treasury";
 import type { Command } from "commander";
-import { chainAssets } from "../chain-adapters.ts";
+import { reconcileTargets } from "../chain-adapters.ts";
 import { addListCommand, printList, withDatabase } from "./cli-support.ts";
 
 /**
@@ -19,11 +19,10 @@ export function addReconcileCommands(program: Command): void {
     async (json) => {
       const report = await withDatabase(async (db, config) => {
         if (!config.chains) throw new ConfigError("CHAINS_CONFIG", "no chains configured: nothing to reconcile");
-        const targets: ReconcileTarget[] = CHAIN_IDS.flatMap((chain) => {
-          const chainConfig = config.chains?.[chain];
-          return chainConfig ? [{ config: chainConfig, assets: chainAssets(chainConfig) }] : [];
-        });
-        return reconcileChains(db, targets);
+        const report = await reconcileChains(db, reconcileTargets(config.chains));
+        // The latest result per chain and asset, for /metrics (reconcile_lines) and its alert rule.
+        await recordReconcileReport(db, report);
+        return report;
       });
       printList(json, report.lines, {
         json: (line) => line,

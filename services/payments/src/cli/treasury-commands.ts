@@ -17,6 +17,8 @@ import {
   readTreasuryBalances,
   requestSend,
   type TreasurySend,
+  treasuryBalanceJson,
+  treasurySendJson,
 } from "@mp/treasury";
 import { type Command, Option } from "commander";
 import { chainAssets } from "../chain-adapters.ts";
@@ -41,26 +43,6 @@ async function sendableAssets(q: Queryable, config: AppConfig, chain: ChainId): 
   if (config.environment === "production") return new Map();
   const balances = await readTreasuryBalances(q);
   return new Map(balances.filter((b) => b.chain === chain).map((b) => [b.asset, b.decimals]));
-}
-
-function sendJson(send: TreasurySend, decimals: number | undefined, extra: Record<string, unknown> = {}) {
-  return {
-    id: send.id,
-    chain: send.chain,
-    asset: send.asset,
-    to: send.to,
-    amount: decimals === undefined ? null : unitsToDecimal(send.amountRaw, decimals, 0),
-    amount_raw: send.amountRaw.toString(),
-    purpose: send.purpose,
-    idempotency_key: send.idempotencyKey,
-    state: send.state,
-    reason: send.reason,
-    tx_hash: send.txHash,
-    created_at: send.createdAt.toISOString(),
-    updated_at: send.updatedAt.toISOString(),
-    confirmed_at: send.confirmedAt?.toISOString() ?? null,
-    ...extra,
-  };
 }
 
 function sendText(send: TreasurySend, decimals: number | undefined): string {
@@ -111,13 +93,7 @@ export function addTreasuryCommands(program: Command): void {
     async (json) => {
       const balances = await withDatabase((db) => readTreasuryBalances(db));
       printList(json, balances, {
-        json: (b) => ({
-          chain: b.chain,
-          asset: b.asset,
-          amount: unitsToDecimal(b.amountRaw, b.decimals, 0),
-          amount_raw: b.amountRaw.toString(),
-          observed_at: b.observedAt.toISOString(),
-        }),
+        json: treasuryBalanceJson,
         text: (b) =>
           `${b.chain} ${unitsToDecimal(b.amountRaw, b.decimals, 0)} ${b.asset} (read ${b.observedAt.toISOString()})`,
         counted: "balances",
@@ -140,7 +116,7 @@ export function addTreasuryCommands(program: Command): void {
       });
       const decimalsOf = (send: TreasurySend) => decimals.get(send.chain)?.get(send.asset);
       printList(json, sends, {
-        json: (s) => sendJson(s, decimalsOf(s)),
+        json: (s) => treasurySendJson(s, decimalsOf(s)),
         text: (s) => sendText(s, decimalsOf(s)),
         counted: "open sends",
       });
@@ -203,7 +179,7 @@ export function addTreasuryCommands(program: Command): void {
       });
       print(
         options.json,
-        sendJson(answer.send, answer.decimals, { created: answer.created }),
+        treasurySendJson(answer.send, answer.decimals, { created: answer.created }),
         `${answer.created ? "stored" : "already stored (same key)"}: ${sendText(answer.send, answer.decimals)}`,
       );
       if (answer.send.state === "failed") process.exitCode = 1;

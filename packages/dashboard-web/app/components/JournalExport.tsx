@@ -1,0 +1,68 @@
+import { useState } from "preact/hooks";
+import { journalCsvPath } from "../operator-api.ts";
+import { Notice } from "./Notice.tsx";
+
+function isoDay(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+/**
+ * The journal export by date range: a plain GET form, so the browser streams the CSV straight to a
+ * download (the session cookie rides along; a read needs no CSRF token). Days are UTC, `to` excluded,
+ * as `payments ledger export --from --to` takes them.
+ */
+export function JournalExport(props: { merchantId?: string }) {
+  const today = new Date();
+  const [from, setFrom] = useState(isoDay(new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 1))));
+  const [to, setTo] = useState(isoDay(new Date(today.getTime() + 86_400_000)));
+  const [error, setError] = useState<string | undefined>();
+  return (
+    <form
+      class="card form-card"
+      method="get"
+      action={journalCsvPath(props.merchantId)}
+      aria-labelledby="journal-export-title"
+      onSubmit={(event) => {
+        if (from > to) {
+          event.preventDefault();
+          setError("The start day must not be after the end day.");
+        } else setError(undefined);
+      }}
+    >
+      <h2 id="journal-export-title">Journal export (CSV)</h2>
+      <p class="muted">
+        {props.merchantId ? "The journal lines on this merchant's accounts" : "Every journal line of the platform"}{" "}
+        posted from the start day (included) to the end day (excluded), UTC: the same file as{" "}
+        <code>payments ledger export{props.merchantId ? " --merchant ID" : ""}</code>.
+      </p>
+      {error && <Notice kind="error">{error}</Notice>}
+      <div class="form-row">
+        <div class="field">
+          <label for="journal-from">From (UTC day, included)</label>
+          <input
+            id="journal-from"
+            name="from"
+            type="date"
+            required
+            value={from}
+            onInput={(e) => setFrom((e.target as HTMLInputElement).value)}
+          />
+        </div>
+        <div class="field">
+          <label for="journal-to">To (UTC day, excluded)</label>
+          <input
+            id="journal-to"
+            name="to"
+            type="date"
+            required
+            value={to}
+            onInput={(e) => setTo((e.target as HTMLInputElement).value)}
+          />
+        </div>
+        <button type="submit" class="button primary">
+          Download CSV
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,49 @@
+import type { ComponentChildren } from "preact";
+import type { User } from "./api.ts";
+import { BankStatements } from "./pages/finance/BankStatements.tsx";
+import { Ledger } from "./pages/finance/Ledger.tsx";
+import { MerchantFinance } from "./pages/finance/MerchantFinance.tsx";
+import { Reconciliation } from "./pages/finance/Reconciliation.tsx";
+import { Chains } from "./pages/operator/Chains.tsx";
+import { JobQueues } from "./pages/operator/JobQueues.tsx";
+import { KycReviews } from "./pages/operator/KycReviews.tsx";
+import { ManageMerchants } from "./pages/operator/ManageMerchants.tsx";
+import { Treasury } from "./pages/operator/Treasury.tsx";
+import "./operator.css";
+
+/** The operator's (admin) and finance pages: path, title, page. */
+export const OPERATOR_PAGES: Array<{ path: string; title: string; page: () => ComponentChildren }> = [
+  { path: "/operator/merchants", title: "Manage merchants", page: () => <ManageMerchants /> },
+  { path: "/operator/chains", title: "Chains", page: () => <Chains /> },
+  { path: "/operator/jobs", title: "Job queues", page: () => <JobQueues /> },
+  { path: "/operator/treasury", title: "Treasury", page: () => <Treasury /> },
+  { path: "/operator/kyc", title: "KYC reviews", page: () => <KycReviews /> },
+  { path: "/finance/ledger", title: "Ledger", page: () => <Ledger /> },
+  { path: "/finance/reconciliation", title: "Reconciliation", page: () => <Reconciliation /> },
+  { path: "/finance/bank-statements", title: "Bank statements", page: () => <BankStatements /> },
+];
+
+const MERCHANT_FINANCE = /^\/merchants\/([^/]+)\/finance$/;
+
+/** Titles for the document, as App's TITLES. */
+export const OPERATOR_TITLES: Array<[RegExp, string]> = [
+  ...OPERATOR_PAGES.map(({ path, title }): [RegExp, string] => [new RegExp(`^${path}$`), title]),
+  [MERCHANT_FINANCE, "Finance"],
+];
+
+/**
+ * The operator or finance page at `path`, if it is one (the server refuses the data to other roles
+ * anyway; a merchant user here only gets "page not found"), with the merchant it belongs to.
+ */
+export function operatorFinancePage(
+  path: string,
+  user: User,
+): { page: ComponentChildren; merchantId?: string } | undefined {
+  const merchantFinance = MERCHANT_FINANCE.exec(path);
+  if (merchantFinance?.[1]) {
+    return { page: <MerchantFinance merchantId={merchantFinance[1]} />, merchantId: merchantFinance[1] };
+  }
+  if (user.role !== "admin") return undefined;
+  const found = OPERATOR_PAGES.find((p) => p.path === path);
+  return found ? { page: found.page() } : undefined;
+}

@@ -1,0 +1,44 @@
+import { useState } from "preact/hooks";
+import { JournalExport } from "../../components/JournalExport.tsx";
+import { Notice } from "../../components/Notice.tsx";
+import { useAction } from "../../components/useAction.ts";
+import { type LedgerCheck, operatorApi } from "../../operator-api.ts";
+
+/** Finance: run `ledger check` and see its result; export the journal by date range. */
+export function Ledger() {
+  const [result, setResult] = useState<LedgerCheck | undefined>();
+  const { busy, error, run: act } = useAction();
+  const run = async () => setResult(await act(() => operatorApi.ledgerCheck()));
+  return (
+    <section aria-labelledby="ledger-title">
+      <h1 id="ledger-title">Ledger</h1>
+      <div class="card form-card" aria-live="polite">
+        <h2>Ledger check</h2>
+        <p class="muted">
+          Proves every journal entry balances and each merchant's balance equals its credited deposits net of fees and
+          reversals (<code>payments ledger check</code>).
+        </p>
+        <button type="button" class="button primary" onClick={run} disabled={busy}>
+          {busy ? "Checking…" : "Run ledger check"}
+        </button>
+        {error && <Notice kind="error">{error}</Notice>}
+        {result && (
+          <div class="check-result">
+            <Notice kind={result.ok ? "success" : "error"}>
+              {result.ok ? "OK" : "FAILED"}: {result.entries} entries, {result.merchants} merchants,{" "}
+              {result.problems.length} problems
+            </Notice>
+            {result.problems.length > 0 && (
+              <ul class="problems">
+                {result.problems.map((problem) => (
+                  <li key={problem}>{problem}</li>
+                ))}
+              </ul>
+            )}
+          </div>
+        )}
+      </div>
+      <JournalExport />
+    </section>
+  );
+}

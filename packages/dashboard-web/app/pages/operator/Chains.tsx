@@ -1,0 +1,112 @@
+import { formatDateTime } from "../../components/format.ts";
+import { Empty, Loading, RefreshableHead } from "../../components/Loading.tsx";
+import { useLoad } from "../../components/useLoad.ts";
+import { type ChainRow, type ChainStateName, operatorApi } from "../../operator-api.ts";
+
+const STATE_NAMES: Record<ChainStateName, string> = {
+  indexing: "Indexing",
+  lagging: "Lagging",
+  waiting: "Waiting for a first block",
+  no_indexer: "No indexer running",
+  stopped: "Stopped",
+};
+
+/** The lag samples as a small line chart, described in words for screen readers. */
+function LagChart(props: { chain: string; history: ChainRow["lag_history"] }) {
+  const points = props.history.filter((s) => s.lag !== null) as Array<{ at: string; lag: number }>;
+  if (points.length < 2) return <span class="muted">Not enough samples yet</span>;
+  const width = 160;
+  const height = 36;
+  const max = Math.max(1, ...points.map((p) => p.lag));
+  const step = width / (points.length - 1);
+  const path = points.map((p, i) => `${(i * step).toFixed(1)},${(height - (p.lag / max) * height).toFixed(1)}`);
+  const first = points[0];
+  const last = points[points.length - 1];
+  const label = `${props.chain} lag from ${first?.lag} to ${last?.lag} blocks over ${points.length} samples since ${formatDateTime(first?.at)}, peak ${max}`;
+  return (
+    <svg
+      class="sparkline"
+      width={width}
+      height={height}
+      viewBox={`0 0 ${width} ${height}`}
+      role="img"
+      aria-label={label}
+    >
+      <title>{label}</title>
+      <polyline points={path.join(" ")} fill="none" stroke="currentColor" stroke-width="2" />
+    </svg>
+  );
+}
+
+/** The operator's chains: head, indexed height, lag and its recent history, RPC errors and state. */
+export function Chains() {
+  const [chains, reload] = useLoad(() => operatorApi.chains(), "operator-chains");
+  return (
+    <section aria-labelledby="chains-title">
+      <RefreshableHead id="chains-title" title="Chains" refresh={reload} />
+      <Loading loaded={chains} what="chains" retry={reload}>
+        {({ items, lagging_blocks: lagging }) =>
+          items.length === 0 ? (
+            <Empty title="No chain is indexed yet.">
+              Chains appear once an indexer process (payments serve --role indexer or all) has started.
+            </Empty>
+          ) : (
+            <>
+              <p class="muted">
+                Lagging: more than {lagging} blocks behind the head. Lag history is sampled each minute by this process;
+                Prometheus keeps the long one (deploy/grafana).
+              </p>
+              <table class="table">
+                <caption class="visually-hidden">Indexer state of each chain</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Chain</th>
+                    <th scope="col">State</th>
+                    <th scope="col">Head</th>
+                    <th scope="col">Indexed</th>
+                    <th scope="col">Lag</th>
+                    <th scope="col">Lag over time</th>
+                    <th scope="col">RPC errors</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {items.map((c) => (
+                    <tr key={c.chain}>
+                      <th scope="row" data-label="Chain">
+                        {c.chain}
+                      </th>
+                      <td data-label="State">
+                        <span class={`status chain-${c.state}`}>{STATE_NAMES[c.state]}</span>
+                        {c.stopped_error && <div class="hint">{c.stopped_error}</div>}
+                        {c.leader && (
+                          <div class="hint">
+                            {c.leader.host} pid {c.leader.pid}
+                          </div>
+                        )}
+                      </td>
+                      <td data-label="Head" class="mono">
+                        {c.head_height ?? "—"}
+                      </td>
+                      <td data-label="Indexed" class="mono">
+                        {c.indexed_height ?? "—"}
+                      </td>
+                      <td data-label="Lag" class="mono">
+                        {c.lag === null ? "—" : `${c.lag} blocks`}
+                      </td>
+                      <td data-label="Lag over time">
+                        <LagChart chain={c.chain} history={c.lag_history} />
+                      </td>
+                      <td data-label="RPC errors" class="mono">
+                        {c.rpc_errors === null ? <span class="muted">Not in this process</span> : c.rpc_errors}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </>
+          )
+        }
+      </Loading>
+    </section>
+  );
+}

@@ -1,0 +1,175 @@
+import { useState } from "preact/hooks";
+import type { Environment } from "../../api.ts";
+import { EnvironmentBadge } from "../../components/EnvironmentBadge.tsx";
+import { formatDateTime } from "../../components/format.ts";
+import { Empty, Loading } from "../../components/Loading.tsx";
+import { Notice } from "../../components/Notice.tsx";
+import { useAction } from "../../components/useAction.ts";
+import { useLoad } from "../../components/useLoad.ts";
+import { type CreatedMerchant, type ManagedMerchant, operatorApi } from "../../operator-api.ts";
+
+function CreateMerchantForm(props: { onCreated: (created: CreatedMerchant) => void }) {
+  const [name, setName] = useState("");
+  const [environment, setEnvironment] = useState<Environment>("sandbox");
+  const { busy, error, run } = useAction();
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const created = await run(() => operatorApi.createMerchant(name.trim(), environment));
+    if (created) {
+      props.onCreated(created);
+      setName("");
+    }
+  };
+  return (
+    <form class="card form-card" onSubmit={submit} aria-labelledby="create-merchant-title">
+      <h2 id="create-merchant-title">Create a merchant</h2>
+      {error && <Notice kind="error">{error}</Notice>}
+      <div class="form-row">
+        <div class="field">
+          <label for="merchant-name">Merchant name</label>
+          <input
+            id="merchant-name"
+            required
+            maxLength={200}
+            value={name}
+            onInput={(e) => setName((e.target as HTMLInputElement).value)}
+          />
+        </div>
+        <div class="field">
+          <label for="merchant-environment">Environment</label>
+          <select
+            id="merchant-environment"
+            value={environment}
+            onChange={(e) => setEnvironment((e.target as HTMLSelectElement).value as Environment)}
+          >
+            <option value="sandbox">Sandbox</option>
+            <option value="production">Live (production)</option>
+          </select>
+        </div>
+        <button type="submit" class="button primary" disabled={busy}>
+          {busy ? "Creating…" : "Create merchant"}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function MerchantRow(props: { merchant: ManagedMerchant; onChanged: () => void }) {
+  const [confirming, setConfirming] = useState(false);
+  const { error, run } = useAction();
+  const m = props.merchant;
+  const set = async (disabled: boolean) => {
+    if (await run(() => operatorApi.setMerchantDisabled(m.id, disabled))) {
+      setConfirming(false);
+      props.onChanged();
+    }
+  };
+  return (
+    <tr class={m.disabled_at ? "revoked" : undefined}>
+      <td data-label="Merchant">
+        {m.name}
+        <br />
+        <code class="muted id">{m.id}</code>
+      </td>
+      <td data-label="Environment">
+        <EnvironmentBadge environment={m.environment} />
+      </td>
+      <td data-label="Created">{formatDateTime(m.created_at)}</td>
+      <td data-label="Status">
+        {m.disabled_at ? (
+          <span class="status revoked">Disabled {formatDateTime(m.disabled_at)}</span>
+        ) : (
+          <span class="status active">Active</span>
+        )}
+      </td>
+      <td class="actions">
+        {error && <span role="alert">{error} </span>}
+        {m.disabled_at && (
+          <button type="button" class="button secondary" onClick={() => set(false)}>
+            Enable<span class="visually-hidden"> {m.name}</span>
+          </button>
+        )}
+        {!m.disabled_at && !confirming && (
+          <button type="button" class="button danger-outline" onClick={() => setConfirming(true)}>
+            Disable<span class="visually-hidden"> {m.name}</span>
+          </button>
+        )}
+        {!m.disabled_at && confirming && (
+          <fieldset class="confirm">
+            <legend class="visually-hidden">Confirm disabling {m.name}</legend>
+            <span>Its API keys will answer 401 at once.</span>
+            <button type="button" class="button danger" onClick={() => set(true)}>
+              Disable merchant
+            </button>
+            <button type="button" class="button secondary" onClick={() => setConfirming(false)}>
+              Cancel
+            </button>
+          </fieldset>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+/** The operator's merchants: create one (its first key shown once), disable or enable it. */
+export function ManageMerchants() {
+  const [merchants, reload] = useLoad(() => operatorApi.merchants(), "operator-merchants");
+  const [created, setCreated] = useState<CreatedMerchant | undefined>();
+  return (
+    <section aria-labelledby="manage-merchants-title">
+      <h1 id="manage-merchants-title">Manage merchants</h1>
+      <p class="muted">
+        A disabled merchant keeps its data; every one of its API keys answers <code>401</code> until it is enabled
+        again.
+      </p>
+      <CreateMerchantForm
+        onCreated={(merchant) => {
+          setCreated(merchant);
+          reload();
+        }}
+      />
+      {created && (
+        <section class="card secret" aria-labelledby="created-merchant-title">
+          <h2 id="created-merchant-title">{created.name} created</h2>
+          <p>
+            Its first API key, shown once. <strong>Hand it to the merchant now.</strong>
+          </p>
+          <label for="created-merchant-key">First API key</label>
+          <input id="created-merchant-key" class="mono" readOnly value={created.api_key} />
+          <p>
+            <button type="button" class="button secondary" onClick={() => setCreated(undefined)}>
+              I have stored it
+            </button>
+          </p>
+        </section>
+      )}
+      <Loading loaded={merchants} what="merchants" retry={reload}>
+        {({ items }) =>
+          items.length === 0 ? (
+            <Empty title="No merchants yet.">Create the first one above.</Empty>
+          ) : (
+            <table class="table">
+              <caption class="visually-hidden">All merchants</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Merchant</th>
+                  <th scope="col">Environment</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {items.map((m) => (
+                  <MerchantRow key={m.id} merchant={m} onChanged={reload} />
+                ))}
+              </tbody>
+            </table>
+          )
+        }
+      </Loading>
+    </section>
+  );
+}

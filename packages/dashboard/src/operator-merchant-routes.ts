@@ -1,0 +1,81 @@
+import { createMerchant, listMerchants, parseOrThrow, setMerchantDisabled } from "@mp/api";
+import { NotFoundError } from "@mp/core";
+import type { Database } from "@mp/db";
+import { Router } from "express";
+import { z } from "zod";
+import { dashboardActor, recordAudit } from "./audit-log.ts";
+import { merchantIdParam } from "./merchant-param.ts";
+import { userWith } from "./require-session.ts";
+
+const NewMerchant = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  environment: z.enum(["sandbox", "production"]),
+});
+
+/**
+ * The operator's merchants: list (disabled ones marked), create (as `payments merchants create`,
+ * the first key shown once) and disable or enable; a disabled merchant's keys answer 401 on /v1.
+ */
+export function operatorMerchantRoutes(db: Database): Router {
+  const router = Router();
+
+  router.get("/operator/merchants", async (_req, res) => {
+    userWith(res, "operator");
+    const merchants = await listMerchants(db);
+    res.json({
+      items: merchants.map((m) => ({
+        id: m.id,
+        name: m.name,
+        environment: m.environment,
+        created_at: m.createdAt,
+        disabled_at: m.disabledAt,
+      })),
+    });
+  });
+
+  router.post("/operator/merchants", async (req, res) => {
+    const user = userWith(res, "operator");
+    const body = parseOrThrow(NewMerchant, req.body, "body");
+    const created = await createMerchant(db, body);
+    // createMerchant commits on its own (its counter lock); the audit line follows it.
+    await recordAudit(db, {
+      actor: dashboardActor(user.email),
+      action: "merchant.created",
+      objectType: "merchant",
+      objectId: created.merchantId,
+      details: { name: body.name, environment: body.environment, api_key_prefix: created.key.prefix },
+    });
+    res.set("Cache-Control", "no-store");
+    res.status(201).json({
+      id: created.merchantId,
+      name: body.name,
+      environment: created.environment,
+      api_key: created.key.apiKey,
+    });
+  });
+
+  for (const [action, disabled] of [
+    ["disable", true],
+    ["enable", false],
+  ] as const) {
+    router.post(`/operator/merchants/:merchantId/${action}`, async (req, res) => {
+      const user = userWith(res, "operator");
+      const merchantId = merchantIdParam(req);
+      const found = await db.tx(async (client) => {
+        if (!(await setMerchantDisabled(client, merchantId, disabled))) return false;
+        await recordAudit(client, {
+          actor: dashboardActor(user.email),
+          action: `merchant.${action}d`,
+          objectType: "merchant",
+          objectId: merchantId,
+        });
+        return true;
+      });
+      if (!found) throw new NotFoundError("Merchant");
+      const [merchant] = await listMerchants(db, merchantId);
+      res.json({ id: merchantId, disabled_at: merchant?.disabledAt ?? null });
+    });
+  }
+
+  return router;
+}

@@ -1,0 +1,299 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { decimalToUnits, formatUsd } from "@mp/core";
+import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
+import { STATEMENT_CSV_COLUMNS } from "@mp/providers";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMerchant as createLedgerMerchant, creditDeposit } from "../../packages/ledger/test/ledger-fixtures.ts";
+import { individualTier1 } from "../api/verification-fixtures.ts";
+import { runCli, startRole, startService } from "../cli/run-cli.ts";
+import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "../e2e/several-processes.ts";
+import { writeChainsConfig } from "../support/chains-config-file.ts";
+import { useTempDir } from "../support/test-database.ts";
+import { launchChromium, newPage, PASSWORD, screenshotFolder, signIn, userCreateArgs } from "./chromium-pages.ts";
+
+const TIMEOUT_MS = 240_000;
+
+function micros(amount: string): bigint {
+  const units = decimalToUnits(amount, 6);
+  if (units === null) throw new Error(`not an amount: ${amount}`);
+  return units;
+}
+
+/** Debit and credit totals of a journal CSV, in micro-USD (exact). */
+function journalTotals(csv: string): { lines: number; debit: bigint; credit: bigint } {
+  const rows = csv.trim().split("\n").slice(1);
+  let debit = 0n;
+  let credit = 0n;
+  for (const row of rows) {
+    // The merchant fixtures' references hold no commas: the last three fields are plain.
+    const [d, c] = row.split(",").slice(-3);
+    if (d) debit += micros(d);
+    if (c) credit += micros(c);
+  }
+  return { lines: rows.length, debit, credit };
+}
+
+/**
+ * The operator's and finance's pages in a real browser against real `payments serve` processes
+ * (an API and a worker, KYC_PROVIDER=manual): an admin approves a submission in the review queue
+ * and the customer's status changes on /v1; finance downloads journal CSVs whose totals match
+ * `payments ledger export`; every new page is screenshotted (the folder is printed).
+ */
+describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages in Chromium ${POSTGRES_ONLY}`, () => {
+  const dir = useTempDir("mpdashboard-ops-");
+  let database: TestDatabase;
+  let service: Awaited<ReturnType<typeof startService>> | undefined;
+  let worker: Awaited<ReturnType<typeof startRole>> | undefined;
+  let browser: Browser | undefined;
+  let url: string;
+  let env: Record<string, string>;
+  let apiKey: string;
+  let ledgerMerchant: string;
+
+  const cli = async (args: string[]) => {
+    const result = await runCli(args, env);
+    expect(result.code, result.stderr).toBe(0);
+    return result.stdout;
+  };
+  let shot: (page: Page, name: string) => Promise<void>;
+  const v1 = async (method: string, path: string, json?: unknown) => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: {
+        "X-Service-API-Key": apiKey,
+        ...(json ? { "content-type": "application/json", "X-Idempotency-Key": `${path}-${Math.random()}` } : {}),
+      },
+      ...(json ? { body: JSON.stringify(json) } : {}),
+    });
+    return { status: res.status, body: (await res.json()) as { data: Record<string, unknown> } };
+  };
+  /** Clicks "Download CSV" and answers the downloaded file's content. */
+  const download = async (page: Page): Promise<string> => {
+    const [file] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download CSV" }).click(),
+    ]);
+    const path = await file.path();
+    return readFileSync(path, "utf8");
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    env = { ...sharedProcessEnv(database, dir), KYC_PROVIDER: "manual" };
+    // A configured chain whose node is down: the chain reconciliation must say it cannot read it.
+    const chainsConfig = writeChainsConfig(dir, { ARBITRUM: { rpcUrl: "http://127.0.0.1:9", network: "regtest" } });
+    service = await startService(["--role", "api"], { ...env, CHAINS_CONFIG: chainsConfig });
+    worker = await startRole(["--role", "worker"], env, /workers ready/);
+    url = service.url;
+    const created = JSON.parse(await cli(["merchants", "create", "--name", "Merchant A", "--json"]));
+    apiKey = created.api_key;
+    const passwordFile = join(dir, "password.txt");
+    writeFileSync(passwordFile, `${PASSWORD}\n`);
+    const ledger = await createLedgerMerchant(database.db);
+    ledgerMerchant = ledger.merchantId;
+    // The fixture takes the next derivation account by hand: move the counter past it, as createMerchant would.
+    await database.db.query(
+      "UPDATE counters SET value = (SELECT max(derivation_account) + 1 FROM merchants) WHERE name = 'merchant_derivation_account'",
+    );
+    // Journal entries to export: two credited deposits of the ledger fixture's merchant.
+    await creditDeposit(database.db, ledger, { gross: 12_500_000n, fee: 250_000n });
+    await creditDeposit(database.db, ledger, { gross: 1_000_001n, fee: 1n });
+    const users = [
+      ["admin@example.com", "admin", undefined],
+      ["finance@ledger.example", "finance", ledgerMerchant],
+    ] as const;
+    for (const [email, role, merchant] of users) {
+      await cli(userCreateArgs(email, role, merchant, passwordFile));
+    }
+    browser = await launchChromium();
+    shot = screenshotFolder("mp-dashboard-ops-shots-", "operator and finance page");
+  }, TIMEOUT_MS);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stopProcess(worker?.child);
+    await stopProcess(service?.child);
+    await database?.drop();
+  }, TIMEOUT_MS);
+
+  it(
+    "an admin approves a submission in the review queue and the customer's status changes on /v1",
+    async () => {
+      const customer = await v1("POST", "/v1/customers", {
+        type: "INDIVIDUAL",
+        first_name: "Ada",
+        last_name: "Lovelace",
+      });
+      expect(customer.status).toBe(202);
+      const customerId = String(customer.body.data.id);
+      const submitted = await v1(
+        "POST",
+        `/v1/customers/${customerId}/verification-submissions`,
+        individualTier1({ last_name: "Lovelace" }),
+      );
+      expect(submitted.status).toBe(202);
+      const submissionId = String(submitted.body.data.id);
+
+      const { context, page } = await newPage(browser);
+      await signIn(page, url, "admin@example.com");
+      await page.getByRole("heading", { name: "Merchants" }).waitFor();
+      await page.getByRole("link", { name: "KYC reviews" }).click();
+      await page.getByRole("heading", { name: "KYC reviews" }).waitFor();
+      // The worker hands the attempt to the manual queue: it shows up after a reload or two.
+      const approve = page.getByRole("button", { name: `Approve submission ${submissionId}` });
+      await expect
+        .poll(
+          async () => {
+            if ((await approve.count()) === 0) await page.reload();
+            return approve.count();
+          },
+          { timeout: 30_000, interval: 1_000 },
+        )
+        .toBe(1);
+      expect((await v1("GET", `/v1/customers/${customerId}`)).body.data.status).toBe("UNDER_REVIEW");
+      await shot(page, "operator-kyc-reviews");
+      await approve.click();
+      await page.getByText(`Submission ${submissionId}: approved.`).waitFor();
+      await expect
+        .poll(async () => (await v1("GET", `/v1/customers/${customerId}`)).body.data.status, { timeout: 30_000 })
+        .toBe("APPROVED");
+      const audit = await database.db.query("SELECT actor, action FROM operator_audit_log WHERE object_id = $1", [
+        submissionId,
+      ]);
+      expect(audit.rows).toEqual([{ actor: "dashboard:admin@example.com", action: "kyc.approved" }]);
+      await page.getByLabel("Show").selectOption("ALL");
+      await page.getByText(/Decided by dashboard:admin@example.com/).waitFor();
+      await shot(page, "operator-kyc-reviews-decided");
+      await context.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    "finance downloads journal CSVs whose totals match `payments ledger export`, the merchant's and the platform's",
+    async () => {
+      const today = new Date();
+      const from = `${today.getUTCFullYear()}-${String(today.getUTCMonth() + 1).padStart(2, "0")}-01`;
+      const to = new Date(today.getTime() + 86_400_000).toISOString().slice(0, 10);
+
+      const { context, page } = await newPage(browser);
+      await signIn(page, url, "finance@ledger.example");
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      await page.getByRole("link", { name: "Finance" }).click();
+      await page.getByRole("heading", { name: "Journal export (CSV)" }).waitFor();
+      expect(await page.getByLabel("From (UTC day, included)").inputValue()).toBe(from);
+      expect(await page.getByLabel("To (UTC day, excluded)").inputValue()).toBe(to);
+      await shot(page, "finance-merchant-journal");
+      const merchantCsv = await download(page);
+      const merchantCli = await cli(["ledger", "export", "--from", from, "--to", to, "--merchant", ledgerMerchant]);
+      expect(merchantCsv).toBe(merchantCli);
+      // The merchant's side: its available balance credited 12.25 + 1.000000 USD net of fees.
+      expect(journalTotals(merchantCsv)).toEqual({ lines: 2, debit: 0n, credit: 13_250_000n });
+      expect(formatUsd(journalTotals(merchantCsv).credit)).toBe("13.250000");
+      // A finance user is no operator: the platform's pages are not theirs, and the server says so.
+      await page.goto(`${url}/dashboard/finance/ledger`);
+      await page.getByRole("heading", { name: "Page not found" }).waitFor();
+      expect(await page.evaluate(() => fetch("/dashboard/api/finance/journal.csv").then((r) => r.status))).toBe(403);
+      await context.close();
+
+      const admin = await newPage(browser);
+      await signIn(admin.page, url, "admin@example.com");
+      await admin.page.getByRole("heading", { name: "Merchants" }).waitFor();
+      await admin.page.getByRole("link", { name: "Ledger", exact: true }).click();
+      await admin.page.getByRole("button", { name: "Run ledger check" }).click();
+      await admin.page.getByText(/^OK: \d+ entries, \d+ merchants, 0 problems$/).waitFor();
+      await shot(admin.page, "finance-ledger");
+      const platformCsv = await download(admin.page);
+      const platformCli = await cli(["ledger", "export", "--from", from, "--to", to]);
+      expect(platformCsv).toBe(platformCli);
+      const totals = journalTotals(platformCsv);
+      expect(totals).toEqual(journalTotals(platformCli));
+      // Every entry balances: the platform's debits equal its credits.
+      expect(totals.debit).toBe(totals.credit);
+      expect(totals.lines).toBe(6);
+      await admin.context.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    "shows the chain reconciliation's unreadable chain, imports a bank statement with its unmatched lines",
+    async () => {
+      const { context, page } = await newPage(browser);
+      await signIn(page, url, "admin@example.com");
+      await page.getByRole("heading", { name: "Merchants" }).waitFor();
+      await page.getByRole("link", { name: "Bank statements" }).click();
+      await page.getByRole("heading", { name: "Bank statements" }).waitFor();
+      const csv = `${STATEMENT_CSV_COLUMNS.join(",")}\n2026-11-02,US000111222,CREDIT,250.10,USD,BANKREF-1,INV-7,ACME Corp\n`;
+      await page
+        .getByLabel("Statement file (CSV or camt.053 XML)")
+        .setInputFiles({ name: "november.csv", mimeType: "text/csv", buffer: Buffer.from(csv) });
+      await page.getByRole("button", { name: "Import statement" }).click();
+      await page.getByText("Imported 1 lines (csv): 0 credited, 1 unmatched, 0 already imported.").waitFor();
+      await page.getByRole("cell", { name: "no virtual account has the number US000111222" }).waitFor();
+      await shot(page, "finance-bank-statements");
+
+      await page.getByRole("link", { name: "Reconciliation" }).click();
+      await page.getByRole("heading", { name: "Reconciliation", level: 1 }).waitFor();
+      await page.getByRole("cell", { name: "november.csv (csv)" }).waitFor();
+      await page.getByRole("button", { name: "Run chain reconciliation" }).click();
+      await page
+        .getByRole("alert")
+        .filter({ hasText: "Cannot read ARBITRUM: the node did not answer." })
+        .waitFor({ timeout: 60_000 });
+      await page.getByText("Cannot read the chain").waitFor();
+      await shot(page, "finance-reconciliation");
+      await context.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    "shows every operator page: merchants (create, disable: its key answers 401), chains, job queues, treasury",
+    async () => {
+      const { context, page } = await newPage(browser);
+      await signIn(page, url, "admin@example.com");
+      await page.getByRole("heading", { name: "Merchants" }).waitFor();
+      await page.getByRole("link", { name: "Manage merchants" }).click();
+      await page.getByRole("heading", { name: "Manage merchants" }).waitFor();
+      await page.getByLabel("Merchant name").fill("Shop from the dashboard");
+      await page.getByRole("button", { name: "Create merchant" }).click();
+      const key = await page.getByLabel("First API key").inputValue();
+      expect(key).toMatch(/^sk_sandbox_/);
+      await shot(page, "operator-merchant-created");
+      const balance = () => fetch(`${url}/v1/balance`, { headers: { "X-Service-API-Key": key } }).then((r) => r.status);
+      expect(await balance()).toBe(200);
+      await page.getByRole("button", { name: "I have stored it" }).click();
+      await page.getByRole("button", { name: "Disable Shop from the dashboard" }).click();
+      await page.getByRole("button", { name: "Disable merchant", exact: true }).click();
+      await page.getByRole("button", { name: "Enable Shop from the dashboard" }).waitFor();
+      expect(await balance()).toBe(401);
+      await shot(page, "operator-merchants");
+
+      await page.getByRole("link", { name: "Chains" }).click();
+      await page.getByRole("heading", { name: "Chains" }).waitFor();
+      await page
+        .getByText(/No chain is indexed yet|Indexer state of each chain/)
+        .first()
+        .waitFor();
+      await shot(page, "operator-chains");
+      await page.getByRole("link", { name: "Job queues" }).click();
+      await page.getByRole("heading", { name: "Job queues" }).waitFor();
+      await page.getByRole("rowheader", { name: "customer.provision" }).waitFor();
+      await shot(page, "operator-job-queues");
+      await page.getByRole("link", { name: "Treasury" }).click();
+      await page.getByRole("heading", { name: "Treasury" }).waitFor();
+      await page.getByText("No pending sends.").waitFor();
+      await shot(page, "operator-treasury");
+      // Small screens: one column, tables as stacked rows.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.getByRole("link", { name: "Job queues" }).click();
+      await page.getByRole("rowheader", { name: "customer.provision" }).waitFor();
+      await shot(page, "operator-job-queues-mobile");
+      await context.close();
+    },
+    TIMEOUT_MS,
+  );
+});
