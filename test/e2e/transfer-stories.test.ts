@@ -68,6 +68,14 @@ describe("transfer stories through the service process and real chains", () => {
   });
 
   const funding = async (id: string) => (await t.call(a, `/v1/transfers/${id}/funding`)).body.data;
+  /** The transfer of `quoteId`, created waiting for its funding, and its funding answer. */
+  const awaitingFunding = async (quoteId: string) => {
+    const created = await t.transfer(a, quoteId);
+    expect(created.status, created.text).toBe(201);
+    const transfer = created.body.data;
+    expect(transfer.status).toBe("AWAITING_MERCHANT_FUNDING");
+    return { transfer, f: await funding(transfer.id) };
+  };
   const transferOf = async (m: TestMerchant, id: string) => (await t.call(m, `/v1/transfers/${id}`)).body.data;
   /** The transfer once it is `final`, having been only in `passing` meanwhile. */
   const reaches = (id: string, final: string, passing = ["FUNDED", "PROCESSING"]) =>
@@ -114,12 +122,7 @@ describe("transfer stories through the service process and real chains", () => {
       });
       // 50 / 0.995 rounded up to the cent; no fee by default.
       expect(quote.source_amount).toEqual({ asset: "USD", currency: "USD", network: "ACH", value: "50.26" });
-      const created = await t.transfer(a, quote.id);
-      expect(created.status, created.text).toBe(201);
-      const transfer = created.body.data;
-      expect(transfer.status).toBe("AWAITING_MERCHANT_FUNDING");
-
-      const f = await funding(transfer.id);
+      const { transfer, f } = await awaitingFunding(quote.id);
       expectBankFundingShape(f);
       // The funding economics are the quote's, the payer the customer, the intent waiting for the money.
       expect(f.transfer_id).toBe(transfer.id);
@@ -320,12 +323,7 @@ describe("transfer stories through the service process and real chains", () => {
     });
     expect(quote.source).toEqual({ method: "CRYPTO_DEPOSIT", asset: "USDT", network: "TRON" });
     expect(quote.destination_amount).toMatchObject({ asset: "USD", currency: "USD" });
-    const created = await t.transfer(a, quote.id);
-    expect(created.status, created.text).toBe(201);
-    const transfer = created.body.data;
-    expect(transfer.status).toBe("AWAITING_MERCHANT_FUNDING");
-
-    const f = await funding(transfer.id);
+    const { transfer, f } = await awaitingFunding(quote.id);
     expectFundingShape(f);
     expect(f.funding).toMatchObject({
       mode: "TRANSFER_JIT",
