@@ -1,6 +1,7 @@
 import { createTreasuryKeys } from "@mp/custody";
 import type { Database } from "@mp/db";
 import { type BitcoinTestNode, startBitcoinTestNode } from "@mp/test-nodes/bitcoin";
+import { startTronTestNode, type TronTestNode } from "@mp/test-nodes/tron";
 import { english, generateMnemonic } from "viem/accounts";
 import { type EvmTreasuryHarness, startEvmTreasury } from "../../packages/treasury/test/support/evm-treasury.ts";
 import { runCli } from "../cli/run-cli.ts";
@@ -8,8 +9,9 @@ import { type ApiHarness, callApi, type TestMerchant } from "../support/api-harn
 import { writeChainsConfig } from "../support/chains-config-file.ts";
 
 /**
- * The chains a transfer story pays out on, started by the test as the local sandbox starts them
- * (blocks every second on their own): BASE on anvil with a test USDC, and the Bitcoin test node. The
+ * The chains a transfer story pays out on or is funded from, started by the test as the local sandbox
+ * starts them (blocks every second on their own): BASE on anvil with a test USDC, the Bitcoin test
+ * node, and the Tron test node with its USDT (its faucet pays customers' deposits). The
  * treasury is a fresh mnemonic's, given only to the signer (TREASURY_MNEMONIC): on BASE it holds ETH
  * for gas and USDC at once; its bitcoin arrives with fundBitcoinTreasury, once the signer recorded
  * the address and the indexer watches it.
@@ -17,6 +19,7 @@ import { writeChainsConfig } from "../support/chains-config-file.ts";
 export interface TransferChains {
   base: EvmTreasuryHarness;
   bitcoin: BitcoinTestNode;
+  tron: TronTestNode;
   mnemonic: string;
   /** The treasury's Bitcoin send-from address (m/84'/1'/0'/0/0, as the signer records it). */
   bitcoinTreasury: string;
@@ -35,18 +38,25 @@ export async function startTransferChains(db: Database): Promise<TransferChains>
     eth: 10n * 10n ** 18n,
     usdc: 100_000n * 10n ** 6n,
   });
-  let bitcoin: BitcoinTestNode;
-  try {
-    bitcoin = await startBitcoinTestNode({ network: "regtest", blockIntervalMs: 1_000, walletSeed: mnemonic });
-  } catch (error) {
-    await base.stop();
-    throw error;
+  // Both settle before a failure is reported, so the one that started is stopped too.
+  const [bitcoinStart, tronStart] = await Promise.allSettled([
+    startBitcoinTestNode({ network: "regtest", blockIntervalMs: 1_000, walletSeed: mnemonic }),
+    startTronTestNode({ blockIntervalMs: 1_000 }),
+  ]);
+  if (bitcoinStart.status === "rejected" || tronStart.status === "rejected") {
+    await Promise.allSettled([
+      base.stop(),
+      ...[bitcoinStart, tronStart].flatMap((s) => (s.status === "fulfilled" ? [s.value.stop()] : [])),
+    ]);
+    throw bitcoinStart.status === "rejected" ? bitcoinStart.reason : (tronStart as PromiseRejectedResult).reason;
   }
-  const node = bitcoin;
+  const node = bitcoinStart.value;
+  const tron = tronStart.value;
   const bitcoinTreasury = createTreasuryKeys(mnemonic, { bitcoinNetwork: "regtest" }).bitcoin(0, 0).address;
   return {
     base,
-    bitcoin,
+    bitcoin: node,
+    tron,
     mnemonic,
     bitcoinTreasury,
     chainsConfig: (dir) =>
@@ -61,13 +71,20 @@ export async function startTransferChains(db: Database): Promise<TransferChains>
           pollIntervalMs: 500,
           startHeight: node.height,
         },
+        TRON: {
+          rpcUrl: tron.url,
+          network: "regtest",
+          confirmations: 5,
+          pollIntervalMs: 500,
+          tokens: [...tron.tokens],
+        },
       }),
     fundBitcoinTreasury(sats) {
       node.sendOutputs([{ address: bitcoinTreasury, amount: sats }]);
       node.mine(1);
     },
     async stop() {
-      await Promise.allSettled([base.stop(), node.stop()]);
+      await Promise.allSettled([base.stop(), node.stop(), tron.stop()]);
     },
   };
 }

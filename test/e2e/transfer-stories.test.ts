@@ -2,11 +2,18 @@ import { join } from "node:path";
 import { decimalToUnits, formatUsd, USD_DECIMALS } from "@mp/core";
 import { type Database, openDatabase } from "@mp/db";
 import { checkLedger } from "@mp/ledger";
+import { SANDBOX_PAYOUT_MAGIC } from "@mp/providers";
 import { tokenBalance } from "@mp/test-nodes/evm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { paidOnChain } from "../../packages/treasury/test/support/bitcoin-treasury.ts";
 import { freshAddress } from "../../packages/treasury/test/support/evm-treasury.ts";
-import { expectBankFundingShape, type TransfersClient, transfersClient } from "../api/transfers-support.ts";
+import { usBank } from "../api/transfers-bank-support.ts";
+import {
+  expectBankFundingShape,
+  expectFundingShape,
+  type TransfersClient,
+  transfersClient,
+} from "../api/transfers-support.ts";
 import { nextKey } from "../api/verification-fixtures.ts";
 import { runCli, startService } from "../cli/run-cli.ts";
 import { eventually, type TestMerchant } from "../support/api-harness.ts";
@@ -19,8 +26,8 @@ const TIMEOUT_MS = 180_000;
 
 /**
  * Issue 15's whole stories against the real process: `payments serve --role all` on BASE (anvil with
- * USDC) and the Bitcoin test node, its sandbox KYC and bank deciding asynchronously, the signer paying
- * from the treasury. Each figure is checked where it ends up: the chain, the balance, the ledger.
+ * USDC), the Bitcoin test node and the Tron test node (USDT), its sandbox KYC and bank deciding
+ * asynchronously, the signer paying from the treasury, its indexer confirming customers' deposits. Each figure is checked where it ends up: the chain, the balance, the ledger.
  */
 describe("transfer stories through the service process and real chains", () => {
   const database = useTestDatabase({ migrate: false });
@@ -61,17 +68,27 @@ describe("transfer stories through the service process and real chains", () => {
   });
 
   const funding = async (id: string) => (await t.call(a, `/v1/transfers/${id}/funding`)).body.data;
+  /** The transfer of `quoteId`, created waiting for its funding, and its funding answer. */
+  const awaitingFunding = async (quoteId: string) => {
+    const created = await t.transfer(a, quoteId);
+    expect(created.status, created.text).toBe(201);
+    const transfer = created.body.data;
+    expect(transfer.status).toBe("AWAITING_MERCHANT_FUNDING");
+    return { transfer, f: await funding(transfer.id) };
+  };
   const transferOf = async (m: TestMerchant, id: string) => (await t.call(m, `/v1/transfers/${id}`)).body.data;
-  const completed = (id: string) =>
+  /** The transfer once it is `final`, having been only in `passing` meanwhile. */
+  const reaches = (id: string, final: string, passing = ["FUNDED", "PROCESSING"]) =>
     eventually(
       async () => {
         const transfer = await transferOf(a, id);
-        expect(["FUNDED", "PROCESSING", "COMPLETED"], JSON.stringify(transfer)).toContain(transfer.status);
-        return transfer.status === "COMPLETED" ? transfer : undefined;
+        expect([...passing, final], JSON.stringify(transfer)).toContain(transfer.status);
+        return transfer.status === final ? transfer : undefined;
       },
       90_000,
       250,
     );
+  const completed = (id: string) => reaches(id, "COMPLETED");
   const history = async (id: string) =>
     (
       await db.query<{ to_status: string }>(
@@ -105,12 +122,7 @@ describe("transfer stories through the service process and real chains", () => {
       });
       // 50 / 0.995 rounded up to the cent; no fee by default.
       expect(quote.source_amount).toEqual({ asset: "USD", currency: "USD", network: "ACH", value: "50.26" });
-      const created = await t.transfer(a, quote.id);
-      expect(created.status, created.text).toBe(201);
-      const transfer = created.body.data;
-      expect(transfer.status).toBe("AWAITING_MERCHANT_FUNDING");
-
-      const f = await funding(transfer.id);
+      const { transfer, f } = await awaitingFunding(quote.id);
       expectBankFundingShape(f);
       // The funding economics are the quote's, the payer the customer, the intent waiting for the money.
       expect(f.transfer_id).toBe(transfer.id);
@@ -293,6 +305,95 @@ describe("transfer stories through the service process and real chains", () => {
       expect(await t.balance(a)).toEqual({
         available: formatUsd(micros(start.available) + BigInt(canceled) * 5_000_000n),
         reserved: start.reserved,
+      });
+      await expectLedgerChecked();
+    },
+    TIMEOUT_MS,
+  );
+
+  /**
+   * A USDT on TRON -> US bank transfer of 30 USDT to `accountNumber`, the customer paying the
+   * intent's address from the Tron test node's faucet: the transfer once it is `final`.
+   */
+  async function tronToBank(accountNumber: string, final: "COMPLETED" | "FAILED") {
+    const quote = await t.quote(a, customer.customerId, {
+      source: { method: "CRYPTO_DEPOSIT", asset: "USDT", network: "TRON" },
+      destination: usBank(accountNumber),
+      source_amount: "30",
+    });
+    expect(quote.source).toEqual({ method: "CRYPTO_DEPOSIT", asset: "USDT", network: "TRON" });
+    expect(quote.destination_amount).toMatchObject({ asset: "USD", currency: "USD" });
+    const { transfer, f } = await awaitingFunding(quote.id);
+    expectFundingShape(f);
+    expect(f.funding).toMatchObject({
+      mode: "TRANSFER_JIT",
+      method: "CRYPTO_DEPOSIT",
+      payer: { type: "CUSTOMER", customer_id: customer.customerId },
+      required_amount: { asset: "USDT", currency: "USDT", network: "TRON", value: "30" },
+    });
+    expect(f.intent).toMatchObject({ status: "PENDING", method: "CRYPTO_DEPOSIT", bank_transfer: null, flag: null });
+    expect(f.intent.crypto_deposit).toEqual({
+      address: expect.any(String),
+      asset: "USDT",
+      memo: "",
+      network: "TRON",
+      reference: expect.stringMatching(/^TRF[A-Z2-9]{12}$/),
+    });
+    const { address } = f.intent.crypto_deposit;
+
+    const before = await t.balance(a);
+    const txID = chains.tron.transferToken(address, 30_000_000n);
+    const done = await reaches(transfer.id, final, ["AWAITING_MERCHANT_FUNDING", "FUNDED", "PROCESSING"]);
+    expect(done.destination_amount).toEqual(quote.destination_amount);
+    expect(chains.tron.transaction(txID)).toMatchObject({ failed: false });
+    expect(chains.tron.tokenBalance(address)).toBe(30_000_000n);
+    expect((await funding(transfer.id)).intent).toMatchObject({ status: "FUNDED", flag: null });
+    // The deposit funded the intent once, all of it applied.
+    const credits = await db.query<{ outcome: string; applied_amount: string; excess_amount: string }>(
+      `SELECT c.outcome, c.applied_amount::text, c.excess_amount::text FROM funding_intent_credits c
+         JOIN funding_intents i ON i.id = c.intent_id WHERE i.transfer_id = $1`,
+      [transfer.id],
+    );
+    expect(credits.rows).toEqual([{ outcome: "APPLIED", applied_amount: "30000000", excess_amount: "0" }]);
+    const payouts = await db.query<{ status: string; amount: string; provider: string }>(
+      "SELECT status, amount::text AS amount, provider FROM transfer_payouts WHERE transfer_id = $1",
+      [transfer.id],
+    );
+    expect(payouts.rows).toEqual([
+      {
+        status: final,
+        amount: String(micros(done.destination_amount.value)),
+        provider: "sandbox",
+      },
+    ]);
+    expect(await history(transfer.id)).toEqual(["AWAITING_MERCHANT_FUNDING", "FUNDED", "PROCESSING", final]);
+    expect(await eventTypes(transfer.id)).toEqual([
+      "transfer.created",
+      "transfer.funded",
+      "transfer.processing",
+      `transfer.${final.toLowerCase()}`,
+    ]);
+    return { transfer: done, before, after: await t.balance(a) };
+  }
+
+  it(
+    "USDT on TRON -> US bank: the intent's fresh Tron address (spec 2.9), the customer's USDT confirmed by the indexer, FUNDED, the sandbox bank pays, COMPLETED",
+    async () => {
+      const { before, after } = await tronToBank("000123456789", "COMPLETED");
+      // The deposit was held for the transfer and paid out: nothing stays reserved or lands in available.
+      expect(after).toEqual(before);
+      await expectLedgerChecked();
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    `USDT on TRON -> a bank account that refuses (ending ${SANDBOX_PAYOUT_MAGIC.failSuffix}): FAILED, the deposit released to the merchant's available balance`,
+    async () => {
+      const { before, after } = await tronToBank(`98765${SANDBOX_PAYOUT_MAGIC.failSuffix}`, "FAILED");
+      expect(after).toEqual({
+        available: formatUsd(micros(before.available) + 30_000_000n),
+        reserved: before.reserved,
       });
       await expectLedgerChecked();
     },
