@@ -1,10 +1,7 @@
 import { useState } from "preact/hooks";
 import { journalCsvPath } from "../operator-api.ts";
+import { thisMonthSoFar } from "./format.ts";
 import { Notice } from "./Notice.tsx";
-
-function isoDay(date: Date): string {
-  return date.toISOString().slice(0, 10);
-}
 
 /**
  * The journal export by date range: a plain GET form, so the browser streams the CSV straight to a
@@ -12,9 +9,8 @@ function isoDay(date: Date): string {
  * as `payments ledger export --from --to` takes them.
  */
 export function JournalExport(props: { merchantId?: string }) {
-  const today = new Date();
-  const [from, setFrom] = useState(isoDay(new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 1))));
-  const [to, setTo] = useState(isoDay(new Date(today.getTime() + 86_400_000)));
+  const [from, setFrom] = useState(() => thisMonthSoFar().from);
+  const [to, setTo] = useState(() => thisMonthSoFar().to);
   const [error, setError] = useState<string | undefined>();
   return (
     <form
