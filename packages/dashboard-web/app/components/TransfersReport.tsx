@@ -87,7 +87,7 @@ export function TransfersReport(props: { merchantId?: string }) {
       {(invalid ?? error) && <Notice kind="error">{invalid ?? error}</Notice>}
       <div class="form-row">
         <div class="field">
-          <label for="transfers-from">From (UTC day, included)</label>
+          <label for="transfers-from">Start (UTC day, included)</label>
           <input
             id="transfers-from"
             type="date"
@@ -96,7 +96,7 @@ export function TransfersReport(props: { merchantId?: string }) {
           />
         </div>
         <div class="field">
-          <label for="transfers-to">To (UTC day, excluded)</label>
+          <label for="transfers-to">End (UTC day, excluded)</label>
           <input
             id="transfers-to"
             type="date"
