@@ -3,8 +3,8 @@ import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTransfersApi, type TransfersApi } from "../../../test/api/transfers-support.ts";
 import type { TestMerchant } from "../../../test/support/api-harness.ts";
-import { createDashboardRouter, createUser } from "../src/index.ts";
-import { Client, listen, PASSWORD } from "./support/dashboard-client.ts";
+import { createDashboardRouter } from "../src/index.ts";
+import { Client, createRoleUsers, listen } from "./support/dashboard-client.ts";
 
 const ADMIN = "admin@example.com";
 
@@ -38,16 +38,7 @@ describe("dashboard transfers report (issue 16): the CLI's `payments transfers r
     ({ url, close } = await listen(app));
     merchant = await t.api.merchant();
     other = await t.api.merchant();
-    const users = [
-      [ADMIN, "admin", undefined],
-      ["owner@a.example", "owner", merchant.merchantId],
-      ["finance@a.example", "finance", merchant.merchantId],
-      ["viewer@a.example", "viewer", merchant.merchantId],
-      ["developer@a.example", "developer", merchant.merchantId],
-    ] as const;
-    for (const [email, role, merchantId] of users) {
-      await createUser(t.api.db, { email, role, merchantId, password: PASSWORD, actor: "test" });
-    }
+    await createRoleUsers(t.api.db, merchant.merchantId);
     from = new Date(Date.now() - 1000);
     await twoTransfers(merchant);
     await twoTransfers(other);

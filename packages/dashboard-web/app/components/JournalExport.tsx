@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { journalCsvPath } from "../operator-api.ts";
+import { DayField } from "./Fields.tsx";
 import { thisMonthSoFar } from "./format.ts";
 import { Notice } from "./Notice.tsx";
 
@@ -33,28 +34,15 @@ export function JournalExport(props: { merchantId?: string }) {
       </p>
       {error && <Notice kind="error">{error}</Notice>}
       <div class="form-row">
-        <div class="field">
-          <label for="journal-from">From (UTC day, included)</label>
-          <input
-            id="journal-from"
-            name="from"
-            type="date"
-            required
-            value={from}
-            onInput={(e) => setFrom((e.target as HTMLInputElement).value)}
-          />
-        </div>
-        <div class="field">
-          <label for="journal-to">To (UTC day, excluded)</label>
-          <input
-            id="journal-to"
-            name="to"
-            type="date"
-            required
-            value={to}
-            onInput={(e) => setTo((e.target as HTMLInputElement).value)}
-          />
-        </div>
+        <DayField
+          id="journal-from"
+          name="from"
+          label="From (UTC day, included)"
+          value={from}
+          onInput={setFrom}
+          required
+        />
+        <DayField id="journal-to" name="to" label="To (UTC day, excluded)" value={to} onInput={setTo} required />
         <button type="submit" class="button primary">
           Download CSV
         </button>

@@ -1,25 +1,19 @@
 import { useState } from "preact/hooks";
 import { operatorApi, type TransfersReport as Report } from "../operator-api.ts";
+import { DayField, TableHead } from "./Fields.tsx";
 import { thisMonthSoFar } from "./format.ts";
 import { Empty } from "./Loading.tsx";
 import { Notice } from "./Notice.tsx";
 import { useAction } from "./useAction.ts";
+
+const COLUMNS = ["State", "Currencies", "Transfers", "Paid by payers (fee included)", "Fee", "To payees"];
 
 /** One row per state and currency pair; a state without transfers keeps its row, with a zero. */
 function ReportTable(props: { report: Report }) {
   return (
     <table class="table">
       <caption class="visually-hidden">Transfers by state, with their totals per currency</caption>
-      <thead>
-        <tr>
-          <th scope="col">State</th>
-          <th scope="col">Currencies</th>
-          <th scope="col">Transfers</th>
-          <th scope="col">Paid by payers (fee included)</th>
-          <th scope="col">Fee</th>
-          <th scope="col">To payees</th>
-        </tr>
-      </thead>
+      <TableHead columns={COLUMNS} />
       <tbody>
         {props.report.states.flatMap((state) =>
           state.totals.length === 0
@@ -86,24 +80,8 @@ export function TransfersReport(props: { merchantId?: string }) {
       </p>
       {(invalid ?? error) && <Notice kind="error">{invalid ?? error}</Notice>}
       <div class="form-row">
-        <div class="field">
-          <label for="transfers-from">Start (UTC day, included)</label>
-          <input
-            id="transfers-from"
-            type="date"
-            value={from}
-            onInput={(e) => setFrom((e.target as HTMLInputElement).value)}
-          />
-        </div>
-        <div class="field">
-          <label for="transfers-to">End (UTC day, excluded)</label>
-          <input
-            id="transfers-to"
-            type="date"
-            value={to}
-            onInput={(e) => setTo((e.target as HTMLInputElement).value)}
-          />
-        </div>
+        <DayField id="transfers-from" label="Start (UTC day, included)" value={from} onInput={setFrom} />
+        <DayField id="transfers-to" label="End (UTC day, excluded)" value={to} onInput={setTo} />
         <button type="submit" class="button primary" disabled={busy}>
           {busy ? "Loading…" : "Show report"}
         </button>
