@@ -219,6 +219,41 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
   );
 
   it(
+    "shows the transfers report the CLI prints, the merchant's to its finance people and the platform's to the admin",
+    async () => {
+      const { context, page } = await newPage(browser);
+      await signIn(page, url, "finance@ledger.example");
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      await page.getByRole("link", { name: "Finance" }).click();
+      await page.getByRole("heading", { name: "Transfers report" }).waitFor();
+      await page.getByRole("button", { name: "Show report" }).click();
+      // No transfers on this platform (no chain takes them): the empty state says so.
+      await page.getByText("No transfers in this range.").waitFor();
+      await shot(page, "finance-merchant-transfers-report");
+      await context.close();
+
+      const admin = await newPage(browser);
+      await signIn(admin.page, url, "admin@example.com");
+      await admin.page.getByRole("heading", { name: "Merchants" }).waitFor();
+      await admin.page.getByRole("link", { name: "Ledger", exact: true }).click();
+      const to = await admin.page.getByLabel("End (UTC day, excluded)").inputValue();
+      // The start left open, as `payments transfers report --to` alone takes it.
+      await admin.page.getByLabel("Start (UTC day, included)").fill("");
+      await admin.page.getByRole("button", { name: "Show report" }).click();
+      await admin.page.getByText("No transfers in this range.").waitFor();
+      await shot(admin.page, "finance-transfers-report");
+      const shown = await admin.page.evaluate(
+        (day) => fetch(`/dashboard/api/finance/transfers-report?to=${day}`).then((r) => r.json()),
+        to,
+      );
+      expect(shown).toEqual(JSON.parse(await cli(["transfers", "report", "--to", to, "--json"])));
+      expect(shown).toMatchObject({ from: null, merchant_id: null, count: 0 });
+      await admin.context.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
     "shows the chain reconciliation's unreadable chain, imports a bank statement with its unmatched lines",
     async () => {
       const { context, page } = await newPage(browser);

@@ -137,6 +137,27 @@ export interface ImportedStatement {
   unmatched_lines: StatementLine[];
 }
 
+/** `payments transfers report --json`: transfers created in [from, to) by state, totals per currency. */
+export interface TransfersReport {
+  from: string | null;
+  to: string | null;
+  merchant_id: string | null;
+  count: number;
+  states: Array<{
+    status: string;
+    count: number;
+    totals: Array<{
+      source_currency: string;
+      destination_currency: string;
+      count: number;
+      /** Decimal strings in whole units: what payers paid (fee included), the fee, what payees get. */
+      source_amount: string;
+      fee_amount: string;
+      destination_amount: string;
+    }>;
+  }>;
+}
+
 const id = encodeURIComponent;
 
 export const operatorApi = {
@@ -160,6 +181,12 @@ export const operatorApi = {
     call<{ lines: ReconcileLine[]; unreadable: string[]; exit_code: 0 | 1 | 2 }>("GET", "/finance/reconcile/chains"),
   reconcileBank: () =>
     call<{ imports: StatementImport[]; unmatched: StatementLine[] }>("GET", "/finance/reconcile/bank"),
+  /** The platform's report (admin), or one merchant's; from/to are ISO days, either may be left open. */
+  transfersReport: (range: { from?: string; to?: string }, merchantId?: string) => {
+    const query = new URLSearchParams(Object.entries(range).filter(([, day]) => day) as string[][]).toString();
+    const path = merchantId ? `/merchants/${id(merchantId)}/finance/transfers-report` : "/finance/transfers-report";
+    return call<TransfersReport>("GET", query ? `${path}?${query}` : path);
+  },
   importStatement: (fileName: string, content: string) =>
     call<ImportedStatement>("POST", `/finance/bank-statements?file_name=${id(fileName)}`, content, "text/plain"),
 };

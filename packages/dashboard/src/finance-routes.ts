@@ -6,6 +6,7 @@ import {
   parseOrThrow,
   type StatementImport,
   statementImportJson,
+  transfersReport,
 } from "@mp/api";
 import { ServiceUnavailableError } from "@mp/core";
 import type { Database } from "@mp/db";
@@ -25,6 +26,8 @@ const isoDate = z
   .transform((value) => new Date(value))
   .refine((date) => !Number.isNaN(date.getTime()), "not a date");
 const RangeQuery = z.object({ from: isoDate, to: isoDate });
+/** `payments transfers report`'s range: either end may be left open. */
+const OpenRangeQuery = z.object({ from: isoDate.optional(), to: isoDate.optional() });
 const ImportQuery = z.object({
   file_name: z.string().trim().min(1).max(200),
   format: z.enum(["camt053", "csv"]).optional(),
@@ -75,8 +78,8 @@ async function streamJournal(
 
 /**
  * Finance: the ledger check, the journal export, the chain and bank reconciliations and the bank
- * statement import, each the code behind its CLI command. Platform-wide ones are the admin's
- * (`operator`); a merchant's own journal export is open to its owner and finance people.
+ * statement import and the transfers report, each the code behind its CLI command. Platform-wide ones are the admin's
+ * (`operator`); a merchant's own journal export and transfers report are open to its owner and finance people.
  */
 export function financeRoutes(db: Database, chainTargets: () => ReconcileTarget[]): Router {
   const router = Router();
@@ -106,6 +109,20 @@ export function financeRoutes(db: Database, chainTargets: () => ReconcileTarget[
     assertMerchantVisible(user, merchantId);
     const range = parseOrThrow(RangeQuery, req.query, "query");
     await streamJournal(db, res, user, { ...range, merchantId });
+  });
+
+  // The report object is the CLI's `--json` answer as it is (no view to keep in step with it).
+  router.get("/finance/transfers-report", async (req, res) => {
+    userWith(res, "operator");
+    res.json(await transfersReport(db, parseOrThrow(OpenRangeQuery, req.query, "query")));
+  });
+
+  router.get("/merchants/:merchantId/finance/transfers-report", async (req, res) => {
+    const user = userWith(res, "finance:read");
+    const merchantId = merchantIdParam(req);
+    assertMerchantVisible(user, merchantId);
+    const range = parseOrThrow(OpenRangeQuery, req.query, "query");
+    res.json(await transfersReport(db, { ...range, merchantId }));
   });
 
   router.get("/finance/reconcile/chains", async (_req, res) => {

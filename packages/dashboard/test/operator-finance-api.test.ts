@@ -9,7 +9,7 @@ import { createCustomer, individualTier1, submit } from "../../../test/api/verif
 import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../../../test/support/api-harness.ts";
 import { createMerchant as createLedgerMerchant, creditDeposit } from "../../ledger/test/ledger-fixtures.ts";
 import { createDashboardRouter, createUser } from "../src/index.ts";
-import { Client, listen, PASSWORD } from "./support/dashboard-client.ts";
+import { Client, createRoleUsers, listen, PASSWORD } from "./support/dashboard-client.ts";
 
 const ADMIN = "admin@example.com";
 
@@ -90,16 +90,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
     ({ url, close } = await listen(app));
     merchant = await api.merchant();
     other = await api.merchant();
-    const users = [
-      [ADMIN, "admin", undefined],
-      ["owner@a.example", "owner", merchant.merchantId],
-      ["finance@a.example", "finance", merchant.merchantId],
-      ["viewer@a.example", "viewer", merchant.merchantId],
-      ["developer@a.example", "developer", merchant.merchantId],
-    ] as const;
-    for (const [email, role, merchantId] of users) {
-      await createUser(api.db, { email, role, merchantId, password: PASSWORD, actor: "test" });
-    }
+    await createRoleUsers(api.db, merchant.merchantId);
   });
   afterAll(async () => {
     await close?.();

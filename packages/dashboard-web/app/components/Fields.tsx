@@ -50,6 +50,30 @@ export function TextField(props: {
   );
 }
 
+/** A UTC day (`YYYY-MM-DD`) of a finance date range; `name` submits it in a plain GET form. */
+export function DayField(props: {
+  id: string;
+  label: string;
+  value: string;
+  onInput: (value: string) => void;
+  name?: string;
+  required?: boolean;
+}) {
+  return (
+    <div class="field">
+      <label for={props.id}>{props.label}</label>
+      <input
+        id={props.id}
+        name={props.name}
+        type="date"
+        required={props.required}
+        value={props.value}
+        onInput={(e) => props.onInput(e.currentTarget.value)}
+      />
+    </div>
+  );
+}
+
 /** A table's header row: one column header per name (an empty name is an unlabelled actions column). */
 export function TableHead(props: { columns: readonly string[] }) {
   return (

@@ -1,10 +1,8 @@
 import { useState } from "preact/hooks";
 import { journalCsvPath } from "../operator-api.ts";
+import { DayField } from "./Fields.tsx";
+import { thisMonthSoFar } from "./format.ts";
 import { Notice } from "./Notice.tsx";
-
-function isoDay(date: Date): string {
-  return date.toISOString().slice(0, 10);
-}
 
 /**
  * The journal export by date range: a plain GET form, so the browser streams the CSV straight to a
@@ -12,9 +10,8 @@ function isoDay(date: Date): string {
  * as `payments ledger export --from --to` takes them.
  */
 export function JournalExport(props: { merchantId?: string }) {
-  const today = new Date();
-  const [from, setFrom] = useState(isoDay(new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 1))));
-  const [to, setTo] = useState(isoDay(new Date(today.getTime() + 86_400_000)));
+  const [from, setFrom] = useState(() => thisMonthSoFar().from);
+  const [to, setTo] = useState(() => thisMonthSoFar().to);
   const [error, setError] = useState<string | undefined>();
   return (
     <form
@@ -37,28 +34,15 @@ export function JournalExport(props: { merchantId?: string }) {
       </p>
       {error && <Notice kind="error">{error}</Notice>}
       <div class="form-row">
-        <div class="field">
-          <label for="journal-from">From (UTC day, included)</label>
-          <input
-            id="journal-from"
-            name="from"
-            type="date"
-            required
-            value={from}
-            onInput={(e) => setFrom((e.target as HTMLInputElement).value)}
-          />
-        </div>
-        <div class="field">
-          <label for="journal-to">To (UTC day, excluded)</label>
-          <input
-            id="journal-to"
-            name="to"
-            type="date"
-            required
-            value={to}
-            onInput={(e) => setTo((e.target as HTMLInputElement).value)}
-          />
-        </div>
+        <DayField
+          id="journal-from"
+          name="from"
+          label="From (UTC day, included)"
+          value={from}
+          onInput={setFrom}
+          required
+        />
+        <DayField id="journal-to" name="to" label="To (UTC day, excluded)" value={to} onInput={setTo} required />
         <button type="submit" class="button primary">
           Download CSV
         </button>

@@ -19,3 +19,17 @@ export function formatDuration(seconds: number): string {
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** A date's UTC day, `YYYY-MM-DD`, as the finance routes and `<input type="date">` take it. */
+export function isoDay(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+/** The finance forms' default range: the first day of this month (UTC) to tomorrow (excluded). */
+export function thisMonthSoFar(): { from: string; to: string } {
+  const today = new Date();
+  return {
+    from: isoDay(new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), 1))),
+    to: isoDay(new Date(today.getTime() + 86_400_000)),
+  };
+}

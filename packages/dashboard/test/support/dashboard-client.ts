@@ -1,5 +1,7 @@
 import type { Server } from "node:http";
+import type { Database } from "@mp/db";
 import type { Express } from "express";
+import { createUser } from "../../src/index.ts";
 
 /** A browser's view of the dashboard's JSON routes, for the API tests. */
 
@@ -63,4 +65,18 @@ export async function listen(app: Express): Promise<{ url: string; server: Serve
   const address = server.address();
   const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
   return { url, server, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** The admin (admin@example.com) and one user of each merchant role (ROLE@a.example) of `merchantId`. */
+export async function createRoleUsers(db: Database, merchantId: string): Promise<void> {
+  const users = [
+    ["admin@example.com", "admin", undefined],
+    ["owner@a.example", "owner", merchantId],
+    ["finance@a.example", "finance", merchantId],
+    ["viewer@a.example", "viewer", merchantId],
+    ["developer@a.example", "developer", merchantId],
+  ] as const;
+  for (const [email, role, merchant] of users) {
+    await createUser(db, { email, role, merchantId: merchant, password: PASSWORD, actor: "test" });
+  }
 }

@@ -1,10 +1,11 @@
 import { useState } from "preact/hooks";
 import { JournalExport } from "../../components/JournalExport.tsx";
 import { Notice } from "../../components/Notice.tsx";
+import { TransfersReport } from "../../components/TransfersReport.tsx";
 import { useAction } from "../../components/useAction.ts";
 import { type LedgerCheck, operatorApi } from "../../operator-api.ts";
 
-/** Finance: run `ledger check` and see its result; export the journal by date range. */
+/** Finance: run `ledger check` and see its result; export the journal and see the transfers report by date range. */
 export function Ledger() {
   const [result, setResult] = useState<LedgerCheck | undefined>();
   const { busy, error, run: act } = useAction();
@@ -39,6 +40,7 @@ export function Ledger() {
         )}
       </div>
       <JournalExport />
+      <TransfersReport />
     </section>
   );
 }
