@@ -2,6 +2,12 @@ import { type ChainId, normalizeAddress } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import type { KnownOutput } from "./holdings-readers.ts";
 
+/** The block our records place a mined attempt in (a Bitcoin node without -txindex finds it only there). */
+export interface MinedBlock {
+  height: number;
+  hash: string;
+}
+
 /** Per asset, smallest units. */
 export type Amounts = Map<string, bigint>;
 
@@ -26,7 +32,7 @@ export interface ChainRecords {
    */
   sweepRent: bigint;
   /** Our mined transactions (landed or failed: a reverted one pays its fee too), to read their fees. */
-  minedAttempts: Array<{ txHash: string; fee: Record<string, unknown> }>;
+  minedAttempts: Array<{ txHash: string; fee: Record<string, unknown>; block: MinedBlock | null }>;
   /** Attempts broadcast but not seen mined yet: the chain may be ahead of our records by these. */
   inFlight: number;
 }
@@ -75,8 +81,14 @@ export async function readChainRecords(q: Queryable, chain: ChainId): Promise<Ch
   for (const send of sends.rows) {
     if (!ourKeys.has(normalizeAddress(chain, send.to_address))) add(sent, send.asset, BigInt(send.amount_raw));
   }
-  const attempts = await q.query<{ tx_hash: string; fee: Record<string, unknown>; state: string }>(
-    `SELECT tx_hash, fee, state FROM treasury_attempts WHERE chain = $1 AND state IN ('mined', 'failed', 'broadcast', 'signed')
+  const attempts = await q.query<{
+    tx_hash: string;
+    fee: Record<string, unknown>;
+    state: string;
+    block_height: string | null;
+    block_hash: string | null;
+  }>(
+    `SELECT tx_hash, fee, state, block_height::text, block_hash FROM treasury_attempts WHERE chain = $1 AND state IN ('mined', 'failed', 'broadcast', 'signed')
       ORDER BY created_at, id`,
     [chain],
   );
@@ -106,7 +118,14 @@ export async function readChainRecords(q: Queryable, chain: ChainId): Promise<Ch
     // A failed attempt only pays a fee when it was mined (EVM revert, Tron OUT_OF_ENERGY): those keep their block.
     minedAttempts: attempts.rows
       .filter((a) => a.state === "mined" || a.state === "failed")
-      .map((a) => ({ txHash: a.tx_hash, fee: a.fee })),
+      .map((a) => ({
+        txHash: a.tx_hash,
+        fee: a.fee,
+        block:
+          a.block_height === null || a.block_hash === null
+            ? null
+            : { height: Number(a.block_height), hash: a.block_hash },
+      })),
     inFlight: attempts.rows.filter((a) => a.state === "broadcast" || a.state === "signed").length,
   };
 }

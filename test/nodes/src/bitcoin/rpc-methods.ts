@@ -42,6 +42,11 @@ export interface NodeInternals {
   sendFromWallet(outputs: { script: Uint8Array; value: bigint }[], subtractFee: boolean): Transaction;
   /** What estimatesmartfee answers, in sat/vB; null answers Core's "Insufficient data" (fresh regtest). */
   feeEstimateSatPerVb: number | null;
+  /**
+   * Runs as with `-txindex`: getrawtransaction finds a mined transaction without a blockhash. Off
+   * (Core's default), it finds only mempool transactions unless given the block that holds one.
+   */
+  txindex: boolean;
 }
 
 class Params {
@@ -151,6 +156,16 @@ function typeError(value: unknown, expected: string): RpcFailure {
 export function createDispatch(node: NodeInternals): Dispatch {
   const { chain, wallet, network } = node;
 
+  /** Core's -5 text of getrawtransaction (rpc/rawtransaction.cpp), which depends on -txindex. */
+  const noSuchTransaction = (inBlock: boolean): string =>
+    `${
+      inBlock
+        ? "No such transaction found in the provided block"
+        : node.txindex
+          ? "No such mempool or blockchain transaction"
+          : "No such mempool transaction. Use -txindex or provide a block hash to enable blockchain transaction queries"
+    }. Use gettransaction for wallet transactions.`;
+
   const blockByHash = (hash: string): StoredBlock => {
     const block = chain.blockByHash(hash);
     if (block === undefined) throw new RpcFailure(RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
@@ -215,6 +230,14 @@ export function createDispatch(node: NodeInternals): Dispatch {
           pruned: false,
           warnings: [],
         });
+      },
+    },
+    getindexinfo: {
+      params: ["index_name"],
+      run: (p) => {
+        const name = p.string(0, "");
+        const indexes = node.txindex ? { txindex: { synced: true, best_block_height: chain.height } } : {};
+        return stringifyJson(name === "" || name === "txindex" ? indexes : {});
       },
     },
     getnewaddress: {
@@ -287,20 +310,15 @@ export function createDispatch(node: NodeInternals): Dispatch {
       run: (p) => {
         const txid = p.txid(0);
         const verbosity = p.optionalVerbosity(1);
-        // This node runs as if with -txindex: confirmed transactions are found without a blockhash.
+        // Core's GetTransaction: the given block only; else the mempool, then (with -txindex only)
+        // the block the index names. Without -txindex a mined transaction needs its blockhash.
         const wanted = p.string(2, "") === "" ? undefined : blockByHash(p.hash(2));
         const entry = wanted === undefined ? chain.mempoolEntry(txid) : undefined;
-        const block = wanted ?? (entry === undefined ? chain.blockOf(txid) : undefined);
+        const indexed = wanted === undefined && entry === undefined && node.txindex ? chain.blockOf(txid) : undefined;
+        const block = wanted ?? indexed;
         const index = block?.txids.indexOf(txid) ?? -1;
         const tx = entry?.tx ?? (index >= 0 ? block?.txs[index] : undefined);
-        if (tx === undefined) {
-          throw new RpcFailure(
-            RPC_INVALID_ADDRESS_OR_KEY,
-            wanted === undefined
-              ? "No such mempool or blockchain transaction. Use gettransaction for wallet transactions."
-              : "No such transaction found in the provided block. Use gettransaction for wallet transactions.",
-          );
-        }
+        if (tx === undefined) throw new RpcFailure(RPC_INVALID_ADDRESS_OR_KEY, noSuchTransaction(wanted !== undefined));
         if (verbosity <= 0) return JSON.stringify(tx.toHex());
         const json = transactionJsonValue(tx, network) as Record<string, unknown>;
         if (block === undefined) return stringifyJson(json as never);
