@@ -17,6 +17,7 @@ import {
   SOLANA_CLUSTERS,
   type SolanaCommitment,
 } from "./constants.ts";
+import { verifySolanaNode } from "./node-capabilities.ts";
 import {
   blockHeaderSchema,
   fullBlockSchema,
@@ -92,11 +93,14 @@ class SolanaAdapter implements ChainAdapter {
   }
 
   /**
-   * The node's genesis hash must be one of the configured network's clusters (mainnet: mainnet-beta;
+   * The node must keep transaction history (verifySolanaNode), and its genesis hash must be one
+   * of the configured network's clusters (mainnet: mainnet-beta;
    * testnet: testnet or devnet). `regtest` is a local validator or test node, whose genesis is
    * its own: any is accepted.
    */
   async verifyNetwork(): Promise<void> {
+    // What the node must offer (node-capabilities.ts), on every network, regtest included.
+    await verifySolanaNode(this.rpc, "SOLANA");
     const clusters = expectedNetworks(this.network, SOLANA_CLUSTERS);
     if (clusters === null) return;
     const genesis = this.rpc.validated(genesisHashSchema, await this.rpc.call("getGenesisHash"), "getGenesisHash");

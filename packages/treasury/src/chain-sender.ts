@@ -113,6 +113,11 @@ export interface ChainSender {
   readonly preparesAhead?: number;
   /** Blocks (slots) a broadcast attempt may stay unmined before replace() is asked for one. */
   readonly stuckAfterBlocks: number;
+  /**
+   * Checked once when the signer starts: the node offers what this sender cannot work without
+   * (README "Node requirements"); throws ChainMisconfiguredError naming the missing capability.
+   */
+  verifyNode?(): Promise<void>;
   /** The node's head height (confirmations count from it). */
   head(): Promise<number>;
   /** The canonical block hash at a height, null when the chain is not that high (reorg checks). */

@@ -1,3 +1,4 @@
+import { ChainMisconfiguredError } from "@mp/core";
 import type { JsonRpcClient } from "@mp/rpc";
 import { JsonRpcError } from "@mp/rpc";
 import { z } from "zod";
@@ -119,7 +120,17 @@ export class TransactionFinder {
       this.blocks.set(hash, cached);
       return cached;
     }
-    const loading = this.rpc.call("getblock", [hash, 1]).then((answer) => new Set(blockTxidsSchema.parse(answer).tx));
+    const loading = this.rpc.call("getblock", [hash, 1]).then(
+      (answer) => new Set(blockTxidsSchema.parse(answer).tx),
+      (error: unknown) => {
+        if (!(error instanceof JsonRpcError && error.rpcCode === CORE_RPC.MISC_ERROR)) throw error;
+        // Pruned: the blocks a send may be in must be kept (README "Node requirements").
+        throw new ChainMisconfiguredError(
+          `the Bitcoin node has pruned block ${hash}, in which a send of ours may be (${error.rpcMessage}): keep blocks back to the oldest unconfirmed send (a larger -prune)`,
+          { details: { capability: "blocks", block: hash } },
+        );
+      },
+    );
     loading.catch(() => this.blocks.delete(hash));
     this.blocks.set(hash, loading);
     while (this.blocks.size > CACHED_BLOCKS) {

@@ -1,4 +1,10 @@
-import { resolveSolanaAssets, SLOT_SKIPPED_ERROR_CODES, type SolanaAssets, slotSchema } from "@mp/chain-solana";
+import {
+  resolveSolanaAssets,
+  SLOT_SKIPPED_ERROR_CODES,
+  type SolanaAssets,
+  slotSchema,
+  verifySolanaNode,
+} from "@mp/chain-solana";
 import { type ChainId, type Logger, ValidationError } from "@mp/core";
 import { JsonRpcError } from "@mp/rpc";
 import { Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from "@solana/web3.js";
@@ -142,6 +148,8 @@ export function createSolanaSender(options: SenderFactoryOptions): ChainSender {
     // Never "stuck": a Solana transaction has no replacement with the same guard. While its status
     // is unknown the pipeline rebroadcasts the same bytes; status() ends it by proving expiry.
     stuckAfterBlocks: Number.MAX_SAFE_INTEGER,
+
+    verifyNode: () => verifySolanaNode(rpc, chain),
 
     async head() {
       return rpc.validated(slotSchema, await rpc.call("getSlot", [read]), "getSlot");

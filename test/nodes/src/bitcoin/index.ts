@@ -60,6 +60,8 @@ export interface BitcoinTestNode {
   /** Replaces the last `depth` blocks with a new branch; see ReorgOptions. */
   reorg(depth: number, options?: ReorgOptions): { removed: string[]; added: string[] };
   mempool(): string[];
+  /** Drops the data of every block below `height`, as a pruned node (`-prune`) has: getblock answers -1. */
+  prune(height: number): void;
   /**
    * What mine() takes from the mempool: `hold` leaves every transaction out (a send stays stuck),
    * `minFeeRateSatPerVb` leaves out those paying less (and their descendants), as miners would.
@@ -128,6 +130,7 @@ export async function startBitcoinTestNode(options: BitcoinTestNodeOptions = {})
     chainName: CHAIN_NAMES[network],
     feeEstimateSatPerVb: options.feeEstimateSatPerVb ?? null,
     txindex: options.txindex ?? false,
+    pruneHeight: 0,
     mine(count, payoutScript) {
       const hashes: string[] = [];
       for (let i = 0; i < count; i++) hashes.push(chain.mine(payoutScript).hash);
@@ -189,6 +192,9 @@ export async function startBitcoinTestNode(options: BitcoinTestNodeOptions = {})
     },
     reorg: (depth, reorgOptions = {}) => chain.reorg(depth, reorgOptions, walletScript),
     mempool: () => chain.mempool(),
+    prune(height) {
+      internals.pruneHeight = Math.max(internals.pruneHeight, height);
+    },
     setMiningPolicy(policy) {
       chain.miningPolicy = { ...chain.miningPolicy, ...policy };
     },

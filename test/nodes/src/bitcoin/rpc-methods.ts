@@ -22,6 +22,7 @@ import { describeScript, scriptToAsm } from "./script-json.ts";
  * (named parameters work), defaults, results and error codes (src/rpc/protocol.h).
  */
 
+const RPC_MISC_ERROR = -1;
 const RPC_TYPE_ERROR = -3;
 const RPC_INVALID_ADDRESS_OR_KEY = -5;
 const RPC_WALLET_INSUFFICIENT_FUNDS = -6;
@@ -47,6 +48,8 @@ export interface NodeInternals {
    * (Core's default), it finds only mempool transactions unless given the block that holds one.
    */
   txindex: boolean;
+  /** Blocks below this height have no data any more (a pruned node); 0: none pruned. */
+  pruneHeight: number;
 }
 
 class Params {
@@ -171,6 +174,11 @@ export function createDispatch(node: NodeInternals): Dispatch {
     if (block === undefined) throw new RpcFailure(RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
     return block;
   };
+  /** The block, when the node still has its data (Core's BLOCK_HAVE_DATA; pruning drops it). */
+  const blockData = (block: StoredBlock, message: string): StoredBlock => {
+    if (block.height < node.pruneHeight) throw new RpcFailure(RPC_MISC_ERROR, message);
+    return block;
+  };
   const outputScript = (address: string, message: string): Uint8Array => {
     try {
       return bitcoinAddress.toOutputScript(address, network);
@@ -203,6 +211,7 @@ export function createDispatch(node: NodeInternals): Dispatch {
       run: (p) => {
         const block = blockByHash(p.hash(0));
         const verbosity = p.verbosity(1, 1);
+        blockData(block, "Block not available (pruned data)");
         if (verbosity <= 0) return JSON.stringify(block.block.toHex());
         if (verbosity >= 3) {
           throw new RpcFailure(RPC_INVALID_PARAMETER, "verbosity 3 (prevout) is not served by this test node");
@@ -227,7 +236,8 @@ export function createDispatch(node: NodeInternals): Dispatch {
           initialblockdownload: false,
           chainwork: tip.chainwork.toString(16).padStart(64, "0"),
           size_on_disk: 0,
-          pruned: false,
+          pruned: node.pruneHeight > 0,
+          ...(node.pruneHeight > 0 ? { pruneheight: node.pruneHeight, automatic_pruning: false } : {}),
           warnings: [],
         });
       },
@@ -312,7 +322,7 @@ export function createDispatch(node: NodeInternals): Dispatch {
         const verbosity = p.optionalVerbosity(1);
         // Core's GetTransaction: the given block only; else the mempool, then (with -txindex only)
         // the block the index names. Without -txindex a mined transaction needs its blockhash.
-        const wanted = p.string(2, "") === "" ? undefined : blockByHash(p.hash(2));
+        const wanted = p.string(2, "") === "" ? undefined : blockData(blockByHash(p.hash(2)), "Block not available");
         const entry = wanted === undefined ? chain.mempoolEntry(txid) : undefined;
         const indexed = wanted === undefined && entry === undefined && node.txindex ? chain.blockOf(txid) : undefined;
         const block = wanted ?? indexed;
