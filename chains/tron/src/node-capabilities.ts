@@ -6,6 +6,8 @@ import type { TronHttpClient } from "./http-api-client.ts";
 
 /** Recent blocks looked through for one holding a transaction (on mainnet the newest one does). */
 const LOOK_BACK = MAX_BLOCKS_PER_LIMIT_NEXT;
+/** Blocks per getblockbylimitnext here: full mainnet blocks are large, and the newest usually suffices. */
+const PER_CALL = 5;
 
 const recentBlocksSchema = z.object({
   block: z
@@ -32,19 +34,8 @@ const nowBlockSchema = z.object({
  */
 export async function verifyTronNode(api: TronHttpClient, chain: ChainId): Promise<void> {
   const head = (await api.post("/wallet/getnowblock", {}, nowBlockSchema)).block_header.raw_data.number;
-  const from = Math.max(1, head - LOOK_BACK + 1);
-  if (from > head) return;
-  const recent = await api.post(
-    "/wallet/getblockbylimitnext",
-    { startNum: from, endNum: head + 1 },
-    recentBlocksSchema,
-  );
-  const withTransactions = (recent.block ?? [])
-    .filter((b) => (b.transactions?.length ?? 0) > 0)
-    .map((b) => b.block_header.raw_data.number)
-    .sort((a, b) => b - a);
-  const [num] = withTransactions;
-  if (num === undefined) return;
+  const num = await newestWithTransactions(api, head);
+  if (num === null) return;
   const infos = await api.post("/wallet/gettransactioninfobyblocknum", { num }, transactionInfoListSchema);
   if (infos.length === 0) {
     throw new ChainMisconfiguredError(
@@ -52,4 +43,22 @@ export async function verifyTronNode(api: TronHttpClient, chain: ChainId): Promi
       { details: { chain, capability: "transaction_info", block: num } },
     );
   }
+}
+
+/** The newest of the last LOOK_BACK blocks (genesis excluded) that holds a transaction; null if none does. */
+async function newestWithTransactions(api: TronHttpClient, head: number): Promise<number | null> {
+  const lowest = Math.max(1, head - LOOK_BACK + 1);
+  for (let end = head; end >= lowest; end -= PER_CALL) {
+    const start = Math.max(lowest, end - PER_CALL + 1);
+    const recent = await api.post(
+      "/wallet/getblockbylimitnext",
+      { startNum: start, endNum: end + 1 },
+      recentBlocksSchema,
+    );
+    const numbers = (recent.block ?? [])
+      .filter((b) => (b.transactions?.length ?? 0) > 0)
+      .map((b) => b.block_header.raw_data.number);
+    if (numbers.length > 0) return Math.max(...numbers);
+  }
+  return null;
 }
