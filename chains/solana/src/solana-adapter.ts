@@ -99,17 +99,19 @@ class SolanaAdapter implements ChainAdapter {
    * its own: any is accepted.
    */
   async verifyNetwork(): Promise<void> {
+    const clusters = expectedNetworks(this.network, SOLANA_CLUSTERS);
+    if (clusters !== null) {
+      const answer = await this.rpc.call("getGenesisHash");
+      const genesis = this.rpc.validated(genesisHashSchema, answer, "getGenesisHash");
+      if (!clusters.some((cluster) => cluster.genesis === genesis)) {
+        throw new ChainMisconfiguredError(
+          `CHAINS_CONFIG.SOLANA.network is ${this.network} (${clusters.map((c) => c.name).join(" or ")}) but the node at CHAINS_CONFIG.SOLANA.rpcUrl serves the cluster with genesis ${genesis}`,
+          { details: { network: this.network, genesisHash: genesis } },
+        );
+      }
+    }
     // What the node must offer (node-capabilities.ts), on every network, regtest included.
     await verifySolanaNode(this.rpc, "SOLANA");
-    const clusters = expectedNetworks(this.network, SOLANA_CLUSTERS);
-    if (clusters === null) return;
-    const genesis = this.rpc.validated(genesisHashSchema, await this.rpc.call("getGenesisHash"), "getGenesisHash");
-    if (!clusters.some((cluster) => cluster.genesis === genesis)) {
-      throw new ChainMisconfiguredError(
-        `CHAINS_CONFIG.SOLANA.network is ${this.network} (${clusters.map((c) => c.name).join(" or ")}) but the node at CHAINS_CONFIG.SOLANA.rpcUrl serves the cluster with genesis ${genesis}`,
-        { details: { network: this.network, genesisHash: genesis } },
-      );
-    }
   }
 
   async headers(range: ScanRange): Promise<BlockHeader[]> {

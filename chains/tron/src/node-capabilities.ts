@@ -13,14 +13,15 @@ const recentBlocksSchema = z.object({
   block: z
     .array(
       z.object({
-        block_header: z.object({ raw_data: z.object({ number: z.number().int().nonnegative() }) }),
+        block_header: z.object({ raw_data: z.object({ number: z.number().int().nonnegative().default(0) }) }),
         transactions: z.array(z.unknown()).optional(),
       }),
     )
     .optional(),
 });
+/** java-tron leaves a protobuf default out: block 0 has no `number`. */
 const nowBlockSchema = z.object({
-  block_header: z.object({ raw_data: z.object({ number: z.number().int().nonnegative() }) }),
+  block_header: z.object({ raw_data: z.object({ number: z.number().int().nonnegative().default(0) }) }),
 });
 
 /**

@@ -105,18 +105,19 @@ export function createTronAdapter(config: ChainConfig, options: TronAdapterOptio
      * Shasta). `regtest` is a private chain or the test node, whose genesis is its own: any.
      */
     async verifyNetwork() {
+      const networks = expectedNetworks(config.network, TRON_NETWORKS);
+      if (networks !== null) {
+        const genesis = await api.post("/wallet/getblockbynum", { num: 0 }, blockHeaderOnlySchema);
+        const id = genesis.blockID.toLowerCase();
+        if (!networks.some((network) => network.genesis === id)) {
+          throw new ChainMisconfiguredError(
+            `CHAINS_CONFIG.${config.chain}.network is ${config.network} (${networks.map((n) => n.name).join(" or ")}) but the node at CHAINS_CONFIG.${config.chain}.rpcUrl serves a chain whose block 0 is ${id}`,
+            { details: { network: config.network, genesisBlockId: id } },
+          );
+        }
+      }
       // What the node must offer (node-capabilities.ts), on every network, regtest included.
       await verifyTronNode(api, config.chain);
-      const networks = expectedNetworks(config.network, TRON_NETWORKS);
-      if (networks === null) return;
-      const genesis = await api.post("/wallet/getblockbynum", { num: 0 }, blockHeaderOnlySchema);
-      const id = genesis.blockID.toLowerCase();
-      if (!networks.some((network) => network.genesis === id)) {
-        throw new ChainMisconfiguredError(
-          `CHAINS_CONFIG.${config.chain}.network is ${config.network} (${networks.map((n) => n.name).join(" or ")}) but the node at CHAINS_CONFIG.${config.chain}.rpcUrl serves a chain whose block 0 is ${id}`,
-          { details: { network: config.network, genesisBlockId: id } },
-        );
-      }
     },
 
     async headers(range) {
