@@ -1,7 +1,14 @@
 import * as ecc from "@bitcoinerlab/secp256k1";
 import { address as bitcoinAddress, networks, Psbt, Transaction } from "bitcoinjs-lib";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { ChainSender, SendOrder, SignedAttempt, StoredAttempt } from "../src/chain-sender.ts";
+import { BroadcastRejectedError } from "../src/bitcoin/bitcoin-sender.ts";
+import {
+  BroadcastRefusedError,
+  type ChainSender,
+  type SendOrder,
+  type SignedAttempt,
+  type StoredAttempt,
+} from "../src/chain-sender.ts";
 import { freshRecipients, nodeRpc, startBitcoinTreasury } from "./support/bitcoin-treasury.ts";
 import { storedAttempt } from "./support/stored-attempt.ts";
 import { useTreasuryHarness } from "./support/use-treasury.ts";
@@ -448,6 +455,24 @@ describe.each([{ txindex: false }, { txindex: true }])("Bitcoin sender (txindex:
       } finally {
         h.node.setMiningPolicy({ hold: false });
       }
+    });
+
+    it("classifies the node's refusals by Core's code and reject reason: for good, or to retry", async () => {
+      const coin = await handCoin();
+      const stored = (tx: Transaction, id: string) =>
+        asStored({ txHash: tx.getId(), raw: tx.toHex(), from: h.treasury, guard: {}, fee: {}, orders: [] }, id);
+      // -26 mandatory-script-verify-flag-failed (a signature that can never verify): refused for good.
+      const tampered = spendWith([coin], [pay(39_000_000n)]);
+      (tampered.outs[0] as { value: bigint }).value += 1n;
+      await expect(sender.broadcast(stored(tampered, "bad-sig"))).rejects.toBeInstanceOf(BroadcastRefusedError);
+      // -26 dust: refused for good.
+      const dust = spendWith([coin], [pay(293n), pay(39_000_000n)]);
+      await expect(sender.broadcast(stored(dust, "dust"))).rejects.toBeInstanceOf(BroadcastRefusedError);
+      // -26 min relay fee not met: a fee matter, retried (not refused for good).
+      const free = spendWith([coin], [pay(40_000_000n)]);
+      const retried = sender.broadcast(stored(free, "no-fee"));
+      await expect(retried).rejects.toBeInstanceOf(BroadcastRejectedError);
+      await expect(retried).rejects.toMatchObject({ retryable: true, details: { rpcCode: -26 } });
     });
 
     it("says what is short when the treasury cannot cover the sends", async () => {
