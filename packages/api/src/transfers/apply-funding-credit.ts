@@ -5,6 +5,7 @@ import {
   appendTransferEvent,
   describeAmount,
   findIntentOfTransfer,
+  failTransfer,
   findTransfer,
   type IntentRow,
   moveTransfer,
@@ -187,7 +188,7 @@ export async function unapplyFundingCredit(
       },
     });
     await appendTransferEvent(sql, transfer, "transfer.funding_reversed");
-    await moveTransfer(sql, transfer, "FAILED", "transfer.failed");
+    await failTransfer(sql, transfer, `${reversed} before the transfer was executed`);
     return;
   }
   await appendTransferEvent(sql, transfer, "transfer.funding_reversed");

@@ -1,5 +1,7 @@
+import type { Logger } from "@mp/core";
 import type { Database } from "@mp/db";
 import { applyFundingCredit, lockFundingTarget, unapplyFundingCredit } from "./apply-funding-credit.ts";
+import { DUE_FOR_TRY, eachTransfer } from "./transfer-retries.ts";
 
 interface FundingDeposit {
   id: string;
@@ -29,14 +31,20 @@ const UNAPPLIED_DEPOSITS = `
  * merchant's available balance (deposit_credit, no deposit fee on a funding address); applying holds
  * what the intent still needed, at the deposit's USD valuation, exactly as a bank credit does.
  */
-export async function applyFundingDeposits(db: Database, limit: number): Promise<number> {
-  const due = await db.query<FundingDeposit>(`${UNAPPLIED_DEPOSITS} ORDER BY d.confirmed_at, d.id LIMIT $1`, [limit]);
-  let applied = 0;
-  for (const row of due.rows) {
-    const done = await db.tx(async (sql) => {
+export async function applyFundingDeposits(db: Database, limit: number, logger?: Logger): Promise<number> {
+  const due = await db.query<FundingDeposit>(
+    `${UNAPPLIED_DEPOSITS} AND EXISTS (SELECT 1 FROM transfers t WHERE t.id = i.transfer_id AND ${DUE_FOR_TRY})
+      ORDER BY d.confirmed_at, d.id LIMIT $1`,
+    [limit],
+  );
+  const refs = due.rows.map((row) => ({ ...row, id: row.transfer_id, merchantId: row.merchant_id, depositId: row.id }));
+  return eachTransfer(db, refs, "funding deposit", (row) =>
+    db.tx(async (sql) => {
       const target = await lockFundingTarget(sql, row.merchant_id, row.transfer_id);
       if (!target) return false;
-      const still = await sql.query<FundingDeposit>(`${UNAPPLIED_DEPOSITS} AND d.id = $1 FOR SHARE OF d`, [row.id]);
+      const still = await sql.query<FundingDeposit>(`${UNAPPLIED_DEPOSITS} AND d.id = $1 FOR SHARE OF d`, [
+        row.depositId,
+      ]);
       const deposit = still.rows[0];
       if (!deposit) return false;
       const amount = BigInt(deposit.amount_raw);
@@ -48,10 +56,9 @@ export async function applyFundingDeposits(db: Database, limit: number): Promise
         usdMicrosOf: (units) => (usd * units) / amount,
       });
       return true;
-    });
-    if (done) applied += 1;
-  }
-  return applied;
+    }),
+    { logger },
+  );
 }
 
 interface ReversedCredit {
@@ -77,11 +84,15 @@ const REVERSED_CREDITS = `
  * checks its deposits under lock (transfer-execution.ts), so a reorg seen before execution never
  * pays out money that is gone.
  */
-export async function unfundReversedDeposits(db: Database, limit: number): Promise<number> {
-  const due = await db.query<ReversedCredit>(`${REVERSED_CREDITS} ORDER BY c.created_at LIMIT $1`, [limit]);
-  let handled = 0;
-  for (const row of due.rows) {
-    const done = await db.tx(async (sql) => {
+export async function unfundReversedDeposits(db: Database, limit: number, logger?: Logger): Promise<number> {
+  const due = await db.query<ReversedCredit>(
+    `${REVERSED_CREDITS} AND EXISTS (SELECT 1 FROM transfers t WHERE t.id = i.transfer_id AND ${DUE_FOR_TRY})
+      ORDER BY c.created_at LIMIT $1`,
+    [limit],
+  );
+  const refs = due.rows.map((row) => ({ ...row, id: row.transfer_id, merchantId: row.merchant_id }));
+  return eachTransfer(db, refs, "funding reversal", (row) =>
+    db.tx(async (sql) => {
       const target = await lockFundingTarget(sql, row.merchant_id, row.transfer_id);
       if (!target) return false;
       const still = await sql.query<ReversedCredit>(`${REVERSED_CREDITS} AND c.deposit_id = $1 FOR UPDATE OF c`, [
@@ -98,8 +109,7 @@ export async function unfundReversedDeposits(db: Database, limit: number): Promi
         holdId: credit.hold_id,
       });
       return true;
-    });
-    if (done) handled += 1;
-  }
-  return handled;
+    }),
+    { logger },
+  );
 }

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { ConflictError, NotFoundError, QuoteExpiredError } from "@mp/core";
+import { ConflictError, type Logger, NotFoundError, QuoteExpiredError } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
 import { placeHold, releaseHold } from "@mp/ledger";
 import { findQuote } from "../quotes/quote-store.ts";
@@ -7,6 +7,7 @@ import { assertTransferAllowed } from "../quotes/transfer-kyc-gate.ts";
 import { insertReturning } from "../shared/insert-returning.ts";
 import type { ReservedWalletSlot } from "../wallets/wallet-slots.ts";
 import { openFundingAddress } from "./funding-address.ts";
+import { DUE_FOR_TRY, eachTransfer } from "./transfer-retries.ts";
 import {
   appendTransferEvent,
   describeAmount,
@@ -92,6 +93,7 @@ export async function createTransfer(
     status: "AWAITING_MERCHANT_FUNDING",
     funding_mode: balance ? "BALANCE" : "TRANSFER_JIT",
     hold_id: holdId,
+    failure_reason: null,
   };
   const reference = newReference();
   const intent = await insertIntent(sql, {
@@ -210,20 +212,24 @@ export async function expireIfDue(sql: Queryable, transfer: TransferRow, intent:
  * transfer EXPIRED meanwhile). A transfer funded meanwhile is left as it is (expireIfDue checks again
  * under the lock).
  */
-export async function expireDueTransfers(db: Database, limit: number): Promise<number> {
+export async function expireDueTransfers(db: Database, limit: number, logger?: Logger): Promise<number> {
   const due = await db.query<{ id: string; merchant_id: string }>(
-    `SELECT id, merchant_id FROM transfers WHERE status = 'AWAITING_MERCHANT_FUNDING' AND expires_at <= now()
-      ORDER BY expires_at LIMIT $1`,
+    `SELECT t.id, t.merchant_id FROM transfers t
+      WHERE t.status = 'AWAITING_MERCHANT_FUNDING' AND t.expires_at <= now() AND ${DUE_FOR_TRY}
+      ORDER BY t.expires_at LIMIT $1`,
     [limit],
   );
-  let expired = 0;
-  for (const { id, merchant_id } of due.rows) {
-    const moved = await db.tx(async (client) => {
-      const transfer = await findTransfer(client, merchant_id, id, "FOR UPDATE");
-      const intent = transfer && (await findIntentOfTransfer(client, id, "FOR UPDATE"));
-      return transfer && intent ? (await expireIfDue(client, transfer, intent)) !== transfer : false;
-    });
-    if (moved) expired += 1;
-  }
-  return expired;
+  const refs = due.rows.map((row) => ({ id: row.id, merchantId: row.merchant_id }));
+  return eachTransfer(
+    db,
+    refs,
+    "expiry",
+    (ref) =>
+      db.tx(async (client) => {
+        const transfer = await findTransfer(client, ref.merchantId, ref.id, "FOR UPDATE");
+        const intent = transfer && (await findIntentOfTransfer(client, ref.id, "FOR UPDATE"));
+        return transfer && intent ? (await expireIfDue(client, transfer, intent)) !== transfer : false;
+      }),
+    { logger },
+  );
 }
