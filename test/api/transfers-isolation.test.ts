@@ -5,6 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executeTransfersOnce } from "../../services/payments/src/transfer-executor.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
 import { PAYEE, startTransfersApi, type TransfersApi } from "./transfers-support.ts";
+import { nextKey } from "./verification-fixtures.ts";
+
+/** A Solana address (the wrapped SOL mint's: any valid public key will do as a payee here). */
+const SOL_PAYEE = "So11111111111111111111111111111111111111112";
 
 /** A regtest Bitcoin address that is not the treasury's (its own mnemonic). */
 const BTC_PAYEE = createTreasuryKeys("legal winner thank year wave sausage worth useful legal winner thank yellow", {
@@ -30,6 +34,7 @@ describe("transfers: each transfer isolated in the executor", () => {
           tokens: [{ asset: "USDC", address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", decimals: 6 }],
         }),
         BITCOIN: resolveChainConfig("BITCOIN", { rpcUrl: "http://127.0.0.1:9", network: "regtest" }),
+        SOLANA: resolveChainConfig("SOLANA", { rpcUrl: "http://127.0.0.1:9" }),
       },
     });
     [a, b] = await Promise.all([t.api.merchant(), t.api.merchant()]);
@@ -45,7 +50,11 @@ describe("transfers: each transfer isolated in the executor", () => {
   const transferOf = async (m: TestMerchant, id: string) => (await t.call(m, `/v1/transfers/${id}`)).body.data;
   /** A FUNDED BALANCE transfer of `m` paying `destination`. */
   const balanceTransfer = async (m: TestMerchant, destination: Record<string, unknown>, amount: string) => {
-    const quote = await t.quote(m, customerOf(m), { source: { method: "BALANCE" }, destination, source_amount: amount });
+    const quote = await t.quote(m, customerOf(m), {
+      source: { method: "BALANCE" },
+      destination,
+      source_amount: amount,
+    });
     const created = await t.transfer(m, quote.id);
     expect(created.status, created.text).toBe(201);
     return created.body.data as { id: string; quote_id: string; status: string };
@@ -71,9 +80,63 @@ describe("transfers: each transfer isolated in the executor", () => {
       )
     ).rows[0];
 
+  it("refuses at quote time a crypto amount below its chain's minimum: 422 amount_below_minimum naming it, nothing stored", async () => {
+    const quotes = async () =>
+      Number((await t.api.db.query("SELECT count(*)::int AS n FROM transfer_quotes")).rows[0]?.n);
+    const before = await quotes();
+    const refused = async (over: Record<string, unknown>, message: RegExp) => {
+      const res = await t.call(a, "/v1/quotes", {
+        method: "POST",
+        idempotencyKey: nextKey("quote"),
+        json: { customer_id: customerOf(a), source: { method: "BALANCE" }, ...over },
+      });
+      expect(res.status, res.text).toBe(422);
+      expect(res.body.error).toBe("amount_below_minimum");
+      expect(res.body.message).toMatch(message);
+    };
+    const btc = { type: "CRYPTO_ADDRESS", asset: "BTC", network: "BITCOIN", address: BTC_PAYEE };
+    // 100 sat asked for, or what 0.07 USD buys (about 107 sat at the sandbox's 65,000 USD).
+    await refused(
+      { destination: btc, destination_amount: "0.000001" },
+      /destination_amount: 0\.000001 BTC is below the minimum of 0\.00000546 BTC on BITCOIN \(the dust limit/,
+    );
+    await refused({ destination: btc, source_amount: "0.07" }, /minimum of 0\.00000546 BTC on BITCOIN/);
+    const sol = { type: "CRYPTO_ADDRESS", asset: "SOL", network: "SOLANA", address: SOL_PAYEE };
+    await refused(
+      { destination: sol, destination_amount: "0.0005" },
+      /minimum of 0\.00089088 SOL on SOLANA \(the rent-exempt minimum/,
+    );
+    await refused({ destination: usdcTo, destination_amount: "0.005" }, /minimum of 0\.01 USDC on BASE \(one US cent/);
+    // A customer's crypto funding below the minimum too.
+    await refused(
+      {
+        source: { method: "CRYPTO_DEPOSIT", asset: "BTC", network: "BITCOIN" },
+        destination: usdcTo,
+        source_amount: "0.000002",
+      },
+      /source_amount: 0\.000002 BTC is below the minimum of 0\.00000546 BTC/,
+    );
+    expect(await quotes()).toBe(before);
+    // At the minimum: quoted.
+    const at = await t.quote(a, customerOf(a), {
+      source: { method: "BALANCE" },
+      destination: btc,
+      source_amount: undefined,
+      destination_amount: "0.00000546",
+    });
+    expect(at.destination_amount).toMatchObject({ value: "0.00000546", asset: "BTC" });
+    const rent = await t.quote(a, customerOf(a), {
+      source: { method: "BALANCE" },
+      destination: sol,
+      source_amount: undefined,
+      destination_amount: "0.00089088",
+    });
+    expect(rent.destination_amount).toMatchObject({ asset: "SOL" });
+  });
+
   it("a dust BTC payout of merchant A ahead of merchant B's USDC payout: A ends FAILED with its hold released, B completes", async () => {
     const before = await t.balance(a);
-    // A quote accepted before minimums were checked (quotes are immutable: the guard is lifted for
+    // A transfer made before minimums were checked (quotes are immutable: the guard is lifted for
     // this one change): 100 sat, below any Bitcoin dust limit.
     const dust = await balanceTransfer(
       a,

@@ -38,25 +38,29 @@ export async function applyFundingDeposits(db: Database, limit: number, logger?:
     [limit],
   );
   const refs = due.rows.map((row) => ({ ...row, id: row.transfer_id, merchantId: row.merchant_id, depositId: row.id }));
-  return eachTransfer(db, refs, "funding deposit", (row) =>
-    db.tx(async (sql) => {
-      const target = await lockFundingTarget(sql, row.merchant_id, row.transfer_id);
-      if (!target) return false;
-      const still = await sql.query<FundingDeposit>(`${UNAPPLIED_DEPOSITS} AND d.id = $1 FOR SHARE OF d`, [
-        row.depositId,
-      ]);
-      const deposit = still.rows[0];
-      if (!deposit) return false;
-      const amount = BigInt(deposit.amount_raw);
-      const usd = BigInt(deposit.amount_usd_micros);
-      await applyFundingCredit(sql, target, {
-        source: { method: "CRYPTO_DEPOSIT", depositId: deposit.id },
-        amount,
-        // Pro rata of the deposit's valuation, rounded down: the hold never exceeds what was credited.
-        usdMicrosOf: (units) => (usd * units) / amount,
-      });
-      return true;
-    }),
+  return eachTransfer(
+    db,
+    refs,
+    "funding deposit",
+    (row) =>
+      db.tx(async (sql) => {
+        const target = await lockFundingTarget(sql, row.merchant_id, row.transfer_id);
+        if (!target) return false;
+        const still = await sql.query<FundingDeposit>(`${UNAPPLIED_DEPOSITS} AND d.id = $1 FOR SHARE OF d`, [
+          row.depositId,
+        ]);
+        const deposit = still.rows[0];
+        if (!deposit) return false;
+        const amount = BigInt(deposit.amount_raw);
+        const usd = BigInt(deposit.amount_usd_micros);
+        await applyFundingCredit(sql, target, {
+          source: { method: "CRYPTO_DEPOSIT", depositId: deposit.id },
+          amount,
+          // Pro rata of the deposit's valuation, rounded down: the hold never exceeds what was credited.
+          usdMicrosOf: (units) => (usd * units) / amount,
+        });
+        return true;
+      }),
     { logger },
   );
 }
@@ -91,25 +95,29 @@ export async function unfundReversedDeposits(db: Database, limit: number, logger
     [limit],
   );
   const refs = due.rows.map((row) => ({ ...row, id: row.transfer_id, merchantId: row.merchant_id }));
-  return eachTransfer(db, refs, "funding reversal", (row) =>
-    db.tx(async (sql) => {
-      const target = await lockFundingTarget(sql, row.merchant_id, row.transfer_id);
-      if (!target) return false;
-      const still = await sql.query<ReversedCredit>(`${REVERSED_CREDITS} AND c.deposit_id = $1 FOR UPDATE OF c`, [
-        row.deposit_id,
-      ]);
-      const credit = still.rows[0];
-      if (!credit) return false;
-      await sql.query("UPDATE funding_intent_credits SET reversed_at = now() WHERE deposit_id = $1", [
-        credit.deposit_id,
-      ]);
-      await unapplyFundingCredit(sql, target, {
-        amount: BigInt(credit.amount),
-        applied: BigInt(credit.applied_amount),
-        holdId: credit.hold_id,
-      });
-      return true;
-    }),
+  return eachTransfer(
+    db,
+    refs,
+    "funding reversal",
+    (row) =>
+      db.tx(async (sql) => {
+        const target = await lockFundingTarget(sql, row.merchant_id, row.transfer_id);
+        if (!target) return false;
+        const still = await sql.query<ReversedCredit>(`${REVERSED_CREDITS} AND c.deposit_id = $1 FOR UPDATE OF c`, [
+          row.deposit_id,
+        ]);
+        const credit = still.rows[0];
+        if (!credit) return false;
+        await sql.query("UPDATE funding_intent_credits SET reversed_at = now() WHERE deposit_id = $1", [
+          credit.deposit_id,
+        ]);
+        await unapplyFundingCredit(sql, target, {
+          amount: BigInt(credit.amount),
+          applied: BigInt(credit.applied_amount),
+          holdId: credit.hold_id,
+        });
+        return true;
+      }),
     { logger },
   );
 }

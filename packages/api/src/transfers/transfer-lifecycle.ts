@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { ConflictError, type Logger, NotFoundError, QuoteExpiredError } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
 import { placeHold, releaseHold } from "@mp/ledger";
+import { assertAboveMinimum } from "../quotes/quote-minimums.ts";
 import { findQuote } from "../quotes/quote-store.ts";
 import { assertTransferAllowed } from "../quotes/transfer-kyc-gate.ts";
 import { insertReturning } from "../shared/insert-returning.ts";
@@ -61,6 +62,15 @@ export async function createTransfer(
   if (!quote) throw new NotFoundError("Quote");
   if (quote.used_at !== null) throw new ConflictError("The quote has already been used by a transfer");
   if (await expired(sql, quote.expires_at)) throw new QuoteExpiredError();
+  // A quote made before the chain minimums were checked: the chain's floor again (quote-minimums.ts).
+  if (quote.destination_kind === "CRYPTO_ADDRESS") {
+    const destination = {
+      asset: quote.destination_asset,
+      network: quote.destination_network,
+      decimals: quote.destination_decimals,
+    };
+    assertAboveMinimum("destination_amount", destination, BigInt(quote.destination_amount));
+  }
   await assertTransferAllowed(sql, input.merchantId, quote.customer_id, quote.source_method, quote.destination_kind);
 
   const id = randomUUID();
