@@ -29,7 +29,9 @@ const UNAPPLIED_DEPOSITS = `
  * deposit row (FOR SHARE: a reorg's rollback, which locks it FOR UPDATE, waits for the application
  * or comes first and is seen), rechecked CONFIRMED and unapplied. The indexer credited it to the
  * merchant's available balance (deposit_credit, no deposit fee on a funding address); applying holds
- * what the intent still needed, at the deposit's USD valuation, exactly as a bank credit does.
+ * what the intent still needed, at the deposit's USD valuation, exactly as a bank credit does; and
+ * the intent is funded only once what it holds is worth the quote's source value (funding-value.ts:
+ * crypto worth less at confirmation than quoted is short and waits for a top-up).
  */
 export async function applyFundingDeposits(db: Database, limit: number, logger?: Logger): Promise<number> {
   const due = await db.query<FundingDeposit>(
@@ -58,6 +60,8 @@ export async function applyFundingDeposits(db: Database, limit: number, logger?:
           amount,
           // Pro rata of the deposit's valuation, rounded down: the hold never exceeds what was credited.
           usdMicrosOf: (units) => (usd * units) / amount,
+          // Valued at its confirmation, what arrived must be worth what the quote priced it at.
+          valueNeeded: BigInt(target.transfer.source_usd_micros),
         });
         return true;
       }),
