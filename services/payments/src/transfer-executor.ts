@@ -53,9 +53,7 @@ export async function executeTransfersOnce(
 ): Promise<TransferPass> {
   const { logger } = options;
   const expired = await expireDueTransfers(db, BATCH, logger);
-  const provisioned = options.walletSlots
-    ? await provisionFundingAddresses(db, options.walletSlots, BATCH, logger)
-    : 0;
+  const provisioned = options.walletSlots ? await provisionFundingAddresses(db, options.walletSlots, BATCH, logger) : 0;
   const applied = await applyFundingDeposits(db, BATCH, logger);
   const unfunded = await unfundReversedDeposits(db, BATCH, logger);
   // Bank destinations go through the banking provider's payouts (transfer-bank-payouts.ts).

@@ -1,4 +1,4 @@
-import { AmountBelowMinimumError, type ChainId, unitsToDecimal, USD_DECIMALS } from "@mp/core";
+import { AmountBelowMinimumError, type ChainId, USD_DECIMALS, unitsToDecimal } from "@mp/core";
 import { parseRate } from "@mp/providers";
 
 /**

@@ -5,8 +5,8 @@ import { expireIfDue, releaseFunding } from "./transfer-lifecycle.ts";
 import {
   appendTransferEvent,
   describeAmount,
-  findIntentOfTransfer,
   failTransfer,
+  findIntentOfTransfer,
   findTransfer,
   type IntentRow,
   moveTransfer,
