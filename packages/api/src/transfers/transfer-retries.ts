@@ -12,7 +12,7 @@ import type { Database } from "@mp/db";
  * cannot START (nothing has left: e.g. a destination the treasury refuses, a bug, a merchant whose
  * available balance a reorg left below zero) ends FAILED after MAX_START_ATTEMPTS tries (about 1 h
  * 40 min of trying), its holds released, its reason recorded; a request the treasury refuses for
- * good (a non-retryable AppError: it would be refused the same way every time) fails at once. A step
+ * good (PERMANENT_CODES: it would be refused the same way every time) fails at once. A step
  * that cannot FINISH is retried at the backoff forever (a confirmed payout has left: it can only end
  * COMPLETED, never FAILED) and logged at error level for an operator.
  */
@@ -34,12 +34,19 @@ export interface TransferRef {
   merchantId: string;
 }
 
-/** What the executor's steps do with a transfer whose try threw. */
-export type TryFailure = "retry" | "give-up";
+/**
+ * Refusals of the request itself (requestSend: no address of the chain, below its dust limit; the
+ * same key with other parameters): they would be answered the same way every time. Anything else
+ * (a database error, a rolled-back transaction, a bug) may pass and is retried.
+ */
+const PERMANENT_CODES: ReadonlySet<string> = new Set([
+  "validation_error",
+  "idempotency_conflict",
+  "amount_below_minimum",
+]);
 
-/** Whether an error can never go away by trying again (the request itself is refused). */
 function permanent(error: unknown): boolean {
-  return error instanceof AppError && !error.retryable;
+  return error instanceof AppError && !error.retryable && PERMANENT_CODES.has(error.code);
 }
 
 /** Records one failed try of `ref` (own transaction): attempts + 1, the next try after the backoff. */
