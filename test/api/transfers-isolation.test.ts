@@ -1,9 +1,11 @@
 import { MAX_START_ATTEMPTS } from "@mp/api";
 import { resolveChainConfig } from "@mp/core";
 import { createTreasuryKeys } from "@mp/custody";
+import { createSandboxBankingProvider } from "@mp/providers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executeTransfersOnce } from "../../services/payments/src/transfer-executor.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
+import { usBank } from "./transfers-bank-support.ts";
 import { PAYEE, startTransfersApi, type TransfersApi } from "./transfers-support.ts";
 import { nextKey } from "./verification-fixtures.ts";
 
@@ -166,6 +168,40 @@ describe("transfers: each transfer isolated in the executor", () => {
       type: string;
     }>;
     expect(events.map((e) => e.type)).toContain("transfer.failed");
+    await t.expectLedgerClean();
+  });
+
+  it("bank payouts too: one whose start throws waits and then FAILS, another merchant's goes to the bank", async () => {
+    const before = await t.balance(a);
+    const stuck = await balanceTransfer(a, usBank("000111222333"), "40.00");
+    await t.api.db.query(
+      `CREATE FUNCTION refuse_one_payout() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         IF NEW.transfer_id = '${stuck.id}' THEN RAISE EXCEPTION 'injected fault for %', NEW.transfer_id; END IF;
+         RETURN NEW;
+       END $$`,
+    );
+    await t.api.db.query(
+      "CREATE TRIGGER refuse_one_payout BEFORE INSERT ON transfer_payouts FOR EACH ROW EXECUTE FUNCTION refuse_one_payout()",
+    );
+    try {
+      const good = await balanceTransfer(b, usBank("000444555666"), "15.00");
+      const bank = { banking: createSandboxBankingProvider(), keyring: t.api.deps.encryption };
+      await executeTransfersOnce(t.api.db, { bank });
+      expect((await transferOf(b, good.id)).status).toBe("PROCESSING");
+      expect((await transferOf(a, stuck.id)).status).toBe("FUNDED");
+      expect((await retryState(stuck.id))?.execution_attempts).toBe(1);
+      await t.api.db.query("UPDATE transfers SET execution_attempts = $2, next_attempt_at = now() WHERE id = $1", [
+        stuck.id,
+        MAX_START_ATTEMPTS - 1,
+      ]);
+      await executeTransfersOnce(t.api.db, { bank });
+      expect((await transferOf(a, stuck.id)).status).toBe("FAILED");
+      expect(await t.balance(a)).toEqual(before);
+    } finally {
+      await t.api.db.query("DROP TRIGGER refuse_one_payout ON transfer_payouts");
+      await t.api.db.query("DROP FUNCTION refuse_one_payout()");
+    }
     await t.expectLedgerClean();
   });
 
