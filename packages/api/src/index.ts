@@ -50,10 +50,12 @@ export {
   endedTransferPayouts,
   finishTransferPayout,
   fundedCryptoTransfers,
+  giveUpStart,
   startTransferPayout,
   type TransferPayout,
 } from "./transfers/transfer-execution.ts";
 export { expireDueTransfers } from "./transfers/transfer-lifecycle.ts";
+export { eachTransfer, MAX_START_ATTEMPTS, retryDelaySeconds } from "./transfers/transfer-retries.ts";
 export { type TransfersReport, type TransfersReportTotals, transfersReport } from "./transfers/transfers-report.ts";
 export {
   KYC_AND_BANKING_QUEUES,
