@@ -311,7 +311,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       await page.getByRole("heading", { name: "Manage merchants" }).waitFor();
       await page.getByLabel("Merchant name").fill("Shop from the dashboard");
       await page.getByRole("button", { name: "Create merchant" }).click();
-      const key = await page.getByLabel("First API key").inputValue();
+      const key = await page.getByRole("textbox", { name: "First API key" }).inputValue();
       expect(key).toMatch(/^sk_sandbox_/);
       await page.getByRole("button", { name: "Copy First API key" }).click();
       expect(await page.evaluate("navigator.clipboard.readText()")).toBe(key);

@@ -20,7 +20,11 @@ async function writeClipboard(text: string): Promise<void> {
  * ("Copy BASE address"), and a status line announces "Copied" to screen readers, or says to copy by
  * hand when the browser refuses.
  */
-export function CopyButton(props: { value: string; what: string; class?: string }) {
+export function CopyButton(props: {
+  value: string;
+  what: string /** Its button classes (default: a small secondary one). */;
+  class?: string;
+}) {
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
   useEffect(() => {
     if (state !== "copied") return;
@@ -39,7 +43,7 @@ export function CopyButton(props: { value: string; what: string; class?: string 
     <span class="copy">
       <button
         type="button"
-        class={`button ${props.class ?? "secondary"} small`}
+        class={`button ${props.class ?? "secondary small"}`}
         aria-label={`${state === "copied" ? "Copied" : "Copy"} ${props.what}`}
         onClick={copy}
       >

@@ -40,13 +40,21 @@ export function precisionOf(asset: string): Precision {
 
 const DECIMAL = /^(-)?(\d+)(?:\.(\d+))?$/;
 
-/** The locale's group and decimal separators (en-US: "," and "."). */
+const separators = new Map<string, { group: string; decimal: string }>();
+
+/** The locale's group and decimal separators (en-US: "," and "."), asked of Intl once per locale. */
 export function separatorsOf(locale?: string): { group: string; decimal: string } {
-  const parts = new Intl.NumberFormat(locale).formatToParts(11111.5);
-  return {
-    group: parts.find((p) => p.type === "group")?.value ?? ",",
-    decimal: parts.find((p) => p.type === "decimal")?.value ?? ".",
-  };
+  const key = locale ?? "";
+  let found = separators.get(key);
+  if (!found) {
+    const parts = new Intl.NumberFormat(locale).formatToParts(11111.5);
+    found = {
+      group: parts.find((p) => p.type === "group")?.value ?? ",",
+      decimal: parts.find((p) => p.type === "decimal")?.value ?? ".",
+    };
+    separators.set(key, found);
+  }
+  return found;
 }
 
 function group(whole: string, separator: string): string {

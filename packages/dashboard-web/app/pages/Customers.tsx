@@ -1,7 +1,7 @@
 import { CopyButton } from "../components/CopyButton.tsx";
 import { formatDateTime } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
-import { Skeleton } from "../components/Loading.tsx";
+import { Empty, Skeleton } from "../components/Loading.tsx";
 import { PagedListPage } from "../components/PagedListPage.tsx";
 import type { Column } from "../components/Table.tsx";
 import { useLoad } from "../components/useLoad.ts";
@@ -109,12 +109,9 @@ export function CustomerDetail(props: { merchantId: string; customerId: string }
       </dl>
       <h2>Verification history</h2>
       {submissions.length === 0 ? (
-        <div class="empty">
-          <p>No verification submitted yet.</p>
-          <p class="muted">
-            Submissions made with <code>POST /v1/customers/{"{id}"}/verification-submissions</code> appear here.
-          </p>
-        </div>
+        <Empty title="No verification submitted yet.">
+          Submissions made with <code>POST /v1/customers/{"{id}"}/verification-submissions</code> appear here.
+        </Empty>
       ) : (
         <ol class="history">
           {submissions.map((submission) => (
