@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createUser } from "../../packages/dashboard/src/index.ts";
 import { formatMoney } from "../../packages/dashboard-web/app/components/money.ts";
 import {
   createMerchant as createLedgerMerchant,
@@ -142,9 +143,16 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
       raw: "9999576777995230690",
       usdMicros: 31_234_567_891n,
     });
-    await createUsersWithPassword(env, dir, [["owner@rich.example", "owner", rich.merchantId]]);
+    // Straight through the store, not the CLI: each CLI run is a process start, slow on a busy machine.
+    await createUser(database.db, {
+      email: "owner@rich.example",
+      role: "owner",
+      merchantId: rich.merchantId,
+      password: PASSWORD,
+      actor: "test",
+    });
     browser = await launchChromium();
-  }, TIMEOUT_MS);
+  }, 2 * TIMEOUT_MS);
 
   afterAll(async () => {
     await browser?.close();

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { type ApiKey, api, type CreatedKey, canWriteKeys, type User } from "../api.ts";
+import { ConfirmAction } from "../components/ConfirmAction.tsx";
 import { EnvironmentBadge } from "../components/EnvironmentBadge.tsx";
 import { errorText, formatDateTime } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
@@ -26,39 +27,18 @@ const COLUMNS: ReadonlyArray<Column<ApiKey>> = [
 ];
 
 /** Revoke, asked twice: a revoked key fails at once. */
-function RevokeKey(props: { apiKey: ApiKey; onRevoke: (key: ApiKey) => Promise<void> }) {
-  const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
+function RevokeKey(props: { apiKey: ApiKey; onRevoke: (key: ApiKey) => Promise<boolean> }) {
   const key = props.apiKey;
   if (key.revoked_at) return null;
-  if (!confirming) {
-    return (
-      <button type="button" class="button danger-outline" onClick={() => setConfirming(true)}>
-        Revoke<span class="visually-hidden"> {key.prefix}</span>
-      </button>
-    );
-  }
   return (
-    <fieldset class="confirm">
-      <legend class="visually-hidden">Confirm revoking {key.prefix}</legend>
-      <span>Requests with this key will fail at once.</span>
-      <button
-        type="button"
-        class="button danger"
-        disabled={busy}
-        onClick={async () => {
-          setBusy(true);
-          await props.onRevoke(key);
-          setBusy(false);
-          setConfirming(false);
-        }}
-      >
-        Revoke key
-      </button>
-      <button type="button" class="button secondary" onClick={() => setConfirming(false)}>
-        Cancel
-      </button>
-    </fieldset>
+    <ConfirmAction
+      legend={`Confirm revoking ${key.prefix}`}
+      warning="Requests with this key will fail at once."
+      confirm="Revoke key"
+      run={() => props.onRevoke(key)}
+    >
+      Revoke<span class="visually-hidden"> {key.prefix}</span>
+    </ConfirmAction>
   );
 }
 
@@ -81,8 +61,10 @@ export function ApiKeys(props: { user: User; merchantId: string }) {
     try {
       await api.revokeApiKey(props.merchantId, key.id);
       reload();
+      return true;
     } catch (e) {
       setError(errorText(e));
+      return false;
     }
   };
 

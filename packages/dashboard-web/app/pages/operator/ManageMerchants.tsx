@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import type { Environment } from "../../api.ts";
+import { ConfirmAction } from "../../components/ConfirmAction.tsx";
 import { EnvironmentBadge } from "../../components/EnvironmentBadge.tsx";
 import { formatDateTime } from "../../components/format.ts";
 import { Loading } from "../../components/Loading.tsx";
@@ -82,39 +83,29 @@ const COLUMNS: ReadonlyArray<Column<ManagedMerchant>> = [
 
 /** Disable (asked twice: its keys answer 401 at once) or enable one merchant. */
 function MerchantActions(props: { merchant: ManagedMerchant; onChanged: () => void }) {
-  const [confirming, setConfirming] = useState(false);
   const { error, run } = useAction();
   const m = props.merchant;
   const set = async (disabled: boolean) => {
-    if (await run(() => operatorApi.setMerchantDisabled(m.id, disabled))) {
-      setConfirming(false);
-      props.onChanged();
-    }
+    const done = (await run(() => operatorApi.setMerchantDisabled(m.id, disabled))) !== undefined;
+    if (done) props.onChanged();
+    return done;
   };
   return (
     <>
       {error && <span role="alert">{error} </span>}
-      {m.disabled_at && (
+      {m.disabled_at ? (
         <button type="button" class="button secondary" onClick={() => set(false)}>
           Enable<span class="visually-hidden"> {m.name}</span>
         </button>
-      )}
-      {!m.disabled_at && !confirming && (
-        <button type="button" class="button danger-outline" onClick={() => setConfirming(true)}>
+      ) : (
+        <ConfirmAction
+          legend={`Confirm disabling ${m.name}`}
+          warning="Its API keys will answer 401 at once."
+          confirm="Disable merchant"
+          run={() => set(true)}
+        >
           Disable<span class="visually-hidden"> {m.name}</span>
-        </button>
-      )}
-      {!m.disabled_at && confirming && (
-        <fieldset class="confirm">
-          <legend class="visually-hidden">Confirm disabling {m.name}</legend>
-          <span>Its API keys will answer 401 at once.</span>
-          <button type="button" class="button danger" onClick={() => set(true)}>
-            Disable merchant
-          </button>
-          <button type="button" class="button secondary" onClick={() => setConfirming(false)}>
-            Cancel
-          </button>
-        </fieldset>
+        </ConfirmAction>
       )}
     </>
   );
