@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { decimalToUnits, formatUsd } from "@mp/core";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { STATEMENT_CSV_COLUMNS } from "@mp/providers";
+import { storeTreasuryBalances } from "@mp/treasury";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMerchant as createLedgerMerchant, creditDeposit } from "../../packages/ledger/test/ledger-fixtures.ts";
@@ -343,6 +344,16 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       await page.getByRole("link", { name: "Treasury" }).click();
       await page.getByRole("heading", { name: "Treasury" }).waitFor();
       await page.getByText("No pending sends.").waitFor();
+      // A balance of 18 decimals reads rounded to ETH's six; every digit and the wei are in its Exact details.
+      await storeTreasuryBalances(database.db, "ETHEREUM", [
+        { asset: "ETH", amountRaw: 9_999_576_777_995_230_690n, decimals: 18 },
+      ]);
+      await page.getByRole("button", { name: "Refresh" }).click();
+      const ethRow = page.getByRole("row").filter({ hasText: "ETHEREUM" });
+      expect(await ethRow.locator(".money").textContent()).toBe("9.999577 ETH");
+      await ethRow.getByText("Exact").click();
+      await ethRow.getByText("9.99957677799523069 ETH").waitFor();
+      await ethRow.getByText("9999576777995230690 (smallest units)").waitFor();
       await side.shotBoth(page, "operator-treasury");
       await expectAccessible(page);
       // Small screens: one column, tables as stacked rows.
