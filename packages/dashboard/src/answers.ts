@@ -7,24 +7,11 @@
  */
 import type {
   CreatedWebhookEndpointResource,
-  CustomerResource,
-  DeliveryAttemptResource,
-  DepositResource,
   depositVolumeByDay,
-  EventResource,
   listDepositsAfter,
   listUnmatchedStatementLines,
-  MerchantBalance,
-  Money,
-  Page,
   RedeliveryResource,
   statementImportJson,
-  TransferFundingResource,
-  TransferResource,
-  TransfersReport,
-  VerificationSubmissionResource,
-  WalletResource,
-  WebhookEndpointResource,
 } from "@mp/api";
 import type { manualReviewJson } from "@mp/providers";
 import type { treasuryBalanceJson, treasurySendJson } from "@mp/treasury";
@@ -51,6 +38,7 @@ export type Json<T> = T extends Date
 
 type Answer<F extends (...args: never[]) => unknown> = Json<Awaited<ReturnType<F>>>;
 
+// The /v1 resources the pages read, as @mp/api infers them from their schemas.
 export type {
   CustomerResource,
   DeliveryAttemptResource,
@@ -59,14 +47,14 @@ export type {
   MerchantBalance,
   Money,
   Page,
-  Role,
   TransferFundingResource,
   TransferResource,
   TransfersReport,
   VerificationSubmissionResource,
   WalletResource,
   WebhookEndpointResource,
-};
+} from "@mp/api";
+export type { Role };
 
 // Session, merchants, keys, overview.
 export type SessionAnswer = Answer<typeof sessionView>;
