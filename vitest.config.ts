@@ -9,6 +9,7 @@ export default defineConfig({
       "test/**/*.test.ts",
     ],
     exclude: ["**/node_modules/**"],
+    globalSetup: ["test/support/global-setup.ts"],
     pool: "forks",
     // Tests wait on PostgreSQL, anvil and HTTP far more than on CPU.
     maxWorkers: 3,

@@ -1,6 +1,7 @@
-import { applyFundingDeposits } from "@mp/api";
+import { applyFundingDeposits, MAX_START_ATTEMPTS } from "@mp/api";
 import { isChainAddress } from "@mp/custody";
 import type { Indexer } from "@mp/indexer";
+import { createSandboxRateProvider, type RateProvider } from "@mp/providers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executeTransfersOnce } from "../../services/payments/src/transfer-executor.ts";
 import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
@@ -14,6 +15,19 @@ import { createCustomer, decided, individualTier1, nextKey, submit } from "./ver
  * ours, watched by the real indexer on a real anvil (BASE, USDC) or the repo's Tron test node; the
  * indexer's confirmed deposits there fund the intent through the transfer executor's pass.
  */
+/** The sandbox's rates, but USDC's at `usdcRate` when set: a depeg between a quote and a confirmation. */
+let usdcRate: string | undefined;
+const sandboxRates = createSandboxRateProvider();
+const indexerRates: RateProvider = {
+  name: "sandbox, USDC as the test sets it",
+  listRates: async () =>
+    (await sandboxRates.listRates()).map((r) => (r.fromCurrency === "USDC" && usdcRate ? { ...r, rate: usdcRate } : r)),
+  rateFor: async (asset) => {
+    const rate = await sandboxRates.rateFor(asset);
+    return asset === "USDC" && usdcRate ? { ...rate, rate: usdcRate } : rate;
+  },
+};
+
 describe("transfers: crypto funding just in time", () => {
   let t: TransfersApi;
   let base: TestChain;
@@ -27,7 +41,7 @@ describe("transfers: crypto funding just in time", () => {
   beforeAll(async () => {
     [base, tron] = await Promise.all([startEvmChain(), startTronChain()]);
     t = await startTransfersApi({ chains: { BASE: base.config, TRON: tron.config } });
-    baseIndexer = newIndexer(t.api.db, base);
+    baseIndexer = newIndexer(t.api.db, base, { rates: indexerRates });
     tronIndexer = newIndexer(t.api.db, tron);
     [a, b] = await Promise.all([t.api.merchant(), t.api.merchant()]);
     // A deposit fee that funding deposits must not pay (the transfer charges its own).
@@ -221,7 +235,7 @@ describe("transfers: crypto funding just in time", () => {
     await t.api.db.query(
       "DELETE FROM chain_blocks WHERE chain = 'BASE' AND height > (SELECT indexed_height FROM chain_cursors WHERE chain = 'BASE')",
     );
-    baseIndexer = newIndexer(t.api.db, base);
+    baseIndexer = newIndexer(t.api.db, base, { rates: indexerRates });
     await catchUp(baseIndexer);
     expect(await applyFundingDeposits(t.api.db, 50)).toBe(0);
     expect(await credits(transfer.id)).toHaveLength(2);
@@ -230,6 +244,46 @@ describe("transfers: crypto funding just in time", () => {
     // The executor pays it out.
     expect((await executeTransfersOnce(t.api.db)).started).toBeGreaterThanOrEqual(1);
     expect(await statusOf(transfer.id)).toBe("PROCESSING");
+    await t.expectLedgerClean();
+  });
+
+  it("worth less at confirmation than the quote needs (issue 27): short, flagged, never paid out until a top-up covers the USD due", async () => {
+    const before = await t.balance(a);
+    const { transfer, address } = await cryptoTransfer("100");
+    // Quoted at 1 USD per USDC; by the deposit's confirmation USDC is worth 0.97.
+    usdcRate = "0.97";
+    try {
+      await payConfirmed(address, 100_000_000n);
+      await executeTransfersOnce(t.api.db);
+      expect(await intentOf(transfer.id)).toMatchObject({
+        status: "PENDING",
+        flag: {
+          code: "AMOUNT_MISMATCH",
+          message:
+            "Received 100 USDC worth 97.000000 USD at the rates of their confirmations; the transfer needs 100.000000 USD: 3.000000 USD still due",
+        },
+      });
+      expect(await statusOf(transfer.id)).toBe("AWAITING_MERCHANT_FUNDING");
+      const sends = await t.api.db.query("SELECT 1 FROM treasury_sends WHERE idempotency_key = $1", [transfer.id]);
+      expect(sends.rowCount).toBe(0);
+      expect(await t.balance(a)).toEqual({ available: before.available, reserved: plus(before.reserved, 97_000_000n) });
+
+      // The payer tops up 5 USDC (worth 4.85): what covers the 3 USD due is applied, the rest is available.
+      await payConfirmed(address, 5_000_000n);
+      await executeTransfersOnce(t.api.db);
+      expect(await credits(transfer.id)).toEqual([
+        { outcome: "APPLIED", applied_amount: "100000000", excess_amount: "0" },
+        { outcome: "APPLIED", applied_amount: "3092784", excess_amount: "1907216" },
+      ]);
+      expect((await intentOf(transfer.id)).status).toBe("FUNDED");
+      expect(await statusOf(transfer.id)).toBe("PROCESSING");
+      expect(await t.balance(a)).toEqual({
+        available: plus(before.available, 1_850_000n),
+        reserved: plus(before.reserved, 100_000_000n),
+      });
+    } finally {
+      usdcRate = undefined;
+    }
     await t.expectLedgerClean();
   });
 
@@ -345,6 +399,66 @@ describe("transfers: crypto funding just in time", () => {
     expect(credited.status, credited.text).toBe(201);
     expect((await t.call(c, `/v1/transfers/${bankTransfer.id}`)).body.data.status).toBe("FUNDED");
     expect(await t.balance(c)).toEqual({ available: "-50.000000", reserved: "150.000000" });
+    await t.expectLedgerClean();
+  });
+
+  it("a merchant whose available a reorg took below zero (issue 27): its confirmed payout completes, its new one waits then FAILS, another merchant's completes", async () => {
+    const [d, e] = await Promise.all([t.api.merchant(), t.api.merchant()]);
+    const dBank = await t.bankCustomer(d);
+    const eBank = await t.bankCustomer(e);
+    await t.credit(d, dBank.virtualAccountId, "100");
+    await t.credit(e, eBank.virtualAccountId, "100");
+    const balanceTransfer = async (m: TestMerchant, customer: string, amount: string) => {
+      const quote = await t.quote(m, customer, { source: { method: "BALANCE" }, source_amount: amount });
+      const created = await t.transfer(m, quote.id);
+      expect(created.body.data.status, created.text).toBe("FUNDED");
+      return created.body.data.id as string;
+    };
+    // d's payout first, then e's: both sent, both confirmed by the chain (as the pipeline records it).
+    const paid = await balanceTransfer(d, dBank.customerId, "30");
+    const other = await balanceTransfer(e, eBank.customerId, "20");
+    await executeTransfersOnce(t.api.db);
+    await t.api.db.query(
+      "UPDATE treasury_sends SET state = 'confirmed', confirmed_at = now() WHERE idempotency_key = ANY($1::text[])",
+      [[paid, other]],
+    );
+    // Meanwhile 200 USDC arrive on a canceled transfer's address of d (available), d spends 250 on a
+    // new payout, and the deposit's block leaves the chain: d's available is -180.
+    const quote = await t.quote(d, dBank.customerId, { source: USDC_ON_BASE, source_amount: "200" });
+    const canceled = (await t.transfer(d, quote.id)).body.data;
+    const { address } = (await t.call(d, `/v1/transfers/${canceled.id}/funding`)).body.data.intent.crypto_deposit;
+    await t.call(d, `/v1/transfers/${canceled.id}/cancel`, { method: "POST", idempotencyKey: nextKey("cancel") });
+    await payConfirmed(address, 200_000_000n);
+    expect(await applyFundingDeposits(t.api.db, 50)).toBe(1);
+    const waiting = await balanceTransfer(d, dBank.customerId, "250");
+    await base.reorg(CONFIRMATIONS, []);
+    await catchUp(baseIndexer);
+    expect(await t.balance(d)).toEqual({ available: "-180.000000", reserved: "280.000000" });
+
+    await executeTransfersOnce(t.api.db);
+    // The money of the confirmed payouts has left: both COMPLETED, whatever d's balance.
+    expect((await t.call(d, `/v1/transfers/${paid}`)).body.data.status).toBe("COMPLETED");
+    expect((await t.call(e, `/v1/transfers/${other}`)).body.data.status).toBe("COMPLETED");
+    // d's new payout does not start while its available is below zero: it waits, recorded.
+    expect((await t.call(d, `/v1/transfers/${waiting}`)).body.data.status).toBe("FUNDED");
+    const retry = await t.api.db.query<{ execution_attempts: number; last_error: string }>(
+      "SELECT execution_attempts, last_error FROM transfers WHERE id = $1",
+      [waiting],
+    );
+    expect(retry.rows[0]).toMatchObject({ execution_attempts: 1, last_error: expect.stringMatching(/below zero/) });
+    const sends = await t.api.db.query("SELECT 1 FROM treasury_sends WHERE idempotency_key = $1", [waiting]);
+    expect(sends.rowCount).toBe(0);
+
+    // Past the bound: FAILED, its 250 released into the gap.
+    await t.api.db.query("UPDATE transfers SET execution_attempts = $2, next_attempt_at = now() WHERE id = $1", [
+      waiting,
+      MAX_START_ATTEMPTS - 1,
+    ]);
+    await executeTransfersOnce(t.api.db);
+    const failed = (await t.call(d, `/v1/transfers/${waiting}`)).body.data;
+    expect(failed.status).toBe("FAILED");
+    expect(failed.failure_reason).toMatch(/below zero/);
+    expect(await t.balance(d)).toEqual({ available: "70.000000", reserved: "0.000000" });
     await t.expectLedgerClean();
   });
 });

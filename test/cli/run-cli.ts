@@ -3,8 +3,14 @@ import { fileURLToPath } from "node:url";
 import { afterAll } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const MAIN = `${ROOT}services/payments/src/main.ts`;
-const TSX = `${ROOT}node_modules/.bin/tsx`;
+/**
+ * The `payments` command as an operator runs it (`pnpm payments`): the compiled build, rebuilt by
+ * the launcher if a source changed (the suite's global setup builds it once before any file runs).
+ */
+/** How long a started role may take to log that it is ready. */
+const SERVICE_START_TIMEOUT_MS = 180_000;
+
+export const PAYMENTS_BIN = `${ROOT}services/payments/bin/payments.mjs`;
 
 export interface CliResult {
   code: number | null;
@@ -23,10 +29,14 @@ function cleanEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   return base;
 }
 
-/** Runs `payments <args>` exactly as an operator would (through tsx), and collects its output. */
+/** Runs `payments <args>` exactly as an operator would, and collects its output. */
 export function runCli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, [MAIN, ...args], { cwd: ROOT, env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [PAYMENTS_BIN, ...args], {
+      cwd: ROOT,
+      env: cleanEnv(env),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c) => {
@@ -88,21 +98,19 @@ process.once("exit", () => {
 
 /**
  * Starts `payments serve` in the background; resolves once its output matches `ready` (a role
- * without the API: `--role worker` logs "workers ready"). The service runs in a process group of
- * its own (tsx runs it in a child node process, which starts its own children): killHard, a
- * service that never got ready, and the file's teardown end the whole group, so nothing outlives
- * the test file. `direct`: the service is this child itself (`node --import tsx`), so its exit code
- * and signal are the service's own.
+ * without the API: `--role worker` logs "workers ready"). The service is the child itself (its exit
+ * code and signal are the service's own) in a process group of its own with what it starts (the
+ * local sandbox's anvils): killHard, a service that never got ready, and the file's teardown end the
+ * whole group, so nothing outlives the test file. Starting is bounded generously (a loaded 2-core
+ * machine has taken 40 s and more), never as a race.
  */
 export function startRole(
   args: string[],
   env: Record<string, string | undefined>,
   ready: RegExp,
-  options: { direct?: boolean } = {},
 ): Promise<{ child: ChildProcess; match: RegExpExecArray; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const [command, prefix] = options.direct ? [process.execPath, ["--import", "tsx"]] : [TSX, []];
-    const child = spawn(command, [...prefix, MAIN, "serve", ...args], {
+    const child = spawn(process.execPath, [PAYMENTS_BIN, "serve", ...args], {
       cwd: ROOT,
       env: cleanEnv({ LOG_LEVEL: "info", ...env }),
       stdio: ["ignore", "pipe", "pipe"],
@@ -110,15 +118,15 @@ export function startRole(
     });
     started.add(child);
     child.once("exit", () => {
-      // The group may outlive its leader (a service child tsx left behind): ended with it.
+      // The group may outlive its leader (an anvil the service started): ended with it.
       killGroup(child, "SIGKILL");
       started.delete(child);
     });
     let output = "";
     const timer = setTimeout(() => {
       killGroup(child, "SIGKILL");
-      reject(new Error(`service did not start:\n${output}`));
-    }, 60_000);
+      reject(new Error(`service did not start within ${SERVICE_START_TIMEOUT_MS / 1000} s:\n${output}`));
+    }, SERVICE_START_TIMEOUT_MS);
     const onData = (chunk: Buffer) => {
       output += chunk;
       const match = ready.exec(output);
@@ -136,7 +144,7 @@ export function startRole(
   });
 }
 
-/** `kill -9` of a started service's process group: tsx, the node process running the service, its children. */
+/** `kill -9` of a started service's process group: the service and what it started. */
 export function killHard(child: ChildProcess): void {
   if (child.pid === undefined) throw new Error("the process has no pid");
   process.kill(-child.pid, "SIGKILL");

@@ -58,7 +58,7 @@ describe.skipIf(!process.env.DATABASE_URL)(
         expect(refused.stderr).toContain("MASTER_MNEMONIC_FILE");
 
         const signerEnv = { ...base, MASTER_MNEMONIC: mnemonic };
-        let signer = await startRole(["--role", "signer"], signerEnv, /signer started/, { direct: true });
+        let signer = await startRole(["--role", "signer"], signerEnv, /signer started/);
         let api: Awaited<ReturnType<typeof startService>> | undefined;
         try {
           // The signer filled the pools before it said it started: the merchant's account is stored,
@@ -126,7 +126,7 @@ describe.skipIf(!process.env.DATABASE_URL)(
           }
 
           // The signer back: it refills the pool, the same request then succeeds.
-          signer = await startRole(["--role", "signer"], signerEnv, /signer started/, { direct: true });
+          signer = await startRole(["--role", "signer"], signerEnv, /signer started/);
           const after = await eventually(
             async () => {
               const retried = await post(

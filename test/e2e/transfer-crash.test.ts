@@ -18,7 +18,7 @@ const TIMEOUT_MS = 180_000;
  */
 async function startDirect(role: "worker" | "signer", env: Record<string, string | undefined>) {
   const ready = role === "worker" ? /workers ready/ : /signer started/;
-  const started = await startRole(["--role", role], env, ready, { direct: true });
+  const started = await startRole(["--role", role], env, ready);
   const exited = new Promise<NodeJS.Signals | number | null>((done) =>
     started.child.once("exit", (code, signal) => done(signal ?? code)),
   );

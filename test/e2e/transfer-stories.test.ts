@@ -311,6 +311,77 @@ describe("transfer stories through the service process and real chains", () => {
     TIMEOUT_MS,
   );
 
+  it(
+    "issue 27: merchant A's 100-sat BTC payout is refused at quote (or ends FAILED, its hold released) while merchant B's USDC payout completes within a minute",
+    async () => {
+      const bCustomer = await t.bankCustomer(b);
+      expect((await t.credit(b, bCustomer.virtualAccountId, "40")).status).toBe(201);
+      expect((await t.credit(a, customer.virtualAccountId, "10")).status).toBe(201);
+      const aBefore = await t.balance(a);
+      const bBefore = await t.balance(b);
+      // A's hostile payout first: 100 sat of BTC from its balance (about 0.07 USD).
+      const tiny = await t.call(a, "/v1/quotes", {
+        method: "POST",
+        idempotencyKey: nextKey("quote"),
+        json: {
+          customer_id: customer.customerId,
+          source: { method: "BALANCE" },
+          destination: {
+            type: "CRYPTO_ADDRESS",
+            asset: "BTC",
+            network: "BITCOIN",
+            address: chains.bitcoin.newAddress(),
+          },
+          destination_amount: "0.000001",
+        },
+      });
+      let tinyTransfer: string | undefined;
+      if (tiny.status === 201) {
+        const created = await t.transfer(a, tiny.body.data.id);
+        tinyTransfer = created.body.data?.id;
+      } else {
+        expect(tiny.status, tiny.text).toBe(422);
+        expect(tiny.body).toMatchObject({ error: "amount_below_minimum" });
+        expect(tiny.body.message).toContain("minimum of 0.00000546 BTC on BITCOIN");
+      }
+
+      // B's ordinary payout right after: paid on chain within a minute.
+      const payee = freshAddress();
+      const quote = await t.quote(b, bCustomer.customerId, {
+        source: { method: "BALANCE" },
+        destination: { type: "CRYPTO_ADDRESS", asset: "USDC", network: "BASE", address: payee },
+        source_amount: "25.00",
+      });
+      const created = await t.transfer(b, quote.id);
+      expect(created.status, created.text).toBe(201);
+      const started = Date.now();
+      const done = await eventually(
+        async () => {
+          const transfer = await transferOf(b, created.body.data.id);
+          return transfer.status === "COMPLETED" ? transfer : undefined;
+        },
+        60_000,
+        250,
+      );
+      expect(Date.now() - started).toBeLessThan(60_000);
+      const paid = decimalToUnits(done.destination_amount.value, 6) as bigint;
+      expect(await tokenBalance(chains.base.node, chains.base.usdc, payee)).toBe(paid);
+      expect(micros((await t.balance(b)).available)).toBe(micros(bBefore.available) - 25_000_000n);
+
+      // A's tiny one, if it was made at all, ended FAILED with its hold back in available.
+      if (tinyTransfer) {
+        const ended = await eventually(async () => {
+          const transfer = await transferOf(a, tinyTransfer as string);
+          return transfer.status === "FAILED" ? transfer : undefined;
+        }, 60_000);
+        expect(ended.failure_reason).toBeTruthy();
+      }
+      expect(await t.balance(a)).toEqual(aBefore);
+      await expectLedgerChecked();
+    },
+    TIMEOUT_MS,
+  );
+
   /**
    * A USDT on TRON -> US bank transfer of 30 USDT to `accountNumber`, the customer paying the
    * intent's address from the Tron test node's faucet: the transfer once it is `final`.

@@ -18,7 +18,7 @@ const TIMEOUT_MS = 240_000;
  * seen would be tsx's, not the signer's). `exited`: the signal (or code) it ended with.
  */
 async function startSigner(env: Record<string, string | undefined>) {
-  const started = await startRole(["--role", "signer"], env, /signer started/, { direct: true });
+  const started = await startRole(["--role", "signer"], env, /signer started/);
   const exited = new Promise<NodeJS.Signals | number | null>((done) =>
     started.child.once("exit", (code, signal) => done(signal ?? code)),
   );

@@ -5,7 +5,7 @@ import type { Database, Queryable } from "@mp/db";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { createIndexer, type Indexer, type IndexerMetrics, type TickResult } from "@mp/indexer";
 import { checkLedger, getMerchantBalance } from "@mp/ledger";
-import { createSandboxRateProvider } from "@mp/providers";
+import { createSandboxRateProvider, type RateProvider } from "@mp/providers";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { insertMerchantWithCustomer } from "../support/db-fixtures.ts";
 import { late } from "../support/late.ts";
@@ -137,6 +137,8 @@ export function laggingAdapter(inner: ChainAdapter, lag: { blocks: number }): Ch
 
 type IndexerExtras = {
   leaseSeconds?: number;
+  /** Default: the sandbox's fixed rates. */
+  rates?: RateProvider;
   metrics?: IndexerMetrics;
   failpoint?: (name: string) => void | Promise<void>;
   adapter?: ChainAdapter;

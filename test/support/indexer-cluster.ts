@@ -7,12 +7,12 @@ import type { Database } from "@mp/db";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { type AnvilNode, transferToken } from "@mp/test-nodes/evm";
 import { privateKeyToAccount } from "viem/accounts";
+import { PAYMENTS_BIN } from "../cli/run-cli.ts";
 import { addWallet, createMerchant, type TestMerchant } from "../indexer/indexer-fixtures.ts";
 import { type AnvilWithUsdc, startAnvilWithUsdc } from "./anvil-usdc.ts";
 import { writeChainsConfig } from "./chains-config-file.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const MAIN = `${ROOT}services/payments/src/main.ts`;
 
 /** One `payments serve --role indexer` process, as an operator runs it on a host of its own. */
 export interface IndexerProcess {
@@ -118,13 +118,12 @@ export async function startIndexerCluster(options: {
 }
 
 /**
- * `payments serve --role indexer` in node itself (tsx as a loader, not its CLI, which would run
- * the service in a child of its own: a kill -9 or SIGSTOP must reach the process that holds the
- * database sessions).
+ * `payments serve --role indexer` as the child itself: a kill -9 or SIGSTOP must reach the process
+ * that holds the database sessions.
  */
 function spawnIndexer(env: NodeJS.ProcessEnv, args: string[]): Promise<IndexerProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "serve", "--role", "indexer", ...args], {
+    const child = spawn(process.execPath, [PAYMENTS_BIN, "serve", "--role", "indexer", ...args], {
       cwd: ROOT,
       env,
       stdio: ["ignore", "pipe", "pipe"],

@@ -25,6 +25,8 @@ export {
   setMerchantDisabled,
 } from "./merchants/merchant-store.ts";
 export { buildOpenApi } from "./openapi/build-openapi.ts";
+// The /v1 resources' types (z.infer of their schemas), for clients of the JSON such as the dashboard.
+export type * from "./resources.ts";
 export { allRoutes } from "./routes.ts";
 export { sendQueuedFaucetTransfer } from "./sandbox/sandbox-faucet-outbox.ts";
 export {
@@ -50,10 +52,12 @@ export {
   endedTransferPayouts,
   finishTransferPayout,
   fundedCryptoTransfers,
+  giveUpStart,
   startTransferPayout,
   type TransferPayout,
 } from "./transfers/transfer-execution.ts";
 export { expireDueTransfers } from "./transfers/transfer-lifecycle.ts";
+export { eachTransfer, MAX_START_ATTEMPTS, retryDelaySeconds } from "./transfers/transfer-retries.ts";
 export { type TransfersReport, type TransfersReportTotals, transfersReport } from "./transfers/transfers-report.ts";
 export {
   KYC_AND_BANKING_QUEUES,

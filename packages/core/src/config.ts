@@ -63,7 +63,9 @@ export interface TransferSettings {
   quoteTtlSeconds: number;
   /**
    * TRANSFER_FUNDING_TTL_SECONDS: how long a just-in-time transfer waits for its funds at the quoted
-   * rate (60..604800); unset: 3600. Then it expires: never executed at a stale rate.
+   * rate (60..86400); unset: 3600. Then it expires: never executed at a stale rate. At most a day
+   * (issue 27): the service carries the price risk of a bank-funded transfer for that long at most
+   * (README "Transfers", price risk).
    */
   fundingTtlSeconds: number;
 }
@@ -191,7 +193,7 @@ const envSchema = z.object({
     .optional(),
   TRANSFER_FEE_BPS: intString(0, 1_000).optional(),
   TRANSFER_QUOTE_TTL_SECONDS: intString(30, 3_600).optional(),
-  TRANSFER_FUNDING_TTL_SECONDS: intString(60, 604_800).optional(),
+  TRANSFER_FUNDING_TTL_SECONDS: intString(60, 86_400).optional(),
   BANK_BIC: z
     .string()
     .regex(/^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/, "must be a BIC (8 or 11 characters)")

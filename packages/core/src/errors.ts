@@ -17,6 +17,7 @@ export type ErrorCode =
   | "quote_expired"
   | "insufficient_treasury_funds"
   | "customer_not_verified"
+  | "amount_below_minimum"
   | "service_unavailable"
   | "config_error"
   | "chain_misconfigured"
@@ -92,6 +93,16 @@ export class QuoteExpiredError extends AppError {
 export class CustomerNotVerifiedError extends AppError {
   constructor(message: string) {
     super("customer_not_verified", message);
+  }
+}
+
+/**
+ * An amount the chain would refuse or that is not worth moving (a Bitcoin output below dust, SOL
+ * below an account's rent-exempt minimum, less than a cent): refused when quoted, the minimum named.
+ */
+export class AmountBelowMinimumError extends AppError {
+  constructor(message: string, details: { asset: string; network: string; minimum: string }) {
+    super("amount_below_minimum", message, { details });
   }
 }
 

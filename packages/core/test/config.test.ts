@@ -131,6 +131,9 @@ describe("TRANSFER_* settings", () => {
       ["TRANSFER_FEE_BPS", "lots"],
       ["TRANSFER_QUOTE_TTL_SECONDS", "5"],
       ["TRANSFER_FUNDING_TTL_SECONDS", "9999999"],
+      // The quoted rate of a bank-funded transfer holds a day at most (issue 27).
+      ["TRANSFER_FUNDING_TTL_SECONDS", "86401"],
+      ["TRANSFER_FUNDING_TTL_SECONDS", "604800"],
     ] as const) {
       expect(configError({ [setting]: value }).setting, `${setting}=${value}`).toBe(setting);
     }

@@ -5,7 +5,7 @@ import { type Request, type Response, Router } from "express";
 import { z } from "zod";
 import { dashboardActor } from "./audit-log.ts";
 import { createPasswordLink, passwordLinkUrl } from "./password-links.ts";
-import { INVITABLE_ROLES } from "./roles.ts";
+import { type DashboardUser, INVITABLE_ROLES } from "./roles.ts";
 import { createUser, listMerchantUsers } from "./user-store.ts";
 import { type AuditOf, v1Route, visibleMerchant } from "./v1-route.ts";
 
@@ -30,6 +30,19 @@ const inviteBody = z.strictObject({
   email: z.string().trim().min(3).max(320),
   role: z.enum(INVITABLE_ROLES),
 });
+
+/** What the sandbox buttons may send: the chains of the deployment's faucets and their assets. */
+export function sandboxView(enabled: boolean, faucets: AppDeps["faucets"]) {
+  const chains = enabled
+    ? Object.values(faucets).map((faucet) => ({ chain: faucet.chain, assets: faucet.assets().map((a) => a.asset) }))
+    : [];
+  return { enabled, chains };
+}
+
+/** An invitation: the invitee and their one-time link to set a password (shown once, to pass on). */
+export function inviteView(invited: Pick<DashboardUser, "id" | "email" | "role">, passwordLink: string) {
+  return { user: { id: invited.id, email: invited.email, role: invited.role }, password_link: passwordLink };
+}
 
 const audited =
   (action: string, objectType: string, idOf: (a: Parameters<AuditOf>[0]) => unknown): AuditOf =>
@@ -116,14 +129,7 @@ export function merchantPageRoutes(deps: AppDeps): Router {
   // What the sandbox buttons may send: only in a sandbox deployment, for a sandbox merchant.
   router.get("/merchants/:merchantId/sandbox", async (req: Request, res: Response) => {
     const { environment } = await visibleMerchant(deps.db, req, res, "merchant:read");
-    const enabled = deps.environment === "sandbox" && environment === "sandbox";
-    const chains = enabled
-      ? Object.values(deps.faucets).map((faucet) => ({
-          chain: faucet.chain,
-          assets: faucet.assets().map((a) => a.asset),
-        }))
-      : [];
-    res.json({ enabled, chains });
+    res.json(sandboxView(deps.environment === "sandbox" && environment === "sandbox", deps.faucets));
   });
 
   router.get("/merchants/:merchantId/users", async (req: Request, res: Response) => {
@@ -143,10 +149,7 @@ export function merchantPageRoutes(deps: AppDeps): Router {
     });
     const token = await createPasswordLink(deps.db, invited.id);
     res.set("Cache-Control", "no-store");
-    res.status(201).json({
-      user: { id: invited.id, email: invited.email, role: invited.role },
-      password_link: passwordLinkUrl(`${req.protocol}://${req.get("host")}`, token),
-    });
+    res.status(201).json(inviteView(invited, passwordLinkUrl(`${req.protocol}://${req.get("host")}`, token)));
   });
   return router;
 }

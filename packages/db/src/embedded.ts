@@ -15,6 +15,8 @@ export interface EmbeddedServer {
   connectionString: string;
   /** True when this process started PGlite; false when it joined another process's server. */
   owner: boolean;
+  /** The database's files as one tarball (owner only): test databases start from a migrated one. */
+  dumpDataDir?(): Promise<Blob>;
   stop(): Promise<void>;
 }
 
@@ -69,6 +71,8 @@ export async function startEmbedded(options: {
   logger?: Logger;
   /** In-memory database (tests): nothing is written under dataDir but the socket. */
   memory?: boolean;
+  /** With `memory`: start from these files (a `dumpDataDir` tarball) instead of an empty database. */
+  loadDataDir?: Blob;
 }): Promise<EmbeddedServer> {
   const { dataDir, logger } = options;
   mkdirSync(dataDir, { recursive: true });
@@ -97,13 +101,16 @@ export async function startEmbedded(options: {
 
   const { PGlite } = await import("@electric-sql/pglite");
   rmSync(socketPath, { force: true });
-  const db = options.memory ? await PGlite.create() : await PGlite.create(join(dataDir, "pgdata"));
+  const db = options.memory
+    ? await PGlite.create(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {})
+    : await PGlite.create(join(dataDir, "pgdata"));
   const server = await servePglite(db, socketPath);
   logger?.info({ dataDir }, "embedded database started");
   let stopped = false;
   return {
     connectionString,
     owner: true,
+    dumpDataDir: () => db.dumpDataDir("none"),
     async stop() {
       if (stopped) return;
       stopped = true;

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "@mp/core";
 import type { Database } from "./database.ts";
+import { SqlState, sqlState } from "./sql-state.ts";
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL("../../../migrations/", import.meta.url));
 
@@ -22,8 +23,10 @@ export async function migrate(db: Database, options: { dir?: string; logger?: Lo
   const files = readdirSync(dir)
     .filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f))
     .sort();
+  const recorded = await recordedMigrations(db);
   const applied: string[] = [];
-  for (const file of files) {
+  // Every start runs this: an up-to-date database costs one query, not a transaction per file.
+  for (const file of files.filter((f) => !recorded.has(f))) {
     const sql = readFileSync(`${dir}/${file}`, "utf8");
     const ran = await db.tx(async (client) => {
       await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK_ID]);
@@ -42,4 +45,15 @@ export async function migrate(db: Database, options: { dir?: string; logger?: Lo
     }
   }
   return { applied };
+}
+
+/** The migrations the database has recorded (none before the first). Checked again under the lock. */
+async function recordedMigrations(db: Database): Promise<Set<string>> {
+  try {
+    const rows = await db.query<{ name: string }>("SELECT name FROM schema_migrations");
+    return new Set(rows.rows.map((r) => r.name));
+  } catch (error) {
+    if (sqlState(error) === SqlState.undefinedTable) return new Set();
+    throw error;
+  }
 }

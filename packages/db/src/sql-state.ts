@@ -6,6 +6,8 @@ export const SqlState = {
   serializationFailure: "40001",
   deadlockDetected: "40P01",
   invalidTextRepresentation: "22P02",
+  duplicateDatabase: "42P04",
+  undefinedTable: "42P01",
 } as const;
 
 export function sqlState(error: unknown): string | undefined {

@@ -10,7 +10,7 @@ const placeInput = z.object({
   amountUsdMicros: positiveMicrosSchema,
   justCredited: z.boolean().default(false),
 });
-const resolveInput = z.object({ holdId: holdIdSchema, merchantId: idSchema });
+const resolveInput = z.object({ holdId: holdIdSchema, merchantId: idSchema, paidOut: z.boolean().default(false) });
 
 /**
  * Reserves money for a payout: merchant_available -> merchant_reserved. The available balance row is
@@ -63,13 +63,16 @@ type Resolution = "SETTLED" | "RELEASED";
  * a deposit reversal (reorg) took back money that the reservation stood on, and settling would pay
  * out money that is gone. The settle is then refused (InsufficientFundsError, nothing written); the
  * caller releases the hold (which fills the gap) or waits for new credits to bring available back.
+ * `paidOut`: the payout has already left (confirmed on chain or by the bank): refusing to record it
+ * would bring nothing back and only leave the transfer stuck, so it settles whatever available is
+ * (the callers refuse to START a payout while available is below zero).
  */
 async function resolveHold(
   client: Queryable,
-  input: { holdId: string; merchantId: string },
+  input: { holdId: string; merchantId: string; paidOut?: boolean },
   resolution: Resolution,
 ): Promise<{ entryId: string }> {
-  const { holdId, merchantId } = parseInput(resolveInput, input);
+  const { holdId, merchantId, paidOut } = parseInput(resolveInput, input);
   const result = await client.query<{
     amount_usd_micros: string;
     status: "HELD" | Resolution;
@@ -93,7 +96,7 @@ async function resolveHold(
       merchantId,
       lines: transferLines("merchant_reserved", settling ? "payout_clearing" : "merchant_available", amount),
     },
-    settling
+    settling && !paidOut
       ? {
           alsoLock: ["merchant_available"],
           guard(balances) {
@@ -109,10 +112,13 @@ async function resolveHold(
   return { entryId };
 }
 
-/** The payout went out: merchant_reserved -> payout_clearing. Refused while available is below zero. */
+/**
+ * The payout went out: merchant_reserved -> payout_clearing. Refused while available is below zero,
+ * unless `paidOut` (the payout is confirmed already: see resolveHold).
+ */
 export async function settleHold(
   client: Queryable,
-  input: { holdId: string; merchantId: string },
+  input: { holdId: string; merchantId: string; paidOut?: boolean },
 ): Promise<{ entryId: string }> {
   return resolveHold(client, input, "SETTLED");
 }

@@ -264,6 +264,14 @@ class ChainPass {
     const log = { attempt: attempt.id, txHash: attempt.txHash, orders: attempt.orders.map((o) => o.id) };
     switch (status.state) {
       case "failed":
+        // A failure is as final as a success, and no more: only once its block is as deep as the
+        // chain's confirmations. Shallower, a reorg may still drop it and the same signed
+        // transaction land successfully (the send then confirms, the transfer completes, nothing
+        // is refunded); until then the attempt stays watched as it is.
+        if (this.head - status.blockHeight + 1 < this.confirmations) {
+          this.logger.debug({ ...log, height: status.blockHeight }, "send failed on chain; final once deep enough");
+          return;
+        }
         await this.fenced(async (tx) => {
           await markFailed(tx, attempt.id, status);
           await this.sender.recordStatus?.(tx, attempt, status);

@@ -1,5 +1,5 @@
 import { minedTransaction, tokenBalance, transferToken } from "@mp/test-nodes/evm";
-import { bytesToHex, type Hex, keccak256, parseTransaction } from "viem";
+import { bytesToHex, encodeAbiParameters, type Hex, keccak256, pad, parseTransaction } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterEach, describe, expect, it } from "vitest";
 import { insertAttempt } from "../src/attempt-store.ts";
@@ -182,6 +182,43 @@ describe("the EVM send pipeline on anvil", () => {
     expect(landed.filter((r) => r?.status === "success")).toHaveLength(1);
     // The same nonce throughout: whichever attempt landed, no second transfer was ever possible.
     expect(new Set(attempts.map((a) => a.nonce)).size).toBe(1);
+  }, 60_000);
+
+  it("fails a send mined reverted only once that block has the chain's confirmations", async () => {
+    const p = pipeline();
+    const to = freshAddress();
+    const sent = await send({ asset: "USDC", to, amountRaw: 2_000_000n });
+    await h.node.setAutomine(false);
+    // The treasury's USDC as the token stores it (TestToken: balanceOf is slot 3).
+    const slot = keccak256(encodeAbiParameters([{ type: "address" }, { type: "uint256" }], [h.treasury, 3n]));
+    const held = await tokenBalance(h.node, h.usdc, h.treasury);
+    const setHeld = (amount: bigint) =>
+      h.node.testClient.setStorageAt({
+        address: h.usdc.address,
+        index: slot,
+        value: pad(`0x${amount.toString(16)}`, { size: 32 }),
+      });
+    try {
+      await until(t.db, [sent.id], "broadcast", () => p.tick("BASE"));
+      // Gone when the block is made: mined reverted, one confirmation of two.
+      await setHeld(0n);
+      await h.node.mine(1);
+      const [attempt] = await attemptsOf(sent.id);
+      const [receipt] = await receipts([attempt?.tx_hash as Hex]);
+      expect(receipt?.status).toBe("reverted");
+      await p.tick("BASE");
+      expect(await findSend(t.db, sent.id)).toMatchObject({ state: "broadcast", reason: null });
+      // Two deep: final, with the chain's reason.
+      await h.node.mine(1);
+      await p.tick("BASE");
+      const failed = await findSend(t.db, sent.id);
+      expect(failed?.state).toBe("failed");
+      expect(failed?.reason).toMatch(/^reverted on chain/);
+      expect(await tokenBalance(h.node, h.usdc, to)).toBe(0n);
+    } finally {
+      await setHeld(held);
+      await h.node.setAutomine(true);
+    }
   }, 60_000);
 
   it("fails an attempt the node refuses for good with the node's reason, fills its nonce, and the sends after it land", async () => {

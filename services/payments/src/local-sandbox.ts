@@ -8,10 +8,7 @@ import {
   type Logger,
   resolveChainConfig,
 } from "@mp/core";
-import { startBitcoinTestNode } from "@mp/test-nodes/bitcoin";
-import { ANVIL_DEPLOYER, type AnvilNode, deployTestToken, startAnvil } from "@mp/test-nodes/evm";
-import { startSolanaTestNode } from "@mp/test-nodes/solana";
-import { startTronTestNode } from "@mp/test-nodes/tron";
+import type { AnvilNode } from "@mp/test-nodes/evm";
 
 /** Confirmations on the local chains: small, so a sandbox deposit confirms within seconds. */
 export const SANDBOX_CONFIRMATIONS: Partial<Record<ChainId, number>> = {
@@ -33,6 +30,13 @@ export interface LocalSandbox {
  * earlier run's chains no longer exist on chain, and the indexer reverses them as it would any reorg.
  */
 export async function startLocalSandbox(logger: Logger): Promise<LocalSandbox> {
+  // The test nodes are imported here, when the local sandbox starts: no other role or command loads them.
+  const [{ startAnvil }, { startBitcoinTestNode }, { startSolanaTestNode }, { startTronTestNode }] = await Promise.all([
+    import("@mp/test-nodes/evm"),
+    import("@mp/test-nodes/bitcoin"),
+    import("@mp/test-nodes/solana"),
+    import("@mp/test-nodes/tron"),
+  ]);
   const stops: Array<() => Promise<void>> = [];
   const chains: ChainsConfig = {};
   try {
@@ -84,6 +88,7 @@ export async function startLocalSandbox(logger: Logger): Promise<LocalSandbox> {
 }
 
 async function evmChainConfig(chain: EvmChainId, node: AnvilNode): Promise<ChainConfig> {
+  const { ANVIL_DEPLOYER, deployTestToken } = await import("@mp/test-nodes/evm");
   const usdc = await deployTestToken(node, { name: "USD Coin (sandbox)", symbol: "USDC", decimals: 6 });
   return resolveChainConfig(chain, {
     rpcUrl: node.url,

@@ -30,7 +30,7 @@ import { Counter, collectDefaultMetrics, Registry } from "prom-client";
 import { createChainFaucet, reconcileTargets } from "./chain-adapters.ts";
 import { checkEncryptionKeys } from "./cli/rotate-encryption.ts";
 import { selectChains, startIndexers } from "./indexers.ts";
-import { type LocalSandbox, startLocalSandbox } from "./local-sandbox.ts";
+import type { LocalSandbox } from "./local-sandbox.ts";
 import { bitcoinNetworkOf, openCustody } from "./open-custody.ts";
 import { createProviders, type Providers, refuseSandboxProviders } from "./providers.ts";
 import { openMigratedDatabase } from "./runtime.ts";
@@ -106,7 +106,7 @@ export async function serve(options: {
   let sandbox: LocalSandbox | undefined;
   const localChains = !options.chains && !config.chains && role === "all" && config.environment === "sandbox";
   try {
-    if (localChains) sandbox = await startLocalSandbox(logger);
+    if (localChains) sandbox = await (await import("./local-sandbox.ts")).startLocalSandbox(logger);
   } catch (error) {
     await db.close();
     throw error;

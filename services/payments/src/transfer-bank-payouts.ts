@@ -1,7 +1,9 @@
 import {
   bankPayoutRequest,
   duePayouts,
+  eachTransfer,
   fundedBankTransfers,
+  giveUpStart,
   type PayoutPacing,
   postponePayoutCheck,
   recordBankPayoutIntent,
@@ -16,7 +18,7 @@ import type { BankingProvider } from "@mp/providers";
 export interface BankPayoutDeps extends PayoutPacing {
   banking: BankingProvider;
   keyring: EncryptionKeyring;
-  logger?: Logger;
+  logger?: Logger | undefined;
   /** How long to wait before asking again after a failed provider call; default 30 s. */
   retrySeconds?: number;
 }
@@ -35,10 +37,13 @@ export async function executeBankPayoutsOnce(
   db: Database,
   deps: BankPayoutDeps,
 ): Promise<{ started: number; finished: number }> {
-  let started = 0;
-  for (const ref of await fundedBankTransfers(db, BATCH)) {
-    if (await db.tx((client) => recordBankPayoutIntent(client, ref, deps.banking.name))) started += 1;
-  }
+  const started = await eachTransfer(
+    db,
+    await fundedBankTransfers(db, BATCH),
+    "bank payout start",
+    (ref) => db.tx((client) => recordBankPayoutIntent(client, ref, deps.banking.name)),
+    { logger: deps.logger, giveUp: giveUpStart },
+  );
   let finished = 0;
   for (const due of await duePayouts(db, BATCH)) {
     let answer: Parameters<typeof recordPayoutAnswer>[2];
@@ -54,8 +59,7 @@ export async function executeBankPayoutsOnce(
     try {
       if (await db.tx((client) => recordPayoutAnswer(client, due, answer, deps))) finished += 1;
     } catch (error) {
-      // E.g. a settle refused while a reorg left the merchant's available below zero: this payout
-      // waits, the others (and the crypto transfers after them) go on.
+      // A database error: this payout waits, the others (and the crypto transfers after them) go on.
       deps.logger?.warn(
         { err: String(error), transferId: due.transferId },
         "bank payout answer not recorded; retried later",

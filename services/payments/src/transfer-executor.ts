@@ -1,9 +1,11 @@
 import {
   applyFundingDeposits,
+  eachTransfer,
   endedTransferPayouts,
   expireDueTransfers,
   finishTransferPayout,
   fundedCryptoTransfers,
+  giveUpStart,
   provisionFundingAddresses,
   startTransferPayout,
   unfundReversedDeposits,
@@ -40,31 +42,47 @@ export interface TransferPass {
  *    payouts and ended payouts finish them (transfer-bank-payouts.ts: the provider is called outside
  *    any transaction).
  * Each transfer moves in its own transaction under its row lock, so two workers never move one twice
- * and a crash between the steps repeats nothing: the send's key finds the same send.
+ * and a crash between the steps repeats nothing: the send's key finds the same send. Each is also
+ * isolated (packages/api/src/transfers/transfer-retries.ts): one that throws is recorded and retried
+ * with backoff, never aborting the pass or holding up another; a payout that cannot start ends FAILED
+ * past the bound (or at once when the treasury refuses it for good), its holds released.
  */
 export async function executeTransfersOnce(
   db: Database,
-  options: { walletSlots?: WalletSlots | undefined; bank?: BankPayoutDeps | undefined } = {},
+  options: { walletSlots?: WalletSlots | undefined; bank?: BankPayoutDeps | undefined; logger?: Logger } = {},
 ): Promise<TransferPass> {
-  const expired = await expireDueTransfers(db, BATCH);
-  const provisioned = options.walletSlots ? await provisionFundingAddresses(db, options.walletSlots, BATCH) : 0;
-  const applied = await applyFundingDeposits(db, BATCH);
-  const unfunded = await unfundReversedDeposits(db, BATCH);
+  const { logger } = options;
+  const expired = await expireDueTransfers(db, BATCH, logger);
+  const provisioned = options.walletSlots ? await provisionFundingAddresses(db, options.walletSlots, BATCH, logger) : 0;
+  const applied = await applyFundingDeposits(db, BATCH, logger);
+  const unfunded = await unfundReversedDeposits(db, BATCH, logger);
   // Bank destinations go through the banking provider's payouts (transfer-bank-payouts.ts).
-  const banked = options.bank ? await executeBankPayoutsOnce(db, options.bank) : { started: 0, finished: 0 };
-  let started = banked.started;
-  for (const ref of await fundedCryptoTransfers(db, BATCH)) {
-    const moved = await db.tx((client) =>
-      startTransferPayout(client, ref, (sql, payout, idempotencyKey) =>
-        requestSend(sql, { ...payout, purpose: "transfer", idempotencyKey }),
-      ),
-    );
-    if (moved) started += 1;
-  }
-  let finished = banked.finished;
-  for (const ref of await endedTransferPayouts(db, BATCH)) {
-    if (await db.tx((client) => finishTransferPayout(client, ref))) finished += 1;
-  }
+  const banked = options.bank
+    ? await executeBankPayoutsOnce(db, { ...options.bank, logger: options.bank.logger ?? logger })
+    : { started: 0, finished: 0 };
+  const started =
+    banked.started +
+    (await eachTransfer(
+      db,
+      await fundedCryptoTransfers(db, BATCH),
+      "payout start",
+      (ref) =>
+        db.tx((client) =>
+          startTransferPayout(client, ref, (sql, payout, idempotencyKey) =>
+            requestSend(sql, { ...payout, purpose: "transfer", idempotencyKey }),
+          ),
+        ),
+      { logger, giveUp: giveUpStart },
+    ));
+  const finished =
+    banked.finished +
+    (await eachTransfer(
+      db,
+      await endedTransferPayouts(db, BATCH),
+      "payout finish",
+      async (ref) => (await db.tx((client) => finishTransferPayout(client, ref))) !== undefined,
+      { logger },
+    ));
   return { expired, provisioned, applied, unfunded, started, finished };
 }
 
@@ -81,7 +99,7 @@ export function startTransferExecutor(options: {
   const { db, logger } = options;
   let running: Promise<void> | undefined;
   const tick = () => {
-    running ??= executeTransfersOnce(db, { walletSlots: options.walletSlots, bank: options.bank })
+    running ??= executeTransfersOnce(db, { walletSlots: options.walletSlots, bank: options.bank, logger })
       .then(
         (done) => {
           if (Object.values(done).some((n) => n > 0)) logger.info(done, "transfers executed");

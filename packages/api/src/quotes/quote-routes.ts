@@ -3,6 +3,7 @@ import { decimalToUnits, ValidationError } from "@mp/core";
 import { defineGetRoute } from "../http/read-routes.ts";
 import { defineRoute, type Reservation } from "../http/route.ts";
 import { type QuoteAssets, resolveQuoteAssets } from "./quote-assets.ts";
+import { assertAboveMinimum } from "./quote-minimums.ts";
 import { priceQuote } from "./quote-pricing.ts";
 import { createQuoteBody, quoteIdParams, quoteResource } from "./quote-schemas.ts";
 import { feeScheduleOf, findQuote, insertQuote, toQuoteResource } from "./quote-store.ts";
@@ -20,7 +21,7 @@ export const createQuoteRoute = defineRoute({
   path: "/v1/quotes",
   operationId: "createQuote",
   summary:
-    "Quote a transfer: source (BANK_TRANSFER, CRYPTO_DEPOSIT of an asset on a network, BALANCE), destination (crypto address or US bank account) and one amount -> immutable rate, amounts and fee until expires_at",
+    "Quote a transfer: source (BANK_TRANSFER, CRYPTO_DEPOSIT of an asset on a network, BALANCE), destination (crypto address or US bank account) and one amount -> immutable rate, amounts and fee until expires_at. A crypto amount below its chain's minimum (Bitcoin dust 546 sat, Solana rent-exempt 0.00089088 SOL, 1 TRX, one cent of value) is 422 amount_below_minimum naming the minimum; a customer not verified for it 422 customer_not_verified",
   tag: "Transfers",
   auth: true,
   idempotent: true,
@@ -68,6 +69,11 @@ export const createQuoteRoute = defineRoute({
       spreadBps: deps.transfers.spreadBps,
       fee,
     });
+    // Never a quote the treasury could not pay out, nor one a payer could not fund (quote-minimums.ts).
+    if (destination.kind === "CRYPTO_ADDRESS") {
+      assertAboveMinimum("destination_amount", destination, priced.destinationAmount);
+    }
+    if (source.method === "CRYPTO_DEPOSIT") assertAboveMinimum("source_amount", source, priced.sourceAmount);
     const row = await insertQuote(sql, deps.encryption, {
       id: randomUUID(),
       merchantId: merchant.merchantId,

@@ -1,9 +1,11 @@
 import type { Queryable } from "@mp/db";
 import { placeHold, releaseHold } from "@mp/ledger";
+import { fundingValue, valueDue, valueShortFlag } from "./funding-value.ts";
 import { expireIfDue, releaseFunding } from "./transfer-lifecycle.ts";
 import {
   appendTransferEvent,
   describeAmount,
+  failTransfer,
   findIntentOfTransfer,
   findTransfer,
   type IntentRow,
@@ -47,6 +49,11 @@ export interface FundingCredit {
   amount: bigint;
   /** What `units` of it are worth in the ledger's USD micros (the part the hold reserves). */
   usdMicrosOf(units: bigint): bigint;
+  /**
+   * A crypto payment: the USD micros the intent's holds must reach (the quote's source value), the
+   * payments being valued when they arrived (funding-value.ts). None for a bank payment (USD).
+   */
+  valueNeeded?: bigint;
 }
 
 /**
@@ -79,7 +86,17 @@ export async function applyFundingCredit(sql: Queryable, target: FundingTarget, 
   }
   const required = BigInt(intent.required_amount);
   const before = BigInt(intent.received_amount);
-  const applied = amount < required - before ? amount : required - before;
+  const unitsDue = required - before;
+  const needed = credit.valueNeeded;
+  const value = needed === undefined ? undefined : await fundingValue(sql, intent.id);
+  let applied = amount < unitsDue ? amount : unitsDue;
+  if (needed !== undefined && value) {
+    // Worth less than the quote needs so far: as much more of this payment as covers the USD due.
+    const due = valueDue(needed, value);
+    const worth = credit.usdMicrosOf(amount);
+    const forValue = worth > 0n ? (due * amount + worth - 1n) / worth : amount;
+    if (forValue > applied) applied = forValue < amount ? forValue : amount;
+  }
   const excess = amount - applied;
   const holdId = `transfer-funding:${paymentId}`;
   const held = credit.usdMicrosOf(applied);
@@ -87,12 +104,17 @@ export async function applyFundingCredit(sql: Queryable, target: FundingTarget, 
     await placeHold(sql, { holdId, merchantId: transfer.merchant_id, amountUsdMicros: held, justCredited: true });
   }
   await recordCredit(sql, intent.id, credit, { applied, holdId: held > 0n ? holdId : null });
-  const received = before + applied;
-  if (received < required) {
+  const received = before + applied < required ? before + applied : required;
+  const after = value && { held: value.held + held, payments: value.payments + 1, applied: value.applied + applied };
+  const short = needed !== undefined && after ? valueDue(needed, after) : 0n;
+  if (received < required || short > 0n) {
     await updateIntent(sql, intent.id, {
       status: "PENDING",
       receivedAmount: received,
-      flag: shortFlag(intent, received),
+      flag:
+        received < required || !after || needed === undefined
+          ? shortFlag(intent, received)
+          : valueShortFlag(intent, after, needed, short),
     });
     await appendTransferEvent(sql, transfer, "transfer.funding_received");
     return;
@@ -169,7 +191,11 @@ export async function unapplyFundingCredit(
   const reversed = `A payment of ${describeAmount(intent, credit.amount)} was reversed by a chain reorganisation`;
   if (transfer.status === "AWAITING_MERCHANT_FUNDING" && intent.status === "PENDING") {
     if (credit.holdId) await releaseHold(sql, { holdId: credit.holdId, merchantId: transfer.merchant_id });
-    const received = BigInt(intent.received_amount) - credit.applied;
+    // What the payments still standing applied (they may add up past the required amount when a
+    // top-up covered a shortfall in value: funding-value.ts), at most the required amount.
+    const standing = (await fundingValue(sql, intent.id)).applied;
+    const required = BigInt(intent.required_amount);
+    const received = standing < required ? standing : required;
     await updateIntent(sql, intent.id, {
       status: "PENDING",
       receivedAmount: received,
@@ -187,7 +213,7 @@ export async function unapplyFundingCredit(
       },
     });
     await appendTransferEvent(sql, transfer, "transfer.funding_reversed");
-    await moveTransfer(sql, transfer, "FAILED", "transfer.failed");
+    await failTransfer(sql, transfer, `${reversed} before the transfer was executed`);
     return;
   }
   await appendTransferEvent(sql, transfer, "transfer.funding_reversed");

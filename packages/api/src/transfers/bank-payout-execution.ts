@@ -4,7 +4,7 @@ import type { EncryptionKeyring } from "@mp/encryption";
 import { postTransferRefund } from "@mp/ledger";
 import type { BankPayoutRequest, BankPayoutStatus } from "@mp/providers";
 import type { UsBankAccountBody } from "../quotes/quote-schemas.ts";
-import { finishTransferPayout, fundedTransfersTo, fundingReversed } from "./transfer-execution.ts";
+import { finishTransferPayout, fundedTransfersTo, payoutMayStart } from "./transfer-execution.ts";
 import { fundingHoldIds } from "./transfer-lifecycle.ts";
 import { findTransfer, moveTransfer, type TransferRow } from "./transfer-store.ts";
 
@@ -54,8 +54,9 @@ export async function recordBankPayoutIntent(
 ): Promise<boolean> {
   const transfer = await findTransfer(sql, ref.merchantId, ref.id, "FOR UPDATE");
   if (transfer?.status !== "FUNDED" || transfer.destination_kind !== "US_BANK_ACCOUNT") return false;
-  // A crypto-funded transfer whose deposit a reorg took back is failed by unfundReversedDeposits.
-  if (await fundingReversed(sql, transfer.id)) return false;
+  // A crypto-funded transfer whose deposit a reorg took back is failed by unfundReversedDeposits;
+  // a merchant whose available balance stands below zero waits (PayoutDeferredError).
+  if (!(await payoutMayStart(sql, transfer))) return false;
   await sql.query(
     `INSERT INTO transfer_payouts (transfer_id, merchant_id, provider, amount, currency, status)
      VALUES ($1, $2, $3, $4, $5, 'REQUESTED')`,
@@ -189,7 +190,12 @@ export async function recordPayoutAnswer(
   }
   if (status === "FAILED") {
     if (transfer.status !== "PROCESSING") return undefined;
-    await finishTransferPayout(sql, { id: transfer.id, merchantId: transfer.merchant_id, sendState: "failed" });
+    await finishTransferPayout(sql, {
+      id: transfer.id,
+      merchantId: transfer.merchant_id,
+      sendState: "failed",
+      reason: `the bank refused the payout: ${reason ?? "no reason given"}`,
+    });
     await set("status = 'FAILED', reason = $3, ended_at = now()", [reason]);
     return "FAILED";
   }

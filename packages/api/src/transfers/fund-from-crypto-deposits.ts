@@ -1,5 +1,7 @@
+import type { Logger } from "@mp/core";
 import type { Database } from "@mp/db";
 import { applyFundingCredit, lockFundingTarget, unapplyFundingCredit } from "./apply-funding-credit.ts";
+import { DUE_FOR_TRY, eachTransfer } from "./transfer-retries.ts";
 
 interface FundingDeposit {
   id: string;
@@ -27,31 +29,44 @@ const UNAPPLIED_DEPOSITS = `
  * deposit row (FOR SHARE: a reorg's rollback, which locks it FOR UPDATE, waits for the application
  * or comes first and is seen), rechecked CONFIRMED and unapplied. The indexer credited it to the
  * merchant's available balance (deposit_credit, no deposit fee on a funding address); applying holds
- * what the intent still needed, at the deposit's USD valuation, exactly as a bank credit does.
+ * what the intent still needed, at the deposit's USD valuation, exactly as a bank credit does; and
+ * the intent is funded only once what it holds is worth the quote's source value (funding-value.ts:
+ * crypto worth less at confirmation than quoted is short and waits for a top-up).
  */
-export async function applyFundingDeposits(db: Database, limit: number): Promise<number> {
-  const due = await db.query<FundingDeposit>(`${UNAPPLIED_DEPOSITS} ORDER BY d.confirmed_at, d.id LIMIT $1`, [limit]);
-  let applied = 0;
-  for (const row of due.rows) {
-    const done = await db.tx(async (sql) => {
-      const target = await lockFundingTarget(sql, row.merchant_id, row.transfer_id);
-      if (!target) return false;
-      const still = await sql.query<FundingDeposit>(`${UNAPPLIED_DEPOSITS} AND d.id = $1 FOR SHARE OF d`, [row.id]);
-      const deposit = still.rows[0];
-      if (!deposit) return false;
-      const amount = BigInt(deposit.amount_raw);
-      const usd = BigInt(deposit.amount_usd_micros);
-      await applyFundingCredit(sql, target, {
-        source: { method: "CRYPTO_DEPOSIT", depositId: deposit.id },
-        amount,
-        // Pro rata of the deposit's valuation, rounded down: the hold never exceeds what was credited.
-        usdMicrosOf: (units) => (usd * units) / amount,
-      });
-      return true;
-    });
-    if (done) applied += 1;
-  }
-  return applied;
+export async function applyFundingDeposits(db: Database, limit: number, logger?: Logger): Promise<number> {
+  const due = await db.query<FundingDeposit>(
+    `${UNAPPLIED_DEPOSITS} AND EXISTS (SELECT 1 FROM transfers t WHERE t.id = i.transfer_id AND ${DUE_FOR_TRY})
+      ORDER BY d.confirmed_at, d.id LIMIT $1`,
+    [limit],
+  );
+  const refs = due.rows.map((row) => ({ ...row, id: row.transfer_id, merchantId: row.merchant_id, depositId: row.id }));
+  return eachTransfer(
+    db,
+    refs,
+    "funding deposit",
+    (row) =>
+      db.tx(async (sql) => {
+        const target = await lockFundingTarget(sql, row.merchant_id, row.transfer_id);
+        if (!target) return false;
+        const still = await sql.query<FundingDeposit>(`${UNAPPLIED_DEPOSITS} AND d.id = $1 FOR SHARE OF d`, [
+          row.depositId,
+        ]);
+        const deposit = still.rows[0];
+        if (!deposit) return false;
+        const amount = BigInt(deposit.amount_raw);
+        const usd = BigInt(deposit.amount_usd_micros);
+        await applyFundingCredit(sql, target, {
+          source: { method: "CRYPTO_DEPOSIT", depositId: deposit.id },
+          amount,
+          // Pro rata of the deposit's valuation, rounded down: the hold never exceeds what was credited.
+          usdMicrosOf: (units) => (usd * units) / amount,
+          // Valued at its confirmation, what arrived must be worth what the quote priced it at.
+          valueNeeded: BigInt(target.transfer.source_usd_micros),
+        });
+        return true;
+      }),
+    { logger },
+  );
 }
 
 interface ReversedCredit {
@@ -77,29 +92,36 @@ const REVERSED_CREDITS = `
  * checks its deposits under lock (transfer-execution.ts), so a reorg seen before execution never
  * pays out money that is gone.
  */
-export async function unfundReversedDeposits(db: Database, limit: number): Promise<number> {
-  const due = await db.query<ReversedCredit>(`${REVERSED_CREDITS} ORDER BY c.created_at LIMIT $1`, [limit]);
-  let handled = 0;
-  for (const row of due.rows) {
-    const done = await db.tx(async (sql) => {
-      const target = await lockFundingTarget(sql, row.merchant_id, row.transfer_id);
-      if (!target) return false;
-      const still = await sql.query<ReversedCredit>(`${REVERSED_CREDITS} AND c.deposit_id = $1 FOR UPDATE OF c`, [
-        row.deposit_id,
-      ]);
-      const credit = still.rows[0];
-      if (!credit) return false;
-      await sql.query("UPDATE funding_intent_credits SET reversed_at = now() WHERE deposit_id = $1", [
-        credit.deposit_id,
-      ]);
-      await unapplyFundingCredit(sql, target, {
-        amount: BigInt(credit.amount),
-        applied: BigInt(credit.applied_amount),
-        holdId: credit.hold_id,
-      });
-      return true;
-    });
-    if (done) handled += 1;
-  }
-  return handled;
+export async function unfundReversedDeposits(db: Database, limit: number, logger?: Logger): Promise<number> {
+  const due = await db.query<ReversedCredit>(
+    `${REVERSED_CREDITS} AND EXISTS (SELECT 1 FROM transfers t WHERE t.id = i.transfer_id AND ${DUE_FOR_TRY})
+      ORDER BY c.created_at LIMIT $1`,
+    [limit],
+  );
+  const refs = due.rows.map((row) => ({ ...row, id: row.transfer_id, merchantId: row.merchant_id }));
+  return eachTransfer(
+    db,
+    refs,
+    "funding reversal",
+    (row) =>
+      db.tx(async (sql) => {
+        const target = await lockFundingTarget(sql, row.merchant_id, row.transfer_id);
+        if (!target) return false;
+        const still = await sql.query<ReversedCredit>(`${REVERSED_CREDITS} AND c.deposit_id = $1 FOR UPDATE OF c`, [
+          row.deposit_id,
+        ]);
+        const credit = still.rows[0];
+        if (!credit) return false;
+        await sql.query("UPDATE funding_intent_credits SET reversed_at = now() WHERE deposit_id = $1", [
+          credit.deposit_id,
+        ]);
+        await unapplyFundingCredit(sql, target, {
+          amount: BigInt(credit.amount),
+          applied: BigInt(credit.applied_amount),
+          holdId: credit.hold_id,
+        });
+        return true;
+      }),
+    { logger },
+  );
 }

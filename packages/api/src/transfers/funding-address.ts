@@ -1,6 +1,8 @@
+import type { Logger } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
 import type { ReservedWalletSlot, WalletSlots } from "../wallets/wallet-slots.ts";
 import { createWallet } from "../wallets/wallet-store.ts";
+import { DUE_FOR_TRY, eachTransfer } from "./transfer-retries.ts";
 import { findIntentOfTransfer, findTransfer, type IntentRow, type TransferRow } from "./transfer-store.ts";
 
 /**
@@ -37,26 +39,41 @@ export async function openFundingAddress(
  * (a Solana pool that is still dry leaves the intent for the next pass), then, under the transfer's
  * lock, used if the intent still waits for it; otherwise given back.
  */
-export async function provisionFundingAddresses(db: Database, slots: WalletSlots, limit: number): Promise<number> {
-  const waiting = await db.query<{ transfer_id: string; merchant_id: string }>(
-    `SELECT transfer_id, merchant_id FROM funding_intents
-      WHERE method = 'CRYPTO_DEPOSIT' AND deposit_destination_id IS NULL AND status = 'PENDING'
-      ORDER BY created_at LIMIT $1`,
+export async function provisionFundingAddresses(
+  db: Database,
+  slots: WalletSlots,
+  limit: number,
+  logger?: Logger,
+): Promise<number> {
+  const waiting = await db.query<{ id: string; merchant_id: string }>(
+    `SELECT i.transfer_id AS id, i.merchant_id FROM funding_intents i JOIN transfers t ON t.id = i.transfer_id
+      WHERE i.method = 'CRYPTO_DEPOSIT' AND i.deposit_destination_id IS NULL AND i.status = 'PENDING' AND ${DUE_FOR_TRY}
+      ORDER BY i.created_at LIMIT $1`,
     [limit],
   );
-  let provisioned = 0;
-  for (const row of waiting.rows) {
-    const reserved = await slots.reserve(row.merchant_id).catch(() => undefined);
-    if (!reserved) continue;
-    const used = await db.tx(async (sql) => {
-      const transfer = await findTransfer(sql, row.merchant_id, row.transfer_id, "FOR UPDATE");
-      const intent = transfer && (await findIntentOfTransfer(sql, transfer.id, "FOR UPDATE"));
-      if (!transfer || intent?.status !== "PENDING" || intent.deposit_destination_id !== null) return false;
-      await openFundingAddress(sql, transfer, intent, reserved);
-      return true;
-    });
-    if (used) provisioned += 1;
-    else reserved.release();
-  }
-  return provisioned;
+  const refs = waiting.rows.map((row) => ({ id: row.id, merchantId: row.merchant_id }));
+  return eachTransfer(
+    db,
+    refs,
+    "funding address",
+    async (ref) => {
+      const reserved = await slots.reserve(ref.merchantId).catch(() => undefined);
+      if (!reserved) return false;
+      try {
+        const used = await db.tx(async (sql) => {
+          const transfer = await findTransfer(sql, ref.merchantId, ref.id, "FOR UPDATE");
+          const intent = transfer && (await findIntentOfTransfer(sql, transfer.id, "FOR UPDATE"));
+          if (!transfer || intent?.status !== "PENDING" || intent.deposit_destination_id !== null) return false;
+          await openFundingAddress(sql, transfer, intent, reserved);
+          return true;
+        });
+        if (!used) reserved.release();
+        return used;
+      } catch (error) {
+        reserved.release();
+        throw error;
+      }
+    },
+    { logger },
+  );
 }

@@ -1,8 +1,9 @@
-import type { ChainId } from "@mp/core";
-import type { Queryable } from "@mp/db";
-import { postTransferFee, releaseHold, settleHold } from "@mp/ledger";
-import { fundingHoldIds } from "./transfer-lifecycle.ts";
-import { findTransfer, moveTransfer, type TransferRow } from "./transfer-store.ts";
+import { type ChainId, formatUsd } from "@mp/core";
+import type { Database, Queryable } from "@mp/db";
+import { getMerchantBalance, postTransferFee, releaseHold, settleHold } from "@mp/ledger";
+import { fundingHoldIds, releaseFunding } from "./transfer-lifecycle.ts";
+import { DUE_FOR_TRY, type TransferRef } from "./transfer-retries.ts";
+import { failTransfer, findTransfer, moveTransfer, type TransferRow } from "./transfer-store.ts";
 
 /** What the treasury is asked to send for a transfer (its send's idempotency key is the transfer id). */
 export interface TransferPayout {
@@ -20,7 +21,7 @@ export async function fundedTransfersTo(
 ): Promise<Array<{ id: string; merchantId: string }>> {
   const result = await sql.query<{ id: string; merchant_id: string }>(
     `SELECT t.id, t.merchant_id FROM transfers t JOIN transfer_quotes q ON q.id = t.quote_id
-      WHERE t.status = 'FUNDED' AND q.destination_kind = $1 ORDER BY t.created_at, t.id LIMIT $2`,
+      WHERE t.status = 'FUNDED' AND q.destination_kind = $1 AND ${DUE_FOR_TRY} ORDER BY t.created_at, t.id LIMIT $2`,
     [kind, limit],
   );
   return result.rows.map((row) => ({ id: row.id, merchantId: row.merchant_id }));
@@ -47,7 +48,7 @@ export async function startTransferPayout(
 ): Promise<boolean> {
   const transfer = await findTransfer(sql, ref.merchantId, ref.id, "FOR UPDATE");
   if (transfer?.status !== "FUNDED" || transfer.destination_address === null) return false;
-  if (await fundingReversed(sql, transfer.id)) return false;
+  if (!(await payoutMayStart(sql, transfer))) return false;
   await requestSend(
     sql,
     {
@@ -59,6 +60,29 @@ export async function startTransferPayout(
     transfer.id,
   );
   await moveTransfer(sql, transfer, "PROCESSING", "transfer.processing");
+  return true;
+}
+
+/** A payout that may not start yet (the transfer executor retries it with backoff, then gives up). */
+export class PayoutDeferredError extends Error {
+  override readonly name = "PayoutDeferredError";
+}
+
+/**
+ * Whether the transfer's payout may start now (the caller holds its lock): false when a deposit its
+ * funding stands on left the chain (unfundReversedDeposits fails it); throws PayoutDeferredError
+ * while the merchant's available balance stands below zero (a reorg took back a deposit it had
+ * credited): the money the holds reserve may be what the reversal took, so nothing is paid out until
+ * new credits bring available back (or the executor gives up: FAILED, the holds released into the gap).
+ */
+export async function payoutMayStart(sql: Queryable, transfer: TransferRow): Promise<boolean> {
+  if (await fundingReversed(sql, transfer.id)) return false;
+  const { available } = await getMerchantBalance(sql, transfer.merchant_id);
+  if (available < 0n) {
+    throw new PayoutDeferredError(
+      `the merchant's available balance is ${formatUsd(available)} USD (below zero after a reversed deposit): the payout waits for it to be back at zero or above`,
+    );
+  }
   return true;
 }
 
@@ -82,36 +106,66 @@ export async function fundingReversed(sql: Queryable, transferId: string): Promi
 export async function endedTransferPayouts(
   sql: Queryable,
   limit: number,
-): Promise<Array<{ id: string; merchantId: string; sendState: "confirmed" | "failed" }>> {
-  const result = await sql.query<{ id: string; merchant_id: string; state: "confirmed" | "failed" }>(
-    `SELECT t.id, t.merchant_id, s.state FROM transfers t
+): Promise<Array<{ id: string; merchantId: string; sendState: "confirmed" | "failed"; reason: string | null }>> {
+  const result = await sql.query<{
+    id: string;
+    merchant_id: string;
+    state: "confirmed" | "failed";
+    reason: string | null;
+  }>(
+    `SELECT t.id, t.merchant_id, s.state, s.reason FROM transfers t
        JOIN treasury_sends s ON s.idempotency_key = t.id::text AND s.purpose = 'transfer'
-      WHERE t.status = 'PROCESSING' AND s.state IN ('confirmed', 'failed') ORDER BY t.created_at, t.id LIMIT $1`,
+      WHERE t.status = 'PROCESSING' AND s.state IN ('confirmed', 'failed') AND ${DUE_FOR_TRY}
+      ORDER BY t.created_at, t.id LIMIT $1`,
     [limit],
   );
-  return result.rows.map((row) => ({ id: row.id, merchantId: row.merchant_id, sendState: row.state }));
+  return result.rows.map((row) => ({
+    id: row.id,
+    merchantId: row.merchant_id,
+    sendState: row.state,
+    reason: row.reason,
+  }));
 }
 
 /**
- * The send ended: confirmed -> the holds settle (reserved -> payout_clearing), the fee is earned
- * (payout_clearing -> fee_revenue), COMPLETED; failed -> the holds are released to the merchant's
- * available balance (money never vanishes), FAILED. One transaction under the transfer's lock.
+ * The send ended: confirmed -> the holds settle (reserved -> payout_clearing, whatever the merchant's
+ * available balance stands at: the money has left), the fee is earned (payout_clearing ->
+ * fee_revenue), COMPLETED; failed -> the holds are released to the merchant's available balance
+ * (money never vanishes), FAILED with the send's (or the bank's) reason. One transaction under the
+ * transfer's lock.
  */
 export async function finishTransferPayout(
   sql: Queryable,
-  ref: { id: string; merchantId: string; sendState: "confirmed" | "failed" },
+  ref: { id: string; merchantId: string; sendState: "confirmed" | "failed"; reason?: string | null | undefined },
 ): Promise<TransferRow | undefined> {
   const transfer = await findTransfer(sql, ref.merchantId, ref.id, "FOR UPDATE");
   if (transfer?.status !== "PROCESSING") return undefined;
   const holds = await fundingHoldIds(sql, transfer);
   if (ref.sendState === "failed") {
     for (const holdId of holds) await releaseHold(sql, { holdId, merchantId: transfer.merchant_id });
-    return moveTransfer(sql, transfer, "FAILED", "transfer.failed");
+    return failTransfer(sql, transfer, ref.reason ?? "the payout failed");
   }
-  for (const holdId of holds) await settleHold(sql, { holdId, merchantId: transfer.merchant_id });
+  for (const holdId of holds) await settleHold(sql, { holdId, merchantId: transfer.merchant_id, paidOut: true });
   const fee = BigInt(transfer.fee_usd_micros);
   if (fee > 0n) {
     await postTransferFee(sql, { transferId: transfer.id, merchantId: transfer.merchant_id, feeUsdMicros: fee });
   }
   return moveTransfer(sql, transfer, "COMPLETED", "transfer.completed");
+}
+
+/**
+ * Gives up starting a FUNDED transfer's payout (transfer-retries.ts: past the bound, or refused for
+ * good): FAILED with `reason`, its holds released to the merchant's available balance (a BALANCE
+ * transfer's money back; a customer's payment stays with the merchant, as for a refused bank
+ * payout), event transfer.failed. Nothing was sent: a start is one transaction with its send request
+ * (or payout row), and this one finds the transfer still FUNDED under its lock.
+ */
+export async function giveUpStart(db: Database, ref: TransferRef, reason: string): Promise<boolean> {
+  return db.tx(async (sql) => {
+    const transfer = await findTransfer(sql, ref.merchantId, ref.id, "FOR UPDATE");
+    if (transfer?.status !== "FUNDED") return false;
+    await releaseFunding(sql, transfer);
+    await failTransfer(sql, transfer, reason);
+    return true;
+  });
 }

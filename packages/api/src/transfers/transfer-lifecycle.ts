@@ -1,12 +1,14 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import { ConflictError, NotFoundError, QuoteExpiredError } from "@mp/core";
+import { ConflictError, type Logger, NotFoundError, QuoteExpiredError } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
 import { placeHold, releaseHold } from "@mp/ledger";
+import { assertAboveMinimum } from "../quotes/quote-minimums.ts";
 import { findQuote } from "../quotes/quote-store.ts";
 import { assertTransferAllowed } from "../quotes/transfer-kyc-gate.ts";
 import { insertReturning } from "../shared/insert-returning.ts";
 import type { ReservedWalletSlot } from "../wallets/wallet-slots.ts";
 import { openFundingAddress } from "./funding-address.ts";
+import { DUE_FOR_TRY, eachTransfer } from "./transfer-retries.ts";
 import {
   appendTransferEvent,
   describeAmount,
@@ -60,6 +62,15 @@ export async function createTransfer(
   if (!quote) throw new NotFoundError("Quote");
   if (quote.used_at !== null) throw new ConflictError("The quote has already been used by a transfer");
   if (await expired(sql, quote.expires_at)) throw new QuoteExpiredError();
+  // A quote made before the chain minimums were checked: the chain's floor again (quote-minimums.ts).
+  if (quote.destination_kind === "CRYPTO_ADDRESS") {
+    const destination = {
+      asset: quote.destination_asset,
+      network: quote.destination_network,
+      decimals: quote.destination_decimals,
+    };
+    assertAboveMinimum("destination_amount", destination, BigInt(quote.destination_amount));
+  }
   await assertTransferAllowed(sql, input.merchantId, quote.customer_id, quote.source_method, quote.destination_kind);
 
   const id = randomUUID();
@@ -92,6 +103,7 @@ export async function createTransfer(
     status: "AWAITING_MERCHANT_FUNDING",
     funding_mode: balance ? "BALANCE" : "TRANSFER_JIT",
     hold_id: holdId,
+    failure_reason: null,
   };
   const reference = newReference();
   const intent = await insertIntent(sql, {
@@ -210,20 +222,24 @@ export async function expireIfDue(sql: Queryable, transfer: TransferRow, intent:
  * transfer EXPIRED meanwhile). A transfer funded meanwhile is left as it is (expireIfDue checks again
  * under the lock).
  */
-export async function expireDueTransfers(db: Database, limit: number): Promise<number> {
+export async function expireDueTransfers(db: Database, limit: number, logger?: Logger): Promise<number> {
   const due = await db.query<{ id: string; merchant_id: string }>(
-    `SELECT id, merchant_id FROM transfers WHERE status = 'AWAITING_MERCHANT_FUNDING' AND expires_at <= now()
-      ORDER BY expires_at LIMIT $1`,
+    `SELECT t.id, t.merchant_id FROM transfers t
+      WHERE t.status = 'AWAITING_MERCHANT_FUNDING' AND t.expires_at <= now() AND ${DUE_FOR_TRY}
+      ORDER BY t.expires_at LIMIT $1`,
     [limit],
   );
-  let expired = 0;
-  for (const { id, merchant_id } of due.rows) {
-    const moved = await db.tx(async (client) => {
-      const transfer = await findTransfer(client, merchant_id, id, "FOR UPDATE");
-      const intent = transfer && (await findIntentOfTransfer(client, id, "FOR UPDATE"));
-      return transfer && intent ? (await expireIfDue(client, transfer, intent)) !== transfer : false;
-    });
-    if (moved) expired += 1;
-  }
-  return expired;
+  const refs = due.rows.map((row) => ({ id: row.id, merchantId: row.merchant_id }));
+  return eachTransfer(
+    db,
+    refs,
+    "expiry",
+    (ref) =>
+      db.tx(async (client) => {
+        const transfer = await findTransfer(client, ref.merchantId, ref.id, "FOR UPDATE");
+        const intent = transfer && (await findIntentOfTransfer(client, ref.id, "FOR UPDATE"));
+        return transfer && intent ? (await expireIfDue(client, transfer, intent)) !== transfer : false;
+      }),
+    { logger },
+  );
 }

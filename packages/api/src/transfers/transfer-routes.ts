@@ -29,7 +29,7 @@ export const createTransferRoute = defineRoute({
   path: "/v1/transfers",
   operationId: "createTransfer",
   summary:
-    "Start a transfer from a quote (used once: 409; expired: 409 quote_expired). BALANCE: the merchant's available USD is held at once (422 insufficient_funds when short)",
+    "Start a transfer from a quote (used once: 409; expired: 409 quote_expired). BALANCE: the merchant's available USD is held at once (422 insufficient_funds when short); a payout below its chain's minimum 422 amount_below_minimum",
   tag: "Transfers",
   auth: true,
   idempotent: true,

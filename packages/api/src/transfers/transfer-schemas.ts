@@ -37,6 +37,12 @@ export const transferResource = z.object({
   status: z.enum(TRANSFER_STATUSES),
   funding_mode: z.enum(FUNDING_MODES),
   ...quoteTerms,
+  failure_reason: z
+    .string()
+    .nullable()
+    .describe(
+      "Why a FAILED transfer failed (the chain's or the bank's reason, its funding reversed, or its payout given up after retries); null otherwise",
+    ),
   expires_at: z.iso.datetime().describe("Unfunded by then, the transfer expires: never executed at a stale rate"),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),

@@ -15,6 +15,8 @@ export type TransferRow = Omit<QuoteRow, "id" | "used_at"> & {
   funding_mode: FundingMode;
   hold_id: string | null;
   updated_at: Date;
+  /** Why a FAILED transfer failed (migrations/0155); null otherwise. */
+  failure_reason: string | null;
 };
 
 const TRANSFER_FROM = "transfers t JOIN transfer_quotes q ON q.id = t.quote_id";
@@ -27,7 +29,7 @@ const SEEN_STATUS =
 const transferColumns = (
   status: string,
 ) => `t.id, t.quote_id, t.merchant_id, t.customer_id, ${status} AS status, t.funding_mode, t.hold_id,
-  t.expires_at, t.created_at, t.updated_at, q.source_method, q.source_asset, q.source_network, q.source_decimals,
+  t.failure_reason, t.expires_at, t.created_at, t.updated_at, q.source_method, q.source_asset, q.source_network, q.source_decimals,
   q.source_amount::text AS source_amount, q.fee_amount::text AS fee_amount, q.destination_kind, q.destination_asset,
   q.destination_network, q.destination_decimals, q.destination_amount::text AS destination_amount,
   q.destination_address, q.destination_bank_mask, q.rate_value, q.source_usd_micros::text AS source_usd_micros,
@@ -50,6 +52,7 @@ export function toTransferResource(row: TransferRow): TransferResource {
     fee: quote.fee,
     destination_amount: quote.destination_amount,
     rate: quote.rate,
+    failure_reason: row.status === "FAILED" || row.status === "REFUNDED" ? row.failure_reason : null,
     expires_at: iso(row.expires_at),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
@@ -108,7 +111,10 @@ export async function getTransfer(
   return row ? toTransferResource(row) : undefined;
 }
 
-/** Moves the transfer to `to` (the database refuses a transition that is not one) and appends its event. */
+/**
+ * Moves the transfer to `to` (the database refuses a transition that is not one) and appends its
+ * event. The executor's retry record (transfer-retries.ts) starts afresh in the new state.
+ */
 export async function moveTransfer(
   sql: Queryable,
   transfer: TransferRow,
@@ -124,12 +130,19 @@ export async function moveTransfer(
   idempotencyKey?: string,
 ): Promise<TransferRow> {
   const result = await sql.query<{ updated_at: Date }>(
-    "UPDATE transfers SET status = $2, updated_at = now() WHERE id = $1 RETURNING updated_at",
+    `UPDATE transfers SET status = $2, updated_at = now(), execution_attempts = 0, next_attempt_at = NULL,
+            last_error = NULL WHERE id = $1 RETURNING updated_at`,
     [transfer.id, to],
   );
   const moved: TransferRow = { ...transfer, status: to, updated_at: result.rows[0]?.updated_at ?? transfer.updated_at };
   await appendTransferEvent(sql, moved, event, idempotencyKey);
   return moved;
+}
+
+/** Ends the transfer FAILED with `reason` (shown as its failure_reason), event transfer.failed. */
+export async function failTransfer(sql: Queryable, transfer: TransferRow, reason: string): Promise<TransferRow> {
+  await sql.query("UPDATE transfers SET failure_reason = left($2, 500) WHERE id = $1", [transfer.id, reason]);
+  return moveTransfer(sql, { ...transfer, failure_reason: reason.slice(0, 500) }, "FAILED", "transfer.failed");
 }
 
 export function appendTransferEvent(

@@ -1,17 +1,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
-import {
-  assignStatementLine,
-  exportStatementPayouts,
-  importBankStatement,
-  listUnmatchedStatementLines,
-  returnStatementLine,
-  statementImportJson,
-} from "@mp/api";
 import { ConfigError } from "@mp/core";
-import { loadEncryptionKeyring } from "@mp/encryption";
 import { type Command, Option } from "commander";
 import { addListCommand, operatorOption, printJson, printList, withDatabase } from "./cli-support.ts";
+
+// Each action imports what it runs: `payments --help` and every other command never load them.
+const apiModule = () => import("@mp/api");
 
 /**
  * `payments bank import|unmatched|assign|return|payouts export`: finance's side of
@@ -33,6 +27,7 @@ export function addBankCommands(program: Command): void {
       } catch {
         throw new ConfigError("FILE", `cannot read ${file}`);
       }
+      const { importBankStatement, statementImportJson } = await apiModule();
       const result = await withDatabase((db) =>
         importBankStatement(db, {
           fileName: basename(file),
@@ -45,6 +40,7 @@ export function addBankCommands(program: Command): void {
     });
 
   addListCommand(bank, "unmatched", "List statement lines waiting for finance (assign or return)", async (json) => {
+    const { listUnmatchedStatementLines } = await apiModule();
     const lines = await withDatabase((db) => listUnmatchedStatementLines(db));
     printList(json, lines, {
       json: (line) => line,
@@ -65,6 +61,7 @@ export function addBankCommands(program: Command): void {
   lineDecision("assign", "Credit an unmatched USD credit line to a virtual account")
     .requiredOption("--virtual-account <id>", "virtual account id")
     .action(async (options: { line: string; virtualAccount: string; operator: string }) => {
+      const { assignStatementLine } = await apiModule();
       printJson(
         await withDatabase((db) =>
           assignStatementLine(db, {
@@ -79,6 +76,7 @@ export function addBankCommands(program: Command): void {
   lineDecision("return", "Record that an unmatched line is sent back to the payer")
     .requiredOption("--reason <text>", "why")
     .action(async (options: { line: string; reason: string; operator: string }) => {
+      const { returnStatementLine } = await apiModule();
       printJson(
         await withDatabase((db) =>
           returnStatementLine(db, { lineId: options.line, reason: options.reason, operator: options.operator }),
@@ -98,6 +96,10 @@ export function addBankCommands(program: Command): void {
     .option("--json", "print the batch (id, message id, payouts, control sum) as JSON")
     .addOption(operatorOption())
     .action(async (options: { out?: string; batch?: string; json?: boolean; operator: string }) => {
+      const [{ exportStatementPayouts }, { loadEncryptionKeyring }] = await Promise.all([
+        apiModule(),
+        import("@mp/encryption"),
+      ]);
       const exported = await withDatabase((db, config, logger) => {
         const bank = config.statementBank;
         if (!bank) throw new ConfigError("BANKING_PROVIDER", "payouts are exported with BANKING_PROVIDER=statement");

@@ -1,7 +1,6 @@
-import { createApiKey, createMerchant, type Environment, revokeApiKey } from "@mp/api";
+import type { Environment } from "@mp/api";
 import { createLogger, loadConfig } from "@mp/core";
 import { Command, InvalidArgumentError, Option } from "commander";
-import { fillCustodyPoolsIfNeeded } from "../open-custody.ts";
 import type { Role } from "../serve.ts";
 import { addBankCommands } from "./bank-commands.ts";
 import { print, withDatabase } from "./cli-support.ts";
@@ -90,6 +89,10 @@ export function buildCli(): Command {
     )
     .option("--json", "print one JSON object on stdout")
     .action(async (options: { name: string; environment: Environment; json?: boolean }) => {
+      const [{ createMerchant }, { fillCustodyPoolsIfNeeded }] = await Promise.all([
+        import("@mp/api"),
+        import("../open-custody.ts"),
+      ]);
       const created = await withDatabase(async (db, config, logger) => {
         await fillCustodyPoolsIfNeeded(db, config, logger);
         return createMerchant(db, { name: options.name, environment: options.environment });
@@ -108,6 +111,7 @@ export function buildCli(): Command {
     .requiredOption("--merchant <id>", "merchant id", uuid)
     .option("--json", "print one JSON object on stdout")
     .action(async (options: { merchant: string; json?: boolean }) => {
+      const { createApiKey } = await import("@mp/api");
       const key = await withDatabase(async (db) => {
         const merchant = await db.query<{ environment: Environment }>(
           "SELECT environment FROM merchants WHERE id = $1",
@@ -128,6 +132,7 @@ export function buildCli(): Command {
     .description("Revoke an API key by its prefix (as shown at creation, e.g. sk_sandbox_AbCd1234)")
     .requiredOption("--key-prefix <prefix>", "the key's prefix")
     .action(async (options: { keyPrefix: string }) => {
+      const { revokeApiKey } = await import("@mp/api");
       const revoked = await withDatabase((db) => revokeApiKey(db, options.keyPrefix));
       if (revoked === 0) throw new Error(`no active key with prefix ${options.keyPrefix}`);
       process.stdout.write(`revoked ${revoked} key\n`);

@@ -2,7 +2,6 @@ import { userInfo } from "node:os";
 import { type AppConfig, ConfigError, createLogger, type Logger, loadConfig } from "@mp/core";
 import type { Database } from "@mp/db";
 import { type Command, Option } from "commander";
-import { openMigratedDatabase } from "../runtime.ts";
 
 /** One-shot commands print their answer (JSON, CSV, a report) on stdout; their logs go to stderr. */
 function cliLogger(config: AppConfig): Logger {
@@ -13,6 +12,8 @@ function cliLogger(config: AppConfig): Logger {
 export async function withDatabase<T>(fn: (db: Database, config: AppConfig, logger: Logger) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const logger = cliLogger(config);
+  // Loaded here, not at the top: `payments --help` and argument errors never open a database.
+  const { openMigratedDatabase } = await import("../runtime.ts");
   const { db } = await openMigratedDatabase(config, logger);
   try {
     return await fn(db, config, logger);

@@ -1,13 +1,15 @@
-import { decideVerificationReview, KYC_AND_BANKING_QUEUES, openSubmissionForOperator } from "@mp/api";
-import { loadEncryptionKeyring } from "@mp/encryption";
-import { createJobQueue } from "@mp/jobs";
-import { listManualReviews, type ManualDecision, type ManualReview, manualReviewJson } from "@mp/providers";
+import type { ManualDecision, ManualReview } from "@mp/providers";
 import { type Command, Option } from "commander";
 import { operatorOption, printJson, printList, withDatabase } from "./cli-support.ts";
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
+// Each action imports what it runs: `payments --help` and every other command never load them.
+const providersModule = () => import("@mp/providers");
+
 async function decide(submissionId: string, status: ManualDecision, reasons: string[], operator: string) {
+  const [{ decideVerificationReview, KYC_AND_BANKING_QUEUES }, { createJobQueue }, { manualReviewJson }] =
+    await Promise.all([import("@mp/api"), import("@mp/jobs"), providersModule()]);
   const review = await withDatabase(async (db, config, logger) => {
     const jobs = await createJobQueue({
       db,
@@ -38,6 +40,7 @@ export function addKycCommands(program: Command): void {
     )
     .option("--json", "one JSON object per line")
     .action(async (options: { status: ManualReview["status"] | "ALL"; json?: boolean }) => {
+      const { listManualReviews, manualReviewJson } = await providersModule();
       const reviews = await withDatabase((db) => listManualReviews(db, { status: options.status }));
       printList(options.json, reviews, {
         json: manualReviewJson,
@@ -52,6 +55,10 @@ export function addKycCommands(program: Command): void {
     .description("Show one attempt with its submitted payload (decrypted for this display only; never logged)")
     .argument("<submission-id>")
     .action(async (submissionId: string) => {
+      const [{ openSubmissionForOperator }, { loadEncryptionKeyring }] = await Promise.all([
+        import("@mp/api"),
+        import("@mp/encryption"),
+      ]);
       const shown = await withDatabase((db, config, logger) =>
         openSubmissionForOperator({ db, encryption: loadEncryptionKeyring(config, { logger }) }, submissionId),
       );

@@ -1,11 +1,10 @@
 import { formatUsd, unitsToDecimal } from "@mp/core";
-import { exportWalletsCsv, verifyCustody } from "@mp/custody";
-import { loadEncryptionKeyring } from "@mp/encryption";
-import { checkLedger, exportJournalCsv, listHeldDeposits, releaseHeldDeposit, returnHeldDeposit } from "@mp/ledger";
 import type { Command } from "commander";
-import { openCustody } from "../open-custody.ts";
 import { parseDate, printJson, withDatabase } from "./cli-support.ts";
-import { rotateEncryption } from "./rotate-encryption.ts";
+
+// Each action imports what it runs: `payments --help` and every other command never load them.
+const custodyModule = () => import("@mp/custody");
+const ledgerModule = () => import("@mp/ledger");
 
 /** custody verify, wallets export, ledger check, ledger export, deposits held|release|return, keys rotate-encryption. */
 export function addOperatorCommands(program: Command, keys: Command): void {
@@ -15,6 +14,7 @@ export function addOperatorCommands(program: Command, keys: Command): void {
     .description("Re-derive every stored address from the configured mnemonic; exits 1 on any mismatch")
     .option("--merchant <id>", "only this merchant's wallets")
     .action(async (options: { merchant?: string }) => {
+      const [{ verifyCustody }, { openCustody }] = await Promise.all([custodyModule(), import("../open-custody.ts")]);
       const result = await withDatabase(async (db, config, logger) => {
         const deriver = await openCustody(db, config, logger);
         return verifyCustody(db, deriver, options.merchant ? { merchantId: options.merchant } : {});
@@ -35,6 +35,7 @@ export function addOperatorCommands(program: Command, keys: Command): void {
     .description("Write a merchant's wallets as CSV (wallet id, chain, address, derivation path) on stdout")
     .requiredOption("--merchant <id>", "merchant id")
     .action(async (options: { merchant: string }) => {
+      const { exportWalletsCsv } = await custodyModule();
       await withDatabase((db) => exportWalletsCsv(db, options.merchant, (line) => process.stdout.write(`${line}\n`)));
     });
 
@@ -45,6 +46,7 @@ export function addOperatorCommands(program: Command, keys: Command): void {
       "Prove every journal entry balances and each merchant's balance equals its credited deposits net of fees and reversals; exits 1 on any difference",
     )
     .action(async () => {
+      const { checkLedger } = await ledgerModule();
       const result = await withDatabase((db) => checkLedger(db));
       for (const problem of result.problems) process.stdout.write(`PROBLEM ${problem}\n`);
       process.stdout.write(
@@ -64,6 +66,7 @@ export function addOperatorCommands(program: Command, keys: Command): void {
         to: parseDate("--to", options.to),
         merchantId: options.merchant,
       };
+      const { exportJournalCsv } = await ledgerModule();
       await withDatabase((db) => exportJournalCsv(db, range, (line) => process.stdout.write(`${line}\n`)));
     });
 
@@ -74,6 +77,7 @@ export function addOperatorCommands(program: Command, keys: Command): void {
     .option("--merchant <id>", "only this merchant's deposits")
     .option("--json", "one JSON array on stdout")
     .action(async (options: { merchant?: string; json?: boolean }) => {
+      const { listHeldDeposits } = await ledgerModule();
       const held = await withDatabase((db) =>
         listHeldDeposits(db, options.merchant ? { merchantId: options.merchant } : {}),
       );
@@ -107,6 +111,7 @@ export function addOperatorCommands(program: Command, keys: Command): void {
     .description("Release a held deposit to its merchant's available balance")
     .requiredOption("--deposit <id>", "deposit id")
     .action(async (options: { deposit: string }) => {
+      const { releaseHeldDeposit } = await ledgerModule();
       const { entryId } = await withDatabase((db) =>
         db.tx((c) => releaseHeldDeposit(c, { depositId: options.deposit })),
       );
@@ -118,6 +123,7 @@ export function addOperatorCommands(program: Command, keys: Command): void {
     .requiredOption("--deposit <id>", "deposit id")
     .requiredOption("--reason <text>", "why it is returned (recorded on the deposit)")
     .action(async (options: { deposit: string; reason: string }) => {
+      const { returnHeldDeposit } = await ledgerModule();
       const { entryId } = await withDatabase((db) =>
         db.tx((c) => returnHeldDeposit(c, { depositId: options.deposit, reason: options.reason })),
       );
@@ -130,6 +136,10 @@ export function addOperatorCommands(program: Command, keys: Command): void {
       "Re-encrypt every KYC payload and account number under ENCRYPTION_KEY; old keys come from ENCRYPTION_KEYS_OLD",
     )
     .action(async () => {
+      const [{ loadEncryptionKeyring }, { rotateEncryption }] = await Promise.all([
+        import("@mp/encryption"),
+        import("./rotate-encryption.ts"),
+      ]);
       const { reencrypted } = await withDatabase((db, config, logger) =>
         rotateEncryption(db, loadEncryptionKeyring(config, { logger }), logger),
       );

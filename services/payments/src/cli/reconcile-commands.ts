@@ -1,7 +1,5 @@
 import { ConfigError } from "@mp/core";
-import { reconcileChains, recordReconcileReport } from "@mp/treasury";
 import type { Command } from "commander";
-import { reconcileTargets } from "../chain-adapters.ts";
 import { addListCommand, printList, withDatabase } from "./cli-support.ts";
 
 /**
@@ -17,6 +15,10 @@ export function addReconcileCommands(program: Command): void {
     "chains",
     "Per configured chain and asset: holdings on chain vs deposits + operator float - sends - fees",
     async (json) => {
+      const [{ reconcileChains, recordReconcileReport }, { reconcileTargets }] = await Promise.all([
+        import("@mp/treasury"),
+        import("../chain-adapters.ts"),
+      ]);
       const report = await withDatabase(async (db, config) => {
         if (!config.chains) throw new ConfigError("CHAINS_CONFIG", "no chains configured: nothing to reconcile");
         const report = await reconcileChains(db, reconcileTargets(config.chains));

@@ -1,14 +1,6 @@
 import { readFile } from "node:fs/promises";
-import {
-  createPasswordLink,
-  createUser,
-  findUserByEmail,
-  isRole,
-  PASSWORD_LINK_HOURS,
-  passwordLinkUrl,
-  ROLES,
-  type Role,
-} from "@mp/dashboard";
+import { PASSWORD_LINK_HOURS } from "@mp/dashboard/password-links";
+import { isRole, ROLES, type Role } from "@mp/dashboard/roles";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { operatorOption, print, withDatabase } from "./cli-support.ts";
 
@@ -55,6 +47,10 @@ export function addUserCommands(program: Command): void {
         json?: boolean;
       }) => {
         const password = options.passwordFile ? await readPasswordFile(options.passwordFile) : undefined;
+        const [{ createUser }, { createPasswordLink, passwordLinkUrl }] = await Promise.all([
+          import("@mp/dashboard"),
+          import("@mp/dashboard/password-links"),
+        ]);
         const { user, link } = await withDatabase(async (db, config) => {
           const created = await createUser(db, {
             email: options.email,
@@ -92,6 +88,10 @@ export function addUserCommands(program: Command): void {
     .addOption(dashboardUrlOption())
     .option("--json", "print one JSON object on stdout")
     .action(async (options: { email: string; dashboardUrl?: string; json?: boolean }) => {
+      const [{ findUserByEmail }, { createPasswordLink, passwordLinkUrl }] = await Promise.all([
+        import("@mp/dashboard"),
+        import("@mp/dashboard/password-links"),
+      ]);
       const link = await withDatabase(async (db, config) => {
         const user = await findUserByEmail(db, options.email);
         if (!user) throw new Error(`no dashboard user ${options.email}`);

@@ -1,4 +1,3 @@
-import { replayDeliveries } from "@mp/webhooks";
 import { type Command, InvalidArgumentError } from "commander";
 import { withDatabase } from "./cli-support.ts";
 
@@ -28,6 +27,7 @@ export function addWebhookCommands(program: Command): void {
     .option("--merchant <id>", "only this merchant's events", merchantId)
     .action(async (options: { from: Date; to: Date; merchant?: string }) => {
       if (options.to <= options.from) throw new InvalidArgumentError("--to must be after --from");
+      const { replayDeliveries } = await import("@mp/webhooks");
       const queued = await withDatabase((db) =>
         replayDeliveries(db, { from: options.from, to: options.to, merchantId: options.merchant }),
       );
