@@ -279,8 +279,9 @@ describe("transfers: crypto funding just in time", () => {
       ]);
       expect((await intentOf(transfer.id)).status).toBe("FUNDED");
       expect(await statusOf(transfer.id)).toBe("PROCESSING");
+      // The excess, worth 1.85, pays the deposit fee: 1.85 * 1.5 % + 0.025 = 0.05275.
       expect(await t.balance(a)).toEqual({
-        available: plus(before.available, 1_850_000n),
+        available: plus(before.available, 1_797_250n),
         reserved: plus(before.reserved, 100_000_000n),
       });
     } finally {
