@@ -4,9 +4,10 @@ import { DEPOSIT_STATUSES } from "@mp/events";
 import { type Request, type Response, Router } from "express";
 import { z } from "zod";
 import { dashboardActor } from "./audit-log.ts";
-import { createPasswordLink, passwordLinkUrl } from "./password-links.ts";
+import { createInvite, listOpenInvites } from "./invites.ts";
+import { passwordLinkUrl } from "./password-links.ts";
 import { type DashboardUser, INVITABLE_ROLES } from "./roles.ts";
-import { createUser, listMerchantUsers } from "./user-store.ts";
+import { listMerchantUsers } from "./user-store.ts";
 import { type AuditOf, v1Route, visibleMerchant } from "./v1-route.ts";
 
 /** Days the overview's chart covers. */
@@ -132,24 +133,29 @@ export function merchantPageRoutes(deps: AppDeps): Router {
     res.json(sandboxView(deps.environment === "sandbox" && environment === "sandbox", deps.faucets));
   });
 
+  // The team: its users, then the invites still open (no password yet).
   router.get("/merchants/:merchantId/users", async (req: Request, res: Response) => {
     const { merchantId } = await visibleMerchant(deps.db, req, res, "merchant:read");
-    res.json({ items: await listMerchantUsers(deps.db, merchantId) });
+    const [users, invites] = await Promise.all([
+      listMerchantUsers(deps.db, merchantId),
+      listOpenInvites(deps.db, merchantId),
+    ]);
+    res.json({ items: [...users, ...invites] });
   });
 
-  // No mail leaves the service: the inviter gets the invitee's one-time link and passes it on.
+  // No mail leaves the service: the inviter gets the invitee's one-time link and passes it on. The
+  // answer is the same whether the email is new or has an account in another tenant (invites.ts).
   router.post("/merchants/:merchantId/invites", async (req: Request, res: Response) => {
     const { user, merchantId } = await visibleMerchant(deps.db, req, res, "users:invite");
     const body = parseOrThrow(inviteBody, req.body ?? {}, "body");
-    const invited = await createUser(deps.db, {
+    const invite = await createInvite(deps.db, {
       email: body.email,
       role: body.role,
       merchantId,
       actor: dashboardActor(user.email),
     });
-    const token = await createPasswordLink(deps.db, invited.id);
     res.set("Cache-Control", "no-store");
-    res.status(201).json(inviteView(invited, passwordLinkUrl(`${req.protocol}://${req.get("host")}`, token)));
+    res.status(202).json(inviteView(invite, passwordLinkUrl(`${req.protocol}://${req.get("host")}`, invite.token)));
   });
   return router;
 }
