@@ -14,6 +14,7 @@ import {
 } from "@mp/treasury";
 import { getAddress, type Hex } from "viem";
 import { catchUp } from "../indexer/indexer-fixtures.ts";
+import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
 
 /** A public test mnemonic (its EVM treasury address is no anvil dev account). */
 export const TREASURY_MNEMONIC =
@@ -56,7 +57,7 @@ export async function startEvmReconcileChain(db: Database): Promise<EvmReconcile
     watch: createWatchSet(db, "BASE"),
     rates: createSandboxRateProvider(),
     logger: silentLogger(),
-    leaseSeconds: 2,
+    leaseSeconds: TEST_LEASE_SECONDS,
   });
   const chain = { node, usdc, config, keys, treasury, indexer };
   return {
@@ -67,7 +68,7 @@ export async function startEvmReconcileChain(db: Database): Promise<EvmReconcile
         senders: [createEvmSender({ config, keys, db, logger: silentLogger() })],
         logger: silentLogger(),
         confirmations: { BASE: 2 },
-        leaseSeconds: 2,
+        leaseSeconds: TEST_LEASE_SECONDS,
       }),
     targets: () => [
       {

@@ -9,6 +9,7 @@ import {
   testDepositKeys,
 } from "../../packages/treasury/test/support/evm-deposits.ts";
 import { useTestDatabase } from "../support/test-database.ts";
+import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
 import { type EvmReconcileChain, startEvmReconcileChain } from "./evm-reconcile-chain.ts";
 
 const ETH = 10n ** 18n;
@@ -55,7 +56,7 @@ describe("EVM sweeps, then payments reconcile chains: exact, the top-ups' and sw
       depositKeys: testDepositKeys(),
       treasuryKeys: keys,
       logger: silentLogger(),
-      leaseSeconds: 2,
+      leaseSeconds: TEST_LEASE_SECONDS,
     });
     try {
       for (let i = 0; i < 40; i++) {

@@ -4,6 +4,7 @@ import type { Indexer } from "@mp/indexer";
 import { recordTreasuryAddresses } from "@mp/treasury";
 import { addWallet, createMerchant, newIndexer } from "../indexer/indexer-fixtures.ts";
 import type { TestChain } from "../indexer/test-chains.ts";
+import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
 
 /**
  * What the reconcile suites index on their chain: the treasury's send address recorded (as the
@@ -19,7 +20,7 @@ export async function indexTreasuryAndDeposit(
   const { path, address } = treasury;
   await recordTreasuryAddresses(db, [{ chain: chain.chain, purpose: "send", path, address }]);
   await addWallet(db, await createMerchant(db), chain.chain, deposit);
-  return newIndexer(db, chain, { leaseSeconds: 2 });
+  return newIndexer(db, chain, { leaseSeconds: TEST_LEASE_SECONDS });
 }
 
 /**

@@ -8,6 +8,7 @@ import { untilSweepsSettled } from "../../packages/treasury/test/support/sweep-r
 import { testSendPipeline } from "../../packages/treasury/test/support/test-pipelines.ts";
 import { catchUp } from "../indexer/indexer-fixtures.ts";
 import { useTestDatabase } from "../support/test-database.ts";
+import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
 import { type SolanaReconcileSetup, startSolanaReconcile } from "./solana-reconcile-setup.ts";
 
 const TOKEN_ACCOUNT_RENT = 2_039_280n;
@@ -37,7 +38,7 @@ describe("payments reconcile chains after Solana sweeps", () => {
       depositKeys: testDepositKeys(),
       treasuryKeys: h.keys,
       logger: silentLogger(),
-      leaseSeconds: 2,
+      leaseSeconds: TEST_LEASE_SECONDS,
     });
   }, 120_000);
 

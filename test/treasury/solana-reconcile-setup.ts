@@ -9,6 +9,7 @@ import {
   type SolanaTreasuryHarness,
   startSolanaTreasury,
 } from "../../packages/treasury/test/support/solana-treasury.ts";
+import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
 
 export interface SolanaReconcileSetup {
   h: SolanaTreasuryHarness;
@@ -30,7 +31,7 @@ export async function startSolanaReconcile(db: Database): Promise<SolanaReconcil
     watch: createWatchSet(db, "SOLANA"),
     rates: createSandboxRateProvider(),
     logger: silentLogger(),
-    leaseSeconds: 2,
+    leaseSeconds: TEST_LEASE_SECONDS,
   });
   return {
     h,

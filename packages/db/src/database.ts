@@ -45,6 +45,11 @@ export interface CreateDatabaseOptions {
   connectionString: string;
   engine: DatabaseEngine;
   max?: number;
+  /**
+   * How long a query waits for a connection (a new one, or a free one of the pool) before the
+   * database counts as unavailable (503). Default 5 s: a caller is answered rather than queued.
+   */
+  connectionTimeoutMs?: number;
   logger?: Logger;
   /** Called by close() after the pool ends (e.g. to stop an embedded server). */
   onClose?: () => Promise<void>;
@@ -61,7 +66,7 @@ export function createDatabase(options: CreateDatabaseOptions): Database {
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.max ?? 10,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
     idleTimeoutMillis: 30_000,
     // Queries issued back to back share a round trip (see Database.tx).
     pipeline: true,

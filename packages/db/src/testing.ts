@@ -29,7 +29,9 @@ export async function createTestDatabase(
   const { connectionString, cleanup } = serverUrl
     ? await serverTestDatabase(serverUrl, wantMigrated)
     : await embeddedTestDatabase(wantMigrated);
-  const db = createDatabase({ connectionString, engine, max: options.poolSize ?? 10 });
+  // Tests queue many statements at once on a machine that may be loaded: waiting for a connection is
+  // not what they test, so it may take a minute before counting as an outage.
+  const db = createDatabase({ connectionString, engine, max: options.poolSize ?? 10, connectionTimeoutMs: 60_000 });
   let dropped = false;
   return {
     db,

@@ -10,6 +10,7 @@ import { startSolanaTestNode } from "@mp/test-nodes/solana";
 import { startTronTestNode, TronKey } from "@mp/test-nodes/tron";
 import { afterAll, describe, expect, it } from "vitest";
 import { useTestDatabase } from "../../../test/support/test-database.ts";
+import { TEST_LEASE_SECONDS } from "../../../test/support/test-leases.ts";
 import { createBitcoinSender } from "../src/bitcoin/bitcoin-sender.ts";
 import type { ChainSender } from "../src/chain-sender.ts";
 import { verifiedSenders } from "../src/create-chain-senders.ts";
@@ -130,7 +131,7 @@ describe("node requirements, checked at start", () => {
       watch: createWatchSet(t.db, "SOLANA"),
       rates: createSandboxRateProvider(),
       logger: silentLogger(),
-      leaseSeconds: 2,
+      leaseSeconds: TEST_LEASE_SECONDS,
     });
     await indexer.start();
     const state = (await getIndexerStates(t.db)).find((s) => s.chain === "SOLANA");

@@ -3,6 +3,7 @@ import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { getMerchantBalance } from "@mp/ledger";
 import { VersionedTransaction } from "@solana/web3.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { TEST_LEASE_SECONDS } from "../../../test/support/test-leases.ts";
 import type { SendPipeline } from "../src/send-pipeline.ts";
 import { createSolanaSweeper, type SolanaSweeper } from "../src/sweeps/solana-sweeper.ts";
 import {
@@ -51,7 +52,7 @@ const sweeper = (onStored?: (sweepId: string) => void): SolanaSweeper => {
     depositKeys,
     treasuryKeys: h.keys,
     logger: process.env.DEBUG_SWEEPS ? createLogger({ level: "debug" }) : silentLogger(),
-    leaseSeconds: 2,
+    leaseSeconds: TEST_LEASE_SECONDS,
     ...(onStored ? { onStored } : {}),
   });
   sweepers.push(s);

@@ -7,6 +7,7 @@ import { createIndexer, type Indexer } from "@mp/indexer";
 import { createSandboxRateProvider } from "@mp/providers";
 import { parseJsonExact } from "@mp/rpc";
 import { type BitcoinTestNode, deriveTestAddresses, startBitcoinTestNode } from "@mp/test-nodes/bitcoin";
+import { TEST_LEASE_SECONDS } from "../../../../test/support/test-leases.ts";
 import { createBitcoinSender } from "../../src/bitcoin/bitcoin-sender.ts";
 import type { ChainSender } from "../../src/chain-sender.ts";
 import { TEST_TREASURY_MNEMONIC } from "./evm-treasury.ts";
@@ -63,7 +64,7 @@ export async function startBitcoinTreasury(
     watch: createWatchSet(db, "BITCOIN"),
     rates: createSandboxRateProvider(),
     logger: silentLogger(),
-    leaseSeconds: 2,
+    leaseSeconds: TEST_LEASE_SECONDS,
   });
   const catchUp = async () => {
     for (let i = 0; i < 50; i++) {

@@ -1,5 +1,6 @@
 import { type ChainId, silentLogger } from "@mp/core";
 import type { Database } from "@mp/db";
+import { TEST_LEASE_SECONDS } from "../../../../test/support/test-leases.ts";
 import type { ChainSender } from "../../src/chain-sender.ts";
 import { createSendPipeline, type SendPipeline, type SendPipelineOptions } from "../../src/send-pipeline.ts";
 import { until } from "./evm-treasury.ts";
@@ -20,7 +21,7 @@ export function testSendPipeline(
     senders: [sender],
     logger: silentLogger(),
     confirmations,
-    leaseSeconds: 2,
+    leaseSeconds: TEST_LEASE_SECONDS,
     ...options,
   });
 }

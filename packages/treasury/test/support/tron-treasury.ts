@@ -6,6 +6,7 @@ import { createIndexer, type Indexer } from "@mp/indexer";
 import { createSandboxRateProvider } from "@mp/providers";
 import { startTronTestNode, type TronTestNode } from "@mp/test-nodes/tron";
 import { catchUp } from "../../../../test/indexer/indexer-fixtures.ts";
+import { TEST_LEASE_SECONDS } from "../../../../test/support/test-leases.ts";
 import type { ChainSender } from "../../src/chain-sender.ts";
 import { recordTreasuryAddresses } from "../../src/treasury-store.ts";
 import { createTronSender } from "../../src/tron/tron-sender.ts";
@@ -49,7 +50,7 @@ export async function startTronTreasury(db: Database, seed: string): Promise<Tro
     watch: createWatchSet(db, "TRON"),
     rates: createSandboxRateProvider(),
     logger: silentLogger(),
-    leaseSeconds: 2,
+    leaseSeconds: TEST_LEASE_SECONDS,
   });
   return {
     node,

@@ -4,6 +4,7 @@ import type { TreasuryKeys } from "@mp/custody";
 import type { Database } from "@mp/db";
 import type { TestDatabase } from "@mp/db/testing";
 import { afterEach } from "vitest";
+import { TEST_LEASE_SECONDS } from "../../../../test/support/test-leases.ts";
 import { useStarted } from "../../../../test/support/use-started.ts";
 import type { ChainSender } from "../../src/chain-sender.ts";
 import type { SendPipeline } from "../../src/send-pipeline.ts";
@@ -45,6 +46,6 @@ export function testSweeperOptions(db: Database, h: { config: ChainConfig; keys:
     depositKeys: testDepositKeys(),
     treasuryKeys: h.keys,
     logger: silentLogger(),
-    leaseSeconds: 2,
+    leaseSeconds: TEST_LEASE_SECONDS,
   };
 }
