@@ -221,6 +221,7 @@ function toResource(
     })),
     now,
   });
+  const missingOf = (o: OptionRow) => figures.optionMissing.get(`${o.chain}:${o.asset}`) ?? 0n;
   return {
     id: row.id,
     status: shownStatus(row, now),
@@ -244,15 +245,16 @@ function toResource(
       address: o.address,
       contract_address: o.contract_address,
       amount_due: formatAssetAmount(BigInt(o.amount_due), o.decimals),
-      amount_missing: formatAssetAmount(figures.optionMissing.get(`${o.chain}:${o.asset}`) ?? 0n, o.decimals),
+      amount_missing: formatAssetAmount(missingOf(o), o.decimals),
       rate: o.usd_rate,
+      // What to pay now: the missing part (all of it before anything was seen); the whole once paid.
       payment_uri: paymentUri({
         chain: o.chain as ChainId,
         network: settings.chains[o.chain as ChainId]?.network ?? "mainnet",
         address: o.address,
         contractAddress: o.contract_address,
         decimals: o.decimals,
-        amountRaw: BigInt(o.amount_due),
+        amountRaw: missingOf(o) > 0n ? missingOf(o) : BigInt(o.amount_due),
       }),
     })),
     payments: payments.map((p) => ({
