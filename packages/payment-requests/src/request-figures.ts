@@ -79,7 +79,7 @@ function flagOf(payment: FigurePayment, accepted: Set<string>, cutoff: Date | nu
  * may use another asset). A payment counts when it is of an accepted option, was first seen before
  * the request ended (expiry, cancel) and is not held; a REVERSED one (a reorganisation) never counts.
  *   canceled                       -> canceled (terminal; later money is flagged late)
- *   confirmed >= 1                 -> paid (= 1) or overpaid (> 1)
+ *   confirmed >= 1                 -> paid, or overpaid when the excess is a smallest unit or more
  *   else anything pending          -> processing (even past expiry: it was seen in time)
  *   else past expires_at           -> expired
  *   else confirmed > 0             -> underpaid
@@ -114,7 +114,9 @@ export function requestFigures(input: FigureInput): Figures {
   const excess = c.num > c.den ? (input.amount * (c.num - c.den)) / c.den : 0n;
   let status: PaymentRequestStatus;
   if (input.canceledAt !== null) status = "canceled";
-  else if (c.num >= c.den) status = c.num === c.den ? "paid" : "overpaid";
+  // Beyond the amount by less than its smallest unit (a top-up of what the page asked, rounded up
+  // to the asset's unit, in another asset) is paid, not overpaid.
+  else if (c.num >= c.den) status = excess > 0n ? "overpaid" : "paid";
   else if (p.num > 0n) status = "processing";
   else if (input.now.getTime() >= input.expiresAt.getTime()) status = "expired";
   else if (c.num > 0n) status = "underpaid";
