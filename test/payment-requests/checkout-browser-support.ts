@@ -29,7 +29,12 @@ export async function decodeShownQr(page: Page): Promise<string | null> {
   await page.evaluate(JSQR_SCRIPT);
   // Polled with evaluate: waitForFunction evaluates strings with eval, which the page's CSP refuses.
   for (let i = 0; ; i++) {
-    if (await page.evaluate(`(() => { const img = document.getElementById("qr"); return !!img && img.complete && img.naturalWidth > 0; })()`)) break;
+    if (
+      await page.evaluate(
+        `(() => { const img = document.getElementById("qr"); return !!img && img.complete && img.naturalWidth > 0; })()`,
+      )
+    )
+      break;
     if (i > 200) throw new Error("the QR code image never loaded");
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

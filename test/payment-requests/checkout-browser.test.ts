@@ -31,7 +31,12 @@ describe.skipIf(!process.env.DATABASE_URL)(`the hosted checkout page in Chromium
   let keys = 0;
 
   const api = async (path: string, json?: unknown) => {
-    const res = await callApi(url, key, path, json === undefined ? {} : { method: "POST", json, idempotencyKey: `k${keys++}` });
+    const res = await callApi(
+      url,
+      key,
+      path,
+      json === undefined ? {} : { method: "POST", json, idempotencyKey: `k${keys++}` },
+    );
     expect(res.status, `${path} ${res.text}`).toBeLessThan(300);
     return res.body.data;
   };
@@ -174,9 +179,10 @@ describe.skipIf(!process.env.DATABASE_URL)(`the hosted checkout page in Chromium
       const request = await requestFor();
       const page = await openPage(request.hosted_url);
       await waitStatus(page, /Waiting for your payment/);
-      await database.db.query("UPDATE payment_requests SET expires_at = now(), rate_locked_until = now() WHERE id = $1", [
-        request.id,
-      ]);
+      await database.db.query(
+        "UPDATE payment_requests SET expires_at = now(), rate_locked_until = now() WHERE id = $1",
+        [request.id],
+      );
       await waitStatus(page, /^This payment request expired\.$/);
       expect(await page.locator("#pay").isHidden()).toBe(true);
       expect(await page.evaluate("window.__noReload")).toBe(true);
@@ -184,7 +190,9 @@ describe.skipIf(!process.env.DATABASE_URL)(`the hosted checkout page in Chromium
       const status = await callApi(url, undefined, `${path}/status`);
       expect(status.body.data).toMatchObject({ status: "expired", options: [] });
       expect((await callApi(url, undefined, `${path}/qr/BASE/USDC`)).status).toBe(404);
-      await eventually(async () => ((await api(`/v1/payment-requests/${request.id}`)).status === "expired" ? true : undefined));
+      await eventually(async () =>
+        (await api(`/v1/payment-requests/${request.id}`)).status === "expired" ? true : undefined,
+      );
       const events = (await api(`/v1/events?object_id=${request.id}`)).items.map((e: { type: string }) => e.type);
       expect(events).toContain("payment_request.expired");
       expect(await seriousViolations(page)).toEqual([]);

@@ -128,7 +128,17 @@ describe("payment requests: the API and the hosted page", () => {
       [{ ...USD_25, amount: "-1" }, 400, "amount"],
       [{ ...USD_25, accepted: [{ network: "BASE", asset: "DOGE" }] }, 400, "accepted[0]"],
       [{ ...USD_25, accepted: [{ network: "SOLANA", asset: "SOL" }] }, 400, "accepted[0]"],
-      [{ ...USD_25, accepted: [{ network: "BASE", asset: "USDC" }, { network: "BASE", asset: "USDC" }] }, 400, "twice"],
+      [
+        {
+          ...USD_25,
+          accepted: [
+            { network: "BASE", asset: "USDC" },
+            { network: "BASE", asset: "USDC" },
+          ],
+        },
+        400,
+        "twice",
+      ],
       [{ ...USD_25, accepted: [] }, 400, "accepted"],
       [{ ...USD_25, currency: "BTC" }, 400, "accepted[0]"],
       [{ ...USD_25, currency: "DOGE", accepted: undefined }, 400, "currency"],
@@ -220,7 +230,10 @@ describe("payment requests: the API and the hosted page", () => {
       expect(Date.parse(fresh.rate_locked_until)).toBeGreaterThan(Date.now() + 890_000);
       // 25 / 50000 BTC = 50000 sat.
       expect(fresh.options[1]).toMatchObject({ asset: "BTC", amount_due: "0.0005" });
-      expect((await c.get(a, created.id)).body.data.options[1]).toMatchObject({ amount_due: "0.0005", rate: "50000.00" });
+      expect((await c.get(a, created.id)).body.data.options[1]).toMatchObject({
+        amount_due: "0.0005",
+        rate: "50000.00",
+      });
       // Looked at again within the lock: the same quote.
       expect((await c.checkout(created.hosted_url)).quote_version).toBe(2);
 

@@ -30,7 +30,9 @@ describe("payment requests: matching real deposits through the indexer", () => {
   beforeAll(async () => {
     [base, bitcoin] = await Promise.all([startEvmChain(), startBitcoinChain()]);
     const custody = createCustody(RECEIVE_MNEMONIC, { bitcoinNetwork: "regtest" });
-    const addresses = { deriveWalletAddresses: (account: number, index: number) => custody.deriveWalletAddresses(account, index) };
+    const addresses = {
+      deriveWalletAddresses: (account: number, index: number) => custody.deriveWalletAddresses(account, index),
+    };
     api = await startApiHarness({
       overrides: (db): Partial<AppDeps> => ({
         addresses,
@@ -60,7 +62,10 @@ describe("payment requests: matching real deposits through the indexer", () => {
       .map((e) => e.type)
       .reverse();
   const available = async () => (await getMerchantBalance(api.db, m.merchantId)).available;
-  const optionOf = (r: { options: Array<{ network: string; address: string; amount_missing: string }> }, network: string) => {
+  const optionOf = (
+    r: { options: Array<{ network: string; address: string; amount_missing: string }> },
+    network: string,
+  ) => {
     const option = r.options.find((o) => o.network === network);
     if (!option) throw new Error(`no ${network} option`);
     return option;
@@ -83,9 +88,21 @@ describe("payment requests: matching real deposits through the indexer", () => {
     await paySeen(base, baseIndexer, optionOf(created, "BASE").address, 25_000_000n);
     expect((await match()).matched).toBe(1);
     let r = await request(created.id);
-    expect(r).toMatchObject({ status: "processing", amount_pending: "25.00", amount_paid: "0.00", amount_missing: "0.00" });
+    expect(r).toMatchObject({
+      status: "processing",
+      amount_pending: "25.00",
+      amount_paid: "0.00",
+      amount_missing: "0.00",
+    });
     expect(r.payments).toEqual([
-      expect.objectContaining({ network: "BASE", asset: "USDC", amount: "25", status: "PENDING", counted: true, flag: null }),
+      expect.objectContaining({
+        network: "BASE",
+        asset: "USDC",
+        amount: "25",
+        status: "PENDING",
+        counted: true,
+        flag: null,
+      }),
     ]);
     // Once a payment is seen the quote holds until the request expires.
     expect(r.rate_locked_until).toBe(r.expires_at);
@@ -93,7 +110,12 @@ describe("payment requests: matching real deposits through the indexer", () => {
     await confirm(base, baseIndexer);
     await match();
     r = await request(created.id);
-    expect(r).toMatchObject({ status: "paid", amount_paid: "25.00", amount_pending: "0.00", paid_at: expect.any(String) });
+    expect(r).toMatchObject({
+      status: "paid",
+      amount_paid: "25.00",
+      amount_pending: "0.00",
+      paid_at: expect.any(String),
+    });
     expect(r.payments[0]).toMatchObject({ status: "CONFIRMED", confirmations: CONFIRMATIONS });
     expect(await eventTypes(created.id)).toEqual([
       "payment_request.created",
@@ -124,7 +146,9 @@ describe("payment requests: matching real deposits through the indexer", () => {
     expect(optionOf(r, "BITCOIN").amount_missing).toBe("0.00023077");
     expect(optionOf(r, "BASE").amount_missing).toBe("14.999871");
     const page = await c.checkout(created.hosted_url);
-    expect(page.options.find((o: { network: string }) => o.network === "BASE").payment_uri).toContain("uint256=14999871");
+    expect(page.options.find((o: { network: string }) => o.network === "BASE").payment_uri).toContain(
+      "uint256=14999871",
+    );
 
     await paySeen(base, baseIndexer, optionOf(r, "BASE").address, 14_999_871n);
     await confirm(base, baseIndexer);
@@ -145,7 +169,11 @@ describe("payment requests: matching real deposits through the indexer", () => {
     await paySeen(base, baseIndexer, optionOf(created, "BASE").address, 27_500_000n);
     await confirm(base, baseIndexer);
     await match();
-    expect(await request(created.id)).toMatchObject({ status: "overpaid", amount_paid: "27.50", amount_excess: "2.50" });
+    expect(await request(created.id)).toMatchObject({
+      status: "overpaid",
+      amount_paid: "27.50",
+      amount_excess: "2.50",
+    });
   });
 
   it("a reorganisation that removes the payment takes it out of the request (and the balance): paid -> open", async () => {

@@ -39,6 +39,12 @@ export async function cancelPaymentRequest(
   if (!updated) throw new NotFoundError("Payment request");
   const [resource] = await presentPaymentRequests(sql, [updated], settings, now);
   if (!resource) throw new NotFoundError("Payment request");
-  await appendRequestEvents(sql, input.merchantId, ["payment_request.canceled"], resource, input.idempotencyKey ?? null);
+  await appendRequestEvents(
+    sql,
+    input.merchantId,
+    ["payment_request.canceled"],
+    resource,
+    input.idempotencyKey ?? null,
+  );
   return resource;
 }

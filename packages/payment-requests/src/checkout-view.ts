@@ -54,8 +54,7 @@ export async function findCheckoutRow(
 ): Promise<(PaymentRequestRow & { merchant_name: string }) | undefined> {
   if (!CHECKOUT_TOKEN_PATTERN.test(token)) return undefined;
   const { rows } = await sql.query<PaymentRequestRow & { merchant_name: string }>(
-    `SELECT ${PAYMENT_REQUEST_COLUMNS
-      .split(",")
+    `SELECT ${PAYMENT_REQUEST_COLUMNS.split(",")
       .map((c) => `r.${c.trim()}`)
       .join(", ")}, m.name AS merchant_name
        FROM payment_requests r JOIN merchants m ON m.id = r.merchant_id WHERE r.checkout_token = $1`,
@@ -99,16 +98,18 @@ export async function checkoutView(
           payment_uri,
         }))
       : [],
-    payments: r.payments.map(({ network, asset, amount, status, confirmations, required_confirmations, counted, flag }) => ({
-      network,
-      asset,
-      amount,
-      status,
-      confirmations,
-      required_confirmations,
-      counted,
-      flag,
-    })),
+    payments: r.payments.map(
+      ({ network, asset, amount, status, confirmations, required_confirmations, counted, flag }) => ({
+        network,
+        asset,
+        amount,
+        status,
+        confirmations,
+        required_confirmations,
+        counted,
+        flag,
+      }),
+    ),
     success_url: paid ? r.success_url : null,
     cancel_url: payable ? r.cancel_url : null,
   };

@@ -4,6 +4,11 @@ export { type CheckoutView, checkoutView, findCheckoutRow } from "./checkout-vie
 export { insertPaymentRequest, type NewPaymentRequest } from "./create-request.ts";
 export { matchPaymentRequest } from "./match-payments.ts";
 export { type MatchPass, matchPaymentRequestsOnce, startPaymentRequestMatcher } from "./matcher.ts";
+export {
+  findPaymentRequestForOperator,
+  listPaymentRequestsForOperator,
+  type OperatorPaymentRequest,
+} from "./operator-reads.ts";
 export { registerPaymentRequestMetrics } from "./payment-request-metrics.ts";
 export { evmChainId, type PaymentTarget, paymentUri } from "./payment-uri.ts";
 export {
@@ -11,8 +16,8 @@ export {
   type OptionAsset,
   priceOptions,
   type QuotedOption,
-  rateLockEnd,
   type RequestedAmount,
+  rateLockEnd,
 } from "./rate-lock.ts";
 export { formatRequestAmount, parseRequestAmount, USD_CURRENCY } from "./request-amount.ts";
 export { type Figures, requestFigures } from "./request-figures.ts";

@@ -1,6 +1,6 @@
 import type { Queryable } from "@mp/db";
-import { type Figures, type FigurePayment, requestFigures } from "./request-figures.ts";
 import { appendRequestEvents, type PaymentRequestEventType } from "./request-events.ts";
+import { type FigurePayment, type Figures, requestFigures } from "./request-figures.ts";
 import {
   PAYMENT_REQUEST_COLUMNS,
   type PaymentRequestRow,
@@ -95,7 +95,9 @@ export async function matchPaymentRequest(
     now,
   });
   const events: PaymentRequestEventType[] = [];
-  const changedPayments = deposits.filter((d, i) => d.counted_status !== d.status || d.counted_flag !== figures.flags[i]);
+  const changedPayments = deposits.filter(
+    (d, i) => d.counted_status !== d.status || d.counted_flag !== figures.flags[i],
+  );
   for (const d of changedPayments) {
     // A payment that counted and left the chain: the request no longer has it.
     if (d.status === "REVERSED" && d.counted_status !== null && d.counted_status !== "REVERSED" && !d.counted_flag) {
@@ -170,6 +172,7 @@ async function storeFigures(sql: Queryable, row: PaymentRequestRow, f: Figures, 
 }
 
 async function reread(sql: Queryable, id: string): Promise<PaymentRequestRow[]> {
-  return (await sql.query<PaymentRequestRow>(`SELECT ${PAYMENT_REQUEST_COLUMNS} FROM payment_requests WHERE id = $1`, [id]))
-    .rows;
+  return (
+    await sql.query<PaymentRequestRow>(`SELECT ${PAYMENT_REQUEST_COLUMNS} FROM payment_requests WHERE id = $1`, [id])
+  ).rows;
 }

@@ -6,9 +6,9 @@ const base = { network: "mainnet" as const, contractAddress: null };
 
 describe("payment URIs", () => {
   it("BIP-21 for Bitcoin, the amount in BTC", () => {
-    expect(
-      paymentUri({ ...base, chain: "BITCOIN", address: "bc1qexample", decimals: 8, amountRaw: 38_462n }),
-    ).toBe("bitcoin:bc1qexample?amount=0.00038462");
+    expect(paymentUri({ ...base, chain: "BITCOIN", address: "bc1qexample", decimals: 8, amountRaw: 38_462n })).toBe(
+      "bitcoin:bc1qexample?amount=0.00038462",
+    );
   });
 
   it("EIP-681 with the chain id: a token's transfer, a coin's value in wei", () => {
@@ -27,10 +27,24 @@ describe("payment URIs", () => {
       "solana:So1Addr?amount=0.166666667",
     );
     expect(
-      paymentUri({ ...base, chain: "SOLANA", address: "So1Addr", contractAddress: "Mint1", decimals: 6, amountRaw: 25_000_000n }),
+      paymentUri({
+        ...base,
+        chain: "SOLANA",
+        address: "So1Addr",
+        contractAddress: "Mint1",
+        decimals: 6,
+        amountRaw: 25_000_000n,
+      }),
     ).toBe("solana:So1Addr?amount=25&spl-token=Mint1");
     expect(
-      paymentUri({ ...base, chain: "TRON", address: "TAddr", contractAddress: "TToken", decimals: 6, amountRaw: 25_500_000n }),
+      paymentUri({
+        ...base,
+        chain: "TRON",
+        address: "TAddr",
+        contractAddress: "TToken",
+        decimals: 6,
+        amountRaw: 25_500_000n,
+      }),
     ).toBe("tron:TAddr?amount=25.5&token=TToken");
   });
 });

@@ -42,7 +42,10 @@ describe("a payment request's figures", () => {
     expect(short.optionMissing.get("BASE:USDC")).toBe(15_000_000n);
     // 3/5 of 38462 sat, rounded up.
     expect(short.optionMissing.get("BITCOIN:BTC")).toBe(23_078n);
-    const topped = figures([pay({ amountRaw: 10_000_000n }), pay({ chain: "BITCOIN", asset: "BTC", amountRaw: 23_078n })]);
+    const topped = figures([
+      pay({ amountRaw: 10_000_000n }),
+      pay({ chain: "BITCOIN", asset: "BTC", amountRaw: 23_078n }),
+    ]);
     // A hair over (the BTC missing was rounded up to the satoshi), less than a cent: paid.
     expect(topped).toMatchObject({ status: "paid", amountExcess: 0n });
     const exact = requestFigures({

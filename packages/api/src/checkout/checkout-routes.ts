@@ -96,8 +96,19 @@ export const checkoutPageRoute = defineRoute({
     const nonce = randomBytes(16).toString("base64");
     const view = await freshView(deps, params.token);
     const headers = checkoutHeaders(nonce);
-    if (!view) return { status: 404, data: undefined, headers, raw: { contentType: "text/html", body: unknownCheckoutPage(nonce) } };
-    return { status: 200, data: undefined, headers, raw: { contentType: "text/html", body: checkoutPage(params.token, view, nonce) } };
+    if (!view)
+      return {
+        status: 404,
+        data: undefined,
+        headers,
+        raw: { contentType: "text/html", body: unknownCheckoutPage(nonce) },
+      };
+    return {
+      status: 200,
+      data: undefined,
+      headers,
+      raw: { contentType: "text/html", body: checkoutPage(params.token, view, nonce) },
+    };
   },
 });
 

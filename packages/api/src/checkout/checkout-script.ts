@@ -4,7 +4,7 @@
  * the page follows the payment (seen, confirmations, paid) without a reload. The countdown runs on
  * the server's clock (the answer's `now`). Text goes in with textContent only.
  */
-export const CHECKOUT_SCRIPT = String.raw`(() => {
+export const CHECKOUT_SCRIPT = `(() => {
   "use strict";
   const $ = (id) => document.getElementById(id);
   const token = $("checkout").dataset.token;

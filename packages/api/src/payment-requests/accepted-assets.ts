@@ -36,7 +36,8 @@ export function acceptedAssets(
   const inCurrency = (a: { asset: string }) => body.currency === USD_CURRENCY.currency || a.asset === body.currency;
   if (!body.accepted) {
     const assets = all.filter(inCurrency);
-    if (assets.length === 0) throw new ValidationError(`currency: no configured chain has ${body.currency}`, "currency");
+    if (assets.length === 0)
+      throw new ValidationError(`currency: no configured chain has ${body.currency}`, "currency");
     return { assets, named: false };
   }
   const seen = new Set<string>();
@@ -52,9 +53,11 @@ export function acceptedAssets(
         field,
       );
     }
-    if (!inCurrency(found)) throw new ValidationError(`${field}.asset: a request in ${body.currency} is paid in it`, field);
+    if (!inCurrency(found))
+      throw new ValidationError(`${field}.asset: a request in ${body.currency} is paid in it`, field);
     const key = `${found.chain}:${found.asset}`;
-    if (seen.has(key)) throw new ValidationError(`${field}: ${wanted.asset} on ${wanted.network} is named twice`, field);
+    if (seen.has(key))
+      throw new ValidationError(`${field}: ${wanted.asset} on ${wanted.network} is named twice`, field);
     seen.add(key);
     return found;
   });

@@ -12,7 +12,7 @@ import {
 } from "@mp/payment-requests";
 import { defineGetRoute, defineListRoute } from "../http/read-routes.ts";
 import { defineRoute, type Reservation } from "../http/route.ts";
-import { minimumOf, assertAboveMinimum } from "../quotes/quote-minimums.ts";
+import { assertAboveMinimum, minimumOf } from "../quotes/quote-minimums.ts";
 import type { ReservedWalletSlot } from "../wallets/wallet-slots.ts";
 import { createWallet } from "../wallets/wallet-store.ts";
 import { type AcceptedAsset, acceptedAssets, currencyDecimals } from "./accepted-assets.ts";
@@ -39,7 +39,13 @@ interface PreparedRequest extends Reservation {
 }
 
 /** Prices assets with placeholder addresses: what each costs, to check it against its chain's minimum. */
-function priced(assets: readonly AcceptedAsset[], amount: bigint, currency: string, decimals: number, rates: Map<string, string>) {
+function priced(
+  assets: readonly AcceptedAsset[],
+  amount: bigint,
+  currency: string,
+  decimals: number,
+  rates: Map<string, string>,
+) {
   const options = assets.map((a) => ({ ...a, destinationId: "", address: "" }));
   return priceOptions({ currency, currencyDecimals: decimals, amount }, options, rates);
 }
@@ -79,7 +85,12 @@ export const createPaymentRequestRoute = defineRoute({
     }
     let assets = wanted;
     let usdRates: Map<string, string>;
-    if (named) usdRates = await fetchUsdRates(deps.rates, body.currency, wanted.map((a) => a.asset));
+    if (named)
+      usdRates = await fetchUsdRates(
+        deps.rates,
+        body.currency,
+        wanted.map((a) => a.asset),
+      );
     else {
       // By default, an asset without a rate now (or below its chain's minimum) is simply not offered.
       usdRates = new Map();
@@ -93,7 +104,9 @@ export const createPaymentRequestRoute = defineRoute({
       if (body.currency === "USD") assets = assets.filter((a) => usdRates.has(a.asset));
     }
     const quoted = priced(assets, amount, body.currency, decimals, usdRates);
-    if (named) for (const o of quoted) assertAboveMinimum("amount", { ...o, network: o.chain, usdRate: o.usdRate ?? undefined }, o.amountDue);
+    if (named)
+      for (const o of quoted)
+        assertAboveMinimum("amount", { ...o, network: o.chain, usdRate: o.usdRate ?? undefined }, o.amountDue);
     else assets = assets.filter((_, i) => (quoted[i]?.amountDue ?? 0n) >= minimumFor(quoted[i] as QuotedOption).units);
     if (assets.length === 0) {
       throw new ValidationError("amount: too small for every configured asset (below each chain's minimum)", "amount");

@@ -1,5 +1,5 @@
-import { PAYMENT_FLAGS, PAYMENT_REQUEST_STATUSES } from "@mp/payment-requests";
 import { CHAIN_IDS } from "@mp/core";
+import { PAYMENT_FLAGS, PAYMENT_REQUEST_STATUSES } from "@mp/payment-requests";
 import { z } from "zod";
 import { rfc3339 } from "../customers/customer-schemas.ts";
 
@@ -29,8 +29,17 @@ export const createPaymentRequestBody = z.strictObject({
     .default("USD")
     .describe("USD (priced in each accepted asset at a locked rate), or a crypto asset the request is paid in as is"),
   description: z.string().trim().min(1).max(500).optional().describe("Shown to the payer on the hosted page"),
-  reference: z.string().trim().min(1).max(128).optional().describe("Your own reference (an order id): never shown to the payer"),
-  customer_id: z.uuid("must be a UUID").optional().describe("One of your customers: its verification applies to the payments"),
+  reference: z
+    .string()
+    .trim()
+    .min(1)
+    .max(128)
+    .optional()
+    .describe("Your own reference (an order id): never shown to the payer"),
+  customer_id: z
+    .uuid("must be a UUID")
+    .optional()
+    .describe("One of your customers: its verification applies to the payments"),
   accepted: z
     .array(option)
     .min(1, "must name at least one network and asset")
@@ -39,7 +48,9 @@ export const createPaymentRequestBody = z.strictObject({
     .describe("The assets and networks the payer may choose from; default: every configured one (with a rate)"),
   expires_at: rfc3339
     .optional()
-    .describe("When the request stops accepting payment: 1 minute to 30 days ahead; default PAYMENT_REQUEST_TTL_SECONDS"),
+    .describe(
+      "When the request stops accepting payment: 1 minute to 30 days ahead; default PAYMENT_REQUEST_TTL_SECONDS",
+    ),
   success_url: pageUrl.optional(),
   cancel_url: pageUrl.optional(),
   metadata: z
