@@ -3,8 +3,9 @@ import { createMerchant } from "@mp/api";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createUser } from "../../packages/dashboard/src/index.ts";
 import { killHard, runCli, startRole } from "../cli/run-cli.ts";
-import { launchChromium, BROWSER_TIMEOUT_MS as TIMEOUT_MS } from "../dashboard/browser-support.ts";
+import { launchChromium, PASSWORD, BROWSER_TIMEOUT_MS as TIMEOUT_MS } from "../dashboard/browser-support.ts";
 import { POSTGRES_ONLY, stopProcess } from "../e2e/several-processes.ts";
 import { callApi, eventually } from "../support/api-harness.ts";
 import { useTempDir } from "../support/test-database.ts";
@@ -28,6 +29,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`the hosted checkout page in Chromium
   let url: string;
   let env: Record<string, string>;
   let key: string;
+  let merchantId: string;
   let keys = 0;
 
   const api = async (path: string, json?: unknown) => {
@@ -79,7 +81,16 @@ describe.skipIf(!process.env.DATABASE_URL)(`the hosted checkout page in Chromium
     env = { DATABASE_URL: database.connectionString, DATA_DIR: join(dir, "data"), PORT: "0", HOST: "127.0.0.1" };
     service = await startRole(["--role", "all"], env, /"url":"(http:\/\/[^"]+)".*api listening/);
     url = service.match[1] ?? "";
-    key = (await createMerchant(database.db, { name: "Concert Hall", environment: "sandbox" })).key.apiKey;
+    const merchant = await createMerchant(database.db, { name: "Concert Hall", environment: "sandbox" });
+    key = merchant.key.apiKey;
+    merchantId = merchant.merchantId;
+    await createUser(database.db, {
+      email: "owner@hall.example",
+      role: "owner",
+      merchantId,
+      password: PASSWORD,
+      actor: "test",
+    });
     hooks = await startReceiver();
     await api("/v1/webhook-endpoints", { url: hooks.url, enabled_events: ["payment_request.paid"] });
   }, 2 * TIMEOUT_MS);
@@ -200,8 +211,63 @@ describe.skipIf(!process.env.DATABASE_URL)(`the hosted checkout page in Chromium
       expect(await statusText(page)).toBe("This payment request expired.");
       await page.context().close();
 
+      // The operator's CLI shows the requests as the API does.
+      const listed = await runCli(["payment-requests", "list", "--merchant", merchantId, "--json"], env);
+      expect(listed.code, listed.stderr).toBe(0);
+      const lines = listed.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+      expect(lines.map((r: { id: string }) => r.id)).toContain(request.id);
+      expect(lines.filter((r: { status: string }) => r.status === "paid")).toHaveLength(2);
+      const shown = await runCli(["payment-requests", "show", request.id], env);
+      expect(shown.code, shown.stderr).toBe(0);
+      expect(shown.stdout).toContain(`${request.id} expired`);
+
       const check = await runCli(["ledger", "check"], env);
       expect(check.code, check.stdout + check.stderr).toBe(0);
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    "the merchant's dashboard: create a request, copy its link, see it listed and in detail",
+    async () => {
+      if (!browser) throw new Error("no browser");
+      const context = await browser.newContext({ viewport: PHONE });
+      await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: url });
+      const page = await context.newPage();
+      await page.goto(`${url}/dashboard/sign-in`);
+      await page.getByLabel("Email").fill("owner@hall.example");
+      await page.getByLabel("Password").fill(PASSWORD);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      await page.goto(`${url}/dashboard/merchants/${merchantId}/payment-requests`);
+      await page.getByRole("heading", { name: "Payment requests", level: 1 }).waitFor();
+      await page.getByLabel("Amount (USD)").fill("12.50");
+      await page.getByLabel("Description (shown to the payer)").fill("A poster");
+      await page.getByRole("button", { name: "Create payment request" }).click();
+      await page.getByText("Payment request for 12.50 USD created").waitFor();
+      await page
+        .getByRole("button", { name: /Copy link/ })
+        .first()
+        .click();
+      await page.getByText("Copied.").waitFor();
+      const link = String(await page.evaluate("navigator.clipboard.readText()"));
+      expect(link).toMatch(/\/pay\/ck_[A-Za-z0-9_-]{22}$/);
+      const row = page.locator("tr[data-request]").filter({ hasText: "12.50 USD" });
+      await row.waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      await row.getByRole("link", { name: /Details/ }).click();
+      await page.getByRole("heading", { name: "Payment request for 12.50 USD" }).waitFor();
+      await page.getByText("open", { exact: true }).waitFor();
+      expect(await page.locator("table").first().textContent()).toContain("USDC");
+      await page.screenshot({ path: join(dir, "dashboard-request.png"), fullPage: true });
+      // The payer's page of that link: the same request.
+      const payer = await context.newPage();
+      await payer.goto(`${url}${new URL(link).pathname}`);
+      expect(await payer.locator("h1").textContent()).toBe("12.50 USD");
+      await context.close();
     },
     TIMEOUT_MS,
   );
