@@ -44,7 +44,8 @@ describe("transfers: crypto funding just in time", () => {
     baseIndexer = newIndexer(t.api.db, base, { rates: indexerRates });
     tronIndexer = newIndexer(t.api.db, tron);
     [a, b] = await Promise.all([t.api.merchant(), t.api.merchant()]);
-    // A deposit fee that funding deposits must not pay (the transfer charges its own).
+    // A deposit fee: the part of a funding deposit an intent takes does not pay it (the transfer charges
+    // its own); late money and an excess do (issue 27; transfers-funding-fees.test.ts).
     await t.api.db.query("UPDATE merchants SET fee_bps = 150, fee_fixed_micros = 25000 WHERE id = $1", [a.merchantId]);
     // Tier 1 is the gate of crypto funding: no Tier 2 needed.
     customerId = await createCustomer(t.api, a);
@@ -220,10 +221,11 @@ describe("transfers: crypto funding just in time", () => {
       { outcome: "APPLIED", applied_amount: "60000000", excess_amount: "0" },
       { outcome: "APPLIED", applied_amount: "40000000", excess_amount: "10000000" },
     ]);
-    // No deposit fee on a funding address, one deposit_credit per deposit: 110 credited, 100 held.
+    // One deposit_credit per deposit: 110 credited, 100 held free of the deposit fee; the excess 10
+    // pays it (10 * 1.5 % + 0.025 = 0.175).
     const after = await t.balance(a);
     expect(after).toEqual({
-      available: plus(before.available, 10_000_000n),
+      available: plus(before.available, 9_825_000n),
       reserved: plus(before.reserved, 100_000_000n),
     });
 
@@ -277,8 +279,9 @@ describe("transfers: crypto funding just in time", () => {
       ]);
       expect((await intentOf(transfer.id)).status).toBe("FUNDED");
       expect(await statusOf(transfer.id)).toBe("PROCESSING");
+      // The excess, worth 1.85, pays the deposit fee: 1.85 * 1.5 % + 0.025 = 0.05275.
       expect(await t.balance(a)).toEqual({
-        available: plus(before.available, 1_850_000n),
+        available: plus(before.available, 1_797_250n),
         reserved: plus(before.reserved, 100_000_000n),
       });
     } finally {
@@ -306,7 +309,8 @@ describe("transfers: crypto funding just in time", () => {
     expect(await credits(expiring.transfer.id)).toEqual([
       { outcome: "LATE", applied_amount: "0", excess_amount: "25000000" },
     ]);
-    expect(await t.balance(a)).toEqual({ available: plus(before.available, 25_000_000n), reserved: before.reserved });
+    // Late money is an ordinary deposit: 25 * 1.5 % + 0.025 = 0.4 of fee.
+    expect(await t.balance(a)).toEqual({ available: plus(before.available, 24_600_000n), reserved: before.reserved });
     const events = await t.api.db.query<{ type: string }>("SELECT type FROM events WHERE object_id = $1 ORDER BY seq", [
       expiring.transfer.id,
     ]);

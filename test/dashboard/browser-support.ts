@@ -1,5 +1,8 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { AxeResults } from "axe-core";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { runCli } from "../cli/run-cli.ts";
 
@@ -10,6 +13,15 @@ import { runCli } from "../cli/run-cli.ts";
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const BROWSER_TIMEOUT_MS = 240_000;
 export const PASSWORD = "correct horse battery staple";
+/** The two sizes every page is looked at: a laptop and a phone. */
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
+/**
+ * axe-core's browser script, run in a page to check it: evaluated (as the test's own code) rather
+ * than added as a <script>, which the dashboard's Content-Security-Policy rightly refuses.
+ */
+const AXE_SCRIPT = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
@@ -22,47 +34,91 @@ export async function launchChromium(): Promise<Browser> {
 
 /**
  * Dashboard users made with `payments users create --password-file` (the file in `dir` holds
- * PASSWORD), as an operator would: [email, role, merchant id].
+ * PASSWORD), as an operator would: [email, role, merchant id (none for an admin)].
  */
 export async function createUsersWithPassword(
   env: Record<string, string>,
   dir: string,
-  users: ReadonlyArray<readonly [string, string, string]>,
+  users: ReadonlyArray<readonly [string, string, string | undefined]>,
 ): Promise<void> {
   const passwordFile = join(dir, "password.txt");
   writeFileSync(passwordFile, `${PASSWORD}\n`);
   for (const [email, role, merchant] of users) {
-    const args = ["users", "create", "--email", email, "--role", role, "--merchant", merchant];
+    const args = ["users", "create", "--email", email, "--role", role, ...(merchant ? ["--merchant", merchant] : [])];
     const result = await runCli([...args, "--password-file", passwordFile, "--json"], env);
     if (result.code !== 0) throw new Error(`users create ${email}: ${result.stderr}`);
   }
 }
 
-/** The browser side of a dashboard test: pages of the service at `url`, screenshots into `shots`. */
+/** An accessibility problem axe found, as a line for an assertion's message. */
+export interface AxeViolation {
+  id: string;
+  impact: string | null | undefined;
+  help: string;
+  targets: string[];
+}
+
+/**
+ * The browser side of a dashboard test: pages of the service at `url` in fresh contexts, screenshots
+ * into a new folder (printed as `what screenshots: DIR`), accessibility checks with axe-core.
+ */
 export class DashboardBrowser {
+  readonly shots: string;
+
   constructor(
     private readonly browser: () => Browser | undefined,
     private readonly url: () => string,
-    private readonly shots: string,
-  ) {}
+    what: string,
+  ) {
+    this.shots = mkdtempSync(join(tmpdir(), "mp-dashboard-shots-"));
+    process.stdout.write(`${what} screenshots: ${this.shots}\n`);
+  }
 
+  /** The full page as it is now, into the screenshot folder. */
   async shot(page: Page, name: string): Promise<void> {
     await page.screenshot({ path: join(this.shots, `${name}.png`), fullPage: true });
   }
 
+  /** The page at both sizes (`name`-desktop, `name`-phone), back at the size it had. */
+  async shotBoth(page: Page, name: string): Promise<void> {
+    const size = page.viewportSize() ?? DESKTOP;
+    await page.setViewportSize(DESKTOP);
+    await this.shot(page, `${name}-desktop`);
+    await page.setViewportSize(PHONE);
+    await this.shot(page, `${name}-phone`);
+    await page.setViewportSize(size);
+  }
+
+  /** A fresh browser context (its own cookies) at desktop size with the clipboard allowed, and a page in it. */
   async newPage(): Promise<{ context: BrowserContext; page: Page }> {
     const browser = this.browser();
     if (!browser) throw new Error("no browser");
-    const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    const context = await browser.newContext({ viewport: DESKTOP, locale: "en-US" });
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: this.url() });
     return { context, page: await context.newPage() };
   }
 
+  /** Signs in through the sign-in page, as a person would. */
   async signIn(page: Page, email: string, password = PASSWORD): Promise<void> {
     await page.goto(`${this.url()}/dashboard/sign-in`);
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(password);
     await page.getByRole("button", { name: "Sign in" }).click();
+  }
+
+  /**
+   * The page's serious and critical accessibility violations by axe-core (WCAG 2.x A and AA rules):
+   * a test expects none. Minor and moderate ones are left to review.
+   */
+  async seriousViolations(page: Page): Promise<AxeViolation[]> {
+    await page.evaluate(AXE_SCRIPT);
+    // A string, not a function: this file is type-checked without the DOM library.
+    const results = (await page.evaluate(
+      "axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })",
+    )) as AxeResults;
+    return results.violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => String(n.target)) }));
   }
 
   /** fetch from inside the page: the browser's own cookie, and the CSRF header only when asked. */

@@ -1,9 +1,14 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { randomBytes } from "node:crypto";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createUser } from "../../packages/dashboard/src/index.ts";
+import { formatMoney } from "../../packages/dashboard-web/app/components/money.ts";
+import {
+  createMerchant as createLedgerMerchant,
+  creditDeposit,
+  type MerchantFixture,
+} from "../../packages/ledger/test/ledger-fixtures.ts";
 import { runCli, startService } from "../cli/run-cli.ts";
 import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "../e2e/several-processes.ts";
 import { useTempDir } from "../support/test-database.ts";
@@ -15,6 +20,41 @@ import {
   BROWSER_TIMEOUT_MS as TIMEOUT_MS,
 } from "./browser-support.ts";
 
+/** A confirmed deposit row of another asset than the fixture's USDC (not credited: rows only). */
+async function insertDeposit(
+  db: TestDatabase["db"],
+  m: MerchantFixture,
+  d: { chain: string; asset: string; decimals: number; raw: string; usdMicros: bigint },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO deposits (id, merchant_id, wallet_id, destination_id, customer_id, chain, asset, to_address,
+       tx_hash, position, block_height, block_hash, decimals, amount_raw, required_confirmations, status,
+       usd_rate, amount_usd_micros, fee_usd_micros, net_amount_usd_micros, confirmed_at)
+     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, '0xto', $7, 'log:0', 1, '0xblock', $8, $9, 1, 'CONFIRMED',
+       '1', $10, 0, $10, now())`,
+    [
+      m.merchantId,
+      m.walletId,
+      m.destinationId,
+      m.customerId,
+      d.chain,
+      d.asset,
+      `0x${randomBytes(32).toString("hex")}`,
+      d.decimals,
+      d.raw,
+      d.usdMicros.toString(),
+    ],
+  );
+}
+
+/** How an amount of each asset may look: separators every three digits, no more decimals than the asset's. */
+const AMOUNT_SHAPES: Record<string, RegExp> = {
+  USD: /^\$\d{1,3}(,\d{3})*\.\d{2}$/,
+  USDC: /^\d{1,3}(,\d{3})*\.\d{2} USDC$/,
+  BTC: /^\d{1,3}(,\d{3})*\.\d{2,8} BTC$/,
+  ETH: /^\d{1,3}(,\d{3})*\.\d{2,6} ETH$/,
+};
+
 /**
  * The dashboard in a real browser against the real `payments serve` process: set a password from
  * the CLI's one-time link, sign in, create a key (shown once), use it on /v1, revoke it; a viewer
@@ -23,7 +63,6 @@ import {
  */
 describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONLY}`, () => {
   const dir = useTempDir("mpdashboard-");
-  const shots = mkdtempSync(join(tmpdir(), "mp-dashboard-shots-"));
   let database: TestDatabase;
   let service: Awaited<ReturnType<typeof startService>> | undefined;
   let browser: Browser | undefined;
@@ -34,6 +73,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
   let keyOfA: string;
   let keyOfB: string;
   let adminLink: string;
+  let rich: MerchantFixture;
 
   const cli = async (args: string[]) => {
     const result = await runCli(args, env);
@@ -43,13 +83,14 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
   const browserSide = new DashboardBrowser(
     () => browser,
     () => url,
-    shots,
+    "dashboard",
   );
   const shot = (page: Page, name: string) => browserSide.shot(page, name);
   const newPage = () => browserSide.newPage();
   const signIn = (page: Page, email: string, password = PASSWORD) => browserSide.signIn(page, email, password);
   const fetchInPage = (page: Page, method: string, path: string, withCsrf: boolean) =>
     browserSide.fetchInPage(page, method, path, withCsrf);
+  const expectAccessible = async (page: Page) => expect(await browserSide.seriousViolations(page)).toEqual([]);
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -81,9 +122,37 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
       ["viewer@a.example", "viewer", merchantA],
       ["locked@a.example", "developer", merchantA],
     ] as const);
+    // A merchant with money to show: a credited USDC deposit in the thousands, BTC and 18-decimal ETH.
+    rich = await createLedgerMerchant(database.db);
+    // The fixture takes the next derivation account by hand: move the counter past it, as createMerchant would.
+    await database.db.query(
+      "UPDATE counters SET value = (SELECT max(derivation_account) + 1 FROM merchants) WHERE name = 'merchant_derivation_account'",
+    );
+    await creditDeposit(database.db, rich, { gross: 13_745_620_000n, fee: 1_000_001n });
+    await insertDeposit(database.db, rich, {
+      chain: "BITCOIN",
+      asset: "BTC",
+      decimals: 8,
+      raw: "250000",
+      usdMicros: 162_500_000n,
+    });
+    await insertDeposit(database.db, rich, {
+      chain: "ETHEREUM",
+      asset: "ETH",
+      decimals: 18,
+      raw: "9999576777995230690",
+      usdMicros: 31_234_567_891n,
+    });
+    // Straight through the store, not the CLI: each CLI run is a process start, slow on a busy machine.
+    await createUser(database.db, {
+      email: "owner@rich.example",
+      role: "owner",
+      merchantId: rich.merchantId,
+      password: PASSWORD,
+      actor: "test",
+    });
     browser = await launchChromium();
-    process.stdout.write(`dashboard screenshots: ${shots}\n`);
-  }, TIMEOUT_MS);
+  }, 2 * TIMEOUT_MS);
 
   afterAll(async () => {
     await browser?.close();
@@ -98,6 +167,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
       await page.goto(adminLink);
       await expect.poll(() => page.title()).toContain("Set password");
       await shot(page, "set-password");
+      await expectAccessible(page);
       await page.getByLabel("New password").fill(PASSWORD);
       await page.getByLabel("Repeat the password").fill(PASSWORD);
       await page.getByRole("button", { name: "Set password" }).click();
@@ -145,8 +215,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
           .locator(".stat")
           .filter({ hasText: new RegExp(`^${part}`) })
           .locator(".stat-value")
-          .innerText();
-        expect(shown).toBe(`$${v1.data[part.toLowerCase()]}`);
+          .textContent();
+        expect(shown).toBe(formatMoney(v1.data[part.toLowerCase()] ?? "", "USD", { locale: "en-US" }));
       }
       await page.getByText("No deposits yet.").waitFor();
       await shot(page, "overview");
@@ -161,7 +231,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
       await page.getByRole("button", { name: "Copied" }).waitFor();
       // A string: this file is type-checked without the DOM library.
       expect(await page.evaluate("navigator.clipboard.readText()")).toBe(apiKey);
-      await shot(page, "api-key-created");
+      await browserSide.shotBoth(page, "api-key-created");
+      await expectAccessible(page);
 
       // A real HTTP request to /v1 with the new key.
       const balance = await fetch(`${url}/v1/balance`, { headers: { "X-Service-API-Key": apiKey } });
@@ -178,6 +249,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
       await row.getByRole("button", { name: "Revoke key" }).click();
       await row.getByText(/^Revoked/).waitFor();
       await shot(page, "api-keys");
+      await expectAccessible(page);
       const refused = await fetch(`${url}/v1/balance`, { headers: { "X-Service-API-Key": apiKey } });
       expect(refused.status).toBe(401);
 
@@ -283,6 +355,80 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
         "SELECT count(*)::int AS n FROM operator_audit_log WHERE actor = 'dashboard:locked@a.example' AND action = 'dashboard_user.locked'",
       );
       expect(audit.rows[0]).toEqual({ n: 1 });
+      await context.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    "shows every amount of the overview rounded to its asset's precision, with separators (issue 32)",
+    async () => {
+      const { context, page } = await newPage();
+      await signIn(page, "owner@rich.example");
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      await page.locator("tr[data-deposit]").nth(2).waitFor();
+      await page.getByRole("img", { name: /Deposit volume per day/ }).waitFor();
+      const available = page
+        .locator(".stat")
+        .filter({ hasText: /^Available/ })
+        .locator(".stat-value");
+      // 13,745.620000 credited less a fee of 1.000001: 13,744.619999, shown to the cent.
+      expect(await available.textContent()).toBe("$13,744.62");
+      const amounts = await page
+        .locator(".money")
+        .evaluateAll((nodes) =>
+          nodes.map((node) => ({ asset: node.getAttribute("data-asset") ?? "", text: node.textContent ?? "" })),
+        );
+      expect(amounts.length).toBeGreaterThanOrEqual(4 + 3 * 2);
+      for (const { asset, text } of amounts) {
+        expect(text, asset).toMatch(AMOUNT_SHAPES[asset] ?? /^$/);
+      }
+      const texts = amounts.map((a) => a.text);
+      expect(texts).toEqual(expect.arrayContaining(["0.0025 BTC", "$162.50", "9.999577 ETH", "$31,234.57"]));
+      expect(texts).toContain("13,745.62 USDC");
+      // Nowhere on the page (the chart's peak included) a figure of four digits or more without separators.
+      const main = await page.locator("main").textContent();
+      expect(main).not.toMatch(/\d{4,}\.\d/);
+      expect(await page.locator(".chart .peak").textContent()).toMatch(/^Peak: \$45,142\.69 on \d{4}-\d{2}-\d{2}$/);
+      await expectAccessible(page);
+      await browserSide.shotBoth(page, "overview-money");
+      await context.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    "takes an ended session back to sign-in within 5 s, from a polling page and from a click, then back to the page",
+    async () => {
+      const { context, page } = await newPage();
+      await signIn(page, "owner@a.example");
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      await page.getByRole("link", { name: "Deposits" }).click();
+      await page.getByRole("heading", { name: "Deposits", level: 1 }).waitFor();
+      // The session ends on the server (expired, or signed out elsewhere): the page's next poll gets a 401.
+      const user = await database.db.query<{ id: string }>("SELECT id FROM dashboard_users WHERE email = $1", [
+        "owner@a.example",
+      ]);
+      await database.db.query("DELETE FROM dashboard_sessions WHERE user_id = $1", [user.rows[0]?.id]);
+      const ended = Date.now();
+      await page.getByRole("heading", { name: "Sign in to the dashboard" }).waitFor({ timeout: 5_000 });
+      expect(Date.now() - ended).toBeLessThan(5_000);
+      await page.getByText("Your session has ended. Sign in again to continue.").waitFor();
+      await expectAccessible(page);
+      await browserSide.shotBoth(page, "session-ended");
+      // Signing in again goes back to where the session ended.
+      await page.getByLabel("Email").fill("owner@a.example");
+      await page.getByLabel("Password").fill(PASSWORD);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.getByRole("heading", { name: "Deposits", level: 1 }).waitFor();
+      expect(page.url()).toBe(`${url}/dashboard/merchants/${merchantA}/deposits`);
+
+      // A page that does not poll: its next request (a click) ends there too.
+      await page.getByRole("link", { name: "API keys" }).click();
+      await page.getByRole("heading", { name: "API keys" }).waitFor();
+      await database.db.query("DELETE FROM dashboard_sessions WHERE user_id = $1", [user.rows[0]?.id]);
+      await page.getByRole("button", { name: "Create API key" }).click();
+      await page.getByRole("heading", { name: "Sign in to the dashboard" }).waitFor({ timeout: 5_000 });
       await context.close();
     },
     TIMEOUT_MS,

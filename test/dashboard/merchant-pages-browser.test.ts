@@ -1,5 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createMerchant } from "@mp/api";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
@@ -20,7 +18,6 @@ import { DashboardBrowser, launchChromium, PASSWORD, BROWSER_TIMEOUT_MS as TIMEO
  */
 describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium ${POSTGRES_ONLY}`, () => {
   const dir = useTempDir("mpmerchantpages-");
-  const shots = mkdtempSync(join(tmpdir(), "mp-merchant-pages-shots-"));
   let database: TestDatabase;
   let service: Awaited<ReturnType<typeof startRole>> | undefined;
   let browser: Browser | undefined;
@@ -33,7 +30,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
   const side = new DashboardBrowser(
     () => browser,
     () => url,
-    shots,
+    "merchant pages",
   );
 
   const v1 = async (key: string, path: string, body: unknown, idempotencyKey: string) => {
@@ -46,10 +43,13 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
     expect(res.status, JSON.stringify(json)).toBeLessThan(300);
     return json.data;
   };
+  /** Opens a page from the nav: its heading appears and takes the focus. */
   const openSection = async (page: Page, link: string, heading: string) => {
     await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: link }).click();
     await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
+    await expect.poll(() => page.evaluate("document.activeElement?.textContent")).toBe(heading);
   };
+  const expectAccessible = async (page: Page) => expect(await side.seriousViolations(page)).toEqual([]);
 
   beforeAll(async () => {
     browser = await launchChromium();
@@ -80,7 +80,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
     depositOfB =
       (await database.db.query<{ id: string }>("SELECT id FROM deposits WHERE wallet_id = $1", [walletOfB])).rows[0]
         ?.id ?? "";
-    process.stdout.write(`merchant pages screenshots: ${shots}\n`);
   }, 2 * TIMEOUT_MS);
 
   afterAll(async () => {
@@ -114,11 +113,14 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
       const row = page.locator("tr[data-deposit]").filter({ hasText: "25.5" });
       await row.waitFor({ timeout: 90_000 });
       await side.shot(page, "deposits-arrived");
+      // The live region says it, for who does not see the table.
+      await page.getByRole("status").filter({ hasText: "New deposit: 25.50 USDC on BASE." }).waitFor();
       await row.getByText("CONFIRMED").waitFor({ timeout: 90_000 });
       expect(await page.evaluate("window.__noReload")).toBe(true);
       const progress = await row.getByRole("progressbar").getAttribute("aria-label");
       expect(progress).toMatch(/^(\d+) of \1 confirmations$/);
-      await side.shot(page, "deposits-confirmed");
+      await side.shotBoth(page, "deposits-confirmed");
+      await expectAccessible(page);
       // Filters: CONFIRMED keeps it, PENDING has none.
       await page.getByLabel("Status").selectOption("PENDING");
       await page.getByText("No deposits match these filters.").waitFor();
@@ -139,24 +141,39 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
       await page.getByRole("heading", { name: "Overview" }).waitFor();
       await page.getByRole("img", { name: /Deposit volume per day/ }).waitFor();
       await side.shot(page, "overview-chart");
+      await expectAccessible(page);
 
       await openSection(page, "Customers", "Customers");
       await side.shot(page, "customers");
+      await expectAccessible(page);
       await page.getByRole("link", { name: "Ada Lovelace" }).click();
       await page.getByRole("heading", { name: "Verification history" }).waitFor();
       await page.getByText("No verification submitted yet.").waitFor();
       await side.shot(page, "customer");
+      await expectAccessible(page);
 
       await openSection(page, "Wallets", "Wallets");
       await side.shot(page, "wallets");
+      await expectAccessible(page);
       await page.getByRole("link", { name: "main" }).click();
       await page.getByRole("heading", { name: "Wallet main" }).waitFor();
       expect(await page.getByRole("img", { name: /^QR code of the / }).count()).toBe(10);
-      await side.shot(page, "wallet");
+      // Every address has its copy button, named for its chain; the clipboard then holds the address.
+      expect(await page.getByRole("button", { name: /^Copy [A-Z]+ address$/ }).count()).toBe(10);
+      const base = page.locator("li.address").filter({ has: page.getByRole("heading", { name: "BASE" }) });
+      const address = await base.locator("p.mono").textContent();
+      await base.getByRole("button", { name: "Copy BASE address" }).click();
+      await base.getByRole("status").filter({ hasText: "Copied" }).waitFor();
+      await page.getByRole("button", { name: "Copied BASE address" }).waitFor();
+      // A string: this file is type-checked without the DOM library.
+      expect(await page.evaluate("navigator.clipboard.readText()")).toBe(address);
+      await side.shotBoth(page, "wallet");
+      await expectAccessible(page);
 
       await openSection(page, "Transfers", "Transfers");
       await page.getByText("No transfers yet.").waitFor();
       await side.shot(page, "transfers");
+      await expectAccessible(page);
 
       await openSection(page, "Webhooks", "Webhooks");
       await page.getByText("No webhook endpoints yet.").waitFor();
@@ -165,11 +182,14 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
       const secret = page.getByRole("textbox", { name: "New signing secret" });
       await secret.waitFor();
       expect(await secret.inputValue()).toMatch(/^whsec_/);
+      await page.getByRole("button", { name: "Copy New signing secret" }).click();
+      expect(await page.evaluate("navigator.clipboard.readText()")).toBe(await secret.inputValue());
       await page.getByRole("button", { name: "Send test event" }).click();
       await page.getByText("Test event queued.").waitFor();
       await page.getByRole("button", { name: "Deliveries" }).click();
       await page.locator(".deliveries").waitFor();
       await side.shot(page, "webhooks");
+      await expectAccessible(page);
 
       await openSection(page, "Team", "Team");
       await page.getByLabel("Email").fill("dev@a.example");
@@ -179,7 +199,10 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
       await link.waitFor();
       expect(await link.inputValue()).toMatch(new RegExp(`^${url}/dashboard/set-password#token=`));
       await page.getByRole("cell", { name: "Invited (no password yet)" }).waitFor();
-      await side.shot(page, "team");
+      await page.getByRole("button", { name: "Copy Invitation link" }).click();
+      expect(await page.evaluate("navigator.clipboard.readText()")).toBe(await link.inputValue());
+      await side.shotBoth(page, "team");
+      await expectAccessible(page);
       await context.close();
     },
     TIMEOUT_MS,

@@ -1,8 +1,8 @@
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { decimalToUnits, formatUsd } from "@mp/core";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { STATEMENT_CSV_COLUMNS } from "@mp/providers";
+import { storeTreasuryBalances } from "@mp/treasury";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMerchant as createLedgerMerchant, creditDeposit } from "../../packages/ledger/test/ledger-fixtures.ts";
@@ -11,9 +11,12 @@ import { runCli, startRole, startService } from "../cli/run-cli.ts";
 import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "../e2e/several-processes.ts";
 import { writeChainsConfig } from "../support/chains-config-file.ts";
 import { useTempDir } from "../support/test-database.ts";
-import { launchChromium, newPage, PASSWORD, screenshotFolder, signIn, userCreateArgs } from "./chromium-pages.ts";
-
-const TIMEOUT_MS = 240_000;
+import {
+  createUsersWithPassword,
+  DashboardBrowser,
+  launchChromium,
+  BROWSER_TIMEOUT_MS as TIMEOUT_MS,
+} from "./browser-support.ts";
 
 function micros(amount: string): bigint {
   const units = decimalToUnits(amount, 6);
@@ -51,13 +54,20 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
   let env: Record<string, string>;
   let apiKey: string;
   let ledgerMerchant: string;
+  let merchantA: string;
 
   const cli = async (args: string[]) => {
     const result = await runCli(args, env);
     expect(result.code, result.stderr).toBe(0);
     return result.stdout;
   };
-  let shot: (page: Page, name: string) => Promise<void>;
+  const side = new DashboardBrowser(
+    () => browser,
+    () => url,
+    "operator and finance page",
+  );
+  const shot = (page: Page, name: string) => side.shot(page, name);
+  const expectAccessible = async (page: Page) => expect(await side.seriousViolations(page)).toEqual([]);
   const v1 = async (method: string, path: string, json?: unknown) => {
     const res = await fetch(`${url}${path}`, {
       method,
@@ -89,8 +99,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
     url = service.url;
     const created = JSON.parse(await cli(["merchants", "create", "--name", "Merchant A", "--json"]));
     apiKey = created.api_key;
-    const passwordFile = join(dir, "password.txt");
-    writeFileSync(passwordFile, `${PASSWORD}\n`);
+    merchantA = created.merchant_id;
     const ledger = await createLedgerMerchant(database.db);
     ledgerMerchant = ledger.merchantId;
     // The fixture takes the next derivation account by hand: move the counter past it, as createMerchant would.
@@ -100,15 +109,11 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
     // Journal entries to export: two credited deposits of the ledger fixture's merchant.
     await creditDeposit(database.db, ledger, { gross: 12_500_000n, fee: 250_000n });
     await creditDeposit(database.db, ledger, { gross: 1_000_001n, fee: 1n });
-    const users = [
+    await createUsersWithPassword(env, dir, [
       ["admin@example.com", "admin", undefined],
       ["finance@ledger.example", "finance", ledgerMerchant],
-    ] as const;
-    for (const [email, role, merchant] of users) {
-      await cli(userCreateArgs(email, role, merchant, passwordFile));
-    }
+    ]);
     browser = await launchChromium();
-    shot = screenshotFolder("mp-dashboard-ops-shots-", "operator and finance page");
   }, TIMEOUT_MS);
 
   afterAll(async () => {
@@ -136,8 +141,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       expect(submitted.status).toBe(202);
       const submissionId = String(submitted.body.data.id);
 
-      const { context, page } = await newPage(browser);
-      await signIn(page, url, "admin@example.com");
+      const { context, page } = await side.newPage();
+      await side.signIn(page, "admin@example.com");
       await page.getByRole("heading", { name: "Merchants" }).waitFor();
       await page.getByRole("link", { name: "KYC reviews" }).click();
       await page.getByRole("heading", { name: "KYC reviews" }).waitFor();
@@ -154,6 +159,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
         .toBe(1);
       expect((await v1("GET", `/v1/customers/${customerId}`)).body.data.status).toBe("UNDER_REVIEW");
       await shot(page, "operator-kyc-reviews");
+      await expectAccessible(page);
       await approve.click();
       await page.getByText(`Submission ${submissionId}: approved.`).waitFor();
       await expect
@@ -178,8 +184,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       const from = `${today.getUTCFullYear()}-${String(today.getUTCMonth() + 1).padStart(2, "0")}-01`;
       const to = new Date(today.getTime() + 86_400_000).toISOString().slice(0, 10);
 
-      const { context, page } = await newPage(browser);
-      await signIn(page, url, "finance@ledger.example");
+      const { context, page } = await side.newPage();
+      await side.signIn(page, "finance@ledger.example");
       await page.getByRole("heading", { name: "Overview" }).waitFor();
       await page.getByRole("link", { name: "Finance" }).click();
       await page.getByRole("heading", { name: "Journal export (CSV)" }).waitFor();
@@ -192,19 +198,28 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       // The merchant's side: its available balance credited 12.25 + 1.000000 USD net of fees.
       expect(journalTotals(merchantCsv)).toEqual({ lines: 2, debit: 0n, credit: 13_250_000n });
       expect(formatUsd(journalTotals(merchantCsv).credit)).toBe("13.250000");
+      // Another merchant's journal is refused (404): the page stays and says so, no raw JSON page.
+      await page.goto(`${url}/dashboard/merchants/${merchantA}/finance`);
+      await page.getByRole("heading", { name: "Journal export (CSV)" }).waitFor();
+      await page.getByRole("button", { name: "Download CSV" }).click();
+      await page.getByRole("alert").filter({ hasText: "Merchant not found" }).waitFor();
+      expect(page.url()).toBe(`${url}/dashboard/merchants/${merchantA}/finance`);
+      await side.shotBoth(page, "finance-download-refused");
+      await expectAccessible(page);
       // A finance user is no operator: the platform's pages are not theirs, and the server says so.
       await page.goto(`${url}/dashboard/finance/ledger`);
       await page.getByRole("heading", { name: "Page not found" }).waitFor();
       expect(await page.evaluate(() => fetch("/dashboard/api/finance/journal.csv").then((r) => r.status))).toBe(403);
       await context.close();
 
-      const admin = await newPage(browser);
-      await signIn(admin.page, url, "admin@example.com");
+      const admin = await side.newPage();
+      await side.signIn(admin.page, "admin@example.com");
       await admin.page.getByRole("heading", { name: "Merchants" }).waitFor();
       await admin.page.getByRole("link", { name: "Ledger", exact: true }).click();
       await admin.page.getByRole("button", { name: "Run ledger check" }).click();
       await admin.page.getByText(/^OK: \d+ entries, \d+ merchants, 0 problems$/).waitFor();
       await shot(admin.page, "finance-ledger");
+      await expectAccessible(admin.page);
       const platformCsv = await download(admin.page);
       const platformCli = await cli(["ledger", "export", "--from", from, "--to", to]);
       expect(platformCsv).toBe(platformCli);
@@ -221,8 +236,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
   it(
     "shows the transfers report the CLI prints, the merchant's to its finance people and the platform's to the admin",
     async () => {
-      const { context, page } = await newPage(browser);
-      await signIn(page, url, "finance@ledger.example");
+      const { context, page } = await side.newPage();
+      await side.signIn(page, "finance@ledger.example");
       await page.getByRole("heading", { name: "Overview" }).waitFor();
       await page.getByRole("link", { name: "Finance" }).click();
       await page.getByRole("heading", { name: "Transfers report" }).waitFor();
@@ -232,8 +247,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       await shot(page, "finance-merchant-transfers-report");
       await context.close();
 
-      const admin = await newPage(browser);
-      await signIn(admin.page, url, "admin@example.com");
+      const admin = await side.newPage();
+      await side.signIn(admin.page, "admin@example.com");
       await admin.page.getByRole("heading", { name: "Merchants" }).waitFor();
       await admin.page.getByRole("link", { name: "Ledger", exact: true }).click();
       const to = await admin.page.getByLabel("End (UTC day, excluded)").inputValue();
@@ -256,8 +271,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
   it(
     "shows the chain reconciliation's unreadable chain, imports a bank statement with its unmatched lines",
     async () => {
-      const { context, page } = await newPage(browser);
-      await signIn(page, url, "admin@example.com");
+      const { context, page } = await side.newPage();
+      await side.signIn(page, "admin@example.com");
       await page.getByRole("heading", { name: "Merchants" }).waitFor();
       await page.getByRole("link", { name: "Bank statements" }).click();
       await page.getByRole("heading", { name: "Bank statements" }).waitFor();
@@ -269,6 +284,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       await page.getByText("Imported 1 lines (csv): 0 credited, 1 unmatched, 0 already imported.").waitFor();
       await page.getByRole("cell", { name: "no virtual account has the number US000111222" }).waitFor();
       await shot(page, "finance-bank-statements");
+      await expectAccessible(page);
 
       await page.getByRole("link", { name: "Reconciliation" }).click();
       await page.getByRole("heading", { name: "Reconciliation", level: 1 }).waitFor();
@@ -279,7 +295,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
         .filter({ hasText: "Cannot read ARBITRUM: the node did not answer." })
         .waitFor({ timeout: 60_000 });
       await page.getByText("Cannot read the chain").waitFor();
-      await shot(page, "finance-reconciliation");
+      await side.shotBoth(page, "finance-reconciliation");
+      await expectAccessible(page);
       await context.close();
     },
     TIMEOUT_MS,
@@ -288,16 +305,19 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
   it(
     "shows every operator page: merchants (create, disable: its key answers 401), chains, job queues, treasury",
     async () => {
-      const { context, page } = await newPage(browser);
-      await signIn(page, url, "admin@example.com");
+      const { context, page } = await side.newPage();
+      await side.signIn(page, "admin@example.com");
       await page.getByRole("heading", { name: "Merchants" }).waitFor();
       await page.getByRole("link", { name: "Manage merchants" }).click();
       await page.getByRole("heading", { name: "Manage merchants" }).waitFor();
       await page.getByLabel("Merchant name").fill("Shop from the dashboard");
       await page.getByRole("button", { name: "Create merchant" }).click();
-      const key = await page.getByLabel("First API key").inputValue();
+      const key = await page.getByRole("textbox", { name: "First API key" }).inputValue();
       expect(key).toMatch(/^sk_sandbox_/);
+      await page.getByRole("button", { name: "Copy First API key" }).click();
+      expect(await page.evaluate("navigator.clipboard.readText()")).toBe(key);
       await shot(page, "operator-merchant-created");
+      await expectAccessible(page);
       const balance = () => fetch(`${url}/v1/balance`, { headers: { "X-Service-API-Key": key } }).then((r) => r.status);
       expect(await balance()).toBe(200);
       await page.getByRole("button", { name: "I have stored it" }).click();
@@ -305,7 +325,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       await page.getByRole("button", { name: "Disable merchant", exact: true }).click();
       await page.getByRole("button", { name: "Enable Shop from the dashboard" }).waitFor();
       expect(await balance()).toBe(401);
-      await shot(page, "operator-merchants");
+      await side.shotBoth(page, "operator-merchants");
+      await expectAccessible(page);
 
       await page.getByRole("link", { name: "Chains" }).click();
       await page.getByRole("heading", { name: "Chains" }).waitFor();
@@ -314,14 +335,27 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
         .first()
         .waitFor();
       await shot(page, "operator-chains");
+      await expectAccessible(page);
       await page.getByRole("link", { name: "Job queues" }).click();
       await page.getByRole("heading", { name: "Job queues" }).waitFor();
       await page.getByRole("rowheader", { name: "customer.provision" }).waitFor();
       await shot(page, "operator-job-queues");
+      await expectAccessible(page);
       await page.getByRole("link", { name: "Treasury" }).click();
       await page.getByRole("heading", { name: "Treasury" }).waitFor();
       await page.getByText("No pending sends.").waitFor();
-      await shot(page, "operator-treasury");
+      // A balance of 18 decimals reads rounded to ETH's six; every digit and the wei are in its Exact details.
+      await storeTreasuryBalances(database.db, "ETHEREUM", [
+        { asset: "ETH", amountRaw: 9_999_576_777_995_230_690n, decimals: 18 },
+      ]);
+      await page.getByRole("button", { name: "Refresh" }).click();
+      const ethRow = page.getByRole("row").filter({ hasText: "ETHEREUM" });
+      expect(await ethRow.locator(".money").textContent()).toBe("9.999577 ETH");
+      await ethRow.getByText("Exact").click();
+      await ethRow.getByText("9.99957677799523069 ETH").waitFor();
+      await ethRow.getByText("9999576777995230690 (smallest units)").waitFor();
+      await side.shotBoth(page, "operator-treasury");
+      await expectAccessible(page);
       // Small screens: one column, tables as stacked rows.
       await page.setViewportSize({ width: 390, height: 844 });
       await page.getByRole("link", { name: "Job queues" }).click();

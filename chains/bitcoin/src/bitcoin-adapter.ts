@@ -1,9 +1,10 @@
 import { bitcoinNetwork } from "@mp/bitcoin-protocol";
 import type { BlockHeader, ChainAdapter, ChainConfig, Logger, ObservedTransfer, ScanRange } from "@mp/core";
 import { ChainMisconfiguredError, ChainMovedError, ConfigError, chainFamily, isEmptyRange } from "@mp/core";
-import { type FetchLike, type JsonRpcRequest, RpcUnavailableError } from "@mp/rpc";
+import { type FetchLike, JsonRpcError, type JsonRpcRequest, RpcUnavailableError } from "@mp/rpc";
 import { bitcoinRpc } from "./bitcoin-rpc.ts";
 import { transfersInBlock } from "./block-transfers.ts";
+import { RPC_CODES } from "./rpc-codes.ts";
 import {
   blockCountSchema,
   blockchainInfoSchema,
@@ -119,7 +120,9 @@ export function createBitcoinAdapter(config: ChainConfig, options: BitcoinAdapte
         const calls: JsonRpcRequest[] = hashes
           .slice(start, start + blocksPerRequest)
           .map((hash) => ({ method: "getblock", params: [hash, 2] }));
-        const results = await rpc.all(calls);
+        const results = await rpc.all(calls).catch((error: unknown) => {
+          throw prunedBlock(error, chain, range.from + start) ?? error;
+        });
         results.forEach((result, offset) => {
           const block: RpcBlock = rpc.validated(blockSchema, result, "getblock");
           const height = range.from + start + offset;
@@ -133,6 +136,19 @@ export function createBitcoinAdapter(config: ChainConfig, options: BitcoinAdapte
       return transfers;
     },
   };
+}
+
+/**
+ * A pruned node no longer has the data of a block the indexer must read (getblock: RPC_MISC_ERROR
+ * "Block not available (pruned data)"): a configuration fault, never a retry. Pruning is allowed
+ * only while the node keeps every block from the indexer's position on (README "Node requirements").
+ */
+function prunedBlock(error: unknown, chain: ChainConfig["chain"], from: number): ChainMisconfiguredError | undefined {
+  if (!(error instanceof JsonRpcError) || error.rpcCode !== RPC_CODES.MISC_ERROR) return undefined;
+  return new ChainMisconfiguredError(
+    `the Bitcoin node at CHAINS_CONFIG.${chain}.rpcUrl has pruned blocks the indexer still has to read (from height ${from}: ${error.rpcMessage}); run it with a larger -prune (or none), or resync it`,
+    { details: { chain, capability: "blocks", from } },
+  );
 }
 
 function* chunks(range: ScanRange, size: number): Generator<number[]> {

@@ -233,6 +233,52 @@ describe("JSON-RPC like Bitcoin Core", () => {
   });
 });
 
+describe("getrawtransaction with and without -txindex", () => {
+  /** The JSON-RPC error of a call (Core's code and text), or undefined when it succeeded. */
+  async function failure(method: string, params: unknown[], target: BitcoinTestNode) {
+    const { json } = await post(JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }), target);
+    return (json as { error?: { code: number; message: string } }).error;
+  }
+
+  it("by default (Core's, no -txindex) finds a mined transaction only with its block's hash", async () => {
+    expect(node.txindex).toBe(false);
+    const [to] = deriveTestAddresses(1, "regtest", "no-txindex");
+    const { txid } = node.send(String(to), 30_000n);
+    expect(((await call("getrawtransaction", [txid, true])) as { txid: string }).txid).toBe(txid);
+    const [hash] = node.mine(1);
+    expect(await failure("getrawtransaction", [txid, true], node)).toEqual({
+      code: -5,
+      message:
+        "No such mempool transaction. Use -txindex or provide a block hash to enable blockchain transaction queries. Use gettransaction for wallet transactions.",
+    });
+    const found = (await call("getrawtransaction", [txid, true, hash])) as Record<string, unknown>;
+    expect(found).toMatchObject({ in_active_chain: true, txid, blockhash: hash, confirmations: 1 });
+    expect(node.blockOf(txid)).toBe(hash);
+    expect(await call("getindexinfo")).toEqual({});
+  });
+
+  it("with txindex: true finds it without a blockhash, and says so in getindexinfo", async () => {
+    const indexed = await startBitcoinTestNode({ txindex: true });
+    try {
+      const [to] = deriveTestAddresses(1, "regtest", "txindex");
+      const { txid } = indexed.send(String(to), 30_000n);
+      const [hash] = indexed.mine(1);
+      const found = (await call("getrawtransaction", [txid, true], indexed)) as Record<string, unknown>;
+      expect(found).toMatchObject({ txid, blockhash: hash, confirmations: 1 });
+      expect(found.in_active_chain).toBeUndefined();
+      expect(await failure("getrawtransaction", ["00".repeat(32), true], indexed)).toEqual({
+        code: -5,
+        message: "No such mempool or blockchain transaction. Use gettransaction for wallet transactions.",
+      });
+      expect(await call("getindexinfo", [], indexed)).toEqual({
+        txindex: { synced: true, best_block_height: indexed.height },
+      });
+    } finally {
+      await indexed.stop();
+    }
+  });
+});
+
 describe("wallet and mining", () => {
   it("coinbase rewards are spendable only after 100 confirmations", async () => {
     const fresh = await startBitcoinTestNode({ premineBlocks: 100 });

@@ -17,6 +17,7 @@ import {
   SOLANA_CLUSTERS,
   type SolanaCommitment,
 } from "./constants.ts";
+import { verifySolanaNode } from "./node-capabilities.ts";
 import {
   blockHeaderSchema,
   fullBlockSchema,
@@ -92,20 +93,25 @@ class SolanaAdapter implements ChainAdapter {
   }
 
   /**
-   * The node's genesis hash must be one of the configured network's clusters (mainnet: mainnet-beta;
+   * The node must keep transaction history (verifySolanaNode), and its genesis hash must be one
+   * of the configured network's clusters (mainnet: mainnet-beta;
    * testnet: testnet or devnet). `regtest` is a local validator or test node, whose genesis is
    * its own: any is accepted.
    */
   async verifyNetwork(): Promise<void> {
     const clusters = expectedNetworks(this.network, SOLANA_CLUSTERS);
-    if (clusters === null) return;
-    const genesis = this.rpc.validated(genesisHashSchema, await this.rpc.call("getGenesisHash"), "getGenesisHash");
-    if (!clusters.some((cluster) => cluster.genesis === genesis)) {
-      throw new ChainMisconfiguredError(
-        `CHAINS_CONFIG.SOLANA.network is ${this.network} (${clusters.map((c) => c.name).join(" or ")}) but the node at CHAINS_CONFIG.SOLANA.rpcUrl serves the cluster with genesis ${genesis}`,
-        { details: { network: this.network, genesisHash: genesis } },
-      );
+    if (clusters !== null) {
+      const answer = await this.rpc.call("getGenesisHash");
+      const genesis = this.rpc.validated(genesisHashSchema, answer, "getGenesisHash");
+      if (!clusters.some((cluster) => cluster.genesis === genesis)) {
+        throw new ChainMisconfiguredError(
+          `CHAINS_CONFIG.SOLANA.network is ${this.network} (${clusters.map((c) => c.name).join(" or ")}) but the node at CHAINS_CONFIG.SOLANA.rpcUrl serves the cluster with genesis ${genesis}`,
+          { details: { network: this.network, genesisHash: genesis } },
+        );
+      }
     }
+    // What the node must offer (node-capabilities.ts), on every network, regtest included.
+    await verifySolanaNode(this.rpc, "SOLANA");
   }
 
   async headers(range: ScanRange): Promise<BlockHeader[]> {

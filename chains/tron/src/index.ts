@@ -2,6 +2,7 @@ export { type ApiBlock, type ApiTransactionInfo, blockSchema, transactionInfoLis
 export { type BlockLocation, extractBlockTransfers } from "./block-transfers.ts";
 export { TRC20_TRANSFER_TOPIC } from "./constants.ts";
 export { TronHttpClient, type TronHttpClientOptions } from "./http-api-client.ts";
+export { verifyTronNode } from "./node-capabilities.ts";
 export { createTronAdapter, type TronAdapterOptions } from "./tron-adapter.ts";
 export { base58ToHex, evmHexToBase58, hexToBase58, isTronAddress, topicToBase58 } from "./tron-address.ts";
 export { TronApiError } from "./tron-api-error.ts";

@@ -19,6 +19,7 @@ import {
 import { extractBlockTransfers } from "./block-transfers.ts";
 import { MAX_BLOCKS_PER_LIMIT_NEXT, TRON_NETWORKS } from "./constants.ts";
 import { TronHttpClient } from "./http-api-client.ts";
+import { verifyTronNode } from "./node-capabilities.ts";
 import { TronApiError } from "./tron-api-error.ts";
 import { resolveTronAssets, type TronAssets } from "./tron-assets.ts";
 
@@ -99,20 +100,24 @@ export function createTronAdapter(config: ChainConfig, options: TronAdapterOptio
     },
 
     /**
-     * Block 0 of the node must be the genesis of the configured network (mainnet; testnet: Nile or
+     * The node must keep transaction receipts (verifyTronNode), and its block 0 must be the
+     * genesis of the configured network (mainnet; testnet: Nile or
      * Shasta). `regtest` is a private chain or the test node, whose genesis is its own: any.
      */
     async verifyNetwork() {
       const networks = expectedNetworks(config.network, TRON_NETWORKS);
-      if (networks === null) return;
-      const genesis = await api.post("/wallet/getblockbynum", { num: 0 }, blockHeaderOnlySchema);
-      const id = genesis.blockID.toLowerCase();
-      if (!networks.some((network) => network.genesis === id)) {
-        throw new ChainMisconfiguredError(
-          `CHAINS_CONFIG.${config.chain}.network is ${config.network} (${networks.map((n) => n.name).join(" or ")}) but the node at CHAINS_CONFIG.${config.chain}.rpcUrl serves a chain whose block 0 is ${id}`,
-          { details: { network: config.network, genesisBlockId: id } },
-        );
+      if (networks !== null) {
+        const genesis = await api.post("/wallet/getblockbynum", { num: 0 }, blockHeaderOnlySchema);
+        const id = genesis.blockID.toLowerCase();
+        if (!networks.some((network) => network.genesis === id)) {
+          throw new ChainMisconfiguredError(
+            `CHAINS_CONFIG.${config.chain}.network is ${config.network} (${networks.map((n) => n.name).join(" or ")}) but the node at CHAINS_CONFIG.${config.chain}.rpcUrl serves a chain whose block 0 is ${id}`,
+            { details: { network: config.network, genesisBlockId: id } },
+          );
+        }
       }
+      // What the node must offer (node-capabilities.ts), on every network, regtest included.
+      await verifyTronNode(api, config.chain);
     },
 
     async headers(range) {

@@ -25,6 +25,8 @@ export {
   setMerchantDisabled,
 } from "./merchants/merchant-store.ts";
 export { buildOpenApi } from "./openapi/build-openapi.ts";
+// The /v1 resources' types (z.infer of their schemas), for clients of the JSON such as the dashboard.
+export type * from "./resources.ts";
 export { allRoutes } from "./routes.ts";
 export { sendQueuedFaucetTransfer } from "./sandbox/sandbox-faucet-outbox.ts";
 export {

@@ -18,6 +18,7 @@ export type ErrorCode =
   | "insufficient_treasury_funds"
   | "customer_not_verified"
   | "amount_below_minimum"
+  | "destination_internal"
   | "service_unavailable"
   | "config_error"
   | "chain_misconfigured"
@@ -103,6 +104,19 @@ export class CustomerNotVerifiedError extends AppError {
 export class AmountBelowMinimumError extends AppError {
   constructor(message: string, details: { asset: string; network: string; minimum: string }) {
     super("amount_below_minimum", message, { details });
+  }
+}
+
+/**
+ * A payout to an address of ours (a deposit address of any merchant, or a treasury address): refused,
+ * since paying it on chain would only move money inside our custody (issue 27).
+ */
+export class DestinationInternalError extends AppError {
+  constructor(chain: string, kind: "deposit" | "treasury") {
+    super(
+      "destination_internal",
+      `destination.address: this ${chain} address is ${kind === "deposit" ? "a deposit address" : "a treasury address"} of this service; pay out to an address outside it`,
+    );
   }
 }
 

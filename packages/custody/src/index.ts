@@ -18,6 +18,7 @@ export {
 export { createDepositKeys, type DepositKey, type DepositKeys } from "./deposit-keys.ts";
 export type { BitcoinNetwork } from "./derivation-paths.ts";
 export { exportWalletsCsv, WALLETS_CSV_HEADER } from "./export-wallets-csv.ts";
+export { assertExternalDestination, ownAddressKind } from "./own-addresses.ts";
 export {
   CustodyPoolEmptyError,
   type CustodyShortage,

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, api, setCsrfToken, type User } from "./api.ts";
+import { ApiError, api, onSessionEnded, setCsrfToken, type User } from "./api.ts";
 import { Layout } from "./components/Layout.tsx";
+import { Skeleton } from "./components/Loading.tsx";
 import { Notice } from "./components/Notice.tsx";
 // --- Merchant pages ---
 import { MERCHANT_PAGE_TITLES, merchantPageOf } from "./merchant-pages.tsx";
@@ -13,9 +14,7 @@ import { Merchants } from "./pages/Merchants.tsx";
 import { Overview } from "./pages/Overview.tsx";
 import { SetPassword } from "./pages/SetPassword.tsx";
 import { SignIn } from "./pages/SignIn.tsx";
-import { navigate, usePath } from "./router.ts";
-
-// --- end operator and finance pages ---
+import { currentPath, navigate, usePath } from "./router.ts";
 
 type SessionState =
   | { state: "checking" }
@@ -41,6 +40,7 @@ export function App() {
   const path = usePath();
   const [session, setSession] = useState<SessionState>({ state: "checking" });
   const [notice, setNotice] = useState<string | undefined>();
+  const [returnTo, setReturnTo] = useState<string | undefined>();
 
   useEffect(() => {
     const title = TITLES.find(([pattern]) => pattern.test(path))?.[1];
@@ -67,8 +67,25 @@ export function App() {
     navigate("/sign-in", { replace: true });
   };
 
+  // A 401 from any page (the session expired, ended elsewhere, or the user was disabled): back to
+  // sign-in at once, then to the same page after signing in again.
+  useEffect(() => {
+    onSessionEnded(() => {
+      const from = currentPath();
+      if (from !== "/sign-in") setReturnTo(from);
+      signedOut("Your session has ended. Sign in again to continue.");
+    });
+    return () => onSessionEnded(undefined);
+  }, []);
+
   if (path === "/set-password") return <SetPassword onDone={() => signedOut("Password set. Sign in with it now.")} />;
-  if (session.state === "checking") return <p class="muted center">Loading…</p>;
+  if (session.state === "checking") {
+    return (
+      <main class="auth" id="main">
+        <Skeleton what="your session" />
+      </main>
+    );
+  }
   if (session.state === "error") {
     return (
       <main class="auth" id="main">
@@ -84,7 +101,8 @@ export function App() {
           setCsrfToken(csrfToken);
           setNotice(undefined);
           setSession({ state: "signed-in", user });
-          navigate("/", { replace: true });
+          setReturnTo(undefined);
+          navigate(returnTo ?? "/", { replace: true });
         }}
       />
     );

@@ -1,62 +1,26 @@
 /** The dashboard's JSON routes (/dashboard/api), with the session's CSRF token on every write. */
 
-export type Role = "admin" | "owner" | "developer" | "finance" | "viewer";
-export type Environment = "sandbox" | "production";
+import type {
+  ApiKeyAnswer,
+  CreatedKeyAnswer,
+  DepositResource,
+  MerchantAnswer,
+  MerchantBalance,
+  OverviewAnswer,
+  Role,
+  SessionAnswer,
+  UserAnswer,
+} from "./answers.ts";
 
-export interface User {
-  id: string;
-  email: string;
-  role: Role;
-  merchant_id: string | null;
-}
-
-export interface Merchant {
-  id: string;
-  name: string;
-  environment: Environment;
-  created_at: string;
-}
-
-export interface ApiKey {
-  id: string;
-  prefix: string;
-  environment: Environment;
-  created_at: string;
-  revoked_at: string | null;
-}
-
-export interface Balance {
-  currency: "USD";
-  available: string;
-  reserved: string;
-  held: string;
-  pending: string;
-}
-
-export interface Deposit {
-  id: string;
-  chain: string;
-  asset: string;
-  amount: string;
-  amount_usd: string | null;
-  status: string;
-  confirmations: number;
-  required_confirmations: number;
-  created_at: string;
-}
-
-export interface Overview {
-  balance: Balance;
-  recent_deposits: Deposit[];
-  total_deposits: number;
-}
-
-export interface CreatedKey {
-  id: string;
-  prefix: string;
-  environment: Environment;
-  api_key: string;
-}
+export type { Role };
+export type Environment = MerchantAnswer["environment"];
+export type User = UserAnswer;
+export type Merchant = MerchantAnswer;
+export type ApiKey = ApiKeyAnswer;
+export type Balance = MerchantBalance;
+export type Deposit = DepositResource;
+export type Overview = OverviewAnswer;
+export type CreatedKey = CreatedKeyAnswer;
 
 /** An answer other than 2xx, with the server's code and message (both error forms of the API). */
 export class ApiError extends Error {
@@ -70,18 +34,29 @@ export class ApiError extends Error {
 }
 
 let csrfToken: string | undefined;
+let sessionEnded: (() => void) | undefined;
 
 export function setCsrfToken(token: string | undefined): void {
   csrfToken = token;
 }
 
-export async function call<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
+/**
+ * What to do when the server says the session is over (a 401 to a signed-in page: expired, signed
+ * out elsewhere, the user disabled): the app goes back to the sign-in page at once, whatever page
+ * asked, instead of each page showing "Try again" or polling a 401 forever.
+ */
+export function onSessionEnded(handler: (() => void) | undefined): void {
+  sessionEnded = handler;
+}
+
+/** The request, answered 2xx, or an ApiError with the server's code and message. */
+async function send(method: string, path: string, body?: unknown, contentType?: string): Promise<Response> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (body !== undefined) headers["content-type"] = contentType ?? "application/json";
   if (method !== "GET" && csrfToken) headers["x-csrf-token"] = csrfToken;
   let response: Response;
   try {
-    response = await fetch(`/dashboard/api${path}`, {
+    response = await fetch(path, {
       method,
       headers,
       credentials: "same-origin",
@@ -90,17 +65,40 @@ export async function call<T>(method: string, path: string, body?: unknown, cont
   } catch {
     throw new ApiError(0, "network_error", "The service cannot be reached. Check your connection and try again.");
   }
+  if (response.ok) return response;
   const text = await response.text();
-  const parsed: unknown = text ? safeJson(text) : undefined;
-  if (!response.ok) {
-    const { code, message } = errorOf(parsed);
-    throw new ApiError(
-      response.status,
-      code ?? `http_${response.status}`,
-      message ?? `Request failed (${response.status})`,
-    );
-  }
-  return parsed as T;
+  const { code, message } = errorOf(text ? safeJson(text) : undefined);
+  // Only a signed-in app's 401 ends its session: a wrong password at sign-in is a 401 too.
+  if (response.status === 401 && csrfToken !== undefined) sessionEnded?.();
+  throw new ApiError(
+    response.status,
+    code ?? `http_${response.status}`,
+    message ?? `Request failed (${response.status})`,
+  );
+}
+
+export async function call<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
+  const text = await (await send(method, `/dashboard/api${path}`, body, contentType)).text();
+  return (text ? safeJson(text) : undefined) as T;
+}
+
+/**
+ * Downloads the file at `path` (a GET under /dashboard/api) into the browser's downloads, named as
+ * the server's Content-Disposition says. Fetched, not navigated to: a refusal (a viewer, an ended
+ * session, another merchant's id) throws its ApiError for the page to show, and the app stays.
+ */
+export async function download(path: string, fallbackName: string): Promise<void> {
+  const response = await send("GET", `/dashboard/api${path}`);
+  const name = /filename="([^"]+)"/.exec(response.headers.get("content-disposition") ?? "")?.[1] ?? fallbackName;
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  // The click has handed the blob to the download; a moment later it can go.
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 function safeJson(text: string): unknown {
@@ -126,11 +124,6 @@ function errorOf(body: unknown): { code?: string; message?: string } {
     ...(typeof error === "string" ? { code: error } : {}),
     ...(typeof message === "string" ? { message } : {}),
   };
-}
-
-interface SessionAnswer {
-  user: User;
-  csrf_token: string;
 }
 
 export const api = {

@@ -1,5 +1,4 @@
 import type { ComponentChildren, JSX } from "preact";
-import "./merchant-pages.css";
 import type { User } from "./api.ts";
 import { CustomerDetail, Customers } from "./pages/Customers.tsx";
 import { Deposits } from "./pages/Deposits.tsx";

@@ -9,7 +9,6 @@ import { JobQueues } from "./pages/operator/JobQueues.tsx";
 import { KycReviews } from "./pages/operator/KycReviews.tsx";
 import { ManageMerchants } from "./pages/operator/ManageMerchants.tsx";
 import { Treasury } from "./pages/operator/Treasury.tsx";
-import "./operator.css";
 
 /** The operator's (admin) and finance pages: path, title, page. */
 export const OPERATOR_PAGES: Array<{ path: string; title: string; page: () => ComponentChildren }> = [

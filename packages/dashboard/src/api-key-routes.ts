@@ -7,7 +7,7 @@ import { merchantIdParam, uuidParam } from "./merchant-param.ts";
 import { userWith } from "./require-session.ts";
 import { assertMerchantVisible, type DashboardUser } from "./roles.ts";
 
-function keyView(key: ListedApiKey) {
+export function keyView(key: ListedApiKey) {
   return {
     id: key.id,
     prefix: key.prefix,
@@ -15,6 +15,11 @@ function keyView(key: ListedApiKey) {
     created_at: key.createdAt,
     revoked_at: key.revokedAt,
   };
+}
+
+/** A key just created: its secret leaves once, in this answer. */
+export function createdKeyView(created: Awaited<ReturnType<typeof createApiKey>>) {
+  return { id: created.id, prefix: created.prefix, environment: created.environment, api_key: created.apiKey };
 }
 
 function auditKey(
@@ -58,12 +63,7 @@ export function apiKeyRoutes(db: Database): Router {
     });
     // The secret leaves once, in this answer; no cache may keep it.
     res.set("Cache-Control", "no-store");
-    res.status(201).json({
-      id: created.id,
-      prefix: created.prefix,
-      environment: created.environment,
-      api_key: created.apiKey,
-    });
+    res.status(201).json(createdKeyView(created));
   });
 
   router.post("/merchants/:merchantId/api-keys/:keyId/revoke", async (req, res) => {

@@ -10,8 +10,8 @@ import {
 } from "@mp/api";
 import { ServiceUnavailableError } from "@mp/core";
 import type { Database } from "@mp/db";
-import { checkLedger, exportJournalCsv } from "@mp/ledger";
-import { type ReconcileTarget, reconcileChains, recordReconcileReport } from "@mp/treasury";
+import { checkLedger, exportJournalCsv, type LedgerCheckResult } from "@mp/ledger";
+import { type ReconcileReport, type ReconcileTarget, reconcileChains, recordReconcileReport } from "@mp/treasury";
 import express, { type Response, Router } from "express";
 import { z } from "zod";
 import { dashboardActor, recordAudit } from "./audit-log.ts";
@@ -36,7 +36,7 @@ const ImportQuery = z.object({
 /** Largest statement file accepted (a month of a busy account's camt.053 is well below it). */
 const STATEMENT_LIMIT = "10mb";
 
-function importView(i: StatementImport) {
+export function importView(i: StatementImport) {
   return {
     id: i.id,
     file_name: i.fileName,
@@ -48,6 +48,16 @@ function importView(i: StatementImport) {
     imported_by: i.importedBy,
     imported_at: i.importedAt,
   };
+}
+
+/** `payments ledger check`'s result as the ledger page shows it. */
+export function ledgerCheckView(result: LedgerCheckResult) {
+  return { ok: result.ok, entries: result.entries, merchants: result.merchants, problems: result.problems };
+}
+
+/** `payments reconcile chains`'s report: each chain and asset's line (smallest units), the chains not read. */
+export function chainReconciliationView(report: ReconcileReport) {
+  return { lines: report.lines, unreadable: report.unreadable, exit_code: report.exitCode };
 }
 
 /**
@@ -94,7 +104,7 @@ export function financeRoutes(db: Database, chainTargets: () => ReconcileTarget[
       objectId: "journal",
       details: { ok: result.ok, problems: result.problems.length },
     });
-    res.json({ ok: result.ok, entries: result.entries, merchants: result.merchants, problems: result.problems });
+    res.json(ledgerCheckView(result));
   });
 
   router.get("/finance/journal.csv", async (req, res) => {
@@ -131,7 +141,7 @@ export function financeRoutes(db: Database, chainTargets: () => ReconcileTarget[
     if (targets.length === 0) throw new ServiceUnavailableError("No chains are configured: nothing to reconcile");
     const report = await reconcileChains(db, targets);
     await recordReconcileReport(db, report);
-    res.json({ lines: report.lines, unreadable: report.unreadable, exit_code: report.exitCode });
+    res.json(chainReconciliationView(report));
   });
 
   router.get("/finance/reconcile/bank", async (_req, res) => {

@@ -4,9 +4,10 @@ import { DEPOSIT_STATUSES } from "@mp/events";
 import { type Request, type Response, Router } from "express";
 import { z } from "zod";
 import { dashboardActor } from "./audit-log.ts";
-import { createPasswordLink, passwordLinkUrl } from "./password-links.ts";
-import { INVITABLE_ROLES } from "./roles.ts";
-import { createUser, listMerchantUsers } from "./user-store.ts";
+import { createInvite, listOpenInvites } from "./invites.ts";
+import { passwordLinkUrl } from "./password-links.ts";
+import { type DashboardUser, INVITABLE_ROLES } from "./roles.ts";
+import { listMerchantUsers } from "./user-store.ts";
 import { type AuditOf, v1Route, visibleMerchant } from "./v1-route.ts";
 
 /** Days the overview's chart covers. */
@@ -30,6 +31,19 @@ const inviteBody = z.strictObject({
   email: z.string().trim().min(3).max(320),
   role: z.enum(INVITABLE_ROLES),
 });
+
+/** What the sandbox buttons may send: the chains of the deployment's faucets and their assets. */
+export function sandboxView(enabled: boolean, faucets: AppDeps["faucets"]) {
+  const chains = enabled
+    ? Object.values(faucets).map((faucet) => ({ chain: faucet.chain, assets: faucet.assets().map((a) => a.asset) }))
+    : [];
+  return { enabled, chains };
+}
+
+/** An invitation: the invitee and their one-time link to set a password (shown once, to pass on). */
+export function inviteView(invited: Pick<DashboardUser, "id" | "email" | "role">, passwordLink: string) {
+  return { user: { id: invited.id, email: invited.email, role: invited.role }, password_link: passwordLink };
+}
 
 const audited =
   (action: string, objectType: string, idOf: (a: Parameters<AuditOf>[0]) => unknown): AuditOf =>
@@ -116,37 +130,32 @@ export function merchantPageRoutes(deps: AppDeps): Router {
   // What the sandbox buttons may send: only in a sandbox deployment, for a sandbox merchant.
   router.get("/merchants/:merchantId/sandbox", async (req: Request, res: Response) => {
     const { environment } = await visibleMerchant(deps.db, req, res, "merchant:read");
-    const enabled = deps.environment === "sandbox" && environment === "sandbox";
-    const chains = enabled
-      ? Object.values(deps.faucets).map((faucet) => ({
-          chain: faucet.chain,
-          assets: faucet.assets().map((a) => a.asset),
-        }))
-      : [];
-    res.json({ enabled, chains });
+    res.json(sandboxView(deps.environment === "sandbox" && environment === "sandbox", deps.faucets));
   });
 
+  // The team: its users, then the invites still open (no password yet).
   router.get("/merchants/:merchantId/users", async (req: Request, res: Response) => {
     const { merchantId } = await visibleMerchant(deps.db, req, res, "merchant:read");
-    res.json({ items: await listMerchantUsers(deps.db, merchantId) });
+    const [users, invites] = await Promise.all([
+      listMerchantUsers(deps.db, merchantId),
+      listOpenInvites(deps.db, merchantId),
+    ]);
+    res.json({ items: [...users, ...invites] });
   });
 
-  // No mail leaves the service: the inviter gets the invitee's one-time link and passes it on.
+  // No mail leaves the service: the inviter gets the invitee's one-time link and passes it on. The
+  // answer is the same whether the email is new or has an account in another tenant (invites.ts).
   router.post("/merchants/:merchantId/invites", async (req: Request, res: Response) => {
     const { user, merchantId } = await visibleMerchant(deps.db, req, res, "users:invite");
     const body = parseOrThrow(inviteBody, req.body ?? {}, "body");
-    const invited = await createUser(deps.db, {
+    const invite = await createInvite(deps.db, {
       email: body.email,
       role: body.role,
       merchantId,
       actor: dashboardActor(user.email),
     });
-    const token = await createPasswordLink(deps.db, invited.id);
     res.set("Cache-Control", "no-store");
-    res.status(201).json({
-      user: { id: invited.id, email: invited.email, role: invited.role },
-      password_link: passwordLinkUrl(`${req.protocol}://${req.get("host")}`, token),
-    });
+    res.status(202).json(inviteView(invite, passwordLinkUrl(`${req.protocol}://${req.get("host")}`, invite.token)));
   });
   return router;
 }

@@ -3,7 +3,7 @@ import type { Database } from "@mp/db";
 import { Router } from "express";
 import { userWith } from "./require-session.ts";
 
-function merchantView(merchant: MerchantSummary) {
+export function merchantView(merchant: MerchantSummary) {
   return { id: merchant.id, name: merchant.name, environment: merchant.environment, created_at: merchant.createdAt };
 }
 

@@ -1,7 +1,7 @@
 import type { AppDeps } from "@mp/api";
 import type { IndexerState } from "@mp/core";
 import { Router } from "express";
-import { ChainLagHistory } from "./chain-lag-history.ts";
+import { ChainLagHistory, type LagSample } from "./chain-lag-history.ts";
 import { userWith } from "./require-session.ts";
 
 /** A chain this many blocks behind its head shows as lagging (the alert rule in deploy/ fires later). */
@@ -25,6 +25,22 @@ async function rpcErrorsByChain(metrics: AppDeps["metrics"] | undefined): Promis
   return new Map(values.map((v) => [String(v.labels.chain), v.value]));
 }
 
+/** One chain's row of the chains page: its indexer's state, its RPC errors (null: not known here), its lag samples. */
+export function chainView(s: IndexerState, rpcErrors: number | null, samples: readonly LagSample[]) {
+  return {
+    chain: s.chain,
+    state: stateOf(s),
+    head_height: s.headHeight,
+    indexed_height: s.indexedHeight,
+    lag: s.lag,
+    updated_at: s.updatedAt,
+    stopped_error: s.stoppedError,
+    leader: s.leader ? { host: s.leader.host, pid: s.leader.pid, since: s.leader.since } : null,
+    rpc_errors: rpcErrors,
+    lag_history: samples.map((sample) => ({ at: sample.at, lag: sample.lag })),
+  };
+}
+
 /** The operator's chains: head, indexed height, lag and its recent history, RPC errors, state. */
 export function operatorChainRoutes(deps: Pick<AppDeps, "indexerStates"> & Partial<Pick<AppDeps, "metrics">>): Router {
   const router = Router();
@@ -35,18 +51,9 @@ export function operatorChainRoutes(deps: Pick<AppDeps, "indexerStates"> & Parti
     const rpcErrors = await rpcErrorsByChain(deps.metrics);
     res.json({
       lagging_blocks: LAGGING_BLOCKS,
-      items: states.map((s) => ({
-        chain: s.chain,
-        state: stateOf(s),
-        head_height: s.headHeight,
-        indexed_height: s.indexedHeight,
-        lag: s.lag,
-        updated_at: s.updatedAt,
-        stopped_error: s.stoppedError,
-        leader: s.leader ? { host: s.leader.host, pid: s.leader.pid, since: s.leader.since } : null,
-        rpc_errors: rpcErrors ? (rpcErrors.get(s.chain) ?? 0) : null,
-        lag_history: (samples.get(s.chain) ?? []).map((sample) => ({ at: sample.at, lag: sample.lag })),
-      })),
+      items: states.map((s) =>
+        chainView(s, rpcErrors ? (rpcErrors.get(s.chain) ?? 0) : null, samples.get(s.chain) ?? []),
+      ),
     });
   });
   return router;

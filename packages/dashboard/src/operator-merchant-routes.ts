@@ -1,4 +1,11 @@
-import { createMerchant, listMerchants, parseOrThrow, setMerchantDisabled } from "@mp/api";
+import {
+  type CreatedMerchant,
+  createMerchant,
+  listMerchants,
+  type MerchantSummary,
+  parseOrThrow,
+  setMerchantDisabled,
+} from "@mp/api";
 import { NotFoundError } from "@mp/core";
 import type { Database } from "@mp/db";
 import { Router } from "express";
@@ -12,6 +19,16 @@ const NewMerchant = z.strictObject({
   environment: z.enum(["sandbox", "production"]),
 });
 
+/** A merchant as the operator's list shows it, disabled ones marked. */
+export function managedMerchantView(m: MerchantSummary) {
+  return { id: m.id, name: m.name, environment: m.environment, created_at: m.createdAt, disabled_at: m.disabledAt };
+}
+
+/** A merchant just created: its first API key leaves once, in this answer. */
+export function createdMerchantView(created: CreatedMerchant, name: string) {
+  return { id: created.merchantId, name, environment: created.environment, api_key: created.key.apiKey };
+}
+
 /**
  * The operator's merchants: list (disabled ones marked), create (as `payments merchants create`,
  * the first key shown once) and disable or enable; a disabled merchant's keys answer 401 on /v1.
@@ -22,15 +39,7 @@ export function operatorMerchantRoutes(db: Database): Router {
   router.get("/operator/merchants", async (_req, res) => {
     userWith(res, "operator");
     const merchants = await listMerchants(db);
-    res.json({
-      items: merchants.map((m) => ({
-        id: m.id,
-        name: m.name,
-        environment: m.environment,
-        created_at: m.createdAt,
-        disabled_at: m.disabledAt,
-      })),
-    });
+    res.json({ items: merchants.map(managedMerchantView) });
   });
 
   router.post("/operator/merchants", async (req, res) => {
@@ -46,12 +55,7 @@ export function operatorMerchantRoutes(db: Database): Router {
       details: { name: body.name, environment: body.environment, api_key_prefix: created.key.prefix },
     });
     res.set("Cache-Control", "no-store");
-    res.status(201).json({
-      id: created.merchantId,
-      name: body.name,
-      environment: created.environment,
-      api_key: created.key.apiKey,
-    });
+    res.status(201).json(createdMerchantView(created, body.name));
   });
 
   for (const [action, disabled] of [

@@ -1,4 +1,4 @@
-import { type AppDeps, listDeposits, merchantBalance } from "@mp/api";
+import { type AppDeps, type DepositResource, listDeposits, type MerchantBalance, merchantBalance } from "@mp/api";
 import { NotFoundError } from "@mp/core";
 import { Router } from "express";
 import { merchantIdParam } from "./merchant-param.ts";
@@ -7,6 +7,11 @@ import { assertMerchantVisible } from "./roles.ts";
 
 /** How many of the newest deposits the overview lists (the deposits page, later, pages through all). */
 export const RECENT_DEPOSITS = 10;
+
+/** The overview's answer: the balance, the newest deposits and how many there are in all. */
+export function overviewView(balance: MerchantBalance, deposits: { items: DepositResource[]; total: number }) {
+  return { balance, recent_deposits: deposits.items, total_deposits: deposits.total };
+}
 
 /**
  * A merchant's overview: the balance exactly as `GET /v1/balance` computes it (the same function)
@@ -25,7 +30,7 @@ export function overviewRoutes(deps: Pick<AppDeps, "db" | "rates" | "indexerStat
       await merchantBalance(deps.db, deps.rates, merchantId),
       await listDeposits(deps.db, merchantId, { limit: RECENT_DEPOSITS, page: 1 }, states),
     ];
-    res.json({ balance, recent_deposits: deposits.items, total_deposits: deposits.total });
+    res.json(overviewView(balance, deposits));
   });
   return router;
 }

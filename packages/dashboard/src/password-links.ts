@@ -2,6 +2,7 @@ import { hash, randomBytes } from "node:crypto";
 import { ValidationError } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
 import { recordAccountAudit } from "./audit-log.ts";
+import { acceptInvite } from "./invites.ts";
 import { hashPassword } from "./password-hash.ts";
 import { checkPasswordPolicy, storePasswordHash } from "./user-store.ts";
 
@@ -33,11 +34,14 @@ export function passwordLinkUrl(baseUrl: string, token: string): string {
 
 /**
  * Uses the link: in one transaction the token is marked used (only if unused and unexpired) and the
- * password set, so two tabs racing with one link set at most one password.
+ * password set, so two tabs racing with one link set at most one password. The token may be an
+ * invite's instead (invites.ts): the user is then created with this password. A token that does
+ * neither (unknown, used, expired, or an invite whose email has an account by now) is refused alike.
  */
 export async function usePasswordLink(db: Database, token: string, password: string): Promise<void> {
   checkPasswordPolicy(password);
   const passwordHash = await hashPassword(password);
+  const invalid = () => new ValidationError("token: this link is invalid, used or expired; ask for a new one", "token");
   await db.tx(async (client) => {
     const used = await client.query<{ user_id: string; email: string }>(
       `UPDATE dashboard_password_links l SET used_at = now()
@@ -48,7 +52,12 @@ export async function usePasswordLink(db: Database, token: string, password: str
       [hashToken(token)],
     );
     const row = used.rows[0];
-    if (!row) throw new ValidationError("token: this link is invalid, used or expired; ask for a new one", "token");
+    if (!row) {
+      const invited = await acceptInvite(client, token, passwordHash);
+      if (!invited) throw invalid();
+      await recordAccountAudit(client, invited, "dashboard_user.password_set");
+      return;
+    }
     await storePasswordHash(client, row.user_id, passwordHash);
     await recordAccountAudit(client, { id: row.user_id, email: row.email }, "dashboard_user.password_set");
   });

@@ -24,6 +24,11 @@ export function userView(user: DashboardUser) {
   return { id: user.id, email: user.email, role: user.role, merchant_id: user.merchantId ?? null };
 }
 
+/** A signed-in session as the front end reads it: who, and the token its writes send. */
+export function sessionView(user: DashboardUser, csrfToken: string) {
+  return { user: userView(user), csrf_token: csrfToken };
+}
+
 /**
  * Sign-in, the current session, sign-out (this session or everywhere) and setting a password from
  * a one-time link. `signInsPerMinute`: per client address and process, before any password is
@@ -39,12 +44,12 @@ export function sessionRoutes(db: Database, json: RequestHandler, signInsPerMinu
     const body = parseOrThrow(SignInBody, req.body, "body");
     const signedIn = await signIn(db, body.email, body.password);
     setSessionCookie(req, res, signedIn.token);
-    res.status(201).json({ user: userView(signedIn.user), csrf_token: signedIn.csrfToken });
+    res.status(201).json(sessionView(signedIn.user, signedIn.csrfToken));
   });
 
   router.get("/session", session, (_req, res) => {
     const current = sessionOf(res);
-    res.json({ user: userView(current.user), csrf_token: current.csrfToken, expires_at: current.expiresAt });
+    res.json({ ...sessionView(current.user, current.csrfToken), expires_at: current.expiresAt });
   });
 
   router.delete("/session", session, async (req, res) => {

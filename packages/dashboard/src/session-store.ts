@@ -28,7 +28,11 @@ export async function createSession(sql: Queryable, userId: string): Promise<{ t
   return { token, csrfToken };
 }
 
-/** The live session of this cookie token: unexpired, and its user neither disabled nor locked out. */
+/**
+ * The live session of this cookie token: unexpired, its user not disabled, and the user's merchant
+ * not disabled (an operator's disable closes the merchant's dashboard as it closes its API keys;
+ * enabling it again brings back the sessions still unexpired).
+ */
 export async function findSession(sql: Queryable, token: string): Promise<Session | undefined> {
   const result = await sql.query<{
     id: string;
@@ -40,7 +44,8 @@ export async function findSession(sql: Queryable, token: string): Promise<Sessio
   }>(
     `SELECT u.id, u.email, u.role, u.merchant_id, s.csrf_token, s.expires_at
        FROM dashboard_sessions s JOIN dashboard_users u ON u.id = s.user_id
-      WHERE s.token_hash = $1 AND s.expires_at > now() AND u.disabled_at IS NULL`,
+       LEFT JOIN merchants m ON m.id = u.merchant_id
+      WHERE s.token_hash = $1 AND s.expires_at > now() AND u.disabled_at IS NULL AND m.disabled_at IS NULL`,
     [hashToken(token)],
   );
   const row = result.rows[0];

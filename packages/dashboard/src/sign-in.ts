@@ -1,4 +1,4 @@
-import { AppError, UnauthorizedError } from "@mp/core";
+import { AppError, ForbiddenError, UnauthorizedError } from "@mp/core";
 import type { Database } from "@mp/db";
 import { recordAccountAudit } from "./audit-log.ts";
 import { UNKNOWN_USER_HASH, verifyPassword } from "./password-hash.ts";
@@ -54,6 +54,10 @@ export async function signIn(db: Database, email: string, password: string): Pro
       }
     });
     throw new UnauthorizedError(INVALID);
+  }
+  // Said only to who knows the password: the merchant's dashboard is closed, not the account wrong.
+  if (user.merchantDisabled) {
+    throw new ForbiddenError("This merchant is disabled: its dashboard opens again when the operator enables it");
   }
   return db.tx(async (client) => {
     await client.query("UPDATE dashboard_users SET failed_attempts = 0, locked_until = NULL WHERE id = $1", [user.id]);

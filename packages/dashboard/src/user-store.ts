@@ -12,6 +12,8 @@ export interface StoredUser extends DashboardUser {
   /** True while a lockout runs (compared with the database's clock). */
   locked: boolean;
   disabled: boolean;
+  /** The user's merchant is disabled by the operator: no session until it is enabled again. */
+  merchantDisabled: boolean;
 }
 
 interface UserRow {
@@ -23,10 +25,11 @@ interface UserRow {
   failed_attempts: number;
   locked: boolean;
   disabled_at: Date | null;
+  merchant_disabled: boolean;
 }
 
-const COLUMNS =
-  "id, email, role, merchant_id, password_hash, failed_attempts, coalesce(locked_until > now(), false) AS locked, disabled_at";
+const COLUMNS = `u.id, u.email, u.role, u.merchant_id, u.password_hash, u.failed_attempts,
+  coalesce(u.locked_until > now(), false) AS locked, u.disabled_at, m.disabled_at IS NOT NULL AS merchant_disabled`;
 
 function toUser(row: UserRow): StoredUser {
   return {
@@ -38,6 +41,7 @@ function toUser(row: UserRow): StoredUser {
     failedAttempts: row.failed_attempts,
     locked: row.locked,
     disabled: row.disabled_at !== null,
+    merchantDisabled: row.merchant_disabled,
   };
 }
 
@@ -55,9 +59,10 @@ export function checkPasswordPolicy(password: string): void {
 }
 
 export async function findUserByEmail(sql: Queryable, email: string): Promise<StoredUser | undefined> {
-  const result = await sql.query<UserRow>(`SELECT ${COLUMNS} FROM dashboard_users WHERE email = $1`, [
-    normaliseEmail(email),
-  ]);
+  const result = await sql.query<UserRow>(
+    `SELECT ${COLUMNS} FROM dashboard_users u LEFT JOIN merchants m ON m.id = u.merchant_id WHERE u.email = $1`,
+    [normaliseEmail(email)],
+  );
   const row = result.rows[0];
   return row ? toUser(row) : undefined;
 }

@@ -261,7 +261,7 @@ describe("dashboard merchant pages (customers, wallets, deposits, transfers, web
     ).toBe(403);
     expect((await owner.call("POST", path, { json: { email: "new@a.example", role: "admin" } })).status).toBe(400);
     const invited = await owner.call("POST", path, { json: { email: "New@A.example", role: "developer" } });
-    expect(invited.status).toBe(201);
+    expect(invited.status).toBe(202);
     expect(invited.body.user).toMatchObject({ email: "new@a.example", role: "developer" });
     const link = new URL(invited.body.password_link);
     expect(link.pathname).toBe("/dashboard/set-password");

@@ -39,7 +39,9 @@ const DEEP_ENOUGH = "chain = $1 AND status = 'PENDING' AND block_height <= $2::b
  * Confirms every PENDING deposit of the chain with enough confirmations at `head`, in transactions
  * of up to CHUNK deposits: lock the rows, keep those still PENDING, value each in USD at the
  * provider's rate now (stablecoins too: the sandbox quotes them at 1, production from the market,
- * rounded to 1 within the par band), take the merchant's fee, post the credits in bulk and mark
+ * rounded to 1 within the par band), take the merchant's fee (a transfer's funding address too: the
+ * part an intent takes gets it back when applied, and until then the credit is reserved, see
+ * @mp/ledger funding-deposits.ts), post the credits in bulk and mark
  * them CONFIRMED with their credit entries, each with its `deposit.confirmed` event. A deposit
  * whose customer may not receive crypto when it confirms (a rejected verification) is credited to
  * the merchant's held account instead of available, marked HELD, and gets `deposit.held` too. The
@@ -135,6 +137,8 @@ interface LockedDeposit {
   fee_bps: number;
   fee_fixed_micros: string;
   held: boolean;
+  /** To a transfer's funding address, of its intent's asset. */
+  funding: boolean;
 }
 
 /**
@@ -148,11 +152,13 @@ async function confirmChunk(
   rates: ReadonlyMap<string, UsdRate>,
 ): Promise<number> {
   const { rows } = await client.query<LockedDeposit>(
-    // A transfer's funding address pays no deposit fee: the transfer charges its own (quote fee).
-    `SELECT d.id, d.merchant_id, d.status, d.decimals, d.amount_raw::text,
-            CASE WHEN w.purpose = 'TRANSFER_FUNDING' THEN 0 ELSE m.fee_bps END AS fee_bps,
-            CASE WHEN w.purpose = 'TRANSFER_FUNDING' THEN '0' ELSE m.fee_fixed_micros::text END AS fee_fixed_micros,
-            NOT ${cryptoAllowedSql("c")} AS held
+    // Every deposit pays the merchant's deposit fee, a transfer's funding address included: only the
+    // part an open intent takes gets it back, when the transfer executor applies it (issue 27). One of
+    // the intent's asset to its address awaits that application, its net reserved until then.
+    `SELECT d.id, d.merchant_id, d.status, d.decimals, d.amount_raw::text, m.fee_bps,
+            m.fee_fixed_micros::text AS fee_fixed_micros, NOT ${cryptoAllowedSql("c")} AS held,
+            EXISTS (SELECT 1 FROM funding_intents i
+                     WHERE i.deposit_destination_id = d.destination_id AND i.asset = d.asset) AS funding
        FROM deposits d JOIN merchants m ON m.id = d.merchant_id
        JOIN wallets w ON w.id = d.wallet_id LEFT JOIN customers c ON c.id = w.customer_id
       WHERE d.id = ANY($1::uuid[])
@@ -172,6 +178,8 @@ async function confirmChunk(
         amount,
         fee: feeMicros(amount, row.fee_bps, BigInt(row.fee_fixed_micros)),
         held: row.held,
+        // A held deposit (a rejected customer) stays the operator's: it funds nothing.
+        awaitsApplication: row.funding && !row.held,
       };
     });
   if (credits.length === 0) return 0;
@@ -183,6 +191,7 @@ async function confirmChunk(
       amountUsdMicros: c.amount,
       feeUsdMicros: c.fee,
       held: c.held,
+      awaitsApplication: c.awaitsApplication,
     })),
   );
   await options.failpoint("after-credit");

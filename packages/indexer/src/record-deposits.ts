@@ -7,8 +7,9 @@ import { recordTreasuryUtxos } from "./treasury-utxos.ts";
 
 /**
  * Inserts the observed transfers as PENDING deposits, each resolved to its wallet, merchant and
- * customer through `destinations` (chain, address_key); a transaction of our own treasury
- * (treasury_attempts: a top-up, a sweep) is never a deposit. A transfer already recorded (a rescan)
+ * customer through `destinations` (chain, address_key); our own custody moves (a treasury
+ * attempt carrying a top-up or a sweep) are never deposits, while a payout of ours that pays a
+ * deposit address (an operator's send there) is one, credited to the address's owner. A transfer already recorded (a rescan)
  * is skipped by the live-identity index (migrations/0023), so this is safe to repeat; a transfer
  * to an address that has no destination is dropped. Each new row gets its `deposit.pending` event in
  * the same transaction. Returns how many rows were new. Outputs paying a Bitcoin treasury address
@@ -38,10 +39,14 @@ export async function recordDeposits(
        JOIN destinations d ON d.chain = $1 AND d.address_key = t.address_key
        JOIN wallets w ON w.id = d.wallet_id
       WHERE t.amount_raw > 0
-        -- Our own transaction (a treasury gas top-up of a deposit address, a sweep) moves custody
-        -- between our addresses: never a merchant's deposit. Its attempt is stored before broadcast,
-        -- so it is always here before the indexer can see it.
-        AND NOT EXISTS (SELECT 1 FROM treasury_attempts x WHERE x.chain = $1 AND x.tx_hash = t.tx_hash)
+        -- Our own custody move (a treasury gas top-up of a deposit address, a sweep) is never a
+        -- merchant's deposit. Its attempt is stored before broadcast, so it is always here before the
+        -- indexer can see it. A payout of ours (an operator's send, a transfer) that pays a deposit
+        -- address is money arriving there like any other: the address's owner's deposit (issue 27).
+        AND NOT EXISTS (SELECT 1 FROM treasury_attempts x
+                          JOIN treasury_attempt_sends xs ON xs.attempt_id = x.id
+                          JOIN treasury_sends s ON s.id = xs.send_id
+                         WHERE x.chain = $1 AND x.tx_hash = t.tx_hash AND s.purpose IN ('top_up', 'sweep'))
       ORDER BY t.ord
      ON CONFLICT (chain, tx_hash, position) WHERE status <> 'REVERSED' DO NOTHING
      RETURNING id`,

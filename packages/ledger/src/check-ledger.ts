@@ -1,6 +1,7 @@
 import { formatUsd } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { LEDGER_CURRENCY } from "./accounts.ts";
+import { fundingDepositProblems } from "./check-funding-deposits.ts";
 import { transferProblems } from "./check-transfers.ts";
 
 export interface LedgerCheckResult {
@@ -174,15 +175,25 @@ async function documentLinks(q: Queryable): Promise<string[]> {
          FROM journal_entries e
          JOIN journal_lines l ON l.entry_id = e.id
          JOIN ledger_accounts a ON a.id = l.account_id AND a.kind IN ('merchant_available', 'merchant_held')
-        WHERE e.kind IN ('deposit_credit', 'bank_deposit'))
+        WHERE e.kind IN ('deposit_credit', 'bank_deposit')),
+     -- A funding deposit's fee refund (funding-deposits.ts) adds to what its credit gave the merchant.
+     refunded AS (
+       SELECT e.reference, l.amount
+         FROM journal_entries e
+         JOIN journal_lines l ON l.entry_id = e.id
+         JOIN ledger_accounts a ON a.id = l.account_id AND a.kind = 'merchant_available'
+        WHERE e.kind = 'funding_fee_refund')
      SELECT 'deposit ' || d.id || ' of merchant ' || d.merchant_id || ': credit entry ' || d.credit_entry_id ||
             CASE WHEN c.id IS NULL THEN ' is not in the journal as its deposit_credit'
                  ELSE ' credited ' || c.amount || ' micro-USD to merchant ' || c.merchant_id ||
+                      coalesce(' (and refunded its fee ' || r.amount || ')', '') ||
                       ', the deposit says ' || coalesce(d.net_amount_usd_micros::text, 'no amount') END AS problem
        FROM deposits d
        LEFT JOIN credited c ON c.id = d.credit_entry_id AND c.kind = 'deposit_credit' AND c.reference = d.id::text
+       LEFT JOIN refunded r ON r.reference = d.id::text
       WHERE d.credit_entry_id IS NOT NULL
-        AND (c.id IS NULL OR c.merchant_id <> d.merchant_id OR c.amount IS DISTINCT FROM d.net_amount_usd_micros)
+        AND (c.id IS NULL OR c.merchant_id <> d.merchant_id
+             OR c.amount + coalesce(r.amount, 0) IS DISTINCT FROM d.net_amount_usd_micros)
      UNION ALL
      SELECT 'deposit ' || d.id || ' of merchant ' || d.merchant_id || ': credit entry ' || c.id || ' credited ' ||
             c.account || ', the deposit is ' || CASE WHEN d.hold_status IS NULL THEN 'not held' ELSE 'held' END
@@ -252,7 +263,8 @@ async function returnsOwed(q: Queryable): Promise<string[]> {
  * Proves the ledger: every entry balances per currency; every derived balance row equals the sum of
  * its lines; each merchant's balances reconcile with the deposits (held, released and returned
  * included), bank deposits and holds behind them; each transfer's holds, fee and refund match its
- * state (check-transfers.ts). Read-only. Each check is one statement, hence one consistent snapshot even on a pool; pass a
+ * state (check-transfers.ts); deposits to funding addresses paid the fee of what no intent took and
+ * are reserved exactly while unapplied (check-funding-deposits.ts). Read-only. Each check is one statement, hence one consistent snapshot even on a pool; pass a
  * client in a REPEATABLE READ transaction to make all of them share one snapshot.
  */
 export async function checkLedger(q: Queryable): Promise<LedgerCheckResult> {
@@ -262,6 +274,7 @@ export async function checkLedger(q: Queryable): Promise<LedgerCheckResult> {
     ...(await documentLinks(q)),
     ...(await returnsOwed(q)),
     ...(await transferProblems(q)),
+    ...(await fundingDepositProblems(q)),
   ];
   const reconciliation = await merchantReconciliation(q);
   problems.push(...reconciliation.problems);

@@ -10,6 +10,8 @@ import {
   type MerchantAccounts,
   merchantAccounts,
 } from "./accounts.ts";
+import { unappliedFundingHoldId } from "./funding-deposits.ts";
+import { placeHold } from "./holds.ts";
 import { idSchema, microsSchema, parseInput } from "./inputs.ts";
 import { findEntries, insertLines, type LineRow, type LineSpec, sameLines } from "./journal-entry.ts";
 
@@ -20,10 +22,15 @@ const creditInput = z
     amountUsdMicros: microsSchema,
     feeUsdMicros: microsSchema,
     held: z.boolean().default(false),
+    awaitsApplication: z.boolean().default(false),
   })
   .refine((i) => i.feeUsdMicros <= i.amountUsdMicros, {
     message: "fee cannot exceed the amount",
     path: ["feeUsdMicros"],
+  })
+  .refine((i) => !(i.held && i.awaitsApplication), {
+    message: "a held deposit funds nothing: it cannot await application",
+    path: ["awaitsApplication"],
   });
 
 /**
@@ -55,6 +62,11 @@ export interface DepositCreditInput {
   feeUsdMicros: bigint;
   /** Credit the net to the merchant's held account instead of available (default false). */
   held?: boolean;
+  /**
+   * A deposit to a transfer's funding address, of its intent's asset: its net is reserved at once by
+   * its unapplied-funding hold until the transfer executor applies it (funding-deposits.ts).
+   */
+  awaitsApplication?: boolean;
 }
 
 export interface PostedDepositCredit {
@@ -103,8 +115,9 @@ async function accountsOf(client: Queryable, merchantIds: readonly string[]): Pr
  * lines of depositCreditLines. Idempotent per deposit: a deposit already credited with the same figures
  * posts nothing and answers its first entry; with other figures (or for another merchant) it is a
  * ConflictError and nothing is posted. The balance rows of every account touched are locked first,
- * in the ledger's global order, so this never deadlocks with single postings. Returns one result per
- * input, in input order. A deposit id may appear once per call.
+ * in the ledger's global order, so this never deadlocks with single postings. A deposit that
+ * `awaitsApplication` has its net reserved in the same transaction (funding-deposits.ts). Returns one
+ * result per input, in input order. A deposit id may appear once per call.
  */
 export async function postDepositCredits(
   client: Queryable,
@@ -123,7 +136,9 @@ export async function postDepositCredits(
   const touched = specs.flatMap((spec) => {
     const own = accounts.get(spec.merchantId);
     if (!own) throw new AppError("internal_error", `merchant ${spec.merchantId} has no accounts`);
-    return spec.lines.map((line) => own[line.account]);
+    // An awaiting deposit's hold moves its net to reserved: locked now, in the global order.
+    const reserved = spec.awaitsApplication ? [own.merchant_reserved] : [];
+    return [...spec.lines.map((line) => own[line.account]), ...reserved];
   });
   await lockBalances(client, touched);
 
@@ -168,6 +183,16 @@ export async function postDepositCredits(
       results.set(spec.depositId, { depositId: spec.depositId, entryId, created: true });
     });
     await insertLines(client, lines);
+    for (const spec of fresh) {
+      const net = spec.amountUsdMicros - spec.feeUsdMicros;
+      if (!spec.awaitsApplication || net === 0n) continue;
+      await placeHold(client, {
+        holdId: unappliedFundingHoldId(spec.depositId),
+        merchantId: spec.merchantId,
+        amountUsdMicros: net,
+        justCredited: true,
+      });
+    }
   }
   return specs.map((spec) => {
     const result = results.get(spec.depositId);

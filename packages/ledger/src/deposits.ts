@@ -1,18 +1,39 @@
 import { ConflictError } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { z } from "zod";
+import { releaseUnappliedFunding } from "./funding-deposits.ts";
 import { idSchema, parseInput } from "./inputs.ts";
 import { findEntry, type LineSpec, oppositeSide, postEntry } from "./journal-entry.ts";
 
 const reversalInput = z.object({ depositId: idSchema, merchantId: idSchema });
 
 /**
- * The lines that undo a deposit's credit where its money is now. Unresolved or never held: the exact
- * opposite of the credit. Released: the same, taken from available instead of held. Returned: the
- * payer is no longer owed anything (the money left the chain), so returns_payable gives back the
- * gross to deposit_clearing.
+ * The credit as it stands once a funding deposit's fee refund (funding-deposits.ts) is folded in:
+ * the merchant got the refund on top of the net, fee_revenue kept the fee less the refund.
  */
-async function reversalLines(client: Queryable, depositId: string, credit: readonly LineSpec[]): Promise<LineSpec[]> {
+async function creditWithRefund(
+  client: Queryable,
+  depositId: string,
+  credit: readonly LineSpec[],
+): Promise<LineSpec[]> {
+  const refund = await findEntry(client, "funding_fee_refund", depositId);
+  const refunded = refund?.lines.find((line) => line.account === "merchant_available")?.amount ?? 0n;
+  if (refunded === 0n) return [...credit];
+  return credit.map((line) => {
+    if (line.account === "merchant_available") return { ...line, amount: line.amount + refunded };
+    if (line.account === "fee_revenue") return { ...line, amount: line.amount - refunded };
+    return line;
+  });
+}
+
+/**
+ * The lines that undo a deposit's credit where its money is now. Unresolved or never held: the exact
+ * opposite of the credit (with a funding deposit's fee refund folded in). Released: the same, taken
+ * from available instead of held. Returned: the payer is no longer owed anything (the money left the
+ * chain), so returns_payable gives back the gross to deposit_clearing.
+ */
+async function reversalLines(client: Queryable, depositId: string, credited: readonly LineSpec[]): Promise<LineSpec[]> {
+  const credit = await creditWithRefund(client, depositId, credited);
   const returned = await findEntry(client, "held_return", depositId);
   if (returned) {
     const gross = credit.find((line) => line.account === "deposit_clearing")?.amount ?? 0n;
@@ -31,8 +52,10 @@ async function reversalLines(client: Queryable, depositId: string, credit: reado
 
 /**
  * A deposit whose block left the canonical chain: posts the opposite of its credit, where the money
- * now is (reversalLines). Returns null when the deposit was never credited; a repeat returns the first
- * reversal.
+ * now is (reversalLines). A funding deposit still awaiting application has its unapplied-funding hold
+ * released after the reversal (reserved -> available, filling what the reversal took; in that order so
+ * the balance rows are locked in the ledger's global order, system accounts first). Returns null when
+ * the deposit was never credited; a repeat returns the first reversal.
  *
  * Never refused for lack of funds: the money has already left the chain, so the merchant's available
  * balance may go below zero (the merchant owes it back; new credits fill the gap first). While it is,
@@ -54,5 +77,6 @@ export async function postDepositReversal(
     merchantId,
     lines: await reversalLines(client, depositId, credit.lines),
   });
+  await releaseUnappliedFunding(client, { depositId, merchantId });
   return { entryId };
 }

@@ -6,6 +6,12 @@ export { type DepositCreditInput, type PostedDepositCredit, postDepositCredits }
 export { postDepositReversal } from "./deposits.ts";
 export { exportJournalCsv, JOURNAL_CSV_HEADER } from "./export-csv.ts";
 export {
+  lockFundingAccounts,
+  postFundingFeeRefund,
+  releaseUnappliedFunding,
+  unappliedFundingHoldId,
+} from "./funding-deposits.ts";
+export {
   cryptoAllowedSql,
   type HeldDeposit,
   type HeldReason,

@@ -15,7 +15,8 @@ export type EntryKind =
   | "float_receipt"
   | "float_reversal"
   | "transfer_fee"
-  | "transfer_refund";
+  | "transfer_refund"
+  | "funding_fee_refund";
 
 export interface LineSpec {
   account: AccountKind;

@@ -10,7 +10,10 @@ export interface JsonRpcRequest {
 }
 
 /** One answer of a batch: the result, or the node's JSON-RPC error (left to the caller to judge). */
-export type JsonRpcOutcome = { ok: true; result: unknown } | { ok: false; code: number; message: string };
+export type JsonRpcOutcome =
+  | { ok: true; result: unknown }
+  /** `data`: the error's structured detail where the node gives one (Solana: the preflight's TransactionError). */
+  | { ok: false; code: number; message: string; data?: unknown };
 
 export interface JsonRpcClientOptions extends HttpTransportOptions {
   /** "2.0" (default; Solana) or "1.0" (Bitcoin Core, whose failed calls come back as HTTP 500/404). */
@@ -25,7 +28,7 @@ export interface JsonRpcClientOptions extends HttpTransportOptions {
 const responseSchema = z.object({
   id: z.union([z.number(), z.string(), z.null()]),
   result: z.unknown().optional(),
-  error: z.object({ code: z.number(), message: z.string() }).nullish(),
+  error: z.object({ code: z.number(), message: z.string(), data: z.unknown().optional() }).nullish(),
 });
 type Response = z.infer<typeof responseSchema>;
 
@@ -98,7 +101,8 @@ export class JsonRpcClient {
         throw new RpcUnavailableError(`${this.label} ${request.method}: no answer for request ${firstId + i}${reason}`);
       }
       if (response.error) {
-        return { ok: false, code: response.error.code, message: this.transport.scrub(response.error.message) };
+        const { code, message, data } = response.error;
+        return { ok: false, code, message: this.transport.scrub(message), ...(data === undefined ? {} : { data }) };
       }
       return { ok: true, result: response.result ?? null };
     });

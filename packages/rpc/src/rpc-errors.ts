@@ -19,10 +19,13 @@ export class RpcUnavailableError extends ServiceUnavailableError {
 export class JsonRpcError extends ServiceUnavailableError {
   readonly method: string;
   readonly rpcCode: number;
+  /** The node's own error message, as it sent it (Bitcoin Core's reject reason is its first field). */
+  readonly rpcMessage: string;
   constructor(label: string, method: string, rpcCode: number, rpcMessage: string) {
     super(`${label} ${method} failed: ${rpcCode} ${rpcMessage}`, { details: { method, rpcCode } });
     this.method = method;
     this.rpcCode = rpcCode;
+    this.rpcMessage = rpcMessage;
   }
 }
 

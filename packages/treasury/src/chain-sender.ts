@@ -15,7 +15,9 @@ import type { Queryable } from "@mp/db";
  *   broadcast(attempt)                   after the commit; again after a crash (must be idempotent:
  *                                        "already known" is success)
  *   status(attempt)                      until mined with enough confirmations; then again to see
- *                                        that its block is still canonical (reorgs)
+ *                                        that its block is still canonical (reorgs); reads only
+ *   recordStatus(tx, attempt, status)    the family's own records of a new state, in the pipeline's
+ *                                        fenced transaction that records the state
  *   replace(tx, attempt, orders)         when it is stuck: same guard, higher fee (EVM, Bitcoin RBF)
  * A Solana or Tron attempt that status() proves `expired` is signed again through sign(): only then.
  */
@@ -111,6 +113,11 @@ export interface ChainSender {
   readonly preparesAhead?: number;
   /** Blocks (slots) a broadcast attempt may stay unmined before replace() is asked for one. */
   readonly stuckAfterBlocks: number;
+  /**
+   * Checked once when the signer starts: the node offers what this sender cannot work without
+   * (README "Node requirements"); throws ChainMisconfiguredError naming the missing capability.
+   */
+  verifyNode?(): Promise<void>;
   /** The node's head height (confirmations count from it). */
   head(): Promise<number>;
   /** The canonical block hash at a height, null when the chain is not that high (reorg checks). */
@@ -127,7 +134,15 @@ export interface ChainSender {
   sign(tx: Queryable, orders: SendOrder[], prepared: unknown): Promise<SignedAttempt>;
   /** Sends the stored raw transaction; idempotent (a node that already has it is success). */
   broadcast(attempt: StoredAttempt): Promise<void>;
+  /** What the node says of the attempt now. Reads only: a sender's own records follow in recordStatus. */
   status(attempt: StoredAttempt): Promise<AttemptStatus>;
+  /**
+   * The sender's own bookkeeping of a status the pipeline records (Bitcoin: the coins the attempt
+   * spent and its change, in a block or not), written in the pipeline's fenced transaction `tx`
+   * with the attempt's new state: a deposed signer changes nothing. Called when the attempt is
+   * recorded mined in a (new) block, and when it leaves its block or expires.
+   */
+  recordStatus?(tx: Queryable, attempt: StoredAttempt, status: AttemptStatus): Promise<void>;
   /** A replacement of a stuck attempt with the same guard and higher fees, or null when there is none to make. */
   replace(tx: Queryable, attempt: StoredAttempt, orders: SendOrder[]): Promise<SignedAttempt | null>;
   /**

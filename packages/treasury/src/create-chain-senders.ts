@@ -1,4 +1,4 @@
-import { type ChainFamily, type ChainsConfig, chainFamily, type Logger } from "@mp/core";
+import { type ChainFamily, ChainMisconfiguredError, type ChainsConfig, chainFamily, type Logger } from "@mp/core";
 import type { TreasuryKeys } from "@mp/custody";
 import type { Database } from "@mp/db";
 import type { ChainSender } from "./chain-sender.ts";
@@ -43,6 +43,34 @@ export function createChainSenders(options: {
     );
   }
   return senders;
+}
+
+/**
+ * The senders whose node offers what they cannot work without (ChainSender.verifyNode, README "Node
+ * requirements"), checked once at start. A chain whose node lacks a capability is left out with an
+ * error naming it (chain_misconfigured): its sends stay queued, the other chains go on. A node that
+ * cannot be asked now (down, slow) is kept: its passes retry.
+ */
+export async function verifiedSenders(senders: readonly ChainSender[], logger: Logger): Promise<ChainSender[]> {
+  const checks = await Promise.all(
+    senders.map(async (sender) => {
+      try {
+        await sender.verifyNode?.();
+        return true;
+      } catch (error) {
+        if (error instanceof ChainMisconfiguredError) {
+          logger.error(
+            { chain: sender.chain, code: error.code, err: error.message },
+            "chain misconfigured: its node lacks what the sender needs; its sends stay queued",
+          );
+          return false;
+        }
+        logger.warn({ chain: sender.chain, err: String(error) }, "could not check the chain's node at start");
+        return true;
+      }
+    }),
+  );
+  return senders.filter((_, i) => checks[i]);
 }
 
 /** The treasury's send address of each configured chain (Bitcoin: receive address 0; change is the sender's). */

@@ -1,7 +1,7 @@
 export { type BalancePollerOptions, startBalancePoller } from "./balance-poller.ts";
 // The whole sender contract is public: the types the senders implement and the funds error.
 export * from "./chain-sender.ts";
-export { createChainSenders, treasurySendAddresses } from "./create-chain-senders.ts";
+export { createChainSenders, treasurySendAddresses, verifiedSenders } from "./create-chain-senders.ts";
 export { createEvmSender } from "./evm/index.ts";
 export { createHoldingsReader, type HoldingsReader, type KnownOutput } from "./reconcile/holdings-readers.ts";
 export {

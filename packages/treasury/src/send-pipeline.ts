@@ -221,12 +221,12 @@ class ChainPass {
     });
     if (changes.length === 0) return;
     const confirmed = await this.fenced(async (tx) => {
+      const moved = changes.filter((c) => c.moved);
       await markMined(
         tx,
-        changes
-          .filter((c) => c.moved)
-          .map((c) => ({ id: c.attempt.id, height: c.status.blockHeight, hash: c.status.blockHash })),
+        moved.map((c) => ({ id: c.attempt.id, height: c.status.blockHeight, hash: c.status.blockHash })),
       );
+      for (const c of moved) await this.sender.recordStatus?.(tx, c.attempt, c.status);
       return markConfirmed(
         tx,
         changes.filter((c) => c.deep).map((c) => c.attempt.id),
@@ -249,7 +249,10 @@ class ChainPass {
     await mapBounded(heights, STATUS_CONCURRENCY, async (h) => hashes.set(h, await this.sender.blockHash(h)));
     for (const attempt of settled) {
       if (hashes.get(attempt.blockHeight as number) === attempt.blockHash) continue;
-      await this.fenced((tx) => markReorged(tx, attempt.id, this.head));
+      await this.fenced(async (tx) => {
+        await markReorged(tx, attempt.id, this.head);
+        await this.sender.recordStatus?.(tx, attempt, { state: "unknown" });
+      });
       this.logger.warn(
         { attempt: attempt.id, txHash: attempt.txHash, height: attempt.blockHeight },
         "a confirmed send's block left the chain: watched again, not re-sent",
@@ -269,18 +272,27 @@ class ChainPass {
           this.logger.debug({ ...log, height: status.blockHeight }, "send failed on chain; final once deep enough");
           return;
         }
-        await this.fenced((tx) => markFailed(tx, attempt.id, status));
+        await this.fenced(async (tx) => {
+          await markFailed(tx, attempt.id, status);
+          await this.sender.recordStatus?.(tx, attempt, status);
+        });
         this.logger.warn({ ...log, reason: status.reason }, "send failed on chain");
         return;
       case "expired": {
-        const requeued = await this.fenced((tx) => markExpired(tx, attempt.id, status.reason));
+        const requeued = await this.fenced(async (tx) => {
+          await this.sender.recordStatus?.(tx, attempt, status);
+          return markExpired(tx, attempt.id, status.reason);
+        });
         this.logger.warn({ ...log, reason: status.reason, requeued }, "attempt expired");
         return;
       }
       case "unknown":
       case "pending":
         if (attempt.state === "mined") {
-          await this.fenced((tx) => markReorged(tx, attempt.id, this.head));
+          await this.fenced(async (tx) => {
+            await markReorged(tx, attempt.id, this.head);
+            await this.sender.recordStatus?.(tx, attempt, status);
+          });
           this.logger.warn({ ...log, height: attempt.blockHeight }, "a mined send left the chain: watched again");
           return;
         }

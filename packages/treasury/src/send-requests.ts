@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { type ChainId, ConflictError, chainFamily, ValidationError } from "@mp/core";
-import { type BitcoinNetwork, isChainAddress } from "@mp/custody";
+import { assertExternalDestination, type BitcoinNetwork, isChainAddress } from "@mp/custody";
 import type { Queryable } from "@mp/db";
 import { P2WPKH_DUST } from "./bitcoin/bitcoin-fees.ts";
 
@@ -104,7 +104,8 @@ function assertSendable(request: SendRequest): void {
  * Stores a send request (state queued) and returns it; the signer's pipeline picks it up. The same
  * idempotency key again returns the stored send (whatever its state now) and stores nothing; the same
  * key with other parameters is refused (idempotency_conflict). A destination that is no address of
- * the chain, or a Bitcoin amount below dust, is refused (validation_error) and nothing is stored;
+ * the chain, or a Bitcoin amount below dust, is refused (validation_error) and nothing is stored; so
+ * is a transfer payout to an address of ours (destination_internal);
  * checking the asset against the chain config is the caller's job (it knows the config).
  */
 export async function requestSend(
@@ -116,6 +117,9 @@ export async function requestSend(
     throw new ValidationError("the idempotency key must be 1 to 255 characters", "key");
   }
   assertSendable(request);
+  // A merchant's payout never goes to an address of ours (issue 27; the quote refused it already).
+  // The operator's sends and top-ups may: the indexer credits a payout to a deposit address to its owner.
+  if (request.purpose === "transfer") await assertExternalDestination(db, request.chain, request.to);
   const hash = requestHash(request);
   // ON CONFLICT DO NOTHING, then read: two callers racing with one key both end up with the one row.
   const inserted = await db.query<{ id: string; created_at: Date; updated_at: Date }>(

@@ -1,5 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { insertMerchantWithCustomer } from "../../../test/support/db-fixtures.ts";
 import { listOpenSends, requestSend, type SendRequest } from "../src/index.ts";
 
 let t: TestDatabase;
@@ -88,6 +90,49 @@ describe("requestSend", () => {
       }),
     );
     expect(send.state).toBe("queued");
+  });
+
+  it("refuses a transfer payout to an address of ours on any chain of its family; the operator may send there", async () => {
+    const deposit = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
+    const treasury = "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080";
+    await t.db.tx(async (sql) => {
+      const { merchantId, customerId } = await insertMerchantWithCustomer(sql, "Payee merchant");
+      const wallet = randomUUID();
+      await sql.query(
+        "INSERT INTO wallets (id, merchant_id, customer_id, label, derivation_index) VALUES ($1, $2, $3, 'payee', 0)",
+        [wallet, merchantId, customerId],
+      );
+      // A deposit address recorded on ETHEREUM is ours on BASE too.
+      await sql.query(
+        `INSERT INTO destinations (id, wallet_id, merchant_id, chain, address, address_key, derivation_path)
+         VALUES ($1, $2, $3, 'ETHEREUM', $4, $5, 'm/test')`,
+        [randomUUID(), wallet, merchantId, deposit, deposit.toLowerCase()],
+      );
+      await sql.query(
+        "INSERT INTO treasury_addresses (chain, purpose, path, address, address_key) VALUES ('BITCOIN', 'send', 'm/test', $1, $1)",
+        [treasury],
+      );
+    });
+    const refused = [
+      request("internal-evm", { purpose: "transfer", to: deposit }),
+      request("internal-evm-lower", { purpose: "transfer", to: deposit.toLowerCase() }),
+      request("internal-btc", {
+        purpose: "transfer",
+        chain: "BITCOIN",
+        asset: "BTC",
+        to: treasury.toUpperCase(),
+        amountRaw: 10_000n,
+      }),
+    ];
+    for (const r of refused) {
+      await expect(requestSend(t.db, r), r.idempotencyKey).rejects.toMatchObject({ code: "destination_internal" });
+    }
+    const { rows } = await t.db.query("SELECT id FROM treasury_sends WHERE idempotency_key = ANY($1::text[])", [
+      refused.map((r) => r.idempotencyKey),
+    ]);
+    expect(rows).toEqual([]);
+    // The operator's own send there is taken: the indexer credits it to the address's owner.
+    expect((await requestSend(t.db, request("operator-to-deposit", { to: deposit }))).created).toBe(true);
   });
 
   it("lists open sends oldest first, per chain", async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { silentLogger, ValidationError } from "@mp/core";
+import { createLogger, silentLogger, ValidationError } from "@mp/core";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { Keypair, VersionedTransaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -61,7 +61,10 @@ describe("the Solana sender against the test node", () => {
   });
 
   it("sends SOL once however often the same signed transaction is broadcast", async () => {
-    const sender = h.sender();
+    // Warnings kept: a refusal the sender does not take for success is logged, AlreadyProcessed is not.
+    const warnings: string[] = [];
+    const logger = createLogger({ level: "warn", destination: { write: (line: string) => warnings.push(line) } });
+    const sender = h.sender({ logger });
     const to = wallet();
     const before = h.node.balance(h.treasury);
     const attempt = await signOne(order("SOL", to, 2n * LAMPORTS_PER_SOL));
@@ -70,8 +73,9 @@ describe("the Solana sender against the test node", () => {
     await sender.broadcast(attempt);
     await sender.broadcast(attempt);
     const [slot] = h.node.mine();
-    // Again once landed: the node answers "already processed", which is success.
+    // Again once landed: the node's preflight answers err "AlreadyProcessed", which is success.
     await sender.broadcast(attempt);
+    expect(warnings).toEqual([]);
     h.node.mine();
     expect(h.node.balance(to)).toBe(2n * LAMPORTS_PER_SOL);
     expect(h.node.balance(h.treasury)).toBe(before - 2n * LAMPORTS_PER_SOL - 5_000n);

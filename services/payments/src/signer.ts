@@ -36,6 +36,7 @@ import {
   sweepConfigFromEnv,
   type TreasuryAddress,
   treasurySendAddresses,
+  verifiedSenders,
 } from "@mp/treasury";
 import { chainAssets } from "./chain-adapters.ts";
 import { bitcoinNetworkOf } from "./open-custody.ts";
@@ -145,7 +146,7 @@ export async function startSigner(options: {
   // In the background: sends asked for meanwhile wait for funds, as they would in production.
   const funding = options.faucets ? fundFromFaucets(addresses, options.faucets, logger) : Promise.resolve();
 
-  const senders = createChainSenders({ chains, keys, db, logger });
+  const senders = await verifiedSenders(createChainSenders({ chains, keys, db, logger }), logger);
   const decimals = new Map<string, number>();
   const confirmations: SendPipelineOptions["confirmations"] = {};
   let pollIntervalMs = 1_000;

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { decimalToUnits, ValidationError } from "@mp/core";
+import { assertExternalDestination } from "@mp/custody";
 import { defineGetRoute } from "../http/read-routes.ts";
 import { defineRoute, type Reservation } from "../http/route.ts";
 import { type QuoteAssets, resolveQuoteAssets } from "./quote-assets.ts";
@@ -42,6 +43,10 @@ export const createQuoteRoute = defineRoute({
   },
   async handler({ merchant, body, sql, deps, prepared }) {
     const { assets } = prepared;
+    // Never a payout to an address of ours (issue 27): 422 destination_internal.
+    if (body.destination.type === "CRYPTO_ADDRESS") {
+      await assertExternalDestination(sql, body.destination.network, body.destination.address);
+    }
     await assertTransferAllowed(
       sql,
       merchant.merchantId,

@@ -65,9 +65,14 @@ export interface FundingCredit {
  *   due; enough, the intent and the transfer are FUNDED; any excess stays available, flagged.
  * - intent FUNDED, EXPIRED or CANCELED (or of another method): the whole payment stays in the
  *   merchant's available balance, the intent flagged LATE_PAYMENT, with a transfer.late_funding event.
- * Every outcome is recorded per payment in funding_intent_credits (unique per payment: once).
+ * Every outcome is recorded per payment in funding_intent_credits (unique per payment: once). Returns
+ * the part of the payment the intent took (0 for late money).
  */
-export async function applyFundingCredit(sql: Queryable, target: FundingTarget, credit: FundingCredit): Promise<void> {
+export async function applyFundingCredit(
+  sql: Queryable,
+  target: FundingTarget,
+  credit: FundingCredit,
+): Promise<{ applied: bigint }> {
   const { transfer, intent } = target;
   const amount = credit.amount;
   const paymentId = "bankDepositId" in credit.source ? credit.source.bankDepositId : credit.source.depositId;
@@ -82,7 +87,7 @@ export async function applyFundingCredit(sql: Queryable, target: FundingTarget, 
       },
     });
     await appendTransferEvent(sql, transfer, "transfer.late_funding");
-    return;
+    return { applied: 0n };
   }
   const required = BigInt(intent.required_amount);
   const before = BigInt(intent.received_amount);
@@ -117,7 +122,7 @@ export async function applyFundingCredit(sql: Queryable, target: FundingTarget, 
           : valueShortFlag(intent, after, needed, short),
     });
     await appendTransferEvent(sql, transfer, "transfer.funding_received");
-    return;
+    return { applied };
   }
   await updateIntent(sql, intent.id, {
     status: "FUNDED",
@@ -131,6 +136,7 @@ export async function applyFundingCredit(sql: Queryable, target: FundingTarget, 
         : null,
   });
   await moveTransfer(sql, transfer, "FUNDED", "transfer.funded");
+  return { applied };
 }
 
 /** The flag of an intent that has `received` of its required amount so far (null when nothing). */

@@ -17,12 +17,12 @@ export async function lockBankFundingTarget(
 }
 
 /** A bank credit (posted bank_clearing -> merchant_available) for the intent its reference named. */
-export function applyBankCredit(
+export async function applyBankCredit(
   sql: Queryable,
   target: FundingTarget,
   credit: { bankDepositId: string; amountUsdMicros: bigint },
 ): Promise<void> {
-  return applyFundingCredit(sql, target, {
+  await applyFundingCredit(sql, target, {
     source: { method: "BANK_TRANSFER", bankDepositId: credit.bankDepositId },
     amount: credit.amountUsdMicros,
     // The intent counts in USD micros, as the ledger does.

@@ -1,6 +1,12 @@
-import type { Logger } from "@mp/core";
-import type { Database } from "@mp/db";
-import { applyFundingCredit, lockFundingTarget, unapplyFundingCredit } from "./apply-funding-credit.ts";
+import { feeMicros, type Logger } from "@mp/core";
+import type { Database, Queryable } from "@mp/db";
+import { lockFundingAccounts, postFundingFeeRefund, releaseUnappliedFunding } from "@mp/ledger";
+import {
+  applyFundingCredit,
+  type FundingTarget,
+  lockFundingTarget,
+  unapplyFundingCredit,
+} from "./apply-funding-credit.ts";
 import { DUE_FOR_TRY, eachTransfer } from "./transfer-retries.ts";
 
 interface FundingDeposit {
@@ -9,17 +15,23 @@ interface FundingDeposit {
   transfer_id: string;
   amount_raw: string;
   amount_usd_micros: string;
+  fee_usd_micros: string;
+  fee_bps: number;
+  fee_fixed_micros: string;
 }
 
 /**
  * Confirmed deposits of the quoted asset to an intent's address, not yet applied, oldest first. A
  * held deposit (the customer was rejected by then) stays the operator's: it funds nothing. Another
- * asset paid to the address is an ordinary deposit of the merchant (credited by the indexer).
+ * asset paid to the address is an ordinary deposit of the merchant (credited by the indexer, fee
+ * included, and never reserved).
  */
 const UNAPPLIED_DEPOSITS = `
   SELECT d.id, d.merchant_id, i.transfer_id, d.amount_raw::text AS amount_raw,
-         d.amount_usd_micros::text AS amount_usd_micros
+         d.amount_usd_micros::text AS amount_usd_micros, d.fee_usd_micros::text AS fee_usd_micros,
+         m.fee_bps, m.fee_fixed_micros::text AS fee_fixed_micros
     FROM deposits d JOIN funding_intents i ON i.deposit_destination_id = d.destination_id
+    JOIN merchants m ON m.id = d.merchant_id
    WHERE d.status = 'CONFIRMED' AND d.hold_status IS NULL AND d.asset = i.asset
      AND NOT EXISTS (SELECT 1 FROM funding_intent_credits c WHERE c.deposit_id = d.id)`;
 
@@ -27,11 +39,12 @@ const UNAPPLIED_DEPOSITS = `
  * Applies the indexer's confirmed deposits to the intents whose addresses they paid, each once, in
  * its own transaction: the transfer and intent locked first (apply-funding-credit.ts), then the
  * deposit row (FOR SHARE: a reorg's rollback, which locks it FOR UPDATE, waits for the application
- * or comes first and is seen), rechecked CONFIRMED and unapplied. The indexer credited it to the
- * merchant's available balance (deposit_credit, no deposit fee on a funding address); applying holds
- * what the intent still needed, at the deposit's USD valuation, exactly as a bank credit does; and
- * the intent is funded only once what it holds is worth the quote's source value (funding-value.ts:
- * crypto worth less at confirmation than quoted is short and waits for a top-up).
+ * or comes first and is seen), rechecked CONFIRMED and unapplied. The indexer credited it like any
+ * deposit, the merchant's deposit fee taken, and reserved its net until now (@mp/ledger
+ * funding-deposits.ts); applying says what the money is (applyFundingDeposit): what the intent still
+ * needed is held at the deposit's USD valuation, exactly as a bank credit is, and the intent is funded
+ * only once what it holds is worth the quote's source value (funding-value.ts: crypto worth less at
+ * confirmation than quoted is short and waits for a top-up).
  */
 export async function applyFundingDeposits(db: Database, limit: number, logger?: Logger): Promise<number> {
   const due = await db.query<FundingDeposit>(
@@ -53,19 +66,55 @@ export async function applyFundingDeposits(db: Database, limit: number, logger?:
         ]);
         const deposit = still.rows[0];
         if (!deposit) return false;
-        const amount = BigInt(deposit.amount_raw);
-        const usd = BigInt(deposit.amount_usd_micros);
-        await applyFundingCredit(sql, target, {
-          source: { method: "CRYPTO_DEPOSIT", depositId: deposit.id },
-          amount,
-          // Pro rata of the deposit's valuation, rounded down: the hold never exceeds what was credited.
-          usdMicrosOf: (units) => (usd * units) / amount,
-          // Valued at its confirmation, what arrived must be worth what the quote priced it at.
-          valueNeeded: BigInt(target.transfer.source_usd_micros),
-        });
+        await applyFundingDeposit(sql, target, deposit);
         return true;
       }),
     { logger },
+  );
+}
+
+/**
+ * One deposit for its (locked) intent, in one transaction: the reservation the indexer placed is
+ * released and the deposit applied (applyFundingCredit: the part the intent takes is held for the
+ * transfer); that part pays no deposit fee, so its share of the fee the indexer took is given back
+ * (funding_fee_refund) and the deposit shows the fee it finally paid: that of a deposit of the rest
+ * (late money, an excess), as any deposit pays. Available only grows here: by what no intent took,
+ * net of its fee.
+ */
+async function applyFundingDeposit(sql: Queryable, target: FundingTarget, deposit: FundingDeposit): Promise<void> {
+  const amount = BigInt(deposit.amount_raw);
+  const usd = BigInt(deposit.amount_usd_micros);
+  // Pro rata of the deposit's valuation, rounded down: the hold never exceeds what was credited.
+  const usdMicrosOf = (units: bigint) => (usd * units) / amount;
+  const merchantId = deposit.merchant_id;
+  // An intent that takes the payment may earn it a refund, posted to fee_revenue after the holds:
+  // its balance row is locked first. (Late money posts to merchant rows only; an expiry that
+  // lockFundingTarget just recorded has locked those already.)
+  if (target.intent.status === "PENDING") await lockFundingAccounts(sql, merchantId);
+  await releaseUnappliedFunding(sql, { depositId: deposit.id, merchantId });
+  const { applied } = await applyFundingCredit(sql, target, {
+    source: { method: "CRYPTO_DEPOSIT", depositId: deposit.id },
+    amount,
+    usdMicrosOf,
+    // Valued at its confirmation, what arrived must be worth what the quote priced it at.
+    valueNeeded: BigInt(target.transfer.source_usd_micros),
+  });
+  if (applied === 0n) return;
+  const charged = BigInt(deposit.fee_usd_micros);
+  const owed = feeMicros(usd - usdMicrosOf(applied), deposit.fee_bps, BigInt(deposit.fee_fixed_micros));
+  // Never more than was taken (the merchant's schedule may have changed since the credit).
+  const refund = owed < charged ? charged - owed : 0n;
+  if (refund === 0n) return;
+  const { entryId } = await postFundingFeeRefund(sql, { depositId: deposit.id, merchantId, refundUsdMicros: refund });
+  await sql.query(
+    "UPDATE funding_intent_credits SET fee_refund_usd_micros = $2, fee_refund_entry_id = $3 WHERE deposit_id = $1",
+    [deposit.id, refund.toString(), entryId],
+  );
+  await sql.query(
+    `UPDATE deposits SET fee_usd_micros = fee_usd_micros - $2, net_amount_usd_micros = net_amount_usd_micros + $2,
+            updated_at = now()
+      WHERE id = $1`,
+    [deposit.id, refund.toString()],
   );
 }
 

@@ -35,14 +35,16 @@ export interface TransferRef {
 }
 
 /**
- * Refusals of the request itself (requestSend: no address of the chain, below its dust limit; the
- * same key with other parameters): they would be answered the same way every time. Anything else
+ * Refusals of the request itself (requestSend: no address of the chain, below its dust limit, an
+ * address of ours; the same key with other parameters): they would be answered the same way every time. Anything else
  * (a database error, a rolled-back transaction, a bug) may pass and is retried.
  */
 const PERMANENT_CODES: ReadonlySet<string> = new Set([
   "validation_error",
   "idempotency_conflict",
   "amount_below_minimum",
+  // A payout to an address of ours (requestSend, issue 27): refused the same way every time.
+  "destination_internal",
 ]);
 
 function permanent(error: unknown): boolean {

@@ -1,7 +1,7 @@
 import type { Deposit } from "../api.ts";
-import { TableHead } from "./Fields.tsx";
-
-export const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+import { Amount } from "./Amount.tsx";
+import { formatDateTime } from "./format.ts";
+import { type Column, Table } from "./Table.tsx";
 
 /** Confirmations out of those required, as a bar a screen reader reads as "2 of 3". */
 function ConfirmationProgress(props: { deposit: Deposit }) {
@@ -17,30 +17,39 @@ function ConfirmationProgress(props: { deposit: Deposit }) {
   );
 }
 
-/** Deposits as the overview and the deposits page list them; amounts are the server's decimal strings. */
+const COLUMNS: ReadonlyArray<Column<Deposit>> = [
+  {
+    header: "Amount",
+    cell: (deposit) => (
+      <>
+        <Amount value={deposit.amount} asset={deposit.asset} />
+        {deposit.amount_usd !== null && (
+          <span class="muted">
+            {" "}
+            (<Amount value={deposit.amount_usd} asset="USD" />)
+          </span>
+        )}
+      </>
+    ),
+  },
+  { header: "Chain", cell: (deposit) => deposit.chain },
+  {
+    header: "Status",
+    cell: (deposit) => <span class={`status ${deposit.status.toLowerCase()}`}>{deposit.status}</span>,
+  },
+  { header: "Confirmations", cell: (deposit) => <ConfirmationProgress deposit={deposit} /> },
+  { header: "Received", cell: (deposit) => formatDateTime(deposit.created_at) },
+];
+
+/** Deposits as the overview and the deposits page list them. */
 export function DepositTable(props: { deposits: Deposit[]; caption: string }) {
   return (
-    <table class="table">
-      <caption class="visually-hidden">{props.caption}</caption>
-      <TableHead columns={["Amount", "Chain", "Status", "Confirmations", "Received"]} />
-      <tbody>
-        {props.deposits.map((deposit) => (
-          <tr key={deposit.id} data-deposit={deposit.id}>
-            <td data-label="Amount">
-              <span class="mono">{deposit.amount}</span> {deposit.asset}
-              {deposit.amount_usd !== null && <span class="muted"> (${deposit.amount_usd})</span>}
-            </td>
-            <td data-label="Chain">{deposit.chain}</td>
-            <td data-label="Status">
-              <span class={`status ${deposit.status.toLowerCase()}`}>{deposit.status}</span>
-            </td>
-            <td data-label="Confirmations">
-              <ConfirmationProgress deposit={deposit} />
-            </td>
-            <td data-label="Received">{dateFormat.format(new Date(deposit.created_at))}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <Table
+      caption={props.caption}
+      columns={COLUMNS}
+      rows={props.deposits}
+      rowKey={(deposit) => deposit.id}
+      rowAttributes={(deposit) => ({ "data-deposit": deposit.id })}
+    />
   );
 }

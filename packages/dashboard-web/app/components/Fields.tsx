@@ -50,13 +50,12 @@ export function TextField(props: {
   );
 }
 
-/** A UTC day (`YYYY-MM-DD`) of a finance date range; `name` submits it in a plain GET form. */
+/** A UTC day (`YYYY-MM-DD`) of a finance date range. */
 export function DayField(props: {
   id: string;
   label: string;
   value: string;
   onInput: (value: string) => void;
-  name?: string;
   required?: boolean;
 }) {
   return (
@@ -64,27 +63,11 @@ export function DayField(props: {
       <label for={props.id}>{props.label}</label>
       <input
         id={props.id}
-        name={props.name}
         type="date"
         required={props.required}
         value={props.value}
         onInput={(e) => props.onInput(e.currentTarget.value)}
       />
     </div>
-  );
-}
-
-/** A table's header row: one column header per name (an empty name is an unlabelled actions column). */
-export function TableHead(props: { columns: readonly string[] }) {
-  return (
-    <thead>
-      <tr>
-        {props.columns.map((column) => (
-          <th key={column} scope="col">
-            {column || <span class="visually-hidden">Actions</span>}
-          </th>
-        ))}
-      </tr>
-    </thead>
   );
 }

@@ -7,7 +7,9 @@ import { MerchantNavLinks } from "../merchant-pages.tsx";
 import { canReadFinance } from "../operator-api.ts";
 import { OPERATOR_PAGES } from "../operator-pages.tsx";
 import { href, linkHandler } from "../router.ts";
+import { errorText } from "./format.ts";
 import { Notice } from "./Notice.tsx";
+import { useFocusHeading } from "./useFocusHeading.ts";
 
 const ROLE_NAMES: Record<User["role"], string> = {
   admin: "Operator admin",
@@ -39,6 +41,7 @@ export function Layout(props: {
   children: ComponentChildren;
 }) {
   const [error, setError] = useState<string | undefined>();
+  useFocusHeading(props.path);
   const signOut = async (everywhere: boolean) => {
     setError(undefined);
     try {
@@ -48,7 +51,7 @@ export function Layout(props: {
     } catch (e) {
       // An expired session is signed out already.
       if (e instanceof ApiError && e.status === 401) props.onSignedOut();
-      else setError(e instanceof Error ? e.message : String(e));
+      else setError(errorText(e));
     }
   };
   return (

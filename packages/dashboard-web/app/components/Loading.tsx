@@ -3,7 +3,22 @@ import { Notice } from "./Notice.tsx";
 import type { Loaded } from "./useLoad.ts";
 
 /**
- * A platform page's data: "Loading…", an error with a retry (a 403 says which role may), or the
+ * Where data is on its way: grey bars in the shape of a few rows, marked busy, named for screen
+ * readers; no "Loading…" text to wait on.
+ */
+export function Skeleton(props: { what: string; rows?: number }) {
+  return (
+    <div class="skeleton" role="status" aria-busy="true">
+      <span class="visually-hidden">Loading {props.what}</span>
+      {Array.from({ length: props.rows ?? 3 }, (_, i) => (
+        <div key={i} class="skeleton-bar" />
+      ))}
+    </div>
+  );
+}
+
+/**
+ * A platform page's data: a skeleton, an error with a retry (a 403 says which role may), or the
  * page's content once loaded.
  */
 export function Loading<T>(props: {
@@ -13,7 +28,7 @@ export function Loading<T>(props: {
   children: (value: T) => ComponentChildren;
 }) {
   const { loaded } = props;
-  if (loaded.state === "loading") return <p class="muted">Loading {props.what}…</p>;
+  if (loaded.state === "loading") return <Skeleton what={props.what} />;
   if (loaded.state === "error") {
     return (
       <Notice kind="error">

@@ -1,8 +1,8 @@
 import { useState } from "preact/hooks";
 import type { User } from "../api.ts";
 import { canUseSandbox, merchantApi } from "../merchant-api.ts";
-import { errorText } from "./errorText.ts";
 import { SelectField, TextField } from "./Fields.tsx";
+import { errorText } from "./format.ts";
 import { Notice } from "./Notice.tsx";
 import { useLoad } from "./useLoad.ts";
 

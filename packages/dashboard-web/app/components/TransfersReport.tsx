@@ -1,53 +1,53 @@
 import { useState } from "preact/hooks";
 import { operatorApi, type TransfersReport as Report } from "../operator-api.ts";
-import { DayField, TableHead } from "./Fields.tsx";
+import { Amount } from "./Amount.tsx";
+import { DayField } from "./Fields.tsx";
 import { thisMonthSoFar } from "./format.ts";
 import { Empty } from "./Loading.tsx";
 import { Notice } from "./Notice.tsx";
+import { type Column, Table } from "./Table.tsx";
 import { useAction } from "./useAction.ts";
 
-const COLUMNS = ["State", "Currencies", "Transfers", "Paid by payers (fee included)", "Fee", "To payees"];
+type Totals = Report["states"][number]["totals"][number];
+/** One row of the report: a state with one currency pair's totals, or a state without transfers. */
+type Row = { status: string; totals: Totals | undefined };
+
+const COLUMNS: ReadonlyArray<Column<Row>> = [
+  { header: "State", cell: (row) => row.status, rowHeader: true },
+  {
+    header: "Currencies",
+    cell: (row) => (row.totals ? `${row.totals.source_currency} → ${row.totals.destination_currency}` : "—"),
+  },
+  { header: "Transfers", cell: (row) => row.totals?.count ?? 0 },
+  {
+    header: "Paid by payers (fee included)",
+    cell: (row) => row.totals && <Amount value={row.totals.source_amount} asset={row.totals.source_currency} />,
+  },
+  {
+    header: "Fee",
+    cell: (row) => row.totals && <Amount value={row.totals.fee_amount} asset={row.totals.source_currency} />,
+  },
+  {
+    header: "To payees",
+    cell: (row) =>
+      row.totals && <Amount value={row.totals.destination_amount} asset={row.totals.destination_currency} />,
+  },
+];
 
 /** One row per state and currency pair; a state without transfers keeps its row, with a zero. */
 function ReportTable(props: { report: Report }) {
+  const rows = props.report.states.flatMap((state): Row[] =>
+    state.totals.length === 0
+      ? [{ status: state.status, totals: undefined }]
+      : state.totals.map((totals) => ({ status: state.status, totals })),
+  );
   return (
-    <table class="table">
-      <caption class="visually-hidden">Transfers by state, with their totals per currency</caption>
-      <TableHead columns={COLUMNS} />
-      <tbody>
-        {props.report.states.flatMap((state) =>
-          state.totals.length === 0
-            ? [
-                <tr key={state.status}>
-                  <th scope="row">{state.status}</th>
-                  <td class="muted">—</td>
-                  <td>0</td>
-                  <td />
-                  <td />
-                  <td />
-                </tr>,
-              ]
-            : state.totals.map((t) => (
-                <tr key={`${state.status}:${t.source_currency}:${t.destination_currency}`}>
-                  <th scope="row">{state.status}</th>
-                  <td>
-                    {t.source_currency} → {t.destination_currency}
-                  </td>
-                  <td>{t.count}</td>
-                  <td>
-                    {t.source_amount} {t.source_currency}
-                  </td>
-                  <td>
-                    {t.fee_amount} {t.source_currency}
-                  </td>
-                  <td>
-                    {t.destination_amount} {t.destination_currency}
-                  </td>
-                </tr>
-              )),
-        )}
-      </tbody>
-    </table>
+    <Table
+      caption="Transfers by state, with their totals per currency"
+      columns={COLUMNS}
+      rows={rows}
+      rowKey={(row) => `${row.status}:${row.totals?.source_currency}:${row.totals?.destination_currency}`}
+    />
   );
 }
 
@@ -69,7 +69,13 @@ export function TransfersReport(props: { merchantId?: string }) {
     setReport(await act(() => operatorApi.transfersReport({ from, to }, props.merchantId)));
   };
   return (
-    <form class="card form-card" onSubmit={show} aria-labelledby="transfers-report-title" aria-live="polite">
+    <form
+      class="card form-card"
+      onSubmit={show}
+      aria-labelledby="transfers-report-title"
+      aria-live="polite"
+      aria-busy={busy}
+    >
       <h2 id="transfers-report-title">Transfers report</h2>
       <p class="muted">
         {props.merchantId ? "This merchant's transfers" : "Every merchant's transfers"} created from the start day
@@ -83,7 +89,7 @@ export function TransfersReport(props: { merchantId?: string }) {
         <DayField id="transfers-from" label="Start (UTC day, included)" value={from} onInput={setFrom} />
         <DayField id="transfers-to" label="End (UTC day, excluded)" value={to} onInput={setTo} />
         <button type="submit" class="button primary" disabled={busy}>
-          {busy ? "Loading…" : "Show report"}
+          Show report
         </button>
       </div>
       {report && report.count === 0 && (

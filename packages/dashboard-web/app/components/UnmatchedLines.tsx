@@ -1,43 +1,35 @@
 import type { StatementLine } from "../operator-api.ts";
-import { Empty } from "./Loading.tsx";
+import { Amount } from "./Amount.tsx";
+import { type Column, Table } from "./Table.tsx";
+
+const COLUMNS: ReadonlyArray<Column<StatementLine>> = [
+  { header: "Booked", cell: (line) => line.bookingDate },
+  {
+    header: "Amount",
+    cell: (line) => <Amount value={`${line.direction === "DEBIT" ? "-" : ""}${line.amount}`} asset={line.currency} />,
+  },
+  { header: "Account", cell: (line) => <code>{line.account}</code> },
+  {
+    header: "Reference",
+    cell: (line) => (
+      <>
+        {line.reference ?? "—"}
+        {line.counterparty && <div class="hint">{line.counterparty}</div>}
+      </>
+    ),
+  },
+  { header: "Why it is unmatched", cell: (line) => line.reason ?? "—" },
+];
 
 /** Bank statement lines waiting for finance (assign or return, `payments bank assign|return`). */
 export function UnmatchedLines(props: { lines: StatementLine[] }) {
-  if (props.lines.length === 0) return <Empty title="No unmatched lines: every statement line is accounted for." />;
   return (
-    <table class="table">
-      <caption class="visually-hidden">Statement lines waiting for finance</caption>
-      <thead>
-        <tr>
-          <th scope="col">Booked</th>
-          <th scope="col">Amount</th>
-          <th scope="col">Account</th>
-          <th scope="col">Reference</th>
-          <th scope="col">Why it is unmatched</th>
-        </tr>
-      </thead>
-      <tbody>
-        {props.lines.map((line) => (
-          <tr key={line.id}>
-            <td data-label="Booked">{line.bookingDate}</td>
-            <td data-label="Amount">
-              <span class="mono">
-                {line.direction === "DEBIT" ? "-" : ""}
-                {line.amount}
-              </span>{" "}
-              {line.currency}
-            </td>
-            <td data-label="Account">
-              <code>{line.account}</code>
-            </td>
-            <td data-label="Reference">
-              {line.reference ?? "—"}
-              {line.counterparty && <div class="hint">{line.counterparty}</div>}
-            </td>
-            <td data-label="Why it is unmatched">{line.reason ?? "—"}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+    <Table
+      caption="Statement lines waiting for finance"
+      columns={COLUMNS}
+      rows={props.lines}
+      rowKey={(line) => line.id}
+      empty={{ title: "No unmatched lines: every statement line is accounted for." }}
+    />
   );
 }

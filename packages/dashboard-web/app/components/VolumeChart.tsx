@@ -1,5 +1,9 @@
+import type { VolumeAnswer } from "../answers.ts";
+import { Amount } from "./Amount.tsx";
+import { compareDecimals, formatMoney } from "./money.ts";
+
 /** Deposit volume per day as plain SVG bars (no chart library): one bar per day of the period. */
-export function VolumeChart(props: { days: number; items: Array<{ day: string; amount_usd: string; count: number }> }) {
+export function VolumeChart(props: VolumeAnswer) {
   const byDay = new Map(props.items.map((item) => [item.day, item]));
   const today = new Date();
   const days: string[] = [];
@@ -7,7 +11,7 @@ export function VolumeChart(props: { days: number; items: Array<{ day: string; a
     const d = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() - i));
     days.push(d.toISOString().slice(0, 10));
   }
-  // Bar heights only: the figures shown are the server's exact strings.
+  // Bar heights only (a float is fine for pixels): the figures shown are formatted from the exact strings.
   const heights = days.map((day) => Number(byDay.get(day)?.amount_usd ?? "0"));
   const max = Math.max(...heights, 0);
   const width = 600;
@@ -15,7 +19,7 @@ export function VolumeChart(props: { days: number; items: Array<{ day: string; a
   const bar = width / days.length;
   const total = props.items.reduce((n, item) => n + item.count, 0);
   const peak = props.items.reduce<(typeof props.items)[number] | undefined>(
-    (best, item) => (best && Number(best.amount_usd) >= Number(item.amount_usd) ? best : item),
+    (best, item) => (best && compareDecimals(best.amount_usd, item.amount_usd) >= 0 ? best : item),
     undefined,
   );
   return (
@@ -23,20 +27,20 @@ export function VolumeChart(props: { days: number; items: Array<{ day: string; a
       <figcaption>
         Deposit volume (USD) per day, last {props.days} days{total === 0 ? ": no deposits yet" : ""}
       </figcaption>
+      {peak && (
+        <p class="hint peak">
+          Peak: <Amount value={peak.amount_usd} asset="USD" /> on {peak.day}
+        </p>
+      )}
       <svg viewBox={`0 0 ${width} ${height + 20}`} role="img" aria-label={`Deposit volume per day, ${total} deposits`}>
         <line x1="0" y1={height} x2={width} y2={height} class="axis" />
-        {peak && (
-          <text x="0" y="10" class="tick">
-            peak ${peak.amount_usd} ({peak.day})
-          </text>
-        )}
         {days.map((day, i) => {
           const item = byDay.get(day);
           const h = max > 0 ? Math.max(item ? 2 : 0, ((heights[i] ?? 0) / max) * (height - 10)) : 0;
           return (
             <rect key={day} x={i * bar + 2} y={height - h} width={Math.max(bar - 4, 1)} height={h} class="bar">
               <title>
-                {day}: ${item?.amount_usd ?? "0.000000"} in {item?.count ?? 0} deposits
+                {day}: {formatMoney(item?.amount_usd ?? "0", "USD")} in {item?.count ?? 0} deposits
               </title>
             </rect>
           );
@@ -55,7 +59,9 @@ export function VolumeChart(props: { days: number; items: Array<{ day: string; a
             {props.items.map((item) => (
               <tr key={item.day}>
                 <th scope="row">{item.day}</th>
-                <td>${item.amount_usd}</td>
+                <td>
+                  <Amount value={item.amount_usd} asset="USD" />
+                </td>
                 <td>{item.count} deposits</td>
               </tr>
             ))}

@@ -1,109 +1,44 @@
-import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, type ApiKey, api, type CreatedKey, canWriteKeys, type User } from "../api.ts";
+import { useState } from "preact/hooks";
+import { type ApiKey, api, type CreatedKey, canWriteKeys, type User } from "../api.ts";
+import { ConfirmAction } from "../components/ConfirmAction.tsx";
 import { EnvironmentBadge } from "../components/EnvironmentBadge.tsx";
+import { errorText, formatDateTime } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
+import { Skeleton } from "../components/Loading.tsx";
 import { Notice } from "../components/Notice.tsx";
+import { ShownOnce } from "../components/ShownOnce.tsx";
+import { type Column, Table } from "../components/Table.tsx";
+import { useAction } from "../components/useAction.ts";
 import { useLoad } from "../components/useLoad.ts";
 
-const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+const COLUMNS: ReadonlyArray<Column<ApiKey>> = [
+  { header: "Key", cell: (key) => <code>{key.prefix}…</code> },
+  { header: "Environment", cell: (key) => <EnvironmentBadge environment={key.environment} /> },
+  { header: "Created", cell: (key) => formatDateTime(key.created_at) },
+  {
+    header: "Status",
+    cell: (key) =>
+      key.revoked_at ? (
+        <span class="status revoked">Revoked {formatDateTime(key.revoked_at)}</span>
+      ) : (
+        <span class="status active">Active</span>
+      ),
+  },
+];
 
-/** The new key, shown once: the server keeps only its hash. */
-function NewKey(props: { created: CreatedKey; onDismiss: () => void }) {
-  const [copied, setCopied] = useState<"no" | "yes" | "failed">("no");
-  const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(props.created.api_key);
-      setCopied("yes");
-    } catch {
-      setCopied("failed");
-    }
-  };
-  return (
-    <section class="card secret" aria-labelledby="new-key-title">
-      <h2 id="new-key-title" tabIndex={-1} ref={heading}>
-        Your new API key
-      </h2>
-      <p>
-        Copy it now and store it somewhere safe. <strong>It will not be shown again.</strong>
-      </p>
-      <div class="secret-row">
-        <label for="new-key" class="visually-hidden">
-          New API key
-        </label>
-        <input
-          id="new-key"
-          class="mono"
-          readOnly
-          value={props.created.api_key}
-          onFocus={(e) => (e.target as HTMLInputElement).select()}
-        />
-        <button type="button" class="button primary" onClick={copy}>
-          {copied === "yes" ? "Copied" : "Copy"}
-        </button>
-      </div>
-      <p class="hint" role="status">
-        {copied === "yes" && "Copied to the clipboard."}
-        {copied === "failed" && "The browser refused the clipboard: select the key and copy it by hand."}
-      </p>
-      <button type="button" class="button secondary" onClick={props.onDismiss}>
-        I have stored it
-      </button>
-    </section>
-  );
-}
-
-function KeyRow(props: { apiKey: ApiKey; canWrite: boolean; onRevoke: (key: ApiKey) => Promise<void> }) {
-  const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
+/** Revoke, asked twice: a revoked key fails at once. */
+function RevokeKey(props: { apiKey: ApiKey; onRevoke: (key: ApiKey) => Promise<boolean> }) {
   const key = props.apiKey;
+  if (key.revoked_at) return null;
   return (
-    <tr class={key.revoked_at ? "revoked" : undefined}>
-      <td data-label="Key">
-        <code>{key.prefix}…</code>
-      </td>
-      <td data-label="Environment">
-        <EnvironmentBadge environment={key.environment} />
-      </td>
-      <td data-label="Created">{dateFormat.format(new Date(key.created_at))}</td>
-      <td data-label="Status">
-        {key.revoked_at ? (
-          <span class="status revoked">Revoked {dateFormat.format(new Date(key.revoked_at))}</span>
-        ) : (
-          <span class="status active">Active</span>
-        )}
-      </td>
-      <td class="actions">
-        {props.canWrite && !key.revoked_at && !confirming && (
-          <button type="button" class="button danger-outline" onClick={() => setConfirming(true)}>
-            Revoke<span class="visually-hidden"> {key.prefix}</span>
-          </button>
-        )}
-        {confirming && (
-          <fieldset class="confirm">
-            <legend class="visually-hidden">Confirm revoking {key.prefix}</legend>
-            <span>Requests with this key will fail at once.</span>
-            <button
-              type="button"
-              class="button danger"
-              disabled={busy}
-              onClick={async () => {
-                setBusy(true);
-                await props.onRevoke(key);
-                setBusy(false);
-                setConfirming(false);
-              }}
-            >
-              Revoke key
-            </button>
-            <button type="button" class="button secondary" onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </fieldset>
-        )}
-      </td>
-    </tr>
+    <ConfirmAction
+      legend={`Confirm revoking ${key.prefix}`}
+      warning="Requests with this key will fail at once."
+      confirm="Revoke key"
+      run={() => props.onRevoke(key)}
+    >
+      Revoke<span class="visually-hidden"> {key.prefix}</span>
+    </ConfirmAction>
   );
 }
 
@@ -111,19 +46,14 @@ export function ApiKeys(props: { user: User; merchantId: string }) {
   const [keys, reload] = useLoad(() => api.apiKeys(props.merchantId), props.merchantId);
   const [created, setCreated] = useState<CreatedKey | undefined>();
   const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error: createError, run } = useAction();
   const canWrite = canWriteKeys(props.user.role);
 
   const create = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      setCreated(await api.createApiKey(props.merchantId));
+    const key = await run(() => api.createApiKey(props.merchantId));
+    if (key) {
+      setCreated(key);
       reload();
-    } catch (e) {
-      setError(e instanceof ApiError ? e.message : String(e));
-    } finally {
-      setBusy(false);
     }
   };
   const revoke = async (key: ApiKey) => {
@@ -131,8 +61,10 @@ export function ApiKeys(props: { user: User; merchantId: string }) {
     try {
       await api.revokeApiKey(props.merchantId, key.id);
       reload();
+      return true;
     } catch (e) {
-      setError(e instanceof ApiError ? e.message : String(e));
+      setError(errorText(e));
+      return false;
     }
   };
 
@@ -144,7 +76,7 @@ export function ApiKeys(props: { user: User; merchantId: string }) {
         <h1 id="keys-title">API keys</h1>
         {canWrite ? (
           <button type="button" class="button primary" onClick={create} disabled={busy}>
-            {busy ? "Creating…" : "Create API key"}
+            Create API key
           </button>
         ) : (
           <p class="muted role-note">Your role ({props.user.role}) can view keys but not create or revoke them.</p>
@@ -154,36 +86,30 @@ export function ApiKeys(props: { user: User; merchantId: string }) {
         Send a key in the <code>X-Service-API-Key</code> header of every <code>/v1</code> request. Keys are stored only
         as a hash: a lost key cannot be recovered, only replaced.
       </p>
-      {error && <Notice kind="error">{error}</Notice>}
-      {created && <NewKey created={created} onDismiss={() => setCreated(undefined)} />}
-      {keys.state === "loading" && <p class="muted">Loading keys…</p>}
-      {keys.state === "error" && <LoadFailed error={keys.error} retry={reload} />}
-      {keys.state === "ready" && keys.value.items.length === 0 && (
-        <div class="empty">
-          <p>No API keys yet.</p>
-          {canWrite && <p class="muted">Create one to start calling the API.</p>}
-        </div>
+      {(error ?? createError) && <Notice kind="error">{error ?? createError}</Notice>}
+      {created && (
+        <ShownOnce
+          id="new-key"
+          title="Your new API key"
+          label="New API key"
+          value={created.api_key}
+          onDismiss={() => setCreated(undefined)}
+        >
+          Copy it now and store it somewhere safe. <strong>It will not be shown again.</strong>
+        </ShownOnce>
       )}
-      {keys.state === "ready" && keys.value.items.length > 0 && (
-        <table class="table">
-          <caption class="visually-hidden">API keys of this merchant</caption>
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Environment</th>
-              <th scope="col">Created</th>
-              <th scope="col">Status</th>
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.value.items.map((key) => (
-              <KeyRow key={key.id} apiKey={key} canWrite={canWrite} onRevoke={revoke} />
-            ))}
-          </tbody>
-        </table>
+      {keys.state === "loading" && <Skeleton what="keys" />}
+      {keys.state === "error" && <LoadFailed error={keys.error} retry={reload} />}
+      {keys.state === "ready" && (
+        <Table
+          caption="API keys of this merchant"
+          columns={COLUMNS}
+          rows={keys.value.items}
+          rowKey={(key) => key.id}
+          rowAttributes={(key) => ({ class: key.revoked_at ? "revoked" : undefined })}
+          empty={{ title: "No API keys yet.", children: canWrite ? "Create one to start calling the API." : undefined }}
+          {...(canWrite ? { actions: (key: ApiKey) => <RevokeKey apiKey={key} onRevoke={revoke} /> } : {})}
+        />
       )}
     </section>
   );

@@ -1,9 +1,10 @@
-import { dateFormat } from "../components/DepositTable.tsx";
-import { TableHead } from "../components/Fields.tsx";
+import { CopyButton } from "../components/CopyButton.tsx";
+import { formatDateTime } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
-import { Pager } from "../components/Pager.tsx";
+import { Empty, Skeleton } from "../components/Loading.tsx";
+import { PagedListPage } from "../components/PagedListPage.tsx";
+import type { Column } from "../components/Table.tsx";
 import { useLoad } from "../components/useLoad.ts";
-import { usePagedList } from "../components/usePagedList.ts";
 import { type Customer, merchantApi } from "../merchant-api.ts";
 import { href, linkHandler } from "../router.ts";
 
@@ -12,49 +13,43 @@ export function customerName(customer: Customer): string {
   return customer.business_name ?? (person || customer.email || customer.id);
 }
 
+const columns = (merchantId: string): ReadonlyArray<Column<Customer>> => [
+  {
+    header: "Customer",
+    cell: (customer) => {
+      const to = `/merchants/${merchantId}/customers/${customer.id}`;
+      return (
+        <a href={href(to)} onClick={linkHandler(to)}>
+          {customerName(customer)}
+        </a>
+      );
+    },
+  },
+  { header: "Type", cell: (customer) => customer.type },
+  {
+    header: "Status",
+    cell: (customer) => <span class={`status ${customer.status.toLowerCase()}`}>{customer.status}</span>,
+  },
+  { header: "Created", cell: (customer) => formatDateTime(customer.created_at) },
+];
+
 /** The merchant's customers, newest first, each opening its verification history. */
 export function Customers(props: { merchantId: string }) {
-  const { list: customers, reload, page, setPage } = usePagedList(merchantApi.customers, props.merchantId);
-  if (customers.state === "loading") return <p class="muted">Loading customers…</p>;
-  if (customers.state === "error") return <LoadFailed error={customers.error} retry={reload} />;
-  const { items, total, total_pages: totalPages } = customers.value;
   return (
-    <section aria-labelledby="customers-title">
-      <h1 id="customers-title">Customers</h1>
-      {items.length === 0 ? (
-        <div class="empty">
-          <p>No customers yet.</p>
-          <p class="muted">
+    <PagedListPage
+      merchantId={props.merchantId}
+      title="Customers"
+      load={merchantApi.customers}
+      columns={columns(props.merchantId)}
+      empty={{
+        title: "No customers yet.",
+        children: (
+          <>
             Create them with <code>POST /v1/customers</code>; they appear here with their verification status.
-          </p>
-        </div>
-      ) : (
-        <table class="table">
-          <caption class="visually-hidden">{total} customers, newest first</caption>
-          <TableHead columns={["Customer", "Type", "Status", "Created"]} />
-          <tbody>
-            {items.map((customer) => {
-              const to = `/merchants/${props.merchantId}/customers/${customer.id}`;
-              return (
-                <tr key={customer.id}>
-                  <td data-label="Customer">
-                    <a href={href(to)} onClick={linkHandler(to)}>
-                      {customerName(customer)}
-                    </a>
-                  </td>
-                  <td data-label="Type">{customer.type}</td>
-                  <td data-label="Status">
-                    <span class={`status ${customer.status.toLowerCase()}`}>{customer.status}</span>
-                  </td>
-                  <td data-label="Created">{dateFormat.format(new Date(customer.created_at))}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      )}
-      <Pager page={page} totalPages={totalPages} onPage={setPage} label="Customer" />
-    </section>
+          </>
+        ),
+      }}
+    />
   );
 }
 
@@ -72,7 +67,7 @@ export function CustomerDetail(props: { merchantId: string; customerId: string }
     );
     return { customer, submissions: submissions.items.map((s, i) => ({ ...s, events: events[i] ?? [] })) };
   }, key);
-  if (history.state === "loading") return <p class="muted">Loading the customer…</p>;
+  if (history.state === "loading") return <Skeleton what="the customer" rows={5} />;
   if (history.state === "error") {
     if (history.error.status === 404 && history.error.message.includes("Customer")) {
       return (
@@ -108,16 +103,15 @@ export function CustomerDetail(props: { merchantId: string; customerId: string }
           Tier 1: {customer.tier_1_complete ? "yes" : "no"}, tier 2: {customer.tier_2_complete ? "yes" : "no"}
         </dd>
         <dt>Id</dt>
-        <dd class="mono">{customer.id}</dd>
+        <dd>
+          <span class="mono">{customer.id}</span> <CopyButton value={customer.id} what="customer id" />
+        </dd>
       </dl>
       <h2>Verification history</h2>
       {submissions.length === 0 ? (
-        <div class="empty">
-          <p>No verification submitted yet.</p>
-          <p class="muted">
-            Submissions made with <code>POST /v1/customers/{"{id}"}/verification-submissions</code> appear here.
-          </p>
-        </div>
+        <Empty title="No verification submitted yet.">
+          Submissions made with <code>POST /v1/customers/{"{id}"}/verification-submissions</code> appear here.
+        </Empty>
       ) : (
         <ol class="history">
           {submissions.map((submission) => (
@@ -132,7 +126,7 @@ export function CustomerDetail(props: { merchantId: string; customerId: string }
               <ol class="timeline" aria-label="Status changes">
                 {submission.events.map((event) => (
                   <li key={event.id}>
-                    <time dateTime={event.created_at}>{dateFormat.format(new Date(event.created_at))}</time>{" "}
+                    <time dateTime={event.created_at}>{formatDateTime(event.created_at)}</time>{" "}
                     {event.type === "verification_submission.created" ? "Submitted" : "Status changed"}:{" "}
                     <strong>{String(event.data.status ?? "")}</strong>
                   </li>

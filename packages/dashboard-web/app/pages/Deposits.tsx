@@ -1,8 +1,10 @@
-import { useEffect, useState } from "preact/hooks";
-import { ApiError, type User } from "../api.ts";
+import { useEffect, useRef, useState } from "preact/hooks";
+import { ApiError, type Deposit, type User } from "../api.ts";
 import { DepositTable } from "../components/DepositTable.tsx";
 import { SelectField } from "../components/Fields.tsx";
 import { LoadFailed } from "../components/LoadFailed.tsx";
+import { Empty, Skeleton } from "../components/Loading.tsx";
+import { formatMoney } from "../components/money.ts";
 import { Notice } from "../components/Notice.tsx";
 import { SandboxPanel } from "../components/SandboxPanel.tsx";
 import { type DepositPage, merchantApi } from "../merchant-api.ts";
@@ -12,10 +14,34 @@ export const POLL_MS = 2_000;
 const STATUSES = ["PENDING", "CONFIRMED", "REVERSED"];
 const CHAINS = ["ETHEREUM", "BASE", "ARBITRUM", "OPTIMISM", "POLYGON", "BSC", "CELO", "SOLANA", "BITCOIN", "TRON"];
 
+/** What the live region says of deposits that just arrived. */
+function arrivals(fresh: Deposit[]): string {
+  const [first] = fresh;
+  if (fresh.length > 1 || !first) return `${fresh.length} new deposits.`;
+  return `New deposit: ${formatMoney(first.amount, first.asset)} on ${first.chain}.`;
+}
+
+/**
+ * Deposits seen on the first page of one filter, and what to announce when new ones show up there;
+ * a new filter starts over without announcing what was already there.
+ */
+function useArrivals(filterKey: string): { arrived: string; see: (items: Deposit[]) => void } {
+  const seen = useRef<{ key: string; ids: Set<string> } | undefined>(undefined);
+  const [arrived, setArrived] = useState("");
+  const see = (items: Deposit[]) => {
+    const known = seen.current?.key === filterKey ? seen.current.ids : undefined;
+    const fresh = known ? items.filter((deposit) => !known.has(deposit.id)) : [];
+    if (fresh.length > 0) setArrived(arrivals(fresh));
+    seen.current = { key: filterKey, ids: new Set([...(known ?? []), ...items.map((deposit) => deposit.id)]) };
+  };
+  return { arrived, see };
+}
+
 /**
  * Every deposit of the merchant, newest first, in keyset pages from the server (100,000 deposits
  * stay as fast as 10), filtered by status and chain, refreshed every POLL_MS without a reload: a new
- * deposit appears at the top of the first page and its confirmations count up to CONFIRMED.
+ * deposit appears at the top of the first page (a live region announces it) and its confirmations
+ * count up to CONFIRMED. An ended session stops it: the app goes back to sign-in (api.ts).
  */
 export function Deposits(props: { user: User; merchantId: string }) {
   const [status, setStatus] = useState("");
@@ -26,6 +52,7 @@ export function Deposits(props: { user: User; merchantId: string }) {
   const [error, setError] = useState<ApiError | undefined>();
   const [round, setRound] = useState(0);
   const after = cursors.at(-1);
+  const { arrived, see } = useArrivals(`${props.merchantId}:${status}:${chain}`);
 
   useEffect(() => {
     let live = true;
@@ -35,6 +62,7 @@ export function Deposits(props: { user: User; merchantId: string }) {
           if (!live) return;
           setPage(value);
           setError(undefined);
+          if (!after) see(value.items);
         },
         (e: unknown) => live && setError(e instanceof ApiError ? e : new ApiError(0, "unknown", String(e))),
       );
@@ -77,13 +105,15 @@ export function Deposits(props: { user: User; merchantId: string }) {
           onChange={filter(setChain)}
         />
       </form>
+      <p class="visually-hidden" role="status" aria-live="polite">
+        {arrived}
+      </p>
       {error && <Notice kind="error">{error.message} (retrying)</Notice>}
-      {!page && !error && <p class="muted">Loading deposits…</p>}
+      {!page && !error && <Skeleton what="deposits" />}
       {page && page.items.length === 0 && (
-        <div class="empty">
-          <p>{status || chain ? "No deposits match these filters." : "No deposits yet."}</p>
-          <p class="muted">This page updates by itself: a deposit shows here as soon as a chain sees it.</p>
-        </div>
+        <Empty title={status || chain ? "No deposits match these filters." : "No deposits yet."}>
+          This page updates by itself: a deposit shows here as soon as a chain sees it.
+        </Empty>
       )}
       {page && page.items.length > 0 && (
         <DepositTable deposits={page.items} caption={`Deposits, page ${cursors.length + 1}, newest first`} />

@@ -1,5 +1,6 @@
 import { api } from "../api.ts";
 import { EnvironmentBadge } from "../components/EnvironmentBadge.tsx";
+import { Empty, Skeleton } from "../components/Loading.tsx";
 import { Notice } from "../components/Notice.tsx";
 import { useLoad } from "../components/useLoad.ts";
 import { href, linkHandler } from "../router.ts";
@@ -10,15 +11,12 @@ export function Merchants() {
   return (
     <section aria-labelledby="merchants-title">
       <h1 id="merchants-title">Merchants</h1>
-      {merchants.state === "loading" && <p class="muted">Loading merchants…</p>}
+      {merchants.state === "loading" && <Skeleton what="merchants" />}
       {merchants.state === "error" && <Notice kind="error">{merchants.error.message}</Notice>}
       {merchants.state === "ready" && merchants.value.items.length === 0 && (
-        <div class="empty">
-          <p>No merchants yet.</p>
-          <p class="muted">
-            Create one with <code>payments merchants create --name NAME</code>.
-          </p>
-        </div>
+        <Empty title="No merchants yet.">
+          Create one with <code>payments merchants create --name NAME</code>.
+        </Empty>
       )}
       {merchants.state === "ready" && merchants.value.items.length > 0 && (
         <ul class="list">

@@ -1,6 +1,8 @@
 import { api, type Balance } from "../api.ts";
+import { Amount } from "../components/Amount.tsx";
 import { DepositTable } from "../components/DepositTable.tsx";
 import { LoadFailed } from "../components/LoadFailed.tsx";
+import { Empty, Skeleton } from "../components/Loading.tsx";
 import { useLoad } from "../components/useLoad.ts";
 import { VolumeChart } from "../components/VolumeChart.tsx";
 import { merchantApi } from "../merchant-api.ts";
@@ -12,12 +14,19 @@ const BALANCE_PARTS: Array<[keyof Omit<Balance, "currency">, string, string]> = 
   ["held", "Held", "Confirmed but held until an operator releases or returns them"],
 ];
 
-/** A merchant's balance (exact decimal strings from the server, never re-computed here) and newest deposits. */
+/** A merchant's balance (the server's exact decimal strings, only formatted here) and newest deposits. */
 export function Overview(props: { merchantId: string }) {
   const [overview, reload] = useLoad(() => api.overview(props.merchantId), props.merchantId);
   const [volume] = useLoad(() => merchantApi.volume(props.merchantId), props.merchantId);
-  if (overview.state === "loading") return <p class="muted">Loading the overview…</p>;
   if (overview.state === "error") return <LoadFailed error={overview.error} retry={reload} />;
+  if (overview.state === "loading") {
+    return (
+      <section aria-labelledby="overview-title">
+        <h1 id="overview-title">Overview</h1>
+        <Skeleton what="the overview" rows={4} />
+      </section>
+    );
+  }
   const { balance, recent_deposits: deposits, total_deposits: total } = overview.value;
   return (
     <section aria-labelledby="overview-title">
@@ -27,8 +36,7 @@ export function Overview(props: { merchantId: string }) {
           <li key={part} class="card stat">
             <span class="stat-label">{label}</span>
             <span class="stat-value">
-              <span class="currency">$</span>
-              {balance[part]}
+              <Amount value={balance[part]} asset={balance.currency} />
             </span>
             <span class="hint">{help}</span>
           </li>
@@ -38,10 +46,9 @@ export function Overview(props: { merchantId: string }) {
       {volume.state === "error" && <p class="muted">The volume chart could not be loaded: {volume.error.message}</p>}
       <h2>Recent deposits</h2>
       {deposits.length === 0 ? (
-        <div class="empty">
-          <p>No deposits yet.</p>
-          <p class="muted">Deposits to your customers' wallets appear here as soon as a chain shows them.</p>
-        </div>
+        <Empty title="No deposits yet.">
+          Deposits to your customers' wallets appear here as soon as a chain shows them.
+        </Empty>
       ) : (
         <DepositTable deposits={deposits} caption={`The ${deposits.length} newest of ${total} deposits`} />
       )}

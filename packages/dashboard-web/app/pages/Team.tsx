@@ -1,14 +1,23 @@
 import { useState } from "preact/hooks";
 import type { Role, User } from "../api.ts";
-import { dateFormat } from "../components/DepositTable.tsx";
-import { errorText } from "../components/errorText.ts";
-import { SelectField, TableHead, TextField } from "../components/Fields.tsx";
+import { SelectField, TextField } from "../components/Fields.tsx";
+import { errorText, formatDateTime } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
+import { Skeleton } from "../components/Loading.tsx";
 import { Notice } from "../components/Notice.tsx";
+import { ShownOnce } from "../components/ShownOnce.tsx";
+import { type Column, Table } from "../components/Table.tsx";
 import { useLoad } from "../components/useLoad.ts";
-import { canInvite, merchantApi } from "../merchant-api.ts";
+import { canInvite, merchantApi, type TeamMember } from "../merchant-api.ts";
 
 const INVITABLE: Role[] = ["viewer", "developer", "finance", "owner"];
+
+const COLUMNS: ReadonlyArray<Column<TeamMember>> = [
+  { header: "Email", cell: (member) => member.email },
+  { header: "Role", cell: (member) => member.role },
+  { header: "Status", cell: (member) => (member.has_password ? "Active" : "Invited (no password yet)") },
+  { header: "Added", cell: (member) => formatDateTime(member.created_at) },
+];
 
 /**
  * The merchant's dashboard users; an owner invites one with a role. No mail leaves the service:
@@ -36,7 +45,6 @@ export function Team(props: { user: User; merchantId: string }) {
       setBusy(false);
     }
   };
-  if (team.state === "loading") return <p class="muted">Loading the team…</p>;
   if (team.state === "error") return <LoadFailed error={team.error} retry={reload} />;
   return (
     <section aria-labelledby="team-title">
@@ -60,31 +68,26 @@ export function Team(props: { user: User; merchantId: string }) {
       )}
       {error && <Notice kind="error">{error}</Notice>}
       {link && (
-        <section class="card secret" aria-labelledby="invite-link-title">
-          <h2 id="invite-link-title">Invitation link for {link.email}</h2>
-          <p>
-            Send this one-time link to them: it sets their password and works once, for 24 hours. It is not shown again.
-          </p>
-          <label for="invite-link" class="visually-hidden">
-            Invitation link
-          </label>
-          <input id="invite-link" class="mono" readOnly value={link.url} />
-        </section>
+        <ShownOnce
+          id="invite-link"
+          title={`Invitation link for ${link.email}`}
+          label="Invitation link"
+          value={link.url}
+          onDismiss={() => setLink(undefined)}
+        >
+          Send this one-time link to them: it sets their password and works once, for 24 hours. It is not shown again.
+        </ShownOnce>
       )}
-      <table class="table">
-        <caption class="visually-hidden">Users of this merchant</caption>
-        <TableHead columns={["Email", "Role", "Status", "Added"]} />
-        <tbody>
-          {team.value.items.map((member) => (
-            <tr key={member.id}>
-              <td data-label="Email">{member.email}</td>
-              <td data-label="Role">{member.role}</td>
-              <td data-label="Status">{member.has_password ? "Active" : "Invited (no password yet)"}</td>
-              <td data-label="Added">{dateFormat.format(new Date(member.created_at))}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      {team.state === "loading" ? (
+        <Skeleton what="the team" />
+      ) : (
+        <Table
+          caption="Users of this merchant"
+          columns={COLUMNS}
+          rows={team.value.items}
+          rowKey={(member) => member.id}
+        />
+      )}
     </section>
   );
 }

@@ -1,23 +1,33 @@
 import { useState } from "preact/hooks";
-import { dateFormat } from "../components/DepositTable.tsx";
-import { errorText } from "../components/errorText.ts";
-import { TableHead } from "../components/Fields.tsx";
-import { LoadFailed } from "../components/LoadFailed.tsx";
+import { Amount } from "../components/Amount.tsx";
+import { CopyButton } from "../components/CopyButton.tsx";
+import { errorText, formatDateTime } from "../components/format.ts";
+import { Skeleton } from "../components/Loading.tsx";
 import { Notice } from "../components/Notice.tsx";
-import { Pager } from "../components/Pager.tsx";
-import { usePagedList } from "../components/usePagedList.ts";
+import { PagedListPage } from "../components/PagedListPage.tsx";
+import type { Column } from "../components/Table.tsx";
 import { type Money, merchantApi, type Transfer, type TransferFunding } from "../merchant-api.ts";
 
-const money = (m: Money) => `${m.value} ${m.currency} (${m.network})`;
+function MoneyOn(props: { money: Money }) {
+  return (
+    <>
+      <Amount value={props.money.value} asset={props.money.currency} />{" "}
+      <span class="muted">({props.money.network})</span>
+    </>
+  );
+}
 
-/** The fields of a bank transfer's or a crypto deposit's instructions, as the API names them. */
+/** The fields of a bank transfer's or a crypto deposit's instructions, as the API names them, each to copy. */
 function detailRows(fields: Record<string, string> | null) {
-  return Object.entries(fields ?? {}).map(([field, value]) => [
-    <dt key={`${field}-t`}>{field.replace(/_/g, " ")}</dt>,
-    <dd key={`${field}-d`} class="mono break">
-      {value}
-    </dd>,
-  ]);
+  return Object.entries(fields ?? {}).map(([field, value]) => {
+    const name = field.replace(/_/g, " ");
+    return [
+      <dt key={`${field}-t`}>{name}</dt>,
+      <dd key={`${field}-d`}>
+        <span class="mono break">{value}</span> <CopyButton value={value} what={name} />
+      </dd>,
+    ];
+  });
 }
 
 /** A transfer's funding instructions, as GET /v1/transfers/{id}/funding answers them (bank details masked there). */
@@ -44,7 +54,7 @@ function Funding(props: { merchantId: string; transfer: Transfer }) {
       {open && (
         <div id={regionId} class="funding">
           {error && <Notice kind="error">{error}</Notice>}
-          {!error && !intent && <p class="muted">Loading…</p>}
+          {!error && !intent && <Skeleton what="the funding instructions" rows={2} />}
           {intent && (
             <dl class="details">
               <dt>Intent</dt>
@@ -52,7 +62,9 @@ function Funding(props: { merchantId: string; transfer: Transfer }) {
                 <span class={`status ${intent.status.toLowerCase()}`}>{intent.status}</span>
               </dd>
               <dt>Pay</dt>
-              <dd>{money(intent.required_amount)}</dd>
+              <dd>
+                <MoneyOn money={intent.required_amount} />
+              </dd>
               {detailRows(intent.bank_transfer)}
               {detailRows(intent.crypto_deposit)}
               {!intent.bank_transfer && !intent.crypto_deposit && (
@@ -77,51 +89,34 @@ function Funding(props: { merchantId: string; transfer: Transfer }) {
   );
 }
 
+const columns = (merchantId: string): ReadonlyArray<Column<Transfer>> => [
+  { header: "Pays", cell: (transfer) => <MoneyOn money={transfer.source_amount} /> },
+  { header: "Receives", cell: (transfer) => <MoneyOn money={transfer.destination_amount} /> },
+  { header: "Fee", cell: (transfer) => <MoneyOn money={transfer.fee} /> },
+  {
+    header: "Status",
+    cell: (transfer) => <span class={`status ${transfer.status.toLowerCase()}`}>{transfer.status}</span>,
+  },
+  { header: "Created", cell: (transfer) => formatDateTime(transfer.created_at) },
+  { header: "Funding", cell: (transfer) => <Funding merchantId={merchantId} transfer={transfer} /> },
+];
+
 /** The merchant's transfers, newest first, each with its funding instructions on demand. */
 export function Transfers(props: { merchantId: string }) {
-  const { list: transfers, reload, page, setPage } = usePagedList(merchantApi.transfers, props.merchantId);
-  if (transfers.state === "loading") return <p class="muted">Loading transfers…</p>;
-  if (transfers.state === "error") return <LoadFailed error={transfers.error} retry={reload} />;
-  const { items, total, total_pages: totalPages } = transfers.value;
   return (
-    <section aria-labelledby="transfers-title">
-      <h1 id="transfers-title">Transfers</h1>
-      {items.length === 0 ? (
-        <div class="empty">
-          <p>No transfers yet.</p>
-          <p class="muted">
+    <PagedListPage
+      merchantId={props.merchantId}
+      title="Transfers"
+      load={merchantApi.transfers}
+      columns={columns(props.merchantId)}
+      empty={{
+        title: "No transfers yet.",
+        children: (
+          <>
             Transfers made from a quote (<code>POST /v1/transfers</code>) appear here with how to fund them.
-          </p>
-        </div>
-      ) : (
-        <table class="table">
-          <caption class="visually-hidden">{total} transfers, newest first</caption>
-          <TableHead columns={["Pays", "Receives", "Fee", "Status", "Created", "Funding"]} />
-          <tbody>
-            {items.map((transfer) => (
-              <tr key={transfer.id}>
-                <td data-label="Pays" class="mono">
-                  {money(transfer.source_amount)}
-                </td>
-                <td data-label="Receives" class="mono">
-                  {money(transfer.destination_amount)}
-                </td>
-                <td data-label="Fee" class="mono">
-                  {money(transfer.fee)}
-                </td>
-                <td data-label="Status">
-                  <span class={`status ${transfer.status.toLowerCase()}`}>{transfer.status}</span>
-                </td>
-                <td data-label="Created">{dateFormat.format(new Date(transfer.created_at))}</td>
-                <td data-label="Funding">
-                  <Funding merchantId={props.merchantId} transfer={transfer} />
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
-      <Pager page={page} totalPages={totalPages} onPage={setPage} label="Transfer" />
-    </section>
+          </>
+        ),
+      }}
+    />
   );
 }

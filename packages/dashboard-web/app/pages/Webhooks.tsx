@@ -1,12 +1,29 @@
 import { useState } from "preact/hooks";
 import type { User } from "../api.ts";
-import { dateFormat } from "../components/DepositTable.tsx";
-import { errorText } from "../components/errorText.ts";
-import { TableHead, TextField } from "../components/Fields.tsx";
+import { TextField } from "../components/Fields.tsx";
+import { errorText, formatDateTime } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
+import { Empty, Skeleton } from "../components/Loading.tsx";
 import { Notice } from "../components/Notice.tsx";
+import { ShownOnce } from "../components/ShownOnce.tsx";
+import { type Column, Table } from "../components/Table.tsx";
 import { useLoad } from "../components/useLoad.ts";
-import { canWriteWebhooks, merchantApi, type WebhookEndpoint } from "../merchant-api.ts";
+import { canWriteWebhooks, type DeliveryAttempt, merchantApi, type WebhookEndpoint } from "../merchant-api.ts";
+
+const DELIVERY_COLUMNS: ReadonlyArray<Column<DeliveryAttempt>> = [
+  { header: "Event", cell: (attempt) => attempt.event_type },
+  { header: "Attempt", cell: (attempt) => attempt.attempt },
+  {
+    header: "Answer",
+    cell: (attempt) => (
+      <>
+        <span class={`status ${attempt.succeeded ? "succeeded" : "failed"}`}>{attempt.status_code ?? "no answer"}</span>{" "}
+        {attempt.error && <span class="muted">{attempt.error}</span>} ({attempt.latency_ms} ms)
+      </>
+    ),
+  },
+  { header: "When", cell: (attempt) => formatDateTime(attempt.attempted_at) },
+];
 
 /** An endpoint's delivery attempts, newest first; a writer can send an attempt's event again. */
 function Deliveries(props: { merchantId: string; endpoint: WebhookEndpoint; canWrite: boolean }) {
@@ -24,32 +41,23 @@ function Deliveries(props: { merchantId: string; endpoint: WebhookEndpoint; canW
       setNote({ kind: "error", text: errorText(e) });
     }
   };
-  if (attempts.state === "loading") return <p class="muted">Loading deliveries…</p>;
+  if (attempts.state === "loading") return <Skeleton what="deliveries" rows={2} />;
   if (attempts.state === "error") return <LoadFailed error={attempts.error} retry={reload} />;
-  const items = attempts.value.items;
   return (
     <div class="deliveries">
       {note && <Notice kind={note.kind}>{note.text}</Notice>}
-      {items.length === 0 ? (
+      {attempts.value.items.length === 0 ? (
         <p class="muted">No delivery attempts yet.</p>
       ) : (
-        <table class="table">
-          <caption class="visually-hidden">Delivery attempts to {props.endpoint.url}</caption>
-          <TableHead columns={["Event", "Attempt", "Answer", "When", ""]} />
-          <tbody>
-            {items.map((attempt) => (
-              <tr key={attempt.id}>
-                <td data-label="Event">{attempt.event_type}</td>
-                <td data-label="Attempt">{attempt.attempt}</td>
-                <td data-label="Answer">
-                  <span class={`status ${attempt.succeeded ? "succeeded" : "failed"}`}>
-                    {attempt.status_code ?? "no answer"}
-                  </span>{" "}
-                  {attempt.error && <span class="muted">{attempt.error}</span>} ({attempt.latency_ms} ms)
-                </td>
-                <td data-label="When">{dateFormat.format(new Date(attempt.attempted_at))}</td>
-                <td class="actions">
-                  {props.canWrite && attempt.event_id && (
+        <Table
+          caption={`Delivery attempts to ${props.endpoint.url}`}
+          columns={DELIVERY_COLUMNS}
+          rows={attempts.value.items}
+          rowKey={(attempt) => attempt.id}
+          {...(props.canWrite
+            ? {
+                actions: (attempt: DeliveryAttempt) =>
+                  attempt.event_id && (
                     <button
                       type="button"
                       class="button secondary"
@@ -57,12 +65,10 @@ function Deliveries(props: { merchantId: string; endpoint: WebhookEndpoint; canW
                     >
                       Redeliver<span class="visually-hidden"> {attempt.event_type}</span>
                     </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                  ),
+              }
+            : {})}
+        />
       )}
     </div>
   );
@@ -207,27 +213,22 @@ export function Webhooks(props: { user: User; merchantId: string }) {
       )}
       {error && <Notice kind="error">{error}</Notice>}
       {secret && (
-        <section class="card secret" aria-labelledby="secret-title">
-          <h2 id="secret-title">Signing secret</h2>
-          <p>
-            Store it now: <strong>it will not be shown again.</strong>
-          </p>
-          <label for="endpoint-secret" class="visually-hidden">
-            New signing secret
-          </label>
-          <input id="endpoint-secret" class="mono" readOnly value={secret} />
-          <button type="button" class="button secondary" onClick={() => setSecret(undefined)}>
-            I have stored it
-          </button>
-        </section>
+        <ShownOnce
+          id="endpoint-secret"
+          title="Signing secret"
+          label="New signing secret"
+          value={secret}
+          onDismiss={() => setSecret(undefined)}
+        >
+          Store it now: <strong>it will not be shown again.</strong>
+        </ShownOnce>
       )}
-      {endpoints.state === "loading" && <p class="muted">Loading endpoints…</p>}
+      {endpoints.state === "loading" && <Skeleton what="endpoints" />}
       {endpoints.state === "error" && <LoadFailed error={endpoints.error} retry={reload} />}
       {endpoints.state === "ready" && endpoints.value.items.length === 0 && (
-        <div class="empty">
-          <p>No webhook endpoints yet.</p>
-          <p class="muted">An endpoint receives a signed POST for each event of this merchant.</p>
-        </div>
+        <Empty title="No webhook endpoints yet.">
+          An endpoint receives a signed POST for each event of this merchant.
+        </Empty>
       )}
       {endpoints.state === "ready" && endpoints.value.items.length > 0 && (
         <ul class="endpoints">

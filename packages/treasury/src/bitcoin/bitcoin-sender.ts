@@ -14,8 +14,11 @@ import {
   type StoredAttempt,
 } from "../chain-sender.ts";
 import type { SenderFactoryOptions } from "../sender-factories.ts";
+import { type BitcoinGuard, chainTip, guardInputs, locateAttempt } from "./attempt-location.ts";
 import { bitcoinFeeRate, bumpedFeeRate, estimateVsize, feeFor, outputBytes, P2WPKH_DUST } from "./bitcoin-fees.ts";
+import { CORE_RPC, refusedForGood } from "./core-refusals.ts";
 import { signP2wpkh } from "./sign-p2wpkh.ts";
+import { TransactionFinder } from "./transaction-finder.ts";
 import {
   coinsAt,
   freeCoins,
@@ -23,12 +26,10 @@ import {
   heldTotal,
   insertTreasuryAddress,
   nextChangeIndex,
-  type Outpoint,
   recordMined,
   recordUnmined,
   releaseDeadReservations,
   reserveCoins,
-  siblingHashes,
   type TreasuryCoin,
 } from "./utxo-store.ts";
 
@@ -38,27 +39,6 @@ const MAX_BATCH = 250;
 const MAX_INPUTS = 200;
 /** Blocks a broadcast attempt may stay unmined before it is replaced (RBF). */
 const STUCK_AFTER_BLOCKS = 3;
-/** Core's RPC codes the sender acts on (src/rpc/protocol.h). */
-const RPC_INVALID_ADDRESS_OR_KEY = -5;
-const RPC_INVALID_PARAMETER = -8;
-const RPC_TRANSACTION_ERROR = -25;
-const RPC_TRANSACTION_ALREADY_IN_CHAIN = -27;
-const RPC_VERIFY_REJECTED = -26;
-/**
- * Core's policy and consensus refusals that no fee, wait or mempool change can lift (IsStandardTx,
- * CheckTransaction): fee and mempool refusals ("min relay fee not met", "txn-mempool-conflict",
- * "too-long-mempool-chain", "non-final") pass later and stay the pipeline's to retry.
- */
-const REFUSED_FOR_GOOD =
-  /-26 (dust|scriptpubkey|bare-multisig|multi-op-return|tx-size|version|bad-txns-(?!inputs-missingorspent))/;
-
-const rawTransactionSchema = z.object({
-  txid: z.string(),
-  blockhash: z.string().optional(),
-  confirmations: z.number().int().optional(),
-});
-const headerSchema = z.object({ hash: z.string(), height: z.number().int(), confirmations: z.number().int() });
-
 /**
  * The node refused the transaction (Core's code and reject reason in the message: a replacement
  * paying too little, inputs spent by a sibling ...). Stored attempts are never lost: the pipeline
@@ -72,10 +52,8 @@ export class BroadcastRejectedError extends AppError {
 
 interface Prepared {
   feeRate: bigint;
-}
-
-interface BitcoinGuard {
-  inputs: Outpoint[];
+  /** The tip it is signed above (the guard's fromHeight and fromHash). */
+  tip: { fromHeight: number; fromHash: string };
 }
 
 export function createBitcoinSender(options: SenderFactoryOptions): ChainSender {
@@ -84,6 +62,8 @@ export function createBitcoinSender(options: SenderFactoryOptions): ChainSender 
   const network = bitcoinNetwork(config.network);
   const encoding = network.encoding;
   const rpc = bitcoinRpc(config, { fetch: options.fetch, logger });
+  const finder = new TransactionFinder(rpc);
+  const locate = (attempt: StoredAttempt) => locateAttempt({ chain, db, rpc, finder, logger }, attempt);
   const receive = keys.bitcoin(0, 0);
   const keyCache = new Map<string, TreasuryKey>([[receive.path, receive]]);
 
@@ -165,11 +145,12 @@ export function createBitcoinSender(options: SenderFactoryOptions): ChainSender 
     inputs: readonly TreasuryCoin[],
     rate: bigint,
     fee: bigint,
+    tip: Prepared["tip"] | Record<string, never>,
   ): SignedAttempt => ({
     txHash: tx.getId(),
     raw: tx.toHex(),
     from: receive.address,
-    guard: { inputs: inputs.map((c) => ({ txid: c.txid, vout: c.vout })) } satisfies BitcoinGuard,
+    guard: { inputs: inputs.map((c) => ({ txid: c.txid, vout: c.vout })), ...tip } satisfies BitcoinGuard,
     fee: { feeRate: rate.toString(), fee: fee.toString() },
     orders: orders.map((order, outputIndex) => ({ id: order.id, outputIndex })),
   });
@@ -184,37 +165,7 @@ export function createBitcoinSender(options: SenderFactoryOptions): ChainSender 
     return null;
   };
 
-  const guardOf = (attempt: StoredAttempt): Outpoint[] => {
-    const inputs = (attempt.guard as Partial<BitcoinGuard>).inputs;
-    if (!Array.isArray(inputs)) throw new Error(`attempt ${attempt.id} has no Bitcoin inputs in its guard`);
-    return inputs;
-  };
-
-  /**
-   * An input of `attempt` that the node no longer has, in the chain or the mempool, while no other
-   * attempt with the same inputs (a replacement) is known to the node: proof the attempt can never
-   * land. Null while every input exists, or a sibling spent it (the pipeline settles that case).
-   */
-  const vanishedInput = async (attempt: StoredAttempt): Promise<Outpoint | null> => {
-    const inputs = guardOf(attempt);
-    const outs = await rpc.all(inputs.map((i) => ({ method: "gettxout", params: [i.txid, i.vout, true] })));
-    const gone = inputs.find((_, index) => outs[index] === null);
-    if (gone === undefined) return null;
-    for (const sibling of await siblingHashes(db, chain, attempt.txHash, gone)) {
-      if (await knownToNode(sibling)) return null;
-    }
-    return gone;
-  };
-
-  const knownToNode = async (txHash: string): Promise<boolean> => {
-    try {
-      await rpc.call("getrawtransaction", [txHash, false]);
-      return true;
-    } catch (error) {
-      if (error instanceof JsonRpcError && error.rpcCode === RPC_INVALID_ADDRESS_OR_KEY) return false;
-      throw error;
-    }
-  };
+  const guardOf = guardInputs;
 
   return {
     chain,
@@ -233,7 +184,7 @@ export function createBitcoinSender(options: SenderFactoryOptions): ChainSender 
       try {
         return z.string().parse(await rpc.call("getblockhash", [height]));
       } catch (error) {
-        if (error instanceof JsonRpcError && error.rpcCode === RPC_INVALID_PARAMETER) return null;
+        if (error instanceof JsonRpcError && error.rpcCode === CORE_RPC.INVALID_PARAMETER) return null;
         throw error;
       }
     },
@@ -245,17 +196,18 @@ export function createBitcoinSender(options: SenderFactoryOptions): ChainSender 
     async prepare(orders): Promise<Prepared> {
       const outputs = outputsOf(orders);
       const feeRate = await feeRateNow();
+      const tip = await chainTip(rpc);
       // A dry run of sign()'s selection, without locks: sign() selects again inside its transaction.
       const coins = await freeCoins(db, chain, MAX_INPUTS, { lock: false });
       const result = plan(coins, outputs, feeRate);
       if (result.inputs === null) {
         throw short(result.target + result.fee, await freeTotal(db, chain));
       }
-      return { feeRate };
+      return { feeRate, tip } satisfies Prepared;
     },
 
     async sign(tx, orders, prepared) {
-      const { feeRate } = prepared as Prepared;
+      const { feeRate, tip } = prepared as Prepared;
       const outputs = outputsOf(orders);
       await releaseDeadReservations(tx, chain);
       await insertTreasuryAddress(tx, chain, "send", receive);
@@ -272,7 +224,7 @@ export function createBitcoinSender(options: SenderFactoryOptions): ChainSender 
       }
       const signed = signTransaction(result.inputs, all);
       await reserveCoins(tx, chain, result.inputs, signed.getId());
-      return attemptOf(signed, orders, result.inputs, feeRate, result.fee);
+      return attemptOf(signed, orders, result.inputs, feeRate, result.fee, tip);
     },
 
     async broadcast(attempt) {
@@ -281,10 +233,14 @@ export function createBitcoinSender(options: SenderFactoryOptions): ChainSender 
       } catch (error) {
         if (!(error instanceof JsonRpcError)) throw error;
         // Already mined: nothing to send.
-        if (error.rpcCode === RPC_TRANSACTION_ALREADY_IN_CHAIN) return;
-        // Inputs spent: by this very transaction (mined) is success; by a sibling, the pipeline sees it land.
-        if (error.rpcCode === RPC_TRANSACTION_ERROR && (await knownToNode(attempt.txHash))) return;
-        if (error.rpcCode === RPC_VERIFY_REJECTED && REFUSED_FOR_GOOD.test(error.message)) {
+        if (error.rpcCode === CORE_RPC.TRANSACTION_ALREADY_IN_CHAIN) return;
+        // Inputs spent: by this very transaction (in a block, or the mempool) is success; by a
+        // sibling, the pipeline sees that one land. Found by its block: no -txindex needed.
+        if (error.rpcCode === CORE_RPC.TRANSACTION_ERROR) {
+          const where = await locate(attempt);
+          if (where.state === "mined" || where.state === "pending") return;
+        }
+        if (refusedForGood(error.rpcCode, error.rpcMessage)) {
           throw new BroadcastRefusedError(`${chain} node refused ${attempt.txHash}: ${error.message}`, attempt.txHash);
         }
         throw new BroadcastRejectedError(`${chain} node refused ${attempt.txHash}: ${error.message}`, {
@@ -294,33 +250,22 @@ export function createBitcoinSender(options: SenderFactoryOptions): ChainSender 
       }
     },
 
-    async status(attempt) {
-      let found: z.infer<typeof rawTransactionSchema>;
-      try {
-        found = rawTransactionSchema.parse(await rpc.call("getrawtransaction", [attempt.txHash, true]));
-      } catch (error) {
-        if (!(error instanceof JsonRpcError && error.rpcCode === RPC_INVALID_ADDRESS_OR_KEY)) throw error;
-        await recordUnmined(db, chain, attempt.txHash);
-        const gone = await vanishedInput(attempt);
-        return gone === null
-          ? { state: "unknown" }
-          : {
-              state: "expired",
-              reason: `input ${gone.txid}:${gone.vout} no longer exists on the chain and no attempt of ours spent it (a reorg removed the transaction that created it)`,
-            };
+    status: locate,
+
+    async recordStatus(tx, attempt, status) {
+      if (status.state !== "mined") {
+        await recordUnmined(tx, chain, attempt.txHash);
+        return;
       }
-      if (found.blockhash === undefined || (found.confirmations ?? 0) <= 0) {
-        await recordUnmined(db, chain, attempt.txHash);
-        return { state: "pending" };
-      }
-      const header = headerSchema.parse(await rpc.call("getblockheader", [found.blockhash, true]));
-      if (header.confirmations < 0) {
-        await recordUnmined(db, chain, attempt.txHash);
-        return { state: "pending" };
-      }
-      const tx = Transaction.fromHex(attempt.raw);
-      await recordMined(db, chain, attempt.txHash, guardOf(attempt), changeOf(attempt, tx), header);
-      return { state: "mined", blockHeight: header.height, blockHash: header.hash };
+      const block = { height: status.blockHeight, hash: status.blockHash };
+      await recordMined(
+        tx,
+        chain,
+        attempt.txHash,
+        guardOf(attempt),
+        changeOf(attempt, Transaction.fromHex(attempt.raw)),
+        block,
+      );
     },
 
     async replace(tx, attempt, orders) {
@@ -373,7 +318,10 @@ export function createBitcoinSender(options: SenderFactoryOptions): ChainSender 
         }
       }
       const signed = signTransaction(inputs, all);
-      return attemptOf(signed, ordered, inputs, rate, fee);
+      // The same tip as the attempt it replaces: neither can be in a block at or below it.
+      const { fromHeight, fromHash } = attempt.guard as Partial<BitcoinGuard>;
+      const tip = fromHeight === undefined || fromHash === undefined ? {} : { fromHeight, fromHash };
+      return attemptOf(signed, ordered, inputs, rate, fee, tip);
     },
   };
 }

@@ -199,3 +199,21 @@ export async function siblingHashes(q: Queryable, chain: ChainId, txHash: string
   );
   return rows.map((row) => row.tx_hash);
 }
+
+/**
+ * The highest block our records place `inputs` in (treasury coins, or deposit outputs a sweep
+ * spends): a transaction spending them is mined above it. Null when no input is known with a block.
+ */
+export async function inputsHeight(q: Queryable, chain: ChainId, inputs: readonly Outpoint[]): Promise<number | null> {
+  const { rows } = await q.query<{ height: string | null }>(
+    `SELECT max(h)::text AS height FROM (
+       SELECT u.block_height AS h FROM unnest($2::text[], $3::int[]) AS i(txid, vout)
+         JOIN treasury_utxos u ON u.chain = $1 AND u.txid = i.txid AND u.vout = i.vout
+       UNION ALL
+       SELECT d.block_height FROM unnest($2::text[], $3::int[]) AS i(txid, vout)
+         JOIN deposits d ON d.chain = $1 AND d.tx_hash = i.txid AND d.position = 'vout:' || i.vout) x`,
+    [chain, inputs.map((i) => i.txid), inputs.map((i) => i.vout)],
+  );
+  const height = rows[0]?.height ?? null;
+  return height === null ? null : Number(height);
+}

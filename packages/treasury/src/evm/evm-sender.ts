@@ -21,6 +21,7 @@ import {
 } from "../chain-sender.ts";
 import type { SenderFactoryOptions } from "../sender-factories.ts";
 import { createEvmNode, type EvmFees, type EvmNode } from "./evm-node.ts";
+import { refusedForGood } from "./evm-refusals.ts";
 import { reusedFor } from "./reused-promise.ts";
 
 /** Blocks an EVM attempt may stay unmined before it is replaced with higher fees. */
@@ -51,14 +52,6 @@ interface RpcReceipt {
   blockHash: Hex;
   status: Hex;
 }
-
-/**
- * What a node says of a transaction that can never be valid as signed, whatever the mempool or the
- * account holds (geth, anvil/reth, erigon wording). Fee, nonce and funds refusals are not here: those
- * can pass later, and the pipeline's rebroadcasts and replacements handle them.
- */
-const REFUSED_FOR_GOOD =
-  /intrinsic gas too low|gas limit reached|exceeds block gas limit|invalid sender|invalid signature|invalid chain ?id|incorrect chain ?id|transaction type not supported|tx type not supported|oversized data|max initcode size exceeded/i;
 
 /** ceil(x * 1.125): the least bump every client accepts for a replacement (geth's 10%, with margin). */
 const bump = (x: bigint): bigint => x + (x + 7n) / 8n;
@@ -329,7 +322,7 @@ export function createEvmSender(options: SenderFactoryOptions & { node?: EvmNode
         const known = await rpc<unknown>("eth_getTransactionByHash", [attempt.txHash]);
         if (known) return;
         const said = error instanceof BaseError ? `${error.shortMessage} ${error.details}` : String(error);
-        if (REFUSED_FOR_GOOD.test(said)) {
+        if (refusedForGood(error)) {
           throw new BroadcastRefusedError(`${chain} node refused ${attempt.txHash}: ${said.trim()}`, attempt.txHash);
         }
         throw error;

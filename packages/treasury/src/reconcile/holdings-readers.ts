@@ -3,12 +3,15 @@ import { bitcoinRpc } from "@mp/chain-bitcoin";
 import { u64Schema } from "@mp/chain-solana";
 import { base58ToHex } from "@mp/chain-tron";
 import { type ChainAsset, type ChainConfig, chainFamily } from "@mp/core";
+import { JsonRpcError } from "@mp/rpc";
 import { PublicKey } from "@solana/web3.js";
 import { createPublicClient, encodeFunctionData, erc20Abi, type Hex, http } from "viem";
 import { z } from "zod";
+import { CORE_RPC } from "../bitcoin/core-refusals.ts";
 import { createSolanaReads, READ_COMMITMENT } from "../solana/solana-reads.ts";
 import { associatedTokenAddress } from "../solana/token-instructions.ts";
 import { TronNode } from "../tron/tron-node.ts";
+import type { MinedBlock } from "./our-records.ts";
 
 /** An output the records say paid one of our Bitcoin addresses (deposit, treasury receipt, coin). */
 export interface KnownOutput {
@@ -25,7 +28,7 @@ export interface HoldingsReader {
    * chain by its hash; `recorded` is the attempt's stored fee (a Bitcoin transaction's fee is fixed
    * by its bytes when signed). Null when the node does not have the transaction.
    */
-  feePaid(txHash: string, recorded: Record<string, unknown>): Promise<bigint | null>;
+  feePaid(txHash: string, recorded: Record<string, unknown>, block: MinedBlock | null): Promise<bigint | null>;
 }
 
 /** Addresses per JSON-RPC batch (balances are asked per address and asset). */
@@ -104,12 +107,23 @@ function bitcoinReader(config: ChainConfig): HoldingsReader {
       }
       return new Map([["BTC", total]]);
     },
-    async feePaid(txHash, recorded) {
+    async feePaid(txHash, recorded, block) {
       const fee = z.union([z.string(), z.number()]).safeParse(recorded.fee);
-      if (!fee.success) return null;
-      // The node still has it (in a block): the recorded fee is what it paid.
-      await rpc.call("getrawtransaction", [txHash, false]);
-      return BigInt(fee.data);
+      if (!fee.success || block === null) return null;
+      // The recorded fee is what it paid while its block is still the chain's and holds it. Asked
+      // with the block's hash: a node without -txindex (Core's default) finds it only so.
+      try {
+        const found = z
+          .object({ in_active_chain: z.boolean().optional() })
+          .parse(await rpc.call("getrawtransaction", [txHash, true, block.hash]));
+        return found.in_active_chain === false ? null : BigInt(fee.data);
+      } catch (error) {
+        if (!(error instanceof JsonRpcError)) throw error;
+        if (error.rpcCode === CORE_RPC.INVALID_ADDRESS_OR_KEY) return null;
+        // A pruned node no longer has the block's data: its hash at that height still says it is ours.
+        if (error.rpcCode !== CORE_RPC.MISC_ERROR) throw error;
+        return (await rpc.call("getblockhash", [block.height])) === block.hash ? BigInt(fee.data) : null;
+      }
     },
   };
 }

@@ -2,6 +2,12 @@ import { type ChainId, normalizeAddress } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import type { KnownOutput } from "./holdings-readers.ts";
 
+/** The block our records place a mined attempt in (a Bitcoin node without -txindex finds it only there). */
+export interface MinedBlock {
+  height: number;
+  hash: string;
+}
+
 /** Per asset, smallest units. */
 export type Amounts = Map<string, bigint>;
 
@@ -17,7 +23,10 @@ export interface ChainRecords {
   pendingDeposits: Amounts;
   /** Live operator top-ups of the treasury (treasury_receipts kind float). */
   float: Amounts;
-  /** Sends whose attempt is mined and whose recipient is not ours (a top-up of our own address moves nothing out). */
+  /**
+   * Sends whose attempt is mined and whose recipient is not ours, or is a deposit address a payout of
+   * ours paid (recorded as a deposit there); a top-up of our own address moves nothing out.
+   */
   sent: Amounts;
   /**
    * Native coin (lamports) our mined sweeps moved into the treasury wallet by closing deposit token
@@ -26,7 +35,7 @@ export interface ChainRecords {
    */
   sweepRent: bigint;
   /** Our mined transactions (landed or failed: a reverted one pays its fee too), to read their fees. */
-  minedAttempts: Array<{ txHash: string; fee: Record<string, unknown> }>;
+  minedAttempts: Array<{ txHash: string; fee: Record<string, unknown>; block: MinedBlock | null }>;
   /** Attempts broadcast but not seen mined yet: the chain may be ahead of our records by these. */
   inFlight: number;
 }
@@ -48,12 +57,13 @@ const bitcoinOutput = (txid: string, position: string): KnownOutput | null =>
  * fee counts, and on Solana the token-account rent it reclaims or pays (treasury_sweeps).
  */
 export async function readChainRecords(q: Queryable, chain: ChainId): Promise<ChainRecords> {
-  const addresses = await q.query<{ address: string; address_key: string }>(
-    `SELECT address, address_key FROM treasury_addresses WHERE chain = $1
-     UNION SELECT address, address_key FROM destinations WHERE chain = $1`,
+  const addresses = await q.query<{ address: string; address_key: string; deposit: boolean }>(
+    `SELECT address, address_key, false AS deposit FROM treasury_addresses WHERE chain = $1
+     UNION SELECT address, address_key, true AS deposit FROM destinations WHERE chain = $1`,
     [chain],
   );
   const ourKeys = new Set(addresses.rows.map((r) => r.address_key));
+  const depositKeys = new Set(addresses.rows.filter((r) => r.deposit).map((r) => r.address_key));
   const deposits = await q.query<{ asset: string; total: string; pending: string }>(
     `SELECT asset, sum(amount_raw)::text AS total, coalesce(sum(amount_raw) FILTER (WHERE status = 'PENDING'), 0)::text AS pending
        FROM deposits WHERE chain = $1 AND status <> 'REVERSED' GROUP BY asset`,
@@ -64,8 +74,8 @@ export async function readChainRecords(q: Queryable, chain: ChainId): Promise<Ch
       WHERE chain = $1 AND status <> 'REVERSED' AND kind = 'float' GROUP BY asset`,
     [chain],
   );
-  const sends = await q.query<{ asset: string; amount_raw: string; to_address: string }>(
-    `SELECT s.asset, s.amount_raw::text, s.to_address FROM treasury_sends s
+  const sends = await q.query<{ asset: string; amount_raw: string; to_address: string; purpose: string }>(
+    `SELECT s.asset, s.amount_raw::text, s.to_address, s.purpose FROM treasury_sends s
       WHERE s.chain = $1 AND EXISTS (
         SELECT 1 FROM treasury_attempt_sends x JOIN treasury_attempts a ON a.id = x.attempt_id
          WHERE x.send_id = s.id AND a.state = 'mined')`,
@@ -73,10 +83,20 @@ export async function readChainRecords(q: Queryable, chain: ChainId): Promise<Ch
   );
   const sent: Amounts = new Map();
   for (const send of sends.rows) {
-    if (!ourKeys.has(normalizeAddress(chain, send.to_address))) add(sent, send.asset, BigInt(send.amount_raw));
+    const key = normalizeAddress(chain, send.to_address);
+    // A payout of ours to a deposit address became a deposit there (the indexer records it): it left
+    // the treasury as the deposit arrived. A top-up or sweep between our addresses moved nothing out.
+    const payoutToDeposit = (send.purpose === "operator" || send.purpose === "transfer") && depositKeys.has(key);
+    if (!ourKeys.has(key) || payoutToDeposit) add(sent, send.asset, BigInt(send.amount_raw));
   }
-  const attempts = await q.query<{ tx_hash: string; fee: Record<string, unknown>; state: string }>(
-    `SELECT tx_hash, fee, state FROM treasury_attempts WHERE chain = $1 AND state IN ('mined', 'failed', 'broadcast', 'signed')
+  const attempts = await q.query<{
+    tx_hash: string;
+    fee: Record<string, unknown>;
+    state: string;
+    block_height: string | null;
+    block_hash: string | null;
+  }>(
+    `SELECT tx_hash, fee, state, block_height::text, block_hash FROM treasury_attempts WHERE chain = $1 AND state IN ('mined', 'failed', 'broadcast', 'signed')
       ORDER BY created_at, id`,
     [chain],
   );
@@ -106,7 +126,14 @@ export async function readChainRecords(q: Queryable, chain: ChainId): Promise<Ch
     // A failed attempt only pays a fee when it was mined (EVM revert, Tron OUT_OF_ENERGY): those keep their block.
     minedAttempts: attempts.rows
       .filter((a) => a.state === "mined" || a.state === "failed")
-      .map((a) => ({ txHash: a.tx_hash, fee: a.fee })),
+      .map((a) => ({
+        txHash: a.tx_hash,
+        fee: a.fee,
+        block:
+          a.block_height === null || a.block_hash === null
+            ? null
+            : { height: Number(a.block_height), hash: a.block_hash },
+      })),
     inFlight: attempts.rows.filter((a) => a.state === "broadcast" || a.state === "signed").length,
   };
 }

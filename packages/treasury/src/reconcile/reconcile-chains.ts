@@ -86,7 +86,7 @@ async function reconcileChain(
     try {
       holdings = await reader.holdings(records.addresses, records.knownOutputs);
       for (const attempt of records.minedAttempts) {
-        const fee = await reader.feePaid(attempt.txHash, attempt.fee);
+        const fee = await reader.feePaid(attempt.txHash, attempt.fee, attempt.block);
         if (fee === null) missing.push(attempt.txHash);
         else fees += fee;
       }

@@ -1,4 +1,10 @@
-import { resolveSolanaAssets, SLOT_SKIPPED_ERROR_CODES, type SolanaAssets, slotSchema } from "@mp/chain-solana";
+import {
+  resolveSolanaAssets,
+  SLOT_SKIPPED_ERROR_CODES,
+  type SolanaAssets,
+  slotSchema,
+  verifySolanaNode,
+} from "@mp/chain-solana";
 import { type ChainId, type Logger, ValidationError } from "@mp/core";
 import { JsonRpcError } from "@mp/rpc";
 import { Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruction } from "@solana/web3.js";
@@ -36,6 +42,21 @@ const signatureStatusSchema = z.object({
 });
 const signatureStatusesSchema = contextValue(z.array(signatureStatusSchema.nullable()));
 const blockHashSchema = z.object({ blockhash: z.string().min(32) });
+/** agave's JSON_RPC_SERVER_ERROR_SEND_TRANSACTION_PREFLIGHT_FAILURE: data is the simulation result. */
+const SEND_TRANSACTION_PREFLIGHT_FAILURE = -32002;
+/**
+ * The TransactionError of a preflight failure's data (`{err, logs, ...}`): a unit variant is its
+ * name ("AlreadyProcessed", "BlockhashNotFound"), others an object keyed by it; null when absent.
+ */
+function preflightError(data: unknown): string | null {
+  const err = z.object({ err: z.unknown() }).safeParse(data);
+  if (!err.success) return null;
+  const value = err.data.err;
+  if (typeof value === "string") return value;
+  if (value !== null && typeof value === "object") return Object.keys(value)[0] ?? null;
+  return null;
+}
+
 const guardSchema = z.object({ blockhash: z.string().min(32), lastValidBlockHeight: z.number().int().nonnegative() });
 
 /** What prepare() read for sign(): sign() makes no RPC call inside the pipeline's transaction. */
@@ -127,6 +148,8 @@ export function createSolanaSender(options: SenderFactoryOptions): ChainSender {
     // Never "stuck": a Solana transaction has no replacement with the same guard. While its status
     // is unknown the pipeline rebroadcasts the same bytes; status() ends it by proving expiry.
     stuckAfterBlocks: Number.MAX_SAFE_INTEGER,
+
+    verifyNode: () => verifySolanaNode(rpc, chain),
 
     async head() {
       return rpc.validated(slotSchema, await rpc.call("getSlot", [read]), "getSlot");
@@ -236,12 +259,13 @@ export function createSolanaSender(options: SenderFactoryOptions): ChainSender {
         },
       ]);
       if (!outcome || outcome.ok) return;
-      if (outcome.code === -32002) {
-        // Preflight refused it now. Already processed: it landed, which is success. Any other
-        // refusal (blockhash no longer usable, funds moved, an account changed) cannot be cured by
-        // sending the same bytes, and must not keep it "signed" forever: status() settles it, by
-        // finding it or by proving its blockhash expired (then the pipeline signs anew).
-        if (!/already been processed/i.test(outcome.message)) {
+      if (outcome.code === SEND_TRANSACTION_PREFLIGHT_FAILURE) {
+        // Preflight refused it now; the error's data is the simulation, its `err` the
+        // TransactionError. AlreadyProcessed: it landed, which is success. Any other refusal
+        // (blockhash no longer usable, funds moved, an account changed) cannot be cured by sending
+        // the same bytes, and must not keep it "signed" forever: status() settles it, by finding it
+        // or by proving its blockhash expired (then the pipeline signs anew).
+        if (preflightError(outcome.data) !== "AlreadyProcessed") {
           logger.warn(
             { attempt: attempt.id, txHash: attempt.txHash, refusal: outcome.message },
             "the node refused to forward a Solana attempt; its status will settle it",

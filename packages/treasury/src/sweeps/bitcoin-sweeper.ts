@@ -4,6 +4,7 @@ import { type ChainConfig, type ChainId, NATIVE_ASSETS } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { address as bitcoinAddress } from "bitcoinjs-lib";
 import { insertAttempt, listAttempts, type OpenAttempt } from "../attempt-store.ts";
+import { type BitcoinGuard, chainTip } from "../bitcoin/attempt-location.ts";
 import {
   bitcoinFeeRate,
   bumpedFeeRate,
@@ -157,7 +158,10 @@ class BitcoinChainSweep extends ChainSweepPass<ChainConfig, BitcoinSweeperOption
     if (sends.size !== new Set(inputs.map((i) => i.destinationId)).size) return;
     const oldRate = BigInt(String((attempt.fee as { feeRate?: unknown }).feeRate ?? "0"));
     const rate = bumpedFeeRate(oldRate, await bitcoinFeeRate(this.rpc, this.runtime));
-    const batch = this.signBatch(inputs, rate);
+    // The same tip as the batch it replaces: neither can be in a block at or below it.
+    const { fromHeight, fromHash } = attempt.guard as Partial<BitcoinGuard>;
+    const tip = fromHeight === undefined || fromHash === undefined ? {} : { fromHeight, fromHash };
+    const batch = this.signBatch(inputs, rate, tip);
     if (batch === null) {
       this.logger.warn(
         { txHash: attempt.txHash },
@@ -189,7 +193,11 @@ class BitcoinChainSweep extends ChainSweepPass<ChainConfig, BitcoinSweeperOption
    * The batch signed with the deposit keys at `rate`: one output to the treasury, and each
    * address's share of the fee (by its inputs). Null when it cannot pay its fee (or a key mismatch).
    */
-  private signBatch(inputs: readonly DepositOutput[], rate: bigint): SignedBatch | null {
+  private signBatch(
+    inputs: readonly DepositOutput[],
+    rate: bigint,
+    tip: Omit<BitcoinGuard, "inputs">,
+  ): SignedBatch | null {
     const fee = feeFor(estimateVsize(inputs.length, 1, outputBytes(this.script)), rate);
     const total = inputs.reduce((sum, i) => sum + i.amountRaw, 0n);
     if (total - fee < P2WPKH_DUST) return null;
@@ -213,7 +221,7 @@ class BitcoinChainSweep extends ChainSweepPass<ChainConfig, BitcoinSweeperOption
       txHash: signed.getId(),
       raw: signed.toHex(),
       from: inputs[0]?.address ?? this.treasury,
-      guard: { inputs: inputs.map((i) => ({ txid: i.txid, vout: i.vout })) },
+      guard: { inputs: inputs.map((i) => ({ txid: i.txid, vout: i.vout })), ...tip },
       rate,
       fee,
       shares,
@@ -222,7 +230,9 @@ class BitcoinChainSweep extends ChainSweepPass<ChainConfig, BitcoinSweeperOption
 
   /** Signs the batch with the deposit keys, stores rows, sends and attempt, then broadcasts. */
   private async sweep(inputs: DepositOutput[]): Promise<void> {
-    const batch = this.signBatch(inputs, await bitcoinFeeRate(this.rpc, this.runtime));
+    // The tip it is signed above: the sender finds it by its block, without -txindex (attempt-location.ts).
+    const tip = await chainTip(this.rpc);
+    const batch = this.signBatch(inputs, await bitcoinFeeRate(this.rpc, this.runtime), tip);
     if (batch === null) return;
     const destinations = [...batch.shares.keys()];
     const stored = await this.fenced(async (tx) => {
@@ -275,7 +285,7 @@ interface SignedBatch {
   txHash: string;
   raw: string;
   from: string;
-  guard: { inputs: Outpoint[] };
+  guard: BitcoinGuard;
   rate: bigint;
   fee: bigint;
   /** Each deposit address's (destination's) share of the fee. */

@@ -1,4 +1,5 @@
-import { TronApiError, TronHttpClient } from "@mp/chain-tron";
+import { TronApiError, TronHttpClient, verifyTronNode } from "@mp/chain-tron";
+import type { ChainId } from "@mp/core";
 import { z } from "zod";
 
 /**
@@ -97,6 +98,11 @@ export class TronNode {
 
   constructor(options: { url: string; setting: string; fetch?: typeof globalThis.fetch | undefined }) {
     this.client = new TronHttpClient(options);
+  }
+
+  /** The node keeps what the sender needs (transaction receipts): @mp/chain-tron's verifyTronNode. */
+  verify(chain: ChainId): Promise<void> {
+    return verifyTronNode(this.client, chain);
   }
 
   async head(): Promise<HeadBlock> {

@@ -134,6 +134,7 @@ export function createTronSender(options: SenderFactoryOptions): ChainSender {
     maxBatch: 1,
     stuckAfterBlocks: STUCK_AFTER_BLOCKS,
 
+    verifyNode: () => node.verify(config.chain),
     head: async () => (await node.head()).number,
     blockHash: (height) => node.blockId(height),
 

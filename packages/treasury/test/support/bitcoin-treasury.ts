@@ -32,10 +32,17 @@ export interface BitcoinTreasuryHarness {
 /**
  * The Bitcoin test node, a BITCOIN chain config on it, the treasury's receive address recorded in
  * treasury_addresses (as the signer does at start), and the real indexer watching it: the
- * treasury's coins reach treasury_utxos the way they do in production.
+ * treasury's coins reach treasury_utxos the way they do in production. The node runs without
+ * `-txindex` (Core's default) unless `txindex` is set.
  */
-export async function startBitcoinTreasury(db: Database): Promise<BitcoinTreasuryHarness> {
-  const node = await startBitcoinTestNode({ walletSeed: `treasury-${Math.random()}` });
+export async function startBitcoinTreasury(
+  db: Database,
+  options: { txindex?: boolean } = {},
+): Promise<BitcoinTreasuryHarness> {
+  const node = await startBitcoinTestNode({
+    walletSeed: `treasury-${Math.random()}`,
+    txindex: options.txindex ?? false,
+  });
   const config = resolveChainConfig("BITCOIN", {
     rpcUrl: node.url,
     confirmations: 2,
@@ -116,9 +123,14 @@ export async function nodeRpc(
   return reply.error ? { error: reply.error } : { result: reply.result };
 }
 
-/** What the node's active chain paid `address` in the transaction `txid` (0 when the transaction is not mined). */
+/**
+ * What the node's active chain paid `address` in the transaction `txid` (0 when the transaction is
+ * not mined). Asked with the block's hash, as a node without -txindex needs.
+ */
 export async function paidOnChain(node: BitcoinTestNode, txid: string, address: string): Promise<bigint> {
-  const { result } = await nodeRpc(node, "getrawtransaction", [txid, true]);
+  const block = node.blockOf(txid);
+  if (block === undefined) return 0n;
+  const { result } = await nodeRpc(node, "getrawtransaction", [txid, true, block]);
   const tx = result as
     | { confirmations?: number; vout: { value: string; scriptPubKey: { address?: string } }[] }
     | undefined;

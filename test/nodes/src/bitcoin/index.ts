@@ -27,6 +27,12 @@ export interface BitcoinTestNodeOptions {
   feeEstimateSatPerVb?: number | null;
   /** Seeds the node wallet's keys; nodes with the same seed have the same wallet. */
   walletSeed?: string;
+  /**
+   * As with Core's `-txindex`: getrawtransaction finds mined transactions without a blockhash, and
+   * getindexinfo lists the index. Off by default, as Core's default is: a mined transaction is then
+   * found only with the hash of its block.
+   */
+  txindex?: boolean;
 }
 
 /** An output for sendOutputs: to an address, or to any raw script (OP_RETURN, non-standard). */
@@ -38,7 +44,11 @@ export interface BitcoinTestNode {
   readonly port: number;
   readonly network: BitcoinNetworkName;
   readonly height: number;
+  /** Whether it runs as with `-txindex`. */
+  readonly txindex: boolean;
   blockHash(height: number): string;
+  /** The hash of the active-chain block holding `txid` (what a test needs for getrawtransaction without -txindex). */
+  blockOf(txid: string): string | undefined;
   /** Mines `count` blocks with the mempool (to a new wallet address unless given); returns hashes. */
   mine(count?: number, toAddress?: string): string[];
   /** A new receive address of the node wallet. */
@@ -50,6 +60,8 @@ export interface BitcoinTestNode {
   /** Replaces the last `depth` blocks with a new branch; see ReorgOptions. */
   reorg(depth: number, options?: ReorgOptions): { removed: string[]; added: string[] };
   mempool(): string[];
+  /** Drops the data of every block below `height`, as a pruned node (`-prune`) has: getblock answers -1. */
+  prune(height: number): void;
   /**
    * What mine() takes from the mempool: `hold` leaves every transaction out (a send stays stuck),
    * `minFeeRateSatPerVb` leaves out those paying less (and their descendants), as miners would.
@@ -117,6 +129,8 @@ export async function startBitcoinTestNode(options: BitcoinTestNodeOptions = {})
     network: params.encoding,
     chainName: CHAIN_NAMES[network],
     feeEstimateSatPerVb: options.feeEstimateSatPerVb ?? null,
+    txindex: options.txindex ?? false,
+    pruneHeight: 0,
     mine(count, payoutScript) {
       const hashes: string[] = [];
       for (let i = 0; i < count; i++) hashes.push(chain.mine(payoutScript).hash);
@@ -155,6 +169,8 @@ export async function startBitcoinTestNode(options: BitcoinTestNodeOptions = {})
     get height() {
       return chain.height;
     },
+    txindex: internals.txindex,
+    blockOf: (txid) => chain.blockOf(txid)?.hash,
     blockHash(height) {
       const block = chain.blockAt(height);
       if (block === undefined) throw new RangeError(`no block at height ${height}`);
@@ -176,6 +192,9 @@ export async function startBitcoinTestNode(options: BitcoinTestNodeOptions = {})
     },
     reorg: (depth, reorgOptions = {}) => chain.reorg(depth, reorgOptions, walletScript),
     mempool: () => chain.mempool(),
+    prune(height) {
+      internals.pruneHeight = Math.max(internals.pruneHeight, height);
+    },
     setMiningPolicy(policy) {
       chain.miningPolicy = { ...chain.miningPolicy, ...policy };
     },

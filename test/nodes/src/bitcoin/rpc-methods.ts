@@ -22,6 +22,7 @@ import { describeScript, scriptToAsm } from "./script-json.ts";
  * (named parameters work), defaults, results and error codes (src/rpc/protocol.h).
  */
 
+const RPC_MISC_ERROR = -1;
 const RPC_TYPE_ERROR = -3;
 const RPC_INVALID_ADDRESS_OR_KEY = -5;
 const RPC_WALLET_INSUFFICIENT_FUNDS = -6;
@@ -42,6 +43,13 @@ export interface NodeInternals {
   sendFromWallet(outputs: { script: Uint8Array; value: bigint }[], subtractFee: boolean): Transaction;
   /** What estimatesmartfee answers, in sat/vB; null answers Core's "Insufficient data" (fresh regtest). */
   feeEstimateSatPerVb: number | null;
+  /**
+   * Runs as with `-txindex`: getrawtransaction finds a mined transaction without a blockhash. Off
+   * (Core's default), it finds only mempool transactions unless given the block that holds one.
+   */
+  txindex: boolean;
+  /** Blocks below this height have no data any more (a pruned node); 0: none pruned. */
+  pruneHeight: number;
 }
 
 class Params {
@@ -151,9 +159,24 @@ function typeError(value: unknown, expected: string): RpcFailure {
 export function createDispatch(node: NodeInternals): Dispatch {
   const { chain, wallet, network } = node;
 
+  /** Core's -5 text of getrawtransaction (rpc/rawtransaction.cpp), which depends on -txindex. */
+  const noSuchTransaction = (inBlock: boolean): string =>
+    `${
+      inBlock
+        ? "No such transaction found in the provided block"
+        : node.txindex
+          ? "No such mempool or blockchain transaction"
+          : "No such mempool transaction. Use -txindex or provide a block hash to enable blockchain transaction queries"
+    }. Use gettransaction for wallet transactions.`;
+
   const blockByHash = (hash: string): StoredBlock => {
     const block = chain.blockByHash(hash);
     if (block === undefined) throw new RpcFailure(RPC_INVALID_ADDRESS_OR_KEY, "Block not found");
+    return block;
+  };
+  /** The block, when the node still has its data (Core's BLOCK_HAVE_DATA; pruning drops it). */
+  const blockData = (block: StoredBlock, message: string): StoredBlock => {
+    if (block.height < node.pruneHeight) throw new RpcFailure(RPC_MISC_ERROR, message);
     return block;
   };
   const outputScript = (address: string, message: string): Uint8Array => {
@@ -188,6 +211,7 @@ export function createDispatch(node: NodeInternals): Dispatch {
       run: (p) => {
         const block = blockByHash(p.hash(0));
         const verbosity = p.verbosity(1, 1);
+        blockData(block, "Block not available (pruned data)");
         if (verbosity <= 0) return JSON.stringify(block.block.toHex());
         if (verbosity >= 3) {
           throw new RpcFailure(RPC_INVALID_PARAMETER, "verbosity 3 (prevout) is not served by this test node");
@@ -212,9 +236,18 @@ export function createDispatch(node: NodeInternals): Dispatch {
           initialblockdownload: false,
           chainwork: tip.chainwork.toString(16).padStart(64, "0"),
           size_on_disk: 0,
-          pruned: false,
+          pruned: node.pruneHeight > 0,
+          ...(node.pruneHeight > 0 ? { pruneheight: node.pruneHeight, automatic_pruning: false } : {}),
           warnings: [],
         });
+      },
+    },
+    getindexinfo: {
+      params: ["index_name"],
+      run: (p) => {
+        const name = p.string(0, "");
+        const indexes = node.txindex ? { txindex: { synced: true, best_block_height: chain.height } } : {};
+        return stringifyJson(name === "" || name === "txindex" ? indexes : {});
       },
     },
     getnewaddress: {
@@ -287,20 +320,15 @@ export function createDispatch(node: NodeInternals): Dispatch {
       run: (p) => {
         const txid = p.txid(0);
         const verbosity = p.optionalVerbosity(1);
-        // This node runs as if with -txindex: confirmed transactions are found without a blockhash.
-        const wanted = p.string(2, "") === "" ? undefined : blockByHash(p.hash(2));
+        // Core's GetTransaction: the given block only; else the mempool, then (with -txindex only)
+        // the block the index names. Without -txindex a mined transaction needs its blockhash.
+        const wanted = p.string(2, "") === "" ? undefined : blockData(blockByHash(p.hash(2)), "Block not available");
         const entry = wanted === undefined ? chain.mempoolEntry(txid) : undefined;
-        const block = wanted ?? (entry === undefined ? chain.blockOf(txid) : undefined);
+        const indexed = wanted === undefined && entry === undefined && node.txindex ? chain.blockOf(txid) : undefined;
+        const block = wanted ?? indexed;
         const index = block?.txids.indexOf(txid) ?? -1;
         const tx = entry?.tx ?? (index >= 0 ? block?.txs[index] : undefined);
-        if (tx === undefined) {
-          throw new RpcFailure(
-            RPC_INVALID_ADDRESS_OR_KEY,
-            wanted === undefined
-              ? "No such mempool or blockchain transaction. Use gettransaction for wallet transactions."
-              : "No such transaction found in the provided block. Use gettransaction for wallet transactions.",
-          );
-        }
+        if (tx === undefined) throw new RpcFailure(RPC_INVALID_ADDRESS_OR_KEY, noSuchTransaction(wanted !== undefined));
         if (verbosity <= 0) return JSON.stringify(tx.toHex());
         const json = transactionJsonValue(tx, network) as Record<string, unknown>;
         if (block === undefined) return stringifyJson(json as never);

@@ -13,6 +13,7 @@ import {
   getTokenAccountBalance,
   isBlockhashValid,
   sendTransaction,
+  TRANSACTION_HISTORY_NOT_AVAILABLE,
 } from "./transaction-methods.ts";
 
 /** What a method answers: a value to serialise, pre-rendered UTF-8 JSON, or a JSON-RPC error. */
@@ -31,6 +32,8 @@ export interface RpcContext {
   tokenDecimals(mint: string): number | undefined;
   /** Whether sent transactions are being lost before they reach a leader (a test control). */
   dropping(): boolean;
+  /** agave's enable_rpc_transaction_history: off, the history methods answer -32011. */
+  transactionHistory: boolean;
 }
 
 const commitmentSchema = z.enum(["processed", "confirmed", "finalized"]);
@@ -118,6 +121,7 @@ function getBlocks(context: RpcContext, args: unknown[]): RpcAnswer {
 }
 
 function getBlock(context: RpcContext, args: unknown[]): RpcAnswer {
+  if (!context.transactionHistory) return TRANSACTION_HISTORY_NOT_AVAILABLE;
   const slot = slotSchema.safeParse(args[0]);
   if (!slot.success) return invalidParams("slot must be a u64");
   const parsed = getBlockConfigSchema.safeParse(args[1]);

@@ -23,6 +23,11 @@ export interface SolanaTestNodeOptions {
   seed?: string;
   /** SPL tokens the node mints at genesis (default USDC and USDT, 6 decimals). */
   tokens?: ReadonlyArray<{ asset: string; decimals: number }>;
+  /**
+   * As agave's `--enable-rpc-transaction-history` (on by default here, as on every RPC provider):
+   * off, getBlock and getSignatureStatuses with searchTransactionHistory answer -32011.
+   */
+  transactionHistory?: boolean;
 }
 
 /** Who signs and pays: a web3.js Keypair (or anything with its 64-byte secretKey). Default: the node faucet. */
@@ -174,6 +179,7 @@ export async function startSolanaTestNode(options: SolanaTestNodeOptions = {}): 
     routerProgramId,
     tokenDecimals: (mint) => decimalsByMint.get(mint),
     dropping: () => dropping,
+    transactionHistory: options.transactionHistory ?? true,
   };
 
   const mine = (count = 1) => chain.mine(count);

@@ -55,6 +55,11 @@ const readConfigSchema = z
   .optional();
 
 const invalidParams = (message: string): RpcAnswer => ({ error: { code: -32602, message } });
+
+/** agave's RpcCustomError::TransactionHistoryNotAvailable (a node without --enable-rpc-transaction-history). */
+export const TRANSACTION_HISTORY_NOT_AVAILABLE: RpcAnswer = {
+  error: { code: -32011, message: "Transaction history is not available from this node" },
+};
 /** A u64 may exceed 2^53: written with every digit, as the Rust server writes it. */
 const exact = (result: unknown): RpcAnswer => ({ raw: Buffer.from(stringifyU64(result)) });
 
@@ -187,6 +192,7 @@ export function getSignatureStatuses(context: RpcContext, args: unknown[]): RpcA
   const signatures = z.array(z.string()).safeParse(args[0]);
   const config = z.object({ searchTransactionHistory: z.boolean().optional() }).optional().safeParse(args[1]);
   if (!signatures.success || !config.success) return invalidParams("Invalid params: invalid signatures or config");
+  if (config.data?.searchTransactionHistory && !context.transactionHistory) return TRANSACTION_HISTORY_NOT_AVAILABLE;
   if (signatures.data.length > MAX_SIGNATURE_STATUSES) {
     return invalidParams(`Too many inputs provided; max ${MAX_SIGNATURE_STATUSES}`);
   }

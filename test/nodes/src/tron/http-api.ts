@@ -61,7 +61,7 @@ function route(wallet: WalletContext, control: ControlTransfer, url: string, tex
       const num = parsed.data.num ?? 0;
       if (num <= 0) return ok("{}");
       const block = chain.block(num);
-      return ok(block ? renderTransactionInfos(block) : "[]");
+      return ok(block && wallet.transactionHistory ? renderTransactionInfos(block) : "[]");
     }
     case "/wallet/getblockbylimitnext": {
       const parsed = limitSchema.safeParse(body);

@@ -13,6 +13,12 @@ export interface TronTestNodeOptions {
   blockIntervalMs?: number;
   /** Seed of every key, address and hash: the same seed gives the same chain. */
   seed?: string;
+  /**
+   * java-tron's `storage.transHistory.switch` (on by default, as here): off, the node keeps no
+   * TransactionInfo, so gettransactioninfobyid answers {} and gettransactioninfobyblocknum [] for
+   * every transaction.
+   */
+  transactionHistory?: boolean;
 }
 
 /** Who signs and pays (default: the node's funded faucet key). */
@@ -156,7 +162,8 @@ export async function startTronTestNode(options: TronTestNodeOptions = {}): Prom
     );
   };
 
-  const server = createTronHttpServer({ chain, tokenHex: usdtHex, now }, (body) => {
+  const transactionHistory = options.transactionHistory ?? true;
+  const server = createTronHttpServer({ chain, tokenHex: usdtHex, now, transactionHistory }, (body) => {
     const parsed = controlSchema.safeParse(body);
     if (!parsed.success) throw new RangeError(parsed.error.issues[0]?.message ?? "invalid body");
     const amount = BigInt(parsed.data.amount);

@@ -82,6 +82,8 @@ export interface WalletContext {
   tokenHex: string;
   /** A timestamp for a new transaction: the node's clock, strictly increasing. */
   now(): number;
+  /** java-tron's storage.transHistory.switch: off, no TransactionInfo is kept (receipts answer {} / []). */
+  transactionHistory: boolean;
 }
 
 /** Handles `/wallet/*` endpoints of the sending side; undefined for a path it does not serve. */
@@ -104,7 +106,7 @@ export function walletRoute(context: WalletContext, path: string, body: unknown)
     case "/wallet/gettransactioninfobyid": {
       const parsed = valueSchema.safeParse(body);
       if (!parsed.success) return ok("{}");
-      const found = context.chain.find(parsed.data.value.toLowerCase());
+      const found = context.transactionHistory ? context.chain.find(parsed.data.value.toLowerCase()) : undefined;
       return ok(found ? renderTransactionInfo(found.block, found.included) : "{}");
     }
     case "/wallet/getaccount": {

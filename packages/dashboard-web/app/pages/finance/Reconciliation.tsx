@@ -1,17 +1,73 @@
 import { useState } from "preact/hooks";
+import { Amount } from "../../components/Amount.tsx";
 import { formatDateTime } from "../../components/format.ts";
-import { Empty, Loading } from "../../components/Loading.tsx";
+import { Loading } from "../../components/Loading.tsx";
 import { Notice } from "../../components/Notice.tsx";
+import { type Column, Table } from "../../components/Table.tsx";
 import { UnmatchedLines } from "../../components/UnmatchedLines.tsx";
 import { useAction } from "../../components/useAction.ts";
 import { useLoad } from "../../components/useLoad.ts";
-import { operatorApi, type ReconcileLine } from "../../operator-api.ts";
+import { operatorApi, type ReconcileLine, type StatementImport } from "../../operator-api.ts";
 
 const LINE_STATUS: Record<ReconcileLine["status"], string> = {
   agrees: "Agrees",
   unexplained: "Unexplained difference",
   unreadable: "Cannot read the chain",
 };
+
+/** A figure of a line: rounded to the asset's precision, every digit in smallest units on demand. */
+function LineAmount(props: { raw: string | null; line: ReconcileLine }) {
+  if (props.raw === null) return <>—</>;
+  return (
+    <>
+      <Amount raw={props.raw} decimals={props.line.decimals} asset={props.line.asset} />
+      <details class="exact">
+        <summary>Exact</summary>
+        <div class="mono">{props.raw} (smallest units)</div>
+      </details>
+    </>
+  );
+}
+
+const LINE_COLUMNS: ReadonlyArray<Column<ReconcileLine>> = [
+  { header: "Chain · asset", cell: (line) => `${line.chain} · ${line.asset}`, rowHeader: true },
+  {
+    header: "Status",
+    cell: (line) => (
+      <>
+        <span class={`status reconcile-${line.status}`}>{LINE_STATUS[line.status]}</span>
+        <div class="hint">{line.explanation}</div>
+      </>
+    ),
+  },
+  { header: "On chain", cell: (line) => <LineAmount raw={line.chain_holdings} line={line} /> },
+  { header: "Expected", cell: (line) => <LineAmount raw={line.expected} line={line} /> },
+  { header: "Difference", cell: (line) => <LineAmount raw={line.difference} line={line} /> },
+];
+
+const IMPORT_COLUMNS: ReadonlyArray<Column<StatementImport>> = [
+  {
+    header: "File",
+    cell: (i) => (
+      <>
+        {i.file_name} <span class="hint">({i.format})</span>
+      </>
+    ),
+  },
+  { header: "Lines", cell: (i) => i.lines, class: "mono" },
+  { header: "Credited", cell: (i) => i.credited, class: "mono" },
+  { header: "Unmatched", cell: (i) => i.unmatched, class: "mono" },
+  { header: "Already imported", cell: (i) => i.already_imported, class: "mono" },
+  {
+    header: "Imported",
+    cell: (i) => (
+      <>
+        {formatDateTime(i.imported_at)}
+        <div class="hint">{i.imported_by}</div>
+      </>
+    ),
+  },
+];
 
 /** `payments reconcile chains`, run on demand: it asks each configured chain's node. */
 function ChainReconciliation() {
@@ -21,7 +77,7 @@ function ChainReconciliation() {
   // No chains configured is a 503 whose message says so.
   const run = async () => setReport(await act(() => operatorApi.reconcileChains()));
   return (
-    <section aria-labelledby="chain-reconciliation-title" aria-live="polite">
+    <section aria-labelledby="chain-reconciliation-title" aria-live="polite" aria-busy={busy}>
       <div class="page-head">
         <h2 id="chain-reconciliation-title">Chains</h2>
         <button type="button" class="button primary" onClick={run} disabled={busy}>
@@ -44,40 +100,12 @@ function ChainReconciliation() {
         <Notice kind="error">A difference nothing in the records explains: see the lines below.</Notice>
       )}
       {report && report.lines.length > 0 && (
-        <table class="table">
-          <caption class="visually-hidden">Chain reconciliation by chain and asset, in smallest units</caption>
-          <thead>
-            <tr>
-              <th scope="col">Chain · asset</th>
-              <th scope="col">Status</th>
-              <th scope="col">On chain</th>
-              <th scope="col">Expected</th>
-              <th scope="col">Difference</th>
-            </tr>
-          </thead>
-          <tbody>
-            {report.lines.map((line) => (
-              <tr key={`${line.chain}:${line.asset}`}>
-                <th scope="row" data-label="Chain · asset">
-                  {line.chain} · {line.asset}
-                </th>
-                <td data-label="Status">
-                  <span class={`status reconcile-${line.status}`}>{LINE_STATUS[line.status]}</span>
-                  <div class="hint">{line.explanation}</div>
-                </td>
-                <td data-label="On chain" class="mono">
-                  {line.chain_holdings ?? "—"}
-                </td>
-                <td data-label="Expected" class="mono">
-                  {line.expected}
-                </td>
-                <td data-label="Difference" class="mono">
-                  {line.difference ?? "—"}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          caption="Chain reconciliation by chain and asset"
+          columns={LINE_COLUMNS}
+          rows={report.lines}
+          rowKey={(line) => `${line.chain}:${line.asset}`}
+        />
       )}
     </section>
   );
@@ -91,48 +119,14 @@ function BankReconciliation() {
       <Loading loaded={bank} what="the bank reconciliation" retry={reload}>
         {({ imports, unmatched }) => (
           <>
-            {imports.length === 0 ? (
-              <Empty title="No bank statement imported yet.">Import one on the Bank statements page.</Empty>
-            ) : (
-              <table class="table">
-                <caption>Latest statement imports</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">File</th>
-                    <th scope="col">Lines</th>
-                    <th scope="col">Credited</th>
-                    <th scope="col">Unmatched</th>
-                    <th scope="col">Already imported</th>
-                    <th scope="col">Imported</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {imports.map((i) => (
-                    <tr key={i.id}>
-                      <td data-label="File">
-                        {i.file_name} <span class="hint">({i.format})</span>
-                      </td>
-                      <td data-label="Lines" class="mono">
-                        {i.lines}
-                      </td>
-                      <td data-label="Credited" class="mono">
-                        {i.credited}
-                      </td>
-                      <td data-label="Unmatched" class="mono">
-                        {i.unmatched}
-                      </td>
-                      <td data-label="Already imported" class="mono">
-                        {i.already_imported}
-                      </td>
-                      <td data-label="Imported">
-                        {formatDateTime(i.imported_at)}
-                        <div class="hint">{i.imported_by}</div>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
+            <Table
+              caption="Latest statement imports"
+              showCaption
+              columns={IMPORT_COLUMNS}
+              rows={imports}
+              rowKey={(i) => i.id}
+              empty={{ title: "No bank statement imported yet.", children: "Import one on the Bank statements page." }}
+            />
             <h3>Differences: unmatched lines</h3>
             <UnmatchedLines lines={unmatched} />
           </>

@@ -1,5 +1,6 @@
 import { formatDateTime } from "../../components/format.ts";
 import { Empty, Loading, RefreshableHead } from "../../components/Loading.tsx";
+import { type Column, Table } from "../../components/Table.tsx";
 import { useLoad } from "../../components/useLoad.ts";
 import { type ChainRow, type ChainStateName, operatorApi } from "../../operator-api.ts";
 
@@ -38,6 +39,33 @@ function LagChart(props: { chain: string; history: ChainRow["lag_history"] }) {
   );
 }
 
+const COLUMNS: ReadonlyArray<Column<ChainRow>> = [
+  { header: "Chain", cell: (c) => c.chain, rowHeader: true },
+  {
+    header: "State",
+    cell: (c) => (
+      <>
+        <span class={`status chain-${c.state}`}>{STATE_NAMES[c.state]}</span>
+        {c.stopped_error && <div class="hint">{c.stopped_error}</div>}
+        {c.leader && (
+          <div class="hint">
+            {c.leader.host} pid {c.leader.pid}
+          </div>
+        )}
+      </>
+    ),
+  },
+  { header: "Head", cell: (c) => c.head_height ?? "—", class: "mono" },
+  { header: "Indexed", cell: (c) => c.indexed_height ?? "—", class: "mono" },
+  { header: "Lag", cell: (c) => (c.lag === null ? "—" : `${c.lag} blocks`), class: "mono" },
+  { header: "Lag over time", cell: (c) => <LagChart chain={c.chain} history={c.lag_history} /> },
+  {
+    header: "RPC errors",
+    cell: (c) => (c.rpc_errors === null ? <span class="muted">Not in this process</span> : c.rpc_errors),
+    class: "mono",
+  },
+];
+
 /** The operator's chains: head, indexed height, lag and its recent history, RPC errors and state. */
 export function Chains() {
   const [chains, reload] = useLoad(() => operatorApi.chains(), "operator-chains");
@@ -56,53 +84,7 @@ export function Chains() {
                 Lagging: more than {lagging} blocks behind the head. Lag history is sampled each minute by this process;
                 Prometheus keeps the long one (deploy/grafana).
               </p>
-              <table class="table">
-                <caption class="visually-hidden">Indexer state of each chain</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Chain</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Head</th>
-                    <th scope="col">Indexed</th>
-                    <th scope="col">Lag</th>
-                    <th scope="col">Lag over time</th>
-                    <th scope="col">RPC errors</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {items.map((c) => (
-                    <tr key={c.chain}>
-                      <th scope="row" data-label="Chain">
-                        {c.chain}
-                      </th>
-                      <td data-label="State">
-                        <span class={`status chain-${c.state}`}>{STATE_NAMES[c.state]}</span>
-                        {c.stopped_error && <div class="hint">{c.stopped_error}</div>}
-                        {c.leader && (
-                          <div class="hint">
-                            {c.leader.host} pid {c.leader.pid}
-                          </div>
-                        )}
-                      </td>
-                      <td data-label="Head" class="mono">
-                        {c.head_height ?? "—"}
-                      </td>
-                      <td data-label="Indexed" class="mono">
-                        {c.indexed_height ?? "—"}
-                      </td>
-                      <td data-label="Lag" class="mono">
-                        {c.lag === null ? "—" : `${c.lag} blocks`}
-                      </td>
-                      <td data-label="Lag over time">
-                        <LagChart chain={c.chain} history={c.lag_history} />
-                      </td>
-                      <td data-label="RPC errors" class="mono">
-                        {c.rpc_errors === null ? <span class="muted">Not in this process</span> : c.rpc_errors}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
+              <Table caption="Indexer state of each chain" columns={COLUMNS} rows={items} rowKey={(c) => c.chain} />
             </>
           )
         }

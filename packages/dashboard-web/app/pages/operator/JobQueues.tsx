@@ -1,9 +1,40 @@
 import { formatDateTime, formatDuration } from "../../components/format.ts";
-import { Empty, Loading, RefreshableHead } from "../../components/Loading.tsx";
+import { Loading, RefreshableHead } from "../../components/Loading.tsx";
+import { type Column, Table } from "../../components/Table.tsx";
 import { useLoad } from "../../components/useLoad.ts";
-import { operatorApi } from "../../operator-api.ts";
+import { type FailedJob, operatorApi, type QueueRow } from "../../operator-api.ts";
 
 const STATES = ["created", "retry", "active", "completed", "failed", "cancelled"] as const;
+
+const QUEUE_COLUMNS: ReadonlyArray<Column<QueueRow>> = [
+  { header: "Queue", cell: (q) => <code>{q.queue}</code>, rowHeader: true },
+  ...STATES.map(
+    (s): Column<QueueRow> => ({
+      header: s,
+      cell: (q) => q.counts[s] ?? 0,
+      class: (q) => (s === "failed" && q.counts[s] ? "mono danger-text" : "mono"),
+    }),
+  ),
+  {
+    header: "Oldest waiting",
+    cell: (q) => (q.oldest_waiting_seconds === null ? "—" : formatDuration(q.oldest_waiting_seconds)),
+  },
+];
+
+const FAILED_COLUMNS: ReadonlyArray<Column<FailedJob>> = [
+  {
+    header: "Queue",
+    cell: (f) => (
+      <>
+        <code>{f.queue}</code>
+        <div class="hint mono">{f.id}</div>
+      </>
+    ),
+  },
+  { header: "Failed", cell: (f) => formatDateTime(f.failed_at) },
+  { header: "Retries", cell: (f) => f.retry_count, class: "mono" },
+  { header: "Error", cell: (f) => f.error ?? "—" },
+];
 
 /** The operator's job queues: counts by state, the oldest waiting job, and the failed jobs. */
 export function JobQueues() {
@@ -14,72 +45,21 @@ export function JobQueues() {
       <Loading loaded={jobs} what="job queues" retry={reload}>
         {({ queues, failed }) => (
           <>
-            {queues.length === 0 ? (
-              <Empty title="No jobs yet.">Queues appear once a process with workers has started.</Empty>
-            ) : (
-              <table class="table">
-                <caption class="visually-hidden">Jobs of each queue by state</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Queue</th>
-                    {STATES.map((s) => (
-                      <th scope="col" key={s}>
-                        {s}
-                      </th>
-                    ))}
-                    <th scope="col">Oldest waiting</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {queues.map((q) => (
-                    <tr key={q.queue}>
-                      <th scope="row" data-label="Queue">
-                        <code>{q.queue}</code>
-                      </th>
-                      {STATES.map((s) => (
-                        <td key={s} data-label={s} class={s === "failed" && q.counts[s] ? "mono danger-text" : "mono"}>
-                          {q.counts[s] ?? 0}
-                        </td>
-                      ))}
-                      <td data-label="Oldest waiting">
-                        {q.oldest_waiting_seconds === null ? "—" : formatDuration(q.oldest_waiting_seconds)}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
+            <Table
+              caption="Jobs of each queue by state"
+              columns={QUEUE_COLUMNS}
+              rows={queues}
+              rowKey={(q) => q.queue}
+              empty={{ title: "No jobs yet.", children: "Queues appear once a process with workers has started." }}
+            />
             <h2>Failed jobs</h2>
-            {failed.length === 0 ? (
-              <Empty title="No failed jobs." />
-            ) : (
-              <table class="table">
-                <caption class="visually-hidden">The newest failed jobs</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Queue</th>
-                    <th scope="col">Failed</th>
-                    <th scope="col">Retries</th>
-                    <th scope="col">Error</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {failed.map((f) => (
-                    <tr key={f.id}>
-                      <td data-label="Queue">
-                        <code>{f.queue}</code>
-                        <div class="hint mono">{f.id}</div>
-                      </td>
-                      <td data-label="Failed">{formatDateTime(f.failed_at)}</td>
-                      <td data-label="Retries" class="mono">
-                        {f.retry_count}
-                      </td>
-                      <td data-label="Error">{f.error ?? "—"}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
+            <Table
+              caption="The newest failed jobs"
+              columns={FAILED_COLUMNS}
+              rows={failed}
+              rowKey={(f) => f.id}
+              empty={{ title: "No failed jobs." }}
+            />
           </>
         )}
       </Loading>

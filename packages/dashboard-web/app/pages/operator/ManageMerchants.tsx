@@ -1,9 +1,12 @@
 import { useState } from "preact/hooks";
 import type { Environment } from "../../api.ts";
+import { ConfirmAction } from "../../components/ConfirmAction.tsx";
 import { EnvironmentBadge } from "../../components/EnvironmentBadge.tsx";
 import { formatDateTime } from "../../components/format.ts";
-import { Empty, Loading } from "../../components/Loading.tsx";
+import { Loading } from "../../components/Loading.tsx";
 import { Notice } from "../../components/Notice.tsx";
+import { ShownOnce } from "../../components/ShownOnce.tsx";
+import { type Column, Table } from "../../components/Table.tsx";
 import { useAction } from "../../components/useAction.ts";
 import { useLoad } from "../../components/useLoad.ts";
 import { type CreatedMerchant, type ManagedMerchant, operatorApi } from "../../operator-api.ts";
@@ -47,67 +50,64 @@ function CreateMerchantForm(props: { onCreated: (created: CreatedMerchant) => vo
           </select>
         </div>
         <button type="submit" class="button primary" disabled={busy}>
-          {busy ? "Creating…" : "Create merchant"}
+          Create merchant
         </button>
       </div>
     </form>
   );
 }
 
-function MerchantRow(props: { merchant: ManagedMerchant; onChanged: () => void }) {
-  const [confirming, setConfirming] = useState(false);
-  const { error, run } = useAction();
-  const m = props.merchant;
-  const set = async (disabled: boolean) => {
-    if (await run(() => operatorApi.setMerchantDisabled(m.id, disabled))) {
-      setConfirming(false);
-      props.onChanged();
-    }
-  };
-  return (
-    <tr class={m.disabled_at ? "revoked" : undefined}>
-      <td data-label="Merchant">
+const COLUMNS: ReadonlyArray<Column<ManagedMerchant>> = [
+  {
+    header: "Merchant",
+    cell: (m) => (
+      <>
         {m.name}
         <br />
         <code class="muted id">{m.id}</code>
-      </td>
-      <td data-label="Environment">
-        <EnvironmentBadge environment={m.environment} />
-      </td>
-      <td data-label="Created">{formatDateTime(m.created_at)}</td>
-      <td data-label="Status">
-        {m.disabled_at ? (
-          <span class="status revoked">Disabled {formatDateTime(m.disabled_at)}</span>
-        ) : (
-          <span class="status active">Active</span>
-        )}
-      </td>
-      <td class="actions">
-        {error && <span role="alert">{error} </span>}
-        {m.disabled_at && (
-          <button type="button" class="button secondary" onClick={() => set(false)}>
-            Enable<span class="visually-hidden"> {m.name}</span>
-          </button>
-        )}
-        {!m.disabled_at && !confirming && (
-          <button type="button" class="button danger-outline" onClick={() => setConfirming(true)}>
-            Disable<span class="visually-hidden"> {m.name}</span>
-          </button>
-        )}
-        {!m.disabled_at && confirming && (
-          <fieldset class="confirm">
-            <legend class="visually-hidden">Confirm disabling {m.name}</legend>
-            <span>Its API keys will answer 401 at once.</span>
-            <button type="button" class="button danger" onClick={() => set(true)}>
-              Disable merchant
-            </button>
-            <button type="button" class="button secondary" onClick={() => setConfirming(false)}>
-              Cancel
-            </button>
-          </fieldset>
-        )}
-      </td>
-    </tr>
+      </>
+    ),
+  },
+  { header: "Environment", cell: (m) => <EnvironmentBadge environment={m.environment} /> },
+  { header: "Created", cell: (m) => formatDateTime(m.created_at) },
+  {
+    header: "Status",
+    cell: (m) =>
+      m.disabled_at ? (
+        <span class="status revoked">Disabled {formatDateTime(m.disabled_at)}</span>
+      ) : (
+        <span class="status active">Active</span>
+      ),
+  },
+];
+
+/** Disable (asked twice: its keys answer 401 at once) or enable one merchant. */
+function MerchantActions(props: { merchant: ManagedMerchant; onChanged: () => void }) {
+  const { error, run } = useAction();
+  const m = props.merchant;
+  const set = async (disabled: boolean) => {
+    const done = (await run(() => operatorApi.setMerchantDisabled(m.id, disabled))) !== undefined;
+    if (done) props.onChanged();
+    return done;
+  };
+  return (
+    <>
+      {error && <span role="alert">{error} </span>}
+      {m.disabled_at ? (
+        <button type="button" class="button secondary" onClick={() => set(false)}>
+          Enable<span class="visually-hidden"> {m.name}</span>
+        </button>
+      ) : (
+        <ConfirmAction
+          legend={`Confirm disabling ${m.name}`}
+          warning="Its API keys will answer 401 at once."
+          confirm="Disable merchant"
+          run={() => set(true)}
+        >
+          Disable<span class="visually-hidden"> {m.name}</span>
+        </ConfirmAction>
+      )}
+    </>
   );
 }
 
@@ -129,46 +129,28 @@ export function ManageMerchants() {
         }}
       />
       {created && (
-        <section class="card secret" aria-labelledby="created-merchant-title">
-          <h2 id="created-merchant-title">{created.name} created</h2>
-          <p>
-            Its first API key, shown once. <strong>Hand it to the merchant now.</strong>
-          </p>
-          <label for="created-merchant-key">First API key</label>
-          <input id="created-merchant-key" class="mono" readOnly value={created.api_key} />
-          <p>
-            <button type="button" class="button secondary" onClick={() => setCreated(undefined)}>
-              I have stored it
-            </button>
-          </p>
-        </section>
+        <ShownOnce
+          id="created-merchant-key"
+          title={`${created.name} created`}
+          label="First API key"
+          value={created.api_key}
+          onDismiss={() => setCreated(undefined)}
+        >
+          Its first API key, shown once. <strong>Hand it to the merchant now.</strong>
+        </ShownOnce>
       )}
       <Loading loaded={merchants} what="merchants" retry={reload}>
-        {({ items }) =>
-          items.length === 0 ? (
-            <Empty title="No merchants yet.">Create the first one above.</Empty>
-          ) : (
-            <table class="table">
-              <caption class="visually-hidden">All merchants</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Merchant</th>
-                  <th scope="col">Environment</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((m) => (
-                  <MerchantRow key={m.id} merchant={m} onChanged={reload} />
-                ))}
-              </tbody>
-            </table>
-          )
-        }
+        {({ items }) => (
+          <Table
+            caption="All merchants"
+            columns={COLUMNS}
+            rows={items}
+            rowKey={(m) => m.id}
+            rowAttributes={(m) => ({ class: m.disabled_at ? "revoked" : undefined })}
+            empty={{ title: "No merchants yet.", children: "Create the first one above." }}
+            actions={(m) => <MerchantActions merchant={m} onChanged={reload} />}
+          />
+        )}
       </Loading>
     </section>
   );

@@ -1,7 +1,71 @@
+import { Amount } from "../../components/Amount.tsx";
+import { CopyButton } from "../../components/CopyButton.tsx";
 import { formatDateTime } from "../../components/format.ts";
-import { Empty, Loading, RefreshableHead } from "../../components/Loading.tsx";
+import { Loading, RefreshableHead } from "../../components/Loading.tsx";
+import { type Column, Table } from "../../components/Table.tsx";
 import { useLoad } from "../../components/useLoad.ts";
-import { operatorApi } from "../../operator-api.ts";
+import { operatorApi, type PendingSend, type TreasuryBalance } from "../../operator-api.ts";
+
+/** The exact figure behind a rounded one: every digit, and the smallest units, on demand. */
+function Exact(props: { amount: string | null; raw: string; asset: string }) {
+  return (
+    <details class="exact">
+      <summary>Exact</summary>
+      {props.amount !== null && (
+        <div class="mono">
+          {props.amount} {props.asset}
+        </div>
+      )}
+      <div class="mono">{props.raw} (smallest units)</div>
+    </details>
+  );
+}
+
+const BALANCE_COLUMNS: ReadonlyArray<Column<TreasuryBalance>> = [
+  { header: "Chain", cell: (b) => b.chain },
+  { header: "Asset", cell: (b) => b.asset },
+  {
+    header: "Amount",
+    cell: (b) => (
+      <>
+        <Amount value={b.amount} asset={b.asset} />
+        <Exact amount={b.amount} raw={b.amount_raw} asset={b.asset} />
+      </>
+    ),
+  },
+  { header: "Read", cell: (b) => formatDateTime(b.observed_at) },
+];
+
+const SEND_COLUMNS: ReadonlyArray<Column<PendingSend>> = [
+  {
+    header: "Amount",
+    cell: (s) => (
+      <>
+        {s.amount === null ? (
+          <span class="mono">
+            {s.amount_raw} (smallest units of {s.asset})
+          </span>
+        ) : (
+          <Amount value={s.amount} asset={s.asset} />
+        )}{" "}
+        on {s.chain}
+        <div class="hint">{s.purpose}</div>
+        {s.amount !== null && <Exact amount={s.amount} raw={s.amount_raw} asset={s.asset} />}
+      </>
+    ),
+  },
+  {
+    header: "To",
+    cell: (s) => (
+      <>
+        <code class="id break">{s.to}</code> <CopyButton value={s.to} what={`${s.chain} address`} />
+      </>
+    ),
+  },
+  { header: "State", cell: (s) => s.state },
+  { header: "Why it waits", cell: (s) => s.reason ?? "—" },
+  { header: "Requested", cell: (s) => formatDateTime(s.created_at) },
+];
 
 /** The treasury's balances (as the signer last read them) and its sends not yet confirmed or failed. */
 export function Treasury() {
@@ -13,67 +77,24 @@ export function Treasury() {
         {({ balances, pending_sends: sends }) => (
           <>
             <h2>Balances</h2>
-            {balances.length === 0 ? (
-              <Empty title="No balances read yet.">The signer (payments serve --role signer) records them.</Empty>
-            ) : (
-              <table class="table">
-                <caption class="visually-hidden">Treasury balances per chain and asset</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Chain</th>
-                    <th scope="col">Asset</th>
-                    <th scope="col">Amount</th>
-                    <th scope="col">Read</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {balances.map((b) => (
-                    <tr key={`${b.chain}:${b.asset}`}>
-                      <td data-label="Chain">{b.chain}</td>
-                      <td data-label="Asset">{b.asset}</td>
-                      <td data-label="Amount" class="mono">
-                        {b.amount}
-                      </td>
-                      <td data-label="Read">{formatDateTime(b.observed_at)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
+            <Table
+              caption="Treasury balances per chain and asset"
+              columns={BALANCE_COLUMNS}
+              rows={balances}
+              rowKey={(b) => `${b.chain}:${b.asset}`}
+              empty={{
+                title: "No balances read yet.",
+                children: "The signer (payments serve --role signer) records them.",
+              }}
+            />
             <h2>Pending sends</h2>
-            {sends.length === 0 ? (
-              <Empty title="No pending sends." />
-            ) : (
-              <table class="table">
-                <caption class="visually-hidden">Sends not yet confirmed or failed, oldest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Amount</th>
-                    <th scope="col">To</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Why it waits</th>
-                    <th scope="col">Requested</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {sends.map((s) => (
-                    <tr key={s.id}>
-                      <td data-label="Amount">
-                        <span class="mono">{s.amount ?? `${s.amount_raw} (smallest units)`}</span> {s.asset} on{" "}
-                        {s.chain}
-                        <div class="hint">{s.purpose}</div>
-                      </td>
-                      <td data-label="To">
-                        <code class="id">{s.to}</code>
-                      </td>
-                      <td data-label="State">{s.state}</td>
-                      <td data-label="Why it waits">{s.reason ?? "—"}</td>
-                      <td data-label="Requested">{formatDateTime(s.created_at)}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
+            <Table
+              caption="Sends not yet confirmed or failed, oldest first"
+              columns={SEND_COLUMNS}
+              rows={sends}
+              rowKey={(s) => s.id}
+              empty={{ title: "No pending sends." }}
+            />
           </>
         )}
       </Loading>

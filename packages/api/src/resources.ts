@@ -1,0 +1,30 @@
+/**
+ * The /v1 resources' types, each the z.infer of the schema its routes answer with (and /openapi.json
+ * is built from): what a client, the dashboard's front end first, reads instead of re-typing the JSON.
+ * Types only: nothing here runs.
+ */
+import type { z } from "zod";
+import type { pageSchema } from "./openapi/page-schema.ts";
+import type {
+  createdWebhookEndpointResource,
+  deliveryAttemptResource,
+  redeliveryResource,
+} from "./webhooks/webhook-endpoint-schemas.ts";
+
+export type { MerchantBalance } from "./balance/merchant-balance.ts";
+export type { CustomerResource } from "./customers/customer-schemas.ts";
+export type { DepositResource } from "./deposits/deposit-schemas.ts";
+export type { EventResource } from "./events/event-schemas.ts";
+export type { Money } from "./quotes/quote-schemas.ts";
+export type { TransferFundingResource, TransferResource } from "./transfers/transfer-schemas.ts";
+export type { TransfersReport } from "./transfers/transfers-report.ts";
+export type { VerificationSubmissionResource } from "./verification/verification-schemas.ts";
+export type { DestinationResource, WalletResource } from "./wallets/wallet-schemas.ts";
+export type { WebhookEndpointResource } from "./webhooks/webhook-endpoint-schemas.ts";
+
+export type DeliveryAttemptResource = z.infer<typeof deliveryAttemptResource>;
+export type CreatedWebhookEndpointResource = z.infer<typeof createdWebhookEndpointResource>;
+export type RedeliveryResource = z.infer<typeof redeliveryResource>;
+
+/** A numbered page of a /v1 list (spec 2.1) of `T`. */
+export type Page<T> = Omit<z.infer<ReturnType<typeof pageSchema>>, "items"> & { items: T[] };

@@ -1,0 +1,43 @@
+import type { ComponentChildren } from "preact";
+import type { Page } from "../merchant-api.ts";
+import { LoadFailed } from "./LoadFailed.tsx";
+import { Skeleton } from "./Loading.tsx";
+import { Pager } from "./Pager.tsx";
+import { type Column, Table } from "./Table.tsx";
+import { usePagedList } from "./usePagedList.ts";
+
+/**
+ * A merchant page listing one /v1 resource (customers, wallets, transfers), newest first: its
+ * heading at once, a skeleton until the page of items arrives, then the table and the pager.
+ */
+export function PagedListPage<T extends { id: string }>(props: {
+  merchantId: string;
+  /** The heading, and the plural the page speaks of ("Customers"). */
+  title: string;
+  load: (merchantId: string, page: number) => Promise<Page<T>>;
+  columns: ReadonlyArray<Column<T>>;
+  empty: { title: string; children: ComponentChildren };
+}) {
+  const { list, reload, page, setPage } = usePagedList(props.load, props.merchantId);
+  const what = props.title.toLowerCase();
+  if (list.state === "error") return <LoadFailed error={list.error} retry={reload} />;
+  return (
+    <section aria-labelledby={`${what}-title`}>
+      <h1 id={`${what}-title`}>{props.title}</h1>
+      {list.state === "loading" ? (
+        <Skeleton what={what} />
+      ) : (
+        <>
+          <Table
+            caption={`${list.value.total} ${what}, newest first`}
+            columns={props.columns}
+            rows={list.value.items}
+            rowKey={(item) => item.id}
+            empty={props.empty}
+          />
+          <Pager page={page} totalPages={list.value.total_pages} onPage={setPage} label={props.title.slice(0, -1)} />
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,88 @@
+/**
+ * The answers of /dashboard/api as the front end receives them, each named from the function or
+ * schema that builds it on this side (a view function of the routes here, a /v1 resource's zod
+ * schema in @mp/api, a store's or a CLI command's own JSON): @mp/dashboard-web imports these types
+ * (type-only, so nothing of the back end enters its bundle) instead of re-typing the JSON by hand,
+ * and a field renamed here fails the front end's typecheck.
+ */
+import type {
+  CreatedWebhookEndpointResource,
+  depositVolumeByDay,
+  listDepositsAfter,
+  listUnmatchedStatementLines,
+  RedeliveryResource,
+  statementImportJson,
+} from "@mp/api";
+import type { manualReviewJson } from "@mp/providers";
+import type { treasuryBalanceJson, treasurySendJson } from "@mp/treasury";
+import type { createdKeyView, keyView } from "./api-key-routes.ts";
+import type { chainReconciliationView, importView, ledgerCheckView } from "./finance-routes.ts";
+import type { inviteView, sandboxView } from "./merchant-page-routes.ts";
+import type { merchantView } from "./merchant-routes.ts";
+import type { chainView } from "./operator-chain-routes.ts";
+import type { jobsView } from "./operator-job-routes.ts";
+import type { createdMerchantView, managedMerchantView } from "./operator-merchant-routes.ts";
+import type { overviewView } from "./overview-routes.ts";
+import type { Role } from "./roles.ts";
+import type { sessionView } from "./session-routes.ts";
+import type { listMerchantUsers } from "./user-store.ts";
+
+/** `T` after JSON.stringify and JSON.parse: a Date arrives as its ISO string. */
+export type Json<T> = T extends Date
+  ? string
+  : T extends ReadonlyArray<infer U>
+    ? Json<U>[]
+    : T extends object
+      ? { [K in keyof T]: Json<T[K]> }
+      : T;
+
+type Answer<F extends (...args: never[]) => unknown> = Json<Awaited<ReturnType<F>>>;
+
+// The /v1 resources the pages read, as @mp/api infers them from their schemas.
+export type {
+  CustomerResource,
+  DeliveryAttemptResource,
+  DepositResource,
+  EventResource,
+  MerchantBalance,
+  Money,
+  Page,
+  TransferFundingResource,
+  TransferResource,
+  TransfersReport,
+  VerificationSubmissionResource,
+  WalletResource,
+  WebhookEndpointResource,
+} from "@mp/api";
+export type { Role };
+
+// Session, merchants, keys, overview.
+export type SessionAnswer = Answer<typeof sessionView>;
+export type UserAnswer = SessionAnswer["user"];
+export type MerchantAnswer = Answer<typeof merchantView>;
+export type ApiKeyAnswer = Answer<typeof keyView>;
+export type CreatedKeyAnswer = Answer<typeof createdKeyView>;
+export type OverviewAnswer = Answer<typeof overviewView>;
+
+// The merchant pages (the /v1 routes' own answers, and the dashboard's few of its own).
+export type DepositPageAnswer = Answer<typeof listDepositsAfter>;
+export type VolumeAnswer = { days: number; items: Answer<typeof depositVolumeByDay> };
+export type SandboxAnswer = Answer<typeof sandboxView>;
+export type TeamMemberAnswer = Answer<typeof listMerchantUsers>[number];
+export type InviteAnswer = Answer<typeof inviteView>;
+export type CreatedWebhookEndpointAnswer = CreatedWebhookEndpointResource;
+export type RedeliveryAnswer = RedeliveryResource;
+
+// The operator's and finance's pages.
+export type ManagedMerchantAnswer = Answer<typeof managedMerchantView>;
+export type CreatedMerchantAnswer = Answer<typeof createdMerchantView>;
+export type ChainAnswer = Answer<typeof chainView>;
+export type JobsAnswer = Answer<typeof jobsView>;
+export type TreasuryBalanceAnswer = Answer<typeof treasuryBalanceJson>;
+export type PendingSendAnswer = Answer<typeof treasurySendJson>;
+export type KycReviewAnswer = Answer<typeof manualReviewJson>;
+export type LedgerCheckAnswer = Answer<typeof ledgerCheckView>;
+export type ChainReconciliationAnswer = Answer<typeof chainReconciliationView>;
+export type StatementImportAnswer = Answer<typeof importView>;
+export type StatementLineAnswer = Answer<typeof listUnmatchedStatementLines>[number];
+export type ImportedStatementAnswer = Answer<typeof statementImportJson> & { unmatched_lines: StatementLineAnswer[] };
