@@ -1,41 +1,33 @@
 import { useState } from "preact/hooks";
 import type { User } from "../api.ts";
-import { dateFormat } from "../components/DepositTable.tsx";
-import { TableHead, TextField } from "../components/Fields.tsx";
+import { Amount } from "../components/Amount.tsx";
+import { CopyButton } from "../components/CopyButton.tsx";
+import { TextField } from "../components/Fields.tsx";
+import { formatDateTime } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
+import { Skeleton } from "../components/Loading.tsx";
 import { Notice } from "../components/Notice.tsx";
 import { Pager } from "../components/Pager.tsx";
+import { type Column, Table } from "../components/Table.tsx";
 import { useAction } from "../components/useAction.ts";
 import { useLoad } from "../components/useLoad.ts";
 import { usePagedList } from "../components/usePagedList.ts";
 import { canRequestPayments, type PaymentRequest, paymentRequestsApi } from "../payment-requests-api.ts";
 import { href, linkHandler } from "../router.ts";
 
-/** A link the merchant sends payers: shown, with a button that copies it (and says so). */
-function PayLink(props: { url: string; label: string }) {
-  const [copied, setCopied] = useState(false);
-  const copy = async () => {
-    await navigator.clipboard.writeText(props.url);
-    setCopied(true);
-  };
+/** The link a merchant sends the payer, and a button that copies it. */
+function PayLink(props: { url: string }) {
   return (
     <span class="pay-link">
       <a href={props.url} class="mono break" target="_blank" rel="noreferrer">
         {props.url}
       </a>{" "}
-      <button type="button" class="button secondary" onClick={copy}>
-        Copy link<span class="visually-hidden"> of {props.label}</span>
-      </button>
-      <span role="status" class="muted">
-        {copied ? " Copied." : ""}
-      </span>
+      <CopyButton value={props.url} what="payment link" />
     </span>
   );
 }
 
-const amountOf = (r: PaymentRequest) => `${r.amount} ${r.currency}`;
-
-/** The form that asks for an amount: the request gets every configured asset; its link is shown to copy. */
+/** The form that asks for an amount in USD (every configured asset accepted); the new link shown to copy. */
 function CreateRequest(props: { merchantId: string; onCreated: () => void }) {
   const [amount, setAmount] = useState("");
   const [description, setDescription] = useState("");
@@ -52,11 +44,10 @@ function CreateRequest(props: { merchantId: string; onCreated: () => void }) {
         ...(reference.trim() ? { reference: reference.trim() } : {}),
       }),
     );
-    if (answer) {
-      setCreated(answer);
-      setAmount("");
-      props.onCreated();
-    }
+    if (!answer) return;
+    setCreated(answer);
+    setAmount("");
+    props.onCreated();
   };
   return (
     <>
@@ -80,18 +71,35 @@ function CreateRequest(props: { merchantId: string; onCreated: () => void }) {
       {error && <Notice kind="error">{error}</Notice>}
       {created && (
         <Notice kind="success">
-          Payment request for {amountOf(created)} created. Send the payer this link:{" "}
-          <PayLink url={created.hosted_url} label={`the request for ${amountOf(created)}`} />
+          Payment request for {created.amount} {created.currency} created. Send the payer this link:{" "}
+          <PayLink url={created.hosted_url} />
         </Notice>
       )}
     </>
   );
 }
 
+const detailPath = (merchantId: string, id: string) => `/merchants/${merchantId}/payment-requests/${id}`;
+
 /** The merchant's payment requests, newest first, and the form to create one. */
 export function PaymentRequests(props: { merchantId: string; user: User }) {
   const { list, reload, page, setPage } = usePagedList(paymentRequestsApi.list, props.merchantId);
-  if (list.state === "error" && list.error.status === 404) return <LoadFailed error={list.error} retry={reload} />;
+  if (list.state === "error") return <LoadFailed error={list.error} retry={reload} />;
+  const columns: Array<Column<PaymentRequest>> = [
+    { header: "Amount", cell: (r) => <Amount value={r.amount} asset={r.currency} />, rowHeader: true },
+    { header: "Status", cell: (r) => <span class={`status ${r.status}`}>{r.status}</span> },
+    { header: "Paid", cell: (r) => <Amount value={r.amount_paid} asset={r.currency} /> },
+    { header: "Reference", cell: (r) => r.reference ?? "—" },
+    { header: "Created", cell: (r) => formatDateTime(r.created_at) },
+    {
+      header: "Request",
+      cell: (r) => (
+        <a href={href(detailPath(props.merchantId, r.id))} onClick={linkHandler(detailPath(props.merchantId, r.id))}>
+          Details<span class="visually-hidden"> of the request for {`${r.amount} ${r.currency}`}</span>
+        </a>
+      ),
+    },
+  ];
   return (
     <section aria-labelledby="payment-requests-title">
       <h1 id="payment-requests-title">Payment requests</h1>
@@ -100,70 +108,52 @@ export function PaymentRequests(props: { merchantId: string; user: User }) {
       ) : (
         <p class="muted role-note">Your role ({props.user.role}) can view payment requests but not create them.</p>
       )}
-      {list.state === "loading" && <p class="muted">Loading payment requests…</p>}
-      {list.state === "error" && <LoadFailed error={list.error} retry={reload} />}
-      {list.state === "ready" && list.value.items.length === 0 && (
-        <div class="empty">
-          <p>No payment requests yet.</p>
-          <p class="muted">
-            A request asks a payer for an amount on a hosted page; it is paid in the asset they choose.
-          </p>
-        </div>
-      )}
-      {list.state === "ready" && list.value.items.length > 0 && (
+      {list.state === "loading" ? (
+        <Skeleton what="payment requests" />
+      ) : (
         <>
-          <table class="table">
-            <caption class="visually-hidden">{list.value.total} payment requests, newest first</caption>
-            <TableHead columns={["Amount", "Status", "Paid", "Reference", "Created", "Request"]} />
-            <tbody>
-              {list.value.items.map((r) => {
-                const to = `/merchants/${props.merchantId}/payment-requests/${r.id}`;
-                return (
-                  <tr key={r.id} data-request={r.id}>
-                    <td data-label="Amount" class="mono">
-                      {amountOf(r)}
-                    </td>
-                    <td data-label="Status">
-                      <span class={`status ${r.status}`}>{r.status}</span>
-                    </td>
-                    <td data-label="Paid" class="mono">
-                      {r.amount_paid} {r.currency}
-                    </td>
-                    <td data-label="Reference">{r.reference ?? "—"}</td>
-                    <td data-label="Created">{dateFormat.format(new Date(r.created_at))}</td>
-                    <td data-label="Request">
-                      <a href={href(to)} onClick={linkHandler(to)}>
-                        Details<span class="visually-hidden"> of the request for {amountOf(r)}</span>
-                      </a>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-          <Pager page={page} totalPages={list.value.total_pages} onPage={setPage} label="Payment request pages" />
+          <Table
+            caption={`${list.value.total} payment requests, newest first`}
+            columns={columns}
+            rows={list.value.items}
+            rowKey={(r) => r.id}
+            rowAttributes={(r) => ({ "data-request": r.id })}
+            empty={{
+              title: "No payment requests yet.",
+              children: (
+                <p class="muted">
+                  A request asks a payer for an amount on a hosted page, paid in the asset they choose.
+                </p>
+              ),
+            }}
+          />
+          <Pager page={page} totalPages={list.value.total_pages} onPage={setPage} label="Payment request" />
         </>
       )}
     </section>
   );
 }
 
-/** One request: its link to copy, figures, options (address, amount) and payments; cancel while nobody pays. */
+/** One request: its link to copy, figures, options and payments; cancel while nobody pays it. */
 export function PaymentRequestDetail(props: { merchantId: string; requestId: string; user: User }) {
   const [request, reload] = useLoad(
     () => paymentRequestsApi.get(props.merchantId, props.requestId),
     `${props.merchantId}:${props.requestId}`,
   );
   const { busy, error, run } = useAction();
-  if (request.state === "loading") return <p class="muted">Loading the payment request…</p>;
+  if (request.state === "loading") return <Skeleton what="the payment request" />;
   if (request.state === "error") return <LoadFailed error={request.error} retry={reload} />;
   const r = request.value;
   const cancel = async () => {
     if (await run(() => paymentRequestsApi.cancel(props.merchantId, r.id))) reload();
   };
+  type Option = PaymentRequest["options"][number];
+  type Payment = PaymentRequest["payments"][number];
   return (
     <section aria-labelledby="request-title">
-      <h1 id="request-title">Payment request for {amountOf(r)}</h1>
+      <h1 id="request-title">
+        Payment request for {r.amount} {r.currency}
+      </h1>
       <dl class="details">
         <dt>Status</dt>
         <dd>
@@ -171,18 +161,20 @@ export function PaymentRequestDetail(props: { merchantId: string; requestId: str
         </dd>
         <dt>Link for the payer</dt>
         <dd>
-          <PayLink url={r.hosted_url} label="this request" />
+          <PayLink url={r.hosted_url} />
         </dd>
         <dt>Paid</dt>
-        <dd class="mono">
-          {r.amount_paid} {r.currency} (missing {r.amount_missing}, excess {r.amount_excess})
+        <dd>
+          <Amount value={r.amount_paid} asset={r.currency} /> (missing{" "}
+          <Amount value={r.amount_missing} asset={r.currency} />, excess{" "}
+          <Amount value={r.amount_excess} asset={r.currency} />)
         </dd>
         <dt>Description</dt>
         <dd>{r.description ?? "—"}</dd>
         <dt>Reference</dt>
         <dd>{r.reference ?? "—"}</dd>
         <dt>Expires</dt>
-        <dd>{dateFormat.format(new Date(r.expires_at))}</dd>
+        <dd>{formatDateTime(r.expires_at)}</dd>
       </dl>
       {canRequestPayments(props.user.role) && (r.status === "open" || r.status === "underpaid") && (
         <button type="button" class="button secondary" disabled={busy} onClick={cancel}>
@@ -191,48 +183,39 @@ export function PaymentRequestDetail(props: { merchantId: string; requestId: str
       )}
       {error && <Notice kind="error">{error}</Notice>}
       <h2>Options</h2>
-      <table class="table">
-        <caption class="visually-hidden">What the payer may pay with</caption>
-        <TableHead columns={["Asset", "Network", "Amount", "Address"]} />
-        <tbody>
-          {r.options.map((o) => (
-            <tr key={`${o.network}:${o.asset}`}>
-              <td data-label="Asset">{o.asset}</td>
-              <td data-label="Network">{o.network}</td>
-              <td data-label="Amount" class="mono">
-                {o.amount_due}
-              </td>
-              <td data-label="Address" class="mono break">
-                {o.address}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Table<Option>
+        caption="What the payer may pay with"
+        columns={[
+          { header: "Asset", cell: (o) => o.asset, rowHeader: true },
+          { header: "Network", cell: (o) => o.network },
+          { header: "Amount", cell: (o) => <Amount value={o.amount_due} asset={o.asset} /> },
+          {
+            header: "Address",
+            cell: (o) => (
+              <>
+                <span class="mono break">{o.address}</span>{" "}
+                <CopyButton value={o.address} what={`${o.network} address`} />
+              </>
+            ),
+          },
+        ]}
+        rows={r.options}
+        rowKey={(o) => `${o.network}:${o.asset}`}
+      />
       <h2>Payments</h2>
-      {r.payments.length === 0 ? (
-        <p class="muted">No payment yet.</p>
-      ) : (
-        <table class="table">
-          <caption class="visually-hidden">Payments to this request's addresses</caption>
-          <TableHead columns={["Amount", "Network", "Status", "Confirmations", "Counted"]} />
-          <tbody>
-            {r.payments.map((p) => (
-              <tr key={p.deposit_id}>
-                <td data-label="Amount" class="mono">
-                  {p.amount} {p.asset}
-                </td>
-                <td data-label="Network">{p.network}</td>
-                <td data-label="Status">{p.status}</td>
-                <td data-label="Confirmations">
-                  {p.confirmations} of {p.required_confirmations}
-                </td>
-                <td data-label="Counted">{p.counted ? "yes" : `no (${p.flag ?? "reversed"})`}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <Table<Payment>
+        caption="Payments to this request's addresses"
+        columns={[
+          { header: "Amount", cell: (p) => <Amount value={p.amount} asset={p.asset} />, rowHeader: true },
+          { header: "Network", cell: (p) => p.network },
+          { header: "Status", cell: (p) => p.status },
+          { header: "Confirmations", cell: (p) => `${p.confirmations} of ${p.required_confirmations}` },
+          { header: "Counted", cell: (p) => (p.counted ? "yes" : `no (${p.flag ?? "reversed"})`) },
+        ]}
+        rows={r.payments}
+        rowKey={(p) => p.deposit_id}
+        empty={{ title: "No payment yet." }}
+      />
     </section>
   );
 }
