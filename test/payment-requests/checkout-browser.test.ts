@@ -246,16 +246,14 @@ describe.skipIf(!process.env.DATABASE_URL)(`the hosted checkout page in Chromium
       await page.getByRole("heading", { name: "Payment requests", level: 1 }).waitFor();
       await page.getByLabel("Amount (USD)").fill("12.50");
       await page.getByLabel("Description (shown to the payer)").fill("A poster");
+      await page.getByLabel("Your reference").fill("poster-1");
       await page.getByRole("button", { name: "Create payment request" }).click();
       await page.getByText("Payment request for 12.50 USD created").waitFor();
-      await page
-        .getByRole("button", { name: /Copy link/ })
-        .first()
-        .click();
-      await page.getByText("Copied.").waitFor();
+      await page.getByRole("button", { name: "Copy payment link" }).first().click();
+      await page.getByRole("button", { name: "Copied payment link" }).first().waitFor();
       const link = String(await page.evaluate("navigator.clipboard.readText()"));
       expect(link).toMatch(/\/pay\/ck_[A-Za-z0-9_-]{22}$/);
-      const row = page.locator("tr[data-request]").filter({ hasText: "12.50 USD" });
+      const row = page.locator("tr[data-request]").filter({ hasText: "poster-1" });
       await row.waitFor();
       expect(await seriousViolations(page)).toEqual([]);
       await row.getByRole("link", { name: /Details/ }).click();
