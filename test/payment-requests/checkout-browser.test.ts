@@ -224,6 +224,11 @@ describe.skipIf(!process.env.DATABASE_URL)(`the hosted checkout page in Chromium
       expect(shown.code, shown.stderr).toBe(0);
       expect(shown.stdout).toContain(`${request.id} expired`);
 
+      // /metrics: requests per status.
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      expect(metrics).toMatch(/^payment_requests\{status="paid"\} 2$/m);
+      expect(metrics).toMatch(/^payment_requests\{status="expired"\} 1$/m);
+
       const check = await runCli(["ledger", "check"], env);
       expect(check.code, check.stdout + check.stderr).toBe(0);
     },

@@ -178,22 +178,25 @@ export async function presentPaymentRequests(
   now: Date = new Date(),
 ): Promise<PaymentRequestResource[]> {
   const ids = rows.map((r) => r.id);
-  const options = await rowsByRequest<OptionRow>(
-    sql,
-    `SELECT request_id, chain, asset, decimals, contract_address, address, amount_due::text AS amount_due, usd_rate
+  // Both reads at once: on the pool they travel together (the page's first render is three queries).
+  const [options, payments] = await Promise.all([
+    rowsByRequest<OptionRow>(
+      sql,
+      `SELECT request_id, chain, asset, decimals, contract_address, address, amount_due::text AS amount_due, usd_rate
        FROM payment_request_options WHERE request_id = ANY($1::uuid[]) ORDER BY request_id, position`,
-    ids,
-  );
-  const payments = await rowsByRequest<PaymentRow>(
-    sql,
-    `SELECT p.request_id, p.deposit_id, p.deposit_status, p.flag, p.seen_at, d.chain, d.asset, d.decimals,
+      ids,
+    ),
+    rowsByRequest<PaymentRow>(
+      sql,
+      `SELECT p.request_id, p.deposit_id, p.deposit_status, p.flag, p.seen_at, d.chain, d.asset, d.decimals,
             d.amount_raw::text AS amount_raw, d.hold_status, d.tx_hash, d.block_height::text AS block_height,
             d.required_confirmations, c.head_height::text AS head_height
        FROM payment_request_payments p JOIN deposits d ON d.id = p.deposit_id
        LEFT JOIN chain_cursors c ON c.chain = d.chain
       WHERE p.request_id = ANY($1::uuid[]) ORDER BY p.seen_at, p.deposit_id`,
-    ids,
-  );
+      ids,
+    ),
+  ]);
   return rows.map((row) => toResource(row, options.get(row.id) ?? [], payments.get(row.id) ?? [], settings, now));
 }
 
