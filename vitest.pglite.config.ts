@@ -26,6 +26,9 @@ export const PGLITE_FILES = [
   "test/api/errors.test.ts",
   // The deposit path's writes: scan, record, confirm, credit, reorg roll-back.
   "test/indexer/indexer-reliability.test.ts",
+  // Payment requests: the deposits triggers writing change rows in the indexer's transactions, the
+  // matcher's row locks (two passes at once).
+  "test/payment-requests/payment-requests-matching.test.ts",
   // The CLI and `serve` on the embedded default: the first process owns PGlite, the others join it.
   "test/cli/cli.test.ts",
 ];

@@ -3,7 +3,8 @@
  * (`--chain BASE|SOLANA|BITCOIN|TRON`, default BASE), failover (`--rounds N --bound S`, PostgreSQL only),
  * webhooks, sends (EVM, `--sends N`, default 1,000), bitcoin-sends (`--sends N`, default 200),
  * sweeps (EVM, `--addresses N`, default 1,000), transfers (`--seconds S` of quotes, `--rounds N` of
- * whole bank USD -> USDC stories, default 5), dashboard (`--deposits N`, default 100,000).
+ * whole bank USD -> USDC stories, default 5), dashboard (`--deposits N`, default 100,000), checkout
+ * (`--rounds N` of paid requests, default 3).
  */
 import { printTable } from "./measure.ts";
 
@@ -33,6 +34,8 @@ const benches: Record<string, () => Promise<void>> = {
       ...(seconds ? { seconds } : {}),
       ...(flag("rounds") ? { rounds: Number(flag("rounds")) } : {}),
     }),
+  checkout: async () =>
+    (await import("./checkout.ts")).runCheckoutBench(flag("rounds") ? { rounds: Number(flag("rounds")) } : {}),
   dashboard: async () =>
     (await import("./dashboard.ts")).runDashboardBench(flag("deposits") ? { deposits: Number(flag("deposits")) } : {}),
   // The issue's three treasury figures: EVM sends/s, Bitcoin batching, EVM sweeps. Each also runs alone.

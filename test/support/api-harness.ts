@@ -96,6 +96,7 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
     faucets: {},
     rateLimitPerMinute: 100_000,
     transfers: loadConfig({}).transfers,
+    paymentRequests: loadConfig({}).paymentRequests,
     indexerStates: async () => [],
     walletSlots: new WalletSlots(db, addresses),
     ...(typeof options.overrides === "function" ? options.overrides(testDb.db) : options.overrides),
@@ -110,6 +111,10 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
   });
   const address = server.address();
   const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  // Hosted pages' links point at this app (unless a test set its own PUBLIC_URL).
+  if (deps.paymentRequests.publicUrl === loadConfig({}).paymentRequests.publicUrl) {
+    deps.paymentRequests = { ...deps.paymentRequests, publicUrl: url };
+  }
 
   const harness: ApiHarness = {
     url,

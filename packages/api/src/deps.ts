@@ -1,4 +1,12 @@
-import type { ChainId, ChainsConfig, IndexerState, Logger, SandboxFaucet, TransferSettings } from "@mp/core";
+import type {
+  ChainId,
+  ChainsConfig,
+  IndexerState,
+  Logger,
+  PaymentRequestSettings,
+  SandboxFaucet,
+  TransferSettings,
+} from "@mp/core";
 import type { Database } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
 import type { JobQueue } from "@mp/jobs";
@@ -37,6 +45,8 @@ export interface AppDeps {
   rateLimitPerMinute: number;
   /** Pricing (spread, default fee schedule) and time limits of quotes and transfers (TRANSFER_*). */
   transfers: TransferSettings;
+  /** Rate lock and default expiry of payment requests, and PUBLIC_URL for their hosted pages. */
+  paymentRequests: PaymentRequestSettings;
   /** Per-chain indexer progress for /v1/chains (absent where no indexer has run). */
   indexerStates: () => Promise<IndexerState[]>;
   /** Largest accepted JSON body. */

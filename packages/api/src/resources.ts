@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import type { pageSchema } from "./openapi/page-schema.ts";
+import type { paymentRequestResource } from "./payment-requests/payment-request-schemas.ts";
 import type {
   createdWebhookEndpointResource,
   deliveryAttemptResource,
@@ -23,6 +24,7 @@ export type { DestinationResource, WalletResource } from "./wallets/wallet-schem
 export type { WebhookEndpointResource } from "./webhooks/webhook-endpoint-schemas.ts";
 
 export type DeliveryAttemptResource = z.infer<typeof deliveryAttemptResource>;
+export type PaymentRequestResource = z.infer<typeof paymentRequestResource>;
 export type CreatedWebhookEndpointResource = z.infer<typeof createdWebhookEndpointResource>;
 export type RedeliveryResource = z.infer<typeof redeliveryResource>;
 

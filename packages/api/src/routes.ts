@@ -1,10 +1,12 @@
 import { balanceRoutes } from "./balance/balance-routes.ts";
 import { chainRoutes } from "./chains/chain-routes.ts";
+import { checkoutRoutes } from "./checkout/checkout-routes.ts";
 import { customerRoutes } from "./customers/customer-routes.ts";
 import { depositRoutes } from "./deposits/deposit-routes.ts";
 import { eventRoutes } from "./events/event-routes.ts";
 import type { AnyRoute } from "./http/route.ts";
 import { openApiRoute } from "./openapi/openapi-route.ts";
+import { paymentRequestRoutes } from "./payment-requests/payment-request-routes.ts";
 import { quoteRoutes } from "./quotes/quote-routes.ts";
 import { rateRoutes } from "./rates/rate-routes.ts";
 import { sandboxRoutes } from "./sandbox/sandbox-deposit-routes.ts";
@@ -31,5 +33,7 @@ export const allRoutes: AnyRoute[] = [
   ...webhookRoutes,
   ...quoteRoutes,
   ...transferRoutes,
+  ...paymentRequestRoutes,
+  ...checkoutRoutes,
 ];
 allRoutes.push(openApiRoute(() => allRoutes));

@@ -46,6 +46,18 @@ export interface AppConfig {
   rates: RatesConfig;
   /** The TRANSFER_* settings: pricing and time limits of quotes and transfers (README "Transfers"). */
   transfers: TransferSettings;
+  /** The PAYMENT_REQUEST_* settings and PUBLIC_URL (docs/payment-requests.md). */
+  paymentRequests: PaymentRequestSettings;
+}
+
+/** Payment requests and their hosted page (docs/payment-requests.md). */
+export interface PaymentRequestSettings {
+  /** PAYMENT_REQUEST_RATE_LOCK_SECONDS: how long a request's amounts hold at their rates (10..86400); unset: 900. */
+  rateLockSeconds: number;
+  /** PAYMENT_REQUEST_TTL_SECONDS: a request's expiry when its creator names none (60..2592000); unset: 3600. */
+  defaultTtlSeconds: number;
+  /** PUBLIC_URL: where payers reach this service (the hosted pages' links); unset: http://localhost:PORT. */
+  publicUrl: string;
 }
 
 /**
@@ -194,6 +206,9 @@ const envSchema = z.object({
   TRANSFER_FEE_BPS: intString(0, 1_000).optional(),
   TRANSFER_QUOTE_TTL_SECONDS: intString(30, 3_600).optional(),
   TRANSFER_FUNDING_TTL_SECONDS: intString(60, 86_400).optional(),
+  PAYMENT_REQUEST_RATE_LOCK_SECONDS: intString(10, 86_400).optional(),
+  PAYMENT_REQUEST_TTL_SECONDS: intString(60, 2_592_000).optional(),
+  PUBLIC_URL: httpUrl.optional(),
   BANK_BIC: z
     .string()
     .regex(/^[A-Z]{6}[A-Z0-9]{2}([A-Z0-9]{3})?$/, "must be a BIC (8 or 11 characters)")
@@ -344,5 +359,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     statementBank: statementBank(e),
     rates: ratesConfig(e),
     transfers: transferSettings(e),
+    paymentRequests: {
+      rateLockSeconds: e.PAYMENT_REQUEST_RATE_LOCK_SECONDS ?? 900,
+      defaultTtlSeconds: e.PAYMENT_REQUEST_TTL_SECONDS ?? 3_600,
+      publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT ?? 3000}`).replace(/\/+$/, ""),
+    },
   };
 }

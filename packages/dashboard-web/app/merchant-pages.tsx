@@ -2,6 +2,7 @@ import type { ComponentChildren, JSX } from "preact";
 import type { User } from "./api.ts";
 import { CustomerDetail, Customers } from "./pages/Customers.tsx";
 import { Deposits } from "./pages/Deposits.tsx";
+import { PaymentRequestDetail, PaymentRequests } from "./pages/PaymentRequests.tsx";
 import { Team } from "./pages/Team.tsx";
 import { Transfers } from "./pages/Transfers.tsx";
 import { WalletDetail, Wallets } from "./pages/Wallets.tsx";
@@ -13,6 +14,7 @@ export const MERCHANT_SECTIONS: Array<[string, string]> = [
   ["wallets", "Wallets"],
   ["deposits", "Deposits"],
   ["transfers", "Transfers"],
+  ["payment-requests", "Payment requests"],
   ["webhooks", "Webhooks"],
   ["team", "Team"],
 ];
@@ -20,13 +22,15 @@ export const MERCHANT_SECTIONS: Array<[string, string]> = [
 export const MERCHANT_PAGE_TITLES: Array<[RegExp, string]> = [
   [/^\/merchants\/[^/]+\/customers\/[^/]+$/, "Customer"],
   [/^\/merchants\/[^/]+\/wallets\/[^/]+$/, "Wallet"],
+  [/^\/merchants\/[^/]+\/payment-requests\/[^/]+$/, "Payment request"],
   ...MERCHANT_SECTIONS.map(([section, label]): [RegExp, string] => [
     new RegExp(`^/merchants/[^/]+/${section}$`),
     label,
   ]),
 ];
 
-const PAGE = /^\/merchants\/([^/]+)\/(customers|wallets|deposits|transfers|webhooks|team)(?:\/([^/]+))?$/;
+const PAGE =
+  /^\/merchants\/([^/]+)\/(customers|wallets|deposits|transfers|payment-requests|webhooks|team)(?:\/([^/]+))?$/;
 
 /** The merchant page at `path`, if it is one of these. */
 export function merchantPageOf(path: string, user: User): { merchantId: string; page: JSX.Element } | undefined {
@@ -39,6 +43,12 @@ export function merchantPageOf(path: string, user: User): { merchantId: string; 
     wallets: () => (id ? <WalletDetail merchantId={merchantId} walletId={id} /> : <Wallets merchantId={merchantId} />),
     deposits: () => (id ? undefined : <Deposits user={user} merchantId={merchantId} />),
     transfers: () => (id ? undefined : <Transfers merchantId={merchantId} />),
+    "payment-requests": () =>
+      id ? (
+        <PaymentRequestDetail merchantId={merchantId} requestId={id} user={user} />
+      ) : (
+        <PaymentRequests merchantId={merchantId} user={user} />
+      ),
     webhooks: () => (id ? undefined : <Webhooks user={user} merchantId={merchantId} />),
     team: () => (id ? undefined : <Team user={user} merchantId={merchantId} />),
   };

@@ -47,6 +47,7 @@ export type {
   MerchantBalance,
   Money,
   Page,
+  PaymentRequestResource,
   TransferFundingResource,
   TransferResource,
   TransfersReport,

@@ -14,6 +14,7 @@ import { operatorKycRoutes } from "./operator-kyc-routes.ts";
 import { operatorMerchantRoutes } from "./operator-merchant-routes.ts";
 import { operatorTreasuryRoutes } from "./operator-treasury-routes.ts";
 import { overviewRoutes } from "./overview-routes.ts";
+import { paymentRequestPageRoutes } from "./payment-request-page-routes.ts";
 import { requireSession } from "./require-session.ts";
 import { sessionRoutes } from "./session-routes.ts";
 import { securityHeaders, staticPages } from "./static-pages.ts";
@@ -61,7 +62,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   api.use(apiKeyRoutes(db));
   api.use(overviewRoutes(options));
   // --- Merchant pages (customers, wallets, deposits, transfers, webhooks, sandbox, team) ---
-  if (options.appDeps) api.use(merchantPageRoutes(options.appDeps));
+  if (options.appDeps) api.use(merchantPageRoutes(options.appDeps), paymentRequestPageRoutes(options.appDeps));
   // --- end merchant pages ---
   // --- Operator and finance pages (admin: operator; finance: a merchant's own export) ---
   const chainTargets = options.chainTargets ?? (() => []);

@@ -11,12 +11,13 @@ export type Permission = "merchant:read" | "keys:write" | MerchantPagePermission
  * Webhook writes (create, change, test, redeliver) and sandbox sends go with the keys (owner,
  * developer); inviting a user to the merchant is the owner's (and the operator admin's).
  */
-export type MerchantPagePermission = "webhooks:write" | "sandbox:write" | "users:invite";
+export type MerchantPagePermission = "webhooks:write" | "sandbox:write" | "users:invite" | "payment_requests:write";
+/** Payment requests (ask a payer for an amount, cancel one) are the business's: not a viewer's. */
 const MERCHANT_PAGE_GRANTS: Record<Role, readonly MerchantPagePermission[]> = {
-  admin: ["webhooks:write", "sandbox:write", "users:invite"],
-  owner: ["webhooks:write", "sandbox:write", "users:invite"],
-  developer: ["webhooks:write", "sandbox:write"],
-  finance: [],
+  admin: ["webhooks:write", "sandbox:write", "users:invite", "payment_requests:write"],
+  owner: ["webhooks:write", "sandbox:write", "users:invite", "payment_requests:write"],
+  developer: ["webhooks:write", "sandbox:write", "payment_requests:write"],
+  finance: ["payment_requests:write"],
   viewer: [],
 };
 /** The roles an owner may give in an invite (admin is the operator's, made with the CLI). */

@@ -31,6 +31,16 @@ export const EVENT_TYPES = [
   "transfer.completed",
   "transfer.failed",
   "transfer.refunded",
+  "payment_request.created",
+  "payment_request.processing",
+  "payment_request.paid",
+  "payment_request.underpaid",
+  "payment_request.overpaid",
+  "payment_request.expired",
+  "payment_request.canceled",
+  "payment_request.late_payment",
+  "payment_request.unaccepted_payment",
+  "payment_request.payment_reversed",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -43,4 +53,5 @@ export type EventObjectType =
   | "wallet"
   | "deposit"
   | "bank_deposit"
-  | "transfer";
+  | "transfer"
+  | "payment_request";

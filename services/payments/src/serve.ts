@@ -24,6 +24,7 @@ import { loadEncryptionKeyring } from "@mp/encryption";
 import { pruneEvents } from "@mp/events";
 import { forgetChain, getIndexerStates, registerLeaderMetrics } from "@mp/indexer";
 import { createJobQueue, type JobQueue } from "@mp/jobs";
+import { registerPaymentRequestMetrics, startPaymentRequestMatcher } from "@mp/payment-requests";
 import { registerTreasuryMetrics } from "@mp/treasury";
 import { registerWebhookMetrics, startWebhookWorker } from "@mp/webhooks";
 import { Counter, collectDefaultMetrics, Registry } from "prom-client";
@@ -183,6 +184,7 @@ export async function serve(options: {
     faucets: config.environment === "sandbox" ? sandboxFaucets(chains, localChains) : {},
     rateLimitPerMinute: config.rateLimitPerMinute,
     transfers: config.transfers,
+    paymentRequests: config.paymentRequests,
     indexerStates: async () => (await getIndexerStates(db)).filter((state) => chains[state.chain] !== undefined),
     walletSlots: new WalletSlots(db, addresses),
   };
@@ -190,6 +192,7 @@ export async function serve(options: {
   registerLeaderMetrics(metrics, deps.indexerStates);
   registerTreasuryMetrics(metrics, db);
   registerWebhookMetrics(metrics, db);
+  registerPaymentRequestMetrics(metrics, db);
   if (sandbox) {
     const running = sandbox;
     stops.push(() => running.stop());
@@ -233,6 +236,13 @@ export async function serve(options: {
       bank: { banking: providers.banking, keyring: encryption, logger },
     });
     stops.push(() => transferExecutor.stop());
+    // Counts deposits to payment requests' addresses (the indexer credits them) and expires requests.
+    const matcher = startPaymentRequestMatcher({
+      db,
+      logger,
+      settings: { publicUrl: config.paymentRequests.publicUrl, chains },
+    });
+    stops.push(() => matcher.stop());
   }
 
   if (signerSecrets && signerCustody) {

@@ -1,6 +1,7 @@
 import { depositResource, EVENT_TYPES } from "@mp/events";
 import { z } from "zod";
 import { customerResource, rfc3339 } from "../customers/customer-schemas.ts";
+import { paymentRequestResource } from "../payment-requests/payment-request-schemas.ts";
 import { transferResource } from "../transfers/transfer-schemas.ts";
 import { verificationSubmissionResource } from "../verification/verification-schemas.ts";
 import { bankDepositResource } from "../virtual-accounts/bank-deposit-schemas.ts";
@@ -15,6 +16,7 @@ export const EVENT_OBJECT_TYPES = [
   "deposit",
   "bank_deposit",
   "transfer",
+  "payment_request",
 ] as const;
 
 export const listEventsQuery = z.object({
@@ -58,6 +60,7 @@ export const eventResource = z.object({
       depositResource,
       bankDepositResource,
       transferResource,
+      paymentRequestResource,
     ])
     .describe("The object as it was right after the change, in the form its GET returns (bank details masked)"),
 });

@@ -82,6 +82,8 @@ export interface RouteDefinition<P = unknown, Q = unknown, B = unknown, R extend
   body?: ZodType<B>;
   /** The success answer is a raw body of this type, not an envelope (its handler replies with `raw`). */
   rawContentType?: string;
+  /** Error statuses the handler answers itself with a raw body of `rawContentType` (a page's 404). */
+  rawErrorStatuses?: number[];
   /** Schema of `data` in the success envelope, or of the raw body (documentation). */
   response: ZodType;
   successStatus: number;

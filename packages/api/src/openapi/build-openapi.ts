@@ -115,6 +115,12 @@ export function buildOpenApi(routes: readonly AnyRoute[]): Record<string, unknow
             : { "application/json": { schema: successEnvelope } },
       },
     };
+    for (const status of route.rawErrorStatuses ?? []) {
+      responses[String(status)] = {
+        description: errorText(route, status),
+        content: { [route.rawContentType ?? "text/plain"]: { schema: { type: "string" } } },
+      };
+    }
     for (const status of [...statuses].sort()) {
       const nested = status === 401 || route.nestedErrors;
       // The idempotency key's own errors (a bad key, a key reused or in progress) use the nested form.

@@ -73,8 +73,11 @@ async function destinationsOf(sql: Queryable, walletIds: string[]): Promise<Map<
  */
 const INSERT_WALLET = {
   name: "insert_wallet_with_destinations",
-  text: `WITH c AS (
+  text: `WITH named AS (
        SELECT id, ${cryptoAllowedSql("customers")} AS allowed FROM customers WHERE merchant_id = $2 AND id = $3 FOR SHARE
+     ), c AS (
+       -- A payment request may name no customer: its wallet then has none.
+       SELECT id, allowed FROM named UNION ALL SELECT NULL::uuid, true WHERE $3::uuid IS NULL AND $11 = 'PAYMENT_REQUEST'
      ), w AS (
        INSERT INTO wallets (id, merchant_id, customer_id, label, derivation_index, purpose)
        SELECT $1, $2, c.id, $4, $5, $11 FROM c WHERE c.allowed
@@ -94,19 +97,21 @@ const INSERT_WALLET = {
  * Creates a wallet and its ten destinations at the slot (merchant account, wallet index) reserved for
  * this request (WalletIndexAllocator), with the addresses derived from that slot, in one round trip;
  * its `wallet.created` event in a second (the event holds the wallet as answered). A transfer's
- * funding wallet (purpose TRANSFER_FUNDING) is made the same way, without the event: the merchant
- * did not create a wallet, its transfer shows the address.
+ * funding wallet (purpose TRANSFER_FUNDING) and a payment request's (PAYMENT_REQUEST, with or without
+ * a customer) are made the same way, without the event: the merchant did not create a wallet, its
+ * transfer or request shows the address.
  */
 export async function createWallet(
   sql: Queryable,
   input: {
     merchantId: string;
-    customerId: string;
+    /** null only for a payment request's wallet (its request names no customer). */
+    customerId: string | null;
     label: string;
     slot: WalletSlot;
     addresses: DerivedAddress[];
     idempotencyKey?: string | undefined;
-    purpose?: "CUSTOMER" | "TRANSFER_FUNDING";
+    purpose?: "CUSTOMER" | "TRANSFER_FUNDING" | "PAYMENT_REQUEST";
   },
 ): Promise<WalletResource> {
   const purpose = input.purpose ?? "CUSTOMER";

@@ -6,6 +6,7 @@ import { addBankCommands } from "./bank-commands.ts";
 import { print, withDatabase } from "./cli-support.ts";
 import { addKycCommands } from "./kyc-commands.ts";
 import { addOperatorCommands } from "./operator-commands.ts";
+import { addPaymentRequestCommands } from "./payment-request-commands.ts";
 import { addReconcileCommands } from "./reconcile-commands.ts";
 import { addTransferCommands } from "./transfer-commands.ts";
 import { addTreasuryCommands } from "./treasury-commands.ts";
@@ -142,6 +143,7 @@ export function buildCli(): Command {
   addKycCommands(program);
   addBankCommands(program);
   addTransferCommands(program);
+  addPaymentRequestCommands(program);
   addWebhookCommands(program);
   addTreasuryCommands(program);
   addReconcileCommands(program);
