@@ -4,7 +4,7 @@
  * webhooks, sends (EVM, `--sends N`, default 1,000), bitcoin-sends (`--sends N`, default 200),
  * sweeps (EVM, `--addresses N`, default 1,000), transfers (`--seconds S` of quotes, `--rounds N` of
  * whole bank USD -> USDC stories, default 5), dashboard (`--deposits N`, default 100,000), checkout
- * (`--rounds N` of paid requests, default 3).
+ * (`--rounds N` of paid requests, default 3), cli (`--rounds N` of each command, default 5).
  */
 import { printTable } from "./measure.ts";
 
@@ -34,6 +34,7 @@ const benches: Record<string, () => Promise<void>> = {
       ...(seconds ? { seconds } : {}),
       ...(flag("rounds") ? { rounds: Number(flag("rounds")) } : {}),
     }),
+  cli: async () => (await import("./cli.ts")).runCliBench(flag("rounds") ? { rounds: Number(flag("rounds")) } : {}),
   checkout: async () =>
     (await import("./checkout.ts")).runCheckoutBench(flag("rounds") ? { rounds: Number(flag("rounds")) } : {}),
   dashboard: async () =>
