@@ -219,6 +219,9 @@ const envSchema = z.object({
     .optional(),
 });
 
+/** The names of every setting loadConfig reads (docs/configuration.md names each). */
+export const CONFIG_SETTINGS: readonly string[] = Object.keys(envSchema.shape);
+
 function statementBank(e: z.infer<typeof envSchema>): StatementBankConfig | undefined {
   if (e.BANKING_PROVIDER !== "statement") return undefined;
   const required = [
