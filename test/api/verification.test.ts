@@ -218,7 +218,7 @@ describe("verification submissions", () => {
         expect(final.rejection_reasons.length, name).toBeGreaterThan(0);
         expect(c.rejection_reasons).toEqual(final.rejection_reasons);
         expect(c.tier_1_complete).toBe(false);
-        // Only a rejection stops crypto; a request for corrections does not (README "Held deposits").
+        // Only a rejection stops crypto; a request for corrections does not (docs/operating.md "Held deposits").
         expect(c.capabilities).toEqual({
           crypto_deposits: customerStatus !== "REJECTED",
           virtual_accounts: false,

@@ -44,7 +44,7 @@ async function call(
 /**
  * Two `payments serve --role api` processes on one PostgreSQL behind an imaginary load balancer:
  * nothing a request needs lives in one process's memory (idempotency is decided by the database),
- * and the per-key rate limit is a per-process budget, as the README says.
+ * and the per-key rate limit is a per-process budget, as docs/several-machines.md says.
  */
 describe.skipIf(!process.env.DATABASE_URL)(`stateless API replicas ${POSTGRES_ONLY}`, () => {
   const dir = useTempDir("mpreplicas-");

@@ -44,7 +44,7 @@ describe("docker-compose.yml: the production shape", () => {
 
   it("gives every process a valid configuration sharing only PostgreSQL (and the sandbox secrets' volume)", () => {
     const { services } = compose();
-    const readme = readFileSync(`${ROOT}README.md`, "utf8");
+    const settingsDoc = readFileSync(`${ROOT}docs/configuration.md`, "utf8");
     for (const [name, service] of Object.entries(services).filter(([, s]) => roleOf(s))) {
       const command = String(service.command);
       expect(existsSync(`${ROOT}${command.split(" ")[1]}`), name).toBe(true);
@@ -52,9 +52,9 @@ describe("docker-compose.yml: the production shape", () => {
       const config = loadConfig(env);
       expect(new URL(config.databaseUrl ?? "").hostname, name).toBe("postgres");
       expect(config.dataDir, name).toBe("/data");
-      // Every setting it passes is one the README explains.
+      // Every setting it passes is one the settings reference (docs/configuration.md) explains.
       for (const setting of Object.keys(env))
-        expect(readme.includes(`\`${setting}\``), `${name}: ${setting}`).toBe(true);
+        expect(settingsDoc.includes(`\`${setting}\``), `${name}: ${setting}`).toBe(true);
       expect(service.volumes, name).toEqual([".:/app", "payments-data:/data"]);
       expect(service.depends_on, name).toEqual({ setup: { condition: "service_completed_successfully" } });
     }

@@ -141,7 +141,7 @@ export function createBitcoinAdapter(config: ChainConfig, options: BitcoinAdapte
 /**
  * A pruned node no longer has the data of a block the indexer must read (getblock: RPC_MISC_ERROR
  * "Block not available (pruned data)"): a configuration fault, never a retry. Pruning is allowed
- * only while the node keeps every block from the indexer's position on (README "Node requirements").
+ * only while the node keeps every block from the indexer's position on (docs/chains.md "Node requirements").
  */
 function prunedBlock(error: unknown, chain: ChainConfig["chain"], from: number): ChainMisconfiguredError | undefined {
   if (!(error instanceof JsonRpcError) || error.rpcCode !== RPC_CODES.MISC_ERROR) return undefined;

@@ -62,7 +62,7 @@ export interface ChainAdapter {
   /**
    * Checks that the node serves the configured chain and network and accepts our credentials
    * (EVM `eth_chainId`, Bitcoin `getblockchaininfo.chain`, Solana genesis hash, Tron block 0), and
-   * offers what the service cannot work without (README "Node requirements": Solana transaction
+   * offers what the service cannot work without (docs/chains.md "Node requirements": Solana transaction
    * history, Tron transaction receipts).
    * Throws ChainMisconfiguredError when it does not; a network failure stays retryable. The
    * `regtest` network is a local node with a genesis of its own: only Bitcoin can still check it.

@@ -44,7 +44,7 @@ export interface AppConfig {
   statementBank: StatementBankConfig | undefined;
   /** The RATES_* settings; the files they name are read and checked where the provider is built. */
   rates: RatesConfig;
-  /** The TRANSFER_* settings: pricing and time limits of quotes and transfers (README "Transfers"). */
+  /** The TRANSFER_* settings: pricing and time limits of quotes and transfers (docs/transfers.md). */
   transfers: TransferSettings;
   /** The PAYMENT_REQUEST_* settings and PUBLIC_URL (docs/payment-requests.md). */
   paymentRequests: PaymentRequestSettings;
@@ -77,7 +77,7 @@ export interface TransferSettings {
    * TRANSFER_FUNDING_TTL_SECONDS: how long a just-in-time transfer waits for its funds at the quoted
    * rate (60..86400); unset: 3600. Then it expires: never executed at a stale rate. At most a day
    * (issue 27): the service carries the price risk of a bank-funded transfer for that long at most
-   * (README "Transfers", price risk).
+   * (docs/transfers.md "Price risk").
    */
   fundingTtlSeconds: number;
 }
@@ -104,7 +104,7 @@ export interface StatementBankConfig {
 }
 
 /**
- * Settings of the production rate providers (README "Production rates"). Defaults are applied
+ * Settings of the production rate providers (docs/production.md "Production rates"). Defaults are applied
  * here; unset files mean the documented defaults (Ethereum mainnet feeds, no bounds).
  */
 export interface RatesConfig {
@@ -218,6 +218,9 @@ const envSchema = z.object({
     .regex(/^\d{4,17}$/, "must be an account number of 4 to 17 digits")
     .optional(),
 });
+
+/** The names of every setting loadConfig reads (docs/configuration.md names each). */
+export const CONFIG_SETTINGS: readonly string[] = Object.keys(envSchema.shape);
 
 function statementBank(e: z.infer<typeof envSchema>): StatementBankConfig | undefined {
   if (e.BANKING_PROVIDER !== "statement") return undefined;

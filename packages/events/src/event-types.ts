@@ -1,6 +1,6 @@
 /**
  * The one list of event types (`resource.action`). Every event the service appends has one of these
- * types; README "Events" documents each with an example body.
+ * types; docs/events.md documents each with an example body.
  */
 export const EVENT_TYPES = [
   "customer.created",

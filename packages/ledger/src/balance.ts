@@ -5,8 +5,8 @@ import { idSchema, parseInput } from "./inputs.ts";
 
 /**
  * The merchant's USD balances from the derived balance rows (no lock: a read for display): available
- * (spendable), reserved (payout holds) and held (deposits held out of available, README "Held
- * deposits"). A merchant that never had a posting has zero of each.
+ * (spendable), reserved (payout holds) and held (deposits held out of available, docs/operating.md
+ * "Held deposits"). A merchant that never had a posting has zero of each.
  */
 export async function getMerchantBalance(
   q: Queryable,

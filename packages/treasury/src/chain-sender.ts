@@ -115,7 +115,7 @@ export interface ChainSender {
   readonly stuckAfterBlocks: number;
   /**
    * Checked once when the signer starts: the node offers what this sender cannot work without
-   * (README "Node requirements"); throws ChainMisconfiguredError naming the missing capability.
+   * (docs/chains.md "Node requirements"); throws ChainMisconfiguredError naming the missing capability.
    */
   verifyNode?(): Promise<void>;
   /** The node's head height (confirmations count from it). */

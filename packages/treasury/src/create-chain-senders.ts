@@ -46,8 +46,8 @@ export function createChainSenders(options: {
 }
 
 /**
- * The senders whose node offers what they cannot work without (ChainSender.verifyNode, README "Node
- * requirements"), checked once at start. A chain whose node lacks a capability is left out with an
+ * The senders whose node offers what they cannot work without (ChainSender.verifyNode, docs/chains.md
+ * "Node requirements"), checked once at start. A chain whose node lacks a capability is left out with an
  * error naming it (chain_misconfigured): its sends stay queued, the other chains go on. A node that
  * cannot be asked now (down, slow) is kept: its passes retry.
  */

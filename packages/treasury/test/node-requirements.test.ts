@@ -19,7 +19,7 @@ import { createTronSender } from "../src/tron/tron-sender.ts";
 import { TEST_TREASURY_MNEMONIC } from "./support/evm-treasury.ts";
 
 /**
- * README "Node requirements": what each family's node must offer is checked when the service starts
+ * docs/chains.md "Node requirements": what each family's node must offer is checked when the service starts
  * (the indexer's verifyNetwork, the signer's verifiedSenders), and a node that lacks it stops that
  * chain with chain_misconfigured naming the capability. Bitcoin needs no -txindex.
  */

@@ -18,7 +18,7 @@ const REFUSAL: Record<RateLimitScope, string> = {
  * `RateLimit-Policy` / `RateLimit` headers, and a 429 `Retry-After`.
  *
  * The budget is per process, on purpose: with N API replicas behind a load balancer a key can make
- * up to N x the limit a minute (README "Running on several machines": set budget / N). A count
+ * up to N x the limit a minute (docs/several-machines.md: set budget / N). A count
  * shared in PostgreSQL would add a write, contended on one row per busy key, to every request,
  * reads included, where authentication today costs one indexed lookup.
  *

@@ -3,7 +3,7 @@ import type { Queryable } from "@mp/db";
 import type { SourceMethod } from "./quote-schemas.ts";
 
 /**
- * Who may take part in a transfer, as a regulated money transmitter sets it (README "Transfers"):
+ * Who may take part in a transfer, as a regulated money transmitter sets it (docs/transfers.md "KYC gates"):
  * - a customer paying by bank (BANK_TRANSFER) or paid to a US bank account must be verified at
  *   Tier 2 (identity and address documents: the bank rails' KYC bar, as for virtual accounts);
  * - every other transfer (crypto funding, merchant-balance funding, a crypto destination) needs Tier 1;

@@ -19,7 +19,7 @@ export interface LatestAttempt {
  * (new wallets, deposits credited to available) until a verification is rejected: a merchant opens a
  * wallet while KYC runs. Tier 2 (documents, tax id, source of funds) unlocks fiat: USD virtual
  * accounts and payouts. A rejected customer may do nothing, whatever tier was approved before: no new
- * wallet, and crypto that still arrives is held (README "Held deposits").
+ * wallet, and crypto that still arrives is held (docs/operating.md "Held deposits").
  */
 export interface CustomerCapabilities {
   crypto_deposits: boolean;

@@ -124,7 +124,7 @@ export class TransactionFinder {
       (answer) => new Set(blockTxidsSchema.parse(answer).tx),
       (error: unknown) => {
         if (!(error instanceof JsonRpcError && error.rpcCode === CORE_RPC.MISC_ERROR)) throw error;
-        // Pruned: the blocks a send may be in must be kept (README "Node requirements").
+        // Pruned: the blocks a send may be in must be kept (docs/chains.md "Node requirements").
         throw new ChainMisconfiguredError(
           `the Bitcoin node has pruned block ${hash}, in which a send of ours may be (${error.rpcMessage}): keep blocks back to the oldest unconfirmed send (a larger -prune)`,
           { details: { capability: "blocks", block: hash } },
