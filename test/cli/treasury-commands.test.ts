@@ -9,7 +9,8 @@ import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 import { jsonLines, runCli, startRole, startService, waitForExit } from "./run-cli.ts";
 
 /** Several `payments` processes per test, each starting tsx (seconds each on a loaded 2-core machine) and opening the database. */
-const CLI_TEST_TIMEOUT_MS = 300_000;
+// About twenty CLI processes per test: each is ~0.5 s of CPU, but 15 s or more of wall time at load 30.
+const CLI_TEST_TIMEOUT_MS = 900_000;
 
 /** Addresses of another seed, one per family, as a recipient would have them (regtest for Bitcoin). */
 const recipients = createTreasuryKeys(generateMnemonic(english, 256), { bitcoinNetwork: "regtest" });
