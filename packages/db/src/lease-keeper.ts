@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Logger } from "@mp/core";
 import type pg from "pg";
-import type { Database } from "./database.ts";
+import type { Database } from "./database-contract.ts";
 import { type Lease, LIVENESS_LOCK_NAMESPACE, releaseLease, renewLeases, tryAcquireLease } from "./leases.ts";
 import { isConnectionError } from "./sql-state.ts";
 

@@ -13,7 +13,7 @@ import {
   type SignedAttempt,
   type StoredAttempt,
 } from "../chain-sender.ts";
-import type { SenderFactoryOptions } from "../sender-factories.ts";
+import type { SenderFactoryOptions } from "../sender-factory-options.ts";
 import { type BitcoinGuard, chainTip, guardInputs, locateAttempt } from "./attempt-location.ts";
 import { bitcoinFeeRate, bumpedFeeRate, estimateVsize, feeFor, outputBytes, P2WPKH_DUST } from "./bitcoin-fees.ts";
 import { CORE_RPC, refusedForGood } from "./core-refusals.ts";

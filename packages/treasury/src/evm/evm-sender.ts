@@ -19,7 +19,7 @@ import {
   InsufficientTreasuryFundsError,
   type SendOrder,
 } from "../chain-sender.ts";
-import type { SenderFactoryOptions } from "../sender-factories.ts";
+import type { SenderFactoryOptions } from "../sender-factory-options.ts";
 import { createEvmNode, type EvmFees, type EvmNode } from "./evm-node.ts";
 import { refusedForGood } from "./evm-refusals.ts";
 import { reusedFor } from "./reused-promise.ts";
