@@ -117,6 +117,20 @@ describe("production imports", () => {
     expect(found).toEqual([]);
   });
 
+  it("never point up to their own package's surface: no file imports its package's index", () => {
+    const graph = importGraph();
+    const surfaces = [...workspacePackages().values()].map((pkg) => ({
+      dir: pkg.dir,
+      index: pkg.exports["."] ? resolve(pkg.dir, pkg.exports["."]) : undefined,
+    }));
+    const upward = [...graph].flatMap(([file, targets]) => {
+      const own = surfaces.find((pkg) => file.startsWith(`${pkg.dir}/`));
+      if (!own?.index || file === own.index) return [];
+      return targets.includes(own.index) ? [relative(ROOT, file)] : [];
+    });
+    expect(upward).toEqual([]);
+  });
+
   it("the graph sees relative, workspace and type-only imports (a circle made on purpose is found)", () => {
     const graph = new Map([
       ["a", ["b"]],
