@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Logger } from "@mp/core";
 import type pg from "pg";
-import type { Database } from "./database-contract.ts";
+import type { Database, Queryable } from "./database-contract.ts";
 import { createHeldLeases, type HeldLeases } from "./held-leases.ts";
 import { createJitteredPoll } from "./jittered-poll.ts";
 import { createKeeperSession } from "./keeper-session.ts";
@@ -122,16 +122,7 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
 
   const unwant = async (name: string): Promise<void> => {
     wanted.delete(name);
-    const h = held.get(name);
-    if (!h) return;
-    held.delete(name);
-    try {
-      await releaseLease(session.current() ?? db, h.lease);
-      logger.info({ lease: name, epoch: h.lease.epoch.toString() }, "lease released");
-    } catch (error) {
-      // Not released: it expires by itself within the bound.
-      logger.warn({ lease: name, err: String(error) }, "could not release the lease");
-    }
+    await giveUp(held, name, session.current() ?? db, logger);
   };
 
   return {
@@ -233,5 +224,19 @@ async function balance(
     await releaseLease(c, h.lease);
     logger.info({ lease: h.lease.name, holding: mine, to: to.id }, "lease handed over to balance the processes");
     break;
+  }
+}
+
+/** Hands a held lease over (a standby takes it at its next poll); one not released expires within the bound. */
+async function giveUp(held: HeldLeases, name: string, q: Queryable, logger: Logger): Promise<void> {
+  const h = held.get(name);
+  if (!h) return;
+  held.delete(name);
+  try {
+    await releaseLease(q, h.lease);
+    logger.info({ lease: name, epoch: h.lease.epoch.toString() }, "lease released");
+  } catch (error) {
+    // Not released: it expires by itself within the bound.
+    logger.warn({ lease: name, err: String(error) }, "could not release the lease");
   }
 }

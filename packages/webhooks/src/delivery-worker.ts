@@ -2,12 +2,13 @@ import type { Logger } from "@mp/core";
 import type { Database } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
 import { attemptResult } from "./attempt-result.ts";
+import { runClaimLoop } from "./claim-loop.ts";
 import { type ClaimedDelivery, claimDueDeliveries, releaseClaims } from "./claimed-delivery.ts";
 import { createDeliveryLanes } from "./delivery-lanes.ts";
 import { listenForDeliveries } from "./delivery-listener.ts";
 import { createEndpointSigners } from "./endpoint-signers.ts";
 import { createWebhookPoster, type PostOutcome } from "./post-webhook.ts";
-import { createResultWriter, sleep } from "./result-writer.ts";
+import { createResultWriter } from "./result-writer.ts";
 import { RETRY_DELAYS_MS } from "./retry-schedule.ts";
 import { sendDelivery } from "./send-delivery.ts";
 import type { ResolveHost, WebhookEnvironment } from "./url-guard.ts";
@@ -115,25 +116,15 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   }
 
   const listener = await listenForDeliveries(db, logger, wakes.wake, () => stopping);
-  const loop = (async () => {
-    while (!stopping) {
-      wakes.reset();
-      const free = concurrency - unwritten;
-      let full = false;
-      if (free > 0) {
-        try {
-          const before = unwritten;
-          await claim(free);
-          full = unwritten - before === free;
-        } catch (error) {
-          logger.warn({ err: String(error) }, "webhook claim failed");
-          await sleep(1_000);
-        }
-      }
-      if (full || wakes.woken()) continue;
-      await wakes.wait(options.pollIntervalMs ?? 250);
-    }
-  })();
+  const loop = runClaimLoop({
+    concurrency,
+    unwritten: () => unwritten,
+    claim,
+    stopping: () => stopping,
+    wakes,
+    pollIntervalMs: options.pollIntervalMs ?? 250,
+    logger,
+  });
 
   return {
     wake: wakes.wake,

@@ -23,3 +23,5 @@ export function createWakeUp() {
     },
   };
 }
+
+export type WakeUp = ReturnType<typeof createWakeUp>;
