@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase } from "@mp/db/testing";
-import { killHard, startRole } from "../cli/run-cli.ts";
+import { startRole } from "../cli/run-cli.ts";
 import { launchChromium } from "../dashboard/browser-support.ts";
-import { stopProcess } from "../e2e/several-processes.ts";
+import { stopProcessGroup } from "../e2e/several-processes.ts";
 import { createCliMerchant } from "../e2e/transfer-chains.ts";
 import { callApi } from "../support/api-harness.ts";
 import { printTable } from "./measure.ts";
@@ -113,12 +113,7 @@ export async function runCheckoutBench(options: { rounds?: number; pages?: numbe
     printTable("Hosted page status after the deposit's confirmation (target < 1,000 ms)", rows);
   } finally {
     await browser.close();
-    await stopProcess(service.child);
-    try {
-      killHard(service.child);
-    } catch {
-      // ESRCH: the group is gone.
-    }
+    await stopProcessGroup(service.child);
     await database.drop();
     rmSync(dir, { recursive: true, force: true });
   }

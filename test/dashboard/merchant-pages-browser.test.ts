@@ -4,8 +4,8 @@ import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "../../packages/dashboard/src/index.ts";
-import { killHard, startRole } from "../cli/run-cli.ts";
-import { POSTGRES_ONLY, stopProcess } from "../e2e/several-processes.ts";
+import { startRole } from "../cli/run-cli.ts";
+import { POSTGRES_ONLY, stopProcessGroup } from "../e2e/several-processes.ts";
 import { insertDeposits } from "../support/bulk-deposits.ts";
 import { useTempDir } from "../support/test-database.ts";
 import { DashboardBrowser, launchChromium, PASSWORD, BROWSER_TIMEOUT_MS as TIMEOUT_MS } from "./browser-support.ts";
@@ -84,13 +84,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
 
   afterAll(async () => {
     await browser?.close();
-    await stopProcess(service?.child);
-    // Whatever a slow stop left behind (an anvil of the local sandbox) ends with the group.
-    try {
-      if (service) killHard(service.child);
-    } catch {
-      // ESRCH: nothing was left.
-    }
+    await stopProcessGroup(service?.child);
     await database?.drop();
   }, TIMEOUT_MS);
 

@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { TestDatabase } from "@mp/db/testing";
-import { waitForExit } from "../cli/run-cli.ts";
+import { killHard, waitForExit } from "../cli/run-cli.ts";
 import { TEST_MNEMONIC } from "../support/api-harness.ts";
 
 /**
@@ -29,4 +29,17 @@ export async function stopProcess(child: ChildProcess | undefined): Promise<void
   if (!child || child.exitCode !== null || child.signalCode !== null) return;
   child.kill("SIGTERM");
   await waitForExit(child, 30_000);
+}
+
+/**
+ * stopProcess, then `kill -9` of the process group: whatever a slow stop left behind (an anvil of
+ * the local sandbox) ends with the group.
+ */
+export async function stopProcessGroup(child: ChildProcess | undefined): Promise<void> {
+  await stopProcess(child);
+  try {
+    if (child) killHard(child);
+  } catch {
+    // ESRCH: nothing was left.
+  }
 }

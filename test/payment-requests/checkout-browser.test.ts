@@ -4,9 +4,9 @@ import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "../../packages/dashboard/src/index.ts";
-import { killHard, runCli, startRole } from "../cli/run-cli.ts";
+import { runCli, startRole } from "../cli/run-cli.ts";
 import { launchChromium, PASSWORD, BROWSER_TIMEOUT_MS as TIMEOUT_MS } from "../dashboard/browser-support.ts";
-import { POSTGRES_ONLY, stopProcess } from "../e2e/several-processes.ts";
+import { POSTGRES_ONLY, stopProcessGroup } from "../e2e/several-processes.ts";
 import { callApi, eventually } from "../support/api-harness.ts";
 import { useTempDir } from "../support/test-database.ts";
 import { startReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
@@ -98,12 +98,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`the hosted checkout page in Chromium
   afterAll(async () => {
     await browser?.close();
     await hooks?.stop();
-    await stopProcess(service?.child);
-    try {
-      if (service) killHard(service.child);
-    } catch {
-      // ESRCH: nothing was left.
-    }
+    await stopProcessGroup(service?.child);
     await database?.drop();
   }, TIMEOUT_MS);
 

@@ -1,15 +1,11 @@
 import type { AddressMatcher, ObservedTransfer } from "@mp/core";
 import { type ApiBlock, type ApiLog, type ApiTransactionInfo, transferContractSchema } from "./api-schemas.ts";
+import type { BlockLocation } from "./block-location.ts";
 import { SUCCESS, TRC20_TRANSFER_TOPIC } from "./constants.ts";
 import { internalTrxPayments, type TrxPayment } from "./internal-transfers.ts";
 import { hexToBase58, topicToBase58 } from "./tron-address.ts";
 import { TronApiError } from "./tron-api-error.ts";
 import type { TronAssets } from "./tron-assets.ts";
-
-export interface BlockLocation {
-  height: number;
-  blockHash: string;
-}
 
 const UINT256_WORD = /^[0-9a-fA-F]{64}$/;
 

@@ -1,5 +1,6 @@
 export { type ApiBlock, type ApiTransactionInfo, blockSchema, transactionInfoListSchema } from "./api-schemas.ts";
-export { type BlockLocation, extractBlockTransfers } from "./block-transfers.ts";
+export type { BlockLocation } from "./block-location.ts";
+export { extractBlockTransfers } from "./block-transfers.ts";
 export { TRC20_TRANSFER_TOPIC } from "./constants.ts";
 export { TronHttpClient, type TronHttpClientOptions } from "./http-api-client.ts";
 export { verifyTronNode } from "./node-capabilities.ts";

@@ -1,7 +1,7 @@
 import type { AddressMatcher } from "@mp/core";
 import { z } from "zod";
 import { hexAddressSchema, sunSchema } from "./api-schemas.ts";
-import type { BlockLocation } from "./block-transfers.ts";
+import type { BlockLocation } from "./block-location.ts";
 import { hexToBase58 } from "./tron-address.ts";
 import { TronApiError } from "./tron-api-error.ts";
 

@@ -13,6 +13,7 @@ import type { JobQueue } from "@mp/jobs";
 import type { BankingProvider, KycProvider, RateProvider } from "@mp/providers";
 import type { ResolveHost } from "@mp/webhooks";
 import type { Registry } from "prom-client";
+import type { AddressDeriver } from "./wallets/address-deriver.ts";
 import type { WalletSlots } from "./wallets/wallet-slots.ts";
 
 /**
@@ -60,21 +61,5 @@ export interface AppDeps {
   resolveWebhookHost?: ResolveHost;
 }
 
+export type { AddressDeriver, DerivedAddress } from "./wallets/address-deriver.ts";
 export type { IndexerState };
-
-export interface DerivedAddress {
-  chain: ChainId;
-  address: string;
-  /** Matching form: EVM lowercased, other chains as is. */
-  addressKey: string;
-  path: string;
-}
-
-/**
- * The receive addresses of a wallet slot. In the roles without the master mnemonic this reads the
- * public material the signer derived ahead (@mp/custody createPublicCustody), so it is asynchronous
- * and may fail with a retryable 503 service_unavailable when a pool ran dry.
- */
-export interface AddressDeriver {
-  deriveWalletAddresses(account: number, index: number): DerivedAddress[] | Promise<DerivedAddress[]>;
-}

@@ -1,5 +1,5 @@
-export type { Database, DatabaseEngine, Queryable } from "./database.ts";
 export { createDatabase } from "./database.ts";
+export type { Database, DatabaseEngine, Queryable } from "./database-contract.ts";
 export { type EmbeddedServer, embeddedConnectionString, startEmbedded } from "./embedded.ts";
 export { createLeaseKeeper, type LeaseKeeper, type LeaseKeeperOptions } from "./lease-keeper.ts";
 export {

@@ -2,8 +2,12 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Logger } from "@mp/core";
 import type pg from "pg";
-import type { Database } from "./database.ts";
-import { type Lease, LIVENESS_LOCK_NAMESPACE, releaseLease, renewLeases, tryAcquireLease } from "./leases.ts";
+import type { Database, Queryable } from "./database-contract.ts";
+import { createHeldLeases, type HeldLeases } from "./held-leases.ts";
+import { createJitteredPoll } from "./jittered-poll.ts";
+import { createKeeperSession } from "./keeper-session.ts";
+import { heartbeat, observeShares } from "./lease-shares.ts";
+import { type Lease, releaseLease, renewLeases, tryAcquireLease } from "./leases.ts";
 import { isConnectionError } from "./sql-state.ts";
 
 /**
@@ -63,244 +67,62 @@ export interface LeaseKeeperOptions {
   pollMs?: number;
 }
 
-interface Held {
-  lease: Lease;
-  /** performance.now() after which the lease no longer counts as held here. */
-  validUntil: number;
-}
-
-interface Observed {
-  name: string;
-  holder: string | null;
-  /** No row, expired, or its holder's session is gone: anyone may take it. */
-  free: boolean;
-}
-
-interface LiveHolder {
-  id: string;
-  wants: string[];
-  held: number;
-}
-
 const DEFAULT_POLL_MS = 250;
 
 export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
   const { db, role, seconds, logger } = options;
-  const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   const renewEveryMs = (seconds * 1000) / 4;
-  /**
-   * How long after a renewal was sent the lease counts as held here: the bound less a tenth, a
-   * margin for this host's clock running slower than the database's (the guard has the last word).
-   */
-  const validMs = seconds * 900;
   const host = hostname();
   const holder = `${host}:${process.pid}:${randomBytes(4).toString("hex")}`;
   const wanted = new Set<string>();
-  const held = new Map<string, Held>();
-  let client: pg.PoolClient | undefined;
-  let broken = false;
+  // Counted as held until the bound less a tenth after a renewal was sent: a margin for this host's
+  // clock running slower than the database's (the guard has the last word).
+  const held = createHeldLeases(logger, seconds * 900);
+  const session = createKeeperSession(db, holder);
+  const self = { holder, role, seconds, logger };
   let lastRenewAt = Number.NEGATIVE_INFINITY;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let firstCycle: Promise<void> | undefined;
   let stopped = false;
-  /** Sessions opened so far: a second one means the first was lost. */
-  let sessions = 0;
   /** Set after giving leases up: this poll leaves them to the standbys. */
   let skipBalance = false;
-  const onError = () => {
-    broken = true;
-  };
 
-  const dropClient = () => {
-    const c = client;
-    client = undefined;
-    if (!c) return;
-    c.off("error", onError);
-    c.release(true);
-  };
-
-  /** The dedicated session, holding the liveness lock; (re)connected after a loss. */
-  const session = async (): Promise<pg.PoolClient> => {
-    if (client && !broken) return client;
-    dropClient();
-    const fresh = await db.pool.connect();
-    broken = false;
-    fresh.on("error", onError);
-    try {
-      if (db.engine === "postgresql") {
-        // A renewal waits behind this process's own guarded writes (they share-lock the row): a
-        // short while at most; a longer wait fails and the next poll renews instead.
-        await fresh.query("SET lock_timeout = '1s'");
-      }
-      await fresh.query("SELECT pg_try_advisory_lock($1, hashtext($2))", [LIVENESS_LOCK_NAMESPACE, holder]);
-    } catch (error) {
-      fresh.off("error", onError);
-      fresh.release(true);
-      throw error;
-    }
-    const lostOne = sessions > 0;
-    client = fresh;
-    sessions++;
-    // A new session: the heartbeat (and renewals) go out at once.
+  /** The session; a new one renews at once, and one replacing a lost one gives every lease up first. */
+  const openSession = async (): Promise<pg.PoolClient> => {
+    const { client, fresh, reconnected } = await session.open();
+    if (!fresh) return client;
     lastRenewAt = Number.NEGATIVE_INFINITY;
-    if (lostOne && held.size > 0) {
-      // While the old session was gone, standbys saw this holder dead and were entitled to take
-      // its leases at any moment: give them all up rather than race them (new epochs all round).
-      const given = [...held.values()];
-      held.clear();
-      for (const h of given) await releaseLease(fresh, h.lease);
-      logger.warn({ holder, leases: given.map((h) => h.lease.name) }, "lost the database session: leases given up");
-      skipBalance = true;
-    }
-    return fresh;
-  };
-
-  const validHeld = (): Held[] => {
-    const now = performance.now();
-    for (const [name, h] of held) {
-      if (now >= h.validUntil) {
-        held.delete(name);
-        logger.warn({ lease: name, epoch: h.lease.epoch.toString() }, "lease not renewed in time: no longer leading");
-      }
-    }
-    return [...held.values()];
-  };
-
-  const heartbeat = async (c: pg.PoolClient): Promise<void> => {
-    await c.query(
-      `INSERT INTO lease_holders (id, role, host, pid, wants, started_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, clock_timestamp(), clock_timestamp() + make_interval(secs => $6))
-       ON CONFLICT (id) DO UPDATE SET wants = EXCLUDED.wants, expires_at = EXCLUDED.expires_at`,
-      [holder, role, host, process.pid, [...wanted], seconds],
-    );
-    // Rows of processes gone for an hour: nobody shows or counts them any more.
-    await c.query("DELETE FROM lease_holders WHERE expires_at < clock_timestamp() - interval '1 hour'");
-  };
-
-  const renew = async (c: pg.PoolClient): Promise<void> => {
-    const sentAt = performance.now();
-    const mine = validHeld();
-    await heartbeat(c);
-    const renewed = await renewLeases(
-      c,
-      mine.map((h) => h.lease),
-      seconds,
-    );
-    for (const h of mine) {
-      if (renewed.has(h.lease.name)) {
-        h.validUntil = sentAt + validMs;
-      } else if (held.get(h.lease.name) === h) {
-        held.delete(h.lease.name);
-        logger.warn(
-          { lease: h.lease.name, epoch: h.lease.epoch.toString() },
-          "lease lost: another process leads it now",
-        );
-      }
-    }
-    lastRenewAt = sentAt;
-  };
-
-  const observe = async (c: pg.PoolClient): Promise<{ leases: Observed[]; live: LiveHolder[] }> => {
-    const leases = await c.query<Observed>(
-      `SELECT w.name, l.holder,
-              (l.name IS NULL OR l.expires_at <= clock_timestamp() OR NOT lease_holder_alive(l.holder)) AS free
-         FROM unnest($1::text[]) AS w(name) LEFT JOIN leases l ON l.name = w.name`,
-      [[...wanted]],
-    );
-    const live = await c.query<{ id: string; wants: string[]; held: string }>(
-      `SELECT h.id, h.wants,
-              (SELECT count(*) FROM leases l WHERE l.holder = h.id AND l.expires_at > clock_timestamp()) AS held
-         FROM lease_holders h
-        WHERE h.role = $1 AND h.expires_at > clock_timestamp() AND lease_holder_alive(h.id)`,
-      [role],
-    );
-    return { leases: leases.rows, live: live.rows.map((r) => ({ id: r.id, wants: r.wants, held: Number(r.held) })) };
-  };
-
-  /** Free resources to a process holding the fewest; the larger share hands one over. */
-  const balance = async (c: pg.PoolClient): Promise<void> => {
-    const { leases, live } = await observe(c);
-    const others = live.filter((h) => h.id !== holder);
-    let mine = validHeld().length;
-    for (const lease of leases) {
-      if (held.has(lease.name) || !lease.free || stopped) continue;
-      // Another live process that wants it and holds fewer takes it (ties: whoever comes first).
-      if (others.some((o) => o.wants.includes(lease.name) && o.held < mine)) continue;
-      const sentAt = performance.now();
-      const taken = await tryAcquireLease(c, { name: lease.name, holder, seconds });
-      if (!taken) continue;
-      held.set(lease.name, { lease: taken, validUntil: sentAt + validMs });
-      mine++;
-      logger.info(
-        { lease: lease.name, epoch: taken.epoch.toString(), from: lease.holder, holder },
-        "lease acquired: now leading",
-      );
-    }
-    const poorer = (name: string) => others.find((o) => o.wants.includes(name) && o.held + 1 < mine);
-    for (const h of validHeld()) {
-      const to = poorer(h.lease.name);
-      if (!to) continue;
-      await handOver(h, c);
-      logger.info({ lease: h.lease.name, holding: mine, to: to.id }, "lease handed over to balance the processes");
-      break;
-    }
-  };
-
-  const handOver = async (h: Held, c: pg.PoolClient): Promise<void> => {
-    held.delete(h.lease.name);
-    await releaseLease(c, h.lease);
+    if (!reconnected || held.size === 0) return client;
+    // While the old session was gone, standbys saw this holder dead and were entitled to take
+    // its leases at any moment: give them all up rather than race them (new epochs all round).
+    const given = held.takeAll();
+    for (const h of given) await releaseLease(client, h.lease);
+    logger.warn({ holder, leases: given.map((h) => h.lease.name) }, "lost the database session: leases given up");
+    skipBalance = true;
+    return client;
   };
 
   const cycle = async (): Promise<void> => {
     try {
-      const c = await session();
-      if (performance.now() - lastRenewAt >= renewEveryMs) await renew(c);
-      if (!stopped && !skipBalance) await balance(c);
+      const client = await openSession();
+      if (performance.now() - lastRenewAt >= renewEveryMs) {
+        lastRenewAt = await renew(client, held, { ...self, host, wants: [...wanted] });
+      }
+      if (!stopped && !skipBalance)
+        await balance(client, held, { ...self, wanted: [...wanted], stopped: () => stopped });
       skipBalance = false;
     } catch (error) {
       // A lost connection is reconnected at the next poll (and its liveness lock taken again); any
       // other failure (a renewal's lock wait timing out) is retried as it is. Leases not renewed in
-      // time stop counting as held (validHeld).
-      if (isConnectionError(error)) broken = true;
+      // time stop counting as held (held.valid()).
+      if (isConnectionError(error)) session.markBroken();
       logger.warn({ holder, err: String(error) }, "lease keeper poll failed");
     }
   };
 
-  const schedule = () => {
-    if (stopped) return;
-    const delay = pollMs * (0.75 + Math.random() * 0.5);
-    timer = setTimeout(() => {
-      running = cycle().finally(() => {
-        running = undefined;
-        schedule();
-      });
-    }, delay);
-    timer.unref();
-  };
-
-  const start = (): Promise<void> => {
-    if (!firstCycle) {
-      firstCycle = running = cycle().finally(() => {
-        running = undefined;
-        schedule();
-      });
-    }
-    return firstCycle;
-  };
+  const poll = createJitteredPoll(options.pollMs ?? DEFAULT_POLL_MS, cycle);
 
   const unwant = async (name: string): Promise<void> => {
     wanted.delete(name);
-    const h = held.get(name);
-    if (!h) return;
-    held.delete(name);
-    try {
-      await releaseLease(client && !broken ? client : db, h.lease);
-      logger.info({ lease: name, epoch: h.lease.epoch.toString() }, "lease released");
-    } catch (error) {
-      // Not released: it expires by itself within the bound.
-      logger.warn({ lease: name, err: String(error) }, "could not release the lease");
-    }
+    await giveUp(held, name, session.current() ?? db, logger);
   };
 
   return {
@@ -314,8 +136,8 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
     async acquire(name) {
       if (stopped) return null;
       wanted.add(name);
-      await start();
-      validHeld();
+      await poll.start();
+      held.valid();
       return held.get(name)?.lease ?? null;
     },
     lost(lease) {
@@ -325,24 +147,96 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
     async stop() {
       if (stopped) return;
       stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
-      for (const name of [...held.keys()]) await unwant(name);
+      await poll.stop();
+      for (const name of held.names()) await unwant(name);
       wanted.clear();
-      const c = client;
-      if (c && !broken) {
-        try {
-          await c.query("DELETE FROM lease_holders WHERE id = $1", [holder]);
-          await c.query("SELECT pg_advisory_unlock($1, hashtext($2))", [LIVENESS_LOCK_NAMESPACE, holder]);
-          client = undefined;
-          c.off("error", onError);
-          c.release();
-          return;
-        } catch {
-          // Closing the connection below ends the session and with it the lock.
-        }
-      }
-      dropClient();
+      await session.close(async (c) => {
+        await c.query("DELETE FROM lease_holders WHERE id = $1", [holder]);
+      });
     },
   };
+}
+
+interface KeeperSelf {
+  holder: string;
+  role: string;
+  seconds: number;
+  logger: Logger;
+}
+
+/** The heartbeat, then every valid lease renewed; those the database no longer gives us are dropped. Returns when it was sent. */
+async function renew(
+  c: pg.PoolClient,
+  held: HeldLeases,
+  self: KeeperSelf & { host: string; wants: string[] },
+): Promise<number> {
+  const sentAt = performance.now();
+  const mine = held.valid();
+  await heartbeat(c, { id: self.holder, role: self.role, host: self.host, wants: self.wants, seconds: self.seconds });
+  const renewed = await renewLeases(
+    c,
+    mine.map((h) => h.lease),
+    self.seconds,
+  );
+  for (const h of mine) {
+    if (renewed.has(h.lease.name)) {
+      held.renewed(h, sentAt);
+    } else if (held.get(h.lease.name) === h) {
+      held.delete(h.lease.name);
+      self.logger.warn(
+        { lease: h.lease.name, epoch: h.lease.epoch.toString() },
+        "lease lost: another process leads it now",
+      );
+    }
+  }
+  return sentAt;
+}
+
+/** Free resources to a process holding the fewest; the larger share hands one over. */
+async function balance(
+  c: pg.PoolClient,
+  held: HeldLeases,
+  self: KeeperSelf & { wanted: string[]; stopped: () => boolean },
+): Promise<void> {
+  const { holder, seconds, logger } = self;
+  const { leases, live } = await observeShares(c, self.wanted, self.role);
+  const others = live.filter((h) => h.id !== holder);
+  let mine = held.valid().length;
+  for (const lease of leases) {
+    if (held.has(lease.name) || !lease.free || self.stopped()) continue;
+    // Another live process that wants it and holds fewer takes it (ties: whoever comes first).
+    if (others.some((o) => o.wants.includes(lease.name) && o.held < mine)) continue;
+    const sentAt = performance.now();
+    const taken = await tryAcquireLease(c, { name: lease.name, holder, seconds });
+    if (!taken) continue;
+    held.set(taken, sentAt);
+    mine++;
+    logger.info(
+      { lease: lease.name, epoch: taken.epoch.toString(), from: lease.holder, holder },
+      "lease acquired: now leading",
+    );
+  }
+  const poorer = (name: string) => others.find((o) => o.wants.includes(name) && o.held + 1 < mine);
+  for (const h of held.valid()) {
+    const to = poorer(h.lease.name);
+    if (!to) continue;
+    held.delete(h.lease.name);
+    await releaseLease(c, h.lease);
+    logger.info({ lease: h.lease.name, holding: mine, to: to.id }, "lease handed over to balance the processes");
+    break;
+  }
+}
+
+/** Hands a held lease over (a standby takes it at its next poll); one not released expires within the bound. */
+async function giveUp(held: HeldLeases, name: string, q: Queryable, logger: Logger): Promise<void> {
+  const h = held.get(name);
+  if (!h) return;
+  held.delete(name);
+  try {
+    await releaseLease(q, h.lease);
+    logger.info({ lease: name, epoch: h.lease.epoch.toString() }, "lease released");
+  } catch (error) {
+    // Not released: it expires by itself within the bound.
+    logger.warn({ lease: name, err: String(error) }, "could not release the lease");
+  }
 }

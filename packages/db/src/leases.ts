@@ -1,5 +1,5 @@
 import { AppError } from "@mp/core";
-import type { Queryable } from "./database.ts";
+import type { Queryable } from "./database-contract.ts";
 
 /**
  * Leadership of a named resource (migrations/0080): the fencing token a holder carries. Every write

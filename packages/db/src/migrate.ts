@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "@mp/core";
-import type { Database } from "./database.ts";
+import type { Database } from "./database-contract.ts";
 import { SqlState, sqlState } from "./sql-state.ts";
 
 export const MIGRATIONS_DIR = fileURLToPath(new URL("../../../migrations/", import.meta.url));

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { Database, Queryable } from "./database.ts";
+import type { Database, Queryable } from "./database-contract.ts";
 
 /**
  * A hot query run as a named prepared statement: the server parses and plans it once per connection.

@@ -1,5 +1,6 @@
 import type { Logger } from "@mp/core";
-import { createDatabase, type Database } from "./database.ts";
+import { createDatabase } from "./database.ts";
+import type { Database } from "./database-contract.ts";
 import { startEmbedded } from "./embedded.ts";
 
 export interface OpenDatabaseOptions {

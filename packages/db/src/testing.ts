@@ -3,7 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { createDatabase, type Database, type DatabaseEngine } from "./database.ts";
+import { createDatabase } from "./database.ts";
+import type { Database, DatabaseEngine } from "./database-contract.ts";
 import { startEmbedded } from "./embedded.ts";
 import { MIGRATIONS_DIR, migrate } from "./migrate.ts";
 import { SqlState, sqlState } from "./sql-state.ts";

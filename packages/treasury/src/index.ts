@@ -3,7 +3,8 @@ export { type BalancePollerOptions, startBalancePoller } from "./balance-poller.
 export * from "./chain-sender.ts";
 export { createChainSenders, treasurySendAddresses, verifiedSenders } from "./create-chain-senders.ts";
 export { createEvmSender } from "./evm/index.ts";
-export { createHoldingsReader, type HoldingsReader, type KnownOutput } from "./reconcile/holdings-readers.ts";
+export { createHoldingsReader, type HoldingsReader } from "./reconcile/holdings-readers.ts";
+export type { KnownOutput } from "./reconcile/known-output.ts";
 export {
   type ReconcileLine,
   type ReconcileReport,
@@ -21,7 +22,8 @@ export {
   type SendState,
   type TreasurySend,
 } from "./send-requests.ts";
-export { SENDER_FACTORIES, type SenderFactory, type SenderFactoryOptions } from "./sender-factories.ts";
+export { SENDER_FACTORIES, type SenderFactory } from "./sender-factories.ts";
+export type { SenderFactoryOptions } from "./sender-factory-options.ts";
 export { createSolanaSender } from "./solana/index.ts";
 export {
   type BitcoinSweeperOptions,

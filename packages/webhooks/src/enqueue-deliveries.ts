@@ -1,5 +1,5 @@
 import type { Queryable } from "@mp/db";
-import { DELIVERY_CHANNEL } from "./delivery-worker.ts";
+import { DELIVERY_CHANNEL } from "./delivery-listener.ts";
 import { TEST_EVENT_TYPE } from "./event-body.ts";
 
 /** A delivery as the API shows it after enqueuing. */

@@ -1,5 +1,5 @@
+export { DELIVERY_CHANNEL } from "./delivery-listener.ts";
 export {
-  DELIVERY_CHANNEL,
   FAILING_DISABLE_AFTER_MS,
   startWebhookWorker,
   type WebhookWorker,

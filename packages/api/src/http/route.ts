@@ -3,6 +3,9 @@ import type { Request, Response } from "express";
 import type { ZodType } from "zod";
 import type { AuthenticatedMerchant } from "../auth/authenticate.ts";
 import type { AppDeps } from "../deps.ts";
+import type { Reservation } from "./reservation.ts";
+
+export type { Reservation };
 
 /** What a handler answers: a status and the `data` of the envelope (or a raw body). */
 export interface Reply {
@@ -12,12 +15,6 @@ export interface Reply {
   headers?: Record<string, string>;
   /** A non-JSON answer (Prometheus text) or a body that is not enveloped (the OpenAPI document). */
   raw?: { contentType: string; body: string };
-}
-
-/** What a route's `prepare` reserved before its transaction opened. */
-export interface Reservation {
-  /** The operation did not use it (a replayed answer, a 4xx answer): give it back for a later request. */
-  release(): void;
 }
 
 export interface HandlerContext<P, Q, B, R = undefined> {

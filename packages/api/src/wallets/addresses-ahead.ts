@@ -1,4 +1,4 @@
-import type { AddressDeriver, DerivedAddress } from "../deps.ts";
+import type { AddressDeriver, DerivedAddress } from "./address-deriver.ts";
 import type { WalletSlot } from "./wallet-index-allocator.ts";
 
 /** Slots derived ahead and not yet taken; a few per merchant at most, the oldest dropped first. */

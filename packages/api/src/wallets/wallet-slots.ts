@@ -1,6 +1,6 @@
 import type { Database } from "@mp/db";
-import type { AddressDeriver, DerivedAddress } from "../deps.ts";
-import type { Reservation } from "../http/route.ts";
+import type { Reservation } from "../http/reservation.ts";
+import type { AddressDeriver, DerivedAddress } from "./address-deriver.ts";
 import { AddressesAhead } from "./addresses-ahead.ts";
 import { WalletIndexAllocator, type WalletSlot } from "./wallet-index-allocator.ts";
 

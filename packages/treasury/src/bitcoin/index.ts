@@ -1,1 +1,2 @@
-export { BroadcastRejectedError, createBitcoinSender } from "./bitcoin-sender.ts";
+export { createBitcoinSender } from "./bitcoin-sender.ts";
+export { BroadcastRejectedError } from "./broadcast-rejected-error.ts";

@@ -11,13 +11,8 @@ import { CORE_RPC } from "../bitcoin/core-refusals.ts";
 import { createSolanaReads, READ_COMMITMENT } from "../solana/solana-reads.ts";
 import { associatedTokenAddress } from "../solana/token-instructions.ts";
 import { TronNode } from "../tron/tron-node.ts";
-import type { MinedBlock } from "./our-records.ts";
-
-/** An output the records say paid one of our Bitcoin addresses (deposit, treasury receipt, coin). */
-export interface KnownOutput {
-  txid: string;
-  vout: number;
-}
+import type { KnownOutput } from "./known-output.ts";
+import type { MinedBlock } from "./mined-block.ts";
 
 /** What reconciliation reads from one chain's node: our holdings, and the fees our transactions paid. */
 export interface HoldingsReader {

@@ -1,12 +1,7 @@
 import { type ChainId, normalizeAddress } from "@mp/core";
 import type { Queryable } from "@mp/db";
-import type { KnownOutput } from "./holdings-readers.ts";
-
-/** The block our records place a mined attempt in (a Bitcoin node without -txindex finds it only there). */
-export interface MinedBlock {
-  height: number;
-  hash: string;
-}
+import type { KnownOutput } from "./known-output.ts";
+import type { MinedBlock } from "./mined-block.ts";
 
 /** Per asset, smallest units. */
 export type Amounts = Map<string, bigint>;

@@ -11,7 +11,7 @@ import { Keypair, PublicKey, SystemProgram, Transaction, type TransactionInstruc
 import bs58 from "bs58";
 import { z } from "zod";
 import { type ChainSender, InsufficientTreasuryFundsError, type SendOrder } from "../chain-sender.ts";
-import type { SenderFactoryOptions } from "../sender-factories.ts";
+import type { SenderFactoryOptions } from "../sender-factory-options.ts";
 import {
   contextValue,
   createSolanaReads,

@@ -7,7 +7,7 @@ import {
   type SendOrder,
   type StoredAttempt,
 } from "../chain-sender.ts";
-import type { SenderFactoryOptions } from "../sender-factories.ts";
+import type { SenderFactoryOptions } from "../sender-factory-options.ts";
 import { decodeHex, TronNode, type TronTransactionInfo, type UnsignedTronTransaction } from "./tron-node.ts";
 
 /** fee_limit = energy estimate x energy price, plus this share: the estimate can be a little low. */

@@ -1,0 +1,12 @@
+import type { ChainConfig, Logger } from "@mp/core";
+import type { TreasuryKeys } from "@mp/custody";
+import type { Database } from "@mp/db";
+
+/** What every family's sender is built from (sender-factories.ts). */
+export interface SenderFactoryOptions {
+  config: ChainConfig;
+  keys: TreasuryKeys;
+  db: Database;
+  logger: Logger;
+  fetch?: typeof globalThis.fetch;
+}

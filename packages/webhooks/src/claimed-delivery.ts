@@ -1,0 +1,111 @@
+import type { Database } from "@mp/db";
+import type { StoredEvent } from "./event-body.ts";
+
+/** A delivery this process claimed, with its endpoint's columns and its event's (NULL for a test delivery). */
+export interface ClaimedDelivery {
+  id: string;
+  merchant_id: string;
+  environment: string;
+  endpoint_id: string;
+  event_id: string | null;
+  attempts: number;
+  created_at: Date;
+  url: string;
+  endpoint_status: "enabled" | "disabled";
+  secret_version: number;
+  /** The event's columns (NULL for a test delivery), read in the claim's own statement. */
+  event_type: string | null;
+  event_environment: string | null;
+  object_type: string | null;
+  object_id: string | null;
+  object_version: number | null;
+  data_json: string | null;
+  idempotency_key: string | null;
+  event_created_at: Date | null;
+}
+
+/** The claimed delivery's event, or undefined for a test delivery (or an event no longer there). */
+export function eventOf(row: ClaimedDelivery): StoredEvent | undefined {
+  if (!row.event_id || row.event_type === null || row.data_json === null || row.event_created_at === null)
+    return undefined;
+  return {
+    id: row.event_id,
+    type: row.event_type,
+    environment: row.event_environment ?? row.environment,
+    object_type: row.object_type ?? "",
+    object_id: row.object_id ?? "",
+    object_version: row.object_version ?? 1,
+    data_json: row.data_json,
+    idempotency_key: row.idempotency_key,
+    created_at: row.event_created_at,
+  };
+}
+
+/**
+ * Claims up to $4 (free slots) due deliveries: for each enabled endpoint below its cap ($3), its
+ * oldest due ones up to its free slots, through the (endpoint_id, next_attempt_at) index. Walking
+ * endpoints, not one queue of all deliveries, is what keeps a backed-up or hanging endpoint from
+ * costing the others anything: its rows are never scanned while it is at its cap.
+ */
+const CLAIM = `
+WITH busy AS (
+  SELECT * FROM unnest($1::uuid[], $2::int[]) AS b (endpoint_id, in_flight)
+), chosen AS (
+  SELECT due.id
+    FROM webhook_endpoints e
+    LEFT JOIN busy ON busy.endpoint_id = e.id
+   CROSS JOIN LATERAL (
+     SELECT d.id FROM webhook_deliveries d
+      WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= now()
+        AND (d.claimed_until IS NULL OR d.claimed_until < now())
+      ORDER BY d.next_attempt_at
+      LIMIT $3::int - COALESCE(busy.in_flight, 0)
+      FOR UPDATE SKIP LOCKED
+   ) due
+   WHERE e.status = 'enabled' AND COALESCE(busy.in_flight, 0) < $3::int
+   LIMIT $4
+), claimed AS (
+  UPDATE webhook_deliveries d
+     SET attempts = d.attempts + 1, claimed_until = now() + make_interval(secs => $5)
+    FROM chosen, webhook_endpoints e, merchants m
+   WHERE d.id = chosen.id AND e.id = d.endpoint_id AND m.id = d.merchant_id
+  RETURNING d.id, d.merchant_id, m.environment, d.endpoint_id, d.event_id, d.attempts, d.created_at,
+            e.url, e.status AS endpoint_status, e.secret_version
+)
+SELECT claimed.*, ev.type AS event_type, ev.environment AS event_environment, ev.object_type, ev.object_id,
+       ev.object_version, ev.data::text AS data_json, ev.idempotency_key, ev.created_at AS event_created_at
+  FROM claimed LEFT JOIN events ev ON ev.id = claimed.event_id`;
+
+export interface ClaimRequest {
+  /** Per endpoint, the deliveries this process holds already (claimed and not finished). */
+  inFlight: ReadonlyMap<string, number>;
+  /** The most one endpoint may hold at once. */
+  perEndpointCap: number;
+  /** How many to claim at the most. */
+  free: number;
+  leaseMs: number;
+}
+
+/** Claims due deliveries as a lease (attempts counted, claimed_until `leaseMs` ahead). */
+export async function claimDueDeliveries(db: Database, request: ClaimRequest): Promise<ClaimedDelivery[]> {
+  const busy = [...request.inFlight];
+  const { rows } = await db.query<ClaimedDelivery>(CLAIM, [
+    busy.map(([id]) => id),
+    busy.map(([, inFlight]) => inFlight),
+    request.perEndpointCap,
+    request.free,
+    request.leaseMs / 1000,
+  ]);
+  return rows;
+}
+
+/** Gives claimed deliveries that were never started back now rather than at the end of their lease. */
+export async function releaseClaims(db: Database, rows: readonly ClaimedDelivery[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(
+    `UPDATE webhook_deliveries d SET claimed_until = NULL, attempts = d.attempts - 1
+       FROM unnest($1::uuid[], $2::int[]) AS w (id, attempts)
+      WHERE d.id = w.id AND d.attempts = w.attempts AND d.status = 'pending'`,
+    [rows.map((r) => r.id), rows.map((r) => r.attempts)],
+  );
+}
