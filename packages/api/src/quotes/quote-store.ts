@@ -1,9 +1,7 @@
-import { unitsToDecimal } from "@mp/core";
-import type { Queryable } from "@mp/db";
+import { iso, unitsToDecimal } from "@mp/core";
+import { insertReturning, type Queryable } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
-import { insertReturning } from "../shared/insert-returning.ts";
 import { defineRowQuery } from "../shared/list-page.ts";
-import { iso } from "../shared/sql-filters.ts";
 import type { PricedQuote } from "./quote-pricing.ts";
 import type { Money, QuoteResource, SourceMethod, UsBankAccountBody } from "./quote-schemas.ts";
 

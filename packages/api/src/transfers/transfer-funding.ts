@@ -1,7 +1,7 @@
+import { iso } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
 import { toMoney } from "../quotes/quote-store.ts";
-import { iso } from "../shared/sql-filters.ts";
 import { findLiveVirtualAccount, openInstructions } from "../virtual-accounts/virtual-account-store.ts";
 import type { TransferFundingResource } from "./transfer-schemas.ts";
 import type { IntentRow, TransferRow } from "./transfer-store.ts";

@@ -1,11 +1,10 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { ConflictError, type Logger, NotFoundError, QuoteExpiredError } from "@mp/core";
-import type { Database, Queryable } from "@mp/db";
+import { type Database, insertReturning, type Queryable } from "@mp/db";
 import { placeHold, releaseHold } from "@mp/ledger";
 import { assertAboveMinimum } from "../quotes/quote-minimums.ts";
 import { findQuote } from "../quotes/quote-store.ts";
 import { assertTransferAllowed } from "../quotes/transfer-kyc-gate.ts";
-import { insertReturning } from "../shared/insert-returning.ts";
 import type { ReservedWalletSlot } from "../wallets/wallet-slots.ts";
 import { openFundingAddress } from "./funding-address.ts";
 import { DUE_FOR_TRY, eachTransfer } from "./transfer-retries.ts";

@@ -1,10 +1,9 @@
-import type { Queryable } from "@mp/db";
+import { iso } from "@mp/core";
+import { insertReturning, type Queryable } from "@mp/db";
+import { appendResourceEvent } from "@mp/events";
 import type { QuoteRow } from "../quotes/quote-store.ts";
 import { toMoney, toQuoteResource } from "../quotes/quote-store.ts";
-import { insertReturning } from "../shared/insert-returning.ts";
 import { defineListQuery, type ResourceTable } from "../shared/list-page.ts";
-import { appendResourceEvent } from "../shared/resource-event.ts";
-import { iso } from "../shared/sql-filters.ts";
 import type { FundingMode, IntentStatus, TransferResource, TransferStatus } from "./transfer-schemas.ts";
 
 /** A transfer with its quote's figures (one join: a transfer never changes them). */

@@ -1,5 +1,5 @@
+import { iso } from "@mp/core";
 import type { Queryable } from "@mp/db";
-import { iso } from "../shared/sql-filters.ts";
 import { TRANSFER_STATUSES, type TransferStatus } from "./transfer-schemas.ts";
 
 /**
