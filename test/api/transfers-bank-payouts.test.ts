@@ -1,9 +1,8 @@
-import { bankPayoutRequest, recordBankPayoutIntent } from "@mp/api";
 import { ServiceUnavailableError } from "@mp/core";
 import { checkLedger, exportJournalCsv } from "@mp/ledger";
 import { createSandboxBankingProvider, SANDBOX_PAYOUT_MAGIC } from "@mp/providers";
+import { bankPayoutRequest, executeTransfersOnce, recordBankPayoutIntent } from "@mp/transfers";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { executeTransfersOnce } from "../../services/payments/src/transfer-executor.ts";
 import { balanceToBank } from "./transfers-bank-support.ts";
 import { useTransfersApi } from "./transfers-support.ts";
 import { nextKey } from "./verification-fixtures.ts";

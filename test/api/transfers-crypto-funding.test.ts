@@ -1,9 +1,9 @@
-import { applyFundingDeposits, MAX_START_ATTEMPTS } from "@mp/api";
+import { fundingWallets } from "@mp/api";
 import { isChainAddress } from "@mp/custody";
 import type { Indexer } from "@mp/indexer";
 import { createSandboxRateProvider, type RateProvider } from "@mp/providers";
+import { applyFundingDeposits, executeTransfersOnce, MAX_START_ATTEMPTS } from "@mp/transfers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executeTransfersOnce } from "../../services/payments/src/transfer-executor.ts";
 import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
 import { CONFIRMATIONS, startEvmChain, startTronChain, type TestChain } from "../indexer/test-chains.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
@@ -174,10 +174,14 @@ describe("transfers: crypto funding just in time", () => {
     expect(created.status, created.text).toBe(201);
     let intent = await intentOf(created.body.data.id);
     expect(intent).toMatchObject({ status: "PENDING", crypto_deposit: null, bank_transfer: null });
-    expect(await executeTransfersOnce(t.api.db, { walletSlots: slots })).toMatchObject({ provisioned: 1 });
+    expect(await executeTransfersOnce(t.api.db, { fundingWallets: fundingWallets(slots) })).toMatchObject({
+      provisioned: 1,
+    });
     intent = await intentOf(created.body.data.id);
     expect(intent.crypto_deposit).toMatchObject({ asset: "USDC", network: "BASE", memo: "" });
-    expect(await executeTransfersOnce(t.api.db, { walletSlots: slots })).toMatchObject({ provisioned: 0 });
+    expect(await executeTransfersOnce(t.api.db, { fundingWallets: fundingWallets(slots) })).toMatchObject({
+      provisioned: 0,
+    });
   });
 
   it("funds on TRON: the indexer's confirmed USDT deposit to the intent's address", async () => {

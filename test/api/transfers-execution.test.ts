@@ -1,5 +1,5 @@
+import { executeTransfersOnce } from "@mp/transfers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { executeTransfersOnce } from "../../services/payments/src/transfer-executor.ts";
 import { PAYEE, useTransfersApi } from "./transfers-support.ts";
 import { nextKey } from "./verification-fixtures.ts";
 

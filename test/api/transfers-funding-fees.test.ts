@@ -1,11 +1,10 @@
-import { applyFundingDeposits } from "@mp/api";
 import { createEvmAdapter } from "@mp/chain-evm";
 import { type ChainConfig, resolveChainConfig } from "@mp/core";
 import type { Indexer } from "@mp/indexer";
 import { checkLedger, postFundingFeeRefund, releaseHold, unappliedFundingHoldId } from "@mp/ledger";
 import { type AnvilNode, deployTestToken, sendNative, startAnvil, transferToken } from "@mp/test-nodes/evm";
+import { applyFundingDeposits, executeTransfersOnce } from "@mp/transfers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executeTransfersOnce } from "../../services/payments/src/transfer-executor.ts";
 import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
 import { CONFIRMATIONS } from "../indexer/test-chains.ts";
 import type { TestMerchant } from "../support/api-harness.ts";

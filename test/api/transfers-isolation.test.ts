@@ -1,9 +1,8 @@
-import { MAX_START_ATTEMPTS } from "@mp/api";
 import { resolveChainConfig } from "@mp/core";
 import { createTreasuryKeys } from "@mp/custody";
 import { createSandboxBankingProvider } from "@mp/providers";
+import { executeTransfersOnce, MAX_START_ATTEMPTS } from "@mp/transfers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executeTransfersOnce } from "../../services/payments/src/transfer-executor.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
 import { usBank } from "./transfers-bank-support.ts";
 import { PAYEE, startTransfersApi, type TransfersApi } from "./transfers-support.ts";

@@ -1,5 +1,6 @@
 import { decimalToUnits } from "@mp/core";
 import { tokenBalance } from "@mp/test-nodes/evm";
+import { executeTransfersOnce } from "@mp/transfers";
 import { encodeAbiParameters, type Hex, keccak256, pad } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -9,7 +10,6 @@ import {
   until,
 } from "../../packages/treasury/test/support/evm-treasury.ts";
 import { testSendPipeline } from "../../packages/treasury/test/support/test-pipelines.ts";
-import { executeTransfersOnce } from "../../services/payments/src/transfer-executor.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
 import { startTransfersApi, type TransfersApi } from "./transfers-support.ts";
 

@@ -1,8 +1,8 @@
-import { exportStatementPayouts, importBankStatement, transfersReport } from "@mp/api";
+import { importBankStatement } from "@mp/api";
 import { checkLedger } from "@mp/ledger";
 import { createStatementBankingProvider, PAIN001_NAMESPACE, type StatementBankSettings } from "@mp/providers";
+import { executeTransfersOnce, exportStatementPayouts, transfersReport } from "@mp/transfers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executeTransfersOnce } from "../../services/payments/src/transfer-executor.ts";
 import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
 import { usBank } from "./transfers-bank-support.ts";
 import { nextKey, tier2Customer } from "./verification-fixtures.ts";

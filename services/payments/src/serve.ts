@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import {
   type AppDeps,
   createApp,
+  fundingWallets,
   KYC_AND_BANKING_QUEUES,
   PROVISION_CUSTOMER_JOB,
   provisionCustomer,
@@ -25,6 +26,7 @@ import { pruneEvents } from "@mp/events";
 import { forgetChain, getIndexerStates, registerLeaderMetrics } from "@mp/indexer";
 import { createJobQueue, type JobQueue } from "@mp/jobs";
 import { registerPaymentRequestMetrics, startPaymentRequestMatcher } from "@mp/payment-requests";
+import { startTransferExecutor } from "@mp/transfers";
 import { registerTreasuryMetrics } from "@mp/treasury";
 import { registerWebhookMetrics, startWebhookWorker } from "@mp/webhooks";
 import { Counter, collectDefaultMetrics, Registry } from "prom-client";
@@ -36,7 +38,6 @@ import { bitcoinNetworkOf, openCustody } from "./open-custody.ts";
 import { createProviders, type Providers, refuseSandboxProviders } from "./providers.ts";
 import { openMigratedDatabase } from "./runtime.ts";
 import { openTreasuryKeys, type SignerSecrets, startSigner } from "./signer.ts";
-import { startTransferExecutor } from "./transfer-executor.ts";
 
 export type Role = "api" | "indexer" | "worker" | "signer" | "all";
 
@@ -232,7 +233,7 @@ export async function serve(options: {
     const transferExecutor = startTransferExecutor({
       db,
       logger,
-      walletSlots: deps.walletSlots,
+      fundingWallets: fundingWallets(deps.walletSlots),
       bank: { banking: providers.banking, keyring: encryption, logger },
     });
     stops.push(() => transferExecutor.stop());

@@ -3,7 +3,7 @@ import { ConflictError, decimalToUnits, NotFoundError, USD_DECIMALS, ValidationE
 import type { Queryable } from "@mp/db";
 import { appendResourceEvent } from "@mp/events";
 import { postBankDeposit } from "@mp/ledger";
-import { applyBankCredit, lockBankFundingTarget } from "../transfers/fund-from-bank-credit.ts";
+import { applyBankCredit, lockBankFundingTarget } from "@mp/transfers";
 import type { BankDepositResource } from "./bank-deposit-schemas.ts";
 import { insertBankDeposit } from "./bank-deposit-store.ts";
 
