@@ -1,5 +1,9 @@
+// Registers the transfers' check with checkLedger (transfer-ledger-check.ts).
+import "./transfer-ledger-check.ts";
+
 export { bankPayoutRequest, recordBankPayoutIntent } from "./bank-payout-execution.ts";
 export { type BankPayoutDeps, executeBankPayoutsOnce } from "./bank-payout-pass.ts";
+export { transferProblems } from "./check-transfers.ts";
 export { applyBankCredit, lockBankFundingTarget } from "./fund-from-bank-credit.ts";
 export { applyFundingDeposits, unfundReversedDeposits } from "./fund-from-crypto-deposits.ts";
 export { provisionFundingAddresses } from "./funding-address.ts";
