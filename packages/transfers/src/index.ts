@@ -62,4 +62,5 @@ export {
   type TransferRow,
   toTransferResource,
 } from "./transfer-store.ts";
+export type { EndedSend, TransferPayout, TransferTreasury } from "./transfer-treasury.ts";
 export { type TransfersReport, type TransfersReportTotals, transfersReport } from "./transfers-report.ts";

@@ -1,6 +1,5 @@
 import type { Logger } from "@mp/core";
 import type { Database } from "@mp/db";
-import { requestSend } from "@mp/treasury";
 import { type BankPayoutDeps, executeBankPayoutsOnce } from "./bank-payout-pass.ts";
 import { applyFundingDeposits, unfundReversedDeposits } from "./fund-from-crypto-deposits.ts";
 import { provisionFundingAddresses } from "./funding-address.ts";
@@ -14,6 +13,7 @@ import {
 } from "./transfer-execution.ts";
 import { expireDueTransfers } from "./transfer-lifecycle.ts";
 import { eachTransfer } from "./transfer-retries.ts";
+import type { TransferTreasury } from "./transfer-treasury.ts";
 
 /** Transfers handled per step and kind: a backlog drains over a few ticks, never one long transaction. */
 const BATCH = 50;
@@ -34,9 +34,9 @@ export interface TransferPass {
  * 2. CRYPTO_DEPOSIT intents created without an address get one (with `fundingWallets`);
  * 3. confirmed deposits to funding addresses fund their intents; deposits of those a reorg reversed
  *    stop counting (before any payout starts on them);
- * 4. FUNDED transfers to a crypto address become treasury sends (purpose transfer, the transfer id as
- *    idempotency key) and PROCESSING; PROCESSING transfers whose send the signer's pipeline confirmed
- *    become COMPLETED, those whose send failed FAILED;
+ * 4. FUNDED transfers to a crypto address become sends of `treasury` (the transfer id as idempotency
+ *    key) and PROCESSING; PROCESSING transfers whose send the treasury reports confirmed become
+ *    COMPLETED, those whose send failed FAILED;
  * 5. (with `bank`, run before 4) FUNDED transfers to a US bank account go to the banking provider's
  *    payouts and ended payouts finish them (bank-payout-pass.ts: the provider is called outside
  *    any transaction).
@@ -48,6 +48,7 @@ export interface TransferPass {
  */
 export async function executeTransfersOnce(
   db: Database,
+  treasury: TransferTreasury,
   options: { fundingWallets?: FundingWallets | undefined; bank?: BankPayoutDeps | undefined; logger?: Logger } = {},
 ): Promise<TransferPass> {
   const { logger } = options;
@@ -67,19 +68,14 @@ export async function executeTransfersOnce(
       db,
       await fundedCryptoTransfers(db, BATCH),
       "payout start",
-      (ref) =>
-        db.tx((client) =>
-          startTransferPayout(client, ref, (sql, payout, idempotencyKey) =>
-            requestSend(sql, { ...payout, purpose: "transfer", idempotencyKey }),
-          ),
-        ),
+      (ref) => db.tx((client) => startTransferPayout(client, ref, treasury)),
       { logger, giveUp: giveUpStart },
     ));
   const finished =
     banked.finished +
     (await eachTransfer(
       db,
-      await endedTransferPayouts(db, BATCH),
+      await endedTransferPayouts(db, treasury, BATCH),
       "payout finish",
       async (ref) => (await db.tx((client) => finishTransferPayout(client, ref))) !== undefined,
       { logger },
@@ -90,6 +86,7 @@ export async function executeTransfersOnce(
 /** Runs executeTransfersOnce every `intervalMs` until stopped; a failed pass is logged and retried. */
 export function startTransferExecutor(options: {
   db: Database;
+  treasury: TransferTreasury;
   logger: Logger;
   fundingWallets?: FundingWallets;
   intervalMs?: number;
@@ -100,7 +97,11 @@ export function startTransferExecutor(options: {
   const { db, logger } = options;
   let running: Promise<void> | undefined;
   const tick = () => {
-    running ??= executeTransfersOnce(db, { fundingWallets: options.fundingWallets, bank: options.bank, logger })
+    running ??= executeTransfersOnce(db, options.treasury, {
+      fundingWallets: options.fundingWallets,
+      bank: options.bank,
+      logger,
+    })
       .then(
         (done) => {
           if (Object.values(done).some((n) => n > 0)) logger.info(done, "transfers executed");

@@ -27,7 +27,7 @@ import { forgetChain, getIndexerStates, registerLeaderMetrics } from "@mp/indexe
 import { createJobQueue, type JobQueue } from "@mp/jobs";
 import { registerPaymentRequestMetrics, startPaymentRequestMatcher } from "@mp/payment-requests";
 import { startTransferExecutor } from "@mp/transfers";
-import { registerTreasuryMetrics } from "@mp/treasury";
+import { registerTreasuryMetrics, transferTreasury } from "@mp/treasury";
 import { registerWebhookMetrics, startWebhookWorker } from "@mp/webhooks";
 import { Counter, collectDefaultMetrics, Registry } from "prom-client";
 import { createChainFaucet, reconcileTargets } from "./chain-adapters.ts";
@@ -233,6 +233,7 @@ export async function serve(options: {
     const transferExecutor = startTransferExecutor({
       db,
       logger,
+      treasury: transferTreasury,
       fundingWallets: fundingWallets(deps.walletSlots),
       bank: { banking: providers.banking, keyring: encryption, logger },
     });
