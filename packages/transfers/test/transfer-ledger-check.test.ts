@@ -2,8 +2,8 @@ import { registeredLedgerChecks } from "@mp/ledger";
 import { describe, expect, it } from "vitest";
 import "../src/index.ts";
 
-describe("the transfers' ledger check", () => {
-  it("is registered with checkLedger by loading the package", () => {
-    expect(registeredLedgerChecks()).toContain("transfers");
+describe("the transfers' ledger checks", () => {
+  it("are registered with checkLedger by loading the package", () => {
+    expect(registeredLedgerChecks()).toEqual(["transfers", "transfer funding deposits"]);
   });
 });
