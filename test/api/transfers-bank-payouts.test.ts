@@ -1,9 +1,9 @@
-import { bankPayoutRequest, recordBankPayoutIntent } from "@mp/api";
 import { ServiceUnavailableError } from "@mp/core";
 import { checkLedger, exportJournalCsv } from "@mp/ledger";
 import { createSandboxBankingProvider, SANDBOX_PAYOUT_MAGIC } from "@mp/providers";
+import { bankPayoutRequest, executeTransfersOnce, recordBankPayoutIntent } from "@mp/transfers";
+import { transferTreasury } from "@mp/treasury";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { executeTransfersOnce } from "../../services/payments/src/transfer-executor.ts";
 import { balanceToBank } from "./transfers-bank-support.ts";
 import { useTransfersApi } from "./transfers-support.ts";
 import { nextKey } from "./verification-fixtures.ts";
@@ -35,7 +35,7 @@ describe("transfers: payouts to a US bank account (sandbox bank)", () => {
   const runUntil = async (id: string, wanted: string) => {
     for (let pass = 0; (await status(id)) !== wanted; pass += 1) {
       if (pass > 10) throw new Error(`transfer ${id} is ${await status(id)}, never ${wanted}`);
-      await executeTransfersOnce(t.api.db, { bank: bank() });
+      await executeTransfersOnce(t.api.db, transferTreasury, { bank: bank() });
       skew += PAYOUT_DELAY_MS / 2;
     }
   };
@@ -57,7 +57,10 @@ describe("transfers: payouts to a US bank account (sandbox bank)", () => {
     // 99.00 USD net of the fee at the 50 bp spread, rounded down to the cent.
     expect(transfer.destination_amount.value).toBe("98.50");
 
-    expect(await executeTransfersOnce(t.api.db, { bank: bank() })).toMatchObject({ started: 1, finished: 0 });
+    expect(await executeTransfersOnce(t.api.db, transferTreasury, { bank: bank() })).toMatchObject({
+      started: 1,
+      finished: 0,
+    });
     expect(await status(transfer.id)).toBe("PROCESSING");
     const payout = await t.api.db.query(
       "SELECT status, amount::text AS amount, provider, provider_payout_id FROM transfer_payouts WHERE transfer_id = $1",
@@ -94,7 +97,7 @@ describe("transfers: payouts to a US bank account (sandbox bank)", () => {
     );
     expect(events.rows.map((e) => e.type)).toContain("transfer.completed");
     // Asked again (the return window): a plain COMPLETED answer changes nothing.
-    await executeTransfersOnce(t.api.db, { bank: bank() });
+    await executeTransfersOnce(t.api.db, transferTreasury, { bank: bank() });
     expect(await status(transfer.id)).toBe("COMPLETED");
     await t.expectLedgerClean();
   });
@@ -174,10 +177,13 @@ describe("transfers: payouts to a US bank account (sandbox bank)", () => {
         },
       },
     };
-    expect(await executeTransfersOnce(t.api.db, { bank: down })).toMatchObject({ started: 0, finished: 0 });
+    expect(await executeTransfersOnce(t.api.db, transferTreasury, { bank: down })).toMatchObject({
+      started: 0,
+      finished: 0,
+    });
     expect(await payout()).toEqual({ status: "REQUESTED", provider_payout_id: null, due: false });
     await t.api.db.query("UPDATE transfer_payouts SET next_check_at = now() WHERE transfer_id = $1", [transfer.id]);
-    await executeTransfersOnce(t.api.db, { bank: bank() });
+    await executeTransfersOnce(t.api.db, transferTreasury, { bank: bank() });
     const sent = await payout();
     expect(sent).toMatchObject({ status: "PENDING", provider_payout_id: expect.stringMatching(/^po_sbx_/) });
     // Asking the bank again for the same payout (a crash after the call) is the same payout.

@@ -1,9 +1,10 @@
-import { applyFundingDeposits, MAX_START_ATTEMPTS } from "@mp/api";
+import { fundingWallets } from "@mp/api";
 import { isChainAddress } from "@mp/custody";
 import type { Indexer } from "@mp/indexer";
 import { createSandboxRateProvider, type RateProvider } from "@mp/providers";
+import { applyFundingDeposits, executeTransfersOnce, MAX_START_ATTEMPTS } from "@mp/transfers";
+import { transferTreasury } from "@mp/treasury";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executeTransfersOnce } from "../../services/payments/src/transfer-executor.ts";
 import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
 import { CONFIRMATIONS, startEvmChain, startTronChain, type TestChain } from "../indexer/test-chains.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
@@ -174,10 +175,18 @@ describe("transfers: crypto funding just in time", () => {
     expect(created.status, created.text).toBe(201);
     let intent = await intentOf(created.body.data.id);
     expect(intent).toMatchObject({ status: "PENDING", crypto_deposit: null, bank_transfer: null });
-    expect(await executeTransfersOnce(t.api.db, { walletSlots: slots })).toMatchObject({ provisioned: 1 });
+    expect(
+      await executeTransfersOnce(t.api.db, transferTreasury, { fundingWallets: fundingWallets(slots) }),
+    ).toMatchObject({
+      provisioned: 1,
+    });
     intent = await intentOf(created.body.data.id);
     expect(intent.crypto_deposit).toMatchObject({ asset: "USDC", network: "BASE", memo: "" });
-    expect(await executeTransfersOnce(t.api.db, { walletSlots: slots })).toMatchObject({ provisioned: 0 });
+    expect(
+      await executeTransfersOnce(t.api.db, transferTreasury, { fundingWallets: fundingWallets(slots) }),
+    ).toMatchObject({
+      provisioned: 0,
+    });
   });
 
   it("funds on TRON: the indexer's confirmed USDT deposit to the intent's address", async () => {
@@ -244,7 +253,7 @@ describe("transfers: crypto funding just in time", () => {
     expect(await t.balance(a)).toEqual(after);
 
     // The executor pays it out.
-    expect((await executeTransfersOnce(t.api.db)).started).toBeGreaterThanOrEqual(1);
+    expect((await executeTransfersOnce(t.api.db, transferTreasury)).started).toBeGreaterThanOrEqual(1);
     expect(await statusOf(transfer.id)).toBe("PROCESSING");
     await t.expectLedgerClean();
   });
@@ -256,7 +265,7 @@ describe("transfers: crypto funding just in time", () => {
     usdcRate = "0.97";
     try {
       await payConfirmed(address, 100_000_000n);
-      await executeTransfersOnce(t.api.db);
+      await executeTransfersOnce(t.api.db, transferTreasury);
       expect(await intentOf(transfer.id)).toMatchObject({
         status: "PENDING",
         flag: {
@@ -272,7 +281,7 @@ describe("transfers: crypto funding just in time", () => {
 
       // The payer tops up 5 USDC (worth 4.85): what covers the 3 USD due is applied, the rest is available.
       await payConfirmed(address, 5_000_000n);
-      await executeTransfersOnce(t.api.db);
+      await executeTransfersOnce(t.api.db, transferTreasury);
       expect(await credits(transfer.id)).toEqual([
         { outcome: "APPLIED", applied_amount: "100000000", excess_amount: "0" },
         { outcome: "APPLIED", applied_amount: "3092784", excess_amount: "1907216" },
@@ -299,7 +308,7 @@ describe("transfers: crypto funding just in time", () => {
     await new Promise((r) => setTimeout(r, 1_200));
     const before = await t.balance(a);
     await payConfirmed(expiring.address, 25_000_000n);
-    const pass = await executeTransfersOnce(t.api.db);
+    const pass = await executeTransfersOnce(t.api.db, transferTreasury);
     expect(pass.applied).toBe(1);
     expect(pass.expired).toBeGreaterThanOrEqual(1);
     expect(await statusOf(expiring.transfer.id)).toBe("EXPIRED");
@@ -335,14 +344,14 @@ describe("transfers: crypto funding just in time", () => {
     expect(await applyFundingDeposits(t.api.db, 50)).toBe(1);
     await base.reorg(CONFIRMATIONS, []);
     await catchUp(baseIndexer);
-    expect(await executeTransfersOnce(t.api.db)).toMatchObject({ unfunded: 1 });
+    expect(await executeTransfersOnce(t.api.db, transferTreasury)).toMatchObject({ unfunded: 1 });
     let intent = await intentOf(partial.transfer.id);
     expect(intent).toMatchObject({ status: "PENDING", flag: { code: "FUNDING_REVERSED" } });
     expect(await t.balance(a)).toEqual(before);
 
     // Paid in full now: funded by the new deposit only, and paid out settling only its hold.
     await payConfirmed(partial.address, 100_000_000n);
-    expect(await executeTransfersOnce(t.api.db)).toMatchObject({ applied: 1, started: 1 });
+    expect(await executeTransfersOnce(t.api.db, transferTreasury)).toMatchObject({ applied: 1, started: 1 });
     intent = await intentOf(partial.transfer.id);
     expect(intent).toMatchObject({ status: "FUNDED", flag: null });
     const [send] = (
@@ -353,7 +362,7 @@ describe("transfers: crypto funding just in time", () => {
     await t.api.db.query("UPDATE treasury_sends SET state = 'confirmed', confirmed_at = now() WHERE id = $1", [
       send?.id,
     ]);
-    expect(await executeTransfersOnce(t.api.db)).toMatchObject({ finished: 1 });
+    expect(await executeTransfersOnce(t.api.db, transferTreasury)).toMatchObject({ finished: 1 });
     expect(await statusOf(partial.transfer.id)).toBe("COMPLETED");
     expect((await t.balance(a)).reserved).toBe(before.reserved);
 
@@ -365,7 +374,7 @@ describe("transfers: crypto funding just in time", () => {
     expect(await statusOf(full.transfer.id)).toBe("FUNDED");
     await base.reorg(CONFIRMATIONS, []);
     await catchUp(baseIndexer);
-    expect(await executeTransfersOnce(t.api.db)).toMatchObject({ unfunded: 1 });
+    expect(await executeTransfersOnce(t.api.db, transferTreasury)).toMatchObject({ unfunded: 1 });
     expect(await statusOf(full.transfer.id)).toBe("FAILED");
     expect((await intentOf(full.transfer.id)).flag.code).toBe("FUNDING_REVERSED");
     const sends = await t.api.db.query("SELECT 1 FROM treasury_sends WHERE idempotency_key = $1", [full.transfer.id]);
@@ -421,7 +430,7 @@ describe("transfers: crypto funding just in time", () => {
     // d's payout first, then e's: both sent, both confirmed by the chain (as the pipeline records it).
     const paid = await balanceTransfer(d, dBank.customerId, "30");
     const other = await balanceTransfer(e, eBank.customerId, "20");
-    await executeTransfersOnce(t.api.db);
+    await executeTransfersOnce(t.api.db, transferTreasury);
     await t.api.db.query(
       "UPDATE treasury_sends SET state = 'confirmed', confirmed_at = now() WHERE idempotency_key = ANY($1::text[])",
       [[paid, other]],
@@ -439,7 +448,7 @@ describe("transfers: crypto funding just in time", () => {
     await catchUp(baseIndexer);
     expect(await t.balance(d)).toEqual({ available: "-180.000000", reserved: "280.000000" });
 
-    await executeTransfersOnce(t.api.db);
+    await executeTransfersOnce(t.api.db, transferTreasury);
     // The money of the confirmed payouts has left: both COMPLETED, whatever d's balance.
     expect((await t.call(d, `/v1/transfers/${paid}`)).body.data.status).toBe("COMPLETED");
     expect((await t.call(e, `/v1/transfers/${other}`)).body.data.status).toBe("COMPLETED");
@@ -458,7 +467,7 @@ describe("transfers: crypto funding just in time", () => {
       waiting,
       MAX_START_ATTEMPTS - 1,
     ]);
-    await executeTransfersOnce(t.api.db);
+    await executeTransfersOnce(t.api.db, transferTreasury);
     const failed = (await t.call(d, `/v1/transfers/${waiting}`)).body.data;
     expect(failed.status).toBe("FAILED");
     expect(failed.failure_reason).toMatch(/below zero/);

@@ -1,5 +1,6 @@
+import { executeTransfersOnce } from "@mp/transfers";
+import { transferTreasury } from "@mp/treasury";
 import { beforeAll, describe, expect, it } from "vitest";
-import { executeTransfersOnce } from "../../services/payments/src/transfer-executor.ts";
 import { PAYEE, useTransfersApi } from "./transfers-support.ts";
 import { nextKey } from "./verification-fixtures.ts";
 
@@ -32,9 +33,9 @@ describe("transfers: execution through the treasury", () => {
     expect(transfer.status).toBe("FUNDED");
     expect(transfer.fee.value).toBe("1.00");
 
-    expect(await executeTransfersOnce(t.api.db)).toMatchObject({ started: 1 });
+    expect(await executeTransfersOnce(t.api.db, transferTreasury)).toMatchObject({ started: 1 });
     // Again: nothing more is sent.
-    expect(await executeTransfersOnce(t.api.db)).toMatchObject({ started: 0, finished: 0 });
+    expect(await executeTransfersOnce(t.api.db, transferTreasury)).toMatchObject({ started: 0, finished: 0 });
     const sends = await send(transfer.id);
     expect(sends).toEqual([
       // 99.00 USD net at 0.995 = 98.505 USDC
@@ -50,7 +51,7 @@ describe("transfers: execution through the treasury", () => {
     await t.api.db.query("UPDATE treasury_sends SET state = 'confirmed', confirmed_at = now() WHERE id = $1", [
       sends[0]?.id,
     ]);
-    expect(await executeTransfersOnce(t.api.db)).toMatchObject({ started: 0, finished: 1 });
+    expect(await executeTransfersOnce(t.api.db, transferTreasury)).toMatchObject({ started: 0, finished: 1 });
     expect((await t.call(a, `/v1/transfers/${transfer.id}`)).body.data.status).toBe("COMPLETED");
     expect(await t.balance(a)).toEqual({ available: "100.000000", reserved: "0.000000" });
     const fee = await t.api.db.query("SELECT 1 FROM journal_entries WHERE kind = 'transfer_fee' AND reference = $1", [
@@ -76,10 +77,10 @@ describe("transfers: execution through the treasury", () => {
     const { reference } = (await t.call(a, `/v1/transfers/${transfer.id}/funding`)).body.data.intent.bank_transfer;
     await t.credit(a, customer.virtualAccountId, "60", reference);
     await t.credit(a, customer.virtualAccountId, "40", reference);
-    expect(await executeTransfersOnce(t.api.db)).toMatchObject({ started: 1 });
+    expect(await executeTransfersOnce(t.api.db, transferTreasury)).toMatchObject({ started: 1 });
     const [sent] = await send(transfer.id);
     await t.api.db.query("UPDATE treasury_sends SET state = 'failed', reason = 'test' WHERE id = $1", [sent?.id]);
-    expect(await executeTransfersOnce(t.api.db)).toMatchObject({ started: 0, finished: 1 });
+    expect(await executeTransfersOnce(t.api.db, transferTreasury)).toMatchObject({ started: 0, finished: 1 });
     expect((await t.call(a, `/v1/transfers/${transfer.id}`)).body.data.status).toBe("FAILED");
     // The customer's 100 USD is in the merchant's available balance, nothing reserved, nothing lost.
     expect(await t.balance(a)).toEqual({

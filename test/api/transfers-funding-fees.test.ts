@@ -1,11 +1,11 @@
-import { applyFundingDeposits } from "@mp/api";
 import { createEvmAdapter } from "@mp/chain-evm";
 import { type ChainConfig, resolveChainConfig } from "@mp/core";
 import type { Indexer } from "@mp/indexer";
 import { checkLedger, postFundingFeeRefund, releaseHold, unappliedFundingHoldId } from "@mp/ledger";
 import { type AnvilNode, deployTestToken, sendNative, startAnvil, transferToken } from "@mp/test-nodes/evm";
+import { applyFundingDeposits, executeTransfersOnce } from "@mp/transfers";
+import { transferTreasury } from "@mp/treasury";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executeTransfersOnce } from "../../services/payments/src/transfer-executor.ts";
 import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
 import { CONFIRMATIONS } from "../indexer/test-chains.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
@@ -153,7 +153,7 @@ describe("transfers: deposit fees on funding addresses follow the money's purpos
     const spend = await t.quote(a, customerId, { source: { method: "BALANCE" }, source_amount: cents });
     const spent = await t.transfer(a, spend.id);
     expect(spent.status, spent.text).toBe(201);
-    expect((await executeTransfersOnce(t.api.db)).applied).toBe(1);
+    expect((await executeTransfersOnce(t.api.db, transferTreasury)).applied).toBe(1);
     // 30 * 1.5 % + 0.025 = 0.475: the late payment's net is available; nothing went below zero.
     expect((await t.balance(a)).available).toBe(plus("0.000000", left + 29_525_000n));
     await t.expectLedgerClean();

@@ -1,9 +1,9 @@
-import { MAX_START_ATTEMPTS } from "@mp/api";
 import { resolveChainConfig } from "@mp/core";
 import { createTreasuryKeys } from "@mp/custody";
 import { createSandboxBankingProvider } from "@mp/providers";
+import { executeTransfersOnce, MAX_START_ATTEMPTS } from "@mp/transfers";
+import { transferTreasury } from "@mp/treasury";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executeTransfersOnce } from "../../services/payments/src/transfer-executor.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
 import { usBank } from "./transfers-bank-support.ts";
 import { PAYEE, startTransfersApi, type TransfersApi } from "./transfers-support.ts";
@@ -152,7 +152,7 @@ describe("transfers: each transfer isolated in the executor", () => {
     });
     const good = await balanceTransfer(b, usdcTo, "20.00");
 
-    const pass = await executeTransfersOnce(t.api.db);
+    const pass = await executeTransfersOnce(t.api.db, transferTreasury);
     expect(pass.started).toBeGreaterThanOrEqual(1);
     expect(await sendOf(good.id)).toEqual([{ id: expect.any(String), state: "queued" }]);
     expect(await sendOf(dust.id)).toEqual([]);
@@ -162,7 +162,7 @@ describe("transfers: each transfer isolated in the executor", () => {
     expect(await t.balance(a)).toEqual(before);
 
     await confirmSend(good.id);
-    await executeTransfersOnce(t.api.db);
+    await executeTransfersOnce(t.api.db, transferTreasury);
     expect((await transferOf(b, good.id)).status).toBe("COMPLETED");
     const events = (await t.call(a, `/v1/events?object_id=${dust.id}&limit=50`)).body.data.items as Array<{
       type: string;
@@ -187,7 +187,7 @@ describe("transfers: each transfer isolated in the executor", () => {
     try {
       const good = await balanceTransfer(b, usBank("000444555666"), "15.00");
       const bank = { banking: createSandboxBankingProvider(), keyring: t.api.deps.encryption };
-      await executeTransfersOnce(t.api.db, { bank });
+      await executeTransfersOnce(t.api.db, transferTreasury, { bank });
       expect((await transferOf(b, good.id)).status).toBe("PROCESSING");
       expect((await transferOf(a, stuck.id)).status).toBe("FUNDED");
       expect((await retryState(stuck.id))?.execution_attempts).toBe(1);
@@ -195,7 +195,7 @@ describe("transfers: each transfer isolated in the executor", () => {
         stuck.id,
         MAX_START_ATTEMPTS - 1,
       ]);
-      await executeTransfersOnce(t.api.db, { bank });
+      await executeTransfersOnce(t.api.db, transferTreasury, { bank });
       expect((await transferOf(a, stuck.id)).status).toBe("FAILED");
       expect(await t.balance(a)).toEqual(before);
     } finally {
@@ -221,7 +221,7 @@ describe("transfers: each transfer isolated in the executor", () => {
     );
     try {
       const good = await balanceTransfer(b, usdcTo, "10.00");
-      await executeTransfersOnce(t.api.db);
+      await executeTransfersOnce(t.api.db, transferTreasury);
       expect((await transferOf(b, good.id)).status).toBe("PROCESSING");
       expect((await transferOf(a, stuck.id)).status).toBe("FUNDED");
       const first = await retryState(stuck.id);
@@ -230,11 +230,11 @@ describe("transfers: each transfer isolated in the executor", () => {
       expect(first?.due_in).toBeLessThanOrEqual(5);
 
       // Not due yet: the next pass leaves it alone.
-      await executeTransfersOnce(t.api.db);
+      await executeTransfersOnce(t.api.db, transferTreasury);
       expect((await retryState(stuck.id))?.execution_attempts).toBe(1);
       // Due: tried again, the wait doubled.
       await t.api.db.query("UPDATE transfers SET next_attempt_at = now() WHERE id = $1", [stuck.id]);
-      await executeTransfersOnce(t.api.db);
+      await executeTransfersOnce(t.api.db, transferTreasury);
       const second = await retryState(stuck.id);
       expect(second?.execution_attempts).toBe(2);
       expect(second?.due_in).toBeGreaterThan(8);
@@ -244,14 +244,14 @@ describe("transfers: each transfer isolated in the executor", () => {
         stuck.id,
         MAX_START_ATTEMPTS - 1,
       ]);
-      await executeTransfersOnce(t.api.db);
+      await executeTransfersOnce(t.api.db, transferTreasury);
       const ended = await transferOf(a, stuck.id);
       expect(ended.status).toBe("FAILED");
       expect(ended.failure_reason).toMatch(new RegExp(`failed ${MAX_START_ATTEMPTS} times: .*injected fault`));
       expect(await t.balance(a)).toEqual(before);
       expect(await sendOf(stuck.id)).toEqual([]);
       await confirmSend(good.id);
-      await executeTransfersOnce(t.api.db);
+      await executeTransfersOnce(t.api.db, transferTreasury);
       expect((await transferOf(b, good.id)).status).toBe("COMPLETED");
     } finally {
       await t.api.db.query("DROP TRIGGER refuse_one_send ON treasury_sends");

@@ -1,5 +1,7 @@
 import { decimalToUnits } from "@mp/core";
 import { tokenBalance } from "@mp/test-nodes/evm";
+import { executeTransfersOnce } from "@mp/transfers";
+import { transferTreasury } from "@mp/treasury";
 import { encodeAbiParameters, type Hex, keccak256, pad } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -9,7 +11,6 @@ import {
   until,
 } from "../../packages/treasury/test/support/evm-treasury.ts";
 import { testSendPipeline } from "../../packages/treasury/test/support/test-pipelines.ts";
-import { executeTransfersOnce } from "../../services/payments/src/transfer-executor.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
 import { startTransfersApi, type TransfersApi } from "./transfers-support.ts";
 
@@ -60,7 +61,7 @@ describe("transfers: a payout reverted at depth 0 and re-included by a reorg", (
     });
     const transfer = (await t.transfer(a, quote.id)).body.data;
     expect(transfer.status).toBe("FUNDED");
-    await executeTransfersOnce(t.api.db);
+    await executeTransfersOnce(t.api.db, transferTreasury);
     const [send] = (
       await t.api.db.query<{ id: string }>("SELECT id FROM treasury_sends WHERE idempotency_key = $1", [transfer.id])
     ).rows;
@@ -91,7 +92,7 @@ describe("transfers: a payout reverted at depth 0 and re-included by a reorg", (
         (await t.api.db.query<{ state: string }>("SELECT state FROM treasury_sends WHERE id = $1", [send?.id])).rows[0]
           ?.state;
       expect(await sendState()).toBe("broadcast");
-      await executeTransfersOnce(t.api.db);
+      await executeTransfersOnce(t.api.db, transferTreasury);
       expect((await t.call(a, `/v1/transfers/${transfer.id}`)).body.data.status).toBe("PROCESSING");
       expect(await t.balance(a)).toEqual({ available: "80.000000", reserved: "20.000000" });
 
@@ -118,7 +119,7 @@ describe("transfers: a payout reverted at depth 0 and re-included by a reorg", (
     });
     expect(landed.status).toBe("success");
 
-    await executeTransfersOnce(t.api.db);
+    await executeTransfersOnce(t.api.db, transferTreasury);
     const done = (await t.call(a, `/v1/transfers/${transfer.id}`)).body.data;
     expect(done).toMatchObject({ status: "COMPLETED", failure_reason: null });
     // Paid once from the merchant's 20 USD: nothing came back to available.

@@ -1,4 +1,4 @@
-import { expireDueTransfers } from "@mp/api";
+import { expireDueTransfers } from "@mp/transfers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestMerchant } from "../support/api-harness.ts";
 import { expectBankFundingShape, PAYEE, startTransfersApi, type TransfersApi } from "./transfers-support.ts";

@@ -1,8 +1,9 @@
-import { exportStatementPayouts, importBankStatement, transfersReport } from "@mp/api";
+import { importBankStatement } from "@mp/api";
 import { checkLedger } from "@mp/ledger";
 import { createStatementBankingProvider, PAIN001_NAMESPACE, type StatementBankSettings } from "@mp/providers";
+import { executeTransfersOnce, exportStatementPayouts, transfersReport } from "@mp/transfers";
+import { transferTreasury } from "@mp/treasury";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executeTransfersOnce } from "../../services/payments/src/transfer-executor.ts";
 import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
 import { usBank } from "./transfers-bank-support.ts";
 import { nextKey, tier2Customer } from "./verification-fixtures.ts";
@@ -106,7 +107,10 @@ describe("transfers: payouts by pain.001 export and statement import", () => {
     const [big, mid, small] = transfers as [(typeof transfers)[0], (typeof transfers)[0], (typeof transfers)[0]];
     const e2e = (id: string) => id.replaceAll("-", "").toUpperCase();
 
-    expect(await executeTransfersOnce(api.db, { bank: bank() })).toMatchObject({ started: 3, finished: 0 });
+    expect(await executeTransfersOnce(api.db, transferTreasury, { bank: bank() })).toMatchObject({
+      started: 3,
+      finished: 0,
+    });
     for (const t of transfers) expect(await status(t.id)).toBe("PROCESSING");
 
     const exported = await exportStatementPayouts(api.db, api.deps.encryption, {
@@ -144,7 +148,7 @@ describe("transfers: payouts by pain.001 export and statement import", () => {
     });
     expect(again).toEqual({ ...exported, reexport: true });
 
-    await executeTransfersOnce(api.db, { bank: bank() });
+    await executeTransfersOnce(api.db, transferTreasury, { bank: bank() });
     const sent = await api.db.query<{ status: string }>(
       "SELECT status FROM transfer_payouts WHERE transfer_id = ANY($1::uuid[])",
       [transfers.map((t) => t.id)],
@@ -158,7 +162,10 @@ describe("transfers: payouts by pain.001 export and statement import", () => {
       `2026-11-26,7000000001,DEBIT,18.90,USD,OUT-3,${e2e(small.id)},Pat Payee`,
     ]);
     expect(confirmed).toMatchObject({ credited: 0, unmatched: 1, payoutsCompleted: 2, payoutsReturned: 0 });
-    expect(await executeTransfersOnce(api.db, { bank: bank() })).toMatchObject({ started: 0, finished: 2 });
+    expect(await executeTransfersOnce(api.db, transferTreasury, { bank: bank() })).toMatchObject({
+      started: 0,
+      finished: 2,
+    });
     expect([await status(big.id), await status(mid.id), await status(small.id)]).toEqual([
       "COMPLETED",
       "PROCESSING",
@@ -171,7 +178,10 @@ describe("transfers: payouts by pain.001 export and statement import", () => {
       `2026-11-27,7000000001,DEBIT,48.75,USD,OUT-2B,${e2e(mid.id)},Pat Payee`,
     ]);
     expect(returned).toMatchObject({ credited: 0, unmatched: 0, payoutsCompleted: 1, payoutsReturned: 1 });
-    expect(await executeTransfersOnce(api.db, { bank: bank() })).toMatchObject({ started: 0, finished: 2 });
+    expect(await executeTransfersOnce(api.db, transferTreasury, { bank: bank() })).toMatchObject({
+      started: 0,
+      finished: 2,
+    });
     expect([await status(big.id), await status(mid.id), await status(small.id)]).toEqual([
       "COMPLETED",
       "COMPLETED",

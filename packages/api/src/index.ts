@@ -30,36 +30,6 @@ export type * from "./resources.ts";
 export { allRoutes } from "./routes.ts";
 export { sendQueuedFaucetTransfer } from "./sandbox/sandbox-faucet-outbox.ts";
 export {
-  bankPayoutRequest,
-  type DuePayout,
-  duePayouts,
-  fundedBankTransfers,
-  type PayoutPacing,
-  postponePayoutCheck,
-  recordBankPayoutIntent,
-  recordPayoutAnswer,
-} from "./transfers/bank-payout-execution.ts";
-export { applyFundingDeposits, unfundReversedDeposits } from "./transfers/fund-from-crypto-deposits.ts";
-export { provisionFundingAddresses } from "./transfers/funding-address.ts";
-export {
-  applyPayoutLine,
-  exportStatementPayouts,
-  matchPayoutLine,
-  type PayoutDebtor,
-  type PayoutExport,
-} from "./transfers/statement-payouts.ts";
-export {
-  endedTransferPayouts,
-  finishTransferPayout,
-  fundedCryptoTransfers,
-  giveUpStart,
-  startTransferPayout,
-  type TransferPayout,
-} from "./transfers/transfer-execution.ts";
-export { expireDueTransfers } from "./transfers/transfer-lifecycle.ts";
-export { eachTransfer, MAX_START_ATTEMPTS, retryDelaySeconds } from "./transfers/transfer-retries.ts";
-export { type TransfersReport, type TransfersReportTotals, transfersReport } from "./transfers/transfers-report.ts";
-export {
   KYC_AND_BANKING_QUEUES,
   type KycAndBankingWorkerDeps,
   registerKycAndBankingWorkers,
@@ -80,4 +50,5 @@ export {
   type StoredStatementLine,
   statementImportJson,
 } from "./virtual-accounts/import-bank-statement.ts";
+export { fundingWallets } from "./wallets/funding-wallets.ts";
 export { WalletSlots } from "./wallets/wallet-slots.ts";

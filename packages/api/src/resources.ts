@@ -12,13 +12,13 @@ import type {
   redeliveryResource,
 } from "./webhooks/webhook-endpoint-schemas.ts";
 
+export type { TransfersReport } from "@mp/transfers";
 export type { MerchantBalance } from "./balance/merchant-balance.ts";
 export type { CustomerResource } from "./customers/customer-schemas.ts";
 export type { DepositResource } from "./deposits/deposit-schemas.ts";
 export type { EventResource } from "./events/event-schemas.ts";
 export type { Money } from "./quotes/quote-schemas.ts";
 export type { TransferFundingResource, TransferResource } from "./transfers/transfer-schemas.ts";
-export type { TransfersReport } from "./transfers/transfers-report.ts";
 export type { VerificationSubmissionResource } from "./verification/verification-schemas.ts";
 export type { DestinationResource, WalletResource } from "./wallets/wallet-schemas.ts";
 export type { WebhookEndpointResource } from "./webhooks/webhook-endpoint-schemas.ts";

@@ -6,6 +6,7 @@ export * from "./chains-config.ts";
 export * from "./config.ts";
 export * from "./config-file.ts";
 export * from "./errors.ts";
+export * from "./iso-time.ts";
 export * from "./known-networks.ts";
 export * from "./logger.ts";
 export * from "./lru-cache.ts";

@@ -6,11 +6,11 @@ import {
   parseOrThrow,
   type StatementImport,
   statementImportJson,
-  transfersReport,
 } from "@mp/api";
 import { ServiceUnavailableError } from "@mp/core";
 import type { Database } from "@mp/db";
 import { checkLedger, exportJournalCsv, type LedgerCheckResult } from "@mp/ledger";
+import { transfersReport } from "@mp/transfers";
 import { type ReconcileReport, type ReconcileTarget, reconcileChains, recordReconcileReport } from "@mp/treasury";
 import express, { type Response, Router } from "express";
 import { z } from "zod";

@@ -1,4 +1,4 @@
-import { transfersReport } from "@mp/api";
+import { transfersReport } from "@mp/transfers";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTransfersApi, type TransfersApi } from "../../../test/api/transfers-support.ts";

@@ -1,6 +1,7 @@
 export { createDatabase } from "./database.ts";
 export type { Database, DatabaseEngine, Queryable } from "./database-contract.ts";
 export { type EmbeddedServer, embeddedConnectionString, startEmbedded } from "./embedded.ts";
+export { insertReturning } from "./insert-returning.ts";
 export { createLeaseKeeper, type LeaseKeeper, type LeaseKeeperOptions } from "./lease-keeper.ts";
 export {
   assertLeader,

@@ -1,4 +1,4 @@
-import { CHAIN_IDS, type ChainId, formatUsd, unitsToDecimal } from "@mp/core";
+import { CHAIN_IDS, type ChainId, formatUsd, iso, unitsToDecimal } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { z } from "zod";
 import { appendEvents } from "./append-event.ts";
@@ -88,7 +88,6 @@ export const DEPOSIT_COLUMNS = `id, merchant_id, wallet_id, customer_id, chain, 
   fee_usd_micros, net_amount_usd_micros, confirmed_at, reversed_at, awaiting_rate_since, created_at`;
 
 const usd = (micros: string | null) => (micros === null ? null : formatUsd(BigInt(micros)));
-const iso = (value: Date | string) => (value instanceof Date ? value : new Date(value)).toISOString();
 
 /** `heads`: each chain's latest known height, for live confirmations. */
 export function toDepositResource(row: DepositRow, heads: ReadonlyMap<ChainId, number>): DepositResource {

@@ -11,3 +11,4 @@ export {
 } from "./deposit-resource.ts";
 export { EVENT_TYPES, type EventObjectType, type EventType } from "./event-types.ts";
 export { MIN_EVENT_RETENTION_DAYS, pruneEvents } from "./prune-events.ts";
+export { appendResourceEvent } from "./resource-event.ts";

@@ -1,8 +1,7 @@
 import { formatUsd } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { LEDGER_CURRENCY } from "./accounts.ts";
-import { fundingDepositProblems } from "./check-funding-deposits.ts";
-import { transferProblems } from "./check-transfers.ts";
+import { registeredCheckProblems } from "./registered-checks.ts";
 
 export interface LedgerCheckResult {
   ok: boolean;
@@ -262,9 +261,10 @@ async function returnsOwed(q: Queryable): Promise<string[]> {
 /**
  * Proves the ledger: every entry balances per currency; every derived balance row equals the sum of
  * its lines; each merchant's balances reconcile with the deposits (held, released and returned
- * included), bank deposits and holds behind them; each transfer's holds, fee and refund match its
- * state (check-transfers.ts); deposits to funding addresses paid the fee of what no intent took and
- * are reserved exactly while unapplied (check-funding-deposits.ts). Read-only. Each check is one statement, hence one consistent snapshot even on a pool; pass a
+ * included), bank deposits and holds behind them; and the checks other domains registered hold
+ * (registered-checks.ts: @mp/transfers' that each transfer's holds, fee and refund match its state
+ * and that deposits to funding addresses paid the fee of what no intent took and are reserved
+ * exactly while unapplied). Read-only. Each check is one statement, hence one consistent snapshot even on a pool; pass a
  * client in a REPEATABLE READ transaction to make all of them share one snapshot.
  */
 export async function checkLedger(q: Queryable): Promise<LedgerCheckResult> {
@@ -273,8 +273,7 @@ export async function checkLedger(q: Queryable): Promise<LedgerCheckResult> {
     ...(await driftedBalances(q)),
     ...(await documentLinks(q)),
     ...(await returnsOwed(q)),
-    ...(await transferProblems(q)),
-    ...(await fundingDepositProblems(q)),
+    ...(await registeredCheckProblems(q)),
   ];
   const reconciliation = await merchantReconciliation(q);
   problems.push(...reconciliation.problems);

@@ -22,5 +22,6 @@ export {
 export { placeHold, releaseHold, settleHold } from "./holds.ts";
 export type { EntryKind } from "./journal-entry.ts";
 export { postFloatReceipt, postFloatReversal } from "./operator-float.ts";
+export { type LedgerCheck, registeredLedgerChecks, registerLedgerCheck } from "./registered-checks.ts";
 export { postTransferFee } from "./transfer-fees.ts";
 export { postTransferRefund } from "./transfer-refunds.ts";

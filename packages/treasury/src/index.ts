@@ -40,6 +40,7 @@ export {
   sweepConfigFromEnv,
   type TronSweeperOptions,
 } from "./sweeps/index.ts";
+export { transferTreasury } from "./transfer-treasury.ts";
 export { treasuryBalanceJson, treasurySendJson } from "./treasury-json.ts";
 export { registerTreasuryMetrics } from "./treasury-metrics.ts";
 export {

@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import {
   type AppDeps,
   createApp,
+  fundingWallets,
   KYC_AND_BANKING_QUEUES,
   PROVISION_CUSTOMER_JOB,
   provisionCustomer,
@@ -25,7 +26,8 @@ import { pruneEvents } from "@mp/events";
 import { forgetChain, getIndexerStates, registerLeaderMetrics } from "@mp/indexer";
 import { createJobQueue, type JobQueue } from "@mp/jobs";
 import { registerPaymentRequestMetrics, startPaymentRequestMatcher } from "@mp/payment-requests";
-import { registerTreasuryMetrics } from "@mp/treasury";
+import { startTransferExecutor } from "@mp/transfers";
+import { registerTreasuryMetrics, transferTreasury } from "@mp/treasury";
 import { registerWebhookMetrics, startWebhookWorker } from "@mp/webhooks";
 import { Counter, collectDefaultMetrics, Registry } from "prom-client";
 import { createChainFaucet, reconcileTargets } from "./chain-adapters.ts";
@@ -36,7 +38,6 @@ import { bitcoinNetworkOf, openCustody } from "./open-custody.ts";
 import { createProviders, type Providers, refuseSandboxProviders } from "./providers.ts";
 import { openMigratedDatabase } from "./runtime.ts";
 import { openTreasuryKeys, type SignerSecrets, startSigner } from "./signer.ts";
-import { startTransferExecutor } from "./transfer-executor.ts";
 
 export type Role = "api" | "indexer" | "worker" | "signer" | "all";
 
@@ -232,7 +233,8 @@ export async function serve(options: {
     const transferExecutor = startTransferExecutor({
       db,
       logger,
-      walletSlots: deps.walletSlots,
+      treasury: transferTreasury,
+      fundingWallets: fundingWallets(deps.walletSlots),
       bank: { banking: providers.banking, keyring: encryption, logger },
     });
     stops.push(() => transferExecutor.stop());

@@ -1,7 +1,6 @@
-import { CHAIN_IDS, chainFamily, DEFAULT_CONFIRMATIONS, NATIVE_ASSETS } from "@mp/core";
+import { CHAIN_IDS, chainFamily, DEFAULT_CONFIRMATIONS, iso, NATIVE_ASSETS } from "@mp/core";
 import { z } from "zod";
 import { defineRoute } from "../http/route.ts";
-import { iso } from "../shared/sql-filters.ts";
 
 const chainResource = z.object({
   chain: z.enum(CHAIN_IDS),

@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError } from "@mp/core";
-import { type Queryable, queryNamed, SqlState, sqlState } from "@mp/db";
-import { insertReturning } from "../shared/insert-returning.ts";
+import { insertReturning, type Queryable, queryNamed, SqlState, sqlState } from "@mp/db";
+import { appendResourceEvent } from "@mp/events";
 import { defineListQuery } from "../shared/list-page.ts";
-import { appendResourceEvent } from "../shared/resource-event.ts";
 import { type RowOf, resourceTable } from "../shared/resource-row.ts";
 import type { CreateCustomerBody, CustomerResource } from "./customer-schemas.ts";
 

@@ -10,9 +10,9 @@ import {
   type QuotedOption,
   rateLockEnd,
 } from "@mp/payment-requests";
+import { assertAboveMinimum, minimumOf } from "@mp/transfers";
 import { defineGetRoute, defineListRoute } from "../http/read-routes.ts";
 import { defineRoute, type Reservation } from "../http/route.ts";
-import { assertAboveMinimum, minimumOf } from "../quotes/quote-minimums.ts";
 import type { ReservedWalletSlot } from "../wallets/wallet-slots.ts";
 import { createWallet } from "../wallets/wallet-store.ts";
 import { type AcceptedAsset, acceptedAssets, currencyDecimals } from "./accepted-assets.ts";

@@ -1,8 +1,8 @@
 import { type ChainId, chainFamily, NATIVE_ASSETS, USD_DECIMALS, ValidationError } from "@mp/core";
 import { isChainAddress } from "@mp/custody";
+import type { PricedAsset, SourceMethod } from "@mp/transfers";
 import type { AppDeps } from "../deps.ts";
-import type { PricedAsset } from "./quote-pricing.ts";
-import type { CreateQuoteBody, SourceMethod, UsBankAccountBody } from "./quote-schemas.ts";
+import type { CreateQuoteBody, UsBankAccountBody } from "./quote-schemas.ts";
 
 /** USD as transfers hold it: micro-dollars like the ledger, moved in whole cents on bank rails. */
 const USD = { asset: "USD", decimals: USD_DECIMALS, quantum: 10n ** BigInt(USD_DECIMALS - 2) } as const;

@@ -1,14 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { decimalToUnits, ValidationError } from "@mp/core";
 import { assertExternalDestination } from "@mp/custody";
+import {
+  assertAboveMinimum,
+  assertTransferAllowed,
+  feeScheduleOf,
+  findQuote,
+  insertQuote,
+  priceQuote,
+  toQuoteResource,
+} from "@mp/transfers";
 import { defineGetRoute } from "../http/read-routes.ts";
 import { defineRoute, type Reservation } from "../http/route.ts";
 import { type QuoteAssets, resolveQuoteAssets } from "./quote-assets.ts";
-import { assertAboveMinimum } from "./quote-minimums.ts";
-import { priceQuote } from "./quote-pricing.ts";
 import { createQuoteBody, quoteIdParams, quoteResource } from "./quote-schemas.ts";
-import { feeScheduleOf, findQuote, insertQuote, toQuoteResource } from "./quote-store.ts";
-import { assertTransferAllowed } from "./transfer-kyc-gate.ts";
 
 /** What a quote request reserved before its transaction: nothing to give back, the provider's USD rates. */
 interface QuoteRates extends Reservation {

@@ -1,4 +1,5 @@
 import { chainIdSchema } from "@mp/core";
+import { DESTINATION_TYPES, SOURCE_METHODS } from "@mp/transfers";
 import { z } from "zod";
 
 /** Spec 2.9's Money object: a fiat amount's network is its bank rail (ACH), a crypto amount's its chain id. */
@@ -15,10 +16,6 @@ export const rateSchema = z.object({
   quote_currency: z.string(),
   value: z.string().describe("quote_currency units per base_currency unit, the spread taken; decimal string"),
 });
-
-export const SOURCE_METHODS = ["BANK_TRANSFER", "CRYPTO_DEPOSIT", "BALANCE"] as const;
-export type SourceMethod = (typeof SOURCE_METHODS)[number];
-export const DESTINATION_TYPES = ["CRYPTO_ADDRESS", "US_BANK_ACCOUNT"] as const;
 
 const decimalAmount = z.string().regex(/^\d+(\.\d+)?$/, "must be a positive decimal string");
 

@@ -1,6 +1,6 @@
+import { iso } from "@mp/core";
 import { z } from "zod";
 import { defineRoute, type RouteDefinition } from "../http/route.ts";
-import { iso } from "../shared/sql-filters.ts";
 
 const rateResource = z.object({
   from_currency: z.string(),

@@ -1,8 +1,7 @@
-import type { ChainId } from "@mp/core";
+import { type ChainId, iso } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { z } from "zod";
 import type { AppDeps } from "../deps.ts";
-import { iso } from "../shared/sql-filters.ts";
 import type { SandboxDepositResource } from "./sandbox-deposit-schemas.ts";
 
 /** The job that sends one queued faucet transfer after the request that asked for it committed. */

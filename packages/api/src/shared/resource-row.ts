@@ -1,5 +1,5 @@
+import { iso } from "@mp/core";
 import type { ResourceTable } from "./list-page.ts";
-import { iso } from "./sql-filters.ts";
 
 /** A resource as its row is read: the same fields, the timestamps `Timestamps` as the Dates the driver returns. */
 export type RowOf<Resource, Timestamps extends keyof Resource> = Omit<Resource, Timestamps> & {

@@ -41,7 +41,3 @@ export class SqlFilters {
     return this.clauses.length > 0 ? `WHERE ${this.clauses.join(" AND ")}` : "";
   }
 }
-
-export function iso(value: Date | string): string {
-  return (value instanceof Date ? value : new Date(value)).toISOString();
-}

@@ -1,10 +1,9 @@
+import { iso } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
-import { toMoney } from "../quotes/quote-store.ts";
-import { iso } from "../shared/sql-filters.ts";
+import { type IntentRow, type TransferRow, toMoney } from "@mp/transfers";
 import { findLiveVirtualAccount, openInstructions } from "../virtual-accounts/virtual-account-store.ts";
 import type { TransferFundingResource } from "./transfer-schemas.ts";
-import type { IntentRow, TransferRow } from "./transfer-store.ts";
 
 /**
  * Where a bank-funded intent's customer pays: its ACTIVE USD virtual account, with the intent's

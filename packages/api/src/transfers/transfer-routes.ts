@@ -1,9 +1,18 @@
+import {
+  cancelTransfer,
+  createTransfer,
+  findIntentOfTransfer,
+  findQuote,
+  findTransfer,
+  getTransfer,
+  type ReservedFundingSlot,
+  toTransferResource,
+} from "@mp/transfers";
 import { defineGetRoute, defineResourceReads } from "../http/read-routes.ts";
 import { defineRoute, type Reservation } from "../http/route.ts";
-import { findQuote } from "../quotes/quote-store.ts";
-import type { ReservedWalletSlot } from "../wallets/wallet-slots.ts";
+import { fundingWallets } from "../wallets/funding-wallets.ts";
 import { presentFunding } from "./transfer-funding.ts";
-import { cancelTransfer, createTransfer } from "./transfer-lifecycle.ts";
+import { listTransfers } from "./transfer-reads.ts";
 import {
   createTransferBody,
   listTransfersQuery,
@@ -11,17 +20,10 @@ import {
   transferIdParams,
   transferResource,
 } from "./transfer-schemas.ts";
-import {
-  findIntentOfTransfer,
-  findTransfer,
-  getTransfer,
-  listTransfers,
-  toTransferResource,
-} from "./transfer-store.ts";
 
 /** What POST /v1/transfers reserved: a CRYPTO_DEPOSIT intent's wallet slot, when one was available. */
 interface FundingSlotReservation extends Reservation {
-  slot: ReservedWalletSlot | undefined;
+  slot: ReservedFundingSlot | undefined;
 }
 
 export const createTransferRoute = defineRoute({
@@ -44,10 +46,12 @@ export const createTransferRoute = defineRoute({
   async prepare({ merchant, body, deps }): Promise<FundingSlotReservation> {
     const quote = await findQuote(deps.db, merchant.merchantId, body.quote_id);
     if (quote?.source_method !== "CRYPTO_DEPOSIT" || quote.used_at !== null) return { slot: undefined, release() {} };
-    const slot = await deps.walletSlots.reserve(merchant.merchantId).catch((error: unknown) => {
-      deps.logger.warn({ err: String(error) }, "no funding address available at once; provisioned later");
-      return undefined;
-    });
+    const slot = await fundingWallets(deps.walletSlots)
+      .reserve(merchant.merchantId)
+      .catch((error: unknown) => {
+        deps.logger.warn({ err: String(error) }, "no funding address available at once; provisioned later");
+        return undefined;
+      });
     return { slot, release: () => slot?.release() };
   },
   async handler({ merchant, body, sql, deps, idempotencyKey, prepared }) {

@@ -1,23 +1,7 @@
+import { FUNDING_MODES, INTENT_STATUSES, SOURCE_METHODS, TRANSFER_STATUSES } from "@mp/transfers";
 import { z } from "zod";
 import { rfc3339 } from "../customers/customer-schemas.ts";
-import { moneySchema, quoteTerms, rateSchema, SOURCE_METHODS } from "../quotes/quote-schemas.ts";
-
-export const TRANSFER_STATUSES = [
-  "AWAITING_MERCHANT_FUNDING",
-  "FUNDED",
-  "PROCESSING",
-  "COMPLETED",
-  "CANCELED",
-  "EXPIRED",
-  "FAILED",
-  "REFUNDED",
-] as const;
-export type TransferStatus = (typeof TRANSFER_STATUSES)[number];
-export const INTENT_STATUSES = ["PENDING", "FUNDED", "EXPIRED", "CANCELED"] as const;
-export type IntentStatus = (typeof INTENT_STATUSES)[number];
-/** TRANSFER_JIT: the customer pays just in time; BALANCE: the merchant's available USD. */
-export const FUNDING_MODES = ["TRANSFER_JIT", "BALANCE"] as const;
-export type FundingMode = (typeof FUNDING_MODES)[number];
+import { moneySchema, quoteTerms, rateSchema } from "../quotes/quote-schemas.ts";
 
 export const createTransferBody = z.strictObject({ quote_id: z.uuid("must be a UUID") });
 

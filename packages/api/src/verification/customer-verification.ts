@@ -1,7 +1,7 @@
 import type { Queryable } from "@mp/db";
+import { appendResourceEvent } from "@mp/events";
 import { toCustomerResource } from "../customers/customer-store.ts";
 import { defineRowQuery } from "../shared/list-page.ts";
-import { appendResourceEvent } from "../shared/resource-event.ts";
 import type { VerificationTier } from "./verification-payload-schemas.ts";
 import type { VerificationStatus } from "./verification-schemas.ts";
 

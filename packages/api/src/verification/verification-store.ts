@@ -1,8 +1,7 @@
-import type { Queryable } from "@mp/db";
+import { insertReturning, type Queryable } from "@mp/db";
 import type { SealedValue } from "@mp/encryption";
-import { insertReturning } from "../shared/insert-returning.ts";
+import { appendResourceEvent } from "@mp/events";
 import { defineListQuery } from "../shared/list-page.ts";
-import { appendResourceEvent } from "../shared/resource-event.ts";
 import { type RowOf, resourceTable } from "../shared/resource-row.ts";
 import type { VerificationTier } from "./verification-payload-schemas.ts";
 import type { VerificationStatus, VerificationSubmissionResource } from "./verification-schemas.ts";

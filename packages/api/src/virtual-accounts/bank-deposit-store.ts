@@ -1,6 +1,5 @@
 import { formatUsd } from "@mp/core";
-import type { Queryable } from "@mp/db";
-import { insertReturning } from "../shared/insert-returning.ts";
+import { insertReturning, type Queryable } from "@mp/db";
 import { defineListQuery } from "../shared/list-page.ts";
 import { type RowOf, resourceTable } from "../shared/resource-row.ts";
 import type { BankDepositResource } from "./bank-deposit-schemas.ts";

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError, decimalToUnits, NotFoundError, USD_DECIMALS, ValidationError } from "@mp/core";
 import type { Queryable } from "@mp/db";
+import { appendResourceEvent } from "@mp/events";
 import { postBankDeposit } from "@mp/ledger";
-import { appendResourceEvent } from "../shared/resource-event.ts";
-import { applyBankCredit, lockBankFundingTarget } from "../transfers/fund-from-bank-credit.ts";
+import { applyBankCredit, lockBankFundingTarget } from "@mp/transfers";
 import type { BankDepositResource } from "./bank-deposit-schemas.ts";
 import { insertBankDeposit } from "./bank-deposit-store.ts";
 

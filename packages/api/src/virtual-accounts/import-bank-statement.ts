@@ -2,7 +2,7 @@ import { createHash, randomUUID } from "node:crypto";
 import { ConflictError, NotFoundError, ValidationError } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
 import { detectStatementFormat, parseStatement, type StatementFormat, type StatementLine } from "@mp/providers";
-import { applyPayoutLine, matchPayoutLine } from "../transfers/statement-payouts.ts";
+import { applyPayoutLine, matchPayoutLine } from "@mp/transfers";
 import { creditBankDeposit } from "./credit-bank-deposit.ts";
 
 /**

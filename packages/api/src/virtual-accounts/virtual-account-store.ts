@@ -1,9 +1,8 @@
-import type { Queryable } from "@mp/db";
+import { iso } from "@mp/core";
+import { insertReturning, type Queryable } from "@mp/db";
 import type { EncryptionKeyring, SealedValue } from "@mp/encryption";
-import { insertReturning } from "../shared/insert-returning.ts";
+import { appendResourceEvent } from "@mp/events";
 import { defineRowQuery } from "../shared/list-page.ts";
-import { appendResourceEvent } from "../shared/resource-event.ts";
-import { iso } from "../shared/sql-filters.ts";
 import {
   type StoredInstructions,
   storedInstructions,

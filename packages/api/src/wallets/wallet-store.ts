@@ -1,12 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { CHAIN_IDS, type ChainId, CustomerNotVerifiedError, NotFoundError, normalizeAddress } from "@mp/core";
+import { CHAIN_IDS, type ChainId, CustomerNotVerifiedError, iso, NotFoundError, normalizeAddress } from "@mp/core";
 import { type Queryable, queryNamed } from "@mp/db";
+import { appendResourceEvent } from "@mp/events";
 import { cryptoAllowedSql } from "@mp/ledger";
 import type { DerivedAddress } from "../deps.ts";
 import { defineGetQuery, defineListQuery, type ResourceTable } from "../shared/list-page.ts";
-import { appendResourceEvent } from "../shared/resource-event.ts";
 import { type RowOf, resourceOfColumns } from "../shared/resource-row.ts";
-import { iso } from "../shared/sql-filters.ts";
 import type { WalletSlot } from "./wallet-index-allocator.ts";
 import type { DestinationResource, WalletResource } from "./wallet-schemas.ts";
 

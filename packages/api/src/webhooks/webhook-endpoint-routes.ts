@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, ValidationError } from "@mp/core";
+import { ConflictError, iso, NotFoundError, ValidationError } from "@mp/core";
 import {
   checkWebhookUrl,
   enqueueTestDelivery,
@@ -9,7 +9,6 @@ import {
 import type { AppDeps } from "../deps.ts";
 import { defineNestedListRoute, defineResourceReads } from "../http/read-routes.ts";
 import { type AnyRoute, defineRoute } from "../http/route.ts";
-import { iso } from "../shared/sql-filters.ts";
 import {
   createdWebhookEndpointResource,
   createWebhookEndpointBody,

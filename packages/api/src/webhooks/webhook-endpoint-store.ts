@@ -1,12 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { NotFoundError } from "@mp/core";
+import { iso, NotFoundError } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
 import { issueSigningSecret, type QueuedDelivery } from "@mp/webhooks";
 import type { z } from "zod";
 import { defineGetQuery, defineListQuery } from "../shared/list-page.ts";
 import { type RowOf, resourceTable } from "../shared/resource-row.ts";
-import { iso } from "../shared/sql-filters.ts";
 import type {
   deliveryAttemptResource,
   queuedDeliveryResource,

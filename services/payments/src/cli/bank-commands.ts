@@ -97,7 +97,7 @@ export function addBankCommands(program: Command): void {
     .addOption(operatorOption())
     .action(async (options: { out?: string; batch?: string; json?: boolean; operator: string }) => {
       const [{ exportStatementPayouts }, { loadEncryptionKeyring }] = await Promise.all([
-        apiModule(),
+        import("@mp/transfers"),
         import("@mp/encryption"),
       ]);
       const exported = await withDatabase((db, config, logger) => {

@@ -46,7 +46,8 @@ export function addOperatorCommands(program: Command, keys: Command): void {
       "Prove every journal entry balances and each merchant's balance equals its credited deposits net of fees and reversals; exits 1 on any difference",
     )
     .action(async () => {
-      const { checkLedger } = await ledgerModule();
+      // @mp/transfers registers its own check (holds, fees, refunds against each transfer's state) on load.
+      const [{ checkLedger }] = await Promise.all([ledgerModule(), import("@mp/transfers")]);
       const result = await withDatabase((db) => checkLedger(db));
       for (const problem of result.problems) process.stdout.write(`PROBLEM ${problem}\n`);
       process.stdout.write(

@@ -13,7 +13,7 @@ export function addTransferCommands(program: Command): void {
     .option("--merchant <id>", "only this merchant's transfers")
     .option("--json", "the report as one JSON object")
     .action(async (options: { from?: string; to?: string; merchant?: string; json?: boolean }) => {
-      const { transfersReport } = await import("@mp/api");
+      const { transfersReport } = await import("@mp/transfers");
       const report = await withDatabase((db) =>
         transfersReport(db, {
           from: options.from ? parseDate("--from", options.from) : undefined,

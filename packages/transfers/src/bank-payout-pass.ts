@@ -1,18 +1,18 @@
-import {
-  bankPayoutRequest,
-  duePayouts,
-  eachTransfer,
-  fundedBankTransfers,
-  giveUpStart,
-  type PayoutPacing,
-  postponePayoutCheck,
-  recordBankPayoutIntent,
-  recordPayoutAnswer,
-} from "@mp/api";
 import type { Logger } from "@mp/core";
 import type { Database } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
 import type { BankingProvider } from "@mp/providers";
+import {
+  bankPayoutRequest,
+  duePayouts,
+  fundedBankTransfers,
+  type PayoutPacing,
+  postponePayoutCheck,
+  recordBankPayoutIntent,
+  recordPayoutAnswer,
+} from "./bank-payout-execution.ts";
+import { giveUpStart } from "./transfer-execution.ts";
+import { eachTransfer } from "./transfer-retries.ts";
 
 /** What bank payouts need besides the database: the provider, the key that opens the payee's details. */
 export interface BankPayoutDeps extends PayoutPacing {
@@ -30,7 +30,7 @@ const BATCH = 50;
  * One pass of bank-destination execution: FUNDED transfers to a US bank account get their payout
  * recorded and become PROCESSING (one transaction each); then each due payout is sent or asked
  * about, outside any transaction, and the answer recorded in its own transaction
- * (packages/api/src/transfers/bank-payout-execution.ts). A provider error postpones that payout
+ * (bank-payout-execution.ts). A provider error postpones that payout
  * only; a crash after the call repeats it, and the transfer id as idempotency key finds the same one.
  */
 export async function executeBankPayoutsOnce(

@@ -3,7 +3,7 @@ import type { Queryable } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
 import { postTransferRefund } from "@mp/ledger";
 import type { BankPayoutRequest, BankPayoutStatus } from "@mp/providers";
-import type { UsBankAccountBody } from "../quotes/quote-schemas.ts";
+import type { UsBankAccount } from "./resources.ts";
 import { finishTransferPayout, fundedTransfersTo, payoutMayStart } from "./transfer-execution.ts";
 import { fundingHoldIds } from "./transfer-lifecycle.ts";
 import { findTransfer, moveTransfer, type TransferRow } from "./transfer-store.ts";
@@ -112,10 +112,7 @@ export async function bankPayoutRequest(
   );
   const row = result.rows[0];
   if (!row) throw new Error(`transfer ${transferId} has no bank payout`);
-  const account = keyring.openJson(
-    { keyId: row.key_id, ciphertext: row.ciphertext },
-    row.quote_id,
-  ) as UsBankAccountBody;
+  const account = keyring.openJson({ keyId: row.key_id, ciphertext: row.ciphertext }, row.quote_id) as UsBankAccount;
   return {
     payoutId: transferId,
     amount: unitsToDecimal(BigInt(row.amount), row.decimals, 2),

@@ -1,11 +1,9 @@
-import { unitsToDecimal } from "@mp/core";
-import type { Queryable } from "@mp/db";
+import { iso, unitsToDecimal } from "@mp/core";
+import { insertReturning, type Queryable } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
-import { insertReturning } from "../shared/insert-returning.ts";
-import { defineRowQuery } from "../shared/list-page.ts";
-import { iso } from "../shared/sql-filters.ts";
 import type { PricedQuote } from "./quote-pricing.ts";
-import type { Money, QuoteResource, SourceMethod, UsBankAccountBody } from "./quote-schemas.ts";
+import type { Money, QuoteResource, UsBankAccount } from "./resources.ts";
+import type { SourceMethod } from "./statuses.ts";
 
 /** A quote as stored (migrations/0120_transfer_quotes.sql). */
 export interface QuoteRow {
@@ -96,7 +94,7 @@ export interface NewQuote {
     decimals: number;
     usdRate: string;
     address: string | null;
-    bankAccount: UsBankAccountBody | null;
+    bankAccount: UsBankAccount | null;
   };
   priced: PricedQuote;
   spreadBps: number;
@@ -158,21 +156,21 @@ export async function insertQuote(sql: Queryable, keyring: EncryptionKeyring, qu
   );
 }
 
-const findQuoteRow = defineRowQuery<QuoteRow>({ from: "transfer_quotes", columns: QUOTE_COLUMNS });
-const findQuoteLocked = defineRowQuery<QuoteRow>({
-  from: "transfer_quotes",
-  columns: QUOTE_COLUMNS,
-  lock: "FOR UPDATE",
-});
-
-/** Quote `id` of this merchant (locked for the transaction with `lock`), or undefined. */
-export function findQuote(
+/**
+ * Quote `id` of this merchant (locked for the transaction with `lock`), or undefined: another
+ * merchant's quote looks exactly like a missing one.
+ */
+export async function findQuote(
   sql: Queryable,
   merchantId: string,
   id: string,
   lock?: "FOR UPDATE",
 ): Promise<QuoteRow | undefined> {
-  return (lock ? findQuoteLocked : findQuoteRow)(sql, merchantId, id);
+  const result = await sql.query<QuoteRow>(
+    `SELECT ${QUOTE_COLUMNS} FROM transfer_quotes WHERE merchant_id = $1 AND id = $2 ${lock ?? ""}`,
+    [merchantId, id],
+  );
+  return result.rows[0];
 }
 
 /** The merchant's fee schedule: its override row, else the configured default. */

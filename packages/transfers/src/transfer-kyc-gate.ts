@@ -1,6 +1,6 @@
 import { CustomerNotVerifiedError, NotFoundError } from "@mp/core";
 import type { Queryable } from "@mp/db";
-import type { SourceMethod } from "./quote-schemas.ts";
+import type { SourceMethod } from "./statuses.ts";
 
 /**
  * Who may take part in a transfer, as a regulated money transmitter sets it (docs/transfers.md "KYC gates"):

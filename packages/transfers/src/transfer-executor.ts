@@ -1,20 +1,19 @@
+import type { Logger } from "@mp/core";
+import type { Database } from "@mp/db";
+import { type BankPayoutDeps, executeBankPayoutsOnce } from "./bank-payout-pass.ts";
+import { applyFundingDeposits, unfundReversedDeposits } from "./fund-from-crypto-deposits.ts";
+import { provisionFundingAddresses } from "./funding-address.ts";
+import type { FundingWallets } from "./funding-wallets.ts";
 import {
-  applyFundingDeposits,
-  eachTransfer,
   endedTransferPayouts,
-  expireDueTransfers,
   finishTransferPayout,
   fundedCryptoTransfers,
   giveUpStart,
-  provisionFundingAddresses,
   startTransferPayout,
-  unfundReversedDeposits,
-  type WalletSlots,
-} from "@mp/api";
-import type { Logger } from "@mp/core";
-import type { Database } from "@mp/db";
-import { requestSend } from "@mp/treasury";
-import { type BankPayoutDeps, executeBankPayoutsOnce } from "./transfer-bank-payouts.ts";
+} from "./transfer-execution.ts";
+import { expireDueTransfers } from "./transfer-lifecycle.ts";
+import { eachTransfer } from "./transfer-retries.ts";
+import type { TransferTreasury } from "./transfer-treasury.ts";
 
 /** Transfers handled per step and kind: a backlog drains over a few ticks, never one long transaction. */
 const BATCH = 50;
@@ -32,31 +31,34 @@ export interface TransferPass {
 /**
  * One pass of the transfers' background work (worker role), in this order:
  * 1. unfunded transfers past their expiry become EXPIRED (reads only show them so);
- * 2. CRYPTO_DEPOSIT intents created without an address get one (with `walletSlots`);
+ * 2. CRYPTO_DEPOSIT intents created without an address get one (with `fundingWallets`);
  * 3. confirmed deposits to funding addresses fund their intents; deposits of those a reorg reversed
  *    stop counting (before any payout starts on them);
- * 4. FUNDED transfers to a crypto address become treasury sends (purpose transfer, the transfer id as
- *    idempotency key) and PROCESSING; PROCESSING transfers whose send the signer's pipeline confirmed
- *    become COMPLETED, those whose send failed FAILED;
+ * 4. FUNDED transfers to a crypto address become sends of `treasury` (the transfer id as idempotency
+ *    key) and PROCESSING; PROCESSING transfers whose send the treasury reports confirmed become
+ *    COMPLETED, those whose send failed FAILED;
  * 5. (with `bank`, run before 4) FUNDED transfers to a US bank account go to the banking provider's
- *    payouts and ended payouts finish them (transfer-bank-payouts.ts: the provider is called outside
+ *    payouts and ended payouts finish them (bank-payout-pass.ts: the provider is called outside
  *    any transaction).
  * Each transfer moves in its own transaction under its row lock, so two workers never move one twice
  * and a crash between the steps repeats nothing: the send's key finds the same send. Each is also
- * isolated (packages/api/src/transfers/transfer-retries.ts): one that throws is recorded and retried
+ * isolated (transfer-retries.ts): one that throws is recorded and retried
  * with backoff, never aborting the pass or holding up another; a payout that cannot start ends FAILED
  * past the bound (or at once when the treasury refuses it for good), its holds released.
  */
 export async function executeTransfersOnce(
   db: Database,
-  options: { walletSlots?: WalletSlots | undefined; bank?: BankPayoutDeps | undefined; logger?: Logger } = {},
+  treasury: TransferTreasury,
+  options: { fundingWallets?: FundingWallets | undefined; bank?: BankPayoutDeps | undefined; logger?: Logger } = {},
 ): Promise<TransferPass> {
   const { logger } = options;
   const expired = await expireDueTransfers(db, BATCH, logger);
-  const provisioned = options.walletSlots ? await provisionFundingAddresses(db, options.walletSlots, BATCH, logger) : 0;
+  const provisioned = options.fundingWallets
+    ? await provisionFundingAddresses(db, options.fundingWallets, BATCH, logger)
+    : 0;
   const applied = await applyFundingDeposits(db, BATCH, logger);
   const unfunded = await unfundReversedDeposits(db, BATCH, logger);
-  // Bank destinations go through the banking provider's payouts (transfer-bank-payouts.ts).
+  // Bank destinations go through the banking provider's payouts (bank-payout-pass.ts).
   const banked = options.bank
     ? await executeBankPayoutsOnce(db, { ...options.bank, logger: options.bank.logger ?? logger })
     : { started: 0, finished: 0 };
@@ -66,19 +68,14 @@ export async function executeTransfersOnce(
       db,
       await fundedCryptoTransfers(db, BATCH),
       "payout start",
-      (ref) =>
-        db.tx((client) =>
-          startTransferPayout(client, ref, (sql, payout, idempotencyKey) =>
-            requestSend(sql, { ...payout, purpose: "transfer", idempotencyKey }),
-          ),
-        ),
+      (ref) => db.tx((client) => startTransferPayout(client, ref, treasury)),
       { logger, giveUp: giveUpStart },
     ));
   const finished =
     banked.finished +
     (await eachTransfer(
       db,
-      await endedTransferPayouts(db, BATCH),
+      await endedTransferPayouts(db, treasury, BATCH),
       "payout finish",
       async (ref) => (await db.tx((client) => finishTransferPayout(client, ref))) !== undefined,
       { logger },
@@ -89,8 +86,9 @@ export async function executeTransfersOnce(
 /** Runs executeTransfersOnce every `intervalMs` until stopped; a failed pass is logged and retried. */
 export function startTransferExecutor(options: {
   db: Database;
+  treasury: TransferTreasury;
   logger: Logger;
-  walletSlots?: WalletSlots;
+  fundingWallets?: FundingWallets;
   intervalMs?: number;
   bank?: BankPayoutDeps;
 }): {
@@ -99,7 +97,11 @@ export function startTransferExecutor(options: {
   const { db, logger } = options;
   let running: Promise<void> | undefined;
   const tick = () => {
-    running ??= executeTransfersOnce(db, { walletSlots: options.walletSlots, bank: options.bank, logger })
+    running ??= executeTransfersOnce(db, options.treasury, {
+      fundingWallets: options.fundingWallets,
+      bank: options.bank,
+      logger,
+    })
       .then(
         (done) => {
           if (Object.values(done).some((n) => n > 0)) logger.info(done, "transfers executed");

@@ -1,6 +1,6 @@
+import { iso } from "@mp/core";
 import type { Queryable } from "@mp/db";
-import { iso } from "../shared/sql-filters.ts";
-import { TRANSFER_STATUSES, type TransferStatus } from "./transfer-schemas.ts";
+import { TRANSFER_STATUSES, type TransferStatus } from "./statuses.ts";
 
 /**
  * Finance's transfers report (`payments transfers report`, later the dashboard): transfers created

@@ -1,13 +1,12 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { ConflictError, type Logger, NotFoundError, QuoteExpiredError } from "@mp/core";
-import type { Database, Queryable } from "@mp/db";
+import { type Database, insertReturning, type Queryable } from "@mp/db";
 import { placeHold, releaseHold } from "@mp/ledger";
-import { assertAboveMinimum } from "../quotes/quote-minimums.ts";
-import { findQuote } from "../quotes/quote-store.ts";
-import { assertTransferAllowed } from "../quotes/transfer-kyc-gate.ts";
-import { insertReturning } from "../shared/insert-returning.ts";
-import type { ReservedWalletSlot } from "../wallets/wallet-slots.ts";
 import { openFundingAddress } from "./funding-address.ts";
+import type { ReservedFundingSlot } from "./funding-wallets.ts";
+import { assertAboveMinimum } from "./quote-minimums.ts";
+import { findQuote } from "./quote-store.ts";
+import { assertTransferAllowed } from "./transfer-kyc-gate.ts";
 import { DUE_FOR_TRY, eachTransfer } from "./transfer-retries.ts";
 import {
   appendTransferEvent,
@@ -55,7 +54,7 @@ export async function createTransfer(
     fundingTtlSeconds: number;
     idempotencyKey?: string | undefined;
     /** CRYPTO_DEPOSIT: the wallet slot reserved for the intent's address; none: provisioned later. */
-    fundingSlot?: ReservedWalletSlot | undefined;
+    fundingSlot?: ReservedFundingSlot | undefined;
   },
 ): Promise<TransferRow> {
   const quote = await findQuote(sql, input.merchantId, input.quoteId, "FOR UPDATE");

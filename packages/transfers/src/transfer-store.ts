@@ -1,11 +1,10 @@
-import type { Queryable } from "@mp/db";
-import type { QuoteRow } from "../quotes/quote-store.ts";
-import { toMoney, toQuoteResource } from "../quotes/quote-store.ts";
-import { insertReturning } from "../shared/insert-returning.ts";
-import { defineListQuery, type ResourceTable } from "../shared/list-page.ts";
-import { appendResourceEvent } from "../shared/resource-event.ts";
-import { iso } from "../shared/sql-filters.ts";
-import type { FundingMode, IntentStatus, TransferResource, TransferStatus } from "./transfer-schemas.ts";
+import { iso } from "@mp/core";
+import { insertReturning, type Queryable } from "@mp/db";
+import { appendResourceEvent } from "@mp/events";
+import type { QuoteRow } from "./quote-store.ts";
+import { toMoney, toQuoteResource } from "./quote-store.ts";
+import type { TransferResource } from "./resources.ts";
+import type { FundingMode, IntentStatus, TransferStatus } from "./statuses.ts";
 
 /** A transfer with its quote's figures (one join: a transfer never changes them). */
 export type TransferRow = Omit<QuoteRow, "id" | "used_at"> & {
@@ -19,12 +18,12 @@ export type TransferRow = Omit<QuoteRow, "id" | "used_at"> & {
   failure_reason: string | null;
 };
 
-const TRANSFER_FROM = "transfers t JOIN transfer_quotes q ON q.id = t.quote_id";
+export const TRANSFER_FROM = "transfers t JOIN transfer_quotes q ON q.id = t.quote_id";
 /**
  * The status a read answers: an unfunded transfer past its expires_at is EXPIRED even before the
  * transfer executor has recorded it (reads write nothing; the executor expires it within a tick).
  */
-const SEEN_STATUS =
+export const SEEN_STATUS =
   "CASE WHEN t.status = 'AWAITING_MERCHANT_FUNDING' AND t.expires_at <= now() THEN 'EXPIRED' ELSE t.status END";
 const transferColumns = (
   status: string,
@@ -36,7 +35,7 @@ const transferColumns = (
   q.fee_usd_micros::text AS fee_usd_micros`;
 /** Columns as stored (what writers lock and decide on) and as a read shows them. */
 const TRANSFER_COLUMNS = transferColumns("t.status");
-const SEEN_TRANSFER_COLUMNS = transferColumns(SEEN_STATUS);
+export const SEEN_TRANSFER_COLUMNS = transferColumns(SEEN_STATUS);
 
 export function toTransferResource(row: TransferRow): TransferResource {
   const quote = toQuoteResource({ ...row, id: row.quote_id, used_at: row.created_at });
@@ -59,13 +58,6 @@ export function toTransferResource(row: TransferRow): TransferResource {
   };
 }
 
-const TRANSFERS: ResourceTable<TransferRow, TransferResource> = {
-  from: TRANSFER_FROM,
-  columns: SEEN_TRANSFER_COLUMNS,
-  orderBy: "t.created_at DESC, t.id DESC",
-  toItems: (rows) => rows.map(toTransferResource),
-};
-
 /**
  * Transfer `id` of this merchant with its quote, or undefined: another merchant's transfer looks
  * exactly like a missing one. `FOR UPDATE` locks the transfer's row and answers it as stored (for a
@@ -85,21 +77,6 @@ export async function findTransfer(
   );
   return result.rows[0];
 }
-
-export interface TransferFilters {
-  status?: TransferStatus | undefined;
-  customer_id?: string | undefined;
-  created_from?: string | undefined;
-  created_to?: string | undefined;
-}
-
-export const listTransfers = defineListQuery(TRANSFERS, "t.merchant_id", (where, filters: TransferFilters) =>
-  where
-    .add(`${SEEN_STATUS} = $?`, filters.status)
-    .add("t.customer_id = $?", filters.customer_id)
-    .add("t.created_at >= $?", filters.created_from)
-    .add("t.created_at <= $?", filters.created_to),
-);
 
 /** Transfer `id` of this merchant as its resource, or undefined. */
 export async function getTransfer(

@@ -1,7 +1,6 @@
 import type { Logger } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
-import type { ReservedWalletSlot, WalletSlots } from "../wallets/wallet-slots.ts";
-import { createWallet } from "../wallets/wallet-store.ts";
+import type { FundingWallets, ReservedFundingSlot } from "./funding-wallets.ts";
 import { DUE_FOR_TRY, eachTransfer } from "./transfer-retries.ts";
 import { findIntentOfTransfer, findTransfer, type IntentRow, type TransferRow } from "./transfer-store.ts";
 
@@ -15,15 +14,12 @@ export async function openFundingAddress(
   sql: Queryable,
   transfer: TransferRow,
   intent: IntentRow,
-  reserved: ReservedWalletSlot,
+  reserved: ReservedFundingSlot,
 ): Promise<void> {
-  const wallet = await createWallet(sql, {
+  const wallet = await reserved.openWallet(sql, {
     merchantId: transfer.merchant_id,
     customerId: transfer.customer_id,
     label: `Funding of transfer ${transfer.id}`,
-    slot: reserved.slot,
-    addresses: reserved.addresses,
-    purpose: "TRANSFER_FUNDING",
   });
   const destination = wallet.destinations.find((d) => d.chain === intent.network);
   if (!destination) throw new Error(`the funding wallet of transfer ${transfer.id} has no ${intent.network} address`);
@@ -41,7 +37,7 @@ export async function openFundingAddress(
  */
 export async function provisionFundingAddresses(
   db: Database,
-  slots: WalletSlots,
+  wallets: FundingWallets,
   limit: number,
   logger?: Logger,
 ): Promise<number> {
@@ -57,7 +53,7 @@ export async function provisionFundingAddresses(
     refs,
     "funding address",
     async (ref) => {
-      const reserved = await slots.reserve(ref.merchantId).catch(() => undefined);
+      const reserved = await wallets.reserve(ref.merchantId).catch(() => undefined);
       if (!reserved) return false;
       try {
         const used = await db.tx(async (sql) => {

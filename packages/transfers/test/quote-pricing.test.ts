@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type PricingInput, priceQuote } from "../src/quotes/quote-pricing.ts";
+import { type PricingInput, priceQuote } from "../src/quote-pricing.ts";
 
 const USD = { asset: "USD", decimals: 6, quantum: 10_000n, usdRate: "1" };
 const USDC = { asset: "USDC", decimals: 6, quantum: 1n, usdRate: "1" };

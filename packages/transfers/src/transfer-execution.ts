@@ -4,14 +4,7 @@ import { getMerchantBalance, postTransferFee, releaseHold, settleHold } from "@m
 import { fundingHoldIds, releaseFunding } from "./transfer-lifecycle.ts";
 import { DUE_FOR_TRY, type TransferRef } from "./transfer-retries.ts";
 import { failTransfer, findTransfer, moveTransfer, type TransferRow } from "./transfer-store.ts";
-
-/** What the treasury is asked to send for a transfer (its send's idempotency key is the transfer id). */
-export interface TransferPayout {
-  chain: ChainId;
-  asset: string;
-  to: string;
-  amountRaw: bigint;
-}
+import type { EndedSend, TransferTreasury } from "./transfer-treasury.ts";
 
 /** FUNDED transfers to a destination of `kind`, oldest first. */
 export async function fundedTransfersTo(
@@ -36,20 +29,19 @@ export function fundedCryptoTransfers(
 }
 
 /**
- * FUNDED -> PROCESSING, with `requestSend` (the treasury's, given by the caller) in the same
- * transaction under the transfer's lock: the send row and the state commit together, and the send's
+ * FUNDED -> PROCESSING, with the treasury's send requested in the same transaction under the transfer's lock: the send row and the state commit together, and the send's
  * idempotency key (the transfer id) makes a repeat after a crash find the same send. The holds stay
  * until the send is confirmed or failed. False when the transfer is no longer FUNDED.
  */
 export async function startTransferPayout(
   sql: Queryable,
   ref: { id: string; merchantId: string },
-  requestSend: (sql: Queryable, payout: TransferPayout, idempotencyKey: string) => Promise<unknown>,
+  treasury: TransferTreasury,
 ): Promise<boolean> {
   const transfer = await findTransfer(sql, ref.merchantId, ref.id, "FOR UPDATE");
   if (transfer?.status !== "FUNDED" || transfer.destination_address === null) return false;
   if (!(await payoutMayStart(sql, transfer))) return false;
-  await requestSend(
+  await treasury.requestSend(
     sql,
     {
       chain: transfer.destination_network as ChainId,
@@ -102,29 +94,52 @@ export async function fundingReversed(sql: Queryable, transferId: string): Promi
   return result.rows.some((row) => row.status === "REVERSED");
 }
 
-/** PROCESSING transfers whose treasury send has ended (confirmed or failed). */
+/** PROCESSING transfers read per page while looking for ended sends. */
+const PROCESSING_PAGE = 500;
+
+/** A page of PROCESSING transfers due for a try, oldest first, after `after` (keyset). */
+async function processingTransfers(
+  sql: Queryable,
+  after: { createdAt: Date; id: string } | undefined,
+): Promise<Array<{ id: string; merchant_id: string; created_at: Date }>> {
+  const result = await sql.query<{ id: string; merchant_id: string; created_at: Date }>(
+    `SELECT t.id, t.merchant_id, t.created_at FROM transfers t
+      WHERE t.status = 'PROCESSING' AND ${DUE_FOR_TRY} AND ($1::timestamptz IS NULL OR (t.created_at, t.id) > ($1, $2::uuid))
+      ORDER BY t.created_at, t.id LIMIT $3`,
+    [after?.createdAt ?? null, after?.id ?? null, PROCESSING_PAGE],
+  );
+  return result.rows;
+}
+
+/**
+ * PROCESSING transfers whose treasury send has ended (confirmed or failed), oldest first, at most
+ * `limit`: the treasury answers for the sends of each page of PROCESSING transfers, so sends still
+ * under way (waiting for funds, unconfirmed) never hold up those behind them.
+ */
 export async function endedTransferPayouts(
   sql: Queryable,
+  treasury: TransferTreasury,
   limit: number,
-): Promise<Array<{ id: string; merchantId: string; sendState: "confirmed" | "failed"; reason: string | null }>> {
-  const result = await sql.query<{
-    id: string;
-    merchant_id: string;
-    state: "confirmed" | "failed";
-    reason: string | null;
-  }>(
-    `SELECT t.id, t.merchant_id, s.state, s.reason FROM transfers t
-       JOIN treasury_sends s ON s.idempotency_key = t.id::text AND s.purpose = 'transfer'
-      WHERE t.status = 'PROCESSING' AND s.state IN ('confirmed', 'failed') AND ${DUE_FOR_TRY}
-      ORDER BY t.created_at, t.id LIMIT $1`,
-    [limit],
-  );
-  return result.rows.map((row) => ({
-    id: row.id,
-    merchantId: row.merchant_id,
-    sendState: row.state,
-    reason: row.reason,
-  }));
+): Promise<Array<{ id: string; merchantId: string; sendState: EndedSend["state"]; reason: string | null }>> {
+  const ended: Array<{ id: string; merchantId: string; sendState: EndedSend["state"]; reason: string | null }> = [];
+  let after: { createdAt: Date; id: string } | undefined;
+  while (ended.length < limit) {
+    const page = await processingTransfers(sql, after);
+    const sends = await treasury.endedSends(
+      sql,
+      page.map((row) => row.id),
+    );
+    for (const row of page) {
+      const send = sends.get(row.id);
+      if (send && ended.length < limit) {
+        ended.push({ id: row.id, merchantId: row.merchant_id, sendState: send.state, reason: send.reason });
+      }
+    }
+    const last = page.at(-1);
+    if (!last || page.length < PROCESSING_PAGE) break;
+    after = { createdAt: last.created_at, id: last.id };
+  }
+  return ended;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Queryable } from "@mp/db";
 
 /**
  * Deposits to transfers' funding addresses against the rule that fees follow the money's purpose
- * (funding-deposits.ts), one statement:
+ * (@mp/ledger's funding-deposits.ts), one statement:
  *   - a deposit of an intent's asset to its address, confirmed, unreversed and not yet applied, is
  *     reserved by its unapplied-funding hold (its net, when it has one); the hold is released once
  *     the deposit is applied or reversed;

@@ -1,0 +1,66 @@
+// Registers the transfers' check with checkLedger (transfer-ledger-check.ts).
+import "./transfer-ledger-check.ts";
+
+export { bankPayoutRequest, recordBankPayoutIntent } from "./bank-payout-execution.ts";
+export { type BankPayoutDeps, executeBankPayoutsOnce } from "./bank-payout-pass.ts";
+export { transferProblems } from "./check-transfers.ts";
+export { applyBankCredit, lockBankFundingTarget } from "./fund-from-bank-credit.ts";
+export { applyFundingDeposits, unfundReversedDeposits } from "./fund-from-crypto-deposits.ts";
+export { provisionFundingAddresses } from "./funding-address.ts";
+export type { FundingWallet, FundingWallets, ReservedFundingSlot } from "./funding-wallets.ts";
+export { assertAboveMinimum, type ChainAmount, minimumOf } from "./quote-minimums.ts";
+export {
+  type FeeSchedule,
+  type PricedAsset,
+  type PricedQuote,
+  type PricingInput,
+  priceQuote,
+  RATE_DECIMALS,
+} from "./quote-pricing.ts";
+export {
+  feeScheduleOf,
+  findQuote,
+  insertQuote,
+  type NewQuote,
+  type QuoteRow,
+  toMoney,
+  toQuoteResource,
+} from "./quote-store.ts";
+export type { Money, QuoteResource, QuoteTerms, Rate, TransferResource, UsBankAccount } from "./resources.ts";
+export {
+  applyPayoutLine,
+  exportStatementPayouts,
+  matchPayoutLine,
+  type PayoutDebtor,
+  type PayoutExport,
+  type PayoutLineMatch,
+} from "./statement-payouts.ts";
+export {
+  DESTINATION_TYPES,
+  type DestinationType,
+  FUNDING_MODES,
+  type FundingMode,
+  INTENT_STATUSES,
+  type IntentStatus,
+  SOURCE_METHODS,
+  type SourceMethod,
+  TRANSFER_STATUSES,
+  type TransferStatus,
+} from "./statuses.ts";
+export { executeTransfersOnce, startTransferExecutor, type TransferPass } from "./transfer-executor.ts";
+export { assertTransferAllowed } from "./transfer-kyc-gate.ts";
+export { cancelTransfer, createTransfer, expireDueTransfers } from "./transfer-lifecycle.ts";
+export { MAX_START_ATTEMPTS, retryDelaySeconds } from "./transfer-retries.ts";
+export {
+  findIntentOfTransfer,
+  findTransfer,
+  getTransfer,
+  type IntentRow,
+  SEEN_STATUS,
+  SEEN_TRANSFER_COLUMNS,
+  TRANSFER_FROM,
+  type TransferRow,
+  toTransferResource,
+} from "./transfer-store.ts";
+export type { EndedSend, TransferPayout, TransferTreasury } from "./transfer-treasury.ts";
+export { type TransfersReport, type TransfersReportTotals, transfersReport } from "./transfers-report.ts";

@@ -1,0 +1,70 @@
+import type { DestinationType, FundingMode, SourceMethod, TransferStatus } from "./statuses.ts";
+
+/**
+ * The quote's and transfer's API forms, as this package writes them (into events and answers):
+ * @mp/api's zod schemas describe the same JSON for validation and /openapi.json.
+ */
+
+/** Spec 2.9's Money object: a fiat amount's network is its bank rail (ACH), a crypto amount's its chain id. */
+export interface Money {
+  asset: string;
+  currency: string;
+  network: string;
+  value: string;
+}
+
+export interface Rate {
+  base_currency: string;
+  quote_currency: string;
+  value: string;
+}
+
+/** A US bank account destination as a quote request gives it (the full details, encrypted at rest). */
+export interface UsBankAccount {
+  type: "US_BANK_ACCOUNT";
+  account_holder_name: string;
+  routing_number: string;
+  account_number: string;
+  account_type: "CHECKING" | "SAVINGS";
+}
+
+/** The economics a quote fixes, which its transfer shows too. */
+export interface QuoteTerms {
+  source: { method: SourceMethod; asset: string; network: string };
+  destination: {
+    type: DestinationType;
+    asset: string;
+    network: string;
+    address: string | null;
+    bank_account: {
+      account_holder_name: string;
+      account_number: string;
+      routing_number: string;
+      account_type: string;
+    } | null;
+  };
+  source_amount: Money;
+  fee: Money;
+  destination_amount: Money;
+  rate: Rate;
+}
+
+export interface QuoteResource extends QuoteTerms {
+  id: string;
+  customer_id: string;
+  expires_at: string;
+  used: boolean;
+  created_at: string;
+}
+
+export interface TransferResource extends QuoteTerms {
+  id: string;
+  quote_id: string;
+  customer_id: string;
+  status: TransferStatus;
+  funding_mode: FundingMode;
+  failure_reason: string | null;
+  expires_at: string;
+  created_at: string;
+  updated_at: string;
+}
