@@ -11,6 +11,7 @@ const FAMILIES: Record<string, string> = {
   tron: "test/fuzz/tron-money-fuzz.test.ts",
   solana: "test/fuzz/solana-money-fuzz.test.ts",
   evm: "test/fuzz/evm-money-fuzz.test.ts",
+  transfers: "test/fuzz/transfers-money-fuzz.test.ts",
 };
 
 const positive = (value: string): number => {
@@ -24,7 +25,7 @@ const program = new Command("fuzz")
   .option("--cases <n>", "cases per family", positive, 20)
   .option("--seed <s>", "fast-check seed to replay (printed by every run)", (v) => String(Math.trunc(Number(v))))
   .option("--path <p>", "fast-check path of the failing case (printed with it)")
-  .option("--family <f>", `one family: ${Object.keys(FAMILIES).join(", ")}`)
+  .option("--family <f>", `one family (or the transfer executor): ${Object.keys(FAMILIES).join(", ")}`)
   .action((target: string, options: { cases: number; seed?: string; path?: string; family?: string }) => {
     if (target !== "money") throw new InvalidArgumentError(`unknown fuzz target ${target} (money)`);
     const families = options.family ? [options.family] : Object.keys(FAMILIES);
