@@ -371,6 +371,10 @@ class ChainPass {
     try {
       return { orders, prepared: await this.sender.prepare(orders) };
     } catch (error) {
+      if (error instanceof InsufficientTreasuryFundsError && orders.length > 1 && split) {
+        // The batch as a whole is short: a send the treasury cannot cover must not hold up the others.
+        return this.prepareAffordable(orders);
+      }
       if (error instanceof InsufficientTreasuryFundsError) {
         await this.fenced((tx) => markWaitingFunds(tx, ids, error.message));
         this.logger.info({ orders: ids, reason: error.message }, "send waits for treasury funds");
@@ -403,6 +407,30 @@ class ChainPass {
     if (fine.length === 0) return null;
     // Each passed alone: together they are not split again (a refusal now rejects them all, as before).
     return this.prepare(fine, false);
+  }
+
+  /**
+   * A batch the treasury cannot cover as a whole: each order prepared alone (those it cannot cover
+   * even alone wait for funds, refused ones fail), and the ones it can go out together, or, when
+   * they are still short together, the oldest alone (the others are batched again next pass).
+   */
+  private async prepareAffordable(orders: SendOrder[]): Promise<Prepared | null | "stop"> {
+    const fine: Prepared[] = [];
+    for (const order of orders) {
+      const alone = await this.prepare([order]);
+      if (alone === "stop") return "stop";
+      if (alone) fine.push(alone);
+    }
+    const [oldest] = fine;
+    if (oldest === undefined || fine.length === 1) return oldest ?? null;
+    const together = fine.flatMap((f) => f.orders);
+    try {
+      return { orders: together, prepared: await this.sender.prepare(together) };
+    } catch (error) {
+      if (error instanceof InsufficientTreasuryFundsError) return oldest;
+      this.logger.warn({ orders: together.map((o) => o.id), err: String(error) }, "could not prepare a send");
+      return "stop";
+    }
   }
 
   /** Signs and stores the prepared chain transactions in one transaction; [] when one was taken meanwhile. */

@@ -262,6 +262,23 @@ describe.each([{ txindex: false }, { txindex: true }])("Bitcoin send pipeline (t
       expect(await paidOnChain(h.node, attempt?.tx_hash as string, to)).toBe(90_000_000n);
     });
 
+    it("a send the treasury can never cover does not hold up the sends queued after it (one batch)", async () => {
+      const p = pipeline();
+      const [far, near] = freshRecipients(2) as [string, string];
+      // Found by the money fuzz (issue 27): both went into one batch, short as a whole, and waited for good.
+      const unaffordable = await send(far, 100_000_000_000n);
+      const affordable = await send(near, 1_000_000n);
+      await until(t.db, [affordable.id], "confirmed", tickAndMine(p));
+      expect((await findSend(t.db, unaffordable.id))?.state).toBe("waiting_funds");
+      const [attempt] = await attemptsOf(affordable.id);
+      expect(await paidOnChain(h.node, attempt?.tx_hash as string, near)).toBe(1_000_000n);
+      expect(await attemptsOf(unaffordable.id)).toEqual([]);
+      // Out of the way of the later tests' batches (as an operator would fail it).
+      await t.db.query("UPDATE treasury_sends SET state = 'failed', reason = 'withdrawn' WHERE id = $1", [
+        unaffordable.id,
+      ]);
+    }, 120_000);
+
     it("a confirmed send whose block leaves the chain is watched again, not re-sent, and confirms once more", async () => {
       const p = pipeline();
       const [to] = freshRecipients(1) as [string];

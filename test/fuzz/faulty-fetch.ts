@@ -1,0 +1,130 @@
+/**
+ * A `fetch` that stands between a sender (every family's sender takes `fetch`: the transport seam)
+ * and its node, and injects the faults a node and the network between produce:
+ * - `refused`: the request never reaches the node (connection refused);
+ * - `lost-answer`: the node acts on the request (a broadcast lands in its mempool) but the answer
+ *   never comes back (a timeout): the caller cannot tell whether it happened;
+ * - `http-503`: the node (or a proxy in front of it) answers with a server error.
+ * Faults are drawn from a seeded generator, so a fuzz case replays them exactly from its seed.
+ *
+ * It also plays a process that stops mid-pass: `pauseAt(n)` holds the n-th call (before or after
+ * it reaches the node) until `wake()` or `kill()`. Woken, the held call goes on as a process
+ * resuming from a long pause would (a deposed leader waking up); killed, it and every later call fail,
+ * as for a process that died there (whatever it then runs only talks to the database, where it is fenced).
+ */
+
+export type Fault = "refused" | "lost-answer" | "http-503";
+
+export interface FaultCounts {
+  calls: number;
+  refused: number;
+  "lost-answer": number;
+  "http-503": number;
+}
+
+export interface FaultyFetch {
+  readonly fetch: typeof globalThis.fetch;
+  /** Probability (0..1) that a call gets a fault; 0 makes the node perfect. */
+  setRate(rate: number): void;
+  /** Holds the call `calls` from now (1 = the next), before it reaches the node or after it did. */
+  pauseAt(calls: number, when: "before" | "after"): void;
+  /** Whether a call is held now. */
+  readonly paused: boolean;
+  /** Lets the held call go on (it reaches the node if it had not yet). */
+  wake(): void;
+  /** The process is gone: the held call and every later one fail without reaching the node. */
+  kill(): void;
+  readonly counts: FaultCounts;
+}
+
+/** mulberry32: a small seeded generator, enough to draw faults reproducibly. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+const FAULTS: readonly Fault[] = ["refused", "lost-answer", "http-503"];
+
+function connectionRefused(): TypeError {
+  const cause = Object.assign(new Error("connect ECONNREFUSED (fault injected)"), { code: "ECONNREFUSED" });
+  return new TypeError("fetch failed", { cause });
+}
+
+function timedOut(): DOMException {
+  return new DOMException("The operation was aborted due to timeout (fault injected)", "TimeoutError");
+}
+
+export function createFaultyFetch(options: {
+  seed: number;
+  rate?: number;
+  inner?: typeof globalThis.fetch;
+}): FaultyFetch {
+  const random = seededRandom(options.seed);
+  const inner = options.inner ?? globalThis.fetch;
+  let rate = options.rate ?? 0;
+  let dead = false;
+  let pause: { remaining: number; when: "before" | "after" } | null = null;
+  let held: { release: (go: boolean) => void } | null = null;
+  const counts: FaultCounts = { calls: 0, refused: 0, "lost-answer": 0, "http-503": 0 };
+
+  /** Waits while this call is the held one; false when the process was killed meanwhile. */
+  const holdHere = (): Promise<boolean> =>
+    new Promise<boolean>((resolve) => {
+      held = { release: resolve };
+    });
+
+  const faulty = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    if (dead) throw connectionRefused();
+    counts.calls++;
+    let holdWhen: "before" | "after" | null = null;
+    if (pause && --pause.remaining === 0) {
+      holdWhen = pause.when;
+      pause = null;
+    }
+    if (holdWhen === "before" && !(await holdHere())) throw connectionRefused();
+    const fault = holdWhen === null && random() < rate ? (FAULTS[Math.floor(random() * FAULTS.length)] as Fault) : null;
+    if (fault) counts[fault]++;
+    if (fault === "refused") throw connectionRefused();
+    if (fault === "http-503") return new Response("service unavailable (fault injected)", { status: 503 });
+    const { signal: _ignored, ...rest } = init ?? {};
+    const answer = await inner(input, rest);
+    // Read now: the node has acted, whatever happens to its answer on the way back.
+    const text = await answer.text();
+    if (fault === "lost-answer") throw timedOut();
+    if (holdWhen === "after" && !(await holdHere())) throw timedOut();
+    if (dead) throw timedOut();
+    return new Response(text, { status: answer.status, headers: answer.headers });
+  };
+
+  return {
+    fetch: faulty as typeof globalThis.fetch,
+    setRate(r) {
+      rate = r;
+    },
+    pauseAt(calls, when) {
+      pause = { remaining: Math.max(1, calls), when };
+    },
+    get paused() {
+      return held !== null;
+    },
+    wake() {
+      const h = held;
+      held = null;
+      h?.release(true);
+    },
+    kill() {
+      dead = true;
+      pause = null;
+      const h = held;
+      held = null;
+      h?.release(false);
+    },
+    counts,
+  };
+}

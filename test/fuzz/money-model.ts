@@ -1,0 +1,351 @@
+import assert from "node:assert/strict";
+import { silentLogger } from "@mp/core";
+import { createLeaseKeeper, type LeaseKeeper } from "@mp/db";
+import { checkLedger } from "@mp/ledger";
+import { createSendPipeline, reconcileChains, requestSend, type SendPipeline } from "@mp/treasury";
+import fc from "fast-check";
+import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
+import { createFaultyFetch, type FaultCounts, type FaultyFetch } from "./faulty-fetch.ts";
+import type { MoneyWorld, ReorgFate } from "./money-world.ts";
+
+/** What a fuzz step does to the world around a chain's send pipeline. */
+export type MoneyStep =
+  /** A send request; `amount` is a hostile one at times: refused at the edge, more than the treasury has. */
+  | { kind: "send"; amount: bigint }
+  /** One pass of the leading pipeline with this share of its node calls faulty. */
+  | { kind: "tick"; faultRate: number }
+  | { kind: "mine"; blocks: number }
+  /** Miners leave pending transactions out (sends get stuck, replaced) or take them again. */
+  | { kind: "hold"; on: boolean }
+  /** The last `depth` blocks replaced; our transactions in them mined again, back to the mempool, or dropped. */
+  | { kind: "reorg"; depth: number; ours: ReorgFate; longer: boolean }
+  /**
+   * The leader stops at its `atCall`-th node call of a pass (before or after the node acted), its
+   * lease lapses and a new pipeline over the same database leads; the old one either dies there or
+   * (`wakes`) goes on with its pass after the new leader's next pass: a deposed leader waking up.
+   */
+  | { kind: "crash"; atCall: number; when: "before" | "after"; wakes: boolean };
+
+export interface MoneyCase {
+  faultSeed: number;
+  steps: MoneyStep[];
+}
+
+/** The cases of one world: its amounts, hostile ones among them. */
+export function moneyCase(world: Pick<MoneyWorld, "amounts" | "refused" | "hostile">): fc.Arbitrary<MoneyCase> {
+  const { min, max, unaffordable } = world.amounts;
+  const step: fc.Arbitrary<MoneyStep> = fc.oneof(
+    {
+      weight: 4,
+      arbitrary: fc.record({
+        kind: fc.constant("send" as const),
+        amount: fc.oneof(
+          { weight: 6, arbitrary: fc.bigInt({ min, max }) },
+          { weight: 1, arbitrary: fc.constantFrom(...world.refused, ...world.hostile) },
+          { weight: 1, arbitrary: fc.constant(unaffordable) },
+        ),
+      }),
+    },
+    {
+      weight: 5,
+      arbitrary: fc.record({ kind: fc.constant("tick" as const), faultRate: fc.constantFrom(0, 0, 0.2, 0.5, 1) }),
+    },
+    {
+      weight: 3,
+      arbitrary: fc.record({ kind: fc.constant("mine" as const), blocks: fc.integer({ min: 1, max: 3 }) }),
+    },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant("hold" as const), on: fc.boolean() }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant("reorg" as const),
+        depth: fc.integer({ min: 1, max: 4 }),
+        ours: fc.constantFrom("remine" as const, "mempool" as const, "drop" as const),
+        longer: fc.boolean(),
+      }),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant("crash" as const),
+        atCall: fc.integer({ min: 1, max: 8 }),
+        when: fc.constantFrom("before" as const, "after" as const),
+        wakes: fc.boolean(),
+      }),
+    },
+  );
+  return fc.record({
+    faultSeed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+    steps: fc.array(step, { minLength: 6, maxLength: 18 }),
+  });
+}
+
+/** One pipeline instance: a process of the signer role, with its own lease keeper and faulty node link. */
+interface Instance {
+  keeper: LeaseKeeper;
+  link: FaultyFetch;
+  pipeline: SendPipeline;
+  /** The pass in flight when it was stopped mid-way (crash), settled once it wakes or dies. */
+  pass: Promise<void> | null;
+}
+
+interface CaseSend {
+  id: string;
+  to: string;
+  amount: bigint;
+  /** States seen after each step, in order. */
+  states: string[];
+}
+
+export interface CaseOutcome {
+  steps: number;
+  sends: number;
+  confirmed: number;
+  failed: number;
+  waitingFunds: number;
+  crashes: number;
+  faults: FaultCounts;
+}
+
+/**
+ * One fuzz case on a chain's send pipeline (its test node, the real indexer recording the
+ * treasury's receipts). After every step: no send paid more than it asked on the active chain, a
+ * failed send paid nothing and stays failed. After the steps the world settles (faults off, blocks
+ * mined): every send the treasury can afford ends confirmed (paid exactly once) or failed (paid
+ * nothing), the family's stores agree with the chain, `reconcile chains` agrees and `ledger check`
+ * is clean. Throws (AssertionError) on the first broken invariant.
+ */
+export async function runMoneyCase(world: MoneyWorld, c: MoneyCase): Promise<CaseOutcome> {
+  const { db, chain } = world;
+  await world.fund();
+  const startHeight = await world.height();
+  const instances: Instance[] = [];
+  const faults: FaultCounts = { calls: 0, refused: 0, "lost-answer": 0, "http-503": 0 };
+  let seedOffset = 0;
+  const newInstance = (): Instance => {
+    const keeper = createLeaseKeeper({ db, role: "signer", seconds: TEST_LEASE_SECONDS, logger: silentLogger() });
+    const link = createFaultyFetch({ seed: c.faultSeed + seedOffset++ });
+    const sender = world.sender(link.fetch);
+    const pipeline = createSendPipeline({
+      db,
+      senders: [sender],
+      logger: silentLogger(),
+      confirmations: { [chain]: world.confirmations },
+      leases: keeper,
+    });
+    const instance: Instance = { keeper, link, pipeline, pass: null };
+    instances.push(instance);
+    return instance;
+  };
+  let leader = newInstance();
+  /** A deposed instance paused mid-pass, woken after the new leader's next pass. */
+  let sleeper: Instance | null = null;
+  const sends: CaseSend[] = [];
+  let crashes = 0;
+
+  const wakeSleeper = async () => {
+    if (!sleeper) return;
+    const s = sleeper;
+    sleeper = null;
+    s.link.wake();
+    await s.pass?.catch(() => undefined);
+    await s.pipeline.stop();
+    await s.keeper.stop();
+  };
+
+  const takeOver = async (): Promise<void> => {
+    // The old keeper is gone (a dead process's liveness lock is freed): its lease may be taken at once.
+    await db.query("UPDATE leases SET expires_at = clock_timestamp() WHERE name = $1", [`sender:${chain}`]);
+    leader = newInstance();
+  };
+
+  try {
+    for (const step of c.steps) {
+      if (step.kind === "send") {
+        const to = world.recipient();
+        const request = requestSend(db, {
+          chain,
+          asset: world.asset,
+          to,
+          amountRaw: step.amount,
+          purpose: "operator",
+          idempotencyKey: `fuzz-${c.faultSeed}-${sends.length}-${to}`,
+        });
+        if (world.refused.includes(step.amount)) {
+          // Refused at the edge: not positive, or below what any node relays.
+          await assert.rejects(request, (error: unknown) => (error as { code?: string }).code === "validation_error");
+        } else {
+          sends.push({ id: (await request).send.id, to, amount: step.amount, states: [] });
+        }
+      } else if (step.kind === "tick") {
+        leader.link.setRate(step.faultRate);
+        await leader.pipeline.tick(chain).catch(() => undefined);
+        await wakeSleeper();
+      } else if (step.kind === "mine") {
+        await world.mine(step.blocks);
+      } else if (step.kind === "hold") {
+        await world.hold(step.on);
+      } else if (step.kind === "reorg") {
+        // Only this case's blocks are reorganised (the funding stays).
+        const depth = Math.min(step.depth, (await world.height()) - startHeight);
+        if (depth >= 1) await world.reorg(depth, await ourTransactionsIn(world, depth), step.ours, step.longer);
+      } else {
+        crashes++;
+        await wakeSleeper();
+        const old = leader;
+        old.link.setRate(0);
+        old.link.pauseAt(step.atCall, step.when);
+        old.pass = old.pipeline.tick(chain);
+        // Until it stops at that call, or its pass ends first (fewer calls than atCall).
+        const settled = await Promise.race([
+          old.pass.then(
+            () => true,
+            () => true,
+          ),
+          untilPaused(old.link),
+        ]);
+        await takeOver();
+        if (settled === true || !step.wakes) {
+          old.link.kill();
+          await old.pass.catch(() => undefined);
+          await old.pipeline.stop();
+          await old.keeper.stop();
+        } else {
+          await old.keeper.stop();
+          sleeper = old;
+        }
+      }
+      await checkEveryStep(world, sends);
+    }
+    await wakeSleeper();
+    await settle(world, leader, sends);
+    await checkSettled(world, sends);
+  } finally {
+    await world.hold(false);
+    for (const i of instances) {
+      i.link.kill();
+      for (const [k, v] of Object.entries(i.link.counts)) faults[k as keyof FaultCounts] += v;
+    }
+    for (const i of instances) {
+      await i.pass?.catch(() => undefined);
+      await i.pipeline.stop();
+      await i.keeper.stop();
+    }
+  }
+  const final = await statesOf(world, sends);
+  return {
+    steps: c.steps.length,
+    sends: sends.length,
+    confirmed: final.filter((s) => s === "confirmed").length,
+    failed: final.filter((s) => s === "failed").length,
+    waitingFunds: final.filter((s) => s === "waiting_funds").length,
+    crashes,
+    faults,
+  };
+}
+
+async function untilPaused(link: FaultyFetch): Promise<false> {
+  while (!link.paused) await new Promise((r) => setTimeout(r, 5));
+  return false;
+}
+
+/** Our attempts' transactions mined in the last `depth` blocks. */
+async function ourTransactionsIn(world: MoneyWorld, depth: number): Promise<string[]> {
+  const { rows } = await world.db.query<{ tx_hash: string }>(
+    "SELECT DISTINCT tx_hash FROM treasury_attempts WHERE chain = $1",
+    [world.chain],
+  );
+  const lowest = (await world.height()) - depth + 1;
+  const ours: string[] = [];
+  for (const { tx_hash } of rows) if (((await world.txHeight(tx_hash)) ?? -1) >= lowest) ours.push(tx_hash);
+  return ours;
+}
+
+async function statesOf(world: MoneyWorld, sends: readonly CaseSend[]): Promise<string[]> {
+  if (sends.length === 0) return [];
+  const { rows } = await world.db.query<{ id: string; state: string }>(
+    "SELECT id, state FROM treasury_sends WHERE id = ANY($1::text[])",
+    [sends.map((s) => s.id)],
+  );
+  const byId = new Map(rows.map((r) => [r.id, r.state]));
+  return sends.map((s) => byId.get(s.id) ?? "missing");
+}
+
+/** What the active chain paid the send's recipient through any of its attempts. */
+async function paidFor(world: MoneyWorld, send: CaseSend): Promise<bigint> {
+  const { rows } = await world.db.query<{ tx_hash: string }>(
+    `SELECT DISTINCT a.tx_hash FROM treasury_attempts a JOIN treasury_attempt_sends x ON x.attempt_id = a.id
+      WHERE x.send_id = $1`,
+    [send.id],
+  );
+  return world.paid(
+    send.to,
+    rows.map((r) => r.tx_hash),
+  );
+}
+
+/** After every step: no send paid more than it asked, a failed send paid nothing and stays failed. */
+async function checkEveryStep(world: MoneyWorld, sends: CaseSend[]): Promise<void> {
+  const states = await statesOf(world, sends);
+  for (const [i, send] of sends.entries()) {
+    const state = states[i] as string;
+    const before = send.states.at(-1);
+    send.states.push(state);
+    assert.notEqual(state, "missing", `send ${send.id} vanished`);
+    if (before === "failed") assert.equal(state, "failed", `send ${send.id} left failed: ${send.states.join(" > ")}`);
+    const paid = await paidFor(world, send);
+    assert.ok(
+      paid <= send.amount,
+      `send ${send.id} of ${send.amount} paid ${paid} on chain (${send.states.join(" > ")})`,
+    );
+    if (state === "failed") assert.equal(paid, 0n, `failed send ${send.id} paid ${paid} on chain`);
+  }
+}
+
+/** Faults off, miners back: passes and blocks until every send is settled (or waits for funds it will never have). */
+async function settle(world: MoneyWorld, leader: Instance, sends: CaseSend[]): Promise<void> {
+  await world.hold(false);
+  leader.link.setRate(0);
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    await leader.pipeline.tick(world.chain).catch(() => undefined);
+    await world.mine(1);
+    await checkEveryStep(world, sends);
+    const states = await statesOf(world, sends);
+    const open = sends.filter((s, i) => {
+      const state = states[i];
+      if (state === "confirmed" || state === "failed") return false;
+      return !(state === "waiting_funds" && s.amount === world.amounts.unaffordable);
+    });
+    if (open.length === 0) break;
+    assert.ok(
+      Date.now() < deadline,
+      `sends never settled: ${open.map((s) => `${s.id} ${s.amount} ${s.states.join(" > ")}`).join("; ")}`,
+    );
+  }
+  // Deep enough that no send is judged on a shallow block, then the pipeline once more.
+  await world.mine(world.confirmations + 1);
+  await leader.pipeline.tick(world.chain);
+}
+
+/**
+ * Once settled: a confirmed send paid exactly its amount, any other nothing; an unaffordable one
+ * still waits; the family's stores agree with the chain; `reconcile chains` and `ledger check` clean.
+ */
+async function checkSettled(world: MoneyWorld, sends: CaseSend[]): Promise<void> {
+  const states = await statesOf(world, sends);
+  for (const [i, send] of sends.entries()) {
+    const state = states[i];
+    const paid = await paidFor(world, send);
+    if (state === "confirmed") assert.equal(paid, send.amount, `confirmed send ${send.id} paid ${paid}`);
+    else assert.equal(paid, 0n, `send ${send.id} (${state}) paid ${paid}`);
+    if (send.amount === world.amounts.unaffordable) {
+      assert.equal(state, "waiting_funds", `unaffordable send ${send.id} ended ${state}`);
+    }
+  }
+  await world.checkSettled?.();
+  const report = await reconcileChains(world.db, world.reconcileTargets());
+  assert.equal(report.exitCode, 0, `reconcile chains: ${JSON.stringify(report.lines)}`);
+  const ledger = await checkLedger(world.db);
+  assert.deepEqual(ledger.problems, [], "ledger check");
+}
