@@ -16,7 +16,7 @@ import {
   type LeaseKeeper,
   type Queryable,
 } from "@mp/db";
-import type { RateProvider } from "@mp/providers";
+import type { AddressScreening, RateProvider } from "@mp/providers";
 import { backoffDelay, createSleeper } from "./backoff.ts";
 import { insertBlocks, pruneBlocks, storedBlockBelow, storedTip } from "./block-store.ts";
 import { findCommonAncestor } from "./common-ancestor.ts";
@@ -34,6 +34,8 @@ export interface IndexerOptions {
   config: ChainConfig;
   watch: WatchSet;
   rates: RateProvider;
+  /** Screens each deposit's sender before it is credited (docs/sanctions.md); absent: none (tests). */
+  screening?: AddressScreening;
   logger: Logger;
   metrics?: IndexerMetrics;
   /**
@@ -316,6 +318,7 @@ export function createIndexer(options: IndexerOptions): Indexer {
       chain,
       head,
       rates,
+      screening: options.screening,
       logger,
       failpoint,
       fence,

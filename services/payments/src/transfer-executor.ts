@@ -13,6 +13,7 @@ import {
 } from "@mp/api";
 import type { Logger } from "@mp/core";
 import type { Database } from "@mp/db";
+import { type AddressScreening, refuseSanctionedDestination } from "@mp/providers";
 import { requestSend } from "@mp/treasury";
 import { type BankPayoutDeps, executeBankPayoutsOnce } from "./transfer-bank-payouts.ts";
 
@@ -49,7 +50,13 @@ export interface TransferPass {
  */
 export async function executeTransfersOnce(
   db: Database,
-  options: { walletSlots?: WalletSlots | undefined; bank?: BankPayoutDeps | undefined; logger?: Logger } = {},
+  options: {
+    walletSlots?: WalletSlots | undefined;
+    bank?: BankPayoutDeps | undefined;
+    /** Payout destinations screened again at the send (a list may have changed since the quote). */
+    sanctions?: AddressScreening | undefined;
+    logger?: Logger;
+  } = {},
 ): Promise<TransferPass> {
   const { logger } = options;
   const expired = await expireDueTransfers(db, BATCH, logger);
@@ -68,9 +75,18 @@ export async function executeTransfersOnce(
       "payout start",
       (ref) =>
         db.tx((client) =>
-          startTransferPayout(client, ref, (sql, payout, idempotencyKey) =>
-            requestSend(sql, { ...payout, purpose: "transfer", idempotencyKey }),
-          ),
+          startTransferPayout(client, ref, async (sql, payout, idempotencyKey) => {
+            if (options.sanctions) {
+              const screened = { chain: payout.chain, address: payout.to, reference: idempotencyKey };
+              await refuseSanctionedDestination(db, options.sanctions, {
+                context: "payout",
+                merchantId: ref.merchantId,
+                field: "destination.address",
+                ...screened,
+              });
+            }
+            return requestSend(sql, { ...payout, purpose: "transfer", idempotencyKey });
+          }),
         ),
       { logger, giveUp: giveUpStart },
     ));
@@ -91,6 +107,7 @@ export function startTransferExecutor(options: {
   db: Database;
   logger: Logger;
   walletSlots?: WalletSlots;
+  sanctions?: AddressScreening;
   intervalMs?: number;
   bank?: BankPayoutDeps;
 }): {
@@ -99,7 +116,12 @@ export function startTransferExecutor(options: {
   const { db, logger } = options;
   let running: Promise<void> | undefined;
   const tick = () => {
-    running ??= executeTransfersOnce(db, { walletSlots: options.walletSlots, bank: options.bank, logger })
+    running ??= executeTransfersOnce(db, {
+      walletSlots: options.walletSlots,
+      bank: options.bank,
+      sanctions: options.sanctions,
+      logger,
+    })
       .then(
         (done) => {
           if (Object.values(done).some((n) => n > 0)) logger.info(done, "transfers executed");
