@@ -1,4 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { silentLogger } from "@mp/core";
 import {
@@ -8,6 +10,7 @@ import {
   SANDBOX_SANCTIONED_ADDRESSES,
 } from "@mp/providers";
 import { beforeAll, describe, expect, it } from "vitest";
+import { executeTransfersOnce } from "../../services/payments/src/transfer-executor.ts";
 import { PAYEE, useTransfersApi } from "./transfers-support.ts";
 import { nextKey } from "./verification-fixtures.ts";
 
@@ -77,5 +80,27 @@ describe.skipIf(!haveLists)("transfers: no payout to a sanctioned address (real 
     expect(metrics.text).toContain('payments_sanctions_matches{context="deposit"} 0');
     // An address on no list is quoted as ever.
     expect((await quoteTo("BASE", "USDC", PAYEE)).status).toBe(201);
+  });
+
+  it("fails a funded payout at once when its destination was listed after the quote: nothing sent, holds released", async () => {
+    await t.credit(a, customer.virtualAccountId, "200");
+    const before = await t.balance(a);
+    const quote = await t.quote(a, customer.customerId, { source: { method: "BALANCE" } });
+    const transfer = (await t.transfer(a, quote.id)).body.data;
+    expect(transfer.status).toBe("FUNDED");
+    // The operator's list now names the payee (a refreshed list file).
+    const listFile = join(mkdtempSync(join(tmpdir(), "sanctions-payee-")), "sanctioned_addresses_ETH.txt");
+    writeFileSync(listFile, `${PAYEE}\n`);
+    const sanctions = await createListScreeningProvider({ path: listFile, sandbox: false, logger: silentLogger() });
+    await executeTransfersOnce(t.api.db, { sanctions });
+    expect((await t.call(a, `/v1/transfers/${transfer.id}`)).body.data.status).toBe("FAILED");
+    const sends = await t.api.db.query("SELECT 1 FROM treasury_sends WHERE idempotency_key = $1", [transfer.id]);
+    expect(sends.rowCount).toBe(0);
+    expect(await t.balance(a)).toEqual(before);
+    const matches = await t.api.db.query<{ context: string; reference: string }>(
+      "SELECT context, reference FROM sanctions_matches WHERE context = 'payout'",
+    );
+    expect(matches.rows).toEqual([{ context: "payout", reference: transfer.id }]);
+    await t.expectLedgerClean();
   });
 });
