@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { assignStatementLine, importBankStatement, listUnmatchedStatementLines, returnStatementLine } from "@mp/api";
+import { checkLedger } from "@mp/ledger";
 import { createStatementBankingProvider, type StatementBankSettings } from "@mp/providers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
@@ -206,5 +207,46 @@ describe("banking by statement import", () => {
     });
     expect(returned.status).toBe("RETURNED");
     expect((await listUnmatchedStatementLines(api.db)).some((l) => l.id === line.id)).toBe(false);
+  });
+
+  it("an unmatched USD credit sits in bank_suspense, counted by ledger check, until it is assigned or returned", async () => {
+    const suspense = async () => {
+      const check = await checkLedger(api.db);
+      expect(check.problems).toEqual([]);
+      return check.suspense;
+    };
+    const before = await suspense();
+    const csv = [
+      CSV_HEADER,
+      "2026-11-20,777777777701,CREDIT,12.34,USD,SUSP-1,,Nobody Known",
+      "2026-11-20,777777777702,CREDIT,100.00,USD,SUSP-2,,Nobody Either",
+    ].join("\n");
+    const imported = await importBankStatement(api.db, { fileName: "suspense.csv", content: csv, operator: "finance" });
+    expect(imported.unmatched).toBe(2);
+    const inSuspense = await suspense();
+    expect(inSuspense.lines).toBe(before.lines + 2);
+    expect(inSuspense.amountUsdMicros).toBe(before.amountUsdMicros + 112_340_000n);
+    expect(inSuspense.oldestSince).toBeInstanceOf(Date);
+
+    const lines = (await listUnmatchedStatementLines(api.db)).filter((l) => l.bankReference.startsWith("SUSP-"));
+    const [small, large] = [...lines].sort((a, b) => a.bankReference.localeCompare(b.bankReference));
+    if (!small || !large) throw new Error("both lines unmatched");
+    await assignStatementLine(api.db, { lineId: small.id, virtualAccountId: first.id, operator: "finance" });
+    expect(await suspense()).toMatchObject({
+      lines: before.lines + 1,
+      amountUsdMicros: before.amountUsdMicros + 100_000_000n,
+    });
+    await returnStatementLine(api.db, { lineId: large.id, reason: "unknown payer", operator: "finance" });
+    expect(await suspense()).toMatchObject({ lines: before.lines, amountUsdMicros: before.amountUsdMicros });
+    const entries = await api.db.query<{ kind: string }>(
+      "SELECT kind FROM journal_entries WHERE reference = ANY($1::text[]) ORDER BY seq",
+      [[small.id, large.id]],
+    );
+    expect(entries.rows.map((r) => r.kind).sort()).toEqual([
+      "bank_suspense_in",
+      "bank_suspense_in",
+      "bank_suspense_out",
+      "bank_suspense_out",
+    ]);
   });
 });

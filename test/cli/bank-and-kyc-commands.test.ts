@@ -36,9 +36,16 @@ describe("payments bank and kyc commands, as finance and operators run them", ()
         .split("\n")
         .map((text) => JSON.parse(text));
       expect(line).toMatchObject({ amount: "75.00", reason: "no virtual account has the number 800000000099" });
+      // Matching nothing, it sits in bank suspense, and ledger check counts it.
+      const inSuspense = await runCli(["ledger", "check"], env());
+      expect(inSuspense.code, inSuspense.stdout + inSuspense.stderr).toBe(0);
+      expect(inSuspense.stdout).toMatch(/^suspense: 1 unmatched bank lines, 75\.000000 USD, oldest since \d{4}-/m);
       const returned = await runCli(["bank", "return", "--line", line.id, "--reason", "unknown payer"], env());
       expect(returned.code, returned.stderr).toBe(0);
       expect((await runCli(["bank", "unmatched"], env())).stdout).toContain("0 unmatched lines");
+      // Returned: out of suspense.
+      const cleared = await runCli(["ledger", "check"], env());
+      expect(cleared.stdout).toMatch(/^suspense: 0 unmatched bank lines, 0\.000000 USD$/m);
 
       writeFileSync(file, "booking_date,account_number\n2026-11-24,1\n");
       const refused = await runCli(["bank", "import", file], env());

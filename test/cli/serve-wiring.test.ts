@@ -98,6 +98,9 @@ describe("payments serve wiring", () => {
         await setRound(node, feed, { roundId: 7n, answer: 3_210_50000000n, updatedAt });
         const feedsFile = join(dir, "feeds.json");
         writeFileSync(feedsFile, JSON.stringify({ ETH: { address: feed, heartbeatSeconds: 3600, decimals: 8 } }));
+        // Production screens against a sanctions list (docs/sanctions.md): one file of one address here.
+        const sanctionsList = join(dir, "sanctioned_addresses_ETH.txt");
+        writeFileSync(sanctionsList, "0x1111111111111111111111111111111111111111\n");
         const production = {
           DATABASE_URL: live.connectionString,
           DATA_DIR: join(dir, "live-data"),
@@ -115,7 +118,16 @@ describe("payments serve wiring", () => {
           BANK_ROUTING_NUMBER: "071000013",
           BANK_ACCOUNT_NAME: "Acme Payments LLC",
           BANK_ACCOUNT_RANGE: "800000000000-800000999999",
+          SANCTIONS_LIST_PATH: sanctionsList,
         };
+        // Without a list (and without SANCTIONS_SCREENING=off) production refuses to start, in one line.
+        const { SANCTIONS_LIST_PATH: _list, ...unscreened } = production;
+        const noList = await runCli(["serve", "--role", "all"], { ...unscreened, PORT: "0" });
+        expect(noList.code).toBe(1);
+        expect(noList.stderr.trim().split("\n")).toHaveLength(1);
+        expect(noList.stderr).toMatch(
+          /^payments: configuration error: SANCTIONS_LIST_PATH: required in production .*SANCTIONS_SCREENING=off opts out explicitly$/m,
+        );
         const created = await runCli(
           ["merchants", "create", "--name", "Live", "--environment", "production", "--json"],
           production,
@@ -144,6 +156,7 @@ describe("payments serve wiring", () => {
             },
           ]);
           expect(service.output()).toContain('"rates":"chainlink","kyc":"manual","banking":"statement"');
+          expect(service.output()).toContain("sanctions screening ready");
         } finally {
           service.child.kill("SIGTERM");
           expect(await waitForExit(service.child), service.output()).toBe(0);

@@ -16,7 +16,12 @@ import { createDatabase, type Database } from "@mp/db";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { createEncryptionKeyring } from "@mp/encryption";
 import { createJobQueue, type JobQueue } from "@mp/jobs";
-import { createSandboxBankingProvider, createSandboxKycProvider, createSandboxRateProvider } from "@mp/providers";
+import {
+  createListScreeningProvider,
+  createSandboxBankingProvider,
+  createSandboxKycProvider,
+  createSandboxRateProvider,
+} from "@mp/providers";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, expect } from "vitest";
 import { late } from "./late.ts";
@@ -91,6 +96,8 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
     // Sandbox providers decide in ~100 ms so tests of the asynchronous flows stay fast.
     kyc: createSandboxKycProvider({ reviewDelayMs: 100 }),
     banking: createSandboxBankingProvider({ activationDelayMs: 100 }),
+    // The sandbox's screening: its magic address only (tests of the real list give their own).
+    sanctions: await createListScreeningProvider({ path: null, sandbox: true, logger }),
     encryption: createEncryptionKeyring({ current: randomBytes(32) }),
     metrics: new Registry(),
     faucets: {},

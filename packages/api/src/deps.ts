@@ -10,7 +10,7 @@ import type {
 import type { Database } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
 import type { JobQueue } from "@mp/jobs";
-import type { BankingProvider, KycProvider, RateProvider } from "@mp/providers";
+import type { AddressScreening, BankingProvider, KycProvider, RateProvider } from "@mp/providers";
 import type { ResolveHost } from "@mp/webhooks";
 import type { Registry } from "prom-client";
 import type { AddressDeriver } from "./wallets/address-deriver.ts";
@@ -32,6 +32,8 @@ export interface AppDeps {
   kyc: KycProvider;
   /** Fiat banking provider: USD virtual accounts (sandbox by default). */
   banking: BankingProvider;
+  /** Sanctions screening of payout destinations (docs/sanctions.md); a listed one is 422 destination_sanctioned. */
+  sanctions: AddressScreening;
   /** AES-256-GCM keys sealing KYC payloads and bank details at rest (packages/encryption). */
   encryption: EncryptionKeyring;
   /** Prometheus registry that /metrics renders. */

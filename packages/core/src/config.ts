@@ -40,6 +40,8 @@ export interface AppConfig {
   providers: ProviderChoice;
   /** Bearer token `GET /metrics` requires; unset: open in a sandbox, refused at start in production. */
   metricsToken: string | undefined;
+  /** SANCTIONS_SCREENING and SANCTIONS_LIST_PATH (docs/sanctions.md); the list is read where it is built. */
+  sanctions: SanctionsConfig;
   /** Set when BANKING_PROVIDER=statement (its settings are then required). */
   statementBank: StatementBankConfig | undefined;
   /** The RATES_* settings; the files they name are read and checked where the provider is built. */
@@ -126,6 +128,13 @@ export interface RatesConfig {
   cacheMs: number | undefined;
 }
 
+export interface SanctionsConfig {
+  /** SANCTIONS_SCREENING: "off" only by the operator's explicit choice (logged at every start); unset: on. */
+  screening: "on" | "off";
+  /** SANCTIONS_LIST_PATH: one list file, or a directory of sanctioned_addresses_<ASSET>.txt files. */
+  listPath: string | undefined;
+}
+
 export interface ProviderChoice {
   rates: (typeof RATES_PROVIDERS)[number];
   kyc: (typeof KYC_PROVIDERS)[number];
@@ -174,6 +183,8 @@ const envSchema = z.object({
   KYC_PROVIDER: z.enum(KYC_PROVIDERS).optional(),
   BANKING_PROVIDER: z.enum(BANKING_PROVIDERS).optional(),
   METRICS_TOKEN: metricsToken.optional(),
+  SANCTIONS_LIST_PATH: z.string().min(1).optional(),
+  SANCTIONS_SCREENING: z.enum(["on", "off"]).optional(),
   METRICS_TOKEN_FILE: z.string().min(1).optional(),
   BANK_NAME: z.string().min(1).optional(),
   BANK_ADDRESS: z.string().min(1).optional(),
@@ -359,6 +370,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       banking: e.BANKING_PROVIDER ?? "sandbox",
     },
     metricsToken: metricsTokenValue,
+    sanctions: { screening: e.SANCTIONS_SCREENING ?? "on", listPath: e.SANCTIONS_LIST_PATH },
     statementBank: statementBank(e),
     rates: ratesConfig(e),
     transfers: transferSettings(e),

@@ -19,6 +19,7 @@ export type ErrorCode =
   | "customer_not_verified"
   | "amount_below_minimum"
   | "destination_internal"
+  | "destination_sanctioned"
   | "service_unavailable"
   | "config_error"
   | "chain_misconfigured"
@@ -137,4 +138,16 @@ export class ConfigError extends AppError {
 
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
+}
+
+/**
+ * A payout, return or treasury send to an address a sanctions list names (docs/sanctions.md):
+ * refused before anything is stored or sent, the list named; the match is recorded for operators.
+ */
+export class DestinationSanctionedError extends AppError {
+  constructor(field: string, address: string, list: string) {
+    super("destination_sanctioned", `${field}: ${address} is on a sanctions list (${list}); it cannot be paid`, {
+      details: { address, list },
+    });
+  }
 }

@@ -10,6 +10,7 @@ import type {
   LedgerCheckAnswer,
   ManagedMerchantAnswer,
   PendingSendAnswer,
+  SanctionsAnswer,
   StatementImportAnswer,
   StatementLineAnswer,
   TransfersReport as TransfersReportAnswer,
@@ -23,6 +24,8 @@ export type ChainRow = ChainAnswer;
 export type ChainStateName = ChainRow["state"];
 export type QueueRow = JobsAnswer["queues"][number];
 export type FailedJob = JobsAnswer["failed"][number];
+export type SanctionsMatchRow = SanctionsAnswer["matches"][number];
+export type SanctionsHeldDeposit = SanctionsAnswer["held_deposits"][number];
 export type TreasuryBalance = TreasuryBalanceAnswer;
 export type PendingSend = PendingSendAnswer;
 export type KycReview = KycReviewAnswer;
@@ -49,6 +52,7 @@ export const operatorApi = {
     ),
   chains: () => call<{ lagging_blocks: number; items: ChainRow[] }>("GET", "/operator/chains"),
   jobs: () => call<JobsAnswer>("GET", "/operator/jobs"),
+  sanctions: () => call<SanctionsAnswer>("GET", "/operator/sanctions"),
   treasury: () => call<{ balances: TreasuryBalance[]; pending_sends: PendingSend[] }>("GET", "/operator/treasury"),
   kycReviews: (status: ReviewStatus | "ALL") =>
     call<{ items: KycReview[] }>("GET", `/operator/kyc-reviews?status=${id(status)}`),

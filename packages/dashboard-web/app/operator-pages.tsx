@@ -8,6 +8,7 @@ import { Chains } from "./pages/operator/Chains.tsx";
 import { JobQueues } from "./pages/operator/JobQueues.tsx";
 import { KycReviews } from "./pages/operator/KycReviews.tsx";
 import { ManageMerchants } from "./pages/operator/ManageMerchants.tsx";
+import { Sanctions } from "./pages/operator/Sanctions.tsx";
 import { Treasury } from "./pages/operator/Treasury.tsx";
 
 /** The operator's (admin) and finance pages: path, title, page. */
@@ -17,6 +18,7 @@ export const OPERATOR_PAGES: Array<{ path: string; title: string; page: () => Co
   { path: "/operator/jobs", title: "Job queues", page: () => <JobQueues /> },
   { path: "/operator/treasury", title: "Treasury", page: () => <Treasury /> },
   { path: "/operator/kyc", title: "KYC reviews", page: () => <KycReviews /> },
+  { path: "/operator/sanctions", title: "Sanctions", page: () => <Sanctions /> },
   { path: "/finance/ledger", title: "Ledger", page: () => <Ledger /> },
   { path: "/finance/reconciliation", title: "Reconciliation", page: () => <Reconciliation /> },
   { path: "/finance/bank-statements", title: "Bank statements", page: () => <BankStatements /> },

@@ -12,6 +12,7 @@ import { operatorChainRoutes } from "./operator-chain-routes.ts";
 import { operatorJobRoutes } from "./operator-job-routes.ts";
 import { operatorKycRoutes } from "./operator-kyc-routes.ts";
 import { operatorMerchantRoutes } from "./operator-merchant-routes.ts";
+import { operatorSanctionsRoutes } from "./operator-sanctions-routes.ts";
 import { operatorTreasuryRoutes } from "./operator-treasury-routes.ts";
 import { overviewRoutes } from "./overview-routes.ts";
 import { paymentRequestPageRoutes } from "./payment-request-page-routes.ts";
@@ -71,6 +72,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   api.use(operatorJobRoutes(db));
   api.use(operatorTreasuryRoutes(db, chainTargets));
   api.use(operatorKycRoutes(options));
+  api.use(operatorSanctionsRoutes(db));
   api.use(financeRoutes(db, chainTargets));
   // --- end operator and finance pages ---
   api.use(() => {

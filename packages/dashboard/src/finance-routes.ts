@@ -7,7 +7,7 @@ import {
   type StatementImport,
   statementImportJson,
 } from "@mp/api";
-import { ServiceUnavailableError } from "@mp/core";
+import { formatUsd, ServiceUnavailableError } from "@mp/core";
 import type { Database } from "@mp/db";
 import { checkLedger, exportJournalCsv, type LedgerCheckResult } from "@mp/ledger";
 import { transfersReport } from "@mp/transfers";
@@ -52,7 +52,19 @@ export function importView(i: StatementImport) {
 
 /** `payments ledger check`'s result as the ledger page shows it. */
 export function ledgerCheckView(result: LedgerCheckResult) {
-  return { ok: result.ok, entries: result.entries, merchants: result.merchants, problems: result.problems };
+  const { suspense } = result;
+  return {
+    ok: result.ok,
+    entries: result.entries,
+    merchants: result.merchants,
+    problems: result.problems,
+    // Unmatched bank statement credits waiting in bank_suspense, and since when.
+    suspense: {
+      lines: suspense.lines,
+      amount_usd: formatUsd(suspense.amountUsdMicros),
+      oldest_since: suspense.oldestSince?.toISOString() ?? null,
+    },
+  };
 }
 
 /** `payments reconcile chains`'s report: each chain and asset's line (smallest units), the chains not read. */

@@ -1,6 +1,6 @@
 import { type IndexerState, resolveChainConfig } from "@mp/core";
 import { exportJournalCsv } from "@mp/ledger";
-import { createManualKycProvider, STATEMENT_CSV_COLUMNS } from "@mp/providers";
+import { createManualKycProvider, recordSanctionsMatch, STATEMENT_CSV_COLUMNS } from "@mp/providers";
 import { requestSend, storeTreasuryBalances } from "@mp/treasury";
 import express from "express";
 import { Counter, Registry } from "prom-client";
@@ -18,6 +18,7 @@ const OPERATOR_READS = [
   "/operator/merchants",
   "/operator/chains",
   "/operator/jobs",
+  "/operator/sanctions",
   "/operator/treasury",
   "/operator/kyc-reviews",
   "/finance/ledger-check",
@@ -198,6 +199,26 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
     const provision = answer.body.queues.find((q: { queue: string }) => q.queue === "customer.provision");
     expect(provision.counts.failed).toBeGreaterThanOrEqual(1);
     expect(answer.body.failed[0]).toMatchObject({ queue: "customer.provision", error: "boom" });
+  });
+
+  it("lists sanctions matches, latest first (docs/sanctions.md)", async () => {
+    const admin = await signedIn(ADMIN);
+    const hit = { address: "0x01e2919679362dFBC9ee1644Ba9C6da6D6245BB1", list: "sanctioned_addresses_ETH.txt" };
+    await recordSanctionsMatch(api.db, { context: "quote", hit, chain: "BASE", merchantId: null, reference: null });
+    await recordSanctionsMatch(api.db, {
+      context: "treasury_send",
+      hit,
+      chain: "ETHEREUM",
+      merchantId: null,
+      reference: "op-key",
+    });
+    const answer = await admin.call("GET", "/operator/sanctions");
+    expect(answer.status).toBe(200);
+    expect(answer.body.held_deposits).toEqual([]);
+    expect(answer.body.matches).toEqual([
+      expect.objectContaining({ context: "treasury_send", chain: "ETHEREUM", reference: "op-key", ...hit }),
+      expect.objectContaining({ context: "quote", chain: "BASE", reference: null, ...hit }),
+    ]);
   });
 
   it("shows treasury balances and pending sends with their reasons, amounts as exact decimal strings", async () => {

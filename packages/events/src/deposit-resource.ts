@@ -42,12 +42,14 @@ export const depositResource = z.object({
     ),
   held: z
     .boolean()
-    .describe("Credited but held out of available (the customer's verification was rejected) until an operator acts"),
+    .describe(
+      "Credited but held out of available (the customer's verification was rejected, or its sender is on a sanctions list: held_reason) until an operator acts",
+    ),
   hold_status: z
     .enum(HOLD_STATUSES)
     .nullable()
     .describe("null: never held; HELD; RELEASED to available; RETURNED: owed back to the payer"),
-  held_reason: z.enum(["customer_rejected"]).nullable(),
+  held_reason: z.enum(["customer_rejected", "sanctions_match"]).nullable(),
   confirmed_at: z.iso.datetime().nullable(),
   reversed_at: z.iso.datetime().nullable(),
   created_at: z.iso.datetime(),

@@ -2,7 +2,8 @@ import { AppError, type ChainId, feeMicros, type Logger, toUsdMicros } from "@mp
 import type { Database, Queryable } from "@mp/db";
 import { appendDepositEvents } from "@mp/events";
 import { cryptoAllowedSql, postDepositCredits } from "@mp/ledger";
-import type { RateProvider } from "@mp/providers";
+import { type AddressScreening, type RateProvider, recordSanctionsMatch, type SanctionsHit } from "@mp/providers";
+import { screenDepositSenders } from "./screen-deposit-senders.ts";
 
 export interface ConfirmOptions {
   db: Database;
@@ -13,6 +14,8 @@ export interface ConfirmOptions {
   failpoint: (name: string) => void | Promise<void>;
   /** The leadership guard (assertLeader): run first in every write transaction. */
   fence: (q: Queryable) => Promise<void>;
+  /** Sanctions screening of each deposit's sender (docs/sanctions.md); absent: none (tests). */
+  screening?: AddressScreening | undefined;
   /** Deposits looked at per call; the rest wait for the next iteration. */
   limit?: number;
 }
@@ -44,7 +47,8 @@ const DEEP_ENOUGH = "chain = $1 AND status = 'PENDING' AND block_height <= $2::b
  * @mp/ledger funding-deposits.ts), post the credits in bulk and mark
  * them CONFIRMED with their credit entries, each with its `deposit.confirmed` event. A deposit
  * whose customer may not receive crypto when it confirms (a rejected verification) is credited to
- * the merchant's held account instead of available, marked HELD, and gets `deposit.held` too. The
+ * the merchant's held account instead of available, marked HELD, and gets `deposit.held` too; so is
+ * one from a sender a sanctions list names (held_reason sanctions_match, the match recorded). The
  * row lock and the ledger's per-deposit idempotency make the credit
  * exactly-once whatever crashes or repeats.
  *
@@ -98,12 +102,13 @@ export async function confirmDeposits(options: ConfirmOptions): Promise<ConfirmR
   // chunk's rows, one bulk credit, one update. Any failure rolls back the whole chunk (nothing
   // half-credited) and the iteration fails and is retried.
   const ids = [...ready.keys()];
+  const sanctioned = await screenDepositSenders(db, options.screening, ids);
   let confirmed = 0;
   for (let i = 0; i < ids.length; i += CHUNK) {
     const chunk = ids.slice(i, i + CHUNK);
     confirmed += await db.tx(async (client) => {
       await options.fence(client);
-      return confirmChunk(client, options, chunk, ready);
+      return confirmChunk(client, options, chunk, ready, sanctioned);
     });
   }
   return { confirmed, awaitingRate };
@@ -150,6 +155,7 @@ async function confirmChunk(
   options: ConfirmOptions,
   depositIds: readonly string[],
   rates: ReadonlyMap<string, UsdRate>,
+  sanctioned: ReadonlyMap<string, SanctionsHit>,
 ): Promise<number> {
   const { rows } = await client.query<LockedDeposit>(
     // Every deposit pays the merchant's deposit fee, a transfer's funding address included: only the
@@ -171,15 +177,20 @@ async function confirmChunk(
       const rate = rates.get(row.id);
       if (!rate) throw new AppError("internal_error", `deposit ${row.id} was locked without a rate`);
       const amount = toUsdMicros(BigInt(row.amount_raw), row.decimals, rate.rate);
+      // A sanctioned sender's deposit is held whoever the customer is, and says so.
+      const sanctionsHit = sanctioned.get(row.id);
+      const held = row.held || sanctionsHit !== undefined;
       return {
         depositId: row.id,
         merchantId: row.merchant_id,
         rate,
         amount,
         fee: feeMicros(amount, row.fee_bps, BigInt(row.fee_fixed_micros)),
-        held: row.held,
-        // A held deposit (a rejected customer) stays the operator's: it funds nothing.
-        awaitsApplication: row.funding && !row.held,
+        held,
+        heldReason: sanctionsHit ? "sanctions_match" : held ? "customer_rejected" : null,
+        sanctionsHit,
+        // A held deposit (a rejected customer, a sanctioned sender) stays the operator's: it funds nothing.
+        awaitsApplication: row.funding && !held,
       };
     });
   if (credits.length === 0) return 0;
@@ -199,9 +210,9 @@ async function confirmChunk(
     `UPDATE deposits d SET status = 'CONFIRMED', usd_rate = u.rate, usd_rate_at = u.rate_at,
             amount_usd_micros = u.amount, fee_usd_micros = u.fee, net_amount_usd_micros = u.amount - u.fee,
             credit_entry_id = u.entry_id, confirmed_at = now(), updated_at = now(), awaiting_rate_since = NULL,
-            hold_status = CASE WHEN u.held THEN 'HELD' END, held_reason = CASE WHEN u.held THEN 'customer_rejected' END
-       FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::numeric[], $5::numeric[], $6::uuid[], $7::boolean[])
-            AS u(id, rate, rate_at, amount, fee, entry_id, held)
+            hold_status = CASE WHEN u.held_reason IS NOT NULL THEN 'HELD' END, held_reason = u.held_reason
+       FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::numeric[], $5::numeric[], $6::uuid[], $7::text[])
+            AS u(id, rate, rate_at, amount, fee, entry_id, held_reason)
       WHERE d.id = u.id AND d.status = 'PENDING'`,
     [
       credits.map((c) => c.depositId),
@@ -210,11 +221,21 @@ async function confirmChunk(
       credits.map((c) => c.amount.toString()),
       credits.map((c) => c.fee.toString()),
       posted.map((p) => p.entryId),
-      credits.map((c) => c.held),
+      credits.map((c) => c.heldReason),
     ],
   );
   if (updated.rowCount !== credits.length) {
     throw new AppError("internal_error", `confirmed ${updated.rowCount} of ${credits.length} locked deposits`);
+  }
+  for (const c of credits) {
+    if (!c.sanctionsHit) continue;
+    await recordSanctionsMatch(client, {
+      context: "deposit",
+      hit: c.sanctionsHit,
+      chain: options.chain,
+      merchantId: c.merchantId,
+      reference: c.depositId,
+    });
   }
   await appendDepositEvents(
     client,

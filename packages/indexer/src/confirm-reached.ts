@@ -12,9 +12,18 @@ export async function confirmReached(
   head: number,
   awaitingBefore: ReadonlySet<string>,
 ): Promise<{ confirmed: number; awaitingAssets: Set<string> }> {
-  const { db, chain, rates, logger, metrics, labels, failpoint } = ctx;
+  const { db, chain, rates, screening, logger, metrics, labels, failpoint } = ctx;
   const fence = ctx.leadership.fence;
-  const { confirmed, awaitingRate } = await confirmDeposits({ db, chain, head, rates, logger, failpoint, fence });
+  const { confirmed, awaitingRate } = await confirmDeposits({
+    db,
+    chain,
+    head,
+    rates,
+    screening,
+    logger,
+    failpoint,
+    fence,
+  });
   // An asset that waited and no longer does is set back to 0, not left at its last count.
   for (const asset of awaitingBefore) {
     if (!awaitingRate.has(asset)) metrics?.depositsAwaitingRate.set({ chain, asset }, 0);

@@ -1,7 +1,7 @@
 import type { ChainAdapter, ChainConfig, Logger } from "@mp/core";
 import type { WatchSet } from "@mp/custody";
 import { type Database, LeadershipLostError, type LeaseKeeper } from "@mp/db";
-import type { RateProvider } from "@mp/providers";
+import type { AddressScreening, RateProvider } from "@mp/providers";
 import { createSleeper } from "./backoff.ts";
 import { createChainLeadership } from "./chain-leadership.ts";
 import type { IndexerContext } from "./indexer-context.ts";
@@ -18,6 +18,8 @@ export interface IndexerOptions {
   config: ChainConfig;
   watch: WatchSet;
   rates: RateProvider;
+  /** Screens each deposit's sender before it is credited (docs/sanctions.md); absent: none (tests). */
+  screening?: AddressScreening;
   logger: Logger;
   metrics?: IndexerMetrics;
   /**

@@ -1,7 +1,7 @@
 import type { BlockHeader, ChainAdapter, ChainConfig, ChainId, Logger } from "@mp/core";
 import type { WatchSet } from "@mp/custody";
 import type { Database } from "@mp/db";
-import type { RateProvider } from "@mp/providers";
+import type { AddressScreening, RateProvider } from "@mp/providers";
 import type { ChainLeadership } from "./chain-leadership.ts";
 import type { IndexerMetrics } from "./indexer-metrics.ts";
 
@@ -13,6 +13,7 @@ export interface IndexerContext {
   config: ChainConfig;
   watch: WatchSet;
   rates: RateProvider;
+  screening?: AddressScreening | undefined;
   logger: Logger;
   metrics: IndexerMetrics | undefined;
   labels: { chain: ChainId };

@@ -11,7 +11,8 @@ export type SystemAccountKind =
   | "fee_revenue"
   | "payout_clearing"
   | "returns_payable"
-  | "operator_float";
+  | "operator_float"
+  | "bank_suspense";
 export type AccountKind = MerchantAccountKind | SystemAccountKind;
 export type Side = "debit" | "credit";
 
@@ -27,6 +28,7 @@ export const SYSTEM_ACCOUNT_KINDS: readonly SystemAccountKind[] = [
   "payout_clearing",
   "returns_payable",
   "operator_float",
+  "bank_suspense",
 ];
 
 export interface LedgerAccount {

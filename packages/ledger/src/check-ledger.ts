@@ -1,6 +1,7 @@
 import { formatUsd } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { LEDGER_CURRENCY } from "./accounts.ts";
+import { type BankSuspense, bankSuspenseProblems, readBankSuspense } from "./bank-suspense.ts";
 import { registeredCheckProblems } from "./registered-checks.ts";
 
 export interface LedgerCheckResult {
@@ -8,6 +9,8 @@ export interface LedgerCheckResult {
   problems: string[];
   entries: number;
   merchants: number;
+  /** Unmatched bank statement lines in bank_suspense, their total and the oldest's posting time. */
+  suspense: BankSuspense;
 }
 
 const usd = (micros: bigint | string): string => `${formatUsd(BigInt(micros))} USD`;
@@ -277,11 +280,14 @@ export async function checkLedger(q: Queryable): Promise<LedgerCheckResult> {
   ];
   const reconciliation = await merchantReconciliation(q);
   problems.push(...reconciliation.problems);
+  const suspense = await readBankSuspense(q);
+  problems.push(...(await bankSuspenseProblems(q, suspense)));
   const entries = await q.query<{ n: string }>("SELECT count(*)::text AS n FROM journal_entries");
   return {
     ok: problems.length === 0,
     problems,
     entries: Number(entries.rows[0]?.n ?? 0),
     merchants: reconciliation.merchants,
+    suspense,
   };
 }

@@ -16,7 +16,7 @@ export function cryptoAllowedSql(alias: string): string {
 }
 
 /** Why a deposit was credited to merchant_held instead of available. */
-export type HeldReason = "customer_rejected";
+export type HeldReason = "customer_rejected" | "sanctions_match";
 
 export interface HeldDeposit {
   depositId: string;

@@ -16,7 +16,9 @@ export type EntryKind =
   | "float_reversal"
   | "transfer_fee"
   | "transfer_refund"
-  | "funding_fee_refund";
+  | "funding_fee_refund"
+  | "bank_suspense_in"
+  | "bank_suspense_out";
 
 export interface LineSpec {
   account: AccountKind;

@@ -48,7 +48,13 @@ async function availableAccountId(merchantId: string): Promise<string> {
 describe("checkLedger", () => {
   it("passes on a clean ledger and counts its entries and merchants", async () => {
     // 3 deposit credits, 1 reversal, 1 bank deposit, 3 holds, 1 settle, 1 release.
-    expect(await checkLedger(t.db)).toEqual({ ok: true, problems: [], entries: 10, merchants: 2 });
+    expect(await checkLedger(t.db)).toEqual({
+      ok: true,
+      problems: [],
+      entries: 10,
+      merchants: 2,
+      suspense: { lines: 0, amountUsdMicros: 0n, oldestSince: null },
+    });
   });
 
   it("reports a balance row that no longer equals the sum of its lines", async () => {

@@ -84,3 +84,26 @@ export type { Rate, RateProvider } from "./rates/rate-provider.ts";
 export { RateUnavailableError, type RateUnavailableReason } from "./rates/rate-unavailable-error.ts";
 export { createSandboxRateProvider, SANDBOX_RATES } from "./rates/sandbox-rate-provider.ts";
 export { DEFAULT_PAR_BAND_BPS, roundToPar, type StablecoinPar } from "./rates/stablecoin-par.ts";
+export {
+  type AddressScreening,
+  createDisabledScreening,
+  type SanctionsHit,
+  type ScreeningDescription,
+} from "./sanctions/address-screening.ts";
+export { createListScreeningProvider, type ListScreeningOptions } from "./sanctions/list-screening-provider.ts";
+export {
+  type DestinationToScreen,
+  refuseSanctionedDestination,
+} from "./sanctions/refuse-sanctioned-destination.ts";
+export { sanctionsAddressKey } from "./sanctions/sanctions-address-key.ts";
+export { parseSanctionsList, SanctionsListFormatError } from "./sanctions/sanctions-list-file.ts";
+export {
+  listSanctionsMatches,
+  recordSanctionsMatch,
+  SANCTIONS_MATCH_CONTEXTS,
+  type SanctionsMatch,
+  type SanctionsMatchContext,
+  type SanctionsMatchInput,
+} from "./sanctions/sanctions-matches.ts";
+export { registerSanctionsMetrics } from "./sanctions/sanctions-metrics.ts";
+export { SANDBOX_SANCTIONED_ADDRESSES } from "./sanctions/sandbox-sanctioned-addresses.ts";

@@ -1,9 +1,11 @@
 import type { Logger } from "@mp/core";
 import type { Database } from "@mp/db";
+import type { AddressScreening } from "@mp/providers";
 import { type BankPayoutDeps, executeBankPayoutsOnce } from "./bank-payout-pass.ts";
 import { applyFundingDeposits, unfundReversedDeposits } from "./fund-from-crypto-deposits.ts";
 import { provisionFundingAddresses } from "./funding-address.ts";
 import type { FundingWallets } from "./funding-wallets.ts";
+import { screenedTreasury } from "./screened-treasury.ts";
 import {
   endedTransferPayouts,
   finishTransferPayout,
@@ -49,9 +51,17 @@ export interface TransferPass {
 export async function executeTransfersOnce(
   db: Database,
   treasury: TransferTreasury,
-  options: { fundingWallets?: FundingWallets | undefined; bank?: BankPayoutDeps | undefined; logger?: Logger } = {},
+  options: {
+    fundingWallets?: FundingWallets | undefined;
+    bank?: BankPayoutDeps | undefined;
+    /** Payout destinations screened again at the send (a list may have changed since the quote). */
+    sanctions?: AddressScreening | undefined;
+    logger?: Logger;
+  } = {},
 ): Promise<TransferPass> {
-  const { logger } = options;
+  const { logger, sanctions } = options;
+  const payoutTreasury = (merchantId: string) =>
+    sanctions ? screenedTreasury(db, treasury, sanctions, merchantId) : treasury;
   const expired = await expireDueTransfers(db, BATCH, logger);
   const provisioned = options.fundingWallets
     ? await provisionFundingAddresses(db, options.fundingWallets, BATCH, logger)
@@ -68,7 +78,7 @@ export async function executeTransfersOnce(
       db,
       await fundedCryptoTransfers(db, BATCH),
       "payout start",
-      (ref) => db.tx((client) => startTransferPayout(client, ref, treasury)),
+      (ref) => db.tx((client) => startTransferPayout(client, ref, payoutTreasury(ref.merchantId))),
       { logger, giveUp: giveUpStart },
     ));
   const finished =
@@ -89,6 +99,7 @@ export function startTransferExecutor(options: {
   treasury: TransferTreasury;
   logger: Logger;
   fundingWallets?: FundingWallets;
+  sanctions?: AddressScreening;
   intervalMs?: number;
   bank?: BankPayoutDeps;
 }): {
@@ -100,6 +111,7 @@ export function startTransferExecutor(options: {
     running ??= executeTransfersOnce(db, options.treasury, {
       fundingWallets: options.fundingWallets,
       bank: options.bank,
+      sanctions: options.sanctions,
       logger,
     })
       .then(

@@ -45,6 +45,8 @@ const PERMANENT_CODES: ReadonlySet<string> = new Set([
   "amount_below_minimum",
   // A payout to an address of ours (requestSend, issue 27): refused the same way every time.
   "destination_internal",
+  // A destination a sanctions list names (docs/sanctions.md): the payout fails at once, never retried.
+  "destination_sanctioned",
 ]);
 
 function permanent(error: unknown): boolean {

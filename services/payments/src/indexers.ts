@@ -2,7 +2,7 @@ import { CHAIN_IDS, type ChainId, type ChainsConfig, ConfigError, type Logger } 
 import { createWatchSet } from "@mp/custody";
 import { createDatabase, createLeaseKeeper, type Database } from "@mp/db";
 import { createIndexer, createIndexerMetrics } from "@mp/indexer";
-import type { RateProvider } from "@mp/providers";
+import type { AddressScreening, RateProvider } from "@mp/providers";
 import type { Registry } from "prom-client";
 import { createChainAdapter } from "./chain-adapters.ts";
 
@@ -36,6 +36,8 @@ export async function startIndexers(options: {
   chains: ChainsConfig;
   selected: ChainId[];
   rates: RateProvider;
+  /** Every deposit's sender is screened before it is credited (docs/sanctions.md). */
+  screening: AddressScreening;
   metrics: Registry;
   /** INDEXER_LEASE_SECONDS: the leadership bound. */
   leaseSeconds: number;
@@ -57,6 +59,7 @@ export async function startIndexers(options: {
       config,
       watch: createWatchSet(db, chain),
       rates,
+      screening: options.screening,
       // Not a child logger bound to the chain: the indexer names its chain on every line itself,
       // and pino does not merge keys, so a binding made each line carry "chain" twice.
       logger,

@@ -26,6 +26,7 @@ import { pruneEvents } from "@mp/events";
 import { forgetChain, getIndexerStates, registerLeaderMetrics } from "@mp/indexer";
 import { createJobQueue, type JobQueue } from "@mp/jobs";
 import { registerPaymentRequestMetrics, startPaymentRequestMatcher } from "@mp/payment-requests";
+import { registerSanctionsMetrics } from "@mp/providers";
 import { startTransferExecutor } from "@mp/transfers";
 import { registerTreasuryMetrics, transferTreasury } from "@mp/treasury";
 import { registerWebhookMetrics, startWebhookWorker } from "@mp/webhooks";
@@ -37,6 +38,7 @@ import type { LocalSandbox } from "./local-sandbox.ts";
 import { bitcoinNetworkOf, openCustody } from "./open-custody.ts";
 import { createProviders, type Providers, refuseSandboxProviders } from "./providers.ts";
 import { openMigratedDatabase } from "./runtime.ts";
+import { openSanctionsScreening } from "./sanctions-screening.ts";
 import { openTreasuryKeys, type SignerSecrets, startSigner } from "./signer.ts";
 
 export type Role = "api" | "indexer" | "worker" | "signer" | "all";
@@ -89,6 +91,8 @@ export async function serve(options: {
     );
   }
   refuseSandboxProviders(config);
+  // Production without a list refuses to start here (SANCTIONS_SCREENING=off opts out, logged).
+  const sanctions = await openSanctionsScreening(config, logger);
   const { db, mode } = await openMigratedDatabase(config, logger);
   let providers: Providers;
   try {
@@ -179,6 +183,7 @@ export async function serve(options: {
     addresses,
     kyc: providers.kyc,
     banking: providers.banking,
+    sanctions,
     encryption,
     metrics,
     metricsToken: config.metricsToken,
@@ -194,6 +199,7 @@ export async function serve(options: {
   registerTreasuryMetrics(metrics, db);
   registerWebhookMetrics(metrics, db);
   registerPaymentRequestMetrics(metrics, db);
+  registerSanctionsMetrics(metrics, db);
   if (sandbox) {
     const running = sandbox;
     stops.push(() => running.stop());
@@ -206,6 +212,7 @@ export async function serve(options: {
       chains,
       selected: indexed,
       rates: deps.rates,
+      screening: sanctions,
       metrics,
       leaseSeconds: config.indexerLeaseSeconds,
     });
@@ -235,6 +242,7 @@ export async function serve(options: {
       logger,
       treasury: transferTreasury,
       fundingWallets: fundingWallets(deps.walletSlots),
+      sanctions,
       bank: { banking: providers.banking, keyring: encryption, logger },
     });
     stops.push(() => transferExecutor.stop());

@@ -1,5 +1,5 @@
 import { createLogger, resolveChainConfig } from "@mp/core";
-import { createSandboxRateProvider } from "@mp/providers";
+import { createDisabledScreening, createSandboxRateProvider } from "@mp/providers";
 import { Registry } from "prom-client";
 import { describe, expect, it } from "vitest";
 import { useTestDatabase } from "../../../test/support/test-database.ts";
@@ -20,6 +20,7 @@ describe("the indexers' log lines", () => {
       chains: { BASE: base },
       selected: ["BASE"],
       rates: createSandboxRateProvider(),
+      screening: createDisabledScreening(),
       metrics: new Registry(),
       leaseSeconds: 10,
     });

@@ -17,6 +17,7 @@ const STATUS: Record<ErrorCode, number> = {
   customer_not_verified: 422,
   amount_below_minimum: 422,
   destination_internal: 422,
+  destination_sanctioned: 422,
   insufficient_funds: 422,
   // The operator's treasury is short: a send waits for a top-up; never the merchant's fault.
   insufficient_treasury_funds: 503,

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { decimalToUnits, ValidationError } from "@mp/core";
 import { assertExternalDestination } from "@mp/custody";
+import { refuseSanctionedDestination } from "@mp/providers";
 import {
   assertAboveMinimum,
   assertTransferAllowed,
@@ -27,7 +28,7 @@ export const createQuoteRoute = defineRoute({
   path: "/v1/quotes",
   operationId: "createQuote",
   summary:
-    "Quote a transfer: source (BANK_TRANSFER, CRYPTO_DEPOSIT of an asset on a network, BALANCE), destination (crypto address or US bank account) and one amount -> immutable rate, amounts and fee until expires_at. A crypto amount below its chain's minimum (Bitcoin dust 546 sat, Solana rent-exempt 0.00089088 SOL, 1 TRX, one cent of value) is 422 amount_below_minimum naming the minimum; a customer not verified for it 422 customer_not_verified",
+    "Quote a transfer: source (BANK_TRANSFER, CRYPTO_DEPOSIT of an asset on a network, BALANCE), destination (crypto address or US bank account) and one amount -> immutable rate, amounts and fee until expires_at. A crypto amount below its chain's minimum (Bitcoin dust 546 sat, Solana rent-exempt 0.00089088 SOL, 1 TRX, one cent of value) is 422 amount_below_minimum naming the minimum; a customer not verified for it 422 customer_not_verified; a destination address on a sanctions list 422 destination_sanctioned",
   tag: "Transfers",
   auth: true,
   idempotent: true,
@@ -36,8 +37,19 @@ export const createQuoteRoute = defineRoute({
   successStatus: 201,
   errorStatuses: [404, 409, 422, 503],
   // The rate provider is asked before the transaction opens: never a provider call inside one.
-  async prepare({ deps, body }): Promise<QuoteRates> {
+  async prepare({ deps, body, merchant }): Promise<QuoteRates> {
     const assets = resolveQuoteAssets(deps, body);
+    // Never a payout to a sanctioned address: refused (and the match kept) before any transaction.
+    if (body.destination.type === "CRYPTO_ADDRESS") {
+      await refuseSanctionedDestination(deps.db, deps.sanctions, {
+        context: "quote",
+        chain: body.destination.network,
+        address: body.destination.address,
+        merchantId: merchant.merchantId,
+        reference: null,
+        field: "destination.address",
+      });
+    }
     const usdRate = async (asset: string) => (asset === "USD" ? "1" : (await deps.rates.rateFor(asset)).rate);
     return {
       assets,

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
-import { ConflictError, NotFoundError, ValidationError } from "@mp/core";
+import { ConflictError, decimalToUnits, NotFoundError, ValidationError } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
+import { postBankSuspense, releaseBankSuspense } from "@mp/ledger";
 import { detectStatementFormat, parseStatement, type StatementFormat, type StatementLine } from "@mp/providers";
 import { applyPayoutLine, matchPayoutLine } from "@mp/transfers";
 import { creditBankDeposit } from "./credit-bank-deposit.ts";
@@ -142,7 +143,10 @@ export async function importBankStatement(
         counts.alreadyImported += 1;
         continue;
       }
-      if (reason) counts.unmatched += 1;
+      if (reason) {
+        counts.unmatched += 1;
+        await intoSuspense(sql, lineId, line);
+      }
       if (payout?.outcome) {
         await applyPayoutLine(sql, lineId, payout);
         if (payout.outcome === "COMPLETED") counts.payoutsCompleted += 1;
@@ -158,6 +162,18 @@ export async function importBankStatement(
     );
     return { importId, format, lines: lines.length, ...counts };
   });
+}
+
+/**
+ * An unmatched USD credit is money at the bank that is nobody's yet: posted to bank_suspense until
+ * finance assigns or returns it (@mp/ledger bank-suspense.ts). Debits, reversals and other
+ * currencies (the ledger is in USD) stay out of the ledger, as before.
+ */
+async function intoSuspense(sql: Queryable, lineId: string, line: StatementLine): Promise<void> {
+  if (line.direction !== "CREDIT" || line.reversal || line.currency !== "USD") return;
+  const amountUsdMicros = decimalToUnits(line.amount, 6);
+  if (amountUsdMicros === null || amountUsdMicros <= 0n) return;
+  await postBankSuspense(sql, { lineId, amountUsdMicros });
 }
 
 async function creditLine(
@@ -254,6 +270,8 @@ export async function assignStatementLine(
     );
     const row = target.rows[0];
     if (!row) throw new NotFoundError("Virtual account");
+    // Out of suspense, then credited as any bank deposit (bank_clearing -> the merchant).
+    await releaseBankSuspense(sql, line.id);
     await creditLine(sql, line.id, { id: row.id, merchantId: row.merchant_id, status: row.status }, line, "ASSIGNED");
     await sql.query("UPDATE bank_statement_lines SET resolved_by = $2, resolved_at = now() WHERE id = $1", [
       line.id,
@@ -273,6 +291,8 @@ export async function returnStatementLine(
   if (reason.length === 0) throw new ValidationError("a return needs a --reason", "reason");
   return db.tx(async (sql) => {
     const line = await lockUnmatched(sql, input.lineId);
+    // Sent back to the payer: out of suspense, off the bank's balance.
+    await releaseBankSuspense(sql, line.id);
     await sql.query(
       "UPDATE bank_statement_lines SET status = 'RETURNED', reason = $2, resolved_by = $3, resolved_at = now() WHERE id = $1",
       [line.id, reason, input.operator],

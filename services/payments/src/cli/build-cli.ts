@@ -8,6 +8,7 @@ import { addKycCommands } from "./kyc-commands.ts";
 import { addOperatorCommands } from "./operator-commands.ts";
 import { addPaymentRequestCommands } from "./payment-request-commands.ts";
 import { addReconcileCommands } from "./reconcile-commands.ts";
+import { addSanctionsCommands } from "./sanctions-commands.ts";
 import { addTransferCommands } from "./transfer-commands.ts";
 import { addTreasuryCommands } from "./treasury-commands.ts";
 import { addUserCommands } from "./user-commands.ts";
@@ -147,6 +148,7 @@ export function buildCli(): Command {
   addWebhookCommands(program);
   addTreasuryCommands(program);
   addReconcileCommands(program);
+  addSanctionsCommands(program);
   addUserCommands(program);
   return program;
 }

@@ -4,7 +4,7 @@ import type { Database } from "@mp/db";
 import { type Command, Option } from "commander";
 
 /** One-shot commands print their answer (JSON, CSV, a report) on stdout; their logs go to stderr. */
-function cliLogger(config: AppConfig): Logger {
+export function cliLogger(config: AppConfig): Logger {
   return createLogger({ level: config.logLevel === "info" ? "warn" : config.logLevel, stderr: true });
 }
 

@@ -53,6 +53,11 @@ export function addOperatorCommands(program: Command, keys: Command): void {
       process.stdout.write(
         `${result.ok ? "OK" : "FAILED"}: ${result.entries} entries, ${result.merchants} merchants, ${result.problems.length} problems\n`,
       );
+      // What sits in bank suspense (unmatched statement credits) and since when: finance's to-do.
+      const { suspense } = result;
+      process.stdout.write(
+        `suspense: ${suspense.lines} unmatched bank lines, ${formatUsd(suspense.amountUsdMicros)} USD${suspense.oldestSince ? `, oldest since ${suspense.oldestSince.toISOString()}` : ""}\n`,
+      );
       if (!result.ok) process.exitCode = 1;
     });
   ledger

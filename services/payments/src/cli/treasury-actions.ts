@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { type AppConfig, type ChainId, chainFamily, decimalToUnits, unitsToDecimal, ValidationError } from "@mp/core";
 import { isChainAddress, TREASURY_PATHS } from "@mp/custody";
 import type { Queryable } from "@mp/db";
+import { refuseSanctionedDestination } from "@mp/providers";
 import {
   findSend,
   listOpenSends,
@@ -14,6 +15,7 @@ import {
 } from "@mp/treasury";
 import { chainAssets } from "../chain-adapters.ts";
 import { bitcoinNetworkOf } from "../open-custody.ts";
+import { openSanctionsScreening } from "../sanctions-screening.ts";
 import { print, printList, withDatabase } from "./cli-support.ts";
 
 /** How often `treasury send --wait` looks at the send. */
@@ -98,7 +100,7 @@ export async function printPendingSends(json: boolean | undefined): Promise<void
 
 /** `treasury send`: checks chain, asset, address and amount, then stores the send request. */
 export async function sendFromTreasury(options: SendOptions): Promise<void> {
-  const answer = await withDatabase(async (db, config) => {
+  const answer = await withDatabase(async (db, config, logger) => {
     const assets = await sendableAssets(db, config, options.chain);
     if (assets.size === 0) {
       throw new ValidationError(
@@ -125,6 +127,15 @@ export async function sendFromTreasury(options: SendOptions): Promise<void> {
         "amount",
       );
     }
+    // Never a send to a sanctioned address (docs/sanctions.md): refused before it is stored, the match kept.
+    await refuseSanctionedDestination(db, await openSanctionsScreening(config, logger), {
+      context: "treasury_send",
+      chain: options.chain,
+      address: options.to,
+      merchantId: null,
+      reference: options.key,
+      field: "--to",
+    });
     let { send, created } = await requestSend(db, {
       chain: options.chain,
       asset,

@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import { formatDateTime } from "../../components/format.ts";
 import { JournalExport } from "../../components/JournalExport.tsx";
 import { Notice } from "../../components/Notice.tsx";
 import { TransfersReport } from "../../components/TransfersReport.tsx";
@@ -29,6 +30,11 @@ export function Ledger() {
               {result.ok ? "OK" : "FAILED"}: {result.entries} entries, {result.merchants} merchants,{" "}
               {result.problems.length} problems
             </Notice>
+            <p class="suspense">
+              Bank suspense: {result.suspense.lines} unmatched statement lines, {result.suspense.amount_usd} USD
+              {result.suspense.oldest_since ? `, the oldest since ${formatDateTime(result.suspense.oldest_since)}` : ""}{" "}
+              (<code>payments bank unmatched</code>: assign or return them).
+            </p>
             {result.problems.length > 0 && (
               <ul class="problems">
                 {result.problems.map((problem) => (
