@@ -104,9 +104,9 @@ describe("the signer role end to end: operator sends land on anvil exactly once,
     TIMEOUT_MS,
   );
 
-  for (const stage of ["signed", "broadcast"] as const) {
+  for (const stage of ["stored", "broadcast"] as const) {
     it(
-      `kill -9 of the signer after the attempt is ${stage === "signed" ? "signed and stored, before its broadcast" : "broadcast, before that is recorded"}: after a restart exactly one transfer lands`,
+      `kill -9 of the signer after the attempt is ${stage === "stored" ? "signed and stored, before its broadcast" : "broadcast, before that is recorded"}: after a restart exactly one transfer lands`,
       async () => {
         const nonceBefore = await h.node.publicClient.getTransactionCount({ address: h.treasury });
         const signer = await startSigner({ ...env, PAYMENTS_TEST_HALT_AFTER: stage });
@@ -130,7 +130,7 @@ describe("the signer role end to end: operator sends land on anvil exactly once,
         const stored = await attempts();
         // Stored before anything left: one attempt, still "signed" in the database in both windows.
         expect(stored.map((a) => a.state)).toEqual(["signed"]);
-        if (stage === "signed") {
+        if (stage === "stored") {
           // Not broadcast: the node never saw it.
           expect(
             await h.node.publicClient.getTransaction({ hash: stored[0]?.tx_hash as Hex }).catch(() => null),
