@@ -104,9 +104,15 @@ describe("the signer role end to end: operator sends land on anvil exactly once,
     TIMEOUT_MS,
   );
 
-  for (const stage of ["signed", "broadcast"] as const) {
+  const windows = {
+    signed: "signed, before the transaction storing it commits",
+    stored: "signed and stored, before its broadcast",
+    broadcast: "broadcast, before that is recorded",
+    mined: "mined deep enough, before its confirmation is recorded",
+  } as const;
+  for (const [stage, window] of Object.entries(windows) as Array<[keyof typeof windows, string]>) {
     it(
-      `kill -9 of the signer after the attempt is ${stage === "signed" ? "signed and stored, before its broadcast" : "broadcast, before that is recorded"}: after a restart exactly one transfer lands`,
+      `kill -9 of the signer after the attempt is ${window}: after a restart exactly one transfer lands`,
       async () => {
         const nonceBefore = await h.node.publicClient.getTransactionCount({ address: h.treasury });
         const signer = await startSigner({ ...env, PAYMENTS_TEST_HALT_AFTER: stage });
@@ -127,37 +133,47 @@ describe("the signer role end to end: operator sends land on anvil exactly once,
               [id],
             )
           ).rows;
+        const onNode = async (hash: string | undefined) =>
+          (await h.node.publicClient.getTransaction({ hash: hash as Hex }).catch(() => null)) ?? undefined;
         const stored = await attempts();
-        // Stored before anything left: one attempt, still "signed" in the database in both windows.
-        expect(stored.map((a) => a.state)).toEqual(["signed"]);
         if (stage === "signed") {
-          // Not broadcast: the node never saw it.
+          // Signed, never committed: nothing stored (its nonce allocation rolled back), nothing sent.
+          expect(stored).toEqual([]);
+        } else if (stage === "mined") {
+          // In a block deep enough, its confirmation not recorded.
+          expect(stored.length).toBe(1);
+          expect(["broadcast", "mined"]).toContain(stored[0]?.state);
           expect(
-            await h.node.publicClient.getTransaction({ hash: stored[0]?.tx_hash as Hex }).catch(() => null),
-          ).toBeNull();
+            await h.node.publicClient.getTransactionReceipt({ hash: stored[0]?.tx_hash as Hex }).catch(() => null),
+          ).not.toBeNull();
         } else {
-          // Broadcast: the node has it (it may be mined already) though the database does not know.
-          await eventually(
-            async () =>
-              (await h.node.publicClient.getTransaction({ hash: stored[0]?.tx_hash as Hex }).catch(() => null)) ??
-              undefined,
-            10_000,
-          );
+          // Stored before anything left: one attempt, still "signed" in the database in both windows.
+          expect(stored.map((a) => a.state)).toEqual(["signed"]);
+          if (stage === "stored") {
+            // Not broadcast: the node never saw it.
+            expect(await onNode(stored[0]?.tx_hash)).toBeUndefined();
+          } else {
+            // Broadcast: the node has it (it may be mined already) though the database does not know.
+            await eventually(() => onNode(stored[0]?.tx_hash), 10_000);
+          }
         }
 
         const restarted = await startSigner(env);
         try {
           const waited = await send(["--asset", "USDC", "--to", to, "--amount", "3", "--key", key, "--wait"]);
           expect(waited.code, waited.stderr).toBe(0);
+          const landed = await attempts();
           expect(JSON.parse(waited.stdout)).toMatchObject({
             id,
             state: "confirmed",
-            tx_hash: stored[0]?.tx_hash,
+            tx_hash: landed[0]?.tx_hash,
             created: false,
           });
-          // Exactly one transfer: the stored attempt, rebroadcast or found, never signed again.
+          // Exactly one transfer: the stored attempt, rebroadcast or found, never signed again (one
+          // signed after the restart where none was stored).
           expect(await tokenBalance(h.node, h.usdc, to)).toBe(3_000000n);
-          expect((await attempts()).map((a) => a.tx_hash)).toEqual([stored[0]?.tx_hash]);
+          expect(landed.length).toBe(1);
+          if (stage !== "signed") expect(landed[0]?.tx_hash).toBe(stored[0]?.tx_hash);
           expect(await h.node.publicClient.getTransactionCount({ address: h.treasury })).toBe(nonceBefore + 1);
         } finally {
           await stopProcess(restarted.child);

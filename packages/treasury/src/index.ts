@@ -12,7 +12,13 @@ export {
   reconcileChains,
 } from "./reconcile/reconcile-chains.ts";
 export { countReconcileResults, recordReconcileReport } from "./reconcile/reconcile-results.ts";
-export { createSendPipeline, type SendPipeline, type SendPipelineOptions } from "./send-pipeline.ts";
+export {
+  createSendPipeline,
+  SEND_STAGES,
+  type SendPipeline,
+  type SendPipelineOptions,
+  type SendStage,
+} from "./send-pipeline.ts";
 export {
   findSend,
   listOpenSends,

@@ -43,9 +43,18 @@ export interface SendPipelineOptions {
    * pipeline keeps its own on `db`, stopped by stop().
    */
   leases?: LeaseKeeper;
-  /** Tests: called once an attempt is stored (before its broadcast) and once broadcast (before that is recorded). */
-  onStage?: (reached: { stage: "signed" | "broadcast"; attemptId: string }) => void;
+  /** Tests (the signer's PAYMENTS_TEST_HALT_AFTER): called at each step of a send, see SendStage. */
+  onStage?: (reached: { stage: SendStage; attemptId: string }) => void;
 }
+
+/**
+ * The steps of a send at which the pipeline calls onStage, each just before the next write or call:
+ * `signed` the attempt is signed and its insert issued, the transaction not committed; `stored`
+ * committed, not broadcast; `broadcast` the node accepted it, not recorded; `mined` the node has it
+ * in a block as deep as the chain's confirmations, its confirmation not recorded.
+ */
+export const SEND_STAGES = ["signed", "stored", "broadcast", "mined"] as const;
+export type SendStage = (typeof SEND_STAGES)[number];
 
 export interface SendPipeline {
   /** One pass over one chain (lease `sender:<CHAIN>` via @mp/db leases + assertLeader in every write transaction): broadcast stored attempts, check statuses/confirmations/reorgs, replace stuck ones, sign queued sends. */
@@ -220,6 +229,7 @@ class ChainPass {
       return moved || deep ? [{ attempt, status, deep, moved }] : [];
     });
     if (changes.length === 0) return;
+    for (const c of changes) if (c.deep) this.onStage?.({ stage: "mined", attemptId: c.attempt.id });
     const confirmed = await this.fenced(async (tx) => {
       const moved = changes.filter((c) => c.moved);
       await markMined(
@@ -447,6 +457,7 @@ class ChainPass {
           const signed = await this.sender.sign(tx, orders, prepared);
           // Not awaited: the inserts go out with the next statement or COMMIT, which fails if they did.
           const { id } = issueAttemptInsert(tx, this.sender.chain, signed, null);
+          this.onStage?.({ stage: "signed", attemptId: id });
           out.push({ ...signed, id });
         }
         const [, free] = await checks;
@@ -457,7 +468,7 @@ class ChainPass {
         if (error instanceof SendTakenError) return [];
         throw error;
       });
-    for (const s of stored) this.onStage?.({ stage: "signed", attemptId: s.id });
+    for (const s of stored) this.onStage?.({ stage: "stored", attemptId: s.id });
     return stored.map((s) => justStored(this.sender.chain, s, null));
   }
 }

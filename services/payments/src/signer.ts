@@ -30,7 +30,9 @@ import {
   createSolanaSweeper,
   createTronSweeper,
   recordTreasuryAddresses,
+  SEND_STAGES,
   type SendPipelineOptions,
+  type SendStage,
   type SweepConfig,
   startBalancePoller,
   sweepConfigFromEnv,
@@ -46,20 +48,21 @@ const SANDBOX_TREASURY_FUNDING = { native: "10", token: "100000" } as const;
 
 /**
  * PAYMENTS_TEST_HALT_AFTER (tests only, refused in production): the signer kills itself (SIGKILL,
- * no cleanup, like a power cut) right after it stored a signed attempt and before broadcasting it
- * (`signed`), or after the node accepted it and before that was recorded (`broadcast`), so the crash
- * tests hit those two windows exactly instead of by timing.
+ * no cleanup, like a power cut) at one step of a send (SEND_STAGES): `signed` (signed, before the
+ * transaction storing it commits), `stored` (stored, before its broadcast), `broadcast` (the node
+ * accepted it, before that is recorded) or `mined` (deep enough, before its confirmation is
+ * recorded), so the crash tests hit those windows exactly instead of by timing.
  */
-function testHalt(config: AppConfig, env: NodeJS.ProcessEnv): "signed" | "broadcast" | undefined {
+function testHalt(config: AppConfig, env: NodeJS.ProcessEnv): SendStage | undefined {
   const value = env.PAYMENTS_TEST_HALT_AFTER;
   if (value === undefined || value === "") return undefined;
   if (config.environment === "production") {
     throw new ConfigError("PAYMENTS_TEST_HALT_AFTER", "is a test hook; refused when PAYMENTS_ENV=production");
   }
-  if (value !== "signed" && value !== "broadcast") {
-    throw new ConfigError("PAYMENTS_TEST_HALT_AFTER", "must be signed or broadcast");
-  }
-  return value;
+  const stage = SEND_STAGES.find((s) => s === value);
+  if (stage === undefined)
+    throw new ConfigError("PAYMENTS_TEST_HALT_AFTER", `must be one of ${SEND_STAGES.join(", ")}`);
+  return stage;
 }
 
 export interface RunningSigner {
@@ -76,7 +79,7 @@ export interface SignerSecrets {
   depositKeys: DepositKeys;
   /** SWEEP_THRESHOLDS, SWEEP_INTERVAL_SECONDS. */
   sweeps: SweepConfig;
-  halt: "signed" | "broadcast" | undefined;
+  halt: SendStage | undefined;
 }
 
 /**
@@ -236,7 +239,7 @@ export async function startSigner(options: {
   };
 }
 
-function haltAt(stage: "signed" | "broadcast"): NonNullable<SendPipelineOptions["onStage"]> {
+function haltAt(stage: SendStage): NonNullable<SendPipelineOptions["onStage"]> {
   return (reached) => {
     if (reached.stage !== stage) return;
     // Synchronously, before the pipeline takes its next step: pino writes asynchronously and the

@@ -22,13 +22,13 @@ describe("openTreasuryKeys (the signer's secrets)", () => {
     expect(keys.bitcoin(0, 0).address).toBe(expected.bitcoin(0, 0).address);
   });
 
-  it("takes PAYMENTS_TEST_HALT_AFTER in a sandbox only, and only its two stages", () => {
+  it("takes PAYMENTS_TEST_HALT_AFTER in a sandbox only, and only its four stages", () => {
     const sandbox = loadConfig({ DATA_DIR: dir, MASTER_MNEMONIC: master, TREASURY_MNEMONIC: treasury });
-    expect(openTreasuryKeys(sandbox, {}, silentLogger(), { PAYMENTS_TEST_HALT_AFTER: "broadcast" }).halt).toBe(
-      "broadcast",
-    );
+    for (const stage of ["signed", "stored", "broadcast", "mined"]) {
+      expect(openTreasuryKeys(sandbox, {}, silentLogger(), { PAYMENTS_TEST_HALT_AFTER: stage }).halt).toBe(stage);
+    }
     expect(() => openTreasuryKeys(sandbox, {}, silentLogger(), { PAYMENTS_TEST_HALT_AFTER: "later" })).toThrow(
-      new ConfigError("PAYMENTS_TEST_HALT_AFTER", "must be signed or broadcast"),
+      new ConfigError("PAYMENTS_TEST_HALT_AFTER", "must be one of signed, stored, broadcast, mined"),
     );
     const production = loadConfig({ DATA_DIR: dir, PAYMENTS_ENV: "production" });
     expect(() => openTreasuryKeys(production, {}, silentLogger(), { PAYMENTS_TEST_HALT_AFTER: "signed" })).toThrow(
