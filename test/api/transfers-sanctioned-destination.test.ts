@@ -9,8 +9,9 @@ import {
   registerSanctionsMetrics,
   SANDBOX_SANCTIONED_ADDRESSES,
 } from "@mp/providers";
+import { executeTransfersOnce } from "@mp/transfers";
+import { transferTreasury } from "@mp/treasury";
 import { beforeAll, describe, expect, it } from "vitest";
-import { executeTransfersOnce } from "../../services/payments/src/transfer-executor.ts";
 import { PAYEE, useTransfersApi } from "./transfers-support.ts";
 import { nextKey } from "./verification-fixtures.ts";
 
@@ -92,7 +93,7 @@ describe.skipIf(!haveLists)("transfers: no payout to a sanctioned address (real 
     const listFile = join(mkdtempSync(join(tmpdir(), "sanctions-payee-")), "sanctioned_addresses_ETH.txt");
     writeFileSync(listFile, `${PAYEE}\n`);
     const sanctions = await createListScreeningProvider({ path: listFile, sandbox: false, logger: silentLogger() });
-    await executeTransfersOnce(t.api.db, { sanctions });
+    await executeTransfersOnce(t.api.db, transferTreasury, { sanctions });
     expect((await t.call(a, `/v1/transfers/${transfer.id}`)).body.data.status).toBe("FAILED");
     const sends = await t.api.db.query("SELECT 1 FROM treasury_sends WHERE idempotency_key = $1", [transfer.id]);
     expect(sends.rowCount).toBe(0);

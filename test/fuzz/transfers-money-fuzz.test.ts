@@ -1,8 +1,9 @@
 import { resolveChainConfig } from "@mp/core";
 import { createTreasuryKeys } from "@mp/custody";
+import { executeTransfersOnce } from "@mp/transfers";
+import { transferTreasury } from "@mp/treasury";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executeTransfersOnce } from "../../services/payments/src/transfer-executor.ts";
 import { PAYEE, startTransfersApi, type TransfersApi } from "../api/transfers-support.ts";
 import { nextKey } from "../api/verification-fixtures.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
@@ -152,7 +153,7 @@ describe("money fuzz: the transfer executor, two merchants", () => {
               if (id) ids.push(id);
             } else if (s.kind === "execute") {
               const passes = s.concurrent ? 2 : 1;
-              await Promise.all(Array.from({ length: passes }, () => executeTransfersOnce(t.api.db)));
+              await Promise.all(Array.from({ length: passes }, () => executeTransfersOnce(t.api.db, transferTreasury)));
             } else {
               const open = (await transfers(ids)).filter(
                 (r) => r.send_state !== null && r.send_state !== "confirmed" && r.send_state !== "failed",
@@ -177,7 +178,7 @@ describe("money fuzz: the transfer executor, two merchants", () => {
                 WHERE idempotency_key = ANY($1::text[]) AND purpose = 'transfer' AND state NOT IN ('confirmed', 'failed')`,
               [ids],
             );
-            await executeTransfersOnce(t.api.db);
+            await executeTransfersOnce(t.api.db, transferTreasury);
             await checkEveryStep(ids, seen);
             const rows = await transfers(ids);
             const open = rows.filter((r) => !TERMINAL.has(r.status));
