@@ -1,4 +1,4 @@
-import type { Queryable } from "@mp/db";
+import type { Queryable } from "./database-contract.ts";
 
 /**
  * The row an `INSERT ... RETURNING` answers. An INSERT that returns no row is a bug in its SQL (a

@@ -1,5 +1,6 @@
 import type { Queryable } from "@mp/db";
-import { appendEvent, type EventObjectType, type EventType } from "@mp/events";
+import { appendEvent } from "./append-event.ts";
+import type { EventObjectType, EventType } from "./event-types.ts";
 
 /** The object kind an event type names before its dot (`wallet.created` -> `wallet`). */
 type ObjectTypeOf<T extends EventType> = T extends `${infer Object}.${string}` ? Object & EventObjectType : never;
