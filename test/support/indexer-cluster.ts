@@ -36,8 +36,11 @@ export interface IndexerCluster {
   readonly env: Record<string, string>;
   /** The receive address watched on every chain of the cluster. */
   readonly address: string;
-  /** Starts one more indexer process; resolves once it has started its indexers. */
-  spawn(args?: string[]): Promise<IndexerProcess>;
+  /**
+   * Starts one more process (`--role indexer` unless `role` says otherwise, `all` as `pnpm start`
+   * runs it); resolves once it has started its indexers.
+   */
+  spawn(args?: string[], role?: "indexer" | "all"): Promise<IndexerProcess>;
   /** Pays `amount` micro-USDC to the address (mined at once): returns the tx hash. */
   pay(amount: bigint): Promise<string>;
   /** The process (by pid) leading the chain now, by its unexpired lease, and the lease's epoch. */
@@ -72,6 +75,9 @@ export async function startIndexerCluster(options: {
       CHAINS_CONFIG: chainsFile,
       INDEXER_LEASE_SECONDS: String(options.leaseSeconds),
       LOG_LEVEL: "info",
+      // `--role all` serves the API too: each process on a port of its own.
+      PORT: "0",
+      HOST: "127.0.0.1",
     };
     const db_ = db;
     return {
@@ -80,8 +86,10 @@ export async function startIndexerCluster(options: {
       merchant,
       env: { DATABASE_URL: database.connectionString, DATA_DIR: join(dir, "data") },
       address,
-      async spawn(args = []) {
-        const started = await spawnIndexer(env, args);
+      async spawn(args = [], role = "indexer") {
+        // `all` has started everything once its API listens (the signer starts after the indexers).
+        const ready = role === "all" ? '"msg":"api listening"' : '"msg":"indexers started"';
+        const started = await spawnIndexer(env, ["--role", role, ...args], ready);
         processes.push(started);
         return started;
       },
@@ -118,12 +126,12 @@ export async function startIndexerCluster(options: {
 }
 
 /**
- * `payments serve --role indexer` as the child itself: a kill -9 or SIGSTOP must reach the process
+ * `payments serve --role ...` as the child itself: a kill -9 or SIGSTOP must reach the process
  * that holds the database sessions.
  */
-function spawnIndexer(env: NodeJS.ProcessEnv, args: string[]): Promise<IndexerProcess> {
+function spawnIndexer(env: NodeJS.ProcessEnv, args: string[], ready: string): Promise<IndexerProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [PAYMENTS_BIN, "serve", "--role", "indexer", ...args], {
+    const child = spawn(process.execPath, [PAYMENTS_BIN, "serve", ...args], {
       cwd: ROOT,
       env,
       stdio: ["ignore", "pipe", "pipe"],
@@ -133,7 +141,7 @@ function spawnIndexer(env: NodeJS.ProcessEnv, args: string[]): Promise<IndexerPr
     const timer = setTimeout(() => reject(new Error(`indexer process did not start:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk;
-      if (output.includes('"msg":"indexers started"')) {
+      if (output.includes(ready)) {
         clearTimeout(timer);
         resolve({ child, pid: child.pid ?? -1, output: () => output, exited: () => exit });
       }
