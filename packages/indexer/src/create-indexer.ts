@@ -233,8 +233,10 @@ export function createIndexer(options: IndexerOptions): Indexer {
   /** One iteration as the chain's leader: every write behind the guard. */
   const lead = async (): Promise<TickResult> => {
     if (!verified) {
-      // Wrong network, chain id or credentials stop the chain here, before anything is indexed.
-      await rpc(() => adapter.verifyNetwork());
+      // Wrong network, chain id or credentials, or a node without the history from where this
+      // indexer goes on, stop the chain here, before anything is indexed.
+      const position = (await readCursor(db, chain)).indexedHeight;
+      await rpc(() => adapter.verifyNetwork(position === null ? config.startHeight : position + 1));
       await fenced((q) => clearStopped(q, chain));
       metrics?.misconfigured.set(labels, 0);
       verified = true;

@@ -1,4 +1,4 @@
-import { resolveEvmAssets } from "@mp/chain-evm";
+import { checkEvmChainId, resolveEvmAssets } from "@mp/chain-evm";
 import { type ChainId, ValidationError } from "@mp/core";
 import {
   type Address,
@@ -210,6 +210,9 @@ export function createEvmSender(options: SenderFactoryOptions & { node?: EvmNode
     // prepare() adds every order it passes to its commitments at once (see committed()).
     preparesAhead: 20,
     stuckAfterBlocks: STUCK_AFTER_BLOCKS,
+
+    // It signs for the node's chain id: a node of another chain would have it pay out there.
+    verifyNode: async () => checkEvmChainId(assets.chain, config.network, await node.chainId()),
 
     async head() {
       balanceCache = new Map();
