@@ -45,6 +45,8 @@ export interface IndexerCluster {
   pay(amount: bigint): Promise<string>;
   /** The process (by pid) leading the chain now, by its unexpired lease, and the lease's epoch. */
   leader(chain: string): Promise<{ pid: number; epoch: number } | null>;
+  /** The process (by pid) holding the lease `name` now (`sender:BASE`), as leader() does. */
+  holder(name: string): Promise<{ pid: number; epoch: number } | null>;
   close(): Promise<void>;
 }
 
@@ -52,6 +54,8 @@ export async function startIndexerCluster(options: {
   chains: string[];
   leaseSeconds: number;
   confirmations?: number;
+  /** More settings for every process (SWEEP_INTERVAL_SECONDS). */
+  env?: Record<string, string>;
 }): Promise<IndexerCluster> {
   if (!process.env.DATABASE_URL) throw new Error("an indexer cluster needs a PostgreSQL server (DATABASE_URL)");
   const dir = mkdtempSync(join(tmpdir(), "mpcluster-"));
@@ -78,8 +82,17 @@ export async function startIndexerCluster(options: {
       // `--role all` serves the API too: each process on a port of its own.
       PORT: "0",
       HOST: "127.0.0.1",
+      ...options.env,
     };
-    const db_ = db;
+    const holder = async (name: string) => {
+      const { rows } = await db.query<{ pid: number; epoch: string }>(
+        `SELECT h.pid, l.epoch FROM leases l JOIN lease_holders h ON h.id = l.holder
+          WHERE l.name = $1 AND l.expires_at > clock_timestamp() AND lease_holder_alive(l.holder)`,
+        [name],
+      );
+      const row = rows[0];
+      return row ? { pid: row.pid, epoch: Number(row.epoch) } : null;
+    };
     return {
       db,
       anvil: node,
@@ -96,15 +109,8 @@ export async function startIndexerCluster(options: {
       async pay(amount) {
         return (await transferToken(node, usdc, address, amount)).txHash;
       },
-      async leader(chain) {
-        const { rows } = await db_.query<{ pid: number; epoch: string }>(
-          `SELECT h.pid, l.epoch FROM leases l JOIN lease_holders h ON h.id = l.holder
-            WHERE l.name = $1 AND l.expires_at > clock_timestamp() AND lease_holder_alive(l.holder)`,
-          [`indexer:${chain}`],
-        );
-        const row = rows[0];
-        return row ? { pid: row.pid, epoch: Number(row.epoch) } : null;
-      },
+      leader: (chain) => holder(`indexer:${chain}`),
+      holder,
       async close() {
         for (const p of processes) {
           p.child.kill("SIGCONT");
