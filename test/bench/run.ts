@@ -1,6 +1,6 @@
 /**
  * `pnpm bench <name> [options]`: prints figures, never asserts. Names: api, wallets, indexer
- * (`--chain BASE|SOLANA|BITCOIN|TRON`, default BASE), failover (`--rounds N --bound S`, PostgreSQL only),
+ * (`--chain BASE|SOLANA|BITCOIN|TRON`, default BASE), failover (`--rounds N --bound S [--role indexer|all]`, both roles by default, PostgreSQL only),
  * webhooks, sends (EVM, `--sends N`, default 1,000), bitcoin-sends (`--sends N`, default 200),
  * sweeps (EVM, `--addresses N`, default 1,000), transfers (`--seconds S` of quotes, `--rounds N` of
  * whole bank USD -> USDC stories, default 5), dashboard (`--deposits N`, default 100,000), checkout
@@ -27,6 +27,7 @@ const benches: Record<string, () => Promise<void>> = {
     (await import("./failover.ts")).runFailoverBench({
       ...(flag("rounds") ? { rounds: Number(flag("rounds")) } : {}),
       ...(flag("bound") ? { bound: Number(flag("bound")) } : {}),
+      ...(flag("role") ? { role: flag("role") as "indexer" | "all" } : {}),
     }),
   webhooks: async () => (await import("./webhooks.ts")).runWebhooksBench(seconds ? { seconds } : {}),
   transfers: async () =>

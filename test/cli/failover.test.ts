@@ -9,6 +9,8 @@ const onServer = process.env.DATABASE_URL !== undefined;
 /** The bound of these tests (INDEXER_LEASE_SECONDS): short, so a hang is tested in seconds. */
 const LEASE_SECONDS = 3;
 const TIMEOUT_MS = 180_000;
+/** The `--role all` test's bound: long, so only a kill (not a lease's expiry) explains a fast takeover. */
+const ALL_LEASE_SECONDS = 20;
 
 /**
  * A killed leader's session dies with it, and its lease lock with the session: a standby takes over
@@ -121,6 +123,38 @@ describe.skipIf(!onServer)(
         expect(
           (await depositsOf(c.db, c.merchant.merchantId)).filter((d) => [txHash, second].includes(d.tx_hash)),
         ).toHaveLength(2);
+      },
+      TIMEOUT_MS,
+    );
+
+    it(
+      "--role all: kill -9 of the process leading a chain; a standby started just before leads its indexer, sends and sweeps within seconds",
+      async () => {
+        // A sweeper's first pass comes this long after a start: a standby that took its leases only
+        // there (each loop keeping its own keeper) would leave the chain's sweeps unled meanwhile.
+        const c = await startIndexerCluster({
+          chains: ["BASE"],
+          leaseSeconds: ALL_LEASE_SECONDS,
+          env: { SWEEP_INTERVAL_SECONDS: "600" },
+        });
+        cluster = c;
+        const leases = ["indexer:BASE", "sender:BASE", "sweeper:BASE"];
+        const holders = async () => Promise.all(leases.map(async (name) => (await c.holder(name))?.pid));
+        const a = await c.spawn([], "all");
+        await measureUntil("the first process leads every lease of the chain", 60_000, async () =>
+          (await holders()).every((pid) => pid === a.pid),
+        );
+        const b = await c.spawn([], "all");
+        const leader = (await c.leader("BASE"))?.pid === b.pid ? b : a;
+        const standby = leader === a ? b : a;
+
+        leader.child.kill("SIGKILL");
+        const takeoverMs = await measureUntil("the standby leads every lease of the chain", 60_000, async () =>
+          (await holders()).every((pid) => pid === standby.pid),
+        );
+        // The keeper's poll (~250 ms) and the server noticing the kill (`pnpm bench failover --role all`
+        // measures it): here only well before the 20 s lease could expire and the 600 s sweep interval.
+        expect(takeoverMs).toBeLessThan((ALL_LEASE_SECONDS / 2) * 1_000);
       },
       TIMEOUT_MS,
     );

@@ -36,12 +36,17 @@ export interface IndexerCluster {
   readonly env: Record<string, string>;
   /** The receive address watched on every chain of the cluster. */
   readonly address: string;
-  /** Starts one more indexer process; resolves once it has started its indexers. */
-  spawn(args?: string[]): Promise<IndexerProcess>;
+  /**
+   * Starts one more process (`--role indexer` unless `role` says otherwise, `all` as `pnpm start`
+   * runs it); resolves once it has started its indexers.
+   */
+  spawn(args?: string[], role?: "indexer" | "all"): Promise<IndexerProcess>;
   /** Pays `amount` micro-USDC to the address (mined at once): returns the tx hash. */
   pay(amount: bigint): Promise<string>;
   /** The process (by pid) leading the chain now, by its unexpired lease, and the lease's epoch. */
   leader(chain: string): Promise<{ pid: number; epoch: number } | null>;
+  /** The process (by pid) holding the lease `name` now (`sender:BASE`), as leader() does. */
+  holder(name: string): Promise<{ pid: number; epoch: number } | null>;
   close(): Promise<void>;
 }
 
@@ -49,6 +54,8 @@ export async function startIndexerCluster(options: {
   chains: string[];
   leaseSeconds: number;
   confirmations?: number;
+  /** More settings for every process (SWEEP_INTERVAL_SECONDS). */
+  env?: Record<string, string>;
 }): Promise<IndexerCluster> {
   if (!process.env.DATABASE_URL) throw new Error("an indexer cluster needs a PostgreSQL server (DATABASE_URL)");
   const dir = mkdtempSync(join(tmpdir(), "mpcluster-"));
@@ -72,31 +79,38 @@ export async function startIndexerCluster(options: {
       CHAINS_CONFIG: chainsFile,
       INDEXER_LEASE_SECONDS: String(options.leaseSeconds),
       LOG_LEVEL: "info",
+      // `--role all` serves the API too: each process on a port of its own.
+      PORT: "0",
+      HOST: "127.0.0.1",
+      ...options.env,
     };
-    const db_ = db;
+    const holder = async (name: string) => {
+      const { rows } = await db.query<{ pid: number; epoch: string }>(
+        `SELECT h.pid, l.epoch FROM leases l JOIN lease_holders h ON h.id = l.holder
+          WHERE l.name = $1 AND l.expires_at > clock_timestamp() AND lease_holder_alive(l.holder)`,
+        [name],
+      );
+      const row = rows[0];
+      return row ? { pid: row.pid, epoch: Number(row.epoch) } : null;
+    };
     return {
       db,
       anvil: node,
       merchant,
       env: { DATABASE_URL: database.connectionString, DATA_DIR: join(dir, "data") },
       address,
-      async spawn(args = []) {
-        const started = await spawnIndexer(env, args);
+      async spawn(args = [], role = "indexer") {
+        // `all` has started everything once its API listens (the signer starts after the indexers).
+        const ready = role === "all" ? '"msg":"api listening"' : '"msg":"indexers started"';
+        const started = await spawnIndexer(env, ["--role", role, ...args], ready);
         processes.push(started);
         return started;
       },
       async pay(amount) {
         return (await transferToken(node, usdc, address, amount)).txHash;
       },
-      async leader(chain) {
-        const { rows } = await db_.query<{ pid: number; epoch: string }>(
-          `SELECT h.pid, l.epoch FROM leases l JOIN lease_holders h ON h.id = l.holder
-            WHERE l.name = $1 AND l.expires_at > clock_timestamp() AND lease_holder_alive(l.holder)`,
-          [`indexer:${chain}`],
-        );
-        const row = rows[0];
-        return row ? { pid: row.pid, epoch: Number(row.epoch) } : null;
-      },
+      leader: (chain) => holder(`indexer:${chain}`),
+      holder,
       async close() {
         for (const p of processes) {
           p.child.kill("SIGCONT");
@@ -118,12 +132,12 @@ export async function startIndexerCluster(options: {
 }
 
 /**
- * `payments serve --role indexer` as the child itself: a kill -9 or SIGSTOP must reach the process
+ * `payments serve --role ...` as the child itself: a kill -9 or SIGSTOP must reach the process
  * that holds the database sessions.
  */
-function spawnIndexer(env: NodeJS.ProcessEnv, args: string[]): Promise<IndexerProcess> {
+function spawnIndexer(env: NodeJS.ProcessEnv, args: string[], ready: string): Promise<IndexerProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [PAYMENTS_BIN, "serve", "--role", "indexer", ...args], {
+    const child = spawn(process.execPath, [PAYMENTS_BIN, "serve", ...args], {
       cwd: ROOT,
       env,
       stdio: ["ignore", "pipe", "pipe"],
@@ -133,7 +147,7 @@ function spawnIndexer(env: NodeJS.ProcessEnv, args: string[]): Promise<IndexerPr
     const timer = setTimeout(() => reject(new Error(`indexer process did not start:\n${output}`)), 60_000);
     const onData = (chunk: Buffer) => {
       output += chunk;
-      if (output.includes('"msg":"indexers started"')) {
+      if (output.includes(ready)) {
         clearTimeout(timer);
         resolve({ child, pid: child.pid ?? -1, output: () => output, exited: () => exit });
       }

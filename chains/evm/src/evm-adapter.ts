@@ -9,16 +9,17 @@ import type {
   ObservedTransfer,
   ScanRange,
 } from "@mp/core";
-import { ChainMisconfiguredError, expectedNetworks, isEmptyRange, mapBounded } from "@mp/core";
+import { isEmptyRange, mapBounded } from "@mp/core";
 import { numberToHex } from "viem";
 import type { z } from "zod";
 import { AdaptiveBlockRange } from "./adaptive-block-range.ts";
 import { type EvmAssets, resolveEvmAssets } from "./evm-assets.ts";
-import { EVM_CHAIN_IDS } from "./evm-networks.ts";
+import { checkEvmChainId } from "./evm-networks.ts";
 import { EvmRpcClient, validated } from "./evm-rpc-client.ts";
 import { recheckSilentBlocks } from "./log-completeness.ts";
 import { logFilterBloom } from "./logs-bloom.ts";
 import { nativeTransferCandidates, receiptOutcome } from "./native-transfers.ts";
+import { verifyEvmNode } from "./node-capabilities.ts";
 import { chainMoved, EvmRpcError, isLogRangeRejection, unavailable } from "./rpc-failure.ts";
 import {
   blockHeaderSchema,
@@ -96,9 +97,11 @@ class EvmAdapter implements ChainAdapter {
   private readonly traces: EvmTraceMethod;
   private readonly logger: Logger | undefined;
   private readonly network: ChainConfig["network"];
+  private readonly startHeight: number;
 
   constructor(config: ChainConfig, options: EvmAdapterOptions) {
     this.network = config.network;
+    this.startHeight = config.startHeight;
     this.assets = resolveEvmAssets(config);
     this.chain = this.assets.chain;
     this.headersPerRequest = positive(options.headersPerRequest, 100);
@@ -132,19 +135,15 @@ class EvmAdapter implements ChainAdapter {
 
   /**
    * eth_chainId must be the configured chain's id on the configured network (evm-networks.ts);
-   * `regtest` is a local node (anvil), whose id is its own: any is accepted.
+   * `regtest` is a local node (anvil), whose id is its own: any is accepted. Then what the node
+   * must offer from `from` (default startHeight) on, on every network (node-capabilities.ts).
    */
-  async verifyNetwork(): Promise<void> {
-    const expected = expectedNetworks(this.network, EVM_CHAIN_IDS[this.chain]);
-    if (expected === null) return;
-    const answer = await this.rpc.call({ method: "eth_chainId", params: [] });
-    const chainId = validated(chainIdSchema, answer, "eth_chainId", "network");
-    if (!expected.includes(chainId)) {
-      throw new ChainMisconfiguredError(
-        `CHAINS_CONFIG.${this.chain}.network is ${this.network} (chain id ${expected.join(" or ")}) but the node at CHAINS_CONFIG.${this.chain}.rpcUrl serves chain id ${chainId}`,
-        { details: { network: this.network, expected, chainId } },
-      );
+  async verifyNetwork(from = this.startHeight): Promise<void> {
+    if (this.network !== "regtest") {
+      const answer = await this.rpc.call({ method: "eth_chainId", params: [] });
+      checkEvmChainId(this.chain, this.network, validated(chainIdSchema, answer, "eth_chainId", "network"));
     }
+    await verifyEvmNode(this.rpc, { chain: this.chain, from, tokenContracts: this.tokenContracts });
   }
 
   async headers(range: ScanRange): Promise<BlockHeader[]> {

@@ -63,11 +63,12 @@ export interface ChainAdapter {
    * Checks that the node serves the configured chain and network and accepts our credentials
    * (EVM `eth_chainId`, Bitcoin `getblockchaininfo.chain`, Solana genesis hash, Tron block 0), and
    * offers what the service cannot work without (docs/chains.md "Node requirements": Solana transaction
-   * history, Tron transaction receipts).
+   * history, Tron transaction receipts, EVM blocks and eth_getLogs from `from` on).
    * Throws ChainMisconfiguredError when it does not; a network failure stays retryable. The
    * `regtest` network is a local node with a genesis of its own: only Bitcoin can still check it.
+   * `from`: the first height the indexer will read (default the configured startHeight).
    */
-  verifyNetwork(): Promise<void>;
+  verifyNetwork(from?: number): Promise<void>;
 }
 
 /** A chain's asset as configured (native coin or token). */

@@ -22,8 +22,10 @@ export interface LeaderState {
 export async function leadTick(ctx: IndexerContext, state: LeaderState): Promise<TickResult> {
   const { db, chain, config, adapter, metrics, labels } = ctx;
   if (!state.verified) {
-    // Wrong network, chain id or credentials stop the chain here, before anything is indexed.
-    await ctx.rpc(() => adapter.verifyNetwork());
+    // Wrong network, chain id or credentials, or a node without the history from where this
+    // indexer goes on, stop the chain here, before anything is indexed.
+    const position = (await readCursor(db, chain)).indexedHeight;
+    await ctx.rpc(() => adapter.verifyNetwork(position === null ? config.startHeight : position + 1));
     await ctx.leadership.fenced((q) => clearStopped(q, chain));
     metrics?.misconfigured.set(labels, 0);
     state.verified = true;

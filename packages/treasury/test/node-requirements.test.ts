@@ -1,4 +1,5 @@
 import { createBitcoinAdapter } from "@mp/chain-bitcoin";
+import { createEvmAdapter, HISTORY_DEPTH } from "@mp/chain-evm";
 import { createSolanaAdapter } from "@mp/chain-solana";
 import { createTronAdapter } from "@mp/chain-tron";
 import { type ChainConfig, ChainMisconfiguredError, createLogger, resolveChainConfig, silentLogger } from "@mp/core";
@@ -9,11 +10,13 @@ import { startBitcoinTestNode } from "@mp/test-nodes/bitcoin";
 import { startSolanaTestNode } from "@mp/test-nodes/solana";
 import { startTronTestNode, TronKey } from "@mp/test-nodes/tron";
 import { afterAll, describe, expect, it } from "vitest";
+import { startAnvilWithUsdc } from "../../../test/support/anvil-usdc.ts";
 import { useTestDatabase } from "../../../test/support/test-database.ts";
 import { TEST_LEASE_SECONDS } from "../../../test/support/test-leases.ts";
 import { createBitcoinSender } from "../src/bitcoin/bitcoin-sender.ts";
 import type { ChainSender } from "../src/chain-sender.ts";
 import { verifiedSenders } from "../src/create-chain-senders.ts";
+import { createEvmSender } from "../src/evm/evm-sender.ts";
 import { createSolanaSender } from "../src/solana/solana-sender.ts";
 import { createTronSender } from "../src/tron/tron-sender.ts";
 import { TEST_TREASURY_MNEMONIC } from "./support/evm-treasury.ts";
@@ -57,6 +60,33 @@ async function bitcoinNode() {
   const node = await startBitcoinTestNode({ walletSeed: "requirements" });
   stops.push(() => node.stop());
   return { node, config: resolveChainConfig("BITCOIN", { rpcUrl: node.url, network: "regtest" }) };
+}
+
+/** anvil (chain id 8453) with USDC and history deeper than the check looks at. */
+async function evmNode() {
+  const anvil = await startAnvilWithUsdc({ chainId: 8453 });
+  stops.push(() => anvil.node.stop());
+  await anvil.node.mine(HISTORY_DEPTH + 20);
+  return anvil;
+}
+
+/**
+ * A node in front of `url` that answers `refuse(method, params)` instead when it returns one (a
+ * JSON-RPC error, or `{ result }`), as a node or provider lacking a capability does.
+ */
+function nodeLacking(
+  url: string,
+  refuse: (method: string, params: unknown[]) => { code: number; message: string } | { result: unknown } | undefined,
+): typeof fetch {
+  return async (_input, init) => {
+    const request = JSON.parse(String(init?.body)) as { id: number; method: string; params: unknown[] };
+    const answer = Array.isArray(request) ? undefined : refuse(request.method, request.params);
+    if (!answer) return fetch(url, init);
+    const body = "result" in answer ? { result: answer.result } : { error: answer };
+    return new Response(JSON.stringify({ jsonrpc: "2.0", id: request.id, ...body }), {
+      headers: { "content-type": "application/json" },
+    });
+  };
 }
 
 const misconfigured = (capability: string, text: RegExp) =>
@@ -103,6 +133,82 @@ describe("node requirements, checked at start", () => {
     );
     // The blocks it kept are read as before.
     await expect(adapter.scan({ from: node.height - 1, to: node.height }, new Set())).resolves.toEqual([]);
+  });
+
+  it("EVM: a node without eth_getLogs, or without the history where the indexer goes on, is refused by the indexer, naming it", async () => {
+    const anvil = await evmNode();
+    const config = resolveChainConfig("BASE", anvil.baseChain());
+    const head = await createEvmAdapter(config).head();
+    const deep = head - HISTORY_DEPTH - 10;
+    const below = (params: unknown[]) => Number(params[0]) < head - HISTORY_DEPTH;
+    const fromOf = (params: unknown[]) => Number((params[0] as { fromBlock: string }).fromBlock);
+    const on = (refuse: Parameters<typeof nodeLacking>[1]) =>
+      createEvmAdapter(config, { fetch: nodeLacking(anvil.node.url, refuse) });
+
+    // The node as it is: everything there.
+    await expect(createEvmAdapter(config).verifyNetwork(deep)).resolves.toBeUndefined();
+    // No eth_getLogs at all (a provider that disables it).
+    const noLogs = on((method) =>
+      method === "eth_getLogs"
+        ? { code: -32601, message: "the method eth_getLogs does not exist/is not available" }
+        : undefined,
+    );
+    await expect(noLogs.verifyNetwork(deep)).rejects.toEqual(
+      misconfigured("eth_getLogs", /does not offer eth_getLogs.*token deposits/),
+    );
+    // Blocks expired below the head (null, as a node without that history answers) ...
+    const expired = on((method, params) =>
+      method === "eth_getBlockByNumber" && below(params) ? { result: null } : undefined,
+    );
+    await expect(expired.verifyNetwork(deep)).rejects.toEqual(
+      misconfigured("eth_getBlockByNumber", new RegExp(`no history at block ${deep}, where the indexer goes on`)),
+    );
+    // ... or logs pruned there (EIP-4444's error).
+    const pruned = on((method, params) =>
+      method === "eth_getLogs" && fromOf(params) < head - HISTORY_DEPTH
+        ? { code: 4444, message: "pruned history unavailable" }
+        : undefined,
+    );
+    await expect(pruned.verifyNetwork(deep)).rejects.toEqual(
+      misconfigured("eth_getLogs", /no history at block \d+.*pruned history unavailable/),
+    );
+    // Near the head an empty answer may be a lagging backend, not missing history: retried, not judged.
+    await expect(expired.verifyNetwork(head - 5)).resolves.toBeUndefined();
+    await expect(pruned.verifyNetwork(head - 5)).resolves.toBeUndefined();
+  });
+
+  it("EVM: the signer refuses a node of another chain id than the configured network's, naming it", async () => {
+    const anvil = await evmNode();
+    const sender = (network: "mainnet" | "testnet") => {
+      const config = resolveChainConfig("BASE", anvil.baseChain({ network }));
+      return createEvmSender({ config, keys, db: t.db, logger: silentLogger() });
+    };
+    // BASE mainnet is chain id 8453, the node's; BASE testnet is 84532.
+    await expect(sender("mainnet").verifyNode?.()).resolves.toBeUndefined();
+    await expect(sender("testnet").verifyNode?.()).rejects.toEqual(
+      misconfigured("eth_chainId", /CHAINS_CONFIG\.BASE\.network is testnet \(chain id 84532\).*serves chain id 8453/),
+    );
+  });
+
+  it("the indexer stops an EVM chain at start when the node lacks the history from its position on", async () => {
+    const anvil = await evmNode();
+    const head = await createEvmAdapter(resolveChainConfig("BASE", anvil.baseChain())).head();
+    const config = resolveChainConfig("BASE", anvil.baseChain({ startHeight: 1 }));
+    const fetchImpl = nodeLacking(anvil.node.url, (method, params) =>
+      method === "eth_getBlockByNumber" && Number(params[0]) < head - HISTORY_DEPTH ? { result: null } : undefined,
+    );
+    const indexer = createIndexer({
+      db: t.db,
+      adapter: createEvmAdapter(config, { fetch: fetchImpl }),
+      config,
+      watch: createWatchSet(t.db, "BASE"),
+      rates: createSandboxRateProvider(),
+      logger: silentLogger(),
+      leaseSeconds: TEST_LEASE_SECONDS,
+    });
+    await indexer.start();
+    const state = (await getIndexerStates(t.db)).find((s) => s.chain === "BASE");
+    expect(state?.stoppedError).toMatch(/no history at block 1, where the indexer goes on/);
   });
 
   it("the signer leaves out a chain whose node lacks a capability, with an error naming it; the others go on", async () => {

@@ -42,6 +42,7 @@ import {
 } from "@mp/treasury";
 import { chainAssets } from "./chain-adapters.ts";
 import { bitcoinNetworkOf } from "./open-custody.ts";
+import { startSignerLeases } from "./signer-leases.ts";
 
 /** What the local sandbox gives the treasury at each start, per asset: native coin, then tokens. */
 const SANDBOX_TREASURY_FUNDING = { native: "10", token: "100000" } as const;
@@ -159,6 +160,22 @@ export async function startSigner(options: {
     pollIntervalMs = Math.min(pollIntervalMs, config.pollIntervalMs);
     for (const asset of chainAssets(config)) decimals.set(`${config.chain}:${asset.asset}`, asset.decimals);
   }
+  const chainsOf = (family: "evm" | "tron" | "bitcoin") =>
+    senders.flatMap((s) => {
+      const config = chains[s.chain];
+      return config && chainFamily(config.chain) === family ? [config] : [];
+    });
+  const evmChains = chainsOf("evm");
+  const tronChains = chainsOf("tron");
+  const bitcoinChains = chainsOf("bitcoin");
+  const solana = senders.some((s) => s.chain === "SOLANA") ? chains.SOLANA : undefined;
+  const swept = [...evmChains, ...tronChains, ...bitcoinChains, ...(solana ? [solana] : [])].map((c) => c.chain);
+  const leases = await startSignerLeases({
+    db,
+    logger,
+    seconds: options.leaseSeconds,
+    names: [...senders.map((s) => `sender:${s.chain}`), ...swept.map((chain) => `sweeper:${chain}`)],
+  });
   const balances = startBalancePoller({
     db,
     senders,
@@ -171,28 +188,19 @@ export async function startSigner(options: {
     logger,
     confirmations,
     pollIntervalMs,
-    leaseSeconds: options.leaseSeconds,
+    leases: leases.keeper,
     ...(halt ? { onStage: haltAt(halt) } : {}),
   });
   pipeline.start();
   // Sweeps (EVM, Tron, Bitcoin batched, Solana): deposits gathered into the treasury, top-ups through the pipeline above.
-  const chainsOf = (family: "evm" | "tron" | "bitcoin") =>
-    senders.flatMap((s) => {
-      const config = chains[s.chain];
-      return config && chainFamily(config.chain) === family ? [config] : [];
-    });
-  const evmChains = chainsOf("evm");
-  const tronChains = chainsOf("tron");
-  const bitcoinChains = chainsOf("bitcoin");
   const sweeperOptions = {
     db,
     depositKeys: secrets.depositKeys,
     treasuryKeys: keys,
     logger,
     config: secrets.sweeps,
-    leaseSeconds: options.leaseSeconds,
+    leases: leases.keeper,
   };
-  const solana = senders.some((s) => s.chain === "SOLANA") ? chains.SOLANA : undefined;
   const sweepers = [
     createEvmSweeper({ ...sweeperOptions, chains: evmChains }),
     createTronSweeper({ ...sweeperOptions, chains: tronChains }),
@@ -214,6 +222,7 @@ export async function startSigner(options: {
     await pools.stop();
     await stopSweepers();
     await pipeline.stop();
+    await leases.stop();
     await balances.stop();
     await funding;
     throw error;
@@ -221,7 +230,7 @@ export async function startSigner(options: {
   logger.info(
     {
       chains: senders.map((s) => s.chain),
-      sweeps: [...evmChains, ...tronChains, ...bitcoinChains, ...(solana ? [solana] : [])].map((c) => c.chain),
+      sweeps: swept,
       pollIntervalMs,
     },
     "signer started",
@@ -233,6 +242,7 @@ export async function startSigner(options: {
       await pools.stop();
       await stopSweepers();
       await pipeline.stop();
+      await leases.stop();
       await balances.stop();
       await funding;
     },

@@ -1,4 +1,4 @@
-import { resolveEvmAssets } from "@mp/chain-evm";
+import { checkEvmChainId, resolveEvmAssets } from "@mp/chain-evm";
 import type { ChainId } from "@mp/core";
 import { bytesToHex, getAddress, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -46,6 +46,9 @@ export function createEvmSender(options: SenderFactoryOptions & { node?: EvmNode
     // prepare() adds every order it passes to the commitments at once (evm-prepare.ts).
     preparesAhead: 20,
     stuckAfterBlocks: STUCK_AFTER_BLOCKS,
+
+    // It signs for the node's chain id: a node of another chain would have it pay out there.
+    verifyNode: async () => checkEvmChainId(assets.chain, config.network, await node.chainId()),
 
     async head() {
       funds.reset();
