@@ -5,6 +5,7 @@ import {
   createApp,
   createMerchant,
   KYC_AND_BANKING_QUEUES,
+  keepIdleConnections,
   PROVISION_CUSTOMER_JOB,
   provisionCustomer,
   registerKycAndBankingWorkers,
@@ -114,7 +115,7 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
   }
   const app = createApp(deps);
   const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    const s = keepIdleConnections(app.listen(0, "127.0.0.1", () => resolve(s)));
   });
   const address = server.address();
   const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;

@@ -12,6 +12,7 @@ export { PROVISION_CUSTOMER_JOB, provisionCustomer } from "./customers/provision
 export { depositVolumeByDay, listDeposits, listDepositsAfter } from "./deposits/deposit-store.ts";
 export type { AddressDeriver, AppDeps, DerivedAddress, IndexerState } from "./deps.ts";
 export { errorHandler } from "./http/error-handler.ts";
+export { keepIdleConnections } from "./http/idle-connections.ts";
 export { perClientRateLimit } from "./http/rate-limit.ts";
 export type { AnyRoute, HandlerContext } from "./http/route.ts";
 export { parseOrThrow } from "./http/validate.ts";

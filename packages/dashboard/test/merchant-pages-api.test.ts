@@ -1,4 +1,5 @@
 import type { Server } from "node:http";
+import { keepIdleConnections } from "@mp/api";
 import type { ChainAsset, SandboxFaucet } from "@mp/core";
 import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -53,7 +54,7 @@ describe("dashboard merchant pages (customers, wallets, deposits, transfers, web
     const app = express();
     app.use("/dashboard", createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }));
     server = await new Promise<Server>((resolve) => {
-      const s = app.listen(0, "127.0.0.1", () => resolve(s));
+      const s = keepIdleConnections(app.listen(0, "127.0.0.1", () => resolve(s)));
     });
     const address = server.address();
     url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;

@@ -4,6 +4,7 @@ import {
   createApp,
   fundingWallets,
   KYC_AND_BANKING_QUEUES,
+  keepIdleConnections,
   PROVISION_CUSTOMER_JOB,
   provisionCustomer,
   registerKycAndBankingWorkers,
@@ -284,7 +285,7 @@ export async function serve(options: {
     const targets = reconcileTargets(chains);
     const app = withDashboard(createApp(deps), { ...deps, appDeps: deps, chainTargets: () => targets });
     server = await new Promise<Server>((resolve, reject) => {
-      const s = app.listen(config.port, config.host, () => resolve(s));
+      const s = keepIdleConnections(app.listen(config.port, config.host, () => resolve(s)));
       s.once("error", reject);
     });
     const address = server.address();
