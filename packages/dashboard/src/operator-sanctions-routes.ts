@@ -1,7 +1,7 @@
 import { formatUsd, unitsToDecimal } from "@mp/core";
 import type { Database } from "@mp/db";
 import { type HeldDeposit, listHeldDeposits } from "@mp/ledger";
-import { listSanctionsMatches, type SanctionsMatch } from "@mp/providers";
+import { listSanctionsMatches, type SanctionsMatch, sanctionsMatchJson } from "@mp/providers";
 import { Router } from "express";
 import { userWith } from "./require-session.ts";
 
@@ -11,16 +11,7 @@ import { userWith } from "./require-session.ts";
  */
 export function sanctionsView(matches: readonly SanctionsMatch[], held: readonly HeldDeposit[]) {
   return {
-    matches: matches.map((m) => ({
-      id: m.id,
-      context: m.context,
-      address: m.address,
-      list: m.list,
-      chain: m.chain,
-      merchant_id: m.merchantId,
-      reference: m.reference,
-      created_at: m.createdAt.toISOString(),
-    })),
+    matches: matches.map(sanctionsMatchJson),
     held_deposits: held
       .filter((d) => d.heldReason === "sanctions_match")
       .map((d) => ({

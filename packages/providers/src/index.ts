@@ -104,6 +104,7 @@ export {
   type SanctionsMatch,
   type SanctionsMatchContext,
   type SanctionsMatchInput,
+  sanctionsMatchJson,
 } from "./sanctions/sanctions-matches.ts";
 export { registerSanctionsMetrics } from "./sanctions/sanctions-metrics.ts";
 export { SANDBOX_SANCTIONED_ADDRESSES } from "./sanctions/sandbox-sanctioned-addresses.ts";

@@ -26,6 +26,20 @@ export interface SanctionsMatch extends Omit<SanctionsMatchInput, "hit"> {
   createdAt: Date;
 }
 
+/** A match as the CLI's `--json` and the dashboard's operator page show it (snake_case, ISO time). */
+export function sanctionsMatchJson(m: SanctionsMatch) {
+  return {
+    id: m.id,
+    context: m.context,
+    address: m.address,
+    list: m.list,
+    chain: m.chain,
+    merchant_id: m.merchantId,
+    reference: m.reference,
+    created_at: m.createdAt.toISOString(),
+  };
+}
+
 /**
  * Records a match in `sanctions_matches` and in the operators' audit log (`operator_audit_log`,
  * actor `sanctions-screening`), in the caller's transaction. A deposit's match is recorded once

@@ -19,7 +19,7 @@ export function addSanctionsCommands(program: Command): void {
     .option("--limit <n>", "at most this many", "100")
     .option("--json", "one JSON object per line")
     .action(async (options: { context?: string; limit: string; json?: boolean }) => {
-      const { listSanctionsMatches, SANCTIONS_MATCH_CONTEXTS } = await providersModule();
+      const { listSanctionsMatches, SANCTIONS_MATCH_CONTEXTS, sanctionsMatchJson } = await providersModule();
       const context = SANCTIONS_MATCH_CONTEXTS.find((c) => c === options.context);
       if (options.context !== undefined && context === undefined) {
         throw new ConfigError("--context", `one of ${SANCTIONS_MATCH_CONTEXTS.join(", ")}`);
@@ -29,16 +29,7 @@ export function addSanctionsCommands(program: Command): void {
         throw new ConfigError("--limit", "a whole number from 1 to 10000");
       const matches = await withDatabase((db) => listSanctionsMatches(db, { ...(context ? { context } : {}), limit }));
       printList(options.json, matches, {
-        json: (m) => ({
-          id: m.id,
-          context: m.context,
-          address: m.address,
-          list: m.list,
-          chain: m.chain,
-          merchant_id: m.merchantId,
-          reference: m.reference,
-          created_at: m.createdAt.toISOString(),
-        }),
+        json: sanctionsMatchJson,
         text: (m) =>
           `${m.createdAt.toISOString()} ${m.context} ${m.chain ?? "-"} ${m.address} list=${m.list} merchant=${m.merchantId ?? "-"} ref=${m.reference ?? "-"}`,
         counted: "matches",
