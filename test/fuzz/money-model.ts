@@ -244,13 +244,16 @@ export async function runMoneyCase(world: MoneyWorld, c: MoneyCase): Promise<Cas
   };
 }
 
-async function untilPaused(link: FaultyFetch): Promise<false> {
+export async function untilPaused(link: FaultyFetch): Promise<false> {
   while (!link.paused) await new Promise((r) => setTimeout(r, 5));
   return false;
 }
 
-/** Our attempts' transactions mined in the last `depth` blocks. */
-async function ourTransactionsIn(world: MoneyWorld, depth: number): Promise<string[]> {
+/** Our attempts' transactions (sends, top-ups, sweeps) mined in the last `depth` blocks. */
+export async function ourTransactionsIn(
+  world: Pick<MoneyWorld, "db" | "chain" | "height" | "txHeight">,
+  depth: number,
+): Promise<string[]> {
   const { rows } = await world.db.query<{ tx_hash: string }>(
     "SELECT DISTINCT tx_hash FROM treasury_attempts WHERE chain = $1",
     [world.chain],

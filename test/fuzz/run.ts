@@ -11,6 +11,7 @@ const FAMILIES: Record<string, string> = {
   tron: "test/fuzz/tron-money-fuzz.test.ts",
   solana: "test/fuzz/solana-money-fuzz.test.ts",
   evm: "test/fuzz/evm-money-fuzz.test.ts",
+  "evm-sweeps": "test/fuzz/evm-sweeps-money-fuzz.test.ts",
   transfers: "test/fuzz/transfers-money-fuzz.test.ts",
 };
 
