@@ -108,6 +108,20 @@ export async function openSweepAmounts(q: Queryable, chain: ChainId, asset: stri
   return new Map(rows.map((r) => [r.address, BigInt(r.amount)]));
 }
 
+/**
+ * Per deposit address, what its open sweeps of `asset` cover (topping up, ready or sweeping): the
+ * amount moved and the most its own fee may take, all leaving the address.
+ */
+export async function openSweepCoverage(q: Queryable, chain: ChainId, asset: string): Promise<Map<string, bigint>> {
+  const { rows } = await q.query<{ address: string; covered: string }>(
+    `SELECT deposit_address AS address, sum(covered_raw)::text AS covered FROM treasury_sweeps
+      WHERE chain = $1 AND asset = $2 AND state IN ('topping_up', 'ready', 'sweeping')
+      GROUP BY deposit_address`,
+    [chain, asset],
+  );
+  return new Map(rows.map((r) => [r.address, BigInt(r.covered)]));
+}
+
 export async function setTopUpSend(tx: Queryable, sweepId: string, sendId: string): Promise<void> {
   await tx.query("UPDATE treasury_sweeps SET top_up_send_id = $2, updated_at = now() WHERE id = $1", [sweepId, sendId]);
 }
