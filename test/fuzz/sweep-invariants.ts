@@ -156,9 +156,30 @@ export async function sweepsSettled(world: SweepWorld, state: SweepCaseState): P
           SELECT send_id FROM treasury_sweeps WHERE destination_id = ANY($2::uuid[]) AND send_id IS NOT NULL))`,
     [keys, state.addresses.map((a) => a.destinationId)],
   );
-  for (const r of rows) open.push(`${r.purpose} send ${r.id} ${r.state}`);
+  for (const r of rows) open.push(`${r.purpose} send ${r.id} ${r.state} [${await attemptsOf(world, r.id)}]`);
   for (const c of await sweepableLeft(world, state)) open.push(`unswept ${c}`);
   return open.length === 0 ? null : open.join("; ");
+}
+
+/** A send's attempts as a failure message shows them: hash, state, nonce, landed or not, error. */
+async function attemptsOf(world: SweepWorld, sendId: string): Promise<string> {
+  const { rows } = await world.db.query<{
+    tx_hash: string;
+    state: string;
+    from_address: string;
+    guard: unknown;
+    error: string | null;
+  }>(
+    `SELECT a.tx_hash, a.state, a.from_address, a.guard, a.error FROM treasury_attempts a
+       JOIN treasury_attempt_sends x ON x.attempt_id = a.id WHERE x.send_id = $1 ORDER BY a.created_at`,
+    [sendId],
+  );
+  const shown: string[] = [];
+  for (const r of rows)
+    shown.push(
+      `${r.tx_hash} ${r.state} from ${r.from_address} ${JSON.stringify(r.guard)} landed ${await world.landed(r.tx_hash)}${r.error ? ` (${r.error})` : ""}`,
+    );
+  return shown.join(", ");
 }
 
 /** The case's addresses holding confirmed, uncovered deposits at or above the asset's threshold. */
