@@ -130,7 +130,8 @@ export async function runSweepCase(world: SweepWorld, c: SweepCase): Promise<Swe
     treasuryAtStart: new Map(),
     sweepStates: new Map(),
   };
-  for (const a of world.assets) state.treasuryAtStart.set(a.asset, await world.balance(world.treasury, a.asset));
+  for (const a of world.assets)
+    if (!a.native) state.treasuryAtStart.set(a.asset, await world.balance(world.treasury, a.asset));
   const instances: Instance[] = [];
   let seedOffset = 0;
   const newInstance = (): Instance => {

@@ -40,7 +40,7 @@ export interface SweepWorld
   startCase(count: number): Promise<CaseAddress[]>;
   /** A customer pays `amount` of `asset` to `address`; returns the transaction hash (it may wait in the mempool). */
   deposit(address: string, asset: string, amount: bigint): Promise<string>;
-  /** What `address` holds of `asset` on the active chain. */
+  /** What `address` holds of the token `asset` on the active chain (asked of tokens only: the native coin also pays gas). */
   balance(address: string, asset: string): Promise<bigint>;
   readonly treasury: string;
   sender(fetch: typeof globalThis.fetch): ChainSender;
