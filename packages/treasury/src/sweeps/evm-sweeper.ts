@@ -28,7 +28,7 @@ import {
   markSweeping,
   noteSweepWaiting,
   type OpenSweep,
-  openSweepCoverage,
+  openSweepAmounts,
   reopenReorgedSweeps,
   type SweepCandidate,
   setTopUpSend,
@@ -204,7 +204,7 @@ class ChainSweep extends ChainSweepPass<ChainRuntime, EvmSweeperOptions, Address
     const leaving = new Map<Address, bigint>();
     const add = (address: string, amount: bigint) =>
       leaving.set(getAddress(address), (leaving.get(getAddress(address)) ?? 0n) + amount);
-    for (const [address, covered] of await openSweepCoverage(this.options.db, this.chain, native))
+    for (const [address, { covered }] of await openSweepAmounts(this.options.db, this.chain, native))
       add(address, covered);
     for (const c of candidates) if (c.asset === native) add(c.address, c.unsweptRaw);
     return leaving;
