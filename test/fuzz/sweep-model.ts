@@ -4,7 +4,7 @@ import { createSendPipeline, type SendPipeline } from "@mp/treasury";
 import fc from "fast-check";
 import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
 import { createFaultyFetch, type FaultCounts, type FaultyFetch } from "./faulty-fetch.ts";
-import { ourTransactionsIn, untilPaused } from "./money-model.ts";
+import { chainSteps, ourTransactionsIn, untilPaused } from "./money-model.ts";
 import type { ReorgFate } from "./money-world.ts";
 import {
   type CaseDeposit,
@@ -66,17 +66,7 @@ export function sweepCase(world: Pick<SweepWorld, "assets">): fc.Arbitrary<Sweep
         faultRate: fc.constantFrom(0, 0, 0.2, 0.5, 1),
       }),
     },
-    { weight: 3, arbitrary: fc.record({ kind: fc.constant("mine" as const), blocks: fc.integer({ min: 1, max: 3 }) }) },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant("hold" as const), on: fc.boolean() }) },
-    {
-      weight: 2,
-      arbitrary: fc.record({
-        kind: fc.constant("reorg" as const),
-        depth: fc.integer({ min: 1, max: 4 }),
-        ours: fc.constantFrom("remine" as const, "mempool" as const, "drop" as const),
-        longer: fc.boolean(),
-      }),
-    },
+    ...chainSteps,
     {
       weight: 2,
       arbitrary: fc.record({
