@@ -31,6 +31,21 @@ export interface MoneyCase {
   steps: MoneyStep[];
 }
 
+/** The steps the chain itself takes, whatever loops a fuzz drives: blocks, held mempools, reorgs (weighted). */
+export const chainSteps = [
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant("mine" as const), blocks: fc.integer({ min: 1, max: 3 }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("hold" as const), on: fc.boolean() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("reorg" as const),
+      depth: fc.integer({ min: 1, max: 4 }),
+      ours: fc.constantFrom("remine" as const, "mempool" as const, "drop" as const),
+      longer: fc.boolean(),
+    }),
+  },
+];
+
 /** The cases of one world: its amounts, hostile ones among them. */
 export function moneyCase(world: Pick<MoneyWorld, "amounts" | "refused" | "hostile">): fc.Arbitrary<MoneyCase> {
   const { min, max, unaffordable } = world.amounts;
@@ -50,20 +65,7 @@ export function moneyCase(world: Pick<MoneyWorld, "amounts" | "refused" | "hosti
       weight: 5,
       arbitrary: fc.record({ kind: fc.constant("tick" as const), faultRate: fc.constantFrom(0, 0, 0.2, 0.5, 1) }),
     },
-    {
-      weight: 3,
-      arbitrary: fc.record({ kind: fc.constant("mine" as const), blocks: fc.integer({ min: 1, max: 3 }) }),
-    },
-    { weight: 1, arbitrary: fc.record({ kind: fc.constant("hold" as const), on: fc.boolean() }) },
-    {
-      weight: 2,
-      arbitrary: fc.record({
-        kind: fc.constant("reorg" as const),
-        depth: fc.integer({ min: 1, max: 4 }),
-        ours: fc.constantFrom("remine" as const, "mempool" as const, "drop" as const),
-        longer: fc.boolean(),
-      }),
-    },
+    ...chainSteps,
     {
       weight: 2,
       arbitrary: fc.record({
@@ -244,13 +246,16 @@ export async function runMoneyCase(world: MoneyWorld, c: MoneyCase): Promise<Cas
   };
 }
 
-async function untilPaused(link: FaultyFetch): Promise<false> {
+export async function untilPaused(link: FaultyFetch): Promise<false> {
   while (!link.paused) await new Promise((r) => setTimeout(r, 5));
   return false;
 }
 
-/** Our attempts' transactions mined in the last `depth` blocks. */
-async function ourTransactionsIn(world: MoneyWorld, depth: number): Promise<string[]> {
+/** Our attempts' transactions (sends, top-ups, sweeps) mined in the last `depth` blocks. */
+export async function ourTransactionsIn(
+  world: Pick<MoneyWorld, "db" | "chain" | "height" | "txHeight">,
+  depth: number,
+): Promise<string[]> {
   const { rows } = await world.db.query<{ tx_hash: string }>(
     "SELECT DISTINCT tx_hash FROM treasury_attempts WHERE chain = $1",
     [world.chain],

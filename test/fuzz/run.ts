@@ -8,9 +8,11 @@ import { Command, InvalidArgumentError } from "commander";
  */
 const FAMILIES: Record<string, string> = {
   bitcoin: "test/fuzz/bitcoin-money-fuzz.test.ts",
+  "bitcoin-sweeps": "test/fuzz/bitcoin-sweeps-money-fuzz.test.ts",
   tron: "test/fuzz/tron-money-fuzz.test.ts",
   solana: "test/fuzz/solana-money-fuzz.test.ts",
   evm: "test/fuzz/evm-money-fuzz.test.ts",
+  "evm-sweeps": "test/fuzz/evm-sweeps-money-fuzz.test.ts",
   transfers: "test/fuzz/transfers-money-fuzz.test.ts",
 };
 

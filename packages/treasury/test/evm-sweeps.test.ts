@@ -115,6 +115,30 @@ describe("EVM sweeps on anvil", () => {
     expect(await sweepsOf(merchant)).toHaveLength(4);
   }, 120_000);
 
+  it("tops up a token sweep whose address also holds a native deposit, so both sweeps land (money fuzz)", async () => {
+    // Found by the money fuzz (evm-sweeps): the token sweep counted the customer's ETH as its gas and
+    // opened with no top-up; whichever of the two sweeps signed second lacked funds and waited forever.
+    const merchant = await createDepositMerchant(t.db, 1);
+    const [address] = merchant.addresses;
+    await depositAndCredit(t.db, h.node, h.usdc, merchant, [
+      { address, asset: "USDC", amount: 20_000_000n },
+      { address, asset: "ETH", amount: 2n * 10n ** 17n },
+    ]);
+    const treasuryUsdc = await tokenBalance(h.node, h.usdc, h.treasury);
+
+    const rows = await sweepUntilSettled(sweeper(), merchant, 2);
+
+    expect(rows.map((r) => [r.asset, r.state]).sort()).toEqual([
+      ["ETH", "confirmed"],
+      ["USDC", "confirmed"],
+    ]);
+    const usdc = rows.find((r) => r.asset === "USDC");
+    expect(usdc?.top_up_state).toBe("confirmed");
+    expect(await tokenBalance(h.node, h.usdc, h.treasury)).toBe(treasuryUsdc + 20_000_000n);
+    const eth = rows.find((r) => r.asset === "ETH");
+    expect(BigInt(eth?.covered_raw ?? "0")).toBe(2n * 10n ** 17n);
+  }, 120_000);
+
   it("resumes after a crash between the confirmed top-up and the sweep without a second top-up", async () => {
     const merchant = await createDepositMerchant(t.db, 1);
     const [address] = merchant.addresses;

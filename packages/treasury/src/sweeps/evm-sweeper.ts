@@ -28,6 +28,7 @@ import {
   markSweeping,
   noteSweepWaiting,
   type OpenSweep,
+  openSweepAmounts,
   reopenReorgedSweeps,
   type SweepCandidate,
   setTopUpSend,
@@ -107,10 +108,11 @@ class ChainSweep extends ChainSweepPass<ChainRuntime, EvmSweeperOptions, Address
     if (ready.length > 0) this.options.onReady?.(ready.map((s) => s.id));
     await this.sign(ready);
     const candidates = await listSweepCandidates(this.options.db, this.chain, SWEEPS_PER_TICK);
+    const nativeLeaving = await this.nativeLeaving(candidates);
     const plans = await mapBounded(
       candidates.filter((c) => c.unsweptRaw >= this.threshold(c.asset)),
       CONCURRENCY,
-      (c) => this.isolated({ address: c.address, asset: c.asset }, () => this.plan(c)),
+      (c) => this.isolated({ address: c.address, asset: c.asset }, () => this.plan(c, nativeLeaving)),
     );
     const opening = plans.filter((p): p is SweepPlan => p !== undefined && p !== null);
     for (let i = 0; i < opening.length; i += WRITES_PER_TX) {
@@ -191,8 +193,28 @@ class ChainSweep extends ChainSweepPass<ChainRuntime, EvmSweeperOptions, Address
     return token ? getAddress(token.address) : null;
   }
 
+  /**
+   * Native coin at each address that a token sweep's gas may not count on: the customers' native
+   * deposits not swept yet (below the threshold too), and what an open native sweep covers. Counted
+   * as gas, the token sweep spent the customer's coin and the native sweep, signed for the whole
+   * deposit, could never be paid (or the other way round): one of them waited forever.
+   */
+  private async nativeLeaving(candidates: readonly SweepCandidate[]): Promise<Map<Address, bigint>> {
+    const native = this.runtime.assets.native.asset;
+    const leaving = new Map<Address, bigint>();
+    const add = (address: string, amount: bigint) =>
+      leaving.set(getAddress(address), (leaving.get(getAddress(address)) ?? 0n) + amount);
+    for (const [address, { covered }] of await openSweepAmounts(this.options.db, this.chain, native))
+      add(address, covered);
+    for (const c of candidates) if (c.asset === native) add(c.address, c.unsweptRaw);
+    return leaving;
+  }
+
   /** What opening a sweep of the candidate takes: the amount, and the top-up when a token's address lacks gas; null when there is nothing to sweep. */
-  private async plan(candidate: SweepCandidate): Promise<SweepPlan | null> {
+  private async plan(
+    candidate: SweepCandidate,
+    nativeLeaving: ReadonlyMap<Address, bigint>,
+  ): Promise<SweepPlan | null> {
     const address = getAddress(candidate.address);
     const [balanceHex, cap] = await Promise.all([this.rpc<Hex>("eth_getBalance", [address, "latest"]), this.feeCap()]);
     const balance = BigInt(balanceHex);
@@ -209,7 +231,9 @@ class ChainSweep extends ChainSweepPass<ChainRuntime, EvmSweeperOptions, Address
     }
     const gas = await this.transferGas(address, token, candidate.unsweptRaw);
     const needed = gas * cap * TOP_UP_MARGIN;
-    return { candidate, amountRaw: candidate.unsweptRaw, topUp: needed > balance ? needed - balance : 0n };
+    const spare = balance - (nativeLeaving.get(address) ?? 0n);
+    const gasThere = spare > 0n ? spare : 0n;
+    return { candidate, amountRaw: candidate.unsweptRaw, topUp: needed > gasThere ? needed - gasThere : 0n };
   }
 
   /** Opens the planned sweeps in one transaction, each with its top-up send where it needs one. */

@@ -95,17 +95,23 @@ export async function insertSweep(tx: Queryable, sweep: NewSweep): Promise<strin
 }
 
 /**
- * Per deposit address, what its open sweeps of `asset` (topping up, ready or sweeping) are to move:
- * money that is leaving the address, so no other sweep's fee may count on it.
+ * Per deposit address, what its open sweeps of `asset` (topping up, ready or sweeping) are to move
+ * (`amount`) and cover (`covered`: the amount and the most their own fees may take): money that is
+ * leaving the address, so no other sweep's fee may count on it.
  */
-export async function openSweepAmounts(q: Queryable, chain: ChainId, asset: string): Promise<Map<string, bigint>> {
-  const { rows } = await q.query<{ address: string; amount: string }>(
-    `SELECT deposit_address AS address, sum(amount_raw)::text AS amount FROM treasury_sweeps
+export async function openSweepAmounts(
+  q: Queryable,
+  chain: ChainId,
+  asset: string,
+): Promise<Map<string, { amount: bigint; covered: bigint }>> {
+  const { rows } = await q.query<{ address: string; amount: string; covered: string }>(
+    `SELECT deposit_address AS address, sum(amount_raw)::text AS amount, sum(covered_raw)::text AS covered
+       FROM treasury_sweeps
       WHERE chain = $1 AND asset = $2 AND state IN ('topping_up', 'ready', 'sweeping')
       GROUP BY deposit_address`,
     [chain, asset],
   );
-  return new Map(rows.map((r) => [r.address, BigInt(r.amount)]));
+  return new Map(rows.map((r) => [r.address, { amount: BigInt(r.amount), covered: BigInt(r.covered) }]));
 }
 
 export async function setTopUpSend(tx: Queryable, sweepId: string, sendId: string): Promise<void> {

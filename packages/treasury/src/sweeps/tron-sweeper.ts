@@ -96,7 +96,7 @@ class TronChainSweep extends ChainSweepPass<ChainRuntime, TronSweeperOptions> {
     // TRX leaving each address, that a TRC-20 sweep's fee may not count on: deposits not swept yet,
     // and what an open TRX sweep moves plus the bandwidth reserve its own transaction may burn.
     const trxLeaving = new Map<string, bigint>();
-    for (const [address, amount] of await openSweepAmounts(this.options.db, this.chain, native.asset)) {
+    for (const [address, { amount }] of await openSweepAmounts(this.options.db, this.chain, native.asset)) {
       trxLeaving.set(address, amount + BANDWIDTH_RESERVE_SUN);
     }
     for (const c of candidates) {

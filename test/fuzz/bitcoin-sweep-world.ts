@@ -1,0 +1,54 @@
+import { silentLogger } from "@mp/core";
+import type { Database, LeaseKeeper } from "@mp/db";
+import { createBitcoinSweeper } from "@mp/treasury";
+import type { BitcoinTreasuryHarness } from "../../packages/treasury/test/support/bitcoin-treasury.ts";
+import { createDepositMerchant, testDepositKeys } from "../../packages/treasury/test/support/evm-deposits.ts";
+import { bitcoinWorld } from "./bitcoin-world.ts";
+import type { SweepWorld } from "./sweep-world.ts";
+
+/**
+ * The Bitcoin test node as the sweep fuzz drives it (bitcoinWorld's node, indexer, holds and
+ * reorgs): customers pay BTC to deposit addresses the real indexer watches and credits; the Bitcoin
+ * sweeper spends them into the treasury, many addresses per transaction, the fee out of the
+ * deposits. The threshold is the default 0.01 BTC.
+ */
+export function bitcoinSweepWorld(db: Database, h: BitcoinTreasuryHarness): SweepWorld {
+  const base = bitcoinWorld(db, h);
+  return {
+    family: "bitcoin-sweeps",
+    chain: base.chain,
+    db,
+    confirmations: base.confirmations,
+    height: base.height,
+    mine: base.mine,
+    hold: base.hold,
+    reorg: base.reorg,
+    txHeight: base.txHeight,
+    reconcileTargets: base.reconcileTargets,
+    assets: [{ asset: "BTC", min: 100_000n, max: 3_000_000n, threshold: 1_000_000n, native: true }],
+    treasury: h.treasury,
+    async startCase(count) {
+      await base.fund();
+      const merchant = await createDepositMerchant(db, count, "BITCOIN");
+      return merchant.addresses.map((a) => ({ destinationId: a.destinationId, address: a.address }));
+    },
+    // Into the mempool: mined by the next mine step (unless miners hold).
+    deposit: async (address, _asset, amount) => h.node.send(address, amount).txid,
+    balance() {
+      throw new Error("Bitcoin has no tokens: the sweep fuzz asks balances of tokens only");
+    },
+    sender: base.sender,
+    sweeper: (fetch: typeof globalThis.fetch, leases: LeaseKeeper) =>
+      createBitcoinSweeper({
+        db,
+        chains: [h.config],
+        depositKeys: testDepositKeys(),
+        treasuryKeys: h.keys,
+        logger: silentLogger(),
+        leases,
+        fetch,
+      }),
+    // A wallet payment that lands is valid: mined on the active chain is landed.
+    landed: async (txHash) => (await base.txHeight(txHash)) !== undefined,
+  };
+}

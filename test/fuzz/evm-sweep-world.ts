@@ -1,0 +1,79 @@
+import { silentLogger } from "@mp/core";
+import type { Database, LeaseKeeper } from "@mp/db";
+import { ANVIL_DEPLOYER, sendFromUnlocked, tokenBalance } from "@mp/test-nodes/evm";
+import { createEvmSweeper } from "@mp/treasury";
+import { encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem";
+import { createDepositMerchant, testDepositKeys } from "../../packages/treasury/test/support/evm-deposits.ts";
+import type { EvmReconcileChain } from "../treasury/evm-reconcile-chain.ts";
+import { evmWorld } from "./evm-world.ts";
+import type { SweepWorld } from "./sweep-world.ts";
+
+const ETH = 10n ** 18n;
+
+/**
+ * anvil as the sweep fuzz drives it (evmWorld's node, indexer, holds and reorgs): customers pay
+ * USDC and ETH to deposit addresses the real indexer watches and credits; the EVM sweeper tops the
+ * token addresses up with gas (a treasury send through the pipeline) and sweeps them into the
+ * treasury. Thresholds are the defaults: 10 USDC, 0.01 ETH.
+ */
+export function evmSweepWorld(db: Database, c: EvmReconcileChain): SweepWorld {
+  const base = evmWorld(db, c);
+  const { node } = c;
+  return {
+    family: "evm-sweeps",
+    chain: base.chain,
+    db,
+    confirmations: base.confirmations,
+    height: base.height,
+    mine: base.mine,
+    hold: base.hold,
+    reorg: base.reorg,
+    txHeight: base.txHeight,
+    reconcileTargets: base.reconcileTargets,
+    assets: [
+      { asset: "USDC", min: 1_000_000n, max: 40_000_000n, threshold: 10_000_000n, native: false },
+      { asset: "ETH", min: ETH / 1_000n, max: ETH / 4n, threshold: ETH / 100n, native: true },
+    ],
+    treasury: c.treasury,
+    async startCase(count) {
+      await base.fund();
+      const merchant = await createDepositMerchant(db, count);
+      return merchant.addresses.map((a) => ({ destinationId: a.destinationId, address: a.address }));
+    },
+    // Not waited for: while miners hold, the payment waits in the mempool like ours.
+    deposit: (address, asset, amount) =>
+      sendFromUnlocked(
+        node,
+        asset === "ETH"
+          ? { from: ANVIL_DEPLOYER.address, to: getAddress(address), value: amount }
+          : {
+              from: ANVIL_DEPLOYER.address,
+              to: c.usdc.address,
+              data: encodeFunctionData({
+                abi: erc20Abi,
+                functionName: "transfer",
+                args: [getAddress(address), amount],
+              }),
+            },
+      ),
+    balance: (address, asset) =>
+      asset === "ETH"
+        ? node.publicClient.getBalance({ address: getAddress(address) })
+        : tokenBalance(node, c.usdc, address),
+    sender: base.sender,
+    sweeper: (fetch: typeof globalThis.fetch, leases: LeaseKeeper) =>
+      createEvmSweeper({
+        db,
+        chains: [c.config],
+        depositKeys: testDepositKeys(),
+        treasuryKeys: c.keys,
+        logger: silentLogger(),
+        leases,
+        fetch,
+      }),
+    async landed(txHash) {
+      const receipt = await node.publicClient.getTransactionReceipt({ hash: txHash as Hex }).catch(() => null);
+      return receipt?.status === "success";
+    },
+  };
+}

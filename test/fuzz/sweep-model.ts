@@ -1,0 +1,287 @@
+import { silentLogger } from "@mp/core";
+import { createLeaseKeeper, type LeaseKeeper } from "@mp/db";
+import { createSendPipeline, type SendPipeline } from "@mp/treasury";
+import fc from "fast-check";
+import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
+import { createFaultyFetch, type FaultCounts, type FaultyFetch } from "./faulty-fetch.ts";
+import { chainSteps, ourTransactionsIn, untilPaused } from "./money-model.ts";
+import type { ReorgFate } from "./money-world.ts";
+import {
+  type CaseDeposit,
+  checkSweepStep,
+  checkSweepsSettled,
+  type SweepCaseState,
+  sweepsSettled,
+} from "./sweep-invariants.ts";
+import type { CaseSweeper, SweepWorld } from "./sweep-world.ts";
+
+/** The signer's two loops on a chain: the send pipeline (top-ups, broadcasts, confirmations) and the sweeper. */
+export type SweepLoop = "pipeline" | "sweeper";
+
+/** What a sweep fuzz step does to the world around a chain's sweeper and send pipeline. */
+export type SweepStep =
+  /** A customer pays `amount` of the world's `asset`-th asset to the case's `slot`-th deposit address. */
+  | { kind: "deposit"; slot: number; asset: number; amount: bigint }
+  /** One pass of the leader's `loop` with this share of its node calls faulty. */
+  | { kind: "tick"; loop: SweepLoop; faultRate: number }
+  | { kind: "mine"; blocks: number }
+  | { kind: "hold"; on: boolean }
+  | { kind: "reorg"; depth: number; ours: ReorgFate; longer: boolean }
+  /**
+   * The leader's `loop` stops at its `atCall`-th node call of a pass; the signer process is gone (both
+   * loops), a new one over the same database leads; the old pass dies there or (`wakes`) goes on
+   * after the new leader's next pass: a deposed leader waking up.
+   */
+  | { kind: "crash"; loop: SweepLoop; atCall: number; when: "before" | "after"; wakes: boolean };
+
+export interface SweepCase {
+  faultSeed: number;
+  steps: SweepStep[];
+}
+
+/** Deposit addresses per case: few, so deposits pile up on them (top-ups, repeated sweeps). */
+export const SWEEP_SLOTS = 3;
+
+const loop = fc.constantFrom("pipeline" as const, "sweeper" as const);
+
+/** The cases of one world: deposits of its assets around their thresholds, passes of both loops, faults. */
+export function sweepCase(world: Pick<SweepWorld, "assets">): fc.Arbitrary<SweepCase> {
+  const deposit = fc.oneof(
+    ...world.assets.map((a, asset) =>
+      fc.record({
+        kind: fc.constant("deposit" as const),
+        slot: fc.integer({ min: 0, max: SWEEP_SLOTS - 1 }),
+        asset: fc.constant(asset),
+        amount: fc.bigInt({ min: a.min, max: a.max }),
+      }),
+    ),
+  );
+  const step: fc.Arbitrary<SweepStep> = fc.oneof(
+    { weight: 3, arbitrary: deposit },
+    {
+      weight: 6,
+      arbitrary: fc.record({
+        kind: fc.constant("tick" as const),
+        loop,
+        faultRate: fc.constantFrom(0, 0, 0.2, 0.5, 1),
+      }),
+    },
+    ...chainSteps,
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant("crash" as const),
+        loop,
+        atCall: fc.integer({ min: 1, max: 10 }),
+        when: fc.constantFrom("before" as const, "after" as const),
+        wakes: fc.boolean(),
+      }),
+    },
+  );
+  return fc.record({
+    faultSeed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+    steps: fc.array(step, { minLength: 8, maxLength: 24 }),
+  });
+}
+
+/** One signer process: its lease keeper, and each loop with its own faulty link to the node. */
+interface Instance {
+  keeper: LeaseKeeper;
+  links: Record<SweepLoop, FaultyFetch>;
+  loops: Record<SweepLoop, SendPipeline | CaseSweeper>;
+  /** The pass in flight when it was stopped mid-way (crash), settled once it wakes or dies. */
+  pass: Promise<void> | null;
+}
+
+export interface SweepOutcome {
+  steps: number;
+  deposits: number;
+  sweeps: number;
+  confirmed: number;
+  failed: number;
+  topUps: number;
+  crashes: number;
+  faults: FaultCounts;
+}
+
+/**
+ * One fuzz case on a chain's sweeper and send pipeline (its test node, the real indexer crediting
+ * the deposits). After every step the invariants of checkSweepStep hold; after the steps the world
+ * settles (faults off, blocks mined, both loops passing) and checkSweepsSettled holds. Throws
+ * (AssertionError) on the first broken invariant.
+ */
+export async function runSweepCase(world: SweepWorld, c: SweepCase): Promise<SweepOutcome> {
+  const { db, chain } = world;
+  const addresses = await world.startCase(SWEEP_SLOTS);
+  const startHeight = await world.height();
+  const state: SweepCaseState = {
+    addresses,
+    deposits: [] as CaseDeposit[],
+    treasuryAtStart: new Map(),
+    sweepStates: new Map(),
+  };
+  for (const a of world.assets)
+    if (!a.native) state.treasuryAtStart.set(a.asset, await world.balance(world.treasury, a.asset));
+  const instances: Instance[] = [];
+  let seedOffset = 0;
+  const newInstance = (): Instance => {
+    const keeper = createLeaseKeeper({ db, role: "signer", seconds: TEST_LEASE_SECONDS, logger: silentLogger() });
+    const links = {
+      pipeline: createFaultyFetch({ seed: c.faultSeed + seedOffset++ }),
+      sweeper: createFaultyFetch({ seed: c.faultSeed + seedOffset++ }),
+    };
+    const pipeline = createSendPipeline({
+      db,
+      senders: [world.sender(links.pipeline.fetch)],
+      logger: silentLogger(),
+      confirmations: { [chain]: world.confirmations },
+      leases: keeper,
+    });
+    const instance: Instance = {
+      keeper,
+      links,
+      loops: { pipeline, sweeper: world.sweeper(links.sweeper.fetch, keeper) },
+      pass: null,
+    };
+    instances.push(instance);
+    return instance;
+  };
+  const stopInstance = async (i: Instance) => {
+    await i.pass?.catch(() => undefined);
+    await i.loops.sweeper.stop();
+    await i.loops.pipeline.stop();
+    await i.keeper.stop();
+  };
+  let leader = newInstance();
+  let sleeper: Instance | null = null;
+  let crashes = 0;
+
+  const wakeSleeper = async () => {
+    if (!sleeper) return;
+    const s = sleeper;
+    sleeper = null;
+    s.links.pipeline.wake();
+    s.links.sweeper.wake();
+    await stopInstance(s);
+  };
+
+  const crash = async (step: Extract<SweepStep, { kind: "crash" }>) => {
+    crashes++;
+    await wakeSleeper();
+    const old = leader;
+    const link = old.links[step.loop];
+    link.setRate(0);
+    link.pauseAt(step.atCall, step.when);
+    old.pass = old.loops[step.loop].tick(chain);
+    const settled = await Promise.race([
+      old.pass.then(
+        () => true,
+        () => true,
+      ),
+      untilPaused(link),
+    ]);
+    // The old process's keeper is gone: both its leases may be taken at once.
+    await db.query("UPDATE leases SET expires_at = clock_timestamp() WHERE name = ANY($1::text[])", [
+      [`sender:${chain}`, `sweeper:${chain}`],
+    ]);
+    leader = newInstance();
+    if (settled === true || !step.wakes) {
+      old.links.pipeline.kill();
+      old.links.sweeper.kill();
+      await stopInstance(old);
+    } else {
+      await old.keeper.stop();
+      sleeper = old;
+    }
+  };
+
+  try {
+    for (const step of c.steps) {
+      if (step.kind === "deposit") {
+        const address = addresses[step.slot] as (typeof addresses)[number];
+        const asset = (world.assets[step.asset] as (typeof world.assets)[number]).asset;
+        const txHash = await world.deposit(address.address, asset, step.amount);
+        state.deposits.push({ ...address, asset, amount: step.amount, txHash });
+      } else if (step.kind === "tick") {
+        leader.links[step.loop].setRate(step.faultRate);
+        await leader.loops[step.loop].tick(chain).catch(() => undefined);
+        await wakeSleeper();
+      } else if (step.kind === "mine") {
+        await world.mine(step.blocks);
+      } else if (step.kind === "hold") {
+        await world.hold(step.on);
+      } else if (step.kind === "reorg") {
+        // Only this case's blocks are reorganised; customers' payments in them are mined again.
+        const depth = Math.min(step.depth, (await world.height()) - startHeight);
+        if (depth >= 1) await world.reorg(depth, await ourTransactionsIn(world, depth), step.ours, step.longer);
+      } else {
+        await crash(step);
+      }
+      await checkSweepStep(world, state);
+    }
+    await wakeSleeper();
+    await settle(world, leader, state);
+    await checkSweepsSettled(world, state);
+  } finally {
+    await world.hold(false);
+    for (const i of instances) {
+      i.links.pipeline.kill();
+      i.links.sweeper.kill();
+    }
+    for (const i of instances) await stopInstance(i);
+  }
+  return outcome(world, state, c.steps.length, crashes, instances);
+}
+
+/** Faults off, miners back: passes of both loops and blocks until every sweep and send of the case is settled. */
+async function settle(world: SweepWorld, leader: Instance, state: SweepCaseState): Promise<void> {
+  await world.hold(false);
+  leader.links.pipeline.setRate(0);
+  leader.links.sweeper.setRate(0);
+  const pass = async () => {
+    await leader.loops.sweeper.tick(world.chain).catch(() => undefined);
+    await leader.loops.pipeline.tick(world.chain).catch(() => undefined);
+  };
+  const deadline = Date.now() + 150_000;
+  for (;;) {
+    await pass();
+    await world.mine(1);
+    await checkSweepStep(world, state);
+    const open = await sweepsSettled(world, state);
+    if (open === null) {
+      // Deep enough that nothing is judged on a shallow block, then both loops once more.
+      await world.mine(world.confirmations + 1);
+      await pass();
+      if ((await sweepsSettled(world, state)) === null) return;
+    } else if (Date.now() > deadline) {
+      throw new Error(`sweeps never settled: ${open}`);
+    }
+  }
+}
+
+async function outcome(
+  world: SweepWorld,
+  state: SweepCaseState,
+  steps: number,
+  crashes: number,
+  instances: readonly Instance[],
+): Promise<SweepOutcome> {
+  const faults: FaultCounts = { calls: 0, refused: 0, "lost-answer": 0, "http-503": 0 };
+  for (const i of instances)
+    for (const link of [i.links.pipeline, i.links.sweeper])
+      for (const [k, v] of Object.entries(link.counts)) faults[k as keyof FaultCounts] += v;
+  const { rows } = await world.db.query<{ state: string; top_up: boolean }>(
+    "SELECT state, top_up_send_id IS NOT NULL AS top_up FROM treasury_sweeps WHERE destination_id = ANY($1::uuid[])",
+    [state.addresses.map((a) => a.destinationId)],
+  );
+  return {
+    steps,
+    deposits: state.deposits.length,
+    sweeps: rows.length,
+    confirmed: rows.filter((r) => r.state === "confirmed").length,
+    failed: rows.filter((r) => r.state === "failed").length,
+    topUps: rows.filter((r) => r.top_up).length,
+    crashes,
+    faults,
+  };
+}

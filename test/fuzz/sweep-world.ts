@@ -1,0 +1,50 @@
+import type { LeaseKeeper } from "@mp/db";
+import type { ChainSender } from "@mp/treasury";
+import type { MoneyWorld } from "./money-world.ts";
+
+/** One asset a case deposits: its deposit amounts (around its sweep threshold) and that threshold. */
+export interface SweepAsset {
+  asset: string;
+  min: bigint;
+  max: bigint;
+  /** The sweeper's threshold for the asset (smallest units): at or above it a deposit address is swept. */
+  threshold: bigint;
+  /** The chain's own coin: it pays its sweep's gas, and the top-ups and fees move it too. */
+  native: boolean;
+}
+
+/** A deposit address of the case: the destination the indexer watches and the sweeper's keys derive. */
+export interface CaseAddress {
+  destinationId: string;
+  address: string;
+}
+
+/** A sweeper as a signer process starts it: its lease keeper, its own link to the node. */
+export interface CaseSweeper {
+  tick(chain: MoneyWorld["chain"]): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * One family's chain as the sweep fuzz drives it: the money world's node (mine, hold, reorg, the
+ * indexer recording deposits and the treasury's receipts) plus customers paying deposit addresses
+ * and the family's sweeper. One world serves every case of a file.
+ */
+export interface SweepWorld
+  extends Pick<
+    MoneyWorld,
+    "family" | "chain" | "db" | "confirmations" | "height" | "mine" | "hold" | "reorg" | "txHeight" | "reconcileTargets"
+  > {
+  readonly assets: readonly SweepAsset[];
+  /** Funds the treasury (gas for top-ups) and makes `count` new deposit addresses of a new merchant. */
+  startCase(count: number): Promise<CaseAddress[]>;
+  /** A customer pays `amount` of `asset` to `address`; returns the transaction hash (it may wait in the mempool). */
+  deposit(address: string, asset: string, amount: bigint): Promise<string>;
+  /** What `address` holds of the token `asset` on the active chain (asked of tokens only: the native coin also pays gas). */
+  balance(address: string, asset: string): Promise<bigint>;
+  readonly treasury: string;
+  sender(fetch: typeof globalThis.fetch): ChainSender;
+  sweeper(fetch: typeof globalThis.fetch, leases: LeaseKeeper): CaseSweeper;
+  /** Whether the transaction is mined on the active chain and succeeded. */
+  landed(txHash: string): Promise<boolean>;
+}
