@@ -1,6 +1,6 @@
 import type { Logger } from "@mp/core";
 import type { Database } from "@mp/db";
-import type { AddressScreening } from "@mp/providers";
+import { type AddressScreening, recordSanctionsMatch, type SanctionsMatchInput } from "@mp/providers";
 import { type BankPayoutDeps, executeBankPayoutsOnce } from "./bank-payout-pass.ts";
 import { applyFundingDeposits, unfundReversedDeposits } from "./fund-from-crypto-deposits.ts";
 import { provisionFundingAddresses } from "./funding-address.ts";
@@ -60,8 +60,18 @@ export async function executeTransfersOnce(
   } = {},
 ): Promise<TransferPass> {
   const { logger, sanctions } = options;
-  const payoutTreasury = (merchantId: string) =>
-    sanctions ? screenedTreasury(db, treasury, sanctions, merchantId) : treasury;
+  // A payout's start in its own transaction; a destination refused by the screening is recorded after it.
+  const startPayout = async (ref: { id: string; merchantId: string }) => {
+    if (!sanctions) return db.tx((client) => startTransferPayout(client, ref, treasury));
+    const refused: SanctionsMatchInput[] = [];
+    try {
+      return await db.tx((client) =>
+        startTransferPayout(client, ref, screenedTreasury(treasury, sanctions, ref.merchantId, refused)),
+      );
+    } finally {
+      for (const match of refused) await db.tx((client) => recordSanctionsMatch(client, match));
+    }
+  };
   const expired = await expireDueTransfers(db, BATCH, logger);
   const provisioned = options.fundingWallets
     ? await provisionFundingAddresses(db, options.fundingWallets, BATCH, logger)
@@ -74,13 +84,10 @@ export async function executeTransfersOnce(
     : { started: 0, finished: 0 };
   const started =
     banked.started +
-    (await eachTransfer(
-      db,
-      await fundedCryptoTransfers(db, BATCH),
-      "payout start",
-      (ref) => db.tx((client) => startTransferPayout(client, ref, payoutTreasury(ref.merchantId))),
-      { logger, giveUp: giveUpStart },
-    ));
+    (await eachTransfer(db, await fundedCryptoTransfers(db, BATCH), "payout start", startPayout, {
+      logger,
+      giveUp: giveUpStart,
+    }));
   const finished =
     banked.finished +
     (await eachTransfer(
