@@ -1,9 +1,11 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createTestDatabase } from "@mp/db/testing";
-import { PAYMENTS_BIN } from "../cli/run-cli.ts";
+import { PAYMENTS_BIN, startService } from "../cli/run-cli.ts";
+import { stopProcessGroup } from "../e2e/several-processes.ts";
+import { eventually } from "../support/api-harness.ts";
 import { printTable } from "./measure.ts";
 
 export interface CliBenchOptions {
@@ -47,29 +49,30 @@ function measure(command: string, rounds: number, env: Record<string, string | u
   return { cpuSeconds: median(runs.map((r) => r.cpuSeconds)), wallSeconds: median(runs.map((r) => r.wallSeconds)) };
 }
 
-/** Seconds from spawning `payments serve --role all` until /ready answers 200; the process group is then killed. */
+/**
+ * Seconds from spawning `payments serve --role all` (run-cli.ts's startService: own process group,
+ * bounded start) until /ready answers 200; then stopped like the e2e tests stop a service.
+ */
 async function readySeconds(dataDir: string, port: number): Promise<number> {
   const started = performance.now();
-  const child = spawn(process.execPath, [PAYMENTS_BIN, "serve", "--role", "all"], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: undefined, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: "warn" },
-    stdio: "ignore",
-    detached: true,
+  const service = await startService(["--role", "all"], {
+    DATABASE_URL: undefined,
+    DATA_DIR: dataDir,
+    PORT: String(port),
   });
   try {
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`payments serve exited with ${child.exitCode}`);
-      const ready = await fetch(`http://127.0.0.1:${port}/ready`)
-        .then((response) => response.status === 200)
-        .catch(() => false);
-      if (ready) return (performance.now() - started) / 1000;
-      if (performance.now() - started > 300_000) throw new Error("payments serve not ready within 300 s");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await eventually(
+      () =>
+        fetch(`${service.url}/ready`).then(
+          (response) => response.status === 200 || undefined,
+          () => undefined,
+        ),
+      300_000,
+      50,
+    );
+    return (performance.now() - started) / 1000;
   } finally {
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    if (child.pid !== undefined) process.kill(-child.pid, "SIGTERM");
-    await exited;
+    await stopProcessGroup(service.child);
   }
 }
 
