@@ -6,7 +6,7 @@ import {
   findPaymentRequestRow,
   type PaymentRequestResource,
   type PresentSettings,
-  presentPaymentRequests,
+  presentPaymentRequest,
 } from "./request-resource.ts";
 
 /**
@@ -37,8 +37,7 @@ export async function cancelPaymentRequest(
   if (rows.length !== 1) throw new Error("the payment request vanished under its lock");
   const updated = await findPaymentRequestRow(sql, input.merchantId, input.id);
   if (!updated) throw new NotFoundError("Payment request");
-  const [resource] = await presentPaymentRequests(sql, [updated], settings, now);
-  if (!resource) throw new NotFoundError("Payment request");
+  const resource = await presentPaymentRequest(sql, updated, settings, now);
   await appendRequestEvents(
     sql,
     input.merchantId,

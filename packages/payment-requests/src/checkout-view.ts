@@ -5,7 +5,7 @@ import {
   type PaymentRequestResource,
   type PaymentRequestRow,
   type PresentSettings,
-  presentPaymentRequests,
+  presentPaymentRequest,
 } from "./request-resource.ts";
 import { PAYABLE_STATUSES } from "./statuses.ts";
 
@@ -70,8 +70,7 @@ export async function checkoutView(
   settings: PresentSettings,
   now: Date = new Date(),
 ): Promise<CheckoutView> {
-  const [r] = await presentPaymentRequests(sql, [row], settings, now);
-  if (!r) throw new Error("the payment request could not be presented");
+  const r = await presentPaymentRequest(sql, row, settings, now);
   const payable = PAYABLE_STATUSES.has(r.status);
   const paid = r.status === "paid" || r.status === "overpaid";
   return {

@@ -7,7 +7,7 @@ import {
   type PaymentRequestResource,
   type PaymentRequestRow,
   type PresentSettings,
-  presentPaymentRequests,
+  presentPaymentRequest,
 } from "./request-resource.ts";
 
 export interface NewPaymentRequest extends RequestedAmount {
@@ -81,8 +81,7 @@ export async function insertPaymentRequest(
       o.map((x) => x.usdRate),
     ],
   );
-  const [resource] = await presentPaymentRequests(sql, [row], settings);
-  if (!resource) throw new Error("the new payment request could not be read");
+  const resource = await presentPaymentRequest(sql, row, settings);
   await appendRequestEvents(sql, input.merchantId, ["payment_request.created"], resource, input.idempotencyKey ?? null);
   return resource;
 }

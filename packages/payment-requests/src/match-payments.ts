@@ -2,10 +2,10 @@ import type { Queryable } from "@mp/db";
 import { appendRequestEvents, type PaymentRequestEventType } from "./request-events.ts";
 import { type FigurePayment, type Figures, requestFigures } from "./request-figures.ts";
 import {
-  PAYMENT_REQUEST_COLUMNS,
   type PaymentRequestRow,
   type PresentSettings,
-  presentPaymentRequests,
+  presentPaymentRequest,
+  selectPaymentRequestRows,
 } from "./request-resource.ts";
 import type { PaymentFlag, PaymentRequestStatus } from "./statuses.ts";
 
@@ -67,11 +67,7 @@ export async function matchPaymentRequest(
   settings: PresentSettings,
   now: Date = new Date(),
 ): Promise<boolean | undefined> {
-  const locked = await sql.query<PaymentRequestRow>(
-    `SELECT ${PAYMENT_REQUEST_COLUMNS} FROM payment_requests WHERE id = $1 FOR UPDATE`,
-    [requestId],
-  );
-  const row = locked.rows[0];
+  const [row] = await selectPaymentRequestRows(sql, "WHERE id = $1 FOR UPDATE", [requestId]);
   if (!row) return undefined;
   await sql.query("DELETE FROM payment_request_changes WHERE request_id = $1", [requestId]);
   const deposits = (await sql.query<WalletDeposit>(WALLET_DEPOSITS, [row.wallet_id])).rows;
@@ -138,8 +134,9 @@ export async function matchPaymentRequest(
     await storeFigures(sql, row, figures, now);
   }
   if (events.length === 0) return moved || changedPayments.length > 0;
-  const [fresh] = await presentPaymentRequests(sql, await reread(sql, requestId), settings, now);
-  if (fresh) await appendRequestEvents(sql, row.merchant_id, events, fresh);
+  const [reread] = await selectPaymentRequestRows(sql, "WHERE id = $1", [requestId]);
+  if (reread)
+    await appendRequestEvents(sql, row.merchant_id, events, await presentPaymentRequest(sql, reread, settings, now));
   return true;
 }
 
@@ -169,10 +166,4 @@ async function storeFigures(sql: Queryable, row: PaymentRequestRow, f: Figures, 
       now,
     ],
   );
-}
-
-async function reread(sql: Queryable, id: string): Promise<PaymentRequestRow[]> {
-  return (
-    await sql.query<PaymentRequestRow>(`SELECT ${PAYMENT_REQUEST_COLUMNS} FROM payment_requests WHERE id = $1`, [id])
-  ).rows;
 }

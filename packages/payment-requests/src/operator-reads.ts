@@ -1,10 +1,10 @@
 import type { Queryable } from "@mp/db";
 import {
-  PAYMENT_REQUEST_COLUMNS,
   type PaymentRequestResource,
-  type PaymentRequestRow,
   type PresentSettings,
+  presentPaymentRequest,
   presentPaymentRequests,
+  selectPaymentRequestRows,
 } from "./request-resource.ts";
 import type { PaymentRequestStatus } from "./statuses.ts";
 
@@ -20,9 +20,9 @@ export async function listPaymentRequestsForOperator(
   filters: { merchantId?: string | undefined; status?: PaymentRequestStatus | undefined; limit: number },
   settings: PresentSettings,
 ): Promise<OperatorPaymentRequest[]> {
-  const { rows } = await sql.query<PaymentRequestRow>(
-    `SELECT ${PAYMENT_REQUEST_COLUMNS} FROM payment_requests
-      WHERE ($1::uuid IS NULL OR merchant_id = $1) AND ($2::text IS NULL OR status = $2)
+  const rows = await selectPaymentRequestRows(
+    sql,
+    `WHERE ($1::uuid IS NULL OR merchant_id = $1) AND ($2::text IS NULL OR status = $2)
       ORDER BY created_at DESC, id DESC LIMIT $3`,
     [filters.merchantId ?? null, filters.status ?? null, filters.limit],
   );
@@ -36,12 +36,7 @@ export async function findPaymentRequestForOperator(
   id: string,
   settings: PresentSettings,
 ): Promise<OperatorPaymentRequest | undefined> {
-  const { rows } = await sql.query<PaymentRequestRow>(
-    `SELECT ${PAYMENT_REQUEST_COLUMNS} FROM payment_requests WHERE id = $1`,
-    [id],
-  );
-  const row = rows[0];
+  const [row] = await selectPaymentRequestRows(sql, "WHERE id = $1", [id]);
   if (!row) return undefined;
-  const [resource] = await presentPaymentRequests(sql, [row], settings);
-  return resource && { ...resource, merchant_id: row.merchant_id };
+  return { ...(await presentPaymentRequest(sql, row, settings)), merchant_id: row.merchant_id };
 }

@@ -281,6 +281,31 @@ function toResource(
   };
 }
 
+/** One row as the API answers it (see `presentPaymentRequests`). */
+export async function presentPaymentRequest(
+  sql: Queryable,
+  row: PaymentRequestRow,
+  settings: PresentSettings,
+  now: Date = new Date(),
+): Promise<PaymentRequestResource> {
+  const [resource] = await presentPaymentRequests(sql, [row], settings, now);
+  if (!resource) throw new Error(`payment request ${row.id} could not be presented`);
+  return resource;
+}
+
+/** The rows of `payment_requests` that `rest` (a WHERE clause and what follows it) selects. */
+export async function selectPaymentRequestRows(
+  sql: Queryable,
+  rest: string,
+  params: readonly unknown[],
+): Promise<PaymentRequestRow[]> {
+  const { rows } = await sql.query<PaymentRequestRow>(
+    `SELECT ${PAYMENT_REQUEST_COLUMNS} FROM payment_requests ${rest}`,
+    params as unknown[],
+  );
+  return rows;
+}
+
 /** Row `id` of this merchant (FOR UPDATE when `lock`), or undefined: another merchant's looks missing. */
 export async function findPaymentRequestRow(
   sql: Queryable,
@@ -288,10 +313,10 @@ export async function findPaymentRequestRow(
   id: string,
   lock = false,
 ): Promise<PaymentRequestRow | undefined> {
-  const { rows } = await sql.query<PaymentRequestRow>(
-    `SELECT ${PAYMENT_REQUEST_COLUMNS} FROM payment_requests WHERE merchant_id = $1 AND id = $2 ${lock ? "FOR UPDATE" : ""}`,
-    [merchantId, id],
-  );
+  const rows = await selectPaymentRequestRows(sql, `WHERE merchant_id = $1 AND id = $2 ${lock ? "FOR UPDATE" : ""}`, [
+    merchantId,
+    id,
+  ]);
   return rows[0];
 }
 
@@ -303,5 +328,5 @@ export async function findPaymentRequest(
   settings: PresentSettings,
 ): Promise<PaymentRequestResource | undefined> {
   const row = await findPaymentRequestRow(sql, merchantId, id);
-  return row && (await presentPaymentRequests(sql, [row], settings))[0];
+  return row && presentPaymentRequest(sql, row, settings);
 }

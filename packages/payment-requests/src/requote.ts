@@ -1,7 +1,7 @@
 import type { Database, Queryable } from "@mp/db";
 import type { RateProvider } from "@mp/providers";
 import { fetchUsdRates, type OptionAsset, priceOptions, rateLockEnd } from "./rate-lock.ts";
-import { PAYMENT_REQUEST_COLUMNS, type PaymentRequestRow } from "./request-resource.ts";
+import { type PaymentRequestRow, selectPaymentRequestRows } from "./request-resource.ts";
 
 /**
  * A request whose quote may be renewed now: open, its lock lapsed, not expired, and nothing ever seen
@@ -49,11 +49,7 @@ export async function requoteIfLapsed(
     options.rows.map((o) => o.asset),
   );
   return db.tx(async (sql) => {
-    const locked = await sql.query<PaymentRequestRow>(
-      `SELECT ${PAYMENT_REQUEST_COLUMNS} FROM payment_requests WHERE id = $1 FOR UPDATE`,
-      [row.id],
-    );
-    const current = locked.rows[0];
+    const [current] = await selectPaymentRequestRows(sql, "WHERE id = $1 FOR UPDATE", [row.id]);
     const at = now();
     if (!current || !lapsed(current, at) || !(await nothingSeen(sql, current.wallet_id))) return false;
     const priced = priceOptions(
