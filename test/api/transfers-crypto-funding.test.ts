@@ -9,7 +9,7 @@ import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
 import { CONFIRMATIONS, startEvmChain, startTronChain, type TestChain } from "../indexer/test-chains.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
 import { expectFundingShape, PAYEE, startTransfersApi, type TransfersApi } from "./transfers-support.ts";
-import { createCustomer, decided, individualTier1, nextKey, submit } from "./verification-fixtures.ts";
+import { createCustomer, nextKey, tier1Customer } from "./verification-fixtures.ts";
 
 /**
  * CRYPTO_DEPOSIT transfers (payer CUSTOMER, just in time): the intent's address is a fresh one of
@@ -49,9 +49,7 @@ describe("transfers: crypto funding just in time", () => {
     // its own); late money and an excess do (issue 27; transfers-funding-fees.test.ts).
     await t.api.db.query("UPDATE merchants SET fee_bps = 150, fee_fixed_micros = 25000 WHERE id = $1", [a.merchantId]);
     // Tier 1 is the gate of crypto funding: no Tier 2 needed.
-    customerId = await createCustomer(t.api, a);
-    const tier1 = await submit(t.api, a, customerId, individualTier1());
-    expect((await decided(t.api, a, customerId, tier1.body.data.id)).status).toBe("APPROVED");
+    customerId = await tier1Customer(t.api, a);
   }, 120_000);
   afterAll(async () => {
     await baseIndexer?.stop();

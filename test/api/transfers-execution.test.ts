@@ -1,7 +1,7 @@
 import { executeTransfersOnce } from "@mp/transfers";
 import { transferTreasury } from "@mp/treasury";
 import { beforeAll, describe, expect, it } from "vitest";
-import { PAYEE, useTransfersApi } from "./transfers-support.ts";
+import { PAYEE, transferStatuses, useTransfersApi } from "./transfers-support.ts";
 import { nextKey } from "./verification-fixtures.ts";
 
 /**
@@ -58,11 +58,7 @@ describe("transfers: execution through the treasury", () => {
       transfer.id,
     ]);
     expect(fee.rowCount).toBe(1);
-    const history = await t.api.db.query<{ to_status: string }>(
-      "SELECT to_status FROM transfer_transitions WHERE object_id = $1 ORDER BY id",
-      [transfer.id],
-    );
-    expect(history.rows.map((r) => r.to_status)).toEqual([
+    expect(await transferStatuses(t.api.db, transfer.id)).toEqual([
       "AWAITING_MERCHANT_FUNDING",
       "FUNDED",
       "PROCESSING",

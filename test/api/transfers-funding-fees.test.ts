@@ -10,7 +10,7 @@ import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
 import { CONFIRMATIONS } from "../indexer/test-chains.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
 import { startTransfersApi, type TransfersApi } from "./transfers-support.ts";
-import { createCustomer, decided, individualTier1, nextKey, submit } from "./verification-fixtures.ts";
+import { nextKey, tier1Customer } from "./verification-fixtures.ts";
 
 /**
  * Issue 27 finding 3: fees follow the money's purpose. Only the part of a deposit to a transfer's
@@ -42,9 +42,7 @@ describe("transfers: deposit fees on funding addresses follow the money's purpos
     a = await t.api.merchant();
     // 1.5 % + 0.025 USD per deposit.
     await t.api.db.query("UPDATE merchants SET fee_bps = 150, fee_fixed_micros = 25000 WHERE id = $1", [a.merchantId]);
-    customerId = await createCustomer(t.api, a);
-    const tier1 = await submit(t.api, a, customerId, individualTier1());
-    expect((await decided(t.api, a, customerId, tier1.body.data.id)).status).toBe("APPROVED");
+    customerId = await tier1Customer(t.api, a);
   }, 120_000);
   afterAll(async () => {
     await indexer?.stop();

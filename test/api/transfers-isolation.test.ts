@@ -18,6 +18,34 @@ const BTC_PAYEE = createTreasuryKeys("legal winner thank year wave sausage worth
 }).bitcoin(0, 0).address;
 
 /**
+ * Runs `body` while inserts into `table` whose `column` is `value` fail (a database error the executor
+ * must survive), then removes the fault.
+ */
+async function refusingInserts(
+  t: TransfersApi,
+  fault: { table: string; column: string; value: string },
+  body: () => Promise<void>,
+): Promise<void> {
+  const name = `refuse_${fault.table}`;
+  await t.api.db.query(
+    `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN
+       IF NEW.${fault.column}::text = '${fault.value}' THEN RAISE EXCEPTION 'injected fault for %', NEW.${fault.column}; END IF;
+       RETURN NEW;
+     END $$`,
+  );
+  await t.api.db.query(
+    `CREATE TRIGGER ${name} BEFORE INSERT ON ${fault.table} FOR EACH ROW EXECUTE FUNCTION ${name}()`,
+  );
+  try {
+    await body();
+  } finally {
+    await t.api.db.query(`DROP TRIGGER ${name} ON ${fault.table}`);
+    await t.api.db.query(`DROP FUNCTION ${name}()`);
+  }
+}
+
+/**
  * Issue 27, finding 2: one transfer the executor cannot move never aborts its pass nor holds up
  * another merchant's. The signer's pipeline is not running: a test ends a send the way the pipeline
  * records it (treasury_sends.state), as transfers-execution.test.ts does.
@@ -174,17 +202,7 @@ describe("transfers: each transfer isolated in the executor", () => {
   it("bank payouts too: one whose start throws waits and then FAILS, another merchant's goes to the bank", async () => {
     const before = await t.balance(a);
     const stuck = await balanceTransfer(a, usBank("000111222333"), "40.00");
-    await t.api.db.query(
-      `CREATE FUNCTION refuse_one_payout() RETURNS trigger LANGUAGE plpgsql AS $$
-       BEGIN
-         IF NEW.transfer_id = '${stuck.id}' THEN RAISE EXCEPTION 'injected fault for %', NEW.transfer_id; END IF;
-         RETURN NEW;
-       END $$`,
-    );
-    await t.api.db.query(
-      "CREATE TRIGGER refuse_one_payout BEFORE INSERT ON transfer_payouts FOR EACH ROW EXECUTE FUNCTION refuse_one_payout()",
-    );
-    try {
+    await refusingInserts(t, { table: "transfer_payouts", column: "transfer_id", value: stuck.id }, async () => {
       const good = await balanceTransfer(b, usBank("000444555666"), "15.00");
       const bank = { banking: createSandboxBankingProvider(), keyring: t.api.deps.encryption };
       await executeTransfersOnce(t.api.db, transferTreasury, { bank });
@@ -198,10 +216,7 @@ describe("transfers: each transfer isolated in the executor", () => {
       await executeTransfersOnce(t.api.db, transferTreasury, { bank });
       expect((await transferOf(a, stuck.id)).status).toBe("FAILED");
       expect(await t.balance(a)).toEqual(before);
-    } finally {
-      await t.api.db.query("DROP TRIGGER refuse_one_payout ON transfer_payouts");
-      await t.api.db.query("DROP FUNCTION refuse_one_payout()");
-    }
+    });
     await t.expectLedgerClean();
   });
 
@@ -209,17 +224,7 @@ describe("transfers: each transfer isolated in the executor", () => {
     const before = await t.balance(a);
     const stuck = await balanceTransfer(a, usdcTo, "30.00");
     // Fault injection: the treasury's table refuses this transfer's send (a database error, transient).
-    await t.api.db.query(
-      `CREATE FUNCTION refuse_one_send() RETURNS trigger LANGUAGE plpgsql AS $$
-       BEGIN
-         IF NEW.idempotency_key = '${stuck.id}' THEN RAISE EXCEPTION 'injected fault for %', NEW.idempotency_key; END IF;
-         RETURN NEW;
-       END $$`,
-    );
-    await t.api.db.query(
-      "CREATE TRIGGER refuse_one_send BEFORE INSERT ON treasury_sends FOR EACH ROW EXECUTE FUNCTION refuse_one_send()",
-    );
-    try {
+    await refusingInserts(t, { table: "treasury_sends", column: "idempotency_key", value: stuck.id }, async () => {
       const good = await balanceTransfer(b, usdcTo, "10.00");
       await executeTransfersOnce(t.api.db, transferTreasury);
       expect((await transferOf(b, good.id)).status).toBe("PROCESSING");
@@ -253,10 +258,7 @@ describe("transfers: each transfer isolated in the executor", () => {
       await confirmSend(good.id);
       await executeTransfersOnce(t.api.db, transferTreasury);
       expect((await transferOf(b, good.id)).status).toBe("COMPLETED");
-    } finally {
-      await t.api.db.query("DROP TRIGGER refuse_one_send ON treasury_sends");
-      await t.api.db.query("DROP FUNCTION refuse_one_send()");
-    }
+    });
     await t.expectLedgerClean();
   });
 });

@@ -1,11 +1,12 @@
 import { type AppDeps, WalletSlots } from "@mp/api";
 import { createLogger, resolveChainConfig } from "@mp/core";
 import { createCustody } from "@mp/custody";
+import type { Queryable } from "@mp/db";
 import { checkLedger } from "@mp/ledger";
 import { afterAll, beforeAll, expect } from "vitest";
 import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
+import { documentedCall } from "../support/documented-calls.ts";
 import { late } from "../support/late.ts";
-import { OpenApiAnswers } from "../support/openapi-answers.ts";
 import { nextKey, tier2Customer } from "./verification-fixtures.ts";
 
 /** Spec 2.9: the keys of the funding response, of its `funding` and of its `intent`, exactly (sorted). */
@@ -106,21 +107,8 @@ export async function startTransfersApi(options: { chains?: AppDeps["chains"] } 
 
 /** TransfersClient over `api`: the in-process harness or a `payments serve` process (callApi). */
 export async function transfersClient(api: Pick<ApiHarness, "call">): Promise<TransfersClient> {
-  const document = await api.call(undefined, "/openapi.json");
-  const answers = new OpenApiAnswers(document.body);
-
-  const call: TransfersApi["call"] = async (m, path, init = {}) => {
-    const res = await api.call(m.apiKey, path, init);
-    const problem = answers.problemWith({
-      method: init.method ?? "GET",
-      path: path.split("?")[0] ?? path,
-      status: res.status,
-      contentType: res.headers.get("content-type") ?? undefined,
-      body: res.text,
-    });
-    expect(problem, `${init.method ?? "GET"} ${path} ${res.status} ${res.text.slice(0, 300)}`).toBeUndefined();
-    return res;
-  };
+  const documented = await documentedCall(api);
+  const call: TransfersApi["call"] = (m, path, init = {}) => documented(m.apiKey, path, init);
 
   return {
     call,
@@ -223,4 +211,13 @@ export function expectBankFundingShape(f: any): void {
   expect(f.intent.bank_transfer.reference).toMatch(/^TRF[A-Z2-9]{12}$/);
   expect(f.intent.bank_transfer.narration).toContain(f.intent.bank_transfer.reference);
   expect(f.intent.bank_transfer.bank_code).toMatch(/^\d{9}$/);
+}
+
+/** The statuses transfer `id` went through, oldest first (its audited transitions). */
+export async function transferStatuses(db: Queryable, id: string): Promise<string[]> {
+  const { rows } = await db.query<{ to_status: string }>(
+    "SELECT to_status FROM transfer_transitions WHERE object_id = $1 ORDER BY id",
+    [id],
+  );
+  return rows.map((r) => r.to_status);
 }

@@ -117,17 +117,27 @@ export async function decided(
   }, 20_000);
 }
 
+/** A customer verified at Tier 1 through the API (needs workers). */
+export async function tier1Customer(
+  api: Pick<ApiHarness, "call">,
+  m: TestMerchant,
+  over: { lastName?: string } = {},
+): Promise<string> {
+  const customerId = await createCustomer(api, m);
+  const t1 = await submit(api, m, customerId, individualTier1({ last_name: over.lastName ?? "Lovelace" }));
+  if ((await decided(api, m, customerId, t1.body.data.id)).status !== "APPROVED")
+    throw new Error("tier 1 not approved");
+  return customerId;
+}
+
 /** A customer verified at Tier 1 and Tier 2 through the API (needs workers). */
 export async function tier2Customer(
   api: Pick<ApiHarness, "call">,
   m: TestMerchant,
   over: { lastName?: string } = {},
 ): Promise<string> {
-  const customerId = await createCustomer(api, m);
   const lastName = over.lastName ?? "Lovelace";
-  const t1 = await submit(api, m, customerId, individualTier1({ last_name: lastName }));
-  if ((await decided(api, m, customerId, t1.body.data.id)).status !== "APPROVED")
-    throw new Error("tier 1 not approved");
+  const customerId = await tier1Customer(api, m, { lastName });
   const t2 = await submit(api, m, customerId, individualTier2({ last_name: lastName }));
   if ((await decided(api, m, customerId, t2.body.data.id)).status !== "APPROVED")
     throw new Error("tier 2 not approved");

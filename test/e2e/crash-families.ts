@@ -67,7 +67,7 @@ interface StartedNode {
 
 let payees = 0;
 
-async function startBitcoin(): Promise<StartedNode & Pick<CrashFamily, "asset" | "amount" | "amountRaw">> {
+async function startBitcoin(): Promise<StartedNode & Sends> {
   const node = await startBitcoinTestNode({
     network: "regtest",
     blockIntervalMs: BLOCK_INTERVAL_MS,
@@ -94,52 +94,73 @@ async function startBitcoin(): Promise<StartedNode & Pick<CrashFamily, "asset" |
   };
 }
 
-async function startSolana(): Promise<StartedNode & Pick<CrashFamily, "asset" | "amount" | "amountRaw">> {
-  const node = await startSolanaTestNode({ blockIntervalMs: BLOCK_INTERVAL_MS, seed: `crash-${Math.random()}` });
+type Sends = Pick<CrashFamily, "asset" | "amount" | "amountRaw">;
+
+/** What Solana's and Tron's test nodes share: token lists, and transactions looked up by id. */
+interface AccountTestNode {
+  url: string;
+  tokens: Iterable<{ asset: string; address: string; decimals: number }>;
+  transaction(id: string): unknown;
+  stop(): Promise<void>;
+}
+
+/** An account chain's node: the treasury is funded by the transfers `fund` makes (native coin and token). */
+function accountChain(
+  node: AccountTestNode,
+  sends: Sends,
+  parts: {
+    adapter: StartedNode["adapter"];
+    fund(treasury: string): string[];
+    freshPayee(): string;
+  },
+): StartedNode & Sends {
+  const landed = (id: string) => node.transaction(id) !== undefined;
   return {
-    asset: "USDC",
-    amount: "7.25",
-    amountRaw: 7_250_000n,
+    ...sends,
     input: { rpcUrl: node.url, network: "regtest", confirmations: 2, pollIntervalMs: 300, tokens: [...node.tokens] },
-    adapter: (config) => createSolanaAdapter(config),
+    adapter: parts.adapter,
     async fund(treasury) {
-      const sol = node.transfer(treasury, 10n * 1_000_000_000n);
-      const usdc = node.transferToken(treasury, "USDC", 1_000n * 1_000_000n);
-      await waitFor(
-        "the treasury's SOL and USDC to land",
-        async () => node.transaction(sol) !== undefined && node.transaction(usdc) !== undefined,
-        FUNDING_TIMEOUT_MS,
-      );
+      const ids = parts.fund(treasury);
+      await waitFor(`the treasury's ${sends.asset} funding to land`, async () => ids.every(landed), FUNDING_TIMEOUT_MS);
     },
-    landed: (signature) => node.transaction(signature) !== undefined,
-    freshPayee: () => Keypair.generate().publicKey.toBase58(),
+    landed,
+    freshPayee: parts.freshPayee,
     stop: () => node.stop(),
   };
 }
 
-async function startTron(): Promise<StartedNode & Pick<CrashFamily, "asset" | "amount" | "amountRaw">> {
+async function startSolana(): Promise<StartedNode & Sends> {
+  const node = await startSolanaTestNode({ blockIntervalMs: BLOCK_INTERVAL_MS, seed: `crash-${Math.random()}` });
+  return accountChain(
+    node,
+    { asset: "USDC", amount: "7.25", amountRaw: 7_250_000n },
+    {
+      adapter: (config) => createSolanaAdapter(config),
+      fund: (treasury) => [
+        node.transfer(treasury, 10n * 1_000_000_000n),
+        node.transferToken(treasury, "USDC", 1_000n * 1_000_000n),
+      ],
+      freshPayee: () => Keypair.generate().publicKey.toBase58(),
+    },
+  );
+}
+
+async function startTron(): Promise<StartedNode & Sends> {
   // Blocks every BLOCK_MS (3 s, as on the real chain): block time then runs with the clock, so a
   // transaction's 60 s expiration is 60 s, not the 20 s that 1 s blocks of 3 s timestamps would make it.
   const node = await startTronTestNode({ blockIntervalMs: TRON_BLOCK_MS, seed: `crash-${Math.random()}` });
-  return {
-    asset: "USDT",
-    amount: "3.5",
-    amountRaw: 3_500_000n,
-    input: { rpcUrl: node.url, network: "regtest", confirmations: 2, pollIntervalMs: 300, tokens: [...node.tokens] },
-    adapter: (config) => createTronAdapter(config),
-    async fund(treasury) {
-      const trx = node.transfer(treasury, 1_000n * 1_000_000n);
-      const usdt = node.transferToken(treasury, 1_000n * 1_000_000n);
-      await waitFor(
-        "the treasury's TRX and USDT to land",
-        async () => node.transaction(trx) !== undefined && node.transaction(usdt) !== undefined,
-        FUNDING_TIMEOUT_MS,
-      );
+  return accountChain(
+    node,
+    { asset: "USDT", amount: "3.5", amountRaw: 3_500_000n },
+    {
+      adapter: (config) => createTronAdapter(config),
+      fund: (treasury) => [
+        node.transfer(treasury, 1_000n * 1_000_000n),
+        node.transferToken(treasury, 1_000n * 1_000_000n),
+      ],
+      freshPayee: () => new TronKey(randomBytes(32).toString("hex")).address,
     },
-    landed: (txID) => node.transaction(txID) !== undefined,
-    freshPayee: () => new TronKey(randomBytes(32).toString("hex")).address,
-    stop: () => node.stop(),
-  };
+  );
 }
 
 const STARTERS = { BITCOIN: startBitcoin, SOLANA: startSolana, TRON: startTron } as const;

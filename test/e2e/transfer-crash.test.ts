@@ -2,7 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { tokenBalance } from "@mp/test-nodes/evm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshAddress } from "../../packages/treasury/test/support/evm-treasury.ts";
-import { type TransfersClient, transfersClient } from "../api/transfers-support.ts";
+import { type TransfersClient, transferStatuses, transfersClient } from "../api/transfers-support.ts";
 import { runCli, startRole, startService } from "../cli/run-cli.ts";
 import { eventually, type TestMerchant } from "../support/api-harness.ts";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
@@ -104,11 +104,7 @@ describe.skipIf(!process.env.DATABASE_URL)(
       expect(await chains.base.node.publicClient.getTransactionCount({ address: chains.base.treasury })).toBe(
         nonceBefore + 1,
       );
-      const history = await database.db.query<{ to_status: string }>(
-        "SELECT to_status FROM transfer_transitions WHERE object_id = $1 ORDER BY id",
-        [id],
-      );
-      expect(history.rows.map((r) => r.to_status)).toEqual([
+      expect(await transferStatuses(database.db, id)).toEqual([
         "AWAITING_MERCHANT_FUNDING",
         "FUNDED",
         "PROCESSING",

@@ -4,7 +4,7 @@ import { createSandboxRateProvider } from "@mp/providers";
 import { expect } from "vitest";
 import { nextKey } from "../api/verification-fixtures.ts";
 import type { ApiHarness, TestMerchant } from "../support/api-harness.ts";
-import { OpenApiAnswers } from "../support/openapi-answers.ts";
+import { documentedCall } from "../support/documented-calls.ts";
 
 export const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
 
@@ -36,23 +36,7 @@ export function movableRates(): RateProvider & { setBtc(rate: string | undefined
 
 /** Calls against a running API, each answer checked against its live /openapi.json. */
 export async function checkedCalls(api: Pick<ApiHarness, "call">) {
-  const answers = new OpenApiAnswers((await api.call(undefined, "/openapi.json")).body);
-  const call = async (
-    key: string | undefined,
-    path: string,
-    init: { method?: string; idempotencyKey?: string; json?: unknown } = {},
-  ) => {
-    const res = await api.call(key, path, init);
-    const problem = answers.problemWith({
-      method: init.method ?? "GET",
-      path: path.split("?")[0] ?? path,
-      status: res.status,
-      contentType: res.headers.get("content-type") ?? undefined,
-      body: res.text,
-    });
-    expect(problem, `${init.method ?? "GET"} ${path} ${res.status} ${res.text.slice(0, 300)}`).toBeUndefined();
-    return res;
-  };
+  const call = await documentedCall(api);
   return {
     call,
     /** POST /v1/payment-requests; 201 expected unless `status` says otherwise. */
