@@ -83,16 +83,18 @@ describe("transfers: a late crypto payment under the merchant's return policy", 
     await base.mine(CONFIRMATIONS - 1);
     await catchUp(indexer);
     const { rows } = await t.api.db.query<{ id: string }>("SELECT id FROM deposits WHERE to_address = $1", [address]);
-    return rows[0]?.id ?? "";
+    return { depositId: rows[0]?.id ?? "", transferId: canceled.id as string };
   }
 
   const pass = () => executeTransfersOnce(t.api.db, transferTreasury, { returnNetworkFeeUsdMicros: 1_000_000n });
 
   it("credit (the default): the late money stays in the merchant's available balance, nothing is sent", async () => {
     const m = await t.api.merchant();
-    await latePayment(m, 20_000_000n);
+    const { transferId } = await latePayment(m, 20_000_000n);
     expect((await pass()).returns).toBe(0);
     expect(await t.balance(m)).toEqual({ available: "20.000000", reserved: "0.000000" });
+    const intent = (await t.call(m, `/v1/transfers/${transferId}/funding`)).body.data.intent;
+    expect(intent.flag.message).toContain("it was added to the merchant's available balance");
     expect((await t.api.db.query("SELECT 1 FROM treasury_sends WHERE purpose = 'return'")).rowCount).toBe(0);
     await t.expectLedgerClean();
   }, 300_000);
@@ -100,13 +102,19 @@ describe("transfers: a late crypto payment under the merchant's return policy", 
   it("return: the late money goes back to its payer once, less the network fee; the ledger agrees", async () => {
     const m = await t.api.merchant();
     await t.api.db.query("UPDATE merchants SET return_policy = 'return' WHERE id = $1", [m.merchantId]);
-    const depositId = await latePayment(m, 30_000_000n);
+    const { depositId, transferId } = await latePayment(m, 30_000_000n);
     const before = await usdcOf(PAYER);
     const first = await pass();
     expect(first.applied).toBe(1);
     expect(first.returns).toBe(1);
     expect((await pass()).returns).toBe(0); // a replay takes nothing back twice
     expect(await t.balance(m)).toEqual({ available: "0.000000", reserved: "0.000000" });
+    const intent = (await t.call(m, `/v1/transfers/${transferId}/funding`)).body.data.intent;
+    expect(intent.flag.code).toBe("LATE_PAYMENT");
+    expect(intent.flag.message).toMatch(
+      /arrived after the intent was CANCELED; the merchant's return policy sends it back/,
+    );
+    expect(intent.flag.message).toContain(`to its payer (deposit ${depositId})`);
     const sends = await t.api.db.query<{ to_address: string; amount_raw: string; idempotency_key: string }>(
       "SELECT to_address, amount_raw::text, idempotency_key FROM treasury_sends WHERE purpose = 'return'",
     );

@@ -1,9 +1,18 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { checkLedger, returnHeldDeposit } from "@mp/ledger";
-import { ANVIL_ACCOUNTS, sendNative, tokenBalance, transferToken } from "@mp/test-nodes/evm";
+import {
+  ANVIL_ACCOUNTS,
+  minedTransaction,
+  sendFromUnlocked,
+  sendNative,
+  testTokenAbi,
+  tokenBalance,
+  transferToken,
+} from "@mp/test-nodes/evm";
 import { sendDepositReturn, settleDepositReturns } from "@mp/transfers";
 import { findSend, reconcileChains, transferTreasury } from "@mp/treasury";
+import { encodeFunctionData, getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../cli/run-cli.ts";
 import { addWallet, createMerchant, type TestMerchant } from "../indexer/indexer-fixtures.ts";
@@ -151,7 +160,7 @@ describe("deposit returns on anvil", () => {
     );
     expect(stored.rows[0]?.state).toBe("returned");
     const events = await db.query<{ type: string }>(
-      "SELECT type FROM events WHERE object_id = $1 ORDER BY created_at, id",
+      "SELECT type FROM events WHERE object_id = $1 ORDER BY seq",
       [depositId],
     );
     expect(events.rows.map((e) => e.type)).toEqual([
@@ -224,5 +233,43 @@ describe("deposit returns on anvil", () => {
     expect(await tokenBalance(chain.node, chain.usdc, PAYER.address)).toBe(before + 9n * USDC);
     expect((await checkLedger(db)).problems).toEqual([]);
     expect((await reconcileChains(db, chain.targets())).exitCode).toBe(0);
+  }, 600_000);
+
+  it("a return to a listed sender is refused (destination_sanctioned): the match is recorded, the deposit stays held", async () => {
+    const db = database.db;
+    // The sandbox's magic sanctioned address (docs/sanctions.md), impersonated on anvil, pays the deposit address.
+    const listed = getAddress("0xbadbadbadbadbadbadbadbadbadbadbadbadbad0");
+    await chain.node.testClient.impersonateAccount({ address: listed });
+    await sendNative(chain.node, listed, ETH);
+    await transferToken(chain.node, chain.usdc, listed, 7n * USDC);
+    const data = encodeFunctionData({
+      abi: testTokenAbi,
+      functionName: "transfer",
+      args: [getAddress(deposit), 7n * USDC],
+    });
+    await minedTransaction(
+      chain.node,
+      await sendFromUnlocked(chain.node, { from: listed, to: chain.usdc.address, data }),
+    );
+    await chain.settle();
+    const { rows } = await db.query<{ id: string }>(
+      "SELECT id FROM deposits WHERE amount_raw = $1 AND hold_status = 'HELD'",
+      [(7n * USDC).toString()],
+    );
+    const depositId = rows[0]?.id ?? "";
+    const refused = await runCli(["deposits", "return", "--deposit", depositId, "--reason", "listed"], cliEnv());
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("sanctions list");
+    const after = await db.query<{ hold_status: string }>("SELECT hold_status FROM deposits WHERE id = $1", [
+      depositId,
+    ]);
+    expect(after.rows).toEqual([{ hold_status: "HELD" }]);
+    const matches = await db.query<{ context: string; address: string }>(
+      "SELECT context, address FROM sanctions_matches WHERE reference = $1",
+      [depositId],
+    );
+    expect(matches.rows.map((m) => [m.context, m.address.toLowerCase()])).toEqual([["return", listed.toLowerCase()]]);
+    expect((await db.query("SELECT 1 FROM deposit_returns WHERE deposit_id = $1", [depositId])).rowCount).toBe(0);
+    expect((await checkLedger(db)).problems).toEqual([]);
   }, 600_000);
 });

@@ -7,6 +7,7 @@ import { type ReturnDeps, sendDepositReturn } from "./send-deposit-return.ts";
 
 interface LateDeposit {
   deposit_id: string;
+  intent_id: string;
   merchant_id: string;
   net: string;
   fee: string;
@@ -19,7 +20,7 @@ interface LateDeposit {
  */
 async function lateDepositsToReturn(db: Database, batch: number): Promise<LateDeposit[]> {
   const { rows } = await db.query<LateDeposit>(
-    `SELECT d.id AS deposit_id, d.merchant_id, d.net_amount_usd_micros::text AS net, d.fee_usd_micros::text AS fee
+    `SELECT d.id AS deposit_id, c.intent_id, d.merchant_id, d.net_amount_usd_micros::text AS net, d.fee_usd_micros::text AS fee
        FROM funding_intent_credits c
        JOIN deposits d ON d.id = c.deposit_id
        JOIN merchants m ON m.id = d.merchant_id AND m.return_policy = 'return'
@@ -60,6 +61,16 @@ export async function returnLateFunding(
           feeUsdMicros: BigInt(late.fee),
         });
         await appendDepositEvents(client, [{ type: "deposit.returned", depositId: late.deposit_id }]);
+        // The intent's LATE_PAYMENT flag says where the money went.
+        await client.query(
+          `UPDATE funding_intents SET flag_message = replace(flag_message, $2, $3)
+            WHERE id = $1 AND flag_code = 'LATE_PAYMENT'`,
+          [
+            late.intent_id,
+            "it was added to the merchant's available balance",
+            `the merchant's return policy sends it back to its payer (deposit ${late.deposit_id})`,
+          ],
+        );
         return sendDepositReturn(
           client,
           { ...deps, refused },
