@@ -159,10 +159,9 @@ describe("deposit returns on anvil", () => {
       [depositId],
     );
     expect(stored.rows[0]?.state).toBe("returned");
-    const events = await db.query<{ type: string }>(
-      "SELECT type FROM events WHERE object_id = $1 ORDER BY seq",
-      [depositId],
-    );
+    const events = await db.query<{ type: string }>("SELECT type FROM events WHERE object_id = $1 ORDER BY seq", [
+      depositId,
+    ]);
     expect(events.rows.map((e) => e.type)).toEqual([
       "deposit.pending",
       "deposit.confirmed",
