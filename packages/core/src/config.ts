@@ -82,6 +82,12 @@ export interface TransferSettings {
    * (docs/transfers.md "Price risk").
    */
   fundingTtlSeconds: number;
+  /**
+   * RETURN_NETWORK_FEE_USD: the network fee a return on chain takes from the returned amount, a USD
+   * decimal converted at the deposit's rate (the treasury pays the chain's real fee); unset: 1.00.
+   * A return worth no more than it is refused and stays payable.
+   */
+  returnNetworkFeeUsdMicros: bigint;
 }
 
 /**
@@ -217,6 +223,10 @@ const envSchema = z.object({
   TRANSFER_FEE_BPS: intString(0, 1_000).optional(),
   TRANSFER_QUOTE_TTL_SECONDS: intString(30, 3_600).optional(),
   TRANSFER_FUNDING_TTL_SECONDS: intString(60, 86_400).optional(),
+  RETURN_NETWORK_FEE_USD: z
+    .string()
+    .regex(/^\d{1,9}(\.\d{1,2})?$/, "must be a USD amount with at most 2 decimals, e.g. 1.50")
+    .optional(),
   PAYMENT_REQUEST_RATE_LOCK_SECONDS: intString(10, 86_400).optional(),
   PAYMENT_REQUEST_TTL_SECONDS: intString(60, 2_592_000).optional(),
   PUBLIC_URL: httpUrl.optional(),
@@ -282,6 +292,7 @@ function transferSettings(e: z.infer<typeof envSchema>): TransferSettings {
     feeBps: e.TRANSFER_FEE_BPS ?? 0,
     quoteTtlSeconds: e.TRANSFER_QUOTE_TTL_SECONDS ?? 300,
     fundingTtlSeconds: e.TRANSFER_FUNDING_TTL_SECONDS ?? 3_600,
+    returnNetworkFeeUsdMicros: decimalToUnits(e.RETURN_NETWORK_FEE_USD ?? "1.00", USD_DECIMALS) ?? 1_000_000n,
   };
 }
 

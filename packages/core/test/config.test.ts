@@ -105,6 +105,7 @@ describe("TRANSFER_* settings", () => {
       feeBps: 0,
       quoteTtlSeconds: 300,
       fundingTtlSeconds: 3_600,
+      returnNetworkFeeUsdMicros: 1_000_000n,
     });
     const set = loadConfig({
       TRANSFER_SPREAD_BPS: "25",
@@ -112,6 +113,7 @@ describe("TRANSFER_* settings", () => {
       TRANSFER_FEE_BPS: "30",
       TRANSFER_QUOTE_TTL_SECONDS: "60",
       TRANSFER_FUNDING_TTL_SECONDS: "86400",
+      RETURN_NETWORK_FEE_USD: "0.25",
     }).transfers;
     expect(set).toEqual({
       spreadBps: 25,
@@ -119,6 +121,7 @@ describe("TRANSFER_* settings", () => {
       feeBps: 30,
       quoteTtlSeconds: 60,
       fundingTtlSeconds: 86_400,
+      returnNetworkFeeUsdMicros: 250_000n,
     });
   });
 
@@ -128,6 +131,7 @@ describe("TRANSFER_* settings", () => {
       ["TRANSFER_SPREAD_BPS", "0.5"],
       ["TRANSFER_FEE_FIXED_USD", "1.005"],
       ["TRANSFER_FEE_FIXED_USD", "-1"],
+      ["RETURN_NETWORK_FEE_USD", "0.001"],
       ["TRANSFER_FEE_BPS", "lots"],
       ["TRANSFER_QUOTE_TTL_SECONDS", "5"],
       ["TRANSFER_FUNDING_TTL_SECONDS", "9999999"],

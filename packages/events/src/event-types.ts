@@ -16,6 +16,7 @@ export const EVENT_TYPES = [
   "deposit.held",
   "deposit.released",
   "deposit.returned",
+  "deposit.return_sent",
   "bank_deposit.created",
   "bank_deposit.held",
   "bank_deposit.released",

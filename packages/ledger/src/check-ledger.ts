@@ -79,6 +79,9 @@ async function driftedBalances(q: Queryable): Promise<string[]> {
   });
 }
 
+/** SQL true when a deposit (row `deposits`) was taken back from available by its merchant's return policy. */
+const RETURNED_BY_POLICY = `EXISTS (SELECT 1 FROM journal_entries p WHERE p.kind = 'policy_return' AND p.reference = deposits.id::text)`;
+
 /**
  * Each merchant's money in the ledger against the source documents, in one statement (one snapshot):
  * available + reserved + held = credited, unreversed crypto deposits (net) - those returned to their
@@ -109,7 +112,7 @@ async function merchantReconciliation(q: Queryable): Promise<{ problems: string[
         GROUP BY a.merchant_id),
      crypto AS (
        SELECT merchant_id, sum(coalesce(net_amount_usd_micros, 0)) AS total,
-              coalesce(sum(net_amount_usd_micros) FILTER (WHERE hold_status = 'RETURNED'), 0) AS returned,
+              coalesce(sum(net_amount_usd_micros) FILTER (WHERE hold_status = 'RETURNED' OR ${RETURNED_BY_POLICY}), 0) AS returned,
               coalesce(sum(net_amount_usd_micros) FILTER (WHERE hold_status = 'HELD'), 0) AS still_held
          FROM deposits
         WHERE credit_entry_id IS NOT NULL AND reversal_entry_id IS NULL GROUP BY merchant_id),
@@ -247,18 +250,39 @@ async function documentLinks(q: Queryable): Promise<string[]> {
   return result.rows.map((r) => r.problem);
 }
 
-/** returns_payable (money owed back to payers) equals the gross of the returned deposits still owed. */
+/**
+ * returns_payable (money owed back to payers) equals the gross of the returned deposits still owed
+ * (not yet sent back on chain: no `deposit_return` entry); each `deposit_return` entry is its
+ * deposit's, recorded on its deposit_returns row, and moved the deposit's gross.
+ */
 async function returnsOwed(q: Queryable): Promise<string[]> {
   const result = await q.query<{ ledger: string; documents: string }>(
     `SELECT coalesce((SELECT sum(b.balance) FROM account_balances b JOIN ledger_accounts a ON a.id = b.account_id
                        WHERE a.kind = 'returns_payable' AND a.currency = $1), 0)::text AS ledger,
-            coalesce((SELECT sum(amount_usd_micros) FROM deposits
-                       WHERE hold_status = 'RETURNED' AND reversal_entry_id IS NULL), 0)::text AS documents`,
+            coalesce((SELECT sum(d.amount_usd_micros) FROM deposits d
+                       WHERE (d.hold_status = 'RETURNED' OR ${RETURNED_BY_POLICY.replaceAll("deposits.id", "d.id")})
+                         AND d.reversal_entry_id IS NULL
+                         AND NOT EXISTS (SELECT 1 FROM deposit_returns r WHERE r.deposit_id = d.id AND r.state = 'returned')),
+                     0)::text AS documents`,
     [LEDGER_CURRENCY],
   );
   const row = result.rows[0];
-  if (!row || BigInt(row.ledger) === BigInt(row.documents)) return [];
-  return [`returns_payable ${usd(row.ledger)}, returned deposits owed to their payers ${usd(row.documents)}`];
+  const problems =
+    !row || BigInt(row.ledger) === BigInt(row.documents)
+      ? []
+      : [`returns_payable ${usd(row.ledger)}, returned deposits owed to their payers ${usd(row.documents)}`];
+  const entries = await q.query<{ problem: string }>(
+    `SELECT 'entry ' || e.id || ' (deposit_return ' || e.reference || ') ' ||
+            CASE WHEN r.deposit_id IS NULL THEN 'is not recorded on a returned deposit'
+                 ELSE 'moved ' || coalesce(l.amount::text, 'nothing') || ' micro-USD, the deposit owed ' || d.amount_usd_micros END AS problem
+       FROM journal_entries e
+       LEFT JOIN deposit_returns r ON r.deposit_id::text = e.reference AND r.entry_id = e.id AND r.state = 'returned'
+       LEFT JOIN deposits d ON d.id = r.deposit_id
+       LEFT JOIN journal_lines l ON l.entry_id = e.id AND l.line_no = 1
+      WHERE e.kind = 'deposit_return'
+        AND (r.deposit_id IS NULL OR l.amount IS DISTINCT FROM d.amount_usd_micros)`,
+  );
+  return [...problems, ...entries.rows.map((r) => r.problem)];
 }
 
 /**

@@ -29,12 +29,15 @@ async function creditWithRefund(
 /**
  * The lines that undo a deposit's credit where its money is now. Unresolved or never held: the exact
  * opposite of the credit (with a funding deposit's fee refund folded in). Released: the same, taken
- * from available instead of held. Returned: the payer is no longer owed anything (the money left the
- * chain), so returns_payable gives back the gross to deposit_clearing.
+ * from available instead of held. Returned (held_return, or policy_return of a late payment): the
+ * payer is no longer owed anything (the money left the chain), so returns_payable gives back the
+ * gross to deposit_clearing.
  */
 async function reversalLines(client: Queryable, depositId: string, credited: readonly LineSpec[]): Promise<LineSpec[]> {
   const credit = await creditWithRefund(client, depositId, credited);
-  const returned = await findEntry(client, "held_return", depositId);
+  // Refused while held, or taken back from available by the merchant's return policy: owed the same way.
+  const returned =
+    (await findEntry(client, "held_return", depositId)) ?? (await findEntry(client, "policy_return", depositId));
   if (returned) {
     const gross = credit.find((line) => line.account === "deposit_clearing")?.amount ?? 0n;
     return [

@@ -4,6 +4,7 @@ export { postBankDeposit } from "./bank-deposits.ts";
 export { type BankSuspense, postBankSuspense, readBankSuspense, releaseBankSuspense } from "./bank-suspense.ts";
 export { checkLedger, type LedgerCheckResult } from "./check-ledger.ts";
 export { type DepositCreditInput, type PostedDepositCredit, postDepositCredits } from "./deposit-credits.ts";
+export { postDepositReturn, postPolicyReturn } from "./deposit-returns.ts";
 export { postDepositReversal } from "./deposits.ts";
 export { exportJournalCsv, JOURNAL_CSV_HEADER } from "./export-csv.ts";
 export {

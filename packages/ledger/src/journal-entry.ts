@@ -18,7 +18,9 @@ export type EntryKind =
   | "transfer_refund"
   | "funding_fee_refund"
   | "bank_suspense_in"
-  | "bank_suspense_out";
+  | "bank_suspense_out"
+  | "deposit_return"
+  | "policy_return";
 
 export interface LineSpec {
   account: AccountKind;

@@ -4,6 +4,15 @@ import "./transfer-ledger-check.ts";
 export { bankPayoutRequest, recordBankPayoutIntent } from "./bank-payout-execution.ts";
 export { type BankPayoutDeps, executeBankPayoutsOnce } from "./bank-payout-pass.ts";
 export { transferProblems } from "./check-transfers.ts";
+export { returnLateFunding } from "./deposit-returns/late-funding-returns.ts";
+export { returnFeeRaw, returnSendKey } from "./deposit-returns/return-fee.ts";
+export {
+  type DepositReturn,
+  type DepositReturnState,
+  type ReturnRequest,
+  sendDepositReturn,
+} from "./deposit-returns/send-deposit-return.ts";
+export { settleDepositReturns } from "./deposit-returns/settle-deposit-returns.ts";
 export { applyBankCredit, lockBankFundingTarget } from "./fund-from-bank-credit.ts";
 export { applyFundingDeposits, unfundReversedDeposits } from "./fund-from-crypto-deposits.ts";
 export { provisionFundingAddresses } from "./funding-address.ts";

@@ -2,6 +2,8 @@ import type { Logger } from "@mp/core";
 import type { Database } from "@mp/db";
 import { type AddressScreening, recordSanctionsMatch, type SanctionsMatchInput } from "@mp/providers";
 import { type BankPayoutDeps, executeBankPayoutsOnce } from "./bank-payout-pass.ts";
+import { returnLateFunding } from "./deposit-returns/late-funding-returns.ts";
+import { settleDepositReturns } from "./deposit-returns/settle-deposit-returns.ts";
 import { applyFundingDeposits, unfundReversedDeposits } from "./fund-from-crypto-deposits.ts";
 import { provisionFundingAddresses } from "./funding-address.ts";
 import type { FundingWallets } from "./funding-wallets.ts";
@@ -28,6 +30,8 @@ export interface TransferPass {
   unfunded: number;
   started: number;
   finished: number;
+  /** Deposit returns whose send ended (deposit-returns/). */
+  returns: number;
 }
 
 /**
@@ -39,6 +43,8 @@ export interface TransferPass {
  * 4. FUNDED transfers to a crypto address become sends of `treasury` (the transfer id as idempotency
  *    key) and PROCESSING; PROCESSING transfers whose send the treasury reports confirmed become
  *    COMPLETED, those whose send failed FAILED;
+ * 6. (with `returnNetworkFeeUsdMicros`) late crypto funding of merchants whose return policy is
+ *    `return` is taken back and sent to its payer; returns whose send ended are settled (deposit-returns/);
  * 5. (with `bank`, run before 4) FUNDED transfers to a US bank account go to the banking provider's
  *    payouts and ended payouts finish them (bank-payout-pass.ts: the provider is called outside
  *    any transaction).
@@ -56,6 +62,8 @@ export async function executeTransfersOnce(
     bank?: BankPayoutDeps | undefined;
     /** Payout destinations screened again at the send (a list may have changed since the quote). */
     sanctions?: AddressScreening | undefined;
+    /** RETURN_NETWORK_FEE_USD: with it, late crypto funding of merchants whose policy is `return` goes back. */
+    returnNetworkFeeUsdMicros?: bigint | undefined;
     logger?: Logger;
   } = {},
 ): Promise<TransferPass> {
@@ -97,7 +105,17 @@ export async function executeTransfersOnce(
       async (ref) => (await db.tx((client) => finishTransferPayout(client, ref))) !== undefined,
       { logger },
     ));
-  return { expired, provisioned, applied, unfunded, started, finished };
+  const lateReturned =
+    options.returnNetworkFeeUsdMicros === undefined
+      ? 0
+      : await returnLateFunding(
+          db,
+          { treasury, screening: sanctions, networkFeeUsdMicros: options.returnNetworkFeeUsdMicros },
+          BATCH,
+          logger,
+        );
+  const returns = lateReturned + (await settleDepositReturns(db, treasury, BATCH, logger));
+  return { expired, provisioned, applied, unfunded, started, finished, returns };
 }
 
 /** Runs executeTransfersOnce every `intervalMs` until stopped; a failed pass is logged and retried. */
@@ -107,6 +125,7 @@ export function startTransferExecutor(options: {
   logger: Logger;
   fundingWallets?: FundingWallets;
   sanctions?: AddressScreening;
+  returnNetworkFeeUsdMicros?: bigint;
   intervalMs?: number;
   bank?: BankPayoutDeps;
 }): {
@@ -119,6 +138,7 @@ export function startTransferExecutor(options: {
       fundingWallets: options.fundingWallets,
       bank: options.bank,
       sanctions: options.sanctions,
+      returnNetworkFeeUsdMicros: options.returnNetworkFeeUsdMicros,
       logger,
     })
       .then(

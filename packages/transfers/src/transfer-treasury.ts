@@ -7,6 +7,8 @@ export interface TransferPayout {
   asset: string;
   to: string;
   amountRaw: bigint;
+  /** `return`: a returned deposit's money going back to its payer (deposit-returns/); default `transfer`. */
+  purpose?: "transfer" | "return";
 }
 
 /** How a payout's send ended. */

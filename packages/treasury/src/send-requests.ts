@@ -4,8 +4,11 @@ import { assertExternalDestination, type BitcoinNetwork, isChainAddress } from "
 import type { Queryable } from "@mp/db";
 import { P2WPKH_DUST } from "./bitcoin/bitcoin-fees.ts";
 
-/** sweep: a sweep's own send FROM a deposit address (signed by the sweeper with the deposit key, never by the pipeline). */
-export type SendPurpose = "operator" | "top_up" | "transfer" | "sweep";
+/**
+ * sweep: a sweep's own send FROM a deposit address (signed by the sweeper with the deposit key, never
+ * by the pipeline); return: a returned deposit's money going back to its payer (@mp/transfers' deposit returns).
+ */
+export type SendPurpose = "operator" | "top_up" | "transfer" | "sweep" | "return";
 export type SendState = "queued" | "waiting_funds" | "signed" | "broadcast" | "confirmed" | "failed";
 
 export interface SendRequest {
@@ -105,7 +108,7 @@ function assertSendable(request: SendRequest): void {
  * idempotency key again returns the stored send (whatever its state now) and stores nothing; the same
  * key with other parameters is refused (idempotency_conflict). A destination that is no address of
  * the chain, or a Bitcoin amount below dust, is refused (validation_error) and nothing is stored; so
- * is a transfer payout to an address of ours (destination_internal);
+ * is a transfer payout or a return to an address of ours (destination_internal);
  * checking the asset against the chain config is the caller's job (it knows the config).
  */
 export async function requestSend(
@@ -119,7 +122,9 @@ export async function requestSend(
   assertSendable(request);
   // A merchant's payout never goes to an address of ours (issue 27; the quote refused it already).
   // The operator's sends and top-ups may: the indexer credits a payout to a deposit address to its owner.
-  if (request.purpose === "transfer") await assertExternalDestination(db, request.chain, request.to);
+  if (request.purpose === "transfer" || request.purpose === "return") {
+    await assertExternalDestination(db, request.chain, request.to);
+  }
   const hash = requestHash(request);
   // ON CONFLICT DO NOTHING, then read: two callers racing with one key both end up with the one row.
   const inserted = await db.query<{ id: string; created_at: Date; updated_at: Date }>(

@@ -4,16 +4,17 @@ import { requestSend } from "./send-requests.ts";
 
 /**
  * The treasury's side of the transfers' payouts: a payout is a send of purpose `transfer` whose
- * idempotency key is the transfer id, picked up and confirmed by the signer's pipeline.
+ * idempotency key is the transfer id (a deposit's return: purpose `return`, its key
+ * `deposit-return:<deposit id>`), picked up and confirmed by the signer's pipeline.
  */
 export const transferTreasury: TransferTreasury = {
-  async requestSend(sql, payout, idempotencyKey) {
-    await requestSend(sql, { ...payout, purpose: "transfer", idempotencyKey });
+  async requestSend(sql, { purpose, ...payout }, idempotencyKey) {
+    await requestSend(sql, { ...payout, purpose: purpose ?? "transfer", idempotencyKey });
   },
   async endedSends(sql: Queryable, idempotencyKeys: readonly string[]): Promise<Map<string, EndedSend>> {
     const result = await sql.query<{ idempotency_key: string; state: EndedSend["state"]; reason: string | null }>(
       `SELECT idempotency_key, state, reason FROM treasury_sends
-        WHERE purpose = 'transfer' AND idempotency_key = ANY($1::text[]) AND state IN ('confirmed', 'failed')`,
+        WHERE purpose IN ('transfer', 'return') AND idempotency_key = ANY($1::text[]) AND state IN ('confirmed', 'failed')`,
       [idempotencyKeys],
     );
     return new Map(result.rows.map((row) => [row.idempotency_key, { state: row.state, reason: row.reason }]));

@@ -244,6 +244,7 @@ export async function serve(options: {
       treasury: transferTreasury,
       fundingWallets: fundingWallets(deps.walletSlots),
       sanctions,
+      returnNetworkFeeUsdMicros: config.transfers.returnNetworkFeeUsdMicros,
       bank: { banking: providers.banking, keyring: encryption, logger },
     });
     stops.push(() => transferExecutor.stop());

@@ -90,7 +90,7 @@ export const transferFundingResource = z.strictObject({
       .strictObject({ code: z.enum(["AMOUNT_MISMATCH", "LATE_PAYMENT", "FUNDING_REVERSED"]), message: z.string() })
       .nullable()
       .describe(
-        "AMOUNT_MISMATCH: received less (or more) than required, the message names the amounts; LATE_PAYMENT: a payment after the intent ended (added to the merchant's available balance); FUNDING_REVERSED: a chain reorganisation removed a funding deposit",
+        "AMOUNT_MISMATCH: received less (or more) than required, the message names the amounts; LATE_PAYMENT: a payment after the intent ended (added to the merchant's available balance, or sent back to its payer under the merchant's return policy); FUNDING_REVERSED: a chain reorganisation removed a funding deposit",
       ),
   }),
 });

@@ -2,12 +2,13 @@ import type { Queryable } from "@mp/db";
 import type { SanctionsHit } from "./address-screening.ts";
 
 /** Where a listed address was met: a deposit's sender, or the destination of a refused payment. */
-export type SanctionsMatchContext = "deposit" | "quote" | "payout" | "treasury_send";
+export type SanctionsMatchContext = "deposit" | "quote" | "payout" | "treasury_send" | "return";
 export const SANCTIONS_MATCH_CONTEXTS: readonly SanctionsMatchContext[] = [
   "deposit",
   "quote",
   "payout",
   "treasury_send",
+  "return",
 ];
 
 export interface SanctionsMatchInput {

@@ -81,7 +81,8 @@ export async function readChainRecords(q: Queryable, chain: ChainId): Promise<Ch
     const key = normalizeAddress(chain, send.to_address);
     // A payout of ours to a deposit address became a deposit there (the indexer records it): it left
     // the treasury as the deposit arrived. A top-up or sweep between our addresses moved nothing out.
-    const payoutToDeposit = (send.purpose === "operator" || send.purpose === "transfer") && depositKeys.has(key);
+    const payoutToDeposit =
+      (send.purpose === "operator" || send.purpose === "transfer" || send.purpose === "return") && depositKeys.has(key);
     if (!ourKeys.has(key) || payoutToDeposit) add(sent, send.asset, BigInt(send.amount_raw));
   }
   const attempts = await q.query<{

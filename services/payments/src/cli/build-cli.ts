@@ -105,6 +105,28 @@ export function buildCli(): Command {
         `merchant ${created.merchantId} (${created.environment})\napi key (shown once): ${created.key.apiKey}`,
       );
     });
+  merchants
+    .command("return-policy")
+    .description(
+      "Show or set what happens to a payer's money that comes late for a transfer: credit (default) or return",
+    )
+    .requiredOption("--merchant <id>", "merchant id")
+    .addOption(
+      new Option("--policy <policy>", "credit: to the merchant's available; return: back to the payer").choices([
+        "credit",
+        "return",
+      ]),
+    )
+    .option("--json", "print one JSON object on stdout")
+    .action(async (options: { merchant: string; policy?: "credit" | "return"; json?: boolean }) => {
+      const { merchantReturnPolicy } = await import("./return-policy-action.ts");
+      const policy = await withDatabase((db) => merchantReturnPolicy(db, options.merchant, options.policy));
+      print(
+        options.json === true,
+        { merchant_id: options.merchant, return_policy: policy },
+        `merchant ${options.merchant} return policy: ${policy}`,
+      );
+    });
 
   const keys = program.command("keys").description("Manage API keys");
   keys

@@ -125,15 +125,16 @@ export function addOperatorCommands(program: Command, keys: Command): void {
     });
   deposits
     .command("return")
-    .description("Refuse a held deposit: its gross is owed back to the payer (recorded in returns_payable)")
+    .description(
+      "Refuse a held deposit and send it back to its payer through the treasury (less the network fee); again: retry a payable one",
+    )
     .requiredOption("--deposit <id>", "deposit id")
-    .requiredOption("--reason <text>", "why it is returned (recorded on the deposit)")
-    .action(async (options: { deposit: string; reason: string }) => {
-      const { returnHeldDeposit } = await ledgerModule();
-      const { entryId } = await withDatabase((db) =>
-        db.tx((c) => returnHeldDeposit(c, { depositId: options.deposit, reason: options.reason })),
-      );
-      process.stdout.write(`returned deposit ${options.deposit}: owed to its payer (journal entry ${entryId})\n`);
+    .option("--reason <text>", "why it is returned (recorded on the deposit; required while it is held)")
+    .option("--to <address>", "Bitcoin only: the payer's refund address")
+    .option("--json", "answer as JSON")
+    .action(async (options: { deposit: string; reason?: string; to?: string; json?: boolean }) => {
+      const { returnDeposit } = await import("./deposit-return-action.ts");
+      await returnDeposit(options);
     });
 
   keys

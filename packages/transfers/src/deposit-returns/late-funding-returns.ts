@@ -1,0 +1,90 @@
+import { AppError, type Logger } from "@mp/core";
+import type { Database } from "@mp/db";
+import { appendDepositEvents } from "@mp/events";
+import { postPolicyReturn } from "@mp/ledger";
+import { recordSanctionsMatch, type SanctionsMatchInput } from "@mp/providers";
+import { type ReturnDeps, sendDepositReturn } from "./send-deposit-return.ts";
+
+interface LateDeposit {
+  deposit_id: string;
+  intent_id: string;
+  merchant_id: string;
+  net: string;
+  fee: string;
+}
+
+/**
+ * Crypto payments that came late for a transfer's intent (funded, canceled or expired first:
+ * funding_intent_credits outcome LATE) of merchants whose return policy is `return`, not taken back
+ * yet: confirmed, unreversed, no `policy_return` entry.
+ */
+async function lateDepositsToReturn(db: Database, batch: number): Promise<LateDeposit[]> {
+  const { rows } = await db.query<LateDeposit>(
+    `SELECT d.id AS deposit_id, c.intent_id, d.merchant_id, d.net_amount_usd_micros::text AS net, d.fee_usd_micros::text AS fee
+       FROM funding_intent_credits c
+       JOIN deposits d ON d.id = c.deposit_id
+       JOIN merchants m ON m.id = d.merchant_id AND m.return_policy = 'return'
+      WHERE c.outcome = 'LATE' AND d.status = 'CONFIRMED' AND d.reversal_entry_id IS NULL
+        AND d.credit_entry_id IS NOT NULL AND d.hold_status IS NULL
+        AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'policy_return' AND e.reference = d.id::text)
+        AND NOT EXISTS (SELECT 1 FROM sanctions_matches s WHERE s.context = 'return' AND s.reference = d.id::text)
+      ORDER BY c.created_at LIMIT $1`,
+    [batch],
+  );
+  return rows;
+}
+
+/**
+ * One pass of the `return` policy over late crypto funding (worker role, with the transfers): each
+ * late deposit, in its own transaction under its row lock, is taken back from the merchant's
+ * available balance into returns_payable (postPolicyReturn), `deposit.returned` is appended, and its
+ * return is handed to the treasury (sendDepositReturn: to its sender less the network fee; payable
+ * when smaller than its fee). A deposit whose net the merchant has spent already, or whose sender is
+ * listed, stays credited (logged; the listed match recorded). Returns how many were taken back.
+ */
+export async function returnLateFunding(
+  db: Database,
+  deps: Omit<ReturnDeps, "refused"> & { networkFeeUsdMicros: bigint },
+  batch: number,
+  logger?: Logger,
+): Promise<number> {
+  let returned = 0;
+  for (const late of await lateDepositsToReturn(db, batch)) {
+    const refused: SanctionsMatchInput[] = [];
+    try {
+      const sent = await db.tx(async (client) => {
+        await client.query("SELECT 1 FROM deposits WHERE id = $1 FOR UPDATE", [late.deposit_id]);
+        await postPolicyReturn(client, {
+          depositId: late.deposit_id,
+          merchantId: late.merchant_id,
+          netUsdMicros: BigInt(late.net),
+          feeUsdMicros: BigInt(late.fee),
+        });
+        await appendDepositEvents(client, [{ type: "deposit.returned", depositId: late.deposit_id }]);
+        // The intent's LATE_PAYMENT flag says where the money went.
+        await client.query(
+          `UPDATE funding_intents SET flag_message = replace(flag_message, $2, $3)
+            WHERE id = $1 AND flag_code = 'LATE_PAYMENT'`,
+          [
+            late.intent_id,
+            "it was added to the merchant's available balance",
+            `the merchant's return policy sends it back to its payer (deposit ${late.deposit_id})`,
+          ],
+        );
+        return sendDepositReturn(
+          client,
+          { ...deps, refused },
+          { depositId: late.deposit_id, networkFeeUsdMicros: deps.networkFeeUsdMicros },
+        );
+      });
+      returned++;
+      logger?.info({ depositId: late.deposit_id, state: sent.state, reason: sent.reason }, "late funding returned");
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      logger?.warn({ depositId: late.deposit_id, code: error.code, err: error.message }, "late funding not returned");
+    } finally {
+      for (const match of refused) await db.tx((client) => recordSanctionsMatch(client, match));
+    }
+  }
+  return returned;
+}

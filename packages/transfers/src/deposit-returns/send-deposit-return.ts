@@ -1,0 +1,250 @@
+import {
+  type ChainId,
+  chainFamily,
+  DestinationSanctionedError,
+  NotFoundError,
+  unitsToDecimal,
+  ValidationError,
+} from "@mp/core";
+import type { Queryable } from "@mp/db";
+import type { AddressScreening, SanctionsMatchInput } from "@mp/providers";
+import type { TransferTreasury } from "../transfer-treasury.ts";
+import { returnFeeRaw, returnSendKey } from "./return-fee.ts";
+
+export type DepositReturnState = "payable" | "sending" | "returned";
+
+/** A deposit's return as stored (deposit_returns) and as the CLI answers it. */
+export interface DepositReturn {
+  depositId: string;
+  merchantId: string;
+  chain: ChainId;
+  asset: string;
+  decimals: number;
+  /** null while a Bitcoin return waits for the operator's refund address. */
+  to: string | null;
+  /** What the payer gets (the deposit's amount less feeRaw); null when nothing can be sent. */
+  amountRaw: bigint | null;
+  feeRaw: bigint;
+  owedUsdMicros: bigint;
+  state: DepositReturnState;
+  /** Why it stays payable; null otherwise. */
+  reason: string | null;
+  sendKey: string | null;
+}
+
+export interface ReturnRequest {
+  depositId: string;
+  /** The refund address: required on Bitcoin (a payment's inputs name no one payer), refused elsewhere. */
+  to?: string | undefined;
+  /** RETURN_NETWORK_FEE_USD. */
+  networkFeeUsdMicros: bigint;
+}
+
+export interface ReturnDeps {
+  treasury: TransferTreasury;
+  /** The destination is screened (in memory); a listed one is pushed to `refused` for the caller to record after the transaction. */
+  screening?: AddressScreening | undefined;
+  refused?: SanctionsMatchInput[];
+}
+
+interface OwedDeposit {
+  id: string;
+  merchant_id: string;
+  chain: ChainId;
+  asset: string;
+  decimals: number;
+  amount_raw: string;
+  amount_usd_micros: string;
+  from_address: string | null;
+  status: string;
+  hold_status: string | null;
+  reversal_entry_id: string | null;
+  by_policy: boolean;
+}
+
+interface ReturnRow {
+  deposit_id: string;
+  merchant_id: string;
+  chain: ChainId;
+  asset: string;
+  to_address: string | null;
+  amount_raw: string | null;
+  fee_raw: string;
+  owed_usd_micros: string;
+  state: DepositReturnState;
+  reason: string | null;
+  attempt: number;
+  send_key: string | null;
+}
+
+function toReturn(row: ReturnRow, decimals: number): DepositReturn {
+  return {
+    depositId: row.deposit_id,
+    merchantId: row.merchant_id,
+    chain: row.chain,
+    asset: row.asset,
+    decimals,
+    to: row.to_address,
+    amountRaw: row.amount_raw === null ? null : BigInt(row.amount_raw),
+    feeRaw: BigInt(row.fee_raw),
+    owedUsdMicros: BigInt(row.owed_usd_micros),
+    state: row.state,
+    reason: row.reason,
+    sendKey: row.send_key,
+  };
+}
+
+/** The return's destination, or why there is none yet. */
+function destinationOf(deposit: OwedDeposit, to: string | undefined): { to: string } | { reason: string } {
+  if (chainFamily(deposit.chain) === "bitcoin") {
+    if (to === undefined) {
+      return { reason: "a Bitcoin payment names no one payer: give the refund address (--to)" };
+    }
+    return { to };
+  }
+  if (to !== undefined && to !== deposit.from_address) {
+    throw new ValidationError(`a ${deposit.chain} return goes back to the deposit's sender; --to is for Bitcoin`, "to");
+  }
+  if (deposit.from_address === null) return { reason: "the deposit has no recorded sender" };
+  return { to: deposit.from_address };
+}
+
+async function lockOwedDeposit(client: Queryable, depositId: string): Promise<OwedDeposit> {
+  const { rows } = await client.query<OwedDeposit>(
+    `SELECT id, merchant_id, chain, asset, decimals, amount_raw::text, amount_usd_micros::text, from_address,
+            status, hold_status, reversal_entry_id,
+            EXISTS (SELECT 1 FROM journal_entries p WHERE p.kind = 'policy_return' AND p.reference = deposits.id::text) AS by_policy
+       FROM deposits WHERE id = $1 FOR UPDATE`,
+    [depositId],
+  );
+  const deposit = rows[0];
+  if (!deposit) throw new NotFoundError("Deposit");
+  const owed = deposit.hold_status === "RETURNED" || deposit.by_policy;
+  if (deposit.status !== "CONFIRMED" || deposit.reversal_entry_id !== null || !owed) {
+    throw new ValidationError(
+      `deposit ${depositId} is not owed to its payer (status ${deposit.status}, hold ${deposit.hold_status ?? "none"})`,
+      "deposit",
+    );
+  }
+  return deposit;
+}
+
+async function storeReturn(
+  client: Queryable,
+  row: Omit<ReturnRow, "merchant_id" | "chain" | "asset">,
+  deposit: OwedDeposit,
+) {
+  const { rows } = await client.query<ReturnRow>(
+    `INSERT INTO deposit_returns (deposit_id, merchant_id, chain, asset, to_address, amount_raw, fee_raw, owed_usd_micros,
+                                  state, reason, attempt, send_key, origin)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+     ON CONFLICT (deposit_id) DO UPDATE SET to_address = $5, amount_raw = $6, fee_raw = $7, state = $9, reason = $10,
+            attempt = $11, send_key = $12, updated_at = now()
+     RETURNING deposit_id, merchant_id, chain, asset, to_address, amount_raw::text, fee_raw::text,
+               owed_usd_micros::text, state, reason, attempt, send_key`,
+    [
+      row.deposit_id,
+      deposit.merchant_id,
+      deposit.chain,
+      deposit.asset,
+      row.to_address,
+      row.amount_raw,
+      row.fee_raw,
+      row.owed_usd_micros,
+      row.state,
+      row.reason,
+      row.attempt,
+      row.send_key,
+      deposit.by_policy ? "late_funding" : "held",
+    ],
+  );
+  const stored = rows[0];
+  if (!stored) throw new Error("deposit return vanished after upsert");
+  return toReturn(stored, deposit.decimals);
+}
+
+/**
+ * Sends a deposit that is owed to its payer (returns_payable) back on chain, in the caller's
+ * transaction: the treasury's send (purpose `return`) and the deposit's return row commit together.
+ * Once per deposit: a return sending or returned already is answered as it is, nothing more is sent
+ * (the send's idempotency key is the deposit's). It stays `payable`, said in `reason`, when there is
+ * no destination yet (Bitcoin without a refund address) or when the amount is not more than its
+ * network fee; asking again later (an address given, a failed send) tries again. A listed
+ * destination is refused (destination_sanctioned) and nothing is stored.
+ */
+export async function sendDepositReturn(
+  client: Queryable,
+  deps: ReturnDeps,
+  request: ReturnRequest,
+): Promise<DepositReturn> {
+  const deposit = await lockOwedDeposit(client, request.depositId);
+  const { rows } = await client.query<ReturnRow>(
+    `SELECT deposit_id, merchant_id, chain, asset, to_address, amount_raw::text, fee_raw::text, owed_usd_micros::text,
+            state, reason, attempt, send_key
+       FROM deposit_returns WHERE deposit_id = $1`,
+    [deposit.id],
+  );
+  const existing = rows[0];
+  if (existing && existing.state !== "payable") return toReturn(existing, deposit.decimals);
+
+  const amountRaw = BigInt(deposit.amount_raw);
+  const owedUsdMicros = BigInt(deposit.amount_usd_micros);
+  const feeRaw = returnFeeRaw({ amountRaw, amountUsdMicros: owedUsdMicros, feeUsdMicros: request.networkFeeUsdMicros });
+  const attempt = existing?.attempt ?? 0;
+  const base = {
+    deposit_id: deposit.id,
+    fee_raw: feeRaw.toString(),
+    owed_usd_micros: owedUsdMicros.toString(),
+    attempt,
+    send_key: existing?.send_key ?? null,
+  };
+  const destination = destinationOf(deposit, request.to);
+  if ("reason" in destination) {
+    return storeReturn(
+      client,
+      { ...base, to_address: null, amount_raw: null, state: "payable", reason: destination.reason },
+      deposit,
+    );
+  }
+  if (amountRaw <= feeRaw) {
+    const amount = unitsToDecimal(amountRaw, deposit.decimals, 0);
+    const fee = unitsToDecimal(feeRaw, deposit.decimals, 0);
+    const reason = `refused: the return (${amount} ${deposit.asset}) is not more than its network fee (${fee} ${deposit.asset}); it stays payable`;
+    return storeReturn(
+      client,
+      { ...base, to_address: destination.to, amount_raw: null, state: "payable", reason },
+      deposit,
+    );
+  }
+  const hit = deps.screening ? await deps.screening.screen(destination.to) : null;
+  if (hit !== null) {
+    deps.refused?.push({
+      context: "return",
+      hit,
+      chain: deposit.chain,
+      merchantId: deposit.merchant_id,
+      reference: deposit.id,
+    });
+    throw new DestinationSanctionedError("to", destination.to, hit.list);
+  }
+  const sendKey = returnSendKey(deposit.id, attempt + 1);
+  const payerGets = amountRaw - feeRaw;
+  await deps.treasury.requestSend(
+    client,
+    { chain: deposit.chain, asset: deposit.asset, to: destination.to, amountRaw: payerGets, purpose: "return" },
+    sendKey,
+  );
+  return storeReturn(
+    client,
+    {
+      ...base,
+      to_address: destination.to,
+      amount_raw: payerGets.toString(),
+      state: "sending",
+      reason: null,
+      attempt: attempt + 1,
+      send_key: sendKey,
+    },
+    deposit,
+  );
+}

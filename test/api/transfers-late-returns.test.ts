@@ -1,0 +1,159 @@
+import { silentLogger } from "@mp/core";
+import { createTreasuryKeys } from "@mp/custody";
+import type { Indexer } from "@mp/indexer";
+import { executeTransfersOnce } from "@mp/transfers";
+import { createEvmSender, createSendPipeline, recordTreasuryAddresses, transferTreasury } from "@mp/treasury";
+import { createPublicClient, erc20Abi, getAddress, type Hex, http } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
+import { CONFIRMATIONS, startEvmChain, type TestChain } from "../indexer/test-chains.ts";
+import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
+import { startTransfersApi, type TransfersApi } from "./transfers-support.ts";
+import { nextKey } from "./verification-fixtures.ts";
+
+/** A public test mnemonic (its EVM treasury address is no anvil dev account). */
+const TREASURY_MNEMONIC =
+  "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
+/** anvil's account 0: test-chains' pay() sends from it, so a return to the payer lands there. */
+const PAYER = getAddress("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+const USDC_ON_BASE = { method: "CRYPTO_DEPOSIT", asset: "USDC", network: "BASE" };
+
+/**
+ * A merchant's return policy (issue 29, item 2) for crypto that reaches a transfer's funding address
+ * after its intent was canceled: `credit` (the default) leaves it in the merchant's available
+ * balance; `return` takes it back into returns_payable and sends it to its payer through the
+ * treasury's send pipeline (less RETURN_NETWORK_FEE_USD), on a real anvil with the real indexer.
+ */
+describe("transfers: a late crypto payment under the merchant's return policy", () => {
+  let t: TransfersApi;
+  let base: TestChain;
+  let indexer: Indexer;
+  const keys = createTreasuryKeys(TREASURY_MNEMONIC, { bitcoinNetwork: "regtest" });
+  const treasury = getAddress(keys.evm().address);
+
+  const rpc = (method: string, params: unknown[]) =>
+    fetch(base.config.rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+    });
+  const usdcOf = (owner: Hex) => {
+    const token = base.config.tokens.find((tok) => tok.asset === "USDC");
+    if (!token) throw new Error("no USDC on BASE");
+    return createPublicClient({ transport: http(base.config.rpcUrl) }).readContract({
+      address: token.address as Hex,
+      abi: erc20Abi,
+      functionName: "balanceOf",
+      args: [owner],
+    });
+  };
+
+  beforeAll(async () => {
+    base = await startEvmChain();
+    t = await startTransfersApi({ chains: { BASE: base.config } });
+    indexer = newIndexer(t.api.db, base);
+    await recordTreasuryAddresses(t.api.db, [
+      { chain: "BASE", purpose: "send", path: keys.evm().path, address: treasury },
+    ]);
+    // The treasury's gas and USDC: an operator's top-up.
+    await rpc("anvil_setBalance", [treasury, "0x8AC7230489E80000"]);
+    await base.pay(treasury, 1_000_000_000n);
+    await base.mine(CONFIRMATIONS);
+    await catchUp(indexer);
+  }, 120_000);
+  afterAll(async () => {
+    await indexer?.stop();
+    await t?.stop();
+    await base?.close();
+  });
+
+  /** A transfer funded by crypto, canceled, then paid `micros` USDC late: its deposit id. */
+  async function latePayment(merchant: Awaited<ReturnType<TransfersApi["api"]["merchant"]>>, micros: bigint) {
+    const bank = await t.bankCustomer(merchant);
+    const quote = await t.quote(merchant, bank.customerId, { source: USDC_ON_BASE, source_amount: "50" });
+    const canceled = (await t.transfer(merchant, quote.id)).body.data;
+    const funding = await t.call(merchant, `/v1/transfers/${canceled.id}/funding`);
+    const address = funding.body.data.intent.crypto_deposit.address as string;
+    const cancel = await t.call(merchant, `/v1/transfers/${canceled.id}/cancel`, {
+      method: "POST",
+      idempotencyKey: nextKey("cancel"),
+    });
+    expect(cancel.status, cancel.text).toBe(200);
+    await base.pay(address, micros);
+    await base.mine(CONFIRMATIONS - 1);
+    await catchUp(indexer);
+    const { rows } = await t.api.db.query<{ id: string }>("SELECT id FROM deposits WHERE to_address = $1", [address]);
+    return { depositId: rows[0]?.id ?? "", transferId: canceled.id as string };
+  }
+
+  const pass = () => executeTransfersOnce(t.api.db, transferTreasury, { returnNetworkFeeUsdMicros: 1_000_000n });
+
+  it("credit (the default): the late money stays in the merchant's available balance, nothing is sent", async () => {
+    const m = await t.api.merchant();
+    const { transferId } = await latePayment(m, 20_000_000n);
+    expect((await pass()).returns).toBe(0);
+    expect(await t.balance(m)).toEqual({ available: "20.000000", reserved: "0.000000" });
+    const intent = (await t.call(m, `/v1/transfers/${transferId}/funding`)).body.data.intent;
+    expect(intent.flag.message).toContain("it was added to the merchant's available balance");
+    expect((await t.api.db.query("SELECT 1 FROM treasury_sends WHERE purpose = 'return'")).rowCount).toBe(0);
+    await t.expectLedgerClean();
+  }, 300_000);
+
+  it("return: the late money goes back to its payer once, less the network fee; the ledger agrees", async () => {
+    const m = await t.api.merchant();
+    await t.api.db.query("UPDATE merchants SET return_policy = 'return' WHERE id = $1", [m.merchantId]);
+    const { depositId, transferId } = await latePayment(m, 30_000_000n);
+    const before = await usdcOf(PAYER);
+    const first = await pass();
+    expect(first.applied).toBe(1);
+    expect(first.returns).toBe(1);
+    expect((await pass()).returns).toBe(0); // a replay takes nothing back twice
+    expect(await t.balance(m)).toEqual({ available: "0.000000", reserved: "0.000000" });
+    const intent = (await t.call(m, `/v1/transfers/${transferId}/funding`)).body.data.intent;
+    expect(intent.flag.code).toBe("LATE_PAYMENT");
+    expect(intent.flag.message).toMatch(
+      /arrived after the intent was CANCELED; the merchant's return policy sends it back/,
+    );
+    expect(intent.flag.message).toContain(`to its payer (deposit ${depositId})`);
+    const sends = await t.api.db.query<{ to_address: string; amount_raw: string; idempotency_key: string }>(
+      "SELECT to_address, amount_raw::text, idempotency_key FROM treasury_sends WHERE purpose = 'return'",
+    );
+    expect(sends.rows).toEqual([
+      {
+        to_address: expect.stringMatching(new RegExp(PAYER, "i")),
+        amount_raw: "29000000",
+        idempotency_key: `deposit-return:${depositId}`,
+      },
+    ]);
+    await t.expectLedgerClean();
+
+    const pipeline = createSendPipeline({
+      db: t.api.db,
+      senders: [createEvmSender({ config: base.config, keys, db: t.api.db, logger: silentLogger() })],
+      logger: silentLogger(),
+      confirmations: { BASE: 2 },
+      leaseSeconds: TEST_LEASE_SECONDS,
+    });
+    try {
+      for (let i = 0; i < 60; i++) {
+        await pipeline.tick("BASE");
+        await base.mine(1);
+        if ((await pass()).returns > 0) break;
+      }
+    } finally {
+      await pipeline.stop();
+    }
+    expect(await usdcOf(PAYER)).toBe(before + 29_000_000n);
+    const events = await t.api.db.query<{ type: string }>("SELECT type FROM events WHERE object_id = $1 ORDER BY seq", [
+      depositId,
+    ]);
+    expect(events.rows.map((e) => e.type)).toEqual([
+      "deposit.pending",
+      "deposit.confirmed",
+      "deposit.returned",
+      "deposit.return_sent",
+    ]);
+    await catchUp(indexer);
+    await t.expectLedgerClean();
+  }, 300_000);
+});
