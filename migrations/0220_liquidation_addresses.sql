@@ -115,7 +115,6 @@ BEGIN
     IF NEW.state <> 'awaiting_funds' THEN
       RAISE EXCEPTION 'drain % must start awaiting_funds', NEW.id USING ERRCODE = 'check_violation';
     END IF;
-    INSERT INTO liquidation_drain_transitions (drain_id, from_state, to_state) VALUES (NEW.id, NULL, NEW.state);
     RETURN NEW;
   END IF;
   IF NEW.deposit_id <> OLD.deposit_id OR NEW.liquidation_address_id <> OLD.liquidation_address_id
@@ -127,13 +126,29 @@ BEGIN
       RAISE EXCEPTION 'drain %: % -> % is not a transition', OLD.id, OLD.state, NEW.state
         USING ERRCODE = 'check_violation';
     END IF;
-    INSERT INTO liquidation_drain_transitions (drain_id, from_state, to_state) VALUES (NEW.id, OLD.state, NEW.state);
   END IF;
   RETURN NEW;
 END;
 $$;
 CREATE TRIGGER liquidation_drains_guard BEFORE INSERT OR UPDATE OR DELETE ON liquidation_drains
   FOR EACH ROW EXECUTE FUNCTION liquidation_drain_guard();
+
+CREATE FUNCTION liquidation_drain_record() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'INSERT' THEN
+    INSERT INTO liquidation_drain_transitions (drain_id, from_state, to_state) VALUES (NEW.id, NULL, NEW.state);
+  ELSIF NEW.state <> OLD.state THEN
+    INSERT INTO liquidation_drain_transitions (drain_id, from_state, to_state) VALUES (NEW.id, OLD.state, NEW.state);
+  END IF;
+  RETURN NULL;
+END;
+$$;
+CREATE TRIGGER liquidation_drains_record AFTER INSERT OR UPDATE ON liquidation_drains
+  FOR EACH ROW EXECUTE FUNCTION liquidation_drain_record();
+
+-- The history is append-only.
+CREATE TRIGGER liquidation_drain_transitions_immutable BEFORE UPDATE OR DELETE ON liquidation_drain_transitions
+  FOR EACH ROW EXECUTE FUNCTION ledger_immutable();
 
 -- A deposit of the address's asset to an active liquidation address becomes a drain in the
 -- indexer's own transaction (nothing missed whatever crashes); after disable, deposits are ordinary.

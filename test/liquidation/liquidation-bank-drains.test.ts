@@ -10,6 +10,10 @@ import { usBank } from "../api/transfers-bank-support.ts";
 import { useTransfersApi } from "../api/transfers-support.ts";
 import { nextKey } from "../api/verification-fixtures.ts";
 
+/** A resource as answered (checked against /openapi.json by the client). */
+// biome-ignore lint/suspicious/noExplicitAny: answers are read field by field, their schema checked by the client
+type Answer = { id: string; [field: string]: any };
+
 /** The sandbox bank's payouts complete after PAYOUT_DELAY_MS of its clock, which the test moves. */
 const PAYOUT_DELAY_MS = 60_000;
 let skew = 0;
@@ -60,7 +64,7 @@ describe("liquidation addresses: deposits drained to a US bank account (sandbox 
   const drains = async (addressId: string) => {
     const res = await t.call(a, `/v1/liquidation-addresses/${addressId}/drains?limit=100`);
     expect(res.status, res.text).toBe(200);
-    return res.body.data as Array<Record<string, any>>;
+    return res.body.data.items as Answer[];
   };
   const create = async (destination: unknown) => {
     const res = await t.call(a, "/v1/liquidation-addresses", {
@@ -69,7 +73,7 @@ describe("liquidation addresses: deposits drained to a US bank account (sandbox 
       json: { customer_id: customer.customerId, network: "BASE", asset: "USDC", destination },
     });
     expect(res.status, res.text).toBe(201);
-    return res.body.data as Record<string, any>;
+    return res.body.data as Answer;
   };
 
   beforeAll(async () => {
@@ -157,7 +161,7 @@ describe("liquidation addresses: deposits drained to a US bank account (sandbox 
     const after = await t.balance(a);
     expect(Number(after.available) - Number(before.available)).toBeCloseTo(0.003456, 6);
     const events = await t.api.db.query<{ type: string }>(
-      "SELECT type FROM events WHERE object_type = 'liquidation_drain' AND object_id = ANY($1::uuid[])",
+      "SELECT type FROM events WHERE object_type = 'liquidation_drain' AND object_id = ANY($1::text[])",
       [[...byDeposit.values()].map((d) => d.id)],
     );
     expect(events.rows.filter((e) => e.type === "liquidation_address.drain.payment_processed")).toHaveLength(3);
@@ -189,12 +193,13 @@ describe("liquidation addresses: deposits drained to a US bank account (sandbox 
     await confirm();
     await drain();
     expect(await drains(address.id)).toHaveLength(1);
-    const fee = await t.api.db.query<{ fee: string }>("SELECT fee_usd_micros::text AS fee FROM deposits WHERE id = $1", [
-      later,
-    ]);
+    const fee = await t.api.db.query<{ fee: string }>(
+      "SELECT fee_usd_micros::text AS fee FROM deposits WHERE id = $1",
+      [later],
+    );
     expect(fee.rows[0]?.fee).toBe("500000");
     const list = await t.call(a, "/v1/liquidation-addresses?status=disabled");
-    expect(list.body.data.map((x: { id: string }) => x.id)).toContain(address.id);
+    expect(list.body.data.items.map((x: { id: string }) => x.id)).toContain(address.id);
     await t.expectLedgerClean();
   });
 
