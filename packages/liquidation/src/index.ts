@@ -17,6 +17,11 @@ export { type DrainDeps, type DrainPass, type DrainSettings, drainOnce, startDra
 export { priceDrain } from "./drain-pricing.ts";
 export { DRAIN_SELECT, type DrainResource, readDrain, readDrains, toDrainResource } from "./drain-resource.ts";
 export {
+  findLiquidationAddressForOperator,
+  listLiquidationAddressesForOperator,
+  type OperatorLiquidationAddress,
+} from "./operator-reads.ts";
+export {
   DRAIN_STATES,
   type DrainState,
   LIQUIDATION_ADDRESS_STATUSES,
