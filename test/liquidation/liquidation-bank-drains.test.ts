@@ -203,6 +203,29 @@ describe("liquidation addresses: deposits drained to a US bank account (sandbox 
     await t.expectLedgerClean();
   });
 
+  it("several workers at once drain each deposit once: one transfer per deposit, no second hold", async () => {
+    const address = await create(usBank("000999900001"));
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i += 1) ids.push(await deposit(address, 3_000_000n + BigInt(i) * 10_000n));
+    await confirm();
+    const before = await t.balance(a);
+    const passes = await Promise.all([drain(), drain(), drain(), drain()]);
+    let submitted = passes.reduce((n, p) => n + p.submitted, 0);
+    // A drain another worker held (SKIP LOCKED) is taken by a later pass, never twice.
+    for (let pass = 0; submitted < ids.length && pass < 10; pass += 1) submitted += (await drain()).submitted;
+    expect(submitted).toBe(ids.length);
+    const transfers = await t.api.db.query<{ deposit_id: string; n: string }>(
+      `SELECT ld.deposit_id, count(t.id) AS n FROM liquidation_drains ld JOIN transfers t ON t.id = ld.transfer_id
+        WHERE ld.deposit_id = ANY($1::uuid[]) GROUP BY ld.deposit_id`,
+      [ids],
+    );
+    expect(transfers.rows.map((r) => r.n)).toEqual(ids.map(() => "1"));
+    // 3.00 .. 3.07 USD held, once each.
+    const held = ids.reduce((n, _, i) => n + 3 + i * 0.01, 0);
+    expect(Number(before.available) - Number((await t.balance(a)).available)).toBeCloseTo(held, 6);
+    await t.expectLedgerClean();
+  });
+
   it("a deposit reversed by a reorg before its payout cancels its drain", async () => {
     const address = await create(usBank("000777788889"));
     const id = await deposit(address, 5_000_000n);
