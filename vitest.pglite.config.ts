@@ -32,6 +32,8 @@ export const PGLITE_FILES = [
   // Payment requests: the deposits triggers writing change rows in the indexer's transactions, the
   // matcher's row locks (two passes at once).
   "test/payment-requests/payment-requests-matching.test.ts",
+  // Liquidation drains: the deposits trigger making drains, SKIP LOCKED claims by several workers at once.
+  "test/liquidation/liquidation-bank-drains.test.ts",
   // The CLI and `serve` on the embedded default: the first process owns PGlite, the others join it.
   "test/cli/cli.test.ts",
 ];

@@ -5,6 +5,7 @@ import { customerRoutes } from "./customers/customer-routes.ts";
 import { depositRoutes } from "./deposits/deposit-routes.ts";
 import { eventRoutes } from "./events/event-routes.ts";
 import type { AnyRoute } from "./http/route.ts";
+import { liquidationAddressRoutes } from "./liquidation-addresses/liquidation-routes.ts";
 import { openApiRoute } from "./openapi/openapi-route.ts";
 import { paymentRequestRoutes } from "./payment-requests/payment-request-routes.ts";
 import { quoteRoutes } from "./quotes/quote-routes.ts";
@@ -34,6 +35,7 @@ export const allRoutes: AnyRoute[] = [
   ...quoteRoutes,
   ...transferRoutes,
   ...paymentRequestRoutes,
+  ...liquidationAddressRoutes,
   ...checkoutRoutes,
 ];
 allRoutes.push(openApiRoute(() => allRoutes));

@@ -42,6 +42,14 @@ export const EVENT_TYPES = [
   "payment_request.late_payment",
   "payment_request.unaccepted_payment",
   "payment_request.payment_reversed",
+  "liquidation_address.created",
+  "liquidation_address.disabled",
+  "liquidation_address.drain.payment_submitted",
+  "liquidation_address.drain.payment_processed",
+  "liquidation_address.drain.failed",
+  "liquidation_address.drain.refunded",
+  "liquidation_address.drain.not_paid",
+  "liquidation_address.drain.canceled",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -55,4 +63,6 @@ export type EventObjectType =
   | "deposit"
   | "bank_deposit"
   | "transfer"
-  | "payment_request";
+  | "payment_request"
+  | "liquidation_address"
+  | "liquidation_drain";

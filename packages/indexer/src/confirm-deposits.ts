@@ -133,6 +133,9 @@ async function rateOf(options: ConfirmOptions, asset: string): Promise<UsdRate |
  */
 const CHUNK = 500;
 
+/** The deposit (d) is drained by a liquidation address (migrations/0220_liquidation_addresses.sql). */
+const DRAINED = "EXISTS (SELECT 1 FROM liquidation_drains ld WHERE ld.deposit_id = d.id)";
+
 interface LockedDeposit {
   id: string;
   merchant_id: string;
@@ -161,8 +164,11 @@ async function confirmChunk(
     // Every deposit pays the merchant's deposit fee, a transfer's funding address included: only the
     // part an open intent takes gets it back, when the transfer executor applies it (issue 27). One of
     // the intent's asset to its address awaits that application, its net reserved until then.
-    `SELECT d.id, d.merchant_id, d.status, d.decimals, d.amount_raw::text, m.fee_bps,
-            m.fee_fixed_micros::text AS fee_fixed_micros, NOT ${cryptoAllowedSql("c")} AS held,
+    // A deposit a liquidation address drains pays no deposit fee: its drain takes the product's fee.
+    `SELECT d.id, d.merchant_id, d.status, d.decimals, d.amount_raw::text,
+            CASE WHEN ${DRAINED} THEN 0 ELSE m.fee_bps END AS fee_bps,
+            CASE WHEN ${DRAINED} THEN '0' ELSE m.fee_fixed_micros::text END AS fee_fixed_micros,
+            NOT ${cryptoAllowedSql("c")} AS held,
             EXISTS (SELECT 1 FROM funding_intents i
                      WHERE i.deposit_destination_id = d.destination_id AND i.asset = d.asset) AS funding
        FROM deposits d JOIN merchants m ON m.id = d.merchant_id

@@ -26,6 +26,7 @@ import { loadEncryptionKeyring } from "@mp/encryption";
 import { pruneEvents } from "@mp/events";
 import { forgetChain, getIndexerStates, registerLeaderMetrics } from "@mp/indexer";
 import { createJobQueue, type JobQueue } from "@mp/jobs";
+import { registerLiquidationMetrics, startDrainer } from "@mp/liquidation";
 import { registerPaymentRequestMetrics, startPaymentRequestMatcher } from "@mp/payment-requests";
 import { registerSanctionsMetrics } from "@mp/providers";
 import { startTransferExecutor } from "@mp/transfers";
@@ -200,6 +201,7 @@ export async function serve(options: {
   registerTreasuryMetrics(metrics, db);
   registerWebhookMetrics(metrics, db);
   registerPaymentRequestMetrics(metrics, db);
+  registerLiquidationMetrics(metrics, db);
   registerSanctionsMetrics(metrics, db);
   if (sandbox) {
     const running = sandbox;
@@ -255,6 +257,19 @@ export async function serve(options: {
       settings: { publicUrl: config.paymentRequests.publicUrl, chains },
     });
     stops.push(() => matcher.stop());
+    // Turns confirmed deposits to liquidation addresses into BALANCE transfers the executor pays out.
+    const drainer = startDrainer({
+      db,
+      keyring: encryption,
+      rates: deps.rates,
+      logger,
+      settings: {
+        spreadBps: config.transfers.spreadBps,
+        feeFixedUsdMicros: config.transfers.feeFixedUsdMicros,
+        feeBps: config.transfers.feeBps,
+      },
+    });
+    stops.push(() => drainer.stop());
   }
 
   if (signerSecrets && signerCustody) {

@@ -1,6 +1,7 @@
 import { depositResource, EVENT_TYPES } from "@mp/events";
 import { z } from "zod";
 import { customerResource, rfc3339 } from "../customers/customer-schemas.ts";
+import { drainResource, liquidationAddressResource } from "../liquidation-addresses/liquidation-schemas.ts";
 import { paymentRequestResource } from "../payment-requests/payment-request-schemas.ts";
 import { transferResource } from "../transfers/transfer-schemas.ts";
 import { verificationSubmissionResource } from "../verification/verification-schemas.ts";
@@ -17,6 +18,8 @@ export const EVENT_OBJECT_TYPES = [
   "bank_deposit",
   "transfer",
   "payment_request",
+  "liquidation_address",
+  "liquidation_drain",
 ] as const;
 
 export const listEventsQuery = z.object({
@@ -61,6 +64,8 @@ export const eventResource = z.object({
       bankDepositResource,
       transferResource,
       paymentRequestResource,
+      liquidationAddressResource,
+      drainResource,
     ])
     .describe("The object as it was right after the change, in the form its GET returns (bank details masked)"),
 });

@@ -110,7 +110,7 @@ export async function createWallet(
     slot: WalletSlot;
     addresses: DerivedAddress[];
     idempotencyKey?: string | undefined;
-    purpose?: "CUSTOMER" | "TRANSFER_FUNDING" | "PAYMENT_REQUEST";
+    purpose?: "CUSTOMER" | "TRANSFER_FUNDING" | "PAYMENT_REQUEST" | "LIQUIDATION";
   },
 ): Promise<WalletResource> {
   const purpose = input.purpose ?? "CUSTOMER";

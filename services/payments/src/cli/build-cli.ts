@@ -5,6 +5,7 @@ import type { Role } from "../serve.ts";
 import { addBankCommands } from "./bank-commands.ts";
 import { print, withDatabase } from "./cli-support.ts";
 import { addKycCommands } from "./kyc-commands.ts";
+import { addLiquidationCommands } from "./liquidation-commands.ts";
 import { addOperatorCommands } from "./operator-commands.ts";
 import { addPaymentRequestCommands } from "./payment-request-commands.ts";
 import { addReconcileCommands } from "./reconcile-commands.ts";
@@ -167,6 +168,7 @@ export function buildCli(): Command {
   addBankCommands(program);
   addTransferCommands(program);
   addPaymentRequestCommands(program);
+  addLiquidationCommands(program);
   addWebhookCommands(program);
   addTreasuryCommands(program);
   addReconcileCommands(program);

@@ -1,0 +1,182 @@
+import { randomUUID } from "node:crypto";
+import { NotFoundError, ValidationError } from "@mp/core";
+import { assertExternalDestination } from "@mp/custody";
+import {
+  disableLiquidationAddress,
+  findLiquidationAddress,
+  insertLiquidationAddress,
+  toLiquidationAddressResource,
+} from "@mp/liquidation";
+import { refuseSanctionedDestination } from "@mp/providers";
+import { assertTransferAllowed } from "@mp/transfers";
+import { defineGetRoute, defineListRoute } from "../http/read-routes.ts";
+import { defineRoute, type Reservation } from "../http/route.ts";
+import { type QuoteAssets, resolveQuoteAssets } from "../quotes/quote-assets.ts";
+import type { ReservedWalletSlot } from "../wallets/wallet-slots.ts";
+import { createWallet } from "../wallets/wallet-store.ts";
+import {
+  createLiquidationAddressBody,
+  drainResource,
+  liquidationAddressIdParams,
+  liquidationAddressResource,
+  listDrainsQuery,
+  listLiquidationAddressesQuery,
+} from "./liquidation-schemas.ts";
+import { listDrains, listLiquidationAddresses } from "./liquidation-store.ts";
+
+/** What POST /v1/liquidation-addresses settled before its transaction: the assets and the wallet slot. */
+interface PreparedAddress extends Reservation {
+  assets: QuoteAssets;
+  slot: ReservedWalletSlot;
+}
+
+export const createLiquidationAddressRoute = defineRoute({
+  method: "post",
+  path: "/v1/liquidation-addresses",
+  operationId: "createLiquidationAddress",
+  summary:
+    "A permanent address of ours for one asset on one network, bound to a destination (a crypto address on any configured chain and asset, or a US bank account): every confirmed deposit of the asset to it is paid out there (a drain: GET .../{id}/drains). A destination address on a sanctions list is 422 destination_sanctioned, one of ours 422 destination_internal, a customer not verified for it 422 customer_not_verified",
+  tag: "Liquidation addresses",
+  auth: true,
+  idempotent: true,
+  writesOnlyThroughSql: true,
+  body: createLiquidationAddressBody,
+  response: liquidationAddressResource,
+  successStatus: 201,
+  errorStatuses: [404, 409, 422],
+  async prepare({ merchant, body, deps }): Promise<PreparedAddress> {
+    // The address's side is checked as a crypto deposit's, the destination as a quote's.
+    const assets = resolveQuoteAssets(deps, {
+      customer_id: body.customer_id,
+      source: { method: "CRYPTO_DEPOSIT", asset: body.asset, network: body.network },
+      destination: body.destination,
+      source_amount: "1",
+    });
+    if (body.destination.type === "CRYPTO_ADDRESS") {
+      await refuseSanctionedDestination(deps.db, deps.sanctions, {
+        context: "quote",
+        chain: body.destination.network,
+        address: body.destination.address,
+        merchantId: merchant.merchantId,
+        reference: null,
+        field: "destination.address",
+      });
+    }
+    const slot = await deps.walletSlots.reserve(merchant.merchantId);
+    return { assets, slot, release: () => slot.release() };
+  },
+  async handler({ merchant, body, sql, deps, prepared, idempotencyKey }) {
+    if (body.destination.type === "CRYPTO_ADDRESS") {
+      await assertExternalDestination(sql, body.destination.network, body.destination.address);
+    }
+    await assertTransferAllowed(sql, merchant.merchantId, body.customer_id, "BALANCE", body.destination.type);
+    const id = randomUUID();
+    const wallet = await createWallet(sql, {
+      merchantId: merchant.merchantId,
+      customerId: body.customer_id,
+      label: `Liquidation address ${id}`,
+      slot: prepared.slot.slot,
+      addresses: prepared.slot.addresses,
+      purpose: "LIQUIDATION",
+    });
+    const destination = wallet.destinations.find((d) => d.chain === body.network);
+    if (!destination) throw new ValidationError(`network: ${body.network} is not configured`, "network");
+    const { source, destination: to } = prepared.assets;
+    const resource = await insertLiquidationAddress(sql, deps.encryption, {
+      id,
+      merchantId: merchant.merchantId,
+      customerId: body.customer_id,
+      walletId: wallet.id,
+      destinationId: destination.id,
+      chain: body.network,
+      asset: source.asset,
+      decimals: source.decimals,
+      address: destination.address,
+      destination: {
+        kind: to.kind,
+        asset: to.asset,
+        network: to.network,
+        decimals: to.decimals,
+        address: to.address,
+        bankAccount: to.bankAccount,
+      },
+      returnAddress: body.return_address ?? null,
+      reference: body.reference ?? null,
+      idempotencyKey,
+    });
+    return { status: 201, data: resource, message: "Liquidation address created" };
+  },
+});
+
+export const listLiquidationAddressesRoute = defineListRoute({
+  path: "/v1/liquidation-addresses",
+  operationId: "listLiquidationAddresses",
+  summary: "List liquidation addresses, newest first (filters: status, customer_id, network, reference, created range)",
+  tag: "Liquidation addresses",
+  item: liquidationAddressResource,
+  filters: listLiquidationAddressesQuery,
+  list: ({ merchant, query, sql }) => listLiquidationAddresses(sql, merchant.merchantId, query),
+});
+
+export const getLiquidationAddressRoute = defineGetRoute({
+  path: "/v1/liquidation-addresses/{id}",
+  operationId: "getLiquidationAddress",
+  summary: "Retrieve one liquidation address",
+  tag: "Liquidation addresses",
+  params: liquidationAddressIdParams,
+  response: liquidationAddressResource,
+  notFound: "Liquidation address",
+  find: async ({ merchant, params, sql }) => {
+    const row = await findLiquidationAddress(sql, merchant.merchantId, params.id);
+    return row ? toLiquidationAddressResource(row) : undefined;
+  },
+});
+
+export const listDrainsRoute = defineListRoute({
+  path: "/v1/liquidation-addresses/{id}/drains",
+  operationId: "listLiquidationAddressDrains",
+  summary:
+    "The drains of one liquidation address, newest first (filter: state): each deposit, its valuation, fee, payout and every state with its time",
+  tag: "Liquidation addresses",
+  params: liquidationAddressIdParams,
+  item: drainResource,
+  filters: listDrainsQuery,
+  errorStatuses: [404],
+  list: async ({ merchant, params, query, sql }) => {
+    const row = await findLiquidationAddress(sql, merchant.merchantId, params.id);
+    if (!row) throw new NotFoundError("Liquidation address");
+    return listDrains(sql, row.id, query);
+  },
+});
+
+export const disableLiquidationAddressRoute = defineRoute({
+  method: "post",
+  path: "/v1/liquidation-addresses/{id}/disable",
+  operationId: "disableLiquidationAddress",
+  summary:
+    "Disable an active address: deposits seen from now on are ordinary deposits credited to your balance with the deposit fee; drains already made go on. An address already disabled is 409",
+  tag: "Liquidation addresses",
+  auth: true,
+  idempotent: true,
+  writesOnlyThroughSql: true,
+  params: liquidationAddressIdParams,
+  response: liquidationAddressResource,
+  successStatus: 200,
+  errorStatuses: [404, 409],
+  async handler({ merchant, params, sql, idempotencyKey }) {
+    const resource = await disableLiquidationAddress(sql, {
+      merchantId: merchant.merchantId,
+      id: params.id,
+      idempotencyKey,
+    });
+    return { status: 200, data: resource, message: "Liquidation address disabled" };
+  },
+});
+
+export const liquidationAddressRoutes = [
+  createLiquidationAddressRoute,
+  listLiquidationAddressesRoute,
+  getLiquidationAddressRoute,
+  listDrainsRoute,
+  disableLiquidationAddressRoute,
+];

@@ -1,0 +1,42 @@
+import type { Queryable } from "@mp/db";
+import { appendEvent } from "@mp/events";
+import { readDrain } from "./drain-resource.ts";
+import type { DrainState } from "./statuses.ts";
+
+/** The states a drain announces (awaiting_funds is its start: shown by GET, not an event). */
+type AnnouncedState = Exclude<DrainState, "awaiting_funds">;
+
+/** Appends `liquidation_address.drain.<state>` with the drain as answered, in the changing transaction. */
+export async function appendDrainEvent(
+  sql: Queryable,
+  merchantId: string,
+  drainId: string,
+  state: AnnouncedState,
+): Promise<void> {
+  const drain = await readDrain(sql, drainId);
+  if (!drain) throw new Error(`drain ${drainId} vanished in its own transaction`);
+  await appendEvent(sql, {
+    merchantId,
+    type: `liquidation_address.drain.${state}`,
+    objectType: "liquidation_drain",
+    objectId: drainId,
+    data: drain,
+    idempotencyKey: null,
+  });
+}
+
+/** Moves a drain (locked by the caller) to `state` and announces it. */
+export async function moveDrain(
+  sql: Queryable,
+  drain: { id: string; merchantId: string },
+  state: AnnouncedState,
+  set: { transferId?: string; notPaidReason?: string } = {},
+): Promise<void> {
+  await sql.query(
+    `UPDATE liquidation_drains SET state = $2, transfer_id = coalesce($3, transfer_id),
+            not_paid_reason = $4, last_error = NULL, updated_at = now()
+      WHERE id = $1`,
+    [drain.id, state, set.transferId ?? null, set.notPaidReason ?? null],
+  );
+  await appendDrainEvent(sql, drain.merchantId, drain.id, state);
+}

@@ -1,0 +1,253 @@
+import { randomUUID } from "node:crypto";
+import { USD_DECIMALS } from "@mp/core";
+import type { Database, Queryable } from "@mp/db";
+import type { EncryptionKeyring } from "@mp/encryption";
+import type { RateProvider } from "@mp/providers";
+import { createTransfer, feeScheduleOf, insertQuote, type TransferStatus } from "@mp/transfers";
+import { LIQUIDATION_ADDRESS_COLUMNS, type LiquidationAddressRow, openBankDestination } from "./address-store.ts";
+import { moveDrain } from "./drain-events.ts";
+import { priceDrain } from "./drain-pricing.ts";
+
+/** Drains looked at per pass and step: a backlog drains over a few passes, never one long transaction. */
+const BATCH = 100;
+/** The bank rail and the balance's network, as quotes name them. */
+const BANK_RAIL = "ACH";
+const BALANCE_NETWORK = "LEDGER";
+
+export interface DrainSettings {
+  /** The transfers' pricing: a drain is priced as a BALANCE quote of the same merchant. */
+  spreadBps: number;
+  feeFixedUsdMicros: bigint;
+  feeBps: number;
+}
+
+export interface DrainDeps {
+  db: Database;
+  keyring: EncryptionKeyring;
+  rates: RateProvider;
+  settings: DrainSettings;
+  logger?: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void } | undefined;
+}
+
+export interface DrainPass {
+  submitted: number;
+  notPaid: number;
+  canceled: number;
+  synced: number;
+  failed: number;
+}
+
+interface DrainCandidate {
+  id: string;
+  destination_asset: string;
+}
+
+/**
+ * One pass of the drainer (worker role):
+ * 1. every drain awaiting funds whose deposit is no longer PENDING, in its own transaction under the
+ *    drain's and the deposit's row locks (SKIP LOCKED: another worker, or the indexer, has it now):
+ *    a reversed deposit cancels it; a held one is not paid (its money stays held); otherwise it is
+ *    priced (drain-pricing.ts) and becomes a BALANCE quote and transfer of the merchant (its USD held
+ *    at once) that the transfer executor pays out, or not_paid below the minimum;
+ * 2. drains whose transfer ended follow it (COMPLETED -> payment_processed, FAILED or CANCELED ->
+ *    failed, REFUNDED -> refunded).
+ * The drain's transfer is made in the transaction that moves the drain out of awaiting_funds, so a
+ * crash or a second worker never makes two (and the deposit id is unique among drains).
+ */
+export async function drainOnce(deps: DrainDeps): Promise<DrainPass> {
+  const pass: DrainPass = { submitted: 0, notPaid: 0, canceled: 0, synced: 0, failed: 0 };
+  const { rows } = await deps.db.query<DrainCandidate>(
+    `SELECT ld.id, a.destination_asset FROM liquidation_drains ld
+       JOIN deposits d ON d.id = ld.deposit_id JOIN liquidation_addresses a ON a.id = ld.liquidation_address_id
+      WHERE ld.state = 'awaiting_funds' AND d.status <> 'PENDING' AND ld.next_attempt_at <= now()
+      ORDER BY ld.next_attempt_at, ld.id LIMIT $1`,
+    [BATCH],
+  );
+  // The destinations' USD rates, asked outside any transaction.
+  const rates = new Map<string, string>([["USD", "1"]]);
+  for (const asset of new Set(rows.map((r) => r.destination_asset))) {
+    if (rates.has(asset)) continue;
+    try {
+      rates.set(asset, (await deps.rates.rateFor(asset)).rate);
+    } catch (error) {
+      deps.logger?.warn({ asset, err: String(error) }, "no rate for a liquidation destination: its drains wait");
+    }
+  }
+  for (const row of rows) {
+    const rate = rates.get(row.destination_asset);
+    if (rate === undefined) continue;
+    try {
+      const outcome = await deps.db.tx((sql) => submitDrain(sql, deps, row.id, rate));
+      if (outcome === "payment_submitted") pass.submitted += 1;
+      else if (outcome === "not_paid") pass.notPaid += 1;
+      else if (outcome === "canceled") pass.canceled += 1;
+    } catch (error) {
+      pass.failed += 1;
+      deps.logger?.warn({ drainId: row.id, err: String(error) }, "drain not submitted; retried with backoff");
+      // Backoff: 2^attempts seconds, at most 5 minutes.
+      await deps.db.query(
+        `UPDATE liquidation_drains SET attempts = attempts + 1, last_error = $2, updated_at = now(),
+                next_attempt_at = now() + make_interval(secs => least(300, power(2, least(attempts + 1, 9))))
+          WHERE id = $1 AND state = 'awaiting_funds'`,
+        [row.id, String(error).slice(0, 500)],
+      );
+    }
+  }
+  pass.synced = await syncDrains(deps);
+  return pass;
+}
+
+interface LockedDrain {
+  id: string;
+  merchant_id: string;
+  state: string;
+  deposit_status: string;
+  hold_status: string | null;
+  net_amount_usd_micros: string | null;
+}
+
+async function submitDrain(
+  sql: Queryable,
+  deps: DrainDeps,
+  drainId: string,
+  destinationUsdRate: string,
+): Promise<"payment_submitted" | "not_paid" | "canceled" | null> {
+  const { rows } = await sql.query<LockedDrain>(
+    `SELECT ld.id, ld.merchant_id, ld.state, d.status AS deposit_status, d.hold_status,
+            d.net_amount_usd_micros::text AS net_amount_usd_micros
+       FROM liquidation_drains ld JOIN deposits d ON d.id = ld.deposit_id
+      WHERE ld.id = $1 FOR UPDATE OF ld, d SKIP LOCKED`,
+    [drainId],
+  );
+  const drain = rows[0];
+  if (drain?.state !== "awaiting_funds" || drain.deposit_status === "PENDING") return null;
+  const ref = { id: drain.id, merchantId: drain.merchant_id };
+  if (drain.deposit_status === "REVERSED") {
+    await moveDrain(sql, ref, "canceled");
+    return "canceled";
+  }
+  if (drain.hold_status !== null) {
+    await moveDrain(sql, ref, "not_paid", { notPaidReason: "held" });
+    return "not_paid";
+  }
+  const address = (
+    await sql.query<LiquidationAddressRow>(
+      `SELECT ${LIQUIDATION_ADDRESS_COLUMNS} FROM liquidation_addresses
+        WHERE id = (SELECT liquidation_address_id FROM liquidation_drains WHERE id = $1)`,
+      [drainId],
+    )
+  ).rows[0];
+  if (!address) throw new Error(`drain ${drainId} has no address`);
+  const fee = await feeScheduleOf(sql, drain.merchant_id, {
+    fixedUsdMicros: deps.settings.feeFixedUsdMicros,
+    bps: deps.settings.feeBps,
+  });
+  const destination = {
+    kind: address.destination_kind,
+    asset: address.destination_asset,
+    network: address.destination_kind === "US_BANK_ACCOUNT" ? BANK_RAIL : address.destination_network,
+    decimals: address.destination_decimals,
+    usdRate: destinationUsdRate,
+  };
+  const priced = priceDrain({
+    creditedUsdMicros: BigInt(drain.net_amount_usd_micros ?? "0"),
+    destination,
+    spreadBps: deps.settings.spreadBps,
+    fee,
+  });
+  if (!priced) {
+    await moveDrain(sql, ref, "not_paid", { notPaidReason: "below_minimum" });
+    return "not_paid";
+  }
+  const quote = await insertQuote(sql, deps.keyring, {
+    id: randomUUID(),
+    merchantId: drain.merchant_id,
+    customerId: address.customer_id,
+    source: { method: "BALANCE", asset: "USD", network: BALANCE_NETWORK, decimals: USD_DECIMALS, usdRate: "1" },
+    destination: {
+      ...destination,
+      address: address.destination_address,
+      bankAccount: address.destination_kind === "US_BANK_ACCOUNT" ? openBankDestination(deps.keyring, address) : null,
+    },
+    priced,
+    spreadBps: deps.settings.spreadBps,
+    fee,
+    ttlSeconds: 60,
+  });
+  const transfer = await createTransfer(sql, {
+    merchantId: drain.merchant_id,
+    quoteId: quote.id,
+    fundingTtlSeconds: 3600,
+  });
+  await moveDrain(sql, ref, "payment_submitted", { transferId: transfer.id });
+  return "payment_submitted";
+}
+
+/** Where a drain goes when its transfer is in `status` (null: it stays). */
+function followTransfer(state: string, status: TransferStatus): ("payment_processed" | "failed" | "refunded")[] {
+  if (state === "payment_submitted") {
+    if (status === "COMPLETED") return ["payment_processed"];
+    if (status === "FAILED" || status === "CANCELED" || status === "EXPIRED") return ["failed"];
+    if (status === "REFUNDED") return ["failed", "refunded"];
+  }
+  if ((state === "payment_processed" || state === "failed") && status === "REFUNDED") return ["refunded"];
+  return [];
+}
+
+/** Drains whose transfer ended, each moved in its own transaction under its row lock. */
+async function syncDrains(deps: DrainDeps): Promise<number> {
+  const { rows } = await deps.db.query<{ id: string }>(
+    `SELECT ld.id FROM liquidation_drains ld JOIN transfers t ON t.id = ld.transfer_id
+      WHERE (ld.state = 'payment_submitted' AND t.status IN ('COMPLETED', 'FAILED', 'CANCELED', 'EXPIRED', 'REFUNDED'))
+         OR (ld.state IN ('payment_processed', 'failed') AND t.status = 'REFUNDED')
+      ORDER BY ld.updated_at LIMIT $1`,
+    [BATCH],
+  );
+  let moved = 0;
+  for (const { id } of rows) {
+    try {
+      moved += await deps.db.tx(async (sql) => {
+        const locked = await sql.query<{ merchant_id: string; state: string; status: TransferStatus }>(
+          `SELECT ld.merchant_id, ld.state, t.status FROM liquidation_drains ld JOIN transfers t ON t.id = ld.transfer_id
+            WHERE ld.id = $1 FOR UPDATE OF ld SKIP LOCKED`,
+          [id],
+        );
+        const row = locked.rows[0];
+        if (!row) return 0;
+        const steps = followTransfer(row.state, row.status);
+        for (const state of steps) await moveDrain(sql, { id, merchantId: row.merchant_id }, state);
+        return steps.length > 0 ? 1 : 0;
+      });
+    } catch (error) {
+      deps.logger?.warn({ drainId: id, err: String(error) }, "drain not brought up to date with its transfer; retried");
+    }
+  }
+  return moved;
+}
+
+/** Runs drainOnce every `intervalMs` (default 500 ms) until stopped; passes never overlap. */
+export function startDrainer(deps: DrainDeps & { intervalMs?: number }): { stop(): Promise<void> } {
+  let running: Promise<void> | undefined;
+  const tick = () => {
+    running ??= drainOnce(deps)
+      .then(
+        (done) => {
+          if (done.submitted + done.notPaid + done.canceled + done.synced + done.failed > 0) {
+            deps.logger?.info(done, "liquidation drains");
+          }
+        },
+        (error: unknown) => deps.logger?.warn({ err: String(error) }, "liquidation drain pass failed; retried"),
+      )
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  const timer = setInterval(tick, deps.intervalMs ?? 500);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

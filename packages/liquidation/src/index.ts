@@ -1,0 +1,30 @@
+// Registers the drains' check with checkLedger (drain-ledger-check.ts).
+import "./drain-ledger-check.ts";
+
+export {
+  disableLiquidationAddress,
+  findLiquidationAddress,
+  insertLiquidationAddress,
+  LIQUIDATION_ADDRESS_COLUMNS,
+  type LiquidationAddressResource,
+  type LiquidationAddressRow,
+  type NewLiquidationAddress,
+  toLiquidationAddressResource,
+} from "./address-store.ts";
+export { drainProblems } from "./check-drains.ts";
+export { registerLiquidationMetrics } from "./drain-metrics.ts";
+export { type DrainDeps, type DrainPass, type DrainSettings, drainOnce, startDrainer } from "./drain-pass.ts";
+export { priceDrain } from "./drain-pricing.ts";
+export { DRAIN_SELECT, type DrainResource, readDrain, readDrains, toDrainResource } from "./drain-resource.ts";
+export {
+  findLiquidationAddressForOperator,
+  listLiquidationAddressesForOperator,
+  type OperatorLiquidationAddress,
+} from "./operator-reads.ts";
+export {
+  DRAIN_STATES,
+  type DrainState,
+  LIQUIDATION_ADDRESS_STATUSES,
+  type LiquidationAddressStatus,
+  NOT_PAID_REASONS,
+} from "./statuses.ts";

@@ -1,0 +1,19 @@
+/** A liquidation address's statuses: active (deposits drain), disabled (deposits are ordinary). */
+export const LIQUIDATION_ADDRESS_STATUSES = ["active", "disabled"] as const;
+export type LiquidationAddressStatus = (typeof LIQUIDATION_ADDRESS_STATUSES)[number];
+
+/** A drain's states (migrations/0220_liquidation_addresses.sql says what each means and which moves exist). */
+export const DRAIN_STATES = [
+  "awaiting_funds",
+  "payment_submitted",
+  "payment_processed",
+  "failed",
+  "refunded",
+  "not_paid",
+  "canceled",
+] as const;
+export type DrainState = (typeof DRAIN_STATES)[number];
+
+/** Why a confirmed deposit was not paid out: too small to pay (the chain's minimum, or the fee), or held. */
+export const NOT_PAID_REASONS = ["below_minimum", "held"] as const;
+export type NotPaidReason = (typeof NOT_PAID_REASONS)[number];

@@ -1,0 +1,237 @@
+import { randomUUID } from "node:crypto";
+import { createLogger } from "@mp/core";
+import { drainOnce } from "@mp/liquidation";
+import { createSandboxBankingProvider } from "@mp/providers";
+import { executeTransfersOnce } from "@mp/transfers";
+import { transferTreasury } from "@mp/treasury";
+import { beforeAll, describe, expect, it } from "vitest";
+import { confirmDeposits } from "../../packages/indexer/src/confirm-deposits.ts";
+import { usBank } from "../api/transfers-bank-support.ts";
+import { useTransfersApi } from "../api/transfers-support.ts";
+import { nextKey } from "../api/verification-fixtures.ts";
+
+/** A resource as answered (checked against /openapi.json by the client). */
+// biome-ignore lint/suspicious/noExplicitAny: answers are read field by field, their schema checked by the client
+type Answer = { id: string; [field: string]: any };
+
+/** The sandbox bank's payouts complete after PAYOUT_DELAY_MS of its clock, which the test moves. */
+const PAYOUT_DELAY_MS = 60_000;
+let skew = 0;
+
+describe("liquidation addresses: deposits drained to a US bank account (sandbox bank)", () => {
+  const { t, a, customer } = useTransfersApi();
+  const logger = createLogger({ level: "silent" });
+  const bank = () => ({
+    banking: createSandboxBankingProvider({ payoutDelayMs: PAYOUT_DELAY_MS, now: () => new Date(Date.now() + skew) }),
+    keyring: t.api.deps.encryption,
+    returnCheckSeconds: 0,
+  });
+  const drain = () =>
+    drainOnce({
+      db: t.api.db,
+      keyring: t.api.deps.encryption,
+      rates: t.api.deps.rates,
+      settings: {
+        spreadBps: t.api.deps.transfers.spreadBps,
+        feeFixedUsdMicros: t.api.deps.transfers.feeFixedUsdMicros,
+        feeBps: t.api.deps.transfers.feeBps,
+      },
+    });
+  /** The indexer's confirmation step, as it runs on BASE (every deposit deep enough). */
+  const confirm = () =>
+    confirmDeposits({
+      db: t.api.db,
+      chain: "BASE",
+      head: 1_000_000,
+      rates: t.api.deps.rates,
+      logger,
+      failpoint: () => {},
+      fence: async () => {},
+    });
+  /** A deposit as the indexer records it (PENDING), of `micros` micro-USDC, to the address. */
+  const deposit = async (address: { id: string }, micros: bigint) => {
+    const id = randomUUID();
+    await t.api.db.query(
+      `INSERT INTO deposits (id, merchant_id, wallet_id, destination_id, customer_id, chain, asset, to_address,
+         tx_hash, position, block_height, block_hash, decimals, amount_raw, required_confirmations)
+       SELECT $1::uuid, a.merchant_id, a.wallet_id, a.destination_id, a.customer_id, a.chain, a.asset, a.address,
+              '0x' || md5($1::text), 'log:0', 10, '0xblock', 6, $3, 1
+         FROM liquidation_addresses a WHERE a.id = $2`,
+      [id, address.id, micros.toString()],
+    );
+    return id;
+  };
+  const drains = async (addressId: string) => {
+    const res = await t.call(a, `/v1/liquidation-addresses/${addressId}/drains?limit=100`);
+    expect(res.status, res.text).toBe(200);
+    return res.body.data.items as Answer[];
+  };
+  const create = async (destination: unknown) => {
+    const res = await t.call(a, "/v1/liquidation-addresses", {
+      method: "POST",
+      idempotencyKey: nextKey("liq"),
+      json: { customer_id: customer.customerId, network: "BASE", asset: "USDC", destination },
+    });
+    expect(res.status, res.text).toBe(201);
+    return res.body.data as Answer;
+  };
+
+  beforeAll(async () => {
+    // The merchant's fee: 0.25 USD + 1% (its override); the deposit fee would be 1% too, never taken on drains.
+    await t.api.db.query(
+      "INSERT INTO transfer_fee_overrides (merchant_id, fixed_usd_micros, basis_points) VALUES ($1, 250000, 100)",
+      [a.merchantId],
+    );
+    await t.api.db.query("UPDATE merchants SET fee_bps = 100 WHERE id = $1", [a.merchantId]);
+  });
+
+  it("three USDC deposits become three drains paid to the bank at exact amounts (rate, spread, fee)", async () => {
+    expect(t.api.deps.transfers.spreadBps).toBe(50);
+    const address = await create(usBank("000123456789"));
+    expect(address).toMatchObject({
+      network: "BASE",
+      asset: "USDC",
+      status: "active",
+      destination: { type: "US_BANK_ACCOUNT", bank_account: { account_number: "****6789" } },
+    });
+    const again = await t.call(a, `/v1/liquidation-addresses/${address.id}`);
+    expect(again.body.data).toEqual(address);
+    const before = await t.balance(a);
+
+    const ids = [
+      await deposit(address, 100_000_000n),
+      await deposit(address, 25_500_000n),
+      await deposit(address, 10_123_456n),
+    ];
+    const seen = await drains(address.id);
+    expect(seen.map((d) => d.state)).toEqual(["awaiting_funds", "awaiting_funds", "awaiting_funds"]);
+    // Not confirmed: nothing moves.
+    expect(await drain()).toMatchObject({ submitted: 0 });
+
+    await confirm();
+    const fees = await t.api.db.query<{ fee: string }>(
+      "SELECT fee_usd_micros::text AS fee FROM deposits WHERE id = ANY($1::uuid[])",
+      [ids],
+    );
+    expect(fees.rows.map((r) => r.fee)).toEqual(["0", "0", "0"]);
+    expect(await drain()).toMatchObject({ submitted: 3 });
+    // A second pass (a second worker, a crash and a restart) drains nothing again.
+    expect(await drain()).toMatchObject({ submitted: 0, notPaid: 0 });
+
+    for (let pass = 0; ; pass += 1) {
+      await executeTransfersOnce(t.api.db, transferTreasury, { bank: bank() });
+      skew += PAYOUT_DELAY_MS / 2;
+      await drain();
+      const states = (await drains(address.id)).map((d) => d.state);
+      if (states.every((s) => s === "payment_processed")) break;
+      if (pass > 10) throw new Error(`drains never all paid: ${states.join(", ")}`);
+    }
+
+    // Source: the deposit's USD (rate 1 at confirmation) in whole cents; fee 0.25 + 1% rounded up to
+    // the cent; destination (source - fee) * 0.995 (the 50 bp spread), rounded down to the cent.
+    const byDeposit = new Map((await drains(address.id)).map((d) => [d.deposit_id, d]));
+    const expected = [
+      { source: "100.00", fee: "1.25", paid: "98.25" },
+      { source: "25.50", fee: "0.51", paid: "24.86" },
+      { source: "10.12", fee: "0.36", paid: "9.71" },
+    ];
+    ids.forEach((id, i) => {
+      const d = byDeposit.get(id);
+      expect(d).toMatchObject({
+        state: "payment_processed",
+        not_paid_reason: null,
+        source_amount: { asset: "USD", value: expected[i]?.source },
+        fee: { value: expected[i]?.fee },
+        destination_amount: { asset: "USD", network: "ACH", value: expected[i]?.paid },
+        rate: { value: "0.995" },
+      });
+      expect(d?.states.map((s: { state: string }) => s.state)).toEqual([
+        "awaiting_funds",
+        "payment_submitted",
+        "payment_processed",
+      ]);
+    });
+    const payouts = await t.api.db.query<{ amount: string }>(
+      `SELECT p.amount::text AS amount FROM transfer_payouts p JOIN liquidation_drains ld ON ld.transfer_id = p.transfer_id
+        WHERE ld.liquidation_address_id = $1 AND p.status = 'COMPLETED' ORDER BY p.amount DESC`,
+      [address.id],
+    );
+    expect(payouts.rows.map((r) => r.amount)).toEqual(["98250000", "24860000", "9710000"]);
+    // What stays on the balance: the sub-cent remainder of 10.123456 only.
+    const after = await t.balance(a);
+    expect(Number(after.available) - Number(before.available)).toBeCloseTo(0.003456, 6);
+    const events = await t.api.db.query<{ type: string }>(
+      "SELECT type FROM events WHERE object_type = 'liquidation_drain' AND object_id = ANY($1::text[])",
+      [[...byDeposit.values()].map((d) => d.id)],
+    );
+    expect(events.rows.filter((e) => e.type === "liquidation_address.drain.payment_processed")).toHaveLength(3);
+    await t.expectLedgerClean();
+  });
+
+  it("a deposit below the minimum is not paid, said so, and stays on the balance; after disable deposits are ordinary", async () => {
+    const address = await create(usBank("000555566667"));
+    const before = await t.balance(a);
+    await deposit(address, 200_000n); // 0.20 USDC: less than the 0.25 fee
+    await confirm();
+    expect(await drain()).toMatchObject({ notPaid: 1, submitted: 0 });
+    const [small] = await drains(address.id);
+    expect(small).toMatchObject({ state: "not_paid", not_paid_reason: "below_minimum", transfer_id: null });
+    expect(Number((await t.balance(a)).available) - Number(before.available)).toBeCloseTo(0.2, 6);
+
+    const disabled = await t.call(a, `/v1/liquidation-addresses/${address.id}/disable`, {
+      method: "POST",
+      idempotencyKey: nextKey("disable"),
+    });
+    expect(disabled.status, disabled.text).toBe(200);
+    expect(disabled.body.data.status).toBe("disabled");
+    const twice = await t.call(a, `/v1/liquidation-addresses/${address.id}/disable`, {
+      method: "POST",
+      idempotencyKey: nextKey("disable"),
+    });
+    expect(twice.status).toBe(409);
+    const later = await deposit(address, 50_000_000n);
+    await confirm();
+    await drain();
+    expect(await drains(address.id)).toHaveLength(1);
+    const fee = await t.api.db.query<{ fee: string }>(
+      "SELECT fee_usd_micros::text AS fee FROM deposits WHERE id = $1",
+      [later],
+    );
+    expect(fee.rows[0]?.fee).toBe("500000");
+    const list = await t.call(a, "/v1/liquidation-addresses?status=disabled");
+    expect(list.body.data.items.map((x: { id: string }) => x.id)).toContain(address.id);
+    await t.expectLedgerClean();
+  });
+
+  it("several workers at once drain each deposit once: one transfer per deposit, no second hold", async () => {
+    const address = await create(usBank("000999900001"));
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i += 1) ids.push(await deposit(address, 3_000_000n + BigInt(i) * 10_000n));
+    await confirm();
+    const before = await t.balance(a);
+    const passes = await Promise.all([drain(), drain(), drain(), drain()]);
+    let submitted = passes.reduce((n, p) => n + p.submitted, 0);
+    // A drain another worker held (SKIP LOCKED) is taken by a later pass, never twice.
+    for (let pass = 0; submitted < ids.length && pass < 10; pass += 1) submitted += (await drain()).submitted;
+    expect(submitted).toBe(ids.length);
+    const transfers = await t.api.db.query<{ deposit_id: string; n: string }>(
+      `SELECT ld.deposit_id, count(t.id) AS n FROM liquidation_drains ld JOIN transfers t ON t.id = ld.transfer_id
+        WHERE ld.deposit_id = ANY($1::uuid[]) GROUP BY ld.deposit_id`,
+      [ids],
+    );
+    expect(transfers.rows.map((r) => r.n)).toEqual(ids.map(() => "1"));
+    // 3.00 .. 3.07 USD held, once each.
+    const held = ids.reduce((n, _, i) => n + 3 + i * 0.01, 0);
+    expect(Number(before.available) - Number((await t.balance(a)).available)).toBeCloseTo(held, 6);
+    await t.expectLedgerClean();
+  });
+
+  it("a deposit reversed by a reorg before its payout cancels its drain", async () => {
+    const address = await create(usBank("000777788889"));
+    const id = await deposit(address, 5_000_000n);
+    await t.api.db.query("UPDATE deposits SET status = 'REVERSED', reversed_at = now() WHERE id = $1", [id]);
+    expect(await drain()).toMatchObject({ canceled: 1 });
+    const [d] = await drains(address.id);
+    expect(d).toMatchObject({ state: "canceled", transfer_id: null });
+  });
+});
