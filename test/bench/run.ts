@@ -31,6 +31,11 @@ const benches: Record<string, () => Promise<void>> = {
       ...(flag("watched") ? { watched: Number(flag("watched")) } : {}),
       ...(flag("transfers") ? { transfers: Number(flag("transfers")) } : {}),
     }),
+  credit: async () =>
+    (await import("../../packages/indexer/bench/credit.ts")).runCreditBench({
+      ...(flag("deposits") ? { deposits: Number(flag("deposits")) } : {}),
+      ...(flag("rounds") ? { rounds: Number(flag("rounds")) } : {}),
+    }),
   wallets: async () => (await import("./wallets.ts")).runWalletsBench(seconds ? { seconds } : {}),
   failover: async () =>
     (await import("./failover.ts")).runFailoverBench({
