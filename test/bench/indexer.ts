@@ -11,11 +11,18 @@ const TARGETS: Record<string, { blocksPerSecond: number; load: string }> = {
  * Solana, Bitcoin and Tron parse and match realistic blocks from their test node against a
  * 1,000,000-address watch set (the adapter's scan is where their cost lies).
  */
-export async function runIndexerBench(options: { chain?: string; blocks?: number } = {}): Promise<void> {
+export async function runIndexerBench(
+  options: { chain?: string; blocks?: number; watched?: number; transfers?: number } = {},
+): Promise<void> {
   const chain = (options.chain ?? "BASE").toUpperCase();
   if (!TARGETS[chain]) {
     const { runIndexerBench: runEvm } = await import("../../packages/indexer/bench/indexer.ts");
-    await runEvm({ chain });
+    await runEvm({
+      chain,
+      ...(options.blocks === undefined ? {} : { blocks: options.blocks }),
+      ...(options.watched === undefined ? {} : { watched: options.watched }),
+      ...(options.transfers === undefined ? {} : { transfers: options.transfers }),
+    });
     return;
   }
   const blocks = options.blocks ?? 20;

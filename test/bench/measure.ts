@@ -54,7 +54,22 @@ export function listen(app: {
   });
 }
 
-export function printTable(title: string, rows: Array<Record<string, string | number>>): void {
+export type BenchRow = Record<string, string | number>;
+export interface BenchTable {
+  title: string;
+  rows: BenchRow[];
+}
+
+/** Every table printed since the last `takeTables()`: what `pnpm bench all` writes to its JSON file. */
+const printed: BenchTable[] = [];
+
+export function printTable(title: string, rows: BenchRow[]): void {
+  printed.push({ title, rows });
   process.stdout.write(`\n${title}\n`);
   console.table(rows);
+}
+
+/** The tables printed since the previous call, in order (then forgotten). */
+export function takeTables(): BenchTable[] {
+  return printed.splice(0);
 }

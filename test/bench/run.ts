@@ -5,8 +5,15 @@
  * sweeps (EVM, `--addresses N`, default 1,000), transfers (`--seconds S` of quotes, `--rounds N` of
  * whole bank USD -> USDC stories, default 5), dashboard (`--deposits N`, default 100,000), checkout
  * (`--rounds N` of paid requests, default 3), cli (`--rounds N` of each command, default 5).
+ * `all` (the default) runs every one in sequence and writes their tables, with the machine's load
+ * around each, to one JSON file (`--out F`, default `.tmp/bench/<time>.json`);
+ * `compare A.json B.json` prints each figure of B beside A's with the ratio B / A.
  */
-import { printTable } from "./measure.ts";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { formatComparison, newBenchFile, readBenchFile, recordBench } from "./figures.ts";
+import { printTable, takeTables } from "./measure.ts";
 
 const [name = "all", ...rest] = process.argv.slice(2);
 const flag = (key: string) => {
@@ -21,6 +28,13 @@ const benches: Record<string, () => Promise<void>> = {
     (await import("./indexer.ts")).runIndexerBench({
       ...(flag("chain") ? { chain: flag("chain") as string } : {}),
       ...(flag("blocks") ? { blocks: Number(flag("blocks")) } : {}),
+      ...(flag("watched") ? { watched: Number(flag("watched")) } : {}),
+      ...(flag("transfers") ? { transfers: Number(flag("transfers")) } : {}),
+    }),
+  credit: async () =>
+    (await import("../../packages/indexer/bench/credit.ts")).runCreditBench({
+      ...(flag("deposits") ? { deposits: Number(flag("deposits")) } : {}),
+      ...(flag("rounds") ? { rounds: Number(flag("rounds")) } : {}),
     }),
   wallets: async () => (await import("./wallets.ts")).runWalletsBench(seconds ? { seconds } : {}),
   failover: async () =>
@@ -67,13 +81,44 @@ const benches: Record<string, () => Promise<void>> = {
   },
 };
 
-const selected = name === "all" ? Object.keys(benches).filter((b) => b !== "sends") : [name];
-for (const bench of selected) {
-  const run = benches[bench];
+if (name === "compare") {
+  const [a, b] = rest;
+  if (!a || !b) {
+    process.stderr.write("usage: pnpm bench compare A.json B.json\n");
+    process.exit(2);
+  }
+  process.stdout.write(formatComparison(readBenchFile(a), readBenchFile(b)));
+  process.exit(0);
+}
+
+if (name !== "all") {
+  const run = benches[name];
   if (!run) {
-    process.stderr.write(`unknown benchmark ${bench}; known: ${Object.keys(benches).join(", ")}\n`);
+    process.stderr.write(`unknown benchmark ${name}; known: all, compare, ${Object.keys(benches).join(", ")}\n`);
     process.exit(2);
   }
   await run();
+  process.exit(0);
 }
-process.exit(0);
+
+// `all`: every bench in sequence (the `sends` alias's three parts on their own names), one file.
+const file = newBenchFile(gitCommit());
+const out = flag("out") ?? `.tmp/bench/${file.startedAt.replaceAll(":", "-")}.json`;
+const only = flag("only")?.split(",");
+for (const bench of Object.keys(benches).filter((b) => b !== "sends" && (!only || only.includes(b)))) {
+  const run = benches[bench] as () => Promise<void>;
+  file.benches.push(await recordBench(bench, run, takeTables));
+  // Written after each bench: a run cut short still leaves the figures measured so far.
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(file, null, 2)}\n`);
+}
+process.stdout.write(`\nfigures of ${file.benches.length} benches written to ${out}\n`);
+process.exit(file.benches.some((b) => b.error) ? 1 : 0);
+
+function gitCommit(): string | undefined {
+  try {
+    return execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
+  } catch {
+    return undefined;
+  }
+}

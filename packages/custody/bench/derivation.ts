@@ -14,7 +14,9 @@ import { mnemonicToSeedSync } from "@scure/bip39";
 import { createCustody, createWatchSet } from "../src/index.ts";
 
 const MNEMONIC = "test test test test test test test test test test test junk";
-const WATCHED = 1_000_000;
+/** `--watched N` (default 1,000,000): addresses in the watch set. */
+const watchedFlag = process.argv.indexOf("--watched");
+const WATCHED = watchedFlag >= 0 ? Number(process.argv[watchedFlag + 1]) : 1_000_000;
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -87,6 +89,8 @@ function generatedDestinations(total: number): Queryable {
   return {
     async query(text: string, params?: unknown[]) {
       if (text.includes("max(seq)")) return { rows: [{ seq: String(total) }] } as never;
+      if (text.includes("pg_current_snapshot")) return { rows: [{ xmax: "1", in_progress: [] }] } as never;
+      if (text.includes("treasury_addresses")) return { rows: [] } as never;
       const after = Number(params?.[1]);
       const limit = Number(params?.[2]);
       const rows: Array<{ seq: string; address_key: string }> = [];
@@ -117,6 +121,7 @@ async function measureWatchSet(db: Queryable, source: string): Promise<void> {
     { measure: "retained: array buffers (key arena + hash table)", value: mb(buffers) },
     { measure: "retained: total", value: mb(heap + buffers) },
     { measure: "has() lookup", value: `${lookup.toFixed(2)} µs` },
+    { measure: "process RSS after the load", value: mb(process.memoryUsage().rss) },
   ]);
 }
 

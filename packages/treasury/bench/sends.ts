@@ -1,5 +1,6 @@
 import { type Hex, keccak256 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
+import { printTable } from "../../../test/bench/measure.ts";
 import { requestSend } from "../src/send-requests.ts";
 import { type EvmTreasuryHarness, freshAddress } from "../test/support/evm-treasury.ts";
 import { openEvmBenchTreasury } from "./bench-treasury.ts";
@@ -82,10 +83,7 @@ export async function runSendsBench(options: { sends?: number } = {}): Promise<S
       landed: mined - first,
       database: process.env.DATABASE_URL ? "PostgreSQL server" : "embedded PGlite",
     };
-    process.stdout.write(
-      `\nEVM sends from one address against anvil (1 s blocks, USDC transfer, database: ${result.database})\n`,
-    );
-    console.table([
+    printTable(`EVM sends from one address against anvil (1 s blocks, USDC transfer, database: ${result.database})`, [
       {
         measure: `baseline: ${count} pre-signed raw transfers pushed one by one (no database)`,
         value: `${Math.round(baselinePerSecond)} tx/s`,
@@ -96,6 +94,10 @@ export async function runSendsBench(options: { sends?: number } = {}): Promise<S
       },
       { measure: "landed on chain", value: `${result.landed} of ${count}` },
       { measure: "nonce gaps / collisions", value: `${result.nonceGaps} / ${result.nonceCollisions}` },
+      {
+        measure: "pipeline / baseline",
+        value: `${(result.perSecond / baselinePerSecond).toFixed(2)}x (target >= 0.7x)`,
+      },
     ]);
     return result;
   } finally {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import solc from "solc";
 import { z } from "zod";
 import {
   CONTRACTS_ARTIFACT_URL,
@@ -48,10 +48,25 @@ export interface CompiledContract {
   bytecode: `0x${string}`;
 }
 
+/**
+ * solc-js, loaded at the first compilation rather than with this module: its emscripten compiler
+ * costs a process about 100 MB of memory, which every importer of `@mp/test-nodes/evm` paid (the
+ * indexer bench's RSS included) though only the mock price feed and the artifact check compile.
+ */
+interface SolcJs {
+  compile(input: string): string;
+  version(): string;
+}
+let solc: SolcJs | undefined;
+const loadSolc = (): SolcJs => {
+  solc ??= createRequire(import.meta.url)("solc") as SolcJs;
+  return solc;
+};
+
 /** Compiles one Solidity source with COMPILER_SETTINGS: every contract and interface it declares, by name. */
 export function compileSolidity(sourceName: string, source: string): Record<string, CompiledContract> {
   const input = { language: "Solidity", sources: { [sourceName]: { content: source } }, settings: COMPILER_SETTINGS };
-  const output = solcOutputSchema.parse(JSON.parse(solc.compile(JSON.stringify(input))));
+  const output = solcOutputSchema.parse(JSON.parse(loadSolc().compile(JSON.stringify(input))));
   const errors = (output.errors ?? []).filter((e) => e.severity === "error");
   if (errors.length > 0) throw new Error(`solc: ${errors.map((e) => e.formattedMessage).join("\n")}`);
   const compiled = output.contracts?.[sourceName] ?? {};
@@ -73,7 +88,7 @@ export function compileTestContracts(): ContractsArtifact {
     contracts[name] = contract;
   }
   return contractsArtifactSchema.parse({
-    compiler: String(solc.version()),
+    compiler: String(loadSolc().version()),
     settings: COMPILER_SETTINGS,
     sourceSha256: createHash("sha256").update(source).digest("hex"),
     contracts,

@@ -1,0 +1,166 @@
+import { randomUUID } from "node:crypto";
+import type { Queryable } from "@mp/db";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestDatabase } from "../../../test/support/test-database.ts";
+import { merchantAccounts } from "../src/accounts.ts";
+import { checkLedger } from "../src/index.ts";
+import { createMerchant, type MerchantFixture } from "./ledger-fixtures.ts";
+
+/**
+ * The journal's database triggers (migrations/0011, made per statement in 0240): balances move by
+ * the sum of a statement's lines, every entry balances at commit, a line added later to a committed
+ * entry is still checked.
+ */
+const t = useTestDatabase();
+let m: MerchantFixture;
+let accounts: { available: string; clearing: string; fee: string };
+let reserved: string;
+
+beforeAll(async () => {
+  m = await createMerchant(t.db);
+  const own = await t.db.tx((c) => merchantAccounts(c, m.merchantId));
+  accounts = { available: own.merchant_available.id, clearing: own.deposit_clearing.id, fee: own.fee_revenue.id };
+  reserved = own.merchant_reserved.id;
+});
+
+async function balances(q: Queryable): Promise<{ available: bigint; clearing: bigint; fee: bigint }> {
+  const { rows } = await q.query<{ account_id: string; balance: string }>(
+    "SELECT account_id, balance::text AS balance FROM account_balances WHERE account_id = ANY($1::uuid[])",
+    [Object.values(accounts)],
+  );
+  const of = (id: string) => BigInt(rows.find((r) => r.account_id === id)?.balance ?? "0");
+  return { available: of(accounts.available), clearing: of(accounts.clearing), fee: of(accounts.fee) };
+}
+
+async function insertEntry(q: Queryable, entryId: string): Promise<void> {
+  await q.query("INSERT INTO journal_entries (id, kind, reference, merchant_id) VALUES ($1, 'bank_deposit', $2, $3)", [
+    entryId,
+    `trigger-${entryId}`,
+    m.merchantId,
+  ]);
+}
+
+/** Lines as (entry, line_no, account, side, amount), all in one INSERT statement. */
+async function insertLines(q: Queryable, lines: Array<[string, number, string, string, bigint]>): Promise<void> {
+  await q.query(
+    `INSERT INTO journal_lines (entry_id, line_no, account_id, currency, side, amount)
+     SELECT * FROM unnest($1::uuid[], $2::smallint[], $3::uuid[], $4::text[], $5::text[], $6::numeric[])`,
+    [
+      lines.map((l) => l[0]),
+      lines.map((l) => l[1]),
+      lines.map((l) => l[2]),
+      lines.map(() => "USD"),
+      lines.map((l) => l[3]),
+      lines.map((l) => l[4].toString()),
+    ],
+  );
+}
+
+describe("journal triggers", () => {
+  it("moves each account by the sum of many lines on it inserted in one statement", async () => {
+    const before = await balances(t.db);
+    const entries = Array.from({ length: 50 }, () => randomUUID());
+    await t.db.tx(async (c) => {
+      for (const entry of entries) await insertEntry(c, entry);
+      await insertLines(
+        c,
+        entries.flatMap(
+          (entry, i): Array<[string, number, string, string, bigint]> => [
+            [entry, 1, accounts.clearing, "debit", BigInt(100 + i)],
+            [entry, 2, accounts.available, "credit", BigInt(99 + i)],
+            [entry, 3, accounts.fee, "credit", 1n],
+          ],
+        ),
+      );
+    });
+    const after = await balances(t.db);
+    // sum over i of (100 + i), (99 + i), 1 for i in 0..49: 6,225, 6,175, 50.
+    expect(after.clearing - before.clearing).toBe(6_225n);
+    expect(after.available - before.available).toBe(6_175n);
+    expect(after.fee - before.fee).toBe(50n);
+    // Every balance row still equals the sum of its lines (the entries have no source documents:
+    // checkLedger's other findings are not this test's).
+    const { problems } = await checkLedger(t.db);
+    expect(problems.filter((p) => p.includes("balance row"))).toEqual([]);
+  });
+
+  it("moves a debit on a credit-normal account down", async () => {
+    const before = await balances(t.db);
+    const entry = randomUUID();
+    await t.db.tx(async (c) => {
+      await insertEntry(c, entry);
+      await insertLines(c, [
+        [entry, 1, accounts.available, "debit", 30n],
+        [entry, 2, accounts.available, "debit", 10n],
+        [entry, 3, accounts.clearing, "credit", 40n],
+      ]);
+    });
+    const after = await balances(t.db);
+    expect(after.available - before.available).toBe(-40n);
+    expect(after.clearing - before.clearing).toBe(-40n);
+  });
+
+  it("refuses a line on an account without a balance row, whatever else the statement holds", async () => {
+    const entry = randomUUID();
+    await expect(
+      t.db.tx(async (c) => {
+        // Rolled back with the rest: the account loses its balance row for this transaction only.
+        await c.query("DELETE FROM account_balances WHERE account_id = $1", [reserved]);
+        await insertEntry(c, entry);
+        await insertLines(c, [
+          [entry, 1, accounts.clearing, "debit", 5n],
+          [entry, 2, reserved, "credit", 5n],
+        ]);
+      }),
+    ).rejects.toMatchObject({ code: "23503", message: expect.stringMatching(/no balance row/) });
+  });
+
+  it("refuses at commit an entry of this transaction that does not balance", async () => {
+    const entry = randomUUID();
+    await expect(
+      t.db.tx(async (c) => {
+        await insertEntry(c, entry);
+        await insertLines(c, [
+          [entry, 1, accounts.clearing, "debit", 5n],
+          [entry, 2, accounts.available, "credit", 4n],
+        ]);
+      }),
+    ).rejects.toThrow(/does not balance/);
+  });
+
+  it("refuses at commit a line added to an entry committed before", async () => {
+    const entry = randomUUID();
+    await t.db.tx(async (c) => {
+      await insertEntry(c, entry);
+      await insertLines(c, [
+        [entry, 1, accounts.clearing, "debit", 5n],
+        [entry, 2, accounts.available, "credit", 5n],
+      ]);
+    });
+    await expect(t.db.tx((c) => insertLines(c, [[entry, 3, accounts.available, "credit", 1n]]))).rejects.toThrow(
+      /does not balance/,
+    );
+    // A balanced pair added later passes the line checks (the entry as a whole still balances).
+    await t.db.tx((c) =>
+      insertLines(c, [
+        [entry, 3, accounts.clearing, "debit", 1n],
+        [entry, 4, accounts.available, "credit", 1n],
+      ]),
+    );
+  });
+
+  it("checks an entry inserted in a savepoint and its lines at commit", async () => {
+    const entry = randomUUID();
+    await expect(
+      t.db.tx(async (c) => {
+        await c.query("SAVEPOINT s");
+        await insertEntry(c, entry);
+        await c.query("RELEASE SAVEPOINT s");
+        await insertLines(c, [
+          [entry, 1, accounts.clearing, "debit", 5n],
+          [entry, 2, accounts.available, "credit", 6n],
+        ]);
+      }),
+    ).rejects.toThrow(/does not balance/);
+  });
+});
