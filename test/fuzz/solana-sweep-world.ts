@@ -45,6 +45,7 @@ export function solanaSweepWorld(db: Database, setup: SolanaReconcileSetup): Swe
       asset === "SOL" ? h.node.transfer(address, amount) : h.node.transferToken(address, asset, amount),
     balance: async (address, asset) => h.node.tokenBalance(address, asset),
     sender: base.sender,
+    broadcasts: base.broadcasts,
     sweeper: (fetch: typeof globalThis.fetch, leases: LeaseKeeper) =>
       createSolanaSweeper({
         db,

@@ -48,6 +48,7 @@ export function tronSweepWorld(db: Database, h: TronTreasuryHarness): SweepWorld
       asset === "TRX" ? h.node.transfer(address, amount) : h.node.transferToken(address, amount),
     balance: async (address) => h.node.tokenBalance(address),
     sender: base.sender,
+    broadcasts: base.broadcasts,
     sweeper: (fetch: typeof globalThis.fetch, leases: LeaseKeeper) =>
       createTronSweeper({
         db,
