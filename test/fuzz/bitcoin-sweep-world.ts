@@ -38,6 +38,7 @@ export function bitcoinSweepWorld(db: Database, h: BitcoinTreasuryHarness): Swee
       throw new Error("Bitcoin has no tokens: the sweep fuzz asks balances of tokens only");
     },
     sender: base.sender,
+    broadcasts: base.broadcasts,
     sweeper: (fetch: typeof globalThis.fetch, leases: LeaseKeeper) =>
       createBitcoinSweeper({
         db,

@@ -8,6 +8,7 @@ import {
   nodeRpc,
   paidOnChain,
 } from "../../packages/treasury/test/support/bitcoin-treasury.ts";
+import { bitcoinBroadcast } from "./broadcast-refusals.ts";
 import type { MoneyWorld } from "./money-world.ts";
 
 /** Below it requestSend refuses a Bitcoin amount (no node relays such an output). */
@@ -34,6 +35,7 @@ export function bitcoinWorld(db: Database, h: BitcoinTreasuryHarness): MoneyWorl
     refused: [0n, -1n, 1n, P2WPKH_DUST - 1n],
     // A P2WPKH output of 294 sat is standard; the fee then takes the change if it would be dust.
     hostile: [P2WPKH_DUST],
+    broadcasts: bitcoinBroadcast,
     sender: (fetch) => createBitcoinSender({ config: h.config, keys: h.keys, db, logger: silentLogger(), fetch }),
     recipient: () => freshRecipients(1)[0] as string,
     fund: () => h.fund([20_000_000n, 20_000_000n]),

@@ -61,6 +61,7 @@ export function evmSweepWorld(db: Database, c: EvmReconcileChain): SweepWorld {
         ? node.publicClient.getBalance({ address: getAddress(address) })
         : tokenBalance(node, c.usdc, address),
     sender: base.sender,
+    broadcasts: base.broadcasts,
     sweeper: (fetch: typeof globalThis.fetch, leases: LeaseKeeper) =>
       createEvmSweeper({
         db,

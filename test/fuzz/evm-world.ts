@@ -6,6 +6,7 @@ import type { Hex } from "viem";
 import { freshAddress } from "../../packages/treasury/test/support/evm-treasury.ts";
 import { catchUp } from "../indexer/indexer-fixtures.ts";
 import type { EvmReconcileChain } from "../treasury/evm-reconcile-chain.ts";
+import { evmBroadcast } from "./broadcast-refusals.ts";
 import type { MoneyWorld } from "./money-world.ts";
 
 const ETH = 10n ** 18n;
@@ -33,6 +34,7 @@ export function evmWorld(db: Database, c: EvmReconcileChain): MoneyWorld {
     amounts: { min: 1n, max: ETH / 2n, unaffordable: 10n ** 30n },
     refused: [0n, -1n],
     hostile: [1n],
+    broadcasts: evmBroadcast,
     sender: (fetch) => createEvmSender({ config: c.config, keys: c.keys, db, logger: silentLogger(), fetch }),
     recipient: () => freshAddress(),
     async fund() {

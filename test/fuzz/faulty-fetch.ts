@@ -4,7 +4,10 @@
  * - `refused`: the request never reaches the node (connection refused);
  * - `lost-answer`: the node acts on the request (a broadcast lands in its mempool) but the answer
  *   never comes back (a timeout): the caller cannot tell whether it happened;
- * - `http-503`: the node (or a proxy in front of it) answers with a server error.
+ * - `http-503`: the node (or a proxy in front of it) answers with a server error;
+ * - `refused-for-good`: armed by `refuseNextBroadcast()`, the next broadcast of a transaction is
+ *   refused by the node for good, in the family's own words (broadcast-refusals.ts), and those bytes
+ *   stay refused on every link of the case.
  * Faults are drawn from a seeded generator, so a fuzz case replays them exactly from its seed.
  *
  * It also plays a process that stops mid-pass: `pauseAt(n)` holds the n-th call (before or after
@@ -13,6 +16,8 @@
  * as for a process that died there (whatever it then runs only talks to the database, where it is fenced).
  */
 
+import type { BroadcastRecognizer } from "./broadcast-refusals.ts";
+
 export type Fault = "refused" | "lost-answer" | "http-503";
 
 export interface FaultCounts {
@@ -20,6 +25,7 @@ export interface FaultCounts {
   refused: number;
   "lost-answer": number;
   "http-503": number;
+  "refused-for-good": number;
 }
 
 export interface FaultyFetch {
@@ -32,6 +38,8 @@ export interface FaultyFetch {
   readonly paused: boolean;
   /** Lets the held call go on (it reaches the node if it had not yet). */
   wake(): void;
+  /** The next broadcast of bytes not refused yet is refused for good (and those bytes ever after). */
+  refuseNextBroadcast(): void;
   /** The process is gone: the held call and every later one fail without reaching the node. */
   kill(): void;
   readonly counts: FaultCounts;
@@ -64,6 +72,8 @@ export function createFaultyFetch(options: {
   seed: number;
   rate?: number;
   inner?: typeof globalThis.fetch;
+  /** How the family's node refuses a broadcast, and the bytes refused so far (shared by a case's links). */
+  broadcasts?: { recognize: BroadcastRecognizer; refused: Set<string>; sent: Set<string> };
 }): FaultyFetch {
   const random = seededRandom(options.seed);
   const inner = options.inner ?? globalThis.fetch;
@@ -71,7 +81,27 @@ export function createFaultyFetch(options: {
   let dead = false;
   let pause: { remaining: number; when: "before" | "after" } | null = null;
   let held: { release: (go: boolean) => void } | null = null;
-  const counts: FaultCounts = { calls: 0, refused: 0, "lost-answer": 0, "http-503": 0 };
+  let refuseNext = false;
+  const counts: FaultCounts = { calls: 0, refused: 0, "lost-answer": 0, "http-503": 0, "refused-for-good": 0 };
+
+  /** The node's refusal of this request, when it is a broadcast of bytes refused for good (or to be). */
+  const refusalOf = (input: string | URL | Request, init?: RequestInit): Response | null => {
+    const b = options.broadcasts;
+    if (!b || typeof init?.body !== "string") return null;
+    const request = b.recognize(input instanceof Request ? input.url : String(input), init.body);
+    if (!request) return null;
+    if (!b.refused.has(request.key)) {
+      // Bytes the node accepted once are never refused for good later (it answers that it has them).
+      if (!refuseNext || b.sent.has(request.key)) {
+        b.sent.add(request.key);
+        return null;
+      }
+      refuseNext = false;
+      b.refused.add(request.key);
+    }
+    counts["refused-for-good"]++;
+    return request.refusal();
+  };
 
   /** Waits while this call is the held one; false when the process was killed meanwhile. */
   const holdHere = (): Promise<boolean> =>
@@ -88,6 +118,8 @@ export function createFaultyFetch(options: {
       pause = null;
     }
     if (holdWhen === "before" && !(await holdHere())) throw connectionRefused();
+    const refusal = refusalOf(input, init);
+    if (refusal) return refusal;
     const fault = holdWhen === null && random() < rate ? (FAULTS[Math.floor(random() * FAULTS.length)] as Fault) : null;
     if (fault) counts[fault]++;
     if (fault === "refused") throw connectionRefused();
@@ -109,6 +141,9 @@ export function createFaultyFetch(options: {
     },
     pauseAt(calls, when) {
       pause = { remaining: Math.max(1, calls), when };
+    },
+    refuseNextBroadcast() {
+      refuseNext = true;
     },
     get paused() {
       return held !== null;

@@ -44,7 +44,7 @@ export function emptyTally(): FuzzTally {
     failed: 0,
     waitingFunds: 0,
     crashes: 0,
-    faults: { calls: 0, refused: 0, "lost-answer": 0, "http-503": 0 },
+    faults: { calls: 0, refused: 0, "lost-answer": 0, "http-503": 0, "refused-for-good": 0 },
   };
 }
 
@@ -65,6 +65,6 @@ export function printTally(family: string, tally: FuzzTally, startedAt: number):
     `money fuzz ${family}: ${tally.cases} cases held every invariant in ${((Date.now() - startedAt) / 1000).toFixed(1)} s: ` +
       `${tally.steps} steps, ${tally.sends} sends (${tally.confirmed} confirmed, ${tally.failed} failed, ` +
       `${tally.waitingFunds} waiting for funds they never get), ${tally.crashes} crashes, ${f.calls} node calls ` +
-      `(${f.refused} refused, ${f["lost-answer"]} answers lost, ${f["http-503"]} HTTP 503)\n`,
+      `(${f.refused} refused, ${f["lost-answer"]} answers lost, ${f["http-503"]} HTTP 503, ${f["refused-for-good"]} broadcasts refused for good)\n`,
   );
 }

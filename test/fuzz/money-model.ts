@@ -19,6 +19,8 @@ export type MoneyStep =
   | { kind: "hold"; on: boolean }
   /** The last `depth` blocks replaced; our transactions in them mined again, back to the mempool, or dropped. */
   | { kind: "reorg"; depth: number; ours: ReorgFate; longer: boolean }
+  /** The node refuses the leader's next broadcast for good (those bytes never land, whoever sends them). */
+  | { kind: "refuse" }
   /**
    * The leader stops at its `atCall`-th node call of a pass (before or after the node acted), its
    * lease lapses and a new pipeline over the same database leads; the old one either dies there or
@@ -66,6 +68,7 @@ export function moneyCase(world: Pick<MoneyWorld, "amounts" | "refused" | "hosti
       arbitrary: fc.record({ kind: fc.constant("tick" as const), faultRate: fc.constantFrom(0, 0, 0.2, 0.5, 1) }),
     },
     ...chainSteps,
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant("refuse" as const) }) },
     {
       weight: 2,
       arbitrary: fc.record({
@@ -122,11 +125,13 @@ export async function runMoneyCase(world: MoneyWorld, c: MoneyCase): Promise<Cas
   await world.fund();
   const startHeight = await world.height();
   const instances: Instance[] = [];
-  const faults: FaultCounts = { calls: 0, refused: 0, "lost-answer": 0, "http-503": 0 };
+  const faults: FaultCounts = { calls: 0, refused: 0, "lost-answer": 0, "http-503": 0, "refused-for-good": 0 };
   let seedOffset = 0;
+  // Bytes the node refused for good stay refused, whichever process sends them again.
+  const broadcasts = { recognize: world.broadcasts, refused: new Set<string>(), sent: new Set<string>() };
   const newInstance = (): Instance => {
     const keeper = createLeaseKeeper({ db, role: "signer", seconds: TEST_LEASE_SECONDS, logger: silentLogger() });
-    const link = createFaultyFetch({ seed: c.faultSeed + seedOffset++ });
+    const link = createFaultyFetch({ seed: c.faultSeed + seedOffset++, broadcasts });
     const sender = world.sender(link.fetch);
     const pipeline = createSendPipeline({
       db,
@@ -187,6 +192,8 @@ export async function runMoneyCase(world: MoneyWorld, c: MoneyCase): Promise<Cas
         await world.mine(step.blocks);
       } else if (step.kind === "hold") {
         await world.hold(step.on);
+      } else if (step.kind === "refuse") {
+        leader.link.refuseNextBroadcast();
       } else if (step.kind === "reorg") {
         // Only this case's blocks are reorganised (the funding stays).
         const depth = Math.min(step.depth, (await world.height()) - startHeight);

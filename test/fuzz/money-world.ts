@@ -1,6 +1,7 @@
 import type { ChainId } from "@mp/core";
 import type { Database } from "@mp/db";
 import type { ChainSender, ReconcileTarget } from "@mp/treasury";
+import type { BroadcastRecognizer } from "./broadcast-refusals.ts";
 
 /** How our transactions in reorganised blocks fare: mined again, back to the mempool, or gone for good. */
 export type ReorgFate = "remine" | "mempool" | "drop";
@@ -22,6 +23,8 @@ export interface MoneyWorld {
   readonly refused: readonly bigint[];
   /** Amounts the edge takes that the chain may refuse (dust to some script, below an account's rent): such a send may end failed. */
   readonly hostile: readonly bigint[];
+  /** How the family's node refuses a broadcast for good (the `refuse` step). */
+  readonly broadcasts: BroadcastRecognizer;
   /** A sender as a new signer process makes it, talking to the node through `fetch`. */
   sender(fetch: typeof globalThis.fetch): ChainSender;
   /** An address no one else pays. */

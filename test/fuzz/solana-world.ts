@@ -6,6 +6,7 @@ import { Keypair } from "@solana/web3.js";
 import { createSolanaSender } from "../../packages/treasury/src/solana/solana-sender.ts";
 import { LAMPORTS_PER_SOL, type SolanaTreasuryHarness } from "../../packages/treasury/test/support/solana-treasury.ts";
 import { catchUp } from "../indexer/indexer-fixtures.ts";
+import { solanaBroadcast } from "./broadcast-refusals.ts";
 import type { MoneyWorld } from "./money-world.ts";
 
 /** Below it a transfer to a new wallet fails on chain (InsufficientFundsForRent). */
@@ -31,6 +32,7 @@ export function solanaWorld(
     amounts: { min: RENT_EXEMPT_MINIMUM, max: LAMPORTS_PER_SOL / 4n, unaffordable: 10n ** 17n },
     refused: [0n, -1n],
     hostile: [1n, RENT_EXEMPT_MINIMUM - 1n],
+    broadcasts: solanaBroadcast,
     sender: (fetch) => createSolanaSender({ config: h.config, keys: h.keys, db, logger: silentLogger(), fetch }),
     recipient: () => Keypair.generate().publicKey.toBase58(),
     async fund() {

@@ -27,6 +27,8 @@ export type SweepStep =
   | { kind: "mine"; blocks: number }
   | { kind: "hold"; on: boolean }
   | { kind: "reorg"; depth: number; ours: ReorgFate; longer: boolean }
+  /** The node refuses the next broadcast of the leader's `loop` for good (those bytes never land). */
+  | { kind: "refuse"; loop: SweepLoop }
   /**
    * The leader's `loop` stops at its `atCall`-th node call of a pass; the signer process is gone (both
    * loops), a new one over the same database leads; the old pass dies there or (`wakes`) goes on
@@ -67,6 +69,7 @@ export function sweepCase(world: Pick<SweepWorld, "assets">): fc.Arbitrary<Sweep
       }),
     },
     ...chainSteps,
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant("refuse" as const), loop }) },
     {
       weight: 2,
       arbitrary: fc.record({
@@ -124,11 +127,13 @@ export async function runSweepCase(world: SweepWorld, c: SweepCase): Promise<Swe
     if (!a.native) state.treasuryAtStart.set(a.asset, await world.balance(world.treasury, a.asset));
   const instances: Instance[] = [];
   let seedOffset = 0;
+  // Bytes the node refused for good stay refused, whichever process sends them again.
+  const broadcasts = { recognize: world.broadcasts, refused: new Set<string>(), sent: new Set<string>() };
   const newInstance = (): Instance => {
     const keeper = createLeaseKeeper({ db, role: "signer", seconds: TEST_LEASE_SECONDS, logger: silentLogger() });
     const links = {
-      pipeline: createFaultyFetch({ seed: c.faultSeed + seedOffset++ }),
-      sweeper: createFaultyFetch({ seed: c.faultSeed + seedOffset++ }),
+      pipeline: createFaultyFetch({ seed: c.faultSeed + seedOffset++, broadcasts }),
+      sweeper: createFaultyFetch({ seed: c.faultSeed + seedOffset++, broadcasts }),
     };
     const pipeline = createSendPipeline({
       db,
@@ -210,6 +215,8 @@ export async function runSweepCase(world: SweepWorld, c: SweepCase): Promise<Swe
         await world.mine(step.blocks);
       } else if (step.kind === "hold") {
         await world.hold(step.on);
+      } else if (step.kind === "refuse") {
+        leader.links[step.loop].refuseNextBroadcast();
       } else if (step.kind === "reorg") {
         // Only this case's blocks are reorganised; customers' payments in them are mined again.
         const depth = Math.min(step.depth, (await world.height()) - startHeight);
@@ -243,9 +250,11 @@ async function settle(world: SweepWorld, leader: Instance, state: SweepCaseState
     await leader.loops.pipeline.tick(world.chain).catch(() => undefined);
   };
   const deadline = Date.now() + 150_000;
-  for (;;) {
+  for (let passes = 1; ; passes++) {
     await pass();
-    await world.mine(1);
+    // Later passes mine faster: an attempt refused for good settles only once its replay guard
+    // expires (Solana: 150 blocks past its blockhash, then finalized), too slow at one block a pass.
+    await world.mine(passes > 20 ? 8 : 1);
     await checkSweepStep(world, state);
     const open = await sweepsSettled(world, state);
     if (open === null) {
@@ -266,7 +275,7 @@ async function outcome(
   crashes: number,
   instances: readonly Instance[],
 ): Promise<SweepOutcome> {
-  const faults: FaultCounts = { calls: 0, refused: 0, "lost-answer": 0, "http-503": 0 };
+  const faults: FaultCounts = { calls: 0, refused: 0, "lost-answer": 0, "http-503": 0, "refused-for-good": 0 };
   for (const i of instances)
     for (const link of [i.links.pipeline, i.links.sweeper])
       for (const [k, v] of Object.entries(link.counts)) faults[k as keyof FaultCounts] += v;

@@ -16,7 +16,7 @@ export function emptySweepTally(): SweepTally {
     failed: 0,
     topUps: 0,
     crashes: 0,
-    faults: { calls: 0, refused: 0, "lost-answer": 0, "http-503": 0 },
+    faults: { calls: 0, refused: 0, "lost-answer": 0, "http-503": 0, "refused-for-good": 0 },
   };
 }
 
@@ -38,6 +38,6 @@ export function printSweepTally(family: string, tally: SweepTally, startedAt: nu
     `money fuzz ${family}: ${tally.cases} cases held every invariant in ${((Date.now() - startedAt) / 1000).toFixed(1)} s: ` +
       `${tally.steps} steps, ${tally.deposits} deposits, ${tally.sweeps} sweeps (${tally.confirmed} confirmed, ` +
       `${tally.failed} failed, ${tally.topUps} with a top-up), ${tally.crashes} crashes, ${f.calls} node calls ` +
-      `(${f.refused} refused, ${f["lost-answer"]} answers lost, ${f["http-503"]} HTTP 503)\n`,
+      `(${f.refused} refused, ${f["lost-answer"]} answers lost, ${f["http-503"]} HTTP 503, ${f["refused-for-good"]} broadcasts refused for good)\n`,
   );
 }

@@ -1,5 +1,6 @@
 import type { LeaseKeeper } from "@mp/db";
 import type { ChainSender } from "@mp/treasury";
+import type { BroadcastRecognizer } from "./broadcast-refusals.ts";
 import type { MoneyWorld } from "./money-world.ts";
 
 /** One asset a case deposits: its deposit amounts (around its sweep threshold) and that threshold. */
@@ -45,6 +46,8 @@ export interface SweepWorld
   readonly treasury: string;
   sender(fetch: typeof globalThis.fetch): ChainSender;
   sweeper(fetch: typeof globalThis.fetch, leases: LeaseKeeper): CaseSweeper;
+  /** How the family's node refuses a broadcast for good (the `refuse` step). */
+  readonly broadcasts: BroadcastRecognizer;
   /** Whether the transaction is mined on the active chain and succeeded. */
   landed(txHash: string): Promise<boolean>;
 }

@@ -4,6 +4,7 @@ import { TronKey } from "@mp/test-nodes/tron";
 import { createTronSender } from "../../packages/treasury/src/tron/tron-sender.ts";
 import type { TronTreasuryHarness } from "../../packages/treasury/test/support/tron-treasury.ts";
 import { catchUp } from "../indexer/indexer-fixtures.ts";
+import { tronBroadcast } from "./broadcast-refusals.ts";
 import type { MoneyWorld } from "./money-world.ts";
 
 const TRX = 1_000_000n;
@@ -25,6 +26,7 @@ export function tronWorld(db: Database, h: TronTreasuryHarness): MoneyWorld {
     refused: [0n, -1n],
     // One sun to a new account: the account's creation fee is the treasury's.
     hostile: [1n],
+    broadcasts: tronBroadcast,
     sender: (fetch) => createTronSender({ config: h.config, keys: h.keys, db, logger: silentLogger(), fetch }),
     recipient: () => TronKey.fromLabel(`money-fuzz-recipient:${process.pid}:${++recipients}`).address,
     async fund() {

@@ -19,6 +19,7 @@ import {
 import { extractBlockTransfers } from "./block-transfers.ts";
 import { MAX_BLOCKS_PER_LIMIT_NEXT, TRON_NETWORKS } from "./constants.ts";
 import { TronHttpClient } from "./http-api-client.ts";
+import { verifyInternalTransactions } from "./internal-transactions-check.ts";
 import { verifyTronNode } from "./node-capabilities.ts";
 import { TronApiError } from "./tron-api-error.ts";
 import { resolveTronAssets, type TronAssets } from "./tron-assets.ts";
@@ -118,6 +119,8 @@ export function createTronAdapter(config: ChainConfig, options: TronAdapterOptio
       }
       // What the node must offer (node-capabilities.ts), on every network, regtest included.
       await verifyTronNode(api, config.chain);
+      // The indexer's own need: TRX paid by contracts.
+      await verifyInternalTransactions(api, config.chain);
     },
 
     async headers(range) {

@@ -374,7 +374,8 @@ export async function markReorged(tx: Queryable, id: string, head: number): Prom
  */
 export async function markRefused(tx: Queryable, id: string, reason: string): Promise<boolean> {
   const refused = await tx.query(
-    `UPDATE treasury_attempts SET state = 'failed', error = $2, updated_at = now()
+    // Refused: never on chain (a block it was once seen in was reorganised away), so it paid no fee.
+    `UPDATE treasury_attempts SET state = 'failed', error = $2, block_height = NULL, block_hash = NULL, updated_at = now()
       WHERE id = $1 AND state IN ('signed', 'broadcast')`,
     [id, reason],
   );

@@ -4,6 +4,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { afterEach, describe, expect, it } from "vitest";
 import { insertAttempt } from "../src/attempt-store.ts";
 import type { ChainSender } from "../src/chain-sender.ts";
+import { readChainRecords } from "../src/reconcile/our-records.ts";
 import type { SendPipeline } from "../src/send-pipeline.ts";
 import { findSend, requestSend, type SendRequest } from "../src/send-requests.ts";
 import { freshAddress, startEvmTreasury, until } from "./support/evm-treasury.ts";
@@ -265,6 +266,13 @@ describe("the EVM send pipeline on anvil", () => {
     const filler = await h.node.publicClient.getTransaction({ hash: rows[0]?.tx_hash as Hex });
     expect(filler).toMatchObject({ from: h.treasury.toLowerCase(), to: h.treasury.toLowerCase(), value: 0n });
     expect(await h.node.publicClient.getTransactionCount({ address: h.treasury })).toBe(nonce + 2);
+    // Never on chain, so no fee to find: `reconcile chains` does not look for it on the node (the
+    // fault search found it reported as "mined transactions the node does not have").
+    const records = await readChainRecords(t.db, "BASE");
+    const refusedHash = (await attemptsOf(refused.id))[0]?.tx_hash;
+    expect(refusedHash).toBeDefined();
+    expect(records.minedAttempts.map((a) => a.txHash)).not.toContain(refusedHash);
+    expect(records.minedAttempts.map((a) => a.txHash)).toContain(rows[0]?.tx_hash);
   }, 90_000);
 
   it("keeps a send the treasury cannot cover waiting with a reason, and sends it after a top-up", async () => {

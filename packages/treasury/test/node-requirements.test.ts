@@ -118,6 +118,28 @@ describe("node requirements, checked at start", () => {
     await expect(senderOn(withReceipts).verifyNode?.()).resolves.toBeUndefined();
   });
 
+  it("Tron: a node that lists no internal transactions (java-tron's default) is refused by the indexer, naming it; the signer needs none", async () => {
+    const configOf = async (internalTransactions: boolean) => {
+      const node = await startTronTestNode({
+        seed: `requirements-internal-${internalTransactions}`,
+        internalTransactions,
+      });
+      stops.push(() => node.stop());
+      // Contract calls carrying TRX that the contract pays on: what the check looks at.
+      for (let i = 0; i < 3; i++) {
+        node.forwardTrx([{ to: TronKey.fromLabel(`requirements:internal:${i}`).address, amount: 1_000_000n }]);
+      }
+      node.mine();
+      return resolveChainConfig("TRON", { rpcUrl: node.url, network: "regtest", tokens: [...node.tokens] });
+    };
+    const without = await configOf(false);
+    await expect(createTronAdapter(without).verifyNetwork()).rejects.toEqual(
+      misconfigured("internal_transactions", /lists no internal transactions.*vm\.saveInternalTx = true/),
+    );
+    await expect(senderOn(without).verifyNode?.()).resolves.toBeUndefined();
+    await expect(createTronAdapter(await configOf(true)).verifyNetwork()).resolves.toBeUndefined();
+  });
+
   it("Bitcoin: no -txindex is needed; blocks the indexer must read that a pruned node dropped stop the chain", async () => {
     const { node, config } = await bitcoinNode();
     expect(node.txindex).toBe(false);

@@ -119,9 +119,10 @@ export async function readChainRecords(q: Queryable, chain: ChainId): Promise<Ch
     float: sums(float.rows),
     sent,
     sweepRent: BigInt(rent.rows[0]?.net ?? "0"),
-    // A failed attempt only pays a fee when it was mined (EVM revert, Tron OUT_OF_ENERGY): those keep their block.
+    // A failed attempt only pays a fee when it was mined (EVM revert, Tron OUT_OF_ENERGY): those keep
+    // their block. One the node refused for good (markRefused) has none: it never was on chain.
     minedAttempts: attempts.rows
-      .filter((a) => a.state === "mined" || a.state === "failed")
+      .filter((a) => a.state === "mined" || (a.state === "failed" && a.block_height !== null))
       .map((a) => ({
         txHash: a.tx_hash,
         fee: a.fee,

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { z } from "zod";
 import { renderBlock, renderTransactionInfos } from "./tron-chain.ts";
-import { type Answer, type WalletContext, walletRoute } from "./wallet-api.ts";
+import { type Answer, keptInfo, type WalletContext, walletRoute } from "./wallet-api.ts";
 
 const MAX_BODY_BYTES = 1024 * 1024;
 /** java-tron's limit for getblockbylimitnext. */
@@ -61,7 +61,7 @@ function route(wallet: WalletContext, control: ControlTransfer, url: string, tex
       const num = parsed.data.num ?? 0;
       if (num <= 0) return ok("{}");
       const block = chain.block(num);
-      return ok(block && wallet.transactionHistory ? renderTransactionInfos(block) : "[]");
+      return ok(block && wallet.transactionHistory ? keptInfo(wallet, renderTransactionInfos(block)) : "[]");
     }
     case "/wallet/getblockbylimitnext": {
       const parsed = limitSchema.safeParse(body);

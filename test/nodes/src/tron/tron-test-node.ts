@@ -19,6 +19,11 @@ export interface TronTestNodeOptions {
    * every transaction.
    */
   transactionHistory?: boolean;
+  /**
+   * java-tron's `vm.saveInternalTx` (off by default in java-tron, on at TronGrid and here): off,
+   * TransactionInfo carries no `internal_transactions`, so TRX a contract pays on is not listed.
+   */
+  internalTransactions?: boolean;
 }
 
 /** Who signs and pays (default: the node's funded faucet key). */
@@ -163,16 +168,20 @@ export async function startTronTestNode(options: TronTestNodeOptions = {}): Prom
   };
 
   const transactionHistory = options.transactionHistory ?? true;
-  const server = createTronHttpServer({ chain, tokenHex: usdtHex, now, transactionHistory }, (body) => {
-    const parsed = controlSchema.safeParse(body);
-    if (!parsed.success) throw new RangeError(parsed.error.issues[0]?.message ?? "invalid body");
-    const amount = BigInt(parsed.data.amount);
-    if (parsed.data.asset === "TRX") return trx(parsed.data.to, amount, faucet);
-    if (tokens.some((t) => t.address === parsed.data.asset || t.asset === parsed.data.asset)) {
-      return token(parsed.data.to, amount, faucet, false);
-    }
-    throw new RangeError(`the test node has no asset ${parsed.data.asset}`);
-  });
+  const internalTransactions = options.internalTransactions ?? true;
+  const server = createTronHttpServer(
+    { chain, tokenHex: usdtHex, now, transactionHistory, internalTransactions },
+    (body) => {
+      const parsed = controlSchema.safeParse(body);
+      if (!parsed.success) throw new RangeError(parsed.error.issues[0]?.message ?? "invalid body");
+      const amount = BigInt(parsed.data.amount);
+      if (parsed.data.asset === "TRX") return trx(parsed.data.to, amount, faucet);
+      if (tokens.some((t) => t.address === parsed.data.asset || t.asset === parsed.data.asset)) {
+        return token(parsed.data.to, amount, faucet, false);
+      }
+      throw new RangeError(`the test node has no asset ${parsed.data.asset}`);
+    },
+  );
   const served = await serveTestNode(server, options, () => chain.mine(1));
 
   return {

@@ -84,6 +84,19 @@ export interface WalletContext {
   now(): number;
   /** java-tron's storage.transHistory.switch: off, no TransactionInfo is kept (receipts answer {} / []). */
   transactionHistory: boolean;
+  /** java-tron's vm.saveInternalTx (off by default there, on at TronGrid): off, receipts carry no internal_transactions. */
+  internalTransactions: boolean;
+}
+
+/** A TransactionInfo (or a list of them) as the node keeps it: without internal_transactions unless it saves them. */
+export function keptInfo(context: Pick<WalletContext, "internalTransactions">, json: string): string {
+  if (context.internalTransactions || !json.includes('"internal_transactions"')) return json;
+  const strip = (info: Record<string, unknown>) => {
+    const { internal_transactions: _dropped, ...kept } = info;
+    return kept;
+  };
+  const parsed = JSON.parse(json) as Record<string, unknown> | Array<Record<string, unknown>>;
+  return JSON.stringify(Array.isArray(parsed) ? parsed.map(strip) : strip(parsed));
 }
 
 /** Handles `/wallet/*` endpoints of the sending side; undefined for a path it does not serve. */
@@ -107,7 +120,7 @@ export function walletRoute(context: WalletContext, path: string, body: unknown)
       const parsed = valueSchema.safeParse(body);
       if (!parsed.success) return ok("{}");
       const found = context.transactionHistory ? context.chain.find(parsed.data.value.toLowerCase()) : undefined;
-      return ok(found ? renderTransactionInfo(found.block, found.included) : "{}");
+      return ok(found ? keptInfo(context, renderTransactionInfo(found.block, found.included)) : "{}");
     }
     case "/wallet/getaccount": {
       const parsed = addressBodySchema.safeParse(body);

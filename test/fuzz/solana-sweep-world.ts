@@ -1,0 +1,64 @@
+import { silentLogger } from "@mp/core";
+import type { Database, LeaseKeeper } from "@mp/db";
+import { createSolanaSweeper } from "@mp/treasury";
+import { createDepositMerchant, testDepositKeys } from "../../packages/treasury/test/support/evm-deposits.ts";
+import { LAMPORTS_PER_SOL } from "../../packages/treasury/test/support/solana-treasury.ts";
+import type { SolanaReconcileSetup } from "../treasury/solana-reconcile-setup.ts";
+import { solanaWorld } from "./solana-world.ts";
+import type { SweepWorld } from "./sweep-world.ts";
+
+/**
+ * The Solana test node as the sweep fuzz drives it (solanaWorld's node, indexer, lost transactions
+ * and reorgs): customers pay USDC and SOL to deposit addresses the real indexer watches and
+ * credits; the Solana sweeper moves them into the treasury, the treasury paying every fee and the
+ * rent of its own token account, the deposit token account closed into the treasury once emptied,
+ * a SOL deposit address left empty or at the rent-exempt minimum. SOL deposits go down to a tenth
+ * of the minimum: a first one below it fails on chain (InsufficientFundsForRent), as on the real
+ * cluster. Thresholds are the defaults: 10 USDC, 0.01 SOL.
+ */
+export function solanaSweepWorld(db: Database, setup: SolanaReconcileSetup): SweepWorld {
+  const base = solanaWorld(db, setup);
+  const { h } = setup;
+  return {
+    family: "solana-sweeps",
+    chain: base.chain,
+    db,
+    confirmations: base.confirmations,
+    height: base.height,
+    mine: base.mine,
+    hold: base.hold,
+    reorg: base.reorg,
+    txHeight: base.txHeight,
+    reconcileTargets: base.reconcileTargets,
+    assets: [
+      { asset: "USDC", min: 1_000_000n, max: 40_000_000n, threshold: 10_000_000n, native: false },
+      { asset: "SOL", min: 89_000n, max: LAMPORTS_PER_SOL / 20n, threshold: LAMPORTS_PER_SOL / 100n, native: true },
+    ],
+    treasury: h.treasury,
+    async startCase(count) {
+      await base.fund();
+      const merchant = await createDepositMerchant(db, count, "SOLANA");
+      return merchant.addresses.map((a) => ({ destinationId: a.destinationId, address: a.address }));
+    },
+    // Queued by the node's faucet: lands at the next mine step.
+    deposit: async (address, asset, amount) =>
+      asset === "SOL" ? h.node.transfer(address, amount) : h.node.transferToken(address, asset, amount),
+    balance: async (address, asset) => h.node.tokenBalance(address, asset),
+    sender: base.sender,
+    broadcasts: base.broadcasts,
+    sweeper: (fetch: typeof globalThis.fetch, leases: LeaseKeeper) =>
+      createSolanaSweeper({
+        db,
+        chain: h.config,
+        depositKeys: testDepositKeys(),
+        treasuryKeys: h.keys,
+        logger: silentLogger(),
+        leases,
+        fetch,
+      }),
+    async landed(signature) {
+      const tx = h.node.transaction(signature);
+      return tx !== undefined && !tx.failed;
+    },
+  };
+}
