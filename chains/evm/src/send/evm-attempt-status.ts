@@ -1,16 +1,11 @@
 import type { ChainId } from "@mp/core";
 import type { Database } from "@mp/db";
 import type { AttemptStatus, StoredAttempt } from "@mp/treasury/ports";
-import type { Hex } from "viem";
+import { anyAnswer, statusReceiptAnswer } from "./evm-answers.ts";
 import type { EvmNode } from "./evm-node.ts";
 
-interface RpcReceipt {
-  blockNumber: Hex;
-  blockHash: Hex;
-  status: Hex;
-}
-
-const receipt = (node: EvmNode, hash: string) => node.rpc<RpcReceipt | null>("eth_getTransactionReceipt", [hash]);
+const receipt = (node: EvmNode, hash: string) =>
+  node.rpc("eth_getTransactionReceipt", [hash], statusReceiptAnswer.nullable());
 
 /**
  * Where an attempt stands: mined or reverted (its receipt), pending (in the mempool), expired
@@ -33,7 +28,7 @@ export async function evmAttemptStatus(
       reason: `reverted on chain (transaction ${attempt.txHash}, block ${blockHeight})`,
     };
   }
-  if (await node.rpc<unknown>("eth_getTransactionByHash", [attempt.txHash])) return { state: "pending" };
+  if (await node.rpc("eth_getTransactionByHash", [attempt.txHash], anyAnswer)) return { state: "pending" };
   // Not in a block nor in the mempool. It can never land once another of our transactions with
   // its nonce has: then it is expired (a replacement outbid it, or its send was signed again).
   const nonce = Number(attempt.guard.nonce);

@@ -1,6 +1,7 @@
 import type { ChainId } from "@mp/core";
 import type { Database } from "@mp/db";
-import { type Address, encodeFunctionData, erc20Abi, type Hex } from "viem";
+import { type Address, encodeFunctionData, erc20Abi } from "viem";
+import { dataAnswer, quantityAnswer } from "./evm-answers.ts";
 import type { EvmNode } from "./evm-node.ts";
 import { reusedFor } from "./reused-promise.ts";
 
@@ -39,9 +40,10 @@ export interface EvmFunds {
  */
 export function createEvmFunds(db: Database, node: EvmNode, chain: ChainId, address: Address): EvmFunds {
   const balanceOf = async (asset: EvmAsset): Promise<bigint> => {
-    if (asset.native || !asset.address) return BigInt(await node.rpc<Hex>("eth_getBalance", [address, "latest"]));
+    if (asset.native || !asset.address)
+      return BigInt(await node.rpc("eth_getBalance", [address, "latest"], quantityAnswer));
     const data = encodeFunctionData({ abi: erc20Abi, functionName: "balanceOf", args: [address] });
-    return BigInt(await node.rpc<Hex>("eth_call", [{ to: asset.address, data }, "latest"]));
+    return BigInt(await node.rpc("eth_call", [{ to: asset.address, data }, "latest"], dataAnswer));
   };
   let balanceCache = new Map<string, { at: number; value: Promise<bigint> }>();
   // reserved(), read once per pass like the balances, then kept up to date by prepare(): every order

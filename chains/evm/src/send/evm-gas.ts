@@ -1,5 +1,6 @@
 import type { SendOrder } from "@mp/treasury/ports";
 import type { Address, Hex } from "viem";
+import { quantityAnswer } from "./evm-answers.ts";
 import type { EvmNode } from "./evm-node.ts";
 
 /** A gas estimate per (asset, recipient) is reused this long. */
@@ -15,14 +16,18 @@ export function createGasEstimator(node: EvmNode, from: Address): (order: SendOr
     const cached = gasCache.get(cacheKey);
     if (cached && performance.now() - cached.at < GAS_TTL_MS) return cached.gas;
     const estimate = BigInt(
-      await node.rpc<Hex>("eth_estimateGas", [
-        {
-          from,
-          to: call.to,
-          value: `0x${call.value.toString(16)}`,
-          ...(call.data ? { data: call.data } : {}),
-        },
-      ]),
+      await node.rpc(
+        "eth_estimateGas",
+        [
+          {
+            from,
+            to: call.to,
+            value: `0x${call.value.toString(16)}`,
+            ...(call.data ? { data: call.data } : {}),
+          },
+        ],
+        quantityAnswer,
+      ),
     );
     // A plain transfer to an account costs exactly 21000; anything running code gets a margin.
     const gas = estimate === 21_000n ? estimate : estimate + estimate / 4n;

@@ -1,6 +1,7 @@
 import type { ChainId } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
-import type { Address, Hex } from "viem";
+import type { Address } from "viem";
+import { quantityAnswer } from "./evm-answers.ts";
 import type { EvmNode } from "./evm-node.ts";
 
 /**
@@ -28,7 +29,7 @@ export function createEvmNonces(db: Database, node: EvmNode, chain: ChainId, add
         nonceRowKnown = true;
         return null;
       }
-      return Number(BigInt(await node.rpc<Hex>("eth_getTransactionCount", [address, "pending"])));
+      return Number(BigInt(await node.rpc("eth_getTransactionCount", [address, "pending"], quantityAnswer)));
     },
     async allocate(tx, startNonce) {
       // Issued without waiting: it goes out with the UPDATE below (one round trip), which awaits it.

@@ -1,9 +1,10 @@
 import type { ChainId } from "@mp/core";
 import type { ChainSender, SenderFactoryOptions } from "@mp/treasury/ports";
-import { bytesToHex, getAddress, type Hex } from "viem";
+import { bytesToHex, getAddress } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { resolveEvmAssets } from "../evm-assets.ts";
 import { checkEvmChainId } from "../evm-networks.ts";
+import { blockAnswer } from "./evm-answers.ts";
 import { evmAttemptStatus } from "./evm-attempt-status.ts";
 import { signEvmAttempt } from "./evm-attempts.ts";
 import { broadcastEvm } from "./evm-broadcast.ts";
@@ -16,10 +17,6 @@ import { fillEvmNonce, replaceEvmAttempt } from "./evm-replacements.ts";
 
 /** Blocks an EVM attempt may stay unmined before it is replaced with higher fees. */
 const STUCK_AFTER_BLOCKS = 3;
-
-interface RpcBlock {
-  hash: Hex;
-}
 
 /**
  * The EVM family's sender (viem): one treasury address per chain (TreasuryKeys.evm()), native
@@ -57,7 +54,7 @@ export function createEvmSender(options: SenderFactoryOptions & { node?: EvmNode
     },
 
     async blockHash(height) {
-      const block = await node.rpc<RpcBlock | null>("eth_getBlockByNumber", [`0x${height.toString(16)}`, false]);
+      const block = await node.rpc("eth_getBlockByNumber", [`0x${height.toString(16)}`, false], blockAnswer.nullable());
       return block?.hash ?? null;
     },
 

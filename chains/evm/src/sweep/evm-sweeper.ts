@@ -32,8 +32,10 @@ import {
   settleTopUps,
   sweepThreshold,
 } from "@mp/treasury/ports";
-import { type Address, encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem";
+import { type Address, encodeFunctionData, erc20Abi, getAddress } from "viem";
+import type { z } from "zod";
 import { resolveEvmAssets } from "../evm-assets.ts";
+import { feeReceiptAnswer, quantityAnswer } from "../send/evm-answers.ts";
 import { createEvmNode, type EvmNode } from "../send/evm-node.ts";
 import { createEvmSender } from "../send/evm-sender.ts";
 
@@ -180,8 +182,8 @@ class ChainSweep extends ChainSweepPass<ChainRuntime, EvmSweeperOptions, Address
     return sweepThreshold(this.config, { asset, decimals }, asset === native.asset);
   }
 
-  private rpc<T>(method: string, params: unknown[]): Promise<T> {
-    return this.runtime.node.rpc<T>(method, params);
+  private rpc<S extends z.ZodType>(method: string, params: unknown[], answer: S): Promise<z.output<S>> {
+    return this.runtime.node.rpc(method, params, answer);
   }
 
   /** The fee cap a transaction signed now offers per gas: the EVM sender's (the fees it reads, shared). */
@@ -218,7 +220,10 @@ class ChainSweep extends ChainSweepPass<ChainRuntime, EvmSweeperOptions, Address
     nativeLeaving: ReadonlyMap<Address, bigint>,
   ): Promise<SweepPlan | null> {
     const address = getAddress(candidate.address);
-    const [balanceHex, cap] = await Promise.all([this.rpc<Hex>("eth_getBalance", [address, "latest"]), this.feeCap()]);
+    const [balanceHex, cap] = await Promise.all([
+      this.rpc("eth_getBalance", [address, "latest"], quantityAnswer),
+      this.feeCap(),
+    ]);
     const balance = BigInt(balanceHex);
     if (candidate.asset === this.runtime.assets.native.asset) {
       // The deposit pays its own gas: what moves is the deposit less the most that gas may cost.
@@ -285,7 +290,7 @@ class ChainSweep extends ChainSweepPass<ChainRuntime, EvmSweeperOptions, Address
   /** Gas of the token transfer the sweep will sign, with the EVM sender's margin. */
   private async transferGas(from: Address, token: Address, amount: bigint): Promise<bigint> {
     const data = encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [this.treasury, amount] });
-    const estimate = BigInt(await this.rpc<Hex>("eth_estimateGas", [{ from, to: token, data }]));
+    const estimate = BigInt(await this.rpc("eth_estimateGas", [{ from, to: token, data }], quantityAnswer));
     return estimate + estimate / 4n;
   }
 
@@ -395,9 +400,7 @@ class ChainSweep extends ChainSweepPass<ChainRuntime, EvmSweeperOptions, Address
     const settled = await listSettledSweeps(this.options.db, this.chain);
     const fees = await mapBounded(settled, CONCURRENCY, async (sweep) => {
       if (!sweep.txHash) return null;
-      const receipt = await this.rpc<{ gasUsed: Hex; effectiveGasPrice: Hex } | null>("eth_getTransactionReceipt", [
-        sweep.txHash,
-      ]);
+      const receipt = await this.rpc("eth_getTransactionReceipt", [sweep.txHash], feeReceiptAnswer.nullable());
       return receipt ? BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice) : null;
     });
     for (let i = 0; i < settled.length; i += WRITES_PER_TX) {
