@@ -1,6 +1,6 @@
+import { createBitcoinSweeper } from "@mp/chain-bitcoin";
 import { silentLogger } from "@mp/core";
 import type { Database, LeaseKeeper } from "@mp/db";
-import { createBitcoinSweeper } from "@mp/treasury";
 import type { BitcoinTreasuryHarness } from "../../packages/treasury/test/support/bitcoin-treasury.ts";
 import { createDepositMerchant, testDepositKeys } from "../../packages/treasury/test/support/evm-deposits.ts";
 import { bitcoinWorld } from "./bitcoin-world.ts";

@@ -1,13 +1,14 @@
 import assert from "node:assert/strict";
 import { silentLogger } from "@mp/core";
 import type { Database } from "@mp/db";
-import { createBitcoinSender } from "../../packages/treasury/src/bitcoin/bitcoin-sender.ts";
+import { createBitcoinSender } from "../../chains/bitcoin/src/send/bitcoin-sender.ts";
 import {
   type BitcoinTreasuryHarness,
   freshRecipients,
   nodeRpc,
   paidOnChain,
 } from "../../packages/treasury/test/support/bitcoin-treasury.ts";
+import { reconcileTarget } from "../support/reconcile-target.ts";
 import { bitcoinBroadcast } from "./broadcast-refusals.ts";
 import type { MoneyWorld } from "./money-world.ts";
 
@@ -53,7 +54,7 @@ export function bitcoinWorld(db: Database, h: BitcoinTreasuryHarness): MoneyWorl
       for (const tx of txHashes) paid += await paidOnChain(h.node, tx, to);
       return paid;
     },
-    reconcileTargets: () => [{ config: h.config, assets: [{ asset: "BTC", address: null, decimals: 8 }] }],
+    reconcileTargets: () => [reconcileTarget(h.config, [{ asset: "BTC", address: null, decimals: 8 }])],
     /** The treasury's free coins (what the sender spends next) are unspent on the active chain. */
     async checkSettled() {
       const { rows } = await db.query<{ txid: string; vout: number }>(

@@ -1,7 +1,7 @@
+import { createEvmSweeper } from "@mp/chain-evm";
 import { silentLogger } from "@mp/core";
 import type { Database, LeaseKeeper } from "@mp/db";
 import { ANVIL_DEPLOYER, sendFromUnlocked, tokenBalance } from "@mp/test-nodes/evm";
-import { createEvmSweeper } from "@mp/treasury";
 import { encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem";
 import { createDepositMerchant, testDepositKeys } from "../../packages/treasury/test/support/evm-deposits.ts";
 import type { EvmReconcileChain } from "../treasury/evm-reconcile-chain.ts";

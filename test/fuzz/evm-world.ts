@@ -1,7 +1,7 @@
+import { createEvmSender } from "@mp/chain-evm";
 import { silentLogger } from "@mp/core";
 import type { Database } from "@mp/db";
 import { type ReorgTransaction, sendNative } from "@mp/test-nodes/evm";
-import { createEvmSender } from "@mp/treasury";
 import type { Hex } from "viem";
 import { freshAddress } from "../../packages/treasury/test/support/evm-treasury.ts";
 import { catchUp } from "../indexer/indexer-fixtures.ts";

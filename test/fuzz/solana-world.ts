@@ -3,7 +3,7 @@ import type { Database } from "@mp/db";
 import type { Indexer } from "@mp/indexer";
 import type { ReconcileTarget } from "@mp/treasury";
 import { Keypair } from "@solana/web3.js";
-import { createSolanaSender } from "../../packages/treasury/src/solana/solana-sender.ts";
+import { createSolanaSender } from "../../chains/solana/src/send/solana-sender.ts";
 import { LAMPORTS_PER_SOL, type SolanaTreasuryHarness } from "../../packages/treasury/test/support/solana-treasury.ts";
 import { catchUp } from "../indexer/indexer-fixtures.ts";
 import { solanaBroadcast } from "./broadcast-refusals.ts";

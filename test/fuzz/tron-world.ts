@@ -1,9 +1,10 @@
 import { silentLogger } from "@mp/core";
 import type { Database } from "@mp/db";
 import { TronKey } from "@mp/test-nodes/tron";
-import { createTronSender } from "../../packages/treasury/src/tron/tron-sender.ts";
+import { createTronSender } from "../../chains/tron/src/send/tron-sender.ts";
 import type { TronTreasuryHarness } from "../../packages/treasury/test/support/tron-treasury.ts";
 import { catchUp } from "../indexer/indexer-fixtures.ts";
+import { reconcileTarget } from "../support/reconcile-target.ts";
 import { tronBroadcast } from "./broadcast-refusals.ts";
 import type { MoneyWorld } from "./money-world.ts";
 
@@ -43,6 +44,6 @@ export function tronWorld(db: Database, h: TronTreasuryHarness): MoneyWorld {
     txHeight: async (txHash) => h.node.transaction(txHash)?.height,
     // A fresh recipient: whatever it holds came from our sends.
     paid: async (to) => h.node.balance(to),
-    reconcileTargets: () => [{ config: h.config, assets: h.assets }],
+    reconcileTargets: () => [reconcileTarget(h.config, h.assets)],
   };
 }

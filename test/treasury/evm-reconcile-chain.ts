@@ -1,19 +1,14 @@
-import { createEvmAdapter } from "@mp/chain-evm";
+import { createEvmAdapter, createEvmSender } from "@mp/chain-evm";
 import { type ChainConfig, resolveChainConfig, silentLogger } from "@mp/core";
 import { createTreasuryKeys, createWatchSet, type TreasuryKeys } from "@mp/custody";
 import type { Database } from "@mp/db";
 import { createIndexer, type Indexer } from "@mp/indexer";
 import { createSandboxRateProvider } from "@mp/providers";
 import { type AnvilNode, deployTestToken, startAnvil, type TestToken } from "@mp/test-nodes/evm";
-import {
-  createEvmSender,
-  createSendPipeline,
-  type ReconcileTarget,
-  recordTreasuryAddresses,
-  type SendPipeline,
-} from "@mp/treasury";
+import { createSendPipeline, type ReconcileTarget, recordTreasuryAddresses, type SendPipeline } from "@mp/treasury";
 import { getAddress, type Hex } from "viem";
 import { catchUp } from "../indexer/indexer-fixtures.ts";
+import { reconcileTarget } from "../support/reconcile-target.ts";
 import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
 
 /** A public test mnemonic (its EVM treasury address is no anvil dev account). */
@@ -71,13 +66,10 @@ export async function startEvmReconcileChain(db: Database): Promise<EvmReconcile
         leaseSeconds: TEST_LEASE_SECONDS,
       }),
     targets: () => [
-      {
-        config,
-        assets: [
-          { asset: "ETH", address: null, decimals: 18 },
-          { asset: "USDC", address: usdc.address, decimals: 6 },
-        ],
-      },
+      reconcileTarget(config, [
+        { asset: "ETH", address: null, decimals: 18 },
+        { asset: "USDC", address: usdc.address, decimals: 6 },
+      ]),
     ],
     settle: async () => {
       await node.mine(3);

@@ -4,14 +4,13 @@ import { freshRecipients, startBitcoinTreasury } from "../../packages/treasury/t
 import { testPipelines } from "../../packages/treasury/test/support/test-pipelines.ts";
 import { useTreasuryHarness } from "../../packages/treasury/test/support/use-treasury.ts";
 import { addWallet, createMerchant } from "../indexer/indexer-fixtures.ts";
+import { reconcileTarget } from "../support/reconcile-target.ts";
 
 describe("payments reconcile chains on the Bitcoin test node", () => {
   const { t: database, h } = useTreasuryHarness(startBitcoinTreasury);
   const pipelines = testPipelines("BITCOIN", () => database.db);
   const [deposit = "", recipient = ""] = freshRecipients(2);
-  const targets = (): ReconcileTarget[] => [
-    { config: h.config, assets: [{ asset: "BTC", address: null, decimals: 8 }] },
-  ];
+  const targets = (): ReconcileTarget[] => [reconcileTarget(h.config, [{ asset: "BTC", address: null, decimals: 8 }])];
 
   beforeAll(async () => {
     const db = database.db;

@@ -1,6 +1,7 @@
+import { createEvmSweeper } from "@mp/chain-evm";
 import { silentLogger } from "@mp/core";
 import { sendNative, tokenBalance, transferToken } from "@mp/test-nodes/evm";
-import { createEvmSweeper, type ReconcileLine, reconcileChains } from "@mp/treasury";
+import { type ReconcileLine, reconcileChains } from "@mp/treasury";
 import type { Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {

@@ -17,6 +17,7 @@ import { getAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../cli/run-cli.ts";
 import { addWallet, catchUp, createMerchant } from "../indexer/indexer-fixtures.ts";
+import { reconcileTarget } from "../support/reconcile-target.ts";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 import { type EvmReconcileChain, startEvmReconcileChain } from "./evm-reconcile-chain.ts";
 
@@ -218,7 +219,7 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
     const down = resolveChainConfig("ARBITRUM", { rpcUrl: "http://127.0.0.1:9", network: "regtest" });
     const report = await reconcileChains(database.db, [
       ...targets(),
-      { config: down, assets: [{ asset: "ETH", address: null, decimals: 18 }] },
+      reconcileTarget(down, [{ asset: "ETH", address: null, decimals: 18 }]),
     ]);
     expect(report.exitCode).toBe(2);
     expect(report.unreadable).toEqual(["ARBITRUM"]);

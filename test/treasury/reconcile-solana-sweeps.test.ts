@@ -1,6 +1,7 @@
+import { createSolanaSweeper, type SolanaSweeper } from "@mp/chain-solana";
 import { silentLogger } from "@mp/core";
 import type { Indexer } from "@mp/indexer";
-import { createSolanaSweeper, reconcileChains, type SendPipeline, type SolanaSweeper } from "@mp/treasury";
+import { reconcileChains, type SendPipeline } from "@mp/treasury";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDepositMerchant, testDepositKeys } from "../../packages/treasury/test/support/evm-deposits.ts";
 import { LAMPORTS_PER_SOL, type SolanaTreasuryHarness } from "../../packages/treasury/test/support/solana-treasury.ts";

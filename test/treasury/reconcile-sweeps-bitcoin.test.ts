@@ -1,4 +1,5 @@
-import { createBitcoinSweeper, type ReconcileTarget, reconcileChains } from "@mp/treasury";
+import { createBitcoinSweeper } from "@mp/chain-bitcoin";
+import { type ReconcileTarget, reconcileChains } from "@mp/treasury";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type BitcoinTreasuryHarness,
@@ -7,15 +8,14 @@ import {
 import { createDepositMerchant } from "../../packages/treasury/test/support/evm-deposits.ts";
 import { testSendPipeline } from "../../packages/treasury/test/support/test-pipelines.ts";
 import { testSweeperOptions } from "../../packages/treasury/test/support/use-sweep-test.ts";
+import { reconcileTarget } from "../support/reconcile-target.ts";
 import { useTestDatabase } from "../support/test-database.ts";
 import { sweepRounds } from "./reconcile-fixtures.ts";
 
 describe("payments reconcile chains after a batched Bitcoin sweep", () => {
   const database = useTestDatabase();
   let h: BitcoinTreasuryHarness;
-  const targets = (): ReconcileTarget[] => [
-    { config: h.config, assets: [{ asset: "BTC", address: null, decimals: 8 }] },
-  ];
+  const targets = (): ReconcileTarget[] => [reconcileTarget(h.config, [{ asset: "BTC", address: null, decimals: 8 }])];
 
   beforeAll(async () => {
     const db = database.db;

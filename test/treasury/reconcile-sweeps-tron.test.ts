@@ -1,9 +1,11 @@
-import { createTronSweeper, type ReconcileTarget, reconcileChains } from "@mp/treasury";
+import { createTronSweeper } from "@mp/chain-tron";
+import { type ReconcileTarget, reconcileChains } from "@mp/treasury";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDepositMerchant } from "../../packages/treasury/test/support/evm-deposits.ts";
 import { testSendPipeline } from "../../packages/treasury/test/support/test-pipelines.ts";
 import { startTronTreasury, type TronTreasuryHarness } from "../../packages/treasury/test/support/tron-treasury.ts";
 import { testSweeperOptions } from "../../packages/treasury/test/support/use-sweep-test.ts";
+import { reconcileTarget } from "../support/reconcile-target.ts";
 import { useTestDatabase } from "../support/test-database.ts";
 import { sweepRounds } from "./reconcile-fixtures.ts";
 
@@ -17,7 +19,7 @@ describe("payments reconcile chains after Tron sweeps", () => {
   beforeAll(async () => {
     const db = database.db;
     h = await startTronTreasury(db, `reconcile-sweeps-${Math.random()}`);
-    targets = [{ config: h.config, assets: h.assets }];
+    targets = [reconcileTarget(h.config, h.assets)];
     const [a, b, small] = (await createDepositMerchant(db, 3, "TRON")).addresses;
     // The operator's float, and customers' deposits (seen by the indexer): two sweepable, one below 10 USDT.
     h.node.transfer(h.treasury, 300n * TRX);

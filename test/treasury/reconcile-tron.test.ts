@@ -1,14 +1,15 @@
 import { randomBytes } from "node:crypto";
-import { createTronAdapter } from "@mp/chain-tron";
+import { createTronAdapter, createTronSender } from "@mp/chain-tron";
 import { resolveChainConfig, silentLogger } from "@mp/core";
 import { createTreasuryKeys } from "@mp/custody";
 import type { Indexer } from "@mp/indexer";
 import { startTronTestNode, TronKey, type TronTestNode } from "@mp/test-nodes/tron";
-import { createTronSender, type ReconcileTarget, reconcileChains, requestSend } from "@mp/treasury";
+import { type ReconcileTarget, reconcileChains, requestSend } from "@mp/treasury";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_TREASURY_MNEMONIC } from "../../packages/treasury/test/support/evm-treasury.ts";
 import { testPipelines } from "../../packages/treasury/test/support/test-pipelines.ts";
 import { catchUp } from "../indexer/indexer-fixtures.ts";
+import { reconcileTarget } from "../support/reconcile-target.ts";
 import { useTestDatabase } from "../support/test-database.ts";
 import { indexTreasuryAndDeposit } from "./reconcile-fixtures.ts";
 
@@ -31,13 +32,10 @@ describe("payments reconcile chains on the Tron test node", () => {
       confirmations: 2,
     });
     targets = [
-      {
-        config,
-        assets: [
-          { asset: "TRX", address: null, decimals: 6 },
-          ...node.tokens.map((t) => ({ asset: t.asset, address: t.address, decimals: t.decimals })),
-        ],
-      },
+      reconcileTarget(config, [
+        { asset: "TRX", address: null, decimals: 6 },
+        ...node.tokens.map((t) => ({ asset: t.asset, address: t.address, decimals: t.decimals })),
+      ]),
     ];
     const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest" });
     const key = keys.tron();

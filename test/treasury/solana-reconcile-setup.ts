@@ -9,6 +9,7 @@ import {
   type SolanaTreasuryHarness,
   startSolanaTreasury,
 } from "../../packages/treasury/test/support/solana-treasury.ts";
+import { reconcileTarget } from "../support/reconcile-target.ts";
 import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
 
 export interface SolanaReconcileSetup {
@@ -37,13 +38,10 @@ export async function startSolanaReconcile(db: Database): Promise<SolanaReconcil
     h,
     indexer,
     targets: () => [
-      {
-        config: h.config,
-        assets: [
-          { asset: "SOL", address: null, decimals: 9 },
-          ...h.config.tokens.map((t) => ({ asset: t.asset, address: t.address, decimals: t.decimals })),
-        ],
-      },
+      reconcileTarget(h.config, [
+        { asset: "SOL", address: null, decimals: 9 },
+        ...h.config.tokens.map((t) => ({ asset: t.asset, address: t.address, decimals: t.decimals })),
+      ]),
     ],
   };
 }

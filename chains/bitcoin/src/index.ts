@@ -1,5 +1,10 @@
 export { type BitcoinAdapterOptions, createBitcoinAdapter, GENESIS_PARENT_HASH } from "./bitcoin-adapter.ts";
+export { bitcoinFamily } from "./bitcoin-family.ts";
 export { type BitcoinFaucetOptions, createBitcoinFaucet } from "./bitcoin-faucet.ts";
+export { createBitcoinHoldingsReader } from "./bitcoin-holdings.ts";
 export { type BitcoinRpcOptions, bitcoinRpc } from "./bitcoin-rpc.ts";
 export { BTC_ASSET, p2wpkhAddressOf } from "./block-transfers.ts";
 export { RPC_CODES } from "./rpc-codes.ts";
+export { createBitcoinSender } from "./send/bitcoin-sender.ts";
+export { BroadcastRejectedError } from "./send/broadcast-rejected-error.ts";
+export { type BitcoinSweeperOptions, createBitcoinSweeper } from "./sweep/bitcoin-sweeper.ts";

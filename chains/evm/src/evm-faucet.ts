@@ -5,13 +5,13 @@ import {
   createWalletClient,
   erc20Abi,
   getAddress,
-  http,
   InsufficientFundsError,
   isAddress,
   isHex,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { resolveEvmAssets } from "./evm-assets.ts";
+import { evmTransport } from "./evm-transport.ts";
 import { describeRpcFailure, EvmRpcError, unavailable } from "./rpc-failure.ts";
 
 export interface EvmFaucetOptions {
@@ -51,11 +51,7 @@ export function createEvmFaucet(config: ChainConfig, options: EvmFaucetOptions =
   }
   const wallet = createWalletClient({
     account,
-    transport: http(config.rpcUrl, {
-      retryCount: 0,
-      timeout: options.timeoutMs ?? 30_000,
-      ...(options.fetch === undefined ? {} : { fetchFn: options.fetch }),
-    }),
+    transport: evmTransport(config.rpcUrl, { timeoutMs: options.timeoutMs ?? 30_000, fetch: options.fetch }),
   });
   const queueKey = `${config.rpcUrl}|${account.address}`;
 

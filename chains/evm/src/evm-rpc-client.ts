@@ -1,6 +1,7 @@
 import { validatedAnswer } from "@mp/rpc";
-import { type Client, createClient, http } from "viem";
+import { type Client, createClient } from "viem";
 import type { z } from "zod";
+import { evmTransport } from "./evm-transport.ts";
 import { credentialsRefused, rpcFailureError } from "./rpc-failure.ts";
 
 export interface EvmRpcClientOptions {
@@ -35,12 +36,11 @@ export class EvmRpcClient {
   constructor(options: EvmRpcClientOptions) {
     this.url = options.url;
     this.setting = options.setting;
-    const transport = http(options.url, {
-      batch: options.batchSize === undefined ? false : { batchSize: options.batchSize, wait: 0 },
-      retryCount: 0,
-      timeout: options.timeoutMs,
-      maxResponseBodySize: options.maxResponseBytes,
-      ...(options.fetch === undefined ? {} : { fetchFn: options.fetch }),
+    const transport = evmTransport(options.url, {
+      timeoutMs: options.timeoutMs,
+      batchSize: options.batchSize,
+      maxResponseBytes: options.maxResponseBytes,
+      fetch: options.fetch,
     });
     this.client = createClient({ transport });
   }

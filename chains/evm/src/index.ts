@@ -1,8 +1,12 @@
 export { AdaptiveBlockRange } from "./adaptive-block-range.ts";
 export { createEvmAdapter, type EvmAdapterOptions } from "./evm-adapter.ts";
 export { type EvmAssets, type EvmToken, resolveEvmAssets } from "./evm-assets.ts";
+export { evmFamily } from "./evm-family.ts";
 export { createEvmFaucet, type EvmFaucetOptions } from "./evm-faucet.ts";
+export { createEvmHoldingsReader } from "./evm-holdings.ts";
 export { checkEvmChainId, EVM_CHAIN_IDS } from "./evm-networks.ts";
 export { HISTORY_DEPTH } from "./node-capabilities.ts";
 export { EvmRpcError, isLogRangeRejection, type RpcFailure } from "./rpc-failure.ts";
+export { createEvmSender } from "./send/evm-sender.ts";
+export { createEvmSweeper, type EvmSweeper, type EvmSweeperOptions } from "./sweep/evm-sweeper.ts";
 export { TRANSFER_TOPIC } from "./transfer-logs.ts";

@@ -1,6 +1,10 @@
 export { SLOT_SKIPPED_ERROR_CODES, type SolanaCommitment } from "./constants.ts";
 export { TRANSACTION_HISTORY_NOT_AVAILABLE, verifySolanaNode } from "./node-capabilities.ts";
 export { signatureSchema, slotSchema, u64Schema } from "./rpc-schemas.ts";
+export { createSolanaSender } from "./send/solana-sender.ts";
 export { createSolanaAdapter, type SolanaAdapterOptions } from "./solana-adapter.ts";
 export { resolveSolanaAssets, SOLANA_DEFAULT_TOKENS, type SolanaAssets } from "./solana-assets.ts";
+export { solanaFamily } from "./solana-family.ts";
 export { createSolanaFaucet, type SolanaFaucetOptions, TEST_TOKEN_TRANSFER_PATH } from "./solana-faucet.ts";
+export { createSolanaHoldingsReader } from "./solana-holdings.ts";
+export { createSolanaSweeper, type SolanaSweeper, type SolanaSweeperOptions } from "./sweep/solana-sweeper.ts";

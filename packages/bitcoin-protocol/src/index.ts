@@ -8,3 +8,4 @@ export {
   bitcoinNetwork,
 } from "./bitcoin-networks.ts";
 export { BTC_DECIMALS, btcToSatoshis, MAX_MONEY_SATOSHIS, satoshisToBtcString } from "./btc-amount.ts";
+export { P2WPKH_DUST } from "./dust.ts";

@@ -1,3 +1,4 @@
+import { createEvmHoldingsReader } from "@mp/chain-evm";
 import { type IndexerState, resolveChainConfig } from "@mp/core";
 import { exportJournalCsv } from "@mp/ledger";
 import { createManualKycProvider, recordSanctionsMatch, STATEMENT_CSV_COLUMNS } from "@mp/providers";
@@ -80,12 +81,11 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
         indexerStates: async () => states,
         signInsPerMinute: 1000,
         // A configured chain whose node is down: the reconciliation says so instead of failing.
-        chainTargets: () => [
-          {
-            config: resolveChainConfig("ARBITRUM", { rpcUrl: "http://127.0.0.1:9", network: "regtest" }),
-            assets: [{ asset: "ETH", address: null, decimals: 18 }],
-          },
-        ],
+        chainTargets: () => {
+          const config = resolveChainConfig("ARBITRUM", { rpcUrl: "http://127.0.0.1:9", network: "regtest" });
+          const assets = [{ asset: "ETH", address: null, decimals: 18 }];
+          return [{ config, assets, reader: createEvmHoldingsReader(config, assets) }];
+        },
       }),
     );
     ({ url, close } = await listen(app));

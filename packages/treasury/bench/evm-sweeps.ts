@@ -1,6 +1,6 @@
 import { createLogger, silentLogger } from "@mp/core";
 import { tokenBalance } from "@mp/test-nodes/evm";
-import { createEvmSweeper } from "../src/sweeps/evm-sweeper.ts";
+import { createEvmSweeper } from "../../../chains/evm/src/sweep/evm-sweeper.ts";
 import { createDepositMerchant, depositAndCredit, testDepositKeys } from "../test/support/evm-deposits.ts";
 import { openEvmBenchTreasury } from "./bench-treasury.ts";
 

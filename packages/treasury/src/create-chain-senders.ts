@@ -1,48 +1,32 @@
-import { type ChainFamily, ChainMisconfiguredError, type ChainsConfig, chainFamily, type Logger } from "@mp/core";
+import { ChainMisconfiguredError, type ChainsConfig, type Logger } from "@mp/core";
 import type { TreasuryKeys } from "@mp/custody";
 import type { Database } from "@mp/db";
+import type { FamilyOf } from "./chain-family-module.ts";
 import type { ChainSender } from "./chain-sender.ts";
-import { SENDER_FACTORIES, type SenderFactory } from "./sender-factories.ts";
 import type { TreasuryAddress } from "./treasury-store.ts";
 
-/**
- * One ChainSender per configured chain, each built by its family's factory (SENDER_FACTORIES). A
- * family without a sender yet is skipped with a log line: its sends stay queued, visible in
- * `payments treasury pending`, until a signer that has one starts.
- */
+/** One ChainSender per configured chain, each built by its family's record (`familyOf`). */
 export function createChainSenders(options: {
   chains: ChainsConfig;
   keys: TreasuryKeys;
   db: Database;
   logger: Logger;
+  familyOf: FamilyOf;
   fetch?: typeof globalThis.fetch;
-  /** Default SENDER_FACTORIES. */
-  factories?: Partial<Record<ChainFamily, SenderFactory>>;
 }): ChainSender[] {
-  const factories = options.factories ?? SENDER_FACTORIES;
-  const senders: ChainSender[] = [];
-  for (const config of Object.values(options.chains)) {
-    if (!config) continue;
-    const family = chainFamily(config.chain);
-    const factory = factories[family];
-    if (!factory) {
-      options.logger.info(
-        { chain: config.chain, family },
-        "no treasury sender for this chain family yet: its sends stay queued",
-      );
-      continue;
-    }
-    senders.push(
-      factory({
-        config,
-        keys: options.keys,
-        db: options.db,
-        logger: options.logger.child({ chain: config.chain }),
-        ...(options.fetch ? { fetch: options.fetch } : {}),
-      }),
-    );
-  }
-  return senders;
+  return Object.values(options.chains).flatMap((config) =>
+    config
+      ? [
+          options.familyOf(config.chain).createSender({
+            config,
+            keys: options.keys,
+            db: options.db,
+            logger: options.logger.child({ chain: config.chain }),
+            ...(options.fetch ? { fetch: options.fetch } : {}),
+          }),
+        ]
+      : [],
+  );
 }
 
 /**
@@ -74,20 +58,10 @@ export async function verifiedSenders(senders: readonly ChainSender[], logger: L
 }
 
 /** The treasury's send address of each configured chain (Bitcoin: receive address 0; change is the sender's). */
-export function treasurySendAddresses(keys: TreasuryKeys, chains: ChainsConfig): TreasuryAddress[] {
-  const addresses: TreasuryAddress[] = [];
-  for (const config of Object.values(chains)) {
-    if (!config) continue;
-    const family = chainFamily(config.chain);
-    const key =
-      family === "evm"
-        ? keys.evm()
-        : family === "tron"
-          ? keys.tron()
-          : family === "bitcoin"
-            ? keys.bitcoin(0, 0)
-            : keys.solana();
-    addresses.push({ chain: config.chain, purpose: "send", path: key.path, address: key.address });
-  }
-  return addresses;
+export function treasurySendAddresses(keys: TreasuryKeys, chains: ChainsConfig, familyOf: FamilyOf): TreasuryAddress[] {
+  return Object.values(chains).flatMap((config) => {
+    if (!config) return [];
+    const key = familyOf(config.chain).treasurySendKey(keys);
+    return [{ chain: config.chain, purpose: "send" as const, path: key.path, address: key.address }];
+  });
 }

@@ -1,9 +1,9 @@
 export { type BalancePollerOptions, startBalancePoller } from "./balance-poller.ts";
+export type { ChainFamilyModule, FamilyOf } from "./chain-family-module.ts";
 // The whole sender contract is public: the types the senders implement and the funds error.
 export * from "./chain-sender.ts";
 export { createChainSenders, treasurySendAddresses, verifiedSenders } from "./create-chain-senders.ts";
-export { createEvmSender } from "./evm/index.ts";
-export { createHoldingsReader, type HoldingsReader } from "./reconcile/holdings-readers.ts";
+export type { HoldingsReader } from "./reconcile/holdings-reader.ts";
 export type { KnownOutput } from "./reconcile/known-output.ts";
 export {
   type ReconcileLine,
@@ -28,24 +28,8 @@ export {
   type SendState,
   type TreasurySend,
 } from "./send-requests.ts";
-export { SENDER_FACTORIES, type SenderFactory } from "./sender-factories.ts";
 export type { SenderFactoryOptions } from "./sender-factory-options.ts";
-export { createSolanaSender } from "./solana/index.ts";
-export {
-  type BitcoinSweeperOptions,
-  createBitcoinSweeper,
-  createEvmSweeper,
-  createSolanaSweeper,
-  createTronSweeper,
-  DEFAULT_SWEEP_CONFIG,
-  type EvmSweeper,
-  type EvmSweeperOptions,
-  type SolanaSweeper,
-  type SolanaSweeperOptions,
-  type SweepConfig,
-  sweepConfigFromEnv,
-  type TronSweeperOptions,
-} from "./sweeps/index.ts";
+export { DEFAULT_SWEEP_CONFIG, type SweepConfig, sweepConfigFromEnv } from "./sweeps/index.ts";
 export { transferTreasury } from "./transfer-treasury.ts";
 export { treasuryBalanceJson, treasurySendJson } from "./treasury-json.ts";
 export { registerTreasuryMetrics } from "./treasury-metrics.ts";
@@ -59,4 +43,3 @@ export {
   type TreasuryAddress,
   type TreasuryBalance,
 } from "./treasury-store.ts";
-export { createTronSender } from "./tron/index.ts";

@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
+import { P2WPKH_DUST } from "@mp/bitcoin-protocol";
 import { type ChainId, ConflictError, chainFamily, ValidationError } from "@mp/core";
 import { assertExternalDestination, type BitcoinNetwork, isChainAddress } from "@mp/custody";
 import type { Queryable } from "@mp/db";
-import { P2WPKH_DUST } from "./bitcoin/bitcoin-fees.ts";
 
 /**
  * sweep: a sweep's own send FROM a deposit address (signed by the sweeper with the deposit key, never

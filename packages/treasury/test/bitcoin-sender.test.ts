@@ -1,7 +1,7 @@
 import * as ecc from "@bitcoinerlab/secp256k1";
 import { address as bitcoinAddress, networks, Psbt, Transaction } from "bitcoinjs-lib";
 import { beforeAll, describe, expect, it } from "vitest";
-import { BroadcastRejectedError } from "../src/bitcoin/broadcast-rejected-error.ts";
+import { BroadcastRejectedError } from "../../../chains/bitcoin/src/send/broadcast-rejected-error.ts";
 import {
   BroadcastRefusedError,
   type ChainSender,

@@ -1,8 +1,8 @@
 import { getMerchantBalance } from "@mp/ledger";
 import { Transaction } from "bitcoinjs-lib";
 import { describe, expect, it } from "vitest";
+import { createBitcoinSweeper } from "../../../chains/bitcoin/src/sweep/bitcoin-sweeper.ts";
 import type { LeasedChainLoop } from "../src/chain-loop.ts";
-import { createBitcoinSweeper } from "../src/sweeps/bitcoin-sweeper.ts";
 import { type BitcoinTreasuryHarness, nodeRpc, startBitcoinTreasury } from "./support/bitcoin-treasury.ts";
 import { createDepositMerchant, type DepositAddress, type DepositMerchant } from "./support/evm-deposits.ts";
 import {

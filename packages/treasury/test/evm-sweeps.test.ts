@@ -3,7 +3,7 @@ import { tokenBalance } from "@mp/test-nodes/evm";
 import { bytesToHex, type Hex, keccak256, parseTransaction } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { describe, expect, it } from "vitest";
-import { createEvmSweeper, type EvmSweeper } from "../src/sweeps/evm-sweeper.ts";
+import { createEvmSweeper, type EvmSweeper } from "../../../chains/evm/src/sweep/evm-sweeper.ts";
 import {
   createDepositMerchant,
   type DepositMerchant,

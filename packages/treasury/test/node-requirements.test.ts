@@ -10,15 +10,15 @@ import { startBitcoinTestNode } from "@mp/test-nodes/bitcoin";
 import { startSolanaTestNode } from "@mp/test-nodes/solana";
 import { startTronTestNode, TronKey } from "@mp/test-nodes/tron";
 import { afterAll, describe, expect, it } from "vitest";
+import { createBitcoinSender } from "../../../chains/bitcoin/src/send/bitcoin-sender.ts";
+import { createEvmSender } from "../../../chains/evm/src/send/evm-sender.ts";
+import { createSolanaSender } from "../../../chains/solana/src/send/solana-sender.ts";
+import { createTronSender } from "../../../chains/tron/src/send/tron-sender.ts";
 import { startAnvilWithUsdc } from "../../../test/support/anvil-usdc.ts";
 import { useTestDatabase } from "../../../test/support/test-database.ts";
 import { TEST_LEASE_SECONDS } from "../../../test/support/test-leases.ts";
-import { createBitcoinSender } from "../src/bitcoin/bitcoin-sender.ts";
 import type { ChainSender } from "../src/chain-sender.ts";
 import { verifiedSenders } from "../src/create-chain-senders.ts";
-import { createEvmSender } from "../src/evm/evm-sender.ts";
-import { createSolanaSender } from "../src/solana/solana-sender.ts";
-import { createTronSender } from "../src/tron/tron-sender.ts";
 import { TEST_TREASURY_MNEMONIC } from "./support/evm-treasury.ts";
 
 /**

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
+import { solanaFamily } from "@mp/chain-solana";
 import { createLogger, silentLogger, ValidationError } from "@mp/core";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { Keypair, VersionedTransaction } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InsufficientTreasuryFundsError, type SendOrder, type StoredAttempt } from "../src/chain-sender.ts";
-import { SENDER_FACTORIES } from "../src/sender-factories.ts";
 import { LAMPORTS_PER_SOL, type SolanaTreasuryHarness, startSolanaTreasury } from "./support/solana-treasury.ts";
 import { storedAttempt } from "./support/stored-attempt.ts";
 
@@ -54,8 +54,8 @@ const ATA = "ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL";
 
 describe("the Solana sender against the test node", () => {
   it("is the solana family's factory, signing for the treasury key", () => {
-    expect(SENDER_FACTORIES.solana).toBeDefined();
-    const sender = SENDER_FACTORIES.solana?.({ config: h.config, keys: h.keys, db: t.db, logger: silentLogger() });
+    expect(solanaFamily.family).toBe("solana");
+    const sender = solanaFamily.createSender({ config: h.config, keys: h.keys, db: t.db, logger: silentLogger() });
     expect(sender?.address).toBe(h.treasury);
     expect(sender?.maxBatch).toBe(1);
   });

@@ -3,9 +3,9 @@ import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { getMerchantBalance } from "@mp/ledger";
 import { VersionedTransaction } from "@solana/web3.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createSolanaSweeper, type SolanaSweeper } from "../../../chains/solana/src/sweep/solana-sweeper.ts";
 import { TEST_LEASE_SECONDS } from "../../../test/support/test-leases.ts";
 import type { SendPipeline } from "../src/send-pipeline.ts";
-import { createSolanaSweeper, type SolanaSweeper } from "../src/sweeps/solana-sweeper.ts";
 import {
   createDepositMerchant,
   type DepositAddress,

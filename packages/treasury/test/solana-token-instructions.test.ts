@@ -11,7 +11,7 @@ import {
   closeAccount,
   createAssociatedTokenAccountIdempotent,
   transferChecked,
-} from "../src/solana/token-instructions.ts";
+} from "../../../chains/solana/src/send/token-instructions.ts";
 
 const plain = (ix: TransactionInstruction) => ({
   programId: ix.programId.toBase58(),

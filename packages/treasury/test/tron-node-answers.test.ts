@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { TronNode } from "../src/tron/tron-node.ts";
+import { TronNode } from "../../../chains/tron/src/send/tron-node.ts";
 
 /** Real java-tron answers recorded from public sources (see chains/tron/test/fixtures/SOURCE.md). */
 const fixture = (name: string) =>

@@ -3,10 +3,10 @@ import { createTreasuryKeys } from "@mp/custody";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { startTronTestNode, TronKey, type TronTestNode } from "@mp/test-nodes/tron";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { createTronSender } from "../../../chains/tron/src/send/tron-sender.ts";
 import type { ChainSender } from "../src/chain-sender.ts";
 import type { SendPipeline } from "../src/send-pipeline.ts";
 import { findSend, requestSend, type SendRequest } from "../src/send-requests.ts";
-import { createTronSender } from "../src/tron/tron-sender.ts";
 import { TEST_TREASURY_MNEMONIC, until } from "./support/evm-treasury.ts";
 import { testPipelines } from "./support/test-pipelines.ts";
 

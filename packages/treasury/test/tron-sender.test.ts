@@ -3,9 +3,9 @@ import { createTreasuryKeys } from "@mp/custody";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { startTronTestNode, TronKey, type TronTestNode } from "@mp/test-nodes/tron";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createTronSender } from "../../../chains/tron/src/send/tron-sender.ts";
 import type { ChainSender, SendOrder, SignedAttempt, StoredAttempt } from "../src/index.ts";
 import { InsufficientTreasuryFundsError } from "../src/index.ts";
-import { createTronSender } from "../src/tron/tron-sender.ts";
 import { storedAttempt } from "./support/stored-attempt.ts";
 
 /** Hardhat/anvil's development mnemonic: public, never holds funds. */

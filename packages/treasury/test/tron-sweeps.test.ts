@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { getMerchantBalance } from "@mp/ledger";
 import { afterEach, describe, expect, it } from "vitest";
+import { createTronSweeper } from "../../../chains/tron/src/sweep/tron-sweeper.ts";
 import type { LeasedChainLoop } from "../src/chain-loop.ts";
-import { createTronSweeper } from "../src/sweeps/tron-sweeper.ts";
 import {
   createDepositMerchant,
   type DepositAddress,

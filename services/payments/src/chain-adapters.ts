@@ -1,31 +1,17 @@
-import { BTC_ASSET, createBitcoinAdapter, createBitcoinFaucet } from "@mp/chain-bitcoin";
-import { createEvmAdapter, createEvmFaucet, resolveEvmAssets } from "@mp/chain-evm";
-import { createSolanaAdapter, createSolanaFaucet, SOLANA_DEFAULT_TOKENS } from "@mp/chain-solana";
-import { createTronAdapter, createTronFaucet, resolveTronAssets } from "@mp/chain-tron";
 import {
   CHAIN_IDS,
   type ChainAdapter,
   type ChainAsset,
   type ChainConfig,
   type ChainsConfig,
-  chainFamily,
-  NATIVE_ASSETS,
   type SandboxFaucet,
 } from "@mp/core";
 import type { ReconcileTarget } from "@mp/treasury";
+import { familyOf } from "./chain-families.ts";
 
-/** The adapter of a configured chain: the one place that knows which family implements which chain. */
+/** The adapter of a configured chain, built by its family (chain-families.ts). */
 export function createChainAdapter(config: ChainConfig): ChainAdapter {
-  switch (chainFamily(config.chain)) {
-    case "evm":
-      return createEvmAdapter(config);
-    case "bitcoin":
-      return createBitcoinAdapter(config);
-    case "solana":
-      return createSolanaAdapter(config);
-    case "tron":
-      return createTronAdapter(config);
-  }
+  return familyOf(config.chain).createAdapter(config);
 }
 
 /**
@@ -33,17 +19,7 @@ export function createChainAdapter(config: ChainConfig): ChainAdapter {
  * test node get one; a production deployment has none, so POST /v1/sandbox/deposits cannot move value there.
  */
 export function createChainFaucet(config: ChainConfig): SandboxFaucet {
-  switch (chainFamily(config.chain)) {
-    case "evm":
-      return createEvmFaucet(config);
-    case "bitcoin":
-      // The local sandbox node mines on a timer: no extra blocks per send.
-      return createBitcoinFaucet(config, { mineBlocks: 0 });
-    case "solana":
-      return createSolanaFaucet(config);
-    case "tron":
-      return createTronFaucet(config);
-  }
+  return familyOf(config.chain).createFaucet(config);
 }
 
 /**
@@ -52,27 +28,18 @@ export function createChainFaucet(config: ChainConfig): SandboxFaucet {
  * treasury can send there.
  */
 export function chainAssets(config: ChainConfig): ChainAsset[] {
-  switch (chainFamily(config.chain)) {
-    case "evm":
-      return resolveEvmAssets(config).list();
-    case "bitcoin":
-      return [{ asset: BTC_ASSET, address: null, decimals: NATIVE_ASSETS.BITCOIN.decimals }];
-    case "solana": {
-      const tokens = config.tokens.length > 0 ? config.tokens : SOLANA_DEFAULT_TOKENS[config.network];
-      return [{ ...NATIVE_ASSETS.SOLANA, address: null }, ...tokens.map((token) => ({ ...token }))];
-    }
-    case "tron":
-      return resolveTronAssets(config).list();
-  }
+  return familyOf(config.chain).assets(config);
 }
 
 /**
- * Each configured chain with its assets, in CHAIN_IDS order: what `payments reconcile chains` and
- * the dashboard's reconciliation read from the nodes.
+ * Each configured chain with its assets and its family's holdings reader, in CHAIN_IDS order: what
+ * `payments reconcile chains` and the dashboard's reconciliation read from the nodes.
  */
 export function reconcileTargets(chains: ChainsConfig): ReconcileTarget[] {
   return CHAIN_IDS.flatMap((chain) => {
-    const chainConfig = chains[chain];
-    return chainConfig ? [{ config: chainConfig, assets: chainAssets(chainConfig) }] : [];
+    const config = chains[chain];
+    if (!config) return [];
+    const assets = chainAssets(config);
+    return [{ config, assets, reader: familyOf(chain).createHoldingsReader(config, assets) }];
   });
 }

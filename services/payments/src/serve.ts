@@ -16,7 +16,6 @@ import {
   type ChainId,
   type ChainsConfig,
   ConfigError,
-  chainFamily,
   type Logger,
   type SandboxFaucet,
 } from "@mp/core";
@@ -34,6 +33,7 @@ import { registerTreasuryMetrics, transferTreasury } from "@mp/treasury";
 import { registerWebhookMetrics, startWebhookWorker } from "@mp/webhooks";
 import { Counter, collectDefaultMetrics, Registry } from "prom-client";
 import { createChainFaucet, reconcileTargets } from "./chain-adapters.ts";
+import { familyOf } from "./chain-families.ts";
 import { checkEncryptionKeys } from "./cli/rotate-encryption.ts";
 import { selectChains, startIndexers } from "./indexers.ts";
 import type { LocalSandbox } from "./local-sandbox.ts";
@@ -66,7 +66,7 @@ async function registerWorkers(jobs: JobQueue, deps: AppDeps): Promise<void> {
 function sandboxFaucets(chains: ChainsConfig, local: boolean): Partial<Record<ChainId, SandboxFaucet>> {
   const faucets: Partial<Record<ChainId, SandboxFaucet>> = {};
   for (const [chain, config] of Object.entries(chains) as Array<[ChainId, NonNullable<ChainsConfig[ChainId]>]>) {
-    if (local || (chainFamily(chain) === "evm" && config.faucetPrivateKey)) faucets[chain] = createChainFaucet(config);
+    if (local || familyOf(chain).hasConfiguredFaucet(config)) faucets[chain] = createChainFaucet(config);
   }
   return faucets;
 }

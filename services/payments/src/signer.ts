@@ -1,10 +1,10 @@
 import { writeSync } from "node:fs";
 import {
   type AppConfig,
+  type ChainConfig,
   type ChainId,
   type ChainsConfig,
   ConfigError,
-  chainFamily,
   decimalToUnits,
   type Logger,
   type SandboxFaucet,
@@ -23,12 +23,9 @@ import {
 } from "@mp/custody";
 import type { Database } from "@mp/db";
 import {
-  createBitcoinSweeper,
+  type ChainFamilyModule,
   createChainSenders,
-  createEvmSweeper,
   createSendPipeline,
-  createSolanaSweeper,
-  createTronSweeper,
   recordTreasuryAddresses,
   SEND_STAGES,
   type SendPipelineOptions,
@@ -41,6 +38,7 @@ import {
   verifiedSenders,
 } from "@mp/treasury";
 import { chainAssets } from "./chain-adapters.ts";
+import { familyOf } from "./chain-families.ts";
 import { bitcoinNetworkOf } from "./open-custody.ts";
 import { startSignerLeases } from "./signer-leases.ts";
 
@@ -140,7 +138,7 @@ export async function startSigner(options: {
   const { db, chains, secrets } = options;
   const { keys, halt } = secrets;
   const logger = options.logger.child({ role: "signer" });
-  const addresses = treasurySendAddresses(keys, chains);
+  const addresses = treasurySendAddresses(keys, chains, familyOf);
   await recordTreasuryAddresses(db, addresses);
   logger.info(
     { fingerprint: keys.fingerprint, addresses: addresses.map((a) => `${a.chain}:${a.address}`) },
@@ -150,7 +148,7 @@ export async function startSigner(options: {
   // In the background: sends asked for meanwhile wait for funds, as they would in production.
   const funding = options.faucets ? fundFromFaucets(addresses, options.faucets, logger) : Promise.resolve();
 
-  const senders = await verifiedSenders(createChainSenders({ chains, keys, db, logger }), logger);
+  const senders = await verifiedSenders(createChainSenders({ chains, keys, db, logger, familyOf }), logger);
   const decimals = new Map<string, number>();
   const confirmations: SendPipelineOptions["confirmations"] = {};
   let pollIntervalMs = 1_000;
@@ -160,16 +158,15 @@ export async function startSigner(options: {
     pollIntervalMs = Math.min(pollIntervalMs, config.pollIntervalMs);
     for (const asset of chainAssets(config)) decimals.set(`${config.chain}:${asset.asset}`, asset.decimals);
   }
-  const chainsOf = (family: "evm" | "tron" | "bitcoin") =>
-    senders.flatMap((s) => {
-      const config = chains[s.chain];
-      return config && chainFamily(config.chain) === family ? [config] : [];
-    });
-  const evmChains = chainsOf("evm");
-  const tronChains = chainsOf("tron");
-  const bitcoinChains = chainsOf("bitcoin");
-  const solana = senders.some((s) => s.chain === "SOLANA") ? chains.SOLANA : undefined;
-  const swept = [...evmChains, ...tronChains, ...bitcoinChains, ...(solana ? [solana] : [])].map((c) => c.chain);
+  // Each family sweeps its chains that have a sender (deposits gathered into the treasury).
+  const sweptBy = new Map<ChainFamilyModule, ChainConfig[]>();
+  for (const sender of senders) {
+    const config = chains[sender.chain];
+    if (!config) continue;
+    const family = familyOf(config.chain);
+    sweptBy.set(family, [...(sweptBy.get(family) ?? []), config]);
+  }
+  const swept = [...sweptBy.values()].flat().map((c) => c.chain);
   const leases = await startSignerLeases({
     db,
     logger,
@@ -192,7 +189,7 @@ export async function startSigner(options: {
     ...(halt ? { onStage: haltAt(halt) } : {}),
   });
   pipeline.start();
-  // Sweeps (EVM, Tron, Bitcoin batched, Solana): deposits gathered into the treasury, top-ups through the pipeline above.
+  // Sweeps (each family's sweeper): deposits gathered into the treasury, top-ups through the pipeline above.
   const sweeperOptions = {
     db,
     depositKeys: secrets.depositKeys,
@@ -201,12 +198,9 @@ export async function startSigner(options: {
     config: secrets.sweeps,
     leases: leases.keeper,
   };
-  const sweepers = [
-    createEvmSweeper({ ...sweeperOptions, chains: evmChains }),
-    createTronSweeper({ ...sweeperOptions, chains: tronChains }),
-    createBitcoinSweeper({ ...sweeperOptions, chains: bitcoinChains }),
-    ...(solana ? [createSolanaSweeper({ ...sweeperOptions, chain: solana })] : []),
-  ];
+  const sweepers = [...sweptBy].map(([family, familyChains]) =>
+    family.createSweeper({ ...sweeperOptions, chains: familyChains }),
+  );
   for (const sweeper of sweepers) sweeper.start();
   const stopSweepers = () => Promise.all(sweepers.map((sweeper) => sweeper.stop()));
   const pools = startCustodyPoolFiller({

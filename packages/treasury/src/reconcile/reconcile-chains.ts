@@ -1,12 +1,14 @@
 import { type ChainAsset, type ChainConfig, type ChainId, NATIVE_ASSETS } from "@mp/core";
 import type { Queryable } from "@mp/db";
-import { createHoldingsReader, type HoldingsReader } from "./holdings-readers.ts";
+import type { HoldingsReader } from "./holdings-reader.ts";
 import { type Amounts, readChainRecords } from "./our-records.ts";
 
 /** One configured chain to reconcile, with the assets its config names. */
 export interface ReconcileTarget {
   config: ChainConfig;
   assets: readonly ChainAsset[];
+  /** The chain's node as reconciliation reads it (its family's holdings reader). */
+  reader: HoldingsReader;
 }
 
 /**
@@ -46,7 +48,7 @@ export interface ReconcileReport {
 }
 
 export interface ReconcileOptions {
-  /** A reader per chain (tests); default createHoldingsReader. */
+  /** A reader per chain (tests); default the target's own. */
   reader?: (target: ReconcileTarget) => HoldingsReader | null;
 }
 
@@ -77,7 +79,7 @@ async function reconcileChain(
   const chain = target.config.chain;
   const native = NATIVE_ASSETS[chain].asset;
   const records = await readChainRecords(q, chain);
-  const reader = (options.reader ?? ((t) => createHoldingsReader(t.config, t.assets)))(target);
+  const reader = options.reader ? options.reader(target) : target.reader;
   let holdings: Amounts | null = null;
   let fees = 0n;
   let readError: string | null = reader ? null : `no balance reader for ${chain} yet`;

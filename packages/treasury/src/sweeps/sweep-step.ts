@@ -28,11 +28,6 @@ export function keysSigningAs(family: "evm" | "tron", key: DepositKey): Treasury
   const none = (): never => {
     throw new Error(`a deposit address signs ${family} transactions only`);
   };
-  return {
-    fingerprint: "",
-    evm: family === "evm" ? () => key : none,
-    tron: family === "tron" ? () => key : none,
-    bitcoin: none,
-    solana: none,
-  };
+  // Every family refuses, but the deposit's own, which signs with the deposit key.
+  return { fingerprint: "", evm: none, tron: none, bitcoin: none, solana: none, [family]: () => key };
 }

@@ -7,8 +7,8 @@ import { createIndexer, type Indexer } from "@mp/indexer";
 import { createSandboxRateProvider } from "@mp/providers";
 import { parseJsonExact } from "@mp/rpc";
 import { type BitcoinTestNode, deriveTestAddresses, startBitcoinTestNode } from "@mp/test-nodes/bitcoin";
+import { createBitcoinSender } from "../../../../chains/bitcoin/src/send/bitcoin-sender.ts";
 import { TEST_LEASE_SECONDS } from "../../../../test/support/test-leases.ts";
-import { createBitcoinSender } from "../../src/bitcoin/bitcoin-sender.ts";
 import type { ChainSender } from "../../src/chain-sender.ts";
 import { TEST_TREASURY_MNEMONIC } from "./evm-treasury.ts";
 

@@ -4,9 +4,9 @@ import { createTreasuryKeys, type TreasuryKeys } from "@mp/custody";
 import type { Database } from "@mp/db";
 import { sendNative, transferToken } from "@mp/test-nodes/evm";
 import { getAddress, type Hex } from "viem";
+import { createEvmSender } from "../../../../chains/evm/src/send/evm-sender.ts";
 import { type AnvilWithUsdc, startAnvilWithUsdc } from "../../../../test/support/anvil-usdc.ts";
 import type { ChainSender } from "../../src/chain-sender.ts";
-import { createEvmSender } from "../../src/evm/evm-sender.ts";
 import { findSend, type SendState } from "../../src/send-requests.ts";
 
 /** A public test mnemonic: its EVM treasury address is no anvil dev account (those sign the test's own transfers). */

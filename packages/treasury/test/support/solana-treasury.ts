@@ -2,8 +2,8 @@ import { type ChainConfig, type Logger, resolveChainConfig, silentLogger } from 
 import { createTreasuryKeys, type TreasuryKeys } from "@mp/custody";
 import type { Database } from "@mp/db";
 import { type SolanaTestNode, startSolanaTestNode } from "@mp/test-nodes/solana";
+import { createSolanaSender } from "../../../../chains/solana/src/send/solana-sender.ts";
 import type { ChainSender } from "../../src/chain-sender.ts";
-import { createSolanaSender } from "../../src/solana/solana-sender.ts";
 import { TEST_TREASURY_MNEMONIC } from "./evm-treasury.ts";
 
 export const LAMPORTS_PER_SOL = 1_000_000_000n;

@@ -5,11 +5,11 @@ import type { Database } from "@mp/db";
 import { createIndexer, type Indexer } from "@mp/indexer";
 import { createSandboxRateProvider } from "@mp/providers";
 import { startTronTestNode, type TronTestNode } from "@mp/test-nodes/tron";
+import { createTronSender } from "../../../../chains/tron/src/send/tron-sender.ts";
 import { catchUp } from "../../../../test/indexer/indexer-fixtures.ts";
 import { TEST_LEASE_SECONDS } from "../../../../test/support/test-leases.ts";
 import type { ChainSender } from "../../src/chain-sender.ts";
 import { recordTreasuryAddresses } from "../../src/treasury-store.ts";
-import { createTronSender } from "../../src/tron/tron-sender.ts";
 import { TEST_TREASURY_MNEMONIC } from "./evm-treasury.ts";
 
 export interface TronTreasuryHarness {

@@ -1,0 +1,43 @@
+import type { SendOrder, SignedAttempt } from "@mp/treasury/ports";
+import type { Transaction } from "bitcoinjs-lib";
+import type { BitcoinGuard } from "./attempt-location.ts";
+import type { BitcoinSenderContext } from "./bitcoin-sender-context.ts";
+import type { TxOutput } from "./coin-selection.ts";
+import { signP2wpkh } from "./sign-p2wpkh.ts";
+import type { TreasuryCoin } from "./utxo-store.ts";
+
+/** The tip an attempt is signed above (the guard's fromHeight and fromHash); none for an older attempt's replacement. */
+export type SignedAbove = { fromHeight: number; fromHash: string } | Record<string, never>;
+
+/** Signs every input with the treasury key of its coin's path. */
+export function signTreasuryCoins(
+  ctx: BitcoinSenderContext,
+  inputs: readonly TreasuryCoin[],
+  outputs: readonly TxOutput[],
+): Transaction {
+  return signP2wpkh(
+    inputs.map((coin) => ({ ...coin, key: ctx.keyAt(coin.path) })),
+    outputs,
+    ctx.network.encoding,
+  );
+}
+
+/** The attempt as stored: its coins and tip as the guard, the fee rate and fee, order i paid at output i. */
+export function bitcoinAttempt(
+  ctx: BitcoinSenderContext,
+  tx: Transaction,
+  orders: readonly SendOrder[],
+  inputs: readonly TreasuryCoin[],
+  rate: bigint,
+  fee: bigint,
+  tip: SignedAbove,
+): SignedAttempt {
+  return {
+    txHash: tx.getId(),
+    raw: tx.toHex(),
+    from: ctx.receive.address,
+    guard: { inputs: inputs.map((c) => ({ txid: c.txid, vout: c.vout })), ...tip } satisfies BitcoinGuard,
+    fee: { feeRate: rate.toString(), fee: fee.toString() },
+    orders: orders.map((order, outputIndex) => ({ id: order.id, outputIndex })),
+  };
+}

@@ -1,0 +1,46 @@
+import type { ChainId } from "@mp/core";
+import type { Database } from "@mp/db";
+import type { AttemptStatus, StoredAttempt } from "@mp/treasury/ports";
+import { anyAnswer, statusReceiptAnswer } from "./evm-answers.ts";
+import type { EvmNode } from "./evm-node.ts";
+
+const receipt = (node: EvmNode, hash: string) =>
+  node.rpc("eth_getTransactionReceipt", [hash], statusReceiptAnswer.nullable());
+
+/**
+ * Where an attempt stands: mined or reverted (its receipt), pending (in the mempool), expired
+ * (another of our transactions with its nonce landed), or unknown.
+ */
+export async function evmAttemptStatus(
+  node: EvmNode,
+  db: Database,
+  chain: ChainId,
+  attempt: StoredAttempt,
+): Promise<AttemptStatus> {
+  const mined = await receipt(node, attempt.txHash);
+  if (mined) {
+    const blockHeight = Number(BigInt(mined.blockNumber));
+    if (BigInt(mined.status) === 1n) return { state: "mined", blockHeight, blockHash: mined.blockHash };
+    return {
+      state: "failed",
+      blockHeight,
+      blockHash: mined.blockHash,
+      reason: `reverted on chain (transaction ${attempt.txHash}, block ${blockHeight})`,
+    };
+  }
+  if (await node.rpc("eth_getTransactionByHash", [attempt.txHash], anyAnswer)) return { state: "pending" };
+  // Not in a block nor in the mempool. It can never land once another of our transactions with
+  // its nonce has: then it is expired (a replacement outbid it, or its send was signed again).
+  const nonce = Number(attempt.guard.nonce);
+  const { rows } = await db.query<{ tx_hash: string }>(
+    `SELECT tx_hash FROM treasury_attempts
+      WHERE chain = $1 AND from_address = $2 AND guard->>'nonce' = $3 AND id <> $4`,
+    [chain, attempt.from, String(nonce), attempt.id],
+  );
+  for (const row of rows) {
+    if (await receipt(node, row.tx_hash)) {
+      return { state: "expired", reason: `nonce ${nonce} was used by ${row.tx_hash}` };
+    }
+  }
+  return { state: "unknown" };
+}

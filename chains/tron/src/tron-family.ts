@@ -1,0 +1,20 @@
+import type { ChainFamilyModule } from "@mp/treasury/ports";
+import { createTronSender } from "./send/tron-sender.ts";
+import { createTronSweeper } from "./sweep/tron-sweeper.ts";
+import { createTronAdapter } from "./tron-adapter.ts";
+import { resolveTronAssets } from "./tron-assets.ts";
+import { createTronFaucet } from "./tron-faucet.ts";
+import { createTronHoldingsReader } from "./tron-holdings.ts";
+
+/** The Tron family: the node's HTTP API, TRX and TRC-20 tokens. */
+export const tronFamily: ChainFamilyModule = {
+  family: "tron",
+  createAdapter: (config) => createTronAdapter(config),
+  assets: (config) => resolveTronAssets(config).list(),
+  createFaucet: (config) => createTronFaucet(config),
+  hasConfiguredFaucet: () => false,
+  treasurySendKey: (keys) => keys.tron(),
+  createSender: createTronSender,
+  createSweeper: createTronSweeper,
+  createHoldingsReader: createTronHoldingsReader,
+};

@@ -1,2 +1,0 @@
-export { createBitcoinSender } from "./bitcoin-sender.ts";
-export { BroadcastRejectedError } from "./broadcast-rejected-error.ts";

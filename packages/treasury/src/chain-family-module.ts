@@ -1,0 +1,36 @@
+import type { ChainAdapter, ChainAsset, ChainConfig, ChainFamily, ChainId, SandboxFaucet } from "@mp/core";
+import type { TreasuryKey, TreasuryKeys } from "@mp/custody";
+import type { LeasedChainLoop } from "./chain-loop.ts";
+import type { ChainSender } from "./chain-sender.ts";
+import type { HoldingsReader } from "./reconcile/holdings-reader.ts";
+import type { SenderFactoryOptions } from "./sender-factory-options.ts";
+import type { SweeperOptions } from "./sweeps/sweep-send.ts";
+
+/**
+ * One chain family, whole: what the service builds for a configured chain of it. Each family
+ * (chains/<family>) exports one record (e.g. `evmFamily`); the service's registry
+ * (services/payments/src/chain-families.ts) lists them, and nothing else branches on the family:
+ * adding a family is its folder and one line there.
+ */
+export interface ChainFamilyModule {
+  readonly family: ChainFamily;
+  /** The indexer's reader of a configured chain (blocks, transfers, node capability checks). */
+  createAdapter(config: ChainConfig): ChainAdapter;
+  /** The assets the treasury holds and sends there, native coin first. */
+  assets(config: ChainConfig): ChainAsset[];
+  /** A sandbox faucet: a local test node's, or an EVM chain's funded faucet key. */
+  createFaucet(config: ChainConfig): SandboxFaucet;
+  /** Whether a sandbox deployment (not the local one) gets a faucet for this chain. */
+  hasConfiguredFaucet(config: ChainConfig): boolean;
+  /** The treasury key the chain's sends are signed with (its address is the treasury's send address). */
+  treasurySendKey(keys: TreasuryKeys): TreasuryKey;
+  /** The chain's sender (signing, fees, broadcast, status), run by the send pipeline. */
+  createSender(options: SenderFactoryOptions): ChainSender;
+  /** The family's sweeper over its chains that have a sender (deposits gathered into the treasury). */
+  createSweeper(options: SweeperOptions): LeasedChainLoop;
+  /** What reconciliation reads from the chain's node: holdings and fees paid. */
+  createHoldingsReader(config: ChainConfig, assets: readonly ChainAsset[]): HoldingsReader;
+}
+
+/** The registry's lookup: the family record of a chain. */
+export type FamilyOf = (chain: ChainId) => ChainFamilyModule;

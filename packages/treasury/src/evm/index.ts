@@ -1,1 +1,0 @@
-export { createEvmSender } from "./evm-sender.ts";

@@ -1,1 +1,0 @@
-export { createSolanaSender } from "./solana-sender.ts";

@@ -1,1 +1,0 @@
-export { createTronSender } from "./tron-sender.ts";

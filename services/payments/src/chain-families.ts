@@ -1,0 +1,21 @@
+import { bitcoinFamily } from "@mp/chain-bitcoin";
+import { evmFamily } from "@mp/chain-evm";
+import { solanaFamily } from "@mp/chain-solana";
+import { tronFamily } from "@mp/chain-tron";
+import { type ChainFamily, type ChainId, chainFamily } from "@mp/core";
+import type { ChainFamilyModule } from "@mp/treasury";
+
+/**
+ * The registry of chain families: the one list the service builds every chain from (reader,
+ * sender, sweeper, holdings reader, faucet). Adding a family is its folder in chains/ and one line here.
+ */
+export const CHAIN_FAMILIES: readonly ChainFamilyModule[] = [evmFamily, bitcoinFamily, solanaFamily, tronFamily];
+
+const BY_FAMILY = new Map<ChainFamily, ChainFamilyModule>(CHAIN_FAMILIES.map((module) => [module.family, module]));
+
+/** The family record of a chain. */
+export function familyOf(chain: ChainId): ChainFamilyModule {
+  const module = BY_FAMILY.get(chainFamily(chain));
+  if (!module) throw new Error(`no chain family registered for ${chain}`);
+  return module;
+}

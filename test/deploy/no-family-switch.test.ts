@@ -1,0 +1,97 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const FAMILIES = ["evm", "solana", "bitcoin", "tron"] as const;
+const LITERAL = `"(?:${FAMILIES.join("|")})"`;
+
+/**
+ * What branches on a chain family: a family literal compared (`=== "bitcoin"`), a `case "evm":`, a
+ * map keyed by family (`Record<ChainFamily, ...>`), a factory table (`evm: createEvm...`).
+ */
+const BRANCH = new RegExp(
+  [
+    `(?:===|!==)\\s*${LITERAL}`,
+    `${LITERAL}\\s*(?:===|!==)`,
+    `case\\s+${LITERAL}\\s*:`,
+    "Record<ChainFamily\\b",
+    `\\b(?:${FAMILIES.join("|")})\\s*:\\s*create[A-Z]`,
+  ].join("|"),
+);
+
+/**
+ * Where a family branch may still be, and why. A family's own folder (chains/<family>) checks that
+ * it was given one of its chains (the registry, services/payments/src/chain-families.ts, lists the
+ * records and branches on none). The others are what is
+ * left of issue 28 item 2 (custody derives and encodes every family's addresses; the indexer's
+ * treasury coins, payment URIs and the send request's address and dust check): each is to move
+ * behind the family record, and none may be added.
+ */
+const ALLOWED: Record<string, string> = {
+  "packages/core/src/chains.ts": "defines chainFamily and isEvmChain",
+  "packages/custody/src/address-encoding.ts": "left: address encodings",
+  "packages/custody/src/custody.ts": "left: one receive address per family",
+  "packages/custody/src/deposit-keys.ts": "left: deposit key paths",
+  "packages/custody/src/own-addresses.ts": "left: Bitcoin bech32 case",
+  "packages/custody/src/public-custody.ts": "left: one receive address per family",
+  "packages/custody/src/signing-keys.ts": "left: address of a secp256k1 key",
+  "packages/custody/src/verify-custody.ts": "left: the curve of a receive path",
+  "packages/indexer/src/treasury-utxos.ts": "left: the treasury's Bitcoin coins",
+  "packages/payment-requests/src/payment-uri.ts": "left: payment URI schemes",
+  "packages/treasury/src/send-requests.ts": "left: address and dust check of a send request",
+};
+
+function sourceFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === "node_modules" || entry.name === "dist" ? [] : sourceFiles(path);
+    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith(".d.ts") ? [path] : [];
+  });
+}
+
+function productionSources(): string[] {
+  return ["packages", "chains", "services"].flatMap((top) =>
+    readdirSync(join(ROOT, top), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .flatMap((entry) => sourceFiles(join(ROOT, top, entry.name, "src"))),
+  );
+}
+
+/** The lines of `file` that branch on a family other than the folder's own (chains/<family>). */
+function familyBranches(file: string, text: string): string[] {
+  const own = /^chains\/([a-z]+)\//.exec(file)?.[1];
+  return text
+    .split("\n")
+    .map((line, i) => ({ line, n: i + 1 }))
+    .filter(({ line }) => BRANCH.test(line))
+    .filter(({ line }) => !own || FAMILIES.some((f) => f !== own && line.includes(`"${f}"`)))
+    .map(({ line, n }) => `${file}:${n}: ${line.trim()}`);
+}
+
+describe("no chain-family switch outside chains/<family> and the registry", () => {
+  it("finds none", () => {
+    const found = productionSources().flatMap((path) => {
+      const file = relative(ROOT, path);
+      return file in ALLOWED ? [] : familyBranches(file, readFileSync(path, "utf8"));
+    });
+    expect(found).toEqual([]);
+  });
+
+  it("sees a switch where there is one", () => {
+    const text = 'switch (chainFamily(chain)) {\n  case "evm":\n    return 1;\n}\nif (family === "tron") x();';
+    expect(familyBranches("packages/treasury/src/x.ts", text)).toHaveLength(2);
+    expect(familyBranches("chains/tron/src/x.ts", 'if (f !== "tron") throw e;')).toEqual([]);
+    expect(familyBranches("chains/tron/src/x.ts", 'if (f === "evm") x();')).toHaveLength(1);
+  });
+
+  it("allows only files that still exist and still branch", () => {
+    const stale = Object.keys(ALLOWED).filter((file) => {
+      const path = join(ROOT, file);
+      return !existsSync(path) || familyBranches("packages/x/src/y.ts", readFileSync(path, "utf8")).length === 0;
+    });
+    expect(stale).toEqual([]);
+  });
+});
