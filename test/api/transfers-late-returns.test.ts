@@ -1,8 +1,9 @@
+import { createEvmSender } from "@mp/chain-evm";
 import { silentLogger } from "@mp/core";
 import { createTreasuryKeys } from "@mp/custody";
 import type { Indexer } from "@mp/indexer";
 import { executeTransfersOnce } from "@mp/transfers";
-import { createEvmSender, createSendPipeline, recordTreasuryAddresses, transferTreasury } from "@mp/treasury";
+import { createSendPipeline, recordTreasuryAddresses, transferTreasury } from "@mp/treasury";
 import { createPublicClient, erc20Abi, getAddress, type Hex, http } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";

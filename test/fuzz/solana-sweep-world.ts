@@ -1,6 +1,6 @@
+import { createSolanaSweeper } from "@mp/chain-solana";
 import { silentLogger } from "@mp/core";
 import type { Database, LeaseKeeper } from "@mp/db";
-import { createSolanaSweeper } from "@mp/treasury";
 import { createDepositMerchant, testDepositKeys } from "../../packages/treasury/test/support/evm-deposits.ts";
 import { LAMPORTS_PER_SOL } from "../../packages/treasury/test/support/solana-treasury.ts";
 import type { SolanaReconcileSetup } from "../treasury/solana-reconcile-setup.ts";

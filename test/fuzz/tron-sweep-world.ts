@@ -1,6 +1,6 @@
+import { createTronSweeper } from "@mp/chain-tron";
 import { silentLogger } from "@mp/core";
 import type { Database, LeaseKeeper } from "@mp/db";
-import { createTronSweeper } from "@mp/treasury";
 import { createDepositMerchant, testDepositKeys } from "../../packages/treasury/test/support/evm-deposits.ts";
 import type { TronTreasuryHarness } from "../../packages/treasury/test/support/tron-treasury.ts";
 import type { SweepWorld } from "./sweep-world.ts";
