@@ -20,6 +20,8 @@ export type { EventResource } from "./events/event-schemas.ts";
 export type { Money } from "./quotes/quote-schemas.ts";
 export type { TransferFundingResource, TransferResource } from "./transfers/transfer-schemas.ts";
 export type { VerificationSubmissionResource } from "./verification/verification-schemas.ts";
+export type { BankDepositResource } from "./virtual-accounts/bank-deposit-schemas.ts";
+export type { VirtualAccountResource } from "./virtual-accounts/virtual-account-schemas.ts";
 export type { DestinationResource, WalletResource } from "./wallets/wallet-schemas.ts";
 export type { WebhookEndpointResource } from "./webhooks/webhook-endpoint-schemas.ts";
 

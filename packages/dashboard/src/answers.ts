@@ -41,6 +41,7 @@ type Answer<F extends (...args: never[]) => unknown> = Json<Awaited<ReturnType<F
 
 // The /v1 resources the pages read, as @mp/api infers them from their schemas.
 export type {
+  BankDepositResource,
   CustomerResource,
   DeliveryAttemptResource,
   DepositResource,
@@ -53,6 +54,7 @@ export type {
   TransferResource,
   TransfersReport,
   VerificationSubmissionResource,
+  VirtualAccountResource,
   WalletResource,
   WebhookEndpointResource,
 } from "@mp/api";

@@ -19,6 +19,7 @@ import { paymentRequestPageRoutes } from "./payment-request-page-routes.ts";
 import { requireSession } from "./require-session.ts";
 import { sessionRoutes } from "./session-routes.ts";
 import { securityHeaders, staticPages } from "./static-pages.ts";
+import { virtualAccountPageRoutes } from "./virtual-account-page-routes.ts";
 
 /** What the dashboard reads besides its own tables: the API's dependencies (AppDeps), a few of them. */
 export interface DashboardOptions extends Pick<AppDeps, "db" | "logger" | "rates" | "indexerStates"> {
@@ -63,7 +64,13 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   api.use(apiKeyRoutes(db));
   api.use(overviewRoutes(options));
   // --- Merchant pages (customers, wallets, deposits, transfers, webhooks, sandbox, team) ---
-  if (options.appDeps) api.use(merchantPageRoutes(options.appDeps), paymentRequestPageRoutes(options.appDeps));
+  if (options.appDeps) {
+    api.use(
+      merchantPageRoutes(options.appDeps),
+      paymentRequestPageRoutes(options.appDeps),
+      virtualAccountPageRoutes(options.appDeps),
+    );
+  }
   // --- end merchant pages ---
   // --- Operator and finance pages (admin: operator; finance: a merchant's own export) ---
   const chainTargets = options.chainTargets ?? (() => []);
