@@ -37,6 +37,8 @@ export interface DashboardOptions extends Pick<AppDeps, "db" | "logger" | "rates
   // --- Operator and finance pages ---
   /** The KYC review queue's decisions enqueue the customer's status check (absent: 503 on a decision). */
   jobs?: AppDeps["jobs"];
+  /** Opens a KYC submission for its reviewer (absent: 503 on the review queue's "show submitted data"). */
+  encryption?: AppDeps["encryption"];
   /** This process's registry: the chains page's RPC error counts (absent: not shown). */
   metrics?: AppDeps["metrics"];
   /** The configured chains and assets (`payments reconcile chains`'s targets); default none. */
