@@ -10,6 +10,7 @@ import type {
   createdWebhookEndpointResource,
   deliveryAttemptResource,
   redeliveryResource,
+  rotatedSecretResource,
 } from "./webhooks/webhook-endpoint-schemas.ts";
 
 export type { TransfersReport } from "@mp/transfers";
@@ -29,6 +30,7 @@ export type DeliveryAttemptResource = z.infer<typeof deliveryAttemptResource>;
 export type PaymentRequestResource = z.infer<typeof paymentRequestResource>;
 export type CreatedWebhookEndpointResource = z.infer<typeof createdWebhookEndpointResource>;
 export type RedeliveryResource = z.infer<typeof redeliveryResource>;
+export type RotatedSecretResource = z.infer<typeof rotatedSecretResource>;
 
 /** A numbered page of a /v1 list (spec 2.1) of `T`. */
 export type Page<T> = Omit<z.infer<ReturnType<typeof pageSchema>>, "items"> & { items: T[] };

@@ -11,6 +11,7 @@ import type {
   listDepositsAfter,
   listUnmatchedStatementLines,
   RedeliveryResource,
+  RotatedSecretResource,
   statementImportJson,
 } from "@mp/api";
 import type { manualReviewJson } from "@mp/providers";
@@ -28,6 +29,7 @@ import type { overviewView } from "./overview-routes.ts";
 import type { Role } from "./roles.ts";
 import type { sessionView } from "./session-routes.ts";
 import type { listMerchantUsers } from "./user-store.ts";
+import type { endpointHealth } from "./webhook-page-routes.ts";
 
 /** `T` after JSON.stringify and JSON.parse: a Date arrives as its ISO string. */
 export type Json<T> = T extends Date
@@ -77,6 +79,8 @@ export type TeamMemberAnswer = Answer<typeof listMerchantUsers>[number];
 export type InviteAnswer = Answer<typeof inviteView>;
 export type CreatedWebhookEndpointAnswer = CreatedWebhookEndpointResource;
 export type RedeliveryAnswer = RedeliveryResource;
+export type RotatedSecretAnswer = RotatedSecretResource;
+export type EndpointHealthAnswer = Answer<typeof endpointHealth>[number];
 
 // The operator's and finance's pages.
 export type ManagedMerchantAnswer = Answer<typeof managedMerchantView>;

@@ -20,6 +20,7 @@ import { requireSession } from "./require-session.ts";
 import { sessionRoutes } from "./session-routes.ts";
 import { securityHeaders, staticPages } from "./static-pages.ts";
 import { virtualAccountPageRoutes } from "./virtual-account-page-routes.ts";
+import { webhookPageRoutes } from "./webhook-page-routes.ts";
 
 /** What the dashboard reads besides its own tables: the API's dependencies (AppDeps), a few of them. */
 export interface DashboardOptions extends Pick<AppDeps, "db" | "logger" | "rates" | "indexerStates"> {
@@ -71,6 +72,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
       merchantPageRoutes(options.appDeps),
       paymentRequestPageRoutes(options.appDeps),
       virtualAccountPageRoutes(options.appDeps),
+      webhookPageRoutes(options.appDeps),
     );
   }
   // --- end merchant pages ---
