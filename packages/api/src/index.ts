@@ -13,6 +13,7 @@ export { depositVolumeByDay, listDeposits, listDepositsAfter } from "./deposits/
 export type { AddressDeriver, AppDeps, DerivedAddress, IndexerState } from "./deps.ts";
 export { errorHandler } from "./http/error-handler.ts";
 export { keepIdleConnections } from "./http/idle-connections.ts";
+export { paginationQuery } from "./http/pagination.ts";
 export { perClientRateLimit } from "./http/rate-limit.ts";
 export type { AnyRoute, HandlerContext } from "./http/route.ts";
 export { parseOrThrow } from "./http/validate.ts";
@@ -51,5 +52,7 @@ export {
   type StoredStatementLine,
   statementImportJson,
 } from "./virtual-accounts/import-bank-statement.ts";
+export { VIRTUAL_ACCOUNT_STATUSES } from "./virtual-accounts/virtual-account-schemas.ts";
+export { listVirtualAccounts } from "./virtual-accounts/virtual-account-store.ts";
 export { fundingWallets } from "./wallets/funding-wallets.ts";
 export { WalletSlots } from "./wallets/wallet-slots.ts";

@@ -10,6 +10,7 @@ import type {
   createdWebhookEndpointResource,
   deliveryAttemptResource,
   redeliveryResource,
+  rotatedSecretResource,
 } from "./webhooks/webhook-endpoint-schemas.ts";
 
 export type { TransfersReport } from "@mp/transfers";
@@ -20,6 +21,8 @@ export type { EventResource } from "./events/event-schemas.ts";
 export type { Money } from "./quotes/quote-schemas.ts";
 export type { TransferFundingResource, TransferResource } from "./transfers/transfer-schemas.ts";
 export type { VerificationSubmissionResource } from "./verification/verification-schemas.ts";
+export type { BankDepositResource } from "./virtual-accounts/bank-deposit-schemas.ts";
+export type { VirtualAccountResource } from "./virtual-accounts/virtual-account-schemas.ts";
 export type { DestinationResource, WalletResource } from "./wallets/wallet-schemas.ts";
 export type { WebhookEndpointResource } from "./webhooks/webhook-endpoint-schemas.ts";
 
@@ -27,6 +30,7 @@ export type DeliveryAttemptResource = z.infer<typeof deliveryAttemptResource>;
 export type PaymentRequestResource = z.infer<typeof paymentRequestResource>;
 export type CreatedWebhookEndpointResource = z.infer<typeof createdWebhookEndpointResource>;
 export type RedeliveryResource = z.infer<typeof redeliveryResource>;
+export type RotatedSecretResource = z.infer<typeof rotatedSecretResource>;
 
 /** A numbered page of a /v1 list (spec 2.1) of `T`. */
 export type Page<T> = Omit<z.infer<ReturnType<typeof pageSchema>>, "items"> & { items: T[] };

@@ -47,6 +47,8 @@ export const merchantApi = {
   eventsOf: (id: string, objectId: string) =>
     call<Page<ResourceEvent>>("GET", m(id, `/events?object_id=${e(objectId)}&limit=200`)),
   wallets: (id: string, page: number) => call<Page<Wallet>>("GET", m(id, `/wallets?limit=50&page=${page}`)),
+  customerWallets: (id: string, customerId: string) =>
+    call<Page<Wallet>>("GET", m(id, `/wallets?limit=200&customer_id=${e(customerId)}`)),
   wallet: (id: string, walletId: string) => call<Wallet>("GET", m(id, `/wallets/${e(walletId)}`)),
   deposits: (id: string, query: { status?: string; chain?: string; after?: string }) => {
     const params = new URLSearchParams({ limit: "25" });

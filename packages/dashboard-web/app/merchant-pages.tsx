@@ -5,6 +5,7 @@ import { Deposits } from "./pages/Deposits.tsx";
 import { PaymentRequestDetail, PaymentRequests } from "./pages/PaymentRequests.tsx";
 import { Team } from "./pages/Team.tsx";
 import { Transfers } from "./pages/Transfers.tsx";
+import { VirtualAccountDetail, VirtualAccounts } from "./pages/VirtualAccounts.tsx";
 import { WalletDetail, Wallets } from "./pages/Wallets.tsx";
 import { Webhooks } from "./pages/Webhooks.tsx";
 
@@ -13,6 +14,7 @@ export const MERCHANT_SECTIONS: Array<[string, string]> = [
   ["customers", "Customers"],
   ["wallets", "Wallets"],
   ["deposits", "Deposits"],
+  ["virtual-accounts", "Virtual accounts"],
   ["transfers", "Transfers"],
   ["payment-requests", "Payment requests"],
   ["webhooks", "Webhooks"],
@@ -23,6 +25,7 @@ export const MERCHANT_PAGE_TITLES: Array<[RegExp, string]> = [
   [/^\/merchants\/[^/]+\/customers\/[^/]+$/, "Customer"],
   [/^\/merchants\/[^/]+\/wallets\/[^/]+$/, "Wallet"],
   [/^\/merchants\/[^/]+\/payment-requests\/[^/]+$/, "Payment request"],
+  [/^\/merchants\/[^/]+\/virtual-accounts\/[^/]+$/, "Virtual account"],
   ...MERCHANT_SECTIONS.map(([section, label]): [RegExp, string] => [
     new RegExp(`^/merchants/[^/]+/${section}$`),
     label,
@@ -30,7 +33,7 @@ export const MERCHANT_PAGE_TITLES: Array<[RegExp, string]> = [
 ];
 
 const PAGE =
-  /^\/merchants\/([^/]+)\/(customers|wallets|deposits|transfers|payment-requests|webhooks|team)(?:\/([^/]+))?$/;
+  /^\/merchants\/([^/]+)\/(customers|wallets|deposits|virtual-accounts|transfers|payment-requests|webhooks|team)(?:\/([^/]+))?$/;
 
 /** The merchant page at `path`, if it is one of these. */
 export function merchantPageOf(path: string, user: User): { merchantId: string; page: JSX.Element } | undefined {
@@ -42,6 +45,12 @@ export function merchantPageOf(path: string, user: User): { merchantId: string; 
       id ? <CustomerDetail merchantId={merchantId} customerId={id} /> : <Customers merchantId={merchantId} />,
     wallets: () => (id ? <WalletDetail merchantId={merchantId} walletId={id} /> : <Wallets merchantId={merchantId} />),
     deposits: () => (id ? undefined : <Deposits user={user} merchantId={merchantId} />),
+    "virtual-accounts": () =>
+      id ? (
+        <VirtualAccountDetail merchantId={merchantId} accountId={id} />
+      ) : (
+        <VirtualAccounts merchantId={merchantId} />
+      ),
     transfers: () => (id ? undefined : <Transfers merchantId={merchantId} />),
     "payment-requests": () =>
       id ? (

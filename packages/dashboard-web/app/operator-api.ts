@@ -6,7 +6,9 @@ import type {
   CreatedMerchantAnswer,
   ImportedStatementAnswer,
   JobsAnswer,
+  KycQueueItemAnswer,
   KycReviewAnswer,
+  KycSubmissionAnswer,
   LedgerCheckAnswer,
   ManagedMerchantAnswer,
   PendingSendAnswer,
@@ -29,6 +31,8 @@ export type SanctionsHeldDeposit = SanctionsAnswer["held_deposits"][number];
 export type TreasuryBalance = TreasuryBalanceAnswer;
 export type PendingSend = PendingSendAnswer;
 export type KycReview = KycReviewAnswer;
+export type KycQueueItem = KycQueueItemAnswer;
+export type KycSubmission = KycSubmissionAnswer;
 export type ReviewStatus = KycReview["status"];
 export type KycDecision = { decision: "approve" } | { decision: "reject" | "request_review"; reasons: string[] };
 export type LedgerCheck = LedgerCheckAnswer;
@@ -55,7 +59,10 @@ export const operatorApi = {
   sanctions: () => call<SanctionsAnswer>("GET", "/operator/sanctions"),
   treasury: () => call<{ balances: TreasuryBalance[]; pending_sends: PendingSend[] }>("GET", "/operator/treasury"),
   kycReviews: (status: ReviewStatus | "ALL") =>
-    call<{ items: KycReview[] }>("GET", `/operator/kyc-reviews?status=${id(status)}`),
+    call<{ items: KycQueueItem[] }>("GET", `/operator/kyc-reviews?status=${id(status)}`),
+  /** The submitted data, decrypted for this reviewer (the view is audited). */
+  kycSubmission: (submissionId: string) =>
+    call<KycSubmission>("GET", `/operator/kyc-reviews/${id(submissionId)}/submission`),
   decideKyc: (submissionId: string, decision: KycDecision) =>
     call<KycReview>("POST", `/operator/kyc-reviews/${id(submissionId)}/decision`, decision),
   ledgerCheck: () => call<LedgerCheck>("GET", "/finance/ledger-check"),

@@ -11,6 +11,7 @@ import type {
   listDepositsAfter,
   listUnmatchedStatementLines,
   RedeliveryResource,
+  RotatedSecretResource,
   statementImportJson,
 } from "@mp/api";
 import type { manualReviewJson } from "@mp/providers";
@@ -21,12 +22,14 @@ import type { inviteView, sandboxView } from "./merchant-page-routes.ts";
 import type { merchantView } from "./merchant-routes.ts";
 import type { chainView } from "./operator-chain-routes.ts";
 import type { jobsView } from "./operator-job-routes.ts";
+import type { kycReviewView, submissionView } from "./operator-kyc-routes.ts";
 import type { createdMerchantView, managedMerchantView } from "./operator-merchant-routes.ts";
 import type { sanctionsView } from "./operator-sanctions-routes.ts";
 import type { overviewView } from "./overview-routes.ts";
 import type { Role } from "./roles.ts";
 import type { sessionView } from "./session-routes.ts";
 import type { listMerchantUsers } from "./user-store.ts";
+import type { endpointHealth } from "./webhook-page-routes.ts";
 
 /** `T` after JSON.stringify and JSON.parse: a Date arrives as its ISO string. */
 export type Json<T> = T extends Date
@@ -41,6 +44,7 @@ type Answer<F extends (...args: never[]) => unknown> = Json<Awaited<ReturnType<F
 
 // The /v1 resources the pages read, as @mp/api infers them from their schemas.
 export type {
+  BankDepositResource,
   CustomerResource,
   DeliveryAttemptResource,
   DepositResource,
@@ -53,6 +57,7 @@ export type {
   TransferResource,
   TransfersReport,
   VerificationSubmissionResource,
+  VirtualAccountResource,
   WalletResource,
   WebhookEndpointResource,
 } from "@mp/api";
@@ -74,6 +79,8 @@ export type TeamMemberAnswer = Answer<typeof listMerchantUsers>[number];
 export type InviteAnswer = Answer<typeof inviteView>;
 export type CreatedWebhookEndpointAnswer = CreatedWebhookEndpointResource;
 export type RedeliveryAnswer = RedeliveryResource;
+export type RotatedSecretAnswer = RotatedSecretResource;
+export type EndpointHealthAnswer = Answer<typeof endpointHealth>[number];
 
 // The operator's and finance's pages.
 export type ManagedMerchantAnswer = Answer<typeof managedMerchantView>;
@@ -84,6 +91,8 @@ export type SanctionsAnswer = Answer<typeof sanctionsView>;
 export type TreasuryBalanceAnswer = Answer<typeof treasuryBalanceJson>;
 export type PendingSendAnswer = Answer<typeof treasurySendJson>;
 export type KycReviewAnswer = Answer<typeof manualReviewJson>;
+export type KycQueueItemAnswer = Answer<typeof kycReviewView>;
+export type KycSubmissionAnswer = Answer<typeof submissionView>;
 export type LedgerCheckAnswer = Answer<typeof ledgerCheckView>;
 export type ChainReconciliationAnswer = Answer<typeof chainReconciliationView>;
 export type StatementImportAnswer = Answer<typeof importView>;

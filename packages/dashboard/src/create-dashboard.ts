@@ -19,6 +19,8 @@ import { paymentRequestPageRoutes } from "./payment-request-page-routes.ts";
 import { requireSession } from "./require-session.ts";
 import { sessionRoutes } from "./session-routes.ts";
 import { securityHeaders, staticPages } from "./static-pages.ts";
+import { virtualAccountPageRoutes } from "./virtual-account-page-routes.ts";
+import { webhookPageRoutes } from "./webhook-page-routes.ts";
 
 /** What the dashboard reads besides its own tables: the API's dependencies (AppDeps), a few of them. */
 export interface DashboardOptions extends Pick<AppDeps, "db" | "logger" | "rates" | "indexerStates"> {
@@ -36,6 +38,8 @@ export interface DashboardOptions extends Pick<AppDeps, "db" | "logger" | "rates
   // --- Operator and finance pages ---
   /** The KYC review queue's decisions enqueue the customer's status check (absent: 503 on a decision). */
   jobs?: AppDeps["jobs"];
+  /** Opens a KYC submission for its reviewer (absent: 503 on the review queue's "show submitted data"). */
+  encryption?: AppDeps["encryption"];
   /** This process's registry: the chains page's RPC error counts (absent: not shown). */
   metrics?: AppDeps["metrics"];
   /** The configured chains and assets (`payments reconcile chains`'s targets); default none. */
@@ -63,7 +67,14 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   api.use(apiKeyRoutes(db));
   api.use(overviewRoutes(options));
   // --- Merchant pages (customers, wallets, deposits, transfers, webhooks, sandbox, team) ---
-  if (options.appDeps) api.use(merchantPageRoutes(options.appDeps), paymentRequestPageRoutes(options.appDeps));
+  if (options.appDeps) {
+    api.use(
+      merchantPageRoutes(options.appDeps),
+      paymentRequestPageRoutes(options.appDeps),
+      virtualAccountPageRoutes(options.appDeps),
+      webhookPageRoutes(options.appDeps),
+    );
+  }
   // --- end merchant pages ---
   // --- Operator and finance pages (admin: operator; finance: a merchant's own export) ---
   const chainTargets = options.chainTargets ?? (() => []);

@@ -1,9 +1,10 @@
-import { type AppDeps, decideVerificationReview, parseOrThrow } from "@mp/api";
+import { type AppDeps, decideVerificationReview, openSubmissionForOperator, parseOrThrow } from "@mp/api";
 import { ServiceUnavailableError } from "@mp/core";
-import { listManualReviews, manualReviewJson } from "@mp/providers";
+import { findManualReview, listManualReviews, manualReviewJson } from "@mp/providers";
 import { Router } from "express";
 import { z } from "zod";
-import { dashboardActor } from "./audit-log.ts";
+import { dashboardActor, recordAudit } from "./audit-log.ts";
+import { type ReviewContext, reviewContexts } from "./kyc-review-context.ts";
 import { uuidParam } from "./merchant-param.ts";
 import { userWith } from "./require-session.ts";
 
@@ -17,6 +18,24 @@ const Decision = z.discriminatedUnion("decision", [
     reasons: z.array(z.string().trim().min(1).max(500)).min(1).max(20),
   }),
 ]);
+/** A review in the queue with whose it is (merchant, customer). */
+export function kycReviewView(review: Parameters<typeof manualReviewJson>[0], context: ReviewContext | undefined) {
+  return { ...manualReviewJson(review), merchant: context?.merchant ?? null, customer: context?.customer ?? null };
+}
+
+/** The submitted data as the reviewer sees it: opened for this one answer, never stored or logged. */
+export function submissionView(opened: Awaited<ReturnType<typeof openSubmissionForOperator>>) {
+  return {
+    submission_id: opened.submissionId,
+    customer_id: opened.customerId,
+    customer_type: opened.customerType,
+    tier: opened.tier,
+    status: opened.status,
+    submitted_at: opened.submittedAt.toISOString(),
+    data: opened.payload as Record<string, unknown>,
+  };
+}
+
 const STATUS = { approve: "APPROVED", reject: "REJECTED", request_review: "REQUIRES_REVIEW" } as const;
 
 /**
@@ -24,12 +43,35 @@ const STATUS = { approve: "APPROVED", reject: "REJECTED", request_review: "REQUI
  * `payments kyc list|approve|reject|request-review` (decideVerificationReview: recorded once and
  * audited under `dashboard:<email>`, then the customer's status check runs at once).
  */
-export function operatorKycRoutes(deps: Pick<AppDeps, "db"> & Partial<Pick<AppDeps, "jobs">>): Router {
+export function operatorKycRoutes(deps: Pick<AppDeps, "db"> & Partial<Pick<AppDeps, "jobs" | "encryption">>): Router {
   const router = Router();
   router.get("/operator/kyc-reviews", async (req, res) => {
     userWith(res, "operator");
     const { status } = parseOrThrow(ListQuery, req.query, "query");
-    res.json({ items: (await listManualReviews(deps.db, { status })).map(manualReviewJson) });
+    const reviews = await listManualReviews(deps.db, { status });
+    const contexts = await reviewContexts(
+      deps.db,
+      reviews.map((r) => r.submissionId),
+    );
+    res.json({ items: reviews.map((r) => kycReviewView(r, contexts.get(r.submissionId))) });
+  });
+  // What the customer submitted, decrypted for this reviewer only; each view is audited (who, when).
+  router.get("/operator/kyc-reviews/:submissionId/submission", async (req, res) => {
+    const user = userWith(res, "operator");
+    const submissionId = uuidParam(req, "submissionId", "KYC review");
+    const { encryption } = deps;
+    if (!encryption) throw new ServiceUnavailableError("no encryption keyring in this process");
+    await findManualReview(deps.db, submissionId);
+    const opened = await deps.db.tx(async (sql) => {
+      await recordAudit(sql, {
+        actor: dashboardActor(user.email),
+        action: "kyc_submission.viewed",
+        objectType: "verification_submission",
+        objectId: submissionId,
+      });
+      return openSubmissionForOperator({ db: deps.db, encryption }, submissionId);
+    });
+    res.json(submissionView(opened));
   });
   router.post("/operator/kyc-reviews/:submissionId/decision", async (req, res) => {
     const user = userWith(res, "operator");

@@ -2,7 +2,7 @@ import { iso } from "@mp/core";
 import { insertReturning, type Queryable } from "@mp/db";
 import type { EncryptionKeyring, SealedValue } from "@mp/encryption";
 import { appendResourceEvent } from "@mp/events";
-import { defineRowQuery } from "../shared/list-page.ts";
+import { defineListQuery, defineRowQuery } from "../shared/list-page.ts";
 import {
   type StoredInstructions,
   storedInstructions,
@@ -88,6 +88,21 @@ export const findVirtualAccount = defineRowQuery<VirtualAccountRow>({
   columns: COLUMNS,
 });
 
+/**
+ * The merchant's accounts (one customer's when `customer_id` is given), newest first, masked: a list
+ * never opens the sealed instructions (the dashboard's virtual accounts page and customer page).
+ */
+export const listVirtualAccounts = defineListQuery(
+  {
+    from: "virtual_accounts",
+    columns: COLUMNS,
+    toItems: (rows: VirtualAccountRow[]) => rows.map(maskedVirtualAccount),
+  },
+  "merchant_id",
+  (where, filters: { customer_id?: string | undefined; status?: VirtualAccountStatus | undefined }) =>
+    where.equal(filters, "customer_id", "status"),
+);
+
 export async function loadVirtualAccount(
   sql: Queryable,
   virtualAccountId: string,
@@ -160,10 +175,9 @@ export function presentVirtualAccount(
   keyring: EncryptionKeyring,
   detail: "masked" | "full-when-active",
 ): VirtualAccountResource {
-  let depositInstructions: VirtualAccountResource["deposit_instructions"];
   if (detail === "full-when-active" && row.status === "ACTIVE") {
     const i = openInstructions(row, keyring);
-    depositInstructions = {
+    const depositInstructions: VirtualAccountResource["deposit_instructions"] = {
       account_type: i.accountType,
       bank_account_number: i.accountNumber,
       bank_address: i.bankAddress,
@@ -176,20 +190,24 @@ export function presentVirtualAccount(
       iban: i.iban,
       payment_rails: i.paymentRails,
     };
-  } else {
-    depositInstructions = {
-      account_number: `****${row.account_number_last4}`,
-      account_type: row.account_type,
-      bank_name: row.bank_name,
-    };
+    return { ...maskedVirtualAccount(row), deposit_instructions: depositInstructions };
   }
+  return maskedVirtualAccount(row);
+}
+
+/** The account with the last four digits of its number only (no sealed value opened). */
+export function maskedVirtualAccount(row: VirtualAccountRow): VirtualAccountResource {
   return {
     id: row.id,
     customer_id: row.customer_id,
     currency: row.currency,
     status: row.status,
     supported_rails: row.supported_rails,
-    deposit_instructions: depositInstructions,
+    deposit_instructions: {
+      account_number: `****${row.account_number_last4}`,
+      account_type: row.account_type,
+      bank_name: row.bank_name,
+    },
     failure_reason: row.failure_reason,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),

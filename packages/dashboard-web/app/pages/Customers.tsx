@@ -3,10 +3,12 @@ import { formatDateTime } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Empty, Skeleton } from "../components/Loading.tsx";
 import { PagedListPage } from "../components/PagedListPage.tsx";
-import type { Column } from "../components/Table.tsx";
+import { type Column, Table } from "../components/Table.tsx";
 import { useLoad } from "../components/useLoad.ts";
-import { type Customer, merchantApi } from "../merchant-api.ts";
+import { type Customer, merchantApi, type Wallet } from "../merchant-api.ts";
 import { href, linkHandler } from "../router.ts";
+import { virtualAccountApi } from "../virtual-account-api.ts";
+import { VirtualAccountTable } from "./VirtualAccounts.tsx";
 
 export function customerName(customer: Customer): string {
   const person = [customer.first_name, customer.last_name].filter(Boolean).join(" ");
@@ -33,6 +35,24 @@ const columns = (merchantId: string): ReadonlyArray<Column<Customer>> => [
   { header: "Created", cell: (customer) => formatDateTime(customer.created_at) },
 ];
 
+const walletColumns = (merchantId: string): ReadonlyArray<Column<Wallet>> => [
+  {
+    header: "Wallet",
+    rowHeader: true,
+    cell: (wallet) => {
+      const to = `/merchants/${merchantId}/wallets/${wallet.id}`;
+      return (
+        <a href={href(to)} onClick={linkHandler(to)}>
+          {wallet.label}
+        </a>
+      );
+    },
+  },
+  { header: "Status", cell: (wallet) => <span class={`status ${wallet.status.toLowerCase()}`}>{wallet.status}</span> },
+  { header: "Addresses", cell: (wallet) => wallet.destinations.length },
+  { header: "Created", cell: (wallet) => formatDateTime(wallet.created_at) },
+];
+
 /** The merchant's customers, newest first, each opening its verification history. */
 export function Customers(props: { merchantId: string }) {
   return (
@@ -53,19 +73,26 @@ export function Customers(props: { merchantId: string }) {
   );
 }
 
-/** One customer: its details, then every verification submission with the status changes it went through. */
+/** One customer: its details, its wallets and virtual accounts, then every verification submission with the status changes it went through. */
 export function CustomerDetail(props: { merchantId: string; customerId: string }) {
   const key = `${props.merchantId}:${props.customerId}`;
   const [history, reload] = useLoad(async () => {
-    const [customer, submissions] = await Promise.all([
+    const [customer, submissions, wallets, accounts] = await Promise.all([
       merchantApi.customer(props.merchantId, props.customerId),
       merchantApi.submissions(props.merchantId, props.customerId),
+      merchantApi.customerWallets(props.merchantId, props.customerId),
+      virtualAccountApi.list(props.merchantId, 1, props.customerId),
     ]);
     // Each submission's events (created, then every status change), oldest first.
     const events = await Promise.all(
       submissions.items.map((s) => merchantApi.eventsOf(props.merchantId, s.id).then((page) => page.items.reverse())),
     );
-    return { customer, submissions: submissions.items.map((s, i) => ({ ...s, events: events[i] ?? [] })) };
+    return {
+      customer,
+      wallets: wallets.items,
+      accounts: accounts.items,
+      submissions: submissions.items.map((s, i) => ({ ...s, events: events[i] ?? [] })),
+    };
   }, key);
   if (history.state === "loading") return <Skeleton what="the customer" rows={5} />;
   if (history.state === "error") {
@@ -79,7 +106,7 @@ export function CustomerDetail(props: { merchantId: string; customerId: string }
     }
     return <LoadFailed error={history.error} retry={reload} />;
   }
-  const { customer, submissions } = history.value;
+  const { customer, submissions, wallets, accounts } = history.value;
   const back = `/merchants/${props.merchantId}/customers`;
   return (
     <section aria-labelledby="customer-title">
@@ -107,6 +134,27 @@ export function CustomerDetail(props: { merchantId: string; customerId: string }
           <span class="mono">{customer.id}</span> <CopyButton value={customer.id} what="customer id" />
         </dd>
       </dl>
+      <h2>Wallets</h2>
+      <Table
+        caption={`${wallets.length} wallets of the customer`}
+        columns={walletColumns(props.merchantId)}
+        rows={wallets}
+        rowKey={(w) => w.id}
+        empty={{
+          title: "No wallets yet.",
+          children: (
+            <>
+              Create one with <code>POST /v1/wallets</code>; its deposits are on the wallet's page.
+            </>
+          ),
+        }}
+      />
+      <h2>Virtual accounts</h2>
+      <VirtualAccountTable
+        merchantId={props.merchantId}
+        accounts={accounts}
+        caption={`${accounts.length} virtual accounts of the customer`}
+      />
       <h2>Verification history</h2>
       {submissions.length === 0 ? (
         <Empty title="No verification submitted yet.">

@@ -1,5 +1,7 @@
 import { useState } from "preact/hooks";
 import type { User } from "../api.ts";
+import { DeliveryDetails, EditEndpoint, EndpointDangerZone, EndpointHealthLine } from "../components/EndpointTools.tsx";
+import { EventTypePicker } from "../components/EventTypePicker.tsx";
 import { TextField } from "../components/Fields.tsx";
 import { errorText, formatDateTime } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
@@ -9,8 +11,9 @@ import { ShownOnce } from "../components/ShownOnce.tsx";
 import { type Column, Table } from "../components/Table.tsx";
 import { useLoad } from "../components/useLoad.ts";
 import { canWriteWebhooks, type DeliveryAttempt, merchantApi, type WebhookEndpoint } from "../merchant-api.ts";
+import { type EndpointHealth, webhookApi } from "../webhook-api.ts";
 
-const DELIVERY_COLUMNS: ReadonlyArray<Column<DeliveryAttempt>> = [
+const deliveryColumns = (merchantId: string): ReadonlyArray<Column<DeliveryAttempt>> => [
   { header: "Event", cell: (attempt) => attempt.event_type },
   { header: "Attempt", cell: (attempt) => attempt.attempt },
   {
@@ -23,6 +26,7 @@ const DELIVERY_COLUMNS: ReadonlyArray<Column<DeliveryAttempt>> = [
     ),
   },
   { header: "When", cell: (attempt) => formatDateTime(attempt.attempted_at) },
+  { header: "Details", cell: (attempt) => <DeliveryDetails merchantId={merchantId} attempt={attempt} /> },
 ];
 
 /** An endpoint's delivery attempts, newest first; a writer can send an attempt's event again. */
@@ -51,7 +55,7 @@ function Deliveries(props: { merchantId: string; endpoint: WebhookEndpoint; canW
       ) : (
         <Table
           caption={`Delivery attempts to ${props.endpoint.url}`}
-          columns={DELIVERY_COLUMNS}
+          columns={deliveryColumns(props.merchantId)}
           rows={attempts.value.items}
           rowKey={(attempt) => attempt.id}
           {...(props.canWrite
@@ -77,11 +81,13 @@ function Deliveries(props: { merchantId: string; endpoint: WebhookEndpoint; canW
 function EndpointCard(props: {
   merchantId: string;
   endpoint: WebhookEndpoint;
+  health: EndpointHealth | undefined;
   canWrite: boolean;
   onChanged: () => void;
 }) {
   const { endpoint } = props;
   const [open, setOpen] = useState(false);
+  const [editing, setEditing] = useState(false);
   const [note, setNote] = useState<{ kind: "error" | "success"; text: string } | undefined>();
   const act = async (action: () => Promise<unknown>, done: string) => {
     try {
@@ -104,6 +110,7 @@ function EndpointCard(props: {
       </div>
       {endpoint.description && <p>{endpoint.description}</p>}
       <p class="muted">Events: {endpoint.enabled_events.join(", ")}</p>
+      <EndpointHealthLine health={props.health} />
       {note && <Notice kind={note.kind}>{note.text}</Notice>}
       <div class="button-row">
         <button
@@ -139,7 +146,28 @@ function EndpointCard(props: {
             {endpoint.status === "enabled" ? "Disable" : "Enable"}
           </button>
         )}
+        {props.canWrite && !editing && (
+          <button type="button" class="button secondary" onClick={() => setEditing(true)}>
+            Edit<span class="visually-hidden"> {endpoint.url}</span>
+          </button>
+        )}
       </div>
+      {editing && (
+        <EditEndpoint
+          merchantId={props.merchantId}
+          endpoint={endpoint}
+          onDone={(saved) => {
+            setEditing(false);
+            if (saved) {
+              setNote({ kind: "success", text: "Endpoint saved." });
+              props.onChanged();
+            }
+          }}
+        />
+      )}
+      {props.canWrite && (
+        <EndpointDangerZone merchantId={props.merchantId} endpoint={endpoint} onDeleted={props.onChanged} />
+      )}
       {open && (
         <div id={regionId}>
           <Deliveries merchantId={props.merchantId} endpoint={endpoint} canWrite={props.canWrite} />
@@ -149,11 +177,21 @@ function EndpointCard(props: {
   );
 }
 
-/** Webhook endpoints: list, create (secret shown once), test, disable, deliveries and redelivery. */
+/**
+ * Webhook endpoints: list with their health, create (event types picked, secret shown once), edit,
+ * test, disable, rotate the secret, delete, deliveries (payload and answer) and redelivery.
+ */
 export function Webhooks(props: { user: User; merchantId: string }) {
   const [endpoints, reload] = useLoad(() => merchantApi.endpoints(props.merchantId), props.merchantId);
   const [url, setUrl] = useState("");
-  const [events, setEvents] = useState("*");
+  const [events, setEvents] = useState<string[]>(["*"]);
+  const [health, reloadHealth] = useLoad(() => webhookApi.health(props.merchantId), props.merchantId);
+  const healthOf = (id: string) =>
+    health.state === "ready" ? health.value.items.find((h) => h.endpoint_id === id) : undefined;
+  const reloadAll = () => {
+    reload();
+    reloadHealth();
+  };
   const [secret, setSecret] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
@@ -163,14 +201,10 @@ export function Webhooks(props: { user: User; merchantId: string }) {
     setBusy(true);
     setError(undefined);
     try {
-      const enabled = events
-        .split(",")
-        .map((e) => e.trim())
-        .filter(Boolean);
-      const created = await merchantApi.createEndpoint(props.merchantId, { url: url.trim(), enabled_events: enabled });
+      const created = await merchantApi.createEndpoint(props.merchantId, { url: url.trim(), enabled_events: events });
       setSecret(created.secret);
       setUrl("");
-      reload();
+      reloadAll();
     } catch (e) {
       setError(errorText(e));
     } finally {
@@ -189,20 +223,13 @@ export function Webhooks(props: { user: User; merchantId: string }) {
             Add an endpoint
           </h2>
           <TextField id="endpoint-url" label="Endpoint URL" type="url" grow value={url} onInput={setUrl} />
-          <div class="field">
-            <label for="endpoint-events">Event types</label>
-            <input
-              id="endpoint-events"
-              required
-              value={events}
-              aria-describedby="endpoint-events-hint"
-              onInput={(e) => setEvents(e.currentTarget.value)}
-            />
-            <span id="endpoint-events-hint" class="hint">
-              Comma-separated, or * for every type
-            </span>
-          </div>
-          <button type="submit" class="button primary" disabled={busy}>
+          <EventTypePicker
+            id="endpoint-events"
+            load={() => webhookApi.eventTypes(props.merchantId)}
+            value={events}
+            onChange={setEvents}
+          />
+          <button type="submit" class="button primary" disabled={busy || events.length === 0}>
             Add endpoint
           </button>
         </form>
@@ -237,8 +264,9 @@ export function Webhooks(props: { user: User; merchantId: string }) {
               key={endpoint.id}
               merchantId={props.merchantId}
               endpoint={endpoint}
+              health={healthOf(endpoint.id)}
               canWrite={canWrite}
-              onChanged={reload}
+              onChanged={reloadAll}
             />
           ))}
         </ul>

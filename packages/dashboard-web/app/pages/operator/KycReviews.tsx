@@ -1,12 +1,15 @@
+import { Fragment } from "preact";
 import { useState } from "preact/hooks";
 import { formatDateTime } from "../../components/format.ts";
 import { Empty, Loading } from "../../components/Loading.tsx";
 import { Notice } from "../../components/Notice.tsx";
 import { useAction } from "../../components/useAction.ts";
 import { useLoad } from "../../components/useLoad.ts";
-import { type KycReview, operatorApi, type ReviewStatus } from "../../operator-api.ts";
+import { type KycQueueItem, type KycSubmission, operatorApi, type ReviewStatus } from "../../operator-api.ts";
+import { href, linkHandler } from "../../router.ts";
 
 type WithReasons = "reject" | "request_review";
+type Asking = WithReasons | "approve";
 const ACTION_NAMES: Record<WithReasons, string> = { reject: "Reject", request_review: "Request review" };
 const STATUS_NAMES: Record<ReviewStatus | "ALL", string> = {
   PENDING: "Waiting for a decision",
@@ -16,14 +19,64 @@ const STATUS_NAMES: Record<ReviewStatus | "ALL", string> = {
   ALL: "All",
 };
 
-/** One review: approve at once, or reject / request review with the reasons the merchant will see. */
-function ReviewRow(props: { review: KycReview; onDecided: (message: string) => void }) {
+/** The submitted fields as label and value, nested objects flattened ("residential address: city"). */
+function fieldsOf(data: unknown, prefix = ""): Array<[string, string]> {
+  if (data === null || typeof data !== "object") return [[prefix, String(data ?? "—")]];
+  if (Array.isArray(data)) {
+    return data.every((v) => v === null || typeof v !== "object")
+      ? [[prefix, data.join(", ")]]
+      : data.flatMap((v, i) => fieldsOf(v, `${prefix} ${i + 1}`));
+  }
+  return Object.entries(data).flatMap(([key, value]) =>
+    fieldsOf(value, prefix ? `${prefix}: ${key.replace(/_/g, " ")}` : key.replace(/_/g, " ")),
+  );
+}
+
+/** The submitted data, opened on the reviewer's request (each opening is in the audit log). */
+function SubmittedData(props: { submissionId: string }) {
+  const [shown, setShown] = useState<KycSubmission | undefined>();
+  const { busy, error, run } = useAction();
+  const dataId = `data-${props.submissionId}`;
+  const show = async () => {
+    const opened = await run(() => operatorApi.kycSubmission(props.submissionId));
+    if (opened) setShown(opened);
+  };
+  return (
+    <div class="submitted-data">
+      <button
+        type="button"
+        class="button secondary small"
+        aria-expanded={shown !== undefined}
+        aria-controls={dataId}
+        disabled={busy}
+        onClick={() => (shown ? setShown(undefined) : show())}
+      >
+        {shown ? "Hide submitted data" : "Show submitted data"}
+      </button>
+      {error && <Notice kind="error">{error}</Notice>}
+      {shown && (
+        <dl class="details" id={dataId} aria-label="Submitted data">
+          {fieldsOf(shown.data).map(([label, value]) => (
+            <Fragment key={label}>
+              <dt>{label}</dt>
+              <dd class="break">{value}</dd>
+            </Fragment>
+          ))}
+        </dl>
+      )}
+      {shown && <p class="hint">Opening it was recorded in the audit log under your name.</p>}
+    </div>
+  );
+}
+
+/** One review: whose it is, what was submitted, then a decision asked twice (it is final). */
+function ReviewRow(props: { review: KycQueueItem; onDecided: (message: string) => void }) {
   const r = props.review;
-  const [asking, setAsking] = useState<WithReasons | undefined>();
+  const [asking, setAsking] = useState<Asking | undefined>();
   const [reasons, setReasons] = useState("");
   const { busy, error, run } = useAction();
   const reasonsId = `reasons-${r.submission_id}`;
-  const decide = async (decision: "approve" | WithReasons) => {
+  const decide = async (decision: Asking) => {
     const list = reasons
       .split("\n")
       .map((line) => line.trim())
@@ -31,17 +84,31 @@ function ReviewRow(props: { review: KycReview; onDecided: (message: string) => v
     const decided = await run(() =>
       operatorApi.decideKyc(r.submission_id, decision === "approve" ? { decision } : { decision, reasons: list }),
     );
-    if (decided) props.onDecided(`Submission ${r.submission_id}: ${STATUS_NAMES[decided.status].toLowerCase()}.`);
+    if (decided) props.onDecided(`${whose}: ${STATUS_NAMES[decided.status].toLowerCase()}.`);
   };
+  const tier = r.tier.replace("_", " ");
+  const whose = r.customer ? `${r.customer.name}'s ${tier} submission` : `Submission ${r.submission_id}`;
   return (
     <li class="card review">
       <div class="review-head">
         <div>
           <strong>
-            {r.customer_type === "BUSINESS" ? "Business" : "Individual"}, {r.tier.replace("_", " ")}
-          </strong>
+            {r.customer && r.merchant ? (
+              <a
+                href={href(`/merchants/${r.merchant.id}/customers/${r.customer.id}`)}
+                onClick={linkHandler(`/merchants/${r.merchant.id}/customers/${r.customer.id}`)}
+              >
+                {r.customer.name}
+              </a>
+            ) : (
+              "Unknown customer"
+            )}
+          </strong>{" "}
+          ({r.customer_type === "BUSINESS" ? "business" : "individual"}, {tier})
           <div class="hint">
-            Submission <code>{r.submission_id}</code>, submitted {formatDateTime(r.submitted_at)}
+            Merchant {r.merchant?.name ?? "unknown"}
+            {r.customer?.email && <>, {r.customer.email}</>}. Submission <code>{r.submission_id}</code>, submitted{" "}
+            {formatDateTime(r.submitted_at)}
           </div>
         </div>
         <span class={`status review-${r.status.toLowerCase()}`}>{STATUS_NAMES[r.status]}</span>
@@ -52,21 +119,34 @@ function ReviewRow(props: { review: KycReview; onDecided: (message: string) => v
           {r.reasons.length > 0 && `: ${r.reasons.join("; ")}`}
         </p>
       )}
+      <SubmittedData submissionId={r.submission_id} />
       {error && <Notice kind="error">{error}</Notice>}
       {r.status === "PENDING" && !asking && (
         <div class="button-row">
-          <button type="button" class="button primary" disabled={busy} onClick={() => decide("approve")}>
-            Approve<span class="visually-hidden"> submission {r.submission_id}</span>
+          <button type="button" class="button primary" onClick={() => setAsking("approve")}>
+            Approve…<span class="visually-hidden"> {whose}</span>
           </button>
           <button type="button" class="button danger-outline" onClick={() => setAsking("reject")}>
-            Reject…<span class="visually-hidden"> submission {r.submission_id}</span>
+            Reject…<span class="visually-hidden"> {whose}</span>
           </button>
           <button type="button" class="button secondary" onClick={() => setAsking("request_review")}>
-            Request review…<span class="visually-hidden"> submission {r.submission_id}</span>
+            Request review…<span class="visually-hidden"> {whose}</span>
           </button>
         </div>
       )}
-      {r.status === "PENDING" && asking && (
+      {r.status === "PENDING" && asking === "approve" && (
+        <fieldset class="confirm">
+          <legend class="visually-hidden">Confirm the approval</legend>
+          <span>Approve {whose}? The decision is final and recorded under your name.</span>
+          <button type="button" class="button primary" disabled={busy} onClick={() => decide("approve")}>
+            Confirm approval
+          </button>
+          <button type="button" class="button secondary" onClick={() => setAsking(undefined)}>
+            Cancel
+          </button>
+        </fieldset>
+      )}
+      {r.status === "PENDING" && asking && asking !== "approve" && (
         <form
           onSubmit={(e) => {
             e.preventDefault();
@@ -76,7 +156,7 @@ function ReviewRow(props: { review: KycReview; onDecided: (message: string) => v
           <div class="field">
             <label for={reasonsId}>
               {asking === "reject" ? "Why it is rejected" : "What to correct"} (one reason per line; the merchant sees
-              them)
+              them). The decision is final.
             </label>
             <textarea
               id={reasonsId}

@@ -1,0 +1,110 @@
+import express from "express";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { tier2Customer } from "../../../test/api/verification-fixtures.ts";
+import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../../../test/support/api-harness.ts";
+import { createDashboardRouter, createUser } from "../src/index.ts";
+import { Client, listen, PASSWORD } from "./support/dashboard-client.ts";
+
+/**
+ * The virtual accounts page's routes: the merchant's accounts (a customer's when asked), masked;
+ * one account (full instructions once ACTIVE) and its bank deposits, as /v1 answers them; another
+ * merchant's account or customer is 404 or absent.
+ */
+describe("dashboard virtual accounts routes", () => {
+  let api: ApiHarness;
+  let close: () => Promise<void>;
+  let url: string;
+  let a: TestMerchant;
+  let b: TestMerchant;
+  let customerOfA: string;
+  let accountOfA: string;
+  let accountOfB: string;
+  const client = async (email: string) => {
+    const c = new Client(url);
+    expect((await c.signIn(email)).status).toBe(201);
+    return c;
+  };
+  const open = async (m: TestMerchant, customerId: string) => {
+    const res = await api.call(m.apiKey, "/v1/virtual-accounts", {
+      method: "POST",
+      idempotencyKey: `va-${customerId}`,
+      json: { customer_id: customerId, currency: "USD" },
+    });
+    expect(res.status, res.text).toBe(201);
+    return res.body.data.id as string;
+  };
+
+  beforeAll(async () => {
+    api = await startApiHarness({ workers: true });
+    a = await api.merchant("sandbox");
+    b = await api.merchant("sandbox");
+    const app = express();
+    app.use("/dashboard", createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }));
+    ({ url, close } = await listen(app));
+    for (const [email, role, merchantId] of [
+      ["viewer@a.example", "viewer", a.merchantId],
+      ["owner@b.example", "owner", b.merchantId],
+    ] as const) {
+      await createUser(api.db, { email, role, merchantId, password: PASSWORD, actor: "test" });
+    }
+    customerOfA = await tier2Customer(api, a);
+    const otherOfA = await tier2Customer(api, a, { lastName: "Byron" });
+    accountOfA = await open(a, customerOfA);
+    await open(a, otherOfA);
+    accountOfB = await open(b, await tier2Customer(api, b));
+  }, 120_000);
+  afterAll(async () => {
+    await close?.();
+    await api?.stop();
+  });
+
+  it("lists the merchant's accounts masked, a customer's alone, and refuses a bad filter", async () => {
+    const viewer = await client("viewer@a.example");
+    const all = await viewer.call("GET", `/merchants/${a.merchantId}/virtual-accounts`);
+    expect(all.status).toBe(200);
+    expect(all.headers.get("cache-control")).toBe("no-store");
+    expect(all.body.total).toBe(2);
+    expect(all.body.items.map((x: { id: string }) => x.id)).not.toContain(accountOfB);
+    for (const item of all.body.items) {
+      expect(Object.keys(item.deposit_instructions).sort()).toEqual(["account_number", "account_type", "bank_name"]);
+      expect(item.deposit_instructions.account_number).toMatch(/^\*\*\*\*\d{4}$/);
+    }
+    const one = await viewer.call("GET", `/merchants/${a.merchantId}/virtual-accounts?customer_id=${customerOfA}`);
+    expect(one.body.items.map((x: { id: string }) => x.id)).toEqual([accountOfA]);
+    const bad = await viewer.call("GET", `/merchants/${a.merchantId}/virtual-accounts?customer_id=nope`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toContain("customer_id");
+  });
+
+  it("shows one account in full once ACTIVE, with its bank deposits", async () => {
+    const viewer = await client("viewer@a.example");
+    const account = await eventually(async () => {
+      const res = await viewer.call("GET", `/merchants/${a.merchantId}/virtual-accounts/${accountOfA}`);
+      return res.body.status === "ACTIVE" ? res : undefined;
+    }, 30_000);
+    expect(account.body.deposit_instructions.bank_account_number).toMatch(/^\d+$/);
+    const credited = await api.call(a.apiKey, "/v1/sandbox/bank-deposits", {
+      method: "POST",
+      idempotencyKey: "bank-1",
+      json: { virtual_account_id: accountOfA, amount: "125.50", reference: "INV-1" },
+    });
+    expect(credited.status, credited.text).toBe(201);
+    const deposits = await viewer.call("GET", `/merchants/${a.merchantId}/virtual-accounts/${accountOfA}/deposits`);
+    expect(deposits.status).toBe(200);
+    expect(deposits.body.items).toMatchObject([{ amount: "125.500000", reference: "INV-1", customer_id: customerOfA }]);
+  });
+
+  it("answers 404 for another merchant's account, and for another merchant's path", async () => {
+    const owner = await client("owner@b.example");
+    for (const path of [
+      `/merchants/${b.merchantId}/virtual-accounts/${accountOfA}`,
+      `/merchants/${b.merchantId}/virtual-accounts/${accountOfA}/deposits`,
+      `/merchants/${a.merchantId}/virtual-accounts`,
+      `/merchants/${a.merchantId}/virtual-accounts/${accountOfA}`,
+    ]) {
+      expect((await owner.call("GET", path)).status, path).toBe(404);
+    }
+    const own = await owner.call("GET", `/merchants/${b.merchantId}/virtual-accounts`);
+    expect(own.body.items.map((x: { id: string }) => x.id)).toEqual([accountOfB]);
+  });
+});
