@@ -1,6 +1,7 @@
 import type { ComponentChildren, JSX } from "preact";
 import type { User } from "./api.ts";
 import { CustomerDetail, Customers } from "./pages/Customers.tsx";
+import { DepositDetail } from "./pages/DepositDetail.tsx";
 import { Deposits } from "./pages/Deposits.tsx";
 import { PaymentRequestDetail, PaymentRequests } from "./pages/PaymentRequests.tsx";
 import { Team } from "./pages/Team.tsx";
@@ -22,6 +23,8 @@ export const MERCHANT_SECTIONS: Array<[string, string]> = [
 export const MERCHANT_PAGE_TITLES: Array<[RegExp, string]> = [
   [/^\/merchants\/[^/]+\/customers\/[^/]+$/, "Customer"],
   [/^\/merchants\/[^/]+\/wallets\/[^/]+$/, "Wallet"],
+  [/^\/merchants\/[^/]+\/deposits\/[^/]+$/, "Deposit"],
+  [/^\/merchants\/[^/]+\/transfers\/[^/]+$/, "Transfer"],
   [/^\/merchants\/[^/]+\/payment-requests\/[^/]+$/, "Payment request"],
   ...MERCHANT_SECTIONS.map(([section, label]): [RegExp, string] => [
     new RegExp(`^/merchants/[^/]+/${section}$`),
@@ -41,7 +44,8 @@ export function merchantPageOf(path: string, user: User): { merchantId: string; 
     customers: () =>
       id ? <CustomerDetail merchantId={merchantId} customerId={id} /> : <Customers merchantId={merchantId} />,
     wallets: () => (id ? <WalletDetail merchantId={merchantId} walletId={id} /> : <Wallets merchantId={merchantId} />),
-    deposits: () => (id ? undefined : <Deposits user={user} merchantId={merchantId} />),
+    deposits: () =>
+      id ? <DepositDetail merchantId={merchantId} depositId={id} /> : <Deposits user={user} merchantId={merchantId} />,
     transfers: () => (id ? undefined : <Transfers merchantId={merchantId} />),
     "payment-requests": () =>
       id ? (
