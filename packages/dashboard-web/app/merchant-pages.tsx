@@ -5,6 +5,7 @@ import { DepositDetail } from "./pages/DepositDetail.tsx";
 import { Deposits } from "./pages/Deposits.tsx";
 import { PaymentRequestDetail, PaymentRequests } from "./pages/PaymentRequests.tsx";
 import { Team } from "./pages/Team.tsx";
+import { TransferDetail } from "./pages/TransferDetail.tsx";
 import { Transfers } from "./pages/Transfers.tsx";
 import { WalletDetail, Wallets } from "./pages/Wallets.tsx";
 import { Webhooks } from "./pages/Webhooks.tsx";
@@ -46,7 +47,8 @@ export function merchantPageOf(path: string, user: User): { merchantId: string; 
     wallets: () => (id ? <WalletDetail merchantId={merchantId} walletId={id} /> : <Wallets merchantId={merchantId} />),
     deposits: () =>
       id ? <DepositDetail merchantId={merchantId} depositId={id} /> : <Deposits user={user} merchantId={merchantId} />,
-    transfers: () => (id ? undefined : <Transfers merchantId={merchantId} />),
+    transfers: () =>
+      id ? <TransferDetail merchantId={merchantId} transferId={id} /> : <Transfers merchantId={merchantId} />,
     "payment-requests": () =>
       id ? (
         <PaymentRequestDetail merchantId={merchantId} requestId={id} user={user} />

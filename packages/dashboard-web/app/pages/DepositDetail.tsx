@@ -1,4 +1,3 @@
-import { useEffect } from "preact/hooks";
 import type { Deposit } from "../api.ts";
 import { Amount } from "../components/Amount.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
@@ -11,6 +10,7 @@ import { Notice } from "../components/Notice.tsx";
 import { StateBadge } from "../components/StateBadge.tsx";
 import { depositState, heldReasonText } from "../components/states.ts";
 import { useLoad } from "../components/useLoad.ts";
+import { usePoll } from "../components/usePoll.ts";
 import { type ChainNetwork, merchantApi, type ResourceEvent } from "../merchant-api.ts";
 import { href, linkHandler } from "../router.ts";
 import { POLL_MS } from "./Deposits.tsx";
@@ -98,11 +98,7 @@ export function DepositDetail(props: { merchantId: string; depositId: string }) 
     return { deposit, events: events.items.slice().reverse(), networks: chains.items };
   }, key);
   const confirming = loaded.state === "ready" && loaded.value.deposit.status === "PENDING";
-  useEffect(() => {
-    if (!confirming) return;
-    const timer = setInterval(reload, POLL_MS);
-    return () => clearInterval(timer);
-  }, [confirming, reload]);
+  usePoll(reload, POLL_MS, confirming);
 
   const back = `/merchants/${props.merchantId}/deposits`;
   const backLink = <InAppLink to={back}>← Deposits</InAppLink>;

@@ -38,7 +38,7 @@ function arrivals(fresh: Deposit[]): string {
  * Deposits seen on the first page of one filter, and what to announce when new ones show up there;
  * a new filter starts over without announcing what was already there.
  */
-function useArrivals(filterKey: string): { arrived: string; see: (items: Deposit[]) => void } {
+export function useArrivals(filterKey: string): { arrived: string; see: (items: Deposit[]) => void } {
   const seen = useRef<{ key: string; ids: Set<string> } | undefined>(undefined);
   const [arrived, setArrived] = useState("");
   const see = (items: Deposit[]) => {
