@@ -49,6 +49,13 @@ async function insertDeposit(
   );
 }
 
+const TRANSITIONS_TO: Record<string, string[]> = {
+  AWAITING_MERCHANT_FUNDING: [],
+  CANCELED: ["CANCELED"],
+  COMPLETED: ["FUNDED", "PROCESSING", "COMPLETED"],
+  FAILED: ["FUNDED", "PROCESSING", "FAILED"],
+};
+
 /**
  * A transfer of merchant `m` in `status`, from a quote of 40.00 USD (no fee) for 39.80 USDC on BASE:
  * the 50 bps spread (USD and USDC both at $1) kept 0.20 USDC.
@@ -71,10 +78,18 @@ async function insertTransfer(
     [quoteId, m.merchantId, m.customerId],
   );
   await db.query(
-    `INSERT INTO transfers (id, merchant_id, customer_id, quote_id, status, funding_mode, expires_at, failure_reason)
-     VALUES ($1, $2, $3, $4, $5, 'TRANSFER_JIT', now() + interval '15 minutes', $6)`,
-    [transferId, m.merchantId, m.customerId, quoteId, t.status, t.failureReason ?? null],
+    `INSERT INTO transfers (id, merchant_id, customer_id, quote_id, status, funding_mode, expires_at)
+     VALUES ($1, $2, $3, $4, 'AWAITING_MERCHANT_FUNDING', 'TRANSFER_JIT', now() + interval '15 minutes')`,
+    [transferId, m.merchantId, m.customerId, quoteId],
   );
+  // Through the transitions the status guard allows, to the one wanted.
+  for (const status of TRANSITIONS_TO[t.status] ?? []) {
+    await db.query("UPDATE transfers SET status = $2, failure_reason = $3 WHERE id = $1", [
+      transferId,
+      status,
+      status === "FAILED" ? (t.failureReason ?? null) : null,
+    ]);
+  }
   return transferId;
 }
 
@@ -512,7 +527,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
       // The API's status filter, by its label.
       await page.getByLabel("Status").selectOption({ label: "Failed" });
       await expect.poll(() => rows.count()).toBe(1);
-      await rows.first().getByRole("link").click();
+      await rows.first().locator("a.row-link").click();
       await page.getByRole("heading", { name: "Transfer of 39.80 USDC", level: 1 }).waitFor();
       await page.getByRole("alert").filter({ hasText: "the bank returned the payment (R03)" }).waitFor();
       await page.getByText("0.20 USDC").waitFor();
