@@ -1,5 +1,4 @@
-import type { Deposit } from "../api.ts";
-import type { Transfer } from "../merchant-api.ts";
+import type { DepositResource as Deposit, TransferResource as Transfer } from "../answers.ts";
 
 /**
  * Each state of a deposit or a transfer as people say it, and its family, which gives its colour:

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, type Deposit, download, type User } from "../api.ts";
 import { DepositTable } from "../components/DepositTable.tsx";
+import { searchOf } from "../components/deposit-search.ts";
 import { DayField, SelectField } from "../components/Fields.tsx";
 import { dayRange, errorText } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
@@ -14,18 +15,6 @@ import { type DepositPage, type DepositQuery, merchantApi } from "../merchant-ap
 export const POLL_MS = 2_000;
 const STATUSES = ["PENDING", "CONFIRMED", "REVERSED"];
 const CHAINS = ["ETHEREUM", "BASE", "ARBITRUM", "OPTIMISM", "POLYGON", "BSC", "CELO", "SOLANA", "BITCOIN", "TRON"];
-
-/**
- * What a search box's text looks for: an amount (digits), a transaction (64 hex digits with or
- * without 0x, or a Solana signature's 80-odd characters), otherwise an address.
- */
-export function searchOf(text: string): Pick<DepositQuery, "tx_hash" | "address" | "amount"> {
-  const value = text.trim();
-  if (!value) return {};
-  if (/^\d+(\.\d+)?$/.test(value)) return { amount: value };
-  if (/^(0x)?[0-9a-fA-F]{64}$/.test(value) || value.length >= 80) return { tx_hash: value };
-  return { address: value };
-}
 
 /** What the live region says of deposits that just arrived. */
 function arrivals(fresh: Deposit[]): string {
