@@ -1,4 +1,6 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -45,6 +47,50 @@ async function insertDeposit(
       d.usdMicros.toString(),
     ],
   );
+}
+
+const TRANSITIONS_TO: Record<string, string[]> = {
+  AWAITING_MERCHANT_FUNDING: [],
+  CANCELED: ["CANCELED"],
+  COMPLETED: ["FUNDED", "PROCESSING", "COMPLETED"],
+  FAILED: ["FUNDED", "PROCESSING", "FAILED"],
+};
+
+/**
+ * A transfer of merchant `m` in `status`, from a quote of 40.00 USD (no fee) for 39.80 USDC on BASE:
+ * the 50 bps spread (USD and USDC both at $1) kept 0.20 USDC.
+ */
+async function insertTransfer(
+  db: TestDatabase["db"],
+  m: MerchantFixture,
+  t: { status: string; failureReason?: string },
+): Promise<string> {
+  const quoteId = randomUUID();
+  const transferId = randomUUID();
+  await db.query(
+    `INSERT INTO transfer_quotes (id, merchant_id, customer_id, source_method, source_asset, source_network,
+       source_decimals, source_amount, fee_amount, destination_kind, destination_asset, destination_network,
+       destination_decimals, destination_amount, destination_address, rate_value, source_usd_rate,
+       destination_usd_rate, spread_bps, fee_fixed_usd_micros, fee_bps, source_usd_micros, fee_usd_micros, expires_at)
+     VALUES ($1, $2, $3, 'BANK_TRANSFER', 'USD', 'ACH', 6, 40000000, 0, 'CRYPTO_ADDRESS', 'USDC', 'BASE',
+       6, 39800000, '0x00000000000000000000000000000000000000a1', '0.995', '1', '1', 50, 0, 0,
+       40000000, 0, now() + interval '15 minutes')`,
+    [quoteId, m.merchantId, m.customerId],
+  );
+  await db.query(
+    `INSERT INTO transfers (id, merchant_id, customer_id, quote_id, status, funding_mode, expires_at)
+     VALUES ($1, $2, $3, $4, 'AWAITING_MERCHANT_FUNDING', 'TRANSFER_JIT', now() + interval '15 minutes')`,
+    [transferId, m.merchantId, m.customerId, quoteId],
+  );
+  // Through the transitions the status guard allows, to the one wanted.
+  for (const status of TRANSITIONS_TO[t.status] ?? []) {
+    await db.query("UPDATE transfers SET status = $2, failure_reason = $3 WHERE id = $1", [
+      transferId,
+      status,
+      status === "FAILED" ? (t.failureReason ?? null) : null,
+    ]);
+  }
+  return transferId;
 }
 
 /** How an amount of each asset may look: separators every three digits, no more decimals than the asset's. */
@@ -94,7 +140,13 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    env = sharedProcessEnv(database, dir);
+    // One chain on its public mainnet (no node needed by the api role): its deposits link to an explorer.
+    const chainsFile = join(dir, "chains.json");
+    writeFileSync(
+      chainsFile,
+      JSON.stringify({ chains: { ETHEREUM: { rpcUrl: "http://127.0.0.1:9", network: "mainnet" } } }),
+    );
+    env = { ...sharedProcessEnv(database, dir), CHAINS_CONFIG: chainsFile };
     service = await startService(["--role", "api"], env);
     url = service.url;
     const a = await cli(["merchants", "create", "--name", "Merchant A", "--json"]);
@@ -143,6 +195,9 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
       raw: "9999576777995230690",
       usdMicros: 31_234_567_891n,
     });
+    for (const status of ["COMPLETED", "CANCELED", "AWAITING_MERCHANT_FUNDING"])
+      await insertTransfer(database.db, rich, { status });
+    await insertTransfer(database.db, rich, { status: "FAILED", failureReason: "the bank returned the payment (R03)" });
     // Straight through the store, not the CLI: each CLI run is a process start, slow on a busy machine.
     await createUser(database.db, {
       email: "owner@rich.example",
@@ -392,6 +447,93 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
       expect(await page.locator(".chart .peak").textContent()).toMatch(/^Peak: \$45,142\.69 on \d{4}-\d{2}-\d{2}$/);
       await expectAccessible(page);
       await browserSide.shotBoth(page, "overview-money");
+      await context.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    "opens a deposit's page from its row: tx hash with a copy button, an explorer link for its chain and network (issue 32)",
+    async () => {
+      const { context, page } = await newPage();
+      await signIn(page, "owner@rich.example");
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      const hash = (
+        await database.db.query<{ tx_hash: string }>(
+          "SELECT tx_hash FROM deposits WHERE merchant_id = $1 AND asset = 'ETH'",
+          [rich.merchantId],
+        )
+      ).rows[0]?.tx_hash;
+      await page.getByRole("link", { name: "9.999577 ETH" }).click();
+      await page.getByRole("heading", { name: "Deposit of 9.999577 ETH", level: 1 }).waitFor();
+      // Focus follows the navigation to the new page's heading.
+      await expect.poll(() => page.evaluate("document.activeElement?.tagName")).toBe("H1");
+      await page.getByText(hash ?? "-").waitFor();
+      await page.getByRole("button", { name: "Copy transaction hash" }).click();
+      expect(await page.evaluate("navigator.clipboard.readText()")).toBe(hash);
+      const explorer = page.getByRole("link", { name: /View on etherscan\.io/ });
+      expect(await explorer.getAttribute("href")).toBe(`https://etherscan.io/tx/${hash}`);
+      await page.getByRole("button", { name: "Copy receiving address" }).waitFor();
+      await page.getByText("Confirmed", { exact: true }).waitFor();
+      await page.getByText("$31,234.57").first().waitFor();
+      // The raw units only in the details view.
+      expect(await page.getByText("9999576777995230690").isVisible()).toBe(false);
+      await page.getByText("Exact amounts").click();
+      await page.getByText("9999576777995230690").waitFor();
+      await expectAccessible(page);
+      await browserSide.shotBoth(page, "deposit-detail");
+
+      // A chain this deployment does not run: no link, and the page says why.
+      await page.goBack();
+      await page.getByRole("link", { name: "0.0025 BTC" }).click();
+      await page.getByRole("heading", { name: "Deposit of 0.0025 BTC", level: 1 }).waitFor();
+      await page.getByText(/BITCOIN is not configured in this deployment/).waitFor();
+      expect(await page.getByRole("link", { name: /View on/ }).count()).toBe(0);
+      await context.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    "lists transfers with human state labels, the fee and the spread, filters them, and opens one with its failure reason",
+    async () => {
+      const { context, page } = await newPage();
+      await signIn(page, "owner@rich.example");
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      await page.getByRole("link", { name: "Transfers" }).click();
+      await page.getByRole("heading", { name: "Transfers", level: 1 }).waitFor();
+      const rows = page.locator("tr[data-transfer]");
+      await expect.poll(() => rows.count()).toBe(4);
+      const labels = await page.locator("tr[data-transfer] .state").allTextContents();
+      expect(labels.sort()).toEqual(["Awaiting funding", "Canceled", "Completed", "Failed"]);
+      // No raw status code anywhere in the list.
+      expect(await page.locator("main").textContent()).not.toMatch(/AWAITING_MERCHANT_FUNDING|COMPLETED|LEDGER/);
+      // Each state family has its own colour.
+      // A string: this file is type-checked without the DOM library.
+      const colours = (await page.evaluate(
+        `[...document.querySelectorAll("tr[data-transfer] .state")].map((node) => getComputedStyle(node).backgroundColor)`,
+      )) as string[];
+      expect(new Set(colours).size).toBe(4);
+      const completed = rows.filter({ hasText: "Completed" });
+      await completed.getByText("$40.00").waitFor();
+      await completed.getByText("39.80 USDC").waitFor();
+      await completed.locator('[data-label="Fee"]').getByText("$0.00").waitFor();
+      await completed.locator('[data-label="Spread"]').getByText("0.20 USDC").waitFor();
+      await completed.getByText("(0.50%)").waitFor();
+      await rows.filter({ hasText: "Failed" }).getByText("the bank returned the payment (R03)").waitFor();
+      await expectAccessible(page);
+      await browserSide.shotBoth(page, "transfers");
+
+      // The API's status filter, by its label.
+      await page.getByLabel("Status").selectOption({ label: "Failed" });
+      await expect.poll(() => rows.count()).toBe(1);
+      await rows.first().locator("a.row-link").click();
+      await page.getByRole("heading", { name: "Transfer of 39.80 USDC", level: 1 }).waitFor();
+      await page.getByRole("alert").filter({ hasText: "the bank returned the payment (R03)" }).waitFor();
+      await page.getByText("0.20 USDC").waitFor();
+      // A failed transfer shows no funding instructions.
+      expect(await page.getByRole("heading", { name: "Funding instructions" }).count()).toBe(0);
+      await expectAccessible(page);
       await context.close();
     },
     TIMEOUT_MS,

@@ -13,7 +13,7 @@ import { DashboardBrowser, launchChromium, PASSWORD, BROWSER_TIMEOUT_MS as TIMEO
 /**
  * The merchant pages in a real browser against the real `payments serve --role all` process with
  * its local sandbox chains: a sandbox deposit sent from the deposits page appears there without a
- * reload and turns CONFIRMED; every merchant page renders (screenshots); a viewer cannot create a
+ * reload, turns Confirmed, opens its own page and is found by its hash; every merchant page renders (screenshots); a viewer cannot create a
  * key or a webhook; merchant A's user gets 404 on B's deposit and customer.
  */
 describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium ${POSTGRES_ONLY}`, () => {
@@ -109,7 +109,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
       await side.shot(page, "deposits-arrived");
       // The live region says it, for who does not see the table.
       await page.getByRole("status").filter({ hasText: "New deposit: 25.50 USDC on BASE." }).waitFor();
-      await row.getByText("CONFIRMED").waitFor({ timeout: 90_000 });
+      await row.getByText("Confirmed", { exact: true }).waitFor({ timeout: 90_000 });
       expect(await page.evaluate("window.__noReload")).toBe(true);
       const progress = await row.getByRole("progressbar").getAttribute("aria-label");
       expect(progress).toMatch(/^(\d+) of \1 confirmations$/);
@@ -119,6 +119,35 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
       await page.getByLabel("Status").selectOption("PENDING");
       await page.getByText("No deposits match these filters.").waitFor();
       await page.getByLabel("Status").selectOption("CONFIRMED");
+      await row.waitFor();
+      // The sandbox panel names each wallet by its label and its address on the chosen chain.
+      expect(await page.getByLabel("Wallet").locator("option").first().textContent()).toMatch(
+        /^main: 0x[0-9a-fA-F]{40}$/,
+      );
+
+      // The row opens the deposit's page: its transaction, a local chain's "no explorer", copy buttons.
+      await row.getByRole("link").click();
+      await page.getByRole("heading", { name: "Deposit of 25.50 USDC", level: 1 }).waitFor();
+      const hash = await page
+        .getByRole("button", { name: "Copy transaction hash" })
+        .evaluate((button) => button.parentElement?.previousElementSibling?.textContent ?? "");
+      expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
+      await page.getByText("None (local network: no public explorer)").waitFor();
+      await page.getByRole("button", { name: "Copy sender address" }).waitFor();
+      await page.getByRole("button", { name: "Copy receiving address" }).waitFor();
+      await page.getByRole("link", { name: "Open the customer" }).waitFor();
+      await side.shotBoth(page, "deposit-local");
+      await expectAccessible(page);
+
+      // Search: by its hash it is found, by an amount nobody sent it is not.
+      await page.getByRole("link", { name: "← Deposits" }).click();
+      await page.getByLabel("Transaction hash, address or amount").fill(hash);
+      await row.waitFor();
+      await page.getByLabel("Transaction hash, address or amount").fill("25.5");
+      await row.waitFor();
+      await page.getByLabel("Transaction hash, address or amount").fill("99.99");
+      await page.getByText("No deposits match these filters.").waitFor();
+      await page.getByLabel("Transaction hash, address or amount").fill("");
       await row.waitFor();
       await page.setViewportSize({ width: 390, height: 844 });
       await side.shot(page, "deposits-mobile");

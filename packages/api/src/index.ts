@@ -8,8 +8,14 @@ export {
   revokeMerchantApiKey,
 } from "./auth/api-keys.ts";
 export { type MerchantBalance, merchantBalance } from "./balance/merchant-balance.ts";
+export { rfc3339 } from "./customers/customer-schemas.ts";
 export { PROVISION_CUSTOMER_JOB, provisionCustomer } from "./customers/provision-customer-job.ts";
-export { depositVolumeByDay, listDeposits, listDepositsAfter } from "./deposits/deposit-store.ts";
+export {
+  type DepositSearch,
+  depositVolumeByDay,
+  listDeposits,
+  listDepositsAfter,
+} from "./deposits/deposit-store.ts";
 export type { AddressDeriver, AppDeps, DerivedAddress, IndexerState } from "./deps.ts";
 export { errorHandler } from "./http/error-handler.ts";
 export { keepIdleConnections } from "./http/idle-connections.ts";

@@ -5,6 +5,7 @@ export * from "./chains.ts";
 export * from "./chains-config.ts";
 export * from "./config.ts";
 export * from "./config-file.ts";
+export * from "./csv.ts";
 export * from "./errors.ts";
 export * from "./iso-time.ts";
 export * from "./known-networks.ts";

@@ -1,4 +1,4 @@
-import { NotFoundError, ValidationError } from "@mp/core";
+import { csvField, NotFoundError, ValidationError } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { z } from "zod";
 
@@ -50,9 +50,4 @@ export async function exportWalletsCsv(
     if (!last || rows.length < pageSize) return written;
     after = { index: last.derivation_index, chain: last.chain };
   }
-}
-
-/** RFC 4180 quoting where needed. */
-function csvField(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }

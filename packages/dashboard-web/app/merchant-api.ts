@@ -1,6 +1,7 @@
 /** The merchant pages' JSON routes: the /v1 resources of one merchant, as the session may see them. */
 
 import type {
+  ChainNetworksAnswer,
   CreatedWebhookEndpointAnswer,
   CustomerResource,
   DeliveryAttemptResource,
@@ -14,12 +15,13 @@ import type {
   TeamMemberAnswer,
   TransferFundingResource,
   TransferResource,
+  TransferSpreadAnswer,
   VerificationSubmissionResource,
   VolumeAnswer,
   WalletResource,
   WebhookEndpointResource,
 } from "./answers.ts";
-import { call, type Role } from "./api.ts";
+import { call, type Deposit, type Role } from "./api.ts";
 
 export type Page<T> = PageAnswer<T>;
 export type Customer = CustomerResource;
@@ -34,6 +36,36 @@ export type WebhookEndpoint = WebhookEndpointResource;
 export type DeliveryAttempt = DeliveryAttemptResource;
 export type SandboxInfo = SandboxAnswer;
 export type TeamMember = TeamMemberAnswer;
+export type TransferSpread = TransferSpreadAnswer;
+export type ChainNetwork = ChainNetworksAnswer["items"][number];
+
+/** The deposits page's filters and search (the dashboard's keyset route takes them all). */
+export interface DepositQuery {
+  status?: string;
+  chain?: string;
+  tx_hash?: string;
+  address?: string;
+  amount?: string;
+  created_from?: string;
+  created_to?: string;
+  after?: string;
+  limit?: number;
+}
+
+/** The transfers page's filters (GET /v1/transfers takes them). */
+export interface TransferQuery {
+  status?: string;
+  created_from?: string;
+  created_to?: string;
+}
+
+/** `query` as URL parameters, its empty values left out. */
+function paramsOf(query: object): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query))
+    if (value !== undefined && value !== "") params.set(key, String(value));
+  return params;
+}
 
 const m = (merchantId: string, path: string) => `/merchants/${encodeURIComponent(merchantId)}${path}`;
 const e = encodeURIComponent;
@@ -50,12 +82,15 @@ export const merchantApi = {
   customerWallets: (id: string, customerId: string) =>
     call<Page<Wallet>>("GET", m(id, `/wallets?limit=200&customer_id=${e(customerId)}`)),
   wallet: (id: string, walletId: string) => call<Wallet>("GET", m(id, `/wallets/${e(walletId)}`)),
-  deposits: (id: string, query: { status?: string; chain?: string; after?: string }) => {
-    const params = new URLSearchParams({ limit: "25" });
-    for (const [key, value] of Object.entries(query)) if (value) params.set(key, value);
-    return call<DepositPage>("GET", m(id, `/deposits?${params}`));
-  },
-  transfers: (id: string, page: number) => call<Page<Transfer>>("GET", m(id, `/transfers?limit=50&page=${page}`)),
+  deposits: (id: string, query: DepositQuery) =>
+    call<DepositPage>("GET", m(id, `/deposits?${paramsOf({ limit: 25, ...query })}`)),
+  deposit: (id: string, depositId: string) => call<Deposit>("GET", m(id, `/deposits/${e(depositId)}`)),
+  chains: (id: string) => call<ChainNetworksAnswer>("GET", m(id, "/chains")),
+  transfers: (id: string, page: number, query: TransferQuery = {}) =>
+    call<Page<Transfer>>("GET", m(id, `/transfers?${paramsOf({ limit: 50, page, ...query })}`)),
+  transfer: (id: string, transferId: string) => call<Transfer>("GET", m(id, `/transfers/${e(transferId)}`)),
+  spreads: (id: string, transferIds: string[]) =>
+    call<{ items: TransferSpread[] }>("GET", m(id, `/transfer-spreads?ids=${transferIds.map(e).join(",")}`)),
   funding: (id: string, transferId: string) =>
     call<TransferFunding>("GET", m(id, `/transfers/${e(transferId)}/funding`)),
   endpoints: (id: string) => call<Page<WebhookEndpoint>>("GET", m(id, "/webhook-endpoints?limit=200")),

@@ -1,9 +1,11 @@
 import type { ComponentChildren, JSX } from "preact";
 import type { User } from "./api.ts";
 import { CustomerDetail, Customers } from "./pages/Customers.tsx";
+import { DepositDetail } from "./pages/DepositDetail.tsx";
 import { Deposits } from "./pages/Deposits.tsx";
 import { PaymentRequestDetail, PaymentRequests } from "./pages/PaymentRequests.tsx";
 import { Team } from "./pages/Team.tsx";
+import { TransferDetail } from "./pages/TransferDetail.tsx";
 import { Transfers } from "./pages/Transfers.tsx";
 import { VirtualAccountDetail, VirtualAccounts } from "./pages/VirtualAccounts.tsx";
 import { WalletDetail, Wallets } from "./pages/Wallets.tsx";
@@ -24,6 +26,8 @@ export const MERCHANT_SECTIONS: Array<[string, string]> = [
 export const MERCHANT_PAGE_TITLES: Array<[RegExp, string]> = [
   [/^\/merchants\/[^/]+\/customers\/[^/]+$/, "Customer"],
   [/^\/merchants\/[^/]+\/wallets\/[^/]+$/, "Wallet"],
+  [/^\/merchants\/[^/]+\/deposits\/[^/]+$/, "Deposit"],
+  [/^\/merchants\/[^/]+\/transfers\/[^/]+$/, "Transfer"],
   [/^\/merchants\/[^/]+\/payment-requests\/[^/]+$/, "Payment request"],
   [/^\/merchants\/[^/]+\/virtual-accounts\/[^/]+$/, "Virtual account"],
   ...MERCHANT_SECTIONS.map(([section, label]): [RegExp, string] => [
@@ -44,14 +48,16 @@ export function merchantPageOf(path: string, user: User): { merchantId: string; 
     customers: () =>
       id ? <CustomerDetail merchantId={merchantId} customerId={id} /> : <Customers merchantId={merchantId} />,
     wallets: () => (id ? <WalletDetail merchantId={merchantId} walletId={id} /> : <Wallets merchantId={merchantId} />),
-    deposits: () => (id ? undefined : <Deposits user={user} merchantId={merchantId} />),
+    deposits: () =>
+      id ? <DepositDetail merchantId={merchantId} depositId={id} /> : <Deposits user={user} merchantId={merchantId} />,
+    transfers: () =>
+      id ? <TransferDetail merchantId={merchantId} transferId={id} /> : <Transfers merchantId={merchantId} />,
     "virtual-accounts": () =>
       id ? (
         <VirtualAccountDetail merchantId={merchantId} accountId={id} />
       ) : (
         <VirtualAccounts merchantId={merchantId} />
       ),
-    transfers: () => (id ? undefined : <Transfers merchantId={merchantId} />),
     "payment-requests": () =>
       id ? (
         <PaymentRequestDetail merchantId={merchantId} requestId={id} user={user} />

@@ -28,6 +28,7 @@ import type { sanctionsView } from "./operator-sanctions-routes.ts";
 import type { overviewView } from "./overview-routes.ts";
 import type { Role } from "./roles.ts";
 import type { sessionView } from "./session-routes.ts";
+import type { chainNetworksView, transferSpreads } from "./transfer-spreads.ts";
 import type { listMerchantUsers } from "./user-store.ts";
 import type { endpointHealth } from "./webhook-page-routes.ts";
 
@@ -77,6 +78,8 @@ export type VolumeAnswer = { days: number; items: Answer<typeof depositVolumeByD
 export type SandboxAnswer = Answer<typeof sandboxView>;
 export type TeamMemberAnswer = Answer<typeof listMerchantUsers>[number];
 export type InviteAnswer = Answer<typeof inviteView>;
+export type ChainNetworksAnswer = Answer<typeof chainNetworksView>;
+export type TransferSpreadAnswer = Answer<typeof transferSpreads>[number];
 export type CreatedWebhookEndpointAnswer = CreatedWebhookEndpointResource;
 export type RedeliveryAnswer = RedeliveryResource;
 export type RotatedSecretAnswer = RotatedSecretResource;

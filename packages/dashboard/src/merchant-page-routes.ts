@@ -1,12 +1,14 @@
-import { type AppDeps, depositVolumeByDay, listDepositsAfter, parseOrThrow } from "@mp/api";
+import { type AppDeps, depositVolumeByDay, listDepositsAfter, parseOrThrow, rfc3339 } from "@mp/api";
 import { CHAIN_IDS } from "@mp/core";
 import { DEPOSIT_STATUSES } from "@mp/events";
 import { type Request, type Response, Router } from "express";
 import { z } from "zod";
 import { dashboardActor } from "./audit-log.ts";
+import { streamDepositsCsv } from "./deposits-csv.ts";
 import { createInvite, listOpenInvites } from "./invites.ts";
 import { passwordLinkUrl } from "./password-links.ts";
 import { type DashboardUser, INVITABLE_ROLES } from "./roles.ts";
+import { chainNetworksView, SPREADS_PER_REQUEST, transferSpreads } from "./transfer-spreads.ts";
 import { listMerchantUsers } from "./user-store.ts";
 import { type AuditOf, v1Route, visibleMerchant } from "./v1-route.ts";
 
@@ -19,12 +21,28 @@ const depositsQuery = z.strictObject({
   status: z.enum(DEPOSIT_STATUSES).optional(),
   chain: z.enum(CHAIN_IDS).optional(),
   after: z.uuid("must be a deposit id").optional(),
+  tx_hash: z.string().trim().min(1).max(200).optional(),
+  address: z.string().trim().min(1).max(200).optional(),
+  amount: z
+    .string()
+    .trim()
+    .regex(/^\d{1,30}(\.\d{1,36})?$/, "must be a plain decimal amount")
+    .optional(),
+  created_from: rfc3339.optional(),
+  created_to: rfc3339.optional(),
   limit: z
     .string()
     .regex(/^\d+$/, "must be a whole number")
     .transform(Number)
     .pipe(z.number().int().min(1).max(DEPOSIT_PAGE_LIMIT))
     .optional(),
+});
+
+const spreadsQuery = z.strictObject({
+  ids: z
+    .string()
+    .transform((ids) => ids.split(","))
+    .pipe(z.array(z.uuid("must be transfer ids")).min(1).max(SPREADS_PER_REQUEST)),
 });
 
 const inviteBody = z.strictObject({
@@ -122,9 +140,29 @@ export function merchantPageRoutes(deps: AppDeps): Router {
     res.json(page);
   });
 
+  // Every deposit the page's filters match, as a file the page downloads (a refusal stays in the page).
+  router.get("/merchants/:merchantId/deposits.csv", async (req: Request, res: Response) => {
+    const { merchantId } = await visibleMerchant(deps.db, req, res, "merchant:read");
+    const { after: _after, limit: _limit, ...search } = parseOrThrow(depositsQuery, req.query ?? {}, "query");
+    await streamDepositsCsv(deps.db, res, merchantId, search, await deps.indexerStates());
+  });
+
   router.get("/merchants/:merchantId/deposit-volume", async (req: Request, res: Response) => {
     const { merchantId } = await visibleMerchant(deps.db, req, res, "merchant:read");
     res.json({ days: VOLUME_DAYS, items: await depositVolumeByDay(deps.db, merchantId, VOLUME_DAYS) });
+  });
+
+  // The transfers page's spread column: what the rate kept besides the fee (transfer-spreads.ts).
+  router.get("/merchants/:merchantId/transfer-spreads", async (req: Request, res: Response) => {
+    const { merchantId } = await visibleMerchant(deps.db, req, res, "merchant:read");
+    const { ids } = parseOrThrow(spreadsQuery, req.query ?? {}, "query");
+    res.json({ items: await transferSpreads(deps.db, merchantId, ids) });
+  });
+
+  // Each chain's network, for the deposit page's explorer link (none for a local node).
+  router.get("/merchants/:merchantId/chains", async (req: Request, res: Response) => {
+    await visibleMerchant(deps.db, req, res, "merchant:read");
+    res.json(chainNetworksView(deps.chains));
   });
 
   // What the sandbox buttons may send: only in a sandbox deployment, for a sandbox merchant.

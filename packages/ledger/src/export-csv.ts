@@ -1,4 +1,4 @@
-import { formatUsd, ValidationError } from "@mp/core";
+import { csvField, formatUsd, ValidationError } from "@mp/core";
 import type { Queryable } from "@mp/db";
 
 export const JOURNAL_CSV_HEADER = "entry_id,created_at,kind,reference,account,merchant_id,debit,credit,currency";
@@ -18,11 +18,6 @@ interface ExportRow {
   side: "debit" | "credit";
   amount: string;
   currency: string;
-}
-
-/** RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. */
-function csvField(value: string): string {
-  return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
 /**

@@ -67,20 +67,51 @@ export async function pendingByAsset(
   return rows.rows.map((r) => ({ asset: r.asset, decimals: r.decimals, amountRaw: BigInt(r.total) }));
 }
 
+/** What the dashboard's deposits page searches by, besides chain and status (all optional). */
+export interface DepositSearch extends Pick<DepositFilters, "chain" | "status" | "tx_hash"> {
+  /** The sending or receiving address (hex compared in any case). */
+  address?: string | undefined;
+  /** An amount in whole units of the deposit's asset ("25" finds 25.000000 USDC and 25 ETH). */
+  amount?: string | undefined;
+  created_from?: string | undefined;
+  created_to?: string | undefined;
+}
+
+function searchDeposits(merchantId: string, filters: DepositSearch): SqlFilters {
+  const where = new SqlFilters()
+    .add("merchant_id = $?", merchantId)
+    .equal(filters, "chain", "status")
+    .createdWithin(filters);
+  if (filters.tx_hash !== undefined) {
+    const hash = where.param(filters.tx_hash);
+    where.addClause(`(tx_hash = ${hash} OR tx_hash = lower(${hash}))`);
+  }
+  if (filters.address !== undefined) {
+    const address = where.param(filters.address);
+    where.addClause(
+      `(to_address = ${address} OR from_address = ${address} OR (${address} ~* '^0x[0-9a-f]+$' AND (lower(to_address) = lower(${address}) OR lower(from_address) = lower(${address}))))`,
+    );
+  }
+  if (filters.amount !== undefined) {
+    where.addClause(`amount_raw = ${where.param(filters.amount)}::numeric * power(10::numeric, decimals)`);
+  }
+  return where;
+}
+
 /**
  * A keyset page of the merchant's deposits (the dashboard's deposits page): newest first, the
  * `limit` rows strictly after deposit `after` in that order. OFFSET would read and drop every
  * earlier row, so page 2,000 of 100,000 deposits would cost what the whole list costs; the cursor is
  * a deposit id, resolved to its exact (created_at, id) in SQL so microseconds are never rounded.
- * `next` is the last item's id when more rows follow.
+ * `next` is the last item's id when more rows follow. Filtered as `DepositSearch` says.
  */
 export async function listDepositsAfter(
   sql: Queryable,
   merchantId: string,
-  filters: Pick<DepositFilters, "chain" | "status"> & { limit: number; after?: string | undefined },
+  filters: DepositSearch & { limit: number; after?: string | undefined },
   states: readonly IndexerState[],
 ): Promise<{ items: DepositResource[]; next: string | null }> {
-  const where = new SqlFilters().add("merchant_id = $?", merchantId).equal(filters, "chain", "status");
+  const where = searchDeposits(merchantId, filters);
   if (filters.after !== undefined) {
     const after = where.param(filters.after);
     where.addClause(

@@ -93,7 +93,8 @@ export function SandboxPanel(props: { user: User; merchantId: string; onSent: ()
               {walletList.length === 0 && <option value="">No wallet yet</option>}
               {walletList.map((w) => (
                 <option key={w.id} value={w.id}>
-                  {w.label}
+                  {w.label}:{" "}
+                  {w.destinations.find((d) => d.chain === chosenChain)?.address ?? "no address on this chain"}
                 </option>
               ))}
             </select>

@@ -33,3 +33,11 @@ export function thisMonthSoFar(): { from: string; to: string } {
     to: isoDay(new Date(today.getTime() + 86_400_000)),
   };
 }
+
+/** Days picked in a page's filter (`YYYY-MM-DD`, both included, UTC) as the API's created_from/created_to. */
+export function dayRange(from: string, to: string): { created_from?: string; created_to?: string } {
+  return {
+    ...(from ? { created_from: `${from}T00:00:00.000Z` } : {}),
+    ...(to ? { created_to: `${to}T23:59:59.999Z` } : {}),
+  };
+}

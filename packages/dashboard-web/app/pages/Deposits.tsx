@@ -1,13 +1,15 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiError, type Deposit, type User } from "../api.ts";
+import { ApiError, type Deposit, download, type User } from "../api.ts";
 import { DepositTable } from "../components/DepositTable.tsx";
-import { SelectField } from "../components/Fields.tsx";
+import { searchOf } from "../components/deposit-search.ts";
+import { DayField, SelectField } from "../components/Fields.tsx";
+import { dayRange, errorText } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Empty, Skeleton } from "../components/Loading.tsx";
 import { formatMoney } from "../components/money.ts";
 import { Notice } from "../components/Notice.tsx";
 import { SandboxPanel } from "../components/SandboxPanel.tsx";
-import { type DepositPage, merchantApi } from "../merchant-api.ts";
+import { type DepositPage, type DepositQuery, merchantApi } from "../merchant-api.ts";
 
 /** How often the open page asks again: confirmations move with each block. */
 export const POLL_MS = 2_000;
@@ -25,7 +27,7 @@ function arrivals(fresh: Deposit[]): string {
  * Deposits seen on the first page of one filter, and what to announce when new ones show up there;
  * a new filter starts over without announcing what was already there.
  */
-function useArrivals(filterKey: string): { arrived: string; see: (items: Deposit[]) => void } {
+export function useArrivals(filterKey: string): { arrived: string; see: (items: Deposit[]) => void } {
   const seen = useRef<{ key: string; ids: Set<string> } | undefined>(undefined);
   const [arrived, setArrived] = useState("");
   const see = (items: Deposit[]) => {
@@ -39,25 +41,32 @@ function useArrivals(filterKey: string): { arrived: string; see: (items: Deposit
 
 /**
  * Every deposit of the merchant, newest first, in keyset pages from the server (100,000 deposits
- * stay as fast as 10), filtered by status and chain, refreshed every POLL_MS without a reload: a new
+ * stay as fast as 10), filtered by status, chain, day range and a search (hash, address or amount),
+ * downloadable as CSV, refreshed every POLL_MS without a reload: a new
  * deposit appears at the top of the first page (a live region announces it) and its confirmations
  * count up to CONFIRMED. An ended session stops it: the app goes back to sign-in (api.ts).
  */
 export function Deposits(props: { user: User; merchantId: string }) {
   const [status, setStatus] = useState("");
   const [chain, setChain] = useState("");
+  const [search, setSearch] = useState("");
+  const [from, setFrom] = useState("");
+  const [to, setTo] = useState("");
+  const [csvError, setCsvError] = useState<string | undefined>();
+  const query: DepositQuery = { status, chain, ...searchOf(search), ...dayRange(from, to) };
+  const queryKey = JSON.stringify(query);
   // The cursors of the pages before this one: the first page has none.
   const [cursors, setCursors] = useState<string[]>([]);
   const [page, setPage] = useState<DepositPage | undefined>();
   const [error, setError] = useState<ApiError | undefined>();
   const [round, setRound] = useState(0);
   const after = cursors.at(-1);
-  const { arrived, see } = useArrivals(`${props.merchantId}:${status}:${chain}`);
+  const { arrived, see } = useArrivals(`${props.merchantId}:${queryKey}`);
 
   useEffect(() => {
     let live = true;
     const load = () =>
-      merchantApi.deposits(props.merchantId, { status, chain, ...(after ? { after } : {}) }).then(
+      merchantApi.deposits(props.merchantId, { ...query, ...(after ? { after } : {}) }).then(
         (value) => {
           if (!live) return;
           setPage(value);
@@ -72,7 +81,7 @@ export function Deposits(props: { user: User; merchantId: string }) {
       live = false;
       clearInterval(timer);
     };
-  }, [props.merchantId, status, chain, after, round]);
+  }, [props.merchantId, queryKey, after, round]);
 
   if (error?.status === 404) return <LoadFailed error={error} retry={() => setRound((n) => n + 1)} />;
   const filter = (set: (value: string) => void) => (value: string) => {
@@ -80,6 +89,16 @@ export function Deposits(props: { user: User; merchantId: string }) {
     setCursors([]);
     setPage(undefined);
   };
+  const downloadCsv = async () => {
+    setCsvError(undefined);
+    const params = new URLSearchParams(Object.entries(query).filter(([, value]) => value) as Array<[string, string]>);
+    try {
+      await download(`/merchants/${encodeURIComponent(props.merchantId)}/deposits.csv?${params}`, "deposits.csv");
+    } catch (e) {
+      setCsvError(`The CSV could not be downloaded: ${errorText(e)}`);
+    }
+  };
+  const filtered = Boolean(status || chain || search.trim() || from || to);
   return (
     <section aria-labelledby="deposits-title">
       <div class="page-head">
@@ -104,14 +123,30 @@ export function Deposits(props: { user: User; merchantId: string }) {
           empty="All"
           onChange={filter(setChain)}
         />
+        <div class="field grow">
+          <label for="deposit-search">Transaction hash, address or amount</label>
+          <input
+            id="deposit-search"
+            type="search"
+            class="mono"
+            value={search}
+            onInput={(e) => filter(setSearch)(e.currentTarget.value)}
+          />
+        </div>
+        <DayField id="deposit-from" label="From (UTC day)" value={from} onInput={filter(setFrom)} />
+        <DayField id="deposit-to" label="To (UTC day, included)" value={to} onInput={filter(setTo)} />
+        <button type="button" class="button secondary" onClick={downloadCsv}>
+          Download CSV
+        </button>
       </form>
+      {csvError && <Notice kind="error">{csvError}</Notice>}
       <p class="visually-hidden" role="status" aria-live="polite">
         {arrived}
       </p>
       {error && <Notice kind="error">{error.message} (retrying)</Notice>}
       {!page && !error && <Skeleton what="deposits" />}
       {page && page.items.length === 0 && (
-        <Empty title={status || chain ? "No deposits match these filters." : "No deposits yet."}>
+        <Empty title={filtered ? "No deposits match these filters." : "No deposits yet."}>
           This page updates by itself: a deposit shows here as soon as a chain sees it.
         </Empty>
       )}

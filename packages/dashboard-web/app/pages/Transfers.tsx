@@ -1,19 +1,209 @@
 import { useState } from "preact/hooks";
 import { Amount } from "../components/Amount.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
-import { errorText, formatDateTime } from "../components/format.ts";
+import { DayField } from "../components/Fields.tsx";
+import { dayRange, formatDateTime } from "../components/format.ts";
+import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Skeleton } from "../components/Loading.tsx";
-import { Notice } from "../components/Notice.tsx";
-import { PagedListPage } from "../components/PagedListPage.tsx";
-import type { Column } from "../components/Table.tsx";
-import { type Money, merchantApi, type Transfer, type TransferFunding } from "../merchant-api.ts";
+import { Pager } from "../components/Pager.tsx";
+import { StateBadge } from "../components/StateBadge.tsx";
+import { transferState } from "../components/states.ts";
+import { type Column, Table } from "../components/Table.tsx";
+import { useLoad } from "../components/useLoad.ts";
+import {
+  type Money,
+  merchantApi,
+  type Transfer,
+  type TransferFunding,
+  type TransferQuery,
+  type TransferSpread,
+} from "../merchant-api.ts";
+import { href, linkHandler } from "../router.ts";
 
-function MoneyOn(props: { money: Money }) {
+const STATUSES: ReadonlyArray<Transfer["status"]> = [
+  "AWAITING_MERCHANT_FUNDING",
+  "FUNDED",
+  "PROCESSING",
+  "COMPLETED",
+  "FAILED",
+  "CANCELED",
+  "EXPIRED",
+  "REFUNDED",
+];
+
+/** A Money's rail as people say it: the merchant's balance, a bank rail, or the chain. */
+function railOf(money: Money): string {
+  return money.network === "LEDGER" ? "balance" : money.network;
+}
+
+export function MoneyOn(props: { money: Money }) {
   return (
     <>
       <Amount value={props.money.value} asset={props.money.currency} />{" "}
-      <span class="muted">({props.money.network})</span>
+      <span class="muted">({railOf(props.money)})</span>
     </>
+  );
+}
+
+/** The spread the rate kept, in the destination's currency, with its rate in basis points. */
+export function Spread(props: { spread: TransferSpread | undefined }) {
+  if (!props.spread) return <span class="muted">—</span>;
+  return (
+    <>
+      <Amount value={props.spread.spread.value} asset={props.spread.spread.currency} />{" "}
+      <span class="muted">({(props.spread.spread_bps / 100).toFixed(2)}%)</span>
+    </>
+  );
+}
+
+/** Where the payout goes: an address (to copy) or a masked bank account. */
+export function Destination(props: { transfer: Transfer; full?: boolean }) {
+  const { destination } = props.transfer;
+  if (destination.bank_account) {
+    const bank = destination.bank_account;
+    return (
+      <span>
+        Bank {bank.account_number} <span class="muted">({bank.account_holder_name})</span>
+      </span>
+    );
+  }
+  if (!destination.address) return <span class="muted">—</span>;
+  const shown =
+    props.full || destination.address.length <= 16
+      ? destination.address
+      : `${destination.address.slice(0, 8)}…${destination.address.slice(-6)}`;
+  return (
+    <span>
+      <span class="mono break" title={destination.address}>
+        {shown}
+      </span>{" "}
+      <span class="muted">({destination.network})</span>{" "}
+      <CopyButton value={destination.address} what="destination address" />
+    </span>
+  );
+}
+
+/** Funding instructions matter only while a customer still has to pay a just-in-time transfer. */
+export function awaitsCustomerFunding(transfer: Transfer): boolean {
+  return transfer.funding_mode === "TRANSFER_JIT" && transfer.status === "AWAITING_MERCHANT_FUNDING";
+}
+
+export function transferPath(merchantId: string, transferId: string): string {
+  return `/merchants/${merchantId}/transfers/${transferId}`;
+}
+
+const columns = (merchantId: string, spreads: Map<string, TransferSpread>): ReadonlyArray<Column<Transfer>> => [
+  {
+    header: "Created",
+    cell: (transfer) => {
+      const to = transferPath(merchantId, transfer.id);
+      return (
+        <a class="row-link" href={href(to)} onClick={linkHandler(to)}>
+          {formatDateTime(transfer.created_at)}
+        </a>
+      );
+    },
+  },
+  {
+    header: "Status",
+    cell: (transfer) => (
+      <>
+        <StateBadge state={transferState(transfer.status)} code={transfer.status} />
+        {transfer.failure_reason && <div class="hint danger-text">{transfer.failure_reason}</div>}
+      </>
+    ),
+  },
+  { header: "Pays", cell: (transfer) => <MoneyOn money={transfer.source_amount} /> },
+  { header: "Receives", cell: (transfer) => <MoneyOn money={transfer.destination_amount} /> },
+  { header: "Fee", cell: (transfer) => <Amount value={transfer.fee.value} asset={transfer.fee.currency} /> },
+  { header: "Spread", cell: (transfer) => <Spread spread={spreads.get(transfer.id)} /> },
+  { header: "To", cell: (transfer) => <Destination transfer={transfer} /> },
+  {
+    header: "Customer",
+    cell: (transfer) => {
+      const to = `/merchants/${merchantId}/customers/${transfer.customer_id}`;
+      return (
+        <a href={href(to)} onClick={linkHandler(to)}>
+          <span class="mono">{transfer.customer_id.slice(0, 8)}</span>
+          <span class="visually-hidden"> (customer)</span>
+        </a>
+      );
+    },
+  },
+];
+
+/**
+ * The merchant's transfers, newest first, filtered by status and created day (GET /v1/transfers'
+ * own filters): each with its state in words and colour, what is paid and received, the fee and
+ * the spread (what the rate kept), where it goes, the customer and why it failed; a row opens the
+ * transfer's page (its events, and its funding instructions while a customer still has to pay).
+ */
+export function Transfers(props: { merchantId: string }) {
+  const [status, setStatus] = useState("");
+  const [from, setFrom] = useState("");
+  const [to, setTo] = useState("");
+  const [page, setPage] = useState(1);
+  const query: TransferQuery = { status, ...dayRange(from, to) };
+  const [list, reload] = useLoad(
+    async () => {
+      const transfers = await merchantApi.transfers(props.merchantId, page, query);
+      const ids = transfers.items.map((t) => t.id);
+      const spreads = ids.length > 0 ? (await merchantApi.spreads(props.merchantId, ids)).items : [];
+      return { transfers, spreads: new Map(spreads.map((s) => [s.transfer_id, s])) };
+    },
+    `${props.merchantId}:${page}:${JSON.stringify(query)}`,
+  );
+  if (list.state === "error" && list.error.status === 404) return <LoadFailed error={list.error} retry={reload} />;
+  const filter = (set: (value: string) => void) => (value: string) => {
+    set(value);
+    setPage(1);
+  };
+  const filtered = Boolean(status || from || to);
+  return (
+    <section aria-labelledby="transfers-title">
+      <h1 id="transfers-title">Transfers</h1>
+      <form class="inline-form filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter transfers">
+        <div class="field">
+          <label for="transfer-status">Status</label>
+          <select id="transfer-status" value={status} onChange={(e) => filter(setStatus)(e.currentTarget.value)}>
+            <option value="">All</option>
+            {STATUSES.map((code) => (
+              <option key={code} value={code}>
+                {transferState(code).label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <DayField id="transfer-from" label="From (UTC day)" value={from} onInput={filter(setFrom)} />
+        <DayField id="transfer-to" label="To (UTC day, included)" value={to} onInput={filter(setTo)} />
+      </form>
+      {list.state === "error" && <LoadFailed error={list.error} retry={reload} />}
+      {list.state === "loading" && <Skeleton what="transfers" />}
+      {list.state === "ready" && (
+        <>
+          <Table
+            caption={`${list.value.transfers.total} transfers, newest first`}
+            columns={columns(props.merchantId, list.value.spreads)}
+            rows={list.value.transfers.items}
+            rowKey={(transfer) => transfer.id}
+            rowAttributes={(transfer) => ({ "data-transfer": transfer.id })}
+            empty={
+              filtered
+                ? { title: "No transfers match these filters." }
+                : {
+                    title: "No transfers yet.",
+                    children: (
+                      <>
+                        Transfers made from a quote (<code>POST /v1/transfers</code>) appear here.
+                      </>
+                    ),
+                  }
+            }
+          />
+          <Pager page={page} totalPages={list.value.transfers.total_pages} onPage={setPage} label="Transfer" />
+        </>
+      )}
+    </section>
   );
 }
 
@@ -24,99 +214,45 @@ function detailRows(fields: Record<string, string> | null) {
     return [
       <dt key={`${field}-t`}>{name}</dt>,
       <dd key={`${field}-d`}>
-        <span class="mono break">{value}</span> <CopyButton value={value} what={name} />
+        {value ? (
+          <>
+            <span class="mono break">{value}</span> <CopyButton value={value} what={name} />
+          </>
+        ) : (
+          <span class="muted">none</span>
+        )}
       </dd>,
     ];
   });
 }
 
 /** A transfer's funding instructions, as GET /v1/transfers/{id}/funding answers them (bank details masked there). */
-function Funding(props: { merchantId: string; transfer: Transfer }) {
-  const [funding, setFunding] = useState<TransferFunding | undefined>();
-  const [error, setError] = useState<string | undefined>();
-  const [open, setOpen] = useState(false);
-  const toggle = async () => {
-    setOpen(!open);
-    if (open || funding) return;
-    try {
-      setFunding(await merchantApi.funding(props.merchantId, props.transfer.id));
-    } catch (e) {
-      setError(errorText(e));
-    }
-  };
-  const intent = funding?.intent;
-  const regionId = `funding-${props.transfer.id}`;
+export function FundingInstructions(props: { funding: TransferFunding }) {
+  const { intent } = props.funding;
   return (
-    <>
-      <button type="button" class="button link" aria-expanded={open} aria-controls={regionId} onClick={toggle}>
-        {open ? "Hide funding" : "Funding instructions"}
-      </button>
-      {open && (
-        <div id={regionId} class="funding">
-          {error && <Notice kind="error">{error}</Notice>}
-          {!error && !intent && <Skeleton what="the funding instructions" rows={2} />}
-          {intent && (
-            <dl class="details">
-              <dt>Intent</dt>
-              <dd>
-                <span class={`status ${intent.status.toLowerCase()}`}>{intent.status}</span>
-              </dd>
-              <dt>Pay</dt>
-              <dd>
-                <MoneyOn money={intent.required_amount} />
-              </dd>
-              {detailRows(intent.bank_transfer)}
-              {detailRows(intent.crypto_deposit)}
-              {!intent.bank_transfer && !intent.crypto_deposit && (
-                <>
-                  <dt>Instructions</dt>
-                  <dd>Being provisioned; look again in a moment.</dd>
-                </>
-              )}
-              {intent.flag && (
-                <>
-                  <dt>Flag</dt>
-                  <dd>
-                    {intent.flag.code}: {intent.flag.message}
-                  </dd>
-                </>
-              )}
-            </dl>
-          )}
-        </div>
+    <dl class="details card">
+      <dt>Pay</dt>
+      <dd>
+        <MoneyOn money={intent.required_amount} />
+      </dd>
+      <dt>Pay by</dt>
+      <dd>{formatDateTime(intent.expires_at)}</dd>
+      {detailRows(intent.bank_transfer)}
+      {detailRows(intent.crypto_deposit)}
+      {!intent.bank_transfer && !intent.crypto_deposit && (
+        <>
+          <dt>Instructions</dt>
+          <dd>Being provisioned; look again in a moment.</dd>
+        </>
       )}
-    </>
-  );
-}
-
-const columns = (merchantId: string): ReadonlyArray<Column<Transfer>> => [
-  { header: "Pays", cell: (transfer) => <MoneyOn money={transfer.source_amount} /> },
-  { header: "Receives", cell: (transfer) => <MoneyOn money={transfer.destination_amount} /> },
-  { header: "Fee", cell: (transfer) => <MoneyOn money={transfer.fee} /> },
-  {
-    header: "Status",
-    cell: (transfer) => <span class={`status ${transfer.status.toLowerCase()}`}>{transfer.status}</span>,
-  },
-  { header: "Created", cell: (transfer) => formatDateTime(transfer.created_at) },
-  { header: "Funding", cell: (transfer) => <Funding merchantId={merchantId} transfer={transfer} /> },
-];
-
-/** The merchant's transfers, newest first, each with its funding instructions on demand. */
-export function Transfers(props: { merchantId: string }) {
-  return (
-    <PagedListPage
-      merchantId={props.merchantId}
-      title="Transfers"
-      load={merchantApi.transfers}
-      columns={columns(props.merchantId)}
-      empty={{
-        title: "No transfers yet.",
-        children: (
-          <>
-            Transfers made from a quote (<code>POST /v1/transfers</code>) appear here with how to fund them.
-          </>
-        ),
-      }}
-    />
+      {intent.flag && (
+        <>
+          <dt>Flag</dt>
+          <dd>
+            {intent.flag.code}: {intent.flag.message}
+          </dd>
+        </>
+      )}
+    </dl>
   );
 }

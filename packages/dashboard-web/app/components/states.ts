@@ -1,0 +1,52 @@
+import type { DepositResource as Deposit, TransferResource as Transfer } from "../answers.ts";
+
+/**
+ * Each state of a deposit or a transfer as people say it, and its family, which gives its colour:
+ * `done` (green), `progress` (amber: still moving), `held` (violet: waits for an operator), `failed`
+ * (red), `canceled` (grey: ended without moving money). The label always says it too: colour is
+ * never the only sign.
+ */
+export type StateFamily = "done" | "progress" | "held" | "failed" | "canceled";
+export interface StateLabel {
+  label: string;
+  family: StateFamily;
+}
+
+const TRANSFER_STATES: Readonly<Record<Transfer["status"], StateLabel>> = {
+  AWAITING_MERCHANT_FUNDING: { label: "Awaiting funding", family: "progress" },
+  FUNDED: { label: "Funded, payout queued", family: "progress" },
+  PROCESSING: { label: "Paying out", family: "progress" },
+  COMPLETED: { label: "Completed", family: "done" },
+  CANCELED: { label: "Canceled", family: "canceled" },
+  EXPIRED: { label: "Expired unfunded", family: "canceled" },
+  FAILED: { label: "Failed", family: "failed" },
+  REFUNDED: { label: "Refunded", family: "canceled" },
+};
+
+export function transferState(status: Transfer["status"]): StateLabel {
+  return TRANSFER_STATES[status] ?? { label: status, family: "progress" };
+}
+
+const HELD_REASONS: Readonly<Record<NonNullable<Deposit["held_reason"]>, string>> = {
+  customer_rejected: "the customer's verification was rejected",
+  sanctions_match: "the sender is on a sanctions list",
+};
+
+/** Why a held deposit is held, as a sentence's end. */
+export function heldReasonText(reason: Deposit["held_reason"]): string {
+  return reason ? (HELD_REASONS[reason] ?? reason) : "an operator's decision";
+}
+
+/** A deposit's state: a held or returned one never looks like a plain confirmed one. */
+export function depositState(deposit: Deposit): StateLabel {
+  if (deposit.status === "REVERSED") return { label: "Reversed by the chain", family: "failed" };
+  if (deposit.status === "PENDING") {
+    return deposit.awaiting_rate
+      ? { label: "Awaiting a USD rate", family: "progress" }
+      : { label: "Confirming", family: "progress" };
+  }
+  if (deposit.hold_status === "HELD") return { label: "Held", family: "held" };
+  if (deposit.hold_status === "RETURNED") return { label: "Returned to payer", family: "canceled" };
+  if (deposit.hold_status === "RELEASED") return { label: "Confirmed (released)", family: "done" };
+  return { label: "Confirmed", family: "done" };
+}

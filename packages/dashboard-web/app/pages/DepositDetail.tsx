@@ -1,0 +1,230 @@
+import type { Deposit } from "../api.ts";
+import { Amount } from "../components/Amount.tsx";
+import { CopyButton } from "../components/CopyButton.tsx";
+import { ConfirmationProgress } from "../components/DepositTable.tsx";
+import { explorerOf } from "../components/explorers.ts";
+import { formatDateTime } from "../components/format.ts";
+import { LoadFailed } from "../components/LoadFailed.tsx";
+import { Skeleton } from "../components/Loading.tsx";
+import { Notice } from "../components/Notice.tsx";
+import { StateBadge } from "../components/StateBadge.tsx";
+import { depositState, heldReasonText } from "../components/states.ts";
+import { useLoad } from "../components/useLoad.ts";
+import { usePoll } from "../components/usePoll.ts";
+import { type ChainNetwork, merchantApi, type ResourceEvent } from "../merchant-api.ts";
+import { href, linkHandler } from "../router.ts";
+import { POLL_MS } from "./Deposits.tsx";
+
+/** What each deposit event says in the timeline. */
+const EVENT_TEXT: Readonly<Record<string, string>> = {
+  "deposit.pending": "Seen on chain, confirming",
+  "deposit.confirmed": "Confirmed and credited",
+  "deposit.reversed": "Reversed: a reorganisation removed its block",
+  "deposit.held": "Held out of the available balance",
+  "deposit.released": "Released to the available balance",
+  "deposit.returned": "Returned: owed back to the payer",
+};
+
+/** A value meant to be pasted: in full, breakable, with its copy button. */
+function Copyable(props: { value: string; what: string }) {
+  return (
+    <>
+      <span class="mono break">{props.value}</span> <CopyButton value={props.value} what={props.what} />
+    </>
+  );
+}
+
+function InAppLink(props: { to: string; children: string }) {
+  return (
+    <a href={href(props.to)} onClick={linkHandler(props.to)}>
+      {props.children}
+    </a>
+  );
+}
+
+function Explorer(props: { deposit: Deposit; networks: ChainNetwork[] }) {
+  const { deposit } = props;
+  const network = props.networks.find((n) => n.chain === deposit.chain)?.network;
+  const explorer = explorerOf(deposit.chain, network, deposit.tx_hash);
+  if (!explorer.url) return <span class="muted explorer-note">None ({explorer.why})</span>;
+  return (
+    <a href={explorer.url} target="_blank" rel="noopener noreferrer">
+      View on {explorer.name}
+      <span class="visually-hidden"> (opens in a new tab)</span>
+    </a>
+  );
+}
+
+/** The events of the deposit, oldest first, as a timeline; before any, its own timestamps. */
+function Timeline(props: { deposit: Deposit; events: ResourceEvent[] }) {
+  const { deposit } = props;
+  const steps =
+    props.events.length > 0
+      ? props.events.map((event) => ({
+          id: event.id,
+          at: event.created_at,
+          text: EVENT_TEXT[event.type] ?? event.type,
+        }))
+      : [
+          { id: "seen", at: deposit.created_at, text: EVENT_TEXT["deposit.pending"] ?? "" },
+          ...(deposit.confirmed_at ? [{ id: "confirmed", at: deposit.confirmed_at, text: "Confirmed" }] : []),
+          ...(deposit.reversed_at ? [{ id: "reversed", at: deposit.reversed_at, text: "Reversed" }] : []),
+        ];
+  return (
+    <ol class="timeline" aria-label="What happened to this deposit">
+      {steps.map((step) => (
+        <li key={step.id}>
+          <time dateTime={step.at}>{formatDateTime(step.at)}</time> {step.text}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/**
+ * One deposit: its amount and value, its state (a held one says so and why), the transaction (hash,
+ * explorer link per chain and network, block), who sent it and where to, the customer and wallet,
+ * the fee and net credit, its timeline; the exact amount and smallest units in a details view.
+ * Refreshed every POLL_MS while it confirms.
+ */
+export function DepositDetail(props: { merchantId: string; depositId: string }) {
+  const key = `${props.merchantId}:${props.depositId}`;
+  const [loaded, reload] = useLoad(async () => {
+    const [deposit, events, chains] = await Promise.all([
+      merchantApi.deposit(props.merchantId, props.depositId),
+      merchantApi.eventsOf(props.merchantId, props.depositId),
+      merchantApi.chains(props.merchantId),
+    ]);
+    return { deposit, events: events.items.slice().reverse(), networks: chains.items };
+  }, key);
+  const confirming = loaded.state === "ready" && loaded.value.deposit.status === "PENDING";
+  usePoll(reload, POLL_MS, confirming);
+
+  const back = `/merchants/${props.merchantId}/deposits`;
+  const backLink = <InAppLink to={back}>← Deposits</InAppLink>;
+  if (loaded.state === "loading") {
+    return (
+      <section aria-labelledby="deposit-title">
+        {backLink}
+        <h1 id="deposit-title">Deposit</h1>
+        <Skeleton what="the deposit" rows={6} />
+      </section>
+    );
+  }
+  if (loaded.state === "error") {
+    if (loaded.error.status === 404 && loaded.error.message.includes("Deposit")) {
+      return (
+        <section>
+          {backLink}
+          <h1>Deposit not found</h1>
+          <p class="muted">There is no deposit here that you can see.</p>
+        </section>
+      );
+    }
+    return <LoadFailed error={loaded.error} retry={reload} />;
+  }
+  const { deposit, events, networks } = loaded.value;
+  const state = depositState(deposit);
+  const network = networks.find((n) => n.chain === deposit.chain)?.network;
+  return (
+    <section aria-labelledby="deposit-title">
+      {backLink}
+      <h1 id="deposit-title">
+        Deposit of <Amount value={deposit.amount} asset={deposit.asset} />
+      </h1>
+      {deposit.hold_status === "HELD" && (
+        <Notice kind="info">
+          Held: {heldReasonText(deposit.held_reason)}. It is credited but kept out of the available balance until an
+          operator releases or returns it.
+        </Notice>
+      )}
+      <dl class="details card">
+        <dt>Status</dt>
+        <dd>
+          <StateBadge state={state} code={deposit.status} />
+          {deposit.held_reason && deposit.hold_status !== "HELD" && (
+            <span class="muted"> (was held: {heldReasonText(deposit.held_reason)})</span>
+          )}
+        </dd>
+        <dt>Confirmations</dt>
+        <dd>
+          <ConfirmationProgress deposit={deposit} />
+        </dd>
+        <dt>Value</dt>
+        <dd>
+          {deposit.amount_usd === null ? (
+            <span class="muted">Priced when it confirms</span>
+          ) : (
+            <Amount value={deposit.amount_usd} asset="USD" />
+          )}
+        </dd>
+        <dt>Fee</dt>
+        <dd>{deposit.fee_usd === null ? "—" : <Amount value={deposit.fee_usd} asset="USD" />}</dd>
+        <dt>Net credited</dt>
+        <dd>{deposit.net_amount_usd === null ? "—" : <Amount value={deposit.net_amount_usd} asset="USD" />}</dd>
+        <dt>Chain</dt>
+        <dd>
+          {deposit.chain}
+          {network && <span class="muted"> ({network === "regtest" ? "local network" : network})</span>}
+        </dd>
+        <dt>Transaction</dt>
+        <dd>
+          <Copyable value={deposit.tx_hash} what="transaction hash" />
+        </dd>
+        <dt>Explorer</dt>
+        <dd>
+          <Explorer deposit={deposit} networks={networks} />
+        </dd>
+        <dt>Block</dt>
+        <dd class="mono">{deposit.block_height.toLocaleString()}</dd>
+        <dt>From</dt>
+        <dd>
+          {deposit.from_address ? (
+            <Copyable value={deposit.from_address} what="sender address" />
+          ) : (
+            <span class="muted">Not known for this transaction</span>
+          )}
+        </dd>
+        <dt>To</dt>
+        <dd>
+          <Copyable value={deposit.to_address} what="receiving address" />
+        </dd>
+        <dt>Wallet</dt>
+        <dd>
+          <InAppLink to={`/merchants/${props.merchantId}/wallets/${deposit.wallet_id}`}>Open the wallet</InAppLink>
+        </dd>
+        <dt>Customer</dt>
+        <dd>
+          {deposit.customer_id ? (
+            <InAppLink to={`/merchants/${props.merchantId}/customers/${deposit.customer_id}`}>
+              Open the customer
+            </InAppLink>
+          ) : (
+            <span class="muted">None (a merchant wallet)</span>
+          )}
+        </dd>
+        <dt>Id</dt>
+        <dd>
+          <Copyable value={deposit.id} what="deposit id" />
+        </dd>
+      </dl>
+      <h2>Timeline</h2>
+      <Timeline deposit={deposit} events={events} />
+      <details class="exact">
+        <summary>Exact amounts</summary>
+        <dl class="details">
+          <dt>Amount</dt>
+          <dd class="mono">
+            {deposit.amount} {deposit.asset}
+          </dd>
+          <dt>Smallest units</dt>
+          <dd class="mono">{deposit.amount_raw}</dd>
+          <dt>USD rate</dt>
+          <dd class="mono">{deposit.usd_rate ?? "—"}</dd>
+          <dt>Token contract</dt>
+          <dd class="mono break">{deposit.contract_address ?? "native coin"}</dd>
+        </dl>
+      </details>
+    </section>
+  );
+}

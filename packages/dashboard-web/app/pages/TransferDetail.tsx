@@ -1,0 +1,166 @@
+import { Amount } from "../components/Amount.tsx";
+import { CopyButton } from "../components/CopyButton.tsx";
+import { formatDateTime } from "../components/format.ts";
+import { LoadFailed } from "../components/LoadFailed.tsx";
+import { Skeleton } from "../components/Loading.tsx";
+import { Notice } from "../components/Notice.tsx";
+import { StateBadge } from "../components/StateBadge.tsx";
+import { transferState } from "../components/states.ts";
+import { useLoad } from "../components/useLoad.ts";
+import { merchantApi, type ResourceEvent, type Transfer } from "../merchant-api.ts";
+import { href, linkHandler } from "../router.ts";
+import { awaitsCustomerFunding, Destination, FundingInstructions, MoneyOn, Spread } from "./Transfers.tsx";
+
+/** What each transfer event says in the timeline. */
+const EVENT_TEXT: Readonly<Record<string, string>> = {
+  "transfer.created": "Created from its quote",
+  "transfer.funding_received": "Funding received",
+  "transfer.funded": "Funded",
+  "transfer.canceled": "Canceled",
+  "transfer.expired": "Expired before it was funded",
+  "transfer.late_funding": "Funding arrived after it ended",
+  "transfer.funding_reversed": "Funding reversed by the chain",
+  "transfer.processing": "Payout sent",
+  "transfer.completed": "Completed: the payee has it",
+  "transfer.failed": "Failed",
+  "transfer.refunded": "Refunded",
+};
+
+/** How the transfer is paid for, in words. */
+function fundingText(transfer: Transfer): string {
+  if (transfer.funding_mode === "BALANCE") return "From the merchant's available balance (held at creation)";
+  const method = transfer.source.method === "BANK_TRANSFER" ? "by bank transfer" : `in ${transfer.source.asset}`;
+  return `The customer pays ${method}, just in time`;
+}
+
+function Timeline(props: { events: ResourceEvent[] }) {
+  if (props.events.length === 0) return <p class="muted">No events yet.</p>;
+  return (
+    <ol class="timeline" aria-label="What happened to this transfer">
+      {props.events.map((event) => (
+        <li key={event.id}>
+          <time dateTime={event.created_at}>{formatDateTime(event.created_at)}</time>{" "}
+          {EVENT_TEXT[event.type] ?? event.type}
+          {event.type === "transfer.failed" && typeof event.data.failure_reason === "string" && (
+            <>: {event.data.failure_reason}</>
+          )}
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+/**
+ * One transfer: its state in words, what is paid, the fee, the spread, what the payee receives and
+ * where, the customer, why it failed, its events; its funding instructions only while a customer
+ * still has to pay it (never on a balance-funded, completed or canceled one).
+ */
+export function TransferDetail(props: { merchantId: string; transferId: string }) {
+  const [loaded, reload] = useLoad(async () => {
+    const [transfer, spreads, events] = await Promise.all([
+      merchantApi.transfer(props.merchantId, props.transferId),
+      merchantApi.spreads(props.merchantId, [props.transferId]),
+      merchantApi.eventsOf(props.merchantId, props.transferId),
+    ]);
+    const funding = awaitsCustomerFunding(transfer)
+      ? await merchantApi.funding(props.merchantId, props.transferId)
+      : undefined;
+    return { transfer, spread: spreads.items[0], events: events.items.slice().reverse(), funding };
+  }, `${props.merchantId}:${props.transferId}`);
+  const back = `/merchants/${props.merchantId}/transfers`;
+  const backLink = (
+    <a href={href(back)} onClick={linkHandler(back)}>
+      ← Transfers
+    </a>
+  );
+  if (loaded.state === "loading") {
+    return (
+      <section aria-labelledby="transfer-title">
+        {backLink}
+        <h1 id="transfer-title">Transfer</h1>
+        <Skeleton what="the transfer" rows={6} />
+      </section>
+    );
+  }
+  if (loaded.state === "error") {
+    if (loaded.error.status === 404 && loaded.error.message.includes("Transfer")) {
+      return (
+        <section>
+          {backLink}
+          <h1>Transfer not found</h1>
+          <p class="muted">There is no transfer here that you can see.</p>
+        </section>
+      );
+    }
+    return <LoadFailed error={loaded.error} retry={reload} />;
+  }
+  const { transfer, spread, events, funding } = loaded.value;
+  const customer = `/merchants/${props.merchantId}/customers/${transfer.customer_id}`;
+  return (
+    <section aria-labelledby="transfer-title">
+      {backLink}
+      <h1 id="transfer-title">
+        Transfer of <Amount value={transfer.destination_amount.value} asset={transfer.destination_amount.currency} />
+      </h1>
+      {transfer.failure_reason && <Notice kind="error">Failed: {transfer.failure_reason}</Notice>}
+      <dl class="details card">
+        <dt>Status</dt>
+        <dd>
+          <StateBadge state={transferState(transfer.status)} code={transfer.status} />
+        </dd>
+        <dt>Pays</dt>
+        <dd>
+          <MoneyOn money={transfer.source_amount} />
+        </dd>
+        <dt>Fee</dt>
+        <dd>
+          <Amount value={transfer.fee.value} asset={transfer.fee.currency} />
+        </dd>
+        <dt>Spread</dt>
+        <dd>
+          <Spread spread={spread} />
+        </dd>
+        <dt>Receives</dt>
+        <dd>
+          <MoneyOn money={transfer.destination_amount} />
+        </dd>
+        <dt>Rate</dt>
+        <dd class="mono">
+          1 {transfer.rate.base_currency} = {transfer.rate.value} {transfer.rate.quote_currency}
+        </dd>
+        <dt>To</dt>
+        <dd>
+          <Destination transfer={transfer} full />
+        </dd>
+        <dt>Funding</dt>
+        <dd>{fundingText(transfer)}</dd>
+        <dt>Customer</dt>
+        <dd>
+          <a href={href(customer)} onClick={linkHandler(customer)}>
+            Open the customer
+          </a>
+        </dd>
+        <dt>Created</dt>
+        <dd>{formatDateTime(transfer.created_at)}</dd>
+        {transfer.status === "AWAITING_MERCHANT_FUNDING" && (
+          <>
+            <dt>Expires</dt>
+            <dd>{formatDateTime(transfer.expires_at)}</dd>
+          </>
+        )}
+        <dt>Id</dt>
+        <dd>
+          <span class="mono break">{transfer.id}</span> <CopyButton value={transfer.id} what="transfer id" />
+        </dd>
+      </dl>
+      {funding && (
+        <>
+          <h2>Funding instructions</h2>
+          <FundingInstructions funding={funding} />
+        </>
+      )}
+      <h2>Events</h2>
+      <Timeline events={events} />
+    </section>
+  );
+}
