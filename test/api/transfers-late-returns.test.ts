@@ -89,6 +89,27 @@ describe("transfers: a late crypto payment under the merchant's return policy", 
 
   const pass = () => executeTransfersOnce(t.api.db, transferTreasury, { returnNetworkFeeUsdMicros: 1_000_000n });
 
+  /** Runs the treasury's send pipeline on BASE until a pass settles a return (its send confirmed). */
+  async function sendReturns() {
+    const pipeline = createSendPipeline({
+      db: t.api.db,
+      senders: [createEvmSender({ config: base.config, keys, db: t.api.db, logger: silentLogger() })],
+      logger: silentLogger(),
+      confirmations: { BASE: 2 },
+      leaseSeconds: TEST_LEASE_SECONDS,
+    });
+    try {
+      for (let i = 0; i < 60; i++) {
+        await pipeline.tick("BASE");
+        await base.mine(1);
+        if ((await pass()).returns > 0) return;
+      }
+      throw new Error("no return settled in 60 blocks");
+    } finally {
+      await pipeline.stop();
+    }
+  }
+
   it("credit (the default): the late money stays in the merchant's available balance, nothing is sent", async () => {
     const m = await t.api.merchant();
     const { transferId } = await latePayment(m, 20_000_000n);
@@ -112,10 +133,8 @@ describe("transfers: a late crypto payment under the merchant's return policy", 
     expect(await t.balance(m)).toEqual({ available: "0.000000", reserved: "0.000000" });
     const intent = (await t.call(m, `/v1/transfers/${transferId}/funding`)).body.data.intent;
     expect(intent.flag.code).toBe("LATE_PAYMENT");
-    expect(intent.flag.message).toMatch(
-      /arrived after the intent was CANCELED; the merchant's return policy sends it back/,
-    );
-    expect(intent.flag.message).toContain(`to its payer (deposit ${depositId})`);
+    expect(intent.flag.message).toMatch(/arrived after the intent was CANCELED; it was sent back to its payer/);
+    expect(intent.flag.message).toContain(`by the merchant's return policy (deposit ${depositId})`);
     const sends = await t.api.db.query<{ to_address: string; amount_raw: string; idempotency_key: string }>(
       "SELECT to_address, amount_raw::text, idempotency_key FROM treasury_sends WHERE purpose = 'return'",
     );
@@ -128,22 +147,7 @@ describe("transfers: a late crypto payment under the merchant's return policy", 
     ]);
     await t.expectLedgerClean();
 
-    const pipeline = createSendPipeline({
-      db: t.api.db,
-      senders: [createEvmSender({ config: base.config, keys, db: t.api.db, logger: silentLogger() })],
-      logger: silentLogger(),
-      confirmations: { BASE: 2 },
-      leaseSeconds: TEST_LEASE_SECONDS,
-    });
-    try {
-      for (let i = 0; i < 60; i++) {
-        await pipeline.tick("BASE");
-        await base.mine(1);
-        if ((await pass()).returns > 0) break;
-      }
-    } finally {
-      await pipeline.stop();
-    }
+    await sendReturns();
     expect(await usdcOf(PAYER)).toBe(before + 29_000_000n);
     const events = await t.api.db.query<{ type: string }>("SELECT type FROM events WHERE object_id = $1 ORDER BY seq", [
       depositId,
@@ -154,6 +158,51 @@ describe("transfers: a late crypto payment under the merchant's return policy", 
       "deposit.returned",
       "deposit.return_sent",
     ]);
+    await catchUp(indexer);
+    await t.expectLedgerClean();
+  }, 300_000);
+
+  it("return: the excess of an over-payment goes back to its payer, less the network fee; the transfer keeps what it needs", async () => {
+    const m = await t.api.merchant();
+    await t.api.db.query("UPDATE merchants SET return_policy = 'return' WHERE id = $1", [m.merchantId]);
+    const bank = await t.bankCustomer(m);
+    const quote = await t.quote(m, bank.customerId, { source: USDC_ON_BASE, source_amount: "50" });
+    const transfer = (await t.transfer(m, quote.id)).body.data;
+    const funding = await t.call(m, `/v1/transfers/${transfer.id}/funding`);
+    const address = funding.body.data.intent.crypto_deposit.address as string;
+    await base.pay(address, 60_000_000n);
+    await base.mine(CONFIRMATIONS - 1);
+    await catchUp(indexer);
+    const { rows } = await t.api.db.query<{ id: string }>("SELECT id FROM deposits WHERE to_address = $1", [address]);
+    const depositId = rows[0]?.id ?? "";
+    const before = await usdcOf(PAYER);
+
+    const first = await pass();
+    expect(first.applied).toBe(1);
+    expect(first.returns).toBe(1);
+    expect((await pass()).returns).toBe(0);
+    // The excess (10 USDC, its deposit fee included) left available; the transfer's 50 did not.
+    expect((await t.balance(m)).available).toBe("0.000000");
+    const intent = (await t.call(m, `/v1/transfers/${transfer.id}/funding`)).body.data.intent;
+    expect(intent.status).toBe("FUNDED");
+    expect(intent.flag.code).toBe("AMOUNT_MISMATCH");
+    expect(intent.flag.message).toContain(
+      `the excess 10 USDC was sent back to its payer by the merchant's return policy (deposit ${depositId})`,
+    );
+    const sends = await t.api.db.query<{ amount_raw: string; idempotency_key: string }>(
+      "SELECT amount_raw::text, idempotency_key FROM treasury_sends WHERE idempotency_key = $1",
+      [`deposit-return:${depositId}`],
+    );
+    expect(sends.rows).toEqual([{ amount_raw: "9000000", idempotency_key: `deposit-return:${depositId}` }]);
+    const stored = await t.api.db.query<{ origin: string; owed_usd_micros: string }>(
+      "SELECT origin, owed_usd_micros::text FROM deposit_returns WHERE deposit_id = $1",
+      [depositId],
+    );
+    expect(stored.rows).toEqual([{ origin: "excess", owed_usd_micros: "10000000" }]);
+    await t.expectLedgerClean();
+
+    await sendReturns();
+    expect(await usdcOf(PAYER)).toBe(before + 9_000_000n);
     await catchUp(indexer);
     await t.expectLedgerClean();
   }, 300_000);

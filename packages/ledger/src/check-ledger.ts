@@ -83,6 +83,16 @@ async function driftedBalances(q: Queryable): Promise<string[]> {
 const RETURNED_BY_POLICY = `EXISTS (SELECT 1 FROM journal_entries p WHERE p.kind = 'policy_return' AND p.reference = deposits.id::text)`;
 
 /**
+ * SQL: what a deposit's `policy_return` entry moved on its line of account kind `kind` (0 when none):
+ * the deposit's whole credit for late money, the part no intent took for an over-payment's excess.
+ */
+function policyReturned(kind: "merchant_available" | "returns_payable", deposit = "deposits"): string {
+  return `coalesce((SELECT l.amount FROM journal_entries p JOIN journal_lines l ON l.entry_id = p.id
+                      JOIN ledger_accounts a ON a.id = l.account_id
+                     WHERE p.kind = 'policy_return' AND p.reference = ${deposit}.id::text AND a.kind = '${kind}'), 0)`;
+}
+
+/**
  * Each merchant's money in the ledger against the source documents, in one statement (one snapshot):
  * available + reserved + held = credited, unreversed crypto deposits (net) - those returned to their
  * payers + bank deposits - settled holds (payouts) + refunded payouts (a bank return given back);
@@ -112,7 +122,8 @@ async function merchantReconciliation(q: Queryable): Promise<{ problems: string[
         GROUP BY a.merchant_id),
      crypto AS (
        SELECT merchant_id, sum(coalesce(net_amount_usd_micros, 0)) AS total,
-              coalesce(sum(net_amount_usd_micros) FILTER (WHERE hold_status = 'RETURNED' OR ${RETURNED_BY_POLICY}), 0) AS returned,
+              coalesce(sum(CASE WHEN hold_status = 'RETURNED' THEN net_amount_usd_micros
+                                ELSE ${policyReturned("merchant_available")} END), 0) AS returned,
               coalesce(sum(net_amount_usd_micros) FILTER (WHERE hold_status = 'HELD'), 0) AS still_held
          FROM deposits
         WHERE credit_entry_id IS NOT NULL AND reversal_entry_id IS NULL GROUP BY merchant_id),
@@ -251,15 +262,17 @@ async function documentLinks(q: Queryable): Promise<string[]> {
 }
 
 /**
- * returns_payable (money owed back to payers) equals the gross of the returned deposits still owed
- * (not yet sent back on chain: no `deposit_return` entry); each `deposit_return` entry is its
- * deposit's, recorded on its deposit_returns row, and moved the deposit's gross.
+ * returns_payable (money owed back to payers) equals what the returned deposits still owed (not yet
+ * sent back on chain) owe: a held deposit's gross, what a `policy_return` entry took back (a late
+ * deposit's gross, an over-payment's excess); each `deposit_return` entry is its deposit's, recorded
+ * on its deposit_returns row, and moved what the row owed.
  */
 async function returnsOwed(q: Queryable): Promise<string[]> {
   const result = await q.query<{ ledger: string; documents: string }>(
     `SELECT coalesce((SELECT sum(b.balance) FROM account_balances b JOIN ledger_accounts a ON a.id = b.account_id
                        WHERE a.kind = 'returns_payable' AND a.currency = $1), 0)::text AS ledger,
-            coalesce((SELECT sum(d.amount_usd_micros) FROM deposits d
+            coalesce((SELECT sum(CASE WHEN d.hold_status = 'RETURNED' THEN d.amount_usd_micros
+                                      ELSE ${policyReturned("returns_payable", "d")} END) FROM deposits d
                        WHERE (d.hold_status = 'RETURNED' OR ${RETURNED_BY_POLICY.replaceAll("deposits.id", "d.id")})
                          AND d.reversal_entry_id IS NULL
                          AND NOT EXISTS (SELECT 1 FROM deposit_returns r WHERE r.deposit_id = d.id AND r.state = 'returned')),
@@ -274,13 +287,12 @@ async function returnsOwed(q: Queryable): Promise<string[]> {
   const entries = await q.query<{ problem: string }>(
     `SELECT 'entry ' || e.id || ' (deposit_return ' || e.reference || ') ' ||
             CASE WHEN r.deposit_id IS NULL THEN 'is not recorded on a returned deposit'
-                 ELSE 'moved ' || coalesce(l.amount::text, 'nothing') || ' micro-USD, the deposit owed ' || d.amount_usd_micros END AS problem
+                 ELSE 'moved ' || coalesce(l.amount::text, 'nothing') || ' micro-USD, the deposit owed ' || r.owed_usd_micros END AS problem
        FROM journal_entries e
        LEFT JOIN deposit_returns r ON r.deposit_id::text = e.reference AND r.entry_id = e.id AND r.state = 'returned'
-       LEFT JOIN deposits d ON d.id = r.deposit_id
        LEFT JOIN journal_lines l ON l.entry_id = e.id AND l.line_no = 1
       WHERE e.kind = 'deposit_return'
-        AND (r.deposit_id IS NULL OR l.amount IS DISTINCT FROM d.amount_usd_micros)`,
+        AND (r.deposit_id IS NULL OR l.amount IS DISTINCT FROM r.owed_usd_micros)`,
   );
   return [...problems, ...entries.rows.map((r) => r.problem)];
 }

@@ -27,17 +27,39 @@ async function creditWithRefund(
 }
 
 /**
+ * The opposite of what a set of entries' lines moved, account by account (debits and credits of an
+ * account netted; accounts left unmoved omitted), in the order the accounts first appear.
+ */
+function undoLines(lines: readonly LineSpec[]): LineSpec[] {
+  const moved = new Map<LineSpec["account"], bigint>();
+  for (const line of lines) {
+    const signed = line.side === "debit" ? line.amount : -line.amount;
+    moved.set(line.account, (moved.get(line.account) ?? 0n) + signed);
+  }
+  return [...moved]
+    .filter(([, amount]) => amount !== 0n)
+    .map(([account, amount]) => ({
+      account,
+      side: amount > 0n ? "credit" : "debit",
+      amount: amount > 0n ? amount : -amount,
+    }));
+}
+
+/**
  * The lines that undo a deposit's credit where its money is now. Unresolved or never held: the exact
  * opposite of the credit (with a funding deposit's fee refund folded in). Released: the same, taken
- * from available instead of held. Returned (held_return, or policy_return of a late payment): the
- * payer is no longer owed anything (the money left the chain), so returns_payable gives back the
- * gross to deposit_clearing.
+ * from available instead of held. Returned while held (held_return): the payer is no longer owed
+ * anything (the money left the chain), so returns_payable gives back the gross to deposit_clearing.
+ * Taken back by the merchant's return policy (policy_return: late money, or an over-payment's
+ * excess): the opposite of the credit and of the policy's entry together (returns_payable gives back
+ * what it owes, available what the intent took of it).
  */
 async function reversalLines(client: Queryable, depositId: string, credited: readonly LineSpec[]): Promise<LineSpec[]> {
   const credit = await creditWithRefund(client, depositId, credited);
-  // Refused while held, or taken back from available by the merchant's return policy: owed the same way.
-  const returned =
-    (await findEntry(client, "held_return", depositId)) ?? (await findEntry(client, "policy_return", depositId));
+  const policy = await findEntry(client, "policy_return", depositId);
+  if (policy) return undoLines([...credit, ...policy.lines]);
+  // Refused while held: owed back whole.
+  const returned = await findEntry(client, "held_return", depositId);
   if (returned) {
     const gross = credit.find((line) => line.account === "deposit_clearing")?.amount ?? 0n;
     return [

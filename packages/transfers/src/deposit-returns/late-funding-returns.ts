@@ -9,22 +9,29 @@ interface LateDeposit {
   deposit_id: string;
   intent_id: string;
   merchant_id: string;
-  net: string;
+  /** The deposit's USD value, its amount and the part of it its intent took (0 for late money). */
+  usd: string;
+  amount: string;
+  applied: string;
+  /** The fee the deposit finally paid: that of the part no intent took. */
   fee: string;
 }
 
 /**
- * Crypto payments that came late for a transfer's intent (funded, canceled or expired first:
- * funding_intent_credits outcome LATE) of merchants whose return policy is `return`, not taken back
- * yet: confirmed, unreversed, no `policy_return` entry.
+ * Crypto payments to a transfer's funding address that are not the merchant's, of merchants whose
+ * return policy is `return`, not taken back yet (confirmed, unreversed, no `policy_return` entry):
+ * late money (its intent funded, canceled or expired first: funding_intent_credits outcome LATE) and
+ * the excess of an over-payment (outcome APPLIED, excess_amount > 0).
  */
 async function lateDepositsToReturn(db: Database, batch: number): Promise<LateDeposit[]> {
   const { rows } = await db.query<LateDeposit>(
-    `SELECT d.id AS deposit_id, c.intent_id, d.merchant_id, d.net_amount_usd_micros::text AS net, d.fee_usd_micros::text AS fee
+    `SELECT d.id AS deposit_id, c.intent_id, d.merchant_id, d.amount_usd_micros::text AS usd, d.amount_raw::text AS amount,
+            c.applied_amount::text AS applied, d.fee_usd_micros::text AS fee
        FROM funding_intent_credits c
        JOIN deposits d ON d.id = c.deposit_id
        JOIN merchants m ON m.id = d.merchant_id AND m.return_policy = 'return'
-      WHERE c.outcome = 'LATE' AND d.status = 'CONFIRMED' AND d.reversal_entry_id IS NULL
+      WHERE c.excess_amount > 0 AND d.status = 'CONFIRMED' AND d.reversal_entry_id IS NULL
+        AND d.amount_usd_micros - div(d.amount_usd_micros * c.applied_amount, d.amount_raw) > d.fee_usd_micros
         AND d.credit_entry_id IS NOT NULL AND d.hold_status IS NULL
         AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'policy_return' AND e.reference = d.id::text)
         AND NOT EXISTS (SELECT 1 FROM sanctions_matches s WHERE s.context = 'return' AND s.reference = d.id::text)
@@ -35,7 +42,17 @@ async function lateDepositsToReturn(db: Database, batch: number): Promise<LateDe
 }
 
 /**
- * One pass of the `return` policy over late crypto funding (worker role, with the transfers): each
+ * The USD value of the part of a deposit no intent took, pro rata of its valuation as the funding
+ * pass computed it (fund-from-crypto-deposits: the intent's hold is rounded down, so this is what
+ * the merchant's balances got beyond the hold).
+ */
+export function unappliedUsdMicros(deposit: { usd: string; amount: string; applied: string }): bigint {
+  const usd = BigInt(deposit.usd);
+  return usd - (usd * BigInt(deposit.applied)) / BigInt(deposit.amount);
+}
+
+/**
+ * One pass of the `return` policy over late crypto funding and over-payments' excess (worker role, with the transfers): each
  * late deposit, in its own transaction under its row lock, is taken back from the merchant's
  * available balance into returns_payable (postPolicyReturn), `deposit.returned` is appended, and its
  * return is handed to the treasury (sendDepositReturn: to its sender less the network fee; payable
@@ -54,21 +71,22 @@ export async function returnLateFunding(
     try {
       const sent = await db.tx(async (client) => {
         await client.query("SELECT 1 FROM deposits WHERE id = $1 FOR UPDATE", [late.deposit_id]);
+        const fee = BigInt(late.fee);
         await postPolicyReturn(client, {
           depositId: late.deposit_id,
           merchantId: late.merchant_id,
-          netUsdMicros: BigInt(late.net),
-          feeUsdMicros: BigInt(late.fee),
+          netUsdMicros: unappliedUsdMicros(late) - fee,
+          feeUsdMicros: fee,
         });
         await appendDepositEvents(client, [{ type: "deposit.returned", depositId: late.deposit_id }]);
-        // The intent's LATE_PAYMENT flag says where the money went.
+        // The intent's flag (LATE_PAYMENT, or AMOUNT_MISMATCH of an excess) says where the money went.
         await client.query(
           `UPDATE funding_intents SET flag_message = replace(flag_message, $2, $3)
-            WHERE id = $1 AND flag_code = 'LATE_PAYMENT'`,
+            WHERE id = $1 AND flag_code IN ('LATE_PAYMENT', 'AMOUNT_MISMATCH')`,
           [
             late.intent_id,
-            "it was added to the merchant's available balance",
-            `the merchant's return policy sends it back to its payer (deposit ${late.deposit_id})`,
+            "added to the merchant's available balance",
+            `sent back to its payer by the merchant's return policy (deposit ${late.deposit_id})`,
           ],
         );
         return sendDepositReturn(

@@ -60,6 +60,10 @@ interface OwedDeposit {
   hold_status: string | null;
   reversal_entry_id: string | null;
   by_policy: boolean;
+  /** What its intent took (funding_intent_credits; null for a deposit to no funding address). */
+  applied_amount: string | null;
+  /** What its `policy_return` entry owes the payer (returns_payable), null when none. */
+  policy_owed_usd_micros: string | null;
 }
 
 interface ReturnRow {
@@ -113,7 +117,12 @@ async function lockOwedDeposit(client: Queryable, depositId: string): Promise<Ow
   const { rows } = await client.query<OwedDeposit>(
     `SELECT id, merchant_id, chain, asset, decimals, amount_raw::text, amount_usd_micros::text, from_address,
             status, hold_status, reversal_entry_id,
-            EXISTS (SELECT 1 FROM journal_entries p WHERE p.kind = 'policy_return' AND p.reference = deposits.id::text) AS by_policy
+            EXISTS (SELECT 1 FROM journal_entries p WHERE p.kind = 'policy_return' AND p.reference = deposits.id::text) AS by_policy,
+            (SELECT c.applied_amount::text FROM funding_intent_credits c WHERE c.deposit_id = deposits.id) AS applied_amount,
+            (SELECT l.amount::text FROM journal_entries p
+               JOIN journal_lines l ON l.entry_id = p.id JOIN ledger_accounts a ON a.id = l.account_id
+              WHERE p.kind = 'policy_return' AND p.reference = deposits.id::text AND a.kind = 'returns_payable')
+              AS policy_owed_usd_micros
        FROM deposits WHERE id = $1 FOR UPDATE`,
     [depositId],
   );
@@ -127,6 +136,24 @@ async function lockOwedDeposit(client: Queryable, depositId: string): Promise<Ow
     );
   }
   return deposit;
+}
+
+/**
+ * What is owed back of a deposit: all of it (a held deposit refused, late money), or, for the excess
+ * of an over-payment taken back by the return policy, the part its intent did not take, worth what
+ * its `policy_return` entry moved to returns_payable.
+ */
+function owedPart(deposit: OwedDeposit): { amountRaw: bigint; usdMicros: bigint } {
+  const applied = deposit.by_policy ? BigInt(deposit.applied_amount ?? "0") : 0n;
+  return {
+    amountRaw: BigInt(deposit.amount_raw) - applied,
+    usdMicros: BigInt(deposit.policy_owed_usd_micros ?? deposit.amount_usd_micros),
+  };
+}
+
+function originOf(deposit: OwedDeposit): "held" | "late_funding" | "excess" {
+  if (!deposit.by_policy) return "held";
+  return BigInt(deposit.applied_amount ?? "0") > 0n ? "excess" : "late_funding";
 }
 
 async function storeReturn(
@@ -155,7 +182,7 @@ async function storeReturn(
       row.reason,
       row.attempt,
       row.send_key,
-      deposit.by_policy ? "late_funding" : "held",
+      originOf(deposit),
     ],
   );
   const stored = rows[0];
@@ -187,8 +214,7 @@ export async function sendDepositReturn(
   const existing = rows[0];
   if (existing && existing.state !== "payable") return toReturn(existing, deposit.decimals);
 
-  const amountRaw = BigInt(deposit.amount_raw);
-  const owedUsdMicros = BigInt(deposit.amount_usd_micros);
+  const { amountRaw, usdMicros: owedUsdMicros } = owedPart(deposit);
   const feeRaw = returnFeeRaw({ amountRaw, amountUsdMicros: owedUsdMicros, feeUsdMicros: request.networkFeeUsdMicros });
   const attempt = existing?.attempt ?? 0;
   const base = {
