@@ -82,6 +82,12 @@ export interface TransferSettings {
    * (docs/transfers.md "Price risk").
    */
   fundingTtlSeconds: number;
+  /**
+   * TRAVEL_RULE_THRESHOLD_USD: a payout to a crypto address worth this much or more (USD, whole
+   * dollars, valued as the quote values it) requires the beneficiary's data (docs/transfers.md
+   * "Travel rule"); unset: 3000.
+   */
+  travelRuleThresholdUsdMicros: bigint;
 }
 
 /**
@@ -217,6 +223,7 @@ const envSchema = z.object({
   TRANSFER_FEE_BPS: intString(0, 1_000).optional(),
   TRANSFER_QUOTE_TTL_SECONDS: intString(30, 3_600).optional(),
   TRANSFER_FUNDING_TTL_SECONDS: intString(60, 86_400).optional(),
+  TRAVEL_RULE_THRESHOLD_USD: intString(0, 1_000_000_000).optional(),
   PAYMENT_REQUEST_RATE_LOCK_SECONDS: intString(10, 86_400).optional(),
   PAYMENT_REQUEST_TTL_SECONDS: intString(60, 2_592_000).optional(),
   PUBLIC_URL: httpUrl.optional(),
@@ -282,6 +289,7 @@ function transferSettings(e: z.infer<typeof envSchema>): TransferSettings {
     feeBps: e.TRANSFER_FEE_BPS ?? 0,
     quoteTtlSeconds: e.TRANSFER_QUOTE_TTL_SECONDS ?? 300,
     fundingTtlSeconds: e.TRANSFER_FUNDING_TTL_SECONDS ?? 3_600,
+    travelRuleThresholdUsdMicros: BigInt(e.TRAVEL_RULE_THRESHOLD_USD ?? 3_000) * 10n ** BigInt(USD_DECIMALS),
   };
 }
 

@@ -105,6 +105,7 @@ describe("TRANSFER_* settings", () => {
       feeBps: 0,
       quoteTtlSeconds: 300,
       fundingTtlSeconds: 3_600,
+      travelRuleThresholdUsdMicros: 3_000_000_000n,
     });
     const set = loadConfig({
       TRANSFER_SPREAD_BPS: "25",
@@ -112,6 +113,7 @@ describe("TRANSFER_* settings", () => {
       TRANSFER_FEE_BPS: "30",
       TRANSFER_QUOTE_TTL_SECONDS: "60",
       TRANSFER_FUNDING_TTL_SECONDS: "86400",
+      TRAVEL_RULE_THRESHOLD_USD: "1000",
     }).transfers;
     expect(set).toEqual({
       spreadBps: 25,
@@ -119,6 +121,7 @@ describe("TRANSFER_* settings", () => {
       feeBps: 30,
       quoteTtlSeconds: 60,
       fundingTtlSeconds: 86_400,
+      travelRuleThresholdUsdMicros: 1_000_000_000n,
     });
   });
 
@@ -128,6 +131,7 @@ describe("TRANSFER_* settings", () => {
       ["TRANSFER_SPREAD_BPS", "0.5"],
       ["TRANSFER_FEE_FIXED_USD", "1.005"],
       ["TRANSFER_FEE_FIXED_USD", "-1"],
+      ["TRAVEL_RULE_THRESHOLD_USD", "3000.50"],
       ["TRANSFER_FEE_BPS", "lots"],
       ["TRANSFER_QUOTE_TTL_SECONDS", "5"],
       ["TRANSFER_FUNDING_TTL_SECONDS", "9999999"],

@@ -42,7 +42,7 @@ export function merchantPageOf(path: string, user: User): { merchantId: string; 
       id ? <CustomerDetail merchantId={merchantId} customerId={id} /> : <Customers merchantId={merchantId} />,
     wallets: () => (id ? <WalletDetail merchantId={merchantId} walletId={id} /> : <Wallets merchantId={merchantId} />),
     deposits: () => (id ? undefined : <Deposits user={user} merchantId={merchantId} />),
-    transfers: () => (id ? undefined : <Transfers merchantId={merchantId} />),
+    transfers: () => (id ? undefined : <Transfers merchantId={merchantId} user={user} />),
     "payment-requests": () =>
       id ? (
         <PaymentRequestDetail merchantId={merchantId} requestId={id} user={user} />

@@ -13,6 +13,7 @@ import type {
   SanctionsAnswer,
   StatementImportAnswer,
   StatementLineAnswer,
+  TransferBeneficiaryAnswer,
   TransfersReport as TransfersReportAnswer,
   TreasuryBalanceAnswer,
 } from "./answers.ts";
@@ -38,6 +39,7 @@ export type StatementImport = StatementImportAnswer;
 export type ImportedStatement = ImportedStatementAnswer;
 /** `payments transfers report --json`: transfers created in [from, to) by state, totals per currency. */
 export type TransfersReport = TransfersReportAnswer;
+export type TransferBeneficiary = TransferBeneficiaryAnswer;
 
 const id = encodeURIComponent;
 
@@ -53,6 +55,9 @@ export const operatorApi = {
   chains: () => call<{ lagging_blocks: number; items: ChainRow[] }>("GET", "/operator/chains"),
   jobs: () => call<JobsAnswer>("GET", "/operator/jobs"),
   sanctions: () => call<SanctionsAnswer>("GET", "/operator/sanctions"),
+  /** A transfer's travel rule data, decrypted for the admin (each reading audited). */
+  transferBeneficiary: (transferId: string) =>
+    call<TransferBeneficiaryAnswer>("GET", `/operator/transfers/${id(transferId)}/beneficiary`),
   treasury: () => call<{ balances: TreasuryBalance[]; pending_sends: PendingSend[] }>("GET", "/operator/treasury"),
   kycReviews: (status: ReviewStatus | "ALL") =>
     call<{ items: KycReview[] }>("GET", `/operator/kyc-reviews?status=${id(status)}`),

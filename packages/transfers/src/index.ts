@@ -64,3 +64,11 @@ export {
 } from "./transfer-store.ts";
 export type { EndedSend, TransferPayout, TransferTreasury } from "./transfer-treasury.ts";
 export { type TransfersReport, type TransfersReportTotals, transfersReport } from "./transfers-report.ts";
+export {
+  BENEFICIARY_TYPES,
+  type Beneficiary,
+  openTransferBeneficiary,
+  type TransferBeneficiaryView,
+  transferBeneficiaryJson,
+  travelRuleBeneficiary,
+} from "./travel-rule.ts";

@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import type { User } from "../api.ts";
 import { Amount } from "../components/Amount.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
 import { errorText, formatDateTime } from "../components/format.ts";
@@ -7,6 +8,7 @@ import { Notice } from "../components/Notice.tsx";
 import { PagedListPage } from "../components/PagedListPage.tsx";
 import type { Column } from "../components/Table.tsx";
 import { type Money, merchantApi, type Transfer, type TransferFunding } from "../merchant-api.ts";
+import { operatorApi, type TransferBeneficiary } from "../operator-api.ts";
 
 function MoneyOn(props: { money: Money }) {
   return (
@@ -89,7 +91,39 @@ function Funding(props: { merchantId: string; transfer: Transfer }) {
   );
 }
 
-const columns = (merchantId: string): ReadonlyArray<Column<Transfer>> => [
+/**
+ * A crypto transfer's travel rule data, for the platform's operator (admin) only: decrypted on
+ * demand by the server, which records each reading in the audit log.
+ */
+function Beneficiary(props: { transfer: Transfer }) {
+  const [shown, setShown] = useState<TransferBeneficiary | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  if (!props.transfer.destination.beneficiary_on_file) return <span class="muted">none</span>;
+  const show = async () => {
+    try {
+      setShown(await operatorApi.transferBeneficiary(props.transfer.id));
+    } catch (e) {
+      setError(errorText(e));
+    }
+  };
+  const b = shown?.beneficiary;
+  if (error) return <Notice kind="error">{error}</Notice>;
+  if (!shown)
+    return (
+      <button type="button" class="button link" onClick={show}>
+        Show beneficiary (audited)
+      </button>
+    );
+  if (!b) return <span class="muted">none</span>;
+  return (
+    <span>
+      {b.type === "BUSINESS" ? `${b.name}, legal name ${b.legal_name} (${b.country})` : b.name}{" "}
+      <span class="muted">({b.type.toLowerCase()})</span>
+    </span>
+  );
+}
+
+const columns = (merchantId: string, user: User): ReadonlyArray<Column<Transfer>> => [
   { header: "Pays", cell: (transfer) => <MoneyOn money={transfer.source_amount} /> },
   { header: "Receives", cell: (transfer) => <MoneyOn money={transfer.destination_amount} /> },
   { header: "Fee", cell: (transfer) => <MoneyOn money={transfer.fee} /> },
@@ -99,16 +133,22 @@ const columns = (merchantId: string): ReadonlyArray<Column<Transfer>> => [
   },
   { header: "Created", cell: (transfer) => formatDateTime(transfer.created_at) },
   { header: "Funding", cell: (transfer) => <Funding merchantId={merchantId} transfer={transfer} /> },
+  ...(user.role === "admin"
+    ? [{ header: "Beneficiary", cell: (transfer: Transfer) => <Beneficiary transfer={transfer} /> }]
+    : []),
 ];
 
-/** The merchant's transfers, newest first, each with its funding instructions on demand. */
-export function Transfers(props: { merchantId: string }) {
+/**
+ * The merchant's transfers, newest first, each with its funding instructions on demand (and, for
+ * the platform's operator, its travel rule beneficiary).
+ */
+export function Transfers(props: { merchantId: string; user: User }) {
   return (
     <PagedListPage
       merchantId={props.merchantId}
       title="Transfers"
       load={merchantApi.transfers}
-      columns={columns(props.merchantId)}
+      columns={columns(props.merchantId, props.user)}
       empty={{
         title: "No transfers yet.",
         children: (
