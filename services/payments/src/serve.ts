@@ -35,6 +35,7 @@ import { Counter, collectDefaultMetrics, Registry } from "prom-client";
 import { createChainFaucet, reconcileTargets } from "./chain-adapters.ts";
 import { checkEncryptionKeys } from "./cli/rotate-encryption.ts";
 import { selectChains, startIndexers } from "./indexers.ts";
+import { registerLedgerChecks } from "./ledger-checks.ts";
 import type { LocalSandbox } from "./local-sandbox.ts";
 import { bitcoinNetworkOf, openCustody } from "./open-custody.ts";
 import { createProviders, type Providers, refuseSandboxProviders } from "./providers.ts";
@@ -84,6 +85,8 @@ export async function serve(options: {
   chainFilter?: string;
 }): Promise<RunningService> {
   const { config, logger, role } = options;
+  // The dashboard's ledger check (and anything else calling checkLedger here) runs every domain's checks.
+  registerLedgerChecks();
   // Before anything opens: production refuses a /metrics without a token, and sandbox providers.
   if (config.environment === "production" && !config.metricsToken && (role === "api" || role === "all")) {
     throw new ConfigError(
