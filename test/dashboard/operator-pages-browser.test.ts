@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { decimalToUnits, formatUsd } from "@mp/core";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import { STATEMENT_CSV_COLUMNS } from "@mp/providers";
+import { recordSanctionsMatch, SANDBOX_SANCTIONED_ADDRESSES, STATEMENT_CSV_COLUMNS } from "@mp/providers";
 import { storeTreasuryBalances } from "@mp/treasury";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -361,6 +361,49 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       await page.getByRole("link", { name: "Job queues" }).click();
       await page.getByRole("rowheader", { name: "customer.provision" }).waitFor();
       await shot(page, "operator-job-queues-mobile");
+      await context.close();
+    },
+    TIMEOUT_MS,
+  );
+
+  it(
+    "the sanctions page lists a refused destination and says no deposit is held, accessible (issue 29)",
+    async () => {
+      const [magic] = SANDBOX_SANCTIONED_ADDRESSES;
+      if (!magic) throw new Error("the sandbox's magic address");
+      // A payout refused at quote, as the quote route records it.
+      await database.db.tx((client) =>
+        recordSanctionsMatch(client, {
+          context: "quote",
+          hit: { address: magic, list: "sandbox" },
+          chain: "BASE",
+          merchantId: merchantA,
+          reference: null,
+        }),
+      );
+      const { context, page } = await side.newPage();
+      await side.signIn(page, "admin@example.com");
+      await page.getByRole("heading", { name: "Merchants" }).waitFor();
+      await page.getByRole("link", { name: "Sanctions" }).click();
+      await page.getByRole("heading", { name: "Sanctions" }).waitFor();
+      await page.getByText("No deposit is held for a sanctions match.").waitFor();
+      const row = page.getByRole("row").filter({ hasText: magic });
+      await row.waitFor();
+      expect(await row.getByRole("cell").allTextContents()).toEqual([
+        expect.any(String),
+        "quote",
+        magic,
+        "BASE",
+        "sandbox",
+        "—",
+      ]);
+      await side.shotBoth(page, "operator-sanctions");
+      await expectAccessible(page);
+      // Small screens: the tables as stacked rows, still accessible.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await row.waitFor();
+      await shot(page, "operator-sanctions-mobile");
+      await expectAccessible(page);
       await context.close();
     },
     TIMEOUT_MS,

@@ -7,6 +7,7 @@ import { tokenBalance } from "@mp/test-nodes/evm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { paidOnChain } from "../../packages/treasury/test/support/bitcoin-treasury.ts";
 import { freshAddress } from "../../packages/treasury/test/support/evm-treasury.ts";
+import { registerLedgerChecks } from "../../services/payments/src/ledger-checks.ts";
 import { usBank } from "../api/transfers-bank-support.ts";
 import {
   expectBankFundingShape,
@@ -107,6 +108,7 @@ describe("transfer stories through the service process and real chains", () => {
       const check = await runCli(["ledger", "check"], env);
       expect(check.code, check.stdout + check.stderr).toBe(0);
     } else {
+      registerLedgerChecks(); // the transfers' checks too, as `payments ledger check` runs them
       expect(await checkLedger(db)).toMatchObject({ ok: true, problems: [] });
     }
   };

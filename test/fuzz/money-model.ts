@@ -4,6 +4,7 @@ import { createLeaseKeeper, type LeaseKeeper } from "@mp/db";
 import { checkLedger } from "@mp/ledger";
 import { createSendPipeline, reconcileChains, requestSend, type SendPipeline } from "@mp/treasury";
 import fc from "fast-check";
+import { registerLedgerChecks } from "../../services/payments/src/ledger-checks.ts";
 import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
 import { createFaultyFetch, type FaultCounts, type FaultyFetch } from "./faulty-fetch.ts";
 import type { MoneyWorld, ReorgFate } from "./money-world.ts";
@@ -358,6 +359,7 @@ async function checkSettled(world: MoneyWorld, sends: CaseSend[]): Promise<void>
   await world.checkSettled?.();
   const report = await reconcileChains(world.db, world.reconcileTargets());
   assert.equal(report.exitCode, 0, `reconcile chains: ${JSON.stringify(report.lines)}`);
+  registerLedgerChecks(); // the transfers' checks too, as `payments ledger check` runs them
   const ledger = await checkLedger(world.db);
   assert.deepEqual(ledger.problems, [], "ledger check");
 }

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { checkLedger } from "@mp/ledger";
 import { reconcileChains } from "@mp/treasury";
 import { listSweepCandidates } from "../../packages/treasury/src/sweeps/sweep-store.ts";
+import { registerLedgerChecks } from "../../services/payments/src/ledger-checks.ts";
 import type { CaseAddress, SweepWorld } from "./sweep-world.ts";
 
 /** A customer's payment of the case: to one of its deposit addresses, by the transaction `txHash`. */
@@ -227,6 +228,7 @@ export async function checkSweepsSettled(world: SweepWorld, state: SweepCaseStat
   }
   const report = await reconcileChains(world.db, world.reconcileTargets());
   assert.equal(report.exitCode, 0, `reconcile chains: ${JSON.stringify(report.lines)}`);
+  registerLedgerChecks(); // the transfers' checks too, as `payments ledger check` runs them
   const ledger = await checkLedger(world.db);
   assert.deepEqual(ledger.problems, [], "ledger check");
 }

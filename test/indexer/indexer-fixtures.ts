@@ -7,6 +7,7 @@ import { createIndexer, type Indexer, type IndexerMetrics, type TickResult } fro
 import { checkLedger, getMerchantBalance } from "@mp/ledger";
 import { createSandboxRateProvider, type RateProvider } from "@mp/providers";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
+import { registerLedgerChecks } from "../../services/payments/src/ledger-checks.ts";
 import { insertMerchantWithCustomer } from "../support/db-fixtures.ts";
 import { late } from "../support/late.ts";
 import type { TestChain } from "./test-chains.ts";
@@ -110,6 +111,7 @@ export async function availableOf(db: Database, merchantId: string): Promise<big
 }
 
 export async function expectLedgerOk(db: Database): Promise<void> {
+  registerLedgerChecks(); // the transfers' checks too, as `payments ledger check` runs them
   const check = await checkLedger(db);
   expect(check.problems).toEqual([]);
   expect(check.ok).toBe(true);

@@ -25,6 +25,7 @@ import {
 } from "@mp/providers";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, expect } from "vitest";
+import { registerLedgerChecks } from "../../services/payments/src/ledger-checks.ts";
 import { late } from "./late.ts";
 
 /** Hardhat/anvil's well-known development mnemonic: test addresses are public and worthless. */
@@ -69,6 +70,8 @@ export interface HarnessOptions {
 }
 
 export async function startApiHarness(options: HarnessOptions = {}): Promise<ApiHarness> {
+  // As `payments serve` does at start: checkLedger runs every domain's checks (the transfers').
+  registerLedgerChecks();
   const testDb = await createTestDatabase();
   const db = options.wrapConnection
     ? createDatabase({

@@ -88,6 +88,11 @@ export interface TransferSettings {
    * A return worth no more than it is refused and stays payable.
    */
   returnNetworkFeeUsdMicros: bigint;
+   * TRAVEL_RULE_THRESHOLD_USD: a payout to a crypto address worth this much or more (USD, whole
+   * dollars, valued as the quote values it) requires the beneficiary's data (docs/transfers.md
+   * "Travel rule"); unset: 3000.
+   */
+  travelRuleThresholdUsdMicros: bigint;
 }
 
 /**
@@ -227,6 +232,7 @@ const envSchema = z.object({
     .string()
     .regex(/^\d{1,9}(\.\d{1,2})?$/, "must be a USD amount with at most 2 decimals, e.g. 1.50")
     .optional(),
+  TRAVEL_RULE_THRESHOLD_USD: intString(0, 1_000_000_000).optional(),
   PAYMENT_REQUEST_RATE_LOCK_SECONDS: intString(10, 86_400).optional(),
   PAYMENT_REQUEST_TTL_SECONDS: intString(60, 2_592_000).optional(),
   PUBLIC_URL: httpUrl.optional(),
@@ -293,6 +299,7 @@ function transferSettings(e: z.infer<typeof envSchema>): TransferSettings {
     quoteTtlSeconds: e.TRANSFER_QUOTE_TTL_SECONDS ?? 300,
     fundingTtlSeconds: e.TRANSFER_FUNDING_TTL_SECONDS ?? 3_600,
     returnNetworkFeeUsdMicros: decimalToUnits(e.RETURN_NETWORK_FEE_USD ?? "1.00", USD_DECIMALS) ?? 1_000_000n,
+    travelRuleThresholdUsdMicros: BigInt(e.TRAVEL_RULE_THRESHOLD_USD ?? 3_000) * 10n ** BigInt(USD_DECIMALS),
   };
 }
 

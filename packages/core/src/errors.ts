@@ -20,6 +20,7 @@ export type ErrorCode =
   | "amount_below_minimum"
   | "destination_internal"
   | "destination_sanctioned"
+  | "beneficiary_required"
   | "service_unavailable"
   | "config_error"
   | "chain_misconfigured"
@@ -149,5 +150,19 @@ export class DestinationSanctionedError extends AppError {
     super("destination_sanctioned", `${field}: ${address} is on a sanctions list (${list}); it cannot be paid`, {
       details: { address, list },
     });
+  }
+}
+
+/**
+ * A payout to a crypto address at or above the travel rule threshold without its beneficiary
+ * (docs/transfers.md "Travel rule"): refused when quoted, nothing stored, the threshold named.
+ */
+export class BeneficiaryRequiredError extends AppError {
+  constructor(field: string, thresholdUsd: string) {
+    super(
+      "beneficiary_required",
+      `${field}: a payout worth ${thresholdUsd} USD or more to a crypto address needs its beneficiary (travel rule): give type and name, and for a BUSINESS also legal_name and country`,
+      { details: { threshold_usd: thresholdUsd } },
+    );
   }
 }

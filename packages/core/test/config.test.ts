@@ -106,6 +106,7 @@ describe("TRANSFER_* settings", () => {
       quoteTtlSeconds: 300,
       fundingTtlSeconds: 3_600,
       returnNetworkFeeUsdMicros: 1_000_000n,
+      travelRuleThresholdUsdMicros: 3_000_000_000n,
     });
     const set = loadConfig({
       TRANSFER_SPREAD_BPS: "25",
@@ -114,6 +115,7 @@ describe("TRANSFER_* settings", () => {
       TRANSFER_QUOTE_TTL_SECONDS: "60",
       TRANSFER_FUNDING_TTL_SECONDS: "86400",
       RETURN_NETWORK_FEE_USD: "0.25",
+      TRAVEL_RULE_THRESHOLD_USD: "1000",
     }).transfers;
     expect(set).toEqual({
       spreadBps: 25,
@@ -122,6 +124,7 @@ describe("TRANSFER_* settings", () => {
       quoteTtlSeconds: 60,
       fundingTtlSeconds: 86_400,
       returnNetworkFeeUsdMicros: 250_000n,
+      travelRuleThresholdUsdMicros: 1_000_000_000n,
     });
   });
 
@@ -132,6 +135,7 @@ describe("TRANSFER_* settings", () => {
       ["TRANSFER_FEE_FIXED_USD", "1.005"],
       ["TRANSFER_FEE_FIXED_USD", "-1"],
       ["RETURN_NETWORK_FEE_USD", "0.001"],
+      ["TRAVEL_RULE_THRESHOLD_USD", "3000.50"],
       ["TRANSFER_FEE_BPS", "lots"],
       ["TRANSFER_QUOTE_TTL_SECONDS", "5"],
       ["TRANSFER_FUNDING_TTL_SECONDS", "9999999"],

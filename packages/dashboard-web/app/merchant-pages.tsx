@@ -51,7 +51,11 @@ export function merchantPageOf(path: string, user: User): { merchantId: string; 
     deposits: () =>
       id ? <DepositDetail merchantId={merchantId} depositId={id} /> : <Deposits user={user} merchantId={merchantId} />,
     transfers: () =>
-      id ? <TransferDetail merchantId={merchantId} transferId={id} /> : <Transfers merchantId={merchantId} />,
+      id ? (
+        <TransferDetail merchantId={merchantId} transferId={id} />
+      ) : (
+        <Transfers merchantId={merchantId} user={user} />
+      ),
     "virtual-accounts": () =>
       id ? (
         <VirtualAccountDetail merchantId={merchantId} accountId={id} />

@@ -15,6 +15,7 @@ import type {
   SanctionsAnswer,
   StatementImportAnswer,
   StatementLineAnswer,
+  TransferBeneficiaryAnswer,
   TransfersReport as TransfersReportAnswer,
   TreasuryBalanceAnswer,
 } from "./answers.ts";
@@ -42,6 +43,7 @@ export type StatementImport = StatementImportAnswer;
 export type ImportedStatement = ImportedStatementAnswer;
 /** `payments transfers report --json`: transfers created in [from, to) by state, totals per currency. */
 export type TransfersReport = TransfersReportAnswer;
+export type TransferBeneficiary = TransferBeneficiaryAnswer;
 
 const id = encodeURIComponent;
 
@@ -57,6 +59,9 @@ export const operatorApi = {
   chains: () => call<{ lagging_blocks: number; items: ChainRow[] }>("GET", "/operator/chains"),
   jobs: () => call<JobsAnswer>("GET", "/operator/jobs"),
   sanctions: () => call<SanctionsAnswer>("GET", "/operator/sanctions"),
+  /** A transfer's travel rule data, decrypted for the admin (each reading audited). */
+  transferBeneficiary: (transferId: string) =>
+    call<TransferBeneficiaryAnswer>("GET", `/operator/transfers/${id(transferId)}/beneficiary`),
   treasury: () => call<{ balances: TreasuryBalance[]; pending_sends: PendingSend[] }>("GET", "/operator/treasury"),
   kycReviews: (status: ReviewStatus | "ALL") =>
     call<{ items: KycQueueItem[] }>("GET", `/operator/kyc-reviews?status=${id(status)}`),

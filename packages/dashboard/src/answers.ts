@@ -15,6 +15,7 @@ import type {
   statementImportJson,
 } from "@mp/api";
 import type { manualReviewJson } from "@mp/providers";
+import type { transferBeneficiaryJson } from "@mp/transfers";
 import type { treasuryBalanceJson, treasurySendJson } from "@mp/treasury";
 import type { createdKeyView, keyView } from "./api-key-routes.ts";
 import type { chainReconciliationView, importView, ledgerCheckView } from "./finance-routes.ts";
@@ -91,6 +92,7 @@ export type CreatedMerchantAnswer = Answer<typeof createdMerchantView>;
 export type ChainAnswer = Answer<typeof chainView>;
 export type JobsAnswer = Answer<typeof jobsView>;
 export type SanctionsAnswer = Answer<typeof sanctionsView>;
+export type TransferBeneficiaryAnswer = Answer<typeof transferBeneficiaryJson>;
 export type TreasuryBalanceAnswer = Answer<typeof treasuryBalanceJson>;
 export type PendingSendAnswer = Answer<typeof treasurySendJson>;
 export type KycReviewAnswer = Answer<typeof manualReviewJson>;

@@ -13,6 +13,7 @@ import { operatorJobRoutes } from "./operator-job-routes.ts";
 import { operatorKycRoutes } from "./operator-kyc-routes.ts";
 import { operatorMerchantRoutes } from "./operator-merchant-routes.ts";
 import { operatorSanctionsRoutes } from "./operator-sanctions-routes.ts";
+import { operatorTransferRoutes } from "./operator-transfer-routes.ts";
 import { operatorTreasuryRoutes } from "./operator-treasury-routes.ts";
 import { overviewRoutes } from "./overview-routes.ts";
 import { paymentRequestPageRoutes } from "./payment-request-page-routes.ts";
@@ -84,6 +85,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   api.use(operatorTreasuryRoutes(db, chainTargets));
   api.use(operatorKycRoutes(options));
   api.use(operatorSanctionsRoutes(db));
+  if (options.appDeps) api.use(operatorTransferRoutes(options.appDeps));
   api.use(financeRoutes(db, chainTargets));
   // --- end operator and finance pages ---
   api.use(() => {

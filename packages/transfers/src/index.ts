@@ -1,6 +1,3 @@
-// Registers the transfers' check with checkLedger (transfer-ledger-check.ts).
-import "./transfer-ledger-check.ts";
-
 export { bankPayoutRequest, recordBankPayoutIntent } from "./bank-payout-execution.ts";
 export { type BankPayoutDeps, executeBankPayoutsOnce } from "./bank-payout-pass.ts";
 export { transferProblems } from "./check-transfers.ts";
@@ -58,6 +55,7 @@ export {
 } from "./statuses.ts";
 export { executeTransfersOnce, startTransferExecutor, type TransferPass } from "./transfer-executor.ts";
 export { assertTransferAllowed } from "./transfer-kyc-gate.ts";
+export { registerTransferLedgerChecks } from "./transfer-ledger-check.ts";
 export { cancelTransfer, createTransfer, expireDueTransfers } from "./transfer-lifecycle.ts";
 export { MAX_START_ATTEMPTS, retryDelaySeconds } from "./transfer-retries.ts";
 export {
@@ -73,3 +71,11 @@ export {
 } from "./transfer-store.ts";
 export type { EndedSend, TransferPayout, TransferTreasury } from "./transfer-treasury.ts";
 export { type TransfersReport, type TransfersReportTotals, transfersReport } from "./transfers-report.ts";
+export {
+  BENEFICIARY_TYPES,
+  type Beneficiary,
+  openTransferBeneficiary,
+  type TransferBeneficiaryView,
+  transferBeneficiaryJson,
+  travelRuleBeneficiary,
+} from "./travel-rule.ts";

@@ -49,6 +49,8 @@ export interface PricedQuote {
   destinationAmount: bigint;
   sourceUsdMicros: bigint;
   feeUsdMicros: bigint;
+  /** The payout's value in USD micros (what the travel rule threshold is compared with). */
+  destinationUsdMicros: bigint;
 }
 
 const BPS = 10_000n;
@@ -129,5 +131,6 @@ export function priceQuote(input: PricingInput): PricedQuote {
     destinationAmount,
     sourceUsdMicros: toUsdMicros(sourceAmount, input.source.decimals, input.source.usdRate),
     feeUsdMicros: toUsdMicros(feeAmount, input.source.decimals, input.source.usdRate),
+    destinationUsdMicros: toUsdMicros(destinationAmount, input.destination.decimals, input.destination.usdRate),
   };
 }

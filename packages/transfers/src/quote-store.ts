@@ -4,6 +4,7 @@ import type { EncryptionKeyring } from "@mp/encryption";
 import type { PricedQuote } from "./quote-pricing.ts";
 import type { Money, QuoteResource, UsBankAccount } from "./resources.ts";
 import type { SourceMethod } from "./statuses.ts";
+import type { Beneficiary } from "./travel-rule.ts";
 
 /** A quote as stored (migrations/0120_transfer_quotes.sql). */
 export interface QuoteRow {
@@ -23,6 +24,8 @@ export interface QuoteRow {
   destination_amount: string;
   destination_address: string | null;
   destination_bank_mask: string | null;
+  /** Travel rule data sealed on the quote (migration 0210): the beneficiary is readable by operators only. */
+  beneficiary_on_file: boolean;
   rate_value: string;
   source_usd_micros: string;
   fee_usd_micros: string;
@@ -34,7 +37,7 @@ export interface QuoteRow {
 export const QUOTE_COLUMNS = `id, merchant_id, customer_id, source_method, source_asset, source_network, source_decimals,
   source_amount::text AS source_amount, fee_amount::text AS fee_amount, destination_kind, destination_asset,
   destination_network, destination_decimals, destination_amount::text AS destination_amount, destination_address,
-  destination_bank_mask, rate_value, source_usd_micros::text AS source_usd_micros,
+  destination_bank_mask, beneficiary_ciphertext IS NOT NULL AS beneficiary_on_file, rate_value, source_usd_micros::text AS source_usd_micros,
   fee_usd_micros::text AS fee_usd_micros, expires_at, used_at, created_at`;
 
 /** The bank account's public part, kept in the clear as JSON in destination_bank_mask. */
@@ -66,6 +69,7 @@ export function toQuoteResource(row: QuoteRow): QuoteResource {
       network: row.destination_network,
       address: row.destination_address,
       bank_account: bank,
+      beneficiary_on_file: row.beneficiary_on_file,
     },
     source_amount: toMoney(row.source_asset, row.source_network, row.source_amount, row.source_decimals),
     fee: toMoney(row.source_asset, row.source_network, row.fee_amount, row.source_decimals),
@@ -95,6 +99,8 @@ export interface NewQuote {
     usdRate: string;
     address: string | null;
     bankAccount: UsBankAccount | null;
+    /** Travel rule data, sealed: given only at or above the threshold (travel-rule.ts). */
+    beneficiary: Beneficiary | null;
   };
   priced: PricedQuote;
   spreadBps: number;
@@ -106,6 +112,7 @@ export async function insertQuote(sql: Queryable, keyring: EncryptionKeyring, qu
   const bank = quote.destination.bankAccount;
   // The full account details are sealed, bound to the quote's id; only the mask is readable.
   const sealed = bank ? keyring.sealJson(bank, quote.id) : null;
+  const beneficiary = quote.destination.beneficiary ? keyring.sealJson(quote.destination.beneficiary, quote.id) : null;
   const mask: BankMask | null = bank
     ? {
         account_holder_name: bank.account_holder_name,
@@ -120,9 +127,10 @@ export async function insertQuote(sql: Queryable, keyring: EncryptionKeyring, qu
        source_decimals, source_amount, fee_amount, destination_kind, destination_asset, destination_network,
        destination_decimals, destination_amount, destination_address, destination_bank_ciphertext,
        destination_bank_key_id, destination_bank_mask, rate_value, source_usd_rate, destination_usd_rate, spread_bps,
-       fee_fixed_usd_micros, fee_bps, source_usd_micros, fee_usd_micros, expires_at)
+       fee_fixed_usd_micros, fee_bps, source_usd_micros, fee_usd_micros, destination_usd_micros,
+       beneficiary_ciphertext, beneficiary_key_id, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-       $23, $24, $25, $26, now() + make_interval(secs => $27))
+       $23, $24, $25, $26, $28, $29, $30, now() + make_interval(secs => $27))
      RETURNING ${QUOTE_COLUMNS}`,
     [
       quote.id,
@@ -152,6 +160,9 @@ export async function insertQuote(sql: Queryable, keyring: EncryptionKeyring, qu
       quote.priced.sourceUsdMicros.toString(),
       quote.priced.feeUsdMicros.toString(),
       quote.ttlSeconds,
+      quote.priced.destinationUsdMicros.toString(),
+      beneficiary?.ciphertext ?? null,
+      beneficiary?.keyId ?? null,
     ],
   );
 }

@@ -42,6 +42,8 @@ export interface QuoteTerms {
       routing_number: string;
       account_type: string;
     } | null;
+    /** Travel rule data given and sealed (readable by operators only). */
+    beneficiary_on_file: boolean;
   };
   source_amount: Money;
   fee: Money;

@@ -3,11 +3,13 @@ import { fundingDepositProblems } from "./check-funding-deposits.ts";
 import { transferProblems } from "./check-transfers.ts";
 
 /**
- * checkLedger runs the transfers' checks wherever this package is loaded: each transfer's holds, fee
- * and refund against its state (check-transfers.ts), deposits to funding addresses against their
- * fees and reservations (check-funding-deposits.ts). The ledger cannot import the transfers, which
- * post to it. Imported for its effect by index.ts, so any importer of @mp/transfers (and of
- * @mp/api, which imports it) has them.
+ * Adds the transfers' checks to checkLedger's: each transfer's holds, fee and refund against its
+ * state (check-transfers.ts), deposits to funding addresses against their fees and reservations
+ * (check-funding-deposits.ts). The ledger cannot import the transfers, which post to it. Called by
+ * the composition root (services/payments/src/ledger-checks.ts: `serve` and `ledger check`), never
+ * as a side effect of importing this package; calling it again changes nothing.
  */
-registerLedgerCheck("transfers", transferProblems);
-registerLedgerCheck("transfer funding deposits", fundingDepositProblems);
+export function registerTransferLedgerChecks(): void {
+  registerLedgerCheck("transfers", transferProblems);
+  registerLedgerCheck("transfer funding deposits", fundingDepositProblems);
+}

@@ -31,7 +31,8 @@ const transferColumns = (
   t.failure_reason, t.expires_at, t.created_at, t.updated_at, q.source_method, q.source_asset, q.source_network, q.source_decimals,
   q.source_amount::text AS source_amount, q.fee_amount::text AS fee_amount, q.destination_kind, q.destination_asset,
   q.destination_network, q.destination_decimals, q.destination_amount::text AS destination_amount,
-  q.destination_address, q.destination_bank_mask, q.rate_value, q.source_usd_micros::text AS source_usd_micros,
+  q.destination_address, q.destination_bank_mask, q.beneficiary_ciphertext IS NOT NULL AS beneficiary_on_file,
+  q.rate_value, q.source_usd_micros::text AS source_usd_micros,
   q.fee_usd_micros::text AS fee_usd_micros`;
 /** Columns as stored (what writers lock and decide on) and as a read shows them. */
 const TRANSFER_COLUMNS = transferColumns("t.status");

@@ -1,9 +1,13 @@
 import { registeredLedgerChecks } from "@mp/ledger";
 import { describe, expect, it } from "vitest";
-import "../src/index.ts";
+import { registerTransferLedgerChecks } from "../src/index.ts";
 
 describe("the transfers' ledger checks", () => {
-  it("are registered with checkLedger by loading the package", () => {
+  it("are registered by the composition root's call, never by loading the package", () => {
+    // Loaded above (index.ts and everything it imports): nothing registered yet.
+    expect(registeredLedgerChecks()).toEqual([]);
+    registerTransferLedgerChecks();
+    registerTransferLedgerChecks();
     expect(registeredLedgerChecks()).toEqual(["transfers", "transfer funding deposits"]);
   });
 });

@@ -36,6 +36,7 @@ import { createChainFaucet, reconcileTargets } from "./chain-adapters.ts";
 import { familyOf } from "./chain-families.ts";
 import { checkEncryptionKeys } from "./cli/rotate-encryption.ts";
 import { selectChains, startIndexers } from "./indexers.ts";
+import { registerLedgerChecks } from "./ledger-checks.ts";
 import type { LocalSandbox } from "./local-sandbox.ts";
 import { bitcoinNetworkOf, openCustody } from "./open-custody.ts";
 import { createProviders, type Providers, refuseSandboxProviders } from "./providers.ts";
@@ -85,6 +86,8 @@ export async function serve(options: {
   chainFilter?: string;
 }): Promise<RunningService> {
   const { config, logger, role } = options;
+  // The dashboard's ledger check (and anything else calling checkLedger here) runs every domain's checks.
+  registerLedgerChecks();
   // Before anything opens: production refuses a /metrics without a token, and sandbox providers.
   if (config.environment === "production" && !config.metricsToken && (role === "api" || role === "all")) {
     throw new ConfigError(

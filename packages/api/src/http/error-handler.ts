@@ -18,6 +18,7 @@ const STATUS: Record<ErrorCode, number> = {
   amount_below_minimum: 422,
   destination_internal: 422,
   destination_sanctioned: 422,
+  beneficiary_required: 422,
   insufficient_funds: 422,
   // The operator's treasury is short: a send waits for a top-up; never the merchant's fault.
   insufficient_treasury_funds: 503,

@@ -10,6 +10,7 @@ import {
   insertQuote,
   priceQuote,
   toQuoteResource,
+  travelRuleBeneficiary,
 } from "@mp/transfers";
 import { defineGetRoute } from "../http/read-routes.ts";
 import { defineRoute, type Reservation } from "../http/route.ts";
@@ -28,7 +29,7 @@ export const createQuoteRoute = defineRoute({
   path: "/v1/quotes",
   operationId: "createQuote",
   summary:
-    "Quote a transfer: source (BANK_TRANSFER, CRYPTO_DEPOSIT of an asset on a network, BALANCE), destination (crypto address or US bank account) and one amount -> immutable rate, amounts and fee until expires_at. A crypto amount below its chain's minimum (Bitcoin dust 546 sat, Solana rent-exempt 0.00089088 SOL, 1 TRX, one cent of value) is 422 amount_below_minimum naming the minimum; a customer not verified for it 422 customer_not_verified; a destination address on a sanctions list 422 destination_sanctioned",
+    "Quote a transfer: source (BANK_TRANSFER, CRYPTO_DEPOSIT of an asset on a network, BALANCE), destination (crypto address or US bank account) and one amount -> immutable rate, amounts and fee until expires_at. A crypto amount below its chain's minimum (Bitcoin dust 546 sat, Solana rent-exempt 0.00089088 SOL, 1 TRX, one cent of value) is 422 amount_below_minimum naming the minimum; a customer not verified for it 422 customer_not_verified; a destination address on a sanctions list 422 destination_sanctioned; a crypto payout worth TRAVEL_RULE_THRESHOLD_USD (3,000 USD unless set) or more without destination.beneficiary 422 beneficiary_required",
   tag: "Transfers",
   auth: true,
   idempotent: true,
@@ -96,12 +97,19 @@ export const createQuoteRoute = defineRoute({
       assertAboveMinimum("destination_amount", destination, priced.destinationAmount);
     }
     if (source.method === "CRYPTO_DEPOSIT") assertAboveMinimum("source_amount", source, priced.sourceAmount);
+    // Travel rule: at or above the threshold the beneficiary is required and kept; below it, nothing is.
+    const beneficiary = travelRuleBeneficiary({
+      destinationKind: destination.kind,
+      destinationUsdMicros: priced.destinationUsdMicros,
+      thresholdUsdMicros: deps.transfers.travelRuleThresholdUsdMicros,
+      beneficiary: body.destination.type === "CRYPTO_ADDRESS" ? body.destination.beneficiary : undefined,
+    });
     const row = await insertQuote(sql, deps.encryption, {
       id: randomUUID(),
       merchantId: merchant.merchantId,
       customerId: body.customer_id,
       source,
-      destination,
+      destination: { ...destination, beneficiary },
       priced,
       spreadBps: deps.transfers.spreadBps,
       fee,

@@ -48,12 +48,33 @@ export const usBankAccountBody = z.strictObject({
 });
 export type UsBankAccountBody = z.infer<typeof usBankAccountBody>;
 
+const partyName = z.string().trim().min(1).max(140);
+
+/** Travel rule data (docs/transfers.md "Travel rule"): who receives a crypto payout. */
+export const beneficiaryBody = z
+  .discriminatedUnion("type", [
+    z.strictObject({ type: z.literal("INDIVIDUAL"), name: partyName.describe("The person's full name") }),
+    z.strictObject({
+      type: z.literal("BUSINESS"),
+      name: partyName.describe("The business's name"),
+      legal_name: partyName.describe("Its registered legal name"),
+      country: z
+        .string()
+        .regex(/^[A-Z]{2}$/, "must be an ISO 3166-1 alpha-2 country code, e.g. US")
+        .describe("Where it is registered: ISO 3166-1 alpha-2 (US, DE, ...)"),
+    }),
+  ])
+  .describe(
+    "Travel rule data: required when the payout is worth TRAVEL_RULE_THRESHOLD_USD (default 3,000 USD) or more (422 beneficiary_required without it); sealed at rest, shown to the platform's operators only; not kept below the threshold",
+  );
+
 export const quoteDestinationBody = z.discriminatedUnion("type", [
   z.strictObject({
     type: z.literal("CRYPTO_ADDRESS"),
     asset: z.string().min(1).max(20),
     network: chainIdSchema,
     address: z.string().trim().min(1).max(200),
+    beneficiary: beneficiaryBody.optional(),
   }),
   usBankAccountBody,
 ]);
@@ -93,6 +114,11 @@ export const quoteDestination = z.object({
     })
     .nullable()
     .describe("US_BANK_ACCOUNT only, masked: the full details stay encrypted at rest"),
+  beneficiary_on_file: z
+    .boolean()
+    .describe(
+      "CRYPTO_ADDRESS at or above the travel rule threshold: the beneficiary given is kept, encrypted, for operators only; false otherwise",
+    ),
 });
 
 /** The economics a quote fixes, which its transfer shows too. */

@@ -5,6 +5,7 @@ import { postBankSuspense, releaseBankSuspense } from "@mp/ledger";
 import { detectStatementFormat, parseStatement, type StatementFormat, type StatementLine } from "@mp/providers";
 import { applyPayoutLine, matchPayoutLine } from "@mp/transfers";
 import { creditBankDeposit } from "./credit-bank-deposit.ts";
+import { findLiveVirtualAccount } from "./virtual-account-store.ts";
 
 /**
  * Finance's statement import (`payments bank import FILE`, BANKING_PROVIDER=statement).
@@ -251,10 +252,14 @@ async function audit(sql: Queryable, operator: string, action: string, lineId: s
   );
 }
 
-/** Finance credits an unmatched USD credit line to the virtual account it was meant for. */
+/**
+ * Finance credits an unmatched USD credit line to the virtual account it was meant for, or to a
+ * transfer's BANK_TRANSFER funding intent (its customer's account, credited under the intent's
+ * reference, so it funds the transfer as a credit quoting the reference would).
+ */
 export async function assignStatementLine(
   db: Database,
-  input: { lineId: string; virtualAccountId: string; operator: string },
+  input: { lineId: string; operator: string } & ({ virtualAccountId: string } | { intentId: string }),
 ): Promise<StoredStatementLine> {
   return db.tx(async (sql) => {
     const line = await lockUnmatched(sql, input.lineId);
@@ -264,22 +269,60 @@ export async function assignStatementLine(
     if (line.currency !== "USD") {
       throw new ValidationError(`a ${line.currency} line cannot be credited to a USD account; return it`, "line");
     }
-    const target = await sql.query<{ id: string; merchant_id: string; status: string }>(
-      "SELECT id, merchant_id, status FROM virtual_accounts WHERE id = $1",
-      [input.virtualAccountId],
-    );
-    const row = target.rows[0];
-    if (!row) throw new NotFoundError("Virtual account");
-    // Out of suspense, then credited as any bank deposit (bank_clearing -> the merchant).
+    const { account, reference } =
+      "intentId" in input
+        ? await intentTarget(sql, input.intentId)
+        : { account: await accountTarget(sql, input.virtualAccountId), reference: line.reference };
+    // Out of suspense, then credited as any bank deposit (bank_clearing -> the merchant); one naming
+    // a transfer's intent funds it as a credit quoting its reference would.
     await releaseBankSuspense(sql, line.id);
-    await creditLine(sql, line.id, { id: row.id, merchantId: row.merchant_id, status: row.status }, line, "ASSIGNED");
+    await creditLine(sql, line.id, account, { amount: line.amount, reference }, "ASSIGNED");
     await sql.query("UPDATE bank_statement_lines SET resolved_by = $2, resolved_at = now() WHERE id = $1", [
       line.id,
       input.operator,
     ]);
-    await audit(sql, input.operator, "bank.assign", line.id, { virtual_account_id: row.id });
-    return { ...line, status: "ASSIGNED", reason: null, virtualAccountId: row.id };
+    await audit(sql, input.operator, "bank.assign", line.id, {
+      virtual_account_id: account.id,
+      ...("intentId" in input ? { intent_id: input.intentId } : {}),
+    });
+    return { ...line, status: "ASSIGNED", reason: null, virtualAccountId: account.id };
   });
+}
+
+async function accountTarget(sql: Queryable, virtualAccountId: string): Promise<TargetAccount> {
+  const target = await sql.query<{ id: string; merchant_id: string; status: string }>(
+    "SELECT id, merchant_id, status FROM virtual_accounts WHERE id = $1",
+    [virtualAccountId],
+  );
+  const row = target.rows[0];
+  if (!row) throw new NotFoundError("Virtual account");
+  return { id: row.id, merchantId: row.merchant_id, status: row.status };
+}
+
+/**
+ * A transfer's BANK_TRANSFER funding intent: its customer's USD virtual account (where the intent's
+ * instructions tell the customer to pay) and the intent's reference, so the credit funds it.
+ */
+async function intentTarget(sql: Queryable, intentId: string): Promise<{ account: TargetAccount; reference: string }> {
+  const found = await sql.query<{ method: string; reference: string; customer_id: string; merchant_id: string }>(
+    `SELECT i.method, i.reference, t.customer_id, t.merchant_id
+       FROM funding_intents i JOIN transfers t ON t.id = i.transfer_id WHERE i.id = $1`,
+    [intentId],
+  );
+  const intent = found.rows[0];
+  if (!intent) throw new NotFoundError("Funding intent");
+  if (intent.method !== "BANK_TRANSFER") {
+    throw new ValidationError(
+      `the intent is funded by ${intent.method}, not by bank; assign the line elsewhere`,
+      "intent",
+    );
+  }
+  const account = await findLiveVirtualAccount(sql, intent.customer_id, "USD");
+  if (!account) throw new ConflictError("the intent's customer has no USD virtual account to credit");
+  return {
+    account: { id: account.id, merchantId: intent.merchant_id, status: account.status },
+    reference: intent.reference,
+  };
 }
 
 /** Finance sends an unmatched line back to the payer (outside the service) and records why. */

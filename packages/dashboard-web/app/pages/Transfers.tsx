@@ -1,4 +1,5 @@
 import { useState } from "preact/hooks";
+import type { User } from "../api.ts";
 import { Amount } from "../components/Amount.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
 import { DayField } from "../components/Fields.tsx";
@@ -9,6 +10,7 @@ import { Pager } from "../components/Pager.tsx";
 import { StateBadge } from "../components/StateBadge.tsx";
 import { transferState } from "../components/states.ts";
 import { type Column, Table } from "../components/Table.tsx";
+import { TransferBeneficiary } from "../components/TransferBeneficiary.tsx";
 import { useLoad } from "../components/useLoad.ts";
 import {
   type Money,
@@ -92,7 +94,11 @@ export function transferPath(merchantId: string, transferId: string): string {
   return `/merchants/${merchantId}/transfers/${transferId}`;
 }
 
-const columns = (merchantId: string, spreads: Map<string, TransferSpread>): ReadonlyArray<Column<Transfer>> => [
+const columns = (
+  merchantId: string,
+  spreads: Map<string, TransferSpread>,
+  user: User,
+): ReadonlyArray<Column<Transfer>> => [
   {
     header: "Created",
     cell: (transfer) => {
@@ -130,6 +136,10 @@ const columns = (merchantId: string, spreads: Map<string, TransferSpread>): Read
       );
     },
   },
+  // The travel rule's beneficiary: the platform's operator (admin) alone may read it, audited.
+  ...(user.role === "admin"
+    ? [{ header: "Beneficiary", cell: (transfer: Transfer) => <TransferBeneficiary transfer={transfer} /> }]
+    : []),
 ];
 
 /**
@@ -138,7 +148,7 @@ const columns = (merchantId: string, spreads: Map<string, TransferSpread>): Read
  * the spread (what the rate kept), where it goes, the customer and why it failed; a row opens the
  * transfer's page (its events, and its funding instructions while a customer still has to pay).
  */
-export function Transfers(props: { merchantId: string }) {
+export function Transfers(props: { merchantId: string; user: User }) {
   const [status, setStatus] = useState("");
   const [from, setFrom] = useState("");
   const [to, setTo] = useState("");
@@ -183,7 +193,7 @@ export function Transfers(props: { merchantId: string }) {
         <>
           <Table
             caption={`${list.value.transfers.total} transfers, newest first`}
-            columns={columns(props.merchantId, list.value.spreads)}
+            columns={columns(props.merchantId, list.value.spreads, props.user)}
             rows={list.value.transfers.items}
             rowKey={(transfer) => transfer.id}
             rowAttributes={(transfer) => ({ "data-transfer": transfer.id })}

@@ -1,5 +1,5 @@
 import { DestinationSanctionedError } from "@mp/core";
-import type { Queryable } from "@mp/db";
+import type { Database } from "@mp/db";
 import type { AddressScreening } from "./address-screening.ts";
 import { recordSanctionsMatch, type SanctionsMatchContext } from "./sanctions-matches.ts";
 
@@ -15,22 +15,23 @@ export interface DestinationToScreen {
 
 /**
  * Screens a destination we were asked to pay and refuses a listed one with 422
- * destination_sanctioned, after recording the match. `db` must not be a transaction the refusal
- * rolls back: the match is kept whatever the caller does with the error.
+ * destination_sanctioned, after recording the match and its audit row in one transaction of its
+ * own (both or neither): the match is kept whatever the caller does with the error.
  */
 export async function refuseSanctionedDestination(
-  db: Queryable,
+  db: Pick<Database, "tx">,
   screening: AddressScreening,
   destination: DestinationToScreen,
 ): Promise<void> {
   const hit = await screening.screen(destination.address);
   if (hit === null) return;
-  await recordSanctionsMatch(db, {
+  const match = {
     context: destination.context,
     hit,
     chain: destination.chain,
     merchantId: destination.merchantId,
     reference: destination.reference,
-  });
+  };
+  await db.tx((client) => recordSanctionsMatch(client, match));
   throw new DestinationSanctionedError(destination.field, destination.address, hit.list);
 }

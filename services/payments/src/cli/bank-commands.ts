@@ -58,17 +58,21 @@ export function addBankCommands(program: Command): void {
       .requiredOption("--line <id>", "statement line id")
       .addOption(operatorOption());
 
-  lineDecision("assign", "Credit an unmatched USD credit line to a virtual account")
-    .requiredOption("--virtual-account <id>", "virtual account id")
-    .action(async (options: { line: string; virtualAccount: string; operator: string }) => {
+  lineDecision(
+    "assign",
+    "Credit an unmatched USD credit line to a virtual account, or to a transfer's bank funding intent (it funds the transfer)",
+  )
+    .option("--virtual-account <id>", "virtual account id")
+    .option("--intent <id>", "a BANK_TRANSFER funding intent's id (GET /v1/transfers/{id}/funding: intent.id)")
+    .action(async (options: { line: string; virtualAccount?: string; intent?: string; operator: string }) => {
+      if ((options.virtualAccount === undefined) === (options.intent === undefined)) {
+        throw new ConfigError("--virtual-account", "give exactly one of --virtual-account and --intent");
+      }
+      const target = options.intent ? { intentId: options.intent } : { virtualAccountId: options.virtualAccount ?? "" };
       const { assignStatementLine } = await apiModule();
       printJson(
         await withDatabase((db) =>
-          assignStatementLine(db, {
-            lineId: options.line,
-            virtualAccountId: options.virtualAccount,
-            operator: options.operator,
-          }),
+          assignStatementLine(db, { lineId: options.line, operator: options.operator, ...target }),
         ),
       );
     });

@@ -46,13 +46,17 @@ export function addOperatorCommands(program: Command, keys: Command): void {
       "Prove every journal entry balances and each merchant's balance equals its credited deposits net of fees and reversals; exits 1 on any difference",
     )
     .action(async () => {
-      // @mp/transfers registers its own check (holds, fees, refunds against each transfer's state) on load.
-      const [{ checkLedger }] = await Promise.all([ledgerModule(), import("@mp/transfers")]);
+      const [{ checkLedger, registeredLedgerChecks }, { registerLedgerChecks }] = await Promise.all([
+        ledgerModule(),
+        import("../ledger-checks.ts"),
+      ]);
+      registerLedgerChecks();
       const result = await withDatabase((db) => checkLedger(db));
       for (const problem of result.problems) process.stdout.write(`PROBLEM ${problem}\n`);
       process.stdout.write(
         `${result.ok ? "OK" : "FAILED"}: ${result.entries} entries, ${result.merchants} merchants, ${result.problems.length} problems\n`,
       );
+      process.stdout.write(`also checked: ${registeredLedgerChecks().join(", ")}\n`);
       // What sits in bank suspense (unmatched statement credits) and since when: finance's to-do.
       const { suspense } = result;
       process.stdout.write(

@@ -1,11 +1,14 @@
 import type { Command } from "commander";
-import { parseDate, printJson, withDatabase } from "./cli-support.ts";
+import { operatorOption, parseDate, print, printJson, withDatabase } from "./cli-support.ts";
 
-/** `payments transfers report`: finance's view of transfers by state (the same as transfersReport). */
+/**
+ * `payments transfers report`: finance's view of transfers by state (the same as transfersReport);
+ * `payments transfers beneficiary`: a transfer's travel rule data, opened for an operator and audited.
+ */
 export function addTransferCommands(program: Command): void {
-  program
-    .command("transfers")
-    .description("Finance: transfers")
+  const transfers = program.command("transfers").description("Finance and operators: transfers");
+  addBeneficiaryCommand(transfers);
+  transfers
     .command("report")
     .description("Transfers created in [from, to) by state: count and totals (source, fee, destination) per currency")
     .option("--from <date>", "ISO date or timestamp (inclusive)")
@@ -34,5 +37,37 @@ export function addTransferCommands(program: Command): void {
         }
       }
       process.stdout.write(`${report.count} transfers\n`);
+    });
+}
+
+function addBeneficiaryCommand(transfers: Command): void {
+  transfers
+    .command("beneficiary")
+    .description(
+      "Show a crypto transfer's travel rule data (its beneficiary; decrypted for this display only, the reading audited)",
+    )
+    .argument("<transfer-id>")
+    .addOption(operatorOption("reads it"))
+    .option("--json", "one JSON object")
+    .action(async (transferId: string, options: { operator: string; json?: boolean }) => {
+      const [{ openTransferBeneficiary, transferBeneficiaryJson }, { loadEncryptionKeyring }] = await Promise.all([
+        import("@mp/transfers"),
+        import("@mp/encryption"),
+      ]);
+      const view = await withDatabase((db, config, logger) =>
+        openTransferBeneficiary(db, loadEncryptionKeyring(config, { logger }), transferId, options.operator),
+      );
+      const b = view.beneficiary;
+      const who =
+        b === null
+          ? "no beneficiary on file (below the travel rule threshold)"
+          : b.type === "INDIVIDUAL"
+            ? `INDIVIDUAL ${b.name}`
+            : `BUSINESS ${b.name} (legal name ${b.legal_name}, ${b.country})`;
+      print(
+        options.json,
+        transferBeneficiaryJson(view),
+        `transfer ${view.transferId} merchant ${view.merchantId} payout ${view.destinationUsd ?? "-"} USD: ${who}`,
+      );
     });
 }
