@@ -88,6 +88,7 @@ export interface TransferSettings {
    * A return worth no more than it is refused and stays payable.
    */
   returnNetworkFeeUsdMicros: bigint;
+  /**
    * TRAVEL_RULE_THRESHOLD_USD: a payout to a crypto address worth this much or more (USD, whole
    * dollars, valued as the quote values it) requires the beneficiary's data (docs/transfers.md
    * "Travel rule"); unset: 3000.

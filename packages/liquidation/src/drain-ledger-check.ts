@@ -1,5 +1,7 @@
 import { registerLedgerCheck } from "@mp/ledger";
 import { drainProblems } from "./check-drains.ts";
 
-/** checkLedger runs the drains' check wherever this package is loaded (index.ts imports this file). */
-registerLedgerCheck("liquidation drains", drainProblems);
+/** Adds the drains' check to checkLedger (called at the composition root: services/payments/src/ledger-checks.ts). */
+export function registerDrainLedgerCheck(): void {
+  registerLedgerCheck("liquidation drains", drainProblems);
+}

@@ -1,6 +1,3 @@
-// Registers the drains' check with checkLedger (drain-ledger-check.ts).
-import "./drain-ledger-check.ts";
-
 export {
   disableLiquidationAddress,
   findLiquidationAddress,
@@ -12,6 +9,7 @@ export {
   toLiquidationAddressResource,
 } from "./address-store.ts";
 export { drainProblems } from "./check-drains.ts";
+export { registerDrainLedgerCheck } from "./drain-ledger-check.ts";
 export { registerLiquidationMetrics } from "./drain-metrics.ts";
 export { type DrainDeps, type DrainPass, type DrainSettings, drainOnce, startDrainer } from "./drain-pass.ts";
 export { priceDrain } from "./drain-pricing.ts";

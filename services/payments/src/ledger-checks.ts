@@ -1,3 +1,4 @@
+import { registerDrainLedgerCheck } from "@mp/liquidation";
 import { registerTransferLedgerChecks } from "@mp/transfers";
 
 /**
@@ -7,4 +8,5 @@ import { registerTransferLedgerChecks } from "@mp/transfers";
  */
 export function registerLedgerChecks(): void {
   registerTransferLedgerChecks();
+  registerDrainLedgerCheck();
 }

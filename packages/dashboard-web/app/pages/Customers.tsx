@@ -176,7 +176,7 @@ export function CustomerDetail(props: { merchantId: string; customerId: string }
                   <li key={event.id}>
                     <time dateTime={event.created_at}>{formatDateTime(event.created_at)}</time>{" "}
                     {event.type === "verification_submission.created" ? "Submitted" : "Status changed"}:{" "}
-                    <strong>{String(event.data.status ?? "")}</strong>
+                    <strong>{"status" in event.data ? String(event.data.status) : ""}</strong>
                   </li>
                 ))}
               </ol>

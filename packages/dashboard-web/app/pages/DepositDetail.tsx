@@ -46,7 +46,7 @@ function Explorer(props: { deposit: Deposit; networks: ChainNetwork[] }) {
   const { deposit } = props;
   const network = props.networks.find((n) => n.chain === deposit.chain)?.network;
   const explorer = explorerOf(deposit.chain, network, deposit.tx_hash);
-  if (!explorer.url) return <span class="muted explorer-note">None ({explorer.why})</span>;
+  if (explorer.url === undefined) return <span class="muted explorer-note">None ({explorer.why})</span>;
   return (
     <a href={explorer.url} target="_blank" rel="noopener noreferrer">
       View on {explorer.name}

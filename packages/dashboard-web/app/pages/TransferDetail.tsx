@@ -41,7 +41,7 @@ function Timeline(props: { events: ResourceEvent[] }) {
         <li key={event.id}>
           <time dateTime={event.created_at}>{formatDateTime(event.created_at)}</time>{" "}
           {EVENT_TEXT[event.type] ?? event.type}
-          {event.type === "transfer.failed" && typeof event.data.failure_reason === "string" && (
+          {event.type === "transfer.failed" && "failure_reason" in event.data && event.data.failure_reason && (
             <>: {event.data.failure_reason}</>
           )}
         </li>
