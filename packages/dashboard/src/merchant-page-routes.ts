@@ -162,7 +162,7 @@ export function merchantPageRoutes(deps: AppDeps): Router {
   // Each chain's network, for the deposit page's explorer link (none for a local node).
   router.get("/merchants/:merchantId/chains", async (req: Request, res: Response) => {
     await visibleMerchant(deps.db, req, res, "merchant:read");
-    res.json(chainNetworksView(deps.chains));
+    res.json(chainNetworksView(deps.chains, new Set(Object.keys(deps.faucets))));
   });
 
   // What the sandbox buttons may send: only in a sandbox deployment, for a sandbox merchant.

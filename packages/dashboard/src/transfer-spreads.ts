@@ -54,8 +54,13 @@ export async function transferSpreads(sql: Queryable, merchantId: string, ids: r
 }
 
 /** Each configured chain's network (mainnet, testnet, regtest: a local node), for explorer links. */
-export function chainNetworksView(chains: ChainsConfig) {
+export function chainNetworksView(chains: ChainsConfig, localChains: ReadonlySet<string> = new Set()) {
   return {
-    items: Object.values(chains).map((config) => ({ chain: config.chain, network: config.network })),
+    // A chain the local sandbox runs (it has a faucet) is a local node whatever network its
+    // addresses are encoded for: no public explorer knows its transactions.
+    items: Object.values(chains).map((config) => ({
+      chain: config.chain,
+      network: localChains.has(config.chain) ? ("regtest" as const) : config.network,
+    })),
   };
 }
