@@ -61,6 +61,30 @@ describe("API key authentication", () => {
     expect((await api.call(merchant.apiKey, "/v1/customers")).status).toBe(200);
   });
 
+  it("answers a key revoked after it was seen with 401 where the read would have failed otherwise", async () => {
+    // The process knows this key (its reads no longer wait for the lookup): the lookup still decides.
+    const other = await api.merchant();
+    const missing = "/v1/customers/00000000-0000-4000-8000-000000000000";
+    expect((await api.call(other.apiKey, missing)).status).toBe(404);
+    expect((await api.call(other.apiKey, "/v1/customers?limit=0")).status).toBe(400);
+    expect(await revokeApiKey(api.db, other.keyPrefix)).toBe(1);
+    for (const path of [missing, "/v1/customers?limit=0", "/v1/customers"]) {
+      const res = await api.call(other.apiKey, path);
+      expect(res.status, path).toBe(401);
+      expect(res.body.error.code, path).toBe("unauthorized");
+    }
+  });
+
+  it("answers 401 on the next read once the key's merchant is disabled", async () => {
+    const other = await api.merchant();
+    expect((await api.call(other.apiKey, "/v1/customers")).status).toBe(200);
+    await api.db.query(
+      "UPDATE merchants m SET disabled_at = now() FROM api_keys k WHERE k.merchant_id = m.id AND k.prefix = $1",
+      [other.keyPrefix],
+    );
+    expect((await api.call(other.apiKey, "/v1/customers")).status).toBe(401);
+  });
+
   it("stores keys only as hashes, with a readable environment prefix", async () => {
     const rows = await api.db.query<{ prefix: string; key_hash: Buffer }>("SELECT prefix, key_hash FROM api_keys");
     expect(merchant.apiKey).toMatch(/^sk_sandbox_[A-Za-z0-9_-]{43}$/);

@@ -8,7 +8,12 @@ import express, {
   type RequestHandler,
   type Response,
 } from "express";
-import { type AuthenticatedMerchant, authenticate } from "./auth/authenticate.ts";
+import {
+  type AuthenticatedMerchant,
+  type Authentication,
+  authenticateRequest,
+  KnownKeys,
+} from "./auth/authenticate.ts";
 import type { AppDeps } from "./deps.ts";
 import { successBody } from "./http/envelope.ts";
 import { errorHandler, isClientError, renderError } from "./http/error-handler.ts";
@@ -27,6 +32,7 @@ type RateLimit = ReturnType<typeof perKeyRateLimit>;
 interface Guards {
   rateLimit: RateLimit;
   oneRequestPerKey: OneRequestPerKey;
+  knownKeys: KnownKeys;
 }
 
 /** A validated request: what `prepare` sees, and the idempotency key of an idempotent route. */
@@ -72,18 +78,17 @@ function renderReply(reply: Reply): Answer {
   return { status: reply.status, body, contentType: JSON_TYPE, headers: reply.headers, replayed: false };
 }
 
-/** Authentication, the rate limit, then validation of the path, query, idempotency key and body. */
-async function admit(
+/** The rate limit, then validation of the path, query, idempotency key and body (after authentication). */
+function admit(
   route: AnyRoute,
   deps: AppDeps,
   rateLimit: RateLimit,
   clientRateLimit: RateLimit | undefined,
+  merchant: AuthenticatedMerchant | undefined,
   req: Request,
   res: Response,
-): Promise<AdmittedRequest> {
-  let merchant: AuthenticatedMerchant | undefined;
-  if (route.auth) {
-    merchant = await authenticate(deps.db, req);
+): AdmittedRequest {
+  if (merchant) {
     rateLimit(merchant.keyId, res);
   } else if (clientRateLimit) {
     clientRateLimit(req.ip ?? req.socket.remoteAddress ?? "", res);
@@ -168,12 +173,27 @@ function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, guards: Guards
   const path = route.path.replace(/\{(\w+)\}/g, ":$1");
   // A body is read only where the route takes one: elsewhere it is ignored, whatever it holds.
   const before = [...(route.nestedErrors ? [nestedErrors] : []), ...(route.body ? [json] : [])];
+  // Reads start before their key's lookup has answered (authenticateRequest); writes wait for it.
+  const knownKeys = route.method === "get" ? guards.knownKeys : undefined;
   app[route.method](path, ...before, async (req: Request, res: Response) => {
-    const request = await admit(route, deps, guards.rateLimit, clientRateLimit, req, res);
-    const idempotency = request.idempotency;
-    const answer = idempotency
-      ? await guards.oneRequestPerKey.run(idempotency.merchantId, idempotency.key, () => perform(route, request, deps))
-      : await perform(route, request, deps);
+    const auth: Authentication | undefined = route.auth
+      ? await authenticateRequest(deps.db, req, knownKeys)
+      : undefined;
+    let answer: Answer;
+    try {
+      const request = admit(route, deps, guards.rateLimit, clientRateLimit, auth?.merchant, req, res);
+      const idempotency = request.idempotency;
+      answer = idempotency
+        ? await guards.oneRequestPerKey.run(idempotency.merchantId, idempotency.key, () =>
+            perform(route, request, deps),
+          )
+        : await perform(route, request, deps);
+    } catch (error) {
+      // A key revoked since this process last saw it gets its 401, whatever the route would have said.
+      await auth?.confirmed;
+      throw error;
+    }
+    await auth?.confirmed;
     send(res, answer);
   });
 }
@@ -229,6 +249,7 @@ export function createApp(deps: AppDeps): Express {
   const guards: Guards = {
     rateLimit: perKeyRateLimit(deps.rateLimitPerMinute),
     oneRequestPerKey: new OneRequestPerKey(),
+    knownKeys: new KnownKeys(),
   };
   // Before the body parser and authentication: in production every sandbox path is 403, whatever is sent.
   app.use("/v1/sandbox", sandboxRoutesGuard(deps.environment));
