@@ -5,8 +5,9 @@ import { checkLedger } from "@mp/ledger";
 import { createSendPipeline, reconcileChains, requestSend, type SendPipeline } from "@mp/treasury";
 import fc from "fast-check";
 import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
-import { createFaultyFetch, type FaultCounts, type FaultyFetch } from "./faulty-fetch.ts";
+import { createFaultyFetch, type FaultCounts, type FaultyFetch, noFaults } from "./faulty-fetch.ts";
 import type { MoneyWorld, ReorgFate } from "./money-world.ts";
+import type { FuzzModel } from "./run-money-fuzz.ts";
 
 /** What a fuzz step does to the world around a chain's send pipeline. */
 export type MoneyStep =
@@ -125,7 +126,7 @@ export async function runMoneyCase(world: MoneyWorld, c: MoneyCase): Promise<Cas
   await world.fund();
   const startHeight = await world.height();
   const instances: Instance[] = [];
-  const faults: FaultCounts = { calls: 0, refused: 0, "lost-answer": 0, "http-503": 0, "refused-for-good": 0 };
+  const faults = noFaults();
   let seedOffset = 0;
   // Bytes the node refused for good stay refused, whichever process sends them again.
   const broadcasts = { recognize: world.broadcasts, refused: new Set<string>(), sent: new Set<string>() };
@@ -361,3 +362,14 @@ async function checkSettled(world: MoneyWorld, sends: CaseSend[]): Promise<void>
   const ledger = await checkLedger(world.db);
   assert.deepEqual(ledger.problems, [], "ledger check");
 }
+
+/** The send pipeline's fuzz model (run-money-fuzz.ts runs it on each family's world). */
+export const sendFuzz: FuzzModel<MoneyWorld, MoneyCase, CaseOutcome> = {
+  caseOf: moneyCase,
+  run: runMoneyCase,
+  zero: () => ({ steps: 0, sends: 0, confirmed: 0, failed: 0, waitingFunds: 0, crashes: 0, faults: noFaults() }),
+  describe: (t) =>
+    `${t.steps} steps, ${t.sends} sends (${t.confirmed} confirmed, ${t.failed} failed, ` +
+    `${t.waitingFunds} waiting for funds they never get)`,
+  caseMs: 120_000,
+};

@@ -1,9 +1,8 @@
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe } from "vitest";
 import { useTreasuryHarness } from "../../packages/treasury/test/support/use-treasury.ts";
 import { startSolanaReconcile } from "../treasury/solana-reconcile-setup.ts";
-import { addToTally, emptyTally, fuzzParameters, printTally } from "./fuzz-parameters.ts";
-import { moneyCase, runMoneyCase } from "./money-model.ts";
+import { sendFuzz } from "./money-model.ts";
+import { itHoldsEveryInvariant } from "./run-money-fuzz.ts";
 import { solanaWorld } from "./solana-world.ts";
 
 /**
@@ -22,21 +21,10 @@ describe("money fuzz: the Solana send pipeline", () => {
       },
     };
   });
-  const params = fuzzParameters("solana", 3);
-
-  it(
+  itHoldsEveryInvariant(
     "pays every send at most once, settles each in one terminal state, reconciles to the lamport",
-    async () => {
-      const world = solanaWorld(t.db, setup);
-      const tally = emptyTally();
-      const startedAt = Date.now();
-      await fc.assert(
-        fc.asyncProperty(moneyCase(world), async (c) => addToTally(tally, await runMoneyCase(world, c))),
-        params,
-      );
-      printTally("solana", tally, startedAt);
-      expect(tally.cases).toBe(params.numRuns);
-    },
-    params.numRuns * 120_000,
+    "solana",
+    sendFuzz,
+    () => solanaWorld(t.db, setup),
   );
 });
