@@ -1,9 +1,8 @@
 import { describe } from "vitest";
 import { useTreasuryHarness } from "../../packages/treasury/test/support/use-treasury.ts";
-import { startSolanaReconcile } from "../treasury/solana-reconcile-setup.ts";
 import { sendFuzz } from "./money-model.ts";
 import { itHoldsEveryInvariant } from "./run-money-fuzz.ts";
-import { solanaWorld } from "./solana-world.ts";
+import { solanaWorld, startSolanaFuzz } from "./solana-world.ts";
 
 /**
  * Issue 27: the Solana send pipeline (SOL) under node faults, lost transactions, reorgs, crashes and
@@ -11,16 +10,7 @@ import { solanaWorld } from "./solana-world.ts";
  * and path: `pnpm fuzz money --family solana --seed S --path P` replays it.
  */
 describe("money fuzz: the Solana send pipeline", () => {
-  const { t, h: setup } = useTreasuryHarness(async (db) => {
-    const started = await startSolanaReconcile(db);
-    return {
-      ...started,
-      async stop() {
-        await started.indexer.stop();
-        await started.h.stop();
-      },
-    };
-  });
+  const { t, h: setup } = useTreasuryHarness(startSolanaFuzz);
   itHoldsEveryInvariant(
     "pays every send at most once, settles each in one terminal state, reconciles to the lamport",
     "solana",

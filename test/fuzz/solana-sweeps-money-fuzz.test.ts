@@ -1,8 +1,8 @@
 import { describe } from "vitest";
 import { useTreasuryHarness } from "../../packages/treasury/test/support/use-treasury.ts";
-import { startSolanaReconcile } from "../treasury/solana-reconcile-setup.ts";
 import { itHoldsEveryInvariant } from "./run-money-fuzz.ts";
 import { solanaSweepWorld } from "./solana-sweep-world.ts";
+import { startSolanaFuzz } from "./solana-world.ts";
 import { sweepFuzz } from "./sweep-model.ts";
 
 /**
@@ -13,16 +13,7 @@ import { sweepFuzz } from "./sweep-model.ts";
  * solana-sweeps --seed S --path P` replays it.
  */
 describe("money fuzz: the Solana sweeper", () => {
-  const { t, h: setup } = useTreasuryHarness(async (db) => {
-    const started = await startSolanaReconcile(db);
-    return {
-      ...started,
-      async stop() {
-        await started.indexer.stop();
-        await started.h.stop();
-      },
-    };
-  });
+  const { t, h: setup } = useTreasuryHarness(startSolanaFuzz);
   itHoldsEveryInvariant(
     "sweeps every deposit at most once, settles each sweep, reconciles to the lamport",
     "solana-sweeps",
