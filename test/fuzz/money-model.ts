@@ -49,6 +49,31 @@ export const chainSteps = [
   },
 ];
 
+/** How often a tick's node calls fail: mostly never, at times some, at times all. */
+export const faultRates = fc.constantFrom(0, 0, 0.2, 0.5, 1);
+
+/** The fields of a crash step: a process stops at its `atCall`-th node call (of at most `maxCall`), waking again or not. */
+export function crashFields(maxCall: number) {
+  return {
+    kind: fc.constant("crash" as const),
+    atCall: fc.integer({ min: 1, max: maxCall }),
+    when: fc.constantFrom("before" as const, "after" as const),
+    wakes: fc.boolean(),
+  };
+}
+
+/** A case: the seed of its node links' faults and `minLength` to `maxLength` steps. */
+export function fuzzCase<S>(
+  step: fc.Arbitrary<S>,
+  minLength: number,
+  maxLength: number,
+): fc.Arbitrary<{ faultSeed: number; steps: S[] }> {
+  return fc.record({
+    faultSeed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+    steps: fc.array(step, { minLength, maxLength }),
+  });
+}
+
 /** The cases of one world: its amounts, hostile ones among them. */
 export function moneyCase(world: Pick<MoneyWorld, "amounts" | "refused" | "hostile">): fc.Arbitrary<MoneyCase> {
   const { min, max, unaffordable } = world.amounts;
@@ -66,24 +91,13 @@ export function moneyCase(world: Pick<MoneyWorld, "amounts" | "refused" | "hosti
     },
     {
       weight: 5,
-      arbitrary: fc.record({ kind: fc.constant("tick" as const), faultRate: fc.constantFrom(0, 0, 0.2, 0.5, 1) }),
+      arbitrary: fc.record({ kind: fc.constant("tick" as const), faultRate: faultRates }),
     },
     ...chainSteps,
     { weight: 1, arbitrary: fc.record({ kind: fc.constant("refuse" as const) }) },
-    {
-      weight: 2,
-      arbitrary: fc.record({
-        kind: fc.constant("crash" as const),
-        atCall: fc.integer({ min: 1, max: 8 }),
-        when: fc.constantFrom("before" as const, "after" as const),
-        wakes: fc.boolean(),
-      }),
-    },
+    { weight: 2, arbitrary: fc.record(crashFields(8)) },
   );
-  return fc.record({
-    faultSeed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
-    steps: fc.array(step, { minLength: 6, maxLength: 18 }),
-  });
+  return fuzzCase(step, 6, 18);
 }
 
 /** One pipeline instance: a process of the signer role, with its own lease keeper and faulty node link. */

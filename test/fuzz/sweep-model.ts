@@ -4,7 +4,7 @@ import { createSendPipeline, type SendPipeline } from "@mp/treasury";
 import fc from "fast-check";
 import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
 import { createFaultyFetch, type FaultCounts, type FaultyFetch, noFaults } from "./faulty-fetch.ts";
-import { chainSteps, ourTransactionsIn, untilPaused } from "./money-model.ts";
+import { chainSteps, crashFields, faultRates, fuzzCase, ourTransactionsIn, untilPaused } from "./money-model.ts";
 import type { ReorgFate } from "./money-world.ts";
 import type { FuzzModel } from "./run-money-fuzz.ts";
 import {
@@ -66,26 +66,14 @@ export function sweepCase(world: Pick<SweepWorld, "assets">): fc.Arbitrary<Sweep
       arbitrary: fc.record({
         kind: fc.constant("tick" as const),
         loop,
-        faultRate: fc.constantFrom(0, 0, 0.2, 0.5, 1),
+        faultRate: faultRates,
       }),
     },
     ...chainSteps,
     { weight: 1, arbitrary: fc.record({ kind: fc.constant("refuse" as const), loop }) },
-    {
-      weight: 2,
-      arbitrary: fc.record({
-        kind: fc.constant("crash" as const),
-        loop,
-        atCall: fc.integer({ min: 1, max: 10 }),
-        when: fc.constantFrom("before" as const, "after" as const),
-        wakes: fc.boolean(),
-      }),
-    },
+    { weight: 2, arbitrary: fc.record({ ...crashFields(10), loop }) },
   );
-  return fc.record({
-    faultSeed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
-    steps: fc.array(step, { minLength: 8, maxLength: 24 }),
-  });
+  return fuzzCase(step, 8, 24);
 }
 
 /** One signer process: its lease keeper, and each loop with its own faulty link to the node. */
