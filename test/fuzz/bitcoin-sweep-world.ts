@@ -4,7 +4,7 @@ import type { Database, LeaseKeeper } from "@mp/db";
 import type { BitcoinTreasuryHarness } from "../../packages/treasury/test/support/bitcoin-treasury.ts";
 import { createDepositMerchant, testDepositKeys } from "../../packages/treasury/test/support/evm-deposits.ts";
 import { bitcoinWorld } from "./bitcoin-world.ts";
-import type { SweepWorld } from "./sweep-world.ts";
+import { fromMoneyWorld, type SweepWorld } from "./sweep-world.ts";
 
 /**
  * The Bitcoin test node as the sweep fuzz drives it (bitcoinWorld's node, indexer, holds and
@@ -16,15 +16,7 @@ export function bitcoinSweepWorld(db: Database, h: BitcoinTreasuryHarness): Swee
   const base = bitcoinWorld(db, h);
   return {
     family: "bitcoin-sweeps",
-    chain: base.chain,
-    db,
-    confirmations: base.confirmations,
-    height: base.height,
-    mine: base.mine,
-    hold: base.hold,
-    reorg: base.reorg,
-    txHeight: base.txHeight,
-    reconcileTargets: base.reconcileTargets,
+    ...fromMoneyWorld(base),
     assets: [{ asset: "BTC", min: 100_000n, max: 3_000_000n, threshold: 1_000_000n, native: true }],
     treasury: h.treasury,
     async startCase(count) {

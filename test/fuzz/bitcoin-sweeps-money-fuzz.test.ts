@@ -1,11 +1,9 @@
-import fc from "fast-check";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe } from "vitest";
 import { startBitcoinTreasury } from "../../packages/treasury/test/support/bitcoin-treasury.ts";
 import { useTreasuryHarness } from "../../packages/treasury/test/support/use-treasury.ts";
 import { bitcoinSweepWorld } from "./bitcoin-sweep-world.ts";
-import { fuzzParameters } from "./fuzz-parameters.ts";
-import { runSweepCase, sweepCase } from "./sweep-model.ts";
-import { addToSweepTally, emptySweepTally, printSweepTally } from "./sweep-tally.ts";
+import { itHoldsEveryInvariant } from "./run-money-fuzz.ts";
+import { sweepFuzz } from "./sweep-model.ts";
 
 /**
  * Issue 27: the Bitcoin sweeper (many deposit addresses per transaction, the fee out of the
@@ -16,26 +14,15 @@ import { addToSweepTally, emptySweepTally, printSweepTally } from "./sweep-tally
  */
 describe("money fuzz: the Bitcoin sweeper", () => {
   const { t, h } = useTreasuryHarness((db) => startBitcoinTreasury(db, { txindex: false }));
-  const params = fuzzParameters("bitcoin-sweeps", 3);
-
   beforeAll(async () => {
     // Matured coinbases for the customers' payments, several per case.
     await h.mine(20);
   }, 60_000);
 
-  it(
+  itHoldsEveryInvariant(
     "sweeps every deposit at most once, settles each sweep, reconciles to the satoshi",
-    async () => {
-      const world = bitcoinSweepWorld(t.db, h);
-      const tally = emptySweepTally();
-      const startedAt = Date.now();
-      await fc.assert(
-        fc.asyncProperty(sweepCase(world), async (c) => addToSweepTally(tally, await runSweepCase(world, c))),
-        params,
-      );
-      printSweepTally("bitcoin-sweeps", tally, startedAt);
-      expect(tally.cases).toBe(params.numRuns);
-    },
-    params.numRuns * 180_000,
+    "bitcoin-sweeps",
+    sweepFuzz,
+    () => bitcoinSweepWorld(t.db, h),
   );
 });

@@ -6,7 +6,7 @@ import { encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem";
 import { createDepositMerchant, testDepositKeys } from "../../packages/treasury/test/support/evm-deposits.ts";
 import type { EvmReconcileChain } from "../treasury/evm-reconcile-chain.ts";
 import { evmWorld } from "./evm-world.ts";
-import type { SweepWorld } from "./sweep-world.ts";
+import { fromMoneyWorld, type SweepWorld } from "./sweep-world.ts";
 
 const ETH = 10n ** 18n;
 
@@ -21,15 +21,7 @@ export function evmSweepWorld(db: Database, c: EvmReconcileChain): SweepWorld {
   const { node } = c;
   return {
     family: "evm-sweeps",
-    chain: base.chain,
-    db,
-    confirmations: base.confirmations,
-    height: base.height,
-    mine: base.mine,
-    hold: base.hold,
-    reorg: base.reorg,
-    txHeight: base.txHeight,
-    reconcileTargets: base.reconcileTargets,
+    ...fromMoneyWorld(base),
     assets: [
       { asset: "USDC", min: 1_000_000n, max: 40_000_000n, threshold: 10_000_000n, native: false },
       { asset: "ETH", min: ETH / 1_000n, max: ETH / 4n, threshold: ETH / 100n, native: true },

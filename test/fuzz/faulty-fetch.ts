@@ -28,6 +28,11 @@ export interface FaultCounts {
   "refused-for-good": number;
 }
 
+/** Fault counts at zero: where a link's count, or a sum of several links' counts, starts. */
+export function noFaults(): FaultCounts {
+  return { calls: 0, refused: 0, "lost-answer": 0, "http-503": 0, "refused-for-good": 0 };
+}
+
 export interface FaultyFetch {
   readonly fetch: typeof globalThis.fetch;
   /** Probability (0..1) that a call gets a fault; 0 makes the node perfect. */
@@ -82,7 +87,7 @@ export function createFaultyFetch(options: {
   let pause: { remaining: number; when: "before" | "after" } | null = null;
   let held: { release: (go: boolean) => void } | null = null;
   let refuseNext = false;
-  const counts: FaultCounts = { calls: 0, refused: 0, "lost-answer": 0, "http-503": 0, "refused-for-good": 0 };
+  const counts = noFaults();
 
   /** The node's refusal of this request, when it is a broadcast of bytes refused for good (or to be). */
   const refusalOf = (input: string | URL | Request, init?: RequestInit): Response | null => {

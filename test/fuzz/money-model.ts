@@ -6,8 +6,9 @@ import { createSendPipeline, reconcileChains, requestSend, type SendPipeline } f
 import fc from "fast-check";
 import { registerLedgerChecks } from "../../services/payments/src/ledger-checks.ts";
 import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
-import { createFaultyFetch, type FaultCounts, type FaultyFetch } from "./faulty-fetch.ts";
+import { createFaultyFetch, type FaultCounts, type FaultyFetch, noFaults } from "./faulty-fetch.ts";
 import type { MoneyWorld, ReorgFate } from "./money-world.ts";
+import type { FuzzModel } from "./run-money-fuzz.ts";
 
 /** What a fuzz step does to the world around a chain's send pipeline. */
 export type MoneyStep =
@@ -49,6 +50,31 @@ export const chainSteps = [
   },
 ];
 
+/** How often a tick's node calls fail: mostly never, at times some, at times all. */
+export const faultRates = fc.constantFrom(0, 0, 0.2, 0.5, 1);
+
+/** The fields of a crash step: a process stops at its `atCall`-th node call (of at most `maxCall`), waking again or not. */
+export function crashFields(maxCall: number) {
+  return {
+    kind: fc.constant("crash" as const),
+    atCall: fc.integer({ min: 1, max: maxCall }),
+    when: fc.constantFrom("before" as const, "after" as const),
+    wakes: fc.boolean(),
+  };
+}
+
+/** A case: the seed of its node links' faults and `minLength` to `maxLength` steps. */
+export function fuzzCase<S>(
+  step: fc.Arbitrary<S>,
+  minLength: number,
+  maxLength: number,
+): fc.Arbitrary<{ faultSeed: number; steps: S[] }> {
+  return fc.record({
+    faultSeed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+    steps: fc.array(step, { minLength, maxLength }),
+  });
+}
+
 /** The cases of one world: its amounts, hostile ones among them. */
 export function moneyCase(world: Pick<MoneyWorld, "amounts" | "refused" | "hostile">): fc.Arbitrary<MoneyCase> {
   const { min, max, unaffordable } = world.amounts;
@@ -66,24 +92,13 @@ export function moneyCase(world: Pick<MoneyWorld, "amounts" | "refused" | "hosti
     },
     {
       weight: 5,
-      arbitrary: fc.record({ kind: fc.constant("tick" as const), faultRate: fc.constantFrom(0, 0, 0.2, 0.5, 1) }),
+      arbitrary: fc.record({ kind: fc.constant("tick" as const), faultRate: faultRates }),
     },
     ...chainSteps,
     { weight: 1, arbitrary: fc.record({ kind: fc.constant("refuse" as const) }) },
-    {
-      weight: 2,
-      arbitrary: fc.record({
-        kind: fc.constant("crash" as const),
-        atCall: fc.integer({ min: 1, max: 8 }),
-        when: fc.constantFrom("before" as const, "after" as const),
-        wakes: fc.boolean(),
-      }),
-    },
+    { weight: 2, arbitrary: fc.record(crashFields(8)) },
   );
-  return fc.record({
-    faultSeed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
-    steps: fc.array(step, { minLength: 6, maxLength: 18 }),
-  });
+  return fuzzCase(step, 6, 18);
 }
 
 /** One pipeline instance: a process of the signer role, with its own lease keeper and faulty node link. */
@@ -126,7 +141,7 @@ export async function runMoneyCase(world: MoneyWorld, c: MoneyCase): Promise<Cas
   await world.fund();
   const startHeight = await world.height();
   const instances: Instance[] = [];
-  const faults: FaultCounts = { calls: 0, refused: 0, "lost-answer": 0, "http-503": 0, "refused-for-good": 0 };
+  const faults = noFaults();
   let seedOffset = 0;
   // Bytes the node refused for good stay refused, whichever process sends them again.
   const broadcasts = { recognize: world.broadcasts, refused: new Set<string>(), sent: new Set<string>() };
@@ -363,3 +378,14 @@ async function checkSettled(world: MoneyWorld, sends: CaseSend[]): Promise<void>
   const ledger = await checkLedger(world.db);
   assert.deepEqual(ledger.problems, [], "ledger check");
 }
+
+/** The send pipeline's fuzz model (run-money-fuzz.ts runs it on each family's world). */
+export const sendFuzz: FuzzModel<MoneyWorld, MoneyCase, CaseOutcome> = {
+  caseOf: moneyCase,
+  run: runMoneyCase,
+  zero: () => ({ steps: 0, sends: 0, confirmed: 0, failed: 0, waitingFunds: 0, crashes: 0, faults: noFaults() }),
+  describe: (t) =>
+    `${t.steps} steps, ${t.sends} sends (${t.confirmed} confirmed, ${t.failed} failed, ` +
+    `${t.waitingFunds} waiting for funds they never get)`,
+  caseMs: 120_000,
+};

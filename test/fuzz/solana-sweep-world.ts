@@ -5,7 +5,7 @@ import { createDepositMerchant, testDepositKeys } from "../../packages/treasury/
 import { LAMPORTS_PER_SOL } from "../../packages/treasury/test/support/solana-treasury.ts";
 import type { SolanaReconcileSetup } from "../treasury/solana-reconcile-setup.ts";
 import { solanaWorld } from "./solana-world.ts";
-import type { SweepWorld } from "./sweep-world.ts";
+import { fromMoneyWorld, type SweepWorld } from "./sweep-world.ts";
 
 /**
  * The Solana test node as the sweep fuzz drives it (solanaWorld's node, indexer, lost transactions
@@ -21,15 +21,7 @@ export function solanaSweepWorld(db: Database, setup: SolanaReconcileSetup): Swe
   const { h } = setup;
   return {
     family: "solana-sweeps",
-    chain: base.chain,
-    db,
-    confirmations: base.confirmations,
-    height: base.height,
-    mine: base.mine,
-    hold: base.hold,
-    reorg: base.reorg,
-    txHeight: base.txHeight,
-    reconcileTargets: base.reconcileTargets,
+    ...fromMoneyWorld(base),
     assets: [
       { asset: "USDC", min: 1_000_000n, max: 40_000_000n, threshold: 10_000_000n, native: false },
       { asset: "SOL", min: 89_000n, max: LAMPORTS_PER_SOL / 20n, threshold: LAMPORTS_PER_SOL / 100n, native: true },

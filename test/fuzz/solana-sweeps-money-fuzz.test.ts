@@ -1,11 +1,9 @@
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe } from "vitest";
 import { useTreasuryHarness } from "../../packages/treasury/test/support/use-treasury.ts";
-import { startSolanaReconcile } from "../treasury/solana-reconcile-setup.ts";
-import { fuzzParameters } from "./fuzz-parameters.ts";
+import { itHoldsEveryInvariant } from "./run-money-fuzz.ts";
 import { solanaSweepWorld } from "./solana-sweep-world.ts";
-import { runSweepCase, sweepCase } from "./sweep-model.ts";
-import { addToSweepTally, emptySweepTally, printSweepTally } from "./sweep-tally.ts";
+import { startSolanaFuzz } from "./solana-world.ts";
+import { sweepFuzz } from "./sweep-model.ts";
 
 /**
  * Issue 27: the Solana sweeper (USDC and SOL, the treasury paying fees and rent) and the send
@@ -15,31 +13,11 @@ import { addToSweepTally, emptySweepTally, printSweepTally } from "./sweep-tally
  * solana-sweeps --seed S --path P` replays it.
  */
 describe("money fuzz: the Solana sweeper", () => {
-  const { t, h: setup } = useTreasuryHarness(async (db) => {
-    const started = await startSolanaReconcile(db);
-    return {
-      ...started,
-      async stop() {
-        await started.indexer.stop();
-        await started.h.stop();
-      },
-    };
-  });
-  const params = fuzzParameters("solana-sweeps", 3);
-
-  it(
+  const { t, h: setup } = useTreasuryHarness(startSolanaFuzz);
+  itHoldsEveryInvariant(
     "sweeps every deposit at most once, settles each sweep, reconciles to the lamport",
-    async () => {
-      const world = solanaSweepWorld(t.db, setup);
-      const tally = emptySweepTally();
-      const startedAt = Date.now();
-      await fc.assert(
-        fc.asyncProperty(sweepCase(world), async (c) => addToSweepTally(tally, await runSweepCase(world, c))),
-        params,
-      );
-      printSweepTally("solana-sweeps", tally, startedAt);
-      expect(tally.cases).toBe(params.numRuns);
-    },
-    params.numRuns * 180_000,
+    "solana-sweeps",
+    sweepFuzz,
+    () => solanaSweepWorld(t.db, setup),
   );
 });

@@ -6,6 +6,7 @@ import { Keypair } from "@solana/web3.js";
 import { createSolanaSender } from "../../chains/solana/src/send/solana-sender.ts";
 import { LAMPORTS_PER_SOL, type SolanaTreasuryHarness } from "../../packages/treasury/test/support/solana-treasury.ts";
 import { catchUp } from "../indexer/indexer-fixtures.ts";
+import { type SolanaReconcileSetup, startSolanaReconcile } from "../treasury/solana-reconcile-setup.ts";
 import { solanaBroadcast } from "./broadcast-refusals.ts";
 import type { MoneyWorld } from "./money-world.ts";
 
@@ -54,5 +55,17 @@ export function solanaWorld(
     // A fresh recipient: whatever it holds came from our sends.
     paid: async (to) => h.node.balance(to),
     reconcileTargets: () => setup.targets(),
+  };
+}
+
+/** The Solana test node and its indexer as a fuzz file's harness starts them; stopping stops both. */
+export async function startSolanaFuzz(db: Database): Promise<SolanaReconcileSetup & { stop(): Promise<void> }> {
+  const started = await startSolanaReconcile(db);
+  return {
+    ...started,
+    async stop() {
+      await started.indexer.stop();
+      await started.h.stop();
+    },
   };
 }

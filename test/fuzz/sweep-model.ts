@@ -3,9 +3,10 @@ import { createLeaseKeeper, type LeaseKeeper } from "@mp/db";
 import { createSendPipeline, type SendPipeline } from "@mp/treasury";
 import fc from "fast-check";
 import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
-import { createFaultyFetch, type FaultCounts, type FaultyFetch } from "./faulty-fetch.ts";
-import { chainSteps, ourTransactionsIn, untilPaused } from "./money-model.ts";
+import { createFaultyFetch, type FaultCounts, type FaultyFetch, noFaults } from "./faulty-fetch.ts";
+import { chainSteps, crashFields, faultRates, fuzzCase, ourTransactionsIn, untilPaused } from "./money-model.ts";
 import type { ReorgFate } from "./money-world.ts";
+import type { FuzzModel } from "./run-money-fuzz.ts";
 import {
   type CaseDeposit,
   checkSweepStep,
@@ -65,26 +66,14 @@ export function sweepCase(world: Pick<SweepWorld, "assets">): fc.Arbitrary<Sweep
       arbitrary: fc.record({
         kind: fc.constant("tick" as const),
         loop,
-        faultRate: fc.constantFrom(0, 0, 0.2, 0.5, 1),
+        faultRate: faultRates,
       }),
     },
     ...chainSteps,
     { weight: 1, arbitrary: fc.record({ kind: fc.constant("refuse" as const), loop }) },
-    {
-      weight: 2,
-      arbitrary: fc.record({
-        kind: fc.constant("crash" as const),
-        loop,
-        atCall: fc.integer({ min: 1, max: 10 }),
-        when: fc.constantFrom("before" as const, "after" as const),
-        wakes: fc.boolean(),
-      }),
-    },
+    { weight: 2, arbitrary: fc.record({ ...crashFields(10), loop }) },
   );
-  return fc.record({
-    faultSeed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
-    steps: fc.array(step, { minLength: 8, maxLength: 24 }),
-  });
+  return fuzzCase(step, 8, 24);
 }
 
 /** One signer process: its lease keeper, and each loop with its own faulty link to the node. */
@@ -275,7 +264,7 @@ async function outcome(
   crashes: number,
   instances: readonly Instance[],
 ): Promise<SweepOutcome> {
-  const faults: FaultCounts = { calls: 0, refused: 0, "lost-answer": 0, "http-503": 0, "refused-for-good": 0 };
+  const faults = noFaults();
   for (const i of instances)
     for (const link of [i.links.pipeline, i.links.sweeper])
       for (const [k, v] of Object.entries(link.counts)) faults[k as keyof FaultCounts] += v;
@@ -294,3 +283,23 @@ async function outcome(
     faults,
   };
 }
+
+/** The sweeper's fuzz model (run-money-fuzz.ts runs it on each family's sweep world). */
+export const sweepFuzz: FuzzModel<SweepWorld, SweepCase, SweepOutcome> = {
+  caseOf: sweepCase,
+  run: runSweepCase,
+  zero: () => ({
+    steps: 0,
+    deposits: 0,
+    sweeps: 0,
+    confirmed: 0,
+    failed: 0,
+    topUps: 0,
+    crashes: 0,
+    faults: noFaults(),
+  }),
+  describe: (t) =>
+    `${t.steps} steps, ${t.deposits} deposits, ${t.sweeps} sweeps (${t.confirmed} confirmed, ` +
+    `${t.failed} failed, ${t.topUps} with a top-up)`,
+  caseMs: 180_000,
+};

@@ -51,3 +51,23 @@ export interface SweepWorld
   /** Whether the transaction is mined on the active chain and succeeded. */
   landed(txHash: string): Promise<boolean>;
 }
+
+/** What a sweep world takes over from its family's money world: the node, the indexer, holds and reorgs. */
+export function fromMoneyWorld(
+  base: MoneyWorld,
+): Pick<
+  SweepWorld,
+  "chain" | "db" | "confirmations" | "height" | "mine" | "hold" | "reorg" | "txHeight" | "reconcileTargets"
+> {
+  return {
+    chain: base.chain,
+    db: base.db,
+    confirmations: base.confirmations,
+    height: base.height,
+    mine: base.mine,
+    hold: base.hold,
+    reorg: base.reorg,
+    txHeight: base.txHeight,
+    reconcileTargets: base.reconcileTargets,
+  };
+}

@@ -1,9 +1,8 @@
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe } from "vitest";
 import { startTronTreasury } from "../../packages/treasury/test/support/tron-treasury.ts";
 import { useTreasuryHarness } from "../../packages/treasury/test/support/use-treasury.ts";
-import { addToTally, emptyTally, fuzzParameters, printTally } from "./fuzz-parameters.ts";
-import { moneyCase, runMoneyCase } from "./money-model.ts";
+import { sendFuzz } from "./money-model.ts";
+import { itHoldsEveryInvariant } from "./run-money-fuzz.ts";
 import { tronWorld } from "./tron-world.ts";
 
 /**
@@ -13,21 +12,10 @@ import { tronWorld } from "./tron-world.ts";
  */
 describe("money fuzz: the Tron send pipeline", () => {
   const { t, h } = useTreasuryHarness((db) => startTronTreasury(db, "money-fuzz-tron"));
-  const params = fuzzParameters("tron", 3);
-
-  it(
+  itHoldsEveryInvariant(
     "pays every send at most once, settles each in one terminal state, reconciles to the sun",
-    async () => {
-      const world = tronWorld(t.db, h);
-      const tally = emptyTally();
-      const startedAt = Date.now();
-      await fc.assert(
-        fc.asyncProperty(moneyCase(world), async (c) => addToTally(tally, await runMoneyCase(world, c))),
-        params,
-      );
-      printTally("tron", tally, startedAt);
-      expect(tally.cases).toBe(params.numRuns);
-    },
-    params.numRuns * 120_000,
+    "tron",
+    sendFuzz,
+    () => tronWorld(t.db, h),
   );
 });

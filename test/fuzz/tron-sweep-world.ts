@@ -3,7 +3,7 @@ import { silentLogger } from "@mp/core";
 import type { Database, LeaseKeeper } from "@mp/db";
 import { createDepositMerchant, testDepositKeys } from "../../packages/treasury/test/support/evm-deposits.ts";
 import type { TronTreasuryHarness } from "../../packages/treasury/test/support/tron-treasury.ts";
-import type { SweepWorld } from "./sweep-world.ts";
+import { fromMoneyWorld, type SweepWorld } from "./sweep-world.ts";
 import { tronWorld } from "./tron-world.ts";
 
 const TRX = 1_000_000n;
@@ -24,15 +24,7 @@ export function tronSweepWorld(db: Database, h: TronTreasuryHarness): SweepWorld
   const usdt = h.node.tokens[0]?.asset ?? "USDT";
   return {
     family: "tron-sweeps",
-    chain: base.chain,
-    db,
-    confirmations: base.confirmations,
-    height: base.height,
-    mine: base.mine,
-    hold: base.hold,
-    reorg: base.reorg,
-    txHeight: base.txHeight,
-    reconcileTargets: base.reconcileTargets,
+    ...fromMoneyWorld(base),
     assets: [
       { asset: usdt, min: 1_000_000n, max: 40_000_000n, threshold: 10_000_000n, native: false },
       { asset: "TRX", min: TRX / 10n, max: 5n * TRX, threshold: TRX, native: true },

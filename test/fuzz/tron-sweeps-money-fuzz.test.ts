@@ -1,10 +1,8 @@
-import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe } from "vitest";
 import { startTronTreasury } from "../../packages/treasury/test/support/tron-treasury.ts";
 import { useTreasuryHarness } from "../../packages/treasury/test/support/use-treasury.ts";
-import { fuzzParameters } from "./fuzz-parameters.ts";
-import { runSweepCase, sweepCase } from "./sweep-model.ts";
-import { addToSweepTally, emptySweepTally, printSweepTally } from "./sweep-tally.ts";
+import { itHoldsEveryInvariant } from "./run-money-fuzz.ts";
+import { sweepFuzz } from "./sweep-model.ts";
 import { tronSweepWorld } from "./tron-sweep-world.ts";
 
 /**
@@ -16,21 +14,10 @@ import { tronSweepWorld } from "./tron-sweep-world.ts";
  */
 describe("money fuzz: the Tron sweeper", () => {
   const { t, h } = useTreasuryHarness((db) => startTronTreasury(db, "money-fuzz-tron-sweeps"));
-  const params = fuzzParameters("tron-sweeps", 3);
-
-  it(
+  itHoldsEveryInvariant(
     "sweeps every deposit at most once, tops up once per need, settles each sweep, reconciles to the sun",
-    async () => {
-      const world = tronSweepWorld(t.db, h);
-      const tally = emptySweepTally();
-      const startedAt = Date.now();
-      await fc.assert(
-        fc.asyncProperty(sweepCase(world), async (c) => addToSweepTally(tally, await runSweepCase(world, c))),
-        params,
-      );
-      printSweepTally("tron-sweeps", tally, startedAt);
-      expect(tally.cases).toBe(params.numRuns);
-    },
-    params.numRuns * 180_000,
+    "tron-sweeps",
+    sweepFuzz,
+    () => tronSweepWorld(t.db, h),
   );
 });

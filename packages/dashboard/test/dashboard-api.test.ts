@@ -12,7 +12,7 @@ import {
   LOCKOUT_MINUTES,
   MAX_FAILED_SIGN_INS,
 } from "../src/index.ts";
-import { Client, listen, PASSWORD } from "./support/dashboard-client.ts";
+import { Client, createUsers, listen, PASSWORD } from "./support/dashboard-client.ts";
 
 describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lockout)", () => {
   let testDb: TestDatabase;
@@ -51,9 +51,7 @@ describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lock
       ["locked@example.com", "owner", merchantA],
       ["everywhere@example.com", "viewer", merchantA],
     ];
-    for (const [email, role, merchantId] of users) {
-      await createUser(db, { email, role, merchantId, password: PASSWORD, actor: "test" });
-    }
+    await createUsers(db, users);
   });
   afterAll(async () => {
     await close();

@@ -1,8 +1,7 @@
-import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiHarness, startApiHarness, type TestMerchant } from "../../../test/support/api-harness.ts";
-import { createDashboardRouter, createUser } from "../src/index.ts";
-import { Client, listen, PASSWORD } from "./support/dashboard-client.ts";
+import { createDashboardRouter } from "../src/index.ts";
+import { Client, createUsers, listenDashboard, signedIn } from "./support/dashboard-client.ts";
 
 /**
  * Issue 27 finding 7 through the real dashboard routes: a disabled merchant's dashboard users stop
@@ -16,29 +15,23 @@ describe("dashboard: a disabled merchant's users, and invites that reveal no oth
   let close: () => Promise<void>;
   let a: TestMerchant;
   let b: TestMerchant;
-  const client = async (email: string) => {
-    const c = new Client(url);
-    expect((await c.signIn(email)).status, email).toBe(201);
-    return c;
-  };
+  const client = (email: string) => signedIn(url, email);
 
   beforeAll(async () => {
     api = await startApiHarness({
       overrides: { resolveWebhookHost: async () => [{ address: "93.184.216.34", family: 4 }] },
     });
     [a, b] = [await api.merchant("sandbox"), await api.merchant("sandbox")];
-    const app = express();
-    app.use("/dashboard", createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }));
-    ({ url, close } = await listen(app));
+    ({ url, close } = await listenDashboard(
+      createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }),
+    ));
     const users = [
       ["admin@example.com", "admin", undefined],
       ["owner@a.example", "owner", a.merchantId],
       ["dev@a.example", "developer", a.merchantId],
       ["owner@b.example", "owner", b.merchantId],
     ] as const;
-    for (const [email, role, merchantId] of users) {
-      await createUser(api.db, { email, role, merchantId, password: PASSWORD, actor: "test" });
-    }
+    await createUsers(api.db, users);
   });
   afterAll(async () => {
     await close?.();

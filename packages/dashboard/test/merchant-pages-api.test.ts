@@ -5,8 +5,8 @@ import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiHarness, startApiHarness, type TestMerchant } from "../../../test/support/api-harness.ts";
 import { insertDeposits } from "../../../test/support/bulk-deposits.ts";
-import { createDashboardRouter, createUser } from "../src/index.ts";
-import { Client, PASSWORD } from "./support/dashboard-client.ts";
+import { createDashboardRouter } from "../src/index.ts";
+import { Client, createUsers, signedIn } from "./support/dashboard-client.ts";
 
 /** A faucet that only takes the order: the route's part ends at the queued send (the worker is not run here). */
 const recordingFaucet: SandboxFaucet = {
@@ -33,11 +33,7 @@ describe("dashboard merchant pages (customers, wallets, deposits, transfers, web
   let walletOfA: string;
   let walletOfB: string;
   let addressOfA: string;
-  const client = async (email: string) => {
-    const c = new Client(url);
-    expect((await c.signIn(email)).status).toBe(201);
-    return c;
-  };
+  const client = (email: string) => signedIn(url, email);
   const post = (m: TestMerchant, path: string, json: unknown, key: string) =>
     api.call(m.apiKey, path, { method: "POST", idempotencyKey: key, json });
 
@@ -66,9 +62,7 @@ describe("dashboard merchant pages (customers, wallets, deposits, transfers, web
       ["viewer-a@example.com", "viewer", a.merchantId],
       ["owner-b@example.com", "owner", b.merchantId],
     ] as const;
-    for (const [email, role, merchantId] of users) {
-      await createUser(api.db, { email, role, merchantId, password: PASSWORD, actor: "test" });
-    }
+    await createUsers(api.db, users);
     const person = { type: "INDIVIDUAL", first_name: "Ada", last_name: "Lovelace" };
     customerOfA = (await post(a, "/v1/customers", person, "ca")).body.data.id;
     customerOfB = (await post(b, "/v1/customers", person, "cb")).body.data.id;

@@ -10,7 +10,7 @@ import { createCustomer, individualTier1, submit } from "../../../test/api/verif
 import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../../../test/support/api-harness.ts";
 import { createMerchant as createLedgerMerchant, creditDeposit } from "../../ledger/test/ledger-fixtures.ts";
 import { createDashboardRouter, createUser } from "../src/index.ts";
-import { Client, createRoleUsers, listen, PASSWORD } from "./support/dashboard-client.ts";
+import { Client, createRoleUsers, listen, PASSWORD, signedIn } from "./support/dashboard-client.ts";
 
 const ADMIN = "admin@example.com";
 
@@ -56,11 +56,6 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
     registers: [metrics],
   });
 
-  const signedIn = async (email: string) => {
-    const client = new Client(url);
-    expect((await client.signIn(email)).status).toBe(201);
-    return client;
-  };
   const audit = async (objectId: string) =>
     (
       await api.db.query<{ actor: string; action: string }>(
@@ -102,7 +97,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
     const anonymous = new Client(url);
     for (const path of OPERATOR_READS) expect((await anonymous.call("GET", path)).status, path).toBe(401);
     for (const email of ["owner@a.example", "finance@a.example", "viewer@a.example", "developer@a.example"]) {
-      const client = await signedIn(email);
+      const client = await signedIn(url, email);
       for (const path of OPERATOR_READS) {
         const answer = await client.call("GET", path);
         expect(answer.status, `${email} ${path}`).toBe(403);
@@ -117,14 +112,14 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
       }
       expect((await client.call("POST", "/finance/bank-statements?file_name=x.csv", { text: "x" })).status).toBe(403);
     }
-    const admin = await signedIn(ADMIN);
+    const admin = await signedIn(url, ADMIN);
     for (const path of OPERATOR_READS.filter((p) => p !== "/finance/reconcile/chains")) {
       expect((await admin.call("GET", path)).status, path).toBe(200);
     }
   });
 
   it("creates a merchant (key shown once), disables it so its key answers 401 on /v1, and enables it: audited, CSRF-checked", async () => {
-    const admin = await signedIn(ADMIN);
+    const admin = await signedIn(url, ADMIN);
     const body = { name: "Created in the dashboard", environment: "sandbox" };
     expect((await admin.call("POST", "/operator/merchants", { json: body, csrf: null })).status).toBe(403);
     expect((await admin.call("POST", "/operator/merchants", { json: { name: "", environment: "x" } })).status).toBe(
@@ -163,7 +158,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
   });
 
   it("shows each chain's head, indexed height, lag over time, RPC errors and state", async () => {
-    const admin = await signedIn(ADMIN);
+    const admin = await signedIn(url, ADMIN);
     rpcErrors.inc({ chain: "ETHEREUM" }, 3);
     await admin.call("GET", "/operator/chains");
     states = [indexerState("ETHEREUM", 150, 100)];
@@ -188,7 +183,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
   });
 
   it("lists the job queues by state with the oldest waiting job, and the failed jobs", async () => {
-    const admin = await signedIn(ADMIN);
+    const admin = await signedIn(url, ADMIN);
     await api.deps.jobs.send("customer.provision", { customerId: "00000000-0000-4000-8000-000000000000" });
     await api.db.query(
       `UPDATE pgboss.job SET state = 'failed', completed_on = now(), output = '{"message":"boom"}'
@@ -202,7 +197,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
   });
 
   it("lists sanctions matches, latest first (docs/sanctions.md)", async () => {
-    const admin = await signedIn(ADMIN);
+    const admin = await signedIn(url, ADMIN);
     const hit = { address: "0x01e2919679362dFBC9ee1644Ba9C6da6D6245BB1", list: "sanctioned_addresses_ETH.txt" };
     await recordSanctionsMatch(api.db, { context: "quote", hit, chain: "BASE", merchantId: null, reference: null });
     await recordSanctionsMatch(api.db, {
@@ -222,7 +217,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
   });
 
   it("shows treasury balances and pending sends with their reasons, amounts as exact decimal strings", async () => {
-    const admin = await signedIn(ADMIN);
+    const admin = await signedIn(url, ADMIN);
     await storeTreasuryBalances(api.db, "ETHEREUM", [
       { asset: "USDC", amountRaw: 12_345_678_901_234_567n, decimals: 6 },
     ]);
@@ -244,7 +239,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
   });
 
   it("decides the manual KYC review queue as the CLI does: the customer follows, the decision is audited", async () => {
-    const admin = await signedIn(ADMIN);
+    const admin = await signedIn(url, ADMIN);
     const pending = async () => {
       const customerId = await createCustomer(api, merchant);
       const res = await submit(api, merchant, customerId, individualTier1({ last_name: "Lovelace" }));
@@ -297,7 +292,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
     const ledgerMerchant = await createLedgerMerchant(api.db);
     await creditDeposit(api.db, ledgerMerchant, { gross: 12_500_000n, fee: 250_000n });
     const to = new Date(Date.now() + 60_000);
-    const admin = await signedIn(ADMIN);
+    const admin = await signedIn(url, ADMIN);
     const check = await admin.call("GET", "/finance/ledger-check");
     expect(check.body).toMatchObject({ ok: true, problems: [] });
     expect(check.body.entries).toBeGreaterThanOrEqual(1);
@@ -324,7 +319,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
       password: PASSWORD,
       actor: "test",
     });
-    const finance = await signedIn("finance@ledger.example");
+    const finance = await signedIn(url, "finance@ledger.example");
     const own = await finance.call("GET", `/merchants/${ledgerMerchant.merchantId}/finance/journal.csv?${range}`);
     expect(own.text).toBe(await expected(ledgerMerchant.merchantId));
     expect(own.text.split("\n")).toEqual([
@@ -335,7 +330,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
     expect((await finance.call("GET", `/merchants/${merchant.merchantId}/finance/journal.csv?${range}`)).status).toBe(
       404,
     );
-    const viewer = await signedIn("viewer@a.example");
+    const viewer = await signedIn(url, "viewer@a.example");
     expect((await viewer.call("GET", `/merchants/${merchant.merchantId}/finance/journal.csv?${range}`)).status).toBe(
       403,
     );
@@ -349,7 +344,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
   });
 
   it("reconciles the chains, saying which cannot be read", async () => {
-    const admin = await signedIn(ADMIN);
+    const admin = await signedIn(url, ADMIN);
     const answer = await admin.call("GET", "/finance/reconcile/chains");
     expect(answer.status).toBe(200);
     expect(answer.body.exit_code).toBe(2);
@@ -358,7 +353,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
   });
 
   it("imports a bank statement (CSRF-checked, audited) and shows its unmatched lines in the bank reconciliation", async () => {
-    const admin = await signedIn(ADMIN);
+    const admin = await signedIn(url, ADMIN);
     const csv = `${STATEMENT_CSV_COLUMNS.join(",")}\n2026-11-02,US000111222,CREDIT,250.10,USD,BANKREF-1,INV-7,ACME Corp\n`;
     const path = "/finance/bank-statements?file_name=november.csv";
     expect((await admin.call("POST", path, { text: csv, csrf: null })).status).toBe(403);

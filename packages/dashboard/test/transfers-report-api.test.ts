@@ -1,10 +1,9 @@
 import { transfersReport } from "@mp/transfers";
-import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTransfersApi, type TransfersApi } from "../../../test/api/transfers-support.ts";
 import type { TestMerchant } from "../../../test/support/api-harness.ts";
 import { createDashboardRouter } from "../src/index.ts";
-import { Client, createRoleUsers, listen } from "./support/dashboard-client.ts";
+import { Client, createRoleUsers, listenDashboard, signedIn } from "./support/dashboard-client.ts";
 
 const ADMIN = "admin@example.com";
 
@@ -17,11 +16,6 @@ describe("dashboard transfers report (issue 16): the CLI's `payments transfers r
   let from: Date;
   let to: Date;
 
-  const signedIn = async (email: string) => {
-    const client = new Client(url);
-    expect((await client.signIn(email)).status).toBe(201);
-    return client;
-  };
   /** Two transfers of `m` (100.00 and 40.00 USD to USDC on Base), waiting for their funds. */
   const twoTransfers = async (m: TestMerchant) => {
     const { customerId } = await t.bankCustomer(m);
@@ -33,9 +27,7 @@ describe("dashboard transfers report (issue 16): the CLI's `payments transfers r
 
   beforeAll(async () => {
     t = await startTransfersApi();
-    const app = express();
-    app.use("/dashboard", createDashboardRouter({ ...t.api.deps, signInsPerMinute: 1000 }));
-    ({ url, close } = await listen(app));
+    ({ url, close } = await listenDashboard(createDashboardRouter({ ...t.api.deps, signInsPerMinute: 1000 })));
     merchant = await t.api.merchant();
     other = await t.api.merchant();
     await createRoleUsers(t.api.db, merchant.merchantId);
@@ -50,7 +42,7 @@ describe("dashboard transfers report (issue 16): the CLI's `payments transfers r
   });
 
   it("answers the admin the platform's report, exactly transfersReport's for the same range", async () => {
-    const admin = await signedIn(ADMIN);
+    const admin = await signedIn(url, ADMIN);
     const range = `from=${from.toISOString()}&to=${to.toISOString()}`;
     const all = await admin.call("GET", `/finance/transfers-report?${range}`);
     expect(all.status).toBe(200);
@@ -80,7 +72,7 @@ describe("dashboard transfers report (issue 16): the CLI's `payments transfers r
     );
     expect(expected.count).toBe(2);
     for (const email of ["owner@a.example", "finance@a.example"]) {
-      const client = await signedIn(email);
+      const client = await signedIn(url, email);
       const answer = await client.call("GET", own);
       expect(answer.status, email).toBe(200);
       expect(answer.body).toEqual(expected);
@@ -91,7 +83,7 @@ describe("dashboard transfers report (issue 16): the CLI's `payments transfers r
       );
     }
     for (const email of ["viewer@a.example", "developer@a.example"]) {
-      const client = await signedIn(email);
+      const client = await signedIn(url, email);
       const answer = await client.call("GET", own);
       expect(answer.status, email).toBe(403);
       expect(answer.body.error).toBe("forbidden");

@@ -1,7 +1,7 @@
 import type { Server } from "node:http";
 import type { Database } from "@mp/db";
-import type { Express } from "express";
-import { createUser } from "../../src/index.ts";
+import express, { type Express, type Router } from "express";
+import { createUser, type Role } from "../../src/index.ts";
 
 /** A browser's view of the dashboard's JSON routes, for the API tests. */
 
@@ -67,6 +67,31 @@ export async function listen(app: Express): Promise<{ url: string; server: Serve
   return { url, server, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
+/** Serves `router` under /dashboard, as the app mounts it, on a free local port. */
+export function listenDashboard(router: Router): ReturnType<typeof listen> {
+  const app = express();
+  app.use("/dashboard", router);
+  return listen(app);
+}
+
+/** A browser signed in as `email` (with PASSWORD) on the dashboard at `url`. */
+export async function signedIn(url: string, email: string): Promise<Client> {
+  const client = new Client(url);
+  const answer = await client.signIn(email);
+  if (answer.status !== 201) throw new Error(`${email} could not sign in: ${answer.status} ${answer.text}`);
+  return client;
+}
+
+/** Creates each user (email, role, merchant; none for the admin), all with PASSWORD. */
+export async function createUsers(
+  db: Database,
+  users: ReadonlyArray<readonly [string, Role, string | undefined]>,
+): Promise<void> {
+  for (const [email, role, merchantId] of users) {
+    await createUser(db, { email, role, merchantId, password: PASSWORD, actor: "test" });
+  }
+}
+
 /** The admin (admin@example.com) and one user of each merchant role (ROLE@a.example) of `merchantId`. */
 export async function createRoleUsers(db: Database, merchantId: string): Promise<void> {
   const users = [
@@ -76,7 +101,5 @@ export async function createRoleUsers(db: Database, merchantId: string): Promise
     ["viewer@a.example", "viewer", merchantId],
     ["developer@a.example", "developer", merchantId],
   ] as const;
-  for (const [email, role, merchant] of users) {
-    await createUser(db, { email, role, merchantId: merchant, password: PASSWORD, actor: "test" });
-  }
+  await createUsers(db, users);
 }
