@@ -1,3 +1,4 @@
+import { createSolanaSender } from "@mp/chain-solana";
 import { resolveChainConfig, silentLogger } from "@mp/core";
 import { createTreasuryKeys } from "@mp/custody";
 import type { Indexer } from "@mp/indexer";
@@ -5,7 +6,7 @@ import { drainOnce } from "@mp/liquidation";
 import { createSandboxBankingProvider } from "@mp/providers";
 import { type SolanaTestNode, startSolanaTestNode } from "@mp/test-nodes/solana";
 import { executeTransfersOnce } from "@mp/transfers";
-import { createSolanaSender, recordTreasuryAddresses, type SendPipeline, transferTreasury } from "@mp/treasury";
+import { recordTreasuryAddresses, type SendPipeline, transferTreasury } from "@mp/treasury";
 import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_TREASURY_MNEMONIC } from "../../packages/treasury/test/support/evm-treasury.ts";
