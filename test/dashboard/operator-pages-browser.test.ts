@@ -147,7 +147,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       await page.getByRole("link", { name: "KYC reviews" }).click();
       await page.getByRole("heading", { name: "KYC reviews" }).waitFor();
       // The worker hands the attempt to the manual queue: it shows up after a reload or two.
-      const approve = page.getByRole("button", { name: `Approve submission ${submissionId}` });
+      const review = page.getByRole("listitem").filter({ hasText: submissionId });
+      const approve = review.getByRole("button", { name: /^Approve…/ });
       await expect
         .poll(
           async () => {
@@ -160,8 +161,14 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       expect((await v1("GET", `/v1/customers/${customerId}`)).body.data.status).toBe("UNDER_REVIEW");
       await shot(page, "operator-kyc-reviews");
       await expectAccessible(page);
+      // A final decision is asked for twice: nothing is decided before "Confirm approval".
       await approve.click();
-      await page.getByText(`Submission ${submissionId}: approved.`).waitFor();
+      expect((await v1("GET", `/v1/customers/${customerId}`)).body.data.status).toBe("UNDER_REVIEW");
+      await review.getByRole("button", { name: "Confirm approval" }).click();
+      await page
+        .getByText(/submission: approved/i)
+        .first()
+        .waitFor();
       await expect
         .poll(async () => (await v1("GET", `/v1/customers/${customerId}`)).body.data.status, { timeout: 30_000 })
         .toBe("APPROVED");

@@ -48,7 +48,8 @@ export const liquidationAddressResource = z.object({
   network: z.string(),
   asset: z.string(),
   address: z.string().describe("A fresh address of ours on `network`, for this liquidation address only"),
-  destination: quoteDestination,
+  // A quote's destination without its travel rule flag: an address takes no beneficiary yet.
+  destination: quoteDestination.omit({ beneficiary_on_file: true }),
   return_address: z.string().nullable(),
   reference: z.string().nullable(),
   status: z.enum(LIQUIDATION_ADDRESS_STATUSES),
