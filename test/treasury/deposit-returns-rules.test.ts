@@ -121,7 +121,7 @@ describe("deposit returns: destination, fee and once per deposit", () => {
     expect((await checkLedger(t.db)).problems).toEqual([]);
   });
 
-  it("EVM: to the deposit's sender only; a deposit with no recorded sender stays payable", async () => {
+  it("EVM: to the deposit's sender only; a deposit with no recorded sender waits for a refund address", async () => {
     const sender = "0x00000000000000000000000000000000000000aa";
     const depositId = await returnedDeposit("BASE", "USDC", 6, 5_000_000n, 5_000_000n, sender);
     await expect(ask(depositId, "0x00000000000000000000000000000000000000bb")).rejects.toThrow(
@@ -135,7 +135,11 @@ describe("deposit returns: destination, fee and once per deposit", () => {
     });
 
     const anonymous = await returnedDeposit("BASE", "USDC", 6, 5_000_000n, 5_000_000n, null);
-    expect(await ask(anonymous)).toMatchObject({ state: "payable", reason: "the deposit has no recorded sender" });
+    // No recorded sender: it waits for the operator's refund address, as a Bitcoin deposit does.
+    expect(await ask(anonymous)).toMatchObject({
+      state: "payable",
+      reason: "this BASE payment names no one payer: give the refund address (--to)",
+    });
     expect((await checkLedger(t.db)).problems).toEqual([]);
   });
 

@@ -1,11 +1,4 @@
-import {
-  type ChainId,
-  chainFamily,
-  DestinationSanctionedError,
-  NotFoundError,
-  unitsToDecimal,
-  ValidationError,
-} from "@mp/core";
+import { type ChainId, DestinationSanctionedError, NotFoundError, unitsToDecimal, ValidationError } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import type { AddressScreening, SanctionsMatchInput } from "@mp/providers";
 import type { TransferTreasury } from "../transfer-treasury.ts";
@@ -98,18 +91,24 @@ function toReturn(row: ReturnRow, decimals: number): DepositReturn {
   };
 }
 
-/** The return's destination, or why there is none yet. */
+/**
+ * The return's destination, or why there is none yet: the deposit's one sender where the chain names
+ * one (account chains), else the refund address the operator gives (a Bitcoin payment's inputs name no
+ * one payer, so its deposits record no sender).
+ */
 function destinationOf(deposit: OwedDeposit, to: string | undefined): { to: string } | { reason: string } {
-  if (chainFamily(deposit.chain) === "bitcoin") {
+  if (deposit.from_address === null) {
     if (to === undefined) {
-      return { reason: "a Bitcoin payment names no one payer: give the refund address (--to)" };
+      return { reason: `this ${deposit.chain} payment names no one payer: give the refund address (--to)` };
     }
     return { to };
   }
   if (to !== undefined && to !== deposit.from_address) {
-    throw new ValidationError(`a ${deposit.chain} return goes back to the deposit's sender; --to is for Bitcoin`, "to");
+    throw new ValidationError(
+      `a ${deposit.chain} return goes back to the deposit's sender; --to is for a deposit without one (Bitcoin)`,
+      "to",
+    );
   }
-  if (deposit.from_address === null) return { reason: "the deposit has no recorded sender" };
   return { to: deposit.from_address };
 }
 

@@ -55,10 +55,11 @@ export async function returnDeposit(options: DepositReturnOptions): Promise<void
             networkFeeUsdMicros: config.transfers.returnNetworkFeeUsdMicros,
           },
         );
-        if (options.to !== undefined && chainFamily(sent.chain) === "bitcoin") {
-          if (!isChainAddress("bitcoin", options.to, bitcoinNetworkOf(config, undefined))) {
-            throw new ValidationError(`--to: not a ${sent.chain} address`, "to");
-          }
+        if (
+          options.to !== undefined &&
+          !isChainAddress(chainFamily(sent.chain), options.to, bitcoinNetworkOf(config, undefined))
+        ) {
+          throw new ValidationError(`--to: not a ${sent.chain} address`, "to");
         }
         return { entryId: decision?.entryId ?? null, sent };
       });
