@@ -112,9 +112,8 @@ interface ReadOperation {
  * The list and get routes of a resource the merchant owns, from one description: `GET {path}`
  * answers a page of `item` (the store's `list.read`, a defineListQuery, with `list.filters` besides
  * limit and page) and `GET {path}/{id}` one of them (the store's `get.read`, a defineGetQuery;
- * unknown is a 404 naming `notFound`), `id` being the one key of `params`. `refresh`, if any, runs
- * first (with the id for the get): a resource whose rows lapse with time (transfers' expiry) brings
- * them up to date before they are read. This is how a new resource's reads are written; a nested
+ * unknown is a 404 naming `notFound`), `id` being the one key of `params`. Reads only: their
+ * handlers may start before the key's lookup has answered (authenticateRequest). This is how a new resource's reads are written; a nested
  * resource, or one whose reads need more than its store's queries, uses defineListRoute and defineGetRoute.
  */
 export function defineResourceReads<Q extends object, I extends Record<string, string>>(resource: {
@@ -125,9 +124,8 @@ export function defineResourceReads<Q extends object, I extends Record<string, s
   notFound: string;
   list: ReadOperation & { filters?: ZodObject & ZodType<Q>; read: ListQuery<unknown, Q> };
   get: ReadOperation & { read: GetQuery<unknown> };
-  refresh?: (ctx: Pick<HandlerContext<unknown, unknown, unknown>, "deps" | "merchant">, id?: string) => Promise<void>;
 }): [list: RouteDefinition<unknown, Pagination & Q>, get: RouteDefinition<I>] {
-  const { path, tag, item, params, notFound, list, get, refresh } = resource;
+  const { path, tag, item, params, notFound, list, get } = resource;
   const id = idKey<I>(params, path);
   return [
     defineListRoute<unknown, Q>({
@@ -138,10 +136,7 @@ export function defineResourceReads<Q extends object, I extends Record<string, s
       summary: list.summary,
       errorStatuses: list.errorStatuses ?? [],
       filters: list.filters,
-      list: async (ctx) => {
-        await refresh?.(ctx);
-        return list.read(ctx.sql, ctx.merchant.merchantId, ctx.query);
-      },
+      list: (ctx) => list.read(ctx.sql, ctx.merchant.merchantId, ctx.query),
     }),
     defineGetRoute<I>({
       path: `${path}/{${String(id)}}`,
@@ -152,11 +147,7 @@ export function defineResourceReads<Q extends object, I extends Record<string, s
       operationId: get.operationId,
       summary: get.summary,
       errorStatuses: get.errorStatuses ?? [],
-      find: async (ctx) => {
-        const resourceId = ctx.params[id] as string;
-        await refresh?.(ctx, resourceId);
-        return get.read(ctx.sql, ctx.merchant.merchantId, resourceId);
-      },
+      find: (ctx) => get.read(ctx.sql, ctx.merchant.merchantId, ctx.params[id] as string),
     }),
   ];
 }
