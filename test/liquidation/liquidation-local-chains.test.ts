@@ -2,7 +2,6 @@ import { createSolanaSender } from "@mp/chain-solana";
 import { resolveChainConfig, silentLogger } from "@mp/core";
 import { createTreasuryKeys } from "@mp/custody";
 import type { Indexer } from "@mp/indexer";
-import { drainOnce } from "@mp/liquidation";
 import { createSandboxBankingProvider } from "@mp/providers";
 import { type SolanaTestNode, startSolanaTestNode } from "@mp/test-nodes/solana";
 import { executeTransfersOnce } from "@mp/transfers";
@@ -17,6 +16,7 @@ import { nextKey } from "../api/verification-fixtures.ts";
 import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
 import { CONFIRMATIONS, startEvmChain, type TestChain } from "../indexer/test-chains.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
+import { drainerOf } from "./drain-support.ts";
 
 /** A resource as answered (checked against /openapi.json by the client). */
 // biome-ignore lint/suspicious/noExplicitAny: answers are read field by field, their schema checked by the client
@@ -70,7 +70,7 @@ describe("liquidation addresses on the local chains (anvil BASE, the Solana test
     customerId = (await t.bankCustomer(a)).customerId;
     // The merchant's fee for the product: 0.25 USD + 1% (its override).
     await t.api.db.query(
-      "INSERT INTO transfer_fee_overrides (merchant_id, fixed_usd_micros, basis_points) VALUES ($1, 250000, 100)",
+      "INSERT INTO liquidation_fee_overrides (merchant_id, fixed_usd_micros, basis_points) VALUES ($1, 250000, 100)",
       [a.merchantId],
     );
   }, 180_000);
@@ -87,17 +87,7 @@ describe("liquidation addresses on the local chains (anvil BASE, the Solana test
     keyring: t.api.deps.encryption,
     returnCheckSeconds: 0,
   });
-  const drain = () =>
-    drainOnce({
-      db: t.api.db,
-      keyring: t.api.deps.encryption,
-      rates: t.api.deps.rates,
-      settings: {
-        spreadBps: t.api.deps.transfers.spreadBps,
-        feeFixedUsdMicros: t.api.deps.transfers.feeFixedUsdMicros,
-        feeBps: t.api.deps.transfers.feeBps,
-      },
-    });
+  const drain = () => drainerOf(t.api)();
   const create = async (destination: unknown) => {
     const res = await t.call(a, "/v1/liquidation-addresses", {
       method: "POST",

@@ -2,13 +2,13 @@ import { ConflictError, NotFoundError } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
 import { appendEvent } from "@mp/events";
-import type { UsBankAccount } from "@mp/transfers";
+import { type BankMask, type Beneficiary, bankMaskOf, type UsBankAccount } from "@mp/transfers";
 import type { LiquidationAddressStatus } from "./statuses.ts";
 
 export const LIQUIDATION_ADDRESS_COLUMNS = `id, merchant_id, customer_id, wallet_id, destination_id, chain, asset, decimals,
   address, destination_kind, destination_asset, destination_network, destination_decimals, destination_address,
-  destination_bank_ciphertext, destination_bank_key_id, destination_bank_mask, return_address, reference, status,
-  disabled_at, created_at, updated_at`;
+  destination_bank_ciphertext, destination_bank_key_id, destination_bank_mask, beneficiary_ciphertext,
+  beneficiary_key_id, return_address, reference, status, disabled_at, created_at, updated_at`;
 
 export interface LiquidationAddressRow {
   id: string;
@@ -28,19 +28,14 @@ export interface LiquidationAddressRow {
   destination_bank_ciphertext: Buffer | null;
   destination_bank_key_id: string | null;
   destination_bank_mask: string | null;
+  beneficiary_ciphertext: Buffer | null;
+  beneficiary_key_id: string | null;
   return_address: string | null;
   reference: string | null;
   status: LiquidationAddressStatus;
   disabled_at: Date | null;
   created_at: Date;
   updated_at: Date;
-}
-
-interface BankMask {
-  account_holder_name: string;
-  account_number: string;
-  routing_number: string;
-  account_type: string;
 }
 
 export interface LiquidationAddressResource {
@@ -55,6 +50,8 @@ export interface LiquidationAddressResource {
     network: string;
     address: string | null;
     bank_account: BankMask | null;
+    /** Travel rule data given at creation, sealed (operators only); each drain's payout carries it. */
+    beneficiary_on_file: boolean;
   };
   return_address: string | null;
   reference: string | null;
@@ -79,6 +76,7 @@ export function toLiquidationAddressResource(row: LiquidationAddressRow): Liquid
       network: row.destination_network,
       address: row.destination_address,
       bank_account: row.destination_bank_mask === null ? null : (JSON.parse(row.destination_bank_mask) as BankMask),
+      beneficiary_on_file: row.beneficiary_ciphertext !== null,
     },
     return_address: row.return_address,
     reference: row.reference,
@@ -107,6 +105,8 @@ export interface NewLiquidationAddress {
     decimals: number;
     address: string | null;
     bankAccount: UsBankAccount | null;
+    /** CRYPTO_ADDRESS only: sealed, carried to every drain's quote at or above the travel rule threshold. */
+    beneficiary: Beneficiary | null;
   };
   returnAddress: string | null;
   reference: string | null;
@@ -141,19 +141,14 @@ export async function insertLiquidationAddress(
 ): Promise<LiquidationAddressResource> {
   const bank = input.destination.bankAccount;
   const sealed = bank ? keyring.sealJson(bank, input.id) : null;
-  const mask: BankMask | null = bank
-    ? {
-        account_holder_name: bank.account_holder_name,
-        account_number: `****${bank.account_number.slice(-4)}`,
-        routing_number: bank.routing_number,
-        account_type: bank.account_type,
-      }
-    : null;
+  const mask = bank ? bankMaskOf(bank) : null;
+  const beneficiary = input.destination.beneficiary ? keyring.sealJson(input.destination.beneficiary, input.id) : null;
   const { rows } = await sql.query<LiquidationAddressRow>(
     `INSERT INTO liquidation_addresses (id, merchant_id, customer_id, wallet_id, destination_id, chain, asset, decimals,
        address, destination_kind, destination_asset, destination_network, destination_decimals, destination_address,
-       destination_bank_ciphertext, destination_bank_key_id, destination_bank_mask, return_address, reference)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+       destination_bank_ciphertext, destination_bank_key_id, destination_bank_mask, beneficiary_ciphertext,
+       beneficiary_key_id, return_address, reference)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
      RETURNING ${LIQUIDATION_ADDRESS_COLUMNS}`,
     [
       input.id,
@@ -173,6 +168,8 @@ export async function insertLiquidationAddress(
       sealed?.ciphertext ?? null,
       sealed?.keyId ?? null,
       mask ? JSON.stringify(mask) : null,
+      beneficiary?.ciphertext ?? null,
+      beneficiary?.keyId ?? null,
       input.returnAddress,
       input.reference,
     ],
@@ -212,6 +209,15 @@ export function openBankDestination(keyring: EncryptionKeyring, row: Liquidation
     { keyId: row.destination_bank_key_id, ciphertext: row.destination_bank_ciphertext },
     row.id,
   ) as UsBankAccount;
+}
+
+/** The beneficiary the address was created with (sealed with its id), or null when none was given. */
+export function openAddressBeneficiary(keyring: EncryptionKeyring, row: LiquidationAddressRow): Beneficiary | null {
+  if (!row.beneficiary_ciphertext || !row.beneficiary_key_id) return null;
+  return keyring.openJson(
+    { keyId: row.beneficiary_key_id, ciphertext: row.beneficiary_ciphertext },
+    row.id,
+  ) as Beneficiary;
 }
 
 /**

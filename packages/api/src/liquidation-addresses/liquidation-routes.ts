@@ -99,6 +99,9 @@ export const createLiquidationAddressRoute = defineRoute({
         decimals: to.decimals,
         address: to.address,
         bankAccount: to.bankAccount,
+        // Travel rule: kept whatever the deposits will be worth; a drain's payout at or above the
+        // threshold carries it, one without it fails (beneficiary_required).
+        beneficiary: body.destination.type === "CRYPTO_ADDRESS" ? (body.destination.beneficiary ?? null) : null,
       },
       returnAddress: body.return_address ?? null,
       reference: body.reference ?? null,
