@@ -187,6 +187,23 @@ describe("liquidation addresses on the local chains (anvil BASE, the Solana test
 
     const paid = await drains(address.id);
     expect(paid.map((d) => d.destination_amount.asset)).toEqual(["SOL", "SOL"]);
+    // Exact: the sandbox's SOL at 150.00 USD, USDC at 1; rate 1/150 less the 50 bp spread, cut to 12
+    // decimals (0.006633333333); fee 0.25 + 1% rounded up to the cent; SOL rounded down to the lamport.
+    // 20.00: fee 0.45, 19.55 x 0.006633333333 = 0.12968166666 -> 0.129681666.
+    // 7.50: fee 0.25 + 0.075 -> 0.33, 7.17 x 0.006633333333 = 0.04756099999 -> 0.047560999.
+    expect((await t.api.deps.rates.rateFor("SOL")).rate).toBe("150.00");
+    const bySource = new Map(paid.map((d) => [d.source_amount.value, d]));
+    for (const [source, fee, sol] of [
+      ["20.00", "0.45", "0.129681666"],
+      ["7.50", "0.33", "0.047560999"],
+    ]) {
+      expect(bySource.get(source)).toMatchObject({
+        state: "payment_processed",
+        fee: { asset: "USD", value: fee },
+        destination_amount: { asset: "SOL", network: "SOLANA", value: sol },
+        rate: { base_currency: "USD", quote_currency: "SOL", value: "0.006633333333" },
+      });
+    }
     const sends = await t.api.db.query<{ amount_raw: string; state: string }>(
       `SELECT s.amount_raw::text, s.state FROM treasury_sends s WHERE s.chain = 'SOLANA' AND s.to_address = $1`,
       [payee],
