@@ -12,15 +12,10 @@ import { TEST_TREASURY_MNEMONIC } from "../../packages/treasury/test/support/evm
 import { testSendPipeline } from "../../packages/treasury/test/support/test-pipelines.ts";
 import { usBank } from "../api/transfers-bank-support.ts";
 import { startTransfersApi, type TransfersApi } from "../api/transfers-support.ts";
-import { nextKey } from "../api/verification-fixtures.ts";
 import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
 import { CONFIRMATIONS, startEvmChain, type TestChain } from "../indexer/test-chains.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
-import { drainerOf } from "./drain-support.ts";
-
-/** A resource as answered (checked against /openapi.json by the client). */
-// biome-ignore lint/suspicious/noExplicitAny: answers are read field by field, their schema checked by the client
-type Answer = { id: string; [field: string]: any };
+import { drainerOf, liquidationSteps } from "./drain-support.ts";
 
 const LAMPORTS_PER_SOL = 1_000_000_000n;
 /** The sandbox bank's payouts complete after PAYOUT_DELAY_MS of its clock, which the test moves. */
@@ -88,20 +83,8 @@ describe("liquidation addresses on the local chains (anvil BASE, the Solana test
     returnCheckSeconds: 0,
   });
   const drain = () => drainerOf(t.api)();
-  const create = async (destination: unknown) => {
-    const res = await t.call(a, "/v1/liquidation-addresses", {
-      method: "POST",
-      idempotencyKey: nextKey("liq"),
-      json: { customer_id: customerId, network: "BASE", asset: "USDC", destination },
-    });
-    expect(res.status, res.text).toBe(201);
-    return res.body.data as Answer;
-  };
-  const drains = async (addressId: string) => {
-    const res = await t.call(a, `/v1/liquidation-addresses/${addressId}/drains?limit=100`);
-    expect(res.status, res.text).toBe(200);
-    return res.body.data.items as Answer[];
-  };
+  const create = (destination: unknown) => liquidationSteps(t, a, customerId).create(destination);
+  const drains = (addressId: string) => liquidationSteps(t, a, customerId).drains(addressId);
   /** Pays `micros` of test USDC on anvil to `address`, mines it deep enough, and lets the indexer confirm it. */
   const payConfirmed = async (address: string, micros: bigint) => {
     const tx = await base.pay(address, micros);
