@@ -1,18 +1,11 @@
-import { randomUUID } from "node:crypto";
-import { createLogger } from "@mp/core";
-import { drainOnce } from "@mp/liquidation";
 import { createSandboxBankingProvider } from "@mp/providers";
 import { executeTransfersOnce } from "@mp/transfers";
 import { transferTreasury } from "@mp/treasury";
 import { beforeAll, describe, expect, it } from "vitest";
-import { confirmDeposits } from "../../packages/indexer/src/confirm-deposits.ts";
 import { usBank } from "../api/transfers-bank-support.ts";
 import { useTransfersApi } from "../api/transfers-support.ts";
 import { nextKey } from "../api/verification-fixtures.ts";
-
-/** A resource as answered (checked against /openapi.json by the client). */
-// biome-ignore lint/suspicious/noExplicitAny: answers are read field by field, their schema checked by the client
-type Answer = { id: string; [field: string]: any };
+import { drainerOf, liquidationSteps } from "./drain-support.ts";
 
 /** The sandbox bank's payouts complete after PAYOUT_DELAY_MS of its clock, which the test moves. */
 const PAYOUT_DELAY_MS = 60_000;
@@ -20,66 +13,22 @@ let skew = 0;
 
 describe("liquidation addresses: deposits drained to a US bank account (sandbox bank)", () => {
   const { t, a, customer } = useTransfersApi();
-  const logger = createLogger({ level: "silent" });
   const bank = () => ({
     banking: createSandboxBankingProvider({ payoutDelayMs: PAYOUT_DELAY_MS, now: () => new Date(Date.now() + skew) }),
     keyring: t.api.deps.encryption,
     returnCheckSeconds: 0,
   });
-  const drain = () =>
-    drainOnce({
-      db: t.api.db,
-      keyring: t.api.deps.encryption,
-      rates: t.api.deps.rates,
-      settings: {
-        spreadBps: t.api.deps.transfers.spreadBps,
-        feeFixedUsdMicros: t.api.deps.transfers.feeFixedUsdMicros,
-        feeBps: t.api.deps.transfers.feeBps,
-      },
-    });
-  /** The indexer's confirmation step, as it runs on BASE (every deposit deep enough). */
-  const confirm = () =>
-    confirmDeposits({
-      db: t.api.db,
-      chain: "BASE",
-      head: 1_000_000,
-      rates: t.api.deps.rates,
-      logger,
-      failpoint: () => {},
-      fence: async () => {},
-    });
-  /** A deposit as the indexer records it (PENDING), of `micros` micro-USDC, to the address. */
-  const deposit = async (address: { id: string }, micros: bigint) => {
-    const id = randomUUID();
-    await t.api.db.query(
-      `INSERT INTO deposits (id, merchant_id, wallet_id, destination_id, customer_id, chain, asset, to_address,
-         tx_hash, position, block_height, block_hash, decimals, amount_raw, required_confirmations)
-       SELECT $1::uuid, a.merchant_id, a.wallet_id, a.destination_id, a.customer_id, a.chain, a.asset, a.address,
-              '0x' || md5($1::text), 'log:0', 10, '0xblock', 6, $3, 1
-         FROM liquidation_addresses a WHERE a.id = $2`,
-      [id, address.id, micros.toString()],
-    );
-    return id;
-  };
-  const drains = async (addressId: string) => {
-    const res = await t.call(a, `/v1/liquidation-addresses/${addressId}/drains?limit=100`);
-    expect(res.status, res.text).toBe(200);
-    return res.body.data.items as Answer[];
-  };
-  const create = async (destination: unknown) => {
-    const res = await t.call(a, "/v1/liquidation-addresses", {
-      method: "POST",
-      idempotencyKey: nextKey("liq"),
-      json: { customer_id: customer.customerId, network: "BASE", asset: "USDC", destination },
-    });
-    expect(res.status, res.text).toBe(201);
-    return res.body.data as Answer;
-  };
+  const drain = () => drainerOf(t.api)();
+  const steps = () => liquidationSteps(t, a, customer.customerId);
+  const create = (destination: unknown) => steps().create(destination);
+  const deposit = (address: { id: string }, micros: bigint) => steps().deposit(address, micros);
+  const confirm = () => steps().confirm();
+  const drains = (addressId: string) => steps().drains(addressId);
 
   beforeAll(async () => {
-    // The merchant's fee: 0.25 USD + 1% (its override); the deposit fee would be 1% too, never taken on drains.
+    // The merchant's liquidation fee: 0.25 USD + 1% (its override); the deposit fee would be 1% too, never taken on drains.
     await t.api.db.query(
-      "INSERT INTO transfer_fee_overrides (merchant_id, fixed_usd_micros, basis_points) VALUES ($1, 250000, 100)",
+      "INSERT INTO liquidation_fee_overrides (merchant_id, fixed_usd_micros, basis_points) VALUES ($1, 250000, 100)",
       [a.merchantId],
     );
     await t.api.db.query("UPDATE merchants SET fee_bps = 100 WHERE id = $1", [a.merchantId]);

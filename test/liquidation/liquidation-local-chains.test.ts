@@ -2,7 +2,6 @@ import { createSolanaSender } from "@mp/chain-solana";
 import { resolveChainConfig, silentLogger } from "@mp/core";
 import { createTreasuryKeys } from "@mp/custody";
 import type { Indexer } from "@mp/indexer";
-import { drainOnce } from "@mp/liquidation";
 import { createSandboxBankingProvider } from "@mp/providers";
 import { type SolanaTestNode, startSolanaTestNode } from "@mp/test-nodes/solana";
 import { executeTransfersOnce } from "@mp/transfers";
@@ -13,14 +12,10 @@ import { TEST_TREASURY_MNEMONIC } from "../../packages/treasury/test/support/evm
 import { testSendPipeline } from "../../packages/treasury/test/support/test-pipelines.ts";
 import { usBank } from "../api/transfers-bank-support.ts";
 import { startTransfersApi, type TransfersApi } from "../api/transfers-support.ts";
-import { nextKey } from "../api/verification-fixtures.ts";
 import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
 import { CONFIRMATIONS, startEvmChain, type TestChain } from "../indexer/test-chains.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
-
-/** A resource as answered (checked against /openapi.json by the client). */
-// biome-ignore lint/suspicious/noExplicitAny: answers are read field by field, their schema checked by the client
-type Answer = { id: string; [field: string]: any };
+import { drainerOf, liquidationSteps } from "./drain-support.ts";
 
 const LAMPORTS_PER_SOL = 1_000_000_000n;
 /** The sandbox bank's payouts complete after PAYOUT_DELAY_MS of its clock, which the test moves. */
@@ -70,7 +65,7 @@ describe("liquidation addresses on the local chains (anvil BASE, the Solana test
     customerId = (await t.bankCustomer(a)).customerId;
     // The merchant's fee for the product: 0.25 USD + 1% (its override).
     await t.api.db.query(
-      "INSERT INTO transfer_fee_overrides (merchant_id, fixed_usd_micros, basis_points) VALUES ($1, 250000, 100)",
+      "INSERT INTO liquidation_fee_overrides (merchant_id, fixed_usd_micros, basis_points) VALUES ($1, 250000, 100)",
       [a.merchantId],
     );
   }, 180_000);
@@ -87,31 +82,9 @@ describe("liquidation addresses on the local chains (anvil BASE, the Solana test
     keyring: t.api.deps.encryption,
     returnCheckSeconds: 0,
   });
-  const drain = () =>
-    drainOnce({
-      db: t.api.db,
-      keyring: t.api.deps.encryption,
-      rates: t.api.deps.rates,
-      settings: {
-        spreadBps: t.api.deps.transfers.spreadBps,
-        feeFixedUsdMicros: t.api.deps.transfers.feeFixedUsdMicros,
-        feeBps: t.api.deps.transfers.feeBps,
-      },
-    });
-  const create = async (destination: unknown) => {
-    const res = await t.call(a, "/v1/liquidation-addresses", {
-      method: "POST",
-      idempotencyKey: nextKey("liq"),
-      json: { customer_id: customerId, network: "BASE", asset: "USDC", destination },
-    });
-    expect(res.status, res.text).toBe(201);
-    return res.body.data as Answer;
-  };
-  const drains = async (addressId: string) => {
-    const res = await t.call(a, `/v1/liquidation-addresses/${addressId}/drains?limit=100`);
-    expect(res.status, res.text).toBe(200);
-    return res.body.data.items as Answer[];
-  };
+  const drain = () => drainerOf(t.api)();
+  const create = (destination: unknown) => liquidationSteps(t, a, customerId).create(destination);
+  const drains = (addressId: string) => liquidationSteps(t, a, customerId).drains(addressId);
   /** Pays `micros` of test USDC on anvil to `address`, mines it deep enough, and lets the indexer confirm it. */
   const payConfirmed = async (address: string, micros: bigint) => {
     const tx = await base.pay(address, micros);
@@ -197,6 +170,23 @@ describe("liquidation addresses on the local chains (anvil BASE, the Solana test
 
     const paid = await drains(address.id);
     expect(paid.map((d) => d.destination_amount.asset)).toEqual(["SOL", "SOL"]);
+    // Exact: the sandbox's SOL at 150.00 USD, USDC at 1; rate 1/150 less the 50 bp spread, cut to 12
+    // decimals (0.006633333333); fee 0.25 + 1% rounded up to the cent; SOL rounded down to the lamport.
+    // 20.00: fee 0.45, 19.55 x 0.006633333333 = 0.12968166666 -> 0.129681666.
+    // 7.50: fee 0.25 + 0.075 -> 0.33, 7.17 x 0.006633333333 = 0.04756099999 -> 0.047560999.
+    expect((await t.api.deps.rates.rateFor("SOL")).rate).toBe("150.00");
+    const bySource = new Map(paid.map((d) => [d.source_amount.value, d]));
+    for (const [source, fee, sol] of [
+      ["20.00", "0.45", "0.129681666"],
+      ["7.50", "0.33", "0.047560999"],
+    ]) {
+      expect(bySource.get(source)).toMatchObject({
+        state: "payment_processed",
+        fee: { asset: "USD", value: fee },
+        destination_amount: { asset: "SOL", network: "SOLANA", value: sol },
+        rate: { base_currency: "USD", quote_currency: "SOL", value: "0.006633333333" },
+      });
+    }
     const sends = await t.api.db.query<{ amount_raw: string; state: string }>(
       `SELECT s.amount_raw::text, s.state FROM treasury_sends s WHERE s.chain = 'SOLANA' AND s.to_address = $1`,
       [payee],

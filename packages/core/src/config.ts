@@ -50,6 +50,8 @@ export interface AppConfig {
   transfers: TransferSettings;
   /** The PAYMENT_REQUEST_* settings and PUBLIC_URL (docs/payment-requests.md). */
   paymentRequests: PaymentRequestSettings;
+  /** The LIQUIDATION_* settings: the fee of liquidation addresses' drains (docs/liquidation-addresses.md). */
+  liquidation: LiquidationSettings;
 }
 
 /** Payment requests and their hosted page (docs/payment-requests.md). */
@@ -60,6 +62,17 @@ export interface PaymentRequestSettings {
   defaultTtlSeconds: number;
   /** PUBLIC_URL: where payers reach this service (the hosted pages' links); unset: http://localhost:PORT. */
   publicUrl: string;
+}
+
+/**
+ * The fee a liquidation address's drain takes, its own product's (not the transfer fee). A merchant's
+ * row in liquidation_fee_overrides replaces it for that merchant.
+ */
+export interface LiquidationSettings {
+  /** LIQUIDATION_FEE_FIXED_USD: fixed part, a USD decimal (whole cents); unset: 0. */
+  feeFixedUsdMicros: bigint;
+  /** LIQUIDATION_FEE_BPS: variable part, of the drained USD (0..1000); unset: 0. */
+  feeBps: number;
 }
 
 /**
@@ -234,6 +247,11 @@ const envSchema = z.object({
     .regex(/^\d{1,9}(\.\d{1,2})?$/, "must be a USD amount with at most 2 decimals, e.g. 1.50")
     .optional(),
   TRAVEL_RULE_THRESHOLD_USD: intString(0, 1_000_000_000).optional(),
+  LIQUIDATION_FEE_FIXED_USD: z
+    .string()
+    .regex(/^\d{1,9}(\.\d{1,2})?$/, "must be a USD amount with at most 2 decimals, e.g. 1.50")
+    .optional(),
+  LIQUIDATION_FEE_BPS: intString(0, 1_000).optional(),
   PAYMENT_REQUEST_RATE_LOCK_SECONDS: intString(10, 86_400).optional(),
   PAYMENT_REQUEST_TTL_SECONDS: intString(60, 2_592_000).optional(),
   PUBLIC_URL: httpUrl.optional(),
@@ -393,6 +411,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     statementBank: statementBank(e),
     rates: ratesConfig(e),
     transfers: transferSettings(e),
+    liquidation: {
+      // Never null: the schema admits only plain decimals with at most two digits.
+      feeFixedUsdMicros: decimalToUnits(e.LIQUIDATION_FEE_FIXED_USD ?? "0", USD_DECIMALS) ?? 0n,
+      feeBps: e.LIQUIDATION_FEE_BPS ?? 0,
+    },
     paymentRequests: {
       rateLockSeconds: e.PAYMENT_REQUEST_RATE_LOCK_SECONDS ?? 900,
       defaultTtlSeconds: e.PAYMENT_REQUEST_TTL_SECONDS ?? 3_600,

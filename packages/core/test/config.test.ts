@@ -147,3 +147,23 @@ describe("TRANSFER_* settings", () => {
     }
   });
 });
+
+describe("LIQUIDATION_* settings", () => {
+  it("default to no fee of the product's own, parse it exactly, refuse garbage naming the setting", () => {
+    expect(loadConfig({}).liquidation).toEqual({ feeFixedUsdMicros: 0n, feeBps: 0 });
+    expect(loadConfig({ LIQUIDATION_FEE_FIXED_USD: "0.25", LIQUIDATION_FEE_BPS: "100" }).liquidation).toEqual({
+      feeFixedUsdMicros: 250_000n,
+      feeBps: 100,
+    });
+    // The transfer fee is not the drains' fee.
+    expect(loadConfig({ TRANSFER_FEE_FIXED_USD: "1", TRANSFER_FEE_BPS: "30" }).liquidation.feeBps).toBe(0);
+    for (const [setting, value] of [
+      ["LIQUIDATION_FEE_FIXED_USD", "0.001"],
+      ["LIQUIDATION_FEE_FIXED_USD", "-1"],
+      ["LIQUIDATION_FEE_BPS", "1001"],
+      ["LIQUIDATION_FEE_BPS", "1.5"],
+    ] as const) {
+      expect(configError({ [setting]: value }).setting, `${setting}=${value}`).toBe(setting);
+    }
+  });
+});

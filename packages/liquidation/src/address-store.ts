@@ -1,14 +1,14 @@
 import { ConflictError, NotFoundError } from "@mp/core";
-import type { Queryable } from "@mp/db";
+import { insertReturning, type Queryable } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
 import { appendEvent } from "@mp/events";
-import type { UsBankAccount } from "@mp/transfers";
+import { type BankMask, type Beneficiary, bankMaskOf, type UsBankAccount } from "@mp/transfers";
 import type { LiquidationAddressStatus } from "./statuses.ts";
 
 export const LIQUIDATION_ADDRESS_COLUMNS = `id, merchant_id, customer_id, wallet_id, destination_id, chain, asset, decimals,
   address, destination_kind, destination_asset, destination_network, destination_decimals, destination_address,
-  destination_bank_ciphertext, destination_bank_key_id, destination_bank_mask, return_address, reference, status,
-  disabled_at, created_at, updated_at`;
+  destination_bank_ciphertext, destination_bank_key_id, destination_bank_mask, beneficiary_ciphertext,
+  beneficiary_key_id, return_address, reference, status, disabled_at, created_at, updated_at`;
 
 export interface LiquidationAddressRow {
   id: string;
@@ -28,19 +28,14 @@ export interface LiquidationAddressRow {
   destination_bank_ciphertext: Buffer | null;
   destination_bank_key_id: string | null;
   destination_bank_mask: string | null;
+  beneficiary_ciphertext: Buffer | null;
+  beneficiary_key_id: string | null;
   return_address: string | null;
   reference: string | null;
   status: LiquidationAddressStatus;
   disabled_at: Date | null;
   created_at: Date;
   updated_at: Date;
-}
-
-interface BankMask {
-  account_holder_name: string;
-  account_number: string;
-  routing_number: string;
-  account_type: string;
 }
 
 export interface LiquidationAddressResource {
@@ -55,6 +50,8 @@ export interface LiquidationAddressResource {
     network: string;
     address: string | null;
     bank_account: BankMask | null;
+    /** Travel rule data given at creation, sealed (operators only); each drain's payout carries it. */
+    beneficiary_on_file: boolean;
   };
   return_address: string | null;
   reference: string | null;
@@ -79,6 +76,7 @@ export function toLiquidationAddressResource(row: LiquidationAddressRow): Liquid
       network: row.destination_network,
       address: row.destination_address,
       bank_account: row.destination_bank_mask === null ? null : (JSON.parse(row.destination_bank_mask) as BankMask),
+      beneficiary_on_file: row.beneficiary_ciphertext !== null,
     },
     return_address: row.return_address,
     reference: row.reference,
@@ -107,27 +105,36 @@ export interface NewLiquidationAddress {
     decimals: number;
     address: string | null;
     bankAccount: UsBankAccount | null;
+    /** CRYPTO_ADDRESS only: sealed, carried to every drain's quote at or above the travel rule threshold. */
+    beneficiary: Beneficiary | null;
   };
   returnAddress: string | null;
   reference: string | null;
   idempotencyKey?: string | undefined;
 }
 
-async function appendAddressEvent(
+/** Runs the INSERT or UPDATE ... RETURNING the address, and appends its event: the address as answered. */
+async function writeAndAnnounce(
   sql: Queryable,
-  type: "liquidation_address.created" | "liquidation_address.disabled",
-  resource: LiquidationAddressResource,
-  merchantId: string,
-  idempotencyKey: string | null,
-): Promise<void> {
+  write: { text: string; params: unknown[] },
+  event: {
+    type: "liquidation_address.created" | "liquidation_address.disabled";
+    merchantId: string;
+    idempotencyKey?: string | undefined;
+  },
+): Promise<LiquidationAddressResource> {
+  const resource = toLiquidationAddressResource(
+    await insertReturning<LiquidationAddressRow>(sql, write.text, write.params),
+  );
   await appendEvent(sql, {
-    merchantId,
-    type,
+    merchantId: event.merchantId,
+    type: event.type,
     objectType: "liquidation_address",
     objectId: resource.id,
     data: resource,
-    idempotencyKey,
+    idempotencyKey: event.idempotencyKey ?? null,
   });
+  return resource;
 }
 
 /**
@@ -141,53 +148,43 @@ export async function insertLiquidationAddress(
 ): Promise<LiquidationAddressResource> {
   const bank = input.destination.bankAccount;
   const sealed = bank ? keyring.sealJson(bank, input.id) : null;
-  const mask: BankMask | null = bank
-    ? {
-        account_holder_name: bank.account_holder_name,
-        account_number: `****${bank.account_number.slice(-4)}`,
-        routing_number: bank.routing_number,
-        account_type: bank.account_type,
-      }
-    : null;
-  const { rows } = await sql.query<LiquidationAddressRow>(
-    `INSERT INTO liquidation_addresses (id, merchant_id, customer_id, wallet_id, destination_id, chain, asset, decimals,
-       address, destination_kind, destination_asset, destination_network, destination_decimals, destination_address,
-       destination_bank_ciphertext, destination_bank_key_id, destination_bank_mask, return_address, reference)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
-     RETURNING ${LIQUIDATION_ADDRESS_COLUMNS}`,
-    [
-      input.id,
-      input.merchantId,
-      input.customerId,
-      input.walletId,
-      input.destinationId,
-      input.chain,
-      input.asset,
-      input.decimals,
-      input.address,
-      input.destination.kind,
-      input.destination.asset,
-      input.destination.network,
-      input.destination.decimals,
-      input.destination.address,
-      sealed?.ciphertext ?? null,
-      sealed?.keyId ?? null,
-      mask ? JSON.stringify(mask) : null,
-      input.returnAddress,
-      input.reference,
-    ],
-  );
-  const row = rows[0];
-  if (!row) throw new Error("INSERT returned no row");
-  const resource = toLiquidationAddressResource(row);
-  await appendAddressEvent(
+  const mask = bank ? bankMaskOf(bank) : null;
+  const beneficiary = input.destination.beneficiary ? keyring.sealJson(input.destination.beneficiary, input.id) : null;
+  return writeAndAnnounce(
     sql,
-    "liquidation_address.created",
-    resource,
-    input.merchantId,
-    input.idempotencyKey ?? null,
+    {
+      text: `INSERT INTO liquidation_addresses (id, merchant_id, customer_id, wallet_id, destination_id, chain, asset, decimals,
+       address, destination_kind, destination_asset, destination_network, destination_decimals, destination_address,
+       destination_bank_ciphertext, destination_bank_key_id, destination_bank_mask, beneficiary_ciphertext,
+       beneficiary_key_id, return_address, reference)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
+     RETURNING ${LIQUIDATION_ADDRESS_COLUMNS}`,
+      params: [
+        input.id,
+        input.merchantId,
+        input.customerId,
+        input.walletId,
+        input.destinationId,
+        input.chain,
+        input.asset,
+        input.decimals,
+        input.address,
+        input.destination.kind,
+        input.destination.asset,
+        input.destination.network,
+        input.destination.decimals,
+        input.destination.address,
+        sealed?.ciphertext ?? null,
+        sealed?.keyId ?? null,
+        mask ? JSON.stringify(mask) : null,
+        beneficiary?.ciphertext ?? null,
+        beneficiary?.keyId ?? null,
+        input.returnAddress,
+        input.reference,
+      ],
+    },
+    { type: "liquidation_address.created", merchantId: input.merchantId, idempotencyKey: input.idempotencyKey },
   );
-  return resource;
 }
 
 export async function findLiquidationAddress(
@@ -203,15 +200,21 @@ export async function findLiquidationAddress(
   return rows[0];
 }
 
-/** The full bank details of an address's destination (sealed with the address id as associated data). */
+/** A value sealed on the address (its id the associated data), or null when the column is empty. */
+function openSealed(keyring: EncryptionKeyring, id: string, ciphertext: Buffer | null, keyId: string | null): unknown {
+  return ciphertext && keyId ? keyring.openJson({ keyId, ciphertext }, id) : null;
+}
+
+/** The full bank details of an address's destination. */
 export function openBankDestination(keyring: EncryptionKeyring, row: LiquidationAddressRow): UsBankAccount {
-  if (!row.destination_bank_ciphertext || !row.destination_bank_key_id) {
-    throw new Error(`liquidation address ${row.id} has no bank destination`);
-  }
-  return keyring.openJson(
-    { keyId: row.destination_bank_key_id, ciphertext: row.destination_bank_ciphertext },
-    row.id,
-  ) as UsBankAccount;
+  const bank = openSealed(keyring, row.id, row.destination_bank_ciphertext, row.destination_bank_key_id);
+  if (bank === null) throw new Error(`liquidation address ${row.id} has no bank destination`);
+  return bank as UsBankAccount;
+}
+
+/** The beneficiary the address was created with, or null when none was given. */
+export function openAddressBeneficiary(keyring: EncryptionKeyring, row: LiquidationAddressRow): Beneficiary | null {
+  return openSealed(keyring, row.id, row.beneficiary_ciphertext, row.beneficiary_key_id) as Beneficiary | null;
 }
 
 /**
@@ -225,20 +228,13 @@ export async function disableLiquidationAddress(
   const row = await findLiquidationAddress(sql, input.merchantId, input.id, "FOR UPDATE");
   if (!row) throw new NotFoundError("Liquidation address");
   if (row.status === "disabled") throw new ConflictError("The liquidation address is already disabled");
-  const { rows } = await sql.query<LiquidationAddressRow>(
-    `UPDATE liquidation_addresses SET status = 'disabled', disabled_at = now(), updated_at = now()
-      WHERE id = $1 RETURNING ${LIQUIDATION_ADDRESS_COLUMNS}`,
-    [row.id],
-  );
-  const updated = rows[0];
-  if (!updated) throw new Error("UPDATE returned no row");
-  const resource = toLiquidationAddressResource(updated);
-  await appendAddressEvent(
+  return writeAndAnnounce(
     sql,
-    "liquidation_address.disabled",
-    resource,
-    input.merchantId,
-    input.idempotencyKey ?? null,
+    {
+      text: `UPDATE liquidation_addresses SET status = 'disabled', disabled_at = now(), updated_at = now()
+              WHERE id = $1 RETURNING ${LIQUIDATION_ADDRESS_COLUMNS}`,
+      params: [row.id],
+    },
+    { type: "liquidation_address.disabled", merchantId: input.merchantId, idempotencyKey: input.idempotencyKey },
   );
-  return resource;
 }

@@ -1,7 +1,7 @@
 import type { Queryable } from "@mp/db";
 import { appendEvent } from "@mp/events";
 import { readDrain } from "./drain-resource.ts";
-import type { DrainState } from "./statuses.ts";
+import type { DrainFailureReason, DrainState } from "./statuses.ts";
 
 /** The states a drain announces (awaiting_funds is its start: shown by GET, not an event). */
 type AnnouncedState = Exclude<DrainState, "awaiting_funds">;
@@ -30,13 +30,20 @@ export async function moveDrain(
   sql: Queryable,
   drain: { id: string; merchantId: string },
   state: AnnouncedState,
-  set: { transferId?: string; notPaidReason?: string } = {},
+  set: { transferId?: string; notPaidReason?: string; failureReason?: DrainFailureReason; lastError?: string } = {},
 ): Promise<void> {
   await sql.query(
     `UPDATE liquidation_drains SET state = $2, transfer_id = coalesce($3, transfer_id),
-            not_paid_reason = $4, last_error = NULL, updated_at = now()
+            not_paid_reason = $4, failure_reason = coalesce($5, failure_reason), last_error = $6, updated_at = now()
       WHERE id = $1`,
-    [drain.id, state, set.transferId ?? null, set.notPaidReason ?? null],
+    [
+      drain.id,
+      state,
+      set.transferId ?? null,
+      set.notPaidReason ?? null,
+      set.failureReason ?? null,
+      set.lastError ?? null,
+    ],
   );
   await appendDrainEvent(sql, drain.merchantId, drain.id, state);
 }

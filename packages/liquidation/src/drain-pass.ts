@@ -3,9 +3,15 @@ import { USD_DECIMALS } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
 import type { RateProvider } from "@mp/providers";
-import { createTransfer, feeScheduleOf, insertQuote, type TransferStatus } from "@mp/transfers";
-import { LIQUIDATION_ADDRESS_COLUMNS, type LiquidationAddressRow, openBankDestination } from "./address-store.ts";
+import { createTransfer, feeScheduleOf, insertQuote, type TransferStatus, travelRuleBeneficiary } from "@mp/transfers";
+import {
+  LIQUIDATION_ADDRESS_COLUMNS,
+  type LiquidationAddressRow,
+  openAddressBeneficiary,
+  openBankDestination,
+} from "./address-store.ts";
 import { moveDrain } from "./drain-events.ts";
+import { DEFAULT_MAX_DRAIN_ATTEMPTS, recordDrainError } from "./drain-failures.ts";
 import { priceDrain } from "./drain-pricing.ts";
 
 /** Drains looked at per pass and step: a backlog drains over a few passes, never one long transaction. */
@@ -15,10 +21,15 @@ const BANK_RAIL = "ACH";
 const BALANCE_NETWORK = "LEDGER";
 
 export interface DrainSettings {
-  /** The transfers' pricing: a drain is priced as a BALANCE quote of the same merchant. */
+  /** The transfers' spread: a drain is priced as a BALANCE quote of the same merchant. */
   spreadBps: number;
+  /** The product's own fee (LIQUIDATION_FEE_*), unless the merchant has a liquidation_fee_overrides row. */
   feeFixedUsdMicros: bigint;
   feeBps: number;
+  /** TRAVEL_RULE_THRESHOLD_USD: a crypto payout worth this much carries the address's beneficiary. */
+  travelRuleThresholdUsdMicros: bigint;
+  /** Tries before a drain that cannot be made into a transfer fails retries_exhausted (default 8). */
+  maxAttempts?: number | undefined;
 }
 
 export interface DrainDeps {
@@ -34,6 +45,9 @@ export interface DrainPass {
   notPaid: number;
   canceled: number;
   synced: number;
+  /** Tries that could not make the drain's transfer (tried again later). */
+  retried: number;
+  /** Drains moved to failed without a transfer (a final refusal, or retries spent). */
   failed: number;
 }
 
@@ -55,7 +69,17 @@ interface DrainCandidate {
  * crash or a second worker never makes two (and the deposit id is unique among drains).
  */
 export async function drainOnce(deps: DrainDeps): Promise<DrainPass> {
-  const pass: DrainPass = { submitted: 0, notPaid: 0, canceled: 0, synced: 0, failed: 0 };
+  const pass: DrainPass = { submitted: 0, notPaid: 0, canceled: 0, synced: 0, retried: 0, failed: 0 };
+  const maxAttempts = deps.settings.maxAttempts ?? DEFAULT_MAX_DRAIN_ATTEMPTS;
+  const giveUpOrRetry = async (drainId: string, error: unknown) => {
+    const failed = await recordDrainError(deps.db, drainId, error, maxAttempts);
+    if (failed) pass.failed += 1;
+    else pass.retried += 1;
+    deps.logger?.warn(
+      { drainId, err: String(error), failed },
+      failed ? "drain failed: no transfer could be made" : "drain not submitted; retried with backoff",
+    );
+  };
   const { rows } = await deps.db.query<DrainCandidate>(
     `SELECT ld.id, a.destination_asset FROM liquidation_drains ld
        JOIN deposits d ON d.id = ld.deposit_id JOIN liquidation_addresses a ON a.id = ld.liquidation_address_id
@@ -64,33 +88,29 @@ export async function drainOnce(deps: DrainDeps): Promise<DrainPass> {
     [BATCH],
   );
   // The destinations' USD rates, asked outside any transaction.
-  const rates = new Map<string, string>([["USD", "1"]]);
+  // A rate missing counts as a try of each drain needing it: never waiting forever.
+  const rates = new Map<string, string | Error>([["USD", "1"]]);
   for (const asset of new Set(rows.map((r) => r.destination_asset))) {
     if (rates.has(asset)) continue;
     try {
       rates.set(asset, (await deps.rates.rateFor(asset)).rate);
     } catch (error) {
-      deps.logger?.warn({ asset, err: String(error) }, "no rate for a liquidation destination: its drains wait");
+      rates.set(asset, new Error(`no rate for ${asset}: ${String(error)}`));
     }
   }
   for (const row of rows) {
-    const rate = rates.get(row.destination_asset);
-    if (rate === undefined) continue;
+    const rate = rates.get(row.destination_asset) ?? new Error(`no rate for ${row.destination_asset}`);
+    if (rate instanceof Error) {
+      await giveUpOrRetry(row.id, rate);
+      continue;
+    }
     try {
       const outcome = await deps.db.tx((sql) => submitDrain(sql, deps, row.id, rate));
       if (outcome === "payment_submitted") pass.submitted += 1;
       else if (outcome === "not_paid") pass.notPaid += 1;
       else if (outcome === "canceled") pass.canceled += 1;
     } catch (error) {
-      pass.failed += 1;
-      deps.logger?.warn({ drainId: row.id, err: String(error) }, "drain not submitted; retried with backoff");
-      // Backoff: 2^attempts seconds, at most 5 minutes.
-      await deps.db.query(
-        `UPDATE liquidation_drains SET attempts = attempts + 1, last_error = $2, updated_at = now(),
-                next_attempt_at = now() + make_interval(secs => least(300, power(2, least(attempts + 1, 9))))
-          WHERE id = $1 AND state = 'awaiting_funds'`,
-        [row.id, String(error).slice(0, 500)],
-      );
+      await giveUpOrRetry(row.id, error);
     }
   }
   pass.synced = await syncDrains(deps);
@@ -138,10 +158,12 @@ async function submitDrain(
     )
   ).rows[0];
   if (!address) throw new Error(`drain ${drainId} has no address`);
-  const fee = await feeScheduleOf(sql, drain.merchant_id, {
-    fixedUsdMicros: deps.settings.feeFixedUsdMicros,
-    bps: deps.settings.feeBps,
-  });
+  const fee = await feeScheduleOf(
+    sql,
+    drain.merchant_id,
+    { fixedUsdMicros: deps.settings.feeFixedUsdMicros, bps: deps.settings.feeBps },
+    "liquidation_fee_overrides",
+  );
   const destination = {
     kind: address.destination_kind,
     asset: address.destination_asset,
@@ -159,6 +181,14 @@ async function submitDrain(
     await moveDrain(sql, ref, "not_paid", { notPaidReason: "below_minimum" });
     return "not_paid";
   }
+  // Travel rule: at or above the threshold the address's beneficiary goes on the quote; without one
+  // this throws BeneficiaryRequiredError, which fails the drain (drain-failures.ts).
+  const beneficiary = travelRuleBeneficiary({
+    destinationKind: address.destination_kind,
+    destinationUsdMicros: priced.destinationUsdMicros,
+    thresholdUsdMicros: deps.settings.travelRuleThresholdUsdMicros,
+    beneficiary: openAddressBeneficiary(deps.keyring, address) ?? undefined,
+  });
   const quote = await insertQuote(sql, deps.keyring, {
     id: randomUUID(),
     merchantId: drain.merchant_id,
@@ -168,9 +198,7 @@ async function submitDrain(
       ...destination,
       address: address.destination_address,
       bankAccount: address.destination_kind === "US_BANK_ACCOUNT" ? openBankDestination(deps.keyring, address) : null,
-      // Travel rule data is not taken at address creation yet (issue 30 left): a drain to a crypto
-      // address carries none, whatever its value.
-      beneficiary: null,
+      beneficiary,
     },
     priced,
     spreadBps: deps.settings.spreadBps,
@@ -218,7 +246,10 @@ async function syncDrains(deps: DrainDeps): Promise<number> {
         const row = locked.rows[0];
         if (!row) return 0;
         const steps = followTransfer(row.state, row.status);
-        for (const state of steps) await moveDrain(sql, { id, merchantId: row.merchant_id }, state);
+        for (const state of steps) {
+          const reason = state === "failed" ? { failureReason: "payout_failed" as const } : {};
+          await moveDrain(sql, { id, merchantId: row.merchant_id }, state, reason);
+        }
         return steps.length > 0 ? 1 : 0;
       });
     } catch (error) {
@@ -235,7 +266,7 @@ export function startDrainer(deps: DrainDeps & { intervalMs?: number }): { stop(
     running ??= drainOnce(deps)
       .then(
         (done) => {
-          if (done.submitted + done.notPaid + done.canceled + done.synced + done.failed > 0) {
+          if (done.submitted + done.notPaid + done.canceled + done.synced + done.retried + done.failed > 0) {
             deps.logger?.info(done, "liquidation drains");
           }
         },

@@ -1,7 +1,7 @@
 import { unitsToDecimal } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { type Money, type Rate, toMoney } from "@mp/transfers";
-import type { DrainState, NotPaidReason } from "./statuses.ts";
+import type { DrainFailureReason, DrainState, NotPaidReason } from "./statuses.ts";
 
 /** A drain as the API answers it (GET /v1/liquidation-addresses/{id}/drains) and its events carry. */
 export interface DrainResource {
@@ -10,6 +10,8 @@ export interface DrainResource {
   deposit_id: string;
   state: DrainState;
   not_paid_reason: NotPaidReason | null;
+  /** failed only: why (statuses.ts DRAIN_FAILURE_REASONS); the money stays on the merchant's balance. */
+  failure_reason: DrainFailureReason | null;
   deposit: { network: string; asset: string; amount: string; tx_hash: string; usd_rate: string | null };
   /** The BALANCE transfer that pays it (null before payment_submitted, and when nothing is paid). */
   transfer_id: string | null;
@@ -30,6 +32,7 @@ interface DrainRow {
   deposit_id: string;
   state: DrainState;
   not_paid_reason: NotPaidReason | null;
+  failure_reason: DrainFailureReason | null;
   transfer_id: string | null;
   created_at: Date;
   updated_at: Date;
@@ -54,7 +57,7 @@ interface DrainRow {
 
 /** The drains' select: the drain, its deposit, its transfer's quote and its transitions. */
 export const DRAIN_SELECT = `SELECT ld.id, ld.liquidation_address_id, ld.merchant_id, ld.deposit_id, ld.state,
-    ld.not_paid_reason, ld.transfer_id, ld.created_at, ld.updated_at,
+    ld.not_paid_reason, ld.failure_reason, ld.transfer_id, ld.created_at, ld.updated_at,
     d.chain, d.asset, d.decimals, d.amount_raw::text, d.tx_hash, d.usd_rate,
     q.source_asset AS q_source_asset, q.source_network AS q_source_network, q.source_decimals AS q_source_decimals,
     q.source_amount::text AS q_source_amount, q.fee_amount::text AS q_fee_amount,
@@ -80,6 +83,7 @@ export function toDrainResource(row: DrainRow): DrainResource {
     deposit_id: row.deposit_id,
     state: row.state,
     not_paid_reason: row.not_paid_reason,
+    failure_reason: row.failure_reason,
     deposit: {
       network: row.chain,
       asset: row.asset,

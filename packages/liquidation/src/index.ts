@@ -9,6 +9,7 @@ export {
   toLiquidationAddressResource,
 } from "./address-store.ts";
 export { drainProblems } from "./check-drains.ts";
+export { DEFAULT_MAX_DRAIN_ATTEMPTS } from "./drain-failures.ts";
 export { registerDrainLedgerCheck } from "./drain-ledger-check.ts";
 export { registerLiquidationMetrics } from "./drain-metrics.ts";
 export { type DrainDeps, type DrainPass, type DrainSettings, drainOnce, startDrainer } from "./drain-pass.ts";
@@ -20,7 +21,9 @@ export {
   type OperatorLiquidationAddress,
 } from "./operator-reads.ts";
 export {
+  DRAIN_FAILURE_REASONS,
   DRAIN_STATES,
+  type DrainFailureReason,
   type DrainState,
   LIQUIDATION_ADDRESS_STATUSES,
   type LiquidationAddressStatus,

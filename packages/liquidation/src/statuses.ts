@@ -17,3 +17,18 @@ export type DrainState = (typeof DRAIN_STATES)[number];
 /** Why a confirmed deposit was not paid out: too small to pay (the chain's minimum, or the fee), or held. */
 export const NOT_PAID_REASONS = ["below_minimum", "held"] as const;
 export type NotPaidReason = (typeof NOT_PAID_REASONS)[number];
+
+/**
+ * Why a drain failed (failure_reason): its transfer failed (payout_failed); or no transfer could be
+ * made: a refusal no retry changes (the error's code), or every try failed (retries_exhausted).
+ */
+export const DRAIN_FAILURE_REASONS = [
+  "payout_failed",
+  "beneficiary_required",
+  "destination_sanctioned",
+  "destination_internal",
+  "customer_not_verified",
+  "amount_below_minimum",
+  "retries_exhausted",
+] as const;
+export type DrainFailureReason = (typeof DRAIN_FAILURE_REASONS)[number];

@@ -32,7 +32,16 @@ export {
   toMoney,
   toQuoteResource,
 } from "./quote-store.ts";
-export type { Money, QuoteResource, QuoteTerms, Rate, TransferResource, UsBankAccount } from "./resources.ts";
+export {
+  type BankMask,
+  bankMaskOf,
+  type Money,
+  type QuoteResource,
+  type QuoteTerms,
+  type Rate,
+  type TransferResource,
+  type UsBankAccount,
+} from "./resources.ts";
 export {
   applyPayoutLine,
   exportStatementPayouts,

@@ -2,7 +2,7 @@ import { iso, unitsToDecimal } from "@mp/core";
 import { insertReturning, type Queryable } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
 import type { PricedQuote } from "./quote-pricing.ts";
-import type { Money, QuoteResource, UsBankAccount } from "./resources.ts";
+import { type BankMask, bankMaskOf, type Money, type QuoteResource, type UsBankAccount } from "./resources.ts";
 import type { SourceMethod } from "./statuses.ts";
 import type { Beneficiary } from "./travel-rule.ts";
 
@@ -39,14 +39,6 @@ export const QUOTE_COLUMNS = `id, merchant_id, customer_id, source_method, sourc
   destination_network, destination_decimals, destination_amount::text AS destination_amount, destination_address,
   destination_bank_mask, beneficiary_ciphertext IS NOT NULL AS beneficiary_on_file, rate_value, source_usd_micros::text AS source_usd_micros,
   fee_usd_micros::text AS fee_usd_micros, expires_at, used_at, created_at`;
-
-/** The bank account's public part, kept in the clear as JSON in destination_bank_mask. */
-interface BankMask {
-  account_holder_name: string;
-  account_number: string;
-  routing_number: string;
-  account_type: string;
-}
 
 /**
  * An amount as spec 2.9's Money object: fiat (USD, held in micro-dollars) with at least its two
@@ -113,14 +105,7 @@ export async function insertQuote(sql: Queryable, keyring: EncryptionKeyring, qu
   // The full account details are sealed, bound to the quote's id; only the mask is readable.
   const sealed = bank ? keyring.sealJson(bank, quote.id) : null;
   const beneficiary = quote.destination.beneficiary ? keyring.sealJson(quote.destination.beneficiary, quote.id) : null;
-  const mask: BankMask | null = bank
-    ? {
-        account_holder_name: bank.account_holder_name,
-        account_number: `****${bank.account_number.slice(-4)}`,
-        routing_number: bank.routing_number,
-        account_type: bank.account_type,
-      }
-    : null;
+  const mask: BankMask | null = bank ? bankMaskOf(bank) : null;
   return insertReturning<QuoteRow>(
     sql,
     `INSERT INTO transfer_quotes (id, merchant_id, customer_id, source_method, source_asset, source_network,
@@ -184,14 +169,18 @@ export async function findQuote(
   return result.rows[0];
 }
 
-/** The merchant's fee schedule: its override row, else the configured default. */
+/** The tables of per-merchant fee schedules: the transfers', and the liquidation addresses' (migration 0260). */
+export type FeeOverrides = "transfer_fee_overrides" | "liquidation_fee_overrides";
+
+/** The merchant's fee schedule: its row in `overrides`, else the configured default. */
 export async function feeScheduleOf(
   sql: Queryable,
   merchantId: string,
   fallback: { fixedUsdMicros: bigint; bps: number },
+  overrides: FeeOverrides = "transfer_fee_overrides",
 ): Promise<{ fixedUsdMicros: bigint; bps: number }> {
   const result = await sql.query<{ fixed_usd_micros: string; basis_points: number }>(
-    "SELECT fixed_usd_micros::text AS fixed_usd_micros, basis_points FROM transfer_fee_overrides WHERE merchant_id = $1",
+    `SELECT fixed_usd_micros::text AS fixed_usd_micros, basis_points FROM ${overrides} WHERE merchant_id = $1`,
     [merchantId],
   );
   const row = result.rows[0];

@@ -28,6 +28,24 @@ export interface UsBankAccount {
   account_type: "CHECKING" | "SAVINGS";
 }
 
+/** A bank account's public part, kept in the clear as JSON next to its sealed details. */
+export interface BankMask {
+  account_holder_name: string;
+  account_number: string;
+  routing_number: string;
+  account_type: string;
+}
+
+/** The mask of an account: its number's last four digits only. */
+export function bankMaskOf(bank: UsBankAccount): BankMask {
+  return {
+    account_holder_name: bank.account_holder_name,
+    account_number: `****${bank.account_number.slice(-4)}`,
+    routing_number: bank.routing_number,
+    account_type: bank.account_type,
+  };
+}
+
 /** The economics a quote fixes, which its transfer shows too. */
 export interface QuoteTerms {
   source: { method: SourceMethod; asset: string; network: string };

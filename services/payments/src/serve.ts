@@ -268,8 +268,9 @@ export async function serve(options: {
       logger,
       settings: {
         spreadBps: config.transfers.spreadBps,
-        feeFixedUsdMicros: config.transfers.feeFixedUsdMicros,
-        feeBps: config.transfers.feeBps,
+        feeFixedUsdMicros: config.liquidation.feeFixedUsdMicros,
+        feeBps: config.liquidation.feeBps,
+        travelRuleThresholdUsdMicros: config.transfers.travelRuleThresholdUsdMicros,
       },
     });
     stops.push(() => drainer.stop());

@@ -7,11 +7,11 @@ import {
   insertLiquidationAddress,
   toLiquidationAddressResource,
 } from "@mp/liquidation";
-import { refuseSanctionedDestination } from "@mp/providers";
 import { assertTransferAllowed } from "@mp/transfers";
 import { defineGetRoute, defineListRoute } from "../http/read-routes.ts";
 import { defineRoute, type Reservation } from "../http/route.ts";
 import { type QuoteAssets, resolveQuoteAssets } from "../quotes/quote-assets.ts";
+import { refuseSanctionedPayee } from "../quotes/refuse-sanctioned-payee.ts";
 import type { ReservedWalletSlot } from "../wallets/wallet-slots.ts";
 import { createWallet } from "../wallets/wallet-store.ts";
 import {
@@ -52,16 +52,7 @@ export const createLiquidationAddressRoute = defineRoute({
       destination: body.destination,
       source_amount: "1",
     });
-    if (body.destination.type === "CRYPTO_ADDRESS") {
-      await refuseSanctionedDestination(deps.db, deps.sanctions, {
-        context: "quote",
-        chain: body.destination.network,
-        address: body.destination.address,
-        merchantId: merchant.merchantId,
-        reference: null,
-        field: "destination.address",
-      });
-    }
+    await refuseSanctionedPayee(deps, merchant.merchantId, body.destination);
     const slot = await deps.walletSlots.reserve(merchant.merchantId);
     return { assets, slot, release: () => slot.release() };
   },
@@ -99,6 +90,9 @@ export const createLiquidationAddressRoute = defineRoute({
         decimals: to.decimals,
         address: to.address,
         bankAccount: to.bankAccount,
+        // Travel rule: kept whatever the deposits will be worth; a drain's payout at or above the
+        // threshold carries it, one without it fails (beneficiary_required).
+        beneficiary: body.destination.type === "CRYPTO_ADDRESS" ? (body.destination.beneficiary ?? null) : null,
       },
       returnAddress: body.return_address ?? null,
       reference: body.reference ?? null,

@@ -1,5 +1,5 @@
 import { chainIdSchema } from "@mp/core";
-import { DRAIN_STATES, LIQUIDATION_ADDRESS_STATUSES, NOT_PAID_REASONS } from "@mp/liquidation";
+import { DRAIN_FAILURE_REASONS, DRAIN_STATES, LIQUIDATION_ADDRESS_STATUSES, NOT_PAID_REASONS } from "@mp/liquidation";
 import { z } from "zod";
 import { rfc3339 } from "../customers/customer-schemas.ts";
 import { moneySchema, quoteDestination, quoteDestinationBody, rateSchema } from "../quotes/quote-schemas.ts";
@@ -48,8 +48,13 @@ export const liquidationAddressResource = z.object({
   network: z.string(),
   asset: z.string(),
   address: z.string().describe("A fresh address of ours on `network`, for this liquidation address only"),
-  // A quote's destination without its travel rule flag: an address takes no beneficiary yet.
-  destination: quoteDestination.omit({ beneficiary_on_file: true }),
+  destination: quoteDestination.extend({
+    beneficiary_on_file: z
+      .boolean()
+      .describe(
+        "CRYPTO_ADDRESS: a beneficiary was given (kept encrypted, for operators only); every drain paying TRAVEL_RULE_THRESHOLD_USD or more carries it, and fails beneficiary_required without it",
+      ),
+  }),
   return_address: z.string().nullable(),
   reference: z.string().nullable(),
   status: z.enum(LIQUIDATION_ADDRESS_STATUSES),
@@ -67,6 +72,12 @@ export const drainResource = z.object({
     .enum(NOT_PAID_REASONS)
     .nullable()
     .describe("not_paid only: below_minimum (less than the chain's minimum or the fee), held (the deposit is held)"),
+  failure_reason: z
+    .enum(DRAIN_FAILURE_REASONS)
+    .nullable()
+    .describe(
+      "failed only: payout_failed (its transfer failed), or no payout could be made: beneficiary_required (travel rule: the address has no beneficiary), destination_sanctioned, destination_internal, customer_not_verified, amount_below_minimum, retries_exhausted. The money stays on your available balance",
+    ),
   deposit: z.object({
     network: z.string(),
     asset: z.string(),

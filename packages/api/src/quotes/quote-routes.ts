@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { decimalToUnits, ValidationError } from "@mp/core";
 import { assertExternalDestination } from "@mp/custody";
-import { refuseSanctionedDestination } from "@mp/providers";
 import {
   assertAboveMinimum,
   assertTransferAllowed,
@@ -16,6 +15,7 @@ import { defineGetRoute } from "../http/read-routes.ts";
 import { defineRoute, type Reservation } from "../http/route.ts";
 import { type QuoteAssets, resolveQuoteAssets } from "./quote-assets.ts";
 import { createQuoteBody, quoteIdParams, quoteResource } from "./quote-schemas.ts";
+import { refuseSanctionedPayee } from "./refuse-sanctioned-payee.ts";
 
 /** What a quote request reserved before its transaction: nothing to give back, the provider's USD rates. */
 interface QuoteRates extends Reservation {
@@ -40,17 +40,7 @@ export const createQuoteRoute = defineRoute({
   // The rate provider is asked before the transaction opens: never a provider call inside one.
   async prepare({ deps, body, merchant }): Promise<QuoteRates> {
     const assets = resolveQuoteAssets(deps, body);
-    // Never a payout to a sanctioned address: refused (and the match kept) before any transaction.
-    if (body.destination.type === "CRYPTO_ADDRESS") {
-      await refuseSanctionedDestination(deps.db, deps.sanctions, {
-        context: "quote",
-        chain: body.destination.network,
-        address: body.destination.address,
-        merchantId: merchant.merchantId,
-        reference: null,
-        field: "destination.address",
-      });
-    }
+    await refuseSanctionedPayee(deps, merchant.merchantId, body.destination);
     const usdRate = async (asset: string) => (asset === "USD" ? "1" : (await deps.rates.rateFor(asset)).rate);
     return {
       assets,

@@ -58,7 +58,7 @@ export function addLiquidationCommands(program: Command): void {
         `${address.asset} on ${address.network} at ${address.address} -> ${address.destination.type} ${address.destination.asset} on ${address.destination.network}`,
         ...address.drain_list.map(
           (d) =>
-            `drain ${d.id} ${d.state}${d.not_paid_reason ? ` (${d.not_paid_reason})` : ""} ${d.deposit.amount} ${d.deposit.asset}${d.destination_amount ? ` -> ${d.destination_amount.value} ${d.destination_amount.asset} (fee ${d.fee?.value})` : ""}${d.transfer_id ? ` transfer ${d.transfer_id}` : ""} deposit ${d.deposit_id}`,
+            `drain ${d.id} ${d.state}${d.not_paid_reason ? ` (${d.not_paid_reason})` : ""}${d.failure_reason ? ` (${d.failure_reason})` : ""} ${d.deposit.amount} ${d.deposit.asset}${d.destination_amount ? ` -> ${d.destination_amount.value} ${d.destination_amount.asset} (fee ${d.fee?.value})` : ""}${d.transfer_id ? ` transfer ${d.transfer_id}` : ""} deposit ${d.deposit_id}`,
         ),
       ];
       process.stdout.write(`${lines.join("\n")}\n`);

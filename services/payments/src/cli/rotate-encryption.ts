@@ -11,7 +11,7 @@ import { WEBHOOK_SECRET_COLUMN } from "@mp/webhooks";
 
 /**
  * Every value the service encrypts at rest. Each is sealed with its row id as associated data
- * (migrations 0030, 0031, 0076, 0120 and 0210); a new encrypted column must be listed here to take part in rotation.
+ * (migrations 0030, 0031, 0076, 0120, 0210, 0220 and 0260); a new encrypted column must be listed here to take part in rotation.
  */
 export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
   {
@@ -36,6 +36,19 @@ export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
   // Travel rule data (migration 0210), sealed with the quote id as the bank details are.
   {
     table: "transfer_quotes",
+    idColumn: "id",
+    ciphertextColumn: "beneficiary_ciphertext",
+    keyIdColumn: "beneficiary_key_id",
+  },
+  // A liquidation address's bank destination (migration 0220) and beneficiary (0260), sealed with its id.
+  {
+    table: "liquidation_addresses",
+    idColumn: "id",
+    ciphertextColumn: "destination_bank_ciphertext",
+    keyIdColumn: "destination_bank_key_id",
+  },
+  {
+    table: "liquidation_addresses",
     idColumn: "id",
     ciphertextColumn: "beneficiary_ciphertext",
     keyIdColumn: "beneficiary_key_id",

@@ -1,0 +1,62 @@
+import { AppError } from "@mp/core";
+import type { Database } from "@mp/db";
+import { moveDrain } from "./drain-events.ts";
+import type { DrainFailureReason } from "./statuses.ts";
+
+/** Tries a drain gets before it fails retries_exhausted (2^n s apart, at most 5 min: about 8.5 min in all). */
+export const DEFAULT_MAX_DRAIN_ATTEMPTS = 8;
+
+/**
+ * Refusals no retry changes: the payout itself is refused (a beneficiary missing at or above the
+ * travel rule threshold, a sanctioned or internal destination, a customer no longer verified, an
+ * amount under the chain's minimum). The drain fails at once, saying which.
+ */
+const FINAL_REFUSALS: ReadonlySet<string> = new Set<DrainFailureReason>([
+  "beneficiary_required",
+  "destination_sanctioned",
+  "destination_internal",
+  "customer_not_verified",
+  "amount_below_minimum",
+]);
+
+function finalReason(error: unknown): DrainFailureReason | null {
+  return error instanceof AppError && FINAL_REFUSALS.has(error.code) ? (error.code as DrainFailureReason) : null;
+}
+
+/**
+ * Records that drain `drainId` (still awaiting_funds) could not be made into a transfer: a final
+ * refusal, or the last of `maxAttempts` tries, moves it to `failed` with its reason and event (its
+ * money stays on the merchant's available balance, credited at confirmation, flagged by the drain);
+ * otherwise it is tried again after 2^attempts seconds (at most 5 minutes). In one transaction under
+ * the drain's row lock: a drain another worker holds is left to it. Returns whether it failed.
+ */
+export async function recordDrainError(
+  db: Database,
+  drainId: string,
+  error: unknown,
+  maxAttempts: number,
+): Promise<boolean> {
+  const message = String(error).slice(0, 500);
+  return db.tx(async (sql) => {
+    const { rows } = await sql.query<{ merchant_id: string; attempts: number }>(
+      `SELECT merchant_id, attempts FROM liquidation_drains
+        WHERE id = $1 AND state = 'awaiting_funds' FOR UPDATE SKIP LOCKED`,
+      [drainId],
+    );
+    const drain = rows[0];
+    if (!drain) return false;
+    const reason = finalReason(error) ?? (drain.attempts + 1 >= maxAttempts ? "retries_exhausted" : null);
+    await sql.query(
+      `UPDATE liquidation_drains SET attempts = attempts + 1, last_error = $2, updated_at = now(),
+              next_attempt_at = now() + make_interval(secs => least(300, power(2, least(attempts + 1, 9))))
+        WHERE id = $1`,
+      [drainId, message],
+    );
+    if (reason === null) return false;
+    await moveDrain(sql, { id: drainId, merchantId: drain.merchant_id }, "failed", {
+      failureReason: reason,
+      lastError: message,
+    });
+    return true;
+  });
+}

@@ -1,0 +1,87 @@
+import { randomUUID } from "node:crypto";
+import { createLogger } from "@mp/core";
+import { type DrainPass, type DrainSettings, drainOnce } from "@mp/liquidation";
+import type { RateProvider } from "@mp/providers";
+import { expect } from "vitest";
+import { confirmDeposits } from "../../packages/indexer/src/confirm-deposits.ts";
+import type { TransfersApi } from "../api/transfers-support.ts";
+import { nextKey } from "../api/verification-fixtures.ts";
+import type { ApiHarness, TestMerchant } from "../support/api-harness.ts";
+
+/** A resource as answered (checked against /openapi.json by the client). */
+// biome-ignore lint/suspicious/noExplicitAny: answers are read field by field, their schema checked by the client
+export type Answer = { id: string; [field: string]: any };
+
+/**
+ * One pass of the drainer against the in-process API's database, as the worker runs it: the
+ * transfers' spread and travel rule threshold, the product's fee (`settings` overrides any of them;
+ * LIQUIDATION_FEE_* unset: no fee, a merchant's liquidation_fee_overrides row applies), the API's
+ * rates unless `rates` is given.
+ */
+export function drainerOf(
+  api: ApiHarness,
+  settings: Partial<DrainSettings> = {},
+  rates?: RateProvider,
+): () => Promise<DrainPass> {
+  return () =>
+    drainOnce({
+      db: api.db,
+      keyring: api.deps.encryption,
+      rates: rates ?? api.deps.rates,
+      settings: {
+        spreadBps: api.deps.transfers.spreadBps,
+        feeFixedUsdMicros: 0n,
+        feeBps: 0,
+        travelRuleThresholdUsdMicros: api.deps.transfers.travelRuleThresholdUsdMicros,
+        ...settings,
+      },
+    });
+}
+
+/**
+ * The in-process steps of a drain's life without chain nodes: the address made through the API, a
+ * deposit to it as the indexer records it, the indexer's confirmation step on BASE, its drains read.
+ */
+export function liquidationSteps(t: TransfersApi, a: TestMerchant, customerId: string) {
+  const logger = createLogger({ level: "silent" });
+  return {
+    async create(destination: unknown): Promise<Answer> {
+      const res = await t.call(a, "/v1/liquidation-addresses", {
+        method: "POST",
+        idempotencyKey: nextKey("liq"),
+        json: { customer_id: customerId, network: "BASE", asset: "USDC", destination },
+      });
+      expect(res.status, res.text).toBe(201);
+      return res.body.data as Answer;
+    },
+    /** A deposit as the indexer records it (PENDING), of `micros` micro-USDC, to the address. */
+    async deposit(address: { id: string }, micros: bigint): Promise<string> {
+      const id = randomUUID();
+      await t.api.db.query(
+        `INSERT INTO deposits (id, merchant_id, wallet_id, destination_id, customer_id, chain, asset, to_address,
+           tx_hash, position, block_height, block_hash, decimals, amount_raw, required_confirmations)
+         SELECT $1::uuid, a.merchant_id, a.wallet_id, a.destination_id, a.customer_id, a.chain, a.asset, a.address,
+                '0x' || md5($1::text), 'log:0', 10, '0xblock', 6, $3, 1
+           FROM liquidation_addresses a WHERE a.id = $2`,
+        [id, address.id, micros.toString()],
+      );
+      return id;
+    },
+    /** The indexer's confirmation step, as it runs on BASE (every deposit deep enough). */
+    confirm: () =>
+      confirmDeposits({
+        db: t.api.db,
+        chain: "BASE",
+        head: 1_000_000,
+        rates: t.api.deps.rates,
+        logger,
+        failpoint: () => {},
+        fence: async () => {},
+      }),
+    async drains(addressId: string): Promise<Answer[]> {
+      const res = await t.call(a, `/v1/liquidation-addresses/${addressId}/drains?limit=100`);
+      expect(res.status, res.text).toBe(200);
+      return res.body.data.items as Answer[];
+    },
+  };
+}
