@@ -1,7 +1,5 @@
 import { randomUUID } from "node:crypto";
 import { createLogger } from "@mp/core";
-import { drainOnce } from "@mp/liquidation";
-import { createSandboxBankingProvider } from "@mp/providers";
 import { executeTransfersOnce } from "@mp/transfers";
 import { transferTreasury } from "@mp/treasury";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -9,6 +7,7 @@ import { confirmDeposits } from "../../packages/indexer/src/confirm-deposits.ts"
 import { usBank } from "../api/transfers-bank-support.ts";
 import { useTransfersApi } from "../api/transfers-support.ts";
 import { nextKey } from "../api/verification-fixtures.ts";
+import { completedPayouts, drainPass, sandboxPayoutBank } from "./liquidation-passes.ts";
 
 /** A resource as answered (checked against /openapi.json by the client). */
 // biome-ignore lint/suspicious/noExplicitAny: answers are read field by field, their schema checked by the client
@@ -21,22 +20,8 @@ let skew = 0;
 describe("liquidation addresses: deposits drained to a US bank account (sandbox bank)", () => {
   const { t, a, customer } = useTransfersApi();
   const logger = createLogger({ level: "silent" });
-  const bank = () => ({
-    banking: createSandboxBankingProvider({ payoutDelayMs: PAYOUT_DELAY_MS, now: () => new Date(Date.now() + skew) }),
-    keyring: t.api.deps.encryption,
-    returnCheckSeconds: 0,
-  });
-  const drain = () =>
-    drainOnce({
-      db: t.api.db,
-      keyring: t.api.deps.encryption,
-      rates: t.api.deps.rates,
-      settings: {
-        spreadBps: t.api.deps.transfers.spreadBps,
-        feeFixedUsdMicros: t.api.deps.transfers.feeFixedUsdMicros,
-        feeBps: t.api.deps.transfers.feeBps,
-      },
-    });
+  const bank = () => sandboxPayoutBank(t.api, PAYOUT_DELAY_MS, () => new Date(Date.now() + skew));
+  const drain = () => drainPass(t.api);
   /** The indexer's confirmation step, as it runs on BASE (every deposit deep enough). */
   const confirm = () =>
     confirmDeposits({
@@ -151,12 +136,7 @@ describe("liquidation addresses: deposits drained to a US bank account (sandbox 
         "payment_processed",
       ]);
     });
-    const payouts = await t.api.db.query<{ amount: string }>(
-      `SELECT p.amount::text AS amount FROM transfer_payouts p JOIN liquidation_drains ld ON ld.transfer_id = p.transfer_id
-        WHERE ld.liquidation_address_id = $1 AND p.status = 'COMPLETED' ORDER BY p.amount DESC`,
-      [address.id],
-    );
-    expect(payouts.rows.map((r) => r.amount)).toEqual(["98250000", "24860000", "9710000"]);
+    expect(await completedPayouts(t.api, address.id)).toEqual(["98250000", "24860000", "9710000"]);
     // What stays on the balance: the sub-cent remainder of 10.123456 only.
     const after = await t.balance(a);
     expect(Number(after.available) - Number(before.available)).toBeCloseTo(0.003456, 6);

@@ -2,8 +2,6 @@ import { createSolanaSender } from "@mp/chain-solana";
 import { resolveChainConfig, silentLogger } from "@mp/core";
 import { createTreasuryKeys } from "@mp/custody";
 import type { Indexer } from "@mp/indexer";
-import { drainOnce } from "@mp/liquidation";
-import { createSandboxBankingProvider } from "@mp/providers";
 import { type SolanaTestNode, startSolanaTestNode } from "@mp/test-nodes/solana";
 import { executeTransfersOnce } from "@mp/transfers";
 import { recordTreasuryAddresses, type SendPipeline, transferTreasury } from "@mp/treasury";
@@ -17,6 +15,7 @@ import { nextKey } from "../api/verification-fixtures.ts";
 import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
 import { CONFIRMATIONS, startEvmChain, type TestChain } from "../indexer/test-chains.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
+import { completedPayouts, drainPass, sandboxPayoutBank } from "./liquidation-passes.ts";
 
 /** A resource as answered (checked against /openapi.json by the client). */
 // biome-ignore lint/suspicious/noExplicitAny: answers are read field by field, their schema checked by the client
@@ -82,22 +81,8 @@ describe("liquidation addresses on the local chains (anvil BASE, the Solana test
     await solana?.stop();
   });
 
-  const bank = () => ({
-    banking: createSandboxBankingProvider({ payoutDelayMs: PAYOUT_DELAY_MS, now: () => new Date(Date.now() + skew) }),
-    keyring: t.api.deps.encryption,
-    returnCheckSeconds: 0,
-  });
-  const drain = () =>
-    drainOnce({
-      db: t.api.db,
-      keyring: t.api.deps.encryption,
-      rates: t.api.deps.rates,
-      settings: {
-        spreadBps: t.api.deps.transfers.spreadBps,
-        feeFixedUsdMicros: t.api.deps.transfers.feeFixedUsdMicros,
-        feeBps: t.api.deps.transfers.feeBps,
-      },
-    });
+  const bank = () => sandboxPayoutBank(t.api, PAYOUT_DELAY_MS, () => new Date(Date.now() + skew));
+  const drain = () => drainPass(t.api);
   const create = async (destination: unknown) => {
     const res = await t.call(a, "/v1/liquidation-addresses", {
       method: "POST",
@@ -170,12 +155,7 @@ describe("liquidation addresses on the local chains (anvil BASE, the Solana test
         rate: { value: "0.995" },
       });
     });
-    const payouts = await t.api.db.query<{ amount: string }>(
-      `SELECT p.amount::text AS amount FROM transfer_payouts p JOIN liquidation_drains ld ON ld.transfer_id = p.transfer_id
-        WHERE ld.liquidation_address_id = $1 AND p.status = 'COMPLETED' ORDER BY p.amount DESC`,
-      [address.id],
-    );
-    expect(payouts.rows.map((r) => r.amount)).toEqual(["98250000", "24860000", "9710000"]);
+    expect(await completedPayouts(t.api, address.id)).toEqual(["98250000", "24860000", "9710000"]);
     // What stays on the balance: the sub-cent remainder of 10.123456 only.
     const after = await t.balance(a);
     expect(Number(after.available) - Number(before.available)).toBeCloseTo(0.003456, 6);
