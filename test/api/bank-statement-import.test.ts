@@ -2,9 +2,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { assignStatementLine, importBankStatement, listUnmatchedStatementLines, returnStatementLine } from "@mp/api";
 import { checkLedger } from "@mp/ledger";
-import { createStatementBankingProvider, type StatementBankSettings } from "@mp/providers";
+import { createStatementBankingProvider } from "@mp/providers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
+import { STATEMENT_CSV_HEADER, statementBank } from "./statement-bank.ts";
 import { nextKey, tier2Customer } from "./verification-fixtures.ts";
 
 const CAMT_DIR = fileURLToPath(new URL("../../../shared/fixtures/camt053/", import.meta.url));
@@ -16,15 +17,7 @@ if (!haveFixtures)
  * The range starts at the ISO 20022 example's account (Othr/Id 50000000054910000003), so the first
  * virtual account opened here is the account that real statement is for.
  */
-const settings: StatementBankSettings = {
-  bankName: "First Statement Bank",
-  bankAddress: "1 Main Street, Springfield, IL 62701, United States",
-  routingNumber: "071000013",
-  accountName: "Acme Payments LLC",
-  accountRange: { first: "50000000054910000003", last: "50000000054910009999" },
-};
-
-const CSV_HEADER = "booking_date,account_number,direction,amount,currency,bank_reference,reference,counterparty";
+const settings = statementBank({ first: "50000000054910000003", last: "50000000054910009999" });
 
 describe("banking by statement import", () => {
   let api: ApiHarness;
@@ -124,7 +117,7 @@ describe("banking by statement import", () => {
   );
 
   it("an overlapping CSV statement credits only its new lines; unmatched lines are assigned or returned once", async () => {
-    const day1 = `${CSV_HEADER}\n2026-11-20,${second.number},CREDIT,100.00,USD,BNK-1,INV-1,Payer One\n2026-11-20,${second.number},DEBIT,5.00,USD,BNK-2,,\n`;
+    const day1 = `${STATEMENT_CSV_HEADER}\n2026-11-20,${second.number},CREDIT,100.00,USD,BNK-1,INV-1,Payer One\n2026-11-20,${second.number},DEBIT,5.00,USD,BNK-2,,\n`;
     const day1and2 = `${day1}2026-11-21,${second.number},CREDIT,250.25,USD,BNK-3,INV-2,Payer Two\n2026-11-21,999999999999,CREDIT,40.00,USD,BNK-4,INV-?,Stranger\n`;
     const before = Number(await available());
     expect(await importBankStatement(api.db, { fileName: "d1.csv", content: day1, operator: "finance" })).toMatchObject(
@@ -179,7 +172,7 @@ describe("banking by statement import", () => {
     const lines = Number(
       (await api.db.query<{ count: string }>("SELECT count(*) FROM bank_statement_lines")).rows[0]?.count,
     );
-    const bad = `${CSV_HEADER}\n2026-11-22,${second.number},CREDIT,10.00,USD,BNK-10,,\n2026-11-22,${second.number},CREDIT,1e3,USD,BNK-11,,\n`;
+    const bad = `${STATEMENT_CSV_HEADER}\n2026-11-22,${second.number},CREDIT,10.00,USD,BNK-10,,\n2026-11-22,${second.number},CREDIT,1e3,USD,BNK-11,,\n`;
     await expect(
       importBankStatement(api.db, { fileName: "bad.csv", content: bad, operator: "finance" }),
     ).rejects.toThrow(/line 3: amount "1e3"/);
@@ -193,7 +186,7 @@ describe("banking by statement import", () => {
   });
 
   it("a line that cannot be credited to USD is returned with its reason", async () => {
-    const foreign = `${CSV_HEADER}\n2026-11-23,${second.number},CREDIT,70.00,EUR,BNK-20,,Euro Payer\n`;
+    const foreign = `${STATEMENT_CSV_HEADER}\n2026-11-23,${second.number},CREDIT,70.00,EUR,BNK-20,,Euro Payer\n`;
     await importBankStatement(api.db, { fileName: "eur.csv", content: foreign, operator: "finance" });
     const line = (await listUnmatchedStatementLines(api.db)).find((l) => l.bankReference === "BNK-20");
     if (!line) throw new Error("EUR line not listed");
@@ -217,7 +210,7 @@ describe("banking by statement import", () => {
     };
     const before = await suspense();
     const csv = [
-      CSV_HEADER,
+      STATEMENT_CSV_HEADER,
       "2026-11-20,777777777701,CREDIT,12.34,USD,SUSP-1,,Nobody Known",
       "2026-11-20,777777777702,CREDIT,100.00,USD,SUSP-2,,Nobody Either",
     ].join("\n");

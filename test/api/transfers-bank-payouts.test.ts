@@ -5,8 +5,7 @@ import { bankPayoutRequest, executeTransfersOnce, recordBankPayoutIntent } from 
 import { transferTreasury } from "@mp/treasury";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { balanceToBank } from "./transfers-bank-support.ts";
-import { useTransfersApi } from "./transfers-support.ts";
-import { nextKey } from "./verification-fixtures.ts";
+import { COMPLETED_JIT_STATUSES, transferStatuses, useTransfersApi } from "./transfers-support.ts";
 
 /**
  * The sandbox bank's payouts take PAYOUT_DELAY_MS to complete (and as long again to be returned);
@@ -24,13 +23,7 @@ describe("transfers: payouts to a US bank account (sandbox bank)", () => {
     returnCheckSeconds: 0,
   });
   const status = async (id: string) => (await t.call(a, `/v1/transfers/${id}`)).body.data.status as string;
-  const history = async (id: string) =>
-    (
-      await t.api.db.query<{ to_status: string }>(
-        "SELECT to_status FROM transfer_transitions WHERE object_type = 'transfer' AND object_id = $1 ORDER BY id",
-        [id],
-      )
-    ).rows.map((r) => r.to_status);
+  const history = (id: string) => transferStatuses(t.api.db, id);
   /** Runs the executor, the bank's clock half a delay further each pass, until the transfer is `wanted`. */
   const runUntil = async (id: string, wanted: string) => {
     for (let pass = 0; (await status(id)) !== wanted; pass += 1) {
@@ -75,10 +68,7 @@ describe("transfers: payouts to a US bank account (sandbox bank)", () => {
       },
     ]);
     // Money may be leaving: no cancel any more.
-    const cancel = await t.call(a, `/v1/transfers/${transfer.id}/cancel`, {
-      method: "POST",
-      idempotencyKey: nextKey("cancel"),
-    });
+    const cancel = await t.cancel(a, transfer.id);
     expect(cancel.status).toBe(409);
     expect(await t.balance(a)).toEqual({
       available: (Number(before.available) - 100).toFixed(6),
@@ -90,7 +80,7 @@ describe("transfers: payouts to a US bank account (sandbox bank)", () => {
       available: (Number(before.available) - 100).toFixed(6),
       reserved: before.reserved,
     });
-    expect(await history(transfer.id)).toEqual(["AWAITING_MERCHANT_FUNDING", "FUNDED", "PROCESSING", "COMPLETED"]);
+    expect(await history(transfer.id)).toEqual(COMPLETED_JIT_STATUSES);
     const events = await t.api.db.query<{ type: string }>(
       "SELECT type FROM events WHERE object_id = $1 ORDER BY created_at, id",
       [transfer.id],
@@ -125,13 +115,7 @@ describe("transfers: payouts to a US bank account (sandbox bank)", () => {
     await runUntil(transfer.id, "COMPLETED");
     await runUntil(transfer.id, "REFUNDED");
     expect(await t.balance(a)).toEqual(before);
-    expect(await history(transfer.id)).toEqual([
-      "AWAITING_MERCHANT_FUNDING",
-      "FUNDED",
-      "PROCESSING",
-      "COMPLETED",
-      "REFUNDED",
-    ]);
+    expect(await history(transfer.id)).toEqual([...COMPLETED_JIT_STATUSES, "REFUNDED"]);
     const refund = await t.api.db.query<{ account: string; side: string; amount: string }>(
       `SELECT a.kind AS account, l.side, l.amount::text AS amount FROM journal_entries e
          JOIN journal_lines l ON l.entry_id = e.id JOIN ledger_accounts a ON a.id = l.account_id

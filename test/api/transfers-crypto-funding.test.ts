@@ -77,6 +77,14 @@ describe("transfers: crypto funding just in time", () => {
     return tx;
   }
 
+  /** `usdc` USDC paid and confirmed to the address of a transfer of `m` canceled before: its available balance. */
+  async function paidAfterCancel(usdc: string, m: TestMerchant, customer: string): Promise<void> {
+    const { transfer, address } = await cryptoTransfer(usdc, m, customer);
+    await t.cancel(m, transfer.id);
+    await payConfirmed(address, BigInt(usdc) * 1_000_000n);
+    expect(await applyFundingDeposits(t.api.db, 50)).toBe(1);
+  }
+
   const intentOf = async (transferId: string) =>
     (await t.call(a, `/v1/transfers/${transferId}/funding`)).body.data.intent;
   const statusOf = async (transferId: string) => (await t.call(a, `/v1/transfers/${transferId}`)).body.data.status;
@@ -389,12 +397,7 @@ describe("transfers: crypto funding just in time", () => {
     const c = await t.api.merchant();
     const bank = await t.bankCustomer(c);
     // 50 USDC arrive late on a canceled transfer's address: the merchant's available balance.
-    const quote = await t.quote(c, bank.customerId, { source: USDC_ON_BASE, source_amount: "50" });
-    const canceled = (await t.transfer(c, quote.id)).body.data;
-    const { address } = (await t.call(c, `/v1/transfers/${canceled.id}/funding`)).body.data.intent.crypto_deposit;
-    await t.call(c, `/v1/transfers/${canceled.id}/cancel`, { method: "POST", idempotencyKey: nextKey("cancel") });
-    await payConfirmed(address, 50_000_000n);
-    expect(await applyFundingDeposits(t.api.db, 50)).toBe(1);
+    await paidAfterCancel("50", c, bank.customerId);
     expect(await t.balance(c)).toEqual({ available: "50.000000", reserved: "0.000000" });
     // The merchant reserves it for a BALANCE transfer, then the deposit's block leaves the chain.
     const spend = await t.quote(c, bank.customerId, { source: { method: "BALANCE" }, source_amount: "50" });
@@ -435,12 +438,7 @@ describe("transfers: crypto funding just in time", () => {
     );
     // Meanwhile 200 USDC arrive on a canceled transfer's address of d (available), d spends 250 on a
     // new payout, and the deposit's block leaves the chain: d's available is -180.
-    const quote = await t.quote(d, dBank.customerId, { source: USDC_ON_BASE, source_amount: "200" });
-    const canceled = (await t.transfer(d, quote.id)).body.data;
-    const { address } = (await t.call(d, `/v1/transfers/${canceled.id}/funding`)).body.data.intent.crypto_deposit;
-    await t.call(d, `/v1/transfers/${canceled.id}/cancel`, { method: "POST", idempotencyKey: nextKey("cancel") });
-    await payConfirmed(address, 200_000_000n);
-    expect(await applyFundingDeposits(t.api.db, 50)).toBe(1);
+    await paidAfterCancel("200", d, dBank.customerId);
     const waiting = await balanceTransfer(d, dBank.customerId, "250");
     await base.reorg(CONFIRMATIONS, []);
     await catchUp(baseIndexer);

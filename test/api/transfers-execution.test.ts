@@ -1,8 +1,7 @@
 import { executeTransfersOnce } from "@mp/transfers";
 import { transferTreasury } from "@mp/treasury";
 import { beforeAll, describe, expect, it } from "vitest";
-import { PAYEE, transferStatuses, useTransfersApi } from "./transfers-support.ts";
-import { nextKey } from "./verification-fixtures.ts";
+import { COMPLETED_JIT_STATUSES, PAYEE, transferStatuses, useTransfersApi } from "./transfers-support.ts";
 
 /**
  * Execution of FUNDED crypto transfers through the treasury's send requests. The signer's pipeline
@@ -42,10 +41,7 @@ describe("transfers: execution through the treasury", () => {
       { id: expect.any(String), chain: "BASE", asset: "USDC", to_address: PAYEE, amount_raw: "98505000" },
     ]);
     expect((await t.call(a, `/v1/transfers/${transfer.id}`)).body.data.status).toBe("PROCESSING");
-    const cancel = await t.call(a, `/v1/transfers/${transfer.id}/cancel`, {
-      method: "POST",
-      idempotencyKey: nextKey("cancel"),
-    });
+    const cancel = await t.cancel(a, transfer.id);
     expect(cancel.status).toBe(409);
 
     await t.api.db.query("UPDATE treasury_sends SET state = 'confirmed', confirmed_at = now() WHERE id = $1", [
@@ -58,12 +54,7 @@ describe("transfers: execution through the treasury", () => {
       transfer.id,
     ]);
     expect(fee.rowCount).toBe(1);
-    expect(await transferStatuses(t.api.db, transfer.id)).toEqual([
-      "AWAITING_MERCHANT_FUNDING",
-      "FUNDED",
-      "PROCESSING",
-      "COMPLETED",
-    ]);
+    expect(await transferStatuses(t.api.db, transfer.id)).toEqual(COMPLETED_JIT_STATUSES);
     await t.expectLedgerClean();
   });
 

@@ -24,15 +24,10 @@ describe("transfers: no payout to an address of ours", () => {
   }
 
   const quoteTo = (address: string) =>
-    t.call(a, "/v1/quotes", {
-      method: "POST",
-      idempotencyKey: nextKey("quote"),
-      json: {
-        customer_id: customer.customerId,
-        source: { method: "BALANCE" },
-        destination: { type: "CRYPTO_ADDRESS", asset: "USDC", network: "BASE", address },
-        source_amount: "10.00",
-      },
+    t.requestQuote(a, customer.customerId, {
+      source: { method: "BALANCE" },
+      destination: { type: "CRYPTO_ADDRESS", asset: "USDC", network: "BASE", address },
+      source_amount: "10.00",
     });
 
   it("refuses another merchant's customer's deposit address, the merchant's own and a treasury address with 422 destination_internal", async () => {

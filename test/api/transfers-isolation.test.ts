@@ -1,10 +1,10 @@
-import { resolveChainConfig } from "@mp/core";
 import { createTreasuryKeys } from "@mp/custody";
 import { createSandboxBankingProvider } from "@mp/providers";
 import { executeTransfersOnce, MAX_START_ATTEMPTS } from "@mp/transfers";
 import { transferTreasury } from "@mp/treasury";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TestMerchant } from "../support/api-harness.ts";
+import { chainsOnNoNode } from "./chains-on-no-node.ts";
 import { usBank } from "./transfers-bank-support.ts";
 import { PAYEE, startTransfersApi, type TransfersApi } from "./transfers-support.ts";
 import { nextKey } from "./verification-fixtures.ts";
@@ -57,16 +57,7 @@ describe("transfers: each transfer isolated in the executor", () => {
   const customers = new Map<string, { customerId: string; virtualAccountId: string }>();
 
   beforeAll(async () => {
-    t = await startTransfersApi({
-      chains: {
-        BASE: resolveChainConfig("BASE", {
-          rpcUrl: "http://127.0.0.1:9",
-          tokens: [{ asset: "USDC", address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", decimals: 6 }],
-        }),
-        BITCOIN: resolveChainConfig("BITCOIN", { rpcUrl: "http://127.0.0.1:9", network: "regtest" }),
-        SOLANA: resolveChainConfig("SOLANA", { rpcUrl: "http://127.0.0.1:9" }),
-      },
-    });
+    t = await startTransfersApi({ chains: chainsOnNoNode(["BASE", "BITCOIN", "SOLANA"]) });
     [a, b] = await Promise.all([t.api.merchant(), t.api.merchant()]);
     for (const m of [a, b]) {
       const customer = await t.bankCustomer(m);

@@ -52,20 +52,15 @@ describe("transfers data model", () => {
   it("records every transition, refuses skipped, backward and repeated ones", async () => {
     const { merchantId, customerId } = await insertMerchantWithCustomer(database.db, "m2");
     const quoteId = await quote(merchantId, customerId);
-    const id = randomUUID();
-    await refused(
+    const insertTransfer = (transferId: string, status: string) =>
       database.db.query(
         `INSERT INTO transfers (id, merchant_id, customer_id, quote_id, status, funding_mode, expires_at)
-         VALUES ($1, $2, $3, $4, 'FUNDED', 'TRANSFER_JIT', now() + interval '1 hour')`,
-        [id, merchantId, customerId, quoteId],
-      ),
-      SqlState.checkViolation,
-    );
-    await database.db.query(
-      `INSERT INTO transfers (id, merchant_id, customer_id, quote_id, status, funding_mode, expires_at)
-       VALUES ($1, $2, $3, $4, 'AWAITING_MERCHANT_FUNDING', 'TRANSFER_JIT', now() + interval '1 hour')`,
-      [id, merchantId, customerId, quoteId],
-    );
+         VALUES ($1, $2, $3, $4, $5, 'TRANSFER_JIT', now() + interval '1 hour')`,
+        [transferId, merchantId, customerId, quoteId, status],
+      );
+    const id = randomUUID();
+    await refused(insertTransfer(id, "FUNDED"), SqlState.checkViolation);
+    await insertTransfer(id, "AWAITING_MERCHANT_FUNDING");
     const set = (status: string) => database.db.query("UPDATE transfers SET status = $2 WHERE id = $1", [id, status]);
     await refused(set("COMPLETED"), SqlState.checkViolation);
     await set("FUNDED");
@@ -86,13 +81,6 @@ describe("transfers data model", () => {
     await refused(database.db.query("DELETE FROM transfer_transitions WHERE object_id = $1", [id]), RESTRICT_VIOLATION);
     // A second quote for the same transfer is refused: a quote is used once, a transfer has one quote.
     const other = randomUUID();
-    await refused(
-      database.db.query(
-        `INSERT INTO transfers (id, merchant_id, customer_id, quote_id, status, funding_mode, expires_at)
-         VALUES ($1, $2, $3, $4, 'AWAITING_MERCHANT_FUNDING', 'TRANSFER_JIT', now() + interval '1 hour')`,
-        [other, merchantId, customerId, quoteId],
-      ),
-      SqlState.uniqueViolation,
-    );
+    await refused(insertTransfer(other, "AWAITING_MERCHANT_FUNDING"), SqlState.uniqueViolation);
   });
 });

@@ -1,22 +1,16 @@
 import { expireDueTransfers } from "@mp/transfers";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { TestMerchant } from "../support/api-harness.ts";
-import { expectBankFundingShape, PAYEE, startTransfersApi, type TransfersApi } from "./transfers-support.ts";
+import { expectBankFundingShape, PAYEE, useTransfersApi } from "./transfers-support.ts";
 import { createCustomer, nextKey } from "./verification-fixtures.ts";
 
 describe("transfers: quotes, transfers, bank funding just in time", () => {
-  let t: TransfersApi;
-  let a: TestMerchant;
+  const { t, a, customer } = useTransfersApi();
+  /** Another merchant: none of `a`'s transfers is visible to it. */
   let b: TestMerchant;
-  let customer: { customerId: string; virtualAccountId: string };
-
   beforeAll(async () => {
-    t = await startTransfersApi();
-    a = await t.api.merchant();
     b = await t.api.merchant();
-    customer = await t.bankCustomer(a);
   });
-  afterAll(() => t.stop());
 
   const funding = async (m: TestMerchant, id: string) => (await t.call(m, `/v1/transfers/${id}/funding`)).body.data;
 
@@ -140,10 +134,7 @@ describe("transfers: quotes, transfers, bank funding just in time", () => {
     for (const path of [`/v1/transfers/${transfer.id}`, `/v1/transfers/${transfer.id}/funding`]) {
       expect((await t.call(b, path)).status, path).toBe(404);
     }
-    const foreignCancel = await t.call(b, `/v1/transfers/${transfer.id}/cancel`, {
-      method: "POST",
-      idempotencyKey: nextKey("cancel"),
-    });
+    const foreignCancel = await t.cancel(b, transfer.id);
     expect(foreignCancel.status).toBe(404);
     expect((await t.transfer(b, quote.id)).status).toBe(404);
   });
@@ -212,10 +203,7 @@ describe("transfers: quotes, transfers, bank funding just in time", () => {
       [transfer.id],
     );
     expect(history.rows.map((r) => r.to_status)).toEqual(["AWAITING_MERCHANT_FUNDING", "FUNDED"]);
-    const cancel = await t.call(a, `/v1/transfers/${transfer.id}/cancel`, {
-      method: "POST",
-      idempotencyKey: nextKey("cancel"),
-    });
+    const cancel = await t.cancel(a, transfer.id);
     expect(cancel.status).toBe(409);
     await t.expectLedgerClean();
   });
@@ -225,10 +213,7 @@ describe("transfers: quotes, transfers, bank funding just in time", () => {
     const transfer = (await t.transfer(a, (await t.quote(a, customer.customerId)).id)).body.data;
     const { reference } = (await funding(a, transfer.id)).intent.bank_transfer;
     await t.credit(a, customer.virtualAccountId, "25.50", reference);
-    const canceled = await t.call(a, `/v1/transfers/${transfer.id}/cancel`, {
-      method: "POST",
-      idempotencyKey: nextKey("cancel"),
-    });
+    const canceled = await t.cancel(a, transfer.id);
     expect(canceled.status, canceled.text).toBe(200);
     expect(canceled.body.data.status).toBe("CANCELED");
     const f = await funding(a, transfer.id);
@@ -238,10 +223,7 @@ describe("transfers: quotes, transfers, bank funding just in time", () => {
     await t.credit(a, customer.virtualAccountId, "74.50", reference);
     expect((await funding(a, transfer.id)).intent.flag.code).toBe("LATE_PAYMENT");
     expect((await t.balance(a)).available).toBe(addUsd(before.available, "100"));
-    const again = await t.call(a, `/v1/transfers/${transfer.id}/cancel`, {
-      method: "POST",
-      idempotencyKey: nextKey("cancel"),
-    });
+    const again = await t.cancel(a, transfer.id);
     expect(again.status).toBe(409);
     await t.expectLedgerClean();
   });
@@ -309,10 +291,7 @@ describe("transfers: quotes, transfers, bank funding just in time", () => {
     });
     expect(f.intent).toMatchObject({ status: "FUNDED", bank_transfer: null, crypto_deposit: null });
 
-    const canceled = await t.call(poor, `/v1/transfers/${created.body.data.id}/cancel`, {
-      method: "POST",
-      idempotencyKey: nextKey("cancel"),
-    });
+    const canceled = await t.cancel(poor, created.body.data.id);
     expect(canceled.body.data.status).toBe("CANCELED");
     expect(await t.balance(poor)).toEqual({ available: "150.000000", reserved: "0.000000" });
     await t.expectLedgerClean();

@@ -13,7 +13,6 @@ import { executeTransfersOnce } from "@mp/transfers";
 import { transferTreasury } from "@mp/treasury";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PAYEE, useTransfersApi } from "./transfers-support.ts";
-import { nextKey } from "./verification-fixtures.ts";
 
 /** The real OFAC lists (../shared/fixtures/sanctions, SOURCES.md), read where they live. */
 const LISTS = fileURLToPath(new URL("../../../shared/fixtures/sanctions/", import.meta.url));
@@ -34,15 +33,10 @@ describe.skipIf(!haveLists)("transfers: no payout to a sanctioned address (real 
   });
 
   const quoteTo = (network: string, asset: string, address: string) =>
-    t.call(a, "/v1/quotes", {
-      method: "POST",
-      idempotencyKey: nextKey("quote"),
-      json: {
-        customer_id: customer.customerId,
-        source: { method: "BALANCE" },
-        destination: { type: "CRYPTO_ADDRESS", asset, network, address },
-        source_amount: "10.00",
-      },
+    t.requestQuote(a, customer.customerId, {
+      source: { method: "BALANCE" },
+      destination: { type: "CRYPTO_ADDRESS", asset, network, address },
+      source_amount: "10.00",
     });
 
   it("refuses a listed EVM address in any case and the sandbox's magic one with 422 destination_sanctioned, and counts them", async () => {

@@ -1,22 +1,16 @@
 import { importBankStatement } from "@mp/api";
 import { checkLedger } from "@mp/ledger";
-import { createStatementBankingProvider, PAIN001_NAMESPACE, type StatementBankSettings } from "@mp/providers";
+import { createStatementBankingProvider, PAIN001_NAMESPACE } from "@mp/providers";
 import { executeTransfersOnce, exportStatementPayouts, transfersReport } from "@mp/transfers";
 import { transferTreasury } from "@mp/treasury";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
+import { STATEMENT_CSV_HEADER, statementBank } from "./statement-bank.ts";
 import { usBank } from "./transfers-bank-support.ts";
 import { nextKey, tier2Customer } from "./verification-fixtures.ts";
 
-const settings: StatementBankSettings = {
-  bankName: "First Statement Bank",
-  bankAddress: "1 Main Street, Springfield, IL 62701, United States",
-  routingNumber: "071000013",
-  accountName: "Acme Payments LLC",
-  accountRange: { first: "7000000100", last: "7000009999" },
-};
+const settings = statementBank({ first: "7000000100", last: "7000009999" });
 const DEBTOR = { name: "Acme Payments LLC", accountNumber: "7000000001", routingNumber: "071000013" };
-const CSV_HEADER = "booking_date,account_number,direction,amount,currency,bank_reference,reference,counterparty";
 
 /** The elements of `tag` in `xml`, their text (the file is flat: one element per tag occurrence). */
 function all(xml: string, tag: string): string[] {
@@ -39,10 +33,12 @@ describe("transfers: payouts by pain.001 export and statement import", () => {
     returnCheckSeconds: 0,
   });
   const status = async (id: string) => (await api.call(m.apiKey, `/v1/transfers/${id}`)).body.data.status as string;
+  /** One pass of the transfer executor with the statement bank. */
+  const executorPass = () => executeTransfersOnce(api.db, transferTreasury, { bank: bank() });
   const statement = (rows: string[]) =>
     importBankStatement(api.db, {
       fileName: "statement.csv",
-      content: [CSV_HEADER, ...rows].join("\n"),
+      content: [STATEMENT_CSV_HEADER, ...rows].join("\n"),
       format: "csv",
       operator: "finance@test",
     });
@@ -106,11 +102,9 @@ describe("transfers: payouts by pain.001 export and statement import", () => {
     expect(transfers.map((t) => t.amount)).toEqual(["98.50", "48.75", "18.90"]);
     const [big, mid, small] = transfers as [(typeof transfers)[0], (typeof transfers)[0], (typeof transfers)[0]];
     const e2e = (id: string) => id.replaceAll("-", "").toUpperCase();
+    const statuses = async () => [await status(big.id), await status(mid.id), await status(small.id)];
 
-    expect(await executeTransfersOnce(api.db, transferTreasury, { bank: bank() })).toMatchObject({
-      started: 3,
-      finished: 0,
-    });
+    expect(await executorPass()).toMatchObject({ started: 3, finished: 0 });
     for (const t of transfers) expect(await status(t.id)).toBe("PROCESSING");
 
     const exported = await exportStatementPayouts(api.db, api.deps.encryption, {
@@ -148,7 +142,7 @@ describe("transfers: payouts by pain.001 export and statement import", () => {
     });
     expect(again).toEqual({ ...exported, reexport: true });
 
-    await executeTransfersOnce(api.db, transferTreasury, { bank: bank() });
+    await executorPass();
     const sent = await api.db.query<{ status: string }>(
       "SELECT status FROM transfer_payouts WHERE transfer_id = ANY($1::uuid[])",
       [transfers.map((t) => t.id)],
@@ -162,15 +156,8 @@ describe("transfers: payouts by pain.001 export and statement import", () => {
       `2026-11-26,7000000001,DEBIT,18.90,USD,OUT-3,${e2e(small.id)},Pat Payee`,
     ]);
     expect(confirmed).toMatchObject({ credited: 0, unmatched: 1, payoutsCompleted: 2, payoutsReturned: 0 });
-    expect(await executeTransfersOnce(api.db, transferTreasury, { bank: bank() })).toMatchObject({
-      started: 0,
-      finished: 2,
-    });
-    expect([await status(big.id), await status(mid.id), await status(small.id)]).toEqual([
-      "COMPLETED",
-      "PROCESSING",
-      "COMPLETED",
-    ]);
+    expect(await executorPass()).toMatchObject({ started: 0, finished: 2 });
+    expect(await statuses()).toEqual(["COMPLETED", "PROCESSING", "COMPLETED"]);
 
     // The small one comes back; the middle one is confirmed by the corrected line.
     const returned = await statement([
@@ -178,15 +165,8 @@ describe("transfers: payouts by pain.001 export and statement import", () => {
       `2026-11-27,7000000001,DEBIT,48.75,USD,OUT-2B,${e2e(mid.id)},Pat Payee`,
     ]);
     expect(returned).toMatchObject({ credited: 0, unmatched: 0, payoutsCompleted: 1, payoutsReturned: 1 });
-    expect(await executeTransfersOnce(api.db, transferTreasury, { bank: bank() })).toMatchObject({
-      started: 0,
-      finished: 2,
-    });
-    expect([await status(big.id), await status(mid.id), await status(small.id)]).toEqual([
-      "COMPLETED",
-      "COMPLETED",
-      "REFUNDED",
-    ]);
+    expect(await executorPass()).toMatchObject({ started: 0, finished: 2 });
+    expect(await statuses()).toEqual(["COMPLETED", "COMPLETED", "REFUNDED"]);
     // 1000 - 100 - 50 paid out, fees included (the 20 of the returned one came back whole).
     expect((await api.call(m.apiKey, "/v1/balance")).body.data).toMatchObject({
       available: "850.000000",

@@ -1,5 +1,5 @@
 import { type AppDeps, WalletSlots } from "@mp/api";
-import { createLogger, resolveChainConfig } from "@mp/core";
+import { createLogger } from "@mp/core";
 import { createCustody } from "@mp/custody";
 import type { Queryable } from "@mp/db";
 import { checkLedger } from "@mp/ledger";
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect } from "vitest";
 import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
 import { documentedCall } from "../support/documented-calls.ts";
 import { late } from "../support/late.ts";
+import { chainsOnNoNode } from "./chains-on-no-node.ts";
 import { nextKey, tier2Customer } from "./verification-fixtures.ts";
 
 /** Spec 2.9: the keys of the funding response, of its `funding` and of its `intent`, exactly (sorted). */
@@ -30,7 +31,6 @@ export const SPEC_2_9_KEYS = {
 
 /** A Base address that is not ours: where test transfers pay out. */
 export const PAYEE = "0x2222222222222222222222222222222222222222";
-const BASE_USDC = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
 
 /** The transfer requests tests make against a running API, every answer checked against its /openapi.json. */
 export interface TransfersClient {
@@ -46,7 +46,11 @@ export interface TransfersClient {
     customerId: string,
     over?: Record<string, unknown>,
   ): Promise<{ id: string; source: unknown; [field: string]: unknown }>;
+  /** POST /v1/quotes for `customerId` with `body` (source, destination, amount): the answer as it is. */
+  requestQuote(m: TestMerchant, customerId: string, body: Record<string, unknown>): ReturnType<ApiHarness["call"]>;
   transfer(m: TestMerchant, quoteId: string, key?: string): ReturnType<ApiHarness["call"]>;
+  /** POST /v1/transfers/{id}/cancel with a fresh idempotency key: the answer as it is. */
+  cancel(m: TestMerchant, transferId: string): ReturnType<ApiHarness["call"]>;
   credit(
     m: TestMerchant,
     virtualAccountId: string,
@@ -85,12 +89,7 @@ export async function startTransfersApi(options: { chains?: AppDeps["chains"] } 
       // TRANSFERS_DEBUG=1 shows the app's error logs (a 500's cause); silent otherwise.
       ...(process.env.TRANSFERS_DEBUG ? { logger: createLogger({ level: "error" }) } : {}),
       ...(addresses ? { addresses, walletSlots: new WalletSlots(db, addresses) } : {}),
-      chains: options.chains ?? {
-        BASE: resolveChainConfig("BASE", {
-          rpcUrl: "http://127.0.0.1:9",
-          tokens: [{ asset: "USDC", address: BASE_USDC, decimals: 6 }],
-        }),
-      },
+      chains: options.chains ?? chainsOnNoNode(["BASE"]),
     }),
   });
   return {
@@ -109,6 +108,12 @@ export async function startTransfersApi(options: { chains?: AppDeps["chains"] } 
 export async function transfersClient(api: Pick<ApiHarness, "call">): Promise<TransfersClient> {
   const documented = await documentedCall(api);
   const call: TransfersApi["call"] = (m, path, init = {}) => documented(m.apiKey, path, init);
+  const requestQuote: TransfersClient["requestQuote"] = (m, customerId, body) =>
+    call(m, "/v1/quotes", {
+      method: "POST",
+      idempotencyKey: nextKey("quote"),
+      json: { customer_id: customerId, ...body },
+    });
 
   return {
     call,
@@ -126,23 +131,22 @@ export async function transfersClient(api: Pick<ApiHarness, "call">): Promise<Tr
       }, 20_000);
       return { customerId, virtualAccountId };
     },
+    requestQuote,
     async quote(m, customerId, over = {}) {
-      const res = await call(m, "/v1/quotes", {
-        method: "POST",
-        idempotencyKey: nextKey("quote"),
-        json: {
-          customer_id: customerId,
-          source: { method: "BANK_TRANSFER" },
-          destination: { type: "CRYPTO_ADDRESS", asset: "USDC", network: "BASE", address: PAYEE },
-          source_amount: "100.00",
-          ...over,
-        },
+      const res = await requestQuote(m, customerId, {
+        source: { method: "BANK_TRANSFER" },
+        destination: { type: "CRYPTO_ADDRESS", asset: "USDC", network: "BASE", address: PAYEE },
+        source_amount: "100.00",
+        ...over,
       });
       expect(res.status, res.text).toBe(201);
       return res.body.data;
     },
     transfer(m, quoteId, key = nextKey("transfer")) {
       return call(m, "/v1/transfers", { method: "POST", idempotencyKey: key, json: { quote_id: quoteId } });
+    },
+    cancel(m, transferId) {
+      return call(m, `/v1/transfers/${transferId}/cancel`, { method: "POST", idempotencyKey: nextKey("cancel") });
     },
     credit(m, virtualAccountId, amount, reference, key = nextKey("credit")) {
       return call(m, "/v1/sandbox/bank-deposits", {
@@ -212,6 +216,9 @@ export function expectBankFundingShape(f: any): void {
   expect(f.intent.bank_transfer.narration).toContain(f.intent.bank_transfer.reference);
   expect(f.intent.bank_transfer.bank_code).toMatch(/^\d{9}$/);
 }
+
+/** What a JIT-funded transfer paid out in full goes through (transferStatuses). */
+export const COMPLETED_JIT_STATUSES = ["AWAITING_MERCHANT_FUNDING", "FUNDED", "PROCESSING", "COMPLETED"];
 
 /** The statuses transfer `id` went through, oldest first (its audited transitions). */
 export async function transferStatuses(db: Queryable, id: string): Promise<string[]> {

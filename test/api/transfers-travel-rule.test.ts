@@ -1,7 +1,7 @@
 import { openTransferBeneficiary, transferBeneficiaryJson } from "@mp/transfers";
 import { describe, expect, it } from "vitest";
+import { usBank } from "./transfers-bank-support.ts";
 import { PAYEE, useTransfersApi } from "./transfers-support.ts";
-import { nextKey } from "./verification-fixtures.ts";
 
 /**
  * Issue 29 item 5, travel rule: a payout to a crypto address worth TRAVEL_RULE_THRESHOLD_USD (3,000
@@ -15,21 +15,16 @@ describe("transfers: travel rule data", () => {
   const business = { type: "BUSINESS", name: "Acme", legal_name: "Acme Widgets GmbH", country: "DE" };
 
   const quoteTo = (amount: string, beneficiary?: unknown) =>
-    t.call(a, "/v1/quotes", {
-      method: "POST",
-      idempotencyKey: nextKey("quote"),
-      json: {
-        customer_id: customer.customerId,
-        source: { method: "BANK_TRANSFER" },
-        destination: {
-          type: "CRYPTO_ADDRESS",
-          asset: "USDC",
-          network: "BASE",
-          address: PAYEE,
-          ...(beneficiary ? { beneficiary } : {}),
-        },
-        destination_amount: amount,
+    t.requestQuote(a, customer.customerId, {
+      source: { method: "BANK_TRANSFER" },
+      destination: {
+        type: "CRYPTO_ADDRESS",
+        asset: "USDC",
+        network: "BASE",
+        address: PAYEE,
+        ...(beneficiary ? { beneficiary } : {}),
       },
+      destination_amount: amount,
     });
 
   const sealedOf = async (quoteId: string) =>
@@ -107,21 +102,10 @@ describe("transfers: travel rule data", () => {
     expect(view.beneficiary).toBeNull();
 
     // A bank payout (from the merchant's balance) needs no travel rule data.
-    const bank = await t.call(a, "/v1/quotes", {
-      method: "POST",
-      idempotencyKey: nextKey("quote"),
-      json: {
-        customer_id: customer.customerId,
-        source: { method: "BALANCE" },
-        destination: {
-          type: "US_BANK_ACCOUNT",
-          account_holder_name: "Ada Lovelace",
-          routing_number: "021000021",
-          account_number: "123456789",
-          account_type: "CHECKING",
-        },
-        destination_amount: "5000",
-      },
+    const bank = await t.requestQuote(a, customer.customerId, {
+      source: { method: "BALANCE" },
+      destination: { ...usBank("123456789"), account_holder_name: "Ada Lovelace" },
+      destination_amount: "5000",
     });
     expect(bank.status, bank.text).toBe(201);
     expect(bank.body.data.destination.beneficiary_on_file).toBe(false);

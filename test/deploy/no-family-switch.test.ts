@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { sourceFiles } from "./source-files.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const FAMILIES = ["evm", "solana", "bitcoin", "tron"] as const;
@@ -42,15 +43,6 @@ const ALLOWED: Record<string, string> = {
   "packages/payment-requests/src/payment-uri.ts": "left: payment URI schemes",
   "packages/treasury/src/send-requests.ts": "left: address and dust check of a send request",
 };
-
-function sourceFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === "node_modules" || entry.name === "dist" ? [] : sourceFiles(path);
-    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith(".d.ts") ? [path] : [];
-  });
-}
 
 function productionSources(): string[] {
   return ["packages", "chains", "services"].flatMap((top) =>

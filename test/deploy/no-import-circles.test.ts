@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { sourceFiles } from "./source-files.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const WORKSPACE_FOLDERS = ["packages", "chains", "services"];
@@ -12,15 +13,6 @@ const WORKSPACE_FOLDERS = ["packages", "chains", "services"];
  * left out: a lazy load at run time is how a module deliberately reaches one it must not depend on.
  */
 const IMPORT = /^\s*(?:import|export)\s+(?:type\s+)?(?:[^;"'`]*?\s+from\s+)?["']([^"']+)["']/gm;
-
-function sourceFiles(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === "node_modules" || entry.name === "dist" ? [] : sourceFiles(path);
-    return /\.tsx?$/.test(entry.name) && !entry.name.endsWith(".d.ts") ? [path] : [];
-  });
-}
 
 interface WorkspacePackage {
   dir: string;

@@ -6,10 +6,9 @@ import { type TransfersClient, transfersClient } from "../api/transfers-support.
 import { nextKey } from "../api/verification-fixtures.ts";
 import { runCli, startRole, startService } from "../cli/run-cli.ts";
 import { eventually, type TestMerchant } from "../support/api-harness.ts";
-import { useTempDir, useTestDatabase } from "../support/test-database.ts";
-import { useStarted } from "../support/use-started.ts";
-import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "./several-processes.ts";
-import { createCliMerchant, remoteApi, startTransferChains } from "./transfer-chains.ts";
+import { POSTGRES_ONLY, stopProcess } from "./several-processes.ts";
+import { createCliMerchant, remoteApi } from "./transfer-chains.ts";
+import { useTransferChains } from "./use-transfer-chains.ts";
 
 const TIMEOUT_MS = 240_000;
 const DEPOSITS = 6;
@@ -31,13 +30,7 @@ async function startWorker(env: Record<string, string | undefined>) {
  * transfer and one payment on chain, and `ledger check` is clean.
  */
 describe.skipIf(!process.env.DATABASE_URL)(`liquidation drains survive kill -9 of the worker ${POSTGRES_ONLY}`, () => {
-  const database = useTestDatabase({ migrate: false });
-  const dir = useTempDir("mpliqcrash-");
-  const chains = useStarted(
-    "the payout chains",
-    () => startTransferChains(database.db),
-    (c) => c.stop(),
-  );
+  const { database, chains, rolesEnv } = useTransferChains("mpliqcrash-");
   let env: Record<string, string | undefined>;
   const running: ChildProcess[] = [];
   let t: TransfersClient;
@@ -46,13 +39,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`liquidation drains survive kill -9 o
   let indexerOutput = () => "";
 
   beforeAll(async () => {
-    env = {
-      ...sharedProcessEnv(database, dir),
-      CHAINS_CONFIG: chains.chainsConfig(dir),
-      TREASURY_MNEMONIC: chains.mnemonic,
-      INDEXER_LEASE_SECONDS: "2",
-      RATE_LIMIT_PER_MINUTE: "100000",
-    };
+    env = rolesEnv();
     const signer = await startRole(["--role", "signer"], env, /signer started/);
     running.push(signer.child);
     const indexer = await startRole(["--role", "indexer"], env, /"msg":"indexers started"/);

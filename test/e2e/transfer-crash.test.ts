@@ -2,13 +2,17 @@ import type { ChildProcess } from "node:child_process";
 import { tokenBalance } from "@mp/test-nodes/evm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshAddress } from "../../packages/treasury/test/support/evm-treasury.ts";
-import { type TransfersClient, transferStatuses, transfersClient } from "../api/transfers-support.ts";
+import {
+  COMPLETED_JIT_STATUSES,
+  type TransfersClient,
+  transferStatuses,
+  transfersClient,
+} from "../api/transfers-support.ts";
 import { runCli, startRole, startService } from "../cli/run-cli.ts";
 import { eventually, type TestMerchant } from "../support/api-harness.ts";
-import { useTempDir, useTestDatabase } from "../support/test-database.ts";
-import { useStarted } from "../support/use-started.ts";
-import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "./several-processes.ts";
-import { createCliMerchant, remoteApi, startTransferChains, transferPayouts } from "./transfer-chains.ts";
+import { POSTGRES_ONLY, stopProcess } from "./several-processes.ts";
+import { createCliMerchant, remoteApi, transferPayouts } from "./transfer-chains.ts";
+import { useTransferChains } from "./use-transfer-chains.ts";
 
 const TIMEOUT_MS = 180_000;
 
@@ -34,13 +38,7 @@ async function startDirect(role: "worker" | "signer", env: Record<string, string
 describe.skipIf(!process.env.DATABASE_URL)(
   `transfers survive kill -9 of the worker and of the signer between funding and execution ${POSTGRES_ONLY}`,
   () => {
-    const database = useTestDatabase({ migrate: false });
-    const dir = useTempDir("mptransfercrash-");
-    const chains = useStarted(
-      "the payout chains",
-      () => startTransferChains(database.db),
-      (c) => c.stop(),
-    );
+    const { database, chains, rolesEnv } = useTransferChains("mptransfercrash-");
     let env: Record<string, string | undefined>;
     const running: ChildProcess[] = [];
     let worker: Awaited<ReturnType<typeof startDirect>>;
@@ -56,14 +54,7 @@ describe.skipIf(!process.env.DATABASE_URL)(
     };
 
     beforeAll(async () => {
-      env = {
-        ...sharedProcessEnv(database, dir),
-        CHAINS_CONFIG: chains.chainsConfig(dir),
-        TREASURY_MNEMONIC: chains.mnemonic,
-        // A killed signer's chain lease is taken over within this bound at most.
-        INDEXER_LEASE_SECONDS: "2",
-        RATE_LIMIT_PER_MINUTE: "100000",
-      };
+      env = rolesEnv();
       // The signer first: it stores the public material the api role derives addresses from.
       signer = await start("signer");
       const api = await startService(["--role", "api"], env);
@@ -104,12 +95,7 @@ describe.skipIf(!process.env.DATABASE_URL)(
       expect(await chains.base.node.publicClient.getTransactionCount({ address: chains.base.treasury })).toBe(
         nonceBefore + 1,
       );
-      expect(await transferStatuses(database.db, id)).toEqual([
-        "AWAITING_MERCHANT_FUNDING",
-        "FUNDED",
-        "PROCESSING",
-        "COMPLETED",
-      ]);
+      expect(await transferStatuses(database.db, id)).toEqual(COMPLETED_JIT_STATUSES);
       const completedEvents = await database.db.query(
         "SELECT 1 FROM events WHERE object_id = $1 AND type = 'transfer.completed'",
         [id],

@@ -10,18 +10,19 @@ import { freshAddress } from "../../packages/treasury/test/support/evm-treasury.
 import { registerLedgerChecks } from "../../services/payments/src/ledger-checks.ts";
 import { usBank } from "../api/transfers-bank-support.ts";
 import {
+  COMPLETED_JIT_STATUSES,
   expectBankFundingShape,
   expectFundingShape,
   type TransfersClient,
+  transferStatuses,
   transfersClient,
 } from "../api/transfers-support.ts";
 import { nextKey } from "../api/verification-fixtures.ts";
 import { runCli, startService } from "../cli/run-cli.ts";
 import { eventually, type TestMerchant } from "../support/api-harness.ts";
-import { useTempDir, useTestDatabase } from "../support/test-database.ts";
-import { useStarted } from "../support/use-started.ts";
 import { stopProcess } from "./several-processes.ts";
-import { createCliMerchant, remoteApi, startTransferChains, transferPayouts } from "./transfer-chains.ts";
+import { createCliMerchant, remoteApi, transferPayouts } from "./transfer-chains.ts";
+import { useTransferChains } from "./use-transfer-chains.ts";
 
 const TIMEOUT_MS = 180_000;
 
@@ -31,13 +32,7 @@ const TIMEOUT_MS = 180_000;
  * asynchronously, the signer paying from the treasury, its indexer confirming customers' deposits. Each figure is checked where it ends up: the chain, the balance, the ledger.
  */
 describe("transfer stories through the service process and real chains", () => {
-  const database = useTestDatabase({ migrate: false });
-  const dir = useTempDir("mptransfers-");
-  const chains = useStarted(
-    "the payout chains",
-    () => startTransferChains(database.db),
-    (c) => c.stop(),
-  );
+  const { database, dir, chains } = useTransferChains("mptransfers-");
   let service: Awaited<ReturnType<typeof startService>>;
   let env: Record<string, string | undefined>;
   let db: Database;
@@ -90,13 +85,7 @@ describe("transfer stories through the service process and real chains", () => {
       250,
     );
   const completed = (id: string) => reaches(id, "COMPLETED");
-  const history = async (id: string) =>
-    (
-      await db.query<{ to_status: string }>(
-        "SELECT to_status FROM transfer_transitions WHERE object_id = $1 ORDER BY id",
-        [id],
-      )
-    ).rows.map((r) => r.to_status);
+  const history = (id: string) => transferStatuses(db, id);
   const eventTypes = async (id: string) =>
     ((await t.call(a, `/v1/events?object_id=${id}&limit=200`)).body.data.items as Array<{ type: string }>)
       .map((e) => e.type)
@@ -167,7 +156,7 @@ describe("transfer stories through the service process and real chains", () => {
         "transfer.processing",
         "transfer.completed",
       ]);
-      expect(await history(transfer.id)).toEqual(["AWAITING_MERCHANT_FUNDING", "FUNDED", "PROCESSING", "COMPLETED"]);
+      expect(await history(transfer.id)).toEqual(COMPLETED_JIT_STATUSES);
       await expectLedgerChecked("cli");
     },
     TIMEOUT_MS,
@@ -203,7 +192,7 @@ describe("transfer stories through the service process and real chains", () => {
 
       // The hold settled: the 100 USD left reserved and never came back to available.
       expect(await t.balance(a)).toEqual({ available: held.available, reserved: before.reserved });
-      expect(await history(done.id)).toEqual(["AWAITING_MERCHANT_FUNDING", "FUNDED", "PROCESSING", "COMPLETED"]);
+      expect(await history(done.id)).toEqual(COMPLETED_JIT_STATUSES);
       await expectLedgerChecked();
     },
     TIMEOUT_MS,
@@ -224,10 +213,7 @@ describe("transfer stories through the service process and real chains", () => {
       for (const path of [`/v1/transfers/${id}`, `/v1/transfers/${id}/funding`]) {
         expect((await t.call(b, path)).status, path).toBe(404);
       }
-      const foreignCancel = await t.call(b, `/v1/transfers/${id}/cancel`, {
-        method: "POST",
-        idempotencyKey: nextKey("cancel"),
-      });
+      const foreignCancel = await t.cancel(b, id);
       expect(foreignCancel.status).toBe(404);
 
       // Half the amount, the same bank deposit delivered twice (its idempotency key): still half.
@@ -278,7 +264,7 @@ describe("transfer stories through the service process and real chains", () => {
           .body.data;
         const { reference } = (await funding(transfer.id)).intent.bank_transfer;
         const [cancel, credit] = await Promise.all([
-          t.call(a, `/v1/transfers/${transfer.id}/cancel`, { method: "POST", idempotencyKey: nextKey("cancel") }),
+          t.cancel(a, transfer.id),
           t.credit(a, customer.virtualAccountId, "5.00", reference),
         ]);
         expect(credit.status, credit.text).toBe(201);
@@ -322,20 +308,10 @@ describe("transfer stories through the service process and real chains", () => {
       const aBefore = await t.balance(a);
       const bBefore = await t.balance(b);
       // A's hostile payout first: 100 sat of BTC from its balance (about 0.07 USD).
-      const tiny = await t.call(a, "/v1/quotes", {
-        method: "POST",
-        idempotencyKey: nextKey("quote"),
-        json: {
-          customer_id: customer.customerId,
-          source: { method: "BALANCE" },
-          destination: {
-            type: "CRYPTO_ADDRESS",
-            asset: "BTC",
-            network: "BITCOIN",
-            address: chains.bitcoin.newAddress(),
-          },
-          destination_amount: "0.000001",
-        },
+      const tiny = await t.requestQuote(a, customer.customerId, {
+        source: { method: "BALANCE" },
+        destination: { type: "CRYPTO_ADDRESS", asset: "BTC", network: "BITCOIN", address: chains.bitcoin.newAddress() },
+        destination_amount: "0.000001",
       });
       let tinyTransfer: string | undefined;
       if (tiny.status === 201) {

@@ -1,10 +1,8 @@
 import { createBitcoinSweeper } from "@mp/chain-bitcoin";
-import { silentLogger } from "@mp/core";
 import type { Database, LeaseKeeper } from "@mp/db";
 import type { BitcoinTreasuryHarness } from "../../packages/treasury/test/support/bitcoin-treasury.ts";
-import { createDepositMerchant, testDepositKeys } from "../../packages/treasury/test/support/evm-deposits.ts";
 import { bitcoinWorld } from "./bitcoin-world.ts";
-import { fromMoneyWorld, type SweepWorld } from "./sweep-world.ts";
+import { fromMoneyWorld, type SweepWorld, sweeperDeps } from "./sweep-world.ts";
 
 /**
  * The Bitcoin test node as the sweep fuzz drives it (bitcoinWorld's node, indexer, holds and
@@ -19,28 +17,13 @@ export function bitcoinSweepWorld(db: Database, h: BitcoinTreasuryHarness): Swee
     ...fromMoneyWorld(base),
     assets: [{ asset: "BTC", min: 100_000n, max: 3_000_000n, threshold: 1_000_000n, native: true }],
     treasury: h.treasury,
-    async startCase(count) {
-      await base.fund();
-      const merchant = await createDepositMerchant(db, count, "BITCOIN");
-      return merchant.addresses.map((a) => ({ destinationId: a.destinationId, address: a.address }));
-    },
     // Into the mempool: mined by the next mine step (unless miners hold).
     deposit: async (address, _asset, amount) => h.node.send(address, amount).txid,
     balance() {
       throw new Error("Bitcoin has no tokens: the sweep fuzz asks balances of tokens only");
     },
-    sender: base.sender,
-    broadcasts: base.broadcasts,
     sweeper: (fetch: typeof globalThis.fetch, leases: LeaseKeeper) =>
-      createBitcoinSweeper({
-        db,
-        chains: [h.config],
-        depositKeys: testDepositKeys(),
-        treasuryKeys: h.keys,
-        logger: silentLogger(),
-        leases,
-        fetch,
-      }),
+      createBitcoinSweeper({ ...sweeperDeps(db, h.keys, leases, fetch), chains: [h.config] }),
     // A wallet payment that lands is valid: mined on the active chain is landed.
     landed: async (txHash) => (await base.txHeight(txHash)) !== undefined,
   };

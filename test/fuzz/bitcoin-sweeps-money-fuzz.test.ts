@@ -1,8 +1,6 @@
-import { beforeAll, describe } from "vitest";
 import { startBitcoinTreasury } from "../../packages/treasury/test/support/bitcoin-treasury.ts";
-import { useTreasuryHarness } from "../../packages/treasury/test/support/use-treasury.ts";
 import { bitcoinSweepWorld } from "./bitcoin-sweep-world.ts";
-import { itHoldsEveryInvariant } from "./run-money-fuzz.ts";
+import { describeMoneyFuzz } from "./describe-money-fuzz.ts";
 import { sweepFuzz } from "./sweep-model.ts";
 
 /**
@@ -12,17 +10,10 @@ import { sweepFuzz } from "./sweep-model.ts";
  * leaders (sweep-model.ts, sweep-invariants.ts). A failure prints fast-check's seed and path:
  * `pnpm fuzz money --family bitcoin-sweeps --seed S --path P` replays it.
  */
-describe("money fuzz: the Bitcoin sweeper", () => {
-  const { t, h } = useTreasuryHarness((db) => startBitcoinTreasury(db, { txindex: false }));
-  beforeAll(async () => {
-    // Matured coinbases for the customers' payments, several per case.
-    await h.mine(20);
-  }, 60_000);
-
-  itHoldsEveryInvariant(
-    "sweeps every deposit at most once, settles each sweep, reconciles to the satoshi",
-    "bitcoin-sweeps",
-    sweepFuzz,
-    () => bitcoinSweepWorld(t.db, h),
-  );
+describeMoneyFuzz("bitcoin-sweeps", "the Bitcoin sweeper", sweepFuzz, {
+  start: (db) => startBitcoinTreasury(db, { txindex: false }),
+  // Matured coinbases for the customers' payments, several per case.
+  prepare: (h) => h.mine(20),
+  world: bitcoinSweepWorld,
+  it: "sweeps every deposit at most once, settles each sweep, reconciles to the satoshi",
 });

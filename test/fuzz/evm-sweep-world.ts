@@ -1,12 +1,10 @@
 import { createEvmSweeper } from "@mp/chain-evm";
-import { silentLogger } from "@mp/core";
 import type { Database, LeaseKeeper } from "@mp/db";
 import { ANVIL_DEPLOYER, sendFromUnlocked, tokenBalance } from "@mp/test-nodes/evm";
 import { encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem";
-import { createDepositMerchant, testDepositKeys } from "../../packages/treasury/test/support/evm-deposits.ts";
 import type { EvmReconcileChain } from "../treasury/evm-reconcile-chain.ts";
 import { evmWorld } from "./evm-world.ts";
-import { fromMoneyWorld, type SweepWorld } from "./sweep-world.ts";
+import { fromMoneyWorld, type SweepWorld, sweeperDeps } from "./sweep-world.ts";
 
 const ETH = 10n ** 18n;
 
@@ -27,11 +25,6 @@ export function evmSweepWorld(db: Database, c: EvmReconcileChain): SweepWorld {
       { asset: "ETH", min: ETH / 1_000n, max: ETH / 4n, threshold: ETH / 100n, native: true },
     ],
     treasury: c.treasury,
-    async startCase(count) {
-      await base.fund();
-      const merchant = await createDepositMerchant(db, count);
-      return merchant.addresses.map((a) => ({ destinationId: a.destinationId, address: a.address }));
-    },
     // Not waited for: while miners hold, the payment waits in the mempool like ours.
     deposit: (address, asset, amount) =>
       sendFromUnlocked(
@@ -52,18 +45,8 @@ export function evmSweepWorld(db: Database, c: EvmReconcileChain): SweepWorld {
       asset === "ETH"
         ? node.publicClient.getBalance({ address: getAddress(address) })
         : tokenBalance(node, c.usdc, address),
-    sender: base.sender,
-    broadcasts: base.broadcasts,
     sweeper: (fetch: typeof globalThis.fetch, leases: LeaseKeeper) =>
-      createEvmSweeper({
-        db,
-        chains: [c.config],
-        depositKeys: testDepositKeys(),
-        treasuryKeys: c.keys,
-        logger: silentLogger(),
-        leases,
-        fetch,
-      }),
+      createEvmSweeper({ ...sweeperDeps(db, c.keys, leases, fetch), chains: [c.config] }),
     async landed(txHash) {
       const receipt = await node.publicClient.getTransactionReceipt({ hash: txHash as Hex }).catch(() => null);
       return receipt?.status === "success";

@@ -1,8 +1,6 @@
-import { describe } from "vitest";
-import { useTreasuryHarness } from "../../packages/treasury/test/support/use-treasury.ts";
 import { startEvmReconcileChain } from "../treasury/evm-reconcile-chain.ts";
+import { describeMoneyFuzz } from "./describe-money-fuzz.ts";
 import { evmSweepWorld } from "./evm-sweep-world.ts";
-import { itHoldsEveryInvariant } from "./run-money-fuzz.ts";
 import { sweepFuzz } from "./sweep-model.ts";
 
 /**
@@ -12,12 +10,8 @@ import { sweepFuzz } from "./sweep-model.ts";
  * the invariants). A failure prints fast-check's seed and path: `pnpm fuzz money --family evm-sweeps
  * --seed S --path P` replays it.
  */
-describe("money fuzz: the EVM sweeper", () => {
-  const { t, h: chain } = useTreasuryHarness(startEvmReconcileChain);
-  itHoldsEveryInvariant(
-    "sweeps every deposit at most once, tops up once per need, settles each sweep, reconciles to the unit",
-    "evm-sweeps",
-    sweepFuzz,
-    () => evmSweepWorld(t.db, chain),
-  );
+describeMoneyFuzz("evm-sweeps", "the EVM sweeper", sweepFuzz, {
+  start: startEvmReconcileChain,
+  world: evmSweepWorld,
+  it: "sweeps every deposit at most once, tops up once per need, settles each sweep, reconciles to the unit",
 });

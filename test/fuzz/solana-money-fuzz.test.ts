@@ -1,7 +1,5 @@
-import { describe } from "vitest";
-import { useTreasuryHarness } from "../../packages/treasury/test/support/use-treasury.ts";
+import { describeMoneyFuzz } from "./describe-money-fuzz.ts";
 import { sendFuzz } from "./money-model.ts";
-import { itHoldsEveryInvariant } from "./run-money-fuzz.ts";
 import { solanaWorld, startSolanaFuzz } from "./solana-world.ts";
 
 /**
@@ -9,12 +7,8 @@ import { solanaWorld, startSolanaFuzz } from "./solana-world.ts";
  * deposed leaders (money-model.ts: the steps and the invariants). A failure prints fast-check's seed
  * and path: `pnpm fuzz money --family solana --seed S --path P` replays it.
  */
-describe("money fuzz: the Solana send pipeline", () => {
-  const { t, h: setup } = useTreasuryHarness(startSolanaFuzz);
-  itHoldsEveryInvariant(
-    "pays every send at most once, settles each in one terminal state, reconciles to the lamport",
-    "solana",
-    sendFuzz,
-    () => solanaWorld(t.db, setup),
-  );
+describeMoneyFuzz("solana", "the Solana send pipeline", sendFuzz, {
+  start: startSolanaFuzz,
+  world: solanaWorld,
+  it: "pays every send at most once, settles each in one terminal state, reconciles to the lamport",
 });

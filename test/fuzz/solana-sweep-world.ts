@@ -1,11 +1,9 @@
 import { createSolanaSweeper } from "@mp/chain-solana";
-import { silentLogger } from "@mp/core";
 import type { Database, LeaseKeeper } from "@mp/db";
-import { createDepositMerchant, testDepositKeys } from "../../packages/treasury/test/support/evm-deposits.ts";
 import { LAMPORTS_PER_SOL } from "../../packages/treasury/test/support/solana-treasury.ts";
 import type { SolanaReconcileSetup } from "../treasury/solana-reconcile-setup.ts";
 import { solanaWorld } from "./solana-world.ts";
-import { fromMoneyWorld, type SweepWorld } from "./sweep-world.ts";
+import { fromMoneyWorld, type SweepWorld, sweeperDeps } from "./sweep-world.ts";
 
 /**
  * The Solana test node as the sweep fuzz drives it (solanaWorld's node, indexer, lost transactions
@@ -27,27 +25,12 @@ export function solanaSweepWorld(db: Database, setup: SolanaReconcileSetup): Swe
       { asset: "SOL", min: 89_000n, max: LAMPORTS_PER_SOL / 20n, threshold: LAMPORTS_PER_SOL / 100n, native: true },
     ],
     treasury: h.treasury,
-    async startCase(count) {
-      await base.fund();
-      const merchant = await createDepositMerchant(db, count, "SOLANA");
-      return merchant.addresses.map((a) => ({ destinationId: a.destinationId, address: a.address }));
-    },
     // Queued by the node's faucet: lands at the next mine step.
     deposit: async (address, asset, amount) =>
       asset === "SOL" ? h.node.transfer(address, amount) : h.node.transferToken(address, asset, amount),
     balance: async (address, asset) => h.node.tokenBalance(address, asset),
-    sender: base.sender,
-    broadcasts: base.broadcasts,
     sweeper: (fetch: typeof globalThis.fetch, leases: LeaseKeeper) =>
-      createSolanaSweeper({
-        db,
-        chain: h.config,
-        depositKeys: testDepositKeys(),
-        treasuryKeys: h.keys,
-        logger: silentLogger(),
-        leases,
-        fetch,
-      }),
+      createSolanaSweeper({ ...sweeperDeps(db, h.keys, leases, fetch), chain: h.config }),
     async landed(signature) {
       const tx = h.node.transaction(signature);
       return tx !== undefined && !tx.failed;

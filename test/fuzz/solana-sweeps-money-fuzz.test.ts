@@ -1,6 +1,4 @@
-import { describe } from "vitest";
-import { useTreasuryHarness } from "../../packages/treasury/test/support/use-treasury.ts";
-import { itHoldsEveryInvariant } from "./run-money-fuzz.ts";
+import { describeMoneyFuzz } from "./describe-money-fuzz.ts";
 import { solanaSweepWorld } from "./solana-sweep-world.ts";
 import { startSolanaFuzz } from "./solana-world.ts";
 import { sweepFuzz } from "./sweep-model.ts";
@@ -12,12 +10,8 @@ import { sweepFuzz } from "./sweep-model.ts";
  * sweep-invariants.ts). A failure prints fast-check's seed and path: `pnpm fuzz money --family
  * solana-sweeps --seed S --path P` replays it.
  */
-describe("money fuzz: the Solana sweeper", () => {
-  const { t, h: setup } = useTreasuryHarness(startSolanaFuzz);
-  itHoldsEveryInvariant(
-    "sweeps every deposit at most once, settles each sweep, reconciles to the lamport",
-    "solana-sweeps",
-    sweepFuzz,
-    () => solanaSweepWorld(t.db, setup),
-  );
+describeMoneyFuzz("solana-sweeps", "the Solana sweeper", sweepFuzz, {
+  start: startSolanaFuzz,
+  world: solanaSweepWorld,
+  it: "sweeps every deposit at most once, settles each sweep, reconciles to the lamport",
 });

@@ -1,5 +1,7 @@
-import type { LeaseKeeper } from "@mp/db";
+import { silentLogger } from "@mp/core";
+import type { Database, LeaseKeeper } from "@mp/db";
 import type { ChainSender } from "@mp/treasury";
+import { createDepositMerchant, testDepositKeys } from "../../packages/treasury/test/support/evm-deposits.ts";
 import type { BroadcastRecognizer } from "./broadcast-refusals.ts";
 import type { MoneyWorld } from "./money-world.ts";
 
@@ -52,13 +54,27 @@ export interface SweepWorld
   landed(txHash: string): Promise<boolean>;
 }
 
-/** What a sweep world takes over from its family's money world: the node, the indexer, holds and reorgs. */
-export function fromMoneyWorld(
-  base: MoneyWorld,
-): Pick<
-  SweepWorld,
-  "chain" | "db" | "confirmations" | "height" | "mine" | "hold" | "reorg" | "txHeight" | "reconcileTargets"
-> {
+/** The sweep world's parts that are the same in every family: taken over from its money world, or built on it. */
+type SharedParts =
+  | "chain"
+  | "db"
+  | "confirmations"
+  | "height"
+  | "mine"
+  | "hold"
+  | "reorg"
+  | "txHeight"
+  | "reconcileTargets"
+  | "sender"
+  | "broadcasts"
+  | "startCase";
+
+/**
+ * What a sweep world takes over from its family's money world: the node, the indexer, holds and
+ * reorgs, the sender; and a case's start: the treasury funded, then `count` deposit addresses of a
+ * new merchant on the world's chain.
+ */
+export function fromMoneyWorld(base: MoneyWorld): Pick<SweepWorld, SharedParts> {
   return {
     chain: base.chain,
     db: base.db,
@@ -69,5 +85,17 @@ export function fromMoneyWorld(
     reorg: base.reorg,
     txHeight: base.txHeight,
     reconcileTargets: base.reconcileTargets,
+    sender: base.sender,
+    broadcasts: base.broadcasts,
+    async startCase(count) {
+      await base.fund();
+      const merchant = await createDepositMerchant(base.db, count, base.chain);
+      return merchant.addresses.map((a) => ({ destinationId: a.destinationId, address: a.address }));
+    },
   };
+}
+
+/** What every family's sweeper takes besides its chain: the deposit keys of the tests, quiet logs, the case's lease keeper and node link. */
+export function sweeperDeps<K>(db: Database, treasuryKeys: K, leases: LeaseKeeper, fetch: typeof globalThis.fetch) {
+  return { db, depositKeys: testDepositKeys(), treasuryKeys, logger: silentLogger(), leases, fetch };
 }

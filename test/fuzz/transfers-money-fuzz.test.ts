@@ -1,9 +1,9 @@
-import { resolveChainConfig } from "@mp/core";
 import { createTreasuryKeys } from "@mp/custody";
 import { executeTransfersOnce } from "@mp/transfers";
 import { transferTreasury } from "@mp/treasury";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chainsOnNoNode } from "../api/chains-on-no-node.ts";
 import { PAYEE, startTransfersApi, type TransfersApi } from "../api/transfers-support.ts";
 import { nextKey } from "../api/verification-fixtures.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
@@ -66,15 +66,7 @@ describe("money fuzz: the transfer executor, two merchants", () => {
   const params = fuzzParameters("transfers", 4);
 
   beforeAll(async () => {
-    t = await startTransfersApi({
-      chains: {
-        BASE: resolveChainConfig("BASE", {
-          rpcUrl: "http://127.0.0.1:9",
-          tokens: [{ asset: "USDC", address: "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913", decimals: 6 }],
-        }),
-        BITCOIN: resolveChainConfig("BITCOIN", { rpcUrl: "http://127.0.0.1:9", network: "regtest" }),
-      },
-    });
+    t = await startTransfersApi({ chains: chainsOnNoNode(["BASE", "BITCOIN"]) });
     for (let i = 0; i < 2; i++) {
       const m = await t.api.merchant();
       const customer = await t.bankCustomer(m);

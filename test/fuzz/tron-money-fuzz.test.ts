@@ -1,8 +1,6 @@
-import { describe } from "vitest";
 import { startTronTreasury } from "../../packages/treasury/test/support/tron-treasury.ts";
-import { useTreasuryHarness } from "../../packages/treasury/test/support/use-treasury.ts";
+import { describeMoneyFuzz } from "./describe-money-fuzz.ts";
 import { sendFuzz } from "./money-model.ts";
-import { itHoldsEveryInvariant } from "./run-money-fuzz.ts";
 import { tronWorld } from "./tron-world.ts";
 
 /**
@@ -10,12 +8,8 @@ import { tronWorld } from "./tron-world.ts";
  * (money-model.ts: the steps and the invariants). A failure prints
  * fast-check's seed and path: `pnpm fuzz money --family tron --seed S --path P` replays it.
  */
-describe("money fuzz: the Tron send pipeline", () => {
-  const { t, h } = useTreasuryHarness((db) => startTronTreasury(db, "money-fuzz-tron"));
-  itHoldsEveryInvariant(
-    "pays every send at most once, settles each in one terminal state, reconciles to the sun",
-    "tron",
-    sendFuzz,
-    () => tronWorld(t.db, h),
-  );
+describeMoneyFuzz("tron", "the Tron send pipeline", sendFuzz, {
+  start: (db) => startTronTreasury(db, "money-fuzz-tron"),
+  world: tronWorld,
+  it: "pays every send at most once, settles each in one terminal state, reconciles to the sun",
 });

@@ -1,9 +1,7 @@
 import { createTronSweeper } from "@mp/chain-tron";
-import { silentLogger } from "@mp/core";
 import type { Database, LeaseKeeper } from "@mp/db";
-import { createDepositMerchant, testDepositKeys } from "../../packages/treasury/test/support/evm-deposits.ts";
 import type { TronTreasuryHarness } from "../../packages/treasury/test/support/tron-treasury.ts";
-import { fromMoneyWorld, type SweepWorld } from "./sweep-world.ts";
+import { fromMoneyWorld, type SweepWorld, sweeperDeps } from "./sweep-world.ts";
 import { tronWorld } from "./tron-world.ts";
 
 const TRX = 1_000_000n;
@@ -30,28 +28,12 @@ export function tronSweepWorld(db: Database, h: TronTreasuryHarness): SweepWorld
       { asset: "TRX", min: TRX / 10n, max: 5n * TRX, threshold: TRX, native: true },
     ],
     treasury: h.treasury,
-    async startCase(count) {
-      await base.fund();
-      const merchant = await createDepositMerchant(db, count, "TRON");
-      return merchant.addresses.map((a) => ({ destinationId: a.destinationId, address: a.address }));
-    },
     // Queued: lands at the next mine step (unless miners hold; held past its expiration, it is dropped).
     deposit: async (address, asset, amount) =>
       asset === "TRX" ? h.node.transfer(address, amount) : h.node.transferToken(address, amount),
     balance: async (address) => h.node.tokenBalance(address),
-    sender: base.sender,
-    broadcasts: base.broadcasts,
     sweeper: (fetch: typeof globalThis.fetch, leases: LeaseKeeper) =>
-      createTronSweeper({
-        db,
-        chains: [h.config],
-        depositKeys: testDepositKeys(),
-        treasuryKeys: h.keys,
-        logger: silentLogger(),
-        config: SWEEP_CONFIG,
-        leases,
-        fetch,
-      }),
+      createTronSweeper({ ...sweeperDeps(db, h.keys, leases, fetch), chains: [h.config], config: SWEEP_CONFIG }),
     async landed(txHash) {
       const tx = h.node.transaction(txHash);
       return tx !== undefined && !tx.failed;

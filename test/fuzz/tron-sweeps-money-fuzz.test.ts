@@ -1,7 +1,5 @@
-import { describe } from "vitest";
 import { startTronTreasury } from "../../packages/treasury/test/support/tron-treasury.ts";
-import { useTreasuryHarness } from "../../packages/treasury/test/support/use-treasury.ts";
-import { itHoldsEveryInvariant } from "./run-money-fuzz.ts";
+import { describeMoneyFuzz } from "./describe-money-fuzz.ts";
 import { sweepFuzz } from "./sweep-model.ts";
 import { tronSweepWorld } from "./tron-sweep-world.ts";
 
@@ -12,12 +10,8 @@ import { tronSweepWorld } from "./tron-sweep-world.ts";
  * deposed leaders (sweep-model.ts, sweep-invariants.ts). A failure prints fast-check's seed and
  * path: `pnpm fuzz money --family tron-sweeps --seed S --path P` replays it.
  */
-describe("money fuzz: the Tron sweeper", () => {
-  const { t, h } = useTreasuryHarness((db) => startTronTreasury(db, "money-fuzz-tron-sweeps"));
-  itHoldsEveryInvariant(
-    "sweeps every deposit at most once, tops up once per need, settles each sweep, reconciles to the sun",
-    "tron-sweeps",
-    sweepFuzz,
-    () => tronSweepWorld(t.db, h),
-  );
+describeMoneyFuzz("tron-sweeps", "the Tron sweeper", sweepFuzz, {
+  start: (db) => startTronTreasury(db, "money-fuzz-tron-sweeps"),
+  world: tronSweepWorld,
+  it: "sweeps every deposit at most once, tops up once per need, settles each sweep, reconciles to the sun",
 });

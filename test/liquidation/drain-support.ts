@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createLogger } from "@mp/core";
 import { type DrainPass, type DrainSettings, drainOnce } from "@mp/liquidation";
-import type { RateProvider } from "@mp/providers";
+import { createSandboxBankingProvider, type RateProvider } from "@mp/providers";
 import { expect } from "vitest";
 import { confirmDeposits } from "../../packages/indexer/src/confirm-deposits.ts";
 import type { TransfersApi } from "../api/transfers-support.ts";
@@ -84,4 +84,26 @@ export function liquidationSteps(t: TransfersApi, a: TestMerchant, customerId: s
       return res.body.data.items as Answer[];
     },
   };
+}
+
+/**
+ * The transfer executor's bank: the sandbox bank, whose payouts complete `payoutDelayMs` after they
+ * start on the clock `now` (which a test moves), checked for returns on every pass.
+ */
+export function sandboxPayoutBank(api: ApiHarness, payoutDelayMs: number, now: () => Date) {
+  return {
+    banking: createSandboxBankingProvider({ payoutDelayMs, now }),
+    keyring: api.deps.encryption,
+    returnCheckSeconds: 0,
+  };
+}
+
+/** The amounts (smallest units, largest first) of the completed payouts of the drains of liquidation address `addressId`. */
+export async function completedPayouts(api: ApiHarness, addressId: string): Promise<string[]> {
+  const { rows } = await api.db.query<{ amount: string }>(
+    `SELECT p.amount::text AS amount FROM transfer_payouts p JOIN liquidation_drains ld ON ld.transfer_id = p.transfer_id
+      WHERE ld.liquidation_address_id = $1 AND p.status = 'COMPLETED' ORDER BY p.amount DESC`,
+    [addressId],
+  );
+  return rows.map((r) => r.amount);
 }

@@ -1,11 +1,10 @@
-import { createSandboxBankingProvider } from "@mp/providers";
 import { executeTransfersOnce } from "@mp/transfers";
 import { transferTreasury } from "@mp/treasury";
 import { beforeAll, describe, expect, it } from "vitest";
 import { usBank } from "../api/transfers-bank-support.ts";
 import { useTransfersApi } from "../api/transfers-support.ts";
 import { nextKey } from "../api/verification-fixtures.ts";
-import { drainerOf, liquidationSteps } from "./drain-support.ts";
+import { completedPayouts, drainerOf, liquidationSteps, sandboxPayoutBank } from "./drain-support.ts";
 
 /** The sandbox bank's payouts complete after PAYOUT_DELAY_MS of its clock, which the test moves. */
 const PAYOUT_DELAY_MS = 60_000;
@@ -13,11 +12,7 @@ let skew = 0;
 
 describe("liquidation addresses: deposits drained to a US bank account (sandbox bank)", () => {
   const { t, a, customer } = useTransfersApi();
-  const bank = () => ({
-    banking: createSandboxBankingProvider({ payoutDelayMs: PAYOUT_DELAY_MS, now: () => new Date(Date.now() + skew) }),
-    keyring: t.api.deps.encryption,
-    returnCheckSeconds: 0,
-  });
+  const bank = () => sandboxPayoutBank(t.api, PAYOUT_DELAY_MS, () => new Date(Date.now() + skew));
   const drain = () => drainerOf(t.api)();
   const steps = () => liquidationSteps(t, a, customer.customerId);
   const create = (destination: unknown) => steps().create(destination);
@@ -100,12 +95,7 @@ describe("liquidation addresses: deposits drained to a US bank account (sandbox 
         "payment_processed",
       ]);
     });
-    const payouts = await t.api.db.query<{ amount: string }>(
-      `SELECT p.amount::text AS amount FROM transfer_payouts p JOIN liquidation_drains ld ON ld.transfer_id = p.transfer_id
-        WHERE ld.liquidation_address_id = $1 AND p.status = 'COMPLETED' ORDER BY p.amount DESC`,
-      [address.id],
-    );
-    expect(payouts.rows.map((r) => r.amount)).toEqual(["98250000", "24860000", "9710000"]);
+    expect(await completedPayouts(t.api, address.id)).toEqual(["98250000", "24860000", "9710000"]);
     // What stays on the balance: the sub-cent remainder of 10.123456 only.
     const after = await t.balance(a);
     expect(Number(after.available) - Number(before.available)).toBeCloseTo(0.003456, 6);

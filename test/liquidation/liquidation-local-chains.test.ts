@@ -2,7 +2,6 @@ import { createSolanaSender } from "@mp/chain-solana";
 import { resolveChainConfig, silentLogger } from "@mp/core";
 import { createTreasuryKeys } from "@mp/custody";
 import type { Indexer } from "@mp/indexer";
-import { createSandboxBankingProvider } from "@mp/providers";
 import { type SolanaTestNode, startSolanaTestNode } from "@mp/test-nodes/solana";
 import { executeTransfersOnce } from "@mp/transfers";
 import { recordTreasuryAddresses, type SendPipeline, transferTreasury } from "@mp/treasury";
@@ -15,7 +14,7 @@ import { startTransfersApi, type TransfersApi } from "../api/transfers-support.t
 import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
 import { CONFIRMATIONS, startEvmChain, type TestChain } from "../indexer/test-chains.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
-import { drainerOf, liquidationSteps } from "./drain-support.ts";
+import { completedPayouts, drainerOf, liquidationSteps, sandboxPayoutBank } from "./drain-support.ts";
 
 const LAMPORTS_PER_SOL = 1_000_000_000n;
 /** The sandbox bank's payouts complete after PAYOUT_DELAY_MS of its clock, which the test moves. */
@@ -77,11 +76,7 @@ describe("liquidation addresses on the local chains (anvil BASE, the Solana test
     await solana?.stop();
   });
 
-  const bank = () => ({
-    banking: createSandboxBankingProvider({ payoutDelayMs: PAYOUT_DELAY_MS, now: () => new Date(Date.now() + skew) }),
-    keyring: t.api.deps.encryption,
-    returnCheckSeconds: 0,
-  });
+  const bank = () => sandboxPayoutBank(t.api, PAYOUT_DELAY_MS, () => new Date(Date.now() + skew));
   const drain = () => drainerOf(t.api)();
   const create = (destination: unknown) => liquidationSteps(t, a, customerId).create(destination);
   const drains = (addressId: string) => liquidationSteps(t, a, customerId).drains(addressId);
@@ -143,12 +138,7 @@ describe("liquidation addresses on the local chains (anvil BASE, the Solana test
         rate: { value: "0.995" },
       });
     });
-    const payouts = await t.api.db.query<{ amount: string }>(
-      `SELECT p.amount::text AS amount FROM transfer_payouts p JOIN liquidation_drains ld ON ld.transfer_id = p.transfer_id
-        WHERE ld.liquidation_address_id = $1 AND p.status = 'COMPLETED' ORDER BY p.amount DESC`,
-      [address.id],
-    );
-    expect(payouts.rows.map((r) => r.amount)).toEqual(["98250000", "24860000", "9710000"]);
+    expect(await completedPayouts(t.api, address.id)).toEqual(["98250000", "24860000", "9710000"]);
     // What stays on the balance: the sub-cent remainder of 10.123456 only.
     const after = await t.balance(a);
     expect(Number(after.available) - Number(before.available)).toBeCloseTo(0.003456, 6);

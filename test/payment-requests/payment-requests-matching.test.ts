@@ -80,6 +80,13 @@ describe("payment requests: matching real deposits through the indexer", () => {
     await chain.mine(CONFIRMATIONS);
     await catchUp(indexer);
   };
+  /** Pays `units` on `chain` to the request's address there, confirmed, then one matching pass. */
+  const payConfirmedMatched = async (chain: TestChain, indexer: Indexer, address: string, units: bigint) => {
+    const tx = await paySeen(chain, indexer, address, units);
+    await confirm(chain, indexer);
+    await match();
+    return tx;
+  };
   const expectLedgerClean = async () => expect(await checkLedger(api.db)).toMatchObject({ ok: true, problems: [] });
 
   it("USDC on BASE: seen -> processing, confirmed -> paid, once; the balance moves by the deposit's net credit", async () => {
@@ -138,9 +145,7 @@ describe("payment requests: matching real deposits through the indexer", () => {
   it("a short BTC payment is underpaid with what is missing; a USDC top-up completes it", async () => {
     const created = (await c.create(m, USD_25)).body.data;
     // 0.00015385 BTC of 0.00038462: 10.00 USD at 65,000.
-    await paySeen(bitcoin, bitcoinIndexer, optionOf(created, "BITCOIN").address, 15_385n);
-    await confirm(bitcoin, bitcoinIndexer);
-    await match();
+    await payConfirmedMatched(bitcoin, bitcoinIndexer, optionOf(created, "BITCOIN").address, 15_385n);
     let r = await request(created.id);
     expect(r).toMatchObject({ status: "underpaid", amount_paid: "10.00", amount_missing: "15.00" });
     expect(optionOf(r, "BITCOIN").amount_missing).toBe("0.00023077");
@@ -150,9 +155,7 @@ describe("payment requests: matching real deposits through the indexer", () => {
       "uint256=14999871",
     );
 
-    await paySeen(base, baseIndexer, optionOf(r, "BASE").address, 14_999_871n);
-    await confirm(base, baseIndexer);
-    await match();
+    await payConfirmedMatched(base, baseIndexer, optionOf(r, "BASE").address, 14_999_871n);
     r = await request(created.id);
     expect(r).toMatchObject({ status: "paid", amount_paid: "25.00", amount_missing: "0.00", amount_excess: "0.00" });
     // Seen and confirmed between two passes: straight to paid.
@@ -166,9 +169,7 @@ describe("payment requests: matching real deposits through the indexer", () => {
 
   it("overpaid: the excess says how much", async () => {
     const created = (await c.create(m, USD_25)).body.data;
-    await paySeen(base, baseIndexer, optionOf(created, "BASE").address, 27_500_000n);
-    await confirm(base, baseIndexer);
-    await match();
+    await payConfirmedMatched(base, baseIndexer, optionOf(created, "BASE").address, 27_500_000n);
     expect(await request(created.id)).toMatchObject({
       status: "overpaid",
       amount_paid: "27.50",
@@ -179,9 +180,7 @@ describe("payment requests: matching real deposits through the indexer", () => {
   it("a reorganisation that removes the payment takes it out of the request (and the balance): paid -> open", async () => {
     const created = (await c.create(m, USD_25)).body.data;
     const before = await available();
-    const tx = await paySeen(base, baseIndexer, optionOf(created, "BASE").address, 25_000_000n);
-    await confirm(base, baseIndexer);
-    await match();
+    const tx = await payConfirmedMatched(base, baseIndexer, optionOf(created, "BASE").address, 25_000_000n);
     expect((await request(created.id)).status).toBe("paid");
     expect((await available()) - before).toBe(24_740_000n);
     const height = await base.txHeight(tx);
@@ -208,9 +207,7 @@ describe("payment requests: matching real deposits through the indexer", () => {
     ]);
     expect((await match()).expired).toBeGreaterThanOrEqual(1);
     const before = await available();
-    await paySeen(base, baseIndexer, optionOf(created, "BASE").address, 25_000_000n);
-    await confirm(base, baseIndexer);
-    await match();
+    await payConfirmedMatched(base, baseIndexer, optionOf(created, "BASE").address, 25_000_000n);
     const r = await request(created.id);
     expect(r).toMatchObject({ status: "expired", amount_paid: "0.00" });
     expect(r.payments).toEqual([expect.objectContaining({ status: "CONFIRMED", counted: false, flag: "late" })]);

@@ -1,9 +1,9 @@
 import { sendNative, tokenBalance, transferToken } from "@mp/test-nodes/evm";
 import { reconcileChains, requestSend } from "@mp/treasury";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createDepositMerchant, type DepositMerchant } from "../../packages/treasury/test/support/evm-deposits.ts";
-import { useTestDatabase } from "../support/test-database.ts";
-import { type EvmReconcileChain, startEvmReconcileChain } from "./evm-reconcile-chain.ts";
+import { useTreasuryHarness } from "../../packages/treasury/test/support/use-treasury.ts";
+import { startEvmReconcileChain } from "./evm-reconcile-chain.ts";
 
 const ETH = 10n ** 18n;
 
@@ -16,13 +16,11 @@ const ETH = 10n ** 18n;
  * `payments reconcile chains` found more on chain than it could explain.
  */
 describe("a treasury send to a merchant's deposit address: credited to that merchant, reconciled", () => {
-  const database = useTestDatabase();
-  let c: EvmReconcileChain;
+  const { t: database, h: c } = useTreasuryHarness(startEvmReconcileChain);
   let merchant: DepositMerchant;
 
   beforeAll(async () => {
     const db = database.db;
-    c = await startEvmReconcileChain(db);
     merchant = await createDepositMerchant(db, 1);
     await sendNative(c.node, c.treasury, 10n * ETH);
     await transferToken(c.node, c.usdc, c.treasury, 1_000_000_000n);
@@ -55,10 +53,6 @@ describe("a treasury send to a merchant's deposit address: credited to that merc
     }
     await c.settle();
   }, 180_000);
-
-  afterAll(async () => {
-    await c?.stop();
-  });
 
   it("records each payout as a confirmed deposit of the address's merchant, credited once", async () => {
     const db = database.db;

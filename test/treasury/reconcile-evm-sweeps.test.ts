@@ -3,21 +3,20 @@ import { silentLogger } from "@mp/core";
 import { sendNative, tokenBalance, transferToken } from "@mp/test-nodes/evm";
 import { type ReconcileLine, reconcileChains } from "@mp/treasury";
 import type { Hex } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   createDepositMerchant,
   type DepositAddress,
   testDepositKeys,
 } from "../../packages/treasury/test/support/evm-deposits.ts";
-import { useTestDatabase } from "../support/test-database.ts";
+import { useTreasuryHarness } from "../../packages/treasury/test/support/use-treasury.ts";
 import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
-import { type EvmReconcileChain, startEvmReconcileChain } from "./evm-reconcile-chain.ts";
+import { startEvmReconcileChain } from "./evm-reconcile-chain.ts";
 
 const ETH = 10n ** 18n;
 
 describe("EVM sweeps, then payments reconcile chains: exact, the top-ups' and sweeps' gas explained", () => {
-  const database = useTestDatabase();
-  let c: EvmReconcileChain;
+  const { t: database, h: c } = useTreasuryHarness(startEvmReconcileChain);
   let tokenDeposit: DepositAddress;
   let nativeDeposit: DepositAddress;
 
@@ -30,7 +29,6 @@ describe("EVM sweeps, then payments reconcile chains: exact, the top-ups' and sw
 
   beforeAll(async () => {
     const db = database.db;
-    c = await startEvmReconcileChain(db);
     const { node, usdc, treasury, config, keys } = c;
     // Receive addresses the sweeper's deposit keys derive, watched by the indexer like any wallet's.
     const merchant = await createDepositMerchant(db, 2);
@@ -73,10 +71,6 @@ describe("EVM sweeps, then payments reconcile chains: exact, the top-ups' and sw
     }
     await c.settle();
   }, 180_000);
-
-  afterAll(async () => {
-    await c?.stop();
-  });
 
   it("sweeps the token after a gas top-up and the native coin net of its gas, both confirmed", async () => {
     const { rows } = await database.db.query<{ asset: string; state: string; top_up: string | null }>(

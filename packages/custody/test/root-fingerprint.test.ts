@@ -1,16 +1,10 @@
 import { ConfigError } from "@mp/core";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase } from "../../../test/support/test-database.ts";
 import { createCustody, ensureRootFingerprint } from "../src/index.ts";
 import { ABANDON_MNEMONIC, TEST_JUNK_MNEMONIC } from "./support.ts";
 
-let testDb: TestDatabase;
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-});
-afterAll(async () => {
-  await testDb?.drop();
-});
+const testDb = useTestDatabase();
 
 describe("ensureRootFingerprint", () => {
   const first = createCustody(TEST_JUNK_MNEMONIC, { bitcoinNetwork: "regtest" });

@@ -56,6 +56,19 @@ async function insertLines(q: Queryable, lines: Array<[string, number, string, s
   );
 }
 
+/** A new entry with `lines` as (line_no, account, side, amount), in one transaction: its id. */
+async function postEntry(lines: Array<[number, string, string, bigint]>): Promise<string> {
+  const entry = randomUUID();
+  await t.db.tx(async (c) => {
+    await insertEntry(c, entry);
+    await insertLines(
+      c,
+      lines.map((l): [string, number, string, string, bigint] => [entry, ...l]),
+    );
+  });
+  return entry;
+}
+
 describe("journal triggers", () => {
   it("moves each account by the sum of many lines on it inserted in one statement", async () => {
     const before = await balances(t.db);
@@ -86,15 +99,11 @@ describe("journal triggers", () => {
 
   it("moves a debit on a credit-normal account down", async () => {
     const before = await balances(t.db);
-    const entry = randomUUID();
-    await t.db.tx(async (c) => {
-      await insertEntry(c, entry);
-      await insertLines(c, [
-        [entry, 1, accounts.available, "debit", 30n],
-        [entry, 2, accounts.available, "debit", 10n],
-        [entry, 3, accounts.clearing, "credit", 40n],
-      ]);
-    });
+    await postEntry([
+      [1, accounts.available, "debit", 30n],
+      [2, accounts.available, "debit", 10n],
+      [3, accounts.clearing, "credit", 40n],
+    ]);
     const after = await balances(t.db);
     expect(after.available - before.available).toBe(-40n);
     expect(after.clearing - before.clearing).toBe(-40n);
@@ -116,27 +125,19 @@ describe("journal triggers", () => {
   });
 
   it("refuses at commit an entry of this transaction that does not balance", async () => {
-    const entry = randomUUID();
     await expect(
-      t.db.tx(async (c) => {
-        await insertEntry(c, entry);
-        await insertLines(c, [
-          [entry, 1, accounts.clearing, "debit", 5n],
-          [entry, 2, accounts.available, "credit", 4n],
-        ]);
-      }),
+      postEntry([
+        [1, accounts.clearing, "debit", 5n],
+        [2, accounts.available, "credit", 4n],
+      ]),
     ).rejects.toThrow(/does not balance/);
   });
 
   it("refuses at commit a line added to an entry committed before", async () => {
-    const entry = randomUUID();
-    await t.db.tx(async (c) => {
-      await insertEntry(c, entry);
-      await insertLines(c, [
-        [entry, 1, accounts.clearing, "debit", 5n],
-        [entry, 2, accounts.available, "credit", 5n],
-      ]);
-    });
+    const entry = await postEntry([
+      [1, accounts.clearing, "debit", 5n],
+      [2, accounts.available, "credit", 5n],
+    ]);
     await expect(t.db.tx((c) => insertLines(c, [[entry, 3, accounts.available, "credit", 1n]]))).rejects.toThrow(
       /does not balance/,
     );

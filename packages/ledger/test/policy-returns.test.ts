@@ -1,15 +1,9 @@
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useTestDatabase } from "../../../test/support/test-database.ts";
 import { checkLedger, getMerchantBalance, postPolicyReturn } from "../src/index.ts";
 import { createMerchant, creditDeposit, reverseDeposit, systemBalance, USD } from "./ledger-fixtures.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t?.drop();
-});
+const t = useTestDatabase();
 
 /**
  * A merchant's return policy takes back part of a deposit (an over-payment's excess: its intent kept

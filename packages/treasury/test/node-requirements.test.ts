@@ -2,7 +2,14 @@ import { createBitcoinAdapter } from "@mp/chain-bitcoin";
 import { createEvmAdapter, HISTORY_DEPTH } from "@mp/chain-evm";
 import { createSolanaAdapter } from "@mp/chain-solana";
 import { createTronAdapter } from "@mp/chain-tron";
-import { type ChainConfig, ChainMisconfiguredError, createLogger, resolveChainConfig, silentLogger } from "@mp/core";
+import {
+  type ChainAdapter,
+  type ChainConfig,
+  ChainMisconfiguredError,
+  createLogger,
+  resolveChainConfig,
+  silentLogger,
+} from "@mp/core";
 import { createTreasuryKeys, createWatchSet } from "@mp/custody";
 import { createIndexer, getIndexerStates } from "@mp/indexer";
 import { createSandboxRateProvider } from "@mp/providers";
@@ -87,6 +94,21 @@ function nodeLacking(
       headers: { "content-type": "application/json" },
     });
   };
+}
+
+/** Starts an indexer of `config`'s chain on `adapter`: the error its chain stopped with at start, if any. */
+async function stoppedAtStart(config: ChainConfig, adapter: ChainAdapter): Promise<string | null | undefined> {
+  const indexer = createIndexer({
+    db: t.db,
+    adapter,
+    config,
+    watch: createWatchSet(t.db, config.chain),
+    rates: createSandboxRateProvider(),
+    logger: silentLogger(),
+    leaseSeconds: TEST_LEASE_SECONDS,
+  });
+  await indexer.start();
+  return (await getIndexerStates(t.db)).find((s) => s.chain === config.chain)?.stoppedError;
 }
 
 const misconfigured = (capability: string, text: RegExp) =>
@@ -219,18 +241,9 @@ describe("node requirements, checked at start", () => {
     const fetchImpl = nodeLacking(anvil.node.url, (method, params) =>
       method === "eth_getBlockByNumber" && Number(params[0]) < head - HISTORY_DEPTH ? { result: null } : undefined,
     );
-    const indexer = createIndexer({
-      db: t.db,
-      adapter: createEvmAdapter(config, { fetch: fetchImpl }),
-      config,
-      watch: createWatchSet(t.db, "BASE"),
-      rates: createSandboxRateProvider(),
-      logger: silentLogger(),
-      leaseSeconds: TEST_LEASE_SECONDS,
-    });
-    await indexer.start();
-    const state = (await getIndexerStates(t.db)).find((s) => s.chain === "BASE");
-    expect(state?.stoppedError).toMatch(/no history at block 1, where the indexer goes on/);
+    expect(await stoppedAtStart(config, createEvmAdapter(config, { fetch: fetchImpl }))).toMatch(
+      /no history at block 1, where the indexer goes on/,
+    );
   });
 
   it("the signer leaves out a chain whose node lacks a capability, with an error naming it; the others go on", async () => {
@@ -252,17 +265,8 @@ describe("node requirements, checked at start", () => {
 
   it("the indexer stops the chain at start with the missing capability, shown in its state", async () => {
     const config = await solanaNode(false);
-    const indexer = createIndexer({
-      db: t.db,
-      adapter: createSolanaAdapter(config),
-      config,
-      watch: createWatchSet(t.db, "SOLANA"),
-      rates: createSandboxRateProvider(),
-      logger: silentLogger(),
-      leaseSeconds: TEST_LEASE_SECONDS,
-    });
-    await indexer.start();
-    const state = (await getIndexerStates(t.db)).find((s) => s.chain === "SOLANA");
-    expect(state?.stoppedError).toMatch(/no transaction history.*--enable-rpc-transaction-history/);
+    expect(await stoppedAtStart(config, createSolanaAdapter(config))).toMatch(
+      /no transaction history.*--enable-rpc-transaction-history/,
+    );
   });
 });

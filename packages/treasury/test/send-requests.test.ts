@@ -1,16 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { insertMerchantWithCustomer } from "../../../test/support/db-fixtures.ts";
+import { useTestDatabase } from "../../../test/support/test-database.ts";
 import { listOpenSends, requestSend, type SendRequest } from "../src/index.ts";
 
-let t: TestDatabase;
-beforeAll(async () => {
-  t = await createTestDatabase();
-});
-afterAll(async () => {
-  await t?.drop();
-});
+const t = useTestDatabase();
 
 const request = (key: string, overrides: Partial<SendRequest> = {}): SendRequest => ({
   chain: "BASE",
@@ -21,6 +15,17 @@ const request = (key: string, overrides: Partial<SendRequest> = {}): SendRequest
   idempotencyKey: key,
   ...overrides,
 });
+
+/** Each of `refused` is refused with `code`, and none of them is stored. */
+async function expectRefusedUnstored(refused: SendRequest[], code: string): Promise<void> {
+  for (const r of refused) {
+    await expect(requestSend(t.db, r), r.idempotencyKey).rejects.toMatchObject({ code });
+  }
+  const { rows } = await t.db.query("SELECT id FROM treasury_sends WHERE idempotency_key = ANY($1::text[])", [
+    refused.map((r) => r.idempotencyKey),
+  ]);
+  expect(rows).toEqual([]);
+}
 
 describe("requestSend", () => {
   it("stores a queued send once per idempotency key, also when callers race", async () => {
@@ -72,13 +77,7 @@ describe("requestSend", () => {
         amountRaw: 293n,
       }),
     ];
-    for (const r of refused) {
-      await expect(requestSend(t.db, r), r.idempotencyKey).rejects.toMatchObject({ code: "validation_error" });
-    }
-    const { rows } = await t.db.query("SELECT id FROM treasury_sends WHERE idempotency_key = ANY($1::text[])", [
-      refused.map((r) => r.idempotencyKey),
-    ]);
-    expect(rows).toEqual([]);
+    await expectRefusedUnstored(refused, "validation_error");
     // At the dust limit, to a valid address: queued.
     const { send } = await requestSend(
       t.db,
@@ -124,13 +123,7 @@ describe("requestSend", () => {
         amountRaw: 10_000n,
       }),
     ];
-    for (const r of refused) {
-      await expect(requestSend(t.db, r), r.idempotencyKey).rejects.toMatchObject({ code: "destination_internal" });
-    }
-    const { rows } = await t.db.query("SELECT id FROM treasury_sends WHERE idempotency_key = ANY($1::text[])", [
-      refused.map((r) => r.idempotencyKey),
-    ]);
-    expect(rows).toEqual([]);
+    await expectRefusedUnstored(refused, "destination_internal");
     // The operator's own send there is taken: the indexer credits it to the address's owner.
     expect((await requestSend(t.db, request("operator-to-deposit", { to: deposit }))).created).toBe(true);
   });
