@@ -13,4 +13,5 @@ export * from "./logger.ts";
 export * from "./lru-cache.ts";
 export * from "./map-bounded.ts";
 export * from "./money.ts";
+export * from "./payment-target.ts";
 export * from "./scan-range.ts";
