@@ -7,6 +7,7 @@ export * from "./config.ts";
 export * from "./config-file.ts";
 export * from "./csv.ts";
 export * from "./errors.ts";
+export * from "./interval-passes.ts";
 export * from "./iso-time.ts";
 export * from "./known-networks.ts";
 export * from "./logger.ts";
