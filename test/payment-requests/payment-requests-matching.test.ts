@@ -54,7 +54,7 @@ describe("payment requests: matching real deposits through the indexer", () => {
     await Promise.all([base?.close(), bitcoin?.close()]);
   });
 
-  const settings = () => ({ publicUrl: api.url, chains: api.deps.chains });
+  const settings = () => ({ publicUrl: api.url, chains: api.deps.chains, paymentUri: api.deps.paymentUri });
   const match = () => matchPaymentRequestsOnce(api.db, settings());
   const request = async (id: string) => (await c.get(m, id)).body.data;
   const eventTypes = async (id: string) =>

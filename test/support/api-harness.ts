@@ -25,6 +25,7 @@ import {
 } from "@mp/providers";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, expect } from "vitest";
+import { paymentUriOf } from "../../services/payments/src/chain-families.ts";
 import { registerLedgerChecks } from "../../services/payments/src/ledger-checks.ts";
 import { late } from "./late.ts";
 
@@ -108,6 +109,7 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
     rateLimitPerMinute: 100_000,
     transfers: loadConfig({}).transfers,
     paymentRequests: loadConfig({}).paymentRequests,
+    paymentUri: paymentUriOf,
     indexerStates: async () => [],
     walletSlots: new WalletSlots(db, addresses),
     ...(typeof options.overrides === "function" ? options.overrides(testDb.db) : options.overrides),

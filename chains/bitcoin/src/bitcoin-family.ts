@@ -3,6 +3,7 @@ import type { ChainFamilyModule } from "@mp/treasury/ports";
 import { createBitcoinAdapter } from "./bitcoin-adapter.ts";
 import { createBitcoinFaucet } from "./bitcoin-faucet.ts";
 import { createBitcoinHoldingsReader } from "./bitcoin-holdings.ts";
+import { bitcoinPaymentUri } from "./bitcoin-payment-uri.ts";
 import { BTC_ASSET } from "./block-transfers.ts";
 import { createBitcoinSender } from "./send/bitcoin-sender.ts";
 import { createBitcoinSweeper } from "./sweep/bitcoin-sweeper.ts";
@@ -19,4 +20,5 @@ export const bitcoinFamily: ChainFamilyModule = {
   createSender: createBitcoinSender,
   createSweeper: createBitcoinSweeper,
   createHoldingsReader: (config) => createBitcoinHoldingsReader(config),
+  paymentUri: bitcoinPaymentUri,
 };

@@ -3,6 +3,7 @@ import { createEvmAdapter } from "./evm-adapter.ts";
 import { resolveEvmAssets } from "./evm-assets.ts";
 import { createEvmFaucet } from "./evm-faucet.ts";
 import { createEvmHoldingsReader } from "./evm-holdings.ts";
+import { evmPaymentUri } from "./evm-payment-uri.ts";
 import { createEvmSender } from "./send/evm-sender.ts";
 import { createEvmSweeper } from "./sweep/evm-sweeper.ts";
 
@@ -17,4 +18,5 @@ export const evmFamily: ChainFamilyModule = {
   createSender: createEvmSender,
   createSweeper: createEvmSweeper,
   createHoldingsReader: createEvmHoldingsReader,
+  paymentUri: evmPaymentUri,
 };

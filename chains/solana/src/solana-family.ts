@@ -5,6 +5,7 @@ import { createSolanaAdapter } from "./solana-adapter.ts";
 import { SOLANA_DEFAULT_TOKENS } from "./solana-assets.ts";
 import { createSolanaFaucet } from "./solana-faucet.ts";
 import { createSolanaHoldingsReader } from "./solana-holdings.ts";
+import { solanaPaymentUri } from "./solana-payment-uri.ts";
 import { createSolanaSweeper } from "./sweep/solana-sweeper.ts";
 
 /** The Solana family: @solana/web3.js, SOL and SPL tokens (a mainnet config without tokens gets the default stablecoins). */
@@ -26,4 +27,5 @@ export const solanaFamily: ChainFamilyModule = {
     return createSolanaSweeper({ ...options, chain });
   },
   createHoldingsReader: createSolanaHoldingsReader,
+  paymentUri: solanaPaymentUri,
 };

@@ -3,6 +3,7 @@ import { z } from "zod";
 import { sunSchema, transactionInfoListSchema } from "./api-schemas.ts";
 import { MAX_BLOCKS_PER_LIMIT_NEXT } from "./constants.ts";
 import type { TronHttpClient } from "./http-api-client.ts";
+import { headBlockNumber, recentBlocks } from "./recent-blocks.ts";
 
 /** Blocks per getblockbylimitnext (full mainnet blocks are large). */
 const PER_CALL = 5;
@@ -24,20 +25,6 @@ const valueCallSchema = z.object({
       )
       .optional(),
   }),
-});
-
-const recentSchema = z.object({
-  block: z
-    .array(
-      z.object({
-        block_header: z.object({ raw_data: z.object({ number: z.number().int().nonnegative().default(0) }) }),
-        transactions: z.array(z.unknown()).optional(),
-      }),
-    )
-    .optional(),
-});
-const nowBlockSchema = z.object({
-  block_header: z.object({ raw_data: z.object({ number: z.number().int().nonnegative().default(0) }) }),
 });
 
 /** A successful TriggerSmartContract that sent TRX into a contract (which may pay it on: internal transactions). */
@@ -62,15 +49,13 @@ function isValueCall(tx: unknown): boolean {
  * ChainMisconfiguredError naming the capability `internal_transactions`.
  */
 export async function verifyInternalTransactions(api: TronHttpClient, chain: ChainId): Promise<void> {
-  const head = (await api.post("/wallet/getnowblock", {}, nowBlockSchema)).block_header.raw_data.number;
+  const head = await headBlockNumber(api);
   const lowest = Math.max(1, head - MAX_BLOCKS_PER_LIMIT_NEXT + 1);
   let valueCalls = 0;
   let reads = 0;
   for (let end = head; end >= lowest && reads < MAX_RECEIPT_READS; end -= PER_CALL) {
     const start = Math.max(lowest, end - PER_CALL + 1);
-    const recent = await api.post("/wallet/getblockbylimitnext", { startNum: start, endNum: end + 1 }, recentSchema);
-    const blocks = (recent.block ?? []).sort((a, b) => b.block_header.raw_data.number - a.block_header.raw_data.number);
-    for (const block of blocks) {
+    for (const block of await recentBlocks(api, start, end)) {
       const calls = (block.transactions ?? []).filter(isValueCall).length;
       if (calls === 0 || reads >= MAX_RECEIPT_READS) continue;
       reads++;

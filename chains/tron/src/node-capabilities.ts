@@ -1,28 +1,13 @@
 import { type ChainId, ChainMisconfiguredError } from "@mp/core";
-import { z } from "zod";
 import { transactionInfoListSchema } from "./api-schemas.ts";
 import { MAX_BLOCKS_PER_LIMIT_NEXT } from "./constants.ts";
 import type { TronHttpClient } from "./http-api-client.ts";
+import { headBlockNumber, recentBlocks } from "./recent-blocks.ts";
 
 /** Recent blocks looked through for one holding a transaction (on mainnet the newest one does). */
 const LOOK_BACK = MAX_BLOCKS_PER_LIMIT_NEXT;
 /** Blocks per getblockbylimitnext here: full mainnet blocks are large, and the newest usually suffices. */
 const PER_CALL = 5;
-
-const recentBlocksSchema = z.object({
-  block: z
-    .array(
-      z.object({
-        block_header: z.object({ raw_data: z.object({ number: z.number().int().nonnegative().default(0) }) }),
-        transactions: z.array(z.unknown()).optional(),
-      }),
-    )
-    .optional(),
-});
-/** java-tron leaves a protobuf default out: block 0 has no `number`. */
-const nowBlockSchema = z.object({
-  block_header: z.object({ raw_data: z.object({ number: z.number().int().nonnegative().default(0) }) }),
-});
 
 /**
  * What the service cannot work without on a Tron full node, checked when it starts: the receipts
@@ -34,7 +19,7 @@ const nowBlockSchema = z.object({
  * chain: nothing to judge). Throws ChainMisconfiguredError naming the capability.
  */
 export async function verifyTronNode(api: TronHttpClient, chain: ChainId): Promise<void> {
-  const head = (await api.post("/wallet/getnowblock", {}, nowBlockSchema)).block_header.raw_data.number;
+  const head = await headBlockNumber(api);
   const num = await newestWithTransactions(api, head);
   if (num === null) return;
   const infos = await api.post("/wallet/gettransactioninfobyblocknum", { num }, transactionInfoListSchema);
@@ -51,12 +36,7 @@ async function newestWithTransactions(api: TronHttpClient, head: number): Promis
   const lowest = Math.max(1, head - LOOK_BACK + 1);
   for (let end = head; end >= lowest; end -= PER_CALL) {
     const start = Math.max(lowest, end - PER_CALL + 1);
-    const recent = await api.post(
-      "/wallet/getblockbylimitnext",
-      { startNum: start, endNum: end + 1 },
-      recentBlocksSchema,
-    );
-    const numbers = (recent.block ?? [])
+    const numbers = (await recentBlocks(api, start, end))
       .filter((b) => (b.transactions?.length ?? 0) > 0)
       .map((b) => b.block_header.raw_data.number);
     if (numbers.length > 0) return Math.max(...numbers);

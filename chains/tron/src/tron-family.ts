@@ -5,6 +5,7 @@ import { createTronAdapter } from "./tron-adapter.ts";
 import { resolveTronAssets } from "./tron-assets.ts";
 import { createTronFaucet } from "./tron-faucet.ts";
 import { createTronHoldingsReader } from "./tron-holdings.ts";
+import { tronPaymentUri } from "./tron-payment-uri.ts";
 
 /** The Tron family: the node's HTTP API, TRX and TRC-20 tokens. */
 export const tronFamily: ChainFamilyModule = {
@@ -17,4 +18,5 @@ export const tronFamily: ChainFamilyModule = {
   createSender: createTronSender,
   createSweeper: createTronSweeper,
   createHoldingsReader: createTronHoldingsReader,
+  paymentUri: tronPaymentUri,
 };

@@ -4,6 +4,7 @@ import type {
   IndexerState,
   Logger,
   PaymentRequestSettings,
+  PaymentUriOf,
   SandboxFaucet,
   TransferSettings,
 } from "@mp/core";
@@ -50,6 +51,8 @@ export interface AppDeps {
   transfers: TransferSettings;
   /** Rate lock and default expiry of payment requests, and PUBLIC_URL for their hosted pages. */
   paymentRequests: PaymentRequestSettings;
+  /** A payment request option's payment URI, written by its chain's family (the service's registry). */
+  paymentUri: PaymentUriOf;
   /** Per-chain indexer progress for /v1/chains (absent where no indexer has run). */
   indexerStates: () => Promise<IndexerState[]>;
   /** Largest accepted JSON body. */

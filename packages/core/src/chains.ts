@@ -46,3 +46,13 @@ export function isEvmChain(chain: ChainId): chain is EvmChainId {
 export function normalizeAddress(chain: ChainId, address: string): string {
   return isEvmChain(chain) ? address.toLowerCase() : address;
 }
+
+/**
+ * The form `destinations` and `treasury_addresses` store (address_key) of an address as someone
+ * wrote it: normalizeAddress, and a bech32 Bitcoin address lowercased (bech32 ignores case, and the
+ * same address may be written in capitals, as in a QR code).
+ */
+export function storedAddressKey(chain: ChainId, address: string): string {
+  const key = normalizeAddress(chain, address.trim());
+  return chainFamily(chain) === "bitcoin" && /^(bc|tb|bcrt)1/i.test(key) ? key.toLowerCase() : key;
+}

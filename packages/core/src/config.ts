@@ -181,6 +181,9 @@ const httpUrl = z
   .string()
   .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), "must be an http(s) URL");
 
+/** A USD amount in dollars and cents, as the fee settings take it. */
+const usdAmount = z.string().regex(/^\d{1,9}(\.\d{1,2})?$/, "must be a USD amount with at most 2 decimals, e.g. 1.50");
+
 const envSchema = z.object({
   DATABASE_URL: z
     .string()
@@ -235,17 +238,11 @@ const envSchema = z.object({
   RATES_STABLECOIN_PAR_BPS: intString(0, 1_000).optional(),
   RATES_CACHE_MS: intString(0, 600_000).optional(),
   TRANSFER_SPREAD_BPS: intString(0, 1_000).optional(),
-  TRANSFER_FEE_FIXED_USD: z
-    .string()
-    .regex(/^\d{1,9}(\.\d{1,2})?$/, "must be a USD amount with at most 2 decimals, e.g. 1.50")
-    .optional(),
+  TRANSFER_FEE_FIXED_USD: usdAmount.optional(),
   TRANSFER_FEE_BPS: intString(0, 1_000).optional(),
   TRANSFER_QUOTE_TTL_SECONDS: intString(30, 3_600).optional(),
   TRANSFER_FUNDING_TTL_SECONDS: intString(60, 86_400).optional(),
-  RETURN_NETWORK_FEE_USD: z
-    .string()
-    .regex(/^\d{1,9}(\.\d{1,2})?$/, "must be a USD amount with at most 2 decimals, e.g. 1.50")
-    .optional(),
+  RETURN_NETWORK_FEE_USD: usdAmount.optional(),
   TRAVEL_RULE_THRESHOLD_USD: intString(0, 1_000_000_000).optional(),
   LIQUIDATION_FEE_FIXED_USD: z
     .string()

@@ -1,14 +1,5 @@
-import { CHAIN_IDS, type ChainId, chainFamily, DestinationInternalError, normalizeAddress } from "@mp/core";
+import { CHAIN_IDS, type ChainId, chainFamily, DestinationInternalError, storedAddressKey } from "@mp/core";
 import type { Queryable } from "@mp/db";
-
-/**
- * The form `destinations` and `treasury_addresses` store (address_key): normalizeAddress, and a
- * bech32 Bitcoin address lowercased (the same address may be written in capitals).
- */
-function keyOf(chain: ChainId, address: string): string {
-  const key = normalizeAddress(chain, address.trim());
-  return chainFamily(chain) === "bitcoin" && /^(bc|tb|bcrt)1/i.test(key) ? key.toLowerCase() : key;
-}
 
 /**
  * Whether `address` is one of ours on `chain`'s family: a deposit address of any merchant (wallets
@@ -27,7 +18,7 @@ export async function ownAddressKind(
      UNION ALL
      SELECT 'deposit' AS kind FROM destinations WHERE chain = ANY($1::text[]) AND address_key = $2
      LIMIT 1`,
-    [chains, keyOf(chain, address)],
+    [chains, storedAddressKey(chain, address)],
   );
   return rows[0]?.kind;
 }

@@ -2,12 +2,13 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Logger } from "@mp/core";
 import type pg from "pg";
-import type { Database, Queryable } from "./database-contract.ts";
-import { createHeldLeases, type HeldLeases } from "./held-leases.ts";
+import type { Database } from "./database-contract.ts";
+import { createHeldLeases } from "./held-leases.ts";
 import { createJitteredPoll } from "./jittered-poll.ts";
 import { createKeeperSession } from "./keeper-session.ts";
-import { heartbeat, observeShares } from "./lease-shares.ts";
-import { type Lease, releaseLease, renewLeases, tryAcquireLease } from "./leases.ts";
+import { balance } from "./lease-balance.ts";
+import { giveUp, renew } from "./lease-renewal.ts";
+import { type Lease, releaseLease } from "./leases.ts";
 import { isConnectionError } from "./sql-state.ts";
 
 /**
@@ -155,88 +156,4 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
       });
     },
   };
-}
-
-interface KeeperSelf {
-  holder: string;
-  role: string;
-  seconds: number;
-  logger: Logger;
-}
-
-/** The heartbeat, then every valid lease renewed; those the database no longer gives us are dropped. Returns when it was sent. */
-async function renew(
-  c: pg.PoolClient,
-  held: HeldLeases,
-  self: KeeperSelf & { host: string; wants: string[] },
-): Promise<number> {
-  const sentAt = performance.now();
-  const mine = held.valid();
-  await heartbeat(c, { id: self.holder, role: self.role, host: self.host, wants: self.wants, seconds: self.seconds });
-  const renewed = await renewLeases(
-    c,
-    mine.map((h) => h.lease),
-    self.seconds,
-  );
-  for (const h of mine) {
-    if (renewed.has(h.lease.name)) {
-      held.renewed(h, sentAt);
-    } else if (held.get(h.lease.name) === h) {
-      held.delete(h.lease.name);
-      self.logger.warn(
-        { lease: h.lease.name, epoch: h.lease.epoch.toString() },
-        "lease lost: another process leads it now",
-      );
-    }
-  }
-  return sentAt;
-}
-
-/** Free resources to a process holding the fewest; the larger share hands one over. */
-async function balance(
-  c: pg.PoolClient,
-  held: HeldLeases,
-  self: KeeperSelf & { wanted: string[]; stopped: () => boolean },
-): Promise<void> {
-  const { holder, seconds, logger } = self;
-  const { leases, live } = await observeShares(c, self.wanted, self.role);
-  const others = live.filter((h) => h.id !== holder);
-  let mine = held.valid().length;
-  for (const lease of leases) {
-    if (held.has(lease.name) || !lease.free || self.stopped()) continue;
-    // Another live process that wants it and holds fewer takes it (ties: whoever comes first).
-    if (others.some((o) => o.wants.includes(lease.name) && o.held < mine)) continue;
-    const sentAt = performance.now();
-    const taken = await tryAcquireLease(c, { name: lease.name, holder, seconds });
-    if (!taken) continue;
-    held.set(taken, sentAt);
-    mine++;
-    logger.info(
-      { lease: lease.name, epoch: taken.epoch.toString(), from: lease.holder, holder },
-      "lease acquired: now leading",
-    );
-  }
-  const poorer = (name: string) => others.find((o) => o.wants.includes(name) && o.held + 1 < mine);
-  for (const h of held.valid()) {
-    const to = poorer(h.lease.name);
-    if (!to) continue;
-    held.delete(h.lease.name);
-    await releaseLease(c, h.lease);
-    logger.info({ lease: h.lease.name, holding: mine, to: to.id }, "lease handed over to balance the processes");
-    break;
-  }
-}
-
-/** Hands a held lease over (a standby takes it at its next poll); one not released expires within the bound. */
-async function giveUp(held: HeldLeases, name: string, q: Queryable, logger: Logger): Promise<void> {
-  const h = held.get(name);
-  if (!h) return;
-  held.delete(name);
-  try {
-    await releaseLease(q, h.lease);
-    logger.info({ lease: name, epoch: h.lease.epoch.toString() }, "lease released");
-  } catch (error) {
-    // Not released: it expires by itself within the bound.
-    logger.warn({ lease: name, err: String(error) }, "could not release the lease");
-  }
 }

@@ -1,18 +1,20 @@
-import { type ChainId, chainFamily, normalizeAddress, type ObservedTransfer } from "@mp/core";
+import { type ChainId, normalizeAddress, type ObservedTransfer } from "@mp/core";
 import type { Queryable } from "@mp/db";
 
 /**
  * The Bitcoin treasury's coins (migrations/0095): the indexer watches the treasury addresses
  * (custody watch-set) and records an output paying one in treasury_utxos; it never becomes a
  * deposit, since no destination has that address. Repeating it (a rescan after a reorg) sets the
- * block again. Returns how many rows were written.
+ * block again. Returns how many rows were written. A coin is what the data says it is, an output at a
+ * `vout:<n>` position (ObservedTransfer): only a UTXO chain's reader reports those, so no family is
+ * named here.
  */
 export async function recordTreasuryUtxos(
   q: Queryable,
   chain: ChainId,
   transfers: readonly ObservedTransfer[],
 ): Promise<number> {
-  if (chainFamily(chain) !== "bitcoin" || transfers.length === 0) return 0;
+  if (transfers.length === 0) return 0;
   const outputs = transfers.filter((t) => t.position.startsWith("vout:") && t.amountRaw > 0n);
   if (outputs.length === 0) return 0;
   const result = await q.query(
@@ -38,10 +40,10 @@ export async function recordTreasuryUtxos(
 
 /**
  * A reorg above `ancestor`: the treasury's coins in those blocks lose their block (never selected
- * until a rescan finds them again), and coins spent there are no longer spent.
+ * until a rescan finds them again), and coins spent there are no longer spent. A chain without coins
+ * has no rows: the update finds none through the table's key (chain first).
  */
 export async function rollBackTreasuryUtxos(q: Queryable, chain: ChainId, ancestor: number): Promise<void> {
-  if (chainFamily(chain) !== "bitcoin") return;
   await q.query(
     `UPDATE treasury_utxos SET block_height = NULL, block_hash = NULL, updated_at = now()
       WHERE chain = $1 AND block_height > $2`,

@@ -2,8 +2,8 @@ import { formatUsd } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { z } from "zod";
 import { idSchema, microsSchema, parseInput } from "./inputs.ts";
-import { findEntry, oppositeSide, transferLines } from "./journal-entry.ts";
-import { postSystemEntry } from "./system-entry.ts";
+import { transferLines } from "./journal-entry.ts";
+import { postSystemEntry, postSystemReversal } from "./system-entry.ts";
 
 /**
  * Bank suspense (migrations/0186, docs/bank-suspense.md): a USD statement credit that matches no
@@ -30,11 +30,7 @@ export async function postBankSuspense(
 
 /** A line leaves suspense (assigned or returned): the opposite of its entry; null when it never entered. */
 export async function releaseBankSuspense(client: Queryable, lineId: string): Promise<{ entryId: string } | null> {
-  const posted = await findEntry(client, "bank_suspense_in", lineId);
-  if (!posted) return null;
-  const lines = posted.lines.map((line) => ({ ...line, side: oppositeSide(line.side) }));
-  const { entryId } = await postSystemEntry(client, "bank_suspense_out", lineId, lines);
-  return { entryId };
+  return postSystemReversal(client, "bank_suspense_in", "bank_suspense_out", lineId);
 }
 
 export interface BankSuspense {

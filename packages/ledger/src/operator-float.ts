@@ -1,8 +1,8 @@
 import type { Queryable } from "@mp/db";
 import { z } from "zod";
 import { idSchema, microsSchema, parseInput } from "./inputs.ts";
-import { findEntry, oppositeSide, transferLines } from "./journal-entry.ts";
-import { postSystemEntry } from "./system-entry.ts";
+import { transferLines } from "./journal-entry.ts";
+import { postSystemEntry, postSystemReversal } from "./system-entry.ts";
 
 /**
  * The operator's float (migrations/0103): money an operator sends to a treasury address. It is the
@@ -34,9 +34,5 @@ export async function postFloatReceipt(
 
 /** A float receipt whose block left the chain: the exact opposite of its entry; null when never posted. */
 export async function postFloatReversal(client: Queryable, receiptId: string): Promise<{ entryId: string } | null> {
-  const posted = await findEntry(client, "float_receipt", receiptId);
-  if (!posted) return null;
-  const lines = posted.lines.map((line) => ({ ...line, side: oppositeSide(line.side) }));
-  const { entryId } = await postSystemEntry(client, "float_reversal", receiptId, lines);
-  return { entryId };
+  return postSystemReversal(client, "float_receipt", "float_reversal", receiptId);
 }

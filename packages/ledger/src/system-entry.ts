@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { AppError, ConflictError } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { type AccountKind, LEDGER_CURRENCY, type LedgerAccount, lockBalances } from "./accounts.ts";
-import { findEntry, insertLines, type LineSpec, sameLines } from "./journal-entry.ts";
+import { findEntry, insertLines, type LineSpec, oppositeSide, sameLines } from "./journal-entry.ts";
 
 /** Entries that belong to no merchant and touch only system accounts (the float, bank suspense). */
 export type SystemEntryKind = "float_receipt" | "float_reversal" | "bank_suspense_in" | "bank_suspense_out";
@@ -55,4 +55,21 @@ export async function postSystemEntry(
     }),
   );
   return { entryId, created: true };
+}
+
+/**
+ * The exact opposite of the system entry `kind` of `reference`, posted as `reversal` under the same
+ * reference (once; a repeat answers the first); null when the entry was never posted.
+ */
+export async function postSystemReversal(
+  client: Queryable,
+  kind: SystemEntryKind,
+  reversal: SystemEntryKind,
+  reference: string,
+): Promise<{ entryId: string } | null> {
+  const posted = await findEntry(client, kind, reference);
+  if (!posted) return null;
+  const lines = posted.lines.map((line) => ({ ...line, side: oppositeSide(line.side) }));
+  const { entryId } = await postSystemEntry(client, reversal, reference, lines);
+  return { entryId };
 }

@@ -10,7 +10,6 @@ export {
   type OperatorPaymentRequest,
 } from "./operator-reads.ts";
 export { registerPaymentRequestMetrics } from "./payment-request-metrics.ts";
-export { evmChainId, type PaymentTarget, paymentUri } from "./payment-uri.ts";
 export {
   fetchUsdRates,
   type OptionAsset,

@@ -1,4 +1,4 @@
-import type { Logger } from "@mp/core";
+import { type IntervalPasses, type Logger, startIntervalPasses } from "@mp/core";
 import type { Database } from "@mp/db";
 import { matchPaymentRequest } from "./match-payments.ts";
 import type { PresentSettings } from "./request-resource.ts";
@@ -60,27 +60,14 @@ export function startPaymentRequestMatcher(options: {
   logger: Logger;
   settings: PresentSettings;
   intervalMs?: number;
-}): { stop(): Promise<void> } {
+}): IntervalPasses {
   const { db, logger, settings } = options;
-  let running: Promise<void> | undefined;
-  const tick = () => {
-    running ??= matchPaymentRequestsOnce(db, settings, { logger })
-      .then(
-        (done) => {
-          if (done.matched + done.expired + done.failed > 0) logger.info(done, "payment requests matched");
-        },
-        (error: unknown) => logger.warn({ err: String(error) }, "payment request matching failed; retried next tick"),
-      )
-      .finally(() => {
-        running = undefined;
-      });
-  };
-  const timer = setInterval(tick, options.intervalMs ?? 250);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startIntervalPasses({
+    pass: () => matchPaymentRequestsOnce(db, settings, { logger }),
+    intervalMs: options.intervalMs ?? 250,
+    logger,
+    didWork: (done) => done.matched + done.expired + done.failed > 0,
+    worked: "payment requests matched",
+    failed: "payment request matching failed; retried next tick",
+  });
 }

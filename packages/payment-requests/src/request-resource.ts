@@ -1,6 +1,5 @@
-import type { ChainId, ChainsConfig } from "@mp/core";
+import type { ChainId, ChainsConfig, PaymentUriOf } from "@mp/core";
 import type { Queryable } from "@mp/db";
-import { paymentUri } from "./payment-uri.ts";
 import { formatAssetAmount, formatRequestAmount } from "./request-amount.ts";
 import { requestFigures } from "./request-figures.ts";
 import type { PaymentFlag, PaymentRequestStatus } from "./statuses.ts";
@@ -98,6 +97,8 @@ export interface PresentSettings {
   publicUrl: string;
   /** The configured chains: an EVM payment URI names the chain id of the chain's network. */
   chains: ChainsConfig;
+  /** Each option's payment URI, written by its chain's family (the service's registry). */
+  paymentUri: PaymentUriOf;
 }
 
 interface OptionRow {
@@ -251,7 +252,7 @@ function toResource(
       amount_missing: formatAssetAmount(missingOf(o), o.decimals),
       rate: o.usd_rate,
       // What to pay now: the missing part (all of it before anything was seen); the whole once paid.
-      payment_uri: paymentUri({
+      payment_uri: settings.paymentUri({
         chain: o.chain as ChainId,
         network: settings.chains[o.chain as ChainId]?.network ?? "mainnet",
         address: o.address,

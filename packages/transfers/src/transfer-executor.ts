@@ -1,4 +1,4 @@
-import type { Logger } from "@mp/core";
+import { type IntervalPasses, type Logger, startIntervalPasses } from "@mp/core";
 import type { Database } from "@mp/db";
 import { type AddressScreening, recordSanctionsMatch, type SanctionsMatchInput } from "@mp/providers";
 import { type BankPayoutDeps, executeBankPayoutsOnce } from "./bank-payout-pass.ts";
@@ -128,35 +128,21 @@ export function startTransferExecutor(options: {
   returnNetworkFeeUsdMicros?: bigint;
   intervalMs?: number;
   bank?: BankPayoutDeps;
-}): {
-  stop(): Promise<void>;
-} {
+}): IntervalPasses {
   const { db, logger } = options;
-  let running: Promise<void> | undefined;
-  const tick = () => {
-    running ??= executeTransfersOnce(db, options.treasury, {
-      fundingWallets: options.fundingWallets,
-      bank: options.bank,
-      sanctions: options.sanctions,
-      returnNetworkFeeUsdMicros: options.returnNetworkFeeUsdMicros,
-      logger,
-    })
-      .then(
-        (done) => {
-          if (Object.values(done).some((n) => n > 0)) logger.info(done, "transfers executed");
-        },
-        (error: unknown) => logger.warn({ err: String(error) }, "transfer execution failed; retried next tick"),
-      )
-      .finally(() => {
-        running = undefined;
-      });
-  };
-  const timer = setInterval(tick, options.intervalMs ?? 1_000);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return startIntervalPasses({
+    pass: () =>
+      executeTransfersOnce(db, options.treasury, {
+        fundingWallets: options.fundingWallets,
+        bank: options.bank,
+        sanctions: options.sanctions,
+        returnNetworkFeeUsdMicros: options.returnNetworkFeeUsdMicros,
+        logger,
+      }),
+    intervalMs: options.intervalMs ?? 1_000,
+    logger,
+    didWork: (done) => Object.values(done).some((n) => n > 0),
+    worked: "transfers executed",
+    failed: "transfer execution failed; retried next tick",
+  });
 }

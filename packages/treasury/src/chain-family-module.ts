@@ -1,4 +1,12 @@
-import type { ChainAdapter, ChainAsset, ChainConfig, ChainFamily, ChainId, SandboxFaucet } from "@mp/core";
+import type {
+  ChainAdapter,
+  ChainAsset,
+  ChainConfig,
+  ChainFamily,
+  ChainId,
+  PaymentTarget,
+  SandboxFaucet,
+} from "@mp/core";
 import type { TreasuryKey, TreasuryKeys } from "@mp/custody";
 import type { LeasedChainLoop } from "./chain-loop.ts";
 import type { ChainSender } from "./chain-sender.ts";
@@ -30,6 +38,8 @@ export interface ChainFamilyModule {
   createSweeper(options: SweeperOptions): LeasedChainLoop;
   /** What reconciliation reads from the chain's node: holdings and fees paid. */
   createHoldingsReader(config: ChainConfig, assets: readonly ChainAsset[]): HoldingsReader;
+  /** A payment request option's payment URI, the form the family's wallets read from a QR code. */
+  paymentUri(target: PaymentTarget): string;
 }
 
 /** The registry's lookup: the family record of a chain. */

@@ -408,15 +408,25 @@ class ChainPass {
 
   /** A batch the sender refused: each order prepared alone, the refused ones rejected, the rest batched again. */
   private async prepareWithout(orders: SendOrder[]): Promise<Prepared | null | "stop"> {
-    const fine: SendOrder[] = [];
+    const fine = await this.prepareEachAlone(orders);
+    if (fine === "stop") return "stop";
+    if (fine.length === 0) return null;
+    // Each passed alone: together they are not split again (a refusal now rejects them all, as before).
+    return this.prepare(
+      fine.flatMap((f) => f.orders),
+      false,
+    );
+  }
+
+  /** Each order of a split batch prepared alone, in order: those that pass (the others waited or were refused). */
+  private async prepareEachAlone(orders: SendOrder[]): Promise<Prepared[] | "stop"> {
+    const fine: Prepared[] = [];
     for (const order of orders) {
       const alone = await this.prepare([order]);
       if (alone === "stop") return "stop";
-      if (alone) fine.push(order);
+      if (alone) fine.push(alone);
     }
-    if (fine.length === 0) return null;
-    // Each passed alone: together they are not split again (a refusal now rejects them all, as before).
-    return this.prepare(fine, false);
+    return fine;
   }
 
   /**
@@ -425,12 +435,8 @@ class ChainPass {
    * they are still short together, the oldest alone (the others are batched again next pass).
    */
   private async prepareAffordable(orders: SendOrder[]): Promise<Prepared | null | "stop"> {
-    const fine: Prepared[] = [];
-    for (const order of orders) {
-      const alone = await this.prepare([order]);
-      if (alone === "stop") return "stop";
-      if (alone) fine.push(alone);
-    }
+    const fine = await this.prepareEachAlone(orders);
+    if (fine === "stop") return "stop";
     const [oldest] = fine;
     if (oldest === undefined || fine.length === 1) return oldest ?? null;
     const together = fine.flatMap((f) => f.orders);

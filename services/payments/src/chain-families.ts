@@ -2,7 +2,7 @@ import { bitcoinFamily } from "@mp/chain-bitcoin";
 import { evmFamily } from "@mp/chain-evm";
 import { solanaFamily } from "@mp/chain-solana";
 import { tronFamily } from "@mp/chain-tron";
-import { type ChainFamily, type ChainId, chainFamily } from "@mp/core";
+import { type ChainFamily, type ChainId, chainFamily, type PaymentTarget } from "@mp/core";
 import type { ChainFamilyModule } from "@mp/treasury";
 
 /**
@@ -18,4 +18,9 @@ export function familyOf(chain: ChainId): ChainFamilyModule {
   const module = BY_FAMILY.get(chainFamily(chain));
   if (!module) throw new Error(`no chain family registered for ${chain}`);
   return module;
+}
+
+/** A payment request option's payment URI, written by its chain's family. */
+export function paymentUriOf(target: PaymentTarget): string {
+  return familyOf(target.chain).paymentUri(target);
 }

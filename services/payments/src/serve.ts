@@ -33,7 +33,7 @@ import { registerTreasuryMetrics, transferTreasury } from "@mp/treasury";
 import { registerWebhookMetrics, startWebhookWorker } from "@mp/webhooks";
 import { Counter, collectDefaultMetrics, Registry } from "prom-client";
 import { createChainFaucet, reconcileTargets } from "./chain-adapters.ts";
-import { familyOf } from "./chain-families.ts";
+import { familyOf, paymentUriOf } from "./chain-families.ts";
 import { checkEncryptionKeys } from "./cli/rotate-encryption.ts";
 import { selectChains, startIndexers } from "./indexers.ts";
 import { registerLedgerChecks } from "./ledger-checks.ts";
@@ -196,6 +196,7 @@ export async function serve(options: {
     rateLimitPerMinute: config.rateLimitPerMinute,
     transfers: config.transfers,
     paymentRequests: config.paymentRequests,
+    paymentUri: paymentUriOf,
     indexerStates: async () => (await getIndexerStates(db)).filter((state) => chains[state.chain] !== undefined),
     walletSlots: new WalletSlots(db, addresses),
   };
@@ -257,7 +258,7 @@ export async function serve(options: {
     const matcher = startPaymentRequestMatcher({
       db,
       logger,
-      settings: { publicUrl: config.paymentRequests.publicUrl, chains },
+      settings: { publicUrl: config.paymentRequests.publicUrl, chains, paymentUri: paymentUriOf },
     });
     stops.push(() => matcher.stop());
     // Turns confirmed deposits to liquidation addresses into BALANCE transfers the executor pays out.

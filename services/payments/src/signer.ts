@@ -209,16 +209,20 @@ export async function startSigner(options: {
     bitcoinNetwork: options.bitcoinNetwork,
     logger,
   });
-  try {
-    // Before the API of an `all` process answers: its first wallets find their addresses stored.
-    await pools.fillNow();
-  } catch (error) {
+  /** Everything started above, stopped in the reverse order. */
+  const stopAll = async (): Promise<void> => {
     await pools.stop();
     await stopSweepers();
     await pipeline.stop();
     await leases.stop();
     await balances.stop();
     await funding;
+  };
+  try {
+    // Before the API of an `all` process answers: its first wallets find their addresses stored.
+    await pools.fillNow();
+  } catch (error) {
+    await stopAll();
     throw error;
   }
   logger.info(
@@ -232,14 +236,7 @@ export async function startSigner(options: {
   return {
     addresses,
     pools,
-    async stop() {
-      await pools.stop();
-      await stopSweepers();
-      await pipeline.stop();
-      await leases.stop();
-      await balances.stop();
-      await funding;
-    },
+    stop: stopAll,
   };
 }
 

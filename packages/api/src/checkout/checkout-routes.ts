@@ -11,6 +11,7 @@ import {
 import { z } from "zod";
 import type { AppDeps } from "../deps.ts";
 import { defineRoute } from "../http/route.ts";
+import { seenPaymentFields } from "../payment-requests/payment-request-schemas.ts";
 import { presentSettings } from "../payment-requests/payment-request-store.ts";
 import { checkoutHeaders, checkoutPage, unknownCheckoutPage } from "./checkout-page.ts";
 import { qrSvg } from "./qr-svg.ts";
@@ -46,12 +47,7 @@ export const checkoutViewSchema = z.object({
     .describe("Only while the request can be paid (open, processing, underpaid): an ended request refuses its rate"),
   payments: z.array(
     z.object({
-      network: z.enum(CHAIN_IDS),
-      asset: z.string(),
-      amount: z.string(),
-      status: z.enum(["PENDING", "CONFIRMED", "REVERSED"]),
-      confirmations: z.number().int(),
-      required_confirmations: z.number().int(),
+      ...seenPaymentFields,
       counted: z.boolean(),
       flag: z.enum(PAYMENT_FLAGS).nullable(),
     }),

@@ -88,14 +88,19 @@ export const paymentRequestOption = z.object({
     ),
 });
 
-export const paymentRequestPayment = z.object({
-  deposit_id: z.uuid().describe("The deposit (GET /v1/deposits/{id}): credited to your balance like any deposit"),
+/** A payment toward a request as both the API and the payer's checkout page show it. */
+export const seenPaymentFields = {
   network: z.enum(CHAIN_IDS),
   asset: z.string(),
   amount: z.string(),
   status: z.enum(["PENDING", "CONFIRMED", "REVERSED"]),
   confirmations: z.number().int(),
   required_confirmations: z.number().int(),
+};
+
+export const paymentRequestPayment = z.object({
+  deposit_id: z.uuid().describe("The deposit (GET /v1/deposits/{id}): credited to your balance like any deposit"),
+  ...seenPaymentFields,
   tx_hash: z.string(),
   counted: z.boolean().describe("Whether it counts toward the request"),
   flag: z

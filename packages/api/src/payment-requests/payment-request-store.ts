@@ -13,8 +13,8 @@ import { listPage, type ResourceTable } from "../shared/list-page.ts";
 import { SqlFilters } from "../shared/sql-filters.ts";
 
 /** How requests are presented in this deployment: its public address and chains. */
-export function presentSettings(deps: Pick<AppDeps, "paymentRequests" | "chains">): PresentSettings {
-  return { publicUrl: deps.paymentRequests.publicUrl, chains: deps.chains };
+export function presentSettings(deps: Pick<AppDeps, "paymentRequests" | "chains" | "paymentUri">): PresentSettings {
+  return { publicUrl: deps.paymentRequests.publicUrl, chains: deps.chains, paymentUri: deps.paymentUri };
 }
 
 function requestsTable(settings: PresentSettings): ResourceTable<PaymentRequestRow, PaymentRequestResource> {

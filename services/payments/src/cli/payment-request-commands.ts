@@ -26,11 +26,12 @@ export function addPaymentRequestCommands(program: Command): void {
       const limit = Number(options.limit);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new ConfigError("--limit", "must be 1..1000");
       const { listPaymentRequestsForOperator } = await import("@mp/payment-requests");
+      const { paymentUriOf } = await import("../chain-families.ts");
       const items = await withDatabase((db, config) =>
         listPaymentRequestsForOperator(
           db,
           { merchantId: options.merchant, status: options.status as never, limit },
-          { publicUrl: config.paymentRequests.publicUrl, chains: config.chains ?? {} },
+          { publicUrl: config.paymentRequests.publicUrl, chains: config.chains ?? {}, paymentUri: paymentUriOf },
         ),
       );
       printList(options.json, items, {
@@ -47,10 +48,12 @@ export function addPaymentRequestCommands(program: Command): void {
     .option("--json", "the request as one JSON object")
     .action(async (id: string, options: { json?: boolean }) => {
       const { findPaymentRequestForOperator } = await import("@mp/payment-requests");
+      const { paymentUriOf } = await import("../chain-families.ts");
       const request = await withDatabase((db, config) =>
         findPaymentRequestForOperator(db, id, {
           publicUrl: config.paymentRequests.publicUrl,
           chains: config.chains ?? {},
+          paymentUri: paymentUriOf,
         }),
       );
       if (!request) {
