@@ -1,5 +1,6 @@
 import { Fragment } from "preact";
 import { useState } from "preact/hooks";
+import { DisclosureButton } from "../../components/DisclosureButton.tsx";
 import { SelectField } from "../../components/Fields.tsx";
 import { formatDateTime } from "../../components/format.ts";
 import { Empty, Loading } from "../../components/Loading.tsx";
@@ -44,16 +45,15 @@ function SubmittedData(props: { submissionId: string }) {
   };
   return (
     <div class="submitted-data">
-      <button
-        type="button"
-        class="button secondary small"
-        aria-expanded={shown !== undefined}
-        aria-controls={dataId}
+      <DisclosureButton
+        open={shown !== undefined}
+        controls={dataId}
+        small
         disabled={busy}
         onClick={() => (shown ? setShown(undefined) : show())}
       >
         {shown ? "Hide submitted data" : "Show submitted data"}
-      </button>
+      </DisclosureButton>
       {error && <Notice kind="error">{error}</Notice>}
       {shown && (
         <dl class="details" id={dataId} aria-label="Submitted data">
