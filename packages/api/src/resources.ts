@@ -19,6 +19,7 @@ export type { CustomerResource } from "./customers/customer-schemas.ts";
 export type { DepositResource } from "./deposits/deposit-schemas.ts";
 export type { EventResource } from "./events/event-schemas.ts";
 export type { Money } from "./quotes/quote-schemas.ts";
+export type { SandboxDepositResource } from "./sandbox/sandbox-deposit-schemas.ts";
 export type { TransferFundingResource, TransferResource } from "./transfers/transfer-schemas.ts";
 export type { VerificationSubmissionResource } from "./verification/verification-schemas.ts";
 export type { BankDepositResource } from "./virtual-accounts/bank-deposit-schemas.ts";

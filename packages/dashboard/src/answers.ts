@@ -55,6 +55,7 @@ export type {
   Money,
   Page,
   PaymentRequestResource,
+  SandboxDepositResource,
   TransferFundingResource,
   TransferResource,
   TransfersReport,
