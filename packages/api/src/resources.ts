@@ -8,6 +8,7 @@ import type { pageSchema } from "./openapi/page-schema.ts";
 import type { paymentRequestResource } from "./payment-requests/payment-request-schemas.ts";
 import type {
   createdWebhookEndpointResource,
+  deletedWebhookEndpointResource,
   deliveryAttemptResource,
   redeliveryResource,
   rotatedSecretResource,
@@ -30,6 +31,7 @@ export type { WebhookEndpointResource } from "./webhooks/webhook-endpoint-schema
 export type DeliveryAttemptResource = z.infer<typeof deliveryAttemptResource>;
 export type PaymentRequestResource = z.infer<typeof paymentRequestResource>;
 export type CreatedWebhookEndpointResource = z.infer<typeof createdWebhookEndpointResource>;
+export type DeletedWebhookEndpointResource = z.infer<typeof deletedWebhookEndpointResource>;
 export type RedeliveryResource = z.infer<typeof redeliveryResource>;
 export type RotatedSecretResource = z.infer<typeof rotatedSecretResource>;
 

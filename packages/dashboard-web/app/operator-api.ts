@@ -58,7 +58,7 @@ export const operatorApi = {
   createMerchant: (name: string, environment: Environment) =>
     call<CreatedMerchant>("POST", "/operator/merchants", { name, environment }),
   setMerchantDisabled: (merchantId: string, disabled: boolean) =>
-    call<{ id: string; disabled_at: string | null }>(
+    call<Pick<ManagedMerchant, "id" | "disabled_at">>(
       "POST",
       `/operator/merchants/${id(merchantId)}/${disabled ? "disable" : "enable"}`,
     ),

@@ -48,6 +48,7 @@ type Answer<F extends (...args: never[]) => unknown> = Json<Awaited<ReturnType<F
 export type {
   BankDepositResource,
   CustomerResource,
+  DeletedWebhookEndpointResource,
   DeliveryAttemptResource,
   DepositResource,
   EventResource,
