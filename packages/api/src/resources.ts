@@ -8,6 +8,7 @@ import type { pageSchema } from "./openapi/page-schema.ts";
 import type { paymentRequestResource } from "./payment-requests/payment-request-schemas.ts";
 import type {
   createdWebhookEndpointResource,
+  deletedWebhookEndpointResource,
   deliveryAttemptResource,
   redeliveryResource,
   rotatedSecretResource,
@@ -19,6 +20,7 @@ export type { CustomerResource } from "./customers/customer-schemas.ts";
 export type { DepositResource } from "./deposits/deposit-schemas.ts";
 export type { EventResource } from "./events/event-schemas.ts";
 export type { Money } from "./quotes/quote-schemas.ts";
+export type { SandboxDepositResource } from "./sandbox/sandbox-deposit-schemas.ts";
 export type { TransferFundingResource, TransferResource } from "./transfers/transfer-schemas.ts";
 export type { VerificationSubmissionResource } from "./verification/verification-schemas.ts";
 export type { BankDepositResource } from "./virtual-accounts/bank-deposit-schemas.ts";
@@ -29,6 +31,7 @@ export type { WebhookEndpointResource } from "./webhooks/webhook-endpoint-schema
 export type DeliveryAttemptResource = z.infer<typeof deliveryAttemptResource>;
 export type PaymentRequestResource = z.infer<typeof paymentRequestResource>;
 export type CreatedWebhookEndpointResource = z.infer<typeof createdWebhookEndpointResource>;
+export type DeletedWebhookEndpointResource = z.infer<typeof deletedWebhookEndpointResource>;
 export type RedeliveryResource = z.infer<typeof redeliveryResource>;
 export type RotatedSecretResource = z.infer<typeof rotatedSecretResource>;
 

@@ -1,6 +1,7 @@
 /** The merchant pages' JSON routes: the /v1 resources of one merchant, as the session may see them. */
 
 import type {
+  BankDepositResource,
   ChainNetworksAnswer,
   CreatedWebhookEndpointAnswer,
   CustomerResource,
@@ -12,6 +13,7 @@ import type {
   Page as PageAnswer,
   RedeliveryAnswer,
   SandboxAnswer,
+  SandboxDepositResource,
   TeamMemberAnswer,
   TransferFundingResource,
   TransferResource,
@@ -106,9 +108,9 @@ export const merchantApi = {
     call<RedeliveryAnswer>("POST", m(id, `/events/${e(eventId)}/redeliver`), { endpoint_id: endpointId }),
   sandbox: (id: string) => call<SandboxInfo>("GET", m(id, "/sandbox")),
   sandboxDeposit: (id: string, body: { address: string; asset: string; amount: string; chain: string }) =>
-    call<{ id: string; status: string }>("POST", m(id, "/sandbox/deposits"), body),
+    call<SandboxDepositResource>("POST", m(id, "/sandbox/deposits"), body),
   sandboxBankCredit: (id: string, body: { virtual_account_id: string; amount: string; reference?: string }) =>
-    call<{ id: string }>("POST", m(id, "/sandbox/bank-deposits"), body),
+    call<BankDepositResource>("POST", m(id, "/sandbox/bank-deposits"), body),
   team: (id: string) => call<{ items: TeamMember[] }>("GET", m(id, "/users")),
   invite: (id: string, body: { email: string; role: Role }) => call<InviteAnswer>("POST", m(id, "/invites"), body),
 };

@@ -1,49 +1,55 @@
 /** The operator's and finance's JSON routes (/dashboard/api/operator, /dashboard/api/finance). */
 
 import type {
-  ChainAnswer,
   ChainReconciliationAnswer,
-  CreatedMerchantAnswer,
-  ImportedStatementAnswer,
+  ChainAnswer as ChainRow,
+  CreatedMerchantAnswer as CreatedMerchant,
+  ImportedStatementAnswer as ImportedStatement,
   JobsAnswer,
-  KycQueueItemAnswer,
-  KycReviewAnswer,
-  KycSubmissionAnswer,
-  LedgerCheckAnswer,
-  ManagedMerchantAnswer,
-  PendingSendAnswer,
+  KycQueueItemAnswer as KycQueueItem,
+  KycReviewAnswer as KycReview,
+  KycSubmissionAnswer as KycSubmission,
+  LedgerCheckAnswer as LedgerCheck,
+  ManagedMerchantAnswer as ManagedMerchant,
+  PendingSendAnswer as PendingSend,
   SanctionsAnswer,
-  StatementImportAnswer,
-  StatementLineAnswer,
-  TransferBeneficiaryAnswer,
-  TransfersReport as TransfersReportAnswer,
-  TreasuryBalanceAnswer,
+  StatementImportAnswer as StatementImport,
+  StatementLineAnswer as StatementLine,
+  TransferBeneficiaryAnswer as TransferBeneficiary,
+  TransfersReport,
+  TreasuryBalanceAnswer as TreasuryBalance,
 } from "./answers.ts";
 import { call, download, type Environment } from "./api.ts";
 
-export type ManagedMerchant = ManagedMerchantAnswer;
-export type CreatedMerchant = CreatedMerchantAnswer;
-export type ChainRow = ChainAnswer;
+/**
+ * The back end's answers under the names the pages use (TransfersReport is `payments transfers report
+ * --json`: transfers created in [from, to) by state, totals per currency).
+ */
+export type {
+  ChainRow,
+  CreatedMerchant,
+  ImportedStatement,
+  KycQueueItem,
+  KycReview,
+  KycSubmission,
+  LedgerCheck,
+  ManagedMerchant,
+  PendingSend,
+  StatementImport,
+  StatementLine,
+  TransferBeneficiary,
+  TransfersReport,
+  TreasuryBalance,
+};
+
 export type ChainStateName = ChainRow["state"];
 export type QueueRow = JobsAnswer["queues"][number];
 export type FailedJob = JobsAnswer["failed"][number];
 export type SanctionsMatchRow = SanctionsAnswer["matches"][number];
 export type SanctionsHeldDeposit = SanctionsAnswer["held_deposits"][number];
-export type TreasuryBalance = TreasuryBalanceAnswer;
-export type PendingSend = PendingSendAnswer;
-export type KycReview = KycReviewAnswer;
-export type KycQueueItem = KycQueueItemAnswer;
-export type KycSubmission = KycSubmissionAnswer;
 export type ReviewStatus = KycReview["status"];
 export type KycDecision = { decision: "approve" } | { decision: "reject" | "request_review"; reasons: string[] };
-export type LedgerCheck = LedgerCheckAnswer;
 export type ReconcileLine = ChainReconciliationAnswer["lines"][number];
-export type StatementLine = StatementLineAnswer;
-export type StatementImport = StatementImportAnswer;
-export type ImportedStatement = ImportedStatementAnswer;
-/** `payments transfers report --json`: transfers created in [from, to) by state, totals per currency. */
-export type TransfersReport = TransfersReportAnswer;
-export type TransferBeneficiary = TransferBeneficiaryAnswer;
 
 const id = encodeURIComponent;
 
@@ -52,7 +58,7 @@ export const operatorApi = {
   createMerchant: (name: string, environment: Environment) =>
     call<CreatedMerchant>("POST", "/operator/merchants", { name, environment }),
   setMerchantDisabled: (merchantId: string, disabled: boolean) =>
-    call<{ id: string; disabled_at: string | null }>(
+    call<Pick<ManagedMerchant, "id" | "disabled_at">>(
       "POST",
       `/operator/merchants/${id(merchantId)}/${disabled ? "disable" : "enable"}`,
     ),
@@ -61,7 +67,7 @@ export const operatorApi = {
   sanctions: () => call<SanctionsAnswer>("GET", "/operator/sanctions"),
   /** A transfer's travel rule data, decrypted for the admin (each reading audited). */
   transferBeneficiary: (transferId: string) =>
-    call<TransferBeneficiaryAnswer>("GET", `/operator/transfers/${id(transferId)}/beneficiary`),
+    call<TransferBeneficiary>("GET", `/operator/transfers/${id(transferId)}/beneficiary`),
   treasury: () => call<{ balances: TreasuryBalance[]; pending_sends: PendingSend[] }>("GET", "/operator/treasury"),
   kycReviews: (status: ReviewStatus | "ALL") =>
     call<{ items: KycQueueItem[] }>("GET", `/operator/kyc-reviews?status=${id(status)}`),

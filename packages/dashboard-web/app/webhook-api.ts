@@ -1,6 +1,12 @@
 /** The webhooks page's routes besides the endpoint list: health, event types, edits, rotation, payloads. */
 
-import type { EndpointHealthAnswer, EventResource, RotatedSecretAnswer, WebhookEndpointResource } from "./answers.ts";
+import type {
+  DeletedWebhookEndpointResource,
+  EndpointHealthAnswer,
+  EventResource,
+  RotatedSecretAnswer,
+  WebhookEndpointResource,
+} from "./answers.ts";
 import { call } from "./api.ts";
 
 export type EndpointHealth = EndpointHealthAnswer;
@@ -20,7 +26,7 @@ export const webhookApi = {
   update: (id: string, endpointId: string, body: EndpointChange) =>
     call<WebhookEndpointResource>("PATCH", m(id, `/webhook-endpoints/${e(endpointId)}`), body),
   remove: (id: string, endpointId: string) =>
-    call<{ id: string; deleted: true }>("DELETE", m(id, `/webhook-endpoints/${e(endpointId)}`)),
+    call<DeletedWebhookEndpointResource>("DELETE", m(id, `/webhook-endpoints/${e(endpointId)}`)),
   rotate: (id: string, endpointId: string) =>
     call<RotatedSecretAnswer>("POST", m(id, `/webhook-endpoints/${e(endpointId)}/rotate-secret`)),
   event: (id: string, eventId: string) => call<EventResource>("GET", m(id, `/events/${e(eventId)}`)),

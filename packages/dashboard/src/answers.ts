@@ -48,6 +48,7 @@ type Answer<F extends (...args: never[]) => unknown> = Json<Awaited<ReturnType<F
 export type {
   BankDepositResource,
   CustomerResource,
+  DeletedWebhookEndpointResource,
   DeliveryAttemptResource,
   DepositResource,
   EventResource,
@@ -55,6 +56,7 @@ export type {
   Money,
   Page,
   PaymentRequestResource,
+  SandboxDepositResource,
   TransferFundingResource,
   TransferResource,
   TransfersReport,

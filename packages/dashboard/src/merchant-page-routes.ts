@@ -93,37 +93,18 @@ export function merchantPageRoutes(deps: AppDeps): Router {
     "listWebhookEndpointDeliveries",
   ];
   for (const operationId of reads) router.use(v1Route(deps, operationId, "merchant:read"));
+  // The webhook writes, each audited: [operation, the audit's action, object type, object id].
+  const webhookWrites: ReadonlyArray<[string, string, string, (a: Parameters<AuditOf>[0]) => unknown]> = [
+    ["createWebhookEndpoint", "webhook_endpoint.created", "webhook_endpoint", dataId],
+    ["updateWebhookEndpoint", "webhook_endpoint.updated", "webhook_endpoint", dataId],
+    ["deleteWebhookEndpoint", "webhook_endpoint.deleted", "webhook_endpoint", dataId],
+    ["testWebhookEndpoint", "webhook_endpoint.tested", "webhook_endpoint", endpointId],
+    ["redeliverEvent", "event.redelivered", "event", (a) => a.params.event_id],
+  ];
+  for (const [operationId, action, objectType, idOf] of webhookWrites) {
+    router.use(v1Route(deps, operationId, "webhooks:write", audited(action, objectType, idOf)));
+  }
   router.use(
-    v1Route(
-      deps,
-      "createWebhookEndpoint",
-      "webhooks:write",
-      audited("webhook_endpoint.created", "webhook_endpoint", dataId),
-    ),
-    v1Route(
-      deps,
-      "updateWebhookEndpoint",
-      "webhooks:write",
-      audited("webhook_endpoint.updated", "webhook_endpoint", dataId),
-    ),
-    v1Route(
-      deps,
-      "deleteWebhookEndpoint",
-      "webhooks:write",
-      audited("webhook_endpoint.deleted", "webhook_endpoint", dataId),
-    ),
-    v1Route(
-      deps,
-      "testWebhookEndpoint",
-      "webhooks:write",
-      audited("webhook_endpoint.tested", "webhook_endpoint", endpointId),
-    ),
-    v1Route(
-      deps,
-      "redeliverEvent",
-      "webhooks:write",
-      audited("event.redelivered", "event", (a) => a.params.event_id),
-    ),
     v1Route(deps, "simulateDeposit", "sandbox:write", audited("sandbox.deposit_sent", "sandbox_deposit", dataId)),
     v1Route(deps, "simulateBankDeposit", "sandbox:write", audited("sandbox.bank_credit", "bank_deposit", dataId)),
   );

@@ -3,7 +3,6 @@ import { createMerchant } from "@mp/api";
 import { silentLogger } from "@mp/core";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { createSandboxRateProvider } from "@mp/providers";
-import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createDashboardRouter,
@@ -12,7 +11,7 @@ import {
   LOCKOUT_MINUTES,
   MAX_FAILED_SIGN_INS,
 } from "../src/index.ts";
-import { Client, createUsers, listen, PASSWORD } from "./support/dashboard-client.ts";
+import { Client, createUsers, listenDashboard, PASSWORD } from "./support/dashboard-client.ts";
 
 describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lockout)", () => {
   let testDb: TestDatabase;
@@ -25,9 +24,7 @@ describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lock
   beforeAll(async () => {
     testDb = await createTestDatabase();
     const db = testDb.db;
-    const app = express();
-    app.use(
-      "/dashboard",
+    ({ url, close } = await listenDashboard(
       createDashboardRouter({
         db,
         logger: silentLogger(),
@@ -35,8 +32,7 @@ describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lock
         indexerStates: async () => [],
         signInsPerMinute: 1000,
       }),
-    );
-    ({ url, close } = await listen(app));
+    ));
     const a = await createMerchant(db, { name: "A", environment: "sandbox" });
     const b = await createMerchant(db, { name: "B", environment: "production" });
     merchantA = a.merchantId;

@@ -1,10 +1,9 @@
 import { createManualKycProvider } from "@mp/providers";
-import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCustomer, individualTier1, submit } from "../../../test/api/verification-fixtures.ts";
 import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../../../test/support/api-harness.ts";
 import { createDashboardRouter } from "../src/index.ts";
-import { Client, createRoleUsers, listen } from "./support/dashboard-client.ts";
+import { Client, createRoleUsers, listenDashboard, signedIn as signedInAt } from "./support/dashboard-client.ts";
 
 const ADMIN = "admin@example.com";
 
@@ -19,17 +18,11 @@ describe("dashboard KYC review queue: whose, and what was submitted", () => {
   let merchant: TestMerchant;
   let customerId: string;
   let submissionId: string;
-  const signedIn = async (email: string) => {
-    const client = new Client(url);
-    expect((await client.signIn(email)).status).toBe(201);
-    return client;
-  };
+  const signedIn = (email: string) => signedInAt(url, email);
 
   beforeAll(async () => {
     api = await startApiHarness({ workers: true, overrides: (db) => ({ kyc: createManualKycProvider({ db }) }) });
-    const app = express();
-    app.use("/dashboard", createDashboardRouter({ ...api.deps, signInsPerMinute: 1000 }));
-    ({ url, close } = await listen(app));
+    ({ url, close } = await listenDashboard(createDashboardRouter({ ...api.deps, signInsPerMinute: 1000 })));
     merchant = await api.merchant();
     await createRoleUsers(api.db, merchant.merchantId);
     customerId = await createCustomer(api, merchant);

@@ -3,14 +3,13 @@ import { type IndexerState, resolveChainConfig } from "@mp/core";
 import { exportJournalCsv } from "@mp/ledger";
 import { createManualKycProvider, recordSanctionsMatch, STATEMENT_CSV_COLUMNS } from "@mp/providers";
 import { requestSend, storeTreasuryBalances } from "@mp/treasury";
-import express from "express";
 import { Counter, Registry } from "prom-client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createCustomer, individualTier1, submit } from "../../../test/api/verification-fixtures.ts";
 import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../../../test/support/api-harness.ts";
 import { createMerchant as createLedgerMerchant, creditDeposit } from "../../ledger/test/ledger-fixtures.ts";
 import { createDashboardRouter, createUser } from "../src/index.ts";
-import { Client, createRoleUsers, listen, PASSWORD, signedIn } from "./support/dashboard-client.ts";
+import { Client, createRoleUsers, listenDashboard, PASSWORD, signedIn } from "./support/dashboard-client.ts";
 
 const ADMIN = "admin@example.com";
 
@@ -67,9 +66,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
   beforeAll(async () => {
     api = await startApiHarness({ workers: true, overrides: (db) => ({ kyc: createManualKycProvider({ db }) }) });
     states = [indexerState("ETHEREUM", 120, 118)];
-    const app = express();
-    app.use(
-      "/dashboard",
+    ({ url, close } = await listenDashboard(
       createDashboardRouter({
         ...api.deps,
         metrics,
@@ -82,8 +79,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
           return [{ config, assets, reader: createEvmHoldingsReader(config, assets) }];
         },
       }),
-    );
-    ({ url, close } = await listen(app));
+    ));
     merchant = await api.merchant();
     other = await api.merchant();
     await createRoleUsers(api.db, merchant.merchantId);

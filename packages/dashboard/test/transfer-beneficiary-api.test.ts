@@ -1,10 +1,9 @@
-import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PAYEE, startTransfersApi, type TransfersApi } from "../../../test/api/transfers-support.ts";
 import { nextKey } from "../../../test/api/verification-fixtures.ts";
 import type { TestMerchant } from "../../../test/support/api-harness.ts";
 import { createDashboardRouter } from "../src/index.ts";
-import { Client, createRoleUsers, listen } from "./support/dashboard-client.ts";
+import { Client, createRoleUsers, listenDashboard, signedIn as signedInAt } from "./support/dashboard-client.ts";
 
 /**
  * Issue 29 item 5: a transfer's travel rule data on the dashboard, for the platform's operator
@@ -22,9 +21,9 @@ describe("dashboard: a transfer's beneficiary for operators only", () => {
   beforeAll(async () => {
     t = await startTransfersApi();
     a = await t.api.merchant();
-    const app = express();
-    app.use("/dashboard", createDashboardRouter({ ...t.api.deps, appDeps: t.api.deps, signInsPerMinute: 1000 }));
-    ({ url, close } = await listen(app));
+    ({ url, close } = await listenDashboard(
+      createDashboardRouter({ ...t.api.deps, appDeps: t.api.deps, signInsPerMinute: 1000 }),
+    ));
     await createRoleUsers(t.api.db, a.merchantId);
     const customer = await t.bankCustomer(a);
     const quote = await t.quote(a, customer.customerId, {
@@ -41,11 +40,7 @@ describe("dashboard: a transfer's beneficiary for operators only", () => {
     await t?.stop();
   });
 
-  const signedIn = async (email: string) => {
-    const client = new Client(url);
-    expect((await client.signIn(email)).status).toBe(201);
-    return client;
-  };
+  const signedIn = (email: string) => signedInAt(url, email);
   const path = () => `/operator/transfers/${transferId}/beneficiary`;
 
   it("shows the admin the beneficiary, audited; refuses every merchant role and the signed-out", async () => {

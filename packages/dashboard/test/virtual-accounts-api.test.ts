@@ -1,9 +1,8 @@
-import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tier2Customer } from "../../../test/api/verification-fixtures.ts";
 import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../../../test/support/api-harness.ts";
-import { createDashboardRouter, createUser } from "../src/index.ts";
-import { Client, listen, PASSWORD } from "./support/dashboard-client.ts";
+import { createDashboardRouter } from "../src/index.ts";
+import { createUsers, listenDashboard, signedIn } from "./support/dashboard-client.ts";
 
 /**
  * The virtual accounts page's routes: the merchant's accounts (a customer's when asked), masked;
@@ -19,11 +18,7 @@ describe("dashboard virtual accounts routes", () => {
   let customerOfA: string;
   let accountOfA: string;
   let accountOfB: string;
-  const client = async (email: string) => {
-    const c = new Client(url);
-    expect((await c.signIn(email)).status).toBe(201);
-    return c;
-  };
+  const client = (email: string) => signedIn(url, email);
   const open = async (m: TestMerchant, customerId: string) => {
     const res = await api.call(m.apiKey, "/v1/virtual-accounts", {
       method: "POST",
@@ -38,15 +33,13 @@ describe("dashboard virtual accounts routes", () => {
     api = await startApiHarness({ workers: true });
     a = await api.merchant("sandbox");
     b = await api.merchant("sandbox");
-    const app = express();
-    app.use("/dashboard", createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }));
-    ({ url, close } = await listen(app));
-    for (const [email, role, merchantId] of [
+    ({ url, close } = await listenDashboard(
+      createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }),
+    ));
+    await createUsers(api.db, [
       ["viewer@a.example", "viewer", a.merchantId],
       ["owner@b.example", "owner", b.merchantId],
-    ] as const) {
-      await createUser(api.db, { email, role, merchantId, password: PASSWORD, actor: "test" });
-    }
+    ]);
     customerOfA = await tier2Customer(api, a);
     const otherOfA = await tier2Customer(api, a, { lastName: "Byron" });
     accountOfA = await open(a, customerOfA);

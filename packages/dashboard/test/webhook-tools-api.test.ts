@@ -1,9 +1,8 @@
 import { randomUUID } from "node:crypto";
-import express from "express";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiHarness, startApiHarness, type TestMerchant } from "../../../test/support/api-harness.ts";
-import { createDashboardRouter, createUser } from "../src/index.ts";
-import { Client, listen, PASSWORD } from "./support/dashboard-client.ts";
+import { createDashboardRouter } from "../src/index.ts";
+import { createUsers, listenDashboard, signedIn } from "./support/dashboard-client.ts";
 
 /**
  * The webhooks page's own routes: each endpoint's health (success rate, last error, next retry)
@@ -18,11 +17,7 @@ describe("dashboard webhook tools: health, event types, payloads, rotation, dele
   let b: TestMerchant;
   let endpointOfA: string;
   let endpointOfB: string;
-  const client = async (email: string) => {
-    const c = new Client(url);
-    expect((await c.signIn(email)).status).toBe(201);
-    return c;
-  };
+  const client = (email: string) => signedIn(url, email);
   const createEndpoint = async (m: TestMerchant, key: string) => {
     const res = await api.call(m.apiKey, "/v1/webhook-endpoints", {
       method: "POST",
@@ -61,16 +56,14 @@ describe("dashboard webhook tools: health, event types, payloads, rotation, dele
     });
     a = await api.merchant("sandbox");
     b = await api.merchant("sandbox");
-    const app = express();
-    app.use("/dashboard", createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }));
-    ({ url, close } = await listen(app));
-    for (const [email, role, merchantId] of [
+    ({ url, close } = await listenDashboard(
+      createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }),
+    ));
+    await createUsers(api.db, [
       ["owner@a.example", "owner", a.merchantId],
       ["viewer@a.example", "viewer", a.merchantId],
       ["owner@b.example", "owner", b.merchantId],
-    ] as const) {
-      await createUser(api.db, { email, role, merchantId, password: PASSWORD, actor: "test" });
-    }
+    ]);
     endpointOfA = await createEndpoint(a, "ea");
     endpointOfB = await createEndpoint(b, "eb");
     const person = { type: "INDIVIDUAL", first_name: "Ada", last_name: "Lovelace" };

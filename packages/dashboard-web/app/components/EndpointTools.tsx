@@ -3,6 +3,7 @@ import "./webhook-tools.css";
 import type { DeliveryAttempt, WebhookEndpoint } from "../merchant-api.ts";
 import { type EndpointHealth, webhookApi } from "../webhook-api.ts";
 import { ConfirmAction } from "./ConfirmAction.tsx";
+import { DisclosureButton } from "./DisclosureButton.tsx";
 import { EventTypePicker } from "./EventTypePicker.tsx";
 import { TextField } from "./Fields.tsx";
 import { formatDateTime } from "./format.ts";
@@ -159,20 +160,13 @@ export function DeliveryDetails(props: { merchantId: string; attempt: DeliveryAt
   };
   return (
     <div class="delivery-details">
-      <button
-        type="button"
-        class="button secondary small"
-        aria-expanded={open}
-        aria-controls={id}
-        disabled={busy}
-        onClick={toggle}
-      >
+      <DisclosureButton open={open} controls={id} small disabled={busy} onClick={toggle}>
         {open ? "Hide" : "Payload and answer"}
         <span class="visually-hidden">
           {" "}
           of {attempt.event_type} attempt {attempt.attempt}
         </span>
-      </button>
+      </DisclosureButton>
       {open && (
         <div id={id}>
           {error && <Notice kind="error">{error}</Notice>}

@@ -1,20 +1,25 @@
-/** A labelled select of plain string options (`""` may stand for "All" via `empty`). */
-export function SelectField(props: {
+/**
+ * A labelled select of string options, each shown as its `labels` entry or as itself (`""` may stand
+ * for "All" via `empty`); `inline` puts the label beside it, as in a page's head.
+ */
+export function SelectField<V extends string>(props: {
   id: string;
   label: string;
-  value: string;
-  options: readonly string[];
+  value: V | "";
+  options: readonly V[];
+  labels?: Readonly<Record<V, string>>;
   empty?: string;
-  onChange: (value: string) => void;
+  inline?: boolean;
+  onChange: (value: V) => void;
 }) {
   return (
-    <div class="field">
+    <div class={props.inline ? "field inline" : "field"}>
       <label for={props.id}>{props.label}</label>
-      <select id={props.id} value={props.value} onChange={(e) => props.onChange(e.currentTarget.value)}>
+      <select id={props.id} value={props.value} onChange={(e) => props.onChange(e.currentTarget.value as V)}>
         {props.empty !== undefined && <option value="">{props.empty}</option>}
         {props.options.map((option) => (
           <option key={option} value={option}>
-            {option}
+            {props.labels?.[option] ?? option}
           </option>
         ))}
       </select>
@@ -32,6 +37,7 @@ export function TextField(props: {
   decimal?: boolean;
   mono?: boolean;
   grow?: boolean;
+  maxLength?: number;
 }) {
   return (
     <div class={props.grow ? "field grow" : "field"}>
@@ -41,6 +47,7 @@ export function TextField(props: {
         type={(props.type ?? "text") as "text"}
         required
         class={props.mono ? "mono" : undefined}
+        maxLength={props.maxLength}
         inputMode={props.decimal ? "decimal" : undefined}
         pattern={props.decimal ? "\\d+(\\.\\d+)?" : undefined}
         value={props.value}

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { type ApiKey, api, type CreatedKey, canWriteKeys, type User } from "../api.ts";
+import { ActiveStatus } from "../components/ActiveStatus.tsx";
 import { ConfirmAction } from "../components/ConfirmAction.tsx";
 import { EnvironmentBadge } from "../components/EnvironmentBadge.tsx";
 import { errorText, formatDateTime } from "../components/format.ts";
@@ -15,15 +16,7 @@ const COLUMNS: ReadonlyArray<Column<ApiKey>> = [
   { header: "Key", cell: (key) => <code>{key.prefix}…</code> },
   { header: "Environment", cell: (key) => <EnvironmentBadge environment={key.environment} /> },
   { header: "Created", cell: (key) => formatDateTime(key.created_at) },
-  {
-    header: "Status",
-    cell: (key) =>
-      key.revoked_at ? (
-        <span class="status revoked">Revoked {formatDateTime(key.revoked_at)}</span>
-      ) : (
-        <span class="status active">Active</span>
-      ),
-  },
+  { header: "Status", cell: (key) => <ActiveStatus endedAt={key.revoked_at} ended="Revoked" /> },
 ];
 
 /** Revoke, asked twice: a revoked key fails at once. */

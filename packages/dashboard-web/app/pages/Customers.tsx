@@ -5,10 +5,11 @@ import { Empty, Skeleton } from "../components/Loading.tsx";
 import { PagedListPage } from "../components/PagedListPage.tsx";
 import { type Column, Table } from "../components/Table.tsx";
 import { useLoad } from "../components/useLoad.ts";
-import { type Customer, merchantApi, type Wallet } from "../merchant-api.ts";
+import { type Customer, merchantApi } from "../merchant-api.ts";
 import { href, linkHandler } from "../router.ts";
 import { virtualAccountApi } from "../virtual-account-api.ts";
 import { VirtualAccountTable } from "./VirtualAccounts.tsx";
+import { walletColumns } from "./Wallets.tsx";
 
 export function customerName(customer: Customer): string {
   const person = [customer.first_name, customer.last_name].filter(Boolean).join(" ");
@@ -33,24 +34,6 @@ const columns = (merchantId: string): ReadonlyArray<Column<Customer>> => [
     cell: (customer) => <span class={`status ${customer.status.toLowerCase()}`}>{customer.status}</span>,
   },
   { header: "Created", cell: (customer) => formatDateTime(customer.created_at) },
-];
-
-const walletColumns = (merchantId: string): ReadonlyArray<Column<Wallet>> => [
-  {
-    header: "Wallet",
-    rowHeader: true,
-    cell: (wallet) => {
-      const to = `/merchants/${merchantId}/wallets/${wallet.id}`;
-      return (
-        <a href={href(to)} onClick={linkHandler(to)}>
-          {wallet.label}
-        </a>
-      );
-    },
-  },
-  { header: "Status", cell: (wallet) => <span class={`status ${wallet.status.toLowerCase()}`}>{wallet.status}</span> },
-  { header: "Addresses", cell: (wallet) => wallet.destinations.length },
-  { header: "Created", cell: (wallet) => formatDateTime(wallet.created_at) },
 ];
 
 /** The merchant's customers, newest first, each opening its verification history. */

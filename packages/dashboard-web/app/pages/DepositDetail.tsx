@@ -2,10 +2,9 @@ import type { Deposit } from "../api.ts";
 import { Amount } from "../components/Amount.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
 import { ConfirmationProgress } from "../components/DepositTable.tsx";
+import { DetailStates } from "../components/DetailStates.tsx";
 import { explorerOf } from "../components/explorers.ts";
 import { formatDateTime } from "../components/format.ts";
-import { LoadFailed } from "../components/LoadFailed.tsx";
-import { Skeleton } from "../components/Loading.tsx";
 import { Notice } from "../components/Notice.tsx";
 import { StateBadge } from "../components/StateBadge.tsx";
 import { depositState, heldReasonText } from "../components/states.ts";
@@ -102,129 +101,115 @@ export function DepositDetail(props: { merchantId: string; depositId: string }) 
 
   const back = `/merchants/${props.merchantId}/deposits`;
   const backLink = <InAppLink to={back}>← Deposits</InAppLink>;
-  if (loaded.state === "loading") {
-    return (
-      <section aria-labelledby="deposit-title">
-        {backLink}
-        <h1 id="deposit-title">Deposit</h1>
-        <Skeleton what="the deposit" rows={6} />
-      </section>
-    );
-  }
-  if (loaded.state === "error") {
-    if (loaded.error.status === 404 && loaded.error.message.includes("Deposit")) {
-      return (
-        <section>
-          {backLink}
-          <h1>Deposit not found</h1>
-          <p class="muted">There is no deposit here that you can see.</p>
-        </section>
-      );
-    }
-    return <LoadFailed error={loaded.error} retry={reload} />;
-  }
-  const { deposit, events, networks } = loaded.value;
-  const state = depositState(deposit);
-  const network = networks.find((n) => n.chain === deposit.chain)?.network;
   return (
-    <section aria-labelledby="deposit-title">
-      {backLink}
-      <h1 id="deposit-title">
-        Deposit of <Amount value={deposit.amount} asset={deposit.asset} />
-      </h1>
-      {deposit.hold_status === "HELD" && (
-        <Notice kind="info">
-          Held: {heldReasonText(deposit.held_reason)}. It is credited but kept out of the available balance until an
-          operator releases or returns it.
-        </Notice>
-      )}
-      <dl class="details card">
-        <dt>Status</dt>
-        <dd>
-          <StateBadge state={state} code={deposit.status} />
-          {deposit.held_reason && deposit.hold_status !== "HELD" && (
-            <span class="muted"> (was held: {heldReasonText(deposit.held_reason)})</span>
-          )}
-        </dd>
-        <dt>Confirmations</dt>
-        <dd>
-          <ConfirmationProgress deposit={deposit} />
-        </dd>
-        <dt>Value</dt>
-        <dd>
-          {deposit.amount_usd === null ? (
-            <span class="muted">Priced when it confirms</span>
-          ) : (
-            <Amount value={deposit.amount_usd} asset="USD" />
-          )}
-        </dd>
-        <dt>Fee</dt>
-        <dd>{deposit.fee_usd === null ? "—" : <Amount value={deposit.fee_usd} asset="USD" />}</dd>
-        <dt>Net credited</dt>
-        <dd>{deposit.net_amount_usd === null ? "—" : <Amount value={deposit.net_amount_usd} asset="USD" />}</dd>
-        <dt>Chain</dt>
-        <dd>
-          {deposit.chain}
-          {network && <span class="muted"> ({network === "regtest" ? "local network" : network})</span>}
-        </dd>
-        <dt>Transaction</dt>
-        <dd>
-          <Copyable value={deposit.tx_hash} what="transaction hash" />
-        </dd>
-        <dt>Explorer</dt>
-        <dd>
-          <Explorer deposit={deposit} networks={networks} />
-        </dd>
-        <dt>Block</dt>
-        <dd class="mono">{deposit.block_height.toLocaleString()}</dd>
-        <dt>From</dt>
-        <dd>
-          {deposit.from_address ? (
-            <Copyable value={deposit.from_address} what="sender address" />
-          ) : (
-            <span class="muted">Not known for this transaction</span>
-          )}
-        </dd>
-        <dt>To</dt>
-        <dd>
-          <Copyable value={deposit.to_address} what="receiving address" />
-        </dd>
-        <dt>Wallet</dt>
-        <dd>
-          <InAppLink to={`/merchants/${props.merchantId}/wallets/${deposit.wallet_id}`}>Open the wallet</InAppLink>
-        </dd>
-        <dt>Customer</dt>
-        <dd>
-          {deposit.customer_id ? (
-            <InAppLink to={`/merchants/${props.merchantId}/customers/${deposit.customer_id}`}>
-              Open the customer
-            </InAppLink>
-          ) : (
-            <span class="muted">None (a merchant wallet)</span>
-          )}
-        </dd>
-        <dt>Id</dt>
-        <dd>
-          <Copyable value={deposit.id} what="deposit id" />
-        </dd>
-      </dl>
-      <h2>Timeline</h2>
-      <Timeline deposit={deposit} events={events} />
-      <details class="exact">
-        <summary>Exact amounts</summary>
-        <dl class="details">
-          <dt>Amount</dt>
-          <dd class="mono">
-            {deposit.amount} {deposit.asset}
-          </dd>
-          <dt>Smallest units</dt>
-          <dd class="mono">{deposit.amount_raw}</dd>
-          <dt>USD rate</dt>
-          <dd class="mono">{deposit.usd_rate ?? "—"}</dd>
-          <dt>Token contract</dt>
-          <dd class="mono break">{deposit.contract_address ?? "native coin"}</dd>
-        </dl>
-      </details>
-    </section>
+    <DetailStates what="Deposit" backLink={backLink} loaded={loaded} retry={reload}>
+      {({ deposit, events, networks }) => {
+        const state = depositState(deposit);
+        const network = networks.find((n) => n.chain === deposit.chain)?.network;
+        return (
+          <section aria-labelledby="deposit-title">
+            {backLink}
+            <h1 id="deposit-title">
+              Deposit of <Amount value={deposit.amount} asset={deposit.asset} />
+            </h1>
+            {deposit.hold_status === "HELD" && (
+              <Notice kind="info">
+                Held: {heldReasonText(deposit.held_reason)}. It is credited but kept out of the available balance until
+                an operator releases or returns it.
+              </Notice>
+            )}
+            <dl class="details card">
+              <dt>Status</dt>
+              <dd>
+                <StateBadge state={state} code={deposit.status} />
+                {deposit.held_reason && deposit.hold_status !== "HELD" && (
+                  <span class="muted"> (was held: {heldReasonText(deposit.held_reason)})</span>
+                )}
+              </dd>
+              <dt>Confirmations</dt>
+              <dd>
+                <ConfirmationProgress deposit={deposit} />
+              </dd>
+              <dt>Value</dt>
+              <dd>
+                {deposit.amount_usd === null ? (
+                  <span class="muted">Priced when it confirms</span>
+                ) : (
+                  <Amount value={deposit.amount_usd} asset="USD" />
+                )}
+              </dd>
+              <dt>Fee</dt>
+              <dd>{deposit.fee_usd === null ? "—" : <Amount value={deposit.fee_usd} asset="USD" />}</dd>
+              <dt>Net credited</dt>
+              <dd>{deposit.net_amount_usd === null ? "—" : <Amount value={deposit.net_amount_usd} asset="USD" />}</dd>
+              <dt>Chain</dt>
+              <dd>
+                {deposit.chain}
+                {network && <span class="muted"> ({network === "regtest" ? "local network" : network})</span>}
+              </dd>
+              <dt>Transaction</dt>
+              <dd>
+                <Copyable value={deposit.tx_hash} what="transaction hash" />
+              </dd>
+              <dt>Explorer</dt>
+              <dd>
+                <Explorer deposit={deposit} networks={networks} />
+              </dd>
+              <dt>Block</dt>
+              <dd class="mono">{deposit.block_height.toLocaleString()}</dd>
+              <dt>From</dt>
+              <dd>
+                {deposit.from_address ? (
+                  <Copyable value={deposit.from_address} what="sender address" />
+                ) : (
+                  <span class="muted">Not known for this transaction</span>
+                )}
+              </dd>
+              <dt>To</dt>
+              <dd>
+                <Copyable value={deposit.to_address} what="receiving address" />
+              </dd>
+              <dt>Wallet</dt>
+              <dd>
+                <InAppLink to={`/merchants/${props.merchantId}/wallets/${deposit.wallet_id}`}>
+                  Open the wallet
+                </InAppLink>
+              </dd>
+              <dt>Customer</dt>
+              <dd>
+                {deposit.customer_id ? (
+                  <InAppLink to={`/merchants/${props.merchantId}/customers/${deposit.customer_id}`}>
+                    Open the customer
+                  </InAppLink>
+                ) : (
+                  <span class="muted">None (a merchant wallet)</span>
+                )}
+              </dd>
+              <dt>Id</dt>
+              <dd>
+                <Copyable value={deposit.id} what="deposit id" />
+              </dd>
+            </dl>
+            <h2>Timeline</h2>
+            <Timeline deposit={deposit} events={events} />
+            <details class="exact">
+              <summary>Exact amounts</summary>
+              <dl class="details">
+                <dt>Amount</dt>
+                <dd class="mono">
+                  {deposit.amount} {deposit.asset}
+                </dd>
+                <dt>Smallest units</dt>
+                <dd class="mono">{deposit.amount_raw}</dd>
+                <dt>USD rate</dt>
+                <dd class="mono">{deposit.usd_rate ?? "—"}</dd>
+                <dt>Token contract</dt>
+                <dd class="mono break">{deposit.contract_address ?? "native coin"}</dd>
+              </dl>
+            </details>
+          </section>
+        );
+      }}
+    </DetailStates>
   );
 }

@@ -1,7 +1,8 @@
 import { useState } from "preact/hooks";
-import { ApiError, api } from "../api.ts";
+import { api } from "../api.ts";
 import { Notice } from "../components/Notice.tsx";
 import { PasswordField } from "../components/PasswordField.tsx";
+import { useAction } from "../components/useAction.ts";
 
 const MIN_LENGTH = 12;
 
@@ -14,26 +15,25 @@ export function SetPassword(props: { onDone: () => void }) {
   const [token] = useState(tokenFromLocation);
   const [password, setPassword] = useState("");
   const [confirm, setConfirm] = useState("");
-  const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
+  // A password this page refuses before asking the server, which has the last word (`error`).
+  const [invalid, setInvalid] = useState<string | undefined>();
+  const { busy, error, run } = useAction();
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    setError(undefined);
-    if (password.length < MIN_LENGTH) return setError(`The password needs at least ${MIN_LENGTH} characters.`);
-    if (password !== confirm) return setError("The two passwords differ.");
-    if (!token) return;
-    setBusy(true);
-    try {
-      await api.setPassword(token, password);
-      // The token is spent: drop it from the address bar and history.
-      window.history.replaceState(null, "", window.location.pathname);
-      props.onDone();
-    } catch (e) {
-      setError(e instanceof ApiError ? e.message : String(e));
-    } finally {
-      setBusy(false);
-    }
+    const problem =
+      password.length < MIN_LENGTH
+        ? `The password needs at least ${MIN_LENGTH} characters.`
+        : password !== confirm
+          ? "The two passwords differ."
+          : undefined;
+    setInvalid(problem);
+    if (problem || !token) return;
+    const done = await run(() => api.setPassword(token, password).then(() => true));
+    if (!done) return;
+    // The token is spent: drop it from the address bar and history.
+    window.history.replaceState(null, "", window.location.pathname);
+    props.onDone();
   };
 
   return (
@@ -46,7 +46,7 @@ export function SetPassword(props: { onDone: () => void }) {
             <code>payments users reset-password</code>).
           </Notice>
         )}
-        {error && <Notice kind="error">{error}</Notice>}
+        {(invalid ?? error) && <Notice kind="error">{invalid ?? error}</Notice>}
         <PasswordField
           id="new-password"
           label="New password"

@@ -1,27 +1,19 @@
 import { useState } from "preact/hooks";
-import { ApiError, api, type User } from "../api.ts";
+import { api, type User } from "../api.ts";
 import { Notice } from "../components/Notice.tsx";
 import { PasswordField } from "../components/PasswordField.tsx";
+import { useAction } from "../components/useAction.ts";
 
 export function SignIn(props: { onSignedIn: (user: User, csrfToken: string) => void; notice?: string }) {
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
-  const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
 
   const submit = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const answer = await api.signIn(email, password);
-      props.onSignedIn(answer.user, answer.csrf_token);
-    } catch (e) {
-      setError(e instanceof ApiError ? e.message : String(e));
-      setPassword("");
-    } finally {
-      setBusy(false);
-    }
+    const answer = await run(() => api.signIn(email, password));
+    if (answer) props.onSignedIn(answer.user, answer.csrf_token);
+    else setPassword("");
   };
 
   return (

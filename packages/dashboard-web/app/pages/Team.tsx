@@ -1,12 +1,13 @@
 import { useState } from "preact/hooks";
 import type { Role, User } from "../api.ts";
 import { SelectField, TextField } from "../components/Fields.tsx";
-import { errorText, formatDateTime } from "../components/format.ts";
+import { formatDateTime } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Skeleton } from "../components/Loading.tsx";
 import { Notice } from "../components/Notice.tsx";
 import { ShownOnce } from "../components/ShownOnce.tsx";
 import { type Column, Table } from "../components/Table.tsx";
+import { useAction } from "../components/useAction.ts";
 import { useLoad } from "../components/useLoad.ts";
 import { canInvite, merchantApi, type TeamMember } from "../merchant-api.ts";
 
@@ -28,22 +29,14 @@ export function Team(props: { user: User; merchantId: string }) {
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<Role>("viewer");
   const [link, setLink] = useState<{ email: string; url: string } | undefined>();
-  const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const invite = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const invited = await merchantApi.invite(props.merchantId, { email: email.trim(), role });
-      setLink({ email: invited.user.email, url: invited.password_link });
-      setEmail("");
-      reload();
-    } catch (e) {
-      setError(errorText(e));
-    } finally {
-      setBusy(false);
-    }
+    const invited = await run(() => merchantApi.invite(props.merchantId, { email: email.trim(), role }));
+    if (!invited) return;
+    setLink({ email: invited.user.email, url: invited.password_link });
+    setEmail("");
+    reload();
   };
   if (team.state === "error") return <LoadFailed error={team.error} retry={reload} />;
   return (

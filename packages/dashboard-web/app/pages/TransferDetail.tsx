@@ -1,8 +1,7 @@
 import { Amount } from "../components/Amount.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
+import { DetailStates } from "../components/DetailStates.tsx";
 import { formatDateTime } from "../components/format.ts";
-import { LoadFailed } from "../components/LoadFailed.tsx";
-import { Skeleton } from "../components/Loading.tsx";
 import { Notice } from "../components/Notice.tsx";
 import { StateBadge } from "../components/StateBadge.tsx";
 import { transferState } from "../components/states.ts";
@@ -73,94 +72,79 @@ export function TransferDetail(props: { merchantId: string; transferId: string }
       ← Transfers
     </a>
   );
-  if (loaded.state === "loading") {
-    return (
-      <section aria-labelledby="transfer-title">
-        {backLink}
-        <h1 id="transfer-title">Transfer</h1>
-        <Skeleton what="the transfer" rows={6} />
-      </section>
-    );
-  }
-  if (loaded.state === "error") {
-    if (loaded.error.status === 404 && loaded.error.message.includes("Transfer")) {
-      return (
-        <section>
-          {backLink}
-          <h1>Transfer not found</h1>
-          <p class="muted">There is no transfer here that you can see.</p>
-        </section>
-      );
-    }
-    return <LoadFailed error={loaded.error} retry={reload} />;
-  }
-  const { transfer, spread, events, funding } = loaded.value;
-  const customer = `/merchants/${props.merchantId}/customers/${transfer.customer_id}`;
   return (
-    <section aria-labelledby="transfer-title">
-      {backLink}
-      <h1 id="transfer-title">
-        Transfer of <Amount value={transfer.destination_amount.value} asset={transfer.destination_amount.currency} />
-      </h1>
-      {transfer.failure_reason && <Notice kind="error">Failed: {transfer.failure_reason}</Notice>}
-      <dl class="details card">
-        <dt>Status</dt>
-        <dd>
-          <StateBadge state={transferState(transfer.status)} code={transfer.status} />
-        </dd>
-        <dt>Pays</dt>
-        <dd>
-          <MoneyOn money={transfer.source_amount} />
-        </dd>
-        <dt>Fee</dt>
-        <dd>
-          <Amount value={transfer.fee.value} asset={transfer.fee.currency} />
-        </dd>
-        <dt>Spread</dt>
-        <dd>
-          <Spread spread={spread} />
-        </dd>
-        <dt>Receives</dt>
-        <dd>
-          <MoneyOn money={transfer.destination_amount} />
-        </dd>
-        <dt>Rate</dt>
-        <dd class="mono">
-          1 {transfer.rate.base_currency} = {transfer.rate.value} {transfer.rate.quote_currency}
-        </dd>
-        <dt>To</dt>
-        <dd>
-          <Destination transfer={transfer} full />
-        </dd>
-        <dt>Funding</dt>
-        <dd>{fundingText(transfer)}</dd>
-        <dt>Customer</dt>
-        <dd>
-          <a href={href(customer)} onClick={linkHandler(customer)}>
-            Open the customer
-          </a>
-        </dd>
-        <dt>Created</dt>
-        <dd>{formatDateTime(transfer.created_at)}</dd>
-        {transfer.status === "AWAITING_MERCHANT_FUNDING" && (
-          <>
-            <dt>Expires</dt>
-            <dd>{formatDateTime(transfer.expires_at)}</dd>
-          </>
-        )}
-        <dt>Id</dt>
-        <dd>
-          <span class="mono break">{transfer.id}</span> <CopyButton value={transfer.id} what="transfer id" />
-        </dd>
-      </dl>
-      {funding && (
-        <>
-          <h2>Funding instructions</h2>
-          <FundingInstructions funding={funding} />
-        </>
-      )}
-      <h2>Events</h2>
-      <Timeline events={events} />
-    </section>
+    <DetailStates what="Transfer" backLink={backLink} loaded={loaded} retry={reload}>
+      {({ transfer, spread, events, funding }) => {
+        const customer = `/merchants/${props.merchantId}/customers/${transfer.customer_id}`;
+        return (
+          <section aria-labelledby="transfer-title">
+            {backLink}
+            <h1 id="transfer-title">
+              Transfer of{" "}
+              <Amount value={transfer.destination_amount.value} asset={transfer.destination_amount.currency} />
+            </h1>
+            {transfer.failure_reason && <Notice kind="error">Failed: {transfer.failure_reason}</Notice>}
+            <dl class="details card">
+              <dt>Status</dt>
+              <dd>
+                <StateBadge state={transferState(transfer.status)} code={transfer.status} />
+              </dd>
+              <dt>Pays</dt>
+              <dd>
+                <MoneyOn money={transfer.source_amount} />
+              </dd>
+              <dt>Fee</dt>
+              <dd>
+                <Amount value={transfer.fee.value} asset={transfer.fee.currency} />
+              </dd>
+              <dt>Spread</dt>
+              <dd>
+                <Spread spread={spread} />
+              </dd>
+              <dt>Receives</dt>
+              <dd>
+                <MoneyOn money={transfer.destination_amount} />
+              </dd>
+              <dt>Rate</dt>
+              <dd class="mono">
+                1 {transfer.rate.base_currency} = {transfer.rate.value} {transfer.rate.quote_currency}
+              </dd>
+              <dt>To</dt>
+              <dd>
+                <Destination transfer={transfer} full />
+              </dd>
+              <dt>Funding</dt>
+              <dd>{fundingText(transfer)}</dd>
+              <dt>Customer</dt>
+              <dd>
+                <a href={href(customer)} onClick={linkHandler(customer)}>
+                  Open the customer
+                </a>
+              </dd>
+              <dt>Created</dt>
+              <dd>{formatDateTime(transfer.created_at)}</dd>
+              {transfer.status === "AWAITING_MERCHANT_FUNDING" && (
+                <>
+                  <dt>Expires</dt>
+                  <dd>{formatDateTime(transfer.expires_at)}</dd>
+                </>
+              )}
+              <dt>Id</dt>
+              <dd>
+                <span class="mono break">{transfer.id}</span> <CopyButton value={transfer.id} what="transfer id" />
+              </dd>
+            </dl>
+            {funding && (
+              <>
+                <h2>Funding instructions</h2>
+                <FundingInstructions funding={funding} />
+              </>
+            )}
+            <h2>Events</h2>
+            <Timeline events={events} />
+          </section>
+        );
+      }}
+    </DetailStates>
   );
 }

@@ -9,9 +9,11 @@ import { useLoad } from "../components/useLoad.ts";
 import { merchantApi, type Wallet } from "../merchant-api.ts";
 import { href, linkHandler } from "../router.ts";
 
-const columns = (merchantId: string): ReadonlyArray<Column<Wallet>> => [
+/** A wallet's row, in the wallets list and on its customer's page: its label opens it. */
+export const walletColumns = (merchantId: string): ReadonlyArray<Column<Wallet>> => [
   {
-    header: "Label",
+    header: "Wallet",
+    rowHeader: true,
     cell: (wallet) => {
       const to = `/merchants/${merchantId}/wallets/${wallet.id}`;
       return (
@@ -33,7 +35,7 @@ export function Wallets(props: { merchantId: string }) {
       merchantId={props.merchantId}
       title="Wallets"
       load={merchantApi.wallets}
-      columns={columns(props.merchantId)}
+      columns={walletColumns(props.merchantId)}
       empty={{
         title: "No wallets yet.",
         children: (

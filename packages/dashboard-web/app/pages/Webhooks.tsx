@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import type { User } from "../api.ts";
+import { DisclosureButton } from "../components/DisclosureButton.tsx";
 import { DeliveryDetails, EditEndpoint, EndpointDangerZone, EndpointHealthLine } from "../components/EndpointTools.tsx";
 import { EventTypePicker } from "../components/EventTypePicker.tsx";
 import { TextField } from "../components/Fields.tsx";
@@ -9,6 +10,7 @@ import { Empty, Skeleton } from "../components/Loading.tsx";
 import { Notice } from "../components/Notice.tsx";
 import { ShownOnce } from "../components/ShownOnce.tsx";
 import { type Column, Table } from "../components/Table.tsx";
+import { useAction } from "../components/useAction.ts";
 import { useLoad } from "../components/useLoad.ts";
 import { canWriteWebhooks, type DeliveryAttempt, merchantApi, type WebhookEndpoint } from "../merchant-api.ts";
 import { type EndpointHealth, webhookApi } from "../webhook-api.ts";
@@ -113,15 +115,9 @@ function EndpointCard(props: {
       <EndpointHealthLine health={props.health} />
       {note && <Notice kind={note.kind}>{note.text}</Notice>}
       <div class="button-row">
-        <button
-          type="button"
-          class="button secondary"
-          aria-expanded={open}
-          aria-controls={regionId}
-          onClick={() => setOpen(!open)}
-        >
+        <DisclosureButton open={open} controls={regionId} onClick={() => setOpen(!open)}>
           {open ? "Hide deliveries" : "Deliveries"}
-        </button>
+        </DisclosureButton>
         {props.canWrite && endpoint.status === "enabled" && (
           <button
             type="button"
@@ -193,23 +189,16 @@ export function Webhooks(props: { user: User; merchantId: string }) {
     reloadHealth();
   };
   const [secret, setSecret] = useState<string | undefined>();
-  const [error, setError] = useState<string | undefined>();
-  const [busy, setBusy] = useState(false);
+  const { busy, error, run } = useAction();
   const canWrite = canWriteWebhooks(props.user.role);
   const create = async (event: Event) => {
     event.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      const created = await merchantApi.createEndpoint(props.merchantId, { url: url.trim(), enabled_events: events });
-      setSecret(created.secret);
-      setUrl("");
-      reloadAll();
-    } catch (e) {
-      setError(errorText(e));
-    } finally {
-      setBusy(false);
-    }
+    const body = { url: url.trim(), enabled_events: events };
+    const created = await run(() => merchantApi.createEndpoint(props.merchantId, body));
+    if (!created) return;
+    setSecret(created.secret);
+    setUrl("");
+    reloadAll();
   };
   if (endpoints.state === "error" && endpoints.error.status === 404) {
     return <LoadFailed error={endpoints.error} retry={reload} />;

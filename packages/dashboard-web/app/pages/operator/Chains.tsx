@@ -1,7 +1,7 @@
 import { formatDateTime } from "../../components/format.ts";
-import { Empty, Loading, RefreshableHead } from "../../components/Loading.tsx";
+import { Empty } from "../../components/Loading.tsx";
+import { RefreshablePage } from "../../components/RefreshablePage.tsx";
 import { type Column, Table } from "../../components/Table.tsx";
-import { useLoad } from "../../components/useLoad.ts";
 import { type ChainRow, type ChainStateName, operatorApi } from "../../operator-api.ts";
 
 const STATE_NAMES: Record<ChainStateName, string> = {
@@ -68,27 +68,23 @@ const COLUMNS: ReadonlyArray<Column<ChainRow>> = [
 
 /** The operator's chains: head, indexed height, lag and its recent history, RPC errors and state. */
 export function Chains() {
-  const [chains, reload] = useLoad(() => operatorApi.chains(), "operator-chains");
   return (
-    <section aria-labelledby="chains-title">
-      <RefreshableHead id="chains-title" title="Chains" refresh={reload} />
-      <Loading loaded={chains} what="chains" retry={reload}>
-        {({ items, lagging_blocks: lagging }) =>
-          items.length === 0 ? (
-            <Empty title="No chain is indexed yet.">
-              Chains appear once an indexer process (payments serve --role indexer or all) has started.
-            </Empty>
-          ) : (
-            <>
-              <p class="muted">
-                Lagging: more than {lagging} blocks behind the head. Lag history is sampled each minute by this process;
-                Prometheus keeps the long one (deploy/grafana).
-              </p>
-              <Table caption="Indexer state of each chain" columns={COLUMNS} rows={items} rowKey={(c) => c.chain} />
-            </>
-          )
-        }
-      </Loading>
-    </section>
+    <RefreshablePage title="Chains" what="chains" load={operatorApi.chains}>
+      {({ items, lagging_blocks: lagging }) =>
+        items.length === 0 ? (
+          <Empty title="No chain is indexed yet.">
+            Chains appear once an indexer process (payments serve --role indexer or all) has started.
+          </Empty>
+        ) : (
+          <>
+            <p class="muted">
+              Lagging: more than {lagging} blocks behind the head. Lag history is sampled each minute by this process;
+              Prometheus keeps the long one (deploy/grafana).
+            </p>
+            <Table caption="Indexer state of each chain" columns={COLUMNS} rows={items} rowKey={(c) => c.chain} />
+          </>
+        )
+      }
+    </RefreshablePage>
   );
 }

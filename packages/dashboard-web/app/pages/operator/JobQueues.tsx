@@ -1,7 +1,6 @@
 import { formatDateTime, formatDuration } from "../../components/format.ts";
-import { Loading, RefreshableHead } from "../../components/Loading.tsx";
+import { RefreshablePage } from "../../components/RefreshablePage.tsx";
 import { type Column, Table } from "../../components/Table.tsx";
-import { useLoad } from "../../components/useLoad.ts";
 import { type FailedJob, operatorApi, type QueueRow } from "../../operator-api.ts";
 
 const STATES = ["created", "retry", "active", "completed", "failed", "cancelled"] as const;
@@ -38,31 +37,27 @@ const FAILED_COLUMNS: ReadonlyArray<Column<FailedJob>> = [
 
 /** The operator's job queues: counts by state, the oldest waiting job, and the failed jobs. */
 export function JobQueues() {
-  const [jobs, reload] = useLoad(() => operatorApi.jobs(), "operator-jobs");
   return (
-    <section aria-labelledby="jobs-title">
-      <RefreshableHead id="jobs-title" title="Job queues" refresh={reload} />
-      <Loading loaded={jobs} what="job queues" retry={reload}>
-        {({ queues, failed }) => (
-          <>
-            <Table
-              caption="Jobs of each queue by state"
-              columns={QUEUE_COLUMNS}
-              rows={queues}
-              rowKey={(q) => q.queue}
-              empty={{ title: "No jobs yet.", children: "Queues appear once a process with workers has started." }}
-            />
-            <h2>Failed jobs</h2>
-            <Table
-              caption="The newest failed jobs"
-              columns={FAILED_COLUMNS}
-              rows={failed}
-              rowKey={(f) => f.id}
-              empty={{ title: "No failed jobs." }}
-            />
-          </>
-        )}
-      </Loading>
-    </section>
+    <RefreshablePage title="Job queues" what="job queues" load={operatorApi.jobs}>
+      {({ queues, failed }) => (
+        <>
+          <Table
+            caption="Jobs of each queue by state"
+            columns={QUEUE_COLUMNS}
+            rows={queues}
+            rowKey={(q) => q.queue}
+            empty={{ title: "No jobs yet.", children: "Queues appear once a process with workers has started." }}
+          />
+          <h2>Failed jobs</h2>
+          <Table
+            caption="The newest failed jobs"
+            columns={FAILED_COLUMNS}
+            rows={failed}
+            rowKey={(f) => f.id}
+            empty={{ title: "No failed jobs." }}
+          />
+        </>
+      )}
+    </RefreshablePage>
   );
 }

@@ -1,5 +1,7 @@
 import { Fragment } from "preact";
 import { useState } from "preact/hooks";
+import { DisclosureButton } from "../../components/DisclosureButton.tsx";
+import { SelectField } from "../../components/Fields.tsx";
 import { formatDateTime } from "../../components/format.ts";
 import { Empty, Loading } from "../../components/Loading.tsx";
 import { Notice } from "../../components/Notice.tsx";
@@ -43,16 +45,15 @@ function SubmittedData(props: { submissionId: string }) {
   };
   return (
     <div class="submitted-data">
-      <button
-        type="button"
-        class="button secondary small"
-        aria-expanded={shown !== undefined}
-        aria-controls={dataId}
+      <DisclosureButton
+        open={shown !== undefined}
+        controls={dataId}
+        small
         disabled={busy}
         onClick={() => (shown ? setShown(undefined) : show())}
       >
         {shown ? "Hide submitted data" : "Show submitted data"}
-      </button>
+      </DisclosureButton>
       {error && <Notice kind="error">{error}</Notice>}
       {shown && (
         <dl class="details" id={dataId} aria-label="Submitted data">
@@ -189,20 +190,15 @@ export function KycReviews() {
     <section aria-labelledby="kyc-title">
       <div class="page-head">
         <h1 id="kyc-title">KYC reviews</h1>
-        <div class="field inline">
-          <label for="kyc-status">Show</label>
-          <select
-            id="kyc-status"
-            value={status}
-            onChange={(e) => setStatus((e.target as HTMLSelectElement).value as ReviewStatus)}
-          >
-            {(Object.keys(STATUS_NAMES) as Array<ReviewStatus | "ALL">).map((s) => (
-              <option key={s} value={s}>
-                {STATUS_NAMES[s]}
-              </option>
-            ))}
-          </select>
-        </div>
+        <SelectField
+          id="kyc-status"
+          label="Show"
+          inline
+          value={status}
+          options={Object.keys(STATUS_NAMES) as Array<ReviewStatus | "ALL">}
+          labels={STATUS_NAMES}
+          onChange={setStatus}
+        />
       </div>
       <p class="muted">
         A decision is final and recorded under your name; the customer's status follows at once, as with{" "}

@@ -1,7 +1,9 @@
 import { useState } from "preact/hooks";
 import type { Environment } from "../../api.ts";
+import { ActiveStatus } from "../../components/ActiveStatus.tsx";
 import { ConfirmAction } from "../../components/ConfirmAction.tsx";
 import { EnvironmentBadge } from "../../components/EnvironmentBadge.tsx";
+import { SelectField, TextField } from "../../components/Fields.tsx";
 import { formatDateTime } from "../../components/format.ts";
 import { Loading } from "../../components/Loading.tsx";
 import { Notice } from "../../components/Notice.tsx";
@@ -10,6 +12,9 @@ import { type Column, Table } from "../../components/Table.tsx";
 import { useAction } from "../../components/useAction.ts";
 import { useLoad } from "../../components/useLoad.ts";
 import { type CreatedMerchant, type ManagedMerchant, operatorApi } from "../../operator-api.ts";
+
+const ENVIRONMENTS: readonly Environment[] = ["sandbox", "production"];
+const ENVIRONMENT_NAMES: Record<Environment, string> = { sandbox: "Sandbox", production: "Live (production)" };
 
 function CreateMerchantForm(props: { onCreated: (created: CreatedMerchant) => void }) {
   const [name, setName] = useState("");
@@ -28,27 +33,15 @@ function CreateMerchantForm(props: { onCreated: (created: CreatedMerchant) => vo
       <h2 id="create-merchant-title">Create a merchant</h2>
       {error && <Notice kind="error">{error}</Notice>}
       <div class="form-row">
-        <div class="field">
-          <label for="merchant-name">Merchant name</label>
-          <input
-            id="merchant-name"
-            required
-            maxLength={200}
-            value={name}
-            onInput={(e) => setName((e.target as HTMLInputElement).value)}
-          />
-        </div>
-        <div class="field">
-          <label for="merchant-environment">Environment</label>
-          <select
-            id="merchant-environment"
-            value={environment}
-            onChange={(e) => setEnvironment((e.target as HTMLSelectElement).value as Environment)}
-          >
-            <option value="sandbox">Sandbox</option>
-            <option value="production">Live (production)</option>
-          </select>
-        </div>
+        <TextField id="merchant-name" label="Merchant name" maxLength={200} value={name} onInput={setName} />
+        <SelectField
+          id="merchant-environment"
+          label="Environment"
+          value={environment}
+          options={ENVIRONMENTS}
+          labels={ENVIRONMENT_NAMES}
+          onChange={setEnvironment}
+        />
         <button type="submit" class="button primary" disabled={busy}>
           Create merchant
         </button>
@@ -70,15 +63,7 @@ const COLUMNS: ReadonlyArray<Column<ManagedMerchant>> = [
   },
   { header: "Environment", cell: (m) => <EnvironmentBadge environment={m.environment} /> },
   { header: "Created", cell: (m) => formatDateTime(m.created_at) },
-  {
-    header: "Status",
-    cell: (m) =>
-      m.disabled_at ? (
-        <span class="status revoked">Disabled {formatDateTime(m.disabled_at)}</span>
-      ) : (
-        <span class="status active">Active</span>
-      ),
-  },
+  { header: "Status", cell: (m) => <ActiveStatus endedAt={m.disabled_at} ended="Disabled" /> },
 ];
 
 /** Disable (asked twice: its keys answer 401 at once) or enable one merchant. */

@@ -1,7 +1,6 @@
 import { formatDateTime } from "../../components/format.ts";
-import { Loading, RefreshableHead } from "../../components/Loading.tsx";
+import { RefreshablePage } from "../../components/RefreshablePage.tsx";
 import { type Column, Table } from "../../components/Table.tsx";
-import { useLoad } from "../../components/useLoad.ts";
 import { operatorApi, type SanctionsHeldDeposit, type SanctionsMatchRow } from "../../operator-api.ts";
 
 const HELD_COLUMNS: ReadonlyArray<Column<SanctionsHeldDeposit>> = [
@@ -35,31 +34,27 @@ const MATCH_COLUMNS: ReadonlyArray<Column<SanctionsMatchRow>> = [
  * releases or returns each with `payments deposits release|return`) and every match recorded.
  */
 export function Sanctions() {
-  const [view, reload] = useLoad(() => operatorApi.sanctions(), "operator-sanctions");
   return (
-    <section aria-labelledby="sanctions-title">
-      <RefreshableHead id="sanctions-title" title="Sanctions" refresh={reload} />
-      <Loading loaded={view} what="sanctions matches" retry={reload}>
-        {({ matches, held_deposits }) => (
-          <>
-            <Table
-              caption="Deposits held for a sanctioned sender, awaiting an operator's decision"
-              columns={HELD_COLUMNS}
-              rows={held_deposits}
-              rowKey={(d) => d.deposit_id}
-              empty={{ title: "No deposit is held for a sanctions match." }}
-            />
-            <h2>Matches</h2>
-            <Table
-              caption="The latest sanctions list matches: deposit senders held, destinations refused"
-              columns={MATCH_COLUMNS}
-              rows={matches}
-              rowKey={(m) => m.id}
-              empty={{ title: "No sanctions match recorded." }}
-            />
-          </>
-        )}
-      </Loading>
-    </section>
+    <RefreshablePage title="Sanctions" what="sanctions matches" load={operatorApi.sanctions}>
+      {({ matches, held_deposits }) => (
+        <>
+          <Table
+            caption="Deposits held for a sanctioned sender, awaiting an operator's decision"
+            columns={HELD_COLUMNS}
+            rows={held_deposits}
+            rowKey={(d) => d.deposit_id}
+            empty={{ title: "No deposit is held for a sanctions match." }}
+          />
+          <h2>Matches</h2>
+          <Table
+            caption="The latest sanctions list matches: deposit senders held, destinations refused"
+            columns={MATCH_COLUMNS}
+            rows={matches}
+            rowKey={(m) => m.id}
+            empty={{ title: "No sanctions match recorded." }}
+          />
+        </>
+      )}
+    </RefreshablePage>
   );
 }

@@ -1,9 +1,8 @@
 import { Amount } from "../../components/Amount.tsx";
 import { CopyButton } from "../../components/CopyButton.tsx";
 import { formatDateTime } from "../../components/format.ts";
-import { Loading, RefreshableHead } from "../../components/Loading.tsx";
+import { RefreshablePage } from "../../components/RefreshablePage.tsx";
 import { type Column, Table } from "../../components/Table.tsx";
-import { useLoad } from "../../components/useLoad.ts";
 import { operatorApi, type PendingSend, type TreasuryBalance } from "../../operator-api.ts";
 
 /** The exact figure behind a rounded one: every digit, and the smallest units, on demand. */
@@ -69,35 +68,31 @@ const SEND_COLUMNS: ReadonlyArray<Column<PendingSend>> = [
 
 /** The treasury's balances (as the signer last read them) and its sends not yet confirmed or failed. */
 export function Treasury() {
-  const [treasury, reload] = useLoad(() => operatorApi.treasury(), "operator-treasury");
   return (
-    <section aria-labelledby="treasury-title">
-      <RefreshableHead id="treasury-title" title="Treasury" refresh={reload} />
-      <Loading loaded={treasury} what="the treasury" retry={reload}>
-        {({ balances, pending_sends: sends }) => (
-          <>
-            <h2>Balances</h2>
-            <Table
-              caption="Treasury balances per chain and asset"
-              columns={BALANCE_COLUMNS}
-              rows={balances}
-              rowKey={(b) => `${b.chain}:${b.asset}`}
-              empty={{
-                title: "No balances read yet.",
-                children: "The signer (payments serve --role signer) records them.",
-              }}
-            />
-            <h2>Pending sends</h2>
-            <Table
-              caption="Sends not yet confirmed or failed, oldest first"
-              columns={SEND_COLUMNS}
-              rows={sends}
-              rowKey={(s) => s.id}
-              empty={{ title: "No pending sends." }}
-            />
-          </>
-        )}
-      </Loading>
-    </section>
+    <RefreshablePage title="Treasury" what="the treasury" load={operatorApi.treasury}>
+      {({ balances, pending_sends: sends }) => (
+        <>
+          <h2>Balances</h2>
+          <Table
+            caption="Treasury balances per chain and asset"
+            columns={BALANCE_COLUMNS}
+            rows={balances}
+            rowKey={(b) => `${b.chain}:${b.asset}`}
+            empty={{
+              title: "No balances read yet.",
+              children: "The signer (payments serve --role signer) records them.",
+            }}
+          />
+          <h2>Pending sends</h2>
+          <Table
+            caption="Sends not yet confirmed or failed, oldest first"
+            columns={SEND_COLUMNS}
+            rows={sends}
+            rowKey={(s) => s.id}
+            empty={{ title: "No pending sends." }}
+          />
+        </>
+      )}
+    </RefreshablePage>
   );
 }
