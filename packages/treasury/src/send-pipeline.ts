@@ -2,7 +2,7 @@ import { AppError, type ChainId, type Logger, mapBounded } from "@mp/core";
 import { assertLeader, type Database, type Lease, type LeaseKeeper } from "@mp/db";
 import {
   insertAttempt,
-  issueAttemptInsert,
+  issueAttemptInserts,
   listAttempts,
   listSignable,
   lockSignable,
@@ -482,19 +482,18 @@ class ChainPass {
         // order (see preparesAhead), instead of one round trip each. All settle before the
         // transaction ends, so a failure rolls back with no statement of a sibling in flight.
         const settled = await Promise.allSettled(
-          chunk.map(async ({ orders, prepared }) => {
-            const signed = await this.sender.sign(tx, orders, prepared);
-            // Not awaited: the inserts go out with the next statement or COMMIT, which fails if they did.
-            const { id } = issueAttemptInsert(tx, this.sender.chain, signed, null);
-            this.onStage?.({ stage: "signed", attemptId: id });
-            return { ...signed, id };
-          }),
+          chunk.map(({ orders, prepared }) => this.sender.sign(tx, orders, prepared)),
         );
-        const out: Array<SignedAttempt & { id: string }> = [];
+        const signed: SignedAttempt[] = [];
         for (const s of settled) {
           if (s.status === "rejected") throw s.reason;
-          out.push(s.value);
+          signed.push(s.value);
         }
+        // Not awaited: the inserts (three statements for the chunk) go out with the next statement
+        // or COMMIT, which fails if they did.
+        const inserted = issueAttemptInserts(tx, this.sender.chain, signed);
+        const out = signed.map((s, i) => ({ ...s, id: inserted.ids[i] as string }));
+        for (const { id } of out) this.onStage?.({ stage: "signed", attemptId: id });
         const [, free] = await checks;
         if (!free) throw new SendTakenError();
         return out;
