@@ -109,6 +109,10 @@ export interface ChainSender {
    * and stores them in one database transaction (each with its own guard). Default 1. More only
    * when prepare() itself counts the orders it prepared that are not stored yet (funds, inputs):
    * the EVM sender does, a sender that reads what it must not reuse from the database does not.
+   * The sign() calls of such a chunk are issued at once, in order, on the one transaction (their
+   * statements pipelined): sign() must allocate its guard with its first statement, so guards
+   * follow the order of issue (EVM: the nonce UPDATE). Their broadcasts are issued at once too, in
+   * order, so a sender may send them in one request (EVM: a JSON-RPC batch).
    */
   readonly preparesAhead?: number;
   /** Blocks (slots) a broadcast attempt may stay unmined before replace() is asked for one. */

@@ -2,7 +2,7 @@ import { AppError, type ChainId, type Logger, mapBounded } from "@mp/core";
 import { assertLeader, type Database, type Lease, type LeaseKeeper } from "@mp/db";
 import {
   insertAttempt,
-  issueAttemptInsert,
+  issueAttemptInserts,
   listAttempts,
   listSignable,
   lockSignable,
@@ -363,15 +363,41 @@ class ChainPass {
           if (prepared) chunk.push(prepared);
         }
         if (chunk.length === 0) continue;
-        for (const attempt of await this.signChunk(chunk)) {
-          broadcasts = broadcasts.then(async () => {
-            await this.broadcast(attempt);
-          });
-        }
+        const stored = await this.signChunk(chunk);
+        broadcasts = broadcasts.then(() => this.broadcastChunk(stored));
       }
     } finally {
       await broadcasts;
       await this.flushBroadcast();
+    }
+  }
+
+  /**
+   * One signed chunk's broadcasts issued at once (in nonce order: a batching sender sends them in
+   * one request), then judged in that order, a refusal's filler one at a time as in broadcast().
+   */
+  private async broadcastChunk(attempts: StoredAttempt[]): Promise<void> {
+    const outcomes = await Promise.all(
+      attempts.map((attempt) =>
+        this.sender.broadcast(attempt).then(
+          () => null,
+          (error: unknown) => ({ error }),
+        ),
+      ),
+    );
+    for (const [i, attempt] of attempts.entries()) {
+      const outcome = outcomes[i];
+      if (outcome === null) {
+        this.onStage?.({ stage: "broadcast", attemptId: attempt.id });
+        this.broadcasted.push(attempt.id);
+      } else if (outcome?.error instanceof BroadcastRefusedError) {
+        await this.refuse(attempt, outcome.error.message);
+      } else {
+        this.logger.warn(
+          { attempt: attempt.id, txHash: attempt.txHash, err: String(outcome?.error) },
+          "broadcast failed",
+        );
+      }
     }
   }
 
@@ -458,14 +484,22 @@ class ChainPass {
         // either refuses, every allocation of sign() below is rolled back with the rest.
         const checks = Promise.all([assertLeader(tx, this.lease, this.fence), lockSignable(tx, ids)]);
         checks.catch(() => undefined);
-        const out: Array<SignedAttempt & { id: string }> = [];
-        for (const { orders, prepared } of chunk) {
-          const signed = await this.sender.sign(tx, orders, prepared);
-          // Not awaited: the inserts go out with the next statement or COMMIT, which fails if they did.
-          const { id } = issueAttemptInsert(tx, this.sender.chain, signed, null);
-          this.onStage?.({ stage: "signed", attemptId: id });
-          out.push({ ...signed, id });
+        // Every sign() issued at once: their guard statements go out pipelined, allocated in this
+        // order (see preparesAhead), instead of one round trip each. All settle before the
+        // transaction ends, so a failure rolls back with no statement of a sibling in flight.
+        const settled = await Promise.allSettled(
+          chunk.map(({ orders, prepared }) => this.sender.sign(tx, orders, prepared)),
+        );
+        const signed: SignedAttempt[] = [];
+        for (const s of settled) {
+          if (s.status === "rejected") throw s.reason;
+          signed.push(s.value);
         }
+        // Not awaited: the inserts (three statements for the chunk) go out with the next statement
+        // or COMMIT, which fails if they did.
+        const inserted = issueAttemptInserts(tx, this.sender.chain, signed);
+        const out = signed.map((s, i) => ({ ...s, id: inserted.ids[i] as string }));
+        for (const { id } of out) this.onStage?.({ stage: "signed", attemptId: id });
         const [, free] = await checks;
         if (!free) throw new SendTakenError();
         return out;

@@ -42,8 +42,8 @@ export function eventOf(row: ClaimedDelivery): StoredEvent | undefined {
 }
 
 /**
- * Claims up to $4 (free slots) due deliveries: for each enabled endpoint below its cap ($3), its
- * oldest due ones up to its free slots, through the (endpoint_id, next_attempt_at) index. Walking
+ * Claims up to $4 (free slots) due deliveries: for each enabled endpoint with at least $6 of its cap
+ * ($3) free, its oldest due ones up to its free slots, through the (endpoint_id, next_attempt_at) index. Walking
  * endpoints, not one queue of all deliveries, is what keeps a backed-up or hanging endpoint from
  * costing the others anything: its rows are never scanned while it is at its cap.
  */
@@ -62,7 +62,7 @@ WITH busy AS (
       LIMIT $3::int - COALESCE(busy.in_flight, 0)
       FOR UPDATE SKIP LOCKED
    ) due
-   WHERE e.status = 'enabled' AND COALESCE(busy.in_flight, 0) < $3::int
+   WHERE e.status = 'enabled' AND COALESCE(busy.in_flight, 0) <= $3::int - $6::int
    LIMIT $4
 ), claimed AS (
   UPDATE webhook_deliveries d
@@ -81,6 +81,11 @@ export interface ClaimRequest {
   inFlight: ReadonlyMap<string, number>;
   /** The most one endpoint may hold at once. */
   perEndpointCap: number;
+  /**
+   * An endpoint is claimed for only once this many of its cap are free: a backlogged endpoint is
+   * refilled in batches of at least this many rather than one claim per finished delivery.
+   */
+  minClaim: number;
   /** How many to claim at the most. */
   free: number;
   leaseMs: number;
@@ -95,6 +100,7 @@ export async function claimDueDeliveries(db: Database, request: ClaimRequest): P
     request.perEndpointCap,
     request.free,
     request.leaseMs / 1000,
+    request.minClaim,
   ]);
   return rows;
 }

@@ -26,8 +26,8 @@ export interface DeliveryLanesOptions {
   deliver: (row: ClaimedDelivery) => Promise<void>;
   logger: Logger;
   stopping: () => boolean;
-  /** Called each time a delivery finishes (a slot is free). */
-  finished: () => void;
+  /** Called each time a delivery finishes (a slot is free), with what its endpoint still holds. */
+  finished: (endpointClaimed: number) => void;
 }
 
 /**
@@ -55,7 +55,7 @@ export function createDeliveryLanes(options: DeliveryLanesOptions): DeliveryLane
           lane.claimed--;
           if (lane.claimed === 0) lanes.delete(endpointId);
           else pump(endpointId, lane);
-          options.finished();
+          options.finished(lane.claimed);
         });
       running.add(delivery);
     }

@@ -94,12 +94,26 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
       : await sendDelivery(poster, signers, row, attemptedAt);
     writer.push(attemptResult(row, attemptedAt, outcome, skipped, schedule));
   }
-  const lanes = createDeliveryLanes({ perEndpoint, deliver, logger, stopping: () => stopping, finished: wakes.wake });
+  const perEndpointCap = 2 * perEndpoint;
+  // Claimed in batches of at least half an endpoint's sending cap: with perEndpoint more claimed
+  // ahead than sent, its requests never wait for the claim, and it costs a claim per few deliveries.
+  const minClaim = Math.max(1, Math.floor(perEndpoint / 2));
+  const lanes = createDeliveryLanes({
+    perEndpoint,
+    deliver,
+    logger,
+    stopping: () => stopping,
+    // A finished delivery wakes the claim only once its endpoint can be claimed for again.
+    finished: (claimed) => {
+      if (claimed <= perEndpointCap - minClaim) wakes.wake();
+    },
+  });
 
   async function claim(free: number): Promise<void> {
     const rows = await claimDueDeliveries(db, {
       inFlight: lanes.inFlight(),
-      perEndpointCap: 2 * perEndpoint,
+      perEndpointCap,
+      minClaim,
       free,
       leaseMs,
     });

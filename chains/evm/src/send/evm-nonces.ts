@@ -12,12 +12,39 @@ import type { EvmNode } from "./evm-node.ts";
 export interface EvmNonces {
   /** The node's pending nonce while the chain has no nonce row yet (first send), else null. Read before the transaction. */
   startNonce(): Promise<number | null>;
-  /** The next nonce, in the signing transaction (the row created from `startNonce` if given). */
+  /** The next nonce, in the signing transaction (the row created from `startNonce` if given); calls on one transaction in the same turn share one UPDATE, nonces in the order of the calls. */
   allocate(tx: Queryable, startNonce: number | null): Promise<number>;
 }
 
 export function createEvmNonces(db: Database, node: EvmNode, chain: ChainId, address: Address): EvmNonces {
   let nonceRowKnown = false;
+  /** Per transaction, the allocations asked for in the current turn of the event loop, not yet issued. */
+  const asked = new WeakMap<Queryable, Array<{ resolve: (nonce: number) => void; reject: (e: unknown) => void }>>();
+
+  /**
+   * One UPDATE for every allocation asked for on `tx` in the same turn (the pipeline signs a chunk
+   * at once): a range of nonces, handed out in the order asked. The UPDATE takes the row's lock
+   * until this transaction ends: the next signer waits for our commit (or rollback, which hands
+   * the same nonces out again: no gap).
+   */
+  const issue = (tx: Queryable, waiting: Array<{ resolve: (nonce: number) => void; reject: (e: unknown) => void }>) => {
+    asked.delete(tx);
+    tx.query<{ first: string }>(
+      `UPDATE treasury_nonces SET next_nonce = next_nonce + $3 WHERE chain = $1 AND address = $2
+       RETURNING (next_nonce - $3)::text AS first`,
+      [chain, address, waiting.length],
+    )
+      .then(({ rows }) => {
+        const first = rows[0];
+        if (!first) throw new Error(`no nonce row for ${chain} ${address}`);
+        nonceRowKnown = true;
+        for (const [i, w] of waiting.entries()) w.resolve(Number(first.first) + i);
+      })
+      .catch((error: unknown) => {
+        for (const w of waiting) w.reject(error);
+      });
+  };
+
   return {
     async startNonce() {
       if (nonceRowKnown) return null;
@@ -31,29 +58,27 @@ export function createEvmNonces(db: Database, node: EvmNode, chain: ChainId, add
       }
       return Number(BigInt(await node.rpc("eth_getTransactionCount", [address, "pending"], quantityAnswer)));
     },
-    async allocate(tx, startNonce) {
-      // Issued without waiting: it goes out with the UPDATE below (one round trip), which awaits it.
+    allocate(tx, startNonce) {
+      // Issued at once: it goes out before the UPDATE (pipelined), which only updates a row.
       const initialised =
         startNonce === null
-          ? Promise.resolve()
+          ? null
           : tx.query(
               `INSERT INTO treasury_nonces (chain, address, next_nonce) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`,
               [chain, address, startNonce],
             );
-      // The UPDATE takes the row's lock until this transaction ends: the next signer waits for our
-      // commit (or rollback, which hands the same nonce out again: no gap).
-      const [, { rows }] = await Promise.all([
-        initialised,
-        tx.query<{ nonce: string }>(
-          `UPDATE treasury_nonces SET next_nonce = next_nonce + 1 WHERE chain = $1 AND address = $2
-           RETURNING (next_nonce - 1)::text AS nonce`,
-          [chain, address],
-        ),
-      ]);
-      const allocated = rows[0];
-      if (!allocated) throw new Error(`no nonce row for ${chain} ${address}`);
-      nonceRowKnown = true;
-      return Number(allocated.nonce);
+      const allocated = new Promise<number>((resolve, reject) => {
+        const waiting = asked.get(tx);
+        if (waiting) {
+          waiting.push({ resolve, reject });
+          return;
+        }
+        const first = [{ resolve, reject }];
+        asked.set(tx, first);
+        queueMicrotask(() => issue(tx, first));
+      });
+      // The INSERT's own error first: the UPDATE after it only says the transaction was aborted.
+      return Promise.all([initialised, allocated]).then(([, nonce]) => nonce);
     },
   };
 }

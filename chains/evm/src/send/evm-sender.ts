@@ -31,6 +31,9 @@ export function createEvmSender(options: SenderFactoryOptions & { node?: EvmNode
   const address = account.address;
   // Shared with other signers on the chain when given (the sweeper's deposit addresses): one fee read serves all.
   const node = options.node ?? createEvmNode(config, { fetch: options.fetch });
+  // Broadcasts go out as JSON-RPC batches: the pipeline issues a signed chunk's (up to preparesAhead)
+  // at once, in nonce order, and one request carries them (a node queues a nonce ahead of its turn).
+  const pushNode = options.node ?? createEvmNode(config, { fetch: options.fetch, batch: true });
   const funds = createEvmFunds(db, node, chain, address);
   const nonces = createEvmNonces(db, node, chain, address);
   const estimateGas = createGasEstimator(node, address);
@@ -79,7 +82,7 @@ export function createEvmSender(options: SenderFactoryOptions & { node?: EvmNode
       return signEvmAttempt(account, base, f, [order]);
     },
 
-    broadcast: (attempt) => broadcastEvm(node, chain, attempt),
+    broadcast: (attempt) => broadcastEvm(pushNode, chain, attempt),
 
     status: (attempt) => evmAttemptStatus(node, db, chain, attempt),
 
