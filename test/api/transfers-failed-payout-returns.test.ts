@@ -55,10 +55,11 @@ describe("transfers: the funds of a failed payout under the merchant's return po
 
   it("credit (the default): the customer's payment stays in the merchant's available balance", async () => {
     const m = await t.api.merchant();
-    const { returns } = await failedPayout(m);
+    const { transferId, returns } = await failedPayout(m);
     expect(returns).toBe(0);
     expect((await pass()).returns).toBe(0);
     expect(await t.balance(m)).toEqual({ available: "50.000000", reserved: "0.000000" });
+    expect((await t.call(m, `/v1/transfers/${transferId}`)).body.data.returns).toEqual([]);
     expect((await t.api.db.query("SELECT 1 FROM treasury_sends WHERE purpose = 'return'")).rowCount).toBe(0);
     await t.expectLedgerClean();
   }, 300_000);
@@ -74,6 +75,24 @@ describe("transfers: the funds of a failed payout under the merchant's return po
     const failed = (await t.call(m, `/v1/transfers/${transferId}`)).body.data;
     expect(failed.failure_reason).toContain(SANDBOX_PAYOUT_MAGIC.failReason);
     expect(failed.failure_reason).toContain("the customer's payment was sent back to its payer");
+    expect(failed.returns).toEqual([
+      {
+        deposit_id: depositId,
+        origin: "failed_payout",
+        state: "sending",
+        amount: { asset: "USDC", currency: "USDC", network: "BASE", value: "49" },
+        network_fee: { asset: "USDC", currency: "USDC", network: "BASE", value: "1" },
+        destination: {
+          type: "CRYPTO_ADDRESS",
+          network: "BASE",
+          address: expect.stringMatching(new RegExp(PAYER, "i")),
+        },
+        reason: null,
+        tx_hash: null,
+        created_at: expect.any(String),
+        returned_at: null,
+      },
+    ]);
     const sends = await t.api.db.query<{ to_address: string; amount_raw: string; idempotency_key: string }>(
       "SELECT to_address, amount_raw::text, idempotency_key FROM treasury_sends WHERE purpose = 'return'",
     );
@@ -94,5 +113,9 @@ describe("transfers: the funds of a failed payout under the merchant's return po
     await sendReturns(async () => (await pass()).returns > 0);
     expect(await usdcOf(PAYER)).toBe(before - 50_000_000n + 49_000_000n);
     await expectReturned(depositId);
+    const listed = (await t.call(m, `/v1/transfers?customer_id=${failed.customer_id}`)).body.data.items;
+    expect(listed.map((x: { returns: unknown }) => x.returns)).toEqual([
+      [expect.objectContaining({ deposit_id: depositId, state: "returned", tx_hash: expect.stringMatching(/^0x/) })],
+    ]);
   }, 300_000);
 });
