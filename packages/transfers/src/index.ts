@@ -8,6 +8,7 @@ export {
   type DepositReturnState,
   type ReturnRequest,
   sendDepositReturn,
+  sendDepositReturnTo,
 } from "./deposit-returns/send-deposit-return.ts";
 export { settleDepositReturns } from "./deposit-returns/settle-deposit-returns.ts";
 export { applyBankCredit, lockBankFundingTarget } from "./fund-from-bank-credit.ts";

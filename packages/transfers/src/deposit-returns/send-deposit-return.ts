@@ -32,6 +32,11 @@ export interface ReturnRequest {
   depositId: string;
   /** The refund address: required on Bitcoin (a payment's inputs name no one payer), refused elsewhere. */
   to?: string | undefined;
+  /**
+   * A refund address the payer named before paying (a liquidation address's `return_address`): the
+   * return goes there on any chain, instead of the sender. Set by code only (sendDepositReturnTo).
+   */
+  returnAddress?: string | undefined;
   /** RETURN_NETWORK_FEE_USD. */
   networkFeeUsdMicros: bigint;
   /**
@@ -105,7 +110,9 @@ function toReturn(row: ReturnRow, decimals: number): DepositReturn {
  * one (account chains), else the refund address the operator gives (a Bitcoin payment's inputs name no
  * one payer, so its deposits record no sender).
  */
-function destinationOf(deposit: OwedDeposit, to: string | undefined): { to: string } | { reason: string } {
+function destinationOf(deposit: OwedDeposit, request: ReturnRequest): { to: string } | { reason: string } {
+  const { to } = request;
+  if (request.returnAddress !== undefined) return { to: request.returnAddress };
   if (deposit.from_address === null) {
     if (to === undefined) {
       return { reason: `this ${deposit.chain} payment names no one payer: give the refund address (--to)` };
@@ -235,7 +242,7 @@ export async function sendDepositReturn(
     send_key: existing?.send_key ?? null,
     origin,
   };
-  const destination = destinationOf(deposit, request.to);
+  const destination = destinationOf(deposit, request);
   if ("reason" in destination) {
     return storeReturn(
       client,
@@ -284,4 +291,18 @@ export async function sendDepositReturn(
     },
     deposit,
   );
+}
+
+/**
+ * A deposit owed to its payer sent to the refund address the payer named in advance (a liquidation
+ * address's `return_address`), on any chain: sendDepositReturn's rules otherwise (once per deposit,
+ * the network fee taken, the destination screened, payable when smaller than its fee). The caller
+ * has made the deposit owed first (held and returned, or taken back by a `policy_return` entry).
+ */
+export function sendDepositReturnTo(
+  client: Queryable,
+  deps: ReturnDeps,
+  request: { depositId: string; returnAddress: string; networkFeeUsdMicros: bigint },
+): Promise<DepositReturn> {
+  return sendDepositReturn(client, deps, request);
 }
