@@ -3,6 +3,7 @@ export { type BankPayoutDeps, executeBankPayoutsOnce } from "./bank-payout-pass.
 export { transferProblems } from "./check-transfers.ts";
 export { returnLateFunding } from "./deposit-returns/late-funding-returns.ts";
 export { returnFeeRaw, returnSendKey } from "./deposit-returns/return-fee.ts";
+export { merchantReturnPolicy, RETURN_POLICIES, type ReturnPolicy } from "./deposit-returns/return-policy.ts";
 export {
   type DepositReturn,
   type DepositReturnState,
