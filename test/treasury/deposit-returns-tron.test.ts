@@ -1,5 +1,5 @@
 import { createTronAdapter, createTronSender } from "@mp/chain-tron";
-import { resolveChainConfig, silentLogger } from "@mp/core";
+import { type ChainConfig, silentLogger } from "@mp/core";
 import { createTreasuryKeys } from "@mp/custody";
 import type { Indexer } from "@mp/indexer";
 import { checkLedger, returnHeldDeposit } from "@mp/ledger";
@@ -10,9 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_TREASURY_MNEMONIC } from "../../packages/treasury/test/support/evm-treasury.ts";
 import { testPipelines } from "../../packages/treasury/test/support/test-pipelines.ts";
 import { addWallet, catchUp, createMerchant, newIndexer } from "../indexer/indexer-fixtures.ts";
-import { reconcileTarget } from "../support/reconcile-target.ts";
 import { useTestDatabase } from "../support/test-database.ts";
 import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
+import { tronReconcileChain } from "./reconcile-fixtures.ts";
 
 const TRX = 1_000_000n;
 const USDT = 1_000_000n;
@@ -31,7 +31,7 @@ describe("deposit returns on the Tron test node", () => {
   let node: TronTestNode;
   let indexer: Indexer;
   let targets: ReconcileTarget[];
-  let config: ReturnType<typeof resolveChainConfig>;
+  let config: ChainConfig;
 
   const settle = async () => {
     node.mine();
@@ -43,18 +43,7 @@ describe("deposit returns on the Tron test node", () => {
   beforeAll(async () => {
     const db = database.db;
     node = await startTronTestNode({ seed: `returns-${Math.random()}` });
-    config = resolveChainConfig("TRON", {
-      rpcUrl: node.url,
-      tokens: [...node.tokens],
-      network: "regtest",
-      confirmations: 2,
-    });
-    targets = [
-      reconcileTarget(config, [
-        { asset: "TRX", address: null, decimals: 6 },
-        ...node.tokens.map((t) => ({ asset: t.asset, address: t.address, decimals: t.decimals })),
-      ]),
-    ];
+    ({ config, targets } = tronReconcileChain(node));
     const key = keys.tron();
     await recordTreasuryAddresses(db, [{ chain: "TRON", purpose: "send", path: key.path, address: key.address }]);
     const merchant = await createMerchant(db);
