@@ -1,23 +1,10 @@
-import { createEvmSender } from "@mp/chain-evm";
-import { silentLogger } from "@mp/core";
-import { createTreasuryKeys } from "@mp/custody";
-import type { Indexer } from "@mp/indexer";
 import { executeTransfersOnce } from "@mp/transfers";
-import { createSendPipeline, recordTreasuryAddresses, transferTreasury } from "@mp/treasury";
-import { createPublicClient, erc20Abi, getAddress, type Hex, http } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
-import { CONFIRMATIONS, startEvmChain, type TestChain } from "../indexer/test-chains.ts";
-import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
-import { startTransfersApi, type TransfersApi } from "./transfers-support.ts";
+import { transferTreasury } from "@mp/treasury";
+import { describe, expect, it } from "vitest";
+import { CONFIRMATIONS } from "../indexer/test-chains.ts";
+import { PAYER, USDC_ON_BASE, useReturnsOnBase } from "./returns-on-base-support.ts";
+import type { TransfersApi } from "./transfers-support.ts";
 import { nextKey } from "./verification-fixtures.ts";
-
-/** A public test mnemonic (its EVM treasury address is no anvil dev account). */
-const TREASURY_MNEMONIC =
-  "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
-/** anvil's account 0: test-chains' pay() sends from it, so a return to the payer lands there. */
-const PAYER = getAddress("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
-const USDC_ON_BASE = { method: "CRYPTO_DEPOSIT", asset: "USDC", network: "BASE" };
 
 /**
  * A merchant's return policy (issue 29, item 2) for crypto that reaches a transfer's funding address
@@ -26,47 +13,7 @@ const USDC_ON_BASE = { method: "CRYPTO_DEPOSIT", asset: "USDC", network: "BASE" 
  * treasury's send pipeline (less RETURN_NETWORK_FEE_USD), on a real anvil with the real indexer.
  */
 describe("transfers: a late crypto payment under the merchant's return policy", () => {
-  let t: TransfersApi;
-  let base: TestChain;
-  let indexer: Indexer;
-  const keys = createTreasuryKeys(TREASURY_MNEMONIC, { bitcoinNetwork: "regtest" });
-  const treasury = getAddress(keys.evm().address);
-
-  const rpc = (method: string, params: unknown[]) =>
-    fetch(base.config.rpcUrl, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
-    });
-  const usdcOf = (owner: Hex) => {
-    const token = base.config.tokens.find((tok) => tok.asset === "USDC");
-    if (!token) throw new Error("no USDC on BASE");
-    return createPublicClient({ transport: http(base.config.rpcUrl) }).readContract({
-      address: token.address as Hex,
-      abi: erc20Abi,
-      functionName: "balanceOf",
-      args: [owner],
-    });
-  };
-
-  beforeAll(async () => {
-    base = await startEvmChain();
-    t = await startTransfersApi({ chains: { BASE: base.config } });
-    indexer = newIndexer(t.api.db, base);
-    await recordTreasuryAddresses(t.api.db, [
-      { chain: "BASE", purpose: "send", path: keys.evm().path, address: treasury },
-    ]);
-    // The treasury's gas and USDC: an operator's top-up.
-    await rpc("anvil_setBalance", [treasury, "0x8AC7230489E80000"]);
-    await base.pay(treasury, 1_000_000_000n);
-    await base.mine(CONFIRMATIONS);
-    await catchUp(indexer);
-  }, 120_000);
-  afterAll(async () => {
-    await indexer?.stop();
-    await t?.stop();
-    await base?.close();
-  });
+  const { t, base, catchUp, usdcOf, sendReturns: sendUntil, expectReturned } = useReturnsOnBase();
 
   /** A transfer funded by crypto, canceled, then paid `micros` USDC late: its deposit id. */
   async function latePayment(merchant: Awaited<ReturnType<TransfersApi["api"]["merchant"]>>, micros: bigint) {
@@ -82,7 +29,7 @@ describe("transfers: a late crypto payment under the merchant's return policy", 
     expect(cancel.status, cancel.text).toBe(200);
     await base.pay(address, micros);
     await base.mine(CONFIRMATIONS - 1);
-    await catchUp(indexer);
+    await catchUp();
     const { rows } = await t.api.db.query<{ id: string }>("SELECT id FROM deposits WHERE to_address = $1", [address]);
     return { depositId: rows[0]?.id ?? "", transferId: canceled.id as string };
   }
@@ -90,25 +37,7 @@ describe("transfers: a late crypto payment under the merchant's return policy", 
   const pass = () => executeTransfersOnce(t.api.db, transferTreasury, { returnNetworkFeeUsdMicros: 1_000_000n });
 
   /** Runs the treasury's send pipeline on BASE until a pass settles a return (its send confirmed). */
-  async function sendReturns() {
-    const pipeline = createSendPipeline({
-      db: t.api.db,
-      senders: [createEvmSender({ config: base.config, keys, db: t.api.db, logger: silentLogger() })],
-      logger: silentLogger(),
-      confirmations: { BASE: 2 },
-      leaseSeconds: TEST_LEASE_SECONDS,
-    });
-    try {
-      for (let i = 0; i < 60; i++) {
-        await pipeline.tick("BASE");
-        await base.mine(1);
-        if ((await pass()).returns > 0) return;
-      }
-      throw new Error("no return settled in 60 blocks");
-    } finally {
-      await pipeline.stop();
-    }
-  }
+  const sendReturns = () => sendUntil(async () => (await pass()).returns > 0);
 
   it("credit (the default): the late money stays in the merchant's available balance, nothing is sent", async () => {
     const m = await t.api.merchant();
@@ -149,17 +78,7 @@ describe("transfers: a late crypto payment under the merchant's return policy", 
 
     await sendReturns();
     expect(await usdcOf(PAYER)).toBe(before + 29_000_000n);
-    const events = await t.api.db.query<{ type: string }>("SELECT type FROM events WHERE object_id = $1 ORDER BY seq", [
-      depositId,
-    ]);
-    expect(events.rows.map((e) => e.type)).toEqual([
-      "deposit.pending",
-      "deposit.confirmed",
-      "deposit.returned",
-      "deposit.return_sent",
-    ]);
-    await catchUp(indexer);
-    await t.expectLedgerClean();
+    await expectReturned(depositId);
   }, 300_000);
 
   it("return: the excess of an over-payment goes back to its payer, less the network fee; the transfer keeps what it needs", async () => {
@@ -172,7 +91,7 @@ describe("transfers: a late crypto payment under the merchant's return policy", 
     const address = funding.body.data.intent.crypto_deposit.address as string;
     await base.pay(address, 60_000_000n);
     await base.mine(CONFIRMATIONS - 1);
-    await catchUp(indexer);
+    await catchUp();
     const { rows } = await t.api.db.query<{ id: string }>("SELECT id FROM deposits WHERE to_address = $1", [address]);
     const depositId = rows[0]?.id ?? "";
     const before = await usdcOf(PAYER);
@@ -203,7 +122,7 @@ describe("transfers: a late crypto payment under the merchant's return policy", 
 
     await sendReturns();
     expect(await usdcOf(PAYER)).toBe(before + 9_000_000n);
-    await catchUp(indexer);
+    await catchUp();
     await t.expectLedgerClean();
   }, 300_000);
 });

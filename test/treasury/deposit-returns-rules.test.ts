@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { checkLedger, postDepositCredits, returnHeldDeposit } from "@mp/ledger";
-import { returnFeeRaw, sendDepositReturn } from "@mp/transfers";
+import { returnFeeRaw, sendDepositReturn, sendDepositReturnTo } from "@mp/transfers";
 import { transferTreasury } from "@mp/treasury";
 import { describe, expect, it } from "vitest";
 import { insertMerchantWithCustomer } from "../support/db-fixtures.ts";
@@ -140,6 +140,28 @@ describe("deposit returns: destination, fee and once per deposit", () => {
       state: "payable",
       reason: "this BASE payment names no one payer: give the refund address (--to)",
     });
+    expect((await checkLedger(t.db)).problems).toEqual([]);
+  });
+
+  it("a refund address the payer named in advance (a liquidation address's return_address) wins over the sender, once", async () => {
+    const sender = "0x00000000000000000000000000000000000000aa";
+    const named = "0x00000000000000000000000000000000000000cc";
+    const depositId = await returnedDeposit("BASE", "USDC", 6, 5_000_000n, 5_000_000n, sender);
+    const sendTo = () =>
+      t.db.tx((c) =>
+        sendDepositReturnTo(
+          c,
+          { treasury: transferTreasury },
+          { depositId, returnAddress: named, networkFeeUsdMicros: 1_000_000n },
+        ),
+      );
+    const sent = await sendTo();
+    expect(sent).toMatchObject({ state: "sending", to: named, amountRaw: 4_000_000n, feeRaw: 1_000_000n });
+    expect(await sendTo()).toMatchObject({ state: "sending", sendKey: sent.sendKey });
+    const sends = (await returnSends()).filter((s) => s.idempotency_key === `deposit-return:${depositId}`);
+    expect(sends).toEqual([
+      { to_address: named, amount_raw: "4000000", idempotency_key: `deposit-return:${depositId}` },
+    ]);
     expect((await checkLedger(t.db)).problems).toEqual([]);
   });
 

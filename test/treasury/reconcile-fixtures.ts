@@ -1,9 +1,11 @@
-import type { ChainId } from "@mp/core";
+import { type ChainConfig, type ChainId, resolveChainConfig } from "@mp/core";
 import type { Database } from "@mp/db";
 import type { Indexer } from "@mp/indexer";
-import { recordTreasuryAddresses } from "@mp/treasury";
+import type { TronTestNode } from "@mp/test-nodes/tron";
+import { type ReconcileTarget, recordTreasuryAddresses } from "@mp/treasury";
 import { addWallet, createMerchant, newIndexer } from "../indexer/indexer-fixtures.ts";
 import type { TestChain } from "../indexer/test-chains.ts";
+import { reconcileTarget } from "../support/reconcile-target.ts";
 import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
 
 /**
@@ -44,4 +46,19 @@ export async function sweepRounds(
   await sweeper.stop();
   await pipeline.stop();
   await mine(2);
+}
+
+/** The Tron test node as TRON (two confirmations) and as `payments reconcile chains` reads it (TRX and its tokens). */
+export function tronReconcileChain(node: TronTestNode): { config: ChainConfig; targets: ReconcileTarget[] } {
+  const config = resolveChainConfig("TRON", {
+    rpcUrl: node.url,
+    tokens: [...node.tokens],
+    network: "regtest",
+    confirmations: 2,
+  });
+  const assets = [
+    { asset: "TRX", address: null, decimals: 6 },
+    ...node.tokens.map((t) => ({ asset: t.asset, address: t.address, decimals: t.decimals })),
+  ];
+  return { config, targets: [reconcileTarget(config, assets)] };
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { createTronAdapter, createTronSender } from "@mp/chain-tron";
-import { resolveChainConfig, silentLogger } from "@mp/core";
+import { silentLogger } from "@mp/core";
 import { createTreasuryKeys } from "@mp/custody";
 import type { Indexer } from "@mp/indexer";
 import { startTronTestNode, TronKey, type TronTestNode } from "@mp/test-nodes/tron";
@@ -9,9 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_TREASURY_MNEMONIC } from "../../packages/treasury/test/support/evm-treasury.ts";
 import { testPipelines } from "../../packages/treasury/test/support/test-pipelines.ts";
 import { catchUp } from "../indexer/indexer-fixtures.ts";
-import { reconcileTarget } from "../support/reconcile-target.ts";
 import { useTestDatabase } from "../support/test-database.ts";
-import { indexTreasuryAndDeposit } from "./reconcile-fixtures.ts";
+import { indexTreasuryAndDeposit, tronReconcileChain } from "./reconcile-fixtures.ts";
 
 const TRX = 1_000_000n;
 
@@ -25,18 +24,8 @@ describe("payments reconcile chains on the Tron test node", () => {
   beforeAll(async () => {
     const db = database.db;
     node = await startTronTestNode({ seed: `reconcile-${Math.random()}` });
-    const config = resolveChainConfig("TRON", {
-      rpcUrl: node.url,
-      tokens: [...node.tokens],
-      network: "regtest",
-      confirmations: 2,
-    });
-    targets = [
-      reconcileTarget(config, [
-        { asset: "TRX", address: null, decimals: 6 },
-        ...node.tokens.map((t) => ({ asset: t.asset, address: t.address, decimals: t.decimals })),
-      ]),
-    ];
+    const { config, targets: reconciled } = tronReconcileChain(node);
+    targets = reconciled;
     const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest" });
     const key = keys.tron();
     const deposit = new TronKey(randomBytes(32).toString("hex")).address;

@@ -18,6 +18,7 @@ import { operatorTreasuryRoutes } from "./operator-treasury-routes.ts";
 import { overviewRoutes } from "./overview-routes.ts";
 import { paymentRequestPageRoutes } from "./payment-request-page-routes.ts";
 import { requireSession } from "./require-session.ts";
+import { returnPolicyRoutes } from "./return-policy-routes.ts";
 import { sessionRoutes } from "./session-routes.ts";
 import { securityHeaders, staticPages } from "./static-pages.ts";
 import { virtualAccountPageRoutes } from "./virtual-account-page-routes.ts";
@@ -66,6 +67,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   api.use(requireSession(db), json);
   api.use(merchantRoutes(db));
   api.use(apiKeyRoutes(db));
+  api.use(returnPolicyRoutes(db));
   api.use(overviewRoutes(options));
   // --- Merchant pages (customers, wallets, deposits, transfers, webhooks, sandbox, team) ---
   if (options.appDeps) {

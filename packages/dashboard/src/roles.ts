@@ -9,13 +9,19 @@ export type Permission = "merchant:read" | "keys:write" | MerchantPagePermission
 // --- Merchant pages (webhooks, sandbox, invites) ---
 /**
  * Webhook writes (create, change, test, redeliver) and sandbox sends go with the keys (owner,
- * developer); inviting a user to the merchant is the owner's (and the operator admin's).
+ * developer); inviting a user to the merchant and its settings (the return policy) are the owner's
+ * (and the operator admin's).
  */
-export type MerchantPagePermission = "webhooks:write" | "sandbox:write" | "users:invite" | "payment_requests:write";
+export type MerchantPagePermission =
+  | "webhooks:write"
+  | "sandbox:write"
+  | "users:invite"
+  | "payment_requests:write"
+  | "settings:write";
 /** Payment requests (ask a payer for an amount, cancel one) are the business's: not a viewer's. */
 const MERCHANT_PAGE_GRANTS: Record<Role, readonly MerchantPagePermission[]> = {
-  admin: ["webhooks:write", "sandbox:write", "users:invite", "payment_requests:write"],
-  owner: ["webhooks:write", "sandbox:write", "users:invite", "payment_requests:write"],
+  admin: ["webhooks:write", "sandbox:write", "users:invite", "payment_requests:write", "settings:write"],
+  owner: ["webhooks:write", "sandbox:write", "users:invite", "payment_requests:write", "settings:write"],
   developer: ["webhooks:write", "sandbox:write", "payment_requests:write"],
   finance: ["payment_requests:write"],
   viewer: [],

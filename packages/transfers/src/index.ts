@@ -3,11 +3,13 @@ export { type BankPayoutDeps, executeBankPayoutsOnce } from "./bank-payout-pass.
 export { transferProblems } from "./check-transfers.ts";
 export { returnLateFunding } from "./deposit-returns/late-funding-returns.ts";
 export { returnFeeRaw, returnSendKey } from "./deposit-returns/return-fee.ts";
+export { merchantReturnPolicy, RETURN_POLICIES, type ReturnPolicy } from "./deposit-returns/return-policy.ts";
 export {
   type DepositReturn,
   type DepositReturnState,
   type ReturnRequest,
   sendDepositReturn,
+  sendDepositReturnTo,
 } from "./deposit-returns/send-deposit-return.ts";
 export { settleDepositReturns } from "./deposit-returns/settle-deposit-returns.ts";
 export { applyBankCredit, lockBankFundingTarget } from "./fund-from-bank-credit.ts";

@@ -1,3 +1,4 @@
+import type { TransferReturnResource } from "./deposit-returns/transfer-returns.ts";
 import type { DestinationType, FundingMode, SourceMethod, TransferStatus } from "./statuses.ts";
 
 /**
@@ -84,6 +85,8 @@ export interface TransferResource extends QuoteTerms {
   status: TransferStatus;
   funding_mode: FundingMode;
   failure_reason: string | null;
+  /** Its customer's payments sent back to their payers (the merchant's return policy; docs/returns.md). */
+  returns: TransferReturnResource[];
   expires_at: string;
   created_at: string;
   updated_at: string;

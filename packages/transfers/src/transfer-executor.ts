@@ -43,8 +43,9 @@ export interface TransferPass {
  * 4. FUNDED transfers to a crypto address become sends of `treasury` (the transfer id as idempotency
  *    key) and PROCESSING; PROCESSING transfers whose send the treasury reports confirmed become
  *    COMPLETED, those whose send failed FAILED;
- * 6. (with `returnNetworkFeeUsdMicros`) late crypto funding of merchants whose return policy is
- *    `return` is taken back and sent to its payer; returns whose send ended are settled (deposit-returns/);
+ * 6. (with `returnNetworkFeeUsdMicros`) late crypto funding, an over-payment's excess and the crypto
+ *    payments of a customer-funded transfer whose payout failed, of merchants whose return policy is
+ *    `return`, are taken back and sent to their payers; returns whose send ended are settled (deposit-returns/);
  * 5. (with `bank`, run before 4) FUNDED transfers to a US bank account go to the banking provider's
  *    payouts and ended payouts finish them (bank-payout-pass.ts: the provider is called outside
  *    any transaction).

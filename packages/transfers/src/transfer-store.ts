@@ -1,6 +1,11 @@
 import { iso } from "@mp/core";
 import { insertReturning, type Queryable } from "@mp/db";
 import { appendResourceEvent } from "@mp/events";
+import {
+  type StoredTransferReturn,
+  TRANSFER_RETURNS_SQL,
+  toTransferReturn,
+} from "./deposit-returns/transfer-returns.ts";
 import type { QuoteRow } from "./quote-store.ts";
 import { toMoney, toQuoteResource } from "./quote-store.ts";
 import type { TransferResource } from "./resources.ts";
@@ -16,6 +21,8 @@ export type TransferRow = Omit<QuoteRow, "id" | "used_at"> & {
   updated_at: Date;
   /** Why a FAILED transfer failed (migrations/0155); null otherwise. */
   failure_reason: string | null;
+  /** Its payments sent back to their payers (deposit-returns/transfer-returns.ts); absent on a new transfer. */
+  returns?: StoredTransferReturn[];
 };
 
 export const TRANSFER_FROM = "transfers t JOIN transfer_quotes q ON q.id = t.quote_id";
@@ -33,7 +40,7 @@ const transferColumns = (
   q.destination_network, q.destination_decimals, q.destination_amount::text AS destination_amount,
   q.destination_address, q.destination_bank_mask, q.beneficiary_ciphertext IS NOT NULL AS beneficiary_on_file,
   q.rate_value, q.source_usd_micros::text AS source_usd_micros,
-  q.fee_usd_micros::text AS fee_usd_micros`;
+  q.fee_usd_micros::text AS fee_usd_micros, ${TRANSFER_RETURNS_SQL} AS returns`;
 /** Columns as stored (what writers lock and decide on) and as a read shows them. */
 const TRANSFER_COLUMNS = transferColumns("t.status");
 export const SEEN_TRANSFER_COLUMNS = transferColumns(SEEN_STATUS);
@@ -53,6 +60,7 @@ export function toTransferResource(row: TransferRow): TransferResource {
     destination_amount: quote.destination_amount,
     rate: quote.rate,
     failure_reason: row.status === "FAILED" || row.status === "REFUNDED" ? row.failure_reason : null,
+    returns: (row.returns ?? []).map(toTransferReturn),
     expires_at: iso(row.expires_at),
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),

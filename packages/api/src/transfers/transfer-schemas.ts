@@ -14,6 +14,28 @@ export const listTransfersQuery = z.object({
   created_to: rfc3339.optional(),
 });
 
+/** A customer's payment sent back to its payer (docs/returns.md), as the transfer shows it. */
+const transferReturn = z.object({
+  deposit_id: z.uuid().describe("The payment sent back"),
+  origin: z
+    .enum(["held", "late_funding", "excess", "failed_payout"])
+    .describe("Why: it came late, it was an over-payment's excess, or the transfer's payout failed"),
+  state: z
+    .enum(["payable", "sending", "returned"])
+    .describe("payable: owed, nothing under way (reason says why); sending: sent, not yet confirmed; returned"),
+  amount: moneySchema.nullable().describe("What the payer gets: the payment less the network fee; null while payable"),
+  network_fee: moneySchema.describe("The network fee taken from the payment"),
+  destination: z.object({
+    type: z.enum(["CRYPTO_ADDRESS"]),
+    network: z.string(),
+    address: z.string().nullable().describe("The payment's sender; null while a refund address is awaited (Bitcoin)"),
+  }),
+  reason: z.string().nullable(),
+  tx_hash: z.string().nullable().describe("The return's transaction once it is in a block"),
+  created_at: z.iso.datetime(),
+  returned_at: z.iso.datetime().nullable(),
+});
+
 export const transferResource = z.object({
   id: z.uuid(),
   quote_id: z.uuid(),
@@ -27,6 +49,9 @@ export const transferResource = z.object({
     .describe(
       "Why a FAILED transfer failed (the chain's or the bank's reason, its funding reversed, or its payout given up after retries); null otherwise",
     ),
+  returns: z
+    .array(transferReturn)
+    .describe("The customer's payments sent back to their payers under the merchant's return policy, oldest first"),
   expires_at: z.iso.datetime().describe("Unfunded by then, the transfer expires: never executed at a stale rate"),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),

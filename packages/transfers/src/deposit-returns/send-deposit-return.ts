@@ -6,6 +6,9 @@ import { returnFeeRaw, returnSendKey } from "./return-fee.ts";
 
 export type DepositReturnState = "payable" | "sending" | "returned";
 
+/** Why a deposit is owed back (deposit_returns.origin). */
+export type DepositReturnOrigin = "held" | "late_funding" | "excess" | "failed_payout";
+
 /** A deposit's return as stored (deposit_returns) and as the CLI answers it. */
 export interface DepositReturn {
   depositId: string;
@@ -29,8 +32,18 @@ export interface ReturnRequest {
   depositId: string;
   /** The refund address: required on Bitcoin (a payment's inputs name no one payer), refused elsewhere. */
   to?: string | undefined;
+  /**
+   * A refund address the payer named before paying (a liquidation address's `return_address`): the
+   * return goes there on any chain, instead of the sender. Set by code only (sendDepositReturnTo).
+   */
+  returnAddress?: string | undefined;
   /** RETURN_NETWORK_FEE_USD. */
   networkFeeUsdMicros: bigint;
+  /**
+   * `failed_payout`: the whole deposit goes back, though its intent took it (its transfer's payout
+   * failed). Otherwise derived from the deposit; a stored return keeps the origin it was created with.
+   */
+  origin?: "failed_payout" | undefined;
 }
 
 export interface ReturnDeps {
@@ -72,6 +85,7 @@ interface ReturnRow {
   reason: string | null;
   attempt: number;
   send_key: string | null;
+  origin: DepositReturnOrigin;
 }
 
 function toReturn(row: ReturnRow, decimals: number): DepositReturn {
@@ -96,7 +110,9 @@ function toReturn(row: ReturnRow, decimals: number): DepositReturn {
  * one (account chains), else the refund address the operator gives (a Bitcoin payment's inputs name no
  * one payer, so its deposits record no sender).
  */
-function destinationOf(deposit: OwedDeposit, to: string | undefined): { to: string } | { reason: string } {
+function destinationOf(deposit: OwedDeposit, request: ReturnRequest): { to: string } | { reason: string } {
+  const { to } = request;
+  if (request.returnAddress !== undefined) return { to: request.returnAddress };
   if (deposit.from_address === null) {
     if (to === undefined) {
       return { reason: `this ${deposit.chain} payment names no one payer: give the refund address (--to)` };
@@ -138,20 +154,21 @@ async function lockOwedDeposit(client: Queryable, depositId: string): Promise<Ow
 }
 
 /**
- * What is owed back of a deposit: all of it (a held deposit refused, late money), or, for the excess
- * of an over-payment taken back by the return policy, the part its intent did not take, worth what
- * its `policy_return` entry moved to returns_payable.
+ * What is owed back of a deposit: all of it (a held deposit refused, late money, the funds of a failed
+ * payout), or, for the excess of an over-payment taken back by the return policy, the part its intent
+ * did not take, worth what its `policy_return` entry moved to returns_payable.
  */
-function owedPart(deposit: OwedDeposit): { amountRaw: bigint; usdMicros: bigint } {
-  const applied = deposit.by_policy ? BigInt(deposit.applied_amount ?? "0") : 0n;
+function owedPart(deposit: OwedDeposit, origin: DepositReturnOrigin): { amountRaw: bigint; usdMicros: bigint } {
+  const applied = origin === "excess" ? BigInt(deposit.applied_amount ?? "0") : 0n;
   return {
     amountRaw: BigInt(deposit.amount_raw) - applied,
     usdMicros: BigInt(deposit.policy_owed_usd_micros ?? deposit.amount_usd_micros),
   };
 }
 
-function originOf(deposit: OwedDeposit): "held" | "late_funding" | "excess" {
+function originOf(deposit: OwedDeposit, requested: ReturnRequest["origin"]): DepositReturnOrigin {
   if (!deposit.by_policy) return "held";
+  if (requested) return requested;
   return BigInt(deposit.applied_amount ?? "0") > 0n ? "excess" : "late_funding";
 }
 
@@ -167,7 +184,7 @@ async function storeReturn(
      ON CONFLICT (deposit_id) DO UPDATE SET to_address = $5, amount_raw = $6, fee_raw = $7, state = $9, reason = $10,
             attempt = $11, send_key = $12, updated_at = now()
      RETURNING deposit_id, merchant_id, chain, asset, to_address, amount_raw::text, fee_raw::text,
-               owed_usd_micros::text, state, reason, attempt, send_key`,
+               owed_usd_micros::text, state, reason, attempt, send_key, origin`,
     [
       row.deposit_id,
       deposit.merchant_id,
@@ -181,7 +198,7 @@ async function storeReturn(
       row.reason,
       row.attempt,
       row.send_key,
-      originOf(deposit),
+      row.origin,
     ],
   );
   const stored = rows[0];
@@ -206,14 +223,15 @@ export async function sendDepositReturn(
   const deposit = await lockOwedDeposit(client, request.depositId);
   const { rows } = await client.query<ReturnRow>(
     `SELECT deposit_id, merchant_id, chain, asset, to_address, amount_raw::text, fee_raw::text, owed_usd_micros::text,
-            state, reason, attempt, send_key
+            state, reason, attempt, send_key, origin
        FROM deposit_returns WHERE deposit_id = $1`,
     [deposit.id],
   );
   const existing = rows[0];
   if (existing && existing.state !== "payable") return toReturn(existing, deposit.decimals);
 
-  const { amountRaw, usdMicros: owedUsdMicros } = owedPart(deposit);
+  const origin = existing?.origin ?? originOf(deposit, request.origin);
+  const { amountRaw, usdMicros: owedUsdMicros } = owedPart(deposit, origin);
   const feeRaw = returnFeeRaw({ amountRaw, amountUsdMicros: owedUsdMicros, feeUsdMicros: request.networkFeeUsdMicros });
   const attempt = existing?.attempt ?? 0;
   const base = {
@@ -222,8 +240,9 @@ export async function sendDepositReturn(
     owed_usd_micros: owedUsdMicros.toString(),
     attempt,
     send_key: existing?.send_key ?? null,
+    origin,
   };
-  const destination = destinationOf(deposit, request.to);
+  const destination = destinationOf(deposit, request);
   if ("reason" in destination) {
     return storeReturn(
       client,
@@ -272,4 +291,18 @@ export async function sendDepositReturn(
     },
     deposit,
   );
+}
+
+/**
+ * A deposit owed to its payer sent to the refund address the payer named in advance (a liquidation
+ * address's `return_address`), on any chain: sendDepositReturn's rules otherwise (once per deposit,
+ * the network fee taken, the destination screened, payable when smaller than its fee). The caller
+ * has made the deposit owed first (held and returned, or taken back by a `policy_return` entry).
+ */
+export function sendDepositReturnTo(
+  client: Queryable,
+  deps: ReturnDeps,
+  request: { depositId: string; returnAddress: string; networkFeeUsdMicros: bigint },
+): Promise<DepositReturn> {
+  return sendDepositReturn(client, deps, request);
 }

@@ -1,0 +1,74 @@
+import { iso } from "@mp/core";
+import { toMoney } from "../quote-store.ts";
+import type { Money } from "../resources.ts";
+import type { DepositReturnOrigin, DepositReturnState } from "./send-deposit-return.ts";
+
+/** A return of a transfer's money to its payer as the transfer resource shows it (`returns`). */
+export interface TransferReturnResource {
+  /** The customer's payment sent back. */
+  deposit_id: string;
+  /** Why: late funding, an over-payment's excess, the funds of a failed payout. */
+  origin: DepositReturnOrigin;
+  state: DepositReturnState;
+  /** What the payer gets (the payment less the network fee); null while nothing can be sent. */
+  amount: Money | null;
+  /** The network fee taken from the payment. */
+  network_fee: Money;
+  destination: { type: "CRYPTO_ADDRESS"; network: string; address: string | null };
+  /** Why it stays payable; null otherwise. */
+  reason: string | null;
+  /** The return's transaction once it is in a block; null before. */
+  tx_hash: string | null;
+  created_at: string;
+  returned_at: string | null;
+}
+
+/** One return as the transfer's read selects it (TRANSFER_RETURNS_SQL: json, so numbers as text). */
+export interface StoredTransferReturn {
+  deposit_id: string;
+  origin: DepositReturnOrigin;
+  state: DepositReturnState;
+  chain: string;
+  asset: string;
+  decimals: number;
+  amount_raw: string | null;
+  fee_raw: string;
+  to_address: string | null;
+  reason: string | null;
+  tx_hash: string | null;
+  created_at: string;
+  returned_at: string | null;
+}
+
+/**
+ * SQL (a column of a read of `transfers t`): the returns of the payments the transfer's intent
+ * received (funding_intent_credits -> deposit_returns), oldest first, as a json array; the tx hash
+ * is that of the send's landed attempt.
+ */
+export const TRANSFER_RETURNS_SQL = `(SELECT coalesce(json_agg(json_build_object(
+    'deposit_id', r.deposit_id, 'origin', r.origin, 'state', r.state, 'chain', r.chain, 'asset', r.asset,
+    'decimals', d.decimals, 'amount_raw', r.amount_raw::text, 'fee_raw', r.fee_raw::text, 'to_address', r.to_address,
+    'reason', r.reason, 'tx_hash', a.tx_hash, 'created_at', r.created_at, 'returned_at', r.returned_at)
+    ORDER BY r.created_at, r.deposit_id), '[]'::json)
+   FROM funding_intents i
+   JOIN funding_intent_credits c ON c.intent_id = i.id
+   JOIN deposit_returns r ON r.deposit_id = c.deposit_id
+   JOIN deposits d ON d.id = r.deposit_id
+   LEFT JOIN treasury_sends s ON s.idempotency_key = r.send_key
+   LEFT JOIN treasury_attempts a ON a.id = s.landed_attempt_id
+  WHERE i.transfer_id = t.id)`;
+
+export function toTransferReturn(row: StoredTransferReturn): TransferReturnResource {
+  return {
+    deposit_id: row.deposit_id,
+    origin: row.origin,
+    state: row.state,
+    amount: row.amount_raw === null ? null : toMoney(row.asset, row.chain, row.amount_raw, row.decimals),
+    network_fee: toMoney(row.asset, row.chain, row.fee_raw, row.decimals),
+    destination: { type: "CRYPTO_ADDRESS", network: row.chain, address: row.to_address },
+    reason: row.reason,
+    tx_hash: row.tx_hash,
+    created_at: iso(row.created_at),
+    returned_at: row.returned_at === null ? null : iso(row.returned_at),
+  };
+}

@@ -1,0 +1,125 @@
+import { createEvmSender } from "@mp/chain-evm";
+import { silentLogger } from "@mp/core";
+import { createTreasuryKeys } from "@mp/custody";
+import type { Indexer } from "@mp/indexer";
+import { createSendPipeline, recordTreasuryAddresses } from "@mp/treasury";
+import { createPublicClient, erc20Abi, getAddress, type Hex, http } from "viem";
+import { afterAll, beforeAll, expect } from "vitest";
+import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
+import { CONFIRMATIONS, startEvmChain, type TestChain } from "../indexer/test-chains.ts";
+import { late } from "../support/late.ts";
+import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
+import { startTransfersApi, type TransfersApi } from "./transfers-support.ts";
+
+/** A public test mnemonic (its EVM treasury address is no anvil dev account). */
+const TREASURY_MNEMONIC =
+  "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
+/** anvil's account 0: test-chains' pay() sends from it, so a return to the payer lands there. */
+export const PAYER = getAddress("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+export const USDC_ON_BASE = { method: "CRYPTO_DEPOSIT", asset: "USDC", network: "BASE" };
+
+/** What the return-policy tests on BASE share (useReturnsOnBase). */
+export interface ReturnsOnBase {
+  t: TransfersApi;
+  base: TestChain;
+  /** Indexes BASE up to its head. */
+  catchUp(): Promise<void>;
+  /** USDC units `owner` holds on BASE. */
+  usdcOf(owner: Hex): Promise<bigint>;
+  /** Runs the treasury's send pipeline on BASE, a block a tick, until `settled` says a return settled. */
+  sendReturns(settled: () => Promise<boolean>): Promise<void>;
+  /** A deposit sent back: its events (returned, then return_sent, once each) and the ledger, indexed to the head. */
+  expectReturned(depositId: string): Promise<void>;
+}
+
+/**
+ * The transfers API on a real anvil (BASE and its USDC) with the real indexer and a treasury holding
+ * gas and 1,000 USDC, started in the describe block's beforeAll and stopped in its afterAll: where
+ * returns to a payer (issue 29) are sent and seen arriving.
+ */
+export function useReturnsOnBase(): ReturnsOnBase {
+  let started: { t: TransfersApi; base: TestChain; indexer: Indexer } | undefined;
+  const keys = createTreasuryKeys(TREASURY_MNEMONIC, { bitcoinNetwork: "regtest" });
+  const treasury = getAddress(keys.evm().address);
+  const t = late("the transfers API", () => started?.t);
+  const base = late("the BASE test chain", () => started?.base);
+
+  beforeAll(async () => {
+    const chain = await startEvmChain();
+    const api = await startTransfersApi({ chains: { BASE: chain.config } });
+    started = { t: api, base: chain, indexer: newIndexer(api.api.db, chain) };
+    await recordTreasuryAddresses(api.api.db, [
+      { chain: "BASE", purpose: "send", path: keys.evm().path, address: treasury },
+    ]);
+    // The treasury's gas and USDC: an operator's top-up.
+    await fetch(chain.config.rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "anvil_setBalance",
+        params: [treasury, "0x8AC7230489E80000"],
+      }),
+    });
+    await chain.pay(treasury, 1_000_000_000n);
+    await chain.mine(CONFIRMATIONS);
+    await catchUp(started.indexer);
+  }, 120_000);
+  afterAll(async () => {
+    await started?.indexer.stop();
+    await started?.t.stop();
+    await started?.base.close();
+  });
+
+  return {
+    t,
+    base,
+    catchUp: async () => {
+      if (started) await catchUp(started.indexer);
+    },
+    usdcOf(owner) {
+      const token = base.config.tokens.find((tok) => tok.asset === "USDC");
+      if (!token) throw new Error("no USDC on BASE");
+      return createPublicClient({ transport: http(base.config.rpcUrl) }).readContract({
+        address: token.address as Hex,
+        abi: erc20Abi,
+        functionName: "balanceOf",
+        args: [owner],
+      });
+    },
+    async sendReturns(settled) {
+      const pipeline = createSendPipeline({
+        db: t.api.db,
+        senders: [createEvmSender({ config: base.config, keys, db: t.api.db, logger: silentLogger() })],
+        logger: silentLogger(),
+        confirmations: { BASE: 2 },
+        leaseSeconds: TEST_LEASE_SECONDS,
+      });
+      try {
+        for (let i = 0; i < 60; i++) {
+          await pipeline.tick("BASE");
+          await base.mine(1);
+          if (await settled()) return;
+        }
+        throw new Error("no return settled in 60 blocks");
+      } finally {
+        await pipeline.stop();
+      }
+    },
+    async expectReturned(depositId) {
+      const events = await t.api.db.query<{ type: string }>(
+        "SELECT type FROM events WHERE object_id = $1 ORDER BY seq",
+        [depositId],
+      );
+      expect(events.rows.map((e) => e.type)).toEqual([
+        "deposit.pending",
+        "deposit.confirmed",
+        "deposit.returned",
+        "deposit.return_sent",
+      ]);
+      if (started) await catchUp(started.indexer);
+      await t.expectLedgerClean();
+    },
+  };
+}

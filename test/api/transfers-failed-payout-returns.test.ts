@@ -1,0 +1,121 @@
+import { createSandboxBankingProvider, SANDBOX_PAYOUT_MAGIC } from "@mp/providers";
+import { executeTransfersOnce } from "@mp/transfers";
+import { transferTreasury } from "@mp/treasury";
+import { describe, expect, it } from "vitest";
+import { CONFIRMATIONS } from "../indexer/test-chains.ts";
+import type { TestMerchant } from "../support/api-harness.ts";
+import { PAYER, USDC_ON_BASE, useReturnsOnBase } from "./returns-on-base-support.ts";
+import { usBank } from "./transfers-bank-support.ts";
+
+/**
+ * A customer-funded transfer whose payout failed (issue 29, item 1 of the rest): the sandbox bank
+ * refuses the payout (account ending in its fail suffix) of a transfer the customer funded in USDC
+ * on a real anvil, indexed by the real indexer. Under `credit` the customer's money stays in the
+ * merchant's available balance; under `return` the whole payment goes back to its sender, once, less
+ * RETURN_NETWORK_FEE_USD, through the treasury's send pipeline.
+ */
+describe("transfers: the funds of a failed payout under the merchant's return policy", () => {
+  const { t, base, catchUp, usdcOf, sendReturns, expectReturned } = useReturnsOnBase();
+  // The sandbox bank answers at once (no payout delay): a refused payout is FAILED on its first check.
+  const bank = () => ({
+    banking: createSandboxBankingProvider({ payoutDelayMs: 0 }),
+    keyring: t.api.deps.encryption,
+    returnCheckSeconds: 0,
+  });
+  const pass = () =>
+    executeTransfersOnce(t.api.db, transferTreasury, { bank: bank(), returnNetworkFeeUsdMicros: 1_000_000n });
+
+  /**
+   * A transfer of 50 USDC to a bank account the sandbox refuses, paid in full by the customer, run
+   * until it is FAILED: its id, its deposit's id and how many returns the passes took back.
+   */
+  async function failedPayout(m: TestMerchant) {
+    const bank = await t.bankCustomer(m);
+    const quote = await t.quote(m, bank.customerId, {
+      source: USDC_ON_BASE,
+      source_amount: "50",
+      destination: usBank(`98765${SANDBOX_PAYOUT_MAGIC.failSuffix}`),
+    });
+    const transfer = (await t.transfer(m, quote.id)).body.data;
+    const funding = await t.call(m, `/v1/transfers/${transfer.id}/funding`);
+    const address = funding.body.data.intent.crypto_deposit.address as string;
+    await base.pay(address, 50_000_000n);
+    await base.mine(CONFIRMATIONS - 1);
+    await catchUp();
+    const { rows } = await t.api.db.query<{ id: string }>("SELECT id FROM deposits WHERE to_address = $1", [address]);
+    let returns = 0;
+    for (let i = 0; ; i++) {
+      returns += (await pass()).returns;
+      const now = await t.call(m, `/v1/transfers/${transfer.id}`);
+      if (now.body.data.status === "FAILED") break;
+      if (i > 10) throw new Error(`transfer ${transfer.id} is ${now.body.data.status}, never FAILED`);
+    }
+    return { transferId: transfer.id as string, depositId: rows[0]?.id ?? "", returns };
+  }
+
+  it("credit (the default): the customer's payment stays in the merchant's available balance", async () => {
+    const m = await t.api.merchant();
+    const { transferId, returns } = await failedPayout(m);
+    expect(returns).toBe(0);
+    expect((await pass()).returns).toBe(0);
+    expect(await t.balance(m)).toEqual({ available: "50.000000", reserved: "0.000000" });
+    expect((await t.call(m, `/v1/transfers/${transferId}`)).body.data.returns).toEqual([]);
+    expect((await t.api.db.query("SELECT 1 FROM treasury_sends WHERE purpose = 'return'")).rowCount).toBe(0);
+    await t.expectLedgerClean();
+  }, 300_000);
+
+  it("return: the customer's whole payment goes back to its sender once, less the network fee; the ledger agrees", async () => {
+    const m = await t.api.merchant();
+    await t.api.db.query("UPDATE merchants SET return_policy = 'return' WHERE id = $1", [m.merchantId]);
+    const before = await usdcOf(PAYER);
+    const { transferId, depositId, returns } = await failedPayout(m);
+    expect(returns).toBe(1);
+    expect((await pass()).returns).toBe(0); // a replay takes nothing back twice
+    expect(await t.balance(m)).toEqual({ available: "0.000000", reserved: "0.000000" });
+    const failed = (await t.call(m, `/v1/transfers/${transferId}`)).body.data;
+    expect(failed.failure_reason).toContain(SANDBOX_PAYOUT_MAGIC.failReason);
+    expect(failed.failure_reason).toContain("the customer's payment was sent back to its payer");
+    expect(failed.returns).toEqual([
+      {
+        deposit_id: depositId,
+        origin: "failed_payout",
+        state: "sending",
+        amount: { asset: "USDC", currency: "USDC", network: "BASE", value: "49" },
+        network_fee: { asset: "USDC", currency: "USDC", network: "BASE", value: "1" },
+        destination: {
+          type: "CRYPTO_ADDRESS",
+          network: "BASE",
+          address: expect.stringMatching(new RegExp(PAYER, "i")),
+        },
+        reason: null,
+        tx_hash: null,
+        created_at: expect.any(String),
+        returned_at: null,
+      },
+    ]);
+    const sends = await t.api.db.query<{ to_address: string; amount_raw: string; idempotency_key: string }>(
+      "SELECT to_address, amount_raw::text, idempotency_key FROM treasury_sends WHERE purpose = 'return'",
+    );
+    expect(sends.rows).toEqual([
+      {
+        to_address: expect.stringMatching(new RegExp(PAYER, "i")),
+        amount_raw: "49000000",
+        idempotency_key: `deposit-return:${depositId}`,
+      },
+    ]);
+    const stored = await t.api.db.query<{ origin: string; owed_usd_micros: string }>(
+      "SELECT origin, owed_usd_micros::text FROM deposit_returns WHERE deposit_id = $1",
+      [depositId],
+    );
+    expect(stored.rows).toEqual([{ origin: "failed_payout", owed_usd_micros: "50000000" }]);
+    await t.expectLedgerClean();
+
+    await sendReturns(async () => (await pass()).returns > 0);
+    expect(await usdcOf(PAYER)).toBe(before - 50_000_000n + 49_000_000n);
+    await expectReturned(depositId);
+    const listed = (await t.call(m, `/v1/transfers?customer_id=${failed.customer_id}`)).body.data.items;
+    expect(listed.map((x: { returns: unknown }) => x.returns)).toEqual([
+      [expect.objectContaining({ deposit_id: depositId, state: "returned", tx_hash: expect.stringMatching(/^0x/) })],
+    ]);
+  }, 300_000);
+});
