@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
-/** Each test file's duration in a recent full run (ms), by path from the repository root. */
+/** The longest test files of a recent full run: path from the repository root -> duration (ms). */
 export const DURATIONS_FILE = ".ci/test-durations.json";
 
 function readDurations(root: string): Record<string, number> {
@@ -14,22 +14,21 @@ function readDurations(root: string): Record<string, number> {
 }
 
 /**
- * Longest files first, by the durations of a recent run (.ci/test-durations.json, written by
- * `node .ci/test-durations.mjs <vitest JSON report>`). Vitest's own order needs its results cache,
- * which a fresh clone (CI) does not have: it then orders by file size, and a 400 s file of 9 KB
- * started a third of the way through the run and ended long after the others (the run's wall time
- * was that file's start plus its length). A file without a recorded duration (a new one) counts as
- * the median file: nothing says it is short or long.
+ * The longest files first (those of .ci/test-durations.json, longest first), then the others in
+ * vitest's own order. Vitest orders by the durations of its results cache, which a fresh clone (CI)
+ * does not have: it then orders by file size, and signer-crash-families (9 KB, 415 s in CI) came
+ * 65th of 221, after 64 files that kept the three workers busy: the run's wall time was then at
+ * least its start plus its 415 s. Started first, a long file runs beside the many short ones.
+ * `node .ci/test-durations.mjs <vitest JSON report>` rewrites the list from a full run.
  */
 export class DurationSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const root = this.ctx.config.root;
     const durations = readDurations(root);
-    if (Object.keys(durations).length === 0) return super.sort(files);
-    const recorded = Object.values(durations).sort((a, b) => a - b);
-    const median = recorded[Math.floor(recorded.length / 2)] ?? 0;
-    const durationOf = (file: TestSpecification) =>
-      durations[relative(root, file.moduleId).split("\\").join("/")] ?? median;
-    return [...files].sort((a, b) => durationOf(b) - durationOf(a));
+    const durationOf = (file: TestSpecification) => durations[relative(root, file.moduleId).split("\\").join("/")];
+    const listed = files.filter((file) => durationOf(file) !== undefined);
+    const others = files.filter((file) => durationOf(file) === undefined);
+    listed.sort((a, b) => (durationOf(b) ?? 0) - (durationOf(a) ?? 0));
+    return [...listed, ...(await super.sort(others))];
   }
 }
