@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { DurationSequencer } from "./test/support/duration-sequencer.ts";
 
 export default defineConfig({
   test: {
@@ -11,6 +12,8 @@ export default defineConfig({
     exclude: ["**/node_modules/**"],
     globalSetup: ["test/support/global-setup.ts"],
     pool: "forks",
+    // Longest files first (.ci/test-durations.json): the run ends when its last long file ends.
+    sequence: { sequencer: DurationSequencer },
     // Tests wait on PostgreSQL, anvil and HTTP far more than on CPU.
     maxWorkers: 3,
     // No globalSetup starting anvil once: a start costs ~50-150 ms and the five files that could share

@@ -1,0 +1,22 @@
+// Writes .ci/test-durations.json from a vitest JSON report: the longest test files and their
+// durations (ms, rounded to the second so a refresh changes few lines), which the suite's sequencer
+// (test/support/duration-sequencer.ts) starts first, longest first; the other files follow.
+// Usage: node .ci/test-durations.mjs <report.json> [count, default 40]
+import { readFileSync, writeFileSync } from "node:fs";
+import { relative } from "node:path";
+
+const [reportPath, count = "40"] = process.argv.slice(2);
+if (!reportPath) {
+  process.stderr.write("usage: node .ci/test-durations.mjs <vitest JSON report> [count]\n");
+  process.exit(2);
+}
+const report = JSON.parse(readFileSync(reportPath, "utf8"));
+const longest = report.testResults
+  .map((file) => [
+    relative(process.cwd(), file.name).split("\\").join("/"),
+    Math.round((file.endTime - file.startTime) / 1000) * 1000,
+  ])
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, Number(count));
+writeFileSync(".ci/test-durations.json", `${JSON.stringify(Object.fromEntries(longest), null, 2)}\n`);
+process.stdout.write(`.ci/test-durations.json: the ${longest.length} longest files\n`);
