@@ -1,15 +1,18 @@
 import type { ComponentChildren } from "preact";
 import type { User } from "./api.ts";
-import { BankStatements } from "./pages/finance/BankStatements.tsx";
-import { Ledger } from "./pages/finance/Ledger.tsx";
-import { MerchantFinance } from "./pages/finance/MerchantFinance.tsx";
-import { Reconciliation } from "./pages/finance/Reconciliation.tsx";
-import { Chains } from "./pages/operator/Chains.tsx";
-import { JobQueues } from "./pages/operator/JobQueues.tsx";
-import { KycReviews } from "./pages/operator/KycReviews.tsx";
-import { ManageMerchants } from "./pages/operator/ManageMerchants.tsx";
-import { Sanctions } from "./pages/operator/Sanctions.tsx";
-import { Treasury } from "./pages/operator/Treasury.tsx";
+import { lazyPage } from "./components/lazyPage.tsx";
+
+// Each page is its own chunk, fetched when it first opens (components/lazyPage.tsx).
+const BankStatements = lazyPage(() => import("./pages/finance/BankStatements.tsx").then((m) => m.BankStatements));
+const Ledger = lazyPage(() => import("./pages/finance/Ledger.tsx").then((m) => m.Ledger));
+const MerchantFinance = lazyPage(() => import("./pages/finance/MerchantFinance.tsx").then((m) => m.MerchantFinance));
+const Reconciliation = lazyPage(() => import("./pages/finance/Reconciliation.tsx").then((m) => m.Reconciliation));
+const Chains = lazyPage(() => import("./pages/operator/Chains.tsx").then((m) => m.Chains));
+const JobQueues = lazyPage(() => import("./pages/operator/JobQueues.tsx").then((m) => m.JobQueues));
+const KycReviews = lazyPage(() => import("./pages/operator/KycReviews.tsx").then((m) => m.KycReviews));
+const ManageMerchants = lazyPage(() => import("./pages/operator/ManageMerchants.tsx").then((m) => m.ManageMerchants));
+const Sanctions = lazyPage(() => import("./pages/operator/Sanctions.tsx").then((m) => m.Sanctions));
+const Treasury = lazyPage(() => import("./pages/operator/Treasury.tsx").then((m) => m.Treasury));
 
 /** The operator's (admin) and finance pages: path, title, page. */
 export const OPERATOR_PAGES: Array<{ path: string; title: string; page: () => ComponentChildren }> = [
