@@ -10,6 +10,7 @@ const Customers = lazyPage(() => import("./pages/Customers.tsx").then((m) => m.C
 const DepositDetail = lazyPage(() => import("./pages/DepositDetail.tsx").then((m) => m.DepositDetail));
 const PaymentRequestDetail = lazyPage(() => import("./pages/PaymentRequests.tsx").then((m) => m.PaymentRequestDetail));
 const PaymentRequests = lazyPage(() => import("./pages/PaymentRequests.tsx").then((m) => m.PaymentRequests));
+const Events = lazyPage(() => import("./pages/Events.tsx").then((m) => m.Events));
 const Team = lazyPage(() => import("./pages/Team.tsx").then((m) => m.Team));
 const TransferDetail = lazyPage(() => import("./pages/TransferDetail.tsx").then((m) => m.TransferDetail));
 const Transfers = lazyPage(() => import("./pages/Transfers.tsx").then((m) => m.Transfers));
@@ -28,6 +29,7 @@ export const MERCHANT_SECTIONS: Array<[string, string]> = [
   ["transfers", "Transfers"],
   ["payment-requests", "Payment requests"],
   ["webhooks", "Webhooks"],
+  ["events", "Events"],
   ["team", "Team"],
 ];
 
@@ -45,7 +47,7 @@ export const MERCHANT_PAGE_TITLES: Array<[RegExp, string]> = [
 ];
 
 const PAGE =
-  /^\/merchants\/([^/]+)\/(customers|wallets|deposits|virtual-accounts|transfers|payment-requests|webhooks|team)(?:\/([^/]+))?$/;
+  /^\/merchants\/([^/]+)\/(customers|wallets|deposits|virtual-accounts|transfers|payment-requests|webhooks|events|team)(?:\/([^/]+))?$/;
 
 /** The merchant page at `path`, if it is one of these. */
 export function merchantPageOf(path: string, user: User): { merchantId: string; page: JSX.Element } | undefined {
@@ -77,6 +79,7 @@ export function merchantPageOf(path: string, user: User): { merchantId: string; 
         <PaymentRequests merchantId={merchantId} user={user} />
       ),
     webhooks: () => (id ? undefined : <Webhooks user={user} merchantId={merchantId} />),
+    events: () => (id ? undefined : <Events merchantId={merchantId} />),
     team: () => (id ? undefined : <Team user={user} merchantId={merchantId} />),
   };
   const page = pages[section]?.();

@@ -3,6 +3,7 @@ import type { User } from "./api.ts";
 import { lazyPage } from "./components/lazyPage.tsx";
 
 // Each page is its own chunk, fetched when it first opens (components/lazyPage.tsx).
+const AuditLog = lazyPage(() => import("./pages/operator/AuditLog.tsx").then((m) => m.AuditLog));
 const BankStatements = lazyPage(() => import("./pages/finance/BankStatements.tsx").then((m) => m.BankStatements));
 const Ledger = lazyPage(() => import("./pages/finance/Ledger.tsx").then((m) => m.Ledger));
 const MerchantFinance = lazyPage(() => import("./pages/finance/MerchantFinance.tsx").then((m) => m.MerchantFinance));
@@ -22,6 +23,7 @@ export const OPERATOR_PAGES: Array<{ path: string; title: string; page: () => Co
   { path: "/operator/treasury", title: "Treasury", page: () => <Treasury /> },
   { path: "/operator/kyc", title: "KYC reviews", page: () => <KycReviews /> },
   { path: "/operator/sanctions", title: "Sanctions", page: () => <Sanctions /> },
+  { path: "/operator/audit-log", title: "Audit log", page: () => <AuditLog /> },
   { path: "/finance/ledger", title: "Ledger", page: () => <Ledger /> },
   { path: "/finance/reconciliation", title: "Reconciliation", page: () => <Reconciliation /> },
   { path: "/finance/bank-statements", title: "Bank statements", page: () => <BankStatements /> },

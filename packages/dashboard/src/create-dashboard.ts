@@ -8,6 +8,7 @@ import { financeRoutes } from "./finance-routes.ts";
 // --- end operator and finance pages ---
 import { merchantPageRoutes } from "./merchant-page-routes.ts";
 import { merchantRoutes } from "./merchant-routes.ts";
+import { operatorAuditRoutes } from "./operator-audit-routes.ts";
 import { operatorChainRoutes } from "./operator-chain-routes.ts";
 import { operatorJobRoutes } from "./operator-job-routes.ts";
 import { operatorKycRoutes } from "./operator-kyc-routes.ts";
@@ -85,6 +86,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   api.use(operatorTreasuryRoutes(db, chainTargets));
   api.use(operatorKycRoutes(options));
   api.use(operatorSanctionsRoutes(db));
+  api.use(operatorAuditRoutes(db));
   if (options.appDeps) api.use(operatorTransferRoutes(options.appDeps));
   api.use(financeRoutes(db, chainTargets));
   // --- end operator and finance pages ---
