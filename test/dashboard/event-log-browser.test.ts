@@ -90,13 +90,13 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages
       await page.getByRole("heading", { name: "Overview" }).waitFor();
       await openFromNav(page, "Events", "Events");
       const table = page.getByRole("table", { name: /events, newest first/ });
-      await table.getByText("wallet.created").waitFor();
+      await table.getByText("wallet.created", { exact: true }).waitFor();
       await side.shotBoth(page, "events");
       await expectAccessibleAtBothSizes(page);
 
       await page.getByLabel("Type", { exact: true }).selectOption("customer.created");
-      await expect.poll(() => table.getByText("wallet.created").count()).toBe(0);
-      await table.getByText("customer.created").waitFor();
+      await expect.poll(() => table.getByText("wallet.created", { exact: true }).count()).toBe(0);
+      await table.getByText("customer.created", { exact: true }).first().waitFor();
       await table.locator("summary").first().click();
       await page.getByText(`"object_id": "${customerId}"`).first().waitFor();
       await expectAccessibleAtBothSizes(page);
@@ -105,7 +105,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages
       await page.getByText("No events match these filters.").waitFor();
       await page.getByLabel("Type", { exact: true }).selectOption("");
       await page.getByLabel("Object id").fill(customerId);
-      await table.getByText("customer.created").waitFor();
+      await table.getByText("customer.created", { exact: true }).first().waitFor();
       await table
         .getByRole("link", { name: `customer ${customerId.slice(0, 8)}` })
         .first()
