@@ -15,18 +15,26 @@ const ManageMerchants = lazyPage(() => import("./pages/operator/ManageMerchants.
 const Sanctions = lazyPage(() => import("./pages/operator/Sanctions.tsx").then((m) => m.Sanctions));
 const Treasury = lazyPage(() => import("./pages/operator/Treasury.tsx").then((m) => m.Treasury));
 
-/** The operator's (admin) and finance pages: path, title, page. */
-export const OPERATOR_PAGES: Array<{ path: string; title: string; page: () => ComponentChildren }> = [
-  { path: "/operator/merchants", title: "Manage merchants", page: () => <ManageMerchants /> },
-  { path: "/operator/chains", title: "Chains", page: () => <Chains /> },
-  { path: "/operator/jobs", title: "Job queues", page: () => <JobQueues /> },
-  { path: "/operator/treasury", title: "Treasury", page: () => <Treasury /> },
-  { path: "/operator/kyc", title: "KYC reviews", page: () => <KycReviews /> },
-  { path: "/operator/sanctions", title: "Sanctions", page: () => <Sanctions /> },
-  { path: "/operator/audit-log", title: "Audit log", page: () => <AuditLog /> },
-  { path: "/finance/ledger", title: "Ledger", page: () => <Ledger /> },
-  { path: "/finance/reconciliation", title: "Reconciliation", page: () => <Reconciliation /> },
-  { path: "/finance/bank-statements", title: "Bank statements", page: () => <BankStatements /> },
+/** The operator nav's groups, in order (components/OperatorNav.tsx). */
+export const OPERATOR_GROUPS = ["Platform", "Compliance", "Finance"] as const;
+
+/** The operator's (admin) and finance pages: path, nav group, title, page. */
+export const OPERATOR_PAGES: Array<{
+  path: string;
+  group: (typeof OPERATOR_GROUPS)[number];
+  title: string;
+  page: () => ComponentChildren;
+}> = [
+  { path: "/operator/merchants", group: "Platform", title: "Manage merchants", page: () => <ManageMerchants /> },
+  { path: "/operator/chains", group: "Platform", title: "Chains", page: () => <Chains /> },
+  { path: "/operator/jobs", group: "Platform", title: "Job queues", page: () => <JobQueues /> },
+  { path: "/operator/treasury", group: "Platform", title: "Treasury", page: () => <Treasury /> },
+  { path: "/operator/kyc", group: "Compliance", title: "KYC reviews", page: () => <KycReviews /> },
+  { path: "/operator/sanctions", group: "Compliance", title: "Sanctions", page: () => <Sanctions /> },
+  { path: "/operator/audit-log", group: "Compliance", title: "Audit log", page: () => <AuditLog /> },
+  { path: "/finance/ledger", group: "Finance", title: "Ledger", page: () => <Ledger /> },
+  { path: "/finance/reconciliation", group: "Finance", title: "Reconciliation", page: () => <Reconciliation /> },
+  { path: "/finance/bank-statements", group: "Finance", title: "Bank statements", page: () => <BankStatements /> },
 ];
 
 const MERCHANT_FINANCE = /^\/merchants\/([^/]+)\/finance$/;
