@@ -21,6 +21,7 @@ import { paymentRequestPageRoutes } from "./payment-request-page-routes.ts";
 import { requireSession } from "./require-session.ts";
 import { sessionRoutes } from "./session-routes.ts";
 import { securityHeaders, staticPages } from "./static-pages.ts";
+import { teamRoutes } from "./team-routes.ts";
 import { virtualAccountPageRoutes } from "./virtual-account-page-routes.ts";
 import { webhookPageRoutes } from "./webhook-page-routes.ts";
 
@@ -75,6 +76,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
       paymentRequestPageRoutes(options.appDeps),
       virtualAccountPageRoutes(options.appDeps),
       webhookPageRoutes(options.appDeps),
+      teamRoutes(options.appDeps),
     );
   }
   // --- end merchant pages ---
