@@ -9,6 +9,7 @@ import { financeRoutes } from "./finance-routes.ts";
 import { merchantPageRoutes } from "./merchant-page-routes.ts";
 import { merchantRoutes } from "./merchant-routes.ts";
 import { operatorAuditRoutes } from "./operator-audit-routes.ts";
+import { operatorBankLineRoutes } from "./operator-bank-line-routes.ts";
 import { operatorChainRoutes } from "./operator-chain-routes.ts";
 import { operatorJobRoutes } from "./operator-job-routes.ts";
 import { operatorKycRoutes } from "./operator-kyc-routes.ts";
@@ -89,6 +90,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   api.use(operatorKycRoutes(options));
   api.use(operatorSanctionsRoutes(db));
   api.use(operatorAuditRoutes(db));
+  api.use(operatorBankLineRoutes(db));
   if (options.appDeps) api.use(operatorTransferRoutes(options.appDeps));
   api.use(financeRoutes(db, chainTargets));
   // --- end operator and finance pages ---
