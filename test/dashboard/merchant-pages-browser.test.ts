@@ -216,7 +216,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
 
       await openSection(page, "Team", "Team");
       await page.getByLabel("Email").fill("dev@a.example");
-      await page.getByLabel("Role").selectOption("developer");
+      await page.getByLabel("Role", { exact: true }).selectOption("developer");
       await page.getByRole("button", { name: "Invite" }).click();
       const link = page.getByRole("textbox", { name: "Invitation link" });
       await link.waitFor();

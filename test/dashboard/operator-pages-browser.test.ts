@@ -304,6 +304,10 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       await page.getByText("Cannot read the chain").waitFor();
       await side.shotBoth(page, "finance-reconciliation");
       await expectAccessible(page);
+      // The unmatched line leaves the bank suspense from this page: returned to the payer, with why.
+      await page.getByLabel("Return reason").fill("Unknown account: sent back to ACME Corp");
+      await page.getByRole("button", { name: "Return to payer" }).click();
+      await page.getByText("No unmatched lines: every statement line is accounted for.").waitFor();
       await context.close();
     },
     TIMEOUT_MS,

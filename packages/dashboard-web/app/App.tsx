@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { ApiError, api, onSessionEnded, setCsrfToken, type User } from "./api.ts";
 import { Layout } from "./components/Layout.tsx";
 import { Skeleton } from "./components/Loading.tsx";
+import { lazyPage } from "./components/lazyPage.tsx";
 import { Notice } from "./components/Notice.tsx";
 // --- Merchant pages ---
 import { MERCHANT_PAGE_TITLES, merchantPageOf } from "./merchant-pages.tsx";
@@ -9,12 +10,15 @@ import { MERCHANT_PAGE_TITLES, merchantPageOf } from "./merchant-pages.tsx";
 // --- Operator and finance pages ---
 import { OPERATOR_TITLES, operatorFinancePage } from "./operator-pages.tsx";
 // --- end operator and finance pages ---
-import { ApiKeys } from "./pages/ApiKeys.tsx";
 import { Merchants } from "./pages/Merchants.tsx";
 import { Overview } from "./pages/Overview.tsx";
-import { SetPassword } from "./pages/SetPassword.tsx";
 import { SignIn } from "./pages/SignIn.tsx";
 import { currentPath, navigate, usePath } from "./router.ts";
+
+// Pages besides the two homes (a merchant's overview, the operator's merchants) and sign-in are
+// chunks fetched when they first open.
+const ApiKeys = lazyPage(() => import("./pages/ApiKeys.tsx").then((m) => m.ApiKeys));
+const SetPassword = lazyPage(() => import("./pages/SetPassword.tsx").then((m) => m.SetPassword));
 
 type SessionState =
   | { state: "checking" }

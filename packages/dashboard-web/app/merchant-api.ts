@@ -62,7 +62,7 @@ export interface TransferQuery {
 }
 
 /** `query` as URL parameters, its empty values left out. */
-function paramsOf(query: object): URLSearchParams {
+export function paramsOf(query: object): URLSearchParams {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query))
     if (value !== undefined && value !== "") params.set(key, String(value));

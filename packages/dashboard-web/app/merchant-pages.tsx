@@ -1,15 +1,24 @@
 import type { ComponentChildren, JSX } from "preact";
 import type { User } from "./api.ts";
-import { CustomerDetail, Customers } from "./pages/Customers.tsx";
-import { DepositDetail } from "./pages/DepositDetail.tsx";
+import { lazyPage } from "./components/lazyPage.tsx";
+// The overview polls with the deposits page's hook, so that page is in the first load anyway.
 import { Deposits } from "./pages/Deposits.tsx";
-import { PaymentRequestDetail, PaymentRequests } from "./pages/PaymentRequests.tsx";
-import { Team } from "./pages/Team.tsx";
-import { TransferDetail } from "./pages/TransferDetail.tsx";
-import { Transfers } from "./pages/Transfers.tsx";
-import { VirtualAccountDetail, VirtualAccounts } from "./pages/VirtualAccounts.tsx";
-import { WalletDetail, Wallets } from "./pages/Wallets.tsx";
-import { Webhooks } from "./pages/Webhooks.tsx";
+
+// Each page is its own chunk, fetched when it first opens (components/lazyPage.tsx).
+const CustomerDetail = lazyPage(() => import("./pages/Customers.tsx").then((m) => m.CustomerDetail));
+const Customers = lazyPage(() => import("./pages/Customers.tsx").then((m) => m.Customers));
+const DepositDetail = lazyPage(() => import("./pages/DepositDetail.tsx").then((m) => m.DepositDetail));
+const PaymentRequestDetail = lazyPage(() => import("./pages/PaymentRequests.tsx").then((m) => m.PaymentRequestDetail));
+const PaymentRequests = lazyPage(() => import("./pages/PaymentRequests.tsx").then((m) => m.PaymentRequests));
+const Events = lazyPage(() => import("./pages/Events.tsx").then((m) => m.Events));
+const Team = lazyPage(() => import("./pages/Team.tsx").then((m) => m.Team));
+const TransferDetail = lazyPage(() => import("./pages/TransferDetail.tsx").then((m) => m.TransferDetail));
+const Transfers = lazyPage(() => import("./pages/Transfers.tsx").then((m) => m.Transfers));
+const VirtualAccountDetail = lazyPage(() => import("./pages/VirtualAccounts.tsx").then((m) => m.VirtualAccountDetail));
+const VirtualAccounts = lazyPage(() => import("./pages/VirtualAccounts.tsx").then((m) => m.VirtualAccounts));
+const WalletDetail = lazyPage(() => import("./pages/Wallets.tsx").then((m) => m.WalletDetail));
+const Wallets = lazyPage(() => import("./pages/Wallets.tsx").then((m) => m.Wallets));
+const Webhooks = lazyPage(() => import("./pages/Webhooks.tsx").then((m) => m.Webhooks));
 
 /** The merchant pages besides the overview and the keys: [section in the path, nav label]. */
 export const MERCHANT_SECTIONS: Array<[string, string]> = [
@@ -20,6 +29,7 @@ export const MERCHANT_SECTIONS: Array<[string, string]> = [
   ["transfers", "Transfers"],
   ["payment-requests", "Payment requests"],
   ["webhooks", "Webhooks"],
+  ["events", "Events"],
   ["team", "Team"],
 ];
 
@@ -37,7 +47,7 @@ export const MERCHANT_PAGE_TITLES: Array<[RegExp, string]> = [
 ];
 
 const PAGE =
-  /^\/merchants\/([^/]+)\/(customers|wallets|deposits|virtual-accounts|transfers|payment-requests|webhooks|team)(?:\/([^/]+))?$/;
+  /^\/merchants\/([^/]+)\/(customers|wallets|deposits|virtual-accounts|transfers|payment-requests|webhooks|events|team)(?:\/([^/]+))?$/;
 
 /** The merchant page at `path`, if it is one of these. */
 export function merchantPageOf(path: string, user: User): { merchantId: string; page: JSX.Element } | undefined {
@@ -69,6 +79,7 @@ export function merchantPageOf(path: string, user: User): { merchantId: string; 
         <PaymentRequests merchantId={merchantId} user={user} />
       ),
     webhooks: () => (id ? undefined : <Webhooks user={user} merchantId={merchantId} />),
+    events: () => (id ? undefined : <Events merchantId={merchantId} />),
     team: () => (id ? undefined : <Team user={user} merchantId={merchantId} />),
   };
   const page = pages[section]?.();

@@ -55,8 +55,12 @@ const id = encodeURIComponent;
 
 export const operatorApi = {
   merchants: () => call<{ items: ManagedMerchant[] }>("GET", "/operator/merchants"),
-  createMerchant: (name: string, environment: Environment) =>
-    call<CreatedMerchant>("POST", "/operator/merchants", { name, environment }),
+  createMerchant: (name: string, environment: Environment, ownerEmail = "") =>
+    call<CreatedMerchant>("POST", "/operator/merchants", {
+      name,
+      environment,
+      ...(ownerEmail ? { owner_email: ownerEmail } : {}),
+    }),
   setMerchantDisabled: (merchantId: string, disabled: boolean) =>
     call<Pick<ManagedMerchant, "id" | "disabled_at">>(
       "POST",

@@ -1,27 +1,40 @@
 import type { ComponentChildren } from "preact";
 import type { User } from "./api.ts";
-import { BankStatements } from "./pages/finance/BankStatements.tsx";
-import { Ledger } from "./pages/finance/Ledger.tsx";
-import { MerchantFinance } from "./pages/finance/MerchantFinance.tsx";
-import { Reconciliation } from "./pages/finance/Reconciliation.tsx";
-import { Chains } from "./pages/operator/Chains.tsx";
-import { JobQueues } from "./pages/operator/JobQueues.tsx";
-import { KycReviews } from "./pages/operator/KycReviews.tsx";
-import { ManageMerchants } from "./pages/operator/ManageMerchants.tsx";
-import { Sanctions } from "./pages/operator/Sanctions.tsx";
-import { Treasury } from "./pages/operator/Treasury.tsx";
+import { lazyPage } from "./components/lazyPage.tsx";
 
-/** The operator's (admin) and finance pages: path, title, page. */
-export const OPERATOR_PAGES: Array<{ path: string; title: string; page: () => ComponentChildren }> = [
-  { path: "/operator/merchants", title: "Manage merchants", page: () => <ManageMerchants /> },
-  { path: "/operator/chains", title: "Chains", page: () => <Chains /> },
-  { path: "/operator/jobs", title: "Job queues", page: () => <JobQueues /> },
-  { path: "/operator/treasury", title: "Treasury", page: () => <Treasury /> },
-  { path: "/operator/kyc", title: "KYC reviews", page: () => <KycReviews /> },
-  { path: "/operator/sanctions", title: "Sanctions", page: () => <Sanctions /> },
-  { path: "/finance/ledger", title: "Ledger", page: () => <Ledger /> },
-  { path: "/finance/reconciliation", title: "Reconciliation", page: () => <Reconciliation /> },
-  { path: "/finance/bank-statements", title: "Bank statements", page: () => <BankStatements /> },
+// Each page is its own chunk, fetched when it first opens (components/lazyPage.tsx).
+const AuditLog = lazyPage(() => import("./pages/operator/AuditLog.tsx").then((m) => m.AuditLog));
+const BankStatements = lazyPage(() => import("./pages/finance/BankStatements.tsx").then((m) => m.BankStatements));
+const Ledger = lazyPage(() => import("./pages/finance/Ledger.tsx").then((m) => m.Ledger));
+const MerchantFinance = lazyPage(() => import("./pages/finance/MerchantFinance.tsx").then((m) => m.MerchantFinance));
+const Reconciliation = lazyPage(() => import("./pages/finance/Reconciliation.tsx").then((m) => m.Reconciliation));
+const Chains = lazyPage(() => import("./pages/operator/Chains.tsx").then((m) => m.Chains));
+const JobQueues = lazyPage(() => import("./pages/operator/JobQueues.tsx").then((m) => m.JobQueues));
+const KycReviews = lazyPage(() => import("./pages/operator/KycReviews.tsx").then((m) => m.KycReviews));
+const ManageMerchants = lazyPage(() => import("./pages/operator/ManageMerchants.tsx").then((m) => m.ManageMerchants));
+const Sanctions = lazyPage(() => import("./pages/operator/Sanctions.tsx").then((m) => m.Sanctions));
+const Treasury = lazyPage(() => import("./pages/operator/Treasury.tsx").then((m) => m.Treasury));
+
+/** The operator nav's groups, in order (components/OperatorNav.tsx). */
+export const OPERATOR_GROUPS = ["Platform", "Compliance", "Finance"] as const;
+
+/** The operator's (admin) and finance pages: path, nav group, title, page. */
+export const OPERATOR_PAGES: Array<{
+  path: string;
+  group: (typeof OPERATOR_GROUPS)[number];
+  title: string;
+  page: () => ComponentChildren;
+}> = [
+  { path: "/operator/merchants", group: "Platform", title: "Manage merchants", page: () => <ManageMerchants /> },
+  { path: "/operator/chains", group: "Platform", title: "Chains", page: () => <Chains /> },
+  { path: "/operator/jobs", group: "Platform", title: "Job queues", page: () => <JobQueues /> },
+  { path: "/operator/treasury", group: "Platform", title: "Treasury", page: () => <Treasury /> },
+  { path: "/operator/kyc", group: "Compliance", title: "KYC reviews", page: () => <KycReviews /> },
+  { path: "/operator/sanctions", group: "Compliance", title: "Sanctions", page: () => <Sanctions /> },
+  { path: "/operator/audit-log", group: "Compliance", title: "Audit log", page: () => <AuditLog /> },
+  { path: "/finance/ledger", group: "Finance", title: "Ledger", page: () => <Ledger /> },
+  { path: "/finance/reconciliation", group: "Finance", title: "Reconciliation", page: () => <Reconciliation /> },
+  { path: "/finance/bank-statements", group: "Finance", title: "Bank statements", page: () => <BankStatements /> },
 ];
 
 const MERCHANT_FINANCE = /^\/merchants\/([^/]+)\/finance$/;

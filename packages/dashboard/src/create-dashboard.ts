@@ -8,6 +8,8 @@ import { financeRoutes } from "./finance-routes.ts";
 // --- end operator and finance pages ---
 import { merchantPageRoutes } from "./merchant-page-routes.ts";
 import { merchantRoutes } from "./merchant-routes.ts";
+import { operatorAuditRoutes } from "./operator-audit-routes.ts";
+import { operatorBankLineRoutes } from "./operator-bank-line-routes.ts";
 import { operatorChainRoutes } from "./operator-chain-routes.ts";
 import { operatorJobRoutes } from "./operator-job-routes.ts";
 import { operatorKycRoutes } from "./operator-kyc-routes.ts";
@@ -21,6 +23,7 @@ import { requireSession } from "./require-session.ts";
 import { returnPolicyRoutes } from "./return-policy-routes.ts";
 import { sessionRoutes } from "./session-routes.ts";
 import { securityHeaders, staticPages } from "./static-pages.ts";
+import { teamRoutes } from "./team-routes.ts";
 import { virtualAccountPageRoutes } from "./virtual-account-page-routes.ts";
 import { webhookPageRoutes } from "./webhook-page-routes.ts";
 
@@ -76,6 +79,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
       paymentRequestPageRoutes(options.appDeps),
       virtualAccountPageRoutes(options.appDeps),
       webhookPageRoutes(options.appDeps),
+      teamRoutes(options.appDeps),
     );
   }
   // --- end merchant pages ---
@@ -87,6 +91,8 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   api.use(operatorTreasuryRoutes(db, chainTargets));
   api.use(operatorKycRoutes(options));
   api.use(operatorSanctionsRoutes(db));
+  api.use(operatorAuditRoutes(db));
+  api.use(operatorBankLineRoutes(db));
   if (options.appDeps) api.use(operatorTransferRoutes(options.appDeps));
   api.use(financeRoutes(db, chainTargets));
   // --- end operator and finance pages ---

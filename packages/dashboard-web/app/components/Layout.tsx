@@ -5,10 +5,10 @@ import { ApiError, api, type User } from "../api.ts";
 import { MerchantNavLinks } from "../merchant-pages.tsx";
 // --- end merchant pages ---
 import { canReadFinance } from "../operator-api.ts";
-import { OPERATOR_PAGES } from "../operator-pages.tsx";
 import { href, linkHandler } from "../router.ts";
 import { errorText } from "./format.ts";
 import { Notice } from "./Notice.tsx";
+import { OperatorNav } from "./OperatorNav.tsx";
 import { useFocusHeading } from "./useFocusHeading.ts";
 
 const ROLE_NAMES: Record<User["role"], string> = {
@@ -77,11 +77,6 @@ export function Layout(props: {
         </div>
       </header>
       <nav class="nav" aria-label="Dashboard">
-        {props.user.role === "admin" && (
-          <NavLink to="/merchants" current={props.path}>
-            Merchants
-          </NavLink>
-        )}
         {props.merchantId && (
           <>
             <NavLink to={`/merchants/${props.merchantId}/overview`} current={props.path}>
@@ -101,12 +96,7 @@ export function Layout(props: {
             Finance
           </NavLink>
         )}
-        {props.user.role === "admin" &&
-          OPERATOR_PAGES.map((p) => (
-            <NavLink key={p.path} to={p.path} current={props.path}>
-              {p.title}
-            </NavLink>
-          ))}
+        {props.user.role === "admin" && <OperatorNav path={props.path} link={NavLink} />}
         {/* --- end operator and finance pages --- */}
       </nav>
       <main id="main" tabIndex={-1}>

@@ -12,10 +12,14 @@ export function ShownOnce(props: {
   label: string;
   value: string;
   onDismiss?: () => void;
+  /** false: a second value shown beside a first one, whose heading has the focus. */
+  focus?: boolean;
   children: ComponentChildren;
 }) {
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => heading.current?.focus(), []);
+  useEffect(() => {
+    if (props.focus !== false) heading.current?.focus();
+  }, []);
   return (
     <section class="card secret" aria-labelledby={`${props.id}-title`}>
       <h2 id={`${props.id}-title`} tabIndex={-1} ref={heading}>

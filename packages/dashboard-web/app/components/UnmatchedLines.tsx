@@ -1,5 +1,6 @@
 import type { StatementLine } from "../operator-api.ts";
 import { Amount } from "./Amount.tsx";
+import { BankLineActions } from "./BankLineActions.tsx";
 import { type Column, Table } from "./Table.tsx";
 
 const COLUMNS: ReadonlyArray<Column<StatementLine>> = [
@@ -21,8 +22,12 @@ const COLUMNS: ReadonlyArray<Column<StatementLine>> = [
   { header: "Why it is unmatched", cell: (line) => line.reason ?? "—" },
 ];
 
-/** Bank statement lines waiting for finance (assign or return, `payments bank assign|return`). */
-export function UnmatchedLines(props: { lines: StatementLine[] }) {
+/**
+ * Bank statement lines waiting for finance, each with why it did not match; with `onChanged`, each
+ * row also assigns or returns its line (as `payments bank assign|return`).
+ */
+export function UnmatchedLines(props: { lines: StatementLine[]; onChanged?: () => void }) {
+  const { onChanged } = props;
   return (
     <Table
       caption="Statement lines waiting for finance"
@@ -30,6 +35,9 @@ export function UnmatchedLines(props: { lines: StatementLine[] }) {
       rows={props.lines}
       rowKey={(line) => line.id}
       empty={{ title: "No unmatched lines: every statement line is accounted for." }}
+      {...(onChanged
+        ? { actions: (line: StatementLine) => <BankLineActions line={line} onChanged={onChanged} /> }
+        : {})}
     />
   );
 }

@@ -7,6 +7,7 @@ import { Skeleton } from "../components/Loading.tsx";
 import { Notice } from "../components/Notice.tsx";
 import { ShownOnce } from "../components/ShownOnce.tsx";
 import { type Column, Table } from "../components/Table.tsx";
+import { TeamMemberActions } from "../components/TeamMemberActions.tsx";
 import { useAction } from "../components/useAction.ts";
 import { useLoad } from "../components/useLoad.ts";
 import { canInvite, merchantApi, type TeamMember } from "../merchant-api.ts";
@@ -21,7 +22,8 @@ const COLUMNS: ReadonlyArray<Column<TeamMember>> = [
 ];
 
 /**
- * The merchant's dashboard users; an owner invites one with a role. No mail leaves the service:
+ * The merchant's dashboard users; an owner invites one with a role, changes a role, removes a user
+ * or withdraws an invite, and sends a new link to someone who has not set a password. No mail leaves the service:
  * the invitee's one-time link to set a password is shown here, for the owner to pass on.
  */
 export function Team(props: { user: User; merchantId: string }) {
@@ -79,6 +81,18 @@ export function Team(props: { user: User; merchantId: string }) {
           columns={COLUMNS}
           rows={team.value.items}
           rowKey={(member) => member.id}
+          {...(canInvite(props.user.role)
+            ? {
+                actions: (member: TeamMember) => (
+                  <TeamMemberActions
+                    merchantId={props.merchantId}
+                    member={member}
+                    onChanged={reload}
+                    onInvited={(invited) => setLink({ email: invited.user.email, url: invited.password_link })}
+                  />
+                ),
+              }
+            : {})}
         />
       )}
     </section>

@@ -128,7 +128,7 @@ function BankReconciliation() {
               empty={{ title: "No bank statement imported yet.", children: "Import one on the Bank statements page." }}
             />
             <h3>Differences: unmatched lines</h3>
-            <UnmatchedLines lines={unmatched} />
+            <UnmatchedLines lines={unmatched} onChanged={reload} />
           </>
         )}
       </Loading>

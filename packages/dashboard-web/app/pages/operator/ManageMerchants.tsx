@@ -19,13 +19,15 @@ const ENVIRONMENT_NAMES: Record<Environment, string> = { sandbox: "Sandbox", pro
 function CreateMerchantForm(props: { onCreated: (created: CreatedMerchant) => void }) {
   const [name, setName] = useState("");
   const [environment, setEnvironment] = useState<Environment>("sandbox");
+  const [ownerEmail, setOwnerEmail] = useState("");
   const { busy, error, run } = useAction();
   const submit = async (event: Event) => {
     event.preventDefault();
-    const created = await run(() => operatorApi.createMerchant(name.trim(), environment));
+    const created = await run(() => operatorApi.createMerchant(name.trim(), environment, ownerEmail.trim()));
     if (created) {
       props.onCreated(created);
       setName("");
+      setOwnerEmail("");
     }
   };
   return (
@@ -42,6 +44,20 @@ function CreateMerchantForm(props: { onCreated: (created: CreatedMerchant) => vo
           labels={ENVIRONMENT_NAMES}
           onChange={setEnvironment}
         />
+        <div class="field">
+          <label for="merchant-owner">Owner's email (optional)</label>
+          <input
+            id="merchant-owner"
+            type="email"
+            maxLength={320}
+            aria-describedby="merchant-owner-hint"
+            value={ownerEmail}
+            onInput={(e) => setOwnerEmail((e.target as HTMLInputElement).value)}
+          />
+          <span class="hint" id="merchant-owner-hint">
+            Invited as its first user: you get the link to pass on.
+          </span>
+        </div>
         <button type="submit" class="button primary" disabled={busy}>
           Create merchant
         </button>
@@ -96,10 +112,12 @@ function MerchantActions(props: { merchant: ManagedMerchant; onChanged: () => vo
   );
 }
 
-/** The operator's merchants: create one (its first key shown once), disable or enable it. */
+/** The operator's merchants: create one (its first key and its owner's invitation shown once), disable or enable it. */
 export function ManageMerchants() {
   const [merchants, reload] = useLoad(() => operatorApi.merchants(), "operator-merchants");
   const [created, setCreated] = useState<CreatedMerchant | undefined>();
+  // Apart from the key: dismissing one of the two values shown once keeps the other.
+  const [invite, setInvite] = useState<CreatedMerchant["owner_invite"]>(null);
   return (
     <section aria-labelledby="manage-merchants-title">
       <h1 id="manage-merchants-title">Manage merchants</h1>
@@ -110,6 +128,7 @@ export function ManageMerchants() {
       <CreateMerchantForm
         onCreated={(merchant) => {
           setCreated(merchant);
+          setInvite(merchant.owner_invite);
           reload();
         }}
       />
@@ -122,6 +141,19 @@ export function ManageMerchants() {
           onDismiss={() => setCreated(undefined)}
         >
           Its first API key, shown once. <strong>Hand it to the merchant now.</strong>
+        </ShownOnce>
+      )}
+      {invite && (
+        <ShownOnce
+          id="created-merchant-invite"
+          focus={false}
+          title="Owner invited"
+          label="Invitation link"
+          value={invite.password_link}
+          onDismiss={() => setInvite(null)}
+        >
+          {invite.email} sets a password with this link (valid 24 hours, once) and signs in as the merchant's owner.
+          Pass it on now: it is not shown again.
         </ShownOnce>
       )}
       <Loading loaded={merchants} what="merchants" retry={reload}>

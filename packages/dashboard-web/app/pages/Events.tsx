@@ -1,0 +1,151 @@
+import { useState } from "preact/hooks";
+import { DayField, SelectField } from "../components/Fields.tsx";
+import { dayRange, formatDateTime } from "../components/format.ts";
+import { LoadFailed } from "../components/LoadFailed.tsx";
+import { Skeleton } from "../components/Loading.tsx";
+import { Pager } from "../components/Pager.tsx";
+import { type Column, Table } from "../components/Table.tsx";
+import { useLoad } from "../components/useLoad.ts";
+import "../components/webhook-tools.css";
+import { type EventQuery, type LoggedEvent, recordsApi } from "../records-api.ts";
+import { href, linkHandler } from "../router.ts";
+import { webhookApi } from "../webhook-api.ts";
+
+/** The merchant page that shows each kind of object an event is about (the others have none). */
+const OBJECT_SECTIONS: Partial<Record<LoggedEvent["object_type"], string>> = {
+  customer: "customers",
+  wallet: "wallets",
+  deposit: "deposits",
+  transfer: "transfers",
+  payment_request: "payment-requests",
+  virtual_account: "virtual-accounts",
+};
+
+function EventObject(props: { merchantId: string; event: LoggedEvent }) {
+  const { event } = props;
+  const section = OBJECT_SECTIONS[event.object_type];
+  const name = `${event.object_type.replace(/_/g, " ")} ${event.object_id.slice(0, 8)}`;
+  if (!section) return <span class="mono">{name}</span>;
+  const to = `/merchants/${props.merchantId}/${section}/${event.object_id}`;
+  return (
+    <a class="mono" href={href(to)} onClick={linkHandler(to)}>
+      {name}
+    </a>
+  );
+}
+
+/** The event as its webhook delivers it, folded (a native disclosure: keyboard and screen readers know it). */
+function EventData(props: { event: LoggedEvent }) {
+  return (
+    <details>
+      <summary>
+        Data<span class="visually-hidden"> of {props.event.type}</span>
+      </summary>
+      <pre class="payload">{JSON.stringify(props.event, null, 2)}</pre>
+    </details>
+  );
+}
+
+const columns = (merchantId: string): ReadonlyArray<Column<LoggedEvent>> => [
+  { header: "Created", cell: (event) => formatDateTime(event.created_at) },
+  { header: "Type", cell: (event) => <code>{event.type}</code> },
+  { header: "Object", cell: (event) => <EventObject merchantId={merchantId} event={event} /> },
+  { header: "Version", cell: (event) => event.object_version, class: "mono" },
+  { header: "Data", cell: (event) => <EventData event={event} /> },
+];
+
+const DELIVERY = [
+  ["", "Any"],
+  ["true", "A delivery failed"],
+  ["false", "No failed delivery"],
+] as const;
+
+/**
+ * The merchant's events log (GET /v1/events, kept at least 30 days), newest first, with the API's
+ * own filters: type, object id, created days and whether a webhook delivery failed; each event's
+ * data as its webhook carries it, and a link to its object's page.
+ */
+export function Events(props: { merchantId: string }) {
+  const [type, setType] = useState("");
+  const [objectId, setObjectId] = useState("");
+  const [delivery, setDelivery] = useState<NonNullable<EventQuery["delivery_failed"]>>("");
+  const [from, setFrom] = useState("");
+  const [to, setTo] = useState("");
+  const [page, setPage] = useState(1);
+  const [types] = useLoad(() => webhookApi.eventTypes(props.merchantId), props.merchantId);
+  const query: EventQuery = { type, object_id: objectId.trim(), delivery_failed: delivery, ...dayRange(from, to) };
+  const [list, reload] = useLoad(
+    () => recordsApi.events(props.merchantId, page, query),
+    `${props.merchantId}:${page}:${JSON.stringify(query)}`,
+  );
+  if (list.state === "error" && list.error.status === 404) return <LoadFailed error={list.error} retry={reload} />;
+  const filter =
+    <T,>(set: (value: T) => void) =>
+    (value: T) => {
+      set(value);
+      setPage(1);
+    };
+  const filtered = Boolean(type || objectId.trim() || delivery || from || to);
+  return (
+    <section aria-labelledby="events-title">
+      <h1 id="events-title">Events</h1>
+      <form class="inline-form filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter events">
+        <SelectField
+          id="event-type"
+          label="Type"
+          value={type}
+          empty="All"
+          options={types.state === "ready" ? types.value.items : []}
+          onChange={filter(setType)}
+        />
+        <div class="field">
+          <label for="event-delivery">Webhook delivery</label>
+          <select
+            id="event-delivery"
+            value={delivery}
+            onChange={(e) => filter(setDelivery)(e.currentTarget.value as typeof delivery)}
+          >
+            {DELIVERY.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="event-object">Object id</label>
+          <input
+            id="event-object"
+            class="mono"
+            value={objectId}
+            onInput={(e) => filter(setObjectId)(e.currentTarget.value)}
+          />
+        </div>
+        <DayField id="event-from" label="From (UTC day)" value={from} onInput={filter(setFrom)} />
+        <DayField id="event-to" label="To (UTC day, included)" value={to} onInput={filter(setTo)} />
+      </form>
+      {list.state === "error" && <LoadFailed error={list.error} retry={reload} />}
+      {list.state === "loading" && <Skeleton what="events" />}
+      {list.state === "ready" && (
+        <>
+          <Table
+            caption={`${list.value.total} events, newest first`}
+            columns={columns(props.merchantId)}
+            rows={list.value.items}
+            rowKey={(event) => event.id}
+            rowAttributes={(event) => ({ "data-event": event.id })}
+            empty={
+              filtered
+                ? { title: "No events match these filters." }
+                : {
+                    title: "No events yet.",
+                    children: "Every change of a customer, wallet, deposit or transfer is one.",
+                  }
+            }
+          />
+          <Pager page={page} totalPages={list.value.total_pages} onPage={setPage} label="Event" />
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,158 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDashboardRouter, recordAudit } from "../../packages/dashboard/src/index.ts";
+import { createUsers, listenDashboard } from "../../packages/dashboard/test/support/dashboard-client.ts";
+import { type ApiHarness, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
+import { BROWSER_TIMEOUT_MS, DashboardBrowser, DESKTOP, launchChromium, PHONE } from "./browser-support.ts";
+
+/**
+ * The events log (a merchant's owner) and the audit log (the operator) in Chromium against the
+ * dashboard router in this process: each page opens from the nav as a lazy chunk and takes the
+ * focus on its heading, its filters narrow the rows the API answers, an event opens its object's
+ * page, the audit log walks to older rows; another merchant's events and the audit log for a
+ * merchant user are refused inside the app; axe finds nothing serious at either size.
+ */
+describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages in Chromium", () => {
+  let api: ApiHarness;
+  let close: () => Promise<void>;
+  let browser: Browser | undefined;
+  let url: string;
+  let a: TestMerchant;
+  let b: TestMerchant;
+  let customerId: string;
+  const side = new DashboardBrowser(
+    () => browser,
+    () => url,
+    "events and audit log",
+  );
+  const expectAccessibleAtBothSizes = async (page: Page) => {
+    for (const size of [DESKTOP, PHONE]) {
+      await page.setViewportSize(size);
+      expect(await side.seriousViolations(page), `${size.width} px`).toEqual([]);
+    }
+    await page.setViewportSize(DESKTOP);
+  };
+  /** Opens a page from the nav: its heading appears and takes the focus. */
+  const openFromNav = async (page: Page, link: string, heading: string) => {
+    await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: link, exact: true }).click();
+    await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
+    await expect.poll(() => page.evaluate("document.activeElement?.textContent")).toBe(heading);
+  };
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    api = await startApiHarness();
+    a = await api.merchant("sandbox");
+    b = await api.merchant("sandbox");
+    ({ url, close } = await listenDashboard(
+      createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }),
+    ));
+    await createUsers(api.db, [
+      ["owner@a.example", "owner", a.merchantId],
+      ["admin@example.com", "admin", undefined],
+    ]);
+    const created = await api.call(a.apiKey, "/v1/customers", {
+      method: "POST",
+      idempotencyKey: "c-ada",
+      json: { type: "INDIVIDUAL", first_name: "Ada", last_name: "Lovelace" },
+    });
+    expect(created.status, created.text).toBe(202);
+    customerId = created.body.data.id;
+    const wallet = await api.call(a.apiKey, "/v1/wallets", {
+      method: "POST",
+      idempotencyKey: "w-ada",
+      json: { customer_id: customerId, label: "main" },
+    });
+    expect(wallet.status, wallet.text).toBeLessThan(300);
+    // 55 rows of one action: more than the audit page's 50, so "Older" has a second page.
+    for (let i = 0; i < 55; i++) {
+      await recordAudit(api.db, {
+        actor: "cli:ops",
+        action: "test.browsed",
+        objectType: "merchant",
+        objectId: `row-${i}`,
+        details: { merchant_id: a.merchantId },
+      });
+    }
+  }, 2 * BROWSER_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await browser?.close();
+    await close?.();
+    await api?.stop();
+  }, BROWSER_TIMEOUT_MS);
+
+  it(
+    "lists the merchant's events, filters them by type, opens an event's data and its object",
+    async () => {
+      const { context, page } = await side.newPage();
+      await side.signIn(page, "owner@a.example");
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      await openFromNav(page, "Events", "Events");
+      const table = page.getByRole("table", { name: /events, newest first/ });
+      await table.getByText("wallet.created", { exact: true }).waitFor();
+      await side.shotBoth(page, "events");
+      await expectAccessibleAtBothSizes(page);
+
+      await page.getByLabel("Type", { exact: true }).selectOption("customer.created");
+      await expect.poll(() => table.getByText("wallet.created", { exact: true }).count()).toBe(0);
+      await table.getByText("customer.created", { exact: true }).first().waitFor();
+      await table.locator("summary").first().click();
+      await page.getByText(`"object_id": "${customerId}"`).first().waitFor();
+      await expectAccessibleAtBothSizes(page);
+
+      await page.getByLabel("Type", { exact: true }).selectOption("deposit.confirmed");
+      await page.getByText("No events match these filters.").waitFor();
+      await page.getByLabel("Type", { exact: true }).selectOption("");
+      await page.getByLabel("Object id").fill(customerId);
+      await table.getByText("customer.created", { exact: true }).first().waitFor();
+      await table
+        .getByRole("link", { name: `customer ${customerId.slice(0, 8)}` })
+        .first()
+        .click();
+      await page.waitForURL(`**/customers/${customerId}`);
+
+      // Another merchant's events: refused inside the app.
+      await page.goto(`${url}/dashboard/merchants/${b.merchantId}/events`);
+      await page.getByRole("heading", { name: "Merchant not found" }).waitFor();
+      // The audit log is the operator's: a merchant user gets no page (and the route a 403).
+      await page.goto(`${url}/dashboard/operator/audit-log`);
+      await page.getByRole("heading", { name: "Page not found" }).waitFor();
+      expect(await side.fetchInPage(page, "GET", "/dashboard/api/operator/audit-log", false)).toBe(403);
+      await context.close();
+    },
+    BROWSER_TIMEOUT_MS,
+  );
+
+  it(
+    "shows the operator the audit log, filtered by action, and walks to older rows",
+    async () => {
+      const { context, page } = await side.newPage();
+      await side.signIn(page, "admin@example.com");
+      await page.getByRole("heading", { name: "Merchants", level: 1 }).waitFor();
+      await openFromNav(page, "Audit log", "Audit log");
+      await page.getByText("dashboard_session.signed_in").first().waitFor();
+      await side.shotBoth(page, "audit-log");
+      await expectAccessibleAtBothSizes(page);
+
+      await page.getByLabel("Action", { exact: true }).fill("test.browsed");
+      const rows = page.locator("tr[data-audit]");
+      await page.getByText("row-54").waitFor();
+      await expect.poll(() => rows.count()).toBe(50);
+      await page.getByRole("button", { name: "Older" }).click();
+      await page.getByText("merchant row-0", { exact: true }).waitFor();
+      await expect.poll(() => rows.count()).toBe(5);
+      expect(await page.getByRole("button", { name: "Older" }).isDisabled()).toBe(true);
+      await page.getByRole("button", { name: "Newer" }).click();
+      await expect.poll(() => rows.count()).toBe(50);
+      await page.locator("tr[data-audit] summary").first().click();
+      await page.getByText(`"merchant_id": "${a.merchantId}"`).first().waitFor();
+      await expectAccessibleAtBothSizes(page);
+
+      await page.getByLabel("Action", { exact: true }).fill("nothing.like.this");
+      await page.getByText("No audit records match these filters.").waitFor();
+      await context.close();
+    },
+    BROWSER_TIMEOUT_MS,
+  );
+});

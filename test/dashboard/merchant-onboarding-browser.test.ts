@@ -1,0 +1,85 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDashboardRouter } from "../../packages/dashboard/src/index.ts";
+import { createUsers, listenDashboard } from "../../packages/dashboard/test/support/dashboard-client.ts";
+import { type ApiHarness, startApiHarness } from "../support/api-harness.ts";
+import { BROWSER_TIMEOUT_MS, DashboardBrowser, DESKTOP, launchChromium, PHONE } from "./browser-support.ts";
+
+/**
+ * The operator creates a merchant with its owner's email in Chromium: the first key and the owner's
+ * invitation link are shown once, each with a copy button; the copied link, opened in another
+ * browser, sets the owner's password and signs them in to that merchant's overview; axe finds
+ * nothing serious at either size.
+ */
+describe.skipIf(!process.env.DATABASE_URL)("dashboard merchant onboarding in Chromium", () => {
+  let api: ApiHarness;
+  let close: () => Promise<void>;
+  let browser: Browser | undefined;
+  let url: string;
+  const side = new DashboardBrowser(
+    () => browser,
+    () => url,
+    "merchant onboarding",
+  );
+  const expectAccessibleAtBothSizes = async (page: Page) => {
+    for (const size of [DESKTOP, PHONE]) {
+      await page.setViewportSize(size);
+      expect(await side.seriousViolations(page), `${size.width} px`).toEqual([]);
+    }
+    await page.setViewportSize(DESKTOP);
+  };
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    api = await startApiHarness();
+    ({ url, close } = await listenDashboard(
+      createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }),
+    ));
+    await createUsers(api.db, [["admin@example.com", "admin", undefined]]);
+  }, 2 * BROWSER_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await browser?.close();
+    await close?.();
+    await api?.stop();
+  }, BROWSER_TIMEOUT_MS);
+
+  it(
+    "creates a merchant with its owner, whose copied link signs them in to that merchant",
+    async () => {
+      const { context, page } = await side.newPage();
+      await side.signIn(page, "admin@example.com");
+      await page.getByRole("heading", { name: "Merchants", level: 1 }).waitFor();
+      await page.goto(`${url}/dashboard/operator/merchants`);
+      await page.getByRole("heading", { name: "Manage merchants", level: 1 }).waitFor();
+      await page.getByLabel("Merchant name").fill("Corner Shop");
+      await page.getByLabel("Owner's email (optional)").fill("founder@corner.example");
+      await page.getByRole("button", { name: "Create merchant" }).click();
+      await page.getByRole("heading", { name: "Owner invited" }).waitFor();
+      // The key's heading has the focus (the first of the two values shown once).
+      await expect.poll(() => page.evaluate("document.activeElement?.textContent")).toBe("Corner Shop created");
+      await side.shotBoth(page, "merchant-created");
+      await expectAccessibleAtBothSizes(page);
+      await page.getByRole("button", { name: "Copy Invitation link" }).click();
+      const link = String(await page.evaluate("navigator.clipboard.readText()"));
+      expect(link).toMatch(/\/dashboard\/set-password#token=[\w-]{43}$/);
+      const merchantId = (await api.db.query<{ id: string }>("SELECT id FROM merchants WHERE name = 'Corner Shop'"))
+        .rows[0]?.id;
+
+      const owner = await side.newPage();
+      await owner.page.goto(link);
+      await owner.page.getByRole("heading", { name: "Choose your password" }).waitFor();
+      await owner.page.getByLabel("New password").fill("a long founder password");
+      await owner.page.getByLabel("Repeat the password").fill("a long founder password");
+      await owner.page.getByRole("button", { name: "Set password" }).click();
+      await owner.page.getByLabel("Email").waitFor();
+      await side.signIn(owner.page, "founder@corner.example", "a long founder password");
+      await owner.page.getByRole("heading", { name: "Overview" }).waitFor();
+      expect(owner.page.url()).toContain(`/dashboard/merchants/${merchantId}/overview`);
+      await owner.page.getByText("Owner", { exact: true }).waitFor();
+      await owner.context.close();
+      await context.close();
+    },
+    BROWSER_TIMEOUT_MS,
+  );
+});

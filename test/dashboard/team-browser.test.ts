@@ -1,0 +1,101 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDashboardRouter } from "../../packages/dashboard/src/index.ts";
+import { createUsers, listenDashboard } from "../../packages/dashboard/test/support/dashboard-client.ts";
+import { type ApiHarness, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
+import { BROWSER_TIMEOUT_MS, DashboardBrowser, DESKTOP, launchChromium, PHONE } from "./browser-support.ts";
+
+/**
+ * The team page as its owner uses it in Chromium: a role changed, an invite sent again (a new link
+ * shown once), a user removed after a confirmation, the last owner's demotion refused with the
+ * reason inside the page; a viewer sees no actions; axe finds nothing serious at either size.
+ */
+describe.skipIf(!process.env.DATABASE_URL)("dashboard team page in Chromium", () => {
+  let api: ApiHarness;
+  let close: () => Promise<void>;
+  let browser: Browser | undefined;
+  let url: string;
+  let merchant: TestMerchant;
+  const side = new DashboardBrowser(
+    () => browser,
+    () => url,
+    "team",
+  );
+  const expectAccessibleAtBothSizes = async (page: Page) => {
+    for (const size of [DESKTOP, PHONE]) {
+      await page.setViewportSize(size);
+      expect(await side.seriousViolations(page), `${size.width} px`).toEqual([]);
+    }
+    await page.setViewportSize(DESKTOP);
+  };
+  const roleOf = async (email: string) =>
+    (await api.db.query<{ role: string }>("SELECT role FROM dashboard_users WHERE email = $1", [email])).rows[0]?.role;
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    api = await startApiHarness();
+    merchant = await api.merchant("sandbox");
+    ({ url, close } = await listenDashboard(
+      createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }),
+    ));
+    await createUsers(api.db, [
+      ["owner@a.example", "owner", merchant.merchantId],
+      ["viewer@a.example", "viewer", merchant.merchantId],
+      ["dev@a.example", "developer", merchant.merchantId],
+    ]);
+  }, 2 * BROWSER_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await browser?.close();
+    await close?.();
+    await api?.stop();
+  }, BROWSER_TIMEOUT_MS);
+
+  it(
+    "changes a role, resends an invite, removes a user and keeps the last owner",
+    async () => {
+      const { context, page } = await side.newPage();
+      await side.signIn(page, "owner@a.example");
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Team" }).click();
+      await page.getByRole("heading", { name: "Team", level: 1 }).waitFor();
+      await page.getByLabel("Role of viewer@a.example").waitFor();
+      await expectAccessibleAtBothSizes(page);
+
+      await page.getByLabel("Role of viewer@a.example").selectOption("finance");
+      await page.getByRole("button", { name: "Change role of viewer@a.example" }).click();
+      await expect.poll(() => roleOf("viewer@a.example")).toBe("finance");
+
+      // The last owner: refused, with the reason, inside the page.
+      await page.getByLabel("Role of owner@a.example").selectOption("viewer");
+      await page.getByRole("button", { name: "Change role of owner@a.example" }).click();
+      await page.getByText(/keeps at least one owner/).waitFor();
+      expect(await roleOf("owner@a.example")).toBe("owner");
+
+      await page.getByLabel("Email").fill("new@a.example");
+      await page.getByRole("button", { name: "Invite", exact: true }).click();
+      const first = await page.getByRole("textbox", { name: "Invitation link" }).inputValue();
+      await page.getByRole("button", { name: "I have stored it" }).click();
+      await page.getByRole("button", { name: "Resend invite to new@a.example" }).click();
+      await expect.poll(() => page.getByRole("textbox", { name: "Invitation link" }).inputValue()).not.toBe(first);
+      await side.shotBoth(page, "team-invited");
+      await expectAccessibleAtBothSizes(page);
+
+      await page.getByRole("button", { name: "Remove dev@a.example" }).click();
+      await page.getByRole("button", { name: "Remove user" }).click();
+      await expect.poll(() => page.getByText("dev@a.example").count()).toBe(0);
+      await context.close();
+
+      // The viewer, now finance: reads the team, has no actions.
+      const viewer = await side.newPage();
+      await side.signIn(viewer.page, "viewer@a.example");
+      await viewer.page.getByRole("heading", { name: "Overview" }).waitFor();
+      await viewer.page.goto(`${url}/dashboard/merchants/${merchant.merchantId}/team`);
+      await viewer.page.getByRole("heading", { name: "Team", level: 1 }).waitFor();
+      await viewer.page.getByText("owner@a.example").waitFor();
+      expect(await viewer.page.getByRole("button", { name: /^Remove/ }).count()).toBe(0);
+      await viewer.context.close();
+    },
+    BROWSER_TIMEOUT_MS,
+  );
+});
