@@ -107,14 +107,14 @@ describe.skipIf(!process.env.DATABASE_URL)(`liquidation drains across worker pro
 
   /**
    * `count` USDC deposits to `address`, seen and confirmed by the indexer role, with no worker
-   * running. The payer is anvil's second account: the sandbox's mnemonic makes the merchant's first
-   * address the deployer's.
+   * running. The payer is an anvil dev account other than the deployer and the address itself: the
+   * sandbox's mnemonic is anvil's, so the merchant's n-th address is anvil's n-th account.
    */
   async function confirmedDeposits(address: `0x${string}`, count: number) {
     for (const child of workers) await stopProcess(child);
     workers = [];
-    const payer = ANVIL_ACCOUNTS[1];
-    if (!payer) throw new Error("anvil has a second dev account");
+    const payer = ANVIL_ACCOUNTS.slice(1).find((a) => a.address.toLowerCase() !== address.toLowerCase());
+    if (!payer) throw new Error("anvil has dev accounts besides the deployer");
     await transferToken(chains.base.node, chains.base.usdc, payer.address, 1_000_000_000n);
     for (let i = 1; i <= count; i += 1) {
       await transferToken(chains.base.node, chains.base.usdc, address, BigInt(i) * 5_000_000n + 7n, { from: payer });
