@@ -1,4 +1,4 @@
-import { startDrainer } from "@mp/liquidation";
+import { DEFAULT_DRAIN_CONCURRENCY, startDrainer } from "@mp/liquidation";
 import { createSandboxBankingProvider } from "@mp/providers";
 import { executeTransfersOnce } from "@mp/transfers";
 import { transferTreasury } from "@mp/treasury";
@@ -30,10 +30,12 @@ function loop(step: () => Promise<unknown>, pauseMs: number): { stop(): Promise<
  * addresses): USDC paid on anvil (BASE) to liquidation addresses bound to sandbox bank accounts,
  * seen and confirmed by the real indexer, drained by the drainer (every 200 ms), paid out by the
  * transfer executor to the sandbox bank (payouts complete at once), all running at the same time as
- * the payments. Prints each drain's latency from its deposit's confirmation to payment_processed
+ * the payments (`drainConcurrency`: drains moved at once, the drainer's default unless given). Prints each drain's latency from its deposit's confirmation to payment_processed
  * (target: all within 60 s) and checks that no deposit was paid out twice.
  */
-export async function runLiquidationBench(options: { deposits?: number; addresses?: number } = {}): Promise<void> {
+export async function runLiquidationBench(
+  options: { deposits?: number; addresses?: number; drainConcurrency?: number } = {},
+): Promise<void> {
   const deposits = options.deposits ?? 1_000;
   const addressCount = Math.min(options.addresses ?? 100, deposits);
   const base = await startEvmChain();
@@ -68,6 +70,7 @@ export async function runLiquidationBench(options: { deposits?: number; addresse
         keyring: t.api.deps.encryption,
         rates: t.api.deps.rates,
         intervalMs: 200,
+        concurrency: options.drainConcurrency,
         settings: {
           spreadBps: t.api.deps.transfers.spreadBps,
           feeFixedUsdMicros: 250_000n,
@@ -126,6 +129,7 @@ export async function runLiquidationBench(options: { deposits?: number; addresse
         {
           deposits,
           addresses: addressCount,
+          "drains at once": options.drainConcurrency ?? DEFAULT_DRAIN_CONCURRENCY,
           "payments s": Number(paidSeconds.toFixed(1)),
           "all paid s": Number(totalSeconds.toFixed(1)),
           processed,

@@ -5,7 +5,7 @@
  * sweeps (EVM, `--addresses N`, default 1,000), transfers (`--seconds S` of quotes, `--rounds N` of
  * whole bank USD -> USDC stories, default 5), dashboard (`--deposits N`, default 100,000), checkout
  * (`--rounds N` of paid requests, default 3), cli (`--rounds N` of each command, default 5),
- * liquidation (`--deposits N --addresses M`, default 1,000 to 100).
+ * liquidation (`--deposits N --addresses M`, default 1,000 to 100; `--drain-concurrency 1`: one drain at a time, as before).
  * `all` (the default) runs every one in sequence and writes their tables, with the machine's load
  * around each, to one JSON file (`--out F`, default `.tmp/bench/<time>.json`);
  * `compare A.json B.json` prints each figure of B beside A's with the ratio B / A.
@@ -55,6 +55,7 @@ const benches: Record<string, () => Promise<void>> = {
     (await import("./liquidation.ts")).runLiquidationBench({
       ...(flag("deposits") ? { deposits: Number(flag("deposits")) } : {}),
       ...(flag("addresses") ? { addresses: Number(flag("addresses")) } : {}),
+      ...(flag("drain-concurrency") ? { drainConcurrency: Number(flag("drain-concurrency")) } : {}),
     }),
   checkout: async () =>
     (await import("./checkout.ts")).runCheckoutBench(flag("rounds") ? { rounds: Number(flag("rounds")) } : {}),

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { USD_DECIMALS } from "@mp/core";
+import { mapBounded, USD_DECIMALS } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
 import type { RateProvider } from "@mp/providers";
@@ -16,6 +16,12 @@ import { priceDrain } from "./drain-pricing.ts";
 
 /** Drains looked at per pass and step: a backlog drains over a few passes, never one long transaction. */
 const BATCH = 100;
+/**
+ * Drains moved at once, each in its own transaction on its own connection: a backlog (a block
+ * confirming many deposits) is no longer one transaction after the other. Kept under the pool's
+ * size (10) so the executor and the API still get connections.
+ */
+export const DEFAULT_DRAIN_CONCURRENCY = 4;
 /** The bank rail and the balance's network, as quotes name them. */
 const BANK_RAIL = "ACH";
 const BALANCE_NETWORK = "LEDGER";
@@ -38,6 +44,8 @@ export interface DrainDeps {
   rates: RateProvider;
   settings: DrainSettings;
   logger?: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void } | undefined;
+  /** Drains moved at once (default DEFAULT_DRAIN_CONCURRENCY). */
+  concurrency?: number | undefined;
 }
 
 export interface DrainPass {
@@ -98,11 +106,14 @@ export async function drainOnce(deps: DrainDeps): Promise<DrainPass> {
       rates.set(asset, new Error(`no rate for ${asset}: ${String(error)}`));
     }
   }
-  for (const row of rows) {
+  // Several at once, each its own transaction under its row locks (SKIP LOCKED): the guarantees are
+  // those of one drain at a time, two of them never touch the same drain or deposit.
+  const concurrency = deps.concurrency ?? DEFAULT_DRAIN_CONCURRENCY;
+  await mapBounded(rows, concurrency, async (row) => {
     const rate = rates.get(row.destination_asset) ?? new Error(`no rate for ${row.destination_asset}`);
     if (rate instanceof Error) {
       await giveUpOrRetry(row.id, rate);
-      continue;
+      return;
     }
     try {
       const outcome = await deps.db.tx((sql) => submitDrain(sql, deps, row.id, rate));
@@ -112,8 +123,8 @@ export async function drainOnce(deps: DrainDeps): Promise<DrainPass> {
     } catch (error) {
       await giveUpOrRetry(row.id, error);
     }
-  }
-  pass.synced = await syncDrains(deps);
+  });
+  pass.synced = await syncDrains(deps, concurrency);
   return pass;
 }
 
@@ -226,7 +237,7 @@ function followTransfer(state: string, status: TransferStatus): ("payment_proces
 }
 
 /** Drains whose transfer ended, each moved in its own transaction under its row lock. */
-async function syncDrains(deps: DrainDeps): Promise<number> {
+async function syncDrains(deps: DrainDeps, concurrency: number): Promise<number> {
   const { rows } = await deps.db.query<{ id: string }>(
     `SELECT ld.id FROM liquidation_drains ld JOIN transfers t ON t.id = ld.transfer_id
       WHERE (ld.state = 'payment_submitted' AND t.status IN ('COMPLETED', 'FAILED', 'CANCELED', 'EXPIRED', 'REFUNDED'))
@@ -235,9 +246,10 @@ async function syncDrains(deps: DrainDeps): Promise<number> {
     [BATCH],
   );
   let moved = 0;
-  for (const { id } of rows) {
+  await mapBounded(rows, concurrency, async ({ id }) => {
     try {
-      moved += await deps.db.tx(async (sql) => {
+      // Awaited first, then added: `moved += await` would read `moved` before the others finished.
+      const followed = await deps.db.tx(async (sql) => {
         const locked = await sql.query<{ merchant_id: string; state: string; status: TransferStatus }>(
           `SELECT ld.merchant_id, ld.state, t.status FROM liquidation_drains ld JOIN transfers t ON t.id = ld.transfer_id
             WHERE ld.id = $1 FOR UPDATE OF ld SKIP LOCKED`,
@@ -252,10 +264,11 @@ async function syncDrains(deps: DrainDeps): Promise<number> {
         }
         return steps.length > 0 ? 1 : 0;
       });
+      moved += followed;
     } catch (error) {
       deps.logger?.warn({ drainId: id, err: String(error) }, "drain not brought up to date with its transfer; retried");
     }
-  }
+  });
   return moved;
 }
 

@@ -12,7 +12,14 @@ export { drainProblems } from "./check-drains.ts";
 export { DEFAULT_MAX_DRAIN_ATTEMPTS } from "./drain-failures.ts";
 export { registerDrainLedgerCheck } from "./drain-ledger-check.ts";
 export { registerLiquidationMetrics } from "./drain-metrics.ts";
-export { type DrainDeps, type DrainPass, type DrainSettings, drainOnce, startDrainer } from "./drain-pass.ts";
+export {
+  DEFAULT_DRAIN_CONCURRENCY,
+  type DrainDeps,
+  type DrainPass,
+  type DrainSettings,
+  drainOnce,
+  startDrainer,
+} from "./drain-pass.ts";
 export { priceDrain } from "./drain-pricing.ts";
 export { DRAIN_SELECT, type DrainResource, readDrain, readDrains, toDrainResource } from "./drain-resource.ts";
 export {
