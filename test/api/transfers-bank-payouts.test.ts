@@ -2,8 +2,8 @@ import { ServiceUnavailableError } from "@mp/core";
 import { checkLedger, exportJournalCsv } from "@mp/ledger";
 import { createSandboxBankingProvider, SANDBOX_PAYOUT_MAGIC } from "@mp/providers";
 import { bankPayoutRequest, executeTransfersOnce, recordBankPayoutIntent } from "@mp/transfers";
-import { transferTreasury } from "@mp/treasury";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import { balanceToBank } from "./transfers-bank-support.ts";
 import { COMPLETED_JIT_STATUSES, transferStatuses, useTransfersApi } from "./transfers-support.ts";
 

@@ -1,6 +1,6 @@
 import { executeTransfersOnce } from "@mp/transfers";
-import { transferTreasury } from "@mp/treasury";
 import { beforeAll, describe, expect, it } from "vitest";
+import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import { COMPLETED_JIT_STATUSES, PAYEE, transferStatuses, useTransfersApi } from "./transfers-support.ts";
 
 /**

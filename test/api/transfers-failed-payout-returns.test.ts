@@ -1,7 +1,7 @@
 import { createSandboxBankingProvider, SANDBOX_PAYOUT_MAGIC } from "@mp/providers";
 import { executeTransfersOnce } from "@mp/transfers";
-import { transferTreasury } from "@mp/treasury";
 import { describe, expect, it } from "vitest";
+import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import { CONFIRMATIONS } from "../indexer/test-chains.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
 import { PAYER, USDC_ON_BASE, useReturnsOnBase } from "./returns-on-base-support.ts";

@@ -1,8 +1,8 @@
 import { createTreasuryKeys } from "@mp/custody";
 import { createSandboxBankingProvider } from "@mp/providers";
 import { executeTransfersOnce, MAX_START_ATTEMPTS } from "@mp/transfers";
-import { transferTreasury } from "@mp/treasury";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
 import { chainsOnNoNode } from "./chains-on-no-node.ts";
 import { usBank } from "./transfers-bank-support.ts";

@@ -1,6 +1,6 @@
 import { executeTransfersOnce } from "@mp/transfers";
-import { transferTreasury } from "@mp/treasury";
 import { describe, expect, it } from "vitest";
+import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import { CONFIRMATIONS } from "../indexer/test-chains.ts";
 import { PAYER, USDC_ON_BASE, useReturnsOnBase } from "./returns-on-base-support.ts";
 import type { TransfersApi } from "./transfers-support.ts";

@@ -1,7 +1,6 @@
 import { decimalToUnits } from "@mp/core";
 import { tokenBalance } from "@mp/test-nodes/evm";
 import { executeTransfersOnce } from "@mp/transfers";
-import { transferTreasury } from "@mp/treasury";
 import { encodeAbiParameters, type Hex, keccak256, pad } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -11,6 +10,7 @@ import {
   until,
 } from "../../packages/treasury/test/support/evm-treasury.ts";
 import { testSendPipeline } from "../../packages/treasury/test/support/test-pipelines.ts";
+import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
 import { COMPLETED_JIT_STATUSES, startTransfersApi, type TransfersApi, transferStatuses } from "./transfers-support.ts";
 

@@ -10,8 +10,8 @@ import {
   SANDBOX_SANCTIONED_ADDRESSES,
 } from "@mp/providers";
 import { executeTransfersOnce } from "@mp/transfers";
-import { transferTreasury } from "@mp/treasury";
 import { beforeAll, describe, expect, it } from "vitest";
+import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import { PAYEE, useTransfersApi } from "./transfers-support.ts";
 
 /** The real OFAC lists (../shared/fixtures/sanctions, SOURCES.md), read where they live. */

@@ -1,7 +1,7 @@
 import { DEFAULT_DRAIN_CONCURRENCY, startDrainer } from "@mp/liquidation";
 import { createSandboxBankingProvider } from "@mp/providers";
 import { executeTransfersOnce } from "@mp/transfers";
-import { transferTreasury } from "@mp/treasury";
+import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import { usBank } from "../api/transfers-bank-support.ts";
 import { startTransfersApi } from "../api/transfers-support.ts";
 import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";

@@ -26,8 +26,7 @@ const BRANCH = new RegExp(
  * Where a family branch may still be, and why. A family's own folder (chains/<family>) checks that
  * it was given one of its chains (the registry, services/payments/src/chain-families.ts, lists the
  * records and branches on none). The others are what is left of issue 28 item 2 (custody derives
- * and encodes every family's addresses; the send request's address and dust check): each is to
- * move behind the family record, and none may be added.
+ * and encodes every family's addresses): each is to move behind the family record, and none may be added.
  */
 const ALLOWED: Record<string, string> = {
   "packages/core/src/chains.ts": "defines chainFamily, isEvmChain and the stored address key",
@@ -37,7 +36,6 @@ const ALLOWED: Record<string, string> = {
   "packages/custody/src/public-custody.ts": "left: one receive address per family",
   "packages/custody/src/signing-keys.ts": "left: address of a secp256k1 key",
   "packages/custody/src/verify-custody.ts": "left: the curve of a receive path",
-  "packages/treasury/src/send-requests.ts": "left: address and dust check of a send request",
 };
 
 function productionSources(): string[] {

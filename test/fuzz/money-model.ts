@@ -4,6 +4,7 @@ import { createLeaseKeeper, type LeaseKeeper } from "@mp/db";
 import { checkLedger } from "@mp/ledger";
 import { createSendPipeline, reconcileChains, requestSend, type SendPipeline } from "@mp/treasury";
 import fc from "fast-check";
+import { sendCheckOf } from "../../services/payments/src/chain-families.ts";
 import { registerLedgerChecks } from "../../services/payments/src/ledger-checks.ts";
 import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
 import { createFaultyFetch, type FaultCounts, type FaultyFetch, noFaults } from "./faulty-fetch.ts";
@@ -186,14 +187,18 @@ export async function runMoneyCase(world: MoneyWorld, c: MoneyCase): Promise<Cas
     for (const step of c.steps) {
       if (step.kind === "send") {
         const to = world.recipient();
-        const request = requestSend(db, {
-          chain,
-          asset: world.asset,
-          to,
-          amountRaw: step.amount,
-          purpose: "operator",
-          idempotencyKey: `fuzz-${c.faultSeed}-${sends.length}-${to}`,
-        });
+        const request = requestSend(
+          db,
+          {
+            chain,
+            asset: world.asset,
+            to,
+            amountRaw: step.amount,
+            purpose: "operator",
+            idempotencyKey: `fuzz-${c.faultSeed}-${sends.length}-${to}`,
+          },
+          sendCheckOf(chain),
+        );
         if (world.refused.includes(step.amount)) {
           // Refused at the edge: not positive, or below what any node relays.
           await assert.rejects(request, (error: unknown) => (error as { code?: string }).code === "validation_error");

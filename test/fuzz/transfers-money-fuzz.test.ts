@@ -1,8 +1,8 @@
 import { createTreasuryKeys } from "@mp/custody";
 import { executeTransfersOnce } from "@mp/transfers";
-import { transferTreasury } from "@mp/treasury";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import { chainsOnNoNode } from "../api/chains-on-no-node.ts";
 import { PAYEE, startTransfersApi, type TransfersApi } from "../api/transfers-support.ts";
 import { nextKey } from "../api/verification-fixtures.ts";

@@ -1,6 +1,6 @@
 import { executeTransfersOnce } from "@mp/transfers";
-import { transferTreasury } from "@mp/treasury";
 import { beforeAll, describe, expect, it } from "vitest";
+import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import { usBank } from "../api/transfers-bank-support.ts";
 import { useTransfersApi } from "../api/transfers-support.ts";
 import { nextKey } from "../api/verification-fixtures.ts";

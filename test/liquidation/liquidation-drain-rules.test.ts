@@ -1,8 +1,8 @@
 import { postDepositReversal } from "@mp/ledger";
 import { createSandboxBankingProvider, type RateProvider } from "@mp/providers";
 import { executeTransfersOnce, openTransferBeneficiary } from "@mp/transfers";
-import { transferTreasury } from "@mp/treasury";
 import { describe, expect, it } from "vitest";
+import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import { usBank } from "../api/transfers-bank-support.ts";
 import { PAYEE, useTransfersApi } from "../api/transfers-support.ts";
 import { drainerOf, liquidationSteps } from "./drain-support.ts";

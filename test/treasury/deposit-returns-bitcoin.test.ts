@@ -1,6 +1,6 @@
 import { checkLedger, returnHeldDeposit } from "@mp/ledger";
 import { sendDepositReturn, settleDepositReturns } from "@mp/transfers";
-import { reconcileChains, transferTreasury } from "@mp/treasury";
+import { reconcileChains } from "@mp/treasury";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   freshRecipients,
@@ -9,6 +9,7 @@ import {
 } from "../../packages/treasury/test/support/bitcoin-treasury.ts";
 import { testPipelines } from "../../packages/treasury/test/support/test-pipelines.ts";
 import { useTreasuryHarness } from "../../packages/treasury/test/support/use-treasury.ts";
+import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import { addWallet, createMerchant } from "../indexer/indexer-fixtures.ts";
 import { reconcileTarget } from "../support/reconcile-target.ts";
 

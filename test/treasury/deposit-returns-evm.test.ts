@@ -11,9 +11,10 @@ import {
   transferToken,
 } from "@mp/test-nodes/evm";
 import { sendDepositReturn, settleDepositReturns } from "@mp/transfers";
-import { findSend, reconcileChains, transferTreasury } from "@mp/treasury";
+import { findSend, reconcileChains } from "@mp/treasury";
 import { encodeFunctionData, getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import { runCli } from "../cli/run-cli.ts";
 import { addWallet, createMerchant, type TestMerchant } from "../indexer/indexer-fixtures.ts";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";

@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { checkLedger, postDepositCredits, returnHeldDeposit } from "@mp/ledger";
 import { returnFeeRaw, sendDepositReturn, sendDepositReturnTo } from "@mp/transfers";
-import { transferTreasury } from "@mp/treasury";
 import { describe, expect, it } from "vitest";
+import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import { insertMerchantWithCustomer } from "../support/db-fixtures.ts";
 import { useTestDatabase } from "../support/test-database.ts";
 

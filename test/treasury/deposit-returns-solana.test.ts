@@ -1,11 +1,12 @@
 import type { Indexer } from "@mp/indexer";
 import { checkLedger, returnHeldDeposit } from "@mp/ledger";
 import { sendDepositReturn, settleDepositReturns } from "@mp/transfers";
-import { findSend, reconcileChains, transferTreasury } from "@mp/treasury";
+import { findSend, reconcileChains } from "@mp/treasury";
 import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LAMPORTS_PER_SOL, type SolanaTreasuryHarness } from "../../packages/treasury/test/support/solana-treasury.ts";
 import { testSendPipeline } from "../../packages/treasury/test/support/test-pipelines.ts";
+import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import { addWallet, catchUp, createMerchant } from "../indexer/indexer-fixtures.ts";
 import { useTestDatabase } from "../support/test-database.ts";
 import { type SolanaReconcileSetup, startSolanaReconcile } from "./solana-reconcile-setup.ts";

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { freshRecipients, startBitcoinTreasury } from "../../packages/treasury/test/support/bitcoin-treasury.ts";
 import { testPipelines } from "../../packages/treasury/test/support/test-pipelines.ts";
 import { useTreasuryHarness } from "../../packages/treasury/test/support/use-treasury.ts";
+import { sendCheckOf } from "../../services/payments/src/chain-families.ts";
 import { addWallet, createMerchant } from "../indexer/indexer-fixtures.ts";
 import { reconcileTarget } from "../support/reconcile-target.ts";
 
@@ -19,14 +20,18 @@ describe("payments reconcile chains on the Bitcoin test node", () => {
     await h.fund([20_000_000n, 30_000_000n]);
     h.node.sendOutputs([{ address: deposit, amount: 5_000_000n }]);
     await h.mine(3);
-    const { send } = await requestSend(db, {
-      chain: "BITCOIN",
-      asset: "BTC",
-      to: recipient,
-      amountRaw: 7_000_000n,
-      purpose: "operator",
-      idempotencyKey: "reconcile-btc",
-    });
+    const { send } = await requestSend(
+      db,
+      {
+        chain: "BITCOIN",
+        asset: "BTC",
+        to: recipient,
+        amountRaw: 7_000_000n,
+        purpose: "operator",
+        idempotencyKey: "reconcile-btc",
+      },
+      sendCheckOf("BITCOIN"),
+    );
     await pipelines.runUntilConfirmed(h.sender(), [send.id], () => h.mine(1));
     await h.mine(3);
   }, 120_000);

@@ -3,6 +3,7 @@ import { reconcileChains, requestSend } from "@mp/treasury";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDepositMerchant, type DepositMerchant } from "../../packages/treasury/test/support/evm-deposits.ts";
 import { useTreasuryHarness } from "../../packages/treasury/test/support/use-treasury.ts";
+import { sendCheckOf } from "../../services/payments/src/chain-families.ts";
 import { startEvmReconcileChain } from "./evm-reconcile-chain.ts";
 
 const ETH = 10n ** 18n;
@@ -31,14 +32,18 @@ describe("a treasury send to a merchant's deposit address: credited to that merc
       { asset: "ETH", amountRaw: ETH / 100n, key: "to-deposit-eth" },
     ];
     for (const send of sends) {
-      await requestSend(db, {
-        chain: "BASE",
-        asset: send.asset,
-        to: address,
-        amountRaw: send.amountRaw,
-        purpose: "operator",
-        idempotencyKey: send.key,
-      });
+      await requestSend(
+        db,
+        {
+          chain: "BASE",
+          asset: send.asset,
+          to: address,
+          amountRaw: send.amountRaw,
+          purpose: "operator",
+          idempotencyKey: send.key,
+        },
+        sendCheckOf("BASE"),
+      );
     }
     const pipeline = c.pipeline();
     try {

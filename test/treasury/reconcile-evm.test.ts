@@ -15,6 +15,7 @@ import {
 import { findSend, type ReconcileLine, type ReconcileTarget, reconcileChains, requestSend } from "@mp/treasury";
 import { getAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sendCheckOf } from "../../services/payments/src/chain-families.ts";
 import { runCli } from "../cli/run-cli.ts";
 import { addWallet, catchUp, createMerchant } from "../indexer/indexer-fixtures.ts";
 import { reconcileTarget } from "../support/reconcile-target.ts";
@@ -74,22 +75,30 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
     // The treasury sends (through the real pipeline): a token and the native coin.
     const pipeline = chain.pipeline();
     const sends = await Promise.all([
-      requestSend(db, {
-        chain: "BASE",
-        asset: "USDC",
-        to: freshAddress(),
-        amountRaw: 40_000_000n,
-        purpose: "operator",
-        idempotencyKey: "r-usdc",
-      }),
-      requestSend(db, {
-        chain: "BASE",
-        asset: "ETH",
-        to: freshAddress(),
-        amountRaw: ETH / 4n,
-        purpose: "operator",
-        idempotencyKey: "r-eth",
-      }),
+      requestSend(
+        db,
+        {
+          chain: "BASE",
+          asset: "USDC",
+          to: freshAddress(),
+          amountRaw: 40_000_000n,
+          purpose: "operator",
+          idempotencyKey: "r-usdc",
+        },
+        sendCheckOf("BASE"),
+      ),
+      requestSend(
+        db,
+        {
+          chain: "BASE",
+          asset: "ETH",
+          to: freshAddress(),
+          amountRaw: ETH / 4n,
+          purpose: "operator",
+          idempotencyKey: "r-eth",
+        },
+        sendCheckOf("BASE"),
+      ),
     ]);
     for (let i = 0; i < 30; i++) {
       await pipeline.tick("BASE");
@@ -192,14 +201,18 @@ describe("payments reconcile chains on anvil: deposits, the operator's float, se
   it("a gas top-up the treasury sends to a deposit address is custody, never the merchant's deposit", async () => {
     const db = database.db;
     const pipeline = chain.pipeline();
-    const { send } = await requestSend(db, {
-      chain: "BASE",
-      asset: "ETH",
-      to: deposit,
-      amountRaw: ETH / 100n,
-      purpose: "top_up",
-      idempotencyKey: "r-top-up",
-    });
+    const { send } = await requestSend(
+      db,
+      {
+        chain: "BASE",
+        asset: "ETH",
+        to: deposit,
+        amountRaw: ETH / 100n,
+        purpose: "top_up",
+        idempotencyKey: "r-top-up",
+      },
+      sendCheckOf("BASE"),
+    );
     for (let i = 0; i < 30 && (await findSend(db, send.id))?.state !== "confirmed"; i++) {
       await pipeline.tick("BASE");
       await node.mine(1);

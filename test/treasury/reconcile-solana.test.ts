@@ -4,6 +4,7 @@ import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LAMPORTS_PER_SOL, type SolanaTreasuryHarness } from "../../packages/treasury/test/support/solana-treasury.ts";
 import { testSendPipeline } from "../../packages/treasury/test/support/test-pipelines.ts";
+import { sendCheckOf } from "../../services/payments/src/chain-families.ts";
 import { addWallet, catchUp, createMerchant } from "../indexer/indexer-fixtures.ts";
 import { useTestDatabase } from "../support/test-database.ts";
 import { type SolanaReconcileSetup, startSolanaReconcile } from "./solana-reconcile-setup.ts";
@@ -31,22 +32,30 @@ describe("payments reconcile chains on the Solana test node", () => {
 
     // SOL to a new wallet, and USDC to a wallet without a token account: the treasury pays its rent.
     const sends = [
-      await requestSend(db, {
-        chain: "SOLANA",
-        asset: "SOL",
-        to: Keypair.generate().publicKey.toBase58(),
-        amountRaw: LAMPORTS_PER_SOL / 2n,
-        purpose: "operator",
-        idempotencyKey: "reconcile-sol",
-      }),
-      await requestSend(db, {
-        chain: "SOLANA",
-        asset: "USDC",
-        to: Keypair.generate().publicKey.toBase58(),
-        amountRaw: 10_000_000n,
-        purpose: "operator",
-        idempotencyKey: "reconcile-usdc",
-      }),
+      await requestSend(
+        db,
+        {
+          chain: "SOLANA",
+          asset: "SOL",
+          to: Keypair.generate().publicKey.toBase58(),
+          amountRaw: LAMPORTS_PER_SOL / 2n,
+          purpose: "operator",
+          idempotencyKey: "reconcile-sol",
+        },
+        sendCheckOf("SOLANA"),
+      ),
+      await requestSend(
+        db,
+        {
+          chain: "SOLANA",
+          asset: "USDC",
+          to: Keypair.generate().publicKey.toBase58(),
+          amountRaw: 10_000_000n,
+          purpose: "operator",
+          idempotencyKey: "reconcile-usdc",
+        },
+        sendCheckOf("SOLANA"),
+      ),
     ].map((r) => r.send);
     const pipeline = testSendPipeline(db, "SOLANA", h.sender());
     const allConfirmed = async () => {

@@ -8,6 +8,7 @@ import { type ReconcileTarget, reconcileChains, requestSend } from "@mp/treasury
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_TREASURY_MNEMONIC } from "../../packages/treasury/test/support/evm-treasury.ts";
 import { testPipelines } from "../../packages/treasury/test/support/test-pipelines.ts";
+import { sendCheckOf } from "../../services/payments/src/chain-families.ts";
 import { catchUp } from "../indexer/indexer-fixtures.ts";
 import { useTestDatabase } from "../support/test-database.ts";
 import { indexTreasuryAndDeposit, tronReconcileChain } from "./reconcile-fixtures.ts";
@@ -40,14 +41,18 @@ describe("payments reconcile chains on the Tron test node", () => {
     node.mine();
     await catchUp(indexer);
 
-    const { send } = await requestSend(db, {
-      chain: "TRON",
-      asset: "USDT",
-      to: new TronKey(randomBytes(32).toString("hex")).address,
-      amountRaw: 1_500_000n,
-      purpose: "operator",
-      idempotencyKey: "reconcile-trc20",
-    });
+    const { send } = await requestSend(
+      db,
+      {
+        chain: "TRON",
+        asset: "USDT",
+        to: new TronKey(randomBytes(32).toString("hex")).address,
+        amountRaw: 1_500_000n,
+        purpose: "operator",
+        idempotencyKey: "reconcile-trc20",
+      },
+      sendCheckOf("TRON"),
+    );
     const sender = createTronSender({ config, keys, db, logger: silentLogger() });
     await pipelines.runUntilConfirmed(sender, [send.id], () => node.mine());
     node.mine();

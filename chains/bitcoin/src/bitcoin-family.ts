@@ -4,6 +4,7 @@ import { createBitcoinAdapter } from "./bitcoin-adapter.ts";
 import { createBitcoinFaucet } from "./bitcoin-faucet.ts";
 import { createBitcoinHoldingsReader } from "./bitcoin-holdings.ts";
 import { bitcoinPaymentUri } from "./bitcoin-payment-uri.ts";
+import { bitcoinSendCheck } from "./bitcoin-send-check.ts";
 import { BTC_ASSET } from "./block-transfers.ts";
 import { createBitcoinSender } from "./send/bitcoin-sender.ts";
 import { createBitcoinSweeper } from "./sweep/bitcoin-sweeper.ts";
@@ -20,5 +21,6 @@ export const bitcoinFamily: ChainFamilyModule = {
   createSender: createBitcoinSender,
   createSweeper: createBitcoinSweeper,
   createHoldingsReader: (config) => createBitcoinHoldingsReader(config),
+  sendCheck: bitcoinSendCheck,
   paymentUri: bitcoinPaymentUri,
 };

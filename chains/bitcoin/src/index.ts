@@ -3,6 +3,7 @@ export { bitcoinFamily } from "./bitcoin-family.ts";
 export { type BitcoinFaucetOptions, createBitcoinFaucet } from "./bitcoin-faucet.ts";
 export { createBitcoinHoldingsReader } from "./bitcoin-holdings.ts";
 export { type BitcoinRpcOptions, bitcoinRpc } from "./bitcoin-rpc.ts";
+export { bitcoinSendCheck } from "./bitcoin-send-check.ts";
 export { BTC_ASSET, p2wpkhAddressOf } from "./block-transfers.ts";
 export { RPC_CODES } from "./rpc-codes.ts";
 export { createBitcoinSender } from "./send/bitcoin-sender.ts";

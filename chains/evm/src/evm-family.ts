@@ -4,6 +4,7 @@ import { resolveEvmAssets } from "./evm-assets.ts";
 import { createEvmFaucet } from "./evm-faucet.ts";
 import { createEvmHoldingsReader } from "./evm-holdings.ts";
 import { evmPaymentUri } from "./evm-payment-uri.ts";
+import { evmSendCheck } from "./evm-send-check.ts";
 import { createEvmSender } from "./send/evm-sender.ts";
 import { createEvmSweeper } from "./sweep/evm-sweeper.ts";
 
@@ -18,5 +19,6 @@ export const evmFamily: ChainFamilyModule = {
   createSender: createEvmSender,
   createSweeper: createEvmSweeper,
   createHoldingsReader: createEvmHoldingsReader,
+  sendCheck: evmSendCheck,
   paymentUri: evmPaymentUri,
 };

@@ -5,6 +5,7 @@ export { evmFamily } from "./evm-family.ts";
 export { createEvmFaucet, type EvmFaucetOptions } from "./evm-faucet.ts";
 export { createEvmHoldingsReader } from "./evm-holdings.ts";
 export { checkEvmChainId, EVM_CHAIN_IDS } from "./evm-networks.ts";
+export { evmSendCheck } from "./evm-send-check.ts";
 export { HISTORY_DEPTH } from "./node-capabilities.ts";
 export { EvmRpcError, isLogRangeRejection, type RpcFailure } from "./rpc-failure.ts";
 export { createEvmSender } from "./send/evm-sender.ts";

@@ -6,6 +6,7 @@ import { SOLANA_DEFAULT_TOKENS } from "./solana-assets.ts";
 import { createSolanaFaucet } from "./solana-faucet.ts";
 import { createSolanaHoldingsReader } from "./solana-holdings.ts";
 import { solanaPaymentUri } from "./solana-payment-uri.ts";
+import { solanaSendCheck } from "./solana-send-check.ts";
 import { createSolanaSweeper } from "./sweep/solana-sweeper.ts";
 
 /** The Solana family: @solana/web3.js, SOL and SPL tokens (a mainnet config without tokens gets the default stablecoins). */
@@ -27,5 +28,6 @@ export const solanaFamily: ChainFamilyModule = {
     return createSolanaSweeper({ ...options, chain });
   },
   createHoldingsReader: createSolanaHoldingsReader,
+  sendCheck: solanaSendCheck,
   paymentUri: solanaPaymentUri,
 };

@@ -6,6 +6,7 @@ import { resolveTronAssets } from "./tron-assets.ts";
 import { createTronFaucet } from "./tron-faucet.ts";
 import { createTronHoldingsReader } from "./tron-holdings.ts";
 import { tronPaymentUri } from "./tron-payment-uri.ts";
+import { tronSendCheck } from "./tron-send-check.ts";
 
 /** The Tron family: the node's HTTP API, TRX and TRC-20 tokens. */
 export const tronFamily: ChainFamilyModule = {
@@ -18,5 +19,6 @@ export const tronFamily: ChainFamilyModule = {
   createSender: createTronSender,
   createSweeper: createTronSweeper,
   createHoldingsReader: createTronHoldingsReader,
+  sendCheck: tronSendCheck,
   paymentUri: tronPaymentUri,
 };

@@ -1,4 +1,4 @@
-import { createEvmHoldingsReader } from "@mp/chain-evm";
+import { createEvmHoldingsReader, evmSendCheck } from "@mp/chain-evm";
 import { type IndexerState, resolveChainConfig } from "@mp/core";
 import { exportJournalCsv } from "@mp/ledger";
 import { createManualKycProvider, recordSanctionsMatch, STATEMENT_CSV_COLUMNS } from "@mp/providers";
@@ -217,14 +217,18 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
     await storeTreasuryBalances(api.db, "ETHEREUM", [
       { asset: "USDC", amountRaw: 12_345_678_901_234_567n, decimals: 6 },
     ]);
-    const { send } = await requestSend(api.db, {
-      chain: "ETHEREUM",
-      asset: "USDC",
-      to: "0x000000000000000000000000000000000000dEaD",
-      amountRaw: 1_000_001n,
-      purpose: "operator",
-      idempotencyKey: "dashboard-test",
-    });
+    const { send } = await requestSend(
+      api.db,
+      {
+        chain: "ETHEREUM",
+        asset: "USDC",
+        to: "0x000000000000000000000000000000000000dEaD",
+        amountRaw: 1_000_001n,
+        purpose: "operator",
+        idempotencyKey: "dashboard-test",
+      },
+      evmSendCheck,
+    );
     const answer = await admin.call("GET", "/operator/treasury");
     expect(answer.body.balances).toEqual([
       expect.objectContaining({ chain: "ETHEREUM", asset: "USDC", amount: "12345678901.234567" }),

@@ -1,3 +1,4 @@
+import { bitcoinSendCheck } from "@mp/chain-bitcoin";
 import { requestSend } from "../src/send-requests.ts";
 import { freshRecipients } from "../test/support/bitcoin-treasury.ts";
 import { openBitcoinBenchTreasury } from "./bench-treasury.ts";
@@ -21,14 +22,18 @@ export async function runBitcoinSendsBench(options: { sends?: number } = {}): Pr
     await h.fund([5n * 100_000_000n, 5n * 100_000_000n]);
     const recipients = freshRecipients(count);
     for (const [i, to] of recipients.entries()) {
-      await requestSend(db, {
-        chain: "BITCOIN",
-        asset: "BTC",
-        to,
-        amountRaw: 100_000n + BigInt(i),
-        purpose: "operator",
-        idempotencyKey: `bench-btc-${i}`,
-      });
+      await requestSend(
+        db,
+        {
+          chain: "BITCOIN",
+          asset: "BTC",
+          to,
+          amountRaw: 100_000n + BigInt(i),
+          purpose: "operator",
+          idempotencyKey: `bench-btc-${i}`,
+        },
+        bitcoinSendCheck,
+      );
     }
     const started = performance.now();
     await pipeline.tick("BITCOIN");

@@ -1,3 +1,4 @@
+import { evmSendCheck } from "@mp/chain-evm";
 import { type Hex, keccak256 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { printTable } from "../../../test/bench/measure.ts";
@@ -37,14 +38,18 @@ export async function runSendsBench(options: { sends?: number } = {}): Promise<S
     for (let i = 0; i < count; i += 50) {
       await Promise.all(
         Array.from({ length: Math.min(50, count - i) }, (_, j) =>
-          requestSend(db, {
-            chain: "BASE",
-            asset: "USDC",
-            to,
-            amountRaw: 1_000n + BigInt(i + j),
-            purpose: "operator",
-            idempotencyKey: `bench-${i + j}`,
-          }),
+          requestSend(
+            db,
+            {
+              chain: "BASE",
+              asset: "USDC",
+              to,
+              amountRaw: 1_000n + BigInt(i + j),
+              purpose: "operator",
+              idempotencyKey: `bench-${i + j}`,
+            },
+            evmSendCheck,
+          ),
         ),
       );
     }

@@ -11,6 +11,7 @@ import type { TreasuryKey, TreasuryKeys } from "@mp/custody";
 import type { LeasedChainLoop } from "./chain-loop.ts";
 import type { ChainSender } from "./chain-sender.ts";
 import type { HoldingsReader } from "./reconcile/holdings-reader.ts";
+import type { SendCheck } from "./send-check.ts";
 import type { SenderFactoryOptions } from "./sender-factory-options.ts";
 import type { SweeperOptions } from "./sweeps/sweep-send.ts";
 
@@ -38,6 +39,8 @@ export interface ChainFamilyModule {
   createSweeper(options: SweeperOptions): LeasedChainLoop;
   /** What reconciliation reads from the chain's node: holdings and fees paid. */
   createHoldingsReader(config: ChainConfig, assets: readonly ChainAsset[]): HoldingsReader;
+  /** What a send request of the family must be (its destination, its dust limit), checked before it is queued. */
+  readonly sendCheck: SendCheck;
   /** A payment request option's payment URI, the form the family's wallets read from a QR code. */
   paymentUri(target: PaymentTarget): string;
 }

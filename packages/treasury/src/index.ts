@@ -12,6 +12,7 @@ export {
   reconcileChains,
 } from "./reconcile/reconcile-chains.ts";
 export { countReconcileResults, recordReconcileReport } from "./reconcile/reconcile-results.ts";
+export type { SendCheck, SendCheckOf } from "./send-check.ts";
 export {
   createSendPipeline,
   SEND_STAGES,
@@ -30,7 +31,7 @@ export {
 } from "./send-requests.ts";
 export type { SenderFactoryOptions } from "./sender-factory-options.ts";
 export { DEFAULT_SWEEP_CONFIG, type SweepConfig, sweepConfigFromEnv } from "./sweeps/index.ts";
-export { transferTreasury } from "./transfer-treasury.ts";
+export { createTransferTreasury } from "./transfer-treasury.ts";
 export { treasuryBalanceJson, treasurySendJson } from "./treasury-json.ts";
 export { registerTreasuryMetrics } from "./treasury-metrics.ts";
 export {

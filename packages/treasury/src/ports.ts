@@ -9,6 +9,7 @@ export * from "./fenced-tx.ts";
 export * from "./reconcile/holdings-reader.ts";
 export * from "./reconcile/known-output.ts";
 export * from "./reconcile/mined-block.ts";
+export * from "./send-check.ts";
 export * from "./send-pipeline.ts";
 export * from "./send-requests.ts";
 export * from "./sender-factory-options.ts";

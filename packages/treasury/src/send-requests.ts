@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from "node:crypto";
-import { P2WPKH_DUST } from "@mp/bitcoin-protocol";
-import { type ChainId, ConflictError, chainFamily, ValidationError } from "@mp/core";
-import { assertExternalDestination, type BitcoinNetwork, isChainAddress } from "@mp/custody";
+import { type ChainId, ConflictError, ValidationError } from "@mp/core";
+import { assertExternalDestination } from "@mp/custody";
 import type { Queryable } from "@mp/db";
+import type { SendCheck } from "./send-check.ts";
 
 /**
  * sweep: a sweep's own send FROM a deposit address (signed by the sweeper with the deposit key, never
@@ -80,46 +80,36 @@ function requestHash(request: SendRequest): string {
   return createHash("sha256").update(canonical).digest("hex");
 }
 
-const BITCOIN_NETWORKS: readonly BitcoinNetwork[] = ["mainnet", "testnet", "regtest"];
-
 /**
- * What no chain would ever take, refused before it is queued: one bad destination in a Bitcoin batch
- * would otherwise take its whole transaction (and every send batched with it) down. The address is
- * checked for the chain's family (Bitcoin: a standard address of any network; the CLI, which knows
- * the deployment's network, checks that too), the amount against the dust limit where the chain has one.
+ * What no chain would ever take, refused before it is queued, by the chain's family (`check`): the
+ * address (Bitcoin: a standard address of any network; the CLI, which knows the deployment's
+ * network, checks that too), the amount against the dust limit where the family has one.
  */
-function assertSendable(request: SendRequest): void {
-  const family = chainFamily(request.chain);
-  const valid =
-    family === "bitcoin"
-      ? BITCOIN_NETWORKS.some((network) => isChainAddress(family, request.to, network))
-      : isChainAddress(family, request.to, "mainnet");
-  if (!valid) throw new ValidationError(`${request.to} is not a ${request.chain} address`, "to");
-  if (family === "bitcoin" && request.amountRaw < P2WPKH_DUST) {
-    throw new ValidationError(
-      `${request.amountRaw} sat is below the dust limit (${P2WPKH_DUST}): no node relays such an output`,
-      "amount",
-    );
+function assertSendable(request: SendRequest, check: SendCheck): void {
+  if (!check.isSendDestination(request.to)) {
+    throw new ValidationError(`${request.to} is not a ${request.chain} address`, "to");
   }
+  check.assertSendAmount(request.asset, request.amountRaw);
 }
 
 /**
  * Stores a send request (state queued) and returns it; the signer's pipeline picks it up. The same
  * idempotency key again returns the stored send (whatever its state now) and stores nothing; the same
  * key with other parameters is refused (idempotency_conflict). A destination that is no address of
- * the chain, or a Bitcoin amount below dust, is refused (validation_error) and nothing is stored; so
+ * the chain, or an amount below its dust limit (`check`, the chain's family's), is refused (validation_error) and nothing is stored; so
  * is a transfer payout or a return to an address of ours (destination_internal);
  * checking the asset against the chain config is the caller's job (it knows the config).
  */
 export async function requestSend(
   db: Queryable,
   request: SendRequest,
+  check: SendCheck,
 ): Promise<{ send: TreasurySend; created: boolean }> {
   if (request.amountRaw <= 0n) throw new ValidationError("amount must be positive", "amount");
   if (request.idempotencyKey.length === 0 || request.idempotencyKey.length > 255) {
     throw new ValidationError("the idempotency key must be 1 to 255 characters", "key");
   }
-  assertSendable(request);
+  assertSendable(request, check);
   // A merchant's payout never goes to an address of ours (issue 27; the quote refused it already).
   // The operator's sends and top-ups may: the indexer credits a payout to a deposit address to its owner.
   if (request.purpose === "transfer" || request.purpose === "return") {

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { bitcoinSendCheck } from "@mp/chain-bitcoin";
 import { tryAcquireLease } from "@mp/db";
 import { networks, payments } from "bitcoinjs-lib";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -29,14 +30,18 @@ describe.each([{ txindex: false }, { txindex: true }])("Bitcoin send pipeline (t
   let keys = 0;
   const send = async (to: string, amountRaw: bigint) =>
     (
-      await requestSend(t.db, {
-        chain: "BITCOIN",
-        asset: "BTC",
-        to,
-        amountRaw,
-        purpose: "operator",
-        idempotencyKey: `btc-${keys++}`,
-      })
+      await requestSend(
+        t.db,
+        {
+          chain: "BITCOIN",
+          asset: "BTC",
+          to,
+          amountRaw,
+          purpose: "operator",
+          idempotencyKey: `btc-${keys++}`,
+        },
+        bitcoinSendCheck,
+      )
     ).send;
 
   /** One pass, then a block, the indexer following (it records the change outputs too). */

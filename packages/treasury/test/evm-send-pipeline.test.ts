@@ -1,3 +1,4 @@
+import { evmSendCheck } from "@mp/chain-evm";
 import { minedTransaction, tokenBalance, transferToken } from "@mp/test-nodes/evm";
 import { bytesToHex, encodeAbiParameters, type Hex, keccak256, pad, parseTransaction } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -24,12 +25,16 @@ const pipeline = (sender: ChainSender = h.sender(), pollIntervalMs?: number): Se
 let keys = 0;
 const send = async (overrides: Partial<SendRequest> & Pick<SendRequest, "asset" | "to" | "amountRaw">) =>
   (
-    await requestSend(t.db, {
-      chain: "BASE",
-      purpose: "operator",
-      idempotencyKey: `evm-${keys++}`,
-      ...overrides,
-    })
+    await requestSend(
+      t.db,
+      {
+        chain: "BASE",
+        purpose: "operator",
+        idempotencyKey: `evm-${keys++}`,
+        ...overrides,
+      },
+      evmSendCheck,
+    )
   ).send;
 
 /** One pass, then a block (automine only mines when a transaction arrives: confirmations need more). */

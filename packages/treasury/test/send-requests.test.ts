@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { sendCheckOf } from "../../../services/payments/src/chain-families.ts";
 import { insertMerchantWithCustomer } from "../../../test/support/db-fixtures.ts";
 import { useTestDatabase } from "../../../test/support/test-database.ts";
 import { listOpenSends, requestSend, type SendRequest } from "../src/index.ts";
@@ -16,10 +17,13 @@ const request = (key: string, overrides: Partial<SendRequest> = {}): SendRequest
   ...overrides,
 });
 
+/** A send request, checked by its chain's family as the service's callers do (the registry's send check). */
+const requestChecked = (r: SendRequest) => requestSend(t.db, r, sendCheckOf(r.chain));
+
 /** Each of `refused` is refused with `code`, and none of them is stored. */
 async function expectRefusedUnstored(refused: SendRequest[], code: string): Promise<void> {
   for (const r of refused) {
-    await expect(requestSend(t.db, r), r.idempotencyKey).rejects.toMatchObject({ code });
+    await expect(requestChecked(r), r.idempotencyKey).rejects.toMatchObject({ code });
   }
   const { rows } = await t.db.query("SELECT id FROM treasury_sends WHERE idempotency_key = ANY($1::text[])", [
     refused.map((r) => r.idempotencyKey),
@@ -29,7 +33,7 @@ async function expectRefusedUnstored(refused: SendRequest[], code: string): Prom
 
 describe("requestSend", () => {
   it("stores a queued send once per idempotency key, also when callers race", async () => {
-    const results = await Promise.all(Array.from({ length: 8 }, () => requestSend(t.db, request("race-1"))));
+    const results = await Promise.all(Array.from({ length: 8 }, () => requestChecked(request("race-1"))));
     expect(new Set(results.map((r) => r.send.id)).size).toBe(1);
     expect(results.filter((r) => r.created)).toHaveLength(1);
     expect(results[0]?.send).toMatchObject({ state: "queued", amountRaw: 1_500_000n, txHash: null });
@@ -38,12 +42,12 @@ describe("requestSend", () => {
   });
 
   it("refuses the same key with other parameters and stores nothing", async () => {
-    await requestSend(t.db, request("other-1"));
-    await expect(requestSend(t.db, request("other-1", { amountRaw: 1_500_001n }))).rejects.toMatchObject({
+    await requestChecked(request("other-1"));
+    await expect(requestChecked(request("other-1", { amountRaw: 1_500_001n }))).rejects.toMatchObject({
       code: "idempotency_conflict",
     });
     await expect(
-      requestSend(t.db, request("other-1", { to: "0x0000000000000000000000000000000000000001" })),
+      requestChecked(request("other-1", { to: "0x0000000000000000000000000000000000000001" })),
     ).rejects.toMatchObject({
       code: "idempotency_conflict",
     });
@@ -54,7 +58,7 @@ describe("requestSend", () => {
   });
 
   it("refuses a non-positive amount", async () => {
-    await expect(requestSend(t.db, request("zero", { amountRaw: 0n }))).rejects.toMatchObject({
+    await expect(requestChecked(request("zero", { amountRaw: 0n }))).rejects.toMatchObject({
       code: "validation_error",
     });
   });
@@ -79,8 +83,7 @@ describe("requestSend", () => {
     ];
     await expectRefusedUnstored(refused, "validation_error");
     // At the dust limit, to a valid address: queued.
-    const { send } = await requestSend(
-      t.db,
+    const { send } = await requestChecked(
       request("btc-ok", {
         chain: "BITCOIN",
         asset: "BTC",
@@ -125,14 +128,11 @@ describe("requestSend", () => {
     ];
     await expectRefusedUnstored(refused, "destination_internal");
     // The operator's own send there is taken: the indexer credits it to the address's owner.
-    expect((await requestSend(t.db, request("operator-to-deposit", { to: deposit }))).created).toBe(true);
+    expect((await requestChecked(request("operator-to-deposit", { to: deposit }))).created).toBe(true);
   });
 
   it("lists open sends oldest first, per chain", async () => {
-    await requestSend(
-      t.db,
-      request("tron-1", { chain: "TRON", asset: "TRX", to: "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8" }),
-    );
+    await requestChecked(request("tron-1", { chain: "TRON", asset: "TRX", to: "TJRabPrwbZy45sbavfcjinPJC18kjpRTv8" }));
     const tron = await listOpenSends(t.db, "TRON");
     expect(tron.map((s) => s.idempotencyKey)).toEqual(["tron-1"]);
     expect((await listOpenSends(t.db)).length).toBeGreaterThanOrEqual(3);

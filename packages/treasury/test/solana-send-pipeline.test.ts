@@ -1,3 +1,4 @@
+import { solanaSendCheck } from "@mp/chain-solana";
 import { Keypair, VersionedTransaction } from "@solana/web3.js";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ChainSender } from "../src/chain-sender.ts";
@@ -47,8 +48,13 @@ const pipeline = (sender: ChainSender = h.sender()): SendPipeline => pipelines.s
 
 let keys = 0;
 const send = async (overrides: Pick<SendRequest, "asset" | "to" | "amountRaw">) =>
-  (await requestSend(t.db, { chain: "SOLANA", purpose: "operator", idempotencyKey: `sol-${keys++}`, ...overrides }))
-    .send;
+  (
+    await requestSend(
+      t.db,
+      { chain: "SOLANA", purpose: "operator", idempotencyKey: `sol-${keys++}`, ...overrides },
+      solanaSendCheck,
+    )
+  ).send;
 
 /** One pass, then a slot (the node produces blocks only when told). */
 const tickAndMine = (p: SendPipeline) => async () => {

@@ -1,3 +1,4 @@
+import { tronSendCheck } from "@mp/chain-tron";
 import { resolveChainConfig, silentLogger } from "@mp/core";
 import { createTreasuryKeys } from "@mp/custody";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
@@ -51,7 +52,13 @@ const pipeline = (sender: ChainSender = tronSender()): SendPipeline => pipelines
 let seq = 0;
 const recipient = () => TronKey.fromLabel(`tron-pipeline-recipient:${++seq}`).address;
 const send = async (request: Pick<SendRequest, "asset" | "to" | "amountRaw">) =>
-  (await requestSend(t.db, { chain: "TRON", purpose: "operator", idempotencyKey: `tron-${++seq}`, ...request })).send;
+  (
+    await requestSend(
+      t.db,
+      { chain: "TRON", purpose: "operator", idempotencyKey: `tron-${++seq}`, ...request },
+      tronSendCheck,
+    )
+  ).send;
 
 const tickAndMine = (p: SendPipeline) => async () => {
   await p.tick("TRON");

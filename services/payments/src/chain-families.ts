@@ -3,7 +3,7 @@ import { evmFamily } from "@mp/chain-evm";
 import { solanaFamily } from "@mp/chain-solana";
 import { tronFamily } from "@mp/chain-tron";
 import { type ChainFamily, type ChainId, chainFamily, type PaymentTarget } from "@mp/core";
-import type { ChainFamilyModule } from "@mp/treasury";
+import type { ChainFamilyModule, SendCheck } from "@mp/treasury";
 
 /**
  * The registry of chain families: the one list the service builds every chain from (reader,
@@ -23,4 +23,9 @@ export function familyOf(chain: ChainId): ChainFamilyModule {
 /** A payment request option's payment URI, written by its chain's family. */
 export function paymentUriOf(target: PaymentTarget): string {
   return familyOf(target.chain).paymentUri(target);
+}
+
+/** What a send request on a chain must be, checked by its family before it is queued (requestSend). */
+export function sendCheckOf(chain: ChainId): SendCheck {
+  return familyOf(chain).sendCheck;
 }

@@ -29,7 +29,7 @@ import { registerLiquidationMetrics, startDrainer } from "@mp/liquidation";
 import { registerPaymentRequestMetrics, startPaymentRequestMatcher } from "@mp/payment-requests";
 import { registerSanctionsMetrics } from "@mp/providers";
 import { startTransferExecutor } from "@mp/transfers";
-import { registerTreasuryMetrics, transferTreasury } from "@mp/treasury";
+import { registerTreasuryMetrics } from "@mp/treasury";
 import { registerWebhookMetrics, startWebhookWorker } from "@mp/webhooks";
 import { Counter, collectDefaultMetrics, Registry } from "prom-client";
 import { createChainFaucet, reconcileTargets } from "./chain-adapters.ts";
@@ -43,6 +43,7 @@ import { createProviders, type Providers, refuseSandboxProviders } from "./provi
 import { openMigratedDatabase } from "./runtime.ts";
 import { openSanctionsScreening } from "./sanctions-screening.ts";
 import { openTreasuryKeys, type SignerSecrets, startSigner } from "./signer.ts";
+import { transferTreasury } from "./transfer-treasury.ts";
 
 export type Role = "api" | "indexer" | "worker" | "signer" | "all";
 

@@ -22,6 +22,7 @@ import {
 } from "@mp/treasury/ports";
 import { address as bitcoinAddress } from "bitcoinjs-lib";
 import { bitcoinRpc } from "../bitcoin-rpc.ts";
+import { bitcoinSendCheck } from "../bitcoin-send-check.ts";
 import { BTC_ASSET } from "../block-transfers.ts";
 import { type BitcoinGuard, chainTip } from "../send/attempt-location.ts";
 import {
@@ -257,14 +258,18 @@ class BitcoinChainSweep extends ChainSweepPass<ChainConfig, BitcoinSweeperOption
         });
         // Another sweep of the address is open: nothing of this batch may be stored (rolled back).
         if (id === null) throw new Error(`${first.address} has an open sweep: batch not stored`);
-        const { send } = await requestSend(tx, {
-          chain: this.chain,
-          asset: BTC_ASSET,
-          to: this.treasury,
-          amountRaw,
-          purpose: "sweep",
-          idempotencyKey: sweepSendKey(id),
-        });
+        const { send } = await requestSend(
+          tx,
+          {
+            chain: this.chain,
+            asset: BTC_ASSET,
+            to: this.treasury,
+            amountRaw,
+            purpose: "sweep",
+            idempotencyKey: sweepSendKey(id),
+          },
+          bitcoinSendCheck,
+        );
         await markSweeping(tx, id, send.id);
         sends.set(destinationId, send.id);
       }

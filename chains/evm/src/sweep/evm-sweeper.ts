@@ -35,6 +35,7 @@ import {
 import { type Address, encodeFunctionData, erc20Abi, getAddress } from "viem";
 import type { z } from "zod";
 import { resolveEvmAssets } from "../evm-assets.ts";
+import { evmSendCheck } from "../evm-send-check.ts";
 import { feeReceiptAnswer, quantityAnswer } from "../send/evm-answers.ts";
 import { createEvmNode, type EvmNode } from "../send/evm-node.ts";
 import { createEvmSender } from "../send/evm-sender.ts";
@@ -259,14 +260,18 @@ class ChainSweep extends ChainSweepPass<ChainRuntime, EvmSweeperOptions, Address
           if (id === null || topUp === 0n) return id;
           // In the sweep's own transaction: a crash leaves either both or neither, and the key derived
           // from the sweep makes any retry return this same top-up, never a second one.
-          const { send } = await requestSend(tx, {
-            chain: this.chain,
-            asset: this.runtime.assets.native.asset,
-            to: getAddress(candidate.address),
-            amountRaw: topUp,
-            purpose: "top_up",
-            idempotencyKey: `sweep:${id}:top-up`,
-          });
+          const { send } = await requestSend(
+            tx,
+            {
+              chain: this.chain,
+              asset: this.runtime.assets.native.asset,
+              to: getAddress(candidate.address),
+              amountRaw: topUp,
+              purpose: "top_up",
+              idempotencyKey: `sweep:${id}:top-up`,
+            },
+            evmSendCheck,
+          );
           await setTopUpSend(tx, id, send.id);
           return id;
         }),
@@ -353,14 +358,18 @@ class ChainSweep extends ChainSweepPass<ChainRuntime, EvmSweeperOptions, Address
       // Each sweep signs from its own address (its own nonce row): independent, so issued together.
       Promise.all(
         chunk.map(async (p) => {
-          const { send } = await requestSend(tx, {
-            chain: this.chain,
-            asset: p.sweep.asset,
-            to: p.sweep.treasuryAddress,
-            amountRaw: p.sweep.amountRaw,
-            purpose: "sweep",
-            idempotencyKey: `sweep:${p.sweep.id}`,
-          });
+          const { send } = await requestSend(
+            tx,
+            {
+              chain: this.chain,
+              asset: p.sweep.asset,
+              to: p.sweep.treasuryAddress,
+              amountRaw: p.sweep.amountRaw,
+              purpose: "sweep",
+              idempotencyKey: `sweep:${p.sweep.id}`,
+            },
+            evmSendCheck,
+          );
           if (!(await markSweeping(tx, p.sweep.id, send.id))) return null;
           const signed = await p.sender.sign(tx, [{ ...p.order, id: send.id }], p.prepared);
           const id = await insertAttempt(tx, this.chain, signed, null);

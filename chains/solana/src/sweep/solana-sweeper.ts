@@ -40,6 +40,7 @@ import {
   transferChecked,
 } from "../send/token-instructions.ts";
 import { resolveSolanaAssets, type SolanaAssets } from "../solana-assets.ts";
+import { solanaSendCheck } from "../solana-send-check.ts";
 
 export interface SolanaSweeperOptions extends Omit<SweeperOptions, "chains" | "onReady"> {
   /** The SOLANA chain config (RPC, tokens). */
@@ -237,7 +238,7 @@ class SolanaSweepPass extends ChainSweepPass<SweepRuntime, SolanaPassOptions> {
     const stored = await this.fenced(async (tx) => {
       const sendId =
         requeuedSendId === null
-          ? await startSweepSend(tx, this.chain, sweep)
+          ? await startSweepSend(tx, this.chain, sweep, solanaSendCheck)
           : (await lockSignable(tx, [requeuedSendId]))
             ? requeuedSendId
             : null;

@@ -24,6 +24,7 @@ import { TronNode } from "../send/tron-node.ts";
 import { BANDWIDTH_RESERVE_SUN, createTronSender, transferData, tronFeeLimit } from "../send/tron-sender.ts";
 import { base58ToHex } from "../tron-address.ts";
 import { resolveTronAssets, type TronAssets } from "../tron-assets.ts";
+import { tronSendCheck } from "../tron-send-check.ts";
 
 /** The Tron chains to sweep are `chains` (their configs: node URL, TRC-20 tokens). */
 export type TronSweeperOptions = SweeperOptions;
@@ -155,13 +156,17 @@ class TronChainSweep extends ChainSweepPass<ChainRuntime, TronSweeperOptions> {
     const spare = trx - (trxLeaving.get(candidate.address) ?? 0n);
     const topUp = needed > spare ? needed - (spare > 0n ? spare : 0n) : 0n;
     const sweepId = await this.fenced((tx) =>
-      openSweepWithTopUp(tx, {
-        chain: this.chain,
-        candidate,
-        treasuryAddress: this.treasury,
-        amountRaw: candidate.unsweptRaw,
-        topUp: { asset: assets.native.asset, amountRaw: topUp },
-      }),
+      openSweepWithTopUp(
+        tx,
+        {
+          chain: this.chain,
+          candidate,
+          treasuryAddress: this.treasury,
+          amountRaw: candidate.unsweptRaw,
+          topUp: { asset: assets.native.asset, amountRaw: topUp },
+        },
+        tronSendCheck,
+      ),
     );
     if (sweepId) {
       this.logger.info(
@@ -191,6 +196,6 @@ class TronChainSweep extends ChainSweepPass<ChainRuntime, TronSweeperOptions> {
       logger: this.logger,
       ...(this.options.fetch === undefined ? {} : { fetch: this.options.fetch }),
     });
-    await signAndStoreSweep(this.context, sender, sweep);
+    await signAndStoreSweep(this.context, sender, sweep, tronSendCheck);
   }
 }

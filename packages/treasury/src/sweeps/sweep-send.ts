@@ -5,6 +5,7 @@ import { insertAttempt, lockSignable } from "../attempt-store.ts";
 import { createLeasedChainLoop, type LeasedChainLoop } from "../chain-loop.ts";
 import { type ChainSender, InsufficientTreasuryFundsError } from "../chain-sender.ts";
 import { type FencedTx, fencedTx } from "../fenced-tx.ts";
+import type { SendCheck } from "../send-check.ts";
 import { justStored } from "../send-pipeline.ts";
 import { requestSend } from "../send-requests.ts";
 import { DEFAULT_SWEEP_CONFIG, type SweepConfig } from "./sweep-config.ts";
@@ -16,6 +17,7 @@ import {
   type NewSweep,
   noteSweepWaiting,
   type OpenSweep,
+  requestSweepSend,
   type SettledSweep,
   setTopUpSend,
 } from "./sweep-store.ts";
@@ -90,18 +92,23 @@ export function createSweeperLoop(options: SweeperOptions, pass: (run: SweepPass
 export async function openSweepWithTopUp(
   tx: Queryable,
   sweep: Omit<NewSweep, "state"> & { topUp: { asset: string; amountRaw: bigint } },
+  check: SendCheck,
 ): Promise<string | null> {
   const { topUp, ...rest } = sweep;
   const id = await insertSweep(tx, { ...rest, state: topUp.amountRaw > 0n ? "topping_up" : "ready" });
   if (id === null || topUp.amountRaw === 0n) return id;
-  const { send } = await requestSend(tx, {
-    chain: sweep.chain,
-    asset: topUp.asset,
-    to: sweep.candidate.address,
-    amountRaw: topUp.amountRaw,
-    purpose: "top_up",
-    idempotencyKey: `sweep:${id}:top-up`,
-  });
+  const { send } = await requestSend(
+    tx,
+    {
+      chain: sweep.chain,
+      asset: topUp.asset,
+      to: sweep.candidate.address,
+      amountRaw: topUp.amountRaw,
+      purpose: "top_up",
+      idempotencyKey: `sweep:${id}:top-up`,
+    },
+    check,
+  );
   await setTopUpSend(tx, id, send.id);
   return id;
 }
@@ -112,28 +119,17 @@ export async function openSweepWithTopUp(
  * send pipeline broadcasts it again if this broadcast is lost, confirms it and watches it for reorgs.
  * A sweep with `sendId` is one whose attempt expired (its send is queued again): the same send is
  * signed again, only while it is still queued (lockSignable), so two passes never sign it twice.
+ * `check` is the family's send check (requestSend's).
  */
 export async function signAndStoreSweep(
   context: { db: Database; chain: ChainId; fenced: Fenced; logger: Logger },
   sender: ChainSender,
   sweep: OpenSweep,
+  check: SendCheck,
 ): Promise<void> {
   const { db, chain, fenced, logger } = context;
   // The send first (idempotent by the sweep's key): the sender prepares and signs the order by its id.
-  const sendId =
-    sweep.sendId ??
-    (
-      await fenced((tx) =>
-        requestSend(tx, {
-          chain,
-          asset: sweep.asset,
-          to: sweep.treasuryAddress,
-          amountRaw: sweep.amountRaw,
-          purpose: "sweep",
-          idempotencyKey: sweepSendKey(sweep.id),
-        }),
-      )
-    ).send.id;
+  const sendId = sweep.sendId ?? (await fenced((tx) => requestSweepSend(tx, chain, sweep, check)));
   const order = { id: sendId, chain, asset: sweep.asset, to: sweep.treasuryAddress, amountRaw: sweep.amountRaw };
   let prepared: unknown;
   try {

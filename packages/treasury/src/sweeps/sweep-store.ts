@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ChainId, Logger } from "@mp/core";
 import type { Queryable } from "@mp/db";
+import type { SendCheck } from "../send-check.ts";
 import { requestSend } from "../send-requests.ts";
 
 /** The sweepers' reads and writes of treasury_sweeps (migrations/0106, 0115), and how they write. */
@@ -202,19 +203,37 @@ async function listOpenSweeps(q: Queryable, chain: ChainId, limit: number, where
 
 /**
  * The sweep's own send (purpose sweep, deposit address -> treasury; key `sweep:<id>`, so a retry
- * finds the same one) and the sweep marked sweeping, in the transaction that then stores its first
- * attempt; null when the sweep is no longer ready (another pass took it).
+ * finds the same one), checked by the family's send check: its id.
  */
-export async function startSweepSend(tx: Queryable, chain: ChainId, sweep: OpenSweep): Promise<string | null> {
-  const { send } = await requestSend(tx, {
+export async function requestSweepSend(
+  tx: Queryable,
+  chain: ChainId,
+  sweep: OpenSweep,
+  check: SendCheck,
+): Promise<string> {
+  const request = {
     chain,
     asset: sweep.asset,
     to: sweep.treasuryAddress,
     amountRaw: sweep.amountRaw,
     purpose: "sweep",
     idempotencyKey: `sweep:${sweep.id}`,
-  });
-  return (await markSweeping(tx, sweep.id, send.id)) ? send.id : null;
+  } as const;
+  return (await requestSend(tx, request, check)).send.id;
+}
+
+/**
+ * The sweep's own send (requestSweepSend) and the sweep marked sweeping, in the transaction that then
+ * stores its first attempt; null when the sweep is no longer ready (another pass took it).
+ */
+export async function startSweepSend(
+  tx: Queryable,
+  chain: ChainId,
+  sweep: OpenSweep,
+  check: SendCheck,
+): Promise<string | null> {
+  const sendId = await requestSweepSend(tx, chain, sweep, check);
+  return (await markSweeping(tx, sweep.id, sendId)) ? sendId : null;
 }
 
 /** The sweep's send is signed and stored (in the same transaction as its attempt). */

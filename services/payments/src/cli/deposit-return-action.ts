@@ -32,7 +32,7 @@ export async function returnDeposit(options: DepositReturnOptions): Promise<void
   const [{ returnHeldDeposit }, { sendDepositReturn }, { transferTreasury }] = await Promise.all([
     import("@mp/ledger"),
     import("@mp/transfers"),
-    import("@mp/treasury"),
+    import("../transfer-treasury.ts"),
   ]);
   const answer = await withDatabase(async (db, config, logger) => {
     const screening = await openSanctionsScreening(config, logger);

@@ -14,6 +14,7 @@ import {
   treasurySendJson,
 } from "@mp/treasury";
 import { chainAssets } from "../chain-adapters.ts";
+import { sendCheckOf } from "../chain-families.ts";
 import { bitcoinNetworkOf } from "../open-custody.ts";
 import { openSanctionsScreening } from "../sanctions-screening.ts";
 import { print, printList, withDatabase } from "./cli-support.ts";
@@ -136,14 +137,18 @@ export async function sendFromTreasury(options: SendOptions): Promise<void> {
       reference: options.key,
       field: "--to",
     });
-    let { send, created } = await requestSend(db, {
-      chain: options.chain,
-      asset,
-      to: options.to,
-      amountRaw,
-      purpose: "operator",
-      idempotencyKey: options.key,
-    });
+    let { send, created } = await requestSend(
+      db,
+      {
+        chain: options.chain,
+        asset,
+        to: options.to,
+        amountRaw,
+        purpose: "operator",
+        idempotencyKey: options.key,
+      },
+      sendCheckOf(options.chain),
+    );
     while (options.wait && send.state !== "confirmed" && send.state !== "failed") {
       await sleep(WAIT_POLL_MS);
       send = (await findSend(db, send.id)) ?? send;
