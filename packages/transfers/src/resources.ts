@@ -1,4 +1,4 @@
-import type { TransferReturnResource } from "./deposit-returns/transfer-returns.ts";
+import type { DepositReturnOrigin, DepositReturnState } from "./deposit-returns/send-deposit-return.ts";
 import type { DestinationType, FundingMode, SourceMethod, TransferStatus } from "./statuses.ts";
 
 /**
@@ -90,4 +90,24 @@ export interface TransferResource extends QuoteTerms {
   expires_at: string;
   created_at: string;
   updated_at: string;
+}
+
+/** A return of a transfer's money to its payer as the transfer resource shows it (`returns`). */
+export interface TransferReturnResource {
+  /** The customer's payment sent back. */
+  deposit_id: string;
+  /** Why: late funding, an over-payment's excess, the funds of a failed payout. */
+  origin: DepositReturnOrigin;
+  state: DepositReturnState;
+  /** What the payer gets (the payment less the network fee); null while nothing can be sent. */
+  amount: Money | null;
+  /** The network fee taken from the payment. */
+  network_fee: Money;
+  destination: { type: "CRYPTO_ADDRESS"; network: string; address: string | null };
+  /** Why it stays payable; null otherwise. */
+  reason: string | null;
+  /** The return's transaction once it is in a block; null before. */
+  tx_hash: string | null;
+  created_at: string;
+  returned_at: string | null;
 }

@@ -1,27 +1,7 @@
 import { iso } from "@mp/core";
 import { toMoney } from "../quote-store.ts";
-import type { Money } from "../resources.ts";
+import type { TransferReturnResource } from "../resources.ts";
 import type { DepositReturnOrigin, DepositReturnState } from "./send-deposit-return.ts";
-
-/** A return of a transfer's money to its payer as the transfer resource shows it (`returns`). */
-export interface TransferReturnResource {
-  /** The customer's payment sent back. */
-  deposit_id: string;
-  /** Why: late funding, an over-payment's excess, the funds of a failed payout. */
-  origin: DepositReturnOrigin;
-  state: DepositReturnState;
-  /** What the payer gets (the payment less the network fee); null while nothing can be sent. */
-  amount: Money | null;
-  /** The network fee taken from the payment. */
-  network_fee: Money;
-  destination: { type: "CRYPTO_ADDRESS"; network: string; address: string | null };
-  /** Why it stays payable; null otherwise. */
-  reason: string | null;
-  /** The return's transaction once it is in a block; null before. */
-  tx_hash: string | null;
-  created_at: string;
-  returned_at: string | null;
-}
 
 /** One return as the transfer's read selects it (TRANSFER_RETURNS_SQL: json, so numbers as text). */
 export interface StoredTransferReturn {
