@@ -88,7 +88,6 @@ function syntheticKey(seq: number): string {
 function generatedDestinations(total: number): Queryable {
   return {
     async query(text: string, params?: unknown[]) {
-      if (text.includes("max(seq)")) return { rows: [{ seq: String(total) }] } as never;
       if (text.includes("pg_current_snapshot")) return { rows: [{ xmax: "1", in_progress: [] }] } as never;
       if (text.includes("treasury_addresses")) return { rows: [] } as never;
       const after = Number(params?.[1]);

@@ -251,7 +251,7 @@ export async function runIndexerBench(options: IndexerBenchOptions = {}): Promis
         { measure: "RSS before the watch set (modules, test nodes, seeding)", value: mb(rssBeforeWatch) },
         {
           measure: "RSS after loading the watch set",
-          value: `${mb(rssAfterWatch)} (+${mb(rssAfterWatch - rssBeforeWatch)}, ${mb(watch.byteLength)} held by the set)`,
+          value: `${mb(rssAfterWatch)} (${rssAfterWatch >= rssBeforeWatch ? "+" : "-"}${mb(Math.abs(rssAfterWatch - rssBeforeWatch))}, ${mb(watch.byteLength)} held by the set)`,
         },
         { measure: "RSS now", value: mb(process.memoryUsage().rss) },
         { measure: "RSS peak", value: mb(peakRss) },
