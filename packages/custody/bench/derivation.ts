@@ -88,16 +88,19 @@ function syntheticKey(seq: number): string {
 function generatedDestinations(total: number): Queryable {
   return {
     async query(text: string, params?: unknown[]) {
-      if (text.includes("max(seq)")) return { rows: [{ seq: String(total) }] } as never;
       if (text.includes("pg_current_snapshot")) return { rows: [{ xmax: "1", in_progress: [] }] } as never;
       if (text.includes("treasury_addresses")) return { rows: [] } as never;
       const after = Number(params?.[1]);
       const limit = Number(params?.[2]);
-      const rows: Array<{ seq: string; address_key: string }> = [];
-      for (let seq = after + 1; seq <= Math.min(total, after + limit); seq++) {
-        rows.push({ seq: String(seq), address_key: syntheticKey(seq) });
+      // The page as the watch set's query folds it: one row, the keys as `<length>:<key>` records.
+      const last = Math.min(total, after + limit);
+      let packed = "";
+      for (let seq = after + 1; seq <= last; seq++) {
+        const key = syntheticKey(seq);
+        packed += `${key.length}:${key}`;
       }
-      return { rows } as never;
+      const count = Math.max(0, last - after);
+      return { rows: [{ count, last: count > 0 ? String(last) : null, packed: count > 0 ? packed : null }] } as never;
     },
   };
 }

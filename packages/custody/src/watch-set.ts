@@ -1,6 +1,7 @@
 import { type AddressMatcher, type ChainId, isEvmChain } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { CompactKeySet } from "./compact-key-set.ts";
+import { addPackedKeys } from "./packed-keys.ts";
 
 /** Every receive address of one chain, kept current by refresh(); what an indexer matches transfers against. */
 export interface WatchSet extends AddressMatcher {
@@ -8,6 +9,8 @@ export interface WatchSet extends AddressMatcher {
   refresh(): Promise<number>;
   /** Distinct addresses held. */
   readonly size: number;
+  /** Bytes the set holds for them (its arena and hash table; what the benches print). */
+  readonly byteLength: number;
 }
 
 export interface WatchSetOptions {
@@ -15,10 +18,17 @@ export interface WatchSetOptions {
   pageSize?: number;
 }
 
-interface DestinationRow {
-  /** bigint: pg hands int8 over as a decimal string. */
-  seq: string;
-  address_key: string;
+/**
+ * One page of destinations folded into a single row: each key as `<characters>:<key>`, concatenated.
+ * A page of 50,000 row objects (two strings each) filled the young generation and was promoted to
+ * the old one at every page, which grew the heap (and the RSS) by far more than the set itself.
+ */
+interface DestinationPage {
+  /** Rows in the page. */
+  count: number;
+  /** bigint as text: the page's highest seq, null for an empty page. */
+  last: string | null;
+  packed: string | null;
 }
 
 /**
@@ -60,16 +70,20 @@ export function createWatchSet(db: Queryable, chain: ChainId, options: WatchSetO
     let cursor = 0n;
     let added = 0;
     for (;;) {
-      const { rows } = await db.query<DestinationRow>(
-        `SELECT seq, address_key FROM destinations WHERE chain = $1 AND seq > $2 ${unseen} ORDER BY seq LIMIT $3`,
+      const { rows } = await db.query<DestinationPage>(
+        `WITH page AS (
+           SELECT seq, address_key FROM destinations WHERE chain = $1 AND seq > $2 ${unseen} ORDER BY seq LIMIT $3
+         )
+         SELECT count(*)::int AS count, max(seq)::text AS last,
+                string_agg(length(address_key)::text || ':' || address_key, '') AS packed
+           FROM page`,
         [chain, cursor.toString(), pageSize, ...horizonParams],
       );
-      for (const row of rows) {
-        if (keys.add(row.address_key)) added++;
-      }
-      const last = rows.at(-1);
-      if (last) cursor = BigInt(last.seq);
-      if (rows.length < pageSize) break;
+      const page = rows[0];
+      if (!page) throw new Error("the watch set's page query answered no row");
+      if (page.packed !== null) added += addPackedKeys(keys, page.packed);
+      if (page.last !== null) cursor = BigInt(page.last);
+      if (page.count < pageSize) break;
     }
     horizon = { xmax: next.xmax, inProgress: next.in_progress };
     // The treasury's own addresses (a handful), on every chain: what pays them is an operator's
@@ -95,6 +109,9 @@ export function createWatchSet(db: Queryable, chain: ChainId, options: WatchSetO
     has: (addressKey) => keys.has(addressKey),
     get size() {
       return keys.size;
+    },
+    get byteLength() {
+      return keys.byteLength;
     },
   };
 }

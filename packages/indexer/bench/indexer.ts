@@ -144,10 +144,12 @@ export async function runIndexerBench(options: IndexerBenchOptions = {}): Promis
     await node.mine(config.confirmations);
     const seedMs = performance.now() - started;
 
+    const rssBeforeWatch = process.memoryUsage().rss;
     const watch = createWatchSet(db, chain);
     started = performance.now();
     await watch.refresh();
     const watchLoadMs = performance.now() - started;
+    const rssAfterWatch = process.memoryUsage().rss;
 
     const indexer = createIndexer({
       db,
@@ -245,6 +247,11 @@ export async function runIndexerBench(options: IndexerBenchOptions = {}): Promis
         {
           measure: "end to end rate / scan rate",
           value: `${(rate(transfers, totalMs) / rate(transfers, steps.scanMs)).toFixed(3)}x`,
+        },
+        { measure: "RSS before the watch set (modules, test nodes, seeding)", value: mb(rssBeforeWatch) },
+        {
+          measure: "RSS after loading the watch set",
+          value: `${mb(rssAfterWatch)} (${rssAfterWatch >= rssBeforeWatch ? "+" : "-"}${mb(Math.abs(rssAfterWatch - rssBeforeWatch))}, ${mb(watch.byteLength)} held by the set)`,
         },
         { measure: "RSS now", value: mb(process.memoryUsage().rss) },
         { measure: "RSS peak", value: mb(peakRss) },
