@@ -15,6 +15,7 @@ export { registerLiquidationMetrics } from "./drain-metrics.ts";
 export { type DrainDeps, type DrainPass, type DrainSettings, drainOnce, startDrainer } from "./drain-pass.ts";
 export { priceDrain } from "./drain-pricing.ts";
 export { DRAIN_SELECT, type DrainResource, readDrain, readDrains, toDrainResource } from "./drain-resource.ts";
+export type { DrainReturnDeps } from "./drain-returns.ts";
 export {
   findLiquidationAddressForOperator,
   listLiquidationAddressesForOperator,

@@ -1,0 +1,79 @@
+import { transferTreasury } from "@mp/treasury";
+import { describe, expect, it } from "vitest";
+import { useTransfersApi } from "../api/transfers-support.ts";
+import { drainerOf, liquidationSteps } from "./drain-support.ts";
+
+const USD = 1_000_000n;
+/** The payer's refund address named on the liquidation address. */
+const RETURN_TO = "0x00000000000000000000000000000000000000cc";
+const PAYEE = "0x00000000000000000000000000000000000000dd";
+
+/**
+ * Issue 30, return_address: money a drain cannot pay out goes back to the address's return_address
+ * through the returns pipeline (taken back from available into returns_payable, one treasury send of
+ * purpose `return` less the network fee), once; the drain moves failed -> refunded.
+ */
+describe("liquidation drains: a failed drain's money goes to the address's return_address", () => {
+  const { t, a, customer } = useTransfersApi();
+
+  it("a drain refused (beneficiary required) is sent back once to return_address, less the fee; ledger clean", async () => {
+    const { create, deposit, confirm, drains } = liquidationSteps(t, a, customer.customerId);
+    const res = await t.call(a, "/v1/liquidation-addresses", {
+      method: "POST",
+      idempotencyKey: `liq-return-${Date.now()}`,
+      json: {
+        customer_id: customer.customerId,
+        network: "BASE",
+        asset: "USDC",
+        destination: { type: "CRYPTO_ADDRESS", network: "BASE", asset: "USDC", address: PAYEE },
+        return_address: RETURN_TO,
+      },
+    });
+    expect(res.status, res.text).toBe(201);
+    const address = res.body.data as { id: string };
+    const plain = await create({ type: "CRYPTO_ADDRESS", network: "BASE", asset: "USDC", address: PAYEE });
+    const refused = await deposit(address, 80n * USD);
+    const kept = await deposit(plain, 70n * USD);
+    await confirm();
+    const before = await t.balance(a);
+    // The drainer with a 50 USD travel rule threshold and the returns pipeline (a 1 USD network fee).
+    const drain = drainerOf(t.api, {
+      travelRuleThresholdUsdMicros: 50n * USD,
+      returns: { treasury: transferTreasury, networkFeeUsdMicros: 1n * USD },
+    });
+    expect(await drain()).toMatchObject({ failed: 2, refunded: 1 });
+    expect(await drain()).toMatchObject({ failed: 0, refunded: 0, submitted: 0 });
+
+    const [back] = await drains(address.id);
+    expect(back).toMatchObject({ deposit_id: refused, state: "refunded", failure_reason: "beneficiary_required" });
+    expect(back?.states.map((s: { state: string }) => s.state)).toEqual(["awaiting_funds", "failed", "refunded"]);
+    const [flagged] = await drains(plain.id);
+    expect(flagged).toMatchObject({ deposit_id: kept, state: "failed", failure_reason: "beneficiary_required" });
+
+    const sends = await t.api.db.query<{ to_address: string; amount_raw: string; purpose: string }>(
+      "SELECT to_address, amount_raw::text, purpose FROM treasury_sends WHERE idempotency_key = $1",
+      [`deposit-return:${refused}`],
+    );
+    expect(sends.rows).toEqual([{ to_address: RETURN_TO, amount_raw: "79000000", purpose: "return" }]);
+    const returned = await t.api.db.query<{ origin: string; state: string }>(
+      "SELECT origin, state FROM deposit_returns WHERE deposit_id = $1",
+      [refused],
+    );
+    expect(returned.rows).toEqual([{ origin: "liquidation", state: "sending" }]);
+    // The refused deposit left the available balance (owed to its payer); the other one stays, flagged.
+    expect(Number(before.available) - Number((await t.balance(a)).available)).toBeCloseTo(80, 6);
+    const events = await t.api.db.query<{ type: string }>("SELECT type FROM events WHERE object_id = $1 ORDER BY seq", [
+      back?.id,
+    ]);
+    expect(events.rows.map((e) => e.type)).toEqual([
+      "liquidation_address.drain.failed",
+      "liquidation_address.drain.refunded",
+    ]);
+    const depositEvents = await t.api.db.query<{ type: string }>(
+      "SELECT type FROM events WHERE object_id = $1 AND type = 'deposit.returned'",
+      [refused],
+    );
+    expect(depositEvents.rows).toHaveLength(1);
+    await t.expectLedgerClean();
+  });
+});
