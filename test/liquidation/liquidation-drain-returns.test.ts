@@ -1,6 +1,7 @@
 import { transferTreasury } from "@mp/treasury";
 import { describe, expect, it } from "vitest";
 import { useTransfersApi } from "../api/transfers-support.ts";
+import { nextKey } from "../api/verification-fixtures.ts";
 import { drainerOf, liquidationSteps } from "./drain-support.ts";
 
 const USD = 1_000_000n;
@@ -15,12 +16,10 @@ const PAYEE = "0x00000000000000000000000000000000000000dd";
  */
 describe("liquidation drains: a failed drain's money goes to the address's return_address", () => {
   const { t, a, customer } = useTransfersApi();
-
-  it("a drain refused (beneficiary required) is sent back once to return_address, less the fee; ledger clean", async () => {
-    const { create, deposit, confirm, drains } = liquidationSteps(t, a, customer.customerId);
+  const withReturnAddress = async (): Promise<{ id: string }> => {
     const res = await t.call(a, "/v1/liquidation-addresses", {
       method: "POST",
-      idempotencyKey: `liq-return-${Date.now()}`,
+      idempotencyKey: nextKey("liq-return"),
       json: {
         customer_id: customer.customerId,
         network: "BASE",
@@ -30,7 +29,19 @@ describe("liquidation drains: a failed drain's money goes to the address's retur
       },
     });
     expect(res.status, res.text).toBe(201);
-    const address = res.body.data as { id: string };
+    return res.body.data as { id: string };
+  };
+  const returnSends = async (depositId: string) =>
+    (
+      await t.api.db.query<{ to_address: string; amount_raw: string; purpose: string }>(
+        "SELECT to_address, amount_raw::text, purpose FROM treasury_sends WHERE idempotency_key = $1",
+        [`deposit-return:${depositId}`],
+      )
+    ).rows;
+
+  it("a drain refused (beneficiary required) is sent back once to return_address, less the fee; ledger clean", async () => {
+    const { create, deposit, confirm, drains } = liquidationSteps(t, a, customer.customerId);
+    const address = await withReturnAddress();
     const plain = await create({ type: "CRYPTO_ADDRESS", network: "BASE", asset: "USDC", address: PAYEE });
     const refused = await deposit(address, 80n * USD);
     const kept = await deposit(plain, 70n * USD);
@@ -50,11 +61,7 @@ describe("liquidation drains: a failed drain's money goes to the address's retur
     const [flagged] = await drains(plain.id);
     expect(flagged).toMatchObject({ deposit_id: kept, state: "failed", failure_reason: "beneficiary_required" });
 
-    const sends = await t.api.db.query<{ to_address: string; amount_raw: string; purpose: string }>(
-      "SELECT to_address, amount_raw::text, purpose FROM treasury_sends WHERE idempotency_key = $1",
-      [`deposit-return:${refused}`],
-    );
-    expect(sends.rows).toEqual([{ to_address: RETURN_TO, amount_raw: "79000000", purpose: "return" }]);
+    expect(await returnSends(refused)).toEqual([{ to_address: RETURN_TO, amount_raw: "79000000", purpose: "return" }]);
     const returned = await t.api.db.query<{ origin: string; state: string }>(
       "SELECT origin, state FROM deposit_returns WHERE deposit_id = $1",
       [refused],
@@ -74,6 +81,51 @@ describe("liquidation drains: a failed drain's money goes to the address's retur
       [refused],
     );
     expect(depositEvents.rows).toHaveLength(1);
+    await t.expectLedgerClean();
+  });
+
+  it("a drain not paid below the minimum goes back too (not_paid -> refunded); one not more than its fee stays payable, said on the drain", async () => {
+    const { deposit, confirm, drains } = liquidationSteps(t, a, customer.customerId);
+    const address = await withReturnAddress();
+    const sent = await deposit(address, 2n * USD);
+    const dust = await deposit(address, 500_000n);
+    await confirm();
+    const before = await t.balance(a);
+    // A 5 USD product fee leaves nothing to pay out of either; the return's network fee is 1 USD.
+    const drain = drainerOf(t.api, {
+      feeFixedUsdMicros: 5n * USD,
+      returns: { treasury: transferTreasury, networkFeeUsdMicros: 1n * USD },
+    });
+    expect(await drain()).toMatchObject({ notPaid: 2, refunded: 1 });
+    expect(await drain()).toMatchObject({ notPaid: 0, refunded: 0, submitted: 0 });
+
+    const byDeposit = new Map((await drains(address.id)).map((d) => [d.deposit_id, d]));
+    expect(byDeposit.get(sent)).toMatchObject({
+      state: "refunded",
+      not_paid_reason: "below_minimum",
+      transfer_id: null,
+    });
+    expect(byDeposit.get(sent)?.states.map((s: { state: string }) => s.state)).toEqual([
+      "awaiting_funds",
+      "not_paid",
+      "refunded",
+    ]);
+    expect(await returnSends(sent)).toEqual([{ to_address: RETURN_TO, amount_raw: "1000000", purpose: "return" }]);
+    // The dust is owed to its payer (returns_payable) but not more than its fee: payable, said on the drain.
+    expect(byDeposit.get(dust)).toMatchObject({ state: "not_paid", not_paid_reason: "below_minimum" });
+    expect(await returnSends(dust)).toEqual([]);
+    const dustDrain = await t.api.db.query<{ last_error: string }>(
+      "SELECT last_error FROM liquidation_drains WHERE deposit_id = $1",
+      [dust],
+    );
+    expect(dustDrain.rows[0]?.last_error).toContain("not more than its network fee");
+    const dustReturn = await t.api.db.query<{ state: string }>(
+      "SELECT state FROM deposit_returns WHERE deposit_id = $1",
+      [dust],
+    );
+    expect(dustReturn.rows).toEqual([{ state: "payable" }]);
+    // Both left the available balance: 2.5 USD owed to the payer.
+    expect(Number(before.available) - Number((await t.balance(a)).available)).toBeCloseTo(2.5, 6);
     await t.expectLedgerClean();
   });
 });

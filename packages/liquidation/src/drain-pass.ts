@@ -13,7 +13,7 @@ import {
 import { moveDrain } from "./drain-events.ts";
 import { DEFAULT_MAX_DRAIN_ATTEMPTS, recordDrainError } from "./drain-failures.ts";
 import { priceDrain } from "./drain-pricing.ts";
-import { type DrainReturnDeps, returnFailedDrains } from "./drain-returns.ts";
+import { type DrainReturnDeps, oweFailedDrainBack, returnFailedDrains } from "./drain-returns.ts";
 
 /** Drains looked at per pass and step: a backlog drains over a few passes, never one long transaction. */
 const BATCH = 100;
@@ -52,7 +52,7 @@ export interface DrainPass {
   retried: number;
   /** Drains moved to failed without a transfer (a final refusal, or retries spent). */
   failed: number;
-  /** Failed drains whose money was sent to their address's return_address. */
+  /** Failed or not_paid (below_minimum) drains whose money was sent to their address's return_address. */
   refunded: number;
 }
 
@@ -70,7 +70,7 @@ interface DrainCandidate {
  *    at once) that the transfer executor pays out, or not_paid below the minimum;
  * 2. drains whose transfer ended follow it (COMPLETED -> payment_processed, FAILED or CANCELED ->
  *    failed, REFUNDED -> refunded);
- * 3. failed drains owed to their address's return_address are sent there (drain-returns.ts).
+ * 3. failed and not_paid drains owed to their address's return_address are sent there (drain-returns.ts).
  * The drain's transfer is made in the transaction that moves the drain out of awaiting_funds, so a
  * crash or a second worker never makes two (and the deposit id is unique among drains).
  */
@@ -186,6 +186,7 @@ async function submitDrain(
   });
   if (!priced) {
     await moveDrain(sql, ref, "not_paid", { notPaidReason: "below_minimum" });
+    await oweFailedDrainBack(sql, drainId);
     return "not_paid";
   }
   // Travel rule: at or above the threshold the address's beneficiary goes on the quote; without one

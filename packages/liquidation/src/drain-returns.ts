@@ -15,7 +15,8 @@ export interface DrainReturnDeps {
 }
 
 /**
- * In the transaction that fails drain `drainId` (locked by the caller): when its address has a
+ * In the transaction that fails drain `drainId`, or marks it not_paid below_minimum (locked by the
+ * caller; a held deposit's money stays held, it is not credited): when its address has a
  * return_address, its deposit's credit is taken back from the merchant's available balance into
  * returns_payable (postPolicyReturn: the net from available, the fee from fee_revenue) and
  * `deposit.returned` is appended, so the return pass sends it there. Under a savepoint: when the merchant has spent the net already
@@ -53,7 +54,7 @@ export async function oweFailedDrainBack(sql: Queryable, drainId: string): Promi
 }
 
 /**
- * Failed drains whose deposit is owed back (a `policy_return` entry) and has no return yet: each, in
+ * Failed and not_paid drains whose deposit is owed back (a `policy_return` entry) and has no return yet: each, in
  * its own transaction under the drain's lock (SKIP LOCKED), is sent to its address's return_address
  * (sendDepositReturnTo: once per deposit, the network fee taken, screened) and the drain moves to
  * `refunded`. A return not more than its fee stays payable, as returns do, its reason on the drain
@@ -63,7 +64,7 @@ export async function returnFailedDrains(db: Database, deps: DrainReturnDeps, ba
   const { rows } = await db.query<{ id: string }>(
     `SELECT ld.id FROM liquidation_drains ld
        JOIN liquidation_addresses a ON a.id = ld.liquidation_address_id
-      WHERE ld.state = 'failed' AND a.return_address IS NOT NULL
+      WHERE ld.state IN ('failed', 'not_paid') AND a.return_address IS NOT NULL
         AND EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'policy_return' AND e.reference = ld.deposit_id::text)
         AND NOT EXISTS (SELECT 1 FROM deposit_returns r WHERE r.deposit_id = ld.deposit_id)
         AND NOT EXISTS (SELECT 1 FROM sanctions_matches s WHERE s.context = 'return' AND s.reference = ld.deposit_id::text)
@@ -92,7 +93,7 @@ async function returnDrain(
   const { rows } = await sql.query<{ merchant_id: string; deposit_id: string; return_address: string }>(
     `SELECT ld.merchant_id, ld.deposit_id, a.return_address FROM liquidation_drains ld
        JOIN liquidation_addresses a ON a.id = ld.liquidation_address_id
-      WHERE ld.id = $1 AND ld.state = 'failed' FOR UPDATE OF ld SKIP LOCKED`,
+      WHERE ld.id = $1 AND ld.state IN ('failed', 'not_paid') FOR UPDATE OF ld SKIP LOCKED`,
     [drainId],
   );
   const drain = rows[0];
