@@ -1,8 +1,11 @@
+import { SANDBOX_PAYOUT_MAGIC } from "@mp/providers";
+import { executeTransfersOnce } from "@mp/transfers";
 import { transferTreasury } from "@mp/treasury";
 import { describe, expect, it } from "vitest";
+import { usBank } from "../api/transfers-bank-support.ts";
 import { useTransfersApi } from "../api/transfers-support.ts";
 import { nextKey } from "../api/verification-fixtures.ts";
-import { drainerOf, liquidationSteps } from "./drain-support.ts";
+import { drainerOf, liquidationSteps, sandboxPayoutBank } from "./drain-support.ts";
 
 const USD = 1_000_000n;
 /** The payer's refund address named on the liquidation address. */
@@ -16,7 +19,9 @@ const PAYEE = "0x00000000000000000000000000000000000000dd";
  */
 describe("liquidation drains: a failed drain's money goes to the address's return_address", () => {
   const { t, a, customer } = useTransfersApi();
-  const withReturnAddress = async (): Promise<{ id: string }> => {
+  const withReturnAddress = async (
+    destination: unknown = { type: "CRYPTO_ADDRESS", network: "BASE", asset: "USDC", address: PAYEE },
+  ): Promise<{ id: string }> => {
     const res = await t.call(a, "/v1/liquidation-addresses", {
       method: "POST",
       idempotencyKey: nextKey("liq-return"),
@@ -24,7 +29,7 @@ describe("liquidation drains: a failed drain's money goes to the address's retur
         customer_id: customer.customerId,
         network: "BASE",
         asset: "USDC",
-        destination: { type: "CRYPTO_ADDRESS", network: "BASE", asset: "USDC", address: PAYEE },
+        destination,
         return_address: RETURN_TO,
       },
     });
@@ -126,6 +131,36 @@ describe("liquidation drains: a failed drain's money goes to the address's retur
     expect(dustReturn.rows).toEqual([{ state: "payable" }]);
     // Both left the available balance: 2.5 USD owed to the payer.
     expect(Number(before.available) - Number((await t.balance(a)).available)).toBeCloseTo(2.5, 6);
+    await t.expectLedgerClean();
+  });
+
+  it("a drain whose bank payout failed goes back too (failed payout_failed -> refunded), once", async () => {
+    const { deposit, confirm, drains } = liquidationSteps(t, a, customer.customerId);
+    const address = await withReturnAddress(usBank(`98765${SANDBOX_PAYOUT_MAGIC.failSuffix}`));
+    const id = await deposit(address, 30n * USD);
+    await confirm();
+    const before = await t.balance(a);
+    const drain = drainerOf(t.api, { returns: { treasury: transferTreasury, networkFeeUsdMicros: 1n * USD } });
+    expect(await drain()).toMatchObject({ submitted: 1 });
+    // The sandbox bank answers at once: the refused payout is FAILED within a few executor passes.
+    for (let pass = 0; ; pass += 1) {
+      await executeTransfersOnce(t.api.db, transferTreasury, { bank: sandboxPayoutBank(t.api, 0, () => new Date()) });
+      const done = await drain();
+      if (done.refunded === 1) break;
+      if (pass > 10) throw new Error(`drain never refunded: ${JSON.stringify(await drains(address.id))}`);
+    }
+    expect(await drain()).toMatchObject({ refunded: 0, synced: 0 });
+    const [d] = await drains(address.id);
+    expect(d).toMatchObject({ deposit_id: id, state: "refunded", failure_reason: "payout_failed" });
+    expect(d?.states.map((s: { state: string }) => s.state)).toEqual([
+      "awaiting_funds",
+      "payment_submitted",
+      "failed",
+      "refunded",
+    ]);
+    expect(await returnSends(id)).toEqual([{ to_address: RETURN_TO, amount_raw: "29000000", purpose: "return" }]);
+    // The failure released the hold to available; the return took the deposit's 30 USD from there.
+    expect(Number(before.available) - Number((await t.balance(a)).available)).toBeCloseTo(30, 6);
     await t.expectLedgerClean();
   });
 });

@@ -69,7 +69,7 @@ interface DrainCandidate {
  *    priced (drain-pricing.ts) and becomes a BALANCE quote and transfer of the merchant (its USD held
  *    at once) that the transfer executor pays out, or not_paid below the minimum;
  * 2. drains whose transfer ended follow it (COMPLETED -> payment_processed, FAILED or CANCELED ->
- *    failed, REFUNDED -> refunded);
+ *    failed, owed to the return_address if any; REFUNDED -> refunded);
  * 3. failed and not_paid drains owed to their address's return_address are sent there (drain-returns.ts).
  * The drain's transfer is made in the transaction that moves the drain out of awaiting_funds, so a
  * crash or a second worker never makes two (and the deposit id is unique among drains).
@@ -258,6 +258,8 @@ async function syncDrains(deps: DrainDeps): Promise<number> {
           const reason = state === "failed" ? { failureReason: "payout_failed" as const } : {};
           await moveDrain(sql, { id, merchantId: row.merchant_id }, state, reason);
         }
+        // A payout that failed released its hold to available: owed to the return_address, if any.
+        if (steps.length === 1 && steps[0] === "failed") await oweFailedDrainBack(sql, id);
         return steps.length > 0 ? 1 : 0;
       });
     } catch (error) {
