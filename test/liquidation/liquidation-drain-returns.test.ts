@@ -63,6 +63,8 @@ describe("liquidation drains: a failed drain's money goes to the address's retur
     const [back] = await drains(address.id);
     expect(back).toMatchObject({ deposit_id: refused, state: "refunded", failure_reason: "beneficiary_required" });
     expect(back?.states.map((s: { state: string }) => s.state)).toEqual(["awaiting_funds", "failed", "refunded"]);
+    expect(back?.return).toMatchObject({ state: "sending", address: RETURN_TO, reason: null });
+    expect(back?.return.amount).not.toBeNull();
     const [flagged] = await drains(plain.id);
     expect(flagged).toMatchObject({ deposit_id: kept, state: "failed", failure_reason: "beneficiary_required" });
 
@@ -118,6 +120,8 @@ describe("liquidation drains: a failed drain's money goes to the address's retur
     expect(await returnSends(sent)).toEqual([{ to_address: RETURN_TO, amount_raw: "1000000", purpose: "return" }]);
     // The dust is owed to its payer (returns_payable) but not more than its fee: payable, said on the drain.
     expect(byDeposit.get(dust)).toMatchObject({ state: "not_paid", not_paid_reason: "below_minimum" });
+    expect(byDeposit.get(dust)?.return).toMatchObject({ state: "payable", address: RETURN_TO, amount: null });
+    expect(byDeposit.get(dust)?.return.reason).toContain("not more than its network fee");
     expect(await returnSends(dust)).toEqual([]);
     const dustDrain = await t.api.db.query<{ last_error: string }>(
       "SELECT last_error FROM liquidation_drains WHERE deposit_id = $1",
