@@ -1,5 +1,5 @@
 import { SANDBOX_PAYOUT_MAGIC } from "@mp/providers";
-import { executeTransfersOnce } from "@mp/transfers";
+import { executeTransfersOnce, sendDepositReturn } from "@mp/transfers";
 import { transferTreasury } from "@mp/treasury";
 import { describe, expect, it } from "vitest";
 import { usBank } from "../api/transfers-bank-support.ts";
@@ -135,6 +135,14 @@ describe("liquidation drains: a failed drain's money goes to the address's retur
     expect(dustReturn.rows).toEqual([{ state: "payable" }]);
     // Both left the available balance: 2.5 USD owed to the payer.
     expect(Number(before.available) - Number((await t.balance(a)).available)).toBeCloseTo(2.5, 6);
+    // An operator sends the dust later at a lower fee (as `deposits return` does): it goes to the
+    // return_address, and the next pass moves its drain to refunded.
+    const later = await t.api.db.tx((c) =>
+      sendDepositReturn(c, { treasury: transferTreasury }, { depositId: dust, networkFeeUsdMicros: 100_000n }),
+    );
+    expect(later).toMatchObject({ state: "sending", to: RETURN_TO, amountRaw: 400_000n });
+    expect(await drain()).toMatchObject({ refunded: 1 });
+    expect((await drains(address.id)).find((d) => d.deposit_id === dust)).toMatchObject({ state: "refunded" });
     await t.expectLedgerClean();
   });
 

@@ -58,7 +58,9 @@ export async function oweFailedDrainBack(sql: Queryable, drainId: string): Promi
  * its own transaction under the drain's lock (SKIP LOCKED), is sent to its address's return_address
  * (sendDepositReturnTo: once per deposit, the network fee taken, screened) and the drain moves to
  * `refunded`. A return not more than its fee stays payable, as returns do, its reason on the drain
- * (last_error), and is not tried again by this pass. Returns how many drains were refunded.
+ * (last_error), and is not tried again by this pass; sent later by an operator (`deposits return`,
+ * which keeps the return_address), the drain follows it to `refunded` on the next pass. Returns how
+ * many drains were refunded.
  */
 export async function returnFailedDrains(db: Database, deps: DrainReturnDeps, batch: number): Promise<number> {
   const { rows } = await db.query<{ id: string }>(
@@ -66,7 +68,7 @@ export async function returnFailedDrains(db: Database, deps: DrainReturnDeps, ba
        JOIN liquidation_addresses a ON a.id = ld.liquidation_address_id
       WHERE ld.state IN ('failed', 'not_paid') AND a.return_address IS NOT NULL
         AND EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'policy_return' AND e.reference = ld.deposit_id::text)
-        AND NOT EXISTS (SELECT 1 FROM deposit_returns r WHERE r.deposit_id = ld.deposit_id)
+        AND NOT EXISTS (SELECT 1 FROM deposit_returns r WHERE r.deposit_id = ld.deposit_id AND r.state = 'payable')
         AND NOT EXISTS (SELECT 1 FROM sanctions_matches s WHERE s.context = 'return' AND s.reference = ld.deposit_id::text)
       ORDER BY ld.updated_at, ld.id LIMIT $1`,
     [batch],

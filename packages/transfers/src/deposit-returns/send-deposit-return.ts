@@ -243,7 +243,9 @@ export async function sendDepositReturn(
     send_key: existing?.send_key ?? null,
     origin,
   };
-  const destination = destinationOf(deposit, request);
+  // A liquidation return keeps the return_address it was first stored with, whoever asks again (the CLI).
+  const named = existing?.origin === "liquidation" ? (existing.to_address ?? undefined) : undefined;
+  const destination = destinationOf(deposit, { ...request, returnAddress: request.returnAddress ?? named });
   if ("reason" in destination) {
     return storeReturn(
       client,
