@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { createLogger } from "@mp/core";
-import { type DrainPass, type DrainSettings, drainOnce } from "@mp/liquidation";
+import { type DrainPass, type DrainReturnDeps, type DrainSettings, drainOnce } from "@mp/liquidation";
 import { createSandboxBankingProvider, type RateProvider } from "@mp/providers";
 import { expect } from "vitest";
 import { confirmDeposits } from "../../packages/indexer/src/confirm-deposits.ts";
@@ -16,15 +16,16 @@ export type Answer = { id: string; [field: string]: any };
  * One pass of the drainer against the in-process API's database, as the worker runs it: the
  * transfers' spread and travel rule threshold, the product's fee (`settings` overrides any of them;
  * LIQUIDATION_FEE_* unset: no fee, a merchant's liquidation_fee_overrides row applies), the API's
- * rates unless `rates` is given.
+ * rates unless `rates` is given; failed drains' money sent to a return_address only when `returns` is given.
  */
 export function drainerOf(
   api: ApiHarness,
-  settings: Partial<DrainSettings> = {},
+  { returns, ...settings }: Partial<DrainSettings> & { returns?: DrainReturnDeps } = {},
   rates?: RateProvider,
 ): () => Promise<DrainPass> {
   return () =>
     drainOnce({
+      returns,
       db: api.db,
       keyring: api.deps.encryption,
       rates: rates ?? api.deps.rates,

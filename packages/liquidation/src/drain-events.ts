@@ -25,7 +25,7 @@ export async function appendDrainEvent(
   });
 }
 
-/** Moves a drain (locked by the caller) to `state` and announces it. */
+/** Moves a drain (locked by the caller) to `state` and announces it; its reasons are kept (a refunded drain says why). */
 export async function moveDrain(
   sql: Queryable,
   drain: { id: string; merchantId: string },
@@ -34,7 +34,7 @@ export async function moveDrain(
 ): Promise<void> {
   await sql.query(
     `UPDATE liquidation_drains SET state = $2, transfer_id = coalesce($3, transfer_id),
-            not_paid_reason = $4, failure_reason = coalesce($5, failure_reason), last_error = $6, updated_at = now()
+            not_paid_reason = coalesce($4, not_paid_reason), failure_reason = coalesce($5, failure_reason), last_error = $6, updated_at = now()
       WHERE id = $1`,
     [
       drain.id,

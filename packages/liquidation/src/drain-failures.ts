@@ -1,6 +1,7 @@
 import { AppError } from "@mp/core";
 import type { Database } from "@mp/db";
 import { moveDrain } from "./drain-events.ts";
+import { oweFailedDrainBack } from "./drain-returns.ts";
 import type { DrainFailureReason } from "./statuses.ts";
 
 /** Tries a drain gets before it fails retries_exhausted (2^n s apart, at most 5 min: about 8.5 min in all). */
@@ -26,7 +27,8 @@ function finalReason(error: unknown): DrainFailureReason | null {
 /**
  * Records that drain `drainId` (still awaiting_funds) could not be made into a transfer: a final
  * refusal, or the last of `maxAttempts` tries, moves it to `failed` with its reason and event (its
- * money stays on the merchant's available balance, credited at confirmation, flagged by the drain);
+ * money stays on the merchant's available balance, credited at confirmation, flagged by the drain;
+ * or, when its address has a return_address, is owed back there: drain-returns.ts);
  * otherwise it is tried again after 2^attempts seconds (at most 5 minutes). In one transaction under
  * the drain's row lock: a drain another worker holds is left to it. Returns whether it failed.
  */
@@ -53,6 +55,7 @@ export async function recordDrainError(
       [drainId, message],
     );
     if (reason === null) return false;
+    await oweFailedDrainBack(sql, drainId);
     await moveDrain(sql, { id: drainId, merchantId: drain.merchant_id }, "failed", {
       failureReason: reason,
       lastError: message,

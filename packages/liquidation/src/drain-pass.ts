@@ -13,6 +13,7 @@ import {
 import { moveDrain } from "./drain-events.ts";
 import { DEFAULT_MAX_DRAIN_ATTEMPTS, recordDrainError } from "./drain-failures.ts";
 import { priceDrain } from "./drain-pricing.ts";
+import { type DrainReturnDeps, oweFailedDrainBack, returnFailedDrains } from "./drain-returns.ts";
 
 /** Drains looked at per pass and step: a backlog drains over a few passes, never one long transaction. */
 const BATCH = 100;
@@ -46,6 +47,8 @@ export interface DrainDeps {
   logger?: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void } | undefined;
   /** Drains moved at once (default DEFAULT_DRAIN_CONCURRENCY). */
   concurrency?: number | undefined;
+  /** Sends failed drains' money to their address's return_address (drain-returns.ts); without it, none is sent. */
+  returns?: DrainReturnDeps | undefined;
 }
 
 export interface DrainPass {
@@ -57,6 +60,8 @@ export interface DrainPass {
   retried: number;
   /** Drains moved to failed without a transfer (a final refusal, or retries spent). */
   failed: number;
+  /** Failed or not_paid (below_minimum) drains whose money was sent to their address's return_address. */
+  refunded: number;
 }
 
 interface DrainCandidate {
@@ -72,12 +77,13 @@ interface DrainCandidate {
  *    priced (drain-pricing.ts) and becomes a BALANCE quote and transfer of the merchant (its USD held
  *    at once) that the transfer executor pays out, or not_paid below the minimum;
  * 2. drains whose transfer ended follow it (COMPLETED -> payment_processed, FAILED or CANCELED ->
- *    failed, REFUNDED -> refunded).
+ *    failed, owed to the return_address if any; REFUNDED -> refunded);
+ * 3. failed and not_paid drains owed to their address's return_address are sent there (drain-returns.ts).
  * The drain's transfer is made in the transaction that moves the drain out of awaiting_funds, so a
  * crash or a second worker never makes two (and the deposit id is unique among drains).
  */
 export async function drainOnce(deps: DrainDeps): Promise<DrainPass> {
-  const pass: DrainPass = { submitted: 0, notPaid: 0, canceled: 0, synced: 0, retried: 0, failed: 0 };
+  const pass: DrainPass = { submitted: 0, notPaid: 0, canceled: 0, synced: 0, retried: 0, failed: 0, refunded: 0 };
   const maxAttempts = deps.settings.maxAttempts ?? DEFAULT_MAX_DRAIN_ATTEMPTS;
   const giveUpOrRetry = async (drainId: string, error: unknown) => {
     const failed = await recordDrainError(deps.db, drainId, error, maxAttempts);
@@ -125,6 +131,7 @@ export async function drainOnce(deps: DrainDeps): Promise<DrainPass> {
     }
   });
   pass.synced = await syncDrains(deps, concurrency);
+  if (deps.returns) pass.refunded = await returnFailedDrains(deps.db, deps.returns, BATCH);
   return pass;
 }
 
@@ -190,6 +197,7 @@ async function submitDrain(
   });
   if (!priced) {
     await moveDrain(sql, ref, "not_paid", { notPaidReason: "below_minimum" });
+    await oweFailedDrainBack(sql, drainId);
     return "not_paid";
   }
   // Travel rule: at or above the threshold the address's beneficiary goes on the quote; without one
@@ -262,6 +270,8 @@ async function syncDrains(deps: DrainDeps, concurrency: number): Promise<number>
           const reason = state === "failed" ? { failureReason: "payout_failed" as const } : {};
           await moveDrain(sql, { id, merchantId: row.merchant_id }, state, reason);
         }
+        // A payout that failed released its hold to available: owed to the return_address, if any.
+        if (steps.length === 1 && steps[0] === "failed") await oweFailedDrainBack(sql, id);
         return steps.length > 0 ? 1 : 0;
       });
       moved += followed;
@@ -279,7 +289,10 @@ export function startDrainer(deps: DrainDeps & { intervalMs?: number }): { stop(
     running ??= drainOnce(deps)
       .then(
         (done) => {
-          if (done.submitted + done.notPaid + done.canceled + done.synced + done.retried + done.failed > 0) {
+          if (
+            done.submitted + done.notPaid + done.canceled + done.synced + done.retried + done.failed + done.refunded >
+            0
+          ) {
             deps.logger?.info(done, "liquidation drains");
           }
         },

@@ -21,8 +21,21 @@ export interface DrainResource {
   rate: Rate | null;
   /** Every state the drain took, with its time, first to last. */
   states: { state: DrainState; at: string }[];
+  /** The money sent back to the address's return_address (drain-returns.ts); null when none. */
+  return: DrainReturn | null;
   created_at: string;
   updated_at: string;
+}
+
+/** A drain's return as answered: its deposit_returns row (origin liquidation). */
+export interface DrainReturn {
+  state: "payable" | "sending" | "returned";
+  address: string | null;
+  /** What the return_address gets (the deposit less network_fee); null while payable. */
+  amount: Money | null;
+  network_fee: Money;
+  /** Why it stays payable (not more than its fee); null otherwise. */
+  reason: string | null;
 }
 
 interface DrainRow {
@@ -53,6 +66,11 @@ interface DrainRow {
   q_destination_amount: string | null;
   q_rate_value: string | null;
   states: { state: DrainState; at: string }[];
+  r_state: DrainReturn["state"] | null;
+  r_to: string | null;
+  r_amount: string | null;
+  r_fee: string | null;
+  r_reason: string | null;
 }
 
 /** The drains' select: the drain, its deposit, its transfer's quote and its transitions. */
@@ -65,9 +83,12 @@ export const DRAIN_SELECT = `SELECT ld.id, ld.liquidation_address_id, ld.merchan
     q.destination_decimals AS q_destination_decimals, q.destination_amount::text AS q_destination_amount,
     q.rate_value AS q_rate_value,
     (SELECT json_agg(json_build_object('state', x.to_state, 'at', x.at) ORDER BY x.id)
-       FROM liquidation_drain_transitions x WHERE x.drain_id = ld.id) AS states
+       FROM liquidation_drain_transitions x WHERE x.drain_id = ld.id) AS states,
+    r.state AS r_state, r.to_address AS r_to, r.amount_raw::text AS r_amount, r.fee_raw::text AS r_fee,
+    r.reason AS r_reason
   FROM liquidation_drains ld
   JOIN deposits d ON d.id = ld.deposit_id
+  LEFT JOIN deposit_returns r ON r.deposit_id = ld.deposit_id AND r.origin = 'liquidation'
   LEFT JOIN transfers t ON t.id = ld.transfer_id
   LEFT JOIN transfer_quotes q ON q.id = t.quote_id`;
 
@@ -75,6 +96,17 @@ const money = (asset: string | null, network: string | null, units: string | nul
   asset === null || network === null || units === null || decimals === null
     ? null
     : toMoney(asset, network, units, decimals);
+
+function returnOf(row: DrainRow): DrainReturn | null {
+  if (row.r_state === null || row.r_fee === null) return null;
+  return {
+    state: row.r_state,
+    address: row.r_to,
+    amount: money(row.asset, row.chain, row.r_amount, row.decimals),
+    network_fee: toMoney(row.asset, row.chain, row.r_fee, row.decimals),
+    reason: row.r_reason,
+  };
+}
 
 export function toDrainResource(row: DrainRow): DrainResource {
   return {
@@ -105,6 +137,7 @@ export function toDrainResource(row: DrainRow): DrainResource {
         ? null
         : { base_currency: row.q_source_asset, quote_currency: row.q_destination_asset, value: row.q_rate_value },
     states: (row.states ?? []).map((s) => ({ state: s.state, at: new Date(s.at).toISOString() })),
+    return: returnOf(row),
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
   };

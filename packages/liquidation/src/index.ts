@@ -22,6 +22,7 @@ export {
 } from "./drain-pass.ts";
 export { priceDrain } from "./drain-pricing.ts";
 export { DRAIN_SELECT, type DrainResource, readDrain, readDrains, toDrainResource } from "./drain-resource.ts";
+export type { DrainReturnDeps } from "./drain-returns.ts";
 export {
   findLiquidationAddressForOperator,
   listLiquidationAddressesForOperator,

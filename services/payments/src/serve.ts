@@ -274,6 +274,11 @@ export async function serve(options: {
         feeBps: config.liquidation.feeBps,
         travelRuleThresholdUsdMicros: config.transfers.travelRuleThresholdUsdMicros,
       },
+      returns: {
+        treasury: transferTreasury,
+        screening: sanctions,
+        networkFeeUsdMicros: config.transfers.returnNetworkFeeUsdMicros,
+      },
     });
     stops.push(() => drainer.stop());
   }

@@ -71,12 +71,14 @@ export const drainResource = z.object({
   not_paid_reason: z
     .enum(NOT_PAID_REASONS)
     .nullable()
-    .describe("not_paid only: below_minimum (less than the chain's minimum or the fee), held (the deposit is held)"),
+    .describe(
+      "not_paid (and refunded from it): below_minimum (less than the chain's minimum or the fee), held (the deposit is held)",
+    ),
   failure_reason: z
     .enum(DRAIN_FAILURE_REASONS)
     .nullable()
     .describe(
-      "failed only: payout_failed (its transfer failed), or no payout could be made: beneficiary_required (travel rule: the address has no beneficiary), destination_sanctioned, destination_internal, customer_not_verified, amount_below_minimum, retries_exhausted. The money stays on your available balance",
+      "failed only: payout_failed (its transfer failed), or no payout could be made: beneficiary_required (travel rule: the address has no beneficiary), destination_sanctioned, destination_internal, customer_not_verified, amount_below_minimum, retries_exhausted. The money stays on your available balance, or goes to the return_address (state refunded, return)",
     ),
   deposit: z.object({
     network: z.string(),
@@ -91,6 +93,20 @@ export const drainResource = z.object({
   destination_amount: moneySchema.nullable(),
   rate: rateSchema.nullable(),
   states: z.array(z.object({ state: z.enum(DRAIN_STATES), at: z.iso.datetime() })),
+  return: z
+    .object({
+      state: z.enum(["payable", "sending", "returned"]),
+      address: z.string().nullable(),
+      amount: moneySchema
+        .nullable()
+        .describe("What the return_address gets: the deposit less network_fee; null while payable"),
+      network_fee: moneySchema,
+      reason: z.string().nullable().describe("Why it stays payable (not more than its network fee)"),
+    })
+    .nullable()
+    .describe(
+      "The money sent back to the address's return_address when the drain could not pay out (state refunded); null when none",
+    ),
   created_at: z.iso.datetime(),
   updated_at: z.iso.datetime(),
 });

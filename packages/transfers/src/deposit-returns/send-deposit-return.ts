@@ -7,7 +7,7 @@ import { returnFeeRaw, returnSendKey } from "./return-fee.ts";
 export type DepositReturnState = "payable" | "sending" | "returned";
 
 /** Why a deposit is owed back (deposit_returns.origin). */
-export type DepositReturnOrigin = "held" | "late_funding" | "excess" | "failed_payout";
+export type DepositReturnOrigin = "held" | "late_funding" | "excess" | "failed_payout" | "liquidation";
 
 /** A deposit's return as stored (deposit_returns) and as the CLI answers it. */
 export interface DepositReturn {
@@ -41,9 +41,10 @@ export interface ReturnRequest {
   networkFeeUsdMicros: bigint;
   /**
    * `failed_payout`: the whole deposit goes back, though its intent took it (its transfer's payout
-   * failed). Otherwise derived from the deposit; a stored return keeps the origin it was created with.
+   * failed). `liquidation`: a liquidation drain that could not pay out (sendDepositReturnTo). Otherwise
+   * derived from the deposit; a stored return keeps the origin it was created with.
    */
-  origin?: "failed_payout" | undefined;
+  origin?: "failed_payout" | "liquidation" | undefined;
 }
 
 export interface ReturnDeps {
@@ -242,7 +243,9 @@ export async function sendDepositReturn(
     send_key: existing?.send_key ?? null,
     origin,
   };
-  const destination = destinationOf(deposit, request);
+  // A liquidation return keeps the return_address it was first stored with, whoever asks again (the CLI).
+  const named = existing?.origin === "liquidation" ? (existing.to_address ?? undefined) : undefined;
+  const destination = destinationOf(deposit, { ...request, returnAddress: request.returnAddress ?? named });
   if ("reason" in destination) {
     return storeReturn(
       client,
@@ -304,5 +307,5 @@ export function sendDepositReturnTo(
   deps: ReturnDeps,
   request: { depositId: string; returnAddress: string; networkFeeUsdMicros: bigint },
 ): Promise<DepositReturn> {
-  return sendDepositReturn(client, deps, request);
+  return sendDepositReturn(client, deps, { ...request, origin: "liquidation" });
 }
