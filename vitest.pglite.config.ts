@@ -39,4 +39,5 @@ export const PGLITE_FILES = [
 ];
 
 // Not mergeConfig: it would add these to the base list instead of replacing it.
-export default defineConfig({ ...base, test: { ...base.test, include: PGLITE_FILES } });
+// No projects: every file here in its own module graph, as the embedded server is what they test.
+export default defineConfig({ ...base, test: { ...base.test, include: PGLITE_FILES, projects: undefined } });

@@ -1,7 +1,7 @@
 import { SANDBOX_PAYOUT_MAGIC } from "@mp/providers";
 import { executeTransfersOnce, sendDepositReturn } from "@mp/transfers";
-import { transferTreasury } from "@mp/treasury";
 import { describe, expect, it } from "vitest";
+import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import { usBank } from "../api/transfers-bank-support.ts";
 import { useTransfersApi } from "../api/transfers-support.ts";
 import { nextKey } from "../api/verification-fixtures.ts";
