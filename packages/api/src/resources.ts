@@ -4,6 +4,7 @@
  * Types only: nothing here runs.
  */
 import type { z } from "zod";
+import type { drainResource, liquidationAddressResource } from "./liquidation-addresses/liquidation-schemas.ts";
 import type { pageSchema } from "./openapi/page-schema.ts";
 import type { paymentRequestResource } from "./payment-requests/payment-request-schemas.ts";
 import type {
@@ -28,6 +29,8 @@ export type { VirtualAccountResource } from "./virtual-accounts/virtual-account-
 export type { DestinationResource, WalletResource } from "./wallets/wallet-schemas.ts";
 export type { WebhookEndpointResource } from "./webhooks/webhook-endpoint-schemas.ts";
 
+export type LiquidationAddressResource = z.infer<typeof liquidationAddressResource>;
+export type LiquidationDrainResource = z.infer<typeof drainResource>;
 export type DeliveryAttemptResource = z.infer<typeof deliveryAttemptResource>;
 export type PaymentRequestResource = z.infer<typeof paymentRequestResource>;
 export type CreatedWebhookEndpointResource = z.infer<typeof createdWebhookEndpointResource>;

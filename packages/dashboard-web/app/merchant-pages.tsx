@@ -8,6 +8,12 @@ import { Deposits } from "./pages/Deposits.tsx";
 const CustomerDetail = lazyPage(() => import("./pages/Customers.tsx").then((m) => m.CustomerDetail));
 const Customers = lazyPage(() => import("./pages/Customers.tsx").then((m) => m.Customers));
 const DepositDetail = lazyPage(() => import("./pages/DepositDetail.tsx").then((m) => m.DepositDetail));
+const LiquidationAddressDetail = lazyPage(() =>
+  import("./pages/LiquidationAddresses.tsx").then((m) => m.LiquidationAddressDetail),
+);
+const LiquidationAddresses = lazyPage(() =>
+  import("./pages/LiquidationAddresses.tsx").then((m) => m.LiquidationAddresses),
+);
 const PaymentRequestDetail = lazyPage(() => import("./pages/PaymentRequests.tsx").then((m) => m.PaymentRequestDetail));
 const PaymentRequests = lazyPage(() => import("./pages/PaymentRequests.tsx").then((m) => m.PaymentRequests));
 const Events = lazyPage(() => import("./pages/Events.tsx").then((m) => m.Events));
@@ -27,6 +33,7 @@ export const MERCHANT_SECTIONS: Array<[string, string]> = [
   ["deposits", "Deposits"],
   ["virtual-accounts", "Virtual accounts"],
   ["transfers", "Transfers"],
+  ["liquidation-addresses", "Liquidation addresses"],
   ["payment-requests", "Payment requests"],
   ["webhooks", "Webhooks"],
   ["events", "Events"],
@@ -40,6 +47,7 @@ export const MERCHANT_PAGE_TITLES: Array<[RegExp, string]> = [
   [/^\/merchants\/[^/]+\/transfers\/[^/]+$/, "Transfer"],
   [/^\/merchants\/[^/]+\/payment-requests\/[^/]+$/, "Payment request"],
   [/^\/merchants\/[^/]+\/virtual-accounts\/[^/]+$/, "Virtual account"],
+  [/^\/merchants\/[^/]+\/liquidation-addresses\/[^/]+$/, "Liquidation address"],
   ...MERCHANT_SECTIONS.map(([section, label]): [RegExp, string] => [
     new RegExp(`^/merchants/[^/]+/${section}$`),
     label,
@@ -47,7 +55,7 @@ export const MERCHANT_PAGE_TITLES: Array<[RegExp, string]> = [
 ];
 
 const PAGE =
-  /^\/merchants\/([^/]+)\/(customers|wallets|deposits|virtual-accounts|transfers|payment-requests|webhooks|events|team)(?:\/([^/]+))?$/;
+  /^\/merchants\/([^/]+)\/(customers|wallets|deposits|virtual-accounts|transfers|liquidation-addresses|payment-requests|webhooks|events|team)(?:\/([^/]+))?$/;
 
 /** The merchant page at `path`, if it is one of these. */
 export function merchantPageOf(path: string, user: User): { merchantId: string; page: JSX.Element } | undefined {
@@ -71,6 +79,12 @@ export function merchantPageOf(path: string, user: User): { merchantId: string; 
         <VirtualAccountDetail merchantId={merchantId} accountId={id} />
       ) : (
         <VirtualAccounts merchantId={merchantId} />
+      ),
+    "liquidation-addresses": () =>
+      id ? (
+        <LiquidationAddressDetail merchantId={merchantId} addressId={id} />
+      ) : (
+        <LiquidationAddresses merchantId={merchantId} />
       ),
     "payment-requests": () =>
       id ? (

@@ -53,6 +53,8 @@ export type {
   DeliveryAttemptResource,
   DepositResource,
   EventResource,
+  LiquidationAddressResource,
+  LiquidationDrainResource,
   MerchantBalance,
   Money,
   Page,

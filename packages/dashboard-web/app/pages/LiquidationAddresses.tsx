@@ -1,0 +1,206 @@
+import { Amount } from "../components/Amount.tsx";
+import { CopyButton } from "../components/CopyButton.tsx";
+import { formatDateTime } from "../components/format.ts";
+import { LoadFailed } from "../components/LoadFailed.tsx";
+import { Skeleton } from "../components/Loading.tsx";
+import { Pager } from "../components/Pager.tsx";
+import { StateBadge } from "../components/StateBadge.tsx";
+import type { StateLabel } from "../components/states.ts";
+import { type Column, Table } from "../components/Table.tsx";
+import { useLoad } from "../components/useLoad.ts";
+import { usePagedList } from "../components/usePagedList.ts";
+import { type Drain, type LiquidationAddress, liquidationApi } from "../liquidation-api.ts";
+import { href, linkHandler } from "../router.ts";
+
+function Link(props: { to: string; children: string }) {
+  return (
+    <a href={href(props.to)} onClick={linkHandler(props.to)}>
+      {props.children}
+    </a>
+  );
+}
+
+// A drain's state as people say it; the family gives its colour (components/states.ts).
+const DRAIN_STATES: Readonly<Record<Drain["state"], StateLabel>> = {
+  awaiting_funds: { label: "Awaiting funds", family: "progress" },
+  payment_submitted: { label: "Payout submitted", family: "progress" },
+  payment_processed: { label: "Paid out", family: "done" },
+  failed: { label: "Failed", family: "failed" },
+  refunded: { label: "Returned", family: "canceled" },
+  not_paid: { label: "Not paid out", family: "canceled" },
+  canceled: { label: "Canceled", family: "canceled" },
+};
+
+const REASONS: Readonly<Record<string, string>> = {
+  below_minimum: "below the minimum payout or the fee",
+  held: "the deposit is held",
+  payout_failed: "the payout failed",
+  beneficiary_required: "the travel rule needs a beneficiary",
+  destination_sanctioned: "the destination is on a sanctions list",
+  destination_internal: "the destination is one of our addresses",
+  customer_not_verified: "the customer is not verified",
+  amount_below_minimum: "below the minimum payout",
+  retries_exhausted: "every payout try failed",
+};
+
+/** Where the address pays out, masked as the API answers it. */
+export function destinationText(address: LiquidationAddress): string {
+  const d = address.destination;
+  if (d.bank_account) return `${d.asset} to ${d.bank_account.account_holder_name} ${d.bank_account.account_number}`;
+  return `${d.asset} on ${d.network} to ${d.address ?? "—"}`;
+}
+
+function MoneyCell(props: { money: Drain["fee"] }) {
+  return props.money ? <Amount value={props.money.value} asset={props.money.asset} /> : <>—</>;
+}
+
+/** The merchant's liquidation addresses, newest first: each opens its drains. */
+export function LiquidationAddresses(props: { merchantId: string }) {
+  const { list, reload, page, setPage } = usePagedList(liquidationApi.list, props.merchantId);
+  if (list.state === "error") return <LoadFailed error={list.error} retry={reload} />;
+  const base = `/merchants/${props.merchantId}`;
+  const columns: ReadonlyArray<Column<LiquidationAddress>> = [
+    {
+      header: "Address",
+      rowHeader: true,
+      class: "mono",
+      cell: (a) => <Link to={`${base}/liquidation-addresses/${a.id}`}>{a.address}</Link>,
+    },
+    { header: "Network", cell: (a) => a.network },
+    { header: "Asset", cell: (a) => a.asset },
+    { header: "Pays out", cell: (a) => destinationText(a) },
+    { header: "State", cell: (a) => <span class={`status ${a.status.toLowerCase()}`}>{a.status}</span> },
+    { header: "Created", cell: (a) => formatDateTime(a.created_at) },
+  ];
+  return (
+    <section aria-labelledby="liquidation-addresses-title">
+      <h1 id="liquidation-addresses-title">Liquidation addresses</h1>
+      {list.state === "loading" ? (
+        <Skeleton what="liquidation addresses" />
+      ) : (
+        <>
+          <Table
+            caption={`${list.value.total} liquidation addresses, newest first`}
+            columns={columns}
+            rows={list.value.items}
+            rowKey={(a) => a.id}
+            rowAttributes={(a) => ({ "data-liquidation-address": a.id })}
+            empty={{
+              title: "No liquidation addresses yet.",
+              children: (
+                <>
+                  Create one with <code>POST /v1/liquidation-addresses</code>: every deposit to it is paid out.
+                </>
+              ),
+            }}
+          />
+          <Pager page={page} totalPages={list.value.total_pages} onPage={setPage} label="Liquidation address" />
+        </>
+      )}
+    </section>
+  );
+}
+
+const drainColumns: ReadonlyArray<Column<Drain>> = [
+  {
+    header: "Deposit",
+    rowHeader: true,
+    cell: (d) => <Amount value={d.deposit.amount} asset={d.deposit.asset} />,
+    class: "mono",
+  },
+  {
+    header: "State",
+    cell: (d) => <StateBadge state={DRAIN_STATES[d.state] ?? { label: d.state, family: "progress" }} code={d.state} />,
+  },
+  { header: "Value", cell: (d) => <MoneyCell money={d.source_amount} />, class: "mono" },
+  { header: "Fee", cell: (d) => <MoneyCell money={d.fee} />, class: "mono" },
+  { header: "Paid out", cell: (d) => <MoneyCell money={d.destination_amount} />, class: "mono" },
+  {
+    header: "Why",
+    cell: (d) => {
+      const reason = d.failure_reason ?? d.not_paid_reason;
+      return reason ? (REASONS[reason] ?? reason) : "—";
+    },
+  },
+  {
+    header: "Return",
+    cell: (d) =>
+      d.return ? (
+        <>
+          {d.return.state}
+          {d.return.amount && (
+            <>
+              {" "}
+              <Amount value={d.return.amount.value} asset={d.return.amount.asset} />
+            </>
+          )}
+        </>
+      ) : (
+        "—"
+      ),
+  },
+  { header: "Updated", cell: (d) => formatDateTime(d.updated_at) },
+];
+
+/** One address: where it pays out (masked), its deposit address to copy, and its drains. */
+export function LiquidationAddressDetail(props: { merchantId: string; addressId: string }) {
+  const [loaded, reload] = useLoad(async () => {
+    const [address, drains] = await Promise.all([
+      liquidationApi.get(props.merchantId, props.addressId),
+      liquidationApi.drains(props.merchantId, props.addressId),
+    ]);
+    return { address, drains };
+  }, `${props.merchantId}:${props.addressId}`);
+  const base = `/merchants/${props.merchantId}`;
+  if (loaded.state === "loading") return <Skeleton what="the liquidation address" rows={6} />;
+  if (loaded.state === "error") {
+    if (loaded.error.status === 404) {
+      return (
+        <section>
+          <h1>Liquidation address not found</h1>
+          <p class="muted">There is no liquidation address here that you can see.</p>
+        </section>
+      );
+    }
+    return <LoadFailed error={loaded.error} retry={reload} />;
+  }
+  const { address, drains } = loaded.value;
+  return (
+    <section aria-labelledby="liquidation-address-title">
+      <Link to={`${base}/liquidation-addresses`}>← Liquidation addresses</Link>
+      <h1 id="liquidation-address-title">
+        {address.asset} on {address.network}
+      </h1>
+      <dl class="details card">
+        <dt>Address</dt>
+        <dd>
+          <span class="mono">{address.address}</span> <CopyButton value={address.address} what="deposit address" />
+        </dd>
+        <dt>Pays out</dt>
+        <dd>{destinationText(address)}</dd>
+        <dt>State</dt>
+        <dd>
+          <span class={`status ${address.status.toLowerCase()}`}>{address.status}</span>
+          {address.disabled_at && <> since {formatDateTime(address.disabled_at)}</>}
+        </dd>
+        <dt>Return address</dt>
+        <dd class="mono">{address.return_address ?? "—"}</dd>
+        <dt>Reference</dt>
+        <dd>{address.reference ?? "—"}</dd>
+        <dt>Id</dt>
+        <dd>
+          <span class="mono">{address.id}</span> <CopyButton value={address.id} what="liquidation address id" />
+        </dd>
+      </dl>
+      <h2>Drains</h2>
+      <Table
+        caption={`${drains.total} drains, newest first`}
+        columns={drainColumns}
+        rows={drains.items}
+        rowKey={(d) => d.id}
+        rowAttributes={(d) => ({ "data-drain": d.id })}
+        empty={{ title: "No drains yet.", children: "Each confirmed deposit to this address becomes a drain." }}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PAYEE, useTransfersApi } from "../../../test/api/transfers-support.ts";
+import { drainerOf, liquidationSteps } from "../../../test/liquidation/drain-support.ts";
+import type { TestMerchant } from "../../../test/support/api-harness.ts";
+import { createDashboardRouter } from "../src/index.ts";
+import { createUsers, listenDashboard, signedIn } from "./support/dashboard-client.ts";
+
+const USD = 1_000_000n;
+
+/**
+ * The liquidation addresses page's routes: the /v1 routes through the session (list, one address,
+ * its drains), the destination masked; another merchant's address, or another merchant's path, is 404.
+ */
+describe("dashboard liquidation addresses routes", () => {
+  const { t, a, customer } = useTransfersApi();
+  let close: () => Promise<void>;
+  let url: string;
+  let b: TestMerchant;
+  let addressId: string;
+  let depositId: string;
+
+  beforeAll(async () => {
+    b = await t.api.merchant("sandbox");
+    ({ url, close } = await listenDashboard(
+      createDashboardRouter({ ...t.api.deps, appDeps: t.api.deps, signInsPerMinute: 1000 }),
+    ));
+    await createUsers(t.api.db, [
+      ["viewer@liq-a.example", "viewer", a.merchantId],
+      ["owner@liq-b.example", "owner", b.merchantId],
+    ]);
+    const steps = liquidationSteps(t, a, customer.customerId);
+    const address = await steps.create({ type: "CRYPTO_ADDRESS", network: "BASE", asset: "USDC", address: PAYEE });
+    addressId = address.id;
+    depositId = await steps.deposit(address, 25n * USD);
+    await steps.confirm();
+    expect(await drainerOf(t.api)()).toMatchObject({ submitted: 1 });
+  }, 120_000);
+  afterAll(async () => {
+    await close?.();
+  });
+
+  it("lists the merchant's addresses, one address and its drains, as /v1 answers them", async () => {
+    const viewer = await signedIn(url, "viewer@liq-a.example");
+    const list = await viewer.call("GET", `/merchants/${a.merchantId}/liquidation-addresses`);
+    expect(list.status, list.text).toBe(200);
+    expect(list.body.items).toMatchObject([
+      { id: addressId, network: "BASE", asset: "USDC", status: "active", destination: { address: PAYEE } },
+    ]);
+    const one = await viewer.call("GET", `/merchants/${a.merchantId}/liquidation-addresses/${addressId}`);
+    expect(one.status).toBe(200);
+    expect(one.body.id).toBe(addressId);
+    const drains = await viewer.call("GET", `/merchants/${a.merchantId}/liquidation-addresses/${addressId}/drains`);
+    expect(drains.status).toBe(200);
+    expect(drains.body.items).toMatchObject([
+      { deposit_id: depositId, state: "payment_submitted", deposit: { amount: "25", asset: "USDC" } },
+    ]);
+    const bad = await viewer.call(
+      "GET",
+      `/merchants/${a.merchantId}/liquidation-addresses/${addressId}/drains?state=x`,
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toContain("state");
+  });
+
+  it("answers 404 for another merchant's address, and for another merchant's path", async () => {
+    const owner = await signedIn(url, "owner@liq-b.example");
+    for (const path of [
+      `/merchants/${b.merchantId}/liquidation-addresses/${addressId}`,
+      `/merchants/${b.merchantId}/liquidation-addresses/${addressId}/drains`,
+      `/merchants/${a.merchantId}/liquidation-addresses`,
+      `/merchants/${a.merchantId}/liquidation-addresses/${addressId}`,
+    ]) {
+      expect((await owner.call("GET", path)).status, path).toBe(404);
+    }
+    const own = await owner.call("GET", `/merchants/${b.merchantId}/liquidation-addresses`);
+    expect(own.body.items).toEqual([]);
+  });
+});
