@@ -1,0 +1,91 @@
+import express from "express";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDashboardRouter, createUser } from "../../packages/dashboard/src/index.ts";
+import { listen } from "../../packages/dashboard/test/support/dashboard-client.ts";
+import { PAYEE, useTransfersApi } from "../api/transfers-support.ts";
+import { drainerOf, liquidationSteps } from "../liquidation/drain-support.ts";
+import { BROWSER_TIMEOUT_MS, DashboardBrowser, DESKTOP, launchChromium, PASSWORD, PHONE } from "./browser-support.ts";
+
+const USD = 1_000_000n;
+
+/**
+ * The liquidation addresses pages in Chromium against the dashboard router in this process: the
+ * merchant's address is listed from the nav, opens with its drain (state, amounts, fee); axe finds
+ * nothing serious at either size.
+ */
+describe.skipIf(!process.env.DATABASE_URL)("dashboard liquidation addresses in Chromium", () => {
+  const { t, a, customer } = useTransfersApi();
+  let close: () => Promise<void>;
+  let browser: Browser | undefined;
+  let url: string;
+  let addressId: string;
+  let drainId: string;
+  const side = new DashboardBrowser(
+    () => browser,
+    () => url,
+    "liquidation pages",
+  );
+  const expectAccessibleAtBothSizes = async (page: Page) => {
+    for (const size of [DESKTOP, PHONE]) {
+      await page.setViewportSize(size);
+      expect(await side.seriousViolations(page), `${size.width} px`).toEqual([]);
+    }
+    await page.setViewportSize(DESKTOP);
+  };
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    const app = express();
+    app.use("/dashboard", createDashboardRouter({ ...t.api.deps, appDeps: t.api.deps, signInsPerMinute: 1000 }));
+    ({ url, close } = await listen(app));
+    await createUser(t.api.db, {
+      email: "owner@liq.example",
+      role: "owner",
+      merchantId: a.merchantId,
+      password: PASSWORD,
+      actor: "test",
+    });
+    const steps = liquidationSteps(t, a, customer.customerId);
+    const address = await steps.create({ type: "CRYPTO_ADDRESS", network: "BASE", asset: "USDC", address: PAYEE });
+    addressId = address.id;
+    await steps.deposit(address, 25n * USD);
+    await steps.confirm();
+    expect(await drainerOf(t.api)()).toMatchObject({ submitted: 1 });
+    drainId = (await steps.drains(addressId))[0]?.id ?? "";
+  }, 2 * BROWSER_TIMEOUT_MS);
+
+  afterAll(async () => {
+    await browser?.close();
+    await close?.();
+  }, BROWSER_TIMEOUT_MS);
+
+  it(
+    "lists the address from the nav and shows its drain",
+    async () => {
+      const { context, page } = await side.newPage();
+      await side.signIn(page, "owner@liq.example");
+      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      await page
+        .getByRole("navigation", { name: "Dashboard" })
+        .getByRole("link", { name: "Liquidation addresses" })
+        .click();
+      await page.getByRole("heading", { name: "Liquidation addresses", level: 1 }).waitFor();
+      const row = page.locator(`tr[data-liquidation-address="${addressId}"]`);
+      await row.waitFor();
+      expect(await row.textContent()).toContain(PAYEE);
+      await side.shotBoth(page, "liquidation-addresses");
+      await expectAccessibleAtBothSizes(page);
+      await row.getByRole("link").first().click();
+      await page.getByRole("heading", { name: "Drains", level: 2 }).waitFor();
+      const drain = page.locator(`tr[data-drain="${drainId}"]`);
+      await drain.getByText("Payout submitted", { exact: true }).waitFor();
+      expect(await drain.locator('.money[data-asset="USDC"]').first().textContent()).toMatch(/25/);
+      await page.getByRole("button", { name: /deposit address/i }).waitFor();
+      await side.shotBoth(page, "liquidation-address-detail");
+      await expectAccessibleAtBothSizes(page);
+      await context.close();
+    },
+    BROWSER_TIMEOUT_MS,
+  );
+});
