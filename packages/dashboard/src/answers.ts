@@ -14,6 +14,7 @@ import type {
   RotatedSecretResource,
   statementImportJson,
 } from "@mp/api";
+import type { FailingDrain } from "@mp/liquidation";
 import type { manualReviewJson } from "@mp/providers";
 import type { transferBeneficiaryJson } from "@mp/transfers";
 import type { treasuryBalanceJson, treasurySendJson } from "@mp/treasury";
@@ -101,6 +102,7 @@ export type AuditLogAnswer = Answer<typeof readAuditLog>;
 export type TransferBeneficiaryAnswer = Answer<typeof transferBeneficiaryJson>;
 export type TreasuryBalanceAnswer = Answer<typeof treasuryBalanceJson>;
 export type PendingSendAnswer = Answer<typeof treasurySendJson>;
+export type FailingDrainAnswer = Json<FailingDrain>;
 export type KycReviewAnswer = Answer<typeof manualReviewJson>;
 export type KycQueueItemAnswer = Answer<typeof kycReviewView>;
 export type KycSubmissionAnswer = Answer<typeof submissionView>;

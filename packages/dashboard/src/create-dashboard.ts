@@ -13,6 +13,7 @@ import { operatorBankLineRoutes } from "./operator-bank-line-routes.ts";
 import { operatorChainRoutes } from "./operator-chain-routes.ts";
 import { operatorJobRoutes } from "./operator-job-routes.ts";
 import { operatorKycRoutes } from "./operator-kyc-routes.ts";
+import { operatorLiquidationRoutes } from "./operator-liquidation-routes.ts";
 import { operatorMerchantRoutes } from "./operator-merchant-routes.ts";
 import { operatorSanctionsRoutes } from "./operator-sanctions-routes.ts";
 import { operatorTransferRoutes } from "./operator-transfer-routes.ts";
@@ -93,6 +94,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   api.use(operatorSanctionsRoutes(db));
   api.use(operatorAuditRoutes(db));
   api.use(operatorBankLineRoutes(db));
+  api.use(operatorLiquidationRoutes(db));
   if (options.appDeps) api.use(operatorTransferRoutes(options.appDeps));
   api.use(financeRoutes(db, chainTargets));
   // --- end operator and finance pages ---

@@ -9,7 +9,8 @@ const USD = 1_000_000n;
 
 /**
  * The liquidation addresses page's routes: the /v1 routes through the session (list, one address,
- * its drains), the destination masked; another merchant's address, or another merchant's path, is 404.
+ * its drains), the destination masked; another merchant's address, or another merchant's path, is 404;
+ * the operator's failing drains of every merchant, for the admin alone.
  */
 describe("dashboard liquidation addresses routes", () => {
   const { t, a, customer } = useTransfersApi();
@@ -27,6 +28,7 @@ describe("dashboard liquidation addresses routes", () => {
     await createUsers(t.api.db, [
       ["viewer@liq-a.example", "viewer", a.merchantId],
       ["owner@liq-b.example", "owner", b.merchantId],
+      ["admin@liq.example", "admin", undefined],
     ]);
     const steps = liquidationSteps(t, a, customer.customerId);
     const address = await steps.create({ type: "CRYPTO_ADDRESS", network: "BASE", asset: "USDC", address: PAYEE });
@@ -74,5 +76,35 @@ describe("dashboard liquidation addresses routes", () => {
     }
     const own = await owner.call("GET", `/merchants/${b.merchantId}/liquidation-addresses`);
     expect(own.body.items).toEqual([]);
+  });
+
+  it("shows the admin the failing drains of every merchant, and refuses a merchant's users", async () => {
+    // Above a 50 USD travel rule threshold with no beneficiary: no payout can be made, the drain fails.
+    const steps = liquidationSteps(t, a, customer.customerId);
+    const address = await steps.create({ type: "CRYPTO_ADDRESS", network: "BASE", asset: "USDC", address: PAYEE });
+    const refused = await steps.deposit(address, 80n * USD);
+    await steps.confirm();
+    expect(await drainerOf(t.api, { travelRuleThresholdUsdMicros: 50n * USD })()).toMatchObject({ failed: 1 });
+
+    const admin = await signedIn(url, "admin@liq.example");
+    const failing = await admin.call("GET", "/operator/liquidation-drains/failing");
+    expect(failing.status, failing.text).toBe(200);
+    expect(failing.headers.get("cache-control")).toBe("no-store");
+    expect(failing.body.items).toMatchObject([
+      {
+        deposit_id: refused,
+        merchant_id: a.merchantId,
+        liquidation_address_id: address.id,
+        state: "failed",
+        failure_reason: "beneficiary_required",
+        attempts: 1,
+      },
+    ]);
+    // The paid drain of the first address is not failing.
+    expect(failing.body.items.map((d: { deposit_id: string }) => d.deposit_id)).not.toContain(depositId);
+    for (const email of ["viewer@liq-a.example", "owner@liq-b.example"]) {
+      const user = await signedIn(url, email);
+      expect((await user.call("GET", "/operator/liquidation-drains/failing")).status, email).toBe(403);
+    }
   });
 });

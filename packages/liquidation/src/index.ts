@@ -24,7 +24,9 @@ export { priceDrain } from "./drain-pricing.ts";
 export { DRAIN_SELECT, type DrainResource, readDrain, readDrains, toDrainResource } from "./drain-resource.ts";
 export type { DrainReturnDeps } from "./drain-returns.ts";
 export {
+  type FailingDrain,
   findLiquidationAddressForOperator,
+  listFailingDrainsForOperator,
   listLiquidationAddressesForOperator,
   type OperatorLiquidationAddress,
 } from "./operator-reads.ts";

@@ -63,3 +63,47 @@ export async function findLiquidationAddressForOperator(
     ),
   };
 }
+
+/** A drain that needs an operator's eye: failed, or still awaiting funds after a failed try. */
+export type FailingDrain = DrainResource & {
+  merchant_id: string;
+  attempts: number;
+  last_error: string | null;
+  next_attempt_at: string | null;
+};
+
+/**
+ * The failing drains of every merchant, newest change first (at most `limit`): state failed, or
+ * awaiting_funds with at least one failed try (it is retried; next_attempt_at says when).
+ */
+export async function listFailingDrainsForOperator(q: Queryable, limit: number): Promise<FailingDrain[]> {
+  const { rows } = await q.query<{
+    id: string;
+    merchant_id: string;
+    attempts: number;
+    last_error: string | null;
+    next: Date | null;
+  }>(
+    `SELECT id, merchant_id, attempts, last_error,
+            CASE WHEN state = 'awaiting_funds' THEN next_attempt_at END AS next
+       FROM liquidation_drains
+      WHERE state = 'failed' OR (state = 'awaiting_funds' AND attempts > 0)
+      ORDER BY updated_at DESC, id DESC LIMIT $1`,
+    [limit],
+  );
+  const drains = await readDrains(
+    q,
+    rows.map((r) => r.id),
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return drains.map((drain) => {
+    const row = byId.get(drain.id);
+    return {
+      ...drain,
+      merchant_id: row?.merchant_id ?? "",
+      attempts: row?.attempts ?? 0,
+      last_error: row?.last_error ?? null,
+      next_attempt_at: row?.next ? row.next.toISOString() : null,
+    };
+  });
+}
