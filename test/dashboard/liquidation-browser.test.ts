@@ -1,11 +1,11 @@
 import express from "express";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createDashboardRouter, createUser } from "../../packages/dashboard/src/index.ts";
 import { listen } from "../../packages/dashboard/test/support/dashboard-client.ts";
 import { PAYEE, useTransfersApi } from "../api/transfers-support.ts";
 import { drainerOf, liquidationSteps } from "../liquidation/drain-support.ts";
-import { BROWSER_TIMEOUT_MS, DashboardBrowser, DESKTOP, launchChromium, PASSWORD, PHONE } from "./browser-support.ts";
+import { BROWSER_TIMEOUT_MS, DashboardBrowser, launchChromium, PASSWORD } from "./browser-support.ts";
 
 const USD = 1_000_000n;
 
@@ -26,13 +26,6 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard liquidation addresses in C
     () => url,
     "liquidation pages",
   );
-  const expectAccessibleAtBothSizes = async (page: Page) => {
-    for (const size of [DESKTOP, PHONE]) {
-      await page.setViewportSize(size);
-      expect(await side.seriousViolations(page), `${size.width} px`).toEqual([]);
-    }
-    await page.setViewportSize(DESKTOP);
-  };
 
   beforeAll(async () => {
     browser = await launchChromium();
@@ -75,7 +68,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard liquidation addresses in C
       await row.waitFor();
       expect(await row.textContent()).toContain(PAYEE);
       await side.shotBoth(page, "liquidation-addresses");
-      await expectAccessibleAtBothSizes(page);
+      await side.expectAccessibleAtBothSizes(page);
       await row.getByRole("link").first().click();
       await page.getByRole("heading", { name: "Drains", level: 2 }).waitFor();
       const drain = page.locator(`tr[data-drain="${drainId}"]`);
@@ -83,7 +76,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard liquidation addresses in C
       expect(await drain.locator('.money[data-asset="USDC"]').first().textContent()).toMatch(/25/);
       await page.getByRole("button", { name: /deposit address/i }).waitFor();
       await side.shotBoth(page, "liquidation-address-detail");
-      await expectAccessibleAtBothSizes(page);
+      await side.expectAccessibleAtBothSizes(page);
       await context.close();
     },
     BROWSER_TIMEOUT_MS,
