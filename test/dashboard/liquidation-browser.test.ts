@@ -12,7 +12,7 @@ const USD = 1_000_000n;
 /**
  * The liquidation addresses pages in Chromium against the dashboard router in this process: the
  * merchant's address is listed from the nav, opens with its drain (state, amounts, fee); axe finds
- * nothing serious at either size.
+ * nothing serious at either size; the admin's failing drains page lists a failed drain.
  */
 describe.skipIf(!process.env.DATABASE_URL)("dashboard liquidation addresses in Chromium", () => {
   const { t, a, customer } = useTransfersApi();
@@ -21,6 +21,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard liquidation addresses in C
   let url: string;
   let addressId: string;
   let drainId: string;
+  let failedDrainId: string;
   const side = new DashboardBrowser(
     () => browser,
     () => url,
@@ -46,6 +47,13 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard liquidation addresses in C
     await steps.confirm();
     expect(await drainerOf(t.api)()).toMatchObject({ submitted: 1 });
     drainId = (await steps.drains(addressId))[0]?.id ?? "";
+    // Above a 50 USD travel rule threshold with no beneficiary: the drain fails beneficiary_required.
+    const failing = await steps.create({ type: "CRYPTO_ADDRESS", network: "BASE", asset: "USDC", address: PAYEE });
+    await steps.deposit(failing, 80n * USD);
+    await steps.confirm();
+    expect(await drainerOf(t.api, { travelRuleThresholdUsdMicros: 50n * USD })()).toMatchObject({ failed: 1 });
+    failedDrainId = (await steps.drains(failing.id))[0]?.id ?? "";
+    await createUser(t.api.db, { email: "admin@liq.example", role: "admin", password: PASSWORD, actor: "test" });
   }, 2 * BROWSER_TIMEOUT_MS);
 
   afterAll(async () => {
@@ -76,6 +84,25 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard liquidation addresses in C
       expect(await drain.locator('.money[data-asset="USDC"]').first().textContent()).toMatch(/25/);
       await page.getByRole("button", { name: /deposit address/i }).waitFor();
       await side.shotBoth(page, "liquidation-address-detail");
+      await side.expectAccessibleAtBothSizes(page);
+      await context.close();
+    },
+    BROWSER_TIMEOUT_MS,
+  );
+
+  it(
+    "shows the admin the failing drain with its reason",
+    async () => {
+      const { context, page } = await side.newPage();
+      await side.signIn(page, "admin@liq.example");
+      await page.getByRole("heading", { name: "Merchants" }).waitFor();
+      await page.getByRole("link", { name: "Failing drains" }).click();
+      await page.getByRole("heading", { name: "Failing drains", level: 1 }).waitFor();
+      const row = page.locator(`tr[data-drain="${failedDrainId}"]`);
+      await row.getByText("the travel rule needs a beneficiary").waitFor();
+      await row.getByText("Failed", { exact: true }).waitFor();
+      expect(await page.locator(`tr[data-drain="${drainId}"]`).count()).toBe(0);
+      await side.shotBoth(page, "failing-drains");
       await side.expectAccessibleAtBothSizes(page);
       await context.close();
     },

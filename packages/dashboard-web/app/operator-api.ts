@@ -4,6 +4,7 @@ import type {
   ChainReconciliationAnswer,
   ChainAnswer as ChainRow,
   CreatedMerchantAnswer as CreatedMerchant,
+  FailingDrainAnswer as FailingDrain,
   ImportedStatementAnswer as ImportedStatement,
   JobsAnswer,
   KycQueueItemAnswer as KycQueueItem,
@@ -28,6 +29,7 @@ import { call, download, type Environment } from "./api.ts";
 export type {
   ChainRow,
   CreatedMerchant,
+  FailingDrain,
   ImportedStatement,
   KycQueueItem,
   KycReview,
@@ -69,6 +71,7 @@ export const operatorApi = {
   chains: () => call<{ lagging_blocks: number; items: ChainRow[] }>("GET", "/operator/chains"),
   jobs: () => call<JobsAnswer>("GET", "/operator/jobs"),
   sanctions: () => call<SanctionsAnswer>("GET", "/operator/sanctions"),
+  failingDrains: () => call<{ items: FailingDrain[] }>("GET", "/operator/liquidation-drains/failing"),
   /** A transfer's travel rule data, decrypted for the admin (each reading audited). */
   transferBeneficiary: (transferId: string) =>
     call<TransferBeneficiary>("GET", `/operator/transfers/${id(transferId)}/beneficiary`),

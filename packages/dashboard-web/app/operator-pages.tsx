@@ -9,6 +9,7 @@ const Ledger = lazyPage(() => import("./pages/finance/Ledger.tsx").then((m) => m
 const MerchantFinance = lazyPage(() => import("./pages/finance/MerchantFinance.tsx").then((m) => m.MerchantFinance));
 const Reconciliation = lazyPage(() => import("./pages/finance/Reconciliation.tsx").then((m) => m.Reconciliation));
 const Chains = lazyPage(() => import("./pages/operator/Chains.tsx").then((m) => m.Chains));
+const FailingDrains = lazyPage(() => import("./pages/operator/FailingDrains.tsx").then((m) => m.FailingDrains));
 const JobQueues = lazyPage(() => import("./pages/operator/JobQueues.tsx").then((m) => m.JobQueues));
 const KycReviews = lazyPage(() => import("./pages/operator/KycReviews.tsx").then((m) => m.KycReviews));
 const ManageMerchants = lazyPage(() => import("./pages/operator/ManageMerchants.tsx").then((m) => m.ManageMerchants));
@@ -29,6 +30,7 @@ export const OPERATOR_PAGES: Array<{
   { path: "/operator/chains", group: "Platform", title: "Chains", page: () => <Chains /> },
   { path: "/operator/jobs", group: "Platform", title: "Job queues", page: () => <JobQueues /> },
   { path: "/operator/treasury", group: "Platform", title: "Treasury", page: () => <Treasury /> },
+  { path: "/operator/failing-drains", group: "Platform", title: "Failing drains", page: () => <FailingDrains /> },
   { path: "/operator/kyc", group: "Compliance", title: "KYC reviews", page: () => <KycReviews /> },
   { path: "/operator/sanctions", group: "Compliance", title: "Sanctions", page: () => <Sanctions /> },
   { path: "/operator/audit-log", group: "Compliance", title: "Audit log", page: () => <AuditLog /> },

@@ -1,4 +1,8 @@
-import type { DepositResource as Deposit, TransferResource as Transfer } from "../answers.ts";
+import type {
+  DepositResource as Deposit,
+  LiquidationDrainResource as Drain,
+  TransferResource as Transfer,
+} from "../answers.ts";
 
 /**
  * Each state of a deposit or a transfer as people say it, and its family, which gives its colour:
@@ -49,4 +53,37 @@ export function depositState(deposit: Deposit): StateLabel {
   if (deposit.hold_status === "RETURNED") return { label: "Returned to payer", family: "canceled" };
   if (deposit.hold_status === "RELEASED") return { label: "Confirmed (released)", family: "done" };
   return { label: "Confirmed", family: "done" };
+}
+
+/** A liquidation drain's state as people say it (the API's code stays in StateBadge's data-state). */
+const DRAIN_STATE_LABELS: Readonly<Record<Drain["state"], StateLabel>> = {
+  awaiting_funds: { label: "Awaiting funds", family: "progress" },
+  payment_submitted: { label: "Payout submitted", family: "progress" },
+  payment_processed: { label: "Paid out", family: "done" },
+  failed: { label: "Failed", family: "failed" },
+  refunded: { label: "Returned", family: "canceled" },
+  not_paid: { label: "Not paid out", family: "canceled" },
+  canceled: { label: "Canceled", family: "canceled" },
+};
+
+const DRAIN_REASONS: Readonly<Record<string, string>> = {
+  below_minimum: "below the minimum payout or the fee",
+  held: "the deposit is held",
+  payout_failed: "the payout failed",
+  beneficiary_required: "the travel rule needs a beneficiary",
+  destination_sanctioned: "the destination is on a sanctions list",
+  destination_internal: "the destination is one of our addresses",
+  customer_not_verified: "the customer is not verified",
+  amount_below_minimum: "below the minimum payout",
+  retries_exhausted: "every payout try failed",
+};
+
+export function drainState(state: Drain["state"]): StateLabel {
+  return DRAIN_STATE_LABELS[state] ?? { label: state, family: "progress" };
+}
+
+/** Why a drain failed or was not paid out, in words ("—" when neither). */
+export function drainReasonText(drain: Pick<Drain, "failure_reason" | "not_paid_reason">): string {
+  const reason = drain.failure_reason ?? drain.not_paid_reason;
+  return reason ? (DRAIN_REASONS[reason] ?? reason) : "—";
 }

@@ -5,7 +5,7 @@ import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Skeleton } from "../components/Loading.tsx";
 import { Pager } from "../components/Pager.tsx";
 import { StateBadge } from "../components/StateBadge.tsx";
-import type { StateLabel } from "../components/states.ts";
+import { drainReasonText, drainState } from "../components/states.ts";
 import { type Column, Table } from "../components/Table.tsx";
 import { useLoad } from "../components/useLoad.ts";
 import { usePagedList } from "../components/usePagedList.ts";
@@ -19,29 +19,6 @@ function Link(props: { to: string; children: string }) {
     </a>
   );
 }
-
-// A drain's state as people say it; the family gives its colour (components/states.ts).
-const DRAIN_STATES: Readonly<Record<Drain["state"], StateLabel>> = {
-  awaiting_funds: { label: "Awaiting funds", family: "progress" },
-  payment_submitted: { label: "Payout submitted", family: "progress" },
-  payment_processed: { label: "Paid out", family: "done" },
-  failed: { label: "Failed", family: "failed" },
-  refunded: { label: "Returned", family: "canceled" },
-  not_paid: { label: "Not paid out", family: "canceled" },
-  canceled: { label: "Canceled", family: "canceled" },
-};
-
-const REASONS: Readonly<Record<string, string>> = {
-  below_minimum: "below the minimum payout or the fee",
-  held: "the deposit is held",
-  payout_failed: "the payout failed",
-  beneficiary_required: "the travel rule needs a beneficiary",
-  destination_sanctioned: "the destination is on a sanctions list",
-  destination_internal: "the destination is one of our addresses",
-  customer_not_verified: "the customer is not verified",
-  amount_below_minimum: "below the minimum payout",
-  retries_exhausted: "every payout try failed",
-};
 
 /** Where the address pays out, masked as the API answers it. */
 export function destinationText(address: LiquidationAddress): string {
@@ -110,7 +87,7 @@ const drainColumns: ReadonlyArray<Column<Drain>> = [
   },
   {
     header: "State",
-    cell: (d) => <StateBadge state={DRAIN_STATES[d.state] ?? { label: d.state, family: "progress" }} code={d.state} />,
+    cell: (d) => <StateBadge state={drainState(d.state)} code={d.state} />,
   },
   { header: "Value", cell: (d) => <MoneyCell money={d.source_amount} />, class: "mono" },
   { header: "Fee", cell: (d) => <MoneyCell money={d.fee} />, class: "mono" },
@@ -118,8 +95,7 @@ const drainColumns: ReadonlyArray<Column<Drain>> = [
   {
     header: "Why",
     cell: (d) => {
-      const reason = d.failure_reason ?? d.not_paid_reason;
-      return reason ? (REASONS[reason] ?? reason) : "—";
+      return drainReasonText(d);
     },
   },
   {
