@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AxeResults } from "axe-core";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { expect } from "vitest";
 import { runCli } from "../cli/run-cli.ts";
 
 /**
@@ -119,6 +120,15 @@ export class DashboardBrowser {
     return results.violations
       .filter((v) => v.impact === "serious" || v.impact === "critical")
       .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => String(n.target)) }));
+  }
+
+  /** No serious or critical violation at either size (the one that fails is named); back at desktop size. */
+  async expectAccessibleAtBothSizes(page: Page): Promise<void> {
+    for (const size of [DESKTOP, PHONE]) {
+      await page.setViewportSize(size);
+      expect(await this.seriousViolations(page), `${size.width} px`).toEqual([]);
+    }
+    await page.setViewportSize(DESKTOP);
   }
 
   /** fetch from inside the page: the browser's own cookie, and the CSRF header only when asked. */
