@@ -17,6 +17,8 @@ export const PASSWORD = "correct horse battery staple";
 /** The two sizes every page is looked at: a laptop and a phone. */
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
+/** The heading an operator (admin) lands on after signing in; a merchant's user lands on "Overview". */
+export const OPERATOR_LANDING = { name: "Merchants", level: 1 };
 
 /**
  * axe-core's browser script, run in a page to check it: evaluated (as the test's own code) rather
@@ -105,6 +107,17 @@ export class DashboardBrowser {
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(password);
     await page.getByRole("button", { name: "Sign in" }).click();
+  }
+
+  /** A fresh page (its own context) signed in as `email`, once the page it lands on shows `landing`. */
+  async signedInPage(
+    email: string,
+    landing: { name: string; level?: number } = { name: "Overview" },
+  ): Promise<{ context: BrowserContext; page: Page }> {
+    const opened = await this.newPage();
+    await this.signIn(opened.page, email);
+    await opened.page.getByRole("heading", landing).waitFor();
+    return opened;
   }
 
   /**

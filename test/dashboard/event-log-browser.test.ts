@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordAudit } from "../../packages/dashboard/src/index.ts";
 import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
 import type { ApiHarness, TestMerchant } from "../support/api-harness.ts";
-import { BROWSER_TIMEOUT_MS, DashboardBrowser } from "./browser-support.ts";
+import { BROWSER_TIMEOUT_MS, DashboardBrowser, OPERATOR_LANDING } from "./browser-support.ts";
 import { type ChromiumDashboard, openChromiumDashboard } from "./chromium-dashboard.ts";
 
 /**
@@ -72,9 +72,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages
   it(
     "lists the merchant's events, filters them by type, opens an event's data and its object",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "owner@a.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      const { context, page } = await side.signedInPage("owner@a.example");
       await openFromNav(page, "Events", "Events");
       const table = page.getByRole("table", { name: /events, newest first/ });
       await table.getByText("wallet.created", { exact: true }).waitFor();
@@ -114,9 +112,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages
   it(
     "shows the operator the audit log, filtered by action, and walks to older rows",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "admin@example.com");
-      await page.getByRole("heading", { name: "Merchants", level: 1 }).waitFor();
+      const { context, page } = await side.signedInPage("admin@example.com", OPERATOR_LANDING);
       await openFromNav(page, "Audit log", "Audit log");
       await page.getByText("dashboard_session.signed_in").first().waitFor();
       await side.shotBoth(page, "audit-log");

@@ -2,7 +2,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
 import type { ApiHarness } from "../support/api-harness.ts";
-import { BROWSER_TIMEOUT_MS, DashboardBrowser } from "./browser-support.ts";
+import { BROWSER_TIMEOUT_MS, DashboardBrowser, OPERATOR_LANDING } from "./browser-support.ts";
 import { type ChromiumDashboard, openChromiumDashboard } from "./chromium-dashboard.ts";
 
 /**
@@ -33,9 +33,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard merchant onboarding in Chr
   it(
     "creates a merchant with its owner, whose copied link signs them in to that merchant",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "admin@example.com");
-      await page.getByRole("heading", { name: "Merchants", level: 1 }).waitFor();
+      const { context, page } = await side.signedInPage("admin@example.com", OPERATOR_LANDING);
       await page.goto(`${url}/dashboard/operator/merchants`);
       await page.getByRole("heading", { name: "Manage merchants", level: 1 }).waitFor();
       await page.getByLabel("Merchant name").fill("Corner Shop");

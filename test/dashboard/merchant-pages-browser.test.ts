@@ -91,9 +91,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
   it(
     "sends a sandbox deposit from the deposits page: it appears without a reload and turns CONFIRMED",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "owner@a.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      const { context, page } = await side.signedInPage("owner@a.example");
       await openSection(page, "Deposits", "Deposits");
       await page.getByText("No deposits yet.").waitFor();
       await side.shot(page, "deposits-empty");
@@ -159,9 +157,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
   it(
     "shows every merchant page: overview chart, customers and history, wallet QR codes, transfers, webhooks, team with an invite",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "owner@a.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      const { context, page } = await side.signedInPage("owner@a.example");
       await page.getByRole("img", { name: /Deposit volume per day/ }).waitFor();
       await side.shot(page, "overview-chart");
       await expectAccessible(page);
@@ -234,9 +230,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
   it(
     "shows a viewer no key, webhook or sandbox controls, and the server refuses the viewer's writes (403)",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "viewer@a.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      const { context, page } = await side.signedInPage("viewer@a.example");
       await openSection(page, "Webhooks", "Webhooks");
       await page.getByText(/Your role \(viewer\) can view webhook endpoints/).waitFor();
       expect(await page.getByRole("button", { name: "Add endpoint" }).count()).toBe(0);
@@ -264,9 +258,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
   it(
     "answers 404 to merchant A's user for B's deposit and customer, on the server and in the page",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "owner@a.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      const { context, page } = await side.signedInPage("owner@a.example");
       for (const path of [
         `/merchants/${merchantA}/deposits/${depositOfB}`,
         `/merchants/${merchantA}/customers/${customerOfB}`,
@@ -282,9 +274,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
       await page.goto(`${url}/dashboard/merchants/${merchantB}/deposits`);
       await page.getByRole("heading", { name: "Merchant not found" }).waitFor();
       // B's owner sees it.
-      const other = await side.newPage();
-      await side.signIn(other.page, "owner@b.example");
-      await other.page.getByRole("heading", { name: "Overview" }).waitFor();
+      const other = await side.signedInPage("owner@b.example");
       expect(
         await side.fetchInPage(
           other.page,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
 import { tier2Customer } from "../api/verification-fixtures.ts";
 import type { ApiHarness, TestMerchant } from "../support/api-harness.ts";
-import { BROWSER_TIMEOUT_MS, DashboardBrowser } from "./browser-support.ts";
+import { BROWSER_TIMEOUT_MS, DashboardBrowser, OPERATOR_LANDING } from "./browser-support.ts";
 import { type ChromiumDashboard, openChromiumDashboard } from "./chromium-dashboard.ts";
 
 /**
@@ -72,9 +72,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard records pages in Chromium"
   it(
     "lists the customer's virtual account on the accounts page and on the customer's page",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "owner@a.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      const { context, page } = await side.signedInPage("owner@a.example");
       await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Virtual accounts" }).click();
       await page.getByRole("heading", { name: "Virtual accounts", level: 1 }).waitFor();
       const row = page.locator(`tr[data-virtual-account="${accountId}"]`);
@@ -98,9 +96,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard records pages in Chromium"
   it(
     "rotates a webhook secret after a confirmation and shows the new one once",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "owner@a.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      const { context, page } = await side.signedInPage("owner@a.example");
       await page.goto(`${url}/dashboard/merchants/${merchant.merchantId}/webhooks`);
       await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor();
       await page.getByText("Success rate (7 days)").waitFor();
@@ -119,9 +115,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard records pages in Chromium"
   it(
     "shows the reviewer whose submission it is and its data, and asks before approving",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "admin@example.com");
-      await page.getByRole("heading", { name: "Merchants", level: 1 }).waitFor();
+      const { context, page } = await side.signedInPage("admin@example.com", OPERATOR_LANDING);
       await page.goto(`${url}/dashboard/operator/kyc`);
       await page.getByRole("heading", { name: "KYC reviews", level: 1 }).waitFor();
       await page.getByRole("link", { name: "Test Person" }).waitFor();

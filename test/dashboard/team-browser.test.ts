@@ -40,9 +40,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard team page in Chromium", ()
   it(
     "changes a role, resends an invite, removes a user and keeps the last owner",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "owner@a.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      const { context, page } = await side.signedInPage("owner@a.example");
       await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Team" }).click();
       await page.getByRole("heading", { name: "Team", level: 1 }).waitFor();
       await page.getByLabel("Role of viewer@a.example").waitFor();
@@ -73,9 +71,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard team page in Chromium", ()
       await context.close();
 
       // The viewer, now finance: reads the team, has no actions.
-      const viewer = await side.newPage();
-      await side.signIn(viewer.page, "viewer@a.example");
-      await viewer.page.getByRole("heading", { name: "Overview" }).waitFor();
+      const viewer = await side.signedInPage("viewer@a.example");
       await viewer.page.goto(`${url}/dashboard/merchants/${merchant.merchantId}/team`);
       await viewer.page.getByRole("heading", { name: "Team", level: 1 }).waitFor();
       await viewer.page.getByText("owner@a.example").waitFor();
