@@ -18,15 +18,11 @@ export async function openChromiumDashboard(options: HarnessOptions = {}): Promi
   const browser = await launchChromium();
   try {
     const served = await serveDashboard(options);
-    return {
-      browser,
-      api: served.api,
-      url: served.url,
-      async close() {
-        await browser.close();
-        await served.close();
-      },
+    const close = async () => {
+      await browser.close();
+      await served.close();
     };
+    return { ...served, browser, close };
   } catch (error) {
     await browser.close();
     throw error;
