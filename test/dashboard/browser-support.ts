@@ -120,6 +120,13 @@ export class DashboardBrowser {
     return opened;
   }
 
+  /** Opens the page `name` from the nav: its level-1 heading of that name appears and takes the focus. */
+  async openFromNav(page: Page, name: string): Promise<void> {
+    await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name, exact: true }).click();
+    await page.getByRole("heading", { name, level: 1 }).waitFor();
+    await expect.poll(() => page.evaluate("document.activeElement?.textContent")).toBe(name);
+  }
+
   /**
    * The page's serious and critical accessibility violations by axe-core (WCAG 2.x A and AA rules):
    * a test expects none. Minor and moderate ones are left to review.

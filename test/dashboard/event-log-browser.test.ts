@@ -1,4 +1,4 @@
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { recordAudit } from "../../packages/dashboard/src/index.ts";
 import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
@@ -26,12 +26,6 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages
     () => url,
     "events and audit log",
   );
-  /** Opens a page from the nav: its heading appears and takes the focus. */
-  const openFromNav = async (page: Page, link: string, heading: string) => {
-    await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: link, exact: true }).click();
-    await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
-    await expect.poll(() => page.evaluate("document.activeElement?.textContent")).toBe(heading);
-  };
 
   beforeAll(async () => {
     dashboard = await openChromiumDashboard();
@@ -73,7 +67,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages
     "lists the merchant's events, filters them by type, opens an event's data and its object",
     async () => {
       const { context, page } = await side.signedInPage("owner@a.example");
-      await openFromNav(page, "Events", "Events");
+      await side.openFromNav(page, "Events");
       const table = page.getByRole("table", { name: /events, newest first/ });
       await table.getByText("wallet.created", { exact: true }).waitFor();
       await side.shotBoth(page, "events");
@@ -113,7 +107,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages
     "shows the operator the audit log, filtered by action, and walks to older rows",
     async () => {
       const { context, page } = await side.signedInPage("admin@example.com", OPERATOR_LANDING);
-      await openFromNav(page, "Audit log", "Audit log");
+      await side.openFromNav(page, "Audit log");
       await page.getByText("dashboard_session.signed_in").first().waitFor();
       await side.shotBoth(page, "audit-log");
       await side.expectAccessibleAtBothSizes(page);
