@@ -16,6 +16,8 @@ export const PASSWORD = "correct horse battery staple";
 /** The two sizes every page is looked at: a laptop and a phone. */
 export const DESKTOP = { width: 1280, height: 800 };
 export const PHONE = { width: 390, height: 844 };
+/** The heading an operator (admin) lands on after signing in; a merchant's user lands on "Overview". */
+export const OPERATOR_LANDING = { name: "Merchants", level: 1 };
 
 /**
  * axe-core's browser script, run in a page to check it: evaluated (as the test's own code) rather
@@ -104,6 +106,27 @@ export class DashboardBrowser {
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(password);
     await page.getByRole("button", { name: "Sign in" }).click();
+  }
+
+  /** A fresh page (its own context) signed in as `email`, once the page it lands on shows `landing`. */
+  async signedInPage(
+    email: string,
+    landing: { name: string; level?: number } = { name: "Overview" },
+  ): Promise<{ context: BrowserContext; page: Page }> {
+    const opened = await this.newPage();
+    await this.signIn(opened.page, email);
+    await opened.page.getByRole("heading", landing).waitFor();
+    return opened;
+  }
+
+  /** Opens the page `name` from the nav: its level-1 heading of that name appears and takes the focus. */
+  async openFromNav(page: Page, name: string): Promise<void> {
+    await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name, exact: true }).click();
+    await page.getByRole("heading", { name, level: 1 }).waitFor();
+    // Waited for in the page, not with vitest's expect: the bench scripts load this file outside vitest.
+    await page.waitForFunction(`document.activeElement?.textContent === ${JSON.stringify(name)}`, undefined, {
+      timeout: BROWSER_TIMEOUT_MS,
+    });
   }
 
   /**

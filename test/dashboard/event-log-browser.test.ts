@@ -1,9 +1,10 @@
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDashboardRouter, recordAudit } from "../../packages/dashboard/src/index.ts";
-import { createUsers, listenDashboard } from "../../packages/dashboard/test/support/dashboard-client.ts";
-import { type ApiHarness, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
-import { BROWSER_TIMEOUT_MS, DashboardBrowser, DESKTOP, launchChromium, PHONE } from "./browser-support.ts";
+import { recordAudit } from "../../packages/dashboard/src/index.ts";
+import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
+import type { ApiHarness, TestMerchant } from "../support/api-harness.ts";
+import { BROWSER_TIMEOUT_MS, DashboardBrowser, OPERATOR_LANDING } from "./browser-support.ts";
+import { type ChromiumDashboard, openChromiumDashboard } from "./chromium-dashboard.ts";
 
 /**
  * The events log (a merchant's owner) and the audit log (the operator) in Chromium against the
@@ -14,7 +15,7 @@ import { BROWSER_TIMEOUT_MS, DashboardBrowser, DESKTOP, launchChromium, PHONE } 
  */
 describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages in Chromium", () => {
   let api: ApiHarness;
-  let close: () => Promise<void>;
+  let dashboard: ChromiumDashboard | undefined;
   let browser: Browser | undefined;
   let url: string;
   let a: TestMerchant;
@@ -25,28 +26,12 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages
     () => url,
     "events and audit log",
   );
-  const expectAccessibleAtBothSizes = async (page: Page) => {
-    for (const size of [DESKTOP, PHONE]) {
-      await page.setViewportSize(size);
-      expect(await side.seriousViolations(page), `${size.width} px`).toEqual([]);
-    }
-    await page.setViewportSize(DESKTOP);
-  };
-  /** Opens a page from the nav: its heading appears and takes the focus. */
-  const openFromNav = async (page: Page, link: string, heading: string) => {
-    await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: link, exact: true }).click();
-    await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
-    await expect.poll(() => page.evaluate("document.activeElement?.textContent")).toBe(heading);
-  };
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    api = await startApiHarness();
+    dashboard = await openChromiumDashboard();
+    ({ browser, api, url } = dashboard);
     a = await api.merchant("sandbox");
     b = await api.merchant("sandbox");
-    ({ url, close } = await listenDashboard(
-      createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }),
-    ));
     await createUsers(api.db, [
       ["owner@a.example", "owner", a.merchantId],
       ["admin@example.com", "admin", undefined],
@@ -76,30 +61,24 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages
     }
   }, 2 * BROWSER_TIMEOUT_MS);
 
-  afterAll(async () => {
-    await browser?.close();
-    await close?.();
-    await api?.stop();
-  }, BROWSER_TIMEOUT_MS);
+  afterAll(() => dashboard?.close(), BROWSER_TIMEOUT_MS);
 
   it(
     "lists the merchant's events, filters them by type, opens an event's data and its object",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "owner@a.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
-      await openFromNav(page, "Events", "Events");
+      const { context, page } = await side.signedInPage("owner@a.example");
+      await side.openFromNav(page, "Events");
       const table = page.getByRole("table", { name: /events, newest first/ });
       await table.getByText("wallet.created", { exact: true }).waitFor();
       await side.shotBoth(page, "events");
-      await expectAccessibleAtBothSizes(page);
+      await side.expectAccessibleAtBothSizes(page);
 
       await page.getByLabel("Type", { exact: true }).selectOption("customer.created");
       await expect.poll(() => table.getByText("wallet.created", { exact: true }).count()).toBe(0);
       await table.getByText("customer.created", { exact: true }).first().waitFor();
       await table.locator("summary").first().click();
       await page.getByText(`"object_id": "${customerId}"`).first().waitFor();
-      await expectAccessibleAtBothSizes(page);
+      await side.expectAccessibleAtBothSizes(page);
 
       await page.getByLabel("Type", { exact: true }).selectOption("deposit.confirmed");
       await page.getByText("No events match these filters.").waitFor();
@@ -127,13 +106,11 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages
   it(
     "shows the operator the audit log, filtered by action, and walks to older rows",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "admin@example.com");
-      await page.getByRole("heading", { name: "Merchants", level: 1 }).waitFor();
-      await openFromNav(page, "Audit log", "Audit log");
+      const { context, page } = await side.signedInPage("admin@example.com", OPERATOR_LANDING);
+      await side.openFromNav(page, "Audit log");
       await page.getByText("dashboard_session.signed_in").first().waitFor();
       await side.shotBoth(page, "audit-log");
-      await expectAccessibleAtBothSizes(page);
+      await side.expectAccessibleAtBothSizes(page);
 
       await page.getByLabel("Action", { exact: true }).fill("test.browsed");
       const rows = page.locator("tr[data-audit]");
@@ -147,7 +124,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages
       await expect.poll(() => rows.count()).toBe(50);
       await page.locator("tr[data-audit] summary").first().click();
       await page.getByText(`"merchant_id": "${a.merchantId}"`).first().waitFor();
-      await expectAccessibleAtBothSizes(page);
+      await side.expectAccessibleAtBothSizes(page);
 
       await page.getByLabel("Action", { exact: true }).fill("nothing.like.this");
       await page.getByText("No audit records match these filters.").waitFor();

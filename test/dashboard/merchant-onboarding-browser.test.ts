@@ -1,9 +1,9 @@
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDashboardRouter } from "../../packages/dashboard/src/index.ts";
-import { createUsers, listenDashboard } from "../../packages/dashboard/test/support/dashboard-client.ts";
-import { type ApiHarness, startApiHarness } from "../support/api-harness.ts";
-import { BROWSER_TIMEOUT_MS, DashboardBrowser, DESKTOP, launchChromium, PHONE } from "./browser-support.ts";
+import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
+import type { ApiHarness } from "../support/api-harness.ts";
+import { BROWSER_TIMEOUT_MS, DashboardBrowser, OPERATOR_LANDING } from "./browser-support.ts";
+import { type ChromiumDashboard, openChromiumDashboard } from "./chromium-dashboard.ts";
 
 /**
  * The operator creates a merchant with its owner's email in Chromium: the first key and the owner's
@@ -13,7 +13,7 @@ import { BROWSER_TIMEOUT_MS, DashboardBrowser, DESKTOP, launchChromium, PHONE } 
  */
 describe.skipIf(!process.env.DATABASE_URL)("dashboard merchant onboarding in Chromium", () => {
   let api: ApiHarness;
-  let close: () => Promise<void>;
+  let dashboard: ChromiumDashboard | undefined;
   let browser: Browser | undefined;
   let url: string;
   const side = new DashboardBrowser(
@@ -21,35 +21,19 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard merchant onboarding in Chr
     () => url,
     "merchant onboarding",
   );
-  const expectAccessibleAtBothSizes = async (page: Page) => {
-    for (const size of [DESKTOP, PHONE]) {
-      await page.setViewportSize(size);
-      expect(await side.seriousViolations(page), `${size.width} px`).toEqual([]);
-    }
-    await page.setViewportSize(DESKTOP);
-  };
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    api = await startApiHarness();
-    ({ url, close } = await listenDashboard(
-      createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }),
-    ));
+    dashboard = await openChromiumDashboard();
+    ({ browser, api, url } = dashboard);
     await createUsers(api.db, [["admin@example.com", "admin", undefined]]);
   }, 2 * BROWSER_TIMEOUT_MS);
 
-  afterAll(async () => {
-    await browser?.close();
-    await close?.();
-    await api?.stop();
-  }, BROWSER_TIMEOUT_MS);
+  afterAll(() => dashboard?.close(), BROWSER_TIMEOUT_MS);
 
   it(
     "creates a merchant with its owner, whose copied link signs them in to that merchant",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "admin@example.com");
-      await page.getByRole("heading", { name: "Merchants", level: 1 }).waitFor();
+      const { context, page } = await side.signedInPage("admin@example.com", OPERATOR_LANDING);
       await page.goto(`${url}/dashboard/operator/merchants`);
       await page.getByRole("heading", { name: "Manage merchants", level: 1 }).waitFor();
       await page.getByLabel("Merchant name").fill("Corner Shop");
@@ -59,7 +43,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard merchant onboarding in Chr
       // The key's heading has the focus (the first of the two values shown once).
       await expect.poll(() => page.evaluate("document.activeElement?.textContent")).toBe("Corner Shop created");
       await side.shotBoth(page, "merchant-created");
-      await expectAccessibleAtBothSizes(page);
+      await side.expectAccessibleAtBothSizes(page);
       await page.getByRole("button", { name: "Copy Invitation link" }).click();
       const link = String(await page.evaluate("navigator.clipboard.readText()"));
       expect(link).toMatch(/\/dashboard\/set-password#token=[\w-]{43}$/);

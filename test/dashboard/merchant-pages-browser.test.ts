@@ -43,12 +43,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
     expect(res.status, JSON.stringify(json)).toBeLessThan(300);
     return json.data;
   };
-  /** Opens a page from the nav: its heading appears and takes the focus. */
-  const openSection = async (page: Page, link: string, heading: string) => {
-    await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: link }).click();
-    await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
-    await expect.poll(() => page.evaluate("document.activeElement?.textContent")).toBe(heading);
-  };
   const expectAccessible = async (page: Page) => expect(await side.seriousViolations(page)).toEqual([]);
 
   beforeAll(async () => {
@@ -91,10 +85,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
   it(
     "sends a sandbox deposit from the deposits page: it appears without a reload and turns CONFIRMED",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "owner@a.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
-      await openSection(page, "Deposits", "Deposits");
+      const { context, page } = await side.signedInPage("owner@a.example");
+      await side.openFromNav(page, "Deposits");
       await page.getByText("No deposits yet.").waitFor();
       await side.shot(page, "deposits-empty");
       // Survives only if the page is never reloaded.
@@ -159,14 +151,12 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
   it(
     "shows every merchant page: overview chart, customers and history, wallet QR codes, transfers, webhooks, team with an invite",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "owner@a.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      const { context, page } = await side.signedInPage("owner@a.example");
       await page.getByRole("img", { name: /Deposit volume per day/ }).waitFor();
       await side.shot(page, "overview-chart");
       await expectAccessible(page);
 
-      await openSection(page, "Customers", "Customers");
+      await side.openFromNav(page, "Customers");
       await side.shot(page, "customers");
       await expectAccessible(page);
       await page.getByRole("link", { name: "Ada Lovelace" }).click();
@@ -175,7 +165,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
       await side.shot(page, "customer");
       await expectAccessible(page);
 
-      await openSection(page, "Wallets", "Wallets");
+      await side.openFromNav(page, "Wallets");
       await side.shot(page, "wallets");
       await expectAccessible(page);
       await page.getByRole("link", { name: "main" }).click();
@@ -193,12 +183,12 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
       await side.shotBoth(page, "wallet");
       await expectAccessible(page);
 
-      await openSection(page, "Transfers", "Transfers");
+      await side.openFromNav(page, "Transfers");
       await page.getByText("No transfers yet.").waitFor();
       await side.shot(page, "transfers");
       await expectAccessible(page);
 
-      await openSection(page, "Webhooks", "Webhooks");
+      await side.openFromNav(page, "Webhooks");
       await page.getByText("No webhook endpoints yet.").waitFor();
       await page.getByLabel("Endpoint URL").fill("http://127.0.0.1:9/hooks");
       await page.getByRole("button", { name: "Add endpoint" }).click();
@@ -214,7 +204,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
       await side.shot(page, "webhooks");
       await expectAccessible(page);
 
-      await openSection(page, "Team", "Team");
+      await side.openFromNav(page, "Team");
       await page.getByLabel("Email").fill("dev@a.example");
       await page.getByLabel("Role", { exact: true }).selectOption("developer");
       await page.getByRole("button", { name: "Invite" }).click();
@@ -234,14 +224,12 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
   it(
     "shows a viewer no key, webhook or sandbox controls, and the server refuses the viewer's writes (403)",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "viewer@a.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
-      await openSection(page, "Webhooks", "Webhooks");
+      const { context, page } = await side.signedInPage("viewer@a.example");
+      await side.openFromNav(page, "Webhooks");
       await page.getByText(/Your role \(viewer\) can view webhook endpoints/).waitFor();
       expect(await page.getByRole("button", { name: "Add endpoint" }).count()).toBe(0);
       await side.shot(page, "webhooks-viewer");
-      await openSection(page, "Deposits", "Deposits");
+      await side.openFromNav(page, "Deposits");
       expect(await page.getByRole("button", { name: "Send test deposit" }).count()).toBe(0);
       const base = `/dashboard/api/merchants/${merchantA}`;
       expect(await side.fetchInPage(page, "POST", `${base}/api-keys`, true)).toBe(403);
@@ -264,9 +252,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
   it(
     "answers 404 to merchant A's user for B's deposit and customer, on the server and in the page",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "owner@a.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      const { context, page } = await side.signedInPage("owner@a.example");
       for (const path of [
         `/merchants/${merchantA}/deposits/${depositOfB}`,
         `/merchants/${merchantA}/customers/${customerOfB}`,
@@ -282,9 +268,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
       await page.goto(`${url}/dashboard/merchants/${merchantB}/deposits`);
       await page.getByRole("heading", { name: "Merchant not found" }).waitFor();
       // B's owner sees it.
-      const other = await side.newPage();
-      await side.signIn(other.page, "owner@b.example");
-      await other.page.getByRole("heading", { name: "Overview" }).waitFor();
+      const other = await side.signedInPage("owner@b.example");
       expect(
         await side.fetchInPage(
           other.page,

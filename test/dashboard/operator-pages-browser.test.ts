@@ -15,6 +15,7 @@ import {
   createUsersWithPassword,
   DashboardBrowser,
   launchChromium,
+  OPERATOR_LANDING,
   BROWSER_TIMEOUT_MS as TIMEOUT_MS,
 } from "./browser-support.ts";
 
@@ -141,9 +142,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       expect(submitted.status).toBe(202);
       const submissionId = String(submitted.body.data.id);
 
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "admin@example.com");
-      await page.getByRole("heading", { name: "Merchants" }).waitFor();
+      const { context, page } = await side.signedInPage("admin@example.com", OPERATOR_LANDING);
       await page.getByRole("link", { name: "KYC reviews" }).click();
       await page.getByRole("heading", { name: "KYC reviews" }).waitFor();
       // The worker hands the attempt to the manual queue: it shows up after a reload or two.
@@ -191,9 +190,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       const from = `${today.getUTCFullYear()}-${String(today.getUTCMonth() + 1).padStart(2, "0")}-01`;
       const to = new Date(today.getTime() + 86_400_000).toISOString().slice(0, 10);
 
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "finance@ledger.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      const { context, page } = await side.signedInPage("finance@ledger.example");
       await page.getByRole("link", { name: "Finance" }).click();
       await page.getByRole("heading", { name: "Journal export (CSV)" }).waitFor();
       expect(await page.getByLabel("From (UTC day, included)").inputValue()).toBe(from);
@@ -219,9 +216,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       expect(await page.evaluate(() => fetch("/dashboard/api/finance/journal.csv").then((r) => r.status))).toBe(403);
       await context.close();
 
-      const admin = await side.newPage();
-      await side.signIn(admin.page, "admin@example.com");
-      await admin.page.getByRole("heading", { name: "Merchants" }).waitFor();
+      const admin = await side.signedInPage("admin@example.com", OPERATOR_LANDING);
       await admin.page.getByRole("link", { name: "Ledger", exact: true }).click();
       await admin.page.getByRole("button", { name: "Run ledger check" }).click();
       await admin.page.getByText(/^OK: \d+ entries, \d+ merchants, 0 problems$/).waitFor();
@@ -243,9 +238,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
   it(
     "shows the transfers report the CLI prints, the merchant's to its finance people and the platform's to the admin",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "finance@ledger.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      const { context, page } = await side.signedInPage("finance@ledger.example");
       await page.getByRole("link", { name: "Finance" }).click();
       await page.getByRole("heading", { name: "Transfers report" }).waitFor();
       await page.getByRole("button", { name: "Show report" }).click();
@@ -254,9 +247,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       await shot(page, "finance-merchant-transfers-report");
       await context.close();
 
-      const admin = await side.newPage();
-      await side.signIn(admin.page, "admin@example.com");
-      await admin.page.getByRole("heading", { name: "Merchants" }).waitFor();
+      const admin = await side.signedInPage("admin@example.com", OPERATOR_LANDING);
       await admin.page.getByRole("link", { name: "Ledger", exact: true }).click();
       const to = await admin.page.getByLabel("End (UTC day, excluded)").inputValue();
       // The start left open, as `payments transfers report --to` alone takes it.
@@ -278,9 +269,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
   it(
     "shows the chain reconciliation's unreadable chain, imports a bank statement with its unmatched lines",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "admin@example.com");
-      await page.getByRole("heading", { name: "Merchants" }).waitFor();
+      const { context, page } = await side.signedInPage("admin@example.com", OPERATOR_LANDING);
       await page.getByRole("link", { name: "Bank statements" }).click();
       await page.getByRole("heading", { name: "Bank statements" }).waitFor();
       const csv = `${STATEMENT_CSV_COLUMNS.join(",")}\n2026-11-02,US000111222,CREDIT,250.10,USD,BANKREF-1,INV-7,ACME Corp\n`;
@@ -316,9 +305,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
   it(
     "shows every operator page: merchants (create, disable: its key answers 401), chains, job queues, treasury",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "admin@example.com");
-      await page.getByRole("heading", { name: "Merchants" }).waitFor();
+      const { context, page } = await side.signedInPage("admin@example.com", OPERATOR_LANDING);
       await page.getByRole("link", { name: "Manage merchants" }).click();
       await page.getByRole("heading", { name: "Manage merchants" }).waitFor();
       await page.getByLabel("Merchant name").fill("Shop from the dashboard");
@@ -392,9 +379,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
           reference: null,
         }),
       );
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "admin@example.com");
-      await page.getByRole("heading", { name: "Merchants" }).waitFor();
+      const { context, page } = await side.signedInPage("admin@example.com", OPERATOR_LANDING);
       await page.getByRole("link", { name: "Sanctions" }).click();
       await page.getByRole("heading", { name: "Sanctions" }).waitFor();
       await page.getByText("No deposit is held for a sanctions match.").waitFor();

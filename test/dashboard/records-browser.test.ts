@@ -1,12 +1,11 @@
 import { randomUUID } from "node:crypto";
-import express from "express";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDashboardRouter, createUser } from "../../packages/dashboard/src/index.ts";
-import { listen } from "../../packages/dashboard/test/support/dashboard-client.ts";
+import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
 import { tier2Customer } from "../api/verification-fixtures.ts";
-import { type ApiHarness, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
-import { BROWSER_TIMEOUT_MS, DashboardBrowser, DESKTOP, launchChromium, PASSWORD, PHONE } from "./browser-support.ts";
+import type { ApiHarness, TestMerchant } from "../support/api-harness.ts";
+import { BROWSER_TIMEOUT_MS, DashboardBrowser, OPERATOR_LANDING } from "./browser-support.ts";
+import { type ChromiumDashboard, openChromiumDashboard } from "./chromium-dashboard.ts";
 
 /**
  * The virtual accounts, KYC review and webhook tools pages in Chromium against the dashboard
@@ -17,7 +16,7 @@ import { BROWSER_TIMEOUT_MS, DashboardBrowser, DESKTOP, launchChromium, PASSWORD
  */
 describe.skipIf(!process.env.DATABASE_URL)("dashboard records pages in Chromium", () => {
   let api: ApiHarness;
-  let close: () => Promise<void>;
+  let dashboard: ChromiumDashboard | undefined;
   let browser: Browser | undefined;
   let url: string;
   let merchant: TestMerchant;
@@ -29,30 +28,18 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard records pages in Chromium"
     () => url,
     "records pages",
   );
-  const expectAccessibleAtBothSizes = async (page: Page) => {
-    for (const size of [DESKTOP, PHONE]) {
-      await page.setViewportSize(size);
-      expect(await side.seriousViolations(page), `${size.width} px`).toEqual([]);
-    }
-    await page.setViewportSize(DESKTOP);
-  };
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    api = await startApiHarness({
+    dashboard = await openChromiumDashboard({
       workers: true,
       overrides: { resolveWebhookHost: async () => [{ address: "93.184.216.34", family: 4 }] },
     });
+    ({ browser, api, url } = dashboard);
     merchant = await api.merchant("sandbox");
-    const app = express();
-    app.use("/dashboard", createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }));
-    ({ url, close } = await listen(app));
-    for (const [email, role, merchantId] of [
+    await createUsers(api.db, [
       ["owner@a.example", "owner", merchant.merchantId],
       ["admin@example.com", "admin", undefined],
-    ] as const) {
-      await createUser(api.db, { email, role, merchantId, password: PASSWORD, actor: "test" });
-    }
+    ]);
     customerId = await tier2Customer(api, merchant);
     const opened = await api.call(merchant.apiKey, "/v1/virtual-accounts", {
       method: "POST",
@@ -80,33 +67,27 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard records pages in Chromium"
     );
   }, 2 * BROWSER_TIMEOUT_MS);
 
-  afterAll(async () => {
-    await browser?.close();
-    await close?.();
-    await api?.stop();
-  }, BROWSER_TIMEOUT_MS);
+  afterAll(() => dashboard?.close(), BROWSER_TIMEOUT_MS);
 
   it(
     "lists the customer's virtual account on the accounts page and on the customer's page",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "owner@a.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      const { context, page } = await side.signedInPage("owner@a.example");
       await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Virtual accounts" }).click();
       await page.getByRole("heading", { name: "Virtual accounts", level: 1 }).waitFor();
       const row = page.locator(`tr[data-virtual-account="${accountId}"]`);
       await row.getByRole("link", { name: "Test Person" }).waitFor();
       await side.shotBoth(page, "virtual-accounts");
-      await expectAccessibleAtBothSizes(page);
+      await side.expectAccessibleAtBothSizes(page);
       await row.getByRole("link", { name: "Test Person" }).click();
       await page.getByRole("heading", { name: "Virtual accounts", level: 2 }).waitFor();
       await page.locator(`tr[data-virtual-account="${accountId}"]`).waitFor();
       await side.shotBoth(page, "customer-detail");
-      await expectAccessibleAtBothSizes(page);
+      await side.expectAccessibleAtBothSizes(page);
       await page.locator(`tr[data-virtual-account="${accountId}"]`).getByRole("link").first().click();
       await page.getByRole("heading", { name: "Bank deposits" }).waitFor();
       await side.shotBoth(page, "virtual-account-detail");
-      await expectAccessibleAtBothSizes(page);
+      await side.expectAccessibleAtBothSizes(page);
       await context.close();
     },
     BROWSER_TIMEOUT_MS,
@@ -115,19 +96,17 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard records pages in Chromium"
   it(
     "rotates a webhook secret after a confirmation and shows the new one once",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "owner@a.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      const { context, page } = await side.signedInPage("owner@a.example");
       await page.goto(`${url}/dashboard/merchants/${merchant.merchantId}/webhooks`);
       await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor();
       await page.getByText("Success rate (7 days)").waitFor();
-      await expectAccessibleAtBothSizes(page);
+      await side.expectAccessibleAtBothSizes(page);
       await page.getByRole("button", { name: /^Rotate secret…/ }).click();
       await page.getByRole("button", { name: "Rotate secret", exact: true }).click();
       await page.getByRole("heading", { name: "New signing secret" }).waitFor();
       expect(await page.getByRole("textbox", { name: "New signing secret" }).inputValue()).toMatch(/^whsec_/);
       await side.shotBoth(page, "webhook-rotated");
-      await expectAccessibleAtBothSizes(page);
+      await side.expectAccessibleAtBothSizes(page);
       await context.close();
     },
     BROWSER_TIMEOUT_MS,
@@ -136,9 +115,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard records pages in Chromium"
   it(
     "shows the reviewer whose submission it is and its data, and asks before approving",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "admin@example.com");
-      await page.getByRole("heading", { name: "Merchants", level: 1 }).waitFor();
+      const { context, page } = await side.signedInPage("admin@example.com", OPERATOR_LANDING);
       await page.goto(`${url}/dashboard/operator/kyc`);
       await page.getByRole("heading", { name: "KYC reviews", level: 1 }).waitFor();
       await page.getByRole("link", { name: "Test Person" }).waitFor();
@@ -156,7 +133,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard records pages in Chromium"
         .first()
         .waitFor();
       await side.shotBoth(page, "kyc-confirm");
-      await expectAccessibleAtBothSizes(page);
+      await side.expectAccessibleAtBothSizes(page);
       expect(await status()).toBe("PENDING");
       await page.getByRole("button", { name: "Confirm approval" }).click();
       await page.getByText(/tier 1 submission: approved/i).waitFor();

@@ -1,9 +1,9 @@
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDashboardRouter } from "../../packages/dashboard/src/index.ts";
-import { createUsers, listenDashboard } from "../../packages/dashboard/test/support/dashboard-client.ts";
-import { type ApiHarness, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
-import { BROWSER_TIMEOUT_MS, DashboardBrowser, DESKTOP, launchChromium, PHONE } from "./browser-support.ts";
+import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
+import type { ApiHarness, TestMerchant } from "../support/api-harness.ts";
+import { BROWSER_TIMEOUT_MS, DashboardBrowser } from "./browser-support.ts";
+import { type ChromiumDashboard, openChromiumDashboard } from "./chromium-dashboard.ts";
 
 /**
  * The team page as its owner uses it in Chromium: a role changed, an invite sent again (a new link
@@ -12,7 +12,7 @@ import { BROWSER_TIMEOUT_MS, DashboardBrowser, DESKTOP, launchChromium, PHONE } 
  */
 describe.skipIf(!process.env.DATABASE_URL)("dashboard team page in Chromium", () => {
   let api: ApiHarness;
-  let close: () => Promise<void>;
+  let dashboard: ChromiumDashboard | undefined;
   let browser: Browser | undefined;
   let url: string;
   let merchant: TestMerchant;
@@ -21,23 +21,13 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard team page in Chromium", ()
     () => url,
     "team",
   );
-  const expectAccessibleAtBothSizes = async (page: Page) => {
-    for (const size of [DESKTOP, PHONE]) {
-      await page.setViewportSize(size);
-      expect(await side.seriousViolations(page), `${size.width} px`).toEqual([]);
-    }
-    await page.setViewportSize(DESKTOP);
-  };
   const roleOf = async (email: string) =>
     (await api.db.query<{ role: string }>("SELECT role FROM dashboard_users WHERE email = $1", [email])).rows[0]?.role;
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    api = await startApiHarness();
+    dashboard = await openChromiumDashboard();
+    ({ browser, api, url } = dashboard);
     merchant = await api.merchant("sandbox");
-    ({ url, close } = await listenDashboard(
-      createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }),
-    ));
     await createUsers(api.db, [
       ["owner@a.example", "owner", merchant.merchantId],
       ["viewer@a.example", "viewer", merchant.merchantId],
@@ -45,22 +35,16 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard team page in Chromium", ()
     ]);
   }, 2 * BROWSER_TIMEOUT_MS);
 
-  afterAll(async () => {
-    await browser?.close();
-    await close?.();
-    await api?.stop();
-  }, BROWSER_TIMEOUT_MS);
+  afterAll(() => dashboard?.close(), BROWSER_TIMEOUT_MS);
 
   it(
     "changes a role, resends an invite, removes a user and keeps the last owner",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "owner@a.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      const { context, page } = await side.signedInPage("owner@a.example");
       await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Team" }).click();
       await page.getByRole("heading", { name: "Team", level: 1 }).waitFor();
       await page.getByLabel("Role of viewer@a.example").waitFor();
-      await expectAccessibleAtBothSizes(page);
+      await side.expectAccessibleAtBothSizes(page);
 
       await page.getByLabel("Role of viewer@a.example").selectOption("finance");
       await page.getByRole("button", { name: "Change role of viewer@a.example" }).click();
@@ -79,7 +63,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard team page in Chromium", ()
       await page.getByRole("button", { name: "Resend invite to new@a.example" }).click();
       await expect.poll(() => page.getByRole("textbox", { name: "Invitation link" }).inputValue()).not.toBe(first);
       await side.shotBoth(page, "team-invited");
-      await expectAccessibleAtBothSizes(page);
+      await side.expectAccessibleAtBothSizes(page);
 
       await page.getByRole("button", { name: "Remove dev@a.example" }).click();
       await page.getByRole("button", { name: "Remove user" }).click();
@@ -87,9 +71,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard team page in Chromium", ()
       await context.close();
 
       // The viewer, now finance: reads the team, has no actions.
-      const viewer = await side.newPage();
-      await side.signIn(viewer.page, "viewer@a.example");
-      await viewer.page.getByRole("heading", { name: "Overview" }).waitFor();
+      const viewer = await side.signedInPage("viewer@a.example");
       await viewer.page.goto(`${url}/dashboard/merchants/${merchant.merchantId}/team`);
       await viewer.page.getByRole("heading", { name: "Team", level: 1 }).waitFor();
       await viewer.page.getByText("owner@a.example").waitFor();

@@ -1,8 +1,7 @@
 import { STATEMENT_CSV_COLUMNS } from "@mp/providers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiHarness, startApiHarness, type TestMerchant } from "../../../test/support/api-harness.ts";
-import { createDashboardRouter } from "../src/index.ts";
-import { createUsers, listenDashboard, signedIn } from "./support/dashboard-client.ts";
+import type { ApiHarness, TestMerchant } from "../../../test/support/api-harness.ts";
+import { createUsers, serveDashboard, signedIn } from "./support/dashboard-client.ts";
 
 /**
  * The bank suspense from the dashboard: an imported line that matched no account says why, and the
@@ -16,20 +15,14 @@ describe("dashboard bank suspense routes", () => {
   let merchant: TestMerchant;
 
   beforeAll(async () => {
-    api = await startApiHarness();
+    ({ api, url, close } = await serveDashboard());
     merchant = await api.merchant("sandbox");
-    ({ url, close } = await listenDashboard(
-      createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }),
-    ));
     await createUsers(api.db, [
       ["admin@example.com", "admin", undefined],
       ["owner@a.example", "owner", merchant.merchantId],
     ]);
   }, 120_000);
-  afterAll(async () => {
-    await close?.();
-    await api?.stop();
-  });
+  afterAll(() => close?.());
 
   it("says why a line did not match, returns it with a reason, and refuses what it cannot do", async () => {
     const admin = await signedIn(url, "admin@example.com");

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiHarness, startApiHarness, type TestMerchant } from "../../../test/support/api-harness.ts";
-import { createDashboardRouter } from "../src/index.ts";
-import { Client, createUsers, listenDashboard, signedIn } from "./support/dashboard-client.ts";
+import type { ApiHarness, TestMerchant } from "../../../test/support/api-harness.ts";
+import { Client, createUsers, serveDashboard, signedIn } from "./support/dashboard-client.ts";
 
 /**
  * Issue 27 finding 7 through the real dashboard routes: a disabled merchant's dashboard users stop
@@ -18,13 +17,10 @@ describe("dashboard: a disabled merchant's users, and invites that reveal no oth
   const client = (email: string) => signedIn(url, email);
 
   beforeAll(async () => {
-    api = await startApiHarness({
+    ({ api, url, close } = await serveDashboard({
       overrides: { resolveWebhookHost: async () => [{ address: "93.184.216.34", family: 4 }] },
-    });
+    }));
     [a, b] = [await api.merchant("sandbox"), await api.merchant("sandbox")];
-    ({ url, close } = await listenDashboard(
-      createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }),
-    ));
     const users = [
       ["admin@example.com", "admin", undefined],
       ["owner@a.example", "owner", a.merchantId],
@@ -33,10 +29,7 @@ describe("dashboard: a disabled merchant's users, and invites that reveal no oth
     ] as const;
     await createUsers(api.db, users);
   });
-  afterAll(async () => {
-    await close?.();
-    await api?.stop();
-  });
+  afterAll(() => close?.());
 
   /** What a merchant user tries: read, create a key, a webhook endpoint, an invite. */
   const attempts = (merchantId: string) =>

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiHarness, startApiHarness } from "../../../test/support/api-harness.ts";
-import { createDashboardRouter } from "../src/index.ts";
-import { Client, createUsers, listenDashboard, signedIn } from "./support/dashboard-client.ts";
+import type { ApiHarness } from "../../../test/support/api-harness.ts";
+import { Client, createUsers, serveDashboard, signedIn } from "./support/dashboard-client.ts";
 
 /**
  * Creating a merchant with an owner's email invites that owner at once: the answer carries the
@@ -14,16 +13,10 @@ describe("dashboard: a new merchant's first owner", () => {
   let url: string;
 
   beforeAll(async () => {
-    api = await startApiHarness();
-    ({ url, close } = await listenDashboard(
-      createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }),
-    ));
+    ({ api, url, close } = await serveDashboard());
     await createUsers(api.db, [["admin@example.com", "admin", undefined]]);
   }, 120_000);
-  afterAll(async () => {
-    await close?.();
-    await api?.stop();
-  });
+  afterAll(() => close?.());
 
   const merchantCount = async () =>
     Number((await api.db.query<{ n: string }>("SELECT count(*) AS n FROM merchants")).rows[0]?.n);

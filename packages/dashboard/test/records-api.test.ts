@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiHarness, startApiHarness, type TestMerchant } from "../../../test/support/api-harness.ts";
-import { createDashboardRouter, recordAudit } from "../src/index.ts";
-import { createUsers, listenDashboard, signedIn } from "./support/dashboard-client.ts";
+import type { ApiHarness, TestMerchant } from "../../../test/support/api-harness.ts";
+import { recordAudit } from "../src/index.ts";
+import { createUsers, serveDashboard, signedIn } from "./support/dashboard-client.ts";
 
 /**
  * The records pages' routes: a merchant's events log (GET /v1/events through the session, its
@@ -26,12 +26,9 @@ describe("dashboard events and audit log routes", () => {
   };
 
   beforeAll(async () => {
-    api = await startApiHarness();
+    ({ api, url, close } = await serveDashboard());
     a = await api.merchant("sandbox");
     b = await api.merchant("sandbox");
-    ({ url, close } = await listenDashboard(
-      createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }),
-    ));
     await createUsers(api.db, [
       ["admin@example.com", "admin", undefined],
       ["viewer@a.example", "viewer", a.merchantId],
@@ -50,10 +47,7 @@ describe("dashboard events and audit log routes", () => {
       });
     }
   }, 120_000);
-  afterAll(async () => {
-    await close?.();
-    await api?.stop();
-  });
+  afterAll(() => close?.());
 
   it("lists the merchant's own events with the API's filters; another merchant's are 404", async () => {
     const viewer = await signedIn(url, "viewer@a.example");

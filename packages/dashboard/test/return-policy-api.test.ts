@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiHarness, startApiHarness, type TestMerchant } from "../../../test/support/api-harness.ts";
-import { createDashboardRouter } from "../src/index.ts";
-import { createRoleUsers, createUsers, listenDashboard, signedIn } from "./support/dashboard-client.ts";
+import type { ApiHarness, TestMerchant } from "../../../test/support/api-harness.ts";
+import { createRoleUsers, createUsers, serveDashboard, signedIn } from "./support/dashboard-client.ts";
 
 /**
  * Issue 29 (rest, item 4): a merchant's return policy from the dashboard's JSON routes (the spec has
@@ -17,18 +16,12 @@ describe("dashboard: a merchant's return policy", () => {
   const path = () => `/merchants/${a.merchantId}/return-policy`;
 
   beforeAll(async () => {
-    api = await startApiHarness();
+    ({ api, url, close } = await serveDashboard());
     [a, b] = [await api.merchant("sandbox"), await api.merchant("sandbox")];
-    ({ url, close } = await listenDashboard(
-      createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }),
-    ));
     await createRoleUsers(api.db, a.merchantId);
     await createUsers(api.db, [["owner@b.example", "owner", b.merchantId]]);
   });
-  afterAll(async () => {
-    await close?.();
-    await api?.stop();
-  });
+  afterAll(() => close?.());
 
   const audits = async () =>
     (

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiHarness, startApiHarness, type TestMerchant } from "../../../test/support/api-harness.ts";
-import { createDashboardRouter } from "../src/index.ts";
-import { createUsers, listenDashboard, signedIn } from "./support/dashboard-client.ts";
+import type { ApiHarness, TestMerchant } from "../../../test/support/api-harness.ts";
+import { createUsers, serveDashboard, signedIn } from "./support/dashboard-client.ts";
 
 /**
  * The team page's changes: an owner changes a role (the user's session follows at once), removes a
@@ -18,12 +17,9 @@ describe("dashboard team routes", () => {
     (await api.db.query<{ id: string }>("SELECT id FROM dashboard_users WHERE email = $1", [email])).rows[0]?.id ?? "";
 
   beforeAll(async () => {
-    api = await startApiHarness();
+    ({ api, url, close } = await serveDashboard());
     a = await api.merchant("sandbox");
     b = await api.merchant("sandbox");
-    ({ url, close } = await listenDashboard(
-      createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }),
-    ));
     await createUsers(api.db, [
       ["owner@a.example", "owner", a.merchantId],
       ["dev@a.example", "developer", a.merchantId],
@@ -31,10 +27,7 @@ describe("dashboard team routes", () => {
       ["owner@b.example", "owner", b.merchantId],
     ]);
   }, 120_000);
-  afterAll(async () => {
-    await close?.();
-    await api?.stop();
-  });
+  afterAll(() => close?.());
 
   it("changes a role, and the user's open session has the new role at once", async () => {
     const owner = await signedIn(url, "owner@a.example");

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tier2Customer } from "../../../test/api/verification-fixtures.ts";
-import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../../../test/support/api-harness.ts";
-import { createDashboardRouter } from "../src/index.ts";
-import { createUsers, listenDashboard, signedIn } from "./support/dashboard-client.ts";
+import { type ApiHarness, eventually, type TestMerchant } from "../../../test/support/api-harness.ts";
+import { createUsers, serveDashboard, signedIn } from "./support/dashboard-client.ts";
 
 /**
  * The virtual accounts page's routes: the merchant's accounts (a customer's when asked), masked;
@@ -30,12 +29,9 @@ describe("dashboard virtual accounts routes", () => {
   };
 
   beforeAll(async () => {
-    api = await startApiHarness({ workers: true });
+    ({ api, url, close } = await serveDashboard({ workers: true }));
     a = await api.merchant("sandbox");
     b = await api.merchant("sandbox");
-    ({ url, close } = await listenDashboard(
-      createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }),
-    ));
     await createUsers(api.db, [
       ["viewer@a.example", "viewer", a.merchantId],
       ["owner@b.example", "owner", b.merchantId],
@@ -46,10 +42,7 @@ describe("dashboard virtual accounts routes", () => {
     await open(a, otherOfA);
     accountOfB = await open(b, await tier2Customer(api, b));
   }, 120_000);
-  afterAll(async () => {
-    await close?.();
-    await api?.stop();
-  });
+  afterAll(() => close?.());
 
   it("lists the merchant's accounts masked, a customer's alone, and refuses a bad filter", async () => {
     const viewer = await client("viewer@a.example");

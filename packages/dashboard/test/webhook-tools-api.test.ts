@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiHarness, startApiHarness, type TestMerchant } from "../../../test/support/api-harness.ts";
-import { createDashboardRouter } from "../src/index.ts";
-import { createUsers, listenDashboard, signedIn } from "./support/dashboard-client.ts";
+import type { ApiHarness, TestMerchant } from "../../../test/support/api-harness.ts";
+import { createUsers, serveDashboard, signedIn } from "./support/dashboard-client.ts";
 
 /**
  * The webhooks page's own routes: each endpoint's health (success rate, last error, next retry)
@@ -51,14 +50,11 @@ describe("dashboard webhook tools: health, event types, payloads, rotation, dele
   };
 
   beforeAll(async () => {
-    api = await startApiHarness({
+    ({ api, url, close } = await serveDashboard({
       overrides: { resolveWebhookHost: async () => [{ address: "93.184.216.34", family: 4 }] },
-    });
+    }));
     a = await api.merchant("sandbox");
     b = await api.merchant("sandbox");
-    ({ url, close } = await listenDashboard(
-      createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }),
-    ));
     await createUsers(api.db, [
       ["owner@a.example", "owner", a.merchantId],
       ["viewer@a.example", "viewer", a.merchantId],
@@ -69,10 +65,7 @@ describe("dashboard webhook tools: health, event types, payloads, rotation, dele
     const person = { type: "INDIVIDUAL", first_name: "Ada", last_name: "Lovelace" };
     await api.call(a.apiKey, "/v1/customers", { method: "POST", idempotencyKey: "ca", json: person });
   });
-  afterAll(async () => {
-    await close?.();
-    await api?.stop();
-  });
+  afterAll(() => close?.());
 
   it("computes each endpoint's success rate, last error and next retry from its attempts", async () => {
     const next = new Date(Date.now() + 3_600_000);

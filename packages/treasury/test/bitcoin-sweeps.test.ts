@@ -1,4 +1,3 @@
-import { getMerchantBalance } from "@mp/ledger";
 import { Transaction } from "bitcoinjs-lib";
 import { describe, expect, it } from "vitest";
 import { createBitcoinSweeper } from "../../../chains/bitcoin/src/sweep/bitcoin-sweeper.ts";
@@ -8,7 +7,7 @@ import { createDepositMerchant, type DepositAddress, type DepositMerchant } from
 import {
   attemptsOfSend,
   fetchWithoutBroadcast,
-  journalEntries,
+  merchantMoney,
   sweepsOf,
   untilSweepsSettled,
 } from "./support/sweep-rows.ts";
@@ -70,8 +69,7 @@ describe("Bitcoin sweeps on the Bitcoin test node", () => {
     ]);
     const outputs = await depositOutputs(merchant);
     expect(outputs.map((o) => o.status)).toEqual(["CONFIRMED", "CONFIRMED", "CONFIRMED", "CONFIRMED", "CONFIRMED"]);
-    const balance = await getMerchantBalance(t.db, merchant.merchantId);
-    const entries = await journalEntries(t.db, merchant.merchantId);
+    const money = await merchantMoney(t.db, merchant.merchantId);
 
     const rows = await settle(sweeper(), merchant, 3);
 
@@ -107,8 +105,7 @@ describe("Bitcoin sweeps on the Bitcoin test node", () => {
     expect(await unspent(txHash, 0)).toBe(true);
     for (const o of outputs) expect(await unspent(o.tx_hash, o.vout)).toBe(o.to_address === below.address);
     // Custody moved; merchant money did not.
-    expect(await getMerchantBalance(t.db, merchant.merchantId)).toEqual(balance);
-    expect(await journalEntries(t.db, merchant.merchantId)).toBe(entries);
+    expect(await merchantMoney(t.db, merchant.merchantId)).toEqual(money);
 
     // Nothing new to sweep (the spent outputs are never taken again): another pass opens nothing.
     await sweeper().tick("BITCOIN");

@@ -1,4 +1,3 @@
-import { getMerchantBalance } from "@mp/ledger";
 import { tokenBalance } from "@mp/test-nodes/evm";
 import { bytesToHex, type Hex, keccak256, parseTransaction } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -11,7 +10,7 @@ import {
   testDepositKeys,
 } from "./support/evm-deposits.ts";
 import { type EvmTreasuryHarness, startEvmTreasury } from "./support/evm-treasury.ts";
-import { journalEntries, type SweepRowColumns, untilSweepsSettled } from "./support/sweep-rows.ts";
+import { merchantMoney, type SweepRowColumns, untilSweepsSettled } from "./support/sweep-rows.ts";
 import { testSweeperOptions, useSweepTest } from "./support/use-sweep-test.ts";
 
 const { t, h, pipeline, sweepers } = useSweepTest<EvmTreasuryHarness, EvmSweeper>("BASE", (db) => startEvmTreasury(db));
@@ -70,8 +69,7 @@ describe("EVM sweeps on anvil", () => {
       { address: native, asset: "ETH", amount: 5n * 10n ** 17n },
     ]);
     const treasuryUsdc = await tokenBalance(h.node, h.usdc, h.treasury);
-    const balance = await getMerchantBalance(t.db, merchant.merchantId);
-    const entries = await journalEntries(t.db, merchant.merchantId);
+    const money = await merchantMoney(t.db, merchant.merchantId);
 
     const rows = await sweepUntilSettled(sweeper(), merchant, 4);
 
@@ -107,8 +105,7 @@ describe("EVM sweeps on anvil", () => {
       }
     }
     // Custody moved; merchant money did not.
-    expect(await getMerchantBalance(t.db, merchant.merchantId)).toEqual(balance);
-    expect(await journalEntries(t.db, merchant.merchantId)).toBe(entries);
+    expect(await merchantMoney(t.db, merchant.merchantId)).toEqual(money);
 
     // Nothing new to sweep: another pass opens nothing.
     await sweeper().tick("BASE");

@@ -1,7 +1,8 @@
 import type { Server } from "node:http";
 import type { Database } from "@mp/db";
 import express, { type Express, type Router } from "express";
-import { createUser, type Role } from "../../src/index.ts";
+import { type ApiHarness, type HarnessOptions, startApiHarness } from "../../../../test/support/api-harness.ts";
+import { createDashboardRouter, createUser, type Role } from "../../src/index.ts";
 
 /** A browser's view of the dashboard's JSON routes, for the API tests. */
 
@@ -72,6 +73,35 @@ export function listenDashboard(router: Router): ReturnType<typeof listen> {
   const app = express();
   app.use("/dashboard", router);
   return listen(app);
+}
+
+/** The API harness and its dashboard router (sign-ins not rate limited) on a free local port. */
+export interface ServedDashboard {
+  api: ApiHarness;
+  url: string;
+  /** Stops the server, then the harness. */
+  close(): Promise<void>;
+}
+
+/** Starts the harness with `options` and serves the dashboard router on its dependencies. */
+export async function serveDashboard(options: HarnessOptions = {}): Promise<ServedDashboard> {
+  const api = await startApiHarness(options);
+  try {
+    const served = await listenDashboard(
+      createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }),
+    );
+    return {
+      api,
+      url: served.url,
+      async close() {
+        await served.close();
+        await api.stop();
+      },
+    };
+  } catch (error) {
+    await api.stop();
+    throw error;
+  }
 }
 
 /** A browser signed in as `email` (with PASSWORD) on the dashboard at `url`. */

@@ -1,5 +1,6 @@
 import type { ChainId } from "@mp/core";
 import type { Database } from "@mp/db";
+import { getMerchantBalance } from "@mp/ledger";
 import type { DepositMerchant } from "./evm-deposits.ts";
 
 /** A sweep row as the sweep tests read it: settled once confirmed or failed. */
@@ -80,6 +81,11 @@ export async function journalEntries(db: Database, merchantId: string): Promise<
     [merchantId],
   );
   return rows[0]?.n ?? 0;
+}
+
+/** What a sweep must leave as it was: the merchant's balance and the journal entries touching it (custody moves, merchant money does not). */
+export async function merchantMoney(db: Database, merchantId: string) {
+  return { balance: await getMerchantBalance(db, merchantId), entries: await journalEntries(db, merchantId) };
 }
 
 /** A fetch that never delivers a broadcast to `path` (the signer died after storing the attempt, before sending it). */
