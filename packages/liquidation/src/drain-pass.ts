@@ -1,5 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { mapBounded, USD_DECIMALS } from "@mp/core";
+import {
+  type IntervalPasses,
+  type Logger,
+  mapBounded,
+  silentLogger,
+  startIntervalPasses,
+  USD_DECIMALS,
+} from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
 import type { RateProvider } from "@mp/providers";
@@ -44,7 +51,7 @@ export interface DrainDeps {
   keyring: EncryptionKeyring;
   rates: RateProvider;
   settings: DrainSettings;
-  logger?: { info: (o: object, m: string) => void; warn: (o: object, m: string) => void } | undefined;
+  logger?: Logger | undefined;
   /** Drains moved at once (default DEFAULT_DRAIN_CONCURRENCY). */
   concurrency?: number | undefined;
   /** Sends failed drains' money to their address's return_address (drain-returns.ts); without it, none is sent. */
@@ -283,31 +290,14 @@ async function syncDrains(deps: DrainDeps, concurrency: number): Promise<number>
 }
 
 /** Runs drainOnce every `intervalMs` (default 500 ms) until stopped; passes never overlap. */
-export function startDrainer(deps: DrainDeps & { intervalMs?: number }): { stop(): Promise<void> } {
-  let running: Promise<void> | undefined;
-  const tick = () => {
-    running ??= drainOnce(deps)
-      .then(
-        (done) => {
-          if (
-            done.submitted + done.notPaid + done.canceled + done.synced + done.retried + done.failed + done.refunded >
-            0
-          ) {
-            deps.logger?.info(done, "liquidation drains");
-          }
-        },
-        (error: unknown) => deps.logger?.warn({ err: String(error) }, "liquidation drain pass failed; retried"),
-      )
-      .finally(() => {
-        running = undefined;
-      });
-  };
-  const timer = setInterval(tick, deps.intervalMs ?? 500);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+export function startDrainer(deps: DrainDeps & { intervalMs?: number }): IntervalPasses {
+  return startIntervalPasses({
+    pass: () => drainOnce(deps),
+    intervalMs: deps.intervalMs ?? 500,
+    logger: deps.logger ?? silentLogger(),
+    didWork: (done) =>
+      done.submitted + done.notPaid + done.canceled + done.synced + done.retried + done.failed + done.refunded > 0,
+    worked: "liquidation drains",
+    failed: "liquidation drain pass failed; retried",
+  });
 }
