@@ -14,6 +14,7 @@ const SHARED_MODULE_FILES = [
   "chains/*/test/**/*.test.ts",
   "services/*/test/**/*.test.ts",
   "test/api/**/*.test.ts",
+  "test/custody/**/*.test.ts",
   "test/webhooks/**/*.test.ts",
   "test/payment-requests/**/*.test.ts",
   "test/liquidation/**/*.test.ts",

@@ -5,6 +5,7 @@ import type { Indexer } from "@mp/indexer";
 import { createSendPipeline, recordTreasuryAddresses } from "@mp/treasury";
 import { createPublicClient, erc20Abi, getAddress, type Hex, http } from "viem";
 import { afterAll, beforeAll, expect } from "vitest";
+import { KEY_SCHEMES } from "../../services/payments/src/chain-families.ts";
 import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
 import { CONFIRMATIONS, startEvmChain, type TestChain } from "../indexer/test-chains.ts";
 import { late } from "../support/late.ts";
@@ -39,7 +40,7 @@ export interface ReturnsOnBase {
  */
 export function useReturnsOnBase(): ReturnsOnBase {
   let started: { t: TransfersApi; base: TestChain; indexer: Indexer } | undefined;
-  const keys = createTreasuryKeys(TREASURY_MNEMONIC, { bitcoinNetwork: "regtest" });
+  const keys = createTreasuryKeys(TREASURY_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
   const treasury = getAddress(keys.evm().address);
   const t = late("the transfers API", () => started?.t);
   const base = late("the BASE test chain", () => started?.base);

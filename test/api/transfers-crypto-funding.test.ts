@@ -1,9 +1,9 @@
 import { fundingWallets } from "@mp/api";
-import { isChainAddress } from "@mp/custody";
 import type { Indexer } from "@mp/indexer";
 import { createSandboxRateProvider, type RateProvider } from "@mp/providers";
 import { applyFundingDeposits, executeTransfersOnce, MAX_START_ATTEMPTS } from "@mp/transfers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isChainAddress } from "../../services/payments/src/chain-families.ts";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
 import { CONFIRMATIONS, startEvmChain, startTronChain, type TestChain } from "../indexer/test-chains.ts";
@@ -127,7 +127,7 @@ describe("transfers: crypto funding just in time", () => {
       reference: expect.stringMatching(/^TRF[A-Z2-9]{12}$/),
     });
     expect(Object.keys(f.intent.crypto_deposit).sort()).toEqual(["address", "asset", "memo", "network", "reference"]);
-    expect(isChainAddress("evm", one.address, "mainnet")).toBe(true);
+    expect(isChainAddress("BASE", one.address, "mainnet")).toBe(true);
     expect(two.address).not.toBe(one.address);
     // Ours, watched like a wallet's, but not one of the merchant's customer wallets.
     const destinations = await t.api.db.query<{ purpose: string; derivation_index: number }>(
@@ -148,7 +148,7 @@ describe("transfers: crypto funding just in time", () => {
     const tronTransfer = (await t.transfer(a, tronQuote.id)).body.data;
     const tronIntent = await intentOf(tronTransfer.id);
     expect(tronIntent.crypto_deposit).toMatchObject({ asset: "USDT", network: "TRON", memo: "" });
-    expect(isChainAddress("tron", tronIntent.crypto_deposit.address, "mainnet")).toBe(true);
+    expect(isChainAddress("TRON", tronIntent.crypto_deposit.address, "mainnet")).toBe(true);
 
     // KYC: an unverified customer cannot quote crypto funding.
     const unverified = await createCustomer(t.api, a);

@@ -2,6 +2,7 @@ import { createTreasuryKeys } from "@mp/custody";
 import { createSandboxBankingProvider } from "@mp/providers";
 import { executeTransfersOnce, MAX_START_ATTEMPTS } from "@mp/transfers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KEY_SCHEMES } from "../../services/payments/src/chain-families.ts";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
 import { chainsOnNoNode } from "./chains-on-no-node.ts";
@@ -15,6 +16,7 @@ const SOL_PAYEE = "So11111111111111111111111111111111111111112";
 /** A regtest Bitcoin address that is not the treasury's (its own mnemonic). */
 const BTC_PAYEE = createTreasuryKeys("legal winner thank year wave sausage worth useful legal winner thank yellow", {
   bitcoinNetwork: "regtest",
+  schemes: KEY_SCHEMES,
 }).bitcoin(0, 0).address;
 
 /**

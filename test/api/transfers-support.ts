@@ -4,6 +4,7 @@ import { createCustody } from "@mp/custody";
 import type { Queryable } from "@mp/db";
 import { checkLedger } from "@mp/ledger";
 import { afterAll, beforeAll, expect } from "vitest";
+import { KEY_SCHEMES } from "../../services/payments/src/chain-families.ts";
 import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
 import { documentedCall } from "../support/documented-calls.ts";
 import { late } from "../support/late.ts";
@@ -79,7 +80,9 @@ const NODE_RECEIVE_MNEMONIC = "legal winner thank year wave sausage worth useful
  * `chains`: the chains transfers may use, on test nodes (default: BASE with its USDC, on no node).
  */
 export async function startTransfersApi(options: { chains?: AppDeps["chains"] } = {}): Promise<TransfersApi> {
-  const custody = options.chains ? createCustody(NODE_RECEIVE_MNEMONIC, { bitcoinNetwork: "regtest" }) : undefined;
+  const custody = options.chains
+    ? createCustody(NODE_RECEIVE_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES })
+    : undefined;
   const addresses = custody && {
     deriveWalletAddresses: (account: number, index: number) => custody.deriveWalletAddresses(account, index),
   };

@@ -4,6 +4,7 @@ import { createTreasuryKeys, TREASURY_PATHS } from "@mp/custody";
 import { storeTreasuryBalances } from "@mp/treasury";
 import { english, generateMnemonic } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
+import { KEY_SCHEMES } from "../../services/payments/src/chain-families.ts";
 import { writeChainsConfig } from "../support/chains-config-file.ts";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 import { jsonLines, runCli, startRole, startService, waitForExit } from "./run-cli.ts";
@@ -13,7 +14,10 @@ import { jsonLines, runCli, startRole, startService, waitForExit } from "./run-c
 const CLI_TEST_TIMEOUT_MS = 900_000;
 
 /** Addresses of another seed, one per family, as a recipient would have them (regtest for Bitcoin). */
-const recipients = createTreasuryKeys(generateMnemonic(english, 256), { bitcoinNetwork: "regtest" });
+const recipients = createTreasuryKeys(generateMnemonic(english, 256), {
+  bitcoinNetwork: "regtest",
+  schemes: KEY_SCHEMES,
+});
 
 describe("payments treasury: addresses, send, pending, balances; the signer alone reads TREASURY_MNEMONIC", () => {
   const database = useTestDatabase();
@@ -58,7 +62,7 @@ describe("payments treasury: addresses, send, pending, balances; the signer alon
       expect(none.stderr).toContain(TREASURY_PATHS.evm);
 
       const mnemonic = generateMnemonic(english, 256);
-      const keys = createTreasuryKeys(mnemonic, { bitcoinNetwork: "regtest" });
+      const keys = createTreasuryKeys(mnemonic, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
       const signer = await startRole(["--role", "signer"], { ...env, TREASURY_MNEMONIC: mnemonic }, /signer started/);
       try {
         const listed = await runCli(["treasury", "addresses", "--json"], env);

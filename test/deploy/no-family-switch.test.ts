@@ -25,17 +25,12 @@ const BRANCH = new RegExp(
 /**
  * Where a family branch may still be, and why. A family's own folder (chains/<family>) checks that
  * it was given one of its chains (the registry, services/payments/src/chain-families.ts, lists the
- * records and branches on none). The others are what is left of issue 28 item 2 (custody derives
- * and encodes every family's addresses): each is to move behind the family record, and none may be added.
+ * records and branches on none). Custody derives and encodes every family's keys through the key
+ * schemes the families' records carry (issue 28 item 2), so nothing is left here but core's chain
+ * table, and none may be added.
  */
 const ALLOWED: Record<string, string> = {
   "packages/core/src/chains.ts": "defines chainFamily, isEvmChain and the stored address key",
-  "packages/custody/src/address-encoding.ts": "left: address encodings",
-  "packages/custody/src/custody.ts": "left: one receive address per family",
-  "packages/custody/src/deposit-keys.ts": "left: deposit key paths",
-  "packages/custody/src/public-custody.ts": "left: one receive address per family",
-  "packages/custody/src/signing-keys.ts": "left: address of a secp256k1 key",
-  "packages/custody/src/verify-custody.ts": "left: the curve of a receive path",
 };
 
 function productionSources(): string[] {

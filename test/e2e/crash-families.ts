@@ -20,7 +20,7 @@ import { startSolanaTestNode } from "@mp/test-nodes/solana";
 import { startTronTestNode, BLOCK_MS as TRON_BLOCK_MS, TronKey } from "@mp/test-nodes/tron";
 import { recordTreasuryAddresses, treasurySendAddresses } from "@mp/treasury";
 import { Keypair } from "@solana/web3.js";
-import { familyOf } from "../../services/payments/src/chain-families.ts";
+import { familyOf, KEY_SCHEMES } from "../../services/payments/src/chain-families.ts";
 import { catchUp, waitFor } from "../indexer/indexer-fixtures.ts";
 import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
 
@@ -171,7 +171,7 @@ export async function startCrashFamily(db: Database, chain: CrashChain, mnemonic
   const started = await STARTERS[chain]();
   try {
     const config = resolveChainConfig(chain, started.input);
-    const keys = createTreasuryKeys(mnemonic, { bitcoinNetwork: "regtest" });
+    const keys = createTreasuryKeys(mnemonic, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
     const addresses = treasurySendAddresses(keys, { [chain]: config }, familyOf);
     await recordTreasuryAddresses(db, addresses);
     const treasury = addresses[0]?.address as string;

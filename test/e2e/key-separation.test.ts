@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { createCustody, SANDBOX_MNEMONIC_FILE } from "@mp/custody";
 import { english, generateMnemonic } from "viem/accounts";
 import { describe, expect, it } from "vitest";
+import { KEY_SCHEMES } from "../../services/payments/src/chain-families.ts";
 import { runCli, startRole, startService } from "../cli/run-cli.ts";
 import { eventually } from "../support/api-harness.ts";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
@@ -87,7 +88,7 @@ describe.skipIf(!process.env.DATABASE_URL)(
           expect(customer.status, JSON.stringify(customer.body)).toBe(202);
           const customerId = customer.body.data.id;
 
-          const expected = createCustody(mnemonic, { bitcoinNetwork: "regtest" });
+          const expected = createCustody(mnemonic, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
           const wallet = await post(api.url, apiKey, "/v1/wallets", { customer_id: customerId, label: "w0" }, "w0");
           expect(wallet.status, JSON.stringify(wallet.body)).toBe(201);
           expect(wallet.body.data.destinations.map((d) => [d.chain, d.address])).toEqual(

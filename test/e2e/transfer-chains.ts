@@ -4,6 +4,7 @@ import { type BitcoinTestNode, startBitcoinTestNode } from "@mp/test-nodes/bitco
 import { startTronTestNode, type TronTestNode } from "@mp/test-nodes/tron";
 import { english, generateMnemonic } from "viem/accounts";
 import { type EvmTreasuryHarness, startEvmTreasury } from "../../packages/treasury/test/support/evm-treasury.ts";
+import { KEY_SCHEMES } from "../../services/payments/src/chain-families.ts";
 import { runCli } from "../cli/run-cli.ts";
 import { type ApiHarness, callApi, type TestMerchant } from "../support/api-harness.ts";
 import { writeChainsConfig } from "../support/chains-config-file.ts";
@@ -52,7 +53,10 @@ export async function startTransferChains(db: Database): Promise<TransferChains>
   }
   const node = bitcoinStart.value;
   const tron = tronStart.value;
-  const bitcoinTreasury = createTreasuryKeys(mnemonic, { bitcoinNetwork: "regtest" }).bitcoin(0, 0).address;
+  const bitcoinTreasury = createTreasuryKeys(mnemonic, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES }).bitcoin(
+    0,
+    0,
+  ).address;
   return {
     base,
     bitcoin: node,

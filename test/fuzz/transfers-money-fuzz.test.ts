@@ -2,6 +2,7 @@ import { createTreasuryKeys } from "@mp/custody";
 import { executeTransfersOnce } from "@mp/transfers";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KEY_SCHEMES } from "../../services/payments/src/chain-families.ts";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import { chainsOnNoNode } from "../api/chains-on-no-node.ts";
 import { PAYEE, startTransfersApi, type TransfersApi } from "../api/transfers-support.ts";
@@ -12,6 +13,7 @@ import { fuzzParameters } from "./fuzz-parameters.ts";
 /** A regtest Bitcoin address that is not the treasury's. */
 const BTC_PAYEE = createTreasuryKeys("legal winner thank year wave sausage worth useful legal winner thank yellow", {
   bitcoinNetwork: "regtest",
+  schemes: KEY_SCHEMES,
 }).bitcoin(0, 0).address;
 
 const DESTINATIONS = {

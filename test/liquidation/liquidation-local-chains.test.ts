@@ -9,6 +9,7 @@ import { Keypair } from "@solana/web3.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_TREASURY_MNEMONIC } from "../../packages/treasury/test/support/evm-treasury.ts";
 import { testSendPipeline } from "../../packages/treasury/test/support/test-pipelines.ts";
+import { KEY_SCHEMES } from "../../services/payments/src/chain-families.ts";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import { usBank } from "../api/transfers-bank-support.ts";
 import { startTransfersApi, type TransfersApi } from "../api/transfers-support.ts";
@@ -47,7 +48,7 @@ describe("liquidation addresses on the local chains (anvil BASE, the Solana test
       tokens: [...solana.tokens],
     });
     t = await startTransfersApi({ chains: { BASE: base.config, SOLANA: solanaConfig } });
-    const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest" });
+    const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
     const treasury = keys.solana();
     // The treasury funded with SOL on the Solana test node, recorded as the signer records it.
     solana.transfer(treasury.address, 10n * LAMPORTS_PER_SOL);

@@ -4,6 +4,7 @@ import type { Indexer } from "@mp/indexer";
 import { checkLedger, getMerchantBalance } from "@mp/ledger";
 import { matchPaymentRequestsOnce } from "@mp/payment-requests";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KEY_SCHEMES } from "../../services/payments/src/chain-families.ts";
 import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
 import { CONFIRMATIONS, startBitcoinChain, startEvmChain, type TestChain } from "../indexer/test-chains.ts";
 import { type ApiHarness, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
@@ -29,7 +30,7 @@ describe("payment requests: matching real deposits through the indexer", () => {
 
   beforeAll(async () => {
     [base, bitcoin] = await Promise.all([startEvmChain(), startBitcoinChain()]);
-    const custody = createCustody(RECEIVE_MNEMONIC, { bitcoinNetwork: "regtest" });
+    const custody = createCustody(RECEIVE_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
     const addresses = {
       deriveWalletAddresses: (account: number, index: number) => custody.deriveWalletAddresses(account, index),
     };

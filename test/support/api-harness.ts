@@ -25,7 +25,7 @@ import {
 } from "@mp/providers";
 import { Registry } from "prom-client";
 import { afterAll, beforeAll, expect } from "vitest";
-import { paymentUriOf } from "../../services/payments/src/chain-families.ts";
+import { isChainAddress, KEY_SCHEMES, paymentUriOf } from "../../services/payments/src/chain-families.ts";
 import { registerLedgerChecks } from "../../services/payments/src/ledger-checks.ts";
 import { late } from "./late.ts";
 
@@ -34,7 +34,7 @@ export const TEST_MNEMONIC = "test test test test test test test test test test 
 
 let testCustody: ReturnType<typeof createCustody> | undefined;
 function custody() {
-  testCustody ??= createCustody(TEST_MNEMONIC, { bitcoinNetwork: "regtest" });
+  testCustody ??= createCustody(TEST_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
   return testCustody;
 }
 
@@ -110,6 +110,7 @@ export async function startApiHarness(options: HarnessOptions = {}): Promise<Api
     transfers: loadConfig({}).transfers,
     paymentRequests: loadConfig({}).paymentRequests,
     paymentUri: paymentUriOf,
+    isChainAddress,
     indexerStates: async () => [],
     walletSlots: new WalletSlots(db, addresses),
     ...(typeof options.overrides === "function" ? options.overrides(testDb.db) : options.overrides),

@@ -9,6 +9,7 @@ import { type ReconcileTarget, reconcileChains, recordTreasuryAddresses } from "
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_TREASURY_MNEMONIC } from "../../packages/treasury/test/support/evm-treasury.ts";
 import { testPipelines } from "../../packages/treasury/test/support/test-pipelines.ts";
+import { KEY_SCHEMES } from "../../services/payments/src/chain-families.ts";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import { addWallet, catchUp, createMerchant, newIndexer } from "../indexer/indexer-fixtures.ts";
 import { useTestDatabase } from "../support/test-database.ts";
@@ -26,7 +27,7 @@ const USDT = 1_000_000n;
 describe("deposit returns on the Tron test node", () => {
   const database = useTestDatabase();
   const pipelines = testPipelines("TRON", () => database.db);
-  const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest" });
+  const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
   const payer = TronKey.fromLabel(`returns-payer-${Math.random()}`);
   const deposit = TronKey.fromLabel(`returns-deposit-${Math.random()}`).address;
   let node: TronTestNode;

@@ -7,6 +7,7 @@ import { createSandboxRateProvider } from "@mp/providers";
 import { type AnvilNode, deployTestToken, startAnvil, type TestToken } from "@mp/test-nodes/evm";
 import { createSendPipeline, type ReconcileTarget, recordTreasuryAddresses, type SendPipeline } from "@mp/treasury";
 import { getAddress, type Hex } from "viem";
+import { KEY_SCHEMES } from "../../services/payments/src/chain-families.ts";
 import { catchUp } from "../indexer/indexer-fixtures.ts";
 import { reconcileTarget } from "../support/reconcile-target.ts";
 import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
@@ -42,7 +43,7 @@ export async function startEvmReconcileChain(db: Database): Promise<EvmReconcile
     startHeight: await node.blockNumber(),
     tokens: [{ asset: "USDC", address: usdc.address, decimals: 6 }],
   });
-  const keys = createTreasuryKeys(TREASURY_MNEMONIC, { bitcoinNetwork: "regtest" });
+  const keys = createTreasuryKeys(TREASURY_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
   const treasury = getAddress(keys.evm().address);
   await recordTreasuryAddresses(db, [{ chain: "BASE", purpose: "send", path: keys.evm().path, address: treasury }]);
   const indexer = createIndexer({

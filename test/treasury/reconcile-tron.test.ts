@@ -8,7 +8,7 @@ import { type ReconcileTarget, reconcileChains, requestSend } from "@mp/treasury
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_TREASURY_MNEMONIC } from "../../packages/treasury/test/support/evm-treasury.ts";
 import { testPipelines } from "../../packages/treasury/test/support/test-pipelines.ts";
-import { sendCheckOf } from "../../services/payments/src/chain-families.ts";
+import { KEY_SCHEMES, sendCheckOf } from "../../services/payments/src/chain-families.ts";
 import { catchUp } from "../indexer/indexer-fixtures.ts";
 import { useTestDatabase } from "../support/test-database.ts";
 import { indexTreasuryAndDeposit, tronReconcileChain } from "./reconcile-fixtures.ts";
@@ -27,7 +27,7 @@ describe("payments reconcile chains on the Tron test node", () => {
     node = await startTronTestNode({ seed: `reconcile-${Math.random()}` });
     const { config, targets: reconciled } = tronReconcileChain(node);
     targets = reconciled;
-    const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest" });
+    const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
     const key = keys.tron();
     const deposit = new TronKey(randomBytes(32).toString("hex")).address;
     const chain = { chain: "TRON" as const, config, adapter: () => createTronAdapter(config) };

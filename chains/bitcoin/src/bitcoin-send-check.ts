@@ -1,7 +1,8 @@
 import { P2WPKH_DUST } from "@mp/bitcoin-protocol";
 import { ValidationError } from "@mp/core";
-import { type BitcoinNetwork, isChainAddress } from "@mp/custody";
+import type { BitcoinNetwork } from "@mp/custody";
 import type { SendCheck } from "@mp/treasury/ports";
+import { bitcoinKeyScheme } from "./bitcoin-key-scheme.ts";
 
 const BITCOIN_NETWORKS: readonly BitcoinNetwork[] = ["mainnet", "testnet", "regtest"];
 
@@ -10,7 +11,7 @@ const BITCOIN_NETWORKS: readonly BitcoinNetwork[] = ["mainnet", "testnet", "regt
  * deployment's network, checks that too), and at least the dust limit, since no node relays a smaller output.
  */
 export const bitcoinSendCheck: SendCheck = {
-  isSendDestination: (to) => BITCOIN_NETWORKS.some((network) => isChainAddress("bitcoin", to, network)),
+  isSendDestination: (to) => BITCOIN_NETWORKS.some((network) => bitcoinKeyScheme.isAddress(to, network)),
   assertSendAmount: (_asset, amountRaw) => {
     if (amountRaw < P2WPKH_DUST) {
       throw new ValidationError(

@@ -2,6 +2,7 @@ export { type BitcoinAdapterOptions, createBitcoinAdapter, GENESIS_PARENT_HASH }
 export { bitcoinFamily } from "./bitcoin-family.ts";
 export { type BitcoinFaucetOptions, createBitcoinFaucet } from "./bitcoin-faucet.ts";
 export { createBitcoinHoldingsReader } from "./bitcoin-holdings.ts";
+export { bitcoinKeyScheme } from "./bitcoin-key-scheme.ts";
 export { type BitcoinRpcOptions, bitcoinRpc } from "./bitcoin-rpc.ts";
 export { bitcoinSendCheck } from "./bitcoin-send-check.ts";
 export { BTC_ASSET, p2wpkhAddressOf } from "./block-transfers.ts";

@@ -4,6 +4,7 @@ export { type EvmAssets, type EvmToken, resolveEvmAssets } from "./evm-assets.ts
 export { evmFamily } from "./evm-family.ts";
 export { createEvmFaucet, type EvmFaucetOptions } from "./evm-faucet.ts";
 export { createEvmHoldingsReader } from "./evm-holdings.ts";
+export { evmKeyScheme } from "./evm-key-scheme.ts";
 export { checkEvmChainId, EVM_CHAIN_IDS } from "./evm-networks.ts";
 export { evmSendCheck } from "./evm-send-check.ts";
 export { HISTORY_DEPTH } from "./node-capabilities.ts";

@@ -7,5 +7,6 @@ export { resolveSolanaAssets, SOLANA_DEFAULT_TOKENS, type SolanaAssets } from ".
 export { solanaFamily } from "./solana-family.ts";
 export { createSolanaFaucet, type SolanaFaucetOptions, TEST_TOKEN_TRANSFER_PATH } from "./solana-faucet.ts";
 export { createSolanaHoldingsReader } from "./solana-holdings.ts";
+export { solanaKeyScheme } from "./solana-key-scheme.ts";
 export { solanaSendCheck } from "./solana-send-check.ts";
 export { createSolanaSweeper, type SolanaSweeper, type SolanaSweeperOptions } from "./sweep/solana-sweeper.ts";

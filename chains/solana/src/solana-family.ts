@@ -5,6 +5,7 @@ import { createSolanaAdapter } from "./solana-adapter.ts";
 import { SOLANA_DEFAULT_TOKENS } from "./solana-assets.ts";
 import { createSolanaFaucet } from "./solana-faucet.ts";
 import { createSolanaHoldingsReader } from "./solana-holdings.ts";
+import { solanaKeyScheme } from "./solana-key-scheme.ts";
 import { solanaPaymentUri } from "./solana-payment-uri.ts";
 import { solanaSendCheck } from "./solana-send-check.ts";
 import { createSolanaSweeper } from "./sweep/solana-sweeper.ts";
@@ -12,6 +13,7 @@ import { createSolanaSweeper } from "./sweep/solana-sweeper.ts";
 /** The Solana family: @solana/web3.js, SOL and SPL tokens (a mainnet config without tokens gets the default stablecoins). */
 export const solanaFamily: ChainFamilyModule = {
   family: "solana",
+  keyScheme: solanaKeyScheme,
   createAdapter: (config) => createSolanaAdapter(config),
   assets: (config) => {
     const tokens = config.tokens.length > 0 ? config.tokens : SOLANA_DEFAULT_TOKENS[config.network];

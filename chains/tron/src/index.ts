@@ -14,4 +14,5 @@ export { resolveTronAssets, TRON_DEFAULT_TOKENS, type TronAssets } from "./tron-
 export { tronFamily } from "./tron-family.ts";
 export { createTronFaucet, TEST_TRANSFER_PATH, type TronFaucetOptions } from "./tron-faucet.ts";
 export { createTronHoldingsReader } from "./tron-holdings.ts";
+export { tronKeyScheme } from "./tron-key-scheme.ts";
 export { tronSendCheck } from "./tron-send-check.ts";

@@ -8,6 +8,7 @@ import type {
   SandboxFaucet,
   TransferSettings,
 } from "@mp/core";
+import type { BitcoinNetwork } from "@mp/custody";
 import type { Database } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
 import type { JobQueue } from "@mp/jobs";
@@ -53,6 +54,11 @@ export interface AppDeps {
   paymentRequests: PaymentRequestSettings;
   /** A payment request option's payment URI, written by its chain's family (the service's registry). */
   paymentUri: PaymentUriOf;
+  /**
+   * Whether an address is one of the chain's a transfer can be sent to (`network`: the Bitcoin
+   * network), checked by its chain's family (the service's registry).
+   */
+  isChainAddress: (chain: ChainId, address: string, network: BitcoinNetwork) => boolean;
   /** Per-chain indexer progress for /v1/chains (absent where no indexer has run). */
   indexerStates: () => Promise<IndexerState[]>;
   /** Largest accepted JSON body. */

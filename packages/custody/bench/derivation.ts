@@ -11,6 +11,7 @@ import type { Queryable } from "@mp/db";
 import { createTestDatabase } from "@mp/db/testing";
 import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
+import { KEY_SCHEMES } from "../../../services/payments/src/chain-families.ts";
 import { createCustody, createWatchSet } from "../src/index.ts";
 
 const MNEMONIC = "test test test test test test test test test test test junk";
@@ -37,7 +38,7 @@ function memory() {
 const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 
 export function benchDerivation(): void {
-  const custody = createCustody(MNEMONIC, { bitcoinNetwork: "regtest" });
+  const custody = createCustody(MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
   for (let i = 0; i < 100; i++) custody.deriveWalletAddresses(0, i); // JIT and curve tables warm-up
   const newAccount = microsPer(20, (i) => custody.deriveWalletAddresses(1 + i, 0));
   const rows: Array<Record<string, string | number>> = [];

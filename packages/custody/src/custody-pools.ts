@@ -1,7 +1,7 @@
 import { ConfigError, type Logger } from "@mp/core";
 import type { Database } from "@mp/db";
+import { type BitcoinNetwork, bitcoinCoinType } from "./bitcoin-network.ts";
 import type { Custody } from "./custody.ts";
-import { type BitcoinNetwork, bitcoinCoinType } from "./derivation-paths.ts";
 
 /**
  * How far ahead the signer derives. Accounts: past the merchants counter, so a merchant created by
@@ -53,11 +53,15 @@ export async function fillCustodyPools(options: CustodyPoolOptions): Promise<Cus
     [depth.accountsAhead],
   );
   for (const { account } of missing.rows) {
-    const keys = custody.accountPublicKeys(account);
+    // One `<family>_xpub` column per secp256k1 family (migrations/0100); the names come from the
+    // registry's key schemes, never from input.
+    const keys = [...custody.accountPublicKeys(account)];
+    const columns = keys.map(([family]) => `${family}_xpub`).join(", ");
+    const values = keys.map((_, i) => `$${i + 3}`).join(", ");
     await db.query(
-      `INSERT INTO custody_accounts (account, evm_xpub, tron_xpub, bitcoin_xpub, bitcoin_coin_type)
-       VALUES ($1, $2, $3, $4, $5) ON CONFLICT (account) DO NOTHING`,
-      [account, keys.evm, keys.tron, keys.bitcoin, coinType],
+      `INSERT INTO custody_accounts (account, bitcoin_coin_type, ${columns})
+       VALUES ($1, $2, ${values}) ON CONFLICT (account) DO NOTHING`,
+      [account, coinType, ...keys.map(([, xpub]) => xpub)],
     );
   }
 

@@ -1,16 +1,10 @@
 import { type ChainFamily, LruCache, ValidationError } from "@mp/core";
 import type { HDKey } from "@scure/bip32";
 import type { HDKey as Ed25519HDKey } from "micro-ed25519-hdkey";
-import {
-  assertChildNumber,
-  type BitcoinNetwork,
-  bitcoinPath,
-  COIN_TYPE,
-  evmPath,
-  parseReceivePath,
-  solanaPath,
-  tronPath,
-} from "./derivation-paths.ts";
+import type { BitcoinNetwork } from "./bitcoin-network.ts";
+import { assertChildNumber, parseReceivePath, receiveParentPath, receivePath } from "./derivation-paths.ts";
+import type { KeyScheme } from "./key-scheme.ts";
+import { indexKeySchemes } from "./key-schemes.ts";
 import { ed25519Key, openSigningRoots, type SigningKey, secp256k1Key } from "./signing-keys.ts";
 
 /** The private key of one receive (deposit) address (see SigningKey). */
@@ -30,48 +24,45 @@ export interface DepositKeys {
   forPath(family: ChainFamily, path: string): DepositKey;
 }
 
+export interface CreateDepositKeysOptions {
+  bitcoinNetwork: BitcoinNetwork;
+  /** Every family's key scheme (the registry's, services/payments/src/chain-families.ts). */
+  schemes: readonly KeyScheme[];
+}
+
 const HARDENED = 0x8000_0000;
 /** Merchant accounts whose chain nodes stay cached (a few hundred bytes each). */
 const MAX_CACHED_ACCOUNTS = 1_000;
 
-export function createDepositKeys(mnemonic: string, options: { bitcoinNetwork: BitcoinNetwork }): DepositKeys {
+export function createDepositKeys(mnemonic: string, options: CreateDepositKeysOptions): DepositKeys {
   const network = options.bitcoinNetwork;
+  const schemes = indexKeySchemes(options.schemes);
   const roots = openSigningRoots("MASTER_MNEMONIC", mnemonic);
 
-  // The account's chain node (…/a'/0, Solana …/a') is derived once and cached: a sweep of many
-  // addresses of one merchant then costs one child derivation per address, not five.
-  const chainNodes = new LruCache<string, HDKey>(MAX_CACHED_ACCOUNTS);
-  const solanaAccounts = new LruCache<number, Ed25519HDKey>(MAX_CACHED_ACCOUNTS);
-  const secp = (family: "evm" | "tron" | "bitcoin", path: string): DepositKey => {
-    const cut = path.lastIndexOf("/");
-    const parent = chainNodes.getOrCreate(path.slice(0, cut), (chainPath) => roots.secp256k1.derive(chainPath));
-    return secp256k1Key(family, network, path, parent.deriveChild(Number(path.slice(cut + 1))));
-  };
+  // The account's receive parent (…/a'/0 on secp256k1, …/a' on ed25519) is derived once and cached:
+  // a sweep of many addresses of one merchant then costs one child derivation per address, not five.
+  const secp256k1Parents = new LruCache<string, HDKey>(MAX_CACHED_ACCOUNTS);
+  const ed25519Parents = new LruCache<string, Ed25519HDKey>(MAX_CACHED_ACCOUNTS);
 
   const key = (family: ChainFamily, account: number, index: number): DepositKey => {
     assertChildNumber("account", account);
     assertChildNumber("index", index);
-    switch (family) {
-      case "evm":
-        return secp(family, evmPath(account, index));
-      case "tron":
-        return secp(family, tronPath(account, index));
-      case "bitcoin":
-        return secp(family, bitcoinPath(network, account, index));
-      case "solana": {
-        const node = solanaAccounts
-          .getOrCreate(account, (a) => roots.ed25519.derive(`m/44'/${COIN_TYPE.solana}'/${a}'`))
-          .deriveChild(index + HARDENED);
-        return ed25519Key(solanaPath(account, index), node);
-      }
+    const scheme = schemes.of(family);
+    const parentPath = receiveParentPath(scheme, network, account);
+    const path = receivePath(scheme, network, account, index);
+    if (scheme.curve === "ed25519") {
+      const parent = ed25519Parents.getOrCreate(parentPath, (p) => roots.ed25519.derive(p));
+      return ed25519Key(scheme, path, parent.deriveChild(index + HARDENED));
     }
+    const parent = secp256k1Parents.getOrCreate(parentPath, (p) => roots.secp256k1.derive(p));
+    return secp256k1Key(scheme, network, path, parent.deriveChild(index));
   };
 
   return Object.freeze({
     fingerprint: roots.fingerprint,
     key,
     forPath(family: ChainFamily, path: string): DepositKey {
-      const parsed = parseReceivePath(family === "solana" ? "ed25519" : "secp256k1", path);
+      const parsed = parseReceivePath(schemes.of(family).curve, path);
       const derived = parsed ? key(family, parsed.account, parsed.index) : null;
       // Re-derived and compared whole: a path of another purpose or coin type is not a receive path.
       if (!derived || derived.path !== path) throw new ValidationError(`${path} is no ${family} receive path`, "path");

@@ -1,4 +1,4 @@
-export { isChainAddress } from "./address-encoding.ts";
+export type { BitcoinNetwork } from "./bitcoin-network.ts";
 export {
   type AccountPublicKeys,
   type CreateCustodyOptions,
@@ -15,9 +15,11 @@ export {
   fillCustodyPools,
   startCustodyPoolFiller,
 } from "./custody-pools.ts";
-export { createDepositKeys, type DepositKey, type DepositKeys } from "./deposit-keys.ts";
-export type { BitcoinNetwork } from "./derivation-paths.ts";
+export { type CreateDepositKeysOptions, createDepositKeys, type DepositKey, type DepositKeys } from "./deposit-keys.ts";
 export { exportWalletsCsv, WALLETS_CSV_HEADER } from "./export-wallets-csv.ts";
+export { keccakAccountId } from "./keccak-account-id.ts";
+export type { Ed25519KeyScheme, KeyScheme, Secp256k1KeyScheme, Secp256k1PublicKey } from "./key-scheme.ts";
+export { indexKeySchemes, type KeySchemes } from "./key-schemes.ts";
 export { assertExternalDestination, ownAddressKind } from "./own-addresses.ts";
 export {
   CustodyPoolEmptyError,
@@ -38,6 +40,7 @@ export {
 } from "./resolve-mnemonic.ts";
 export { ensureRootFingerprint } from "./root-fingerprint.ts";
 export {
+  type CreateTreasuryKeysOptions,
   createTreasuryKeys,
   TREASURY_FAMILIES,
   TREASURY_PATHS,

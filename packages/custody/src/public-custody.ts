@@ -1,15 +1,16 @@
 import { type ChainFamily, LruCache, ServiceUnavailableError } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { HDKey } from "@scure/bip32";
+import { type BitcoinNetwork, bitcoinCoinType } from "./bitcoin-network.ts";
+import { assertChildNumber, receivePath } from "./derivation-paths.ts";
+import type { Ed25519KeyScheme, KeyScheme, Secp256k1KeyScheme } from "./key-scheme.ts";
+import { indexKeySchemes } from "./key-schemes.ts";
 import {
-  bitcoinReceiveAddress,
   type DerivedAddress,
-  evmReceiveAddress,
-  tronReceiveAddress,
+  publicReceiveAddress,
   type WalletDestination,
   walletDestinations,
-} from "./custody.ts";
-import { assertChildNumber, type BitcoinNetwork, bitcoinCoinType, solanaPath } from "./derivation-paths.ts";
+} from "./receive-address.ts";
 import { type ExtendedPublicKey, toExtendedPublicKey } from "./secp256k1-public-child.ts";
 
 /** What was missing when a wallet slot's addresses were asked for before the signer derived them. */
@@ -50,6 +51,8 @@ export interface PublicCustody {
 
 export interface PublicCustodyOptions {
   bitcoinNetwork: BitcoinNetwork;
+  /** Every family's key scheme (the registry's, services/payments/src/chain-families.ts). */
+  schemes: readonly KeyScheme[];
   /** Merchant accounts whose parsed public keys stay cached. */
   maxCachedAccounts?: number;
   /**
@@ -60,16 +63,12 @@ export interface PublicCustodyOptions {
   onShortage?: (shortage: CustodyShortage) => Promise<void> | void;
 }
 
-interface AccountKeys {
-  evm: ExtendedPublicKey;
-  tron: ExtendedPublicKey;
-  bitcoin: ExtendedPublicKey;
-}
+/** An account's external-chain public keys, by secp256k1 family. */
+type AccountKeys = ReadonlyMap<ChainFamily, ExtendedPublicKey>;
 
+/** custody_accounts' `<family>_xpub` columns (one per secp256k1 family), with the pooled address of a slot. */
 interface SlotRow {
-  evm_xpub: string;
-  tron_xpub: string;
-  bitcoin_xpub: string;
+  [xpubColumn: `${string}_xpub`]: string;
   bitcoin_coin_type: number;
   address_index: number | null;
   address: string | null;
@@ -91,6 +90,7 @@ export async function createPublicCustody(db: Queryable, options: PublicCustodyO
   const { rows } = await db.query<{ root_fingerprint: string }>("SELECT root_fingerprint FROM deployment");
   const fingerprint = rows[0]?.root_fingerprint;
   const network = options.bitcoinNetwork;
+  const { secp256k1, pooled } = splitSchemes(options.schemes);
   const accounts = new LruCache<number, AccountKeys>(options.maxCachedAccounts ?? 10_000);
   // Keyed "account/index"; an entry is removed when used (each slot is handed out once).
   const solana = new Map<string, string>();
@@ -98,7 +98,7 @@ export async function createPublicCustody(db: Queryable, options: PublicCustodyO
   /** Reads the account's keys and the pooled Solana addresses of [index, index + SOLANA_BATCH). */
   const load = async (account: number, index: number): Promise<AccountKeys | undefined> => {
     const { rows } = await db.query<SlotRow>(
-      `SELECT a.evm_xpub, a.tron_xpub, a.bitcoin_xpub, a.bitcoin_coin_type, s.address_index, s.address
+      `SELECT a.*, s.address_index, s.address
          FROM custody_accounts a
          LEFT JOIN custody_solana_addresses s
            ON s.account = a.account AND s.address_index >= $2 AND s.address_index < $2 + $3
@@ -113,11 +113,10 @@ export async function createPublicCustody(db: Queryable, options: PublicCustodyO
         `stored Bitcoin account keys are for coin type ${row.bitcoin_coin_type}, this process is configured for ${network}`,
       );
     }
-    const keys = accounts.getOrCreate(account, () => ({
-      evm: fromXpub(row.evm_xpub),
-      tron: fromXpub(row.tron_xpub),
-      bitcoin: fromXpub(row.bitcoin_xpub),
-    }));
+    const keys = accounts.getOrCreate(
+      account,
+      () => new Map(secp256k1.map((scheme) => [scheme.family, fromXpub(xpubOf(row, scheme))])),
+    );
     for (const { address_index, address } of rows) {
       if (address_index === null || address === null) continue;
       solana.set(`${account}/${address_index}`, address);
@@ -137,12 +136,17 @@ export async function createPublicCustody(db: Queryable, options: PublicCustodyO
     const address = solana.get(key);
     if (address === undefined) return { pool: "solana", account, index };
     solana.delete(key);
-    const byFamily: Record<ChainFamily, DerivedAddress> = {
-      evm: evmReceiveAddress(keys.evm, account, index),
-      tron: tronReceiveAddress(keys.tron, account, index),
-      bitcoin: bitcoinReceiveAddress(keys.bitcoin, network, account, index),
-      solana: { address, addressKey: address, path: solanaPath(account, index) },
-    };
+    const byFamily = new Map<ChainFamily, DerivedAddress>(
+      secp256k1.map((scheme) => [
+        scheme.family,
+        publicReceiveAddress(scheme, accountKey(keys, scheme), network, account, index),
+      ]),
+    );
+    byFamily.set(pooled.family, {
+      address,
+      addressKey: pooled.addressKey(address),
+      path: receivePath(pooled, network, account, index),
+    });
     return walletDestinations(byFamily);
   };
 
@@ -158,4 +162,32 @@ export async function createPublicCustody(db: Queryable, options: PublicCustodyO
   };
 
   return Object.freeze({ fingerprint, deriveWalletAddresses });
+}
+
+/**
+ * The schemes derived from stored xpubs, and the one whose addresses are pooled: the tables
+ * (migrations/0100) hold one `<family>_xpub` column per secp256k1 family and one pool of ed25519
+ * addresses, so a second ed25519 family needs a migration first, and is refused until then.
+ */
+function splitSchemes(schemes: readonly KeyScheme[]): { secp256k1: Secp256k1KeyScheme[]; pooled: Ed25519KeyScheme } {
+  const all = indexKeySchemes(schemes).all;
+  const secp256k1 = all.filter((scheme): scheme is Secp256k1KeyScheme => scheme.curve === "secp256k1");
+  const ed25519 = all.filter((scheme): scheme is Ed25519KeyScheme => scheme.curve === "ed25519");
+  const [pooled, ...more] = ed25519;
+  if (!pooled || more.length > 0) {
+    throw new Error(`the custody pool holds the addresses of exactly one ed25519 family, not ${ed25519.length}`);
+  }
+  return { secp256k1, pooled };
+}
+
+function xpubOf(row: SlotRow, scheme: Secp256k1KeyScheme): string {
+  const xpub = row[`${scheme.family}_xpub`];
+  if (typeof xpub !== "string") throw new Error(`custody_accounts has no ${scheme.family}_xpub column`);
+  return xpub;
+}
+
+function accountKey(keys: AccountKeys, scheme: Secp256k1KeyScheme): ExtendedPublicKey {
+  const key = keys.get(scheme.family);
+  if (!key) throw new Error(`no stored public key of the ${scheme.family} family`);
+  return key;
 }

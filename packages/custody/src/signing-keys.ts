@@ -2,8 +2,8 @@ import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import { HDKey as Ed25519HDKey } from "micro-ed25519-hdkey";
 import * as secp256k1 from "tiny-secp256k1";
-import { bitcoinP2wpkhAddress, evmAddress, solanaAddress, tronAddress } from "./address-encoding.ts";
-import type { BitcoinNetwork } from "./derivation-paths.ts";
+import type { BitcoinNetwork } from "./bitcoin-network.ts";
+import type { Ed25519KeyScheme, Secp256k1KeyScheme } from "./key-scheme.ts";
 import { assertValidMnemonic, normalizeMnemonic } from "./mnemonic.ts";
 
 /** A private key the signer role holds (a treasury or a deposit key), with its path and address. */
@@ -11,9 +11,9 @@ export interface SigningKey {
   path: string;
   /** As the chain shows it (EIP-55, base58, bech32). */
   address: string;
-  /** secp256k1: 32-byte private key; Solana: the 32-byte ed25519 seed (web3.js Keypair.fromSeed). */
+  /** secp256k1: 32-byte private key; ed25519: the 32-byte seed (web3.js Keypair.fromSeed). */
   privateKey: Uint8Array;
-  /** secp256k1: 33-byte compressed point; Solana: the 32-byte public key. */
+  /** secp256k1: 33-byte compressed point; ed25519: the 32-byte public key. */
   publicKey: Uint8Array;
 }
 
@@ -38,24 +38,38 @@ export function openSigningRoots(setting: string, mnemonic: string): SigningRoot
   return { ...roots, fingerprint: roots.secp256k1.fingerprint.toString(16).padStart(8, "0") };
 }
 
-/** The key of the secp256k1 node at `path`, with its address on `family`. */
+/** The key of the secp256k1 node at `path`, with its address in `scheme`'s encoding. */
 export function secp256k1Key(
-  family: "evm" | "tron" | "bitcoin",
+  scheme: Secp256k1KeyScheme,
   network: BitcoinNetwork,
   path: string,
   node: HDKey,
 ): SigningKey {
   const { privateKey, publicKey } = node;
   if (!privateKey || !publicKey) throw new Error(`no key at ${path}`);
-  // @scure/bip32 keeps the compressed point; the EVM/Tron account id hashes the uncompressed one.
-  const address =
-    family === "bitcoin"
-      ? bitcoinP2wpkhAddress(publicKey, network)
-      : (family === "evm" ? evmAddress : tronAddress)(secp256k1.pointCompress(publicKey, false));
+  // @scure/bip32 keeps the compressed point; some encodings hash the uncompressed one.
+  const address = scheme.address({ publicKey, point: secp256k1.pointCompress(publicKey, false) }, network);
   return { path, address, privateKey, publicKey };
 }
 
-/** The key of the Solana (ed25519) node at `path`. */
-export function ed25519Key(path: string, node: Ed25519HDKey): SigningKey {
-  return { path, address: solanaAddress(node.publicKeyRaw), privateKey: node.privateKey, publicKey: node.publicKeyRaw };
+/** The key of the ed25519 node at `path`, with its address in `scheme`'s encoding. */
+export function ed25519Key(scheme: Ed25519KeyScheme, path: string, node: Ed25519HDKey): SigningKey {
+  return {
+    path,
+    address: scheme.address(node.publicKeyRaw),
+    privateKey: node.privateKey,
+    publicKey: node.publicKeyRaw,
+  };
+}
+
+/** The key at `path` on the scheme's curve, from the mnemonic's roots. */
+export function signingKey(
+  scheme: Secp256k1KeyScheme | Ed25519KeyScheme,
+  network: BitcoinNetwork,
+  path: string,
+  roots: SigningRoots,
+): SigningKey {
+  return scheme.curve === "ed25519"
+    ? ed25519Key(scheme, path, roots.ed25519.derive(path))
+    : secp256k1Key(scheme, network, path, roots.secp256k1.derive(path));
 }

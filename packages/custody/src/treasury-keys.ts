@@ -1,6 +1,9 @@
 import type { ChainFamily } from "@mp/core";
-import { assertChildNumber, type BitcoinNetwork, bitcoinCoinType, COIN_TYPE } from "./derivation-paths.ts";
-import { ed25519Key, openSigningRoots, type SigningKey, secp256k1Key } from "./signing-keys.ts";
+import { type BitcoinNetwork, bitcoinCoinType } from "./bitcoin-network.ts";
+import { assertChildNumber } from "./derivation-paths.ts";
+import type { KeyScheme } from "./key-scheme.ts";
+import { indexKeySchemes } from "./key-schemes.ts";
+import { openSigningRoots, type SigningKey, signingKey } from "./signing-keys.ts";
 
 /**
  * The treasury's signing keys, from TREASURY_MNEMONIC: a seed of its own, so no path of a merchant
@@ -32,29 +35,36 @@ export interface TreasuryKeys {
 
 /** The fixed paths, for listing without keys (`payments treasury addresses`) and the docs. */
 export const TREASURY_PATHS = {
-  evm: `m/44'/${COIN_TYPE.evm}'/0'/0/0`,
-  tron: `m/44'/${COIN_TYPE.tron}'/0'/0/0`,
+  evm: "m/44'/60'/0'/0/0",
+  tron: "m/44'/195'/0'/0/0",
   bitcoin: (network: BitcoinNetwork, branch: 0 | 1, index: number) =>
     `m/84'/${bitcoinCoinType(network)}'/0'/${branch}/${index}`,
-  solana: `m/44'/${COIN_TYPE.solana}'/0'/0'`,
+  solana: "m/44'/501'/0'/0'",
 } as const;
 
-export function createTreasuryKeys(mnemonic: string, options: { bitcoinNetwork: BitcoinNetwork }): TreasuryKeys {
+export interface CreateTreasuryKeysOptions {
+  bitcoinNetwork: BitcoinNetwork;
+  /** Every family's key scheme (the registry's, services/payments/src/chain-families.ts): the address encodings. */
+  schemes: readonly KeyScheme[];
+}
+
+export function createTreasuryKeys(mnemonic: string, options: CreateTreasuryKeysOptions): TreasuryKeys {
   const network = options.bitcoinNetwork;
+  const schemes = indexKeySchemes(options.schemes);
   const roots = openSigningRoots("TREASURY_MNEMONIC", mnemonic);
-  const solanaNode = roots.ed25519.derive(TREASURY_PATHS.solana);
-  const secp = (family: "evm" | "tron" | "bitcoin", path: string) =>
-    secp256k1Key(family, network, path, roots.secp256k1.derive(path));
+  const key = (family: ChainFamily, path: string) => signingKey(schemes.of(family), network, path, roots);
+  // An ed25519 derivation costs a millisecond or two: the one fixed key is derived once.
+  const solana = key("solana", TREASURY_PATHS.solana);
 
   return Object.freeze({
     fingerprint: roots.fingerprint,
-    evm: () => secp("evm", TREASURY_PATHS.evm),
-    tron: () => secp("tron", TREASURY_PATHS.tron),
+    evm: () => key("evm", TREASURY_PATHS.evm),
+    tron: () => key("tron", TREASURY_PATHS.tron),
     bitcoin: (branch: 0 | 1, index: number) => {
       assertChildNumber("index", index);
-      return secp("bitcoin", TREASURY_PATHS.bitcoin(network, branch, index));
+      return key("bitcoin", TREASURY_PATHS.bitcoin(network, branch, index));
     },
-    solana: () => ed25519Key(TREASURY_PATHS.solana, solanaNode),
+    solana: () => ({ ...solana }),
   });
 }
 

@@ -2,7 +2,6 @@ import { type ChainId, chainFamily, chainIdSchema, ValidationError } from "@mp/c
 import type { Queryable } from "@mp/db";
 import { z } from "zod";
 import type { Custody, DerivedAddress } from "./custody.ts";
-import { parseReceivePath } from "./derivation-paths.ts";
 
 export type CustodyProblem =
   /** The stored chain is not one of the ten. */
@@ -110,8 +109,7 @@ function check(row: Row, custody: Custody, derivations: Map<string, DerivedAddre
   });
   const chain = chainIdSchema.safeParse(row.chain);
   if (!chain.success) return mismatch("unknown_chain", null);
-  const family = chainFamily(chain.data);
-  const position = parseReceivePath(family === "solana" ? "ed25519" : "secp256k1", row.derivation_path);
+  const position = custody.receivePosition(chain.data, row.derivation_path);
   if (!position) return mismatch("unparseable_path", null);
   const derived = derive(custody, chain.data, position.account, position.index, derivations);
   if (derived.path !== row.derivation_path) return mismatch("path", derived);

@@ -7,13 +7,13 @@ import { wordlist } from "@scure/bip39/wordlists/english.js";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
-  createCustody,
   resolveMnemonic,
   resolveTreasuryMnemonic,
   SANDBOX_MNEMONIC_FILE,
   TREASURY_MNEMONIC_SECRET,
 } from "../src/index.ts";
 import { generateMnemonic } from "../src/mnemonic.ts";
+import { openSigningRoots } from "../src/signing-keys.ts";
 import { ABANDON_MNEMONIC, TEST_JUNK_MNEMONIC } from "./support.ts";
 
 /** "abandon … about" with its last word swapped: every word is valid, the checksum is not. */
@@ -132,8 +132,8 @@ describe("resolveMnemonic", () => {
     expect(again).toBe(generated);
     expect(second.lines).toHaveLength(0);
     // Same mnemonic, same deployment keys.
-    expect(createCustody(again, { bitcoinNetwork: "regtest" }).fingerprint).toBe(
-      createCustody(generated, { bitcoinNetwork: "regtest" }).fingerprint,
+    expect(openSigningRoots("MASTER_MNEMONIC", again).fingerprint).toBe(
+      openSigningRoots("MASTER_MNEMONIC", generated).fingerprint,
     );
   });
 
@@ -231,13 +231,5 @@ describe("resolveTreasuryMnemonic", () => {
     expect(
       resolveTreasuryMnemonic({ source: undefined, environment: "sandbox", dataDir, masterMnemonic: masterGenerated }),
     ).toBe(treasury);
-  });
-});
-
-describe("createCustody", () => {
-  it("refuses an invalid mnemonic without echoing it", () => {
-    const error = configError(() => createCustody(BAD_CHECKSUM, { bitcoinNetwork: "mainnet" }));
-    expect(error.setting).toBe("MASTER_MNEMONIC");
-    expect(error.message).not.toMatch(/abandon/);
   });
 });

@@ -1,14 +1,15 @@
 import { ConfigError } from "@mp/core";
 import { describe, expect, it } from "vitest";
 import { useTestDatabase } from "../../../test/support/test-database.ts";
-import { createCustody, ensureRootFingerprint } from "../src/index.ts";
+import { ensureRootFingerprint } from "../src/index.ts";
+import { openSigningRoots } from "../src/signing-keys.ts";
 import { ABANDON_MNEMONIC, TEST_JUNK_MNEMONIC } from "./support.ts";
 
 const testDb = useTestDatabase();
 
 describe("ensureRootFingerprint", () => {
-  const first = createCustody(TEST_JUNK_MNEMONIC, { bitcoinNetwork: "regtest" });
-  const other = createCustody(ABANDON_MNEMONIC, { bitcoinNetwork: "regtest" });
+  const first = openSigningRoots("MASTER_MNEMONIC", TEST_JUNK_MNEMONIC);
+  const other = openSigningRoots("MASTER_MNEMONIC", ABANDON_MNEMONIC);
 
   it("records the fingerprint at first start and accepts the same mnemonic again", async () => {
     await Promise.all([

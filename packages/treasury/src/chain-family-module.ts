@@ -7,7 +7,7 @@ import type {
   PaymentTarget,
   SandboxFaucet,
 } from "@mp/core";
-import type { TreasuryKey, TreasuryKeys } from "@mp/custody";
+import type { KeyScheme, TreasuryKey, TreasuryKeys } from "@mp/custody";
 import type { LeasedChainLoop } from "./chain-loop.ts";
 import type { ChainSender } from "./chain-sender.ts";
 import type { HoldingsReader } from "./reconcile/holdings-reader.ts";
@@ -23,6 +23,11 @@ import type { SweeperOptions } from "./sweeps/sweep-send.ts";
  */
 export interface ChainFamilyModule {
   readonly family: ChainFamily;
+  /**
+   * How the family's keys and addresses are made (curve, derivation paths, address encoding and
+   * check): custody derives every family's receive, deposit and treasury keys through it.
+   */
+  readonly keyScheme: KeyScheme;
   /** The indexer's reader of a configured chain (blocks, transfers, node capability checks). */
   createAdapter(config: ChainConfig): ChainAdapter;
   /** The assets the treasury holds and sends there, native coin first. */

@@ -21,6 +21,7 @@ import { createBitcoinSender } from "../../../chains/bitcoin/src/send/bitcoin-se
 import { createEvmSender } from "../../../chains/evm/src/send/evm-sender.ts";
 import { createSolanaSender } from "../../../chains/solana/src/send/solana-sender.ts";
 import { createTronSender } from "../../../chains/tron/src/send/tron-sender.ts";
+import { KEY_SCHEMES } from "../../../services/payments/src/chain-families.ts";
 import { startAnvilWithUsdc } from "../../../test/support/anvil-usdc.ts";
 import { useTestDatabase } from "../../../test/support/test-database.ts";
 import { TEST_LEASE_SECONDS } from "../../../test/support/test-leases.ts";
@@ -34,7 +35,7 @@ import { TEST_TREASURY_MNEMONIC } from "./support/evm-treasury.ts";
  * chain with chain_misconfigured naming the capability. Bitcoin needs no -txindex.
  */
 const t = useTestDatabase();
-const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest" });
+const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
 const stops: Array<() => Promise<void>> = [];
 afterAll(async () => {
   for (const stop of stops.splice(0)) await stop();

@@ -5,6 +5,7 @@ import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { startTronTestNode, TronKey, type TronTestNode } from "@mp/test-nodes/tron";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createTronSender } from "../../../chains/tron/src/send/tron-sender.ts";
+import { KEY_SCHEMES } from "../../../services/payments/src/chain-families.ts";
 import type { ChainSender } from "../src/chain-sender.ts";
 import type { SendPipeline } from "../src/send-pipeline.ts";
 import { findSend, requestSend, type SendRequest } from "../src/send-requests.ts";
@@ -18,7 +19,7 @@ let t: TestDatabase;
 let node: TronTestNode;
 let treasury: string;
 const pipelines = testPipelines("TRON", () => t.db);
-const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest" });
+const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
 
 const tronSender = (): ChainSender =>
   createTronSender({

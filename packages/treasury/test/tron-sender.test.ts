@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { startTronTestNode, TronKey, type TronTestNode } from "@mp/test-nodes/tron";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createTronSender } from "../../../chains/tron/src/send/tron-sender.ts";
+import { KEY_SCHEMES } from "../../../services/payments/src/chain-families.ts";
 import type { ChainSender, SendOrder, SignedAttempt, StoredAttempt } from "../src/index.ts";
 import { InsufficientTreasuryFundsError } from "../src/index.ts";
 import { storedAttempt } from "./support/stored-attempt.ts";
@@ -21,7 +22,7 @@ let sender: ChainSender;
 let treasury: string;
 let orderSeq = 0;
 
-const keys = createTreasuryKeys(MNEMONIC, { bitcoinNetwork: "regtest" });
+const keys = createTreasuryKeys(MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
 
 function makeSender(fetchImpl?: typeof globalThis.fetch): ChainSender {
   const config = resolveChainConfig("TRON", { rpcUrl: node.url, tokens: [...node.tokens], network: "regtest" });

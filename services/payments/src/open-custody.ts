@@ -8,6 +8,7 @@ import {
   resolveMnemonic,
 } from "@mp/custody";
 import type { Database, Queryable } from "@mp/db";
+import { KEY_SCHEMES } from "./chain-families.ts";
 
 /**
  * The Bitcoin network addresses are encoded for: the configured one, regtest for the local sandbox
@@ -37,7 +38,7 @@ export async function openCustody(
     dataDir: config.dataDir,
     logger,
   });
-  const custody = createCustody(mnemonic, { bitcoinNetwork: bitcoinNetworkOf(config, chains) });
+  const custody = createCustody(mnemonic, { bitcoinNetwork: bitcoinNetworkOf(config, chains), schemes: KEY_SCHEMES });
   await ensureRootFingerprint(db, custody.fingerprint);
   return custody;
 }

@@ -33,7 +33,7 @@ import { registerTreasuryMetrics } from "@mp/treasury";
 import { registerWebhookMetrics, startWebhookWorker } from "@mp/webhooks";
 import { Counter, collectDefaultMetrics, Registry } from "prom-client";
 import { createChainFaucet, reconcileTargets } from "./chain-adapters.ts";
-import { familyOf, paymentUriOf } from "./chain-families.ts";
+import { familyOf, isChainAddress, KEY_SCHEMES, paymentUriOf } from "./chain-families.ts";
 import { checkEncryptionKeys } from "./cli/rotate-encryption.ts";
 import { selectChains, startIndexers } from "./indexers.ts";
 import { registerLedgerChecks } from "./ledger-checks.ts";
@@ -154,6 +154,7 @@ export async function serve(options: {
     if (role === "signer" || role === "all") signerSecrets = openTreasuryKeys(config, chains, logger);
     custody = await createPublicCustody(db, {
       bitcoinNetwork: bitcoinNetworkOf(config, chains),
+      schemes: KEY_SCHEMES,
       onShortage: async (shortage) => {
         poolShortages?.inc({ pool: shortage.pool });
         logger.warn(shortage, "custody pool empty: wallet creation answers 503 until the signer refills it");
@@ -198,6 +199,7 @@ export async function serve(options: {
     transfers: config.transfers,
     paymentRequests: config.paymentRequests,
     paymentUri: paymentUriOf,
+    isChainAddress,
     indexerStates: async () => (await getIndexerStates(db)).filter((state) => chains[state.chain] !== undefined),
     walletSlots: new WalletSlots(db, addresses),
   };

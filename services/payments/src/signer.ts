@@ -38,7 +38,7 @@ import {
   verifiedSenders,
 } from "@mp/treasury";
 import { chainAssets } from "./chain-adapters.ts";
-import { familyOf } from "./chain-families.ts";
+import { familyOf, KEY_SCHEMES } from "./chain-families.ts";
 import { bitcoinNetworkOf } from "./open-custody.ts";
 import { startSignerLeases } from "./signer-leases.ts";
 
@@ -107,8 +107,8 @@ export function openTreasuryKeys(
   });
   const bitcoinNetwork = bitcoinNetworkOf(config, chains);
   return {
-    keys: createTreasuryKeys(mnemonic, { bitcoinNetwork }),
-    depositKeys: createDepositKeys(masterMnemonic, { bitcoinNetwork }),
+    keys: createTreasuryKeys(mnemonic, { bitcoinNetwork, schemes: KEY_SCHEMES }),
+    depositKeys: createDepositKeys(masterMnemonic, { bitcoinNetwork, schemes: KEY_SCHEMES }),
     sweeps: sweepConfigFromEnv(env, config.environment),
     halt,
   };

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { ConfigError, loadConfig, silentLogger } from "@mp/core";
 import { createCustody, createTreasuryKeys } from "@mp/custody";
 import { afterAll, describe, expect, it } from "vitest";
+import { KEY_SCHEMES } from "../src/chain-families.ts";
 import { openTreasuryKeys } from "../src/signer.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "signer-"));
@@ -17,7 +18,7 @@ describe("openTreasuryKeys (the signer's secrets)", () => {
     const config = loadConfig({ DATA_DIR: dir, MASTER_MNEMONIC: master, TREASURY_MNEMONIC: treasury });
     const { keys, halt } = openTreasuryKeys(config, {}, silentLogger(), {});
     expect(halt).toBeUndefined();
-    const expected = createTreasuryKeys(treasury, { bitcoinNetwork: "regtest" });
+    const expected = createTreasuryKeys(treasury, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
     expect(keys.fingerprint).toBe(expected.fingerprint);
     expect(keys.bitcoin(0, 0).address).toBe(expected.bitcoin(0, 0).address);
   });
@@ -42,7 +43,7 @@ describe("openTreasuryKeys (the signer's secrets)", () => {
       SWEEP_THRESHOLDS: "USDC=250, ETH=0.5",
       SWEEP_INTERVAL_SECONDS: "30",
     });
-    const custody = createCustody(master, { bitcoinNetwork: "regtest" });
+    const custody = createCustody(master, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
     expect(depositKeys.key("evm", 3, 7).address).toBe(custody.deriveAddress("BASE", 3, 7).address);
     expect(sweeps.thresholds).toEqual({ USDC: "250", ETH: "0.5" });
     expect(sweeps.intervalMs).toBe(30_000);

@@ -1,5 +1,4 @@
-import { type ChainId, chainFamily, NATIVE_ASSETS, USD_DECIMALS, ValidationError } from "@mp/core";
-import { isChainAddress } from "@mp/custody";
+import { type ChainId, NATIVE_ASSETS, USD_DECIMALS, ValidationError } from "@mp/core";
 import type { PricedAsset, SourceMethod } from "@mp/transfers";
 import type { AppDeps } from "../deps.ts";
 import type { CreateQuoteBody, UsBankAccountBody } from "./quote-schemas.ts";
@@ -54,7 +53,7 @@ export function resolveQuoteAssets(deps: AppDeps, body: CreateQuoteBody): QuoteA
   if (destination.type === "CRYPTO_ADDRESS") {
     const asset = chainAsset(deps, destination.network, destination.asset, "destination");
     const network = destination.network === "BITCOIN" ? deps.chains.BITCOIN?.network : "mainnet";
-    if (!isChainAddress(chainFamily(destination.network), destination.address, network ?? "mainnet")) {
+    if (!deps.isChainAddress(destination.network, destination.address, network ?? "mainnet")) {
       throw new ValidationError(`destination.address: not a ${destination.network} address`, "destination.address");
     }
     to = { ...asset, kind: "CRYPTO_ADDRESS", address: destination.address, bankAccount: null };

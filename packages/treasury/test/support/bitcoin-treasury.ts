@@ -8,6 +8,7 @@ import { createSandboxRateProvider } from "@mp/providers";
 import { parseJsonExact } from "@mp/rpc";
 import { type BitcoinTestNode, deriveTestAddresses, startBitcoinTestNode } from "@mp/test-nodes/bitcoin";
 import { createBitcoinSender } from "../../../../chains/bitcoin/src/send/bitcoin-sender.ts";
+import { KEY_SCHEMES } from "../../../../services/payments/src/chain-families.ts";
 import { TEST_LEASE_SECONDS } from "../../../../test/support/test-leases.ts";
 import type { ChainSender } from "../../src/chain-sender.ts";
 import { TEST_TREASURY_MNEMONIC } from "./evm-treasury.ts";
@@ -50,7 +51,7 @@ export async function startBitcoinTreasury(
     network: "regtest",
     startHeight: node.height + 1,
   });
-  const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest" });
+  const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
   const receive = keys.bitcoin(0, 0);
   await db.query(
     `INSERT INTO treasury_addresses (chain, purpose, path, address, address_key) VALUES ('BITCOIN', 'send', $1, $2, $2)

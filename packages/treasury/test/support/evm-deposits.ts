@@ -4,13 +4,14 @@ import { createCustody, createDepositKeys, type DepositKeys } from "@mp/custody"
 import type { Database } from "@mp/db";
 import { postDepositCredits } from "@mp/ledger";
 import { type AnvilNode, batchTransferToken, sendNative, type TestToken } from "@mp/test-nodes/evm";
+import { KEY_SCHEMES } from "../../../../services/payments/src/chain-families.ts";
 import { insertMerchantWithCustomer } from "../../../../test/support/db-fixtures.ts";
 
 /** The deployment's receive mnemonic in these tests (a BIP-39 test vector; no anvil dev account). */
 export const TEST_MASTER_MNEMONIC = "legal winner thank year wave sausage worth useful legal winner thank yellow";
 
 export const testDepositKeys = (): DepositKeys =>
-  createDepositKeys(TEST_MASTER_MNEMONIC, { bitcoinNetwork: "regtest" });
+  createDepositKeys(TEST_MASTER_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
 
 export interface DepositAddress {
   destinationId: string;
@@ -46,7 +47,7 @@ export async function createDepositMerchant<N extends number>(
   count: N,
   chain: ChainId = "BASE",
 ): Promise<DepositMerchantOf<N>> {
-  const custody = createCustody(TEST_MASTER_MNEMONIC, { bitcoinNetwork: "regtest" });
+  const custody = createCustody(TEST_MASTER_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
   return db.tx(async (c) => {
     await c.query("SELECT pg_advisory_xact_lock(4243)");
     const { merchantId, customerId } = await insertMerchantWithCustomer(c, "Sweeps test");

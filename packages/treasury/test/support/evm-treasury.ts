@@ -5,6 +5,7 @@ import type { Database } from "@mp/db";
 import { sendNative, transferToken } from "@mp/test-nodes/evm";
 import { getAddress, type Hex } from "viem";
 import { createEvmSender } from "../../../../chains/evm/src/send/evm-sender.ts";
+import { KEY_SCHEMES } from "../../../../services/payments/src/chain-families.ts";
 import { type AnvilWithUsdc, startAnvilWithUsdc } from "../../../../test/support/anvil-usdc.ts";
 import type { ChainSender } from "../../src/chain-sender.ts";
 import { findSend, type SendState } from "../../src/send-requests.ts";
@@ -38,7 +39,10 @@ export async function startEvmTreasury(
   );
   const { node, usdc } = anvil;
   const config = resolveChainConfig("BASE", anvil.baseChain({ confirmations: 2 }));
-  const keys = createTreasuryKeys(options.mnemonic ?? TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest" });
+  const keys = createTreasuryKeys(options.mnemonic ?? TEST_TREASURY_MNEMONIC, {
+    bitcoinNetwork: "regtest",
+    schemes: KEY_SCHEMES,
+  });
   const treasury = getAddress(keys.evm().address);
   if (funds.eth > 0n) await sendNative(node, treasury, funds.eth);
   if (funds.usdc > 0n) await transferToken(node, usdc, treasury, funds.usdc);

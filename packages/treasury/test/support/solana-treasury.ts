@@ -3,6 +3,7 @@ import { createTreasuryKeys, type TreasuryKeys } from "@mp/custody";
 import type { Database } from "@mp/db";
 import { type SolanaTestNode, startSolanaTestNode } from "@mp/test-nodes/solana";
 import { createSolanaSender } from "../../../../chains/solana/src/send/solana-sender.ts";
+import { KEY_SCHEMES } from "../../../../services/payments/src/chain-families.ts";
 import type { ChainSender } from "../../src/chain-sender.ts";
 import { TEST_TREASURY_MNEMONIC } from "./evm-treasury.ts";
 
@@ -31,7 +32,7 @@ export async function startSolanaTreasury(
     network: "regtest",
     tokens: [...node.tokens],
   });
-  const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest" });
+  const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
   const treasury = keys.solana().address;
   if (funds.sol > 0n) node.transfer(treasury, funds.sol);
   if (funds.usdc > 0n) node.transferToken(treasury, "USDC", funds.usdc);

@@ -6,6 +6,7 @@ import { createIndexer, type Indexer } from "@mp/indexer";
 import { createSandboxRateProvider } from "@mp/providers";
 import { startTronTestNode, type TronTestNode } from "@mp/test-nodes/tron";
 import { createTronSender } from "../../../../chains/tron/src/send/tron-sender.ts";
+import { KEY_SCHEMES } from "../../../../services/payments/src/chain-families.ts";
 import { catchUp } from "../../../../test/indexer/indexer-fixtures.ts";
 import { TEST_LEASE_SECONDS } from "../../../../test/support/test-leases.ts";
 import type { ChainSender } from "../../src/chain-sender.ts";
@@ -40,7 +41,7 @@ export async function startTronTreasury(db: Database, seed: string): Promise<Tro
     network: "regtest",
     confirmations: 2,
   });
-  const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest" });
+  const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
   const key = keys.tron();
   await recordTreasuryAddresses(db, [{ chain: "TRON", purpose: "send", path: key.path, address: key.address }]);
   const indexer = createIndexer({

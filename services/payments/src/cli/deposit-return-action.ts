@@ -1,7 +1,7 @@
-import { chainFamily, unitsToDecimal, ValidationError } from "@mp/core";
-import { isChainAddress } from "@mp/custody";
+import { unitsToDecimal, ValidationError } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { recordSanctionsMatch, type SanctionsMatchInput } from "@mp/providers";
+import { isChainAddress } from "../chain-families.ts";
 import { bitcoinNetworkOf } from "../open-custody.ts";
 import { openSanctionsScreening } from "../sanctions-screening.ts";
 import { print, withDatabase } from "./cli-support.ts";
@@ -55,10 +55,7 @@ export async function returnDeposit(options: DepositReturnOptions): Promise<void
             networkFeeUsdMicros: config.transfers.returnNetworkFeeUsdMicros,
           },
         );
-        if (
-          options.to !== undefined &&
-          !isChainAddress(chainFamily(sent.chain), options.to, bitcoinNetworkOf(config, undefined))
-        ) {
+        if (options.to !== undefined && !isChainAddress(sent.chain, options.to, bitcoinNetworkOf(config, undefined))) {
           throw new ValidationError(`--to: not a ${sent.chain} address`, "to");
         }
         return { entryId: decision?.entryId ?? null, sent };

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { type AppConfig, type ChainId, chainFamily, decimalToUnits, unitsToDecimal, ValidationError } from "@mp/core";
-import { isChainAddress, TREASURY_PATHS } from "@mp/custody";
+import { type AppConfig, type ChainId, decimalToUnits, unitsToDecimal, ValidationError } from "@mp/core";
+import { TREASURY_PATHS } from "@mp/custody";
 import type { Queryable } from "@mp/db";
 import { refuseSanctionedDestination } from "@mp/providers";
 import {
@@ -14,7 +14,7 @@ import {
   treasurySendJson,
 } from "@mp/treasury";
 import { chainAssets } from "../chain-adapters.ts";
-import { sendCheckOf } from "../chain-families.ts";
+import { isChainAddress, sendCheckOf } from "../chain-families.ts";
 import { bitcoinNetworkOf } from "../open-custody.ts";
 import { openSanctionsScreening } from "../sanctions-screening.ts";
 import { print, printList, withDatabase } from "./cli-support.ts";
@@ -118,7 +118,7 @@ export async function sendFromTreasury(options: SendOptions): Promise<void> {
     if (asset === undefined || decimals === undefined) {
       throw new ValidationError(`--asset: ${options.chain} assets are ${[...assets.keys()].join(", ")}`, "asset");
     }
-    if (!isChainAddress(chainFamily(options.chain), options.to, bitcoinNetworkOf(config, undefined))) {
+    if (!isChainAddress(options.chain, options.to, bitcoinNetworkOf(config, undefined))) {
       throw new ValidationError(`--to: not a ${options.chain} address`, "to");
     }
     const amountRaw = decimalToUnits(options.amount, decimals);

@@ -1,17 +1,18 @@
+import { createCustody } from "@mp/custody";
 import { PublicKey } from "@solana/web3.js";
 import { address as bitcoinAddress, networks } from "bitcoinjs-lib";
 import bs58check from "bs58check";
 import { isAddress } from "viem";
 import { describe, expect, it } from "vitest";
-import { createCustody } from "../src/index.ts";
-import { TEST_JUNK_MNEMONIC } from "./support.ts";
+import { TEST_JUNK_MNEMONIC } from "../../packages/custody/test/support.ts";
+import { KEY_SCHEMES } from "../../services/payments/src/chain-families.ts";
 
 const WALLETS = 10_000;
 
 describe(`${WALLETS} wallets`, () => {
   // ~3 ms of pure-JS elliptic-curve arithmetic per wallet on a small VM: give it room under load.
   it("are unique per chain and valid in each chain's encoding", { timeout: 240_000 }, () => {
-    const custody = createCustody(TEST_JUNK_MNEMONIC, { bitcoinNetwork: "regtest" });
+    const custody = createCustody(TEST_JUNK_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
     const seen = new Map<string, Set<string>>();
     for (let index = 0; index < WALLETS; index++) {
       // Spread over a few merchant accounts, as a real deployment is.

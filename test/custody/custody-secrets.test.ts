@@ -1,13 +1,15 @@
 import { inspect } from "node:util";
+import { ConfigError } from "@mp/core";
+import { createCustody } from "@mp/custody";
 import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import { bytesToHex } from "viem";
 import { describe, expect, it } from "vitest";
-import { createCustody } from "../src/index.ts";
-import { TEST_JUNK_MNEMONIC } from "./support.ts";
+import { ABANDON_MNEMONIC, TEST_JUNK_MNEMONIC } from "../../packages/custody/test/support.ts";
+import { KEY_SCHEMES } from "../../services/payments/src/chain-families.ts";
 
 describe("the Custody object", () => {
-  const custody = createCustody(TEST_JUNK_MNEMONIC, { bitcoinNetwork: "regtest" });
+  const custody = createCustody(TEST_JUNK_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
   // Warm every cache so that any key material the object holds exists by now.
   custody.deriveWalletAddresses(0, 0);
   custody.deriveWalletAddresses(1, 5);
@@ -30,6 +32,7 @@ describe("the Custody object", () => {
       "deriveAddress",
       "deriveWalletAddresses",
       "fingerprint",
+      "receivePosition",
     ]);
     const views = [
       JSON.stringify(custody),
@@ -51,5 +54,20 @@ describe("the Custody object", () => {
     for (const destination of custody.deriveWalletAddresses(0, 1)) {
       expect(Object.keys(destination).sort()).toEqual(["address", "addressKey", "chain", "path"]);
     }
+  });
+});
+
+describe("createCustody", () => {
+  it("refuses an invalid mnemonic without echoing it", () => {
+    const badChecksum = ABANDON_MNEMONIC.replace(/about$/, "abandon");
+    let error: unknown;
+    try {
+      createCustody(badChecksum, { bitcoinNetwork: "mainnet", schemes: KEY_SCHEMES });
+    } catch (thrown) {
+      error = thrown;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).setting).toBe("MASTER_MNEMONIC");
+    expect((error as ConfigError).message).not.toMatch(/abandon/);
   });
 });

@@ -1,16 +1,20 @@
+import { bitcoinKeyScheme } from "@mp/chain-bitcoin";
+import { evmKeyScheme } from "@mp/chain-evm";
+import { solanaKeyScheme } from "@mp/chain-solana";
+import { tronKeyScheme } from "@mp/chain-tron";
+import { createCustody } from "@mp/custody";
 import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import { address as bitcoinAddress } from "bitcoinjs-lib";
 import { HDKey as Ed25519HDKey } from "micro-ed25519-hdkey";
 import { bytesToHex, hexToBytes } from "viem";
 import { describe, expect, it } from "vitest";
-import { bitcoinP2wpkhAddress, evmAddress, solanaAddress, tronAddress } from "../src/address-encoding.ts";
-import { createCustody } from "../src/index.ts";
-import { derivePublicChild, toExtendedPublicKey } from "../src/secp256k1-public-child.ts";
-import { ABANDON_MNEMONIC, addressOf, TEST_JUNK_MNEMONIC } from "./support.ts";
+import { derivePublicChild, toExtendedPublicKey } from "../../packages/custody/src/secp256k1-public-child.ts";
+import { ABANDON_MNEMONIC, addressOf, TEST_JUNK_MNEMONIC } from "../../packages/custody/test/support.ts";
+import { KEY_SCHEMES } from "../../services/payments/src/chain-families.ts";
 
-const abandon = createCustody(ABANDON_MNEMONIC, { bitcoinNetwork: "mainnet" });
-const junk = createCustody(TEST_JUNK_MNEMONIC, { bitcoinNetwork: "mainnet" });
+const abandon = createCustody(ABANDON_MNEMONIC, { bitcoinNetwork: "mainnet", schemes: KEY_SCHEMES });
+const junk = createCustody(TEST_JUNK_MNEMONIC, { bitcoinNetwork: "mainnet", schemes: KEY_SCHEMES });
 
 describe("published vectors, account 0", () => {
   it("EVM m/44'/60'/0'/0/i", () => {
@@ -79,8 +83,8 @@ describe("published vectors, account 0", () => {
 
 describe("bitcoin networks", () => {
   it("uses coin type 1' and tb1q on testnet, bcrt1q on regtest, with the same witness program", () => {
-    const testnet = createCustody(ABANDON_MNEMONIC, { bitcoinNetwork: "testnet" });
-    const regtest = createCustody(ABANDON_MNEMONIC, { bitcoinNetwork: "regtest" });
+    const testnet = createCustody(ABANDON_MNEMONIC, { bitcoinNetwork: "testnet", schemes: KEY_SCHEMES });
+    const regtest = createCustody(ABANDON_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
     // m/84'/1'/0'/0/0 of "abandon … about" (corroborated by independent wallet test suites).
     expect(testnet.deriveAddress("BITCOIN", 0, 0)).toEqual({
       address: "tb1q6rz28mcfaxtmd6v789l9rrlrusdprr9pqcpvkl",
@@ -128,7 +132,7 @@ describe("derivation from the account xpub", () => {
   const ed25519Root = Ed25519HDKey.fromMasterSeed(seed);
 
   it("gives the address of the full private-key path", () => {
-    const regtest = createCustody(TEST_JUNK_MNEMONIC, { bitcoinNetwork: "regtest" });
+    const regtest = createCustody(TEST_JUNK_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
     for (const [account, index] of [
       [0, 0],
       [0, 7],
@@ -142,10 +146,10 @@ describe("derivation from the account xpub", () => {
       // The private path: every level derived with its private key, the public key computed last.
       expect(evmKey.privateKey).not.toBeNull();
       const expected = {
-        BASE: evmAddress(toExtendedPublicKey(evmKey).point),
-        TRON: tronAddress(toExtendedPublicKey(tronKey).point),
-        BITCOIN: bitcoinP2wpkhAddress(bitcoinKey.publicKey ?? new Uint8Array(), "regtest"),
-        SOLANA: solanaAddress(solanaKey.publicKeyRaw),
+        BASE: evmKeyScheme.address(toExtendedPublicKey(evmKey), "regtest"),
+        TRON: tronKeyScheme.address(toExtendedPublicKey(tronKey), "regtest"),
+        BITCOIN: bitcoinKeyScheme.address(toExtendedPublicKey(bitcoinKey), "regtest"),
+        SOLANA: solanaKeyScheme.address(solanaKey.publicKeyRaw),
       };
       for (const [chain, address] of Object.entries(expected)) {
         expect(regtest.deriveAddress(chain as keyof typeof expected, account, index).address).toBe(address);

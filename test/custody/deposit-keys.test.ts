@@ -1,13 +1,13 @@
 import { CHAIN_IDS, chainFamily } from "@mp/core";
+import { createCustody, createDepositKeys } from "@mp/custody";
 import { describe, expect, it } from "vitest";
-import { createCustody } from "../src/custody.ts";
-import { createDepositKeys } from "../src/deposit-keys.ts";
+import { KEY_SCHEMES } from "../../services/payments/src/chain-families.ts";
 
 const MNEMONIC = "test test test test test test test test test test test junk";
 
 describe("createDepositKeys", () => {
-  const custody = createCustody(MNEMONIC, { bitcoinNetwork: "regtest" });
-  const keys = createDepositKeys(MNEMONIC, { bitcoinNetwork: "regtest" });
+  const custody = createCustody(MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
+  const keys = createDepositKeys(MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
 
   it("gives the private key of exactly the receive address custody derives, on every chain", () => {
     for (const [account, index] of [

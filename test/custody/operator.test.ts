@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { NotFoundError, ValidationError } from "@mp/core";
+import { createCustody, exportWalletsCsv, verifyCustody, WALLETS_CSV_HEADER } from "@mp/custody";
 import { beforeAll, describe, expect, it } from "vitest";
-import { useTestDatabase } from "../../../test/support/test-database.ts";
-import { createCustody, exportWalletsCsv, verifyCustody, WALLETS_CSV_HEADER } from "../src/index.ts";
-import { ABANDON_MNEMONIC, TEST_JUNK_MNEMONIC } from "./support.ts";
-import { insertCustomer, insertMerchant, insertWallet } from "./support-db.ts";
+import { ABANDON_MNEMONIC, TEST_JUNK_MNEMONIC } from "../../packages/custody/test/support.ts";
+import { insertCustomer, insertMerchant, insertWallet } from "../../packages/custody/test/support-db.ts";
+import { KEY_SCHEMES } from "../../services/payments/src/chain-families.ts";
+import { useTestDatabase } from "../support/test-database.ts";
 
-const custody = createCustody(TEST_JUNK_MNEMONIC, { bitcoinNetwork: "regtest" });
+const custody = createCustody(TEST_JUNK_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
 
 const testDb = useTestDatabase();
 let merchantA: string;
@@ -42,7 +43,7 @@ describe("verifyCustody", () => {
   });
 
   it("reports every destination another mnemonic would not control", async () => {
-    const other = createCustody(ABANDON_MNEMONIC, { bitcoinNetwork: "regtest" });
+    const other = createCustody(ABANDON_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
     const result = await verifyCustody(testDb.db, other, { merchantId: merchantB });
     expect(result.checked).toBe(20);
     expect(result.mismatches).toHaveLength(20);

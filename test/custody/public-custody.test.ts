@@ -1,9 +1,4 @@
 import { inspect } from "node:util";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import { HDKey } from "@scure/bip32";
-import { mnemonicToSeedSync } from "@scure/bip39";
-import { bytesToHex } from "viem";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   CUSTODY_POOL_DEPTH,
   CustodyPoolEmptyError,
@@ -12,11 +7,17 @@ import {
   createPublicCustody,
   ensureRootFingerprint,
   fillCustodyPools,
-} from "../src/index.ts";
-import { TEST_JUNK_MNEMONIC } from "./support.ts";
-import { insertMerchant } from "./support-db.ts";
+} from "@mp/custody";
+import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
+import { HDKey } from "@scure/bip32";
+import { mnemonicToSeedSync } from "@scure/bip39";
+import { bytesToHex } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TEST_JUNK_MNEMONIC } from "../../packages/custody/test/support.ts";
+import { insertMerchant } from "../../packages/custody/test/support-db.ts";
+import { KEY_SCHEMES } from "../../services/payments/src/chain-families.ts";
 
-const custody = createCustody(TEST_JUNK_MNEMONIC, { bitcoinNetwork: "regtest" });
+const custody = createCustody(TEST_JUNK_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
 const pools = (db: TestDatabase["db"]) => ({ db, custody, bitcoinNetwork: "regtest" as const });
 
 /** Merchants as createMerchant allocates them: the counter says which account is next. */
@@ -61,7 +62,7 @@ describe("the public custody (roles without MASTER_MNEMONIC)", () => {
       bitcoin_xpub: root.derive("m/84'/1'/1'/0").publicExtendedKey,
     });
 
-    const reader = await createPublicCustody(testDb.db, { bitcoinNetwork: "regtest" });
+    const reader = await createPublicCustody(testDb.db, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
     expect(reader.fingerprint).toBe(custody.fingerprint);
     for (const [account, index] of [
       [first.account, 0],
@@ -79,6 +80,7 @@ describe("the public custody (roles without MASTER_MNEMONIC)", () => {
     const shortages: CustodyShortage[] = [];
     const reader = await createPublicCustody(testDb.db, {
       bitcoinNetwork: "regtest",
+      schemes: KEY_SCHEMES,
       onShortage: (shortage) => {
         shortages.push(shortage);
       },
@@ -131,6 +133,7 @@ describe("the public custody (roles without MASTER_MNEMONIC)", () => {
     let fills = 0;
     const reader = await createPublicCustody(testDb.db, {
       bitcoinNetwork: "regtest",
+      schemes: KEY_SCHEMES,
       onShortage: async () => {
         fills++;
         await fillCustodyPools(pools(testDb.db));
@@ -143,14 +146,14 @@ describe("the public custody (roles without MASTER_MNEMONIC)", () => {
   });
 
   it("refuses to fill for another Bitcoin network than the stored keys were derived for", async () => {
-    const mainnet = createCustody(TEST_JUNK_MNEMONIC, { bitcoinNetwork: "mainnet" });
+    const mainnet = createCustody(TEST_JUNK_MNEMONIC, { bitcoinNetwork: "mainnet", schemes: KEY_SCHEMES });
     await expect(fillCustodyPools({ db: testDb.db, custody: mainnet, bitcoinNetwork: "mainnet" })).rejects.toThrow(
       /BITCOIN network mainnet differs/,
     );
   });
 
   it("holds and exposes no key material: only the fingerprint and the derivation", async () => {
-    const reader = await createPublicCustody(testDb.db, { bitcoinNetwork: "regtest" });
+    const reader = await createPublicCustody(testDb.db, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
     const destinations = await reader.deriveWalletAddresses(1, 3);
     const root = HDKey.fromMasterSeed(mnemonicToSeedSync(TEST_JUNK_MNEMONIC));
     const secrets = [
