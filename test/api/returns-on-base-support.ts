@@ -1,6 +1,6 @@
 import { createEvmSender } from "@mp/chain-evm";
 import { silentLogger } from "@mp/core";
-import { createTreasuryKeys } from "@mp/custody";
+import { createTreasuryKeys, type TreasuryKeys } from "@mp/custody";
 import type { Indexer } from "@mp/indexer";
 import { createSendPipeline, recordTreasuryAddresses } from "@mp/treasury";
 import { createPublicClient, erc20Abi, getAddress, type Hex, http } from "viem";
@@ -33,44 +33,67 @@ export interface ReturnsOnBase {
   expectReturned(depositId: string): Promise<void>;
 }
 
+/** The transfers API on a real anvil with the real indexer and a funded treasury (startReturnsOnBase). */
+export interface StartedReturnsOnBase {
+  t: TransfersApi;
+  base: TestChain;
+  indexer: Indexer;
+  /** The treasury's keys (its EVM send address holds the gas and USDC). */
+  keys: TreasuryKeys;
+  stop(): Promise<void>;
+}
+
 /**
  * The transfers API on a real anvil (BASE and its USDC) with the real indexer and a treasury holding
- * gas and 1,000 USDC, started in the describe block's beforeAll and stopped in its afterAll: where
- * returns to a payer (issue 29) are sent and seen arriving.
+ * gas and 1,000 USDC: where returns to a payer (issue 29) are sent and seen arriving.
  */
-export function useReturnsOnBase(): ReturnsOnBase {
-  let started: { t: TransfersApi; base: TestChain; indexer: Indexer } | undefined;
+export async function startReturnsOnBase(): Promise<StartedReturnsOnBase> {
   const keys = createTreasuryKeys(TREASURY_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
   const treasury = getAddress(keys.evm().address);
+  const chain = await startEvmChain();
+  const api = await startTransfersApi({ chains: { BASE: chain.config } });
+  const indexer = newIndexer(api.api.db, chain);
+  await recordTreasuryAddresses(api.api.db, [
+    { chain: "BASE", purpose: "send", path: keys.evm().path, address: treasury },
+  ]);
+  // The treasury's gas and USDC: an operator's top-up.
+  await fetch(chain.config.rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "anvil_setBalance",
+      params: [treasury, "0x8AC7230489E80000"],
+    }),
+  });
+  await chain.pay(treasury, 1_000_000_000n);
+  await chain.mine(CONFIRMATIONS);
+  await catchUp(indexer);
+  return {
+    t: api,
+    base: chain,
+    indexer,
+    keys,
+    async stop() {
+      await indexer.stop();
+      await api.stop();
+      await chain.close();
+    },
+  };
+}
+
+/** startReturnsOnBase in the describe block's beforeAll, stopped in its afterAll. */
+export function useReturnsOnBase(): ReturnsOnBase {
+  let started: StartedReturnsOnBase | undefined;
   const t = late("the transfers API", () => started?.t);
   const base = late("the BASE test chain", () => started?.base);
 
   beforeAll(async () => {
-    const chain = await startEvmChain();
-    const api = await startTransfersApi({ chains: { BASE: chain.config } });
-    started = { t: api, base: chain, indexer: newIndexer(api.api.db, chain) };
-    await recordTreasuryAddresses(api.api.db, [
-      { chain: "BASE", purpose: "send", path: keys.evm().path, address: treasury },
-    ]);
-    // The treasury's gas and USDC: an operator's top-up.
-    await fetch(chain.config.rpcUrl, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "anvil_setBalance",
-        params: [treasury, "0x8AC7230489E80000"],
-      }),
-    });
-    await chain.pay(treasury, 1_000_000_000n);
-    await chain.mine(CONFIRMATIONS);
-    await catchUp(started.indexer);
+    started = await startReturnsOnBase();
   }, 120_000);
   afterAll(async () => {
-    await started?.indexer.stop();
-    await started?.t.stop();
-    await started?.base.close();
+    await started?.stop();
   });
 
   return {
@@ -92,7 +115,14 @@ export function useReturnsOnBase(): ReturnsOnBase {
     async sendReturns(settled) {
       const pipeline = createSendPipeline({
         db: t.api.db,
-        senders: [createEvmSender({ config: base.config, keys, db: t.api.db, logger: silentLogger() })],
+        senders: [
+          createEvmSender({
+            config: base.config,
+            keys: late("the treasury keys", () => started?.keys),
+            db: t.api.db,
+            logger: silentLogger(),
+          }),
+        ],
         logger: silentLogger(),
         confirmations: { BASE: 2 },
         leaseSeconds: TEST_LEASE_SECONDS,

@@ -16,6 +16,8 @@ const FAMILIES: Record<string, string> = {
   evm: "test/fuzz/evm-money-fuzz.test.ts",
   "evm-sweeps": "test/fuzz/evm-sweeps-money-fuzz.test.ts",
   transfers: "test/fuzz/transfers-money-fuzz.test.ts",
+  liquidation: "test/fuzz/liquidation-drains-money-fuzz.test.ts",
+  "evm-returns": "test/fuzz/evm-returns-money-fuzz.test.ts",
 };
 
 const positive = (value: string): number => {

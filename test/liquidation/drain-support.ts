@@ -46,11 +46,18 @@ export function drainerOf(
 export function liquidationSteps(t: TransfersApi, a: TestMerchant, customerId: string) {
   const logger = createLogger({ level: "silent" });
   return {
-    async create(destination: unknown): Promise<Answer> {
+    /** An address draining BASE USDC to `destination` (and its money, when a drain cannot pay out, to `returnAddress`). */
+    async create(destination: unknown, returnAddress?: string): Promise<Answer> {
       const res = await t.call(a, "/v1/liquidation-addresses", {
         method: "POST",
         idempotencyKey: nextKey("liq"),
-        json: { customer_id: customerId, network: "BASE", asset: "USDC", destination },
+        json: {
+          customer_id: customerId,
+          network: "BASE",
+          asset: "USDC",
+          destination,
+          ...(returnAddress ? { return_address: returnAddress } : {}),
+        },
       });
       expect(res.status, res.text).toBe(201);
       return res.body.data as Answer;
