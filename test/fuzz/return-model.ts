@@ -9,7 +9,6 @@ import { transferTreasury } from "../../services/payments/src/transfer-treasury.
 import { USDC_ON_BASE } from "../api/returns-on-base-support.ts";
 import { usBank } from "../api/transfers-bank-support.ts";
 import { nextKey } from "../api/verification-fixtures.ts";
-import { CONFIRMATIONS } from "../indexer/test-chains.ts";
 import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
 import { passDyingAt } from "./dying-database.ts";
 import { createFaultyFetch, type FaultCounts, type FaultyFetch, noFaults } from "./faulty-fetch.ts";
@@ -44,7 +43,7 @@ export type ReturnStep =
   /** One pass of the leading send pipeline with this share of its node calls faulty. */
   | { kind: "tick"; faultRate: number }
   | { kind: "mine"; blocks: number }
-  /** The last `depth` blocks replaced: our sends mined again or dropped, the customers' payments kept or (not yet credited) dropped. */
+  /** The last `depth` blocks replaced: our sends mined again or dropped, the customers' payments kept or dropped (a deep reorg reverses a credited, even returned, deposit). */
   | { kind: "reorg"; depth: number; ours: "remine" | "drop"; payments: "keep" | "drop" }
   /** The node refuses the leader's next broadcast for good (the return's send fails). */
   | { kind: "refuse" }
@@ -205,11 +204,7 @@ export async function runReturnCase(world: ReturnsWorld, c: ReturnCase): Promise
         const depth = Math.min(step.depth, (await base.head()) - startHeight);
         if (depth >= 1) {
           const ours = step.ours === "remine" ? await ourTransactions(world) : [];
-          // A payment is dropped only while no deposit of it can be credited (fewer blocks than the
-          // indexer's confirmations): a return already queued for a deposit a deeper reorg reverses
-          // still goes out (the known gap in the README's money fuzz section), which the case would report.
-          const dropPayments = step.payments === "drop" && depth < CONFIRMATIONS;
-          const keep = [...ours, ...(dropPayments ? [] : payments)];
+          const keep = [...ours, ...(step.payments === "drop" ? [] : payments)];
           await base.reorg(depth, await onChainIn(world, keep, depth));
           await world.catchUp();
         }

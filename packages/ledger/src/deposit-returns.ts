@@ -7,16 +7,27 @@ import { type PostedEntry, postEntry, transferLines } from "./journal-entry.ts";
  * confirmed): what returns_payable owed for it (the deposit's gross) leaves to payout_clearing, as a
  * payout's money does. Once per deposit (the deposit's id is the reference); the network fee taken
  * from the returned amount left with it, so the whole gross moves.
+ *
+ * A deposit that a reorganisation deeper than its confirmations removed after its return was queued
+ * was owed to no one any more (its reversal gave returns_payable back), yet the send went out: the
+ * money sent is then the operator's loss (operator_float), not a second debit of returns_payable.
+ * The deposit's row is locked first, as a reorg's roll-back locks it before its reversal, so the two
+ * see each other whichever commits first (reversalLines takes the other order).
  */
-export function postDepositReturn(
+export async function postDepositReturn(
   client: Queryable,
   input: { depositId: string; merchantId: string; owedUsdMicros: bigint },
 ): Promise<PostedEntry> {
+  const { rows } = await client.query<{ reversed: boolean }>(
+    "SELECT reversal_entry_id IS NOT NULL AS reversed FROM deposits WHERE id = $1 FOR UPDATE",
+    [input.depositId],
+  );
+  const owedBy = rows[0]?.reversed ? "operator_float" : "returns_payable";
   return postEntry(client, {
     kind: "deposit_return",
     reference: input.depositId,
     merchantId: input.merchantId,
-    lines: transferLines("returns_payable", "payout_clearing", input.owedUsdMicros),
+    lines: transferLines(owedBy, "payout_clearing", input.owedUsdMicros),
   });
 }
 

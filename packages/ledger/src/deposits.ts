@@ -55,6 +55,18 @@ function undoLines(lines: readonly LineSpec[]): LineSpec[] {
  * what it owes, available what the intent took of it).
  */
 async function reversalLines(client: Queryable, depositId: string, credited: readonly LineSpec[]): Promise<LineSpec[]> {
+  const lines = await owedReversalLines(client, depositId, credited);
+  // Already sent back to its payer (deposit_return posted): returns_payable owes nothing for it any
+  // more, and the money sent for a payment the chain no longer has is the operator's loss.
+  if (!(await findEntry(client, "deposit_return", depositId))) return lines;
+  return lines.map((line) => (line.account === "returns_payable" ? { ...line, account: "operator_float" } : line));
+}
+
+async function owedReversalLines(
+  client: Queryable,
+  depositId: string,
+  credited: readonly LineSpec[],
+): Promise<LineSpec[]> {
   const credit = await creditWithRefund(client, depositId, credited);
   const policy = await findEntry(client, "policy_return", depositId);
   if (policy) return undoLines([...credit, ...policy.lines]);

@@ -19,6 +19,8 @@ interface SendingReturn {
  * fee) -> `payable` again with the chain's reason: still owed, sent again only when asked.
  */
 async function settleOne(client: Queryable, depositId: string, sendKey: string, ended: EndedSend): Promise<boolean> {
+  // The deposit first, then its return: the order `deposits return` and a reorg's roll-back lock in.
+  await client.query("SELECT 1 FROM deposits WHERE id = $1 FOR UPDATE", [depositId]);
   const { rows } = await client.query<SendingReturn>(
     `SELECT deposit_id, merchant_id, owed_usd_micros::text, send_key FROM deposit_returns
       WHERE deposit_id = $1 AND state = 'sending' AND send_key = $2 FOR UPDATE`,
