@@ -1,6 +1,7 @@
 import { CopyButton } from "../components/CopyButton.tsx";
 import { DetailStates } from "../components/DetailStates.tsx";
 import { formatDateTime } from "../components/format.ts";
+import { InAppLink } from "../components/InAppLink.tsx";
 import { Empty } from "../components/Loading.tsx";
 import { PagedListPage } from "../components/PagedListPage.tsx";
 import { type Column, Table } from "../components/Table.tsx";
@@ -78,11 +79,7 @@ export function CustomerDetail(props: { merchantId: string; customerId: string }
     };
   }, key);
   const back = `/merchants/${props.merchantId}/customers`;
-  const backLink = (
-    <a href={href(back)} onClick={linkHandler(back)}>
-      ← Customers
-    </a>
-  );
+  const backLink = <InAppLink to={back}>← Customers</InAppLink>;
   return (
     <DetailStates what="Customer" backLink={backLink} loaded={history} retry={reload}>
       {({ customer, submissions, wallets, accounts }) => (

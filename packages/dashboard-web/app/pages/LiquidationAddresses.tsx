@@ -2,21 +2,13 @@ import { Amount } from "../components/Amount.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
 import { DetailStates } from "../components/DetailStates.tsx";
 import { formatDateTime } from "../components/format.ts";
+import { InAppLink } from "../components/InAppLink.tsx";
 import { PagedListPage } from "../components/PagedListPage.tsx";
 import { StateBadge } from "../components/StateBadge.tsx";
 import { drainReasonText, drainState } from "../components/states.ts";
 import { type Column, Table } from "../components/Table.tsx";
 import { useLoad } from "../components/useLoad.ts";
 import { type Drain, type LiquidationAddress, liquidationApi } from "../liquidation-api.ts";
-import { href, linkHandler } from "../router.ts";
-
-function Link(props: { to: string; children: string }) {
-  return (
-    <a href={href(props.to)} onClick={linkHandler(props.to)}>
-      {props.children}
-    </a>
-  );
-}
 
 /** Where the address pays out, masked as the API answers it. */
 export function destinationText(address: LiquidationAddress): string {
@@ -37,7 +29,7 @@ export function LiquidationAddresses(props: { merchantId: string }) {
       header: "Address",
       rowHeader: true,
       class: "mono",
-      cell: (a) => <Link to={`${base}/liquidation-addresses/${a.id}`}>{a.address}</Link>,
+      cell: (a) => <InAppLink to={`${base}/liquidation-addresses/${a.id}`}>{a.address}</InAppLink>,
     },
     { header: "Network", cell: (a) => a.network },
     { header: "Asset", cell: (a) => a.asset },
@@ -115,7 +107,7 @@ export function LiquidationAddressDetail(props: { merchantId: string; addressId:
     return { address, drains };
   }, `${props.merchantId}:${props.addressId}`);
   const base = `/merchants/${props.merchantId}`;
-  const backLink = <Link to={`${base}/liquidation-addresses`}>← Liquidation addresses</Link>;
+  const backLink = <InAppLink to={`${base}/liquidation-addresses`}>← Liquidation addresses</InAppLink>;
   return (
     <DetailStates what="Liquidation address" backLink={backLink} loaded={loaded} retry={reload}>
       {({ address, drains }) => (

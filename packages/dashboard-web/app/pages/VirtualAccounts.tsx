@@ -3,11 +3,11 @@ import { Amount } from "../components/Amount.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
 import { DetailStates } from "../components/DetailStates.tsx";
 import { formatDateTime } from "../components/format.ts";
+import { InAppLink } from "../components/InAppLink.tsx";
 import { PagedListPage } from "../components/PagedListPage.tsx";
 import { type Column, Table } from "../components/Table.tsx";
 import { useLoad } from "../components/useLoad.ts";
 import { type Customer, merchantApi } from "../merchant-api.ts";
-import { href, linkHandler } from "../router.ts";
 import { type BankDeposit, type VirtualAccount, virtualAccountApi } from "../virtual-account-api.ts";
 import { customerName } from "./Customers.tsx";
 
@@ -15,14 +15,6 @@ const accountNumber = (account: VirtualAccount) =>
   "account_number" in account.deposit_instructions
     ? account.deposit_instructions.account_number
     : account.deposit_instructions.bank_account_number;
-
-function Link(props: { to: string; children: string }) {
-  return (
-    <a href={href(props.to)} onClick={linkHandler(props.to)}>
-      {props.children}
-    </a>
-  );
-}
 
 /** An account with its customer, when the page shows whose it is. */
 type AccountRow = VirtualAccount & { customer?: Customer | undefined };
@@ -35,7 +27,9 @@ function accountColumns(merchantId: string, showCustomer: boolean): Array<Column
       header: "Account",
       rowHeader: true,
       cell: (a) => (
-        <Link to={`${base}/virtual-accounts/${a.id}`}>{`${a.deposit_instructions.bank_name} ${accountNumber(a)}`}</Link>
+        <InAppLink
+          to={`${base}/virtual-accounts/${a.id}`}
+        >{`${a.deposit_instructions.bank_name} ${accountNumber(a)}`}</InAppLink>
       ),
     },
     ...(showCustomer
@@ -45,9 +39,9 @@ function accountColumns(merchantId: string, showCustomer: boolean): Array<Column
             cell: (a: AccountRow) => {
               const customer = a.customer;
               return (
-                <Link to={`${base}/customers/${a.customer_id}`}>
+                <InAppLink to={`${base}/customers/${a.customer_id}`}>
                   {customer ? customerName(customer) : a.customer_id}
-                </Link>
+                </InAppLink>
               );
             },
           },
@@ -123,7 +117,7 @@ export function VirtualAccountDetail(props: { merchantId: string; accountId: str
     return { account, customer, deposits };
   }, `${props.merchantId}:${props.accountId}`);
   const base = `/merchants/${props.merchantId}`;
-  const backLink = <Link to={`${base}/virtual-accounts`}>← Virtual accounts</Link>;
+  const backLink = <InAppLink to={`${base}/virtual-accounts`}>← Virtual accounts</InAppLink>;
   return (
     <DetailStates what="Virtual account" backLink={backLink} loaded={loaded} retry={reload}>
       {({ account, customer, deposits }) => {
@@ -145,7 +139,7 @@ export function VirtualAccountDetail(props: { merchantId: string; accountId: str
               </dd>
               <dt>Customer</dt>
               <dd>
-                <Link to={`${base}/customers/${customer.id}`}>{customerName(customer)}</Link>
+                <InAppLink to={`${base}/customers/${customer.id}`}>{customerName(customer)}</InAppLink>
               </dd>
               <dt>Currency</dt>
               <dd>{account.currency}</dd>

@@ -1,6 +1,7 @@
 import { CopyButton } from "../components/CopyButton.tsx";
 import { DetailStates } from "../components/DetailStates.tsx";
 import { formatDateTime } from "../components/format.ts";
+import { InAppLink } from "../components/InAppLink.tsx";
 import { PagedListPage } from "../components/PagedListPage.tsx";
 import { QrCode } from "../components/QrCode.tsx";
 import type { Column } from "../components/Table.tsx";
@@ -54,11 +55,7 @@ export function WalletDetail(props: { merchantId: string; walletId: string }) {
     `${props.merchantId}:${props.walletId}`,
   );
   const back = `/merchants/${props.merchantId}/wallets`;
-  const backLink = (
-    <a href={href(back)} onClick={linkHandler(back)}>
-      ← Wallets
-    </a>
-  );
+  const backLink = <InAppLink to={back}>← Wallets</InAppLink>;
   return (
     <DetailStates what="Wallet" backLink={backLink} loaded={wallet} retry={reload}>
       {({ label, destinations, id }) => (
