@@ -8,8 +8,9 @@ import {
   toLiquidationAddressResource,
 } from "@mp/liquidation";
 import { assertTransferAllowed } from "@mp/transfers";
+import { defineIdempotentPost, defineStateChangeRoute } from "../http/idempotent-routes.ts";
 import { defineGetRoute, defineListRoute } from "../http/read-routes.ts";
-import { defineRoute, type Reservation } from "../http/route.ts";
+import type { Reservation } from "../http/route.ts";
 import { type QuoteAssets, resolveQuoteAssets } from "../quotes/quote-assets.ts";
 import { refuseSanctionedPayee } from "../quotes/refuse-sanctioned-payee.ts";
 import type { ReservedWalletSlot } from "../wallets/wallet-slots.ts";
@@ -30,20 +31,18 @@ interface PreparedAddress extends Reservation {
   slot: ReservedWalletSlot;
 }
 
-export const createLiquidationAddressRoute = defineRoute({
-  method: "post",
+export const createLiquidationAddressRoute = defineIdempotentPost({
   path: "/v1/liquidation-addresses",
   operationId: "createLiquidationAddress",
   summary:
     "A permanent address of ours for one asset on one network, bound to a destination (a crypto address on any configured chain and asset, or a US bank account): every confirmed deposit of the asset to it is paid out there (a drain: GET .../{id}/drains). A destination address on a sanctions list is 422 destination_sanctioned, one of ours 422 destination_internal, a customer not verified for it 422 customer_not_verified",
   tag: "Liquidation addresses",
-  auth: true,
-  idempotent: true,
   writesOnlyThroughSql: true,
   body: createLiquidationAddressBody,
   response: liquidationAddressResource,
   successStatus: 201,
   errorStatuses: [404, 409, 422],
+  message: "Liquidation address created",
   async prepare({ merchant, body, deps }): Promise<PreparedAddress> {
     // The address's side is checked as a crypto deposit's, the destination as a quote's.
     const assets = resolveQuoteAssets(deps, {
@@ -56,7 +55,7 @@ export const createLiquidationAddressRoute = defineRoute({
     const slot = await deps.walletSlots.reserve(merchant.merchantId);
     return { assets, slot, release: () => slot.release() };
   },
-  async handler({ merchant, body, sql, deps, prepared, idempotencyKey }) {
+  async perform({ merchant, body, sql, deps, prepared, idempotencyKey }) {
     if (body.destination.type === "CRYPTO_ADDRESS") {
       await assertExternalDestination(sql, body.destination.network, body.destination.address);
     }
@@ -73,7 +72,7 @@ export const createLiquidationAddressRoute = defineRoute({
     const destination = wallet.destinations.find((d) => d.chain === body.network);
     if (!destination) throw new ValidationError(`network: ${body.network} is not configured`, "network");
     const { source, destination: to } = prepared.assets;
-    const resource = await insertLiquidationAddress(sql, deps.encryption, {
+    return insertLiquidationAddress(sql, deps.encryption, {
       id,
       merchantId: merchant.merchantId,
       customerId: body.customer_id,
@@ -98,7 +97,6 @@ export const createLiquidationAddressRoute = defineRoute({
       reference: body.reference ?? null,
       idempotencyKey,
     });
-    return { status: 201, data: resource, message: "Liquidation address created" };
   },
 });
 
@@ -143,28 +141,17 @@ export const listDrainsRoute = defineListRoute({
   },
 });
 
-export const disableLiquidationAddressRoute = defineRoute({
-  method: "post",
+export const disableLiquidationAddressRoute = defineStateChangeRoute({
   path: "/v1/liquidation-addresses/{id}/disable",
   operationId: "disableLiquidationAddress",
   summary:
     "Disable an active address: deposits seen from now on are ordinary deposits credited to your balance with the deposit fee; drains already made go on. An address already disabled is 409",
   tag: "Liquidation addresses",
-  auth: true,
-  idempotent: true,
-  writesOnlyThroughSql: true,
   params: liquidationAddressIdParams,
   response: liquidationAddressResource,
-  successStatus: 200,
-  errorStatuses: [404, 409],
-  async handler({ merchant, params, sql, idempotencyKey }) {
-    const resource = await disableLiquidationAddress(sql, {
-      merchantId: merchant.merchantId,
-      id: params.id,
-      idempotencyKey,
-    });
-    return { status: 200, data: resource, message: "Liquidation address disabled" };
-  },
+  message: "Liquidation address disabled",
+  perform: ({ merchant, params, sql, idempotencyKey }) =>
+    disableLiquidationAddress(sql, { merchantId: merchant.merchantId, id: params.id, idempotencyKey }),
 });
 
 export const liquidationAddressRoutes = [

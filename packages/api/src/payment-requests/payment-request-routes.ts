@@ -11,8 +11,9 @@ import {
   rateLockEnd,
 } from "@mp/payment-requests";
 import { assertAboveMinimum, minimumOf } from "@mp/transfers";
+import { defineIdempotentPost, defineStateChangeRoute } from "../http/idempotent-routes.ts";
 import { defineGetRoute, defineListRoute } from "../http/read-routes.ts";
-import { defineRoute, type Reservation } from "../http/route.ts";
+import type { Reservation } from "../http/route.ts";
 import type { ReservedWalletSlot } from "../wallets/wallet-slots.ts";
 import { createWallet } from "../wallets/wallet-store.ts";
 import { type AcceptedAsset, acceptedAssets, currencyDecimals } from "./accepted-assets.ts";
@@ -54,20 +55,18 @@ function priced(
 const minimumFor = (o: QuotedOption) =>
   minimumOf({ asset: o.asset, network: o.chain, decimals: o.decimals, usdRate: o.usdRate ?? undefined });
 
-export const createPaymentRequestRoute = defineRoute({
-  method: "post",
+export const createPaymentRequestRoute = defineIdempotentPost({
   path: "/v1/payment-requests",
   operationId: "createPaymentRequest",
   summary:
     "Ask for an amount (USD, or a crypto asset): each accepted asset gets a fresh address of ours and its amount at a rate locked for PAYMENT_REQUEST_RATE_LOCK_SECONDS; the payer pays on hosted_url. An amount below a named option's chain minimum is 422 amount_below_minimum (default options below it are left out); a rejected customer 422 customer_not_verified",
   tag: "Payment requests",
-  auth: true,
-  idempotent: true,
   writesOnlyThroughSql: true,
   body: createPaymentRequestBody,
   response: paymentRequestResource,
   successStatus: 201,
   errorStatuses: [404, 409, 422, 503],
+  message: "Payment request created",
   // Rates are asked and the wallet slot reserved before the transaction (never a provider call in
   // one); the slot last, so a refusal before it leaves nothing to give back.
   async prepare({ merchant, body, deps }): Promise<PreparedRequest> {
@@ -114,7 +113,7 @@ export const createPaymentRequestRoute = defineRoute({
     const slot = await deps.walletSlots.reserve(merchant.merchantId);
     return { assets, usdRates, amount, currencyDecimals: decimals, expiresAt, slot, release: () => slot.release() };
   },
-  async handler({ merchant, body, sql, deps, prepared, idempotencyKey }) {
+  async perform({ merchant, body, sql, deps, prepared, idempotencyKey }) {
     const id = randomUUID();
     const wallet = await createWallet(sql, {
       merchantId: merchant.merchantId,
@@ -131,7 +130,7 @@ export const createPaymentRequestRoute = defineRoute({
     });
     const request = { currency: body.currency, currencyDecimals: prepared.currencyDecimals, amount: prepared.amount };
     const now = new Date();
-    const resource = await insertPaymentRequest(
+    return insertPaymentRequest(
       sql,
       {
         ...request,
@@ -155,7 +154,6 @@ export const createPaymentRequestRoute = defineRoute({
       },
       presentSettings(deps),
     );
-    return { status: 201, data: resource, message: "Payment request created" };
   },
 });
 
@@ -181,28 +179,21 @@ export const getPaymentRequestRoute = defineGetRoute({
     findPaymentRequest(sql, merchant.merchantId, params.id, presentSettings(deps)),
 });
 
-export const cancelPaymentRequestRoute = defineRoute({
-  method: "post",
+export const cancelPaymentRequestRoute = defineStateChangeRoute({
   path: "/v1/payment-requests/{id}/cancel",
   operationId: "cancelPaymentRequest",
   summary:
     "Cancel an open or underpaid request (what was paid stays credited); one being paid, paid or ended is 409. Later money is credited and flagged late",
   tag: "Payment requests",
-  auth: true,
-  idempotent: true,
-  writesOnlyThroughSql: true,
   params: paymentRequestIdParams,
   response: paymentRequestResource,
-  successStatus: 200,
-  errorStatuses: [404, 409],
-  async handler({ merchant, params, sql, deps, idempotencyKey }) {
-    const resource = await cancelPaymentRequest(
+  message: "Payment request canceled",
+  perform: ({ merchant, params, sql, deps, idempotencyKey }) =>
+    cancelPaymentRequest(
       sql,
       { merchantId: merchant.merchantId, id: params.id, idempotencyKey },
       presentSettings(deps),
-    );
-    return { status: 200, data: resource, message: "Payment request canceled" };
-  },
+    ),
 });
 
 export const paymentRequestRoutes = [

@@ -11,8 +11,9 @@ import {
   toQuoteResource,
   travelRuleBeneficiary,
 } from "@mp/transfers";
+import { defineIdempotentPost } from "../http/idempotent-routes.ts";
 import { defineGetRoute } from "../http/read-routes.ts";
-import { defineRoute, type Reservation } from "../http/route.ts";
+import type { Reservation } from "../http/route.ts";
 import { type QuoteAssets, resolveQuoteAssets } from "./quote-assets.ts";
 import { createQuoteBody, quoteIdParams, quoteResource } from "./quote-schemas.ts";
 import { refuseSanctionedPayee } from "./refuse-sanctioned-payee.ts";
@@ -24,19 +25,17 @@ interface QuoteRates extends Reservation {
   destinationUsdRate: string;
 }
 
-export const createQuoteRoute = defineRoute({
-  method: "post",
+export const createQuoteRoute = defineIdempotentPost({
   path: "/v1/quotes",
   operationId: "createQuote",
   summary:
     "Quote a transfer: source (BANK_TRANSFER, CRYPTO_DEPOSIT of an asset on a network, BALANCE), destination (crypto address or US bank account) and one amount -> immutable rate, amounts and fee until expires_at. A crypto amount below its chain's minimum (Bitcoin dust 546 sat, Solana rent-exempt 0.00089088 SOL, 1 TRX, one cent of value) is 422 amount_below_minimum naming the minimum; a customer not verified for it 422 customer_not_verified; a destination address on a sanctions list 422 destination_sanctioned; a crypto payout worth TRAVEL_RULE_THRESHOLD_USD (3,000 USD unless set) or more without destination.beneficiary 422 beneficiary_required",
   tag: "Transfers",
-  auth: true,
-  idempotent: true,
   body: createQuoteBody,
   response: quoteResource,
   successStatus: 201,
   errorStatuses: [404, 409, 422, 503],
+  message: "Quote created",
   // The rate provider is asked before the transaction opens: never a provider call inside one.
   async prepare({ deps, body, merchant }): Promise<QuoteRates> {
     const assets = resolveQuoteAssets(deps, body);
@@ -49,7 +48,7 @@ export const createQuoteRoute = defineRoute({
       release() {},
     };
   },
-  async handler({ merchant, body, sql, deps, prepared }) {
+  async perform({ merchant, body, sql, deps, prepared }) {
     const { assets } = prepared;
     // Never a payout to an address of ours (issue 27): 422 destination_internal.
     if (body.destination.type === "CRYPTO_ADDRESS") {
@@ -105,7 +104,7 @@ export const createQuoteRoute = defineRoute({
       fee,
       ttlSeconds: deps.transfers.quoteTtlSeconds,
     });
-    return { status: 201, data: toQuoteResource(row), message: "Quote created" };
+    return toQuoteResource(row);
   },
 });
 

@@ -8,8 +8,9 @@ import {
   type ReservedFundingSlot,
   toTransferResource,
 } from "@mp/transfers";
+import { defineIdempotentPost, defineStateChangeRoute } from "../http/idempotent-routes.ts";
 import { defineGetRoute, defineResourceReads } from "../http/read-routes.ts";
-import { defineRoute, type Reservation } from "../http/route.ts";
+import type { Reservation } from "../http/route.ts";
 import { fundingWallets } from "../wallets/funding-wallets.ts";
 import { presentFunding } from "./transfer-funding.ts";
 import { listTransfers } from "./transfer-reads.ts";
@@ -26,20 +27,18 @@ interface FundingSlotReservation extends Reservation {
   slot: ReservedFundingSlot | undefined;
 }
 
-export const createTransferRoute = defineRoute({
-  method: "post",
+export const createTransferRoute = defineIdempotentPost({
   path: "/v1/transfers",
   operationId: "createTransfer",
   summary:
     "Start a transfer from a quote (used once: 409; expired: 409 quote_expired). BALANCE: the merchant's available USD is held at once (422 insufficient_funds when short); a payout below its chain's minimum 422 amount_below_minimum",
   tag: "Transfers",
-  auth: true,
-  idempotent: true,
   writesOnlyThroughSql: true,
   body: createTransferBody,
   response: transferResource,
   successStatus: 201,
   errorStatuses: [404, 409, 422],
+  message: "Transfer created",
   // A CRYPTO_DEPOSIT quote's address: its wallet slot and addresses are settled before the
   // transaction, as a wallet's are. None available at once (a Solana pool still being filled): the
   // intent is created without instructions and the transfer executor provisions it (spec 2.9).
@@ -54,7 +53,7 @@ export const createTransferRoute = defineRoute({
       });
     return { slot, release: () => slot?.release() };
   },
-  async handler({ merchant, body, sql, deps, idempotencyKey, prepared }) {
+  async perform({ merchant, body, sql, deps, idempotencyKey, prepared }) {
     const transfer = await createTransfer(sql, {
       merchantId: merchant.merchantId,
       quoteId: body.quote_id,
@@ -62,7 +61,7 @@ export const createTransferRoute = defineRoute({
       idempotencyKey,
       fundingSlot: prepared.slot,
     });
-    return { status: 201, data: toTransferResource(transfer), message: "Transfer created" };
+    return toTransferResource(transfer);
   },
 });
 
@@ -97,27 +96,22 @@ export const getTransferFundingRoute = defineGetRoute({
   },
 });
 
-export const cancelTransferRoute = defineRoute({
-  method: "post",
+export const cancelTransferRoute = defineStateChangeRoute({
   path: "/v1/transfers/{id}/cancel",
   operationId: "cancelTransfer",
   summary:
     "Cancel a transfer before its funds arrived (or a BALANCE transfer not yet executing): its intent is canceled, what it holds is released",
   tag: "Transfers",
-  auth: true,
-  idempotent: true,
-  writesOnlyThroughSql: true,
   params: transferIdParams,
   response: transferResource,
-  successStatus: 200,
-  errorStatuses: [404, 409],
-  async handler({ merchant, params, sql, idempotencyKey }) {
+  message: "Transfer canceled",
+  async perform({ merchant, params, sql, idempotencyKey }) {
     const transfer = await cancelTransfer(sql, {
       merchantId: merchant.merchantId,
       transferId: params.id,
       idempotencyKey,
     });
-    return { status: 200, data: toTransferResource(transfer), message: "Transfer canceled" };
+    return toTransferResource(transfer);
   },
 });
 

@@ -1,6 +1,7 @@
 import { findCustomer } from "../customers/customer-store.ts";
+import { defineIdempotentPost } from "../http/idempotent-routes.ts";
 import { defineGetRoute, defineNestedListRoute } from "../http/read-routes.ts";
-import { type AnyRoute, defineRoute } from "../http/route.ts";
+import type { AnyRoute } from "../http/route.ts";
 import { submitVerification } from "./submit-verification.ts";
 import { submitVerificationBody } from "./verification-payload-schemas.ts";
 import {
@@ -11,30 +12,26 @@ import {
 } from "./verification-schemas.ts";
 import { findSubmission, listSubmissions } from "./verification-store.ts";
 
-export const submitVerificationRoute = defineRoute({
-  method: "post",
+export const submitVerificationRoute = defineIdempotentPost({
   path: "/v1/customers/{customer_id}/verification-submissions",
   operationId: "submitVerification",
   summary:
     "Submit a verification attempt (TIER_1 or TIER_2) for review; stored encrypted, answered 202 with its safe state",
   tag: "Verification",
-  auth: true,
-  idempotent: true,
   params: customerPathParams,
   body: submitVerificationBody,
   response: verificationSubmissionResource,
   successStatus: 202,
   errorStatuses: [404, 409, 503],
-  async handler({ merchant, params, body, sql, deps, idempotencyKey }) {
-    const submission = await submitVerification(sql, deps, {
+  message: "Verification submitted for review",
+  perform: ({ merchant, params, body, sql, deps, idempotencyKey }) =>
+    submitVerification(sql, deps, {
       merchantId: merchant.merchantId,
       customerId: params.customer_id,
       tier: body.tier,
       body,
       idempotencyKey,
-    });
-    return { status: 202, data: submission, message: "Verification submitted for review" };
-  },
+    }),
 });
 
 export const listVerificationSubmissionsRoute = defineNestedListRoute({

@@ -1,4 +1,5 @@
 import { ForbiddenError, NotFoundError } from "@mp/core";
+import { defineIdempotentPost } from "../http/idempotent-routes.ts";
 import { defineNestedListRoute } from "../http/read-routes.ts";
 import { type AnyRoute, defineRoute } from "../http/route.ts";
 import { bankDepositResource, sandboxBankDepositBody } from "./bank-deposit-schemas.ts";
@@ -81,32 +82,29 @@ export const listBankDepositsRoute = defineNestedListRoute({
   read: listBankDeposits,
 });
 
-export const sandboxBankDepositRoute = defineRoute({
-  method: "post",
+export const sandboxBankDepositRoute = defineIdempotentPost({
   path: "/v1/sandbox/bank-deposits",
   operationId: "simulateBankDeposit",
   summary:
     "Sandbox keys only: simulate an incoming bank transfer to an ACTIVE virtual account, crediting the USD balance",
   tag: "Sandbox",
-  auth: true,
-  idempotent: true,
   body: sandboxBankDepositBody,
   response: bankDepositResource,
   successStatus: 201,
   errorStatuses: [403, 404, 409],
-  async handler({ merchant, body, sql, deps, idempotencyKey }) {
+  message: "Bank deposit received and credited",
+  async perform({ merchant, body, sql, deps, idempotencyKey }) {
     // Simulated money never reaches a production ledger: refused for production keys and deployments.
     if (merchant.environment !== "sandbox" || deps.environment !== "sandbox") {
       throw new ForbiddenError("Simulated bank deposits are only available with sandbox API keys");
     }
-    const deposit = await creditBankDeposit(sql, {
+    return creditBankDeposit(sql, {
       merchantId: merchant.merchantId,
       virtualAccountId: body.virtual_account_id,
       amount: body.amount,
       reference: body.reference ?? null,
       idempotencyKey,
     });
-    return { status: 201, data: deposit, message: "Bank deposit received and credited" };
   },
 });
 

@@ -1,5 +1,5 @@
+import { defineIdempotentPost } from "../http/idempotent-routes.ts";
 import { defineGetRoute, defineResourceReads } from "../http/read-routes.ts";
-import { defineRoute } from "../http/route.ts";
 import {
   createWalletBody,
   depositAddressResource,
@@ -9,33 +9,29 @@ import {
 } from "./wallet-schemas.ts";
 import { createWallet, findDepositAddress, findWallet, listWallets } from "./wallet-store.ts";
 
-export const createWalletRoute = defineRoute({
-  method: "post",
+export const createWalletRoute = defineIdempotentPost({
   path: "/v1/wallets",
   operationId: "createWallet",
   summary:
     "Create a wallet with one receive address on each of the ten chains (422 customer_not_verified for a rejected customer)",
   tag: "Wallets",
-  auth: true,
-  idempotent: true,
   writesOnlyThroughSql: true,
   body: createWalletBody,
   response: walletResource,
   successStatus: 201,
   errorStatuses: [404, 409, 422],
+  message: "Wallet created",
   // The slot and its addresses are settled before the transaction (WalletSlots.reserve).
   prepare: ({ merchant, deps }) => deps.walletSlots.reserve(merchant.merchantId),
-  async handler({ merchant, body, sql, prepared, idempotencyKey }) {
-    const wallet = await createWallet(sql, {
+  perform: ({ merchant, body, sql, prepared, idempotencyKey }) =>
+    createWallet(sql, {
       merchantId: merchant.merchantId,
       customerId: body.customer_id,
       label: body.label,
       slot: prepared.slot,
       addresses: prepared.addresses,
       idempotencyKey,
-    });
-    return { status: 201, data: wallet, message: "Wallet created" };
-  },
+    }),
 });
 
 export const [listWalletsRoute, getWalletRoute] = defineResourceReads({

@@ -7,6 +7,7 @@ import {
   WebhookUrlRefusedError,
 } from "@mp/webhooks";
 import type { AppDeps } from "../deps.ts";
+import { defineIdempotentPost } from "../http/idempotent-routes.ts";
 import { defineNestedListRoute, defineResourceReads } from "../http/read-routes.ts";
 import { type AnyRoute, defineRoute } from "../http/route.ts";
 import {
@@ -47,32 +48,24 @@ async function checkUrl(deps: AppDeps, url: string | undefined): Promise<undefin
   return undefined;
 }
 
-export const createWebhookEndpointRoute = defineRoute({
-  method: "post",
+export const createWebhookEndpointRoute = defineIdempotentPost({
   path: "/v1/webhook-endpoints",
   operationId: "createWebhookEndpoint",
   summary: "Register a webhook endpoint; its signing secret (whsec_...) is in this answer only",
   tag: TAG,
-  auth: true,
-  idempotent: true,
   secretInAnswer: true,
   body: createWebhookEndpointBody,
   response: createdWebhookEndpointResource,
   successStatus: 201,
+  message: "Webhook endpoint created; store its secret now, it is not shown again",
   prepare: ({ deps, body }) => checkUrl(deps, body.url),
-  async handler({ merchant, body, sql, deps }) {
-    const endpoint = await insertWebhookEndpoint(sql, deps.encryption, {
+  perform: ({ merchant, body, sql, deps }) =>
+    insertWebhookEndpoint(sql, deps.encryption, {
       merchantId: merchant.merchantId,
       url: body.url,
       enabledEvents: body.enabled_events,
       description: body.description ?? null,
-    });
-    return {
-      status: 201,
-      data: endpoint,
-      message: "Webhook endpoint created; store its secret now, it is not shown again",
-    };
-  },
+    }),
 });
 
 export const [listWebhookEndpointsRoute, getWebhookEndpointRoute] = defineResourceReads({
@@ -133,21 +126,19 @@ export const deleteWebhookEndpointRoute = defineRoute({
   },
 });
 
-export const rotateWebhookSecretRoute = defineRoute({
-  method: "post",
+export const rotateWebhookSecretRoute = defineIdempotentPost({
   path: "/v1/webhook-endpoints/{webhook_endpoint_id}/rotate-secret",
   operationId: "rotateWebhookEndpointSecret",
   summary:
     "Issue a new signing secret (in this answer only); the previous one keeps signing for 24 h, so deliveries carry both signatures",
   tag: TAG,
-  auth: true,
-  idempotent: true,
   secretInAnswer: true,
   params: webhookEndpointIdParams,
   response: rotatedSecretResource,
   successStatus: 200,
   errorStatuses: [404],
-  async handler({ merchant, params, sql, deps }) {
+  message: "Secret rotated; store the new secret now, it is not shown again",
+  async perform({ merchant, params, sql, deps }) {
     const endpoint = await findWebhookEndpoint(sql, merchant.merchantId, params.webhook_endpoint_id, {
       forUpdate: true,
     });
@@ -157,32 +148,26 @@ export const rotateWebhookSecretRoute = defineRoute({
       [endpoint.id],
     );
     const expiresAt = rows[0]?.expires_at ?? new Date();
-    return {
-      status: 200,
-      data: { id: endpoint.id, secret, previous_secret_expires_at: iso(expiresAt) },
-      message: "Secret rotated; store the new secret now, it is not shown again",
-    };
+    return { id: endpoint.id, secret, previous_secret_expires_at: iso(expiresAt) };
   },
 });
 
-export const testWebhookEndpointRoute = defineRoute({
-  method: "post",
+export const testWebhookEndpointRoute = defineIdempotentPost({
   path: "/v1/webhook-endpoints/{webhook_endpoint_id}/test",
   operationId: "testWebhookEndpoint",
   summary: "Send a signed test event (type webhook_endpoint.test) to the endpoint; see its deliveries for the outcome",
   tag: TAG,
-  auth: true,
-  idempotent: true,
   writesOnlyThroughSql: true,
   params: webhookEndpointIdParams,
   response: queuedDeliveryResource,
   successStatus: 202,
   errorStatuses: [404, 409],
-  async handler({ merchant, params, sql }) {
+  message: "Test event queued",
+  async perform({ merchant, params, sql }) {
     const endpoint = await findWebhookEndpoint(sql, merchant.merchantId, params.webhook_endpoint_id);
     if (endpoint.status !== "enabled") throw new ConflictError("Webhook endpoint is disabled; enable it first");
     const delivery = await enqueueTestDelivery(sql, { merchantId: merchant.merchantId, endpointId: endpoint.id });
-    return { status: 202, data: toQueuedDelivery(delivery), message: "Test event queued" };
+    return toQueuedDelivery(delivery);
   },
 });
 
@@ -199,22 +184,20 @@ export const listWebhookDeliveriesRoute = defineNestedListRoute({
   read: listDeliveryAttempts,
 });
 
-export const redeliverEventRoute = defineRoute({
-  method: "post",
+export const redeliverEventRoute = defineIdempotentPost({
   path: "/v1/events/{event_id}/redeliver",
   operationId: "redeliverEvent",
   summary:
     "Send an event again: to one enabled endpoint (endpoint_id), or to every enabled endpoint subscribed to its type",
   tag: TAG,
-  auth: true,
-  idempotent: true,
   writesOnlyThroughSql: true,
   params: eventIdParams,
   body: redeliverEventBody,
   response: redeliveryResource,
   successStatus: 202,
   errorStatuses: [404, 409],
-  async handler({ merchant, params, body, sql }) {
+  message: ({ deliveries }: { deliveries: unknown[] }) => `${deliveries.length} deliveries queued`,
+  async perform({ merchant, params, body, sql }) {
     const { rows } = await sql.query("SELECT 1 FROM events WHERE merchant_id = $1 AND id = $2", [
       merchant.merchantId,
       params.event_id,
@@ -229,11 +212,7 @@ export const redeliverEventRoute = defineRoute({
       eventId: params.event_id,
       endpointId: body.endpoint_id,
     });
-    return {
-      status: 202,
-      data: { event_id: params.event_id, deliveries: deliveries.map(toQueuedDelivery) },
-      message: `${deliveries.length} deliveries queued`,
-    };
+    return { event_id: params.event_id, deliveries: deliveries.map(toQueuedDelivery) };
   },
 });
 

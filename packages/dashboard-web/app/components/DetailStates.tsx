@@ -4,7 +4,7 @@ import { Skeleton } from "./Loading.tsx";
 import type { Loaded } from "./useLoad.ts";
 
 /**
- * A detail page (one deposit, one transfer) until its record is there: the back link with the
+ * A detail page (one deposit, transfer, wallet, customer, ...) until its record is there: the back link with the
  * heading and a skeleton, "not found" for the API's 404 of that record (another merchant's id says
  * the same), or the error with a retry; then `children` of the record.
  */
@@ -18,11 +18,12 @@ export function DetailStates<T>(props: {
 }) {
   const { loaded, what } = props;
   const lower = what.toLowerCase();
+  const titleId = `${lower.replaceAll(" ", "-")}-title`;
   if (loaded.state === "loading") {
     return (
-      <section aria-labelledby={`${lower}-title`}>
+      <section aria-labelledby={titleId}>
         {props.backLink}
-        <h1 id={`${lower}-title`}>{what}</h1>
+        <h1 id={titleId}>{what}</h1>
         <Skeleton what={`the ${lower}`} rows={6} />
       </section>
     );

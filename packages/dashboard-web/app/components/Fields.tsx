@@ -27,16 +27,20 @@ export function SelectField<V extends string>(props: {
   );
 }
 
-/** A labelled text input; `decimal` asks for a plain decimal string (amounts are never floats). */
+/**
+ * A labelled text input, required unless `optional` (a list's filter); `decimal` asks for a plain
+ * decimal string (amounts are never floats), `mono` suits ids, hashes and addresses.
+ */
 export function TextField(props: {
   id: string;
   label: string;
   value: string;
   onInput: (value: string) => void;
-  type?: "text" | "email" | "url";
+  type?: "text" | "email" | "url" | "search";
   decimal?: boolean;
   mono?: boolean;
   grow?: boolean;
+  optional?: boolean;
   maxLength?: number;
 }) {
   return (
@@ -45,7 +49,7 @@ export function TextField(props: {
       <input
         id={props.id}
         type={(props.type ?? "text") as "text"}
-        required
+        required={!props.optional}
         class={props.mono ? "mono" : undefined}
         maxLength={props.maxLength}
         inputMode={props.decimal ? "decimal" : undefined}
@@ -76,5 +80,21 @@ export function DayField(props: {
         onInput={(e) => props.onInput(e.currentTarget.value)}
       />
     </div>
+  );
+}
+
+/** The created-day range of a list's filters (`{id}-from`, `{id}-to`): UTC days, both included. */
+export function DayRangeFields(props: {
+  id: string;
+  from: string;
+  to: string;
+  onFrom: (value: string) => void;
+  onTo: (value: string) => void;
+}) {
+  return (
+    <>
+      <DayField id={`${props.id}-from`} label="From (UTC day)" value={props.from} onInput={props.onFrom} />
+      <DayField id={`${props.id}-to`} label="To (UTC day, included)" value={props.to} onInput={props.onTo} />
+    </>
   );
 }

@@ -1,4 +1,5 @@
 import type { ComponentChildren } from "preact";
+import { LoadFailed } from "./LoadFailed.tsx";
 import { Notice } from "./Notice.tsx";
 import type { Loaded } from "./useLoad.ts";
 
@@ -18,17 +19,20 @@ export function Skeleton(props: { what: string; rows?: number }) {
 }
 
 /**
- * A platform page's data: a skeleton, an error with a retry (a 403 says which role may), or the
- * page's content once loaded.
+ * A page's data: a skeleton, an error with a retry (on a platform page a 403 says which role may; on
+ * a `merchantPage` LoadFailed's, whose 404 is a merchant this user cannot see), or the page's
+ * content once loaded.
  */
 export function Loading<T>(props: {
   loaded: Loaded<T>;
   what: string;
   retry: () => void;
+  merchantPage?: boolean;
   children: (value: T) => ComponentChildren;
 }) {
   const { loaded } = props;
   if (loaded.state === "loading") return <Skeleton what={props.what} />;
+  if (loaded.state === "error" && props.merchantPage) return <LoadFailed error={loaded.error} retry={props.retry} />;
   if (loaded.state === "error") {
     return (
       <Notice kind="error">

@@ -8,22 +8,29 @@ import { usePagedList } from "./usePagedList.ts";
 
 /**
  * A merchant page listing one /v1 resource (customers, wallets, transfers), newest first: its
- * heading at once, a skeleton until the page of items arrives, then the table and the pager.
+ * heading at once (then `head`, a create form, given the list's reload), a skeleton until the page of
+ * items arrives, then the table and the pager.
  */
 export function PagedListPage<T extends { id: string }>(props: {
   merchantId: string;
   /** The heading, and the plural the page speaks of ("Customers"). */
   title: string;
+  /** One of them, for the pager ("Liquidation address"); by default the title less its last letter. */
+  one?: string;
   load: (merchantId: string, page: number) => Promise<Page<T>>;
   columns: ReadonlyArray<Column<T>>;
   empty: { title: string; children: ComponentChildren };
+  rowAttributes?: (item: T) => Record<`data-${string}`, string>;
+  head?: (reload: () => void) => ComponentChildren;
 }) {
   const { list, reload, page, setPage } = usePagedList(props.load, props.merchantId);
   const what = props.title.toLowerCase();
+  const titleId = `${what.replaceAll(" ", "-")}-title`;
   if (list.state === "error") return <LoadFailed error={list.error} retry={reload} />;
   return (
-    <section aria-labelledby={`${what}-title`}>
-      <h1 id={`${what}-title`}>{props.title}</h1>
+    <section aria-labelledby={titleId}>
+      <h1 id={titleId}>{props.title}</h1>
+      {props.head?.(reload)}
       {list.state === "loading" ? (
         <Skeleton what={what} />
       ) : (
@@ -33,9 +40,15 @@ export function PagedListPage<T extends { id: string }>(props: {
             columns={props.columns}
             rows={list.value.items}
             rowKey={(item) => item.id}
+            rowAttributes={props.rowAttributes}
             empty={props.empty}
           />
-          <Pager page={page} totalPages={list.value.total_pages} onPage={setPage} label={props.title.slice(0, -1)} />
+          <Pager
+            page={page}
+            totalPages={list.value.total_pages}
+            onPage={setPage}
+            label={props.one ?? props.title.slice(0, -1)}
+          />
         </>
       )}
     </section>

@@ -24,7 +24,7 @@ export function Table<T>(props: {
   rowKey: (row: T) => string;
   empty?: { title: string; children?: ComponentChildren };
   actions?: (row: T) => ComponentChildren;
-  rowAttributes?: (row: T) => { class?: string | undefined } & Record<`data-${string}`, string>;
+  rowAttributes?: ((row: T) => { class?: string | undefined } & Record<`data-${string}`, string>) | undefined;
 }) {
   if (props.rows.length === 0 && props.empty) return <Empty title={props.empty.title}>{props.empty.children}</Empty>;
   return (

@@ -1,7 +1,8 @@
 import { CopyButton } from "../components/CopyButton.tsx";
+import { DetailStates } from "../components/DetailStates.tsx";
 import { formatDateTime } from "../components/format.ts";
-import { LoadFailed } from "../components/LoadFailed.tsx";
-import { Empty, Skeleton } from "../components/Loading.tsx";
+import { InAppLink } from "../components/InAppLink.tsx";
+import { Empty } from "../components/Loading.tsx";
 import { PagedListPage } from "../components/PagedListPage.tsx";
 import { type Column, Table } from "../components/Table.tsx";
 import { useLoad } from "../components/useLoad.ts";
@@ -77,96 +78,86 @@ export function CustomerDetail(props: { merchantId: string; customerId: string }
       submissions: submissions.items.map((s, i) => ({ ...s, events: events[i] ?? [] })),
     };
   }, key);
-  if (history.state === "loading") return <Skeleton what="the customer" rows={5} />;
-  if (history.state === "error") {
-    if (history.error.status === 404 && history.error.message.includes("Customer")) {
-      return (
-        <section>
-          <h1>Customer not found</h1>
-          <p class="muted">There is no customer here that you can see.</p>
-        </section>
-      );
-    }
-    return <LoadFailed error={history.error} retry={reload} />;
-  }
-  const { customer, submissions, wallets, accounts } = history.value;
   const back = `/merchants/${props.merchantId}/customers`;
+  const backLink = <InAppLink to={back}>← Customers</InAppLink>;
   return (
-    <section aria-labelledby="customer-title">
-      <a href={href(back)} onClick={linkHandler(back)}>
-        ← Customers
-      </a>
-      <h1 id="customer-title">{customerName(customer)}</h1>
-      <dl class="details card">
-        <dt>Status</dt>
-        <dd>
-          <span class={`status ${customer.status.toLowerCase()}`}>{customer.status}</span>
-        </dd>
-        <dt>Type</dt>
-        <dd>{customer.type}</dd>
-        <dt>Email</dt>
-        <dd>{customer.email ?? "—"}</dd>
-        <dt>Reference</dt>
-        <dd>{customer.external_reference ?? "—"}</dd>
-        <dt>Tiers complete</dt>
-        <dd>
-          Tier 1: {customer.tier_1_complete ? "yes" : "no"}, tier 2: {customer.tier_2_complete ? "yes" : "no"}
-        </dd>
-        <dt>Id</dt>
-        <dd>
-          <span class="mono">{customer.id}</span> <CopyButton value={customer.id} what="customer id" />
-        </dd>
-      </dl>
-      <h2>Wallets</h2>
-      <Table
-        caption={`${wallets.length} wallets of the customer`}
-        columns={walletColumns(props.merchantId)}
-        rows={wallets}
-        rowKey={(w) => w.id}
-        empty={{
-          title: "No wallets yet.",
-          children: (
-            <>
-              Create one with <code>POST /v1/wallets</code>; its deposits are on the wallet's page.
-            </>
-          ),
-        }}
-      />
-      <h2>Virtual accounts</h2>
-      <VirtualAccountTable
-        merchantId={props.merchantId}
-        accounts={accounts}
-        caption={`${accounts.length} virtual accounts of the customer`}
-      />
-      <h2>Verification history</h2>
-      {submissions.length === 0 ? (
-        <Empty title="No verification submitted yet.">
-          Submissions made with <code>POST /v1/customers/{"{id}"}/verification-submissions</code> appear here.
-        </Empty>
-      ) : (
-        <ol class="history">
-          {submissions.map((submission) => (
-            <li key={submission.id} class="card">
-              <h3>
-                {submission.tier} submission:{" "}
-                <span class={`status ${submission.status.toLowerCase()}`}>{submission.status}</span>
-              </h3>
-              {submission.rejection_reasons && submission.rejection_reasons.length > 0 && (
-                <p>Reasons: {submission.rejection_reasons.join(", ")}</p>
-              )}
-              <ol class="timeline" aria-label="Status changes">
-                {submission.events.map((event) => (
-                  <li key={event.id}>
-                    <time dateTime={event.created_at}>{formatDateTime(event.created_at)}</time>{" "}
-                    {event.type === "verification_submission.created" ? "Submitted" : "Status changed"}:{" "}
-                    <strong>{"status" in event.data ? String(event.data.status) : ""}</strong>
-                  </li>
-                ))}
-              </ol>
-            </li>
-          ))}
-        </ol>
+    <DetailStates what="Customer" backLink={backLink} loaded={history} retry={reload}>
+      {({ customer, submissions, wallets, accounts }) => (
+        <section aria-labelledby="customer-title">
+          {backLink}
+          <h1 id="customer-title">{customerName(customer)}</h1>
+          <dl class="details card">
+            <dt>Status</dt>
+            <dd>
+              <span class={`status ${customer.status.toLowerCase()}`}>{customer.status}</span>
+            </dd>
+            <dt>Type</dt>
+            <dd>{customer.type}</dd>
+            <dt>Email</dt>
+            <dd>{customer.email ?? "—"}</dd>
+            <dt>Reference</dt>
+            <dd>{customer.external_reference ?? "—"}</dd>
+            <dt>Tiers complete</dt>
+            <dd>
+              Tier 1: {customer.tier_1_complete ? "yes" : "no"}, tier 2: {customer.tier_2_complete ? "yes" : "no"}
+            </dd>
+            <dt>Id</dt>
+            <dd>
+              <span class="mono">{customer.id}</span> <CopyButton value={customer.id} what="customer id" />
+            </dd>
+          </dl>
+          <h2>Wallets</h2>
+          <Table
+            caption={`${wallets.length} wallets of the customer`}
+            columns={walletColumns(props.merchantId)}
+            rows={wallets}
+            rowKey={(w) => w.id}
+            empty={{
+              title: "No wallets yet.",
+              children: (
+                <>
+                  Create one with <code>POST /v1/wallets</code>; its deposits are on the wallet's page.
+                </>
+              ),
+            }}
+          />
+          <h2>Virtual accounts</h2>
+          <VirtualAccountTable
+            merchantId={props.merchantId}
+            accounts={accounts}
+            caption={`${accounts.length} virtual accounts of the customer`}
+          />
+          <h2>Verification history</h2>
+          {submissions.length === 0 ? (
+            <Empty title="No verification submitted yet.">
+              Submissions made with <code>POST /v1/customers/{"{id}"}/verification-submissions</code> appear here.
+            </Empty>
+          ) : (
+            <ol class="history">
+              {submissions.map((submission) => (
+                <li key={submission.id} class="card">
+                  <h3>
+                    {submission.tier} submission:{" "}
+                    <span class={`status ${submission.status.toLowerCase()}`}>{submission.status}</span>
+                  </h3>
+                  {submission.rejection_reasons && submission.rejection_reasons.length > 0 && (
+                    <p>Reasons: {submission.rejection_reasons.join(", ")}</p>
+                  )}
+                  <ol class="timeline" aria-label="Status changes">
+                    {submission.events.map((event) => (
+                      <li key={event.id}>
+                        <time dateTime={event.created_at}>{formatDateTime(event.created_at)}</time>{" "}
+                        {event.type === "verification_submission.created" ? "Submitted" : "Status changed"}:{" "}
+                        <strong>{"status" in event.data ? String(event.data.status) : ""}</strong>
+                      </li>
+                    ))}
+                  </ol>
+                </li>
+              ))}
+            </ol>
+          )}
+        </section>
       )}
-    </section>
+    </DetailStates>
   );
 }

@@ -5,13 +5,13 @@ import { ConfirmationProgress } from "../components/DepositTable.tsx";
 import { DetailStates } from "../components/DetailStates.tsx";
 import { explorerOf } from "../components/explorers.ts";
 import { formatDateTime } from "../components/format.ts";
+import { InAppLink } from "../components/InAppLink.tsx";
 import { Notice } from "../components/Notice.tsx";
 import { StateBadge } from "../components/StateBadge.tsx";
 import { depositState, heldReasonText } from "../components/states.ts";
 import { useLoad } from "../components/useLoad.ts";
 import { usePoll } from "../components/usePoll.ts";
 import { type ChainNetwork, merchantApi, type ResourceEvent } from "../merchant-api.ts";
-import { href, linkHandler } from "../router.ts";
 import { POLL_MS } from "./Deposits.tsx";
 
 /** What each deposit event says in the timeline. */
@@ -30,14 +30,6 @@ function Copyable(props: { value: string; what: string }) {
     <>
       <span class="mono break">{props.value}</span> <CopyButton value={props.value} what={props.what} />
     </>
-  );
-}
-
-function InAppLink(props: { to: string; children: string }) {
-  return (
-    <a href={href(props.to)} onClick={linkHandler(props.to)}>
-      {props.children}
-    </a>
   );
 }
 

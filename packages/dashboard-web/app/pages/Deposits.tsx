@@ -1,8 +1,9 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { ApiError, type Deposit, download, type User } from "../api.ts";
+import { CursorPager } from "../components/CursorPager.tsx";
 import { DepositTable } from "../components/DepositTable.tsx";
 import { searchOf } from "../components/deposit-search.ts";
-import { DayField, SelectField } from "../components/Fields.tsx";
+import { DayRangeFields, SelectField, TextField } from "../components/Fields.tsx";
 import { dayRange, errorText } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Empty, Skeleton } from "../components/Loading.tsx";
@@ -123,18 +124,17 @@ export function Deposits(props: { user: User; merchantId: string }) {
           empty="All"
           onChange={filter(setChain)}
         />
-        <div class="field grow">
-          <label for="deposit-search">Transaction hash, address or amount</label>
-          <input
-            id="deposit-search"
-            type="search"
-            class="mono"
-            value={search}
-            onInput={(e) => filter(setSearch)(e.currentTarget.value)}
-          />
-        </div>
-        <DayField id="deposit-from" label="From (UTC day)" value={from} onInput={filter(setFrom)} />
-        <DayField id="deposit-to" label="To (UTC day, included)" value={to} onInput={filter(setTo)} />
+        <TextField
+          id="deposit-search"
+          label="Transaction hash, address or amount"
+          type="search"
+          grow
+          mono
+          optional
+          value={search}
+          onInput={filter(setSearch)}
+        />
+        <DayRangeFields id="deposit" from={from} to={to} onFrom={filter(setFrom)} onTo={filter(setTo)} />
         <button type="button" class="button secondary" onClick={downloadCsv}>
           Download CSV
         </button>
@@ -153,25 +153,15 @@ export function Deposits(props: { user: User; merchantId: string }) {
       {page && page.items.length > 0 && (
         <DepositTable deposits={page.items} caption={`Deposits, page ${cursors.length + 1}, newest first`} />
       )}
-      <nav class="pager" aria-label="Deposit pages">
-        <button
-          type="button"
-          class="button secondary"
-          disabled={cursors.length === 0}
-          onClick={() => setCursors(cursors.slice(0, -1))}
-        >
-          Newer
-        </button>
+      <CursorPager
+        label="Deposit"
+        atNewest={cursors.length === 0}
+        next={page?.next}
+        onNewer={() => setCursors(cursors.slice(0, -1))}
+        onOlder={(next) => setCursors([...cursors, next])}
+      >
         <span>Page {cursors.length + 1}</span>
-        <button
-          type="button"
-          class="button secondary"
-          disabled={!page?.next}
-          onClick={() => page?.next && setCursors([...cursors, page.next])}
-        >
-          Older
-        </button>
-      </nav>
+      </CursorPager>
     </section>
   );
 }

@@ -1,8 +1,8 @@
 import { useState } from "preact/hooks";
-import { DayField, SelectField } from "../components/Fields.tsx";
+import { DayRangeFields, SelectField, TextField } from "../components/Fields.tsx";
 import { dayRange, formatDateTime } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
-import { Skeleton } from "../components/Loading.tsx";
+import { Loading } from "../components/Loading.tsx";
 import { Pager } from "../components/Pager.tsx";
 import { type Column, Table } from "../components/Table.tsx";
 import { useLoad } from "../components/useLoad.ts";
@@ -112,40 +112,31 @@ export function Events(props: { merchantId: string }) {
             ))}
           </select>
         </div>
-        <div class="field">
-          <label for="event-object">Object id</label>
-          <input
-            id="event-object"
-            class="mono"
-            value={objectId}
-            onInput={(e) => filter(setObjectId)(e.currentTarget.value)}
-          />
-        </div>
-        <DayField id="event-from" label="From (UTC day)" value={from} onInput={filter(setFrom)} />
-        <DayField id="event-to" label="To (UTC day, included)" value={to} onInput={filter(setTo)} />
+        <TextField id="event-object" label="Object id" mono optional value={objectId} onInput={filter(setObjectId)} />
+        <DayRangeFields id="event" from={from} to={to} onFrom={filter(setFrom)} onTo={filter(setTo)} />
       </form>
-      {list.state === "error" && <LoadFailed error={list.error} retry={reload} />}
-      {list.state === "loading" && <Skeleton what="events" />}
-      {list.state === "ready" && (
-        <>
-          <Table
-            caption={`${list.value.total} events, newest first`}
-            columns={columns(props.merchantId)}
-            rows={list.value.items}
-            rowKey={(event) => event.id}
-            rowAttributes={(event) => ({ "data-event": event.id })}
-            empty={
-              filtered
-                ? { title: "No events match these filters." }
-                : {
-                    title: "No events yet.",
-                    children: "Every change of a customer, wallet, deposit or transfer is one.",
-                  }
-            }
-          />
-          <Pager page={page} totalPages={list.value.total_pages} onPage={setPage} label="Event" />
-        </>
-      )}
+      <Loading merchantPage loaded={list} what="events" retry={reload}>
+        {(events) => (
+          <>
+            <Table
+              caption={`${events.total} events, newest first`}
+              columns={columns(props.merchantId)}
+              rows={events.items}
+              rowKey={(event) => event.id}
+              rowAttributes={(event) => ({ "data-event": event.id })}
+              empty={
+                filtered
+                  ? { title: "No events match these filters." }
+                  : {
+                      title: "No events yet.",
+                      children: "Every change of a customer, wallet, deposit or transfer is one.",
+                    }
+              }
+            />
+            <Pager page={page} totalPages={events.total_pages} onPage={setPage} label="Event" />
+          </>
+        )}
+      </Loading>
     </section>
   );
 }

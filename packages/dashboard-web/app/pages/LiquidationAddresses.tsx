@@ -1,24 +1,14 @@
 import { Amount } from "../components/Amount.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
+import { DetailStates } from "../components/DetailStates.tsx";
 import { formatDateTime } from "../components/format.ts";
-import { LoadFailed } from "../components/LoadFailed.tsx";
-import { Skeleton } from "../components/Loading.tsx";
-import { Pager } from "../components/Pager.tsx";
+import { InAppLink } from "../components/InAppLink.tsx";
+import { PagedListPage } from "../components/PagedListPage.tsx";
 import { StateBadge } from "../components/StateBadge.tsx";
 import { drainReasonText, drainState } from "../components/states.ts";
 import { type Column, Table } from "../components/Table.tsx";
 import { useLoad } from "../components/useLoad.ts";
-import { usePagedList } from "../components/usePagedList.ts";
 import { type Drain, type LiquidationAddress, liquidationApi } from "../liquidation-api.ts";
-import { href, linkHandler } from "../router.ts";
-
-function Link(props: { to: string; children: string }) {
-  return (
-    <a href={href(props.to)} onClick={linkHandler(props.to)}>
-      {props.children}
-    </a>
-  );
-}
 
 /** Where the address pays out, masked as the API answers it. */
 export function destinationText(address: LiquidationAddress): string {
@@ -33,15 +23,13 @@ function MoneyCell(props: { money: Drain["fee"] }) {
 
 /** The merchant's liquidation addresses, newest first: each opens its drains. */
 export function LiquidationAddresses(props: { merchantId: string }) {
-  const { list, reload, page, setPage } = usePagedList(liquidationApi.list, props.merchantId);
-  if (list.state === "error") return <LoadFailed error={list.error} retry={reload} />;
   const base = `/merchants/${props.merchantId}`;
   const columns: ReadonlyArray<Column<LiquidationAddress>> = [
     {
       header: "Address",
       rowHeader: true,
       class: "mono",
-      cell: (a) => <Link to={`${base}/liquidation-addresses/${a.id}`}>{a.address}</Link>,
+      cell: (a) => <InAppLink to={`${base}/liquidation-addresses/${a.id}`}>{a.address}</InAppLink>,
     },
     { header: "Network", cell: (a) => a.network },
     { header: "Asset", cell: (a) => a.asset },
@@ -50,31 +38,22 @@ export function LiquidationAddresses(props: { merchantId: string }) {
     { header: "Created", cell: (a) => formatDateTime(a.created_at) },
   ];
   return (
-    <section aria-labelledby="liquidation-addresses-title">
-      <h1 id="liquidation-addresses-title">Liquidation addresses</h1>
-      {list.state === "loading" ? (
-        <Skeleton what="liquidation addresses" />
-      ) : (
-        <>
-          <Table
-            caption={`${list.value.total} liquidation addresses, newest first`}
-            columns={columns}
-            rows={list.value.items}
-            rowKey={(a) => a.id}
-            rowAttributes={(a) => ({ "data-liquidation-address": a.id })}
-            empty={{
-              title: "No liquidation addresses yet.",
-              children: (
-                <>
-                  Create one with <code>POST /v1/liquidation-addresses</code>: every deposit to it is paid out.
-                </>
-              ),
-            }}
-          />
-          <Pager page={page} totalPages={list.value.total_pages} onPage={setPage} label="Liquidation address" />
-        </>
-      )}
-    </section>
+    <PagedListPage
+      merchantId={props.merchantId}
+      title="Liquidation addresses"
+      one="Liquidation address"
+      load={liquidationApi.list}
+      columns={columns}
+      rowAttributes={(a) => ({ "data-liquidation-address": a.id })}
+      empty={{
+        title: "No liquidation addresses yet.",
+        children: (
+          <>
+            Create one with <code>POST /v1/liquidation-addresses</code>: every deposit to it is paid out.
+          </>
+        ),
+      }}
+    />
   );
 }
 
@@ -128,55 +107,47 @@ export function LiquidationAddressDetail(props: { merchantId: string; addressId:
     return { address, drains };
   }, `${props.merchantId}:${props.addressId}`);
   const base = `/merchants/${props.merchantId}`;
-  if (loaded.state === "loading") return <Skeleton what="the liquidation address" rows={6} />;
-  if (loaded.state === "error") {
-    if (loaded.error.status === 404) {
-      return (
-        <section>
-          <h1>Liquidation address not found</h1>
-          <p class="muted">There is no liquidation address here that you can see.</p>
-        </section>
-      );
-    }
-    return <LoadFailed error={loaded.error} retry={reload} />;
-  }
-  const { address, drains } = loaded.value;
+  const backLink = <InAppLink to={`${base}/liquidation-addresses`}>← Liquidation addresses</InAppLink>;
   return (
-    <section aria-labelledby="liquidation-address-title">
-      <Link to={`${base}/liquidation-addresses`}>← Liquidation addresses</Link>
-      <h1 id="liquidation-address-title">
-        {address.asset} on {address.network}
-      </h1>
-      <dl class="details card">
-        <dt>Address</dt>
-        <dd>
-          <span class="mono">{address.address}</span> <CopyButton value={address.address} what="deposit address" />
-        </dd>
-        <dt>Pays out</dt>
-        <dd>{destinationText(address)}</dd>
-        <dt>State</dt>
-        <dd>
-          <span class={`status ${address.status.toLowerCase()}`}>{address.status}</span>
-          {address.disabled_at && <> since {formatDateTime(address.disabled_at)}</>}
-        </dd>
-        <dt>Return address</dt>
-        <dd class="mono">{address.return_address ?? "—"}</dd>
-        <dt>Reference</dt>
-        <dd>{address.reference ?? "—"}</dd>
-        <dt>Id</dt>
-        <dd>
-          <span class="mono">{address.id}</span> <CopyButton value={address.id} what="liquidation address id" />
-        </dd>
-      </dl>
-      <h2>Drains</h2>
-      <Table
-        caption={`${drains.total} drains, newest first`}
-        columns={drainColumns}
-        rows={drains.items}
-        rowKey={(d) => d.id}
-        rowAttributes={(d) => ({ "data-drain": d.id })}
-        empty={{ title: "No drains yet.", children: "Each confirmed deposit to this address becomes a drain." }}
-      />
-    </section>
+    <DetailStates what="Liquidation address" backLink={backLink} loaded={loaded} retry={reload}>
+      {({ address, drains }) => (
+        <section aria-labelledby="liquidation-address-title">
+          {backLink}
+          <h1 id="liquidation-address-title">
+            {address.asset} on {address.network}
+          </h1>
+          <dl class="details card">
+            <dt>Address</dt>
+            <dd>
+              <span class="mono">{address.address}</span> <CopyButton value={address.address} what="deposit address" />
+            </dd>
+            <dt>Pays out</dt>
+            <dd>{destinationText(address)}</dd>
+            <dt>State</dt>
+            <dd>
+              <span class={`status ${address.status.toLowerCase()}`}>{address.status}</span>
+              {address.disabled_at && <> since {formatDateTime(address.disabled_at)}</>}
+            </dd>
+            <dt>Return address</dt>
+            <dd class="mono">{address.return_address ?? "—"}</dd>
+            <dt>Reference</dt>
+            <dd>{address.reference ?? "—"}</dd>
+            <dt>Id</dt>
+            <dd>
+              <span class="mono">{address.id}</span> <CopyButton value={address.id} what="liquidation address id" />
+            </dd>
+          </dl>
+          <h2>Drains</h2>
+          <Table
+            caption={`${drains.total} drains, newest first`}
+            columns={drainColumns}
+            rows={drains.items}
+            rowKey={(d) => d.id}
+            rowAttributes={(d) => ({ "data-drain": d.id })}
+            empty={{ title: "No drains yet.", children: "Each confirmed deposit to this address becomes a drain." }}
+          />
+        </section>
+      )}
+    </DetailStates>
   );
 }

@@ -7,11 +7,10 @@ import { formatDateTime } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Skeleton } from "../components/Loading.tsx";
 import { Notice } from "../components/Notice.tsx";
-import { Pager } from "../components/Pager.tsx";
+import { PagedListPage } from "../components/PagedListPage.tsx";
 import { type Column, Table } from "../components/Table.tsx";
 import { useAction } from "../components/useAction.ts";
 import { useLoad } from "../components/useLoad.ts";
-import { usePagedList } from "../components/usePagedList.ts";
 import { canRequestPayments, type PaymentRequest, paymentRequestsApi } from "../payment-requests-api.ts";
 import { href, linkHandler } from "../router.ts";
 
@@ -83,8 +82,6 @@ const detailPath = (merchantId: string, id: string) => `/merchants/${merchantId}
 
 /** The merchant's payment requests, newest first, and the form to create one. */
 export function PaymentRequests(props: { merchantId: string; user: User }) {
-  const { list, reload, page, setPage } = usePagedList(paymentRequestsApi.list, props.merchantId);
-  if (list.state === "error") return <LoadFailed error={list.error} retry={reload} />;
   const columns: Array<Column<PaymentRequest>> = [
     { header: "Amount", cell: (r) => <Amount value={r.amount} asset={r.currency} />, rowHeader: true },
     { header: "Status", cell: (r) => <span class={`status ${r.status}`}>{r.status}</span> },
@@ -101,36 +98,26 @@ export function PaymentRequests(props: { merchantId: string; user: User }) {
     },
   ];
   return (
-    <section aria-labelledby="payment-requests-title">
-      <h1 id="payment-requests-title">Payment requests</h1>
-      {canRequestPayments(props.user.role) ? (
-        <CreateRequest merchantId={props.merchantId} onCreated={reload} />
-      ) : (
-        <p class="muted role-note">Your role ({props.user.role}) can view payment requests but not create them.</p>
-      )}
-      {list.state === "loading" ? (
-        <Skeleton what="payment requests" />
-      ) : (
-        <>
-          <Table
-            caption={`${list.value.total} payment requests, newest first`}
-            columns={columns}
-            rows={list.value.items}
-            rowKey={(r) => r.id}
-            rowAttributes={(r) => ({ "data-request": r.id })}
-            empty={{
-              title: "No payment requests yet.",
-              children: (
-                <p class="muted">
-                  A request asks a payer for an amount on a hosted page, paid in the asset they choose.
-                </p>
-              ),
-            }}
-          />
-          <Pager page={page} totalPages={list.value.total_pages} onPage={setPage} label="Payment request" />
-        </>
-      )}
-    </section>
+    <PagedListPage
+      merchantId={props.merchantId}
+      title="Payment requests"
+      load={paymentRequestsApi.list}
+      columns={columns}
+      rowAttributes={(r) => ({ "data-request": r.id })}
+      empty={{
+        title: "No payment requests yet.",
+        children: (
+          <p class="muted">A request asks a payer for an amount on a hosted page, paid in the asset they choose.</p>
+        ),
+      }}
+      head={(reload) =>
+        canRequestPayments(props.user.role) ? (
+          <CreateRequest merchantId={props.merchantId} onCreated={reload} />
+        ) : (
+          <p class="muted role-note">Your role ({props.user.role}) can view payment requests but not create them.</p>
+        )
+      }
+    />
   );
 }
 

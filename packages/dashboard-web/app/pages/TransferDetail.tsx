@@ -2,6 +2,7 @@ import { Amount } from "../components/Amount.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
 import { DetailStates } from "../components/DetailStates.tsx";
 import { formatDateTime } from "../components/format.ts";
+import { InAppLink } from "../components/InAppLink.tsx";
 import { Notice } from "../components/Notice.tsx";
 import { StateBadge } from "../components/StateBadge.tsx";
 import { transferState } from "../components/states.ts";
@@ -67,11 +68,7 @@ export function TransferDetail(props: { merchantId: string; transferId: string }
     return { transfer, spread: spreads.items[0], events: events.items.slice().reverse(), funding };
   }, `${props.merchantId}:${props.transferId}`);
   const back = `/merchants/${props.merchantId}/transfers`;
-  const backLink = (
-    <a href={href(back)} onClick={linkHandler(back)}>
-      ← Transfers
-    </a>
-  );
+  const backLink = <InAppLink to={back}>← Transfers</InAppLink>;
   return (
     <DetailStates what="Transfer" backLink={backLink} loaded={loaded} retry={reload}>
       {({ transfer, spread, events, funding }) => {

@@ -2,10 +2,10 @@ import { useState } from "preact/hooks";
 import type { User } from "../api.ts";
 import { Amount } from "../components/Amount.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
-import { DayField } from "../components/Fields.tsx";
+import { DayRangeFields } from "../components/Fields.tsx";
 import { dayRange, formatDateTime } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
-import { Skeleton } from "../components/Loading.tsx";
+import { Loading } from "../components/Loading.tsx";
 import { Pager } from "../components/Pager.tsx";
 import { StateBadge } from "../components/StateBadge.tsx";
 import { transferState } from "../components/states.ts";
@@ -184,35 +184,34 @@ export function Transfers(props: { merchantId: string; user: User }) {
             ))}
           </select>
         </div>
-        <DayField id="transfer-from" label="From (UTC day)" value={from} onInput={filter(setFrom)} />
-        <DayField id="transfer-to" label="To (UTC day, included)" value={to} onInput={filter(setTo)} />
+        <DayRangeFields id="transfer" from={from} to={to} onFrom={filter(setFrom)} onTo={filter(setTo)} />
       </form>
-      {list.state === "error" && <LoadFailed error={list.error} retry={reload} />}
-      {list.state === "loading" && <Skeleton what="transfers" />}
-      {list.state === "ready" && (
-        <>
-          <Table
-            caption={`${list.value.transfers.total} transfers, newest first`}
-            columns={columns(props.merchantId, list.value.spreads, props.user)}
-            rows={list.value.transfers.items}
-            rowKey={(transfer) => transfer.id}
-            rowAttributes={(transfer) => ({ "data-transfer": transfer.id })}
-            empty={
-              filtered
-                ? { title: "No transfers match these filters." }
-                : {
-                    title: "No transfers yet.",
-                    children: (
-                      <>
-                        Transfers made from a quote (<code>POST /v1/transfers</code>) appear here.
-                      </>
-                    ),
-                  }
-            }
-          />
-          <Pager page={page} totalPages={list.value.transfers.total_pages} onPage={setPage} label="Transfer" />
-        </>
-      )}
+      <Loading merchantPage loaded={list} what="transfers" retry={reload}>
+        {({ transfers, spreads }) => (
+          <>
+            <Table
+              caption={`${transfers.total} transfers, newest first`}
+              columns={columns(props.merchantId, spreads, props.user)}
+              rows={transfers.items}
+              rowKey={(transfer) => transfer.id}
+              rowAttributes={(transfer) => ({ "data-transfer": transfer.id })}
+              empty={
+                filtered
+                  ? { title: "No transfers match these filters." }
+                  : {
+                      title: "No transfers yet.",
+                      children: (
+                        <>
+                          Transfers made from a quote (<code>POST /v1/transfers</code>) appear here.
+                        </>
+                      ),
+                    }
+              }
+            />
+            <Pager page={page} totalPages={transfers.total_pages} onPage={setPage} label="Transfer" />
+          </>
+        )}
+      </Loading>
     </section>
   );
 }

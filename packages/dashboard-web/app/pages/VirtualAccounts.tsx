@@ -1,15 +1,13 @@
 import { Fragment } from "preact";
 import { Amount } from "../components/Amount.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
+import { DetailStates } from "../components/DetailStates.tsx";
 import { formatDateTime } from "../components/format.ts";
-import { LoadFailed } from "../components/LoadFailed.tsx";
-import { Skeleton } from "../components/Loading.tsx";
-import { Pager } from "../components/Pager.tsx";
+import { InAppLink } from "../components/InAppLink.tsx";
+import { PagedListPage } from "../components/PagedListPage.tsx";
 import { type Column, Table } from "../components/Table.tsx";
 import { useLoad } from "../components/useLoad.ts";
-import { usePagedList } from "../components/usePagedList.ts";
 import { type Customer, merchantApi } from "../merchant-api.ts";
-import { href, linkHandler } from "../router.ts";
 import { type BankDeposit, type VirtualAccount, virtualAccountApi } from "../virtual-account-api.ts";
 import { customerName } from "./Customers.tsx";
 
@@ -18,43 +16,32 @@ const accountNumber = (account: VirtualAccount) =>
     ? account.deposit_instructions.account_number
     : account.deposit_instructions.bank_account_number;
 
-function Link(props: { to: string; children: string }) {
-  return (
-    <a href={href(props.to)} onClick={linkHandler(props.to)}>
-      {props.children}
-    </a>
-  );
-}
-
 /** An account with its customer, when the page shows whose it is. */
 type AccountRow = VirtualAccount & { customer?: Customer | undefined };
 
-/** Accounts as rows: each opens its page; a Customer column when `showCustomer`. */
-export function VirtualAccountTable(props: {
-  merchantId: string;
-  accounts: readonly AccountRow[];
-  showCustomer?: boolean;
-  caption: string;
-}) {
-  const base = `/merchants/${props.merchantId}`;
-  const columns: Array<Column<AccountRow>> = [
+/** An account's columns: the account opens its page; a Customer column when `showCustomer`. */
+function accountColumns(merchantId: string, showCustomer: boolean): Array<Column<AccountRow>> {
+  const base = `/merchants/${merchantId}`;
+  return [
     {
       header: "Account",
       rowHeader: true,
       cell: (a) => (
-        <Link to={`${base}/virtual-accounts/${a.id}`}>{`${a.deposit_instructions.bank_name} ${accountNumber(a)}`}</Link>
+        <InAppLink
+          to={`${base}/virtual-accounts/${a.id}`}
+        >{`${a.deposit_instructions.bank_name} ${accountNumber(a)}`}</InAppLink>
       ),
     },
-    ...(props.showCustomer
+    ...(showCustomer
       ? [
           {
             header: "Customer",
             cell: (a: AccountRow) => {
               const customer = a.customer;
               return (
-                <Link to={`${base}/customers/${a.customer_id}`}>
+                <InAppLink to={`${base}/customers/${a.customer_id}`}>
                   {customer ? customerName(customer) : a.customer_id}
-                </Link>
+                </InAppLink>
               );
             },
           },
@@ -64,21 +51,29 @@ export function VirtualAccountTable(props: {
     { header: "Rails", cell: (a) => a.supported_rails.join(", ") },
     { header: "Opened", cell: (a) => formatDateTime(a.created_at) },
   ];
+}
+
+const accountAttributes = (a: AccountRow) => ({ "data-virtual-account": a.id });
+
+const NO_ACCOUNTS = {
+  title: "No virtual accounts yet.",
+  children: (
+    <>
+      A Tier 2 verified customer gets one with <code>POST /v1/virtual-accounts</code>.
+    </>
+  ),
+};
+
+/** A customer's accounts (on its page): each opens its own. */
+export function VirtualAccountTable(props: { merchantId: string; accounts: readonly AccountRow[]; caption: string }) {
   return (
     <Table
       caption={props.caption}
-      columns={columns}
+      columns={accountColumns(props.merchantId, false)}
       rows={props.accounts}
       rowKey={(a) => a.id}
-      rowAttributes={(a) => ({ "data-virtual-account": a.id })}
-      empty={{
-        title: "No virtual accounts yet.",
-        children: (
-          <>
-            A Tier 2 verified customer gets one with <code>POST /v1/virtual-accounts</code>.
-          </>
-        ),
-      }}
+      rowAttributes={accountAttributes}
+      empty={NO_ACCOUNTS}
     />
   );
 }
@@ -92,25 +87,15 @@ export function VirtualAccounts(props: { merchantId: string }) {
     const byId = new Map(customers.map((c) => [c.id, c]));
     return { ...accounts, items: accounts.items.map((a) => ({ ...a, customer: byId.get(a.customer_id) })) };
   };
-  const { list, reload, page, setPage } = usePagedList(load, props.merchantId);
-  if (list.state === "error") return <LoadFailed error={list.error} retry={reload} />;
   return (
-    <section aria-labelledby="virtual-accounts-title">
-      <h1 id="virtual-accounts-title">Virtual accounts</h1>
-      {list.state === "loading" ? (
-        <Skeleton what="virtual accounts" />
-      ) : (
-        <>
-          <VirtualAccountTable
-            merchantId={props.merchantId}
-            accounts={list.value.items}
-            showCustomer
-            caption={`${list.value.total} virtual accounts, newest first`}
-          />
-          <Pager page={page} totalPages={list.value.total_pages} onPage={setPage} label="Virtual account" />
-        </>
-      )}
-    </section>
+    <PagedListPage
+      merchantId={props.merchantId}
+      title="Virtual accounts"
+      load={load}
+      columns={accountColumns(props.merchantId, true)}
+      rowAttributes={accountAttributes}
+      empty={NO_ACCOUNTS}
+    />
   );
 }
 
@@ -132,69 +117,68 @@ export function VirtualAccountDetail(props: { merchantId: string; accountId: str
     return { account, customer, deposits };
   }, `${props.merchantId}:${props.accountId}`);
   const base = `/merchants/${props.merchantId}`;
-  if (loaded.state === "loading") return <Skeleton what="the virtual account" rows={6} />;
-  if (loaded.state === "error") {
-    if (loaded.error.status === 404 && loaded.error.message.includes("Virtual account")) {
-      return (
-        <section>
-          <h1>Virtual account not found</h1>
-          <p class="muted">There is no virtual account here that you can see.</p>
-        </section>
-      );
-    }
-    return <LoadFailed error={loaded.error} retry={reload} />;
-  }
-  const { account, customer, deposits } = loaded.value;
-  const instructions = Object.entries(account.deposit_instructions).map(([field, value]): [string, string] => [
-    field.replace(/_/g, " ").replace(/^bank /, ""),
-    Array.isArray(value) ? value.join(", ") : String(value),
-  ]);
+  const backLink = <InAppLink to={`${base}/virtual-accounts`}>← Virtual accounts</InAppLink>;
   return (
-    <section aria-labelledby="virtual-account-title">
-      <Link to={`${base}/virtual-accounts`}>← Virtual accounts</Link>
-      <h1 id="virtual-account-title">
-        {account.deposit_instructions.bank_name} {accountNumber(account)}
-      </h1>
-      <dl class="details card">
-        <dt>Status</dt>
-        <dd>
-          <span class={`status ${account.status.toLowerCase()}`}>{account.status}</span>
-          {account.failure_reason && <> — {account.failure_reason}</>}
-        </dd>
-        <dt>Customer</dt>
-        <dd>
-          <Link to={`${base}/customers/${customer.id}`}>{customerName(customer)}</Link>
-        </dd>
-        <dt>Currency</dt>
-        <dd>{account.currency}</dd>
-        <dt>Opened</dt>
-        <dd>{formatDateTime(account.created_at)}</dd>
-        <dt>Id</dt>
-        <dd>
-          <span class="mono">{account.id}</span> <CopyButton value={account.id} what="virtual account id" />
-        </dd>
-      </dl>
-      <h2>Deposit instructions</h2>
-      {account.status !== "ACTIVE" && <p class="muted">The full bank details are shown once the account is ACTIVE.</p>}
-      <dl class="details card">
-        {instructions.map(([field, value]) => (
-          <Fragment key={field}>
-            <dt>{field}</dt>
-            <dd>
-              <span class="mono">{value}</span>
-              {account.status === "ACTIVE" && value && <CopyButton value={value} what={field} />}
-            </dd>
-          </Fragment>
-        ))}
-      </dl>
-      <h2>Bank deposits</h2>
-      <Table
-        caption={`${deposits.total} bank deposits, newest first`}
-        columns={depositColumns}
-        rows={deposits.items}
-        rowKey={(d) => d.id}
-        empty={{ title: "No bank deposits yet.", children: "Transfers the bank receives on this account appear here." }}
-      />
-    </section>
+    <DetailStates what="Virtual account" backLink={backLink} loaded={loaded} retry={reload}>
+      {({ account, customer, deposits }) => {
+        const instructions = Object.entries(account.deposit_instructions).map(([field, value]): [string, string] => [
+          field.replace(/_/g, " ").replace(/^bank /, ""),
+          Array.isArray(value) ? value.join(", ") : String(value),
+        ]);
+        return (
+          <section aria-labelledby="virtual-account-title">
+            {backLink}
+            <h1 id="virtual-account-title">
+              {account.deposit_instructions.bank_name} {accountNumber(account)}
+            </h1>
+            <dl class="details card">
+              <dt>Status</dt>
+              <dd>
+                <span class={`status ${account.status.toLowerCase()}`}>{account.status}</span>
+                {account.failure_reason && <> — {account.failure_reason}</>}
+              </dd>
+              <dt>Customer</dt>
+              <dd>
+                <InAppLink to={`${base}/customers/${customer.id}`}>{customerName(customer)}</InAppLink>
+              </dd>
+              <dt>Currency</dt>
+              <dd>{account.currency}</dd>
+              <dt>Opened</dt>
+              <dd>{formatDateTime(account.created_at)}</dd>
+              <dt>Id</dt>
+              <dd>
+                <span class="mono">{account.id}</span> <CopyButton value={account.id} what="virtual account id" />
+              </dd>
+            </dl>
+            <h2>Deposit instructions</h2>
+            {account.status !== "ACTIVE" && (
+              <p class="muted">The full bank details are shown once the account is ACTIVE.</p>
+            )}
+            <dl class="details card">
+              {instructions.map(([field, value]) => (
+                <Fragment key={field}>
+                  <dt>{field}</dt>
+                  <dd>
+                    <span class="mono">{value}</span>
+                    {account.status === "ACTIVE" && value && <CopyButton value={value} what={field} />}
+                  </dd>
+                </Fragment>
+              ))}
+            </dl>
+            <h2>Bank deposits</h2>
+            <Table
+              caption={`${deposits.total} bank deposits, newest first`}
+              columns={depositColumns}
+              rows={deposits.items}
+              rowKey={(d) => d.id}
+              empty={{
+                title: "No bank deposits yet.",
+                children: "Transfers the bank receives on this account appear here.",
+              }}
+            />
+          </section>
+        );
+      }}
+    </DetailStates>
   );
 }

@@ -1,7 +1,7 @@
 import { CopyButton } from "../components/CopyButton.tsx";
+import { DetailStates } from "../components/DetailStates.tsx";
 import { formatDateTime } from "../components/format.ts";
-import { LoadFailed } from "../components/LoadFailed.tsx";
-import { Skeleton } from "../components/Loading.tsx";
+import { InAppLink } from "../components/InAppLink.tsx";
 import { PagedListPage } from "../components/PagedListPage.tsx";
 import { QrCode } from "../components/QrCode.tsx";
 import type { Column } from "../components/Table.tsx";
@@ -55,43 +55,33 @@ export function WalletDetail(props: { merchantId: string; walletId: string }) {
     `${props.merchantId}:${props.walletId}`,
   );
   const back = `/merchants/${props.merchantId}/wallets`;
-  if (wallet.state === "loading") return <Skeleton what="the wallet" rows={6} />;
-  if (wallet.state === "error") {
-    if (wallet.error.status === 404 && wallet.error.message.includes("Wallet")) {
-      return (
-        <section>
-          <h1>Wallet not found</h1>
-          <p class="muted">There is no wallet here that you can see.</p>
-        </section>
-      );
-    }
-    return <LoadFailed error={wallet.error} retry={reload} />;
-  }
-  const { label, destinations, id } = wallet.value;
+  const backLink = <InAppLink to={back}>← Wallets</InAppLink>;
   return (
-    <section aria-labelledby="wallet-title">
-      <a href={href(back)} onClick={linkHandler(back)}>
-        ← Wallets
-      </a>
-      <h1 id="wallet-title">Wallet {label}</h1>
-      <p class="muted">
-        <span class="mono">{id}</span> <CopyButton value={id} what="wallet id" />
-      </p>
-      <ul class="addresses">
-        {destinations.map((destination) => (
-          <li key={destination.id} class="card address">
-            <QrCode value={destination.address} label={`QR code of the ${destination.chain} address`} />
-            <div>
-              <h2>{destination.chain}</h2>
-              <p class="mono break">{destination.address}</p>
-              <div class="address-actions">
-                <span class={`status ${destination.status.toLowerCase()}`}>{destination.status}</span>
-                <CopyButton value={destination.address} what={`${destination.chain} address`} />
-              </div>
-            </div>
-          </li>
-        ))}
-      </ul>
-    </section>
+    <DetailStates what="Wallet" backLink={backLink} loaded={wallet} retry={reload}>
+      {({ label, destinations, id }) => (
+        <section aria-labelledby="wallet-title">
+          {backLink}
+          <h1 id="wallet-title">Wallet {label}</h1>
+          <p class="muted">
+            <span class="mono">{id}</span> <CopyButton value={id} what="wallet id" />
+          </p>
+          <ul class="addresses">
+            {destinations.map((destination) => (
+              <li key={destination.id} class="card address">
+                <QrCode value={destination.address} label={`QR code of the ${destination.chain} address`} />
+                <div>
+                  <h2>{destination.chain}</h2>
+                  <p class="mono break">{destination.address}</p>
+                  <div class="address-actions">
+                    <span class={`status ${destination.status.toLowerCase()}`}>{destination.status}</span>
+                    <CopyButton value={destination.address} what={`${destination.chain} address`} />
+                  </div>
+                </div>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+    </DetailStates>
   );
 }

@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
-import { DayField } from "../../components/Fields.tsx";
+import { CursorPager } from "../../components/CursorPager.tsx";
+import { DayRangeFields, TextField } from "../../components/Fields.tsx";
 import { dayRange, formatDateTime } from "../../components/format.ts";
 import { Loading, RefreshableHead } from "../../components/Loading.tsx";
 import { type Column, Table } from "../../components/Table.tsx";
@@ -36,15 +37,6 @@ const columns: ReadonlyArray<Column<AuditRow>> = [
 ];
 
 /** A filter's text input: typed values are exact matches (the route compares them as such). */
-function FilterInput(props: { id: string; label: string; value: string; onInput: (value: string) => void }) {
-  return (
-    <div class="field">
-      <label for={props.id}>{props.label}</label>
-      <input id={props.id} value={props.value} onInput={(e) => props.onInput(e.currentTarget.value)} />
-    </div>
-  );
-}
-
 const FIELDS: ReadonlyArray<[keyof AuditQuery, string]> = [
   ["actor", "Actor"],
   ["action", "Action"],
@@ -77,7 +69,8 @@ export function AuditLog() {
       <RefreshableHead id="audit-title" title="Audit log" refresh={reload} />
       <form class="inline-form filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter the audit log">
         {FIELDS.map(([key, label]) => (
-          <FilterInput
+          <TextField
+            optional
             key={key}
             id={`audit-${key}`}
             label={label}
@@ -85,8 +78,13 @@ export function AuditLog() {
             onInput={(value) => set(() => setFilters({ ...filters, [key]: value }))}
           />
         ))}
-        <DayField id="audit-from" label="From (UTC day)" value={from} onInput={(v) => set(() => setFrom(v))} />
-        <DayField id="audit-to" label="To (UTC day, included)" value={to} onInput={(v) => set(() => setTo(v))} />
+        <DayRangeFields
+          id="audit"
+          from={from}
+          to={to}
+          onFrom={(v) => set(() => setFrom(v))}
+          onTo={(v) => set(() => setTo(v))}
+        />
       </form>
       <Loading loaded={rows} what="the audit log" retry={reload}>
         {(page) => (
@@ -99,24 +97,13 @@ export function AuditLog() {
               rowAttributes={(row) => ({ "data-audit": row.id })}
               empty={{ title: "No audit records match these filters." }}
             />
-            <nav class="pager" aria-label="Audit log pages">
-              <button
-                type="button"
-                class="button secondary"
-                disabled={cursors.length === 1}
-                onClick={() => setCursors(cursors.slice(0, -1))}
-              >
-                Newer
-              </button>
-              <button
-                type="button"
-                class="button secondary"
-                disabled={!page.next}
-                onClick={() => page.next && setCursors([...cursors, page.next])}
-              >
-                Older
-              </button>
-            </nav>
+            <CursorPager
+              label="Audit log"
+              atNewest={cursors.length === 1}
+              next={page.next}
+              onNewer={() => setCursors(cursors.slice(0, -1))}
+              onOlder={(next) => setCursors([...cursors, next])}
+            />
           </>
         )}
       </Loading>
