@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { createCustomer } from "../../../test/api/verification-fixtures.ts";
 import type { TestMerchant } from "../../../test/support/api-harness.ts";
 import { recordAudit } from "../src/index.ts";
 import { createUsers } from "./support/dashboard-client.ts";
@@ -14,16 +15,6 @@ describe("dashboard events and audit log routes", () => {
   let a: TestMerchant;
   let b: TestMerchant;
 
-  const customer = async (m: TestMerchant, name: string) => {
-    const res = await api.call(m.apiKey, "/v1/customers", {
-      method: "POST",
-      idempotencyKey: `c-${name}`,
-      json: { type: "INDIVIDUAL", first_name: name, last_name: "Test" },
-    });
-    expect(res.status, res.text).toBe(202);
-    return res.body.data.id as string;
-  };
-
   beforeAll(async () => {
     a = await api.merchant("sandbox");
     b = await api.merchant("sandbox");
@@ -32,9 +23,9 @@ describe("dashboard events and audit log routes", () => {
       ["viewer@a.example", "viewer", a.merchantId],
       ["owner@a.example", "owner", a.merchantId],
     ]);
-    await customer(a, "Ada");
-    await customer(a, "Grace");
-    await customer(b, "Other");
+    await createCustomer(api, a);
+    await createCustomer(api, a);
+    await createCustomer(api, b);
     for (let i = 0; i < 5; i++) {
       await recordAudit(api.db, {
         actor: "cli:ops",

@@ -1,8 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { TestMerchant } from "../../../test/support/api-harness.ts";
+import { createEndpoint } from "../../../test/support/webhook-fixtures.ts";
 import { createUsers } from "./support/dashboard-client.ts";
 import { useServedDashboard } from "./support/use-dashboard-site.ts";
+
+const RECEIVER = "https://receiver.example/hooks";
 
 /**
  * The webhooks page's own routes: each endpoint's health (success rate, last error, next retry)
@@ -17,15 +20,6 @@ describe("dashboard webhook tools: health, event types, payloads, rotation, dele
   let b: TestMerchant;
   let endpointOfA: string;
   let endpointOfB: string;
-  const createEndpoint = async (m: TestMerchant, key: string) => {
-    const res = await api.call(m.apiKey, "/v1/webhook-endpoints", {
-      method: "POST",
-      idempotencyKey: key,
-      json: { url: "https://receiver.example/hooks", enabled_events: ["*"] },
-    });
-    expect(res.status, res.text).toBe(201);
-    return res.body.data.id as string;
-  };
   /** A delivery of `endpointId` with its attempts as the worker stores them: [succeeded, status code, error]. */
   const delivery = async (
     m: TestMerchant,
@@ -57,8 +51,8 @@ describe("dashboard webhook tools: health, event types, payloads, rotation, dele
       ["viewer@a.example", "viewer", a.merchantId],
       ["owner@b.example", "owner", b.merchantId],
     ]);
-    endpointOfA = await createEndpoint(a, "ea");
-    endpointOfB = await createEndpoint(b, "eb");
+    endpointOfA = (await createEndpoint(api, a, RECEIVER)).id;
+    endpointOfB = (await createEndpoint(api, b, RECEIVER)).id;
     const person = { type: "INDIVIDUAL", first_name: "Ada", last_name: "Lovelace" };
     await api.call(a.apiKey, "/v1/customers", { method: "POST", idempotencyKey: "ca", json: person });
   });
