@@ -145,16 +145,22 @@ export class DashboardBrowser {
   }
 
   /**
-   * Throws when axe finds a serious or critical violation at 1280 px or at 390 px (each named with
-   * its width); the page is left at desktop size. No vitest import: the bench scripts load this file.
+   * Throws when axe finds a serious or critical violation at the page's present size (named with
+   * its width). No vitest import: the bench scripts load this file.
    */
+  async expectAccessible(page: Page): Promise<void> {
+    const violations = await this.seriousViolations(page);
+    if (violations.length > 0) {
+      const width = page.viewportSize()?.width ?? DESKTOP.width;
+      throw new Error(`axe at ${width} px: ${JSON.stringify(violations, null, 2)}`);
+    }
+  }
+
+  /** expectAccessible at 1280 px and at 390 px; the page is left at desktop size. */
   async expectAccessibleAtBothSizes(page: Page): Promise<void> {
     for (const size of [DESKTOP, PHONE]) {
       await page.setViewportSize(size);
-      const violations = await this.seriousViolations(page);
-      if (violations.length > 0) {
-        throw new Error(`axe at ${size.width} px: ${JSON.stringify(violations, null, 2)}`);
-      }
+      await this.expectAccessible(page);
     }
     await page.setViewportSize(DESKTOP);
   }

@@ -1,11 +1,11 @@
-import express from "express";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDashboardRouter, createUser } from "../../packages/dashboard/src/index.ts";
-import { listen } from "../../packages/dashboard/test/support/dashboard-client.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createUser } from "../../packages/dashboard/src/index.ts";
+import { dashboardRouterOf } from "../../packages/dashboard/test/support/dashboard-client.ts";
+import { useDashboardSite } from "../../packages/dashboard/test/support/use-dashboard-site.ts";
 import { PAYEE, useTransfersApi } from "../api/transfers-support.ts";
 import { drainerOf, liquidationSteps } from "../liquidation/drain-support.ts";
-import { BROWSER_TIMEOUT_MS, DashboardBrowser, launchChromium, PASSWORD } from "./browser-support.ts";
+import { BROWSER_TIMEOUT_MS, OPERATOR_LANDING, PASSWORD } from "./browser-support.ts";
+import { useDashboardBrowser } from "./use-dashboard-browser.ts";
 
 const USD = 1_000_000n;
 
@@ -16,23 +16,13 @@ const USD = 1_000_000n;
  */
 describe.skipIf(!process.env.DATABASE_URL)("dashboard liquidation addresses in Chromium", () => {
   const { t, a, customer } = useTransfersApi();
-  let close: () => Promise<void>;
-  let browser: Browser | undefined;
-  let url: string;
+  const dashboard = useDashboardSite(() => dashboardRouterOf(t.api));
+  const side = useDashboardBrowser("liquidation pages", () => dashboard.url);
   let addressId: string;
   let drainId: string;
   let failedDrainId: string;
-  const side = new DashboardBrowser(
-    () => browser,
-    () => url,
-    "liquidation pages",
-  );
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    const app = express();
-    app.use("/dashboard", createDashboardRouter({ ...t.api.deps, appDeps: t.api.deps, signInsPerMinute: 1000 }));
-    ({ url, close } = await listen(app));
     await createUser(t.api.db, {
       email: "owner@liq.example",
       role: "owner",
@@ -56,17 +46,10 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard liquidation addresses in C
     await createUser(t.api.db, { email: "admin@liq.example", role: "admin", password: PASSWORD, actor: "test" });
   }, 2 * BROWSER_TIMEOUT_MS);
 
-  afterAll(async () => {
-    await browser?.close();
-    await close?.();
-  }, BROWSER_TIMEOUT_MS);
-
   it(
     "lists the address from the nav and shows its drain",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "owner@liq.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+      const { context, page } = await side.signedInPage("owner@liq.example");
       await page
         .getByRole("navigation", { name: "Dashboard" })
         .getByRole("link", { name: "Liquidation addresses" })
@@ -93,9 +76,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard liquidation addresses in C
   it(
     "shows the admin the failing drain with its reason",
     async () => {
-      const { context, page } = await side.newPage();
-      await side.signIn(page, "admin@liq.example");
-      await page.getByRole("heading", { name: "Merchants" }).waitFor();
+      const { context, page } = await side.signedInPage("admin@liq.example", OPERATOR_LANDING);
       await page.getByRole("link", { name: "Failing drains" }).click();
       await page.getByRole("heading", { name: "Failing drains", level: 1 }).waitFor();
       const row = page.locator(`tr[data-drain="${failedDrainId}"]`);

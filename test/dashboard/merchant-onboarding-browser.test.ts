@@ -1,9 +1,7 @@
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
-import type { ApiHarness } from "../support/api-harness.ts";
-import { BROWSER_TIMEOUT_MS, DashboardBrowser, OPERATOR_LANDING } from "./browser-support.ts";
-import { type ChromiumDashboard, openChromiumDashboard } from "./chromium-dashboard.ts";
+import { BROWSER_TIMEOUT_MS, OPERATOR_LANDING } from "./browser-support.ts";
+import { useChromiumDashboard } from "./use-dashboard-browser.ts";
 
 /**
  * The operator creates a merchant with its owner's email in Chromium: the first key and the owner's
@@ -12,29 +10,17 @@ import { type ChromiumDashboard, openChromiumDashboard } from "./chromium-dashbo
  * nothing serious at either size.
  */
 describe.skipIf(!process.env.DATABASE_URL)("dashboard merchant onboarding in Chromium", () => {
-  let api: ApiHarness;
-  let dashboard: ChromiumDashboard | undefined;
-  let browser: Browser | undefined;
-  let url: string;
-  const side = new DashboardBrowser(
-    () => browser,
-    () => url,
-    "merchant onboarding",
-  );
+  const { api, dashboard, side } = useChromiumDashboard("merchant onboarding");
 
   beforeAll(async () => {
-    dashboard = await openChromiumDashboard();
-    ({ browser, api, url } = dashboard);
     await createUsers(api.db, [["admin@example.com", "admin", undefined]]);
   }, 2 * BROWSER_TIMEOUT_MS);
-
-  afterAll(() => dashboard?.close(), BROWSER_TIMEOUT_MS);
 
   it(
     "creates a merchant with its owner, whose copied link signs them in to that merchant",
     async () => {
       const { context, page } = await side.signedInPage("admin@example.com", OPERATOR_LANDING);
-      await page.goto(`${url}/dashboard/operator/merchants`);
+      await page.goto(`${dashboard.url}/dashboard/operator/merchants`);
       await page.getByRole("heading", { name: "Manage merchants", level: 1 }).waitFor();
       await page.getByLabel("Merchant name").fill("Corner Shop");
       await page.getByLabel("Owner's email (optional)").fill("founder@corner.example");

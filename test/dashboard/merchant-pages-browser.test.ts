@@ -1,14 +1,13 @@
 import { join } from "node:path";
 import { createMerchant } from "@mp/api";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "../../packages/dashboard/src/index.ts";
 import { startRole } from "../cli/run-cli.ts";
 import { POSTGRES_ONLY, stopProcessGroup } from "../e2e/several-processes.ts";
 import { insertDeposits } from "../support/bulk-deposits.ts";
-import { useTempDir } from "../support/test-database.ts";
-import { DashboardBrowser, launchChromium, PASSWORD, BROWSER_TIMEOUT_MS as TIMEOUT_MS } from "./browser-support.ts";
+import { useTempDir, useTestDatabase } from "../support/test-database.ts";
+import { PASSWORD, BROWSER_TIMEOUT_MS as TIMEOUT_MS } from "./browser-support.ts";
+import { useDashboardBrowser } from "./use-dashboard-browser.ts";
 
 /**
  * The merchant pages in a real browser against the real `payments serve --role all` process with
@@ -18,20 +17,15 @@ import { DashboardBrowser, launchChromium, PASSWORD, BROWSER_TIMEOUT_MS as TIMEO
  */
 describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium ${POSTGRES_ONLY}`, () => {
   const dir = useTempDir("mpmerchantpages-");
-  let database: TestDatabase;
+  const database = useTestDatabase();
   let service: Awaited<ReturnType<typeof startRole>> | undefined;
-  let browser: Browser | undefined;
   let url: string;
+  const side = useDashboardBrowser("merchant pages", () => url);
   let merchantA: string;
   let merchantB: string;
   let customerOfA: string;
   let customerOfB: string;
   let depositOfB: string;
-  const side = new DashboardBrowser(
-    () => browser,
-    () => url,
-    "merchant pages",
-  );
 
   const v1 = async (key: string, path: string, body: unknown, idempotencyKey: string) => {
     const res = await fetch(`${url}${path}`, {
@@ -43,11 +37,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
     expect(res.status, JSON.stringify(json)).toBeLessThan(300);
     return json.data;
   };
-  const expectAccessible = async (page: Page) => expect(await side.seriousViolations(page)).toEqual([]);
 
   beforeAll(async () => {
-    browser = await launchChromium();
-    database = await createTestDatabase();
     // No MASTER_MNEMONIC: the sandbox makes its own, so no wallet address is a faucet's own account.
     const env = { DATABASE_URL: database.connectionString, DATA_DIR: join(dir, "data"), PORT: "0", HOST: "127.0.0.1" };
     // startRole runs it in a process group of its own: the local chains' anvils go with it.
@@ -77,9 +68,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
   }, 2 * TIMEOUT_MS);
 
   afterAll(async () => {
-    await browser?.close();
     await stopProcessGroup(service?.child);
-    await database?.drop();
   }, TIMEOUT_MS);
 
   it(
@@ -106,7 +95,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
       const progress = await row.getByRole("progressbar").getAttribute("aria-label");
       expect(progress).toMatch(/^(\d+) of \1 confirmations$/);
       await side.shotBoth(page, "deposits-confirmed");
-      await expectAccessible(page);
+      await side.expectAccessible(page);
       // Filters: CONFIRMED keeps it, PENDING has none.
       await page.getByLabel("Status").selectOption("PENDING");
       await page.getByText("No deposits match these filters.").waitFor();
@@ -129,7 +118,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
       await page.getByRole("button", { name: "Copy receiving address" }).waitFor();
       await page.getByRole("link", { name: "Open the customer" }).waitFor();
       await side.shotBoth(page, "deposit-local");
-      await expectAccessible(page);
+      await side.expectAccessible(page);
 
       // Search: by its hash it is found, by an amount nobody sent it is not.
       await page.getByRole("link", { name: "← Deposits" }).click();
@@ -154,20 +143,20 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
       const { context, page } = await side.signedInPage("owner@a.example");
       await page.getByRole("img", { name: /Deposit volume per day/ }).waitFor();
       await side.shot(page, "overview-chart");
-      await expectAccessible(page);
+      await side.expectAccessible(page);
 
       await side.openFromNav(page, "Customers");
       await side.shot(page, "customers");
-      await expectAccessible(page);
+      await side.expectAccessible(page);
       await page.getByRole("link", { name: "Ada Lovelace" }).click();
       await page.getByRole("heading", { name: "Verification history" }).waitFor();
       await page.getByText("No verification submitted yet.").waitFor();
       await side.shot(page, "customer");
-      await expectAccessible(page);
+      await side.expectAccessible(page);
 
       await side.openFromNav(page, "Wallets");
       await side.shot(page, "wallets");
-      await expectAccessible(page);
+      await side.expectAccessible(page);
       await page.getByRole("link", { name: "main" }).click();
       await page.getByRole("heading", { name: "Wallet main" }).waitFor();
       expect(await page.getByRole("img", { name: /^QR code of the / }).count()).toBe(10);
@@ -181,12 +170,12 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
       // A string: this file is type-checked without the DOM library.
       expect(await page.evaluate("navigator.clipboard.readText()")).toBe(address);
       await side.shotBoth(page, "wallet");
-      await expectAccessible(page);
+      await side.expectAccessible(page);
 
       await side.openFromNav(page, "Transfers");
       await page.getByText("No transfers yet.").waitFor();
       await side.shot(page, "transfers");
-      await expectAccessible(page);
+      await side.expectAccessible(page);
 
       await side.openFromNav(page, "Webhooks");
       await page.getByText("No webhook endpoints yet.").waitFor();
@@ -202,7 +191,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
       await page.getByRole("button", { name: "Deliveries" }).click();
       await page.locator(".deliveries").waitFor();
       await side.shot(page, "webhooks");
-      await expectAccessible(page);
+      await side.expectAccessible(page);
 
       await side.openFromNav(page, "Team");
       await page.getByLabel("Email").fill("dev@a.example");
@@ -215,7 +204,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
       await page.getByRole("button", { name: "Copy Invitation link" }).click();
       expect(await page.evaluate("navigator.clipboard.readText()")).toBe(await link.inputValue());
       await side.shotBoth(page, "team");
-      await expectAccessible(page);
+      await side.expectAccessible(page);
       await context.close();
     },
     TIMEOUT_MS,

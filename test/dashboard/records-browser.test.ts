@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
 import { tier2Customer } from "../api/verification-fixtures.ts";
-import type { ApiHarness, TestMerchant } from "../support/api-harness.ts";
-import { BROWSER_TIMEOUT_MS, DashboardBrowser, OPERATOR_LANDING } from "./browser-support.ts";
-import { type ChromiumDashboard, openChromiumDashboard } from "./chromium-dashboard.ts";
+import type { TestMerchant } from "../support/api-harness.ts";
+import { BROWSER_TIMEOUT_MS, OPERATOR_LANDING } from "./browser-support.ts";
+import { useChromiumDashboard } from "./use-dashboard-browser.ts";
 
 /**
  * The virtual accounts, KYC review and webhook tools pages in Chromium against the dashboard
@@ -15,26 +14,16 @@ import { type ChromiumDashboard, openChromiumDashboard } from "./chromium-dashbo
  * either size.
  */
 describe.skipIf(!process.env.DATABASE_URL)("dashboard records pages in Chromium", () => {
-  let api: ApiHarness;
-  let dashboard: ChromiumDashboard | undefined;
-  let browser: Browser | undefined;
-  let url: string;
+  const { api, dashboard, side } = useChromiumDashboard("records pages", {
+    workers: true,
+    overrides: { resolveWebhookHost: async () => [{ address: "93.184.216.34", family: 4 }] },
+  });
   let merchant: TestMerchant;
   let customerId: string;
   let accountId: string;
   let submissionId: string;
-  const side = new DashboardBrowser(
-    () => browser,
-    () => url,
-    "records pages",
-  );
 
   beforeAll(async () => {
-    dashboard = await openChromiumDashboard({
-      workers: true,
-      overrides: { resolveWebhookHost: async () => [{ address: "93.184.216.34", family: 4 }] },
-    });
-    ({ browser, api, url } = dashboard);
     merchant = await api.merchant("sandbox");
     await createUsers(api.db, [
       ["owner@a.example", "owner", merchant.merchantId],
@@ -67,8 +56,6 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard records pages in Chromium"
     );
   }, 2 * BROWSER_TIMEOUT_MS);
 
-  afterAll(() => dashboard?.close(), BROWSER_TIMEOUT_MS);
-
   it(
     "lists the customer's virtual account on the accounts page and on the customer's page",
     async () => {
@@ -97,7 +84,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard records pages in Chromium"
     "rotates a webhook secret after a confirmation and shows the new one once",
     async () => {
       const { context, page } = await side.signedInPage("owner@a.example");
-      await page.goto(`${url}/dashboard/merchants/${merchant.merchantId}/webhooks`);
+      await page.goto(`${dashboard.url}/dashboard/merchants/${merchant.merchantId}/webhooks`);
       await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor();
       await page.getByText("Success rate (7 days)").waitFor();
       await side.expectAccessibleAtBothSizes(page);
@@ -116,7 +103,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard records pages in Chromium"
     "shows the reviewer whose submission it is and its data, and asks before approving",
     async () => {
       const { context, page } = await side.signedInPage("admin@example.com", OPERATOR_LANDING);
-      await page.goto(`${url}/dashboard/operator/kyc`);
+      await page.goto(`${dashboard.url}/dashboard/operator/kyc`);
       await page.getByRole("heading", { name: "KYC reviews", level: 1 }).waitFor();
       await page.getByRole("link", { name: "Test Person" }).waitFor();
       await page.getByRole("button", { name: "Show submitted data" }).click();

@@ -1,9 +1,8 @@
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
-import type { ApiHarness, TestMerchant } from "../support/api-harness.ts";
-import { BROWSER_TIMEOUT_MS, DashboardBrowser } from "./browser-support.ts";
-import { type ChromiumDashboard, openChromiumDashboard } from "./chromium-dashboard.ts";
+import type { TestMerchant } from "../support/api-harness.ts";
+import { BROWSER_TIMEOUT_MS } from "./browser-support.ts";
+import { useChromiumDashboard } from "./use-dashboard-browser.ts";
 
 /**
  * The team page as its owner uses it in Chromium: a role changed, an invite sent again (a new link
@@ -11,22 +10,12 @@ import { type ChromiumDashboard, openChromiumDashboard } from "./chromium-dashbo
  * reason inside the page; a viewer sees no actions; axe finds nothing serious at either size.
  */
 describe.skipIf(!process.env.DATABASE_URL)("dashboard team page in Chromium", () => {
-  let api: ApiHarness;
-  let dashboard: ChromiumDashboard | undefined;
-  let browser: Browser | undefined;
-  let url: string;
+  const { api, dashboard, side } = useChromiumDashboard("team");
   let merchant: TestMerchant;
-  const side = new DashboardBrowser(
-    () => browser,
-    () => url,
-    "team",
-  );
   const roleOf = async (email: string) =>
     (await api.db.query<{ role: string }>("SELECT role FROM dashboard_users WHERE email = $1", [email])).rows[0]?.role;
 
   beforeAll(async () => {
-    dashboard = await openChromiumDashboard();
-    ({ browser, api, url } = dashboard);
     merchant = await api.merchant("sandbox");
     await createUsers(api.db, [
       ["owner@a.example", "owner", merchant.merchantId],
@@ -34,8 +23,6 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard team page in Chromium", ()
       ["dev@a.example", "developer", merchant.merchantId],
     ]);
   }, 2 * BROWSER_TIMEOUT_MS);
-
-  afterAll(() => dashboard?.close(), BROWSER_TIMEOUT_MS);
 
   it(
     "changes a role, resends an invite, removes a user and keeps the last owner",
@@ -72,7 +59,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard team page in Chromium", ()
 
       // The viewer, now finance: reads the team, has no actions.
       const viewer = await side.signedInPage("viewer@a.example");
-      await viewer.page.goto(`${url}/dashboard/merchants/${merchant.merchantId}/team`);
+      await viewer.page.goto(`${dashboard.url}/dashboard/merchants/${merchant.merchantId}/team`);
       await viewer.page.getByRole("heading", { name: "Team", level: 1 }).waitFor();
       await viewer.page.getByText("owner@a.example").waitFor();
       expect(await viewer.page.getByRole("button", { name: /^Remove/ }).count()).toBe(0);

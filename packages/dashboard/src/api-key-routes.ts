@@ -1,11 +1,11 @@
-import { createApiKey, findMerchantEnvironment, type ListedApiKey, listApiKeys, revokeMerchantApiKey } from "@mp/api";
+import { createApiKey, type ListedApiKey, listApiKeys, revokeMerchantApiKey } from "@mp/api";
 import { NotFoundError } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
 import { Router } from "express";
 import { dashboardActor, recordAudit } from "./audit-log.ts";
-import { merchantIdParam, uuidParam } from "./merchant-param.ts";
-import { userWith } from "./require-session.ts";
-import { assertMerchantVisible, type DashboardUser } from "./roles.ts";
+import { uuidParam } from "./merchant-param.ts";
+import type { DashboardUser } from "./roles.ts";
+import { merchantOfPath, visibleMerchant } from "./v1-route.ts";
 
 export function keyView(key: ListedApiKey) {
   return {
@@ -43,19 +43,12 @@ export function apiKeyRoutes(db: Database): Router {
   const router = Router();
 
   router.get("/merchants/:merchantId/api-keys", async (req, res) => {
-    const user = userWith(res, "merchant:read");
-    const merchantId = merchantIdParam(req);
-    assertMerchantVisible(user, merchantId);
-    if (!(await findMerchantEnvironment(db, merchantId))) throw new NotFoundError("Merchant");
+    const { merchantId } = await visibleMerchant(db, req, res, "merchant:read");
     res.json({ items: (await listApiKeys(db, merchantId)).map(keyView) });
   });
 
   router.post("/merchants/:merchantId/api-keys", async (req, res) => {
-    const user = userWith(res, "keys:write");
-    const merchantId = merchantIdParam(req);
-    assertMerchantVisible(user, merchantId);
-    const environment = await findMerchantEnvironment(db, merchantId);
-    if (!environment) throw new NotFoundError("Merchant");
+    const { user, merchantId, environment } = await visibleMerchant(db, req, res, "keys:write");
     const created = await db.tx(async (client) => {
       const key = await createApiKey(client, merchantId, environment);
       await auditKey(client, user, "api_key.created", key, merchantId);
@@ -67,9 +60,7 @@ export function apiKeyRoutes(db: Database): Router {
   });
 
   router.post("/merchants/:merchantId/api-keys/:keyId/revoke", async (req, res) => {
-    const user = userWith(res, "keys:write");
-    const merchantId = merchantIdParam(req);
-    assertMerchantVisible(user, merchantId);
+    const { user, merchantId } = merchantOfPath(req, res, "keys:write");
     const keyId = uuidParam(req, "keyId", "API key");
     const revoked = await db.tx(async (client) => {
       const key = await revokeMerchantApiKey(client, merchantId, keyId);

@@ -15,9 +15,9 @@ import { type ReconcileReport, type ReconcileTarget, reconcileChains, recordReco
 import express, { type Response, Router } from "express";
 import { z } from "zod";
 import { dashboardActor, recordAudit } from "./audit-log.ts";
-import { merchantIdParam } from "./merchant-param.ts";
 import { userWith } from "./require-session.ts";
-import { assertMerchantVisible, type DashboardUser } from "./roles.ts";
+import type { DashboardUser } from "./roles.ts";
+import { merchantOfPath } from "./v1-route.ts";
 
 /** `YYYY-MM-DD` or a full ISO timestamp, as `payments ledger export --from/--to` take them. */
 const isoDate = z
@@ -126,9 +126,7 @@ export function financeRoutes(db: Database, chainTargets: () => ReconcileTarget[
   });
 
   router.get("/merchants/:merchantId/finance/journal.csv", async (req, res) => {
-    const user = userWith(res, "finance:read");
-    const merchantId = merchantIdParam(req);
-    assertMerchantVisible(user, merchantId);
+    const { user, merchantId } = merchantOfPath(req, res, "finance:read");
     const range = parseOrThrow(RangeQuery, req.query, "query");
     await streamJournal(db, res, user, { ...range, merchantId });
   });
@@ -140,9 +138,7 @@ export function financeRoutes(db: Database, chainTargets: () => ReconcileTarget[
   });
 
   router.get("/merchants/:merchantId/finance/transfers-report", async (req, res) => {
-    const user = userWith(res, "finance:read");
-    const merchantId = merchantIdParam(req);
-    assertMerchantVisible(user, merchantId);
+    const { merchantId } = merchantOfPath(req, res, "finance:read");
     const range = parseOrThrow(OpenRangeQuery, req.query, "query");
     res.json(await transfersReport(db, { ...range, merchantId }));
   });

@@ -1,9 +1,6 @@
 import { type AppDeps, type DepositResource, listDeposits, type MerchantBalance, merchantBalance } from "@mp/api";
-import { NotFoundError } from "@mp/core";
 import { Router } from "express";
-import { merchantIdParam } from "./merchant-param.ts";
-import { userWith } from "./require-session.ts";
-import { assertMerchantVisible } from "./roles.ts";
+import { visibleMerchant } from "./v1-route.ts";
 
 /** How many of the newest deposits the overview lists (the deposits page, later, pages through all). */
 export const RECENT_DEPOSITS = 10;
@@ -20,11 +17,7 @@ export function overviewView(balance: MerchantBalance, deposits: { items: Deposi
 export function overviewRoutes(deps: Pick<AppDeps, "db" | "rates" | "indexerStates">): Router {
   const router = Router();
   router.get("/merchants/:merchantId/overview", async (req, res) => {
-    const user = userWith(res, "merchant:read");
-    const merchantId = merchantIdParam(req);
-    assertMerchantVisible(user, merchantId);
-    const merchant = await deps.db.query("SELECT 1 FROM merchants WHERE id = $1", [merchantId]);
-    if (merchant.rowCount === 0) throw new NotFoundError("Merchant");
+    const { merchantId } = await visibleMerchant(deps.db, req, res, "merchant:read");
     const states = await deps.indexerStates();
     const [balance, deposits] = [
       await merchantBalance(deps.db, deps.rates, merchantId),

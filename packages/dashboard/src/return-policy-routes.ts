@@ -5,9 +5,7 @@ import { merchantReturnPolicy, RETURN_POLICIES } from "@mp/transfers";
 import { Router } from "express";
 import { z } from "zod";
 import { dashboardActor, recordAudit } from "./audit-log.ts";
-import { merchantIdParam } from "./merchant-param.ts";
-import { userWith } from "./require-session.ts";
-import { assertMerchantVisible } from "./roles.ts";
+import { merchantOfPath } from "./v1-route.ts";
 
 const PolicyBody = z.strictObject({ return_policy: z.enum(RETURN_POLICIES) });
 
@@ -20,18 +18,14 @@ export function returnPolicyRoutes(db: Database): Router {
   const router = Router();
 
   router.get("/merchants/:merchantId/return-policy", async (req, res) => {
-    const user = userWith(res, "merchant:read");
-    const merchantId = merchantIdParam(req);
-    assertMerchantVisible(user, merchantId);
+    const { merchantId } = merchantOfPath(req, res, "merchant:read");
     const stored = await merchantReturnPolicy(db, merchantId);
     if (!stored) throw new NotFoundError("Merchant");
     res.json({ merchant_id: merchantId, return_policy: stored.policy });
   });
 
   router.put("/merchants/:merchantId/return-policy", async (req, res) => {
-    const user = userWith(res, "settings:write");
-    const merchantId = merchantIdParam(req);
-    assertMerchantVisible(user, merchantId);
+    const { user, merchantId } = merchantOfPath(req, res, "settings:write");
     const body = parseOrThrow(PolicyBody, req.body ?? {}, "body");
     const stored = await db.tx(async (client) => {
       const changed = await merchantReturnPolicy(client, merchantId, body.return_policy);

@@ -32,6 +32,18 @@ export function dashboardPathOf(route: AnyRoute): string {
   return `/merchants/:merchantId${route.path.replace(/^\/v1/, "").replace(/\{(\w+)\}/g, ":$1")}`;
 }
 
+/** The signed-in user, if their role grants `permission`, and the merchant of the path, if they may see it (404 otherwise). */
+export function merchantOfPath(
+  req: Request,
+  res: Response,
+  permission: Permission,
+): { user: DashboardUser; merchantId: string } {
+  const user = userWith(res, permission);
+  const merchantId = merchantIdParam(req);
+  assertMerchantVisible(user, merchantId);
+  return { user, merchantId };
+}
+
 /** The merchant of the path, if this user may open it and it exists (404 otherwise, as the API). */
 export async function visibleMerchant(
   db: Database,
@@ -39,9 +51,7 @@ export async function visibleMerchant(
   res: Response,
   permission: Permission,
 ): Promise<{ user: DashboardUser; merchantId: string; environment: "sandbox" | "production" }> {
-  const user = userWith(res, permission);
-  const merchantId = merchantIdParam(req);
-  assertMerchantVisible(user, merchantId);
+  const { user, merchantId } = merchantOfPath(req, res, permission);
   const environment = await findMerchantEnvironment(db, merchantId);
   if (!environment) throw new NotFoundError("Merchant");
   return { user, merchantId, environment };

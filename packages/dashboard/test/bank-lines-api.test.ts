@@ -1,7 +1,8 @@
 import { STATEMENT_CSV_COLUMNS } from "@mp/providers";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ApiHarness, TestMerchant } from "../../../test/support/api-harness.ts";
-import { createUsers, serveDashboard, signedIn } from "./support/dashboard-client.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { TestMerchant } from "../../../test/support/api-harness.ts";
+import { createUsers } from "./support/dashboard-client.ts";
+import { useServedDashboard } from "./support/use-dashboard-site.ts";
 
 /**
  * The bank suspense from the dashboard: an imported line that matched no account says why, and the
@@ -9,23 +10,19 @@ import { createUsers, serveDashboard, signedIn } from "./support/dashboard-clien
  * account is 404); a line no longer unmatched is 409; merchant roles get 403.
  */
 describe("dashboard bank suspense routes", () => {
-  let api: ApiHarness;
-  let close: () => Promise<void>;
-  let url: string;
+  const { api, dashboard } = useServedDashboard();
   let merchant: TestMerchant;
 
   beforeAll(async () => {
-    ({ api, url, close } = await serveDashboard());
     merchant = await api.merchant("sandbox");
     await createUsers(api.db, [
       ["admin@example.com", "admin", undefined],
       ["owner@a.example", "owner", merchant.merchantId],
     ]);
   }, 120_000);
-  afterAll(() => close?.());
 
   it("says why a line did not match, returns it with a reason, and refuses what it cannot do", async () => {
-    const admin = await signedIn(url, "admin@example.com");
+    const admin = await dashboard.signedIn("admin@example.com");
     const csv = [
       STATEMENT_CSV_COLUMNS.join(","),
       "2026-11-02,US000111222,CREDIT,250.10,USD,BANKREF-1,INV-7,ACME Corp",
@@ -39,7 +36,7 @@ describe("dashboard bank suspense routes", () => {
     expect(usd?.reason).toBe("no virtual account has the number US000111222");
     expect(eur?.reason).toMatch(/currency EUR/);
 
-    const owner = await signedIn(url, "owner@a.example");
+    const owner = await dashboard.signedIn("owner@a.example");
     expect((await owner.call("POST", `/finance/bank-lines/${usd?.id}/return`, { json: { reason: "x" } })).status).toBe(
       403,
     );

@@ -1,9 +1,9 @@
 import { request } from "node:http";
 import { createMerchant } from "@mp/api";
 import { silentLogger } from "@mp/core";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { createSandboxRateProvider } from "@mp/providers";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { useTestDatabase } from "../../../test/support/test-database.ts";
 import {
   createDashboardRouter,
   createPasswordLink,
@@ -11,28 +11,26 @@ import {
   LOCKOUT_MINUTES,
   MAX_FAILED_SIGN_INS,
 } from "../src/index.ts";
-import { Client, createUsers, listenDashboard, PASSWORD } from "./support/dashboard-client.ts";
+import { createUsers, PASSWORD } from "./support/dashboard-client.ts";
+import { useDashboardSite } from "./support/use-dashboard-site.ts";
 
 describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lockout)", () => {
-  let testDb: TestDatabase;
-  let close: () => Promise<void>;
-  let url: string;
+  const testDb = useTestDatabase();
+  const dashboard = useDashboardSite(() =>
+    createDashboardRouter({
+      db: testDb.db,
+      logger: silentLogger(),
+      rates: createSandboxRateProvider(),
+      indexerStates: async () => [],
+      signInsPerMinute: 1000,
+    }),
+  );
   let merchantA: string;
   let merchantB: string;
   let keyOfB: string;
 
   beforeAll(async () => {
-    testDb = await createTestDatabase();
     const db = testDb.db;
-    ({ url, close } = await listenDashboard(
-      createDashboardRouter({
-        db,
-        logger: silentLogger(),
-        rates: createSandboxRateProvider(),
-        indexerStates: async () => [],
-        signInsPerMinute: 1000,
-      }),
-    ));
     const a = await createMerchant(db, { name: "A", environment: "sandbox" });
     const b = await createMerchant(db, { name: "B", environment: "production" });
     merchantA = a.merchantId;
@@ -49,13 +47,9 @@ describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lock
     ];
     await createUsers(db, users);
   });
-  afterAll(async () => {
-    await close();
-    await testDb.drop();
-  });
 
   it("refuses a wrong password and signs in with the right one: httpOnly, SameSite=Strict cookie scoped to /dashboard", async () => {
-    const client = new Client(url);
+    const client = dashboard.client();
     expect((await client.signIn("owner-a@example.com", "not the password!")).status).toBe(401);
     expect((await client.signIn("nobody@example.com")).status).toBe(401);
     const answer = await client.signIn("Owner-A@Example.com");
@@ -77,7 +71,7 @@ describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lock
     const body = JSON.stringify({ email: "dev-a@example.com", password: PASSWORD });
     const setCookie = await new Promise<string>((resolve, reject) => {
       const req = request(
-        `${url}/dashboard/api/session`,
+        `${dashboard.url}/dashboard/api/session`,
         { method: "POST", headers: { "content-type": "application/json", host: "payments.example.com" } },
         (res) => {
           res.resume();
@@ -92,7 +86,7 @@ describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lock
   });
 
   it("answers 401 without a session, and refuses a sign-in posted from another origin", async () => {
-    const client = new Client(url);
+    const client = dashboard.client();
     expect((await client.call("GET", "/merchants")).status).toBe(401);
     expect((await client.call("POST", `/merchants/${merchantA}/api-keys`)).status).toBe(401);
     const crossSite = await client.call("POST", "/session", {
@@ -104,12 +98,12 @@ describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lock
   });
 
   it("refuses every write without the session's CSRF token (403), and creates a key with it", async () => {
-    const client = new Client(url);
+    const client = dashboard.client();
     await client.signIn("owner-a@example.com");
     const before = await testDb.db.query("SELECT count(*)::int AS n FROM api_keys WHERE merchant_id = $1", [merchantA]);
     expect((await client.call("POST", `/merchants/${merchantA}/api-keys`, { csrf: null })).status).toBe(403);
     expect((await client.call("POST", `/merchants/${merchantA}/api-keys`, { csrf: "x".repeat(43) })).status).toBe(403);
-    const other = new Client(url);
+    const other = dashboard.client();
     await other.signIn("dev-a@example.com");
     // Another session's token is not this session's.
     expect((await client.call("POST", `/merchants/${merchantA}/api-keys`, { csrf: other.csrf ?? "" })).status).toBe(
@@ -139,7 +133,7 @@ describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lock
   });
 
   it("lets a viewer read the keys but neither create nor revoke one (403)", async () => {
-    const client = new Client(url);
+    const client = dashboard.client();
     await client.signIn("viewer-a@example.com");
     expect((await client.call("GET", `/merchants/${merchantA}/api-keys`)).status).toBe(200);
     const create = await client.call("POST", `/merchants/${merchantA}/api-keys`);
@@ -154,7 +148,7 @@ describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lock
   });
 
   it("answers 404 to a user of merchant A for merchant B and B's keys, as the API does", async () => {
-    const client = new Client(url);
+    const client = dashboard.client();
     await client.signIn("owner-a@example.com");
     expect((await client.call("GET", `/merchants/${merchantB}/api-keys`)).status).toBe(404);
     expect((await client.call("POST", `/merchants/${merchantB}/api-keys`)).status).toBe(404);
@@ -169,7 +163,7 @@ describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lock
   });
 
   it("shows a merchant's overview (balance as /v1/balance computes it, recent deposits) to its users only", async () => {
-    const client = new Client(url);
+    const client = dashboard.client();
     await client.signIn("viewer-a@example.com");
     const overview = await client.call("GET", `/merchants/${merchantA}/overview`);
     expect(overview.status).toBe(200);
@@ -182,7 +176,7 @@ describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lock
   });
 
   it("lets the admin see every merchant and its keys", async () => {
-    const client = new Client(url);
+    const client = dashboard.client();
     await client.signIn("admin@example.com");
     const merchants = await client.call("GET", "/merchants");
     expect(merchants.body.items.map((m: { id: string }) => m.id)).toEqual([merchantA, merchantB]);
@@ -193,7 +187,7 @@ describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lock
   });
 
   it(`locks an account after ${MAX_FAILED_SIGN_INS} consecutive failures, even against the right password`, async () => {
-    const client = new Client(url);
+    const client = dashboard.client();
     for (let i = 0; i < MAX_FAILED_SIGN_INS - 1; i++) {
       expect((await client.signIn("locked@example.com", `wrong password ${i}`)).status).toBe(401);
     }
@@ -228,7 +222,7 @@ describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lock
       merchantId: merchantA,
       actor: "test",
     });
-    const client = new Client(url);
+    const client = dashboard.client();
     // No password yet: nothing signs in.
     expect((await client.signIn("new@example.com", "")).status).toBe(400);
     const token = await createPasswordLink(db, user.id);
@@ -253,11 +247,11 @@ describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lock
   });
 
   it("signs out one session, and everywhere", async () => {
-    const first = new Client(url);
-    const second = new Client(url);
+    const first = dashboard.client();
+    const second = dashboard.client();
     await first.signIn("everywhere@example.com");
     await second.signIn("everywhere@example.com");
-    const third = new Client(url);
+    const third = dashboard.client();
     await third.signIn("everywhere@example.com");
     expect((await third.call("DELETE", "/session")).status).toBe(204);
     expect((await third.call("GET", "/session")).status).toBe(401);
@@ -270,10 +264,10 @@ describe("dashboard JSON routes (sessions, CSRF, roles, merchant isolation, lock
   });
 
   it("refuses a disabled user's sessions and sign-ins", async () => {
-    const client = new Client(url);
+    const client = dashboard.client();
     await client.signIn("dev-a@example.com");
     await testDb.db.query("UPDATE dashboard_users SET disabled_at = now() WHERE email = 'dev-a@example.com'");
     expect((await client.call("GET", "/session")).status).toBe(401);
-    expect((await new Client(url).signIn("dev-a@example.com")).status).toBe(401);
+    expect((await dashboard.client().signIn("dev-a@example.com")).status).toBe(401);
   });
 });

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ApiHarness, TestMerchant } from "../../../test/support/api-harness.ts";
-import { Client, createUsers, serveDashboard, signedIn } from "./support/dashboard-client.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { TestMerchant } from "../../../test/support/api-harness.ts";
+import { createUsers } from "./support/dashboard-client.ts";
+import { useServedDashboard } from "./support/use-dashboard-site.ts";
 
 /**
  * Issue 27 finding 7 through the real dashboard routes: a disabled merchant's dashboard users stop
@@ -9,17 +10,13 @@ import { Client, createUsers, serveDashboard, signedIn } from "./support/dashboa
  * account in another tenant.
  */
 describe("dashboard: a disabled merchant's users, and invites that reveal no other tenant", () => {
-  let api: ApiHarness;
-  let url: string;
-  let close: () => Promise<void>;
+  const { api, dashboard } = useServedDashboard({
+    overrides: { resolveWebhookHost: async () => [{ address: "93.184.216.34", family: 4 }] },
+  });
   let a: TestMerchant;
   let b: TestMerchant;
-  const client = (email: string) => signedIn(url, email);
 
   beforeAll(async () => {
-    ({ api, url, close } = await serveDashboard({
-      overrides: { resolveWebhookHost: async () => [{ address: "93.184.216.34", family: 4 }] },
-    }));
     [a, b] = [await api.merchant("sandbox"), await api.merchant("sandbox")];
     const users = [
       ["admin@example.com", "admin", undefined],
@@ -29,7 +26,6 @@ describe("dashboard: a disabled merchant's users, and invites that reveal no oth
     ] as const;
     await createUsers(api.db, users);
   });
-  afterAll(() => close?.());
 
   /** What a merchant user tries: read, create a key, a webhook endpoint, an invite. */
   const attempts = (merchantId: string) =>
@@ -50,10 +46,10 @@ describe("dashboard: a disabled merchant's users, and invites that reveal no oth
     ] as const;
 
   it("refuses every merchant route and new sign-ins while the merchant is disabled; enabling restores the same sessions", async () => {
-    const owner = await client("owner@a.example");
-    const dev = await client("dev@a.example");
-    const ownerB = await client("owner@b.example");
-    const admin = await client("admin@example.com");
+    const owner = await dashboard.signedIn("owner@a.example");
+    const dev = await dashboard.signedIn("dev@a.example");
+    const ownerB = await dashboard.signedIn("owner@b.example");
+    const admin = await dashboard.signedIn("admin@example.com");
     expect((await owner.call("GET", `/merchants/${a.merchantId}/customers`)).status).toBe(200);
 
     expect((await admin.call("POST", `/operator/merchants/${a.merchantId}/disable`)).status).toBe(200);
@@ -72,7 +68,7 @@ describe("dashboard: a disabled merchant's users, and invites that reveal no oth
     const invites = await api.db.query("SELECT 1 FROM dashboard_invites WHERE merchant_id = $1", [a.merchantId]);
     expect(invites.rowCount).toBe(0);
     // A new session is refused, with the right password only told why.
-    const again = new Client(url);
+    const again = dashboard.client();
     expect((await again.signIn("owner@a.example")).status).toBe(403);
     expect((await again.signIn("owner@a.example", "a wrong password indeed")).status).toBe(401);
     expect((await again.call("GET", "/session")).status).toBe(401);
@@ -84,11 +80,11 @@ describe("dashboard: a disabled merchant's users, and invites that reveal no oth
     expect((await admin.call("POST", `/operator/merchants/${a.merchantId}/enable`)).status).toBe(200);
     expect((await owner.call("GET", "/session")).status).toBe(200);
     expect((await owner.call("POST", `/merchants/${a.merchantId}/api-keys`, { json: {} })).status).toBe(201);
-    expect((await new Client(url).signIn("owner@a.example")).status).toBe(201);
+    expect((await dashboard.client().signIn("owner@a.example")).status).toBe(201);
   });
 
   it("answers an invite the same for a new email and for another tenant's user; only the merchant's own user is a 409", async () => {
-    const owner = await client("owner@a.example");
+    const owner = await dashboard.signedIn("owner@a.example");
     const path = `/merchants/${a.merchantId}/invites`;
     const fresh = await owner.call("POST", path, { json: { email: "Newcomer@A.example", role: "viewer" } });
     const elsewhere = await owner.call("POST", path, { json: { email: "owner@b.example", role: "viewer" } });
@@ -119,7 +115,7 @@ describe("dashboard: a disabled merchant's users, and invites that reveal no oth
     // link, and that account stays as it was.
     const tokenOf = (answer: { body: { password_link: string } }) =>
       new URLSearchParams(new URL(answer.body.password_link).hash.slice(1)).get("token");
-    const visitor = new Client(url);
+    const visitor = dashboard.client();
     const used = await visitor.call("POST", "/password", {
       json: { token: tokenOf(fresh), password: "a fresh long password" },
     });
@@ -138,7 +134,7 @@ describe("dashboard: a disabled merchant's users, and invites that reveal no oth
     });
     expect(taken.status).toBe(400);
     expect(taken.body).toEqual(unknown.body);
-    expect((await new Client(url).signIn("owner@b.example")).status).toBe(201);
+    expect((await dashboard.client().signIn("owner@b.example")).status).toBe(201);
     const ownerB = await api.db.query<{ merchant_id: string; role: string }>(
       "SELECT merchant_id, role FROM dashboard_users WHERE email = 'owner@b.example'",
     );

@@ -1,9 +1,9 @@
 import { createManualKycProvider } from "@mp/providers";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createCustomer, individualTier1, submit } from "../../../test/api/verification-fixtures.ts";
-import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../../../test/support/api-harness.ts";
-import { createDashboardRouter } from "../src/index.ts";
-import { Client, createRoleUsers, listenDashboard, signedIn as signedInAt } from "./support/dashboard-client.ts";
+import { eventually, useApiHarness } from "../../../test/support/api-harness.ts";
+import { createRoleUsers, dashboardRouterOf } from "./support/dashboard-client.ts";
+import { useDashboardSite } from "./support/use-dashboard-site.ts";
 
 const ADMIN = "admin@example.com";
 
@@ -12,31 +12,24 @@ const ADMIN = "admin@example.com";
  * the submitted data is opened (decrypted) for the admin alone, each opening in the audit log.
  */
 describe("dashboard KYC review queue: whose, and what was submitted", () => {
-  let api: ApiHarness;
-  let close: () => Promise<void>;
-  let url: string;
-  let merchant: TestMerchant;
+  const { api, merchant } = useApiHarness({
+    workers: true,
+    overrides: (db) => ({ kyc: createManualKycProvider({ db }) }),
+  });
+  const dashboard = useDashboardSite(() => dashboardRouterOf(api));
   let customerId: string;
   let submissionId: string;
-  const signedIn = (email: string) => signedInAt(url, email);
 
   beforeAll(async () => {
-    api = await startApiHarness({ workers: true, overrides: (db) => ({ kyc: createManualKycProvider({ db }) }) });
-    ({ url, close } = await listenDashboard(createDashboardRouter({ ...api.deps, signInsPerMinute: 1000 })));
-    merchant = await api.merchant();
     await createRoleUsers(api.db, merchant.merchantId);
     customerId = await createCustomer(api, merchant);
     const res = await submit(api, merchant, customerId, individualTier1({ last_name: "Lovelace" }));
     expect(res.status).toBe(202);
     submissionId = res.body.data.id;
   });
-  afterAll(async () => {
-    await close?.();
-    await api?.stop();
-  });
 
   it("lists each review with its merchant and customer", async () => {
-    const admin = await signedIn(ADMIN);
+    const admin = await dashboard.signedIn(ADMIN);
     const item = await eventually(async () => {
       const queue = await admin.call("GET", "/operator/kyc-reviews");
       return queue.body.items.find((r: { submission_id: string }) => r.submission_id === submissionId);
@@ -55,10 +48,10 @@ describe("dashboard KYC review queue: whose, and what was submitted", () => {
   it("opens the submitted data for the admin only, and audits each opening", async () => {
     const path = `/operator/kyc-reviews/${submissionId}/submission`;
     for (const email of ["owner@a.example", "viewer@a.example"]) {
-      expect((await (await signedIn(email)).call("GET", path)).status, email).toBe(403);
+      expect((await (await dashboard.signedIn(email)).call("GET", path)).status, email).toBe(403);
     }
-    expect((await new Client(url).call("GET", path)).status).toBe(401);
-    const admin = await signedIn(ADMIN);
+    expect((await dashboard.client().call("GET", path)).status).toBe(401);
+    const admin = await dashboard.signedIn(ADMIN);
     const opened = await admin.call("GET", path);
     expect(opened.status).toBe(200);
     expect(opened.headers.get("cache-control")).toBe("no-store");

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { PAYEE, useTransfersApi } from "../../../test/api/transfers-support.ts";
 import { drainerOf, liquidationSteps } from "../../../test/liquidation/drain-support.ts";
 import type { TestMerchant } from "../../../test/support/api-harness.ts";
-import { createDashboardRouter } from "../src/index.ts";
-import { createUsers, listenDashboard, signedIn } from "./support/dashboard-client.ts";
+import { createUsers, dashboardRouterOf } from "./support/dashboard-client.ts";
+import { useDashboardSite } from "./support/use-dashboard-site.ts";
 
 const USD = 1_000_000n;
 
@@ -14,17 +14,13 @@ const USD = 1_000_000n;
  */
 describe("dashboard liquidation addresses routes", () => {
   const { t, a, customer } = useTransfersApi();
-  let close: () => Promise<void>;
-  let url: string;
+  const dashboard = useDashboardSite(() => dashboardRouterOf(t.api));
   let b: TestMerchant;
   let addressId: string;
   let depositId: string;
 
   beforeAll(async () => {
     b = await t.api.merchant("sandbox");
-    ({ url, close } = await listenDashboard(
-      createDashboardRouter({ ...t.api.deps, appDeps: t.api.deps, signInsPerMinute: 1000 }),
-    ));
     await createUsers(t.api.db, [
       ["viewer@liq-a.example", "viewer", a.merchantId],
       ["owner@liq-b.example", "owner", b.merchantId],
@@ -37,12 +33,9 @@ describe("dashboard liquidation addresses routes", () => {
     await steps.confirm();
     expect(await drainerOf(t.api)()).toMatchObject({ submitted: 1 });
   }, 120_000);
-  afterAll(async () => {
-    await close?.();
-  });
 
   it("lists the merchant's addresses, one address and its drains, as /v1 answers them", async () => {
-    const viewer = await signedIn(url, "viewer@liq-a.example");
+    const viewer = await dashboard.signedIn("viewer@liq-a.example");
     const list = await viewer.call("GET", `/merchants/${a.merchantId}/liquidation-addresses`);
     expect(list.status, list.text).toBe(200);
     expect(list.body.items).toMatchObject([
@@ -65,7 +58,7 @@ describe("dashboard liquidation addresses routes", () => {
   });
 
   it("answers 404 for another merchant's address, and for another merchant's path", async () => {
-    const owner = await signedIn(url, "owner@liq-b.example");
+    const owner = await dashboard.signedIn("owner@liq-b.example");
     for (const path of [
       `/merchants/${b.merchantId}/liquidation-addresses/${addressId}`,
       `/merchants/${b.merchantId}/liquidation-addresses/${addressId}/drains`,
@@ -86,7 +79,7 @@ describe("dashboard liquidation addresses routes", () => {
     await steps.confirm();
     expect(await drainerOf(t.api, { travelRuleThresholdUsdMicros: 50n * USD })()).toMatchObject({ failed: 1 });
 
-    const admin = await signedIn(url, "admin@liq.example");
+    const admin = await dashboard.signedIn("admin@liq.example");
     const failing = await admin.call("GET", "/operator/liquidation-drains/failing");
     expect(failing.status, failing.text).toBe(200);
     expect(failing.headers.get("cache-control")).toBe("no-store");
@@ -103,7 +96,7 @@ describe("dashboard liquidation addresses routes", () => {
     // The paid drain of the first address is not failing.
     expect(failing.body.items.map((d: { deposit_id: string }) => d.deposit_id)).not.toContain(depositId);
     for (const email of ["viewer@liq-a.example", "owner@liq-b.example"]) {
-      const user = await signedIn(url, email);
+      const user = await dashboard.signedIn(email);
       expect((await user.call("GET", "/operator/liquidation-drains/failing")).status, email).toBe(403);
     }
   });

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ApiHarness } from "../../../test/support/api-harness.ts";
-import { Client, createUsers, serveDashboard, signedIn } from "./support/dashboard-client.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createUsers } from "./support/dashboard-client.ts";
+import { useServedDashboard } from "./support/use-dashboard-site.ts";
 
 /**
  * Creating a merchant with an owner's email invites that owner at once: the answer carries the
@@ -8,21 +8,17 @@ import { Client, createUsers, serveDashboard, signedIn } from "./support/dashboa
  * alone, the invite is audited; a bad email is a 400 before any merchant exists.
  */
 describe("dashboard: a new merchant's first owner", () => {
-  let api: ApiHarness;
-  let close: () => Promise<void>;
-  let url: string;
+  const { api, dashboard } = useServedDashboard();
 
   beforeAll(async () => {
-    ({ api, url, close } = await serveDashboard());
     await createUsers(api.db, [["admin@example.com", "admin", undefined]]);
   }, 120_000);
-  afterAll(() => close?.());
 
   const merchantCount = async () =>
     Number((await api.db.query<{ n: string }>("SELECT count(*) AS n FROM merchants")).rows[0]?.n);
 
   it("invites the owner with the merchant, and the link makes an owner of that merchant alone", async () => {
-    const admin = await signedIn(url, "admin@example.com");
+    const admin = await dashboard.signedIn("admin@example.com");
     const created = await admin.call("POST", "/operator/merchants", {
       json: { name: "Shop", environment: "sandbox", owner_email: "Founder@Shop.example" },
     });
@@ -42,7 +38,7 @@ describe("dashboard: a new merchant's first owner", () => {
     const team = await admin.call("GET", `/merchants/${created.body.id}/users`);
     expect(team.body.items).toEqual([expect.objectContaining({ email: "founder@shop.example", role: "owner" })]);
 
-    const founder = new Client(url);
+    const founder = dashboard.client();
     const token = new URLSearchParams(link.hash.slice(1)).get("token");
     const set = await founder.call("POST", "/password", { json: { token, password: "a long founder password" } });
     expect(set.status, set.text).toBe(204);
@@ -54,7 +50,7 @@ describe("dashboard: a new merchant's first owner", () => {
   });
 
   it("creates no owner without an email, and refuses a bad one before creating the merchant", async () => {
-    const admin = await signedIn(url, "admin@example.com");
+    const admin = await dashboard.signedIn("admin@example.com");
     const plain = await admin.call("POST", "/operator/merchants", { json: { name: "Plain", environment: "sandbox" } });
     expect(plain.status, plain.text).toBe(201);
     expect(plain.body.owner_invite).toBeNull();

@@ -1,12 +1,9 @@
-import type { Server } from "node:http";
-import { keepIdleConnections } from "@mp/api";
 import type { ChainAsset, SandboxFaucet } from "@mp/core";
-import express from "express";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiHarness, startApiHarness, type TestMerchant } from "../../../test/support/api-harness.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { TestMerchant } from "../../../test/support/api-harness.ts";
 import { insertDeposits } from "../../../test/support/bulk-deposits.ts";
-import { createDashboardRouter } from "../src/index.ts";
-import { Client, createUsers, signedIn } from "./support/dashboard-client.ts";
+import { createUsers } from "./support/dashboard-client.ts";
+import { useServedDashboard } from "./support/use-dashboard-site.ts";
 
 /** A faucet that only takes the order: the route's part ends at the queued send (the worker is not run here). */
 const recordingFaucet: SandboxFaucet = {
@@ -23,9 +20,13 @@ const recordingFaucet: SandboxFaucet = {
  * read and write, the CSRF token on writes, 404 across merchants, the audit log, keyset pages.
  */
 describe("dashboard merchant pages (customers, wallets, deposits, transfers, webhooks, sandbox, invites)", () => {
-  let api: ApiHarness;
-  let server: Server;
-  let url: string;
+  const { api, dashboard } = useServedDashboard({
+    overrides: {
+      faucets: { BASE: recordingFaucet },
+      // A public address for the receiver's name: the URL rules pass without DNS.
+      resolveWebhookHost: async () => [{ address: "93.184.216.34", family: 4 }],
+    },
+  });
   let a: TestMerchant;
   let b: TestMerchant;
   let customerOfA: string;
@@ -33,27 +34,12 @@ describe("dashboard merchant pages (customers, wallets, deposits, transfers, web
   let walletOfA: string;
   let walletOfB: string;
   let addressOfA: string;
-  const client = (email: string) => signedIn(url, email);
   const post = (m: TestMerchant, path: string, json: unknown, key: string) =>
     api.call(m.apiKey, path, { method: "POST", idempotencyKey: key, json });
 
   beforeAll(async () => {
-    api = await startApiHarness({
-      overrides: {
-        faucets: { BASE: recordingFaucet },
-        // A public address for the receiver's name: the URL rules pass without DNS.
-        resolveWebhookHost: async () => [{ address: "93.184.216.34", family: 4 }],
-      },
-    });
     a = await api.merchant("sandbox");
     b = await api.merchant("production");
-    const app = express();
-    app.use("/dashboard", createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }));
-    server = await new Promise<Server>((resolve) => {
-      const s = keepIdleConnections(app.listen(0, "127.0.0.1", () => resolve(s)));
-    });
-    const address = server.address();
-    url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
     const users = [
       ["admin@example.com", "admin", undefined],
       ["owner-a@example.com", "owner", a.merchantId],
@@ -71,14 +57,10 @@ describe("dashboard merchant pages (customers, wallets, deposits, transfers, web
     addressOfA = walletA.destinations.find((d: { chain: string }) => d.chain === "BASE").address;
     walletOfB = (await post(b, "/v1/wallets", { customer_id: customerOfB, label: "main" }, "wb")).body.data.id;
   });
-  afterAll(async () => {
-    await new Promise((resolve) => server.close(resolve));
-    await api.stop();
-  });
 
   it("lists customers, their verification history, wallets with ten addresses and transfers to every role of the merchant", async () => {
     for (const email of ["viewer-a@example.com", "finance-a@example.com", "admin@example.com"]) {
-      const c = await client(email);
+      const c = await dashboard.signedIn(email);
       const customers = await c.call("GET", `/merchants/${a.merchantId}/customers`);
       expect(customers.status, email).toBe(200);
       expect(customers.body.items.map((x: { id: string }) => x.id)).toEqual([customerOfA]);
@@ -103,7 +85,7 @@ describe("dashboard merchant pages (customers, wallets, deposits, transfers, web
     await insertDeposits(api.db, walletOfB, { count: 1 });
     const depositOfB = (await api.db.query<{ id: string }>("SELECT id FROM deposits WHERE wallet_id = $1", [walletOfB]))
       .rows[0]?.id;
-    const c = await client("owner-a@example.com");
+    const c = await dashboard.signedIn("owner-a@example.com");
     for (const path of [
       `/merchants/${a.merchantId}/customers/${customerOfB}`,
       `/merchants/${a.merchantId}/customers/${customerOfB}/verification-submissions`,
@@ -122,14 +104,14 @@ describe("dashboard merchant pages (customers, wallets, deposits, transfers, web
       (await c.call("POST", `/merchants/${b.merchantId}/invites`, { json: { email: "x@b.example", role: "viewer" } }))
         .status,
     ).toBe(404);
-    const admin = await client("admin@example.com");
+    const admin = await dashboard.signedIn("admin@example.com");
     expect((await admin.call("GET", `/merchants/${b.merchantId}/deposits/${depositOfB}`)).status).toBe(200);
   });
 
   it("pages 60 deposits by keyset with status and chain filters, and sums the volume by day exactly", async () => {
     await insertDeposits(api.db, walletOfA, { count: 50, amountMicros: 1_234_567n });
     await insertDeposits(api.db, walletOfA, { count: 10, chain: "SOLANA", status: "PENDING", amountMicros: 1n });
-    const c = await client("viewer-a@example.com");
+    const c = await dashboard.signedIn("viewer-a@example.com");
     const seen: string[] = [];
     let after: string | null = null;
     do {
@@ -164,11 +146,11 @@ describe("dashboard merchant pages (customers, wallets, deposits, transfers, web
     const body = { url: "https://hooks.example.com/payments", enabled_events: ["*"] };
     const path = `/merchants/${a.merchantId}/webhook-endpoints`;
     for (const email of ["viewer-a@example.com", "finance-a@example.com"]) {
-      const c = await client(email);
+      const c = await dashboard.signedIn(email);
       expect((await c.call("GET", path)).status).toBe(200);
       expect((await c.call("POST", path, { json: body })).status, email).toBe(403);
     }
-    const dev = await client("dev-a@example.com");
+    const dev = await dashboard.signedIn("dev-a@example.com");
     expect((await dev.call("POST", path, { json: body, csrf: null })).status).toBe(403);
     const created = await dev.call("POST", path, { json: body });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
@@ -190,17 +172,17 @@ describe("dashboard merchant pages (customers, wallets, deposits, transfers, web
     });
     expect(redelivered.status).toBe(202);
     expect(redelivered.body.deliveries).toHaveLength(1);
-    const viewer = await client("viewer-a@example.com");
+    const viewer = await dashboard.signedIn("viewer-a@example.com");
     expect(
       (await viewer.call("POST", `/merchants/${a.merchantId}/events/${event.id}/redeliver`, { json: {} })).status,
     ).toBe(403);
     expect((await viewer.call("GET", `${path}/${endpoint}/deliveries`)).status).toBe(200);
-    const ownerB = await client("owner-b@example.com");
+    const ownerB = await dashboard.signedIn("owner-b@example.com");
     expect(
       (await ownerB.call("POST", `/merchants/${b.merchantId}/events/${event.id}/redeliver`, { json: {} })).status,
     ).toBe(404);
     expect((await ownerB.call("DELETE", `/merchants/${a.merchantId}/webhook-endpoints/${endpoint}`)).status).toBe(404);
-    const owner = await client("owner-a@example.com");
+    const owner = await dashboard.signedIn("owner-a@example.com");
     const disabled = await owner.call("PATCH", `${path}/${endpoint}`, { json: { status: "disabled" } });
     expect(disabled.body).toMatchObject({ status: "disabled", disabled_reason: "manual" });
     const audit = await api.db.query(
@@ -217,14 +199,14 @@ describe("dashboard merchant pages (customers, wallets, deposits, transfers, web
   });
 
   it("queues a sandbox deposit for a sandbox merchant's developer only; production merchants and viewers are refused", async () => {
-    const dev = await client("dev-a@example.com");
+    const dev = await dashboard.signedIn("dev-a@example.com");
     expect((await dev.call("GET", `/merchants/${a.merchantId}/sandbox`)).body).toEqual({
       enabled: true,
       chains: [{ chain: "BASE", assets: ["USDC"] }],
     });
     const path = `/merchants/${a.merchantId}/sandbox/deposits`;
     const send = { address: addressOfA, asset: "USDC", amount: "12.50", chain: "BASE" };
-    const viewer = await client("viewer-a@example.com");
+    const viewer = await dashboard.signedIn("viewer-a@example.com");
     expect((await viewer.call("POST", path, { json: send })).status).toBe(403);
     expect((await dev.call("POST", path, { json: send, csrf: null })).status).toBe(403);
     const queued = await dev.call("POST", path, { json: send });
@@ -235,7 +217,7 @@ describe("dashboard merchant pages (customers, wallets, deposits, transfers, web
     ]);
     expect(row.rows).toEqual([{ merchant_id: a.merchantId, status: "QUEUED" }]);
 
-    const ownerB = await client("owner-b@example.com");
+    const ownerB = await dashboard.signedIn("owner-b@example.com");
     expect((await ownerB.call("GET", `/merchants/${b.merchantId}/sandbox`)).body).toEqual({
       enabled: false,
       chains: [],
@@ -248,9 +230,9 @@ describe("dashboard merchant pages (customers, wallets, deposits, transfers, web
 
   it("lets an owner invite a user with a one-time link that sets their password; others cannot invite", async () => {
     const path = `/merchants/${a.merchantId}/invites`;
-    const dev = await client("dev-a@example.com");
+    const dev = await dashboard.signedIn("dev-a@example.com");
     expect((await dev.call("POST", path, { json: { email: "new@a.example", role: "viewer" } })).status).toBe(403);
-    const owner = await client("owner-a@example.com");
+    const owner = await dashboard.signedIn("owner-a@example.com");
     expect(
       (await owner.call("POST", path, { json: { email: "new@a.example", role: "viewer" }, csrf: null })).status,
     ).toBe(403);
@@ -261,7 +243,7 @@ describe("dashboard merchant pages (customers, wallets, deposits, transfers, web
     const link = new URL(invited.body.password_link);
     expect(link.pathname).toBe("/dashboard/set-password");
     const token = new URLSearchParams(link.hash.slice(1)).get("token");
-    const newcomer = new Client(url);
+    const newcomer = dashboard.client();
     expect(
       (await newcomer.call("POST", "/password", { json: { token, password: "a fresh long password" } })).status,
     ).toBe(204);

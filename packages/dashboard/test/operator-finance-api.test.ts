@@ -4,12 +4,13 @@ import { exportJournalCsv } from "@mp/ledger";
 import { createManualKycProvider, recordSanctionsMatch, STATEMENT_CSV_COLUMNS } from "@mp/providers";
 import { requestSend, storeTreasuryBalances } from "@mp/treasury";
 import { Counter, Registry } from "prom-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createCustomer, individualTier1, submit } from "../../../test/api/verification-fixtures.ts";
-import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../../../test/support/api-harness.ts";
+import { eventually, type TestMerchant, useApiHarness } from "../../../test/support/api-harness.ts";
 import { createMerchant as createLedgerMerchant, creditDeposit } from "../../ledger/test/ledger-fixtures.ts";
 import { createDashboardRouter, createUser } from "../src/index.ts";
-import { Client, createRoleUsers, listenDashboard, PASSWORD, signedIn } from "./support/dashboard-client.ts";
+import { createRoleUsers, PASSWORD } from "./support/dashboard-client.ts";
+import { useDashboardSite } from "./support/use-dashboard-site.ts";
 
 const ADMIN = "admin@example.com";
 
@@ -41,10 +42,10 @@ function indexerState(chain: IndexerState["chain"], head: number, indexed: numbe
 }
 
 describe("dashboard operator and finance routes (roles, CSRF, audit log)", () => {
-  let api: ApiHarness;
-  let url: string;
-  let close: () => Promise<void>;
-  let merchant: TestMerchant;
+  const { api, merchant } = useApiHarness({
+    workers: true,
+    overrides: (db) => ({ kyc: createManualKycProvider({ db }) }),
+  });
   let other: TestMerchant;
   let states: IndexerState[];
   const metrics = new Registry();
@@ -63,37 +64,32 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
       )
     ).rows;
 
+  const dashboard = useDashboardSite(() =>
+    createDashboardRouter({
+      ...api.deps,
+      metrics,
+      indexerStates: async () => states,
+      signInsPerMinute: 1000,
+      // A configured chain whose node is down: the reconciliation says so instead of failing.
+      chainTargets: () => {
+        const config = resolveChainConfig("ARBITRUM", { rpcUrl: "http://127.0.0.1:9", network: "regtest" });
+        const assets = [{ asset: "ETH", address: null, decimals: 18 }];
+        return [{ config, assets, reader: createEvmHoldingsReader(config, assets) }];
+      },
+    }),
+  );
+
   beforeAll(async () => {
-    api = await startApiHarness({ workers: true, overrides: (db) => ({ kyc: createManualKycProvider({ db }) }) });
     states = [indexerState("ETHEREUM", 120, 118)];
-    ({ url, close } = await listenDashboard(
-      createDashboardRouter({
-        ...api.deps,
-        metrics,
-        indexerStates: async () => states,
-        signInsPerMinute: 1000,
-        // A configured chain whose node is down: the reconciliation says so instead of failing.
-        chainTargets: () => {
-          const config = resolveChainConfig("ARBITRUM", { rpcUrl: "http://127.0.0.1:9", network: "regtest" });
-          const assets = [{ asset: "ETH", address: null, decimals: 18 }];
-          return [{ config, assets, reader: createEvmHoldingsReader(config, assets) }];
-        },
-      }),
-    ));
-    merchant = await api.merchant();
     other = await api.merchant();
     await createRoleUsers(api.db, merchant.merchantId);
   });
-  afterAll(async () => {
-    await close?.();
-    await api?.stop();
-  });
 
   it("answers 401 without a session and 403 to every merchant role on the operator routes", async () => {
-    const anonymous = new Client(url);
+    const anonymous = dashboard.client();
     for (const path of OPERATOR_READS) expect((await anonymous.call("GET", path)).status, path).toBe(401);
     for (const email of ["owner@a.example", "finance@a.example", "viewer@a.example", "developer@a.example"]) {
-      const client = await signedIn(url, email);
+      const client = await dashboard.signedIn(email);
       for (const path of OPERATOR_READS) {
         const answer = await client.call("GET", path);
         expect(answer.status, `${email} ${path}`).toBe(403);
@@ -108,14 +104,14 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
       }
       expect((await client.call("POST", "/finance/bank-statements?file_name=x.csv", { text: "x" })).status).toBe(403);
     }
-    const admin = await signedIn(url, ADMIN);
+    const admin = await dashboard.signedIn(ADMIN);
     for (const path of OPERATOR_READS.filter((p) => p !== "/finance/reconcile/chains")) {
       expect((await admin.call("GET", path)).status, path).toBe(200);
     }
   });
 
   it("creates a merchant (key shown once), disables it so its key answers 401 on /v1, and enables it: audited, CSRF-checked", async () => {
-    const admin = await signedIn(url, ADMIN);
+    const admin = await dashboard.signedIn(ADMIN);
     const body = { name: "Created in the dashboard", environment: "sandbox" };
     expect((await admin.call("POST", "/operator/merchants", { json: body, csrf: null })).status).toBe(403);
     expect((await admin.call("POST", "/operator/merchants", { json: { name: "", environment: "x" } })).status).toBe(
@@ -154,7 +150,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
   });
 
   it("shows each chain's head, indexed height, lag over time, RPC errors and state", async () => {
-    const admin = await signedIn(url, ADMIN);
+    const admin = await dashboard.signedIn(ADMIN);
     rpcErrors.inc({ chain: "ETHEREUM" }, 3);
     await admin.call("GET", "/operator/chains");
     states = [indexerState("ETHEREUM", 150, 100)];
@@ -179,7 +175,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
   });
 
   it("lists the job queues by state with the oldest waiting job, and the failed jobs", async () => {
-    const admin = await signedIn(url, ADMIN);
+    const admin = await dashboard.signedIn(ADMIN);
     await api.deps.jobs.send("customer.provision", { customerId: "00000000-0000-4000-8000-000000000000" });
     await api.db.query(
       `UPDATE pgboss.job SET state = 'failed', completed_on = now(), output = '{"message":"boom"}'
@@ -193,7 +189,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
   });
 
   it("lists sanctions matches, latest first (docs/sanctions.md)", async () => {
-    const admin = await signedIn(url, ADMIN);
+    const admin = await dashboard.signedIn(ADMIN);
     const hit = { address: "0x01e2919679362dFBC9ee1644Ba9C6da6D6245BB1", list: "sanctioned_addresses_ETH.txt" };
     await recordSanctionsMatch(api.db, { context: "quote", hit, chain: "BASE", merchantId: null, reference: null });
     await recordSanctionsMatch(api.db, {
@@ -213,7 +209,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
   });
 
   it("shows treasury balances and pending sends with their reasons, amounts as exact decimal strings", async () => {
-    const admin = await signedIn(url, ADMIN);
+    const admin = await dashboard.signedIn(ADMIN);
     await storeTreasuryBalances(api.db, "ETHEREUM", [
       { asset: "USDC", amountRaw: 12_345_678_901_234_567n, decimals: 6 },
     ]);
@@ -239,7 +235,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
   });
 
   it("decides the manual KYC review queue as the CLI does: the customer follows, the decision is audited", async () => {
-    const admin = await signedIn(url, ADMIN);
+    const admin = await dashboard.signedIn(ADMIN);
     const pending = async () => {
       const customerId = await createCustomer(api, merchant);
       const res = await submit(api, merchant, customerId, individualTier1({ last_name: "Lovelace" }));
@@ -292,7 +288,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
     const ledgerMerchant = await createLedgerMerchant(api.db);
     await creditDeposit(api.db, ledgerMerchant, { gross: 12_500_000n, fee: 250_000n });
     const to = new Date(Date.now() + 60_000);
-    const admin = await signedIn(url, ADMIN);
+    const admin = await dashboard.signedIn(ADMIN);
     const check = await admin.call("GET", "/finance/ledger-check");
     expect(check.body).toMatchObject({ ok: true, problems: [] });
     expect(check.body.entries).toBeGreaterThanOrEqual(1);
@@ -319,7 +315,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
       password: PASSWORD,
       actor: "test",
     });
-    const finance = await signedIn(url, "finance@ledger.example");
+    const finance = await dashboard.signedIn("finance@ledger.example");
     const own = await finance.call("GET", `/merchants/${ledgerMerchant.merchantId}/finance/journal.csv?${range}`);
     expect(own.text).toBe(await expected(ledgerMerchant.merchantId));
     expect(own.text.split("\n")).toEqual([
@@ -330,7 +326,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
     expect((await finance.call("GET", `/merchants/${merchant.merchantId}/finance/journal.csv?${range}`)).status).toBe(
       404,
     );
-    const viewer = await signedIn(url, "viewer@a.example");
+    const viewer = await dashboard.signedIn("viewer@a.example");
     expect((await viewer.call("GET", `/merchants/${merchant.merchantId}/finance/journal.csv?${range}`)).status).toBe(
       403,
     );
@@ -344,7 +340,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
   });
 
   it("reconciles the chains, saying which cannot be read", async () => {
-    const admin = await signedIn(url, ADMIN);
+    const admin = await dashboard.signedIn(ADMIN);
     const answer = await admin.call("GET", "/finance/reconcile/chains");
     expect(answer.status).toBe(200);
     expect(answer.body.exit_code).toBe(2);
@@ -353,7 +349,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
   });
 
   it("imports a bank statement (CSRF-checked, audited) and shows its unmatched lines in the bank reconciliation", async () => {
-    const admin = await signedIn(url, ADMIN);
+    const admin = await dashboard.signedIn(ADMIN);
     const csv = `${STATEMENT_CSV_COLUMNS.join(",")}\n2026-11-02,US000111222,CREDIT,250.10,USD,BANKREF-1,INV-7,ACME Corp\n`;
     const path = "/finance/bank-statements?file_name=november.csv";
     expect((await admin.call("POST", path, { text: csv, csrf: null })).status).toBe(403);

@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ApiHarness, TestMerchant } from "../../../test/support/api-harness.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createCustomer } from "../../../test/api/verification-fixtures.ts";
+import type { TestMerchant } from "../../../test/support/api-harness.ts";
 import { recordAudit } from "../src/index.ts";
-import { createUsers, serveDashboard, signedIn } from "./support/dashboard-client.ts";
+import { createUsers } from "./support/dashboard-client.ts";
+import { useServedDashboard } from "./support/use-dashboard-site.ts";
 
 /**
  * The records pages' routes: a merchant's events log (GET /v1/events through the session, its
@@ -9,24 +11,11 @@ import { createUsers, serveDashboard, signedIn } from "./support/dashboard-clien
  * keyset pages, a bad filter's 400).
  */
 describe("dashboard events and audit log routes", () => {
-  let api: ApiHarness;
-  let close: () => Promise<void>;
-  let url: string;
+  const { api, dashboard } = useServedDashboard();
   let a: TestMerchant;
   let b: TestMerchant;
 
-  const customer = async (m: TestMerchant, name: string) => {
-    const res = await api.call(m.apiKey, "/v1/customers", {
-      method: "POST",
-      idempotencyKey: `c-${name}`,
-      json: { type: "INDIVIDUAL", first_name: name, last_name: "Test" },
-    });
-    expect(res.status, res.text).toBe(202);
-    return res.body.data.id as string;
-  };
-
   beforeAll(async () => {
-    ({ api, url, close } = await serveDashboard());
     a = await api.merchant("sandbox");
     b = await api.merchant("sandbox");
     await createUsers(api.db, [
@@ -34,9 +23,9 @@ describe("dashboard events and audit log routes", () => {
       ["viewer@a.example", "viewer", a.merchantId],
       ["owner@a.example", "owner", a.merchantId],
     ]);
-    await customer(a, "Ada");
-    await customer(a, "Grace");
-    await customer(b, "Other");
+    await createCustomer(api, a);
+    await createCustomer(api, a);
+    await createCustomer(api, b);
     for (let i = 0; i < 5; i++) {
       await recordAudit(api.db, {
         actor: "cli:ops",
@@ -47,10 +36,9 @@ describe("dashboard events and audit log routes", () => {
       });
     }
   }, 120_000);
-  afterAll(() => close?.());
 
   it("lists the merchant's own events with the API's filters; another merchant's are 404", async () => {
-    const viewer = await signedIn(url, "viewer@a.example");
+    const viewer = await dashboard.signedIn("viewer@a.example");
     const all = await viewer.call("GET", `/merchants/${a.merchantId}/events?limit=50`);
     expect(all.status, all.text).toBe(200);
     expect(all.body.total).toBeGreaterThanOrEqual(2);
@@ -69,7 +57,7 @@ describe("dashboard events and audit log routes", () => {
   });
 
   it("shows the audit log to the admin alone, newest first, filtered and paged by id", async () => {
-    const admin = await signedIn(url, "admin@example.com");
+    const admin = await dashboard.signedIn("admin@example.com");
     const newest = await admin.call("GET", "/operator/audit-log");
     expect(newest.status, newest.text).toBe(200);
     // The sign-ins above are audited too, newest first.
@@ -107,10 +95,10 @@ describe("dashboard events and audit log routes", () => {
 
   it("refuses the audit log to every merchant role and to no session", async () => {
     for (const email of ["viewer@a.example", "owner@a.example"]) {
-      const user = await signedIn(url, email);
+      const user = await dashboard.signedIn(email);
       expect((await user.call("GET", "/operator/audit-log")).status, email).toBe(403);
     }
-    const res = await fetch(`${url}/dashboard/api/operator/audit-log`);
+    const res = await fetch(`${dashboard.url}/dashboard/api/operator/audit-log`);
     expect(res.status).toBe(401);
   });
 });

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ApiHarness, TestMerchant } from "../../../test/support/api-harness.ts";
-import { createRoleUsers, createUsers, serveDashboard, signedIn } from "./support/dashboard-client.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { TestMerchant } from "../../../test/support/api-harness.ts";
+import { createRoleUsers, createUsers } from "./support/dashboard-client.ts";
+import { useServedDashboard } from "./support/use-dashboard-site.ts";
 
 /**
  * Issue 29 (rest, item 4): a merchant's return policy from the dashboard's JSON routes (the spec has
@@ -8,20 +9,16 @@ import { createRoleUsers, createUsers, serveDashboard, signedIn } from "./suppor
  * operator's admin) sets it, audited; other roles and other merchants' owners are refused.
  */
 describe("dashboard: a merchant's return policy", () => {
-  let api: ApiHarness;
-  let url: string;
-  let close: () => Promise<void>;
+  const { api, dashboard } = useServedDashboard();
   let a: TestMerchant;
   let b: TestMerchant;
   const path = () => `/merchants/${a.merchantId}/return-policy`;
 
   beforeAll(async () => {
-    ({ api, url, close } = await serveDashboard());
     [a, b] = [await api.merchant("sandbox"), await api.merchant("sandbox")];
     await createRoleUsers(api.db, a.merchantId);
     await createUsers(api.db, [["owner@b.example", "owner", b.merchantId]]);
   });
-  afterAll(() => close?.());
 
   const audits = async () =>
     (
@@ -33,19 +30,21 @@ describe("dashboard: a merchant's return policy", () => {
 
   it("every role reads it (credit by default); only the owner and the admin set it, audited once per change", async () => {
     for (const email of ["owner@a.example", "finance@a.example", "viewer@a.example", "developer@a.example"]) {
-      const read = await (await signedIn(url, email)).call("GET", path());
+      const read = await (await dashboard.signedIn(email)).call("GET", path());
       expect(read.body, email).toEqual({ merchant_id: a.merchantId, return_policy: "credit" });
     }
     for (const email of ["finance@a.example", "viewer@a.example", "developer@a.example"]) {
-      const refused = await (await signedIn(url, email)).call("PUT", path(), { json: { return_policy: "return" } });
+      const refused = await (await dashboard.signedIn(email)).call("PUT", path(), {
+        json: { return_policy: "return" },
+      });
       expect(refused.status, email).toBe(403);
     }
-    const other = await (await signedIn(url, "owner@b.example")).call("PUT", path(), {
+    const other = await (await dashboard.signedIn("owner@b.example")).call("PUT", path(), {
       json: { return_policy: "return" },
     });
     expect(other.status).toBe(404);
 
-    const owner = await signedIn(url, "owner@a.example");
+    const owner = await dashboard.signedIn("owner@a.example");
     const bad = await owner.call("PUT", path(), { json: { return_policy: "refund" } });
     expect(bad.status).toBe(400);
     const set = await owner.call("PUT", path(), { json: { return_policy: "return" } });
@@ -56,7 +55,7 @@ describe("dashboard: a merchant's return policy", () => {
     const stored = await api.db.query("SELECT return_policy FROM merchants WHERE id = $1", [a.merchantId]);
     expect(stored.rows).toEqual([{ return_policy: "return" }]);
 
-    const admin = await signedIn(url, "admin@example.com");
+    const admin = await dashboard.signedIn("admin@example.com");
     expect((await admin.call("PUT", path(), { json: { return_policy: "credit" } })).body.return_policy).toBe("credit");
     expect(await audits()).toEqual([
       {

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ApiHarness, TestMerchant } from "../../../test/support/api-harness.ts";
-import { createUsers, serveDashboard, signedIn } from "./support/dashboard-client.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { TestMerchant } from "../../../test/support/api-harness.ts";
+import { createUsers } from "./support/dashboard-client.ts";
+import { useServedDashboard } from "./support/use-dashboard-site.ts";
 
 /**
  * The team page's changes: an owner changes a role (the user's session follows at once), removes a
@@ -8,16 +9,13 @@ import { createUsers, serveDashboard, signedIn } from "./support/dashboard-clien
  * another merchant's user 404; each change is audited.
  */
 describe("dashboard team routes", () => {
-  let api: ApiHarness;
-  let close: () => Promise<void>;
-  let url: string;
+  const { api, dashboard } = useServedDashboard();
   let a: TestMerchant;
   let b: TestMerchant;
   const idOf = async (email: string) =>
     (await api.db.query<{ id: string }>("SELECT id FROM dashboard_users WHERE email = $1", [email])).rows[0]?.id ?? "";
 
   beforeAll(async () => {
-    ({ api, url, close } = await serveDashboard());
     a = await api.merchant("sandbox");
     b = await api.merchant("sandbox");
     await createUsers(api.db, [
@@ -27,11 +25,10 @@ describe("dashboard team routes", () => {
       ["owner@b.example", "owner", b.merchantId],
     ]);
   }, 120_000);
-  afterAll(() => close?.());
 
   it("changes a role, and the user's open session has the new role at once", async () => {
-    const owner = await signedIn(url, "owner@a.example");
-    const viewer = await signedIn(url, "viewer@a.example");
+    const owner = await dashboard.signedIn("owner@a.example");
+    const viewer = await dashboard.signedIn("viewer@a.example");
     const viewerId = await idOf("viewer@a.example");
     const path = `/merchants/${a.merchantId}/users/${viewerId}`;
     expect((await viewer.call("PATCH", path, { json: { role: "owner" } })).status).toBe(403);
@@ -50,7 +47,7 @@ describe("dashboard team routes", () => {
   });
 
   it("keeps the last owner, refuses another merchant's user and removing oneself", async () => {
-    const owner = await signedIn(url, "owner@a.example");
+    const owner = await dashboard.signedIn("owner@a.example");
     const ownerId = await idOf("owner@a.example");
     const demote = await owner.call("PATCH", `/merchants/${a.merchantId}/users/${ownerId}`, {
       json: { role: "viewer" },
@@ -60,12 +57,12 @@ describe("dashboard team routes", () => {
     const otherOwner = await idOf("owner@b.example");
     expect((await owner.call("DELETE", `/merchants/${a.merchantId}/users/${otherOwner}`)).status).toBe(404);
     expect((await owner.call("DELETE", `/merchants/${b.merchantId}/users/${otherOwner}`)).status).toBe(404);
-    expect((await signedIn(url, "owner@b.example")).csrf).toBeTruthy();
+    expect((await dashboard.signedIn("owner@b.example")).csrf).toBeTruthy();
   });
 
   it("removes a user (their session ends) and withdraws an open invite", async () => {
-    const owner = await signedIn(url, "owner@a.example");
-    const dev = await signedIn(url, "dev@a.example");
+    const owner = await dashboard.signedIn("owner@a.example");
+    const dev = await dashboard.signedIn("dev@a.example");
     const devId = await idOf("dev@a.example");
     expect((await dev.call("DELETE", `/merchants/${a.merchantId}/users/${devId}`)).status).toBe(403);
     const removed = await owner.call("DELETE", `/merchants/${a.merchantId}/users/${devId}`);

@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PAYEE, startTransfersApi, type TransfersApi } from "../../../test/api/transfers-support.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { PAYEE, useTransfersApi } from "../../../test/api/transfers-support.ts";
 import { nextKey } from "../../../test/api/verification-fixtures.ts";
-import type { TestMerchant } from "../../../test/support/api-harness.ts";
-import { createDashboardRouter } from "../src/index.ts";
-import { Client, createRoleUsers, listenDashboard, signedIn as signedInAt } from "./support/dashboard-client.ts";
+import { createRoleUsers, dashboardRouterOf } from "./support/dashboard-client.ts";
+import { useDashboardSite } from "./support/use-dashboard-site.ts";
 
 /**
  * Issue 29 item 5: a transfer's travel rule data on the dashboard, for the platform's operator
@@ -11,21 +10,13 @@ import { Client, createRoleUsers, listenDashboard, signedIn as signedInAt } from
  * is refused (the merchant's own answers say only beneficiary_on_file).
  */
 describe("dashboard: a transfer's beneficiary for operators only", () => {
-  let t: TransfersApi;
-  let a: TestMerchant;
-  let url: string;
-  let close: () => Promise<void>;
+  const { t, a, customer } = useTransfersApi();
+  const dashboard = useDashboardSite(() => dashboardRouterOf(t.api));
   let transferId: string;
   const beneficiary = { type: "BUSINESS", name: "Acme", legal_name: "Acme Widgets GmbH", country: "DE" };
 
   beforeAll(async () => {
-    t = await startTransfersApi();
-    a = await t.api.merchant();
-    ({ url, close } = await listenDashboard(
-      createDashboardRouter({ ...t.api.deps, appDeps: t.api.deps, signInsPerMinute: 1000 }),
-    ));
     await createRoleUsers(t.api.db, a.merchantId);
-    const customer = await t.bankCustomer(a);
     const quote = await t.quote(a, customer.customerId, {
       destination: { type: "CRYPTO_ADDRESS", asset: "USDC", network: "BASE", address: PAYEE, beneficiary },
       source_amount: undefined,
@@ -35,21 +26,16 @@ describe("dashboard: a transfer's beneficiary for operators only", () => {
     expect(created.status, created.text).toBe(201);
     transferId = created.body.data.id;
   });
-  afterAll(async () => {
-    await close?.();
-    await t?.stop();
-  });
 
-  const signedIn = (email: string) => signedInAt(url, email);
   const path = () => `/operator/transfers/${transferId}/beneficiary`;
 
   it("shows the admin the beneficiary, audited; refuses every merchant role and the signed-out", async () => {
-    expect((await new Client(url).call("GET", path())).status).toBe(401);
+    expect((await dashboard.client().call("GET", path())).status).toBe(401);
     for (const email of ["owner@a.example", "finance@a.example", "viewer@a.example", "developer@a.example"]) {
-      const refused = await (await signedIn(email)).call("GET", path());
+      const refused = await (await dashboard.signedIn(email)).call("GET", path());
       expect(refused.status, email).toBe(403);
     }
-    const admin = await signedIn("admin@example.com");
+    const admin = await dashboard.signedIn("admin@example.com");
     const shown = await admin.call("GET", path());
     expect(shown.status, JSON.stringify(shown.body)).toBe(200);
     expect(shown.body).toEqual({
@@ -65,7 +51,7 @@ describe("dashboard: a transfer's beneficiary for operators only", () => {
     const unknown = await admin.call("GET", "/operator/transfers/00000000-0000-4000-8000-000000000000/beneficiary");
     expect(unknown.status).toBe(404);
     // The merchant's own view of the transfer says only that the data is on file.
-    const own = await (await signedIn("owner@a.example")).call(
+    const own = await (await dashboard.signedIn("owner@a.example")).call(
       "GET",
       `/merchants/${a.merchantId}/transfers/${transferId}`,
     );

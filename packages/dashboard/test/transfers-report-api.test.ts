@@ -1,16 +1,16 @@
 import { transfersReport } from "@mp/transfers";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTransfersApi, type TransfersApi } from "../../../test/api/transfers-support.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import { startTransfersApi } from "../../../test/api/transfers-support.ts";
 import type { TestMerchant } from "../../../test/support/api-harness.ts";
-import { createDashboardRouter } from "../src/index.ts";
-import { Client, createRoleUsers, listenDashboard, signedIn } from "./support/dashboard-client.ts";
+import { useStarted } from "../../../test/support/use-started.ts";
+import { createRoleUsers, dashboardRouterOf } from "./support/dashboard-client.ts";
+import { useDashboardSite } from "./support/use-dashboard-site.ts";
 
 const ADMIN = "admin@example.com";
 
 describe("dashboard transfers report (issue 16): the CLI's `payments transfers report --json`", () => {
-  let t: TransfersApi;
-  let url: string;
-  let close: () => Promise<void>;
+  const t = useStarted("the transfers API", startTransfersApi, (started) => started.stop());
+  const dashboard = useDashboardSite(() => dashboardRouterOf(t.api));
   let merchant: TestMerchant;
   let other: TestMerchant;
   let from: Date;
@@ -26,8 +26,6 @@ describe("dashboard transfers report (issue 16): the CLI's `payments transfers r
   };
 
   beforeAll(async () => {
-    t = await startTransfersApi();
-    ({ url, close } = await listenDashboard(createDashboardRouter({ ...t.api.deps, signInsPerMinute: 1000 })));
     merchant = await t.api.merchant();
     other = await t.api.merchant();
     await createRoleUsers(t.api.db, merchant.merchantId);
@@ -36,13 +34,9 @@ describe("dashboard transfers report (issue 16): the CLI's `payments transfers r
     await twoTransfers(other);
     to = new Date(Date.now() + 60_000);
   }, 120_000);
-  afterAll(async () => {
-    await close?.();
-    await t?.stop();
-  });
 
   it("answers the admin the platform's report, exactly transfersReport's for the same range", async () => {
-    const admin = await signedIn(url, ADMIN);
+    const admin = await dashboard.signedIn(ADMIN);
     const range = `from=${from.toISOString()}&to=${to.toISOString()}`;
     const all = await admin.call("GET", `/finance/transfers-report?${range}`);
     expect(all.status).toBe(200);
@@ -72,7 +66,7 @@ describe("dashboard transfers report (issue 16): the CLI's `payments transfers r
     );
     expect(expected.count).toBe(2);
     for (const email of ["owner@a.example", "finance@a.example"]) {
-      const client = await signedIn(url, email);
+      const client = await dashboard.signedIn(email);
       const answer = await client.call("GET", own);
       expect(answer.status, email).toBe(200);
       expect(answer.body).toEqual(expected);
@@ -83,11 +77,11 @@ describe("dashboard transfers report (issue 16): the CLI's `payments transfers r
       );
     }
     for (const email of ["viewer@a.example", "developer@a.example"]) {
-      const client = await signedIn(url, email);
+      const client = await dashboard.signedIn(email);
       const answer = await client.call("GET", own);
       expect(answer.status, email).toBe(403);
       expect(answer.body.error).toBe("forbidden");
     }
-    expect((await new Client(url).call("GET", own)).status).toBe(401);
+    expect((await dashboard.client().call("GET", own)).status).toBe(401);
   });
 });

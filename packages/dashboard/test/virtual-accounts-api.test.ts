@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { tier2Customer } from "../../../test/api/verification-fixtures.ts";
-import { type ApiHarness, eventually, type TestMerchant } from "../../../test/support/api-harness.ts";
-import { createUsers, serveDashboard, signedIn } from "./support/dashboard-client.ts";
+import { eventually, type TestMerchant } from "../../../test/support/api-harness.ts";
+import { createUsers } from "./support/dashboard-client.ts";
+import { useServedDashboard } from "./support/use-dashboard-site.ts";
 
 /**
  * The virtual accounts page's routes: the merchant's accounts (a customer's when asked), masked;
@@ -9,15 +10,12 @@ import { createUsers, serveDashboard, signedIn } from "./support/dashboard-clien
  * merchant's account or customer is 404 or absent.
  */
 describe("dashboard virtual accounts routes", () => {
-  let api: ApiHarness;
-  let close: () => Promise<void>;
-  let url: string;
+  const { api, dashboard } = useServedDashboard({ workers: true });
   let a: TestMerchant;
   let b: TestMerchant;
   let customerOfA: string;
   let accountOfA: string;
   let accountOfB: string;
-  const client = (email: string) => signedIn(url, email);
   const open = async (m: TestMerchant, customerId: string) => {
     const res = await api.call(m.apiKey, "/v1/virtual-accounts", {
       method: "POST",
@@ -29,7 +27,6 @@ describe("dashboard virtual accounts routes", () => {
   };
 
   beforeAll(async () => {
-    ({ api, url, close } = await serveDashboard({ workers: true }));
     a = await api.merchant("sandbox");
     b = await api.merchant("sandbox");
     await createUsers(api.db, [
@@ -42,10 +39,9 @@ describe("dashboard virtual accounts routes", () => {
     await open(a, otherOfA);
     accountOfB = await open(b, await tier2Customer(api, b));
   }, 120_000);
-  afterAll(() => close?.());
 
   it("lists the merchant's accounts masked, a customer's alone, and refuses a bad filter", async () => {
-    const viewer = await client("viewer@a.example");
+    const viewer = await dashboard.signedIn("viewer@a.example");
     const all = await viewer.call("GET", `/merchants/${a.merchantId}/virtual-accounts`);
     expect(all.status).toBe(200);
     expect(all.headers.get("cache-control")).toBe("no-store");
@@ -63,7 +59,7 @@ describe("dashboard virtual accounts routes", () => {
   });
 
   it("shows one account in full once ACTIVE, with its bank deposits", async () => {
-    const viewer = await client("viewer@a.example");
+    const viewer = await dashboard.signedIn("viewer@a.example");
     const account = await eventually(async () => {
       const res = await viewer.call("GET", `/merchants/${a.merchantId}/virtual-accounts/${accountOfA}`);
       return res.body.status === "ACTIVE" ? res : undefined;
@@ -81,7 +77,7 @@ describe("dashboard virtual accounts routes", () => {
   });
 
   it("answers 404 for another merchant's account, and for another merchant's path", async () => {
-    const owner = await client("owner@b.example");
+    const owner = await dashboard.signedIn("owner@b.example");
     for (const path of [
       `/merchants/${b.merchantId}/virtual-accounts/${accountOfA}`,
       `/merchants/${b.merchantId}/virtual-accounts/${accountOfA}/deposits`,

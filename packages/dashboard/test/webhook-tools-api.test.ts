@@ -1,7 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ApiHarness, TestMerchant } from "../../../test/support/api-harness.ts";
-import { createUsers, serveDashboard, signedIn } from "./support/dashboard-client.ts";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { TestMerchant } from "../../../test/support/api-harness.ts";
+import { createEndpoint } from "../../../test/support/webhook-fixtures.ts";
+import { createUsers } from "./support/dashboard-client.ts";
+import { useServedDashboard } from "./support/use-dashboard-site.ts";
+
+const RECEIVER = "https://receiver.example/hooks";
 
 /**
  * The webhooks page's own routes: each endpoint's health (success rate, last error, next retry)
@@ -9,23 +13,13 @@ import { createUsers, serveDashboard, signedIn } from "./support/dashboard-clien
  * only, audited) and deletion; another merchant's endpoint or event is 404.
  */
 describe("dashboard webhook tools: health, event types, payloads, rotation, deletion", () => {
-  let api: ApiHarness;
-  let close: () => Promise<void>;
-  let url: string;
+  const { api, dashboard } = useServedDashboard({
+    overrides: { resolveWebhookHost: async () => [{ address: "93.184.216.34", family: 4 }] },
+  });
   let a: TestMerchant;
   let b: TestMerchant;
   let endpointOfA: string;
   let endpointOfB: string;
-  const client = (email: string) => signedIn(url, email);
-  const createEndpoint = async (m: TestMerchant, key: string) => {
-    const res = await api.call(m.apiKey, "/v1/webhook-endpoints", {
-      method: "POST",
-      idempotencyKey: key,
-      json: { url: "https://receiver.example/hooks", enabled_events: ["*"] },
-    });
-    expect(res.status, res.text).toBe(201);
-    return res.body.data.id as string;
-  };
   /** A delivery of `endpointId` with its attempts as the worker stores them: [succeeded, status code, error]. */
   const delivery = async (
     m: TestMerchant,
@@ -50,9 +44,6 @@ describe("dashboard webhook tools: health, event types, payloads, rotation, dele
   };
 
   beforeAll(async () => {
-    ({ api, url, close } = await serveDashboard({
-      overrides: { resolveWebhookHost: async () => [{ address: "93.184.216.34", family: 4 }] },
-    }));
     a = await api.merchant("sandbox");
     b = await api.merchant("sandbox");
     await createUsers(api.db, [
@@ -60,12 +51,11 @@ describe("dashboard webhook tools: health, event types, payloads, rotation, dele
       ["viewer@a.example", "viewer", a.merchantId],
       ["owner@b.example", "owner", b.merchantId],
     ]);
-    endpointOfA = await createEndpoint(a, "ea");
-    endpointOfB = await createEndpoint(b, "eb");
+    endpointOfA = (await createEndpoint(api, a, RECEIVER)).id;
+    endpointOfB = (await createEndpoint(api, b, RECEIVER)).id;
     const person = { type: "INDIVIDUAL", first_name: "Ada", last_name: "Lovelace" };
     await api.call(a.apiKey, "/v1/customers", { method: "POST", idempotencyKey: "ca", json: person });
   });
-  afterAll(() => close?.());
 
   it("computes each endpoint's success rate, last error and next retry from its attempts", async () => {
     const next = new Date(Date.now() + 3_600_000);
@@ -79,7 +69,7 @@ describe("dashboard webhook tools: health, event types, payloads, rotation, dele
       ],
       next,
     );
-    const viewer = await client("viewer@a.example");
+    const viewer = await dashboard.signedIn("viewer@a.example");
     const health = await viewer.call("GET", `/merchants/${a.merchantId}/webhook-health`);
     expect(health.status).toBe(200);
     expect(health.body.items).toEqual([
@@ -100,13 +90,13 @@ describe("dashboard webhook tools: health, event types, payloads, rotation, dele
 
   it("rotates the signing secret for a writer, audited; a viewer is refused and another merchant gets 404", async () => {
     const path = `/merchants/${a.merchantId}/webhook-endpoints/${endpointOfA}/rotate-secret`;
-    expect((await (await client("viewer@a.example")).call("POST", path)).status).toBe(403);
-    const ownerB = await client("owner@b.example");
+    expect((await (await dashboard.signedIn("viewer@a.example")).call("POST", path)).status).toBe(403);
+    const ownerB = await dashboard.signedIn("owner@b.example");
     expect((await ownerB.call("POST", path)).status).toBe(404);
     expect(
       (await ownerB.call("POST", `/merchants/${b.merchantId}/webhook-endpoints/${endpointOfA}/rotate-secret`)).status,
     ).toBe(404);
-    const owner = await client("owner@a.example");
+    const owner = await dashboard.signedIn("owner@a.example");
     expect((await owner.call("POST", path, { csrf: null })).status).toBe(403);
     const rotated = await owner.call("POST", path);
     expect(rotated.status, rotated.text).toBe(200);
@@ -124,9 +114,9 @@ describe("dashboard webhook tools: health, event types, payloads, rotation, dele
       await api.db.query<{ id: string }>("SELECT id FROM events WHERE merchant_id = $1 LIMIT 1", [a.merchantId])
     ).rows[0]?.id;
     expect(event).toBeDefined();
-    const owner = await client("owner@a.example");
+    const owner = await dashboard.signedIn("owner@a.example");
     expect((await owner.call("GET", `/merchants/${a.merchantId}/events/${event}`)).body.id).toBe(event);
-    const ownerB = await client("owner@b.example");
+    const ownerB = await dashboard.signedIn("owner@b.example");
     expect((await ownerB.call("GET", `/merchants/${b.merchantId}/events/${event}`)).status).toBe(404);
     expect((await ownerB.call("DELETE", `/merchants/${b.merchantId}/webhook-endpoints/${endpointOfA}`)).status).toBe(
       404,

@@ -1,4 +1,5 @@
 import type { Server } from "node:http";
+import { keepIdleConnections } from "@mp/api";
 import type { Database } from "@mp/db";
 import express, { type Express, type Router } from "express";
 import { type ApiHarness, type HarnessOptions, startApiHarness } from "../../../../test/support/api-harness.ts";
@@ -58,21 +59,46 @@ export class Client {
   }
 }
 
-/** Listens on a free local port; the base URL and a stop. */
+/** Listens on a free local port (idle connections kept, as the app's server keeps them); the base URL and a stop. */
 export async function listen(app: Express): Promise<{ url: string; server: Server; close: () => Promise<void> }> {
   const server = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, "127.0.0.1", () => resolve(s));
+    const s = keepIdleConnections(app.listen(0, "127.0.0.1", () => resolve(s)));
   });
   const address = server.address();
   const url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
   return { url, server, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
+/** The dashboard served on a free local port: its origin, and browsers of it. */
+export class DashboardSite {
+  constructor(
+    readonly url: string,
+    /** Stops the server (not what its router's dependencies belong to). */
+    readonly close: () => Promise<void>,
+  ) {}
+
+  /** A browser signed in as `email` (with PASSWORD). */
+  signedIn(email: string): Promise<Client> {
+    return signedIn(this.url, email);
+  }
+
+  /** A browser that has not signed in. */
+  client(): Client {
+    return new Client(this.url);
+  }
+}
+
 /** Serves `router` under /dashboard, as the app mounts it, on a free local port. */
-export function listenDashboard(router: Router): ReturnType<typeof listen> {
+export async function listenDashboard(router: Router): Promise<DashboardSite> {
   const app = express();
   app.use("/dashboard", router);
-  return listen(app);
+  const served = await listen(app);
+  return new DashboardSite(served.url, served.close);
+}
+
+/** The dashboard router on `api`'s dependencies, its /v1 routes too, sign-ins not rate limited. */
+export function dashboardRouterOf(api: ApiHarness): Router {
+  return createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 });
 }
 
 /** The API harness and its dashboard router (sign-ins not rate limited) on a free local port. */
@@ -87,14 +113,12 @@ export interface ServedDashboard {
 export async function serveDashboard(options: HarnessOptions = {}): Promise<ServedDashboard> {
   const api = await startApiHarness(options);
   try {
-    const served = await listenDashboard(
-      createDashboardRouter({ ...api.deps, appDeps: api.deps, signInsPerMinute: 1000 }),
-    );
+    const site = await listenDashboard(dashboardRouterOf(api));
     return {
       api,
-      url: served.url,
+      url: site.url,
       async close() {
-        await served.close();
+        await site.close();
         await api.stop();
       },
     };
