@@ -1,11 +1,10 @@
-import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { silentLogger } from "@mp/core";
 import type { Database } from "@mp/db";
 import { createTestDatabase } from "@mp/db/testing";
 import { createSandboxRateProvider } from "@mp/providers";
 import { printTable } from "../../../test/bench/measure.ts";
-import { insertMerchantWithCustomer } from "../../../test/support/db-fixtures.ts";
+import { insertDueDeposits, insertMerchantDestinations } from "../../../test/support/due-deposits.ts";
 import { confirmDeposits } from "../src/confirm-deposits.ts";
 
 /**
@@ -22,7 +21,7 @@ export async function runCreditBench(options: { deposits?: number; rounds?: numb
   const testDb = await createTestDatabase();
   try {
     const db = testDb.db;
-    const destinations = await insertDestinations(db, 10);
+    const destinations = await insertMerchantDestinations(db, 10, "Credit bench");
     const rows: Array<Record<string, string | number>> = [];
     const rates: Record<string, number[]> = { "per statement (0240)": [], "per row (before 0240)": [] };
     let height = 1_000;
@@ -30,7 +29,7 @@ export async function runCreditBench(options: { deposits?: number; rounds?: numb
       for (const triggers of Object.keys(rates)) {
         await installTriggers(db, triggers === "per row (before 0240)");
         height += 10;
-        await insertPendingDeposits(db, destinations, deposits, height);
+        await insertDueDeposits(db, destinations, deposits, height);
         const started = performance.now();
         let credited = 0;
         for (;;) {
@@ -70,58 +69,6 @@ export async function runCreditBench(options: { deposits?: number; rounds?: numb
   } finally {
     await testDb.drop();
   }
-}
-
-interface Destination {
-  id: string;
-  walletId: string;
-  merchantId: string;
-  customerId: string;
-}
-
-async function insertDestinations(db: Database, count: number): Promise<Destination[]> {
-  const out: Destination[] = [];
-  for (let i = 0; i < count; i++) {
-    const { merchantId, customerId } = await insertMerchantWithCustomer(db, `Credit bench ${i}`, {
-      feeBps: 100,
-      feeFixedMicros: 10_000n,
-    });
-    const walletId = randomUUID();
-    const id = randomUUID();
-    await db.query(
-      "INSERT INTO wallets (id, merchant_id, customer_id, label, derivation_index) VALUES ($1, $2, $3, 'bench', 0)",
-      [walletId, merchantId, customerId],
-    );
-    const address = `0x${(i + 1).toString(16).padStart(40, "0")}`;
-    await db.query(
-      `INSERT INTO destinations (id, wallet_id, merchant_id, chain, address, address_key, derivation_path)
-       VALUES ($1, $2, $3, 'BASE', $4, $4, 'm/bench')`,
-      [id, walletId, merchantId, address],
-    );
-    out.push({ id, walletId, merchantId, customerId });
-  }
-  return out;
-}
-
-async function insertPendingDeposits(db: Database, to: Destination[], count: number, height: number): Promise<void> {
-  await db.query(
-    `INSERT INTO deposits (id, merchant_id, wallet_id, destination_id, customer_id, chain, asset, contract_address,
-       from_address, to_address, tx_hash, position, block_height, block_hash, decimals, amount_raw, required_confirmations)
-     SELECT gen_random_uuid(), d.merchant_id, d.wallet_id, d.destination_id, d.customer_id, 'BASE', 'USDC',
-            '0x' || lpad('a', 40, '0'), '0x' || lpad('b', 40, '0'), '0x' || lpad(to_hex(d.ord), 40, '0'),
-            '0x' || md5(random()::text) || md5(random()::text), g::text, $4::bigint, '0xblock' || $4, 6,
-            1000000 + g, 3
-       FROM generate_series(1, $1::int) AS g
-       JOIN unnest($2::uuid[], $3::uuid[]) WITH ORDINALITY AS x(destination_id, wallet_id, ord) ON x.ord = 1 + g % $5
-       JOIN LATERAL (SELECT w.merchant_id, w.customer_id, x.wallet_id, x.destination_id, x.ord
-                       FROM wallets w WHERE w.id = x.wallet_id) d ON true`,
-    [count, to.map((d) => d.id), to.map((d) => d.walletId), height, to.length],
-  );
-  await db.query(
-    `INSERT INTO chain_cursors (chain, indexed_height, head_height) VALUES ('BASE', $1, $1)
-     ON CONFLICT (chain) DO UPDATE SET indexed_height = $1, head_height = $1`,
-    [height + 5],
-  );
 }
 
 /** The pre-0240 per-row triggers (migrations/0011, 0078), or 0240's per-statement ones. */

@@ -1,5 +1,5 @@
-import { AppError, type ChainId, feeMicros, type Logger, toUsdMicros } from "@mp/core";
-import type { Database, Queryable } from "@mp/db";
+import { AppError, type ChainId, feeMicros, type Logger, ServiceUnavailableError, toUsdMicros } from "@mp/core";
+import { type Database, LeadershipLostError, type Queryable } from "@mp/db";
 import { appendDepositEvents } from "@mp/events";
 import { cryptoAllowedSql, postDepositCredits } from "@mp/ledger";
 import { type AddressScreening, type RateProvider, recordSanctionsMatch, type SanctionsHit } from "@mp/providers";
@@ -25,8 +25,12 @@ interface UsdRate {
   at: Date;
 }
 
-/** Largest number of deposits confirmed per iteration (the loop continues at once while there is work). */
-const DEFAULT_LIMIT = 5_000;
+/**
+ * Largest number of deposits confirmed per iteration, in one transaction (the loop continues at once
+ * while there is work). Large enough that per-transaction costs vanish in a catch-up, small enough
+ * that the ledger's system balance rows (which every credit locks) are never held for long.
+ */
+const DEFAULT_LIMIT = 2_000;
 
 /** What one call did. */
 export interface ConfirmResult {
@@ -39,8 +43,8 @@ export interface ConfirmResult {
 const DEEP_ENOUGH = "chain = $1 AND status = 'PENDING' AND block_height <= $2::bigint + 1 - required_confirmations";
 
 /**
- * Confirms every PENDING deposit of the chain with enough confirmations at `head`, in transactions
- * of up to CHUNK deposits: lock the rows, keep those still PENDING, value each in USD at the
+ * Confirms the PENDING deposits of the chain with enough confirmations at `head`, up to `limit`
+ * of them in one transaction (confirmBatch): lock the rows, keep those still PENDING, value each in USD at the
  * provider's rate now (stablecoins too: the sandbox quotes them at 1, production from the market,
  * rounded to 1 within the par band), take the merchant's fee (a transfer's funding address too: the
  * part an intent takes gets it back when applied, and until then the credit is reserved, see
@@ -98,20 +102,64 @@ export async function confirmDeposits(options: ConfirmOptions): Promise<ConfirmR
     const rate = rates.get(row.asset);
     if (rate) ready.set(row.id, rate);
   }
-  // Deposits are confirmed in transactions of up to CHUNK with set-based statements: one lock of the
-  // chunk's rows, one bulk credit, one update. Any failure rolls back the whole chunk (nothing
-  // half-credited) and the iteration fails and is retried.
   const ids = [...ready.keys()];
   const sanctioned = await screenDepositSenders(db, options.screening, ids);
-  let confirmed = 0;
-  for (let i = 0; i < ids.length; i += CHUNK) {
-    const chunk = ids.slice(i, i + CHUNK);
-    confirmed += await db.tx(async (client) => {
-      await options.fence(client);
-      return confirmChunk(client, options, chunk, ready, sanctioned);
-    });
-  }
+  const confirmed = await confirmBatch(options, ids, ready, sanctioned);
   return { confirmed, awaitingRate };
+}
+
+/**
+ * Confirms the batch in ONE transaction with set-based statements (one lock of its rows, one bulk
+ * credit, one update, one insert of its events): any failure rolls back the whole batch, nothing
+ * half-credited. A failing batch is then confirmed one deposit per transaction, so one merchant's
+ * bad deposit (a check that throws, a conflicting entry) does not hold back the others: it stays
+ * PENDING, logged, and is tried again at the next iteration. When none goes through alone either
+ * (a crash, or one failing deposit due alone), or the failure is not a deposit's (leadership lost,
+ * database unavailable), the iteration fails as before and is retried.
+ */
+async function confirmBatch(
+  options: ConfirmOptions,
+  ids: readonly string[],
+  rates: ReadonlyMap<string, UsdRate>,
+  sanctioned: ReadonlyMap<string, SanctionsHit>,
+): Promise<number> {
+  const confirmIn = (depositIds: readonly string[]) =>
+    options.db.tx(async (client) => {
+      await options.fence(client);
+      return confirmLocked(client, options, depositIds, rates, sanctioned);
+    });
+  if (ids.length === 0) return 0;
+  try {
+    return await confirmIn(ids);
+  } catch (batchError) {
+    if (ids.length === 1 || !isDepositsOwnFailure(batchError)) throw batchError;
+    options.logger.warn(
+      { chain: options.chain, deposits: ids.length, err: String(batchError) },
+      "confirming the batch failed: confirming its deposits one by one",
+    );
+    let confirmed = 0;
+    let failed = 0;
+    for (const id of ids) {
+      try {
+        confirmed += await confirmIn([id]);
+      } catch (error) {
+        if (!isDepositsOwnFailure(error)) throw error;
+        failed++;
+        options.logger.error(
+          { chain: options.chain, depositId: id, err: String(error) },
+          "deposit not confirmed: it stays PENDING and is tried again at the next iteration",
+        );
+      }
+    }
+    // Not one went through alone: the cause is not a deposit's, the iteration fails as before.
+    if (failed === ids.length) throw batchError;
+    return confirmed;
+  }
+}
+
+/** False for failures no deposit causes (leadership lost, database unavailable): retrying each alone cannot help. */
+function isDepositsOwnFailure(error: unknown): boolean {
+  return !(error instanceof LeadershipLostError || error instanceof ServiceUnavailableError);
 }
 
 /**
@@ -125,13 +173,6 @@ async function rateOf(options: ConfirmOptions, asset: string): Promise<UsdRate |
     return { error };
   }
 }
-
-/**
- * Deposits confirmed per transaction. Large enough that per-transaction costs vanish in a
- * catch-up, small enough that the ledger's system balance rows (which every credit locks) are
- * never held for long.
- */
-const CHUNK = 500;
 
 /** The deposit (d) is drained by a liquidation address (migrations/0220_liquidation_addresses.sql). */
 const DRAINED = "EXISTS (SELECT 1 FROM liquidation_drains ld WHERE ld.deposit_id = d.id)";
@@ -150,10 +191,10 @@ interface LockedDeposit {
 }
 
 /**
- * Locks the chunk's deposit rows, credits those still PENDING under the lock (the rest were
+ * Locks the batch's deposit rows, credits those still PENDING under the lock (the rest were
  * confirmed or reversed meanwhile) and marks them CONFIRMED with their credit entry.
  */
-async function confirmChunk(
+async function confirmLocked(
   client: Queryable,
   options: ConfirmOptions,
   depositIds: readonly string[],
