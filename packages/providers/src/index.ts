@@ -36,6 +36,7 @@ export {
   type StatementFormat,
   StatementFormatError,
   type StatementLine,
+  type StatementPayer,
 } from "./banking/statements/statement-line.ts";
 export type {
   KycProfileRequest,
