@@ -1,6 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { assignStatementLine, importBankStatement, listUnmatchedStatementLines } from "@mp/api";
+import { silentLogger } from "@mp/core";
 import { type AddressScreening, createListScreeningProvider, createSandboxBankingProvider } from "@mp/providers";
 import { executeTransfersOnce, listBankReturns } from "@mp/transfers";
 import { describe, expect, it } from "vitest";
@@ -137,7 +138,7 @@ describe("bank returns under the merchant's return policy", () => {
     // Listed since the quote: the send is refused for good, the transfer FAILED, its holds released.
     const list = join(listDir, "sanctioned_addresses_ETH.txt");
     writeFileSync(list, `${PAYEE}\n`);
-    const listed = await createListScreeningProvider({ path: list, sandbox: false });
+    const listed = await createListScreeningProvider({ path: list, sandbox: false, logger: silentLogger() });
     await passUntil(async () => (await returnsOf(m.merchantId))[0]?.state === "returned", listed);
 
     const transfer = (await t.call(m, `/v1/transfers/${transferId}`)).body.data;
