@@ -4,8 +4,11 @@ import { describe, expect, it } from "vitest";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 import { runCli } from "./run-cli.ts";
 
-/** Several `payments` processes in a row: generous under the full suite's load (see operator-commands). */
-const CLI_TEST_TIMEOUT_MS = 180_000;
+/**
+ * Several `payments` processes in a row: generous under the full suite's load (see operator-commands).
+ * The first file to run the CLI after a source change waits for the launcher's rebuild too.
+ */
+const CLI_TEST_TIMEOUT_MS = 360_000;
 
 describe("payments bank and kyc commands, as finance and operators run them", () => {
   const database = useTestDatabase({ migrate: false });
