@@ -28,6 +28,10 @@ export const STATEMENT_CSV_COLUMNS = [
   "bank_reference",
   "reference",
   "counterparty",
+] as const;
+
+/** The optional columns naming the payer's account of a credit (where a bank return pays back). */
+export const STATEMENT_CSV_PAYER_COLUMNS = [
   "counterparty_account",
   "counterparty_routing_number",
   "counterparty_bic",
