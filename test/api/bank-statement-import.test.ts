@@ -202,7 +202,7 @@ describe("banking by statement import", () => {
     expect((await listUnmatchedStatementLines(api.db)).some((l) => l.id === line.id)).toBe(false);
   });
 
-  it("an unmatched USD credit sits in bank_suspense, counted by ledger check, until it is assigned or returned", async () => {
+  it("an unmatched USD credit sits in bank_suspense, counted by ledger check, until it is assigned or paid back", async () => {
     const suspense = async () => {
       const check = await checkLedger(api.db);
       expect(check.problems).toEqual([]);
@@ -229,8 +229,19 @@ describe("banking by statement import", () => {
       lines: before.lines + 1,
       amountUsdMicros: before.amountUsdMicros + 100_000_000n,
     });
-    await returnStatementLine(api.db, { lineId: large.id, reason: "unknown payer", operator: "finance" });
-    expect(await suspense()).toMatchObject({ lines: before.lines, amountUsdMicros: before.amountUsdMicros });
+    // Returned by bank: the line names no payer account (no counterparty_account column), so its
+    // bank return stays payable with the reason, and the money stays in suspense: it is still at the bank.
+    const returned = await returnStatementLine(api.db, {
+      lineId: large.id,
+      reason: "unknown payer",
+      operator: "finance",
+    });
+    expect(returned.bankReturn).toMatchObject({ origin: "suspense", state: "payable", amount: "100.00" });
+    expect(returned.bankReturn?.reason).toMatch(/names no payer account/);
+    expect(await suspense()).toMatchObject({
+      lines: before.lines + 1,
+      amountUsdMicros: before.amountUsdMicros + 100_000_000n,
+    });
     const entries = await api.db.query<{ kind: string }>(
       "SELECT kind FROM journal_entries WHERE reference = ANY($1::text[]) ORDER BY seq",
       [[small.id, large.id]],
@@ -238,7 +249,6 @@ describe("banking by statement import", () => {
     expect(entries.rows.map((r) => r.kind).sort()).toEqual([
       "bank_suspense_in",
       "bank_suspense_in",
-      "bank_suspense_out",
       "bank_suspense_out",
     ]);
   });

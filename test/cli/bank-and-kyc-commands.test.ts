@@ -4,8 +4,11 @@ import { describe, expect, it } from "vitest";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 import { runCli } from "./run-cli.ts";
 
-/** Several `payments` processes in a row: generous under the full suite's load (see operator-commands). */
-const CLI_TEST_TIMEOUT_MS = 180_000;
+/**
+ * Several `payments` processes in a row: generous under the full suite's load (see operator-commands).
+ * The first file to run the CLI after a source change waits for the launcher's rebuild too.
+ */
+const CLI_TEST_TIMEOUT_MS = 360_000;
 
 describe("payments bank and kyc commands, as finance and operators run them", () => {
   const database = useTestDatabase({ migrate: false });
@@ -16,7 +19,7 @@ describe("payments bank and kyc commands, as finance and operators run them", ()
   });
 
   it(
-    "imports a CSV statement once, lists what matched nothing, and records a return",
+    "imports a CSV statement once, lists what matched nothing, and records a return (payable: no payer account)",
     async () => {
       const file = join(dataDir, "statement.csv");
       writeFileSync(
@@ -42,10 +45,15 @@ describe("payments bank and kyc commands, as finance and operators run them", ()
       expect(inSuspense.stdout).toMatch(/^suspense: 1 unmatched bank lines, 75\.000000 USD, oldest since \d{4}-/m);
       const returned = await runCli(["bank", "return", "--line", line.id, "--reason", "unknown payer"], env());
       expect(returned.code, returned.stderr).toBe(0);
+      // The line names no payer account: its bank return stays payable, saying why.
+      expect(JSON.parse(returned.stdout)).toMatchObject({
+        status: "RETURNED",
+        bank_return: { origin: "suspense", state: "payable", amount: "75.00" },
+      });
       expect((await runCli(["bank", "unmatched"], env())).stdout).toContain("0 unmatched lines");
-      // Returned: out of suspense.
-      const cleared = await runCli(["ledger", "check"], env());
-      expect(cleared.stdout).toMatch(/^suspense: 0 unmatched bank lines, 0\.000000 USD$/m);
+      // Not paid: the money is still at the bank, in suspense.
+      const still = await runCli(["ledger", "check"], env());
+      expect(still.stdout).toMatch(/^suspense: 1 unmatched bank lines, 75\.000000 USD/m);
 
       writeFileSync(file, "booking_date,account_number\n2026-11-24,1\n");
       const refused = await runCli(["bank", "import", file], env());

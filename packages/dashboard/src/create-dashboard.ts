@@ -44,7 +44,10 @@ export interface DashboardOptions extends Pick<AppDeps, "db" | "logger" | "rates
   // --- Operator and finance pages ---
   /** The KYC review queue's decisions enqueue the customer's status check (absent: 503 on a decision). */
   jobs?: AppDeps["jobs"];
-  /** Opens a KYC submission for its reviewer (absent: 503 on the review queue's "show submitted data"). */
+  /**
+   * Opens a KYC submission for its reviewer (absent: 503 on the review queue's "show submitted data");
+   * seals the payer accounts of imported statement lines (absent: none kept, bank returns stay payable).
+   */
   encryption?: AppDeps["encryption"];
   /** This process's registry: the chains page's RPC error counts (absent: not shown). */
   metrics?: AppDeps["metrics"];
@@ -96,7 +99,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
   api.use(operatorBankLineRoutes(db));
   api.use(operatorLiquidationRoutes(db));
   if (options.appDeps) api.use(operatorTransferRoutes(options.appDeps));
-  api.use(financeRoutes(db, chainTargets));
+  api.use(financeRoutes(db, chainTargets, options.encryption));
   // --- end operator and finance pages ---
   api.use(() => {
     throw new NotFoundError("Route");

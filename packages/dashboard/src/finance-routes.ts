@@ -1,5 +1,6 @@
 import { once } from "node:events";
 import {
+  type AppDeps,
   importBankStatement,
   listStatementImports,
   listUnmatchedStatementLines,
@@ -103,7 +104,11 @@ async function streamJournal(
  * statement import and the transfers report, each the code behind its CLI command. Platform-wide ones are the admin's
  * (`operator`); a merchant's own journal export and transfers report are open to its owner and finance people.
  */
-export function financeRoutes(db: Database, chainTargets: () => ReconcileTarget[]): Router {
+export function financeRoutes(
+  db: Database,
+  chainTargets: () => ReconcileTarget[],
+  keyring?: AppDeps["encryption"] | undefined,
+): Router {
   const router = Router();
 
   router.get("/finance/ledger-check", async (_req, res) => {
@@ -169,6 +174,7 @@ export function financeRoutes(db: Database, chainTargets: () => ReconcileTarget[
         fileName: query.file_name,
         content,
         operator: dashboardActor(user.email),
+        keyring,
         ...(query.format ? { format: query.format } : {}),
       });
       await recordAudit(db, {

@@ -95,7 +95,7 @@ function policyReturned(kind: "merchant_available" | "returns_payable", deposit 
 /**
  * Each merchant's money in the ledger against the source documents, in one statement (one snapshot):
  * available + reserved + held = credited, unreversed crypto deposits (net) - those returned to their
- * payers + bank deposits - settled holds (payouts) + refunded payouts (a bank return given back);
+ * payers + bank deposits (less what a bank return took back) - settled holds (payouts) + refunded payouts (a bank return given back);
  * reserved = open holds; held = the net of deposits still held.
  */
 async function merchantReconciliation(q: Queryable): Promise<{ problems: string[]; merchants: number }> {
@@ -127,7 +127,10 @@ async function merchantReconciliation(q: Queryable): Promise<{ problems: string[
               coalesce(sum(net_amount_usd_micros) FILTER (WHERE hold_status = 'HELD'), 0) AS still_held
          FROM deposits
         WHERE credit_entry_id IS NOT NULL AND reversal_entry_id IS NULL GROUP BY merchant_id),
-     bank AS (SELECT merchant_id, sum(amount_usd_micros) AS total FROM bank_deposits GROUP BY merchant_id),
+     bank AS (
+       SELECT b.merchant_id,
+              sum(b.amount_usd_micros) - coalesce(sum(r.owed_usd_micros) FILTER (WHERE r.taken_entry_id IS NOT NULL), 0) AS total
+         FROM bank_deposits b LEFT JOIN bank_returns r ON r.bank_deposit_id = b.id GROUP BY b.merchant_id),
      holds AS (
        SELECT merchant_id,
               coalesce(sum(amount_usd_micros) FILTER (WHERE status = 'SETTLED'), 0) AS paid,
@@ -265,25 +268,30 @@ async function documentLinks(q: Queryable): Promise<string[]> {
  * returns_payable (money owed back to payers) equals what the returned deposits still owed (not yet
  * sent back on chain) owe: a held deposit's gross, what a `policy_return` entry took back (a late
  * deposit's gross, an over-payment's excess); each `deposit_return` entry is its deposit's, recorded
- * on its deposit_returns row, and moved what the row owed.
+ * on its deposit_returns row, and moved what the row owed. Bank credits a `return` policy took back
+ * (bank_returns with a `bank_policy_return` entry) are owed there too until the bank paid them.
  */
 async function returnsOwed(q: Queryable): Promise<string[]> {
   const result = await q.query<{ ledger: string; documents: string }>(
     `SELECT coalesce((SELECT sum(b.balance) FROM account_balances b JOIN ledger_accounts a ON a.id = b.account_id
                        WHERE a.kind = 'returns_payable' AND a.currency = $1), 0)::text AS ledger,
-            coalesce((SELECT sum(CASE WHEN d.hold_status = 'RETURNED' THEN d.amount_usd_micros
+            (coalesce((SELECT sum(CASE WHEN d.hold_status = 'RETURNED' THEN d.amount_usd_micros
                                       ELSE ${policyReturned("returns_payable", "d")} END) FROM deposits d
                        WHERE (d.hold_status = 'RETURNED' OR ${RETURNED_BY_POLICY.replaceAll("deposits.id", "d.id")})
                          AND d.reversal_entry_id IS NULL
                          AND NOT EXISTS (SELECT 1 FROM deposit_returns r WHERE r.deposit_id = d.id AND r.state = 'returned')),
-                     0)::text AS documents`,
+                     0)
+            + coalesce((SELECT sum(r.owed_usd_micros) FROM bank_returns r
+                         WHERE r.taken_entry_id IS NOT NULL AND r.state <> 'returned'), 0))::text AS documents`,
     [LEDGER_CURRENCY],
   );
   const row = result.rows[0];
   const problems =
     !row || BigInt(row.ledger) === BigInt(row.documents)
       ? []
-      : [`returns_payable ${usd(row.ledger)}, returned deposits owed to their payers ${usd(row.documents)}`];
+      : [
+          `returns_payable ${usd(row.ledger)}, returned deposits and bank returns owed to their payers ${usd(row.documents)}`,
+        ];
   const entries = await q.query<{ problem: string }>(
     `SELECT 'entry ' || e.id || ' (deposit_return ' || e.reference || ') ' ||
             CASE WHEN r.deposit_id IS NULL THEN 'is not recorded on a returned deposit'

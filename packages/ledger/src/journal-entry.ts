@@ -20,7 +20,9 @@ export type EntryKind =
   | "bank_suspense_in"
   | "bank_suspense_out"
   | "deposit_return"
-  | "policy_return";
+  | "policy_return"
+  | "bank_policy_return"
+  | "bank_return_paid";
 
 export interface LineSpec {
   account: AccountKind;

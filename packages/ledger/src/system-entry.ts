@@ -5,7 +5,12 @@ import { type AccountKind, LEDGER_CURRENCY, type LedgerAccount, lockBalances } f
 import { findEntry, insertLines, type LineSpec, oppositeSide, sameLines } from "./journal-entry.ts";
 
 /** Entries that belong to no merchant and touch only system accounts (the float, bank suspense). */
-export type SystemEntryKind = "float_receipt" | "float_reversal" | "bank_suspense_in" | "bank_suspense_out";
+export type SystemEntryKind =
+  | "float_receipt"
+  | "float_reversal"
+  | "bank_suspense_in"
+  | "bank_suspense_out"
+  | "bank_return_paid";
 
 async function systemAccounts(
   client: Queryable,

@@ -31,11 +31,12 @@ export {
   statementInstructions,
 } from "./banking/statement-banking-provider.ts";
 export { detectStatementFormat, parseStatement } from "./banking/statements/parse-statement.ts";
-export { STATEMENT_CSV_COLUMNS } from "./banking/statements/parse-statement-csv.ts";
+export { STATEMENT_CSV_COLUMNS, STATEMENT_CSV_PAYER_COLUMNS } from "./banking/statements/parse-statement-csv.ts";
 export {
   type StatementFormat,
   StatementFormatError,
   type StatementLine,
+  type StatementPayer,
 } from "./banking/statements/statement-line.ts";
 export type {
   KycProfileRequest,

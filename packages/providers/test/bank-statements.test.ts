@@ -85,6 +85,27 @@ describe.skipIf(!haveFixtures)("camt.053 parsing of real statements (../shared/f
     expect(line?.bankReference).toContain("75e77105-a09f-4f9e-bfa8-e82e91ab209b");
   });
 
+  it("the payer's account of a credit: DbtrAcct IBAN with the DbtrAgt BIC (v02 BIC, v04 BICFI); none without DbtrAcct", () => {
+    const nl = parseStatement(camt("camt053-v02-nl-eur-reversal-batch.xml"));
+    expect(nl[2]?.payer).toEqual({
+      name: "3rd party Media",
+      account: "NL69ABNA0522123643",
+      accountScheme: "IBAN",
+      bic: "ABNANL2A",
+      routingNumber: null,
+    });
+    // Debits name their creditor, not a payer.
+    expect(nl[0]?.payer).toBeNull();
+    const ch = parseStatement(camt("camt053-v04-ch-chf-batched-credits.xml"));
+    expect(ch.map((l) => [l.payer?.account, l.payer?.bic])).toEqual([
+      ["CH2222000000123456789", "POFICHBEXXX"],
+      ["CH3333000000123456789", "POFICHBEYYY"],
+    ]);
+    // The cross-border credit names its debtor and bank (BOFAUS6H) but no account: no payer to pay back.
+    const fi = parseStatement(camt("camt053-v02-fffs-finland-eur-batch.xml"));
+    expect(fi.find((l) => l.amount === "2120.00")?.payer).toBeNull();
+  });
+
   it("refuses a damaged real file, naming where", () => {
     const damaged = camt("camt053-v04-iso20022-example-sek.xml").replace(
       '<Amt Ccy="SEK">30000</Amt>',
@@ -113,6 +134,18 @@ describe("CSV statements", () => {
         reference: "INV-1",
         counterparty: null,
       }),
+    ]);
+  });
+
+  it("reads the payer's account of a credit from the counterparty_* columns", () => {
+    const lines = parseStatement(
+      `${header},counterparty_account,counterparty_routing_number,counterparty_bic\n` +
+        "2026-11-20,800000000001,CREDIT,10.00,USD,B1,,Pat Payer,5555 6666 7777,021000021,\n" +
+        "2026-11-20,800000000001,CREDIT,11.00,USD,B2,,Someone,,,\n",
+    );
+    expect(lines.map((l) => l.payer)).toEqual([
+      { name: "Pat Payer", account: "555566667777", accountScheme: "OTHER", bic: null, routingNumber: "021000021" },
+      null,
     ]);
   });
 

@@ -1,5 +1,18 @@
 export { bankPayoutRequest, recordBankPayoutIntent } from "./bank-payout-execution.ts";
 export { type BankPayoutDeps, executeBankPayoutsOnce } from "./bank-payout-pass.ts";
+export { executeBankReturnsOnce } from "./bank-returns/bank-return-pass.ts";
+export { sealStatementPayer } from "./bank-returns/bank-return-payout.ts";
+export {
+  BANK_RETURN_ORIGINS,
+  type BankReturn,
+  type BankReturnOrigin,
+  type BankReturnState,
+  bankReturnJson,
+  bankReturnOfLine,
+  CENT_MICROS,
+  listBankReturns,
+  openBankReturn,
+} from "./bank-returns/bank-return-store.ts";
 export { transferProblems } from "./check-transfers.ts";
 export { returnLateFunding } from "./deposit-returns/late-funding-returns.ts";
 export { returnFeeRaw, returnSendKey } from "./deposit-returns/return-fee.ts";

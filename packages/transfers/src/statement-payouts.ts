@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { decimalToUnits, NotFoundError } from "@mp/core";
+import { AppError, decimalToUnits, NotFoundError } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
 import { buildPain001, pain001ControlSum, payoutEndToEndId, type StatementLine } from "@mp/providers";
 import { bankPayoutRequest } from "./bank-payout-execution.ts";
+import { bankReturnPayout } from "./bank-returns/bank-return-payout.ts";
 
 /**
  * The statement bank's payouts (BANKING_PROVIDER=statement, migrations/0127): finance exports the
@@ -82,7 +83,11 @@ export async function exportStatementPayouts(
     if (queued.rows.length === 0) return undefined;
     const payments = [];
     for (const { payout_id } of queued.rows) {
-      const request = await bankPayoutRequest(sql, keyring, payout_id);
+      // A bank return's payout (bank-returns/) pays the payer its statement line names; a transfer's its quote's account.
+      const returned = await bankReturnPayout(sql, keyring, payout_id);
+      if (returned && "refused" in returned)
+        throw new AppError("internal_error", `bank return ${payout_id}: ${returned.refused}`);
+      const request = returned ? returned.request : await bankPayoutRequest(sql, keyring, payout_id);
       payments.push({
         endToEndId: payoutEndToEndId(payout_id),
         amount: request.amount,

@@ -2,6 +2,7 @@ import { type IntervalPasses, type Logger, startIntervalPasses } from "@mp/core"
 import type { Database } from "@mp/db";
 import { type AddressScreening, recordSanctionsMatch, type SanctionsMatchInput } from "@mp/providers";
 import { type BankPayoutDeps, executeBankPayoutsOnce } from "./bank-payout-pass.ts";
+import { executeBankReturnsOnce } from "./bank-returns/bank-return-pass.ts";
 import { returnLateFunding } from "./deposit-returns/late-funding-returns.ts";
 import { settleDepositReturns } from "./deposit-returns/settle-deposit-returns.ts";
 import { applyFundingDeposits, unfundReversedDeposits } from "./fund-from-crypto-deposits.ts";
@@ -30,7 +31,7 @@ export interface TransferPass {
   unfunded: number;
   started: number;
   finished: number;
-  /** Deposit returns whose send ended (deposit-returns/). */
+  /** Deposit returns whose send ended (deposit-returns/), bank returns opened or moved (bank-returns/). */
   returns: number;
 }
 
@@ -46,6 +47,9 @@ export interface TransferPass {
  * 6. (with `returnNetworkFeeUsdMicros`) late crypto funding, an over-payment's excess and the crypto
  *    payments of a customer-funded transfer whose payout failed, of merchants whose return policy is
  *    `return`, are taken back and sent to their payers; returns whose send ended are settled (deposit-returns/);
+ * 7. (with `bank`) bank credits of merchants whose policy is `return` (late, excess, a failed
+ *    payout's) are taken back, and bank returns are sent through the provider's payouts and their
+ *    answers recorded (bank-returns/bank-return-pass.ts);
  * 5. (with `bank`, run before 4) FUNDED transfers to a US bank account go to the banking provider's
  *    payouts and ended payouts finish them (bank-payout-pass.ts: the provider is called outside
  *    any transaction).
@@ -115,7 +119,11 @@ export async function executeTransfersOnce(
           BATCH,
           logger,
         );
-  const returns = lateReturned + (await settleDepositReturns(db, treasury, BATCH, logger));
+  // Bank money of the `return` policy and returned statement lines go back by bank (bank-returns/).
+  const bankReturned = options.bank
+    ? await executeBankReturnsOnce(db, { ...options.bank, logger: options.bank.logger ?? logger }, BATCH)
+    : 0;
+  const returns = lateReturned + bankReturned + (await settleDepositReturns(db, treasury, BATCH, logger));
   return { expired, provisioned, applied, unfunded, started, finished, returns };
 }
 

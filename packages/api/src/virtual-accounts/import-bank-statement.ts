@@ -1,9 +1,18 @@
 import { createHash, randomUUID } from "node:crypto";
 import { ConflictError, decimalToUnits, NotFoundError, ValidationError } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
+import type { EncryptionKeyring } from "@mp/encryption";
 import { postBankSuspense, releaseBankSuspense } from "@mp/ledger";
 import { detectStatementFormat, parseStatement, type StatementFormat, type StatementLine } from "@mp/providers";
-import { applyPayoutLine, matchPayoutLine } from "@mp/transfers";
+import {
+  applyPayoutLine,
+  type BankReturn,
+  bankReturnOfLine,
+  CENT_MICROS,
+  matchPayoutLine,
+  openBankReturn,
+  sealStatementPayer,
+} from "@mp/transfers";
 import { creditBankDeposit } from "./credit-bank-deposit.ts";
 import { findLiveVirtualAccount } from "./virtual-account-store.ts";
 
@@ -92,7 +101,14 @@ async function match(sql: Queryable, line: StatementLine): Promise<{ account?: T
 
 export async function importBankStatement(
   db: Database,
-  input: { fileName: string; content: string; format?: StatementFormat; operator: string },
+  input: {
+    fileName: string;
+    content: string;
+    format?: StatementFormat;
+    operator: string;
+    /** Seals each credit's payer account on its line (where a bank return pays back); without it none is kept. */
+    keyring?: EncryptionKeyring | undefined;
+  },
 ): Promise<StatementImportResult> {
   const format = input.format ?? detectStatementFormat(input.content);
   const lines = parseStatement(input.content, format);
@@ -115,14 +131,16 @@ export async function importBankStatement(
     for (const line of lines) {
       const payout = await matchPayoutLine(sql, line);
       const { account, reason } = payout ? { account: undefined, reason: payout.reason } : await match(sql, line);
+      const lineId = randomUUID();
+      const payer = line.payer && input.keyring ? sealStatementPayer(input.keyring, lineId, line.payer) : null;
       const inserted = await sql.query<{ id: string }>(
         `INSERT INTO bank_statement_lines
            (id, identity, import_id, location, account, direction, reversal, amount, currency, booking_date,
-            bank_reference, reference, counterparty, status, reason)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+            bank_reference, reference, counterparty, status, reason, payer_ciphertext, payer_key_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
          ON CONFLICT (identity) DO NOTHING RETURNING id`,
         [
-          randomUUID(),
+          lineId,
           line.identity,
           importId,
           line.location,
@@ -137,10 +155,11 @@ export async function importBankStatement(
           line.counterparty,
           reason ? "UNMATCHED" : "RECORDED",
           reason ?? null,
+          payer?.ciphertext ?? null,
+          payer?.keyId ?? null,
         ],
       );
-      const lineId = inserted.rows[0]?.id;
-      if (!lineId) {
+      if (!inserted.rows[0]) {
         counts.alreadyImported += 1;
         continue;
       }
@@ -325,22 +344,41 @@ async function intentTarget(sql: Queryable, intentId: string): Promise<{ account
   };
 }
 
-/** Finance sends an unmatched line back to the payer (outside the service) and records why. */
+/**
+ * Finance sends an unmatched line back to the payer and records why. A USD credit of whole cents
+ * becomes a bank return (bank-returns/ of @mp/transfers: the worker pays it through the banking
+ * provider to the payer's account the line names); its money stays in bank_suspense until the bank
+ * paid it. Any other line (a debit, a reversal, another currency) is sent back outside the service:
+ * it leaves suspense at once, as before bank returns existed.
+ */
 export async function returnStatementLine(
   db: Database,
   input: { lineId: string; reason: string; operator: string },
-): Promise<StoredStatementLine> {
+): Promise<StoredStatementLine & { bankReturn: BankReturn | null }> {
   const reason = input.reason.trim();
   if (reason.length === 0) throw new ValidationError("a return needs a --reason", "reason");
   return db.tx(async (sql) => {
     const line = await lockUnmatched(sql, input.lineId);
-    // Sent back to the payer: out of suspense, off the bank's balance.
-    await releaseBankSuspense(sql, line.id);
+    const micros = decimalToUnits(line.amount, 6);
+    const byBank =
+      line.direction === "CREDIT" &&
+      !line.reversal &&
+      line.currency === "USD" &&
+      micros !== null &&
+      micros > 0n &&
+      micros % CENT_MICROS === 0n;
+    const bankReturn = byBank
+      ? ((await openBankReturn(sql, { origin: "suspense", owedUsdMicros: micros, statementLineId: line.id })) ??
+        (await bankReturnOfLine(sql, line.id)) ??
+        null)
+      : null;
+    // Sent back outside the service: out of suspense, off the bank's balance, now.
+    if (!byBank) await releaseBankSuspense(sql, line.id);
     await sql.query(
       "UPDATE bank_statement_lines SET status = 'RETURNED', reason = $2, resolved_by = $3, resolved_at = now() WHERE id = $1",
       [line.id, reason, input.operator],
     );
-    await audit(sql, input.operator, "bank.return", line.id, { reason });
-    return { ...line, status: "RETURNED", reason };
+    await audit(sql, input.operator, "bank.return", line.id, { reason, bank_return_id: bankReturn?.id ?? null });
+    return { ...line, status: "RETURNED", reason, bankReturn };
   });
 }

@@ -6,9 +6,10 @@ import { addListCommand, operatorOption, printJson, printList, withDatabase } fr
 
 // Each action imports what it runs: `payments --help` and every other command never load them.
 const apiModule = () => import("@mp/api");
+const transfersModule = () => import("@mp/transfers");
 
 /**
- * `payments bank import|unmatched|assign|return|payouts export`: finance's side of
+ * `payments bank import|unmatched|assign|return|returns|payouts export`: finance's side of
  * BANKING_PROVIDER=statement.
  */
 export function addBankCommands(program: Command): void {
@@ -27,12 +28,17 @@ export function addBankCommands(program: Command): void {
       } catch {
         throw new ConfigError("FILE", `cannot read ${file}`);
       }
-      const { importBankStatement, statementImportJson } = await apiModule();
-      const result = await withDatabase((db) =>
+      const [{ importBankStatement, statementImportJson }, { loadEncryptionKeyring }] = await Promise.all([
+        apiModule(),
+        import("@mp/encryption"),
+      ]);
+      const result = await withDatabase((db, config, logger) =>
         importBankStatement(db, {
           fileName: basename(file),
           content,
           operator: options.operator,
+          // The payers' accounts are sealed on their lines: where bank returns pay back.
+          keyring: loadEncryptionKeyring(config, { logger }),
           ...(options.format ? { format: options.format } : {}),
         }),
       );
@@ -77,15 +83,33 @@ export function addBankCommands(program: Command): void {
       );
     });
 
-  lineDecision("return", "Record that an unmatched line is sent back to the payer")
+  lineDecision(
+    "return",
+    "Send an unmatched line back to its payer: a USD credit by bank, to the account the line names (the worker pays it)",
+  )
     .requiredOption("--reason <text>", "why")
     .action(async (options: { line: string; reason: string; operator: string }) => {
-      const { returnStatementLine } = await apiModule();
-      printJson(
-        await withDatabase((db) =>
-          returnStatementLine(db, { lineId: options.line, reason: options.reason, operator: options.operator }),
-        ),
+      const [{ returnStatementLine }, { bankReturnJson }] = await Promise.all([apiModule(), transfersModule()]);
+      const { bankReturn, ...line } = await withDatabase((db) =>
+        returnStatementLine(db, { lineId: options.line, reason: options.reason, operator: options.operator }),
       );
+      printJson({ ...line, bank_return: bankReturn ? bankReturnJson(bankReturn) : null });
+    });
+
+  bank
+    .command("returns")
+    .description("List bank returns (money sent back to payers by bank), newest first")
+    .addOption(new Option("--state <state>", "only these").choices(["payable", "sending", "returned", "failed"]))
+    .option("--json", "one JSON object per line")
+    .action(async (options: { state?: "payable" | "sending" | "returned" | "failed"; json?: boolean }) => {
+      const { listBankReturns, bankReturnJson } = await transfersModule();
+      const returns = await withDatabase((db) => listBankReturns(db, { state: options.state }));
+      printList(options.json, returns, {
+        json: bankReturnJson,
+        text: (r) =>
+          `${r.id} ${r.origin} ${r.state} ${r.amount} USD line=${r.statementLineId ?? "-"} transfer=${r.transferId ?? "-"}${r.reason ? `: ${r.reason}` : ""}`,
+        counted: "bank returns",
+      });
     });
 
   bank

@@ -11,7 +11,7 @@ import { WEBHOOK_SECRET_COLUMN } from "@mp/webhooks";
 
 /**
  * Every value the service encrypts at rest. Each is sealed with its row id as associated data
- * (migrations 0030, 0031, 0076, 0120, 0210, 0220 and 0260); a new encrypted column must be listed here to take part in rotation.
+ * (migrations 0030, 0031, 0076, 0120, 0210, 0220, 0260 and 0270); a new encrypted column must be listed here to take part in rotation.
  */
 export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
   {
@@ -52,6 +52,13 @@ export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
     idColumn: "id",
     ciphertextColumn: "beneficiary_ciphertext",
     keyIdColumn: "beneficiary_key_id",
+  },
+  // The payer's account a bank statement line names (migration 0270), sealed with the line's id.
+  {
+    table: "bank_statement_lines",
+    idColumn: "id",
+    ciphertextColumn: "payer_ciphertext",
+    keyIdColumn: "payer_key_id",
   },
 ];
 

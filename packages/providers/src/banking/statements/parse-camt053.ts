@@ -1,5 +1,5 @@
 import { XMLParser, XMLValidator } from "fast-xml-parser";
-import { StatementFormatError, type StatementLine, statementLine } from "./statement-line.ts";
+import { StatementFormatError, type StatementLine, type StatementPayer, statementLine } from "./statement-line.ts";
 
 /**
  * ISO 20022 camt.053 (Bank-to-Customer Statement), versions 001.02 to 001.08: the shapes that
@@ -64,6 +64,22 @@ function accountId(node: unknown): string | undefined {
 
 function partyName(parties: unknown, role: "Dbtr" | "Cdtr"): string | undefined {
   return text(parties, role, "Nm") ?? text(parties, role, "Pty", "Nm");
+}
+
+/** The debtor of a credit line: its account (IBAN or Othr/Id), name and bank (DbtrAgt), or null without an account. */
+function payerOf(tx: unknown): StatementPayer | null {
+  const parties = child(tx, "RltdPties");
+  const iban = text(parties, "DbtrAcct", "Id", "IBAN");
+  const account = iban ?? text(parties, "DbtrAcct", "Id", "Othr", "Id");
+  if (account === undefined) return null;
+  const agent = child(tx, "RltdAgts", "DbtrAgt", "FinInstnId");
+  return {
+    name: partyName(parties, "Dbtr") ?? null,
+    account: account.replace(/\s+/g, ""),
+    accountScheme: iban === undefined ? "OTHER" : "IBAN",
+    bic: text(agent, "BICFI") ?? text(agent, "BIC") ?? null,
+    routingNumber: text(agent, "ClrSysMmbId", "MmbId") ?? null,
+  };
 }
 
 function payerReference(tx: unknown): string | undefined {
@@ -150,6 +166,7 @@ export function parseCamt053(xml: string): StatementLine[] {
               bankReference,
               reference: payerReference(tx) ?? text(entry, "AddtlNtryInf") ?? null,
               counterparty: partyName(parties, shared.direction === "CREDIT" ? "Dbtr" : "Cdtr") ?? null,
+              payer: shared.direction === "CREDIT" ? payerOf(tx) : null,
             },
             String(i),
           ),

@@ -1,5 +1,5 @@
 import { parse } from "csv-parse/sync";
-import { StatementFormatError, type StatementLine, statementLine } from "./statement-line.ts";
+import { StatementFormatError, type StatementLine, type StatementPayer, statementLine } from "./statement-line.ts";
 
 /**
  * The CSV statement format (`payments bank import FILE.csv`), for banks that export no camt.053.
@@ -15,6 +15,9 @@ import { StatementFormatError, type StatementLine, statementLine } from "./state
  * | `bank_reference` | the bank's unique id of the booking (required: a re-import is recognised by it) |
  * | `reference` | what the payer quoted (optional) |
  * | `counterparty` | the payer's name (optional) |
+ * | `counterparty_account` | the payer's account number or IBAN (optional: where a bank return pays back) |
+ * | `counterparty_routing_number` | the payer's bank's ABA routing number (optional) |
+ * | `counterparty_bic` | the payer's bank's BIC (optional) |
  */
 export const STATEMENT_CSV_COLUMNS = [
   "booking_date",
@@ -27,7 +30,27 @@ export const STATEMENT_CSV_COLUMNS = [
   "counterparty",
 ] as const;
 
+/** The optional columns naming the payer's account of a credit (where a bank return pays back). */
+export const STATEMENT_CSV_PAYER_COLUMNS = [
+  "counterparty_account",
+  "counterparty_routing_number",
+  "counterparty_bic",
+] as const;
+
 const REQUIRED = ["booking_date", "account_number", "direction", "amount", "currency", "bank_reference"];
+
+/** The payer's account of a credit row (counterparty_* columns), or null when it names none. */
+function payerOf(record: Record<string, string>): StatementPayer | null {
+  const account = record.counterparty_account?.replace(/\s+/g, "");
+  if (!account) return null;
+  return {
+    name: record.counterparty || null,
+    account,
+    accountScheme: /^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(account) ? "IBAN" : "OTHER",
+    bic: record.counterparty_bic || null,
+    routingNumber: record.counterparty_routing_number || null,
+  };
+}
 
 export function parseStatementCsv(content: string): StatementLine[] {
   let records: Record<string, string>[];
@@ -68,6 +91,7 @@ export function parseStatementCsv(content: string): StatementLine[] {
         bankReference,
         reference: record.reference || null,
         counterparty: record.counterparty || null,
+        payer: direction === "CREDIT" ? payerOf(record) : null,
       },
       "",
     );

@@ -25,11 +25,28 @@ export interface StatementLine {
   reference: string | null;
   counterparty: string | null;
   /**
+   * Who paid a credit line, as far as the bank names them (camt `RltdPties/DbtrAcct`, `Dbtr` and
+   * `RltdAgts/DbtrAgt`; the CSV's counterparty_* columns): where a bank return pays the money back.
+   * Null when the line names no payer account (and for debits). Not part of the identity.
+   */
+  payer: StatementPayer | null;
+  /**
    * The line's identity across files: the same booking in two overlapping statements has the same
    * one, so a re-import credits nothing twice. A hash of the account, amount, currency, booking
    * date, the bank's references and the line's position inside its entry (a batch's TxDtls).
    */
   identity: string;
+}
+
+/** The account a credit came from (secret at rest: the importer seals it on the line). */
+export interface StatementPayer {
+  name: string | null;
+  /** IBAN, or the account's other id (a US account number). */
+  account: string;
+  accountScheme: "IBAN" | "OTHER";
+  /** The payer's bank: its BIC, and its clearing member id (a US ABA routing number) when given. */
+  bic: string | null;
+  routingNumber: string | null;
 }
 
 export type StatementFormat = "camt053" | "csv";

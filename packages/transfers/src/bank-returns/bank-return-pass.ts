@@ -1,0 +1,134 @@
+import type { Logger } from "@mp/core";
+import type { Database, Queryable } from "@mp/db";
+import { postBankReturnPaid, releaseBankSuspense } from "@mp/ledger";
+import type { BankPayoutStatus } from "@mp/providers";
+import type { BankPayoutDeps } from "../bank-payout-pass.ts";
+import { bankReturnPayout } from "./bank-return-payout.ts";
+import { takeBackBankCredits } from "./take-back-bank-credits.ts";
+
+interface DueReturn {
+  id: string;
+  provider_payout_id: string | null;
+}
+
+type Answer = { providerPayoutId: string; status: BankPayoutStatus };
+
+/** Returns the bank should be asked about now: not sent yet, or sent and not ended. */
+async function dueBankReturns(sql: Queryable, limit: number): Promise<DueReturn[]> {
+  const { rows } = await sql.query<DueReturn>(
+    `SELECT id, provider_payout_id FROM bank_returns WHERE state = 'sending' AND next_check_at <= now()
+      ORDER BY next_check_at, id LIMIT $1`,
+    [limit],
+  );
+  return rows;
+}
+
+async function postpone(sql: Queryable, id: string, seconds: number): Promise<void> {
+  await sql.query(
+    "UPDATE bank_returns SET next_check_at = now() + make_interval(secs => $2), updated_at = now() WHERE id = $1",
+    [id, seconds],
+  );
+}
+
+/** A return that cannot be sent (its payer's account will not do): payable, with why. */
+async function markPayable(sql: Queryable, id: string, reason: string): Promise<boolean> {
+  const { rowCount } = await sql.query(
+    `UPDATE bank_returns SET state = 'payable', reason = $2, requested_at = NULL, updated_at = now()
+      WHERE id = $1 AND state = 'sending' AND provider_payout_id IS NULL`,
+    [id, reason],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/**
+ * Records what the bank said of one return, under its row lock (a second worker, or a replay after a
+ * crash, finds it no longer `sending` and does nothing): PENDING/SENT -> still sending (the
+ * provider's payout id kept); COMPLETED -> `returned`, the money leaves the bank in the ledger once
+ * (a suspense line: bank_suspense_out; a policy return: bank_return_paid, returns_payable ->
+ * bank_clearing); FAILED or RETURNED -> `failed` with the bank's reason: nothing left, still owed.
+ */
+export async function recordBankReturnAnswer(
+  sql: Queryable,
+  id: string,
+  answer: Answer,
+  pendingCheckSeconds = 0,
+): Promise<boolean> {
+  const { rows } = await sql.query<{ origin: string; owed: string; line_id: string | null }>(
+    `SELECT origin, owed_usd_micros::text AS owed, statement_line_id AS line_id FROM bank_returns
+      WHERE id = $1 AND state = 'sending' FOR UPDATE`,
+    [id],
+  );
+  const row = rows[0];
+  if (!row) return false;
+  const { status } = answer.status;
+  if (status === "PENDING" || status === "SENT") {
+    await sql.query(
+      `UPDATE bank_returns SET provider_payout_id = $2, next_check_at = now() + make_interval(secs => $3),
+         updated_at = now() WHERE id = $1`,
+      [id, answer.providerPayoutId, pendingCheckSeconds],
+    );
+    return false;
+  }
+  if (status === "FAILED" || status === "RETURNED") {
+    await sql.query(
+      `UPDATE bank_returns SET state = 'failed', provider_payout_id = $2, reason = $3, updated_at = now() WHERE id = $1`,
+      [id, answer.providerPayoutId, `the bank did not pay the return: ${answer.status.reason}; it is still owed`],
+    );
+    return true;
+  }
+  const paid =
+    row.origin === "suspense"
+      ? row.line_id && (await releaseBankSuspense(sql, row.line_id))
+      : await postBankReturnPaid(sql, { returnId: id, owedUsdMicros: BigInt(row.owed) });
+  await sql.query(
+    `UPDATE bank_returns SET state = 'returned', provider_payout_id = $2, paid_entry_id = $3, reason = NULL,
+       returned_at = now(), updated_at = now() WHERE id = $1`,
+    [id, answer.providerPayoutId, paid ? paid.entryId : null],
+  );
+  return true;
+}
+
+/**
+ * One pass of bank returns (worker role, with the bank payouts): bank credits of merchants whose
+ * policy is `return` are taken back (take-back-bank-credits.ts), then each `sending` return is sent
+ * through the banking provider (keyed by the return's id: a repeat after a crash finds the same
+ * payout) or asked about, outside any transaction, and the answer recorded in its own transaction.
+ * A provider error postpones that return only. Returns how many returns were opened or moved.
+ */
+export async function executeBankReturnsOnce(db: Database, deps: BankPayoutDeps, batch: number): Promise<number> {
+  const { banking, keyring, logger } = deps;
+  let moved = await takeBackBankCredits(db, batch, logger);
+  for (const due of await dueBankReturns(db, batch)) {
+    let answer: Answer;
+    try {
+      if (due.provider_payout_id) {
+        answer = {
+          providerPayoutId: due.provider_payout_id,
+          status: await banking.getPayoutStatus(due.provider_payout_id),
+        };
+      } else {
+        const payout = await bankReturnPayout(db, keyring, due.id);
+        if (!payout || "refused" in payout) {
+          if (payout && (await markPayable(db, due.id, payout.refused))) moved++;
+          continue;
+        }
+        answer = await banking.sendPayout(payout.request);
+      }
+    } catch (error) {
+      logWarn(logger, error, due.id, "bank return call failed; retried later");
+      await postpone(db, due.id, deps.retrySeconds ?? 30);
+      continue;
+    }
+    try {
+      if (await db.tx((sql) => recordBankReturnAnswer(sql, due.id, answer, deps.pendingCheckSeconds))) moved++;
+    } catch (error) {
+      logWarn(logger, error, due.id, "bank return answer not recorded; retried later");
+      await postpone(db, due.id, deps.retrySeconds ?? 30);
+    }
+  }
+  return moved;
+}
+
+function logWarn(logger: Logger | undefined, error: unknown, returnId: string, message: string): void {
+  logger?.warn({ err: String(error), returnId }, message);
+}

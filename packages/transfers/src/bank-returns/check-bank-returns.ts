@@ -1,0 +1,38 @@
+import type { Queryable } from "@mp/db";
+
+/**
+ * `ledger check` over bank returns (registered by registerTransferLedgerChecks): every policy return
+ * has its `bank_policy_return` entry of what it owes, and every such entry is a return's; every
+ * `bank_return_paid` entry is a returned policy return's, of what it owed; a returned suspense line
+ * is out of suspense. (returns_payable's total against the returns owed is check-ledger.ts's.)
+ */
+export async function bankReturnProblems(q: Queryable): Promise<string[]> {
+  const { rows } = await q.query<{ problem: string }>(
+    `SELECT 'bank return ' || r.id || ' (' || r.origin || ') has no bank_policy_return entry of its '
+            || r.owed_usd_micros || ' micro-USD' AS problem
+       FROM bank_returns r
+       LEFT JOIN journal_entries e ON e.id = r.taken_entry_id AND e.kind = 'bank_policy_return' AND e.reference = r.id::text
+       LEFT JOIN journal_lines l ON l.entry_id = e.id AND l.line_no = 1
+      WHERE r.origin <> 'suspense' AND l.amount IS DISTINCT FROM r.owed_usd_micros
+     UNION ALL
+     SELECT 'entry ' || e.id || ' (' || e.kind || ' ' || e.reference || ') is not recorded on a bank return'
+       FROM journal_entries e
+      WHERE e.kind IN ('bank_policy_return', 'bank_return_paid')
+        AND NOT EXISTS (SELECT 1 FROM bank_returns r WHERE r.id::text = e.reference
+                         AND e.id IN (r.taken_entry_id, r.paid_entry_id))
+     UNION ALL
+     SELECT 'bank return ' || r.id || ' is returned but its bank_return_paid entry moved '
+            || coalesce(l.amount::text, 'nothing') || ' micro-USD of ' || r.owed_usd_micros
+       FROM bank_returns r
+       LEFT JOIN journal_entries e ON e.id = r.paid_entry_id AND e.kind = 'bank_return_paid'
+       LEFT JOIN journal_lines l ON l.entry_id = e.id AND l.line_no = 1
+      WHERE r.origin <> 'suspense' AND r.state = 'returned' AND l.amount IS DISTINCT FROM r.owed_usd_micros
+     UNION ALL
+     SELECT 'bank return ' || r.id || ' paid statement line ' || r.statement_line_id || ', which is still in suspense'
+       FROM bank_returns r
+      WHERE r.origin = 'suspense' AND r.state = 'returned'
+        AND EXISTS (SELECT 1 FROM journal_entries i WHERE i.kind = 'bank_suspense_in' AND i.reference = r.statement_line_id::text)
+        AND NOT EXISTS (SELECT 1 FROM journal_entries o WHERE o.kind = 'bank_suspense_out' AND o.reference = r.statement_line_id::text)`,
+  );
+  return rows.map((r) => r.problem);
+}
