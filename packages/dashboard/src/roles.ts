@@ -17,13 +17,31 @@ export type MerchantPagePermission =
   | "sandbox:write"
   | "users:invite"
   | "payment_requests:write"
+  | "transfers:write"
   | "settings:write";
-/** Payment requests (ask a payer for an amount, cancel one) are the business's: not a viewer's. */
+/**
+ * Payment requests (ask a payer for an amount, cancel one) and payouts (quote one, start the
+ * transfer) are the business's: owner, developer and finance, not a viewer's.
+ */
 const MERCHANT_PAGE_GRANTS: Record<Role, readonly MerchantPagePermission[]> = {
-  admin: ["webhooks:write", "sandbox:write", "users:invite", "payment_requests:write", "settings:write"],
-  owner: ["webhooks:write", "sandbox:write", "users:invite", "payment_requests:write", "settings:write"],
-  developer: ["webhooks:write", "sandbox:write", "payment_requests:write"],
-  finance: ["payment_requests:write"],
+  admin: [
+    "webhooks:write",
+    "sandbox:write",
+    "users:invite",
+    "payment_requests:write",
+    "transfers:write",
+    "settings:write",
+  ],
+  owner: [
+    "webhooks:write",
+    "sandbox:write",
+    "users:invite",
+    "payment_requests:write",
+    "transfers:write",
+    "settings:write",
+  ],
+  developer: ["webhooks:write", "sandbox:write", "payment_requests:write", "transfers:write"],
+  finance: ["payment_requests:write", "transfers:write"],
   viewer: [],
 };
 /** The roles an owner may give in an invite (admin is the operator's, made with the CLI). */
