@@ -306,8 +306,10 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
     "shows every operator page: merchants (create, disable: its key answers 401), chains, job queues, treasury",
     async () => {
       const { context, page } = await side.signedInPage("admin@example.com", OPERATOR_LANDING);
-      await page.getByRole("link", { name: "Manage merchants" }).click();
-      await page.getByRole("heading", { name: "Manage merchants" }).waitFor();
+      // One merchants page (issue 32): the home lists, creates, disables and enables them.
+      await page.getByRole("link", { name: "Merchants", exact: true }).click();
+      await page.getByRole("heading", { name: "Merchants", level: 1 }).waitFor();
+      await page.getByRole("button", { name: "Create merchant" }).waitFor();
       await page.getByLabel("Merchant name").fill("Shop from the dashboard");
       await page.getByRole("button", { name: "Create merchant" }).click();
       const key = await page.getByRole("textbox", { name: "First API key" }).inputValue();

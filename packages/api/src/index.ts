@@ -17,13 +17,13 @@ export {
   listDepositsAfter,
 } from "./deposits/deposit-store.ts";
 export type { AddressDeriver, AppDeps, DerivedAddress, IndexerState } from "./deps.ts";
-export { errorHandler } from "./http/error-handler.ts";
+export { errorHandler, renderError } from "./http/error-handler.ts";
 export { keepIdleConnections } from "./http/idle-connections.ts";
 export { paginationQuery } from "./http/pagination.ts";
 export { perClientRateLimit } from "./http/rate-limit.ts";
 export type { AnyRoute, HandlerContext } from "./http/route.ts";
 export { parseOrThrow } from "./http/validate.ts";
-export { sweepIdempotencyKeys } from "./idempotency/run-idempotent.ts";
+export { runIdempotent, sweepIdempotencyKeys, validateIdempotencyKey } from "./idempotency/run-idempotent.ts";
 export {
   type CreatedMerchant,
   createMerchant,
@@ -37,6 +37,7 @@ export { buildOpenApi } from "./openapi/build-openapi.ts";
 export type * from "./resources.ts";
 export { allRoutes } from "./routes.ts";
 export { sendQueuedFaucetTransfer } from "./sandbox/sandbox-faucet-outbox.ts";
+export { defineListQuery } from "./shared/list-page.ts";
 export {
   KYC_AND_BANKING_QUEUES,
   type KycAndBankingWorkerDeps,

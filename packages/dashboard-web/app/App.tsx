@@ -10,7 +10,6 @@ import { MERCHANT_PAGE_TITLES, merchantPageOf } from "./merchant-pages.tsx";
 // --- Operator and finance pages ---
 import { OPERATOR_TITLES, operatorFinancePage } from "./operator-pages.tsx";
 // --- end operator and finance pages ---
-import { Merchants } from "./pages/Merchants.tsx";
 import { Overview } from "./pages/Overview.tsx";
 import { SignIn } from "./pages/SignIn.tsx";
 import { currentPath, navigate, usePath } from "./router.ts";
@@ -18,6 +17,8 @@ import { currentPath, navigate, usePath } from "./router.ts";
 // Pages besides the two homes (a merchant's overview, the operator's merchants) and sign-in are
 // chunks fetched when they first open.
 const ApiKeys = lazyPage(() => import("./pages/ApiKeys.tsx").then((m) => m.ApiKeys));
+// The operator's home grew to hold its merchant management (create, disable): a chunk too.
+const Merchants = lazyPage(() => import("./pages/Merchants.tsx").then((m) => m.Merchants));
 const SetPassword = lazyPage(() => import("./pages/SetPassword.tsx").then((m) => m.SetPassword));
 
 type SessionState =
@@ -128,7 +129,10 @@ export function App() {
   else if (path === "/merchants" && user.role === "admin") page = <Merchants />;
   else if (operatorPage)
     page = operatorPage.page; // Operator and finance pages
-  else if (path === "/" || path === "/sign-in") {
+  else if (path === "/operator/merchants") {
+    // The old address of the merchants page merged into /merchants.
+    queueMicrotask(() => navigate("/merchants", { replace: true }));
+  } else if (path === "/" || path === "/sign-in") {
     // Home: a merchant user's overview; the operator's list of merchants.
     const home = user.merchant_id ? `/merchants/${user.merchant_id}/overview` : "/merchants";
     queueMicrotask(() => navigate(home, { replace: true }));

@@ -50,8 +50,14 @@ export function onSessionEnded(handler: (() => void) | undefined): void {
 }
 
 /** The request, answered 2xx, or an ApiError with the server's code and message. */
-async function send(method: string, path: string, body?: unknown, contentType?: string): Promise<Response> {
-  const headers: Record<string, string> = { accept: "application/json" };
+async function send(
+  method: string,
+  path: string,
+  body?: unknown,
+  contentType?: string,
+  extraHeaders: Record<string, string> = {},
+): Promise<Response> {
+  const headers: Record<string, string> = { ...extraHeaders, accept: "application/json" };
   if (body !== undefined) headers["content-type"] = contentType ?? "application/json";
   if (method !== "GET" && csrfToken) headers["x-csrf-token"] = csrfToken;
   let response: Response;
@@ -79,6 +85,18 @@ async function send(method: string, path: string, body?: unknown, contentType?: 
 
 export async function call<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
   const text = await (await send(method, `/dashboard/api${path}`, body, contentType)).text();
+  return (text ? safeJson(text) : undefined) as T;
+}
+
+/**
+ * A create the page may send again (a payout after a network error): the same `idempotencyKey`
+ * makes the server run it at most once and answer a retry with the first answer.
+ */
+export async function callOnce<T>(method: string, path: string, body: unknown, idempotencyKey: string): Promise<T> {
+  const response = await send(method, `/dashboard/api${path}`, body, undefined, {
+    "x-idempotency-key": idempotencyKey,
+  });
+  const text = await response.text();
   return (text ? safeJson(text) : undefined) as T;
 }
 

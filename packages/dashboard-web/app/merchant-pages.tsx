@@ -17,6 +17,7 @@ const LiquidationAddresses = lazyPage(() =>
 const PaymentRequestDetail = lazyPage(() => import("./pages/PaymentRequests.tsx").then((m) => m.PaymentRequestDetail));
 const PaymentRequests = lazyPage(() => import("./pages/PaymentRequests.tsx").then((m) => m.PaymentRequests));
 const Events = lazyPage(() => import("./pages/Events.tsx").then((m) => m.Events));
+const Quotes = lazyPage(() => import("./pages/Quotes.tsx").then((m) => m.Quotes));
 const Team = lazyPage(() => import("./pages/Team.tsx").then((m) => m.Team));
 const TransferDetail = lazyPage(() => import("./pages/TransferDetail.tsx").then((m) => m.TransferDetail));
 const Transfers = lazyPage(() => import("./pages/Transfers.tsx").then((m) => m.Transfers));
@@ -33,6 +34,7 @@ export const MERCHANT_SECTIONS: Array<[string, string]> = [
   ["deposits", "Deposits"],
   ["virtual-accounts", "Virtual accounts"],
   ["transfers", "Transfers"],
+  ["quotes", "Quotes"],
   ["liquidation-addresses", "Liquidation addresses"],
   ["payment-requests", "Payment requests"],
   ["webhooks", "Webhooks"],
@@ -55,7 +57,7 @@ export const MERCHANT_PAGE_TITLES: Array<[RegExp, string]> = [
 ];
 
 const PAGE =
-  /^\/merchants\/([^/]+)\/(customers|wallets|deposits|virtual-accounts|transfers|liquidation-addresses|payment-requests|webhooks|events|team)(?:\/([^/]+))?$/;
+  /^\/merchants\/([^/]+)\/(customers|wallets|deposits|virtual-accounts|transfers|quotes|liquidation-addresses|payment-requests|webhooks|events|team)(?:\/([^/]+))?$/;
 
 /** The merchant page at `path`, if it is one of these. */
 export function merchantPageOf(path: string, user: User): { merchantId: string; page: JSX.Element } | undefined {
@@ -94,6 +96,7 @@ export function merchantPageOf(path: string, user: User): { merchantId: string; 
       ),
     webhooks: () => (id ? undefined : <Webhooks user={user} merchantId={merchantId} />),
     events: () => (id ? undefined : <Events merchantId={merchantId} />),
+    quotes: () => (id ? undefined : <Quotes merchantId={merchantId} />),
     team: () => (id ? undefined : <Team user={user} merchantId={merchantId} />),
   };
   const page = pages[section]?.();

@@ -12,7 +12,6 @@ const Chains = lazyPage(() => import("./pages/operator/Chains.tsx").then((m) => 
 const FailingDrains = lazyPage(() => import("./pages/operator/FailingDrains.tsx").then((m) => m.FailingDrains));
 const JobQueues = lazyPage(() => import("./pages/operator/JobQueues.tsx").then((m) => m.JobQueues));
 const KycReviews = lazyPage(() => import("./pages/operator/KycReviews.tsx").then((m) => m.KycReviews));
-const ManageMerchants = lazyPage(() => import("./pages/operator/ManageMerchants.tsx").then((m) => m.ManageMerchants));
 const Sanctions = lazyPage(() => import("./pages/operator/Sanctions.tsx").then((m) => m.Sanctions));
 const Treasury = lazyPage(() => import("./pages/operator/Treasury.tsx").then((m) => m.Treasury));
 
@@ -26,7 +25,6 @@ export const OPERATOR_PAGES: Array<{
   title: string;
   page: () => ComponentChildren;
 }> = [
-  { path: "/operator/merchants", group: "Platform", title: "Manage merchants", page: () => <ManageMerchants /> },
   { path: "/operator/chains", group: "Platform", title: "Chains", page: () => <Chains /> },
   { path: "/operator/jobs", group: "Platform", title: "Job queues", page: () => <JobQueues /> },
   { path: "/operator/treasury", group: "Platform", title: "Treasury", page: () => <Treasury /> },

@@ -20,6 +20,7 @@ import { operatorTransferRoutes } from "./operator-transfer-routes.ts";
 import { operatorTreasuryRoutes } from "./operator-treasury-routes.ts";
 import { overviewRoutes } from "./overview-routes.ts";
 import { paymentRequestPageRoutes } from "./payment-request-page-routes.ts";
+import { quotePageRoutes } from "./quote-page-routes.ts";
 import { requireSession } from "./require-session.ts";
 import { returnPolicyRoutes } from "./return-policy-routes.ts";
 import { sessionRoutes } from "./session-routes.ts";
@@ -81,6 +82,7 @@ export function createDashboardRouter(options: DashboardOptions): Router {
     api.use(
       merchantPageRoutes(options.appDeps),
       paymentRequestPageRoutes(options.appDeps),
+      quotePageRoutes(options.appDeps),
       virtualAccountPageRoutes(options.appDeps),
       webhookPageRoutes(options.appDeps),
       teamRoutes(options.appDeps),

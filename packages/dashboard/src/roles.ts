@@ -17,13 +17,26 @@ export type MerchantPagePermission =
   | "sandbox:write"
   | "users:invite"
   | "payment_requests:write"
+  | "transfers:write"
   | "settings:write";
-/** Payment requests (ask a payer for an amount, cancel one) are the business's: not a viewer's. */
+/**
+ * Payment requests (ask a payer for an amount, cancel one) and payouts (quote one, start the
+ * transfer) are the business's: owner, developer and finance, not a viewer's.
+ */
+/** An owner's grants on these pages; the operator's admin has them on every merchant. */
+const OWNER_PAGE_GRANTS: readonly MerchantPagePermission[] = [
+  "webhooks:write",
+  "sandbox:write",
+  "users:invite",
+  "payment_requests:write",
+  "transfers:write",
+  "settings:write",
+];
 const MERCHANT_PAGE_GRANTS: Record<Role, readonly MerchantPagePermission[]> = {
-  admin: ["webhooks:write", "sandbox:write", "users:invite", "payment_requests:write", "settings:write"],
-  owner: ["webhooks:write", "sandbox:write", "users:invite", "payment_requests:write", "settings:write"],
-  developer: ["webhooks:write", "sandbox:write", "payment_requests:write"],
-  finance: ["payment_requests:write"],
+  admin: OWNER_PAGE_GRANTS,
+  owner: OWNER_PAGE_GRANTS,
+  developer: ["webhooks:write", "sandbox:write", "payment_requests:write", "transfers:write"],
+  finance: ["payment_requests:write", "transfers:write"],
   viewer: [],
 };
 /** The roles an owner may give in an invite (admin is the operator's, made with the CLI). */

@@ -5,8 +5,8 @@ import { parseRate } from "@mp/providers";
 /** Transfers whose spread one request of the transfers page may ask for (a page holds 50). */
 export const SPREADS_PER_REQUEST = 100;
 
-interface PricingRow {
-  transfer_id: string;
+/** What a quote recorded of its pricing (transfer_quotes), all that a spread is computed from. */
+export interface PricingRow {
   spread_bps: number;
   source_amount: string;
   fee_amount: string;
@@ -38,7 +38,7 @@ export function spreadOf(row: PricingRow): string {
 
 /** The spread of each of the merchant's transfers `ids` (another merchant's are simply absent). */
 export async function transferSpreads(sql: Queryable, merchantId: string, ids: readonly string[]) {
-  const { rows } = await sql.query<PricingRow>(
+  const { rows } = await sql.query<PricingRow & { transfer_id: string }>(
     `SELECT t.id AS transfer_id, q.spread_bps, q.source_amount::text, q.fee_amount::text, q.source_decimals,
             q.source_usd_rate, q.destination_amount::text, q.destination_decimals, q.destination_asset,
             q.destination_usd_rate

@@ -5,6 +5,9 @@ import {
   findMerchantEnvironment,
   type HandlerContext,
   parseOrThrow,
+  renderError,
+  runIdempotent,
+  validateIdempotencyKey,
 } from "@mp/api";
 import { NotFoundError } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
@@ -74,6 +77,9 @@ export function v1Route(deps: AppDeps, operationId: string, permission: Permissi
     const params = route.params ? parseOrThrow(route.params, pathParams, "path") : {};
     const query = route.query ? parseOrThrow(route.query, req.query ?? {}, "query") : {};
     const body = route.body ? parseOrThrow(route.body, req.body ?? {}, "body") : undefined;
+    // A create the page may retry (a new payout) sends X-Idempotency-Key: run at most once, as /v1 does.
+    const header = req.get("x-idempotency-key");
+    const key = route.idempotent && header !== undefined ? validateIdempotencyKey(header) : undefined;
     const context = {
       req,
       res,
@@ -82,10 +88,10 @@ export function v1Route(deps: AppDeps, operationId: string, permission: Permissi
       params,
       query,
       body,
-      idempotencyKey: undefined,
+      idempotencyKey: key,
     };
     const prepared = route.prepare ? await route.prepare(context) : undefined;
-    const run = async (sql: Queryable) => {
+    const run = async (sql: Queryable): Promise<Reply> => {
       const reply = await route.handler({ ...context, sql, prepared } as HandlerContext<unknown, unknown, unknown>);
       if (audit && reply.status < 300) {
         const entry = audit({ data: reply.data, params: params as Record<string, unknown> });
@@ -97,15 +103,59 @@ export function v1Route(deps: AppDeps, operationId: string, permission: Permissi
       }
       return reply;
     };
-    let reply: Awaited<ReturnType<typeof run>>;
+    let answer: Answer;
     try {
-      reply = route.idempotent ? await deps.db.tx(run) : await run(deps.db);
+      answer =
+        key === undefined
+          ? await runOnce(deps.db, route, run)
+          : await runWithKey(deps, req, merchantId, key, route, run);
     } catch (error) {
       prepared?.release();
       throw error;
     }
+    // As the API: what a replay or a refusal shows went unused is given back (after a 5xx it is kept).
+    if (answer.status >= 400 || answer.replayed) prepared?.release();
+    if (answer.replayed) res.set("Idempotent-Replayed", "true");
     if (route.secretInAnswer) res.set("Cache-Control", "no-store");
-    res.status(reply.status).json(reply.data);
+    res.status(answer.status).type("application/json").send(answer.body);
   });
   return router;
+}
+
+type Reply = Awaited<ReturnType<AnyRoute["handler"]>>;
+interface Answer {
+  status: number;
+  body: string;
+  replayed: boolean;
+}
+
+/** Without a key: an idempotent route in one transaction (with its audit record), a read on the pool. */
+async function runOnce(db: Database, route: AnyRoute, run: (sql: Queryable) => Promise<Reply>): Promise<Answer> {
+  const reply = route.idempotent ? await db.tx(run) : await run(db);
+  return { status: reply.status, body: JSON.stringify(reply.data), replayed: false };
+}
+
+/**
+ * With a key: runIdempotent, as /v1 runs it: the effect, its audit record and the recorded answer
+ * commit together; the same key again replays that answer (a 4xx too), another body is 409.
+ */
+async function runWithKey(
+  deps: AppDeps,
+  req: Request,
+  merchantId: string,
+  key: string,
+  route: AnyRoute,
+  run: (sql: Queryable) => Promise<Reply>,
+): Promise<Answer> {
+  const stored = await runIdempotent(
+    deps.db,
+    { merchantId, key, method: req.method, path: req.path, body: req.body ?? {}, keyring: deps.encryption },
+    async (sql) => {
+      const reply = await run(sql);
+      return { status: reply.status, body: JSON.stringify(reply.data) };
+    },
+    (error) => renderError(error),
+    { sealAnswer: route.secretInAnswer === true },
+  );
+  return stored;
 }

@@ -43,6 +43,7 @@ export {
   findQuote,
   insertQuote,
   type NewQuote,
+  QUOTE_COLUMNS,
   type QuoteRow,
   toMoney,
   toQuoteResource,

@@ -87,3 +87,14 @@ export function drainReasonText(drain: Pick<Drain, "failure_reason" | "not_paid_
   const reason = drain.failure_reason ?? drain.not_paid_reason;
   return reason ? (DRAIN_REASONS[reason] ?? reason) : "—";
 }
+
+/** A quote's state (the quotes page): usable until it expires; used once a transfer took it. */
+const QUOTE_STATES: Readonly<Record<"open" | "expired" | "used", StateLabel>> = {
+  open: { label: "Open", family: "progress" },
+  used: { label: "Used by a transfer", family: "done" },
+  expired: { label: "Expired unused", family: "canceled" },
+};
+
+export function quoteState(state: "open" | "expired" | "used"): StateLabel {
+  return QUOTE_STATES[state];
+}

@@ -6,6 +6,7 @@ import { DayRangeFields } from "../components/Fields.tsx";
 import { dayRange, formatDateTime } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Loading } from "../components/Loading.tsx";
+import { NewPayout } from "../components/NewPayout.tsx";
 import { Pager } from "../components/Pager.tsx";
 import { StateBadge } from "../components/StateBadge.tsx";
 import { transferState } from "../components/states.ts";
@@ -20,6 +21,7 @@ import {
   type TransferQuery,
   type TransferSpread,
 } from "../merchant-api.ts";
+import { canPayOut } from "../quote-api.ts";
 import { href, linkHandler } from "../router.ts";
 
 const STATUSES: ReadonlyArray<Transfer["status"]> = [
@@ -48,7 +50,7 @@ export function MoneyOn(props: { money: Money }) {
 }
 
 /** The spread the rate kept, in the destination's currency, with its rate in basis points. */
-export function Spread(props: { spread: TransferSpread | undefined }) {
+export function Spread(props: { spread: Pick<TransferSpread, "spread" | "spread_bps"> | undefined }) {
   if (!props.spread) return <span class="muted">—</span>;
   return (
     <>
@@ -153,6 +155,7 @@ export function Transfers(props: { merchantId: string; user: User }) {
   const [from, setFrom] = useState("");
   const [to, setTo] = useState("");
   const [page, setPage] = useState(1);
+  const [paying, setPaying] = useState(false);
   const query: TransferQuery = { status, ...dayRange(from, to) };
   const [list, reload] = useLoad(
     async () => {
@@ -171,7 +174,15 @@ export function Transfers(props: { merchantId: string; user: User }) {
   const filtered = Boolean(status || from || to);
   return (
     <section aria-labelledby="transfers-title">
-      <h1 id="transfers-title">Transfers</h1>
+      <div class="page-head">
+        <h1 id="transfers-title">Transfers</h1>
+        {canPayOut(props.user.role) && !paying && (
+          <button type="button" class="button primary" onClick={() => setPaying(true)}>
+            New payout
+          </button>
+        )}
+      </div>
+      {paying && <NewPayout merchantId={props.merchantId} onCreated={reload} onClose={() => setPaying(false)} />}
       <form class="inline-form filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter transfers">
         <div class="field">
           <label for="transfer-status">Status</label>

@@ -27,9 +27,15 @@ export class Client {
   async call(
     method: string,
     path: string,
-    options: { json?: unknown; text?: string; csrf?: string | null; origin?: string } = {},
+    options: {
+      json?: unknown;
+      text?: string;
+      csrf?: string | null;
+      origin?: string;
+      headers?: Record<string, string>;
+    } = {},
   ) {
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...options.headers };
     if (this.cookie) headers.cookie = this.cookie;
     const csrf = options.csrf === undefined ? this.csrf : options.csrf;
     if (csrf) headers["x-csrf-token"] = csrf;
