@@ -151,6 +151,9 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
       await page.getByRole("link", { name: "Ada Lovelace" }).click();
       await page.getByRole("heading", { name: "Verification history" }).waitFor();
       await page.getByText("No verification submitted yet.").waitFor();
+      // Its deposits (the sandbox deposit of the first test), each opening the deposit's page.
+      await page.getByRole("heading", { name: "Latest deposits" }).waitFor();
+      expect(await page.locator("tr[data-deposit]").filter({ hasText: "25.50" }).count()).toBe(1);
       await side.shot(page, "customer");
       await side.expectAccessible(page);
 

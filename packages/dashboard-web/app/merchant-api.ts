@@ -45,6 +45,7 @@ export type ChainNetwork = ChainNetworksAnswer["items"][number];
 export interface DepositQuery {
   status?: string;
   chain?: string;
+  customer_id?: string;
   tx_hash?: string;
   address?: string;
   amount?: string;

@@ -21,6 +21,7 @@ const depositsQuery = z.strictObject({
   status: z.enum(DEPOSIT_STATUSES).optional(),
   chain: z.enum(CHAIN_IDS).optional(),
   after: z.uuid("must be a deposit id").optional(),
+  customer_id: z.uuid("must be a customer id").optional(),
   tx_hash: z.string().trim().min(1).max(200).optional(),
   address: z.string().trim().min(1).max(200).optional(),
   amount: z

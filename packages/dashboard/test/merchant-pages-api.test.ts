@@ -129,6 +129,12 @@ describe("dashboard merchant pages (customers, wallets, deposits, transfers, web
     expect(pending.body.items).toHaveLength(10);
     expect(pending.body.items[0]).toMatchObject({ status: "PENDING", required_confirmations: 3, chain: "SOLANA" });
     expect(pending.body.next).toBeNull();
+    // The customer page's list: its customer's deposits only; another merchant's customer finds none.
+    const ofCustomer = await c.call("GET", `/merchants/${a.merchantId}/deposits?customer_id=${customerOfA}&limit=100`);
+    expect(ofCustomer.body.items).toHaveLength(60);
+    const ofOther = await c.call("GET", `/merchants/${a.merchantId}/deposits?customer_id=${customerOfB}`);
+    expect(ofOther.body.items).toEqual([]);
+    expect((await c.call("GET", `/merchants/${a.merchantId}/deposits?customer_id=nope`)).status).toBe(400);
     expect((await c.call("GET", `/merchants/${a.merchantId}/deposits?status=LOST`)).status).toBe(400);
     expect((await c.call("GET", `/merchants/${a.merchantId}/deposits?limit=1000`)).status).toBe(400);
 

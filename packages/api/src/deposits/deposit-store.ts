@@ -68,7 +68,7 @@ export async function pendingByAsset(
 }
 
 /** What the dashboard's deposits page searches by, besides chain and status (all optional). */
-export interface DepositSearch extends Pick<DepositFilters, "chain" | "status" | "tx_hash"> {
+export interface DepositSearch extends Pick<DepositFilters, "chain" | "status" | "tx_hash" | "customer_id"> {
   /** The sending or receiving address (hex compared in any case). */
   address?: string | undefined;
   /** An amount in whole units of the deposit's asset ("25" finds 25.000000 USDC and 25 ETH). */
@@ -80,7 +80,7 @@ export interface DepositSearch extends Pick<DepositFilters, "chain" | "status" |
 function searchDeposits(merchantId: string, filters: DepositSearch): SqlFilters {
   const where = new SqlFilters()
     .add("merchant_id = $?", merchantId)
-    .equal(filters, "chain", "status")
+    .equal(filters, "chain", "status", "customer_id")
     .createdWithin(filters);
   if (filters.tx_hash !== undefined) {
     const hash = where.param(filters.tx_hash);

@@ -1,4 +1,5 @@
 import { CopyButton } from "../components/CopyButton.tsx";
+import { DepositTable } from "../components/DepositTable.tsx";
 import { DetailStates } from "../components/DetailStates.tsx";
 import { formatDateTime } from "../components/format.ts";
 import { InAppLink } from "../components/InAppLink.tsx";
@@ -57,15 +58,19 @@ export function Customers(props: { merchantId: string }) {
   );
 }
 
-/** One customer: its details, its wallets and virtual accounts, then every verification submission with the status changes it went through. */
+/** How many of a customer's newest deposits its page lists (each opens the deposit's page). */
+const CUSTOMER_DEPOSITS = 10;
+
+/** One customer: its details, its wallets, newest deposits and virtual accounts, then every verification submission with the status changes it went through. */
 export function CustomerDetail(props: { merchantId: string; customerId: string }) {
   const key = `${props.merchantId}:${props.customerId}`;
   const [history, reload] = useLoad(async () => {
-    const [customer, submissions, wallets, accounts] = await Promise.all([
+    const [customer, submissions, wallets, accounts, deposits] = await Promise.all([
       merchantApi.customer(props.merchantId, props.customerId),
       merchantApi.submissions(props.merchantId, props.customerId),
       merchantApi.customerWallets(props.merchantId, props.customerId),
       virtualAccountApi.list(props.merchantId, 1, props.customerId),
+      merchantApi.deposits(props.merchantId, { customer_id: props.customerId, limit: CUSTOMER_DEPOSITS }),
     ]);
     // Each submission's events (created, then every status change), oldest first.
     const events = await Promise.all(
@@ -75,6 +80,7 @@ export function CustomerDetail(props: { merchantId: string; customerId: string }
       customer,
       wallets: wallets.items,
       accounts: accounts.items,
+      deposits: deposits.items,
       submissions: submissions.items.map((s, i) => ({ ...s, events: events[i] ?? [] })),
     };
   }, key);
@@ -82,7 +88,7 @@ export function CustomerDetail(props: { merchantId: string; customerId: string }
   const backLink = <InAppLink to={back}>← Customers</InAppLink>;
   return (
     <DetailStates what="Customer" backLink={backLink} loaded={history} retry={reload}>
-      {({ customer, submissions, wallets, accounts }) => (
+      {({ customer, submissions, wallets, accounts, deposits }) => (
         <section aria-labelledby="customer-title">
           {backLink}
           <h1 id="customer-title">{customerName(customer)}</h1>
@@ -121,6 +127,15 @@ export function CustomerDetail(props: { merchantId: string; customerId: string }
               ),
             }}
           />
+          <h2>Latest deposits</h2>
+          {deposits.length === 0 ? (
+            <Empty title="No deposits yet.">Deposits to the customer's wallets appear here.</Empty>
+          ) : (
+            <DepositTable
+              deposits={deposits}
+              caption={`The customer's ${deposits.length} newest deposits (at most ${CUSTOMER_DEPOSITS}), newest first`}
+            />
+          )}
           <h2>Virtual accounts</h2>
           <VirtualAccountTable
             merchantId={props.merchantId}
