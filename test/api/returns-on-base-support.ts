@@ -29,6 +29,14 @@ export interface ReturnsOnBase {
   usdcOf(owner: Hex): Promise<bigint>;
   /** Runs the treasury's send pipeline on BASE, a block a tick, until `settled` says a return settled. */
   sendReturns(settled: () => Promise<boolean>): Promise<void>;
+  /** Pays `micros` USDC from PAYER to `address`, confirmed and indexed: the deposit's id. */
+  payConfirmed(address: string, micros: bigint): Promise<string>;
+  /** The treasury's return sends: exactly one, to PAYER, of `amountRaw` USDC units, keyed by the deposit. */
+  expectReturnSend(depositId: string, amountRaw: string): Promise<void>;
+  /** No return send was ever requested. */
+  expectNoReturnSends(): Promise<void>;
+  /** The deposit's stored return: its origin and the USD micros owed to its payer. */
+  expectStoredReturn(depositId: string, origin: string, owedUsdMicros: string): Promise<void>;
   /** A deposit sent back: its events (returned, then return_sent, once each) and the ledger, indexed to the head. */
   expectReturned(depositId: string): Promise<void>;
 }
@@ -137,6 +145,35 @@ export function useReturnsOnBase(): ReturnsOnBase {
       } finally {
         await pipeline.stop();
       }
+    },
+    async payConfirmed(address, micros) {
+      await base.pay(address, micros);
+      await base.mine(CONFIRMATIONS - 1);
+      if (started) await catchUp(started.indexer);
+      const { rows } = await t.api.db.query<{ id: string }>("SELECT id FROM deposits WHERE to_address = $1", [address]);
+      return rows[0]?.id ?? "";
+    },
+    async expectReturnSend(depositId, amountRaw) {
+      const sends = await t.api.db.query<{ to_address: string; amount_raw: string; idempotency_key: string }>(
+        "SELECT to_address, amount_raw::text, idempotency_key FROM treasury_sends WHERE purpose = 'return'",
+      );
+      expect(sends.rows).toEqual([
+        {
+          to_address: expect.stringMatching(new RegExp(PAYER, "i")),
+          amount_raw: amountRaw,
+          idempotency_key: `deposit-return:${depositId}`,
+        },
+      ]);
+    },
+    async expectNoReturnSends() {
+      expect((await t.api.db.query("SELECT 1 FROM treasury_sends WHERE purpose = 'return'")).rowCount).toBe(0);
+    },
+    async expectStoredReturn(depositId, origin, owedUsdMicros) {
+      const stored = await t.api.db.query<{ origin: string; owed_usd_micros: string }>(
+        "SELECT origin, owed_usd_micros::text FROM deposit_returns WHERE deposit_id = $1",
+        [depositId],
+      );
+      expect(stored.rows).toEqual([{ origin, owed_usd_micros: owedUsdMicros }]);
     },
     async expectReturned(depositId) {
       const events = await t.api.db.query<{ type: string }>(

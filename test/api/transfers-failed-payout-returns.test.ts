@@ -2,7 +2,6 @@ import { createSandboxBankingProvider, SANDBOX_PAYOUT_MAGIC } from "@mp/provider
 import { executeTransfersOnce } from "@mp/transfers";
 import { describe, expect, it } from "vitest";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
-import { CONFIRMATIONS } from "../indexer/test-chains.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
 import { PAYER, USDC_ON_BASE, useReturnsOnBase } from "./returns-on-base-support.ts";
 import { usBank } from "./transfers-bank-support.ts";
@@ -15,7 +14,16 @@ import { usBank } from "./transfers-bank-support.ts";
  * RETURN_NETWORK_FEE_USD, through the treasury's send pipeline.
  */
 describe("transfers: the funds of a failed payout under the merchant's return policy", () => {
-  const { t, base, catchUp, usdcOf, sendReturns, expectReturned } = useReturnsOnBase();
+  const {
+    t,
+    usdcOf,
+    payConfirmed,
+    sendReturns,
+    expectReturnSend,
+    expectNoReturnSends,
+    expectStoredReturn,
+    expectReturned,
+  } = useReturnsOnBase();
   // The sandbox bank answers at once (no payout delay): a refused payout is FAILED on its first check.
   const bank = () => ({
     banking: createSandboxBankingProvider({ payoutDelayMs: 0 }),
@@ -39,10 +47,7 @@ describe("transfers: the funds of a failed payout under the merchant's return po
     const transfer = (await t.transfer(m, quote.id)).body.data;
     const funding = await t.call(m, `/v1/transfers/${transfer.id}/funding`);
     const address = funding.body.data.intent.crypto_deposit.address as string;
-    await base.pay(address, 50_000_000n);
-    await base.mine(CONFIRMATIONS - 1);
-    await catchUp();
-    const { rows } = await t.api.db.query<{ id: string }>("SELECT id FROM deposits WHERE to_address = $1", [address]);
+    const depositId = await payConfirmed(address, 50_000_000n);
     let returns = 0;
     for (let i = 0; ; i++) {
       returns += (await pass()).returns;
@@ -50,7 +55,7 @@ describe("transfers: the funds of a failed payout under the merchant's return po
       if (now.body.data.status === "FAILED") break;
       if (i > 10) throw new Error(`transfer ${transfer.id} is ${now.body.data.status}, never FAILED`);
     }
-    return { transferId: transfer.id as string, depositId: rows[0]?.id ?? "", returns };
+    return { transferId: transfer.id as string, depositId, returns };
   }
 
   it("credit (the default): the customer's payment stays in the merchant's available balance", async () => {
@@ -60,7 +65,7 @@ describe("transfers: the funds of a failed payout under the merchant's return po
     expect((await pass()).returns).toBe(0);
     expect(await t.balance(m)).toEqual({ available: "50.000000", reserved: "0.000000" });
     expect((await t.call(m, `/v1/transfers/${transferId}`)).body.data.returns).toEqual([]);
-    expect((await t.api.db.query("SELECT 1 FROM treasury_sends WHERE purpose = 'return'")).rowCount).toBe(0);
+    await expectNoReturnSends();
     await t.expectLedgerClean();
   }, 300_000);
 
@@ -93,21 +98,8 @@ describe("transfers: the funds of a failed payout under the merchant's return po
         returned_at: null,
       },
     ]);
-    const sends = await t.api.db.query<{ to_address: string; amount_raw: string; idempotency_key: string }>(
-      "SELECT to_address, amount_raw::text, idempotency_key FROM treasury_sends WHERE purpose = 'return'",
-    );
-    expect(sends.rows).toEqual([
-      {
-        to_address: expect.stringMatching(new RegExp(PAYER, "i")),
-        amount_raw: "49000000",
-        idempotency_key: `deposit-return:${depositId}`,
-      },
-    ]);
-    const stored = await t.api.db.query<{ origin: string; owed_usd_micros: string }>(
-      "SELECT origin, owed_usd_micros::text FROM deposit_returns WHERE deposit_id = $1",
-      [depositId],
-    );
-    expect(stored.rows).toEqual([{ origin: "failed_payout", owed_usd_micros: "50000000" }]);
+    await expectReturnSend(depositId, "49000000");
+    await expectStoredReturn(depositId, "failed_payout", "50000000");
     await t.expectLedgerClean();
 
     await sendReturns(async () => (await pass()).returns > 0);

@@ -1,7 +1,6 @@
 import { executeTransfersOnce } from "@mp/transfers";
 import { describe, expect, it } from "vitest";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
-import { CONFIRMATIONS } from "../indexer/test-chains.ts";
 import { PAYER, USDC_ON_BASE, useReturnsOnBase } from "./returns-on-base-support.ts";
 import type { TransfersApi } from "./transfers-support.ts";
 import { nextKey } from "./verification-fixtures.ts";
@@ -13,7 +12,17 @@ import { nextKey } from "./verification-fixtures.ts";
  * treasury's send pipeline (less RETURN_NETWORK_FEE_USD), on a real anvil with the real indexer.
  */
 describe("transfers: a late crypto payment under the merchant's return policy", () => {
-  const { t, base, catchUp, usdcOf, sendReturns: sendUntil, expectReturned } = useReturnsOnBase();
+  const {
+    t,
+    catchUp,
+    usdcOf,
+    payConfirmed,
+    sendReturns: sendUntil,
+    expectReturnSend,
+    expectNoReturnSends,
+    expectStoredReturn,
+    expectReturned,
+  } = useReturnsOnBase();
 
   /** A transfer funded by crypto, canceled, then paid `micros` USDC late: its deposit id. */
   async function latePayment(merchant: Awaited<ReturnType<TransfersApi["api"]["merchant"]>>, micros: bigint) {
@@ -27,11 +36,7 @@ describe("transfers: a late crypto payment under the merchant's return policy", 
       idempotencyKey: nextKey("cancel"),
     });
     expect(cancel.status, cancel.text).toBe(200);
-    await base.pay(address, micros);
-    await base.mine(CONFIRMATIONS - 1);
-    await catchUp();
-    const { rows } = await t.api.db.query<{ id: string }>("SELECT id FROM deposits WHERE to_address = $1", [address]);
-    return { depositId: rows[0]?.id ?? "", transferId: canceled.id as string };
+    return { depositId: await payConfirmed(address, micros), transferId: canceled.id as string };
   }
 
   const pass = () => executeTransfersOnce(t.api.db, transferTreasury, { returnNetworkFeeUsdMicros: 1_000_000n });
@@ -46,7 +51,7 @@ describe("transfers: a late crypto payment under the merchant's return policy", 
     expect(await t.balance(m)).toEqual({ available: "20.000000", reserved: "0.000000" });
     const intent = (await t.call(m, `/v1/transfers/${transferId}/funding`)).body.data.intent;
     expect(intent.flag.message).toContain("it was added to the merchant's available balance");
-    expect((await t.api.db.query("SELECT 1 FROM treasury_sends WHERE purpose = 'return'")).rowCount).toBe(0);
+    await expectNoReturnSends();
     await t.expectLedgerClean();
   }, 300_000);
 
@@ -64,16 +69,7 @@ describe("transfers: a late crypto payment under the merchant's return policy", 
     expect(intent.flag.code).toBe("LATE_PAYMENT");
     expect(intent.flag.message).toMatch(/arrived after the intent was CANCELED; it was sent back to its payer/);
     expect(intent.flag.message).toContain(`by the merchant's return policy (deposit ${depositId})`);
-    const sends = await t.api.db.query<{ to_address: string; amount_raw: string; idempotency_key: string }>(
-      "SELECT to_address, amount_raw::text, idempotency_key FROM treasury_sends WHERE purpose = 'return'",
-    );
-    expect(sends.rows).toEqual([
-      {
-        to_address: expect.stringMatching(new RegExp(PAYER, "i")),
-        amount_raw: "29000000",
-        idempotency_key: `deposit-return:${depositId}`,
-      },
-    ]);
+    await expectReturnSend(depositId, "29000000");
     await t.expectLedgerClean();
 
     await sendReturns();
@@ -89,11 +85,7 @@ describe("transfers: a late crypto payment under the merchant's return policy", 
     const transfer = (await t.transfer(m, quote.id)).body.data;
     const funding = await t.call(m, `/v1/transfers/${transfer.id}/funding`);
     const address = funding.body.data.intent.crypto_deposit.address as string;
-    await base.pay(address, 60_000_000n);
-    await base.mine(CONFIRMATIONS - 1);
-    await catchUp();
-    const { rows } = await t.api.db.query<{ id: string }>("SELECT id FROM deposits WHERE to_address = $1", [address]);
-    const depositId = rows[0]?.id ?? "";
+    const depositId = await payConfirmed(address, 60_000_000n);
     const before = await usdcOf(PAYER);
 
     const first = await pass();
@@ -113,11 +105,7 @@ describe("transfers: a late crypto payment under the merchant's return policy", 
       [`deposit-return:${depositId}`],
     );
     expect(sends.rows).toEqual([{ amount_raw: "9000000", idempotency_key: `deposit-return:${depositId}` }]);
-    const stored = await t.api.db.query<{ origin: string; owed_usd_micros: string }>(
-      "SELECT origin, owed_usd_micros::text FROM deposit_returns WHERE deposit_id = $1",
-      [depositId],
-    );
-    expect(stored.rows).toEqual([{ origin: "excess", owed_usd_micros: "10000000" }]);
+    await expectStoredReturn(depositId, "excess", "10000000");
     await t.expectLedgerClean();
 
     await sendReturns();

@@ -97,6 +97,30 @@ describe("payments CLI", () => {
     },
     CLI_TEST_TIMEOUT_MS,
   );
+
+  it(
+    "show commands: an unknown id is one line on stderr and exit 1; a malformed id or --limit is refused",
+    async () => {
+      expect((await runCli(["migrate"], env)).code).toBe(0);
+      const id = "00000000-0000-4000-8000-000000000000";
+      for (const [group, what] of [
+        ["liquidation", "liquidation address"],
+        ["payment-requests", "payment request"],
+      ] as const) {
+        const unknown = await runCli([group, "show", id], env);
+        expect(unknown.code).toBe(1);
+        expect(unknown.stdout).toBe("");
+        expect(unknown.stderr).toContain(`${what} ${id} not found`);
+        const malformed = await runCli([group, "show", "nope"], env);
+        expect(malformed.code).not.toBe(0);
+        expect(malformed.stderr).toContain(`must be a ${what} id (UUID)`);
+        const limit = await runCli([group, "list", "--limit", "0"], env);
+        expect(limit.code).not.toBe(0);
+        expect(limit.stderr).toContain("--limit");
+      }
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 });
 
 describe("the embedded default, shared between the service and the CLI", () => {

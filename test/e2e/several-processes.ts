@@ -1,9 +1,11 @@
 import type { ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
+import type { ChainConfigInput } from "@mp/core";
 import type { TestDatabase } from "@mp/db/testing";
 import { killHard, waitForExit } from "../cli/run-cli.ts";
 import { TEST_MNEMONIC } from "../support/api-harness.ts";
+import { writeChainsConfig } from "../support/chains-config-file.ts";
 
 /**
  * Several `payments serve` processes need one database and the same secrets, as the machines of a
@@ -17,6 +19,26 @@ export function sharedProcessEnv(database: TestDatabase, dir: string): Record<st
     ENCRYPTION_KEY: randomBytes(32).toString("base64"),
     PORT: "0",
     HOST: "127.0.0.1",
+  };
+}
+
+/**
+ * The signer role's environment, and its CLI's: the test database, a DATA_DIR and a chains file in
+ * `dir`, the treasury's mnemonic (given to the signer alone).
+ */
+export function signerEnv(
+  database: TestDatabase,
+  dir: string,
+  chains: Record<string, ChainConfigInput>,
+  mnemonic: string,
+): Record<string, string> {
+  return {
+    DATABASE_URL: database.connectionString,
+    DATA_DIR: join(dir, "data"),
+    CHAINS_CONFIG: writeChainsConfig(dir, chains),
+    TREASURY_MNEMONIC: mnemonic,
+    // A killed signer's lease is taken over within this bound at most.
+    INDEXER_LEASE_SECONDS: "2",
   };
 }
 

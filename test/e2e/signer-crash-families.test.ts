@@ -1,15 +1,13 @@
-import { join } from "node:path";
 import type { Database } from "@mp/db";
 import type { SendStage } from "@mp/treasury";
 import { english, generateMnemonic } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
 import { runCli, startRole } from "../cli/run-cli.ts";
 import { eventually } from "../support/api-harness.ts";
-import { writeChainsConfig } from "../support/chains-config-file.ts";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 import { useStarted } from "../support/use-started.ts";
 import { type CrashChain, startCrashFamily } from "./crash-families.ts";
-import { POSTGRES_ONLY, stopProcess } from "./several-processes.ts";
+import { POSTGRES_ONLY, signerEnv, stopProcess } from "./several-processes.ts";
 
 const TIMEOUT_MS = 420_000;
 /** Bounds of the waits: a loaded 2-core machine is slow, never a race. */
@@ -87,14 +85,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`kill -9 of the signer at each step o
       let env: Record<string, string | undefined>;
 
       beforeAll(() => {
-        env = {
-          DATABASE_URL: database.connectionString,
-          DATA_DIR: join(dir, "data"),
-          CHAINS_CONFIG: writeChainsConfig(dir, { [chain]: family.input }),
-          TREASURY_MNEMONIC: mnemonic,
-          // A killed signer's lease is taken over within this bound at most.
-          INDEXER_LEASE_SECONDS: "2",
-        };
+        env = signerEnv(database, dir, { [chain]: family.input }, mnemonic);
       });
 
       const sendArgs = (to: string, key: string) => [

@@ -1,4 +1,3 @@
-import { join } from "node:path";
 import { tokenBalance } from "@mp/test-nodes/evm";
 import { getAddress, type Hex } from "viem";
 import { english, generateMnemonic } from "viem/accounts";
@@ -6,10 +5,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { freshAddress, startEvmTreasury } from "../../packages/treasury/test/support/evm-treasury.ts";
 import { runCli, startRole } from "../cli/run-cli.ts";
 import { eventually } from "../support/api-harness.ts";
-import { writeChainsConfig } from "../support/chains-config-file.ts";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 import { useStarted } from "../support/use-started.ts";
-import { stopProcess } from "./several-processes.ts";
+import { signerEnv, stopProcess } from "./several-processes.ts";
 
 const TIMEOUT_MS = 240_000;
 
@@ -40,14 +38,7 @@ describe("the signer role end to end: operator sends land on anvil exactly once,
   let env: Record<string, string | undefined>;
 
   beforeAll(() => {
-    env = {
-      DATABASE_URL: database.connectionString,
-      DATA_DIR: join(dir, "data"),
-      CHAINS_CONFIG: writeChainsConfig(dir, { BASE: h.baseChain({ confirmations: 2, pollIntervalMs: 200 }) }),
-      TREASURY_MNEMONIC: mnemonic,
-      // A killed signer's lease is taken over within this bound at most.
-      INDEXER_LEASE_SECONDS: "2",
-    };
+    env = signerEnv(database, dir, { BASE: h.baseChain({ confirmations: 2, pollIntervalMs: 200 }) }, mnemonic);
   });
 
   const send = (args: string[]) => runCli(["treasury", "send", "--chain", "BASE", "--json", ...args], env);

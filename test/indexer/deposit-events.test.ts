@@ -6,6 +6,7 @@ import {
   catchUp,
   createMerchant,
   depositsOf,
+  rejectCustomer,
   type TestMerchant,
   useIndexerSuite,
 } from "./indexer-fixtures.ts";
@@ -155,11 +156,7 @@ describe("deposit events from the indexer", () => {
 
   it("a rejected customer's deposit: confirmed then held; the operator's release or return follows", async () => {
     const { merchant, address } = await merchantWithAddress();
-    await db.query(
-      `UPDATE customers SET status = 'REJECTED', capabilities = '{"crypto_deposits":false,"virtual_accounts":false,"payouts":false}'
-        WHERE id = $1`,
-      [merchant.customerId],
-    );
+    await rejectCustomer(db, merchant);
     const indexer = startIndexer();
     await catchUp(indexer);
     await chain.pay(address, chain.amount(33));

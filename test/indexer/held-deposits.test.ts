@@ -8,6 +8,7 @@ import {
   depositsOf,
   expectedFee,
   expectLedgerOk,
+  rejectCustomer,
   type TestMerchant,
   useIndexerSuite,
 } from "./indexer-fixtures.ts";
@@ -20,15 +21,6 @@ import { CONFIRMATIONS, startEvmChain } from "./test-chains.ts";
  */
 describe("deposits to a rejected customer's address", () => {
   const { db, chain, startIndexer } = useIndexerSuite(startEvmChain);
-
-  /** Rejects the merchant's customer as refreshCustomerVerification writes it. */
-  async function reject(merchant: TestMerchant): Promise<void> {
-    await db.query(
-      `UPDATE customers SET status = 'REJECTED', capabilities = '{"crypto_deposits":false,"virtual_accounts":false,"payouts":false}'
-        WHERE id = $1`,
-      [merchant.customerId],
-    );
-  }
 
   async function confirmedDeposit(indexer: Indexer, merchant: TestMerchant, address: string, i: number) {
     const amount = chain.amount(i);
@@ -53,7 +45,7 @@ describe("deposits to a rejected customer's address", () => {
     const merchant = await createMerchant(db);
     const address = chain.address();
     await addWallet(db, merchant, chain.chain, address);
-    await reject(merchant);
+    await rejectCustomer(db, merchant);
     const { deposit, net } = await confirmedDeposit(startIndexer(), merchant, address, 5);
     expect(deposit.status).toBe("CONFIRMED");
     expect(await holdOf(deposit.id)).toEqual({ hold_status: "HELD", held_reason: "customer_rejected" });
@@ -78,7 +70,7 @@ describe("deposits to a rejected customer's address", () => {
     const merchant = await createMerchant(db);
     const address = chain.address();
     await addWallet(db, merchant, chain.chain, address);
-    await reject(merchant);
+    await rejectCustomer(db, merchant);
     const indexer = startIndexer();
     const first = await confirmedDeposit(indexer, merchant, address, 7);
     await db.tx((c) => returnHeldDeposit(c, { depositId: first.deposit.id, reason: "rejected by compliance" }));

@@ -34,6 +34,15 @@ export async function createMerchant(
   return { ...ids, feeBps, feeFixedMicros };
 }
 
+/** Rejects the merchant's customer as refreshCustomerVerification writes it: its deposits are then held. */
+export async function rejectCustomer(db: Queryable, merchant: { customerId: string }): Promise<void> {
+  await db.query(
+    `UPDATE customers SET status = 'REJECTED', capabilities = '{"crypto_deposits":false,"virtual_accounts":false,"payouts":false}'
+      WHERE id = $1`,
+    [merchant.customerId],
+  );
+}
+
 /** A wallet of the merchant with one destination: `address` on `chain`. */
 export async function addWallet(
   db: Database,

@@ -107,11 +107,46 @@ export function sandboxPayoutBank(api: ApiHarness, payoutDelayMs: number, now: (
 }
 
 /** The amounts (smallest units, largest first) of the completed payouts of the drains of liquidation address `addressId`. */
-export async function completedPayouts(api: ApiHarness, addressId: string): Promise<string[]> {
+async function completedPayouts(api: ApiHarness, addressId: string): Promise<string[]> {
   const { rows } = await api.db.query<{ amount: string }>(
     `SELECT p.amount::text AS amount FROM transfer_payouts p JOIN liquidation_drains ld ON ld.transfer_id = p.transfer_id
       WHERE ld.liquidation_address_id = $1 AND p.status = 'COMPLETED' ORDER BY p.amount DESC`,
     [addressId],
   );
   return rows.map((r) => r.amount);
+}
+
+/**
+ * The drains of three deposits of 100, 25.50 and 10.123456 USDC (`depositIds`, in that order) to a
+ * bank-bound address, all paid: source the deposit's USD (USDC at 1) in whole cents; fee 0.25 + 1%
+ * rounded up to the cent; paid (source - fee) * 0.995 (the 50 bp spread), rounded down to the cent.
+ * Their payouts completed, and what stays on the merchant's balance (taken `before` the deposits)
+ * is the sub-cent remainder of 10.123456 only. Answers the drains by deposit id.
+ */
+export async function expectThreeBankDrainsPaid(
+  t: TransfersApi,
+  merchant: TestMerchant,
+  paid: { addressId: string; drains: Answer[]; depositIds: readonly string[]; before: { available: string } },
+): Promise<Map<string, Answer>> {
+  const byDeposit = new Map(paid.drains.map((d) => [d.deposit_id as string, d]));
+  const expected = [
+    { source: "100.00", fee: "1.25", paid: "98.25" },
+    { source: "25.50", fee: "0.51", paid: "24.86" },
+    { source: "10.12", fee: "0.36", paid: "9.71" },
+  ];
+  expect(paid.depositIds).toHaveLength(expected.length);
+  paid.depositIds.forEach((id, i) => {
+    expect(byDeposit.get(id)).toMatchObject({
+      state: "payment_processed",
+      not_paid_reason: null,
+      source_amount: { asset: "USD", value: expected[i]?.source },
+      fee: { value: expected[i]?.fee },
+      destination_amount: { asset: "USD", network: "ACH", value: expected[i]?.paid },
+      rate: { value: "0.995" },
+    });
+  });
+  expect(await completedPayouts(t.api, paid.addressId)).toEqual(["98250000", "24860000", "9710000"]);
+  const after = await t.balance(merchant);
+  expect(Number(after.available) - Number(paid.before.available)).toBeCloseTo(0.003456, 6);
+  return byDeposit;
 }

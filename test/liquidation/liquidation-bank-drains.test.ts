@@ -4,7 +4,7 @@ import { transferTreasury } from "../../services/payments/src/transfer-treasury.
 import { usBank } from "../api/transfers-bank-support.ts";
 import { useTransfersApi } from "../api/transfers-support.ts";
 import { nextKey } from "../api/verification-fixtures.ts";
-import { completedPayouts, drainerOf, liquidationSteps, sandboxPayoutBank } from "./drain-support.ts";
+import { drainerOf, expectThreeBankDrainsPaid, liquidationSteps, sandboxPayoutBank } from "./drain-support.ts";
 
 /** The sandbox bank's payouts complete after PAYOUT_DELAY_MS of its clock, which the test moves. */
 const PAYOUT_DELAY_MS = 60_000;
@@ -71,34 +71,19 @@ describe("liquidation addresses: deposits drained to a US bank account (sandbox 
       if (pass > 10) throw new Error(`drains never all paid: ${states.join(", ")}`);
     }
 
-    // Source: the deposit's USD (rate 1 at confirmation) in whole cents; fee 0.25 + 1% rounded up to
-    // the cent; destination (source - fee) * 0.995 (the 50 bp spread), rounded down to the cent.
-    const byDeposit = new Map((await drains(address.id)).map((d) => [d.deposit_id, d]));
-    const expected = [
-      { source: "100.00", fee: "1.25", paid: "98.25" },
-      { source: "25.50", fee: "0.51", paid: "24.86" },
-      { source: "10.12", fee: "0.36", paid: "9.71" },
-    ];
-    ids.forEach((id, i) => {
-      const d = byDeposit.get(id);
-      expect(d).toMatchObject({
-        state: "payment_processed",
-        not_paid_reason: null,
-        source_amount: { asset: "USD", value: expected[i]?.source },
-        fee: { value: expected[i]?.fee },
-        destination_amount: { asset: "USD", network: "ACH", value: expected[i]?.paid },
-        rate: { value: "0.995" },
-      });
-      expect(d?.states.map((s: { state: string }) => s.state)).toEqual([
+    const byDeposit = await expectThreeBankDrainsPaid(t, a, {
+      addressId: address.id,
+      drains: await drains(address.id),
+      depositIds: ids,
+      before,
+    });
+    for (const d of byDeposit.values()) {
+      expect(d.states.map((s: { state: string }) => s.state)).toEqual([
         "awaiting_funds",
         "payment_submitted",
         "payment_processed",
       ]);
-    });
-    expect(await completedPayouts(t.api, address.id)).toEqual(["98250000", "24860000", "9710000"]);
-    // What stays on the balance: the sub-cent remainder of 10.123456 only.
-    const after = await t.balance(a);
-    expect(Number(after.available) - Number(before.available)).toBeCloseTo(0.003456, 6);
+    }
     const events = await t.api.db.query<{ type: string }>(
       "SELECT type FROM events WHERE object_type = 'liquidation_drain' AND object_id = ANY($1::text[])",
       [[...byDeposit.values()].map((d) => d.id)],

@@ -36,6 +36,9 @@ describe("liquidation drains: a failed drain's money goes to the address's retur
     expect(res.status, res.text).toBe(201);
     return res.body.data as { id: string };
   };
+  /** The drainer with the returns pipeline (a 1 USD network fee), `settings` over the defaults. */
+  const returningDrainer = (settings: Parameters<typeof drainerOf>[1] = {}) =>
+    drainerOf(t.api, { ...settings, returns: { treasury: transferTreasury, networkFeeUsdMicros: 1n * USD } });
   const returnSends = async (depositId: string) =>
     (
       await t.api.db.query<{ to_address: string; amount_raw: string; purpose: string }>(
@@ -52,11 +55,8 @@ describe("liquidation drains: a failed drain's money goes to the address's retur
     const kept = await deposit(plain, 70n * USD);
     await confirm();
     const before = await t.balance(a);
-    // The drainer with a 50 USD travel rule threshold and the returns pipeline (a 1 USD network fee).
-    const drain = drainerOf(t.api, {
-      travelRuleThresholdUsdMicros: 50n * USD,
-      returns: { treasury: transferTreasury, networkFeeUsdMicros: 1n * USD },
-    });
+    // A 50 USD travel rule threshold.
+    const drain = returningDrainer({ travelRuleThresholdUsdMicros: 50n * USD });
     expect(await drain()).toMatchObject({ failed: 2, refunded: 1 });
     expect(await drain()).toMatchObject({ failed: 0, refunded: 0, submitted: 0 });
 
@@ -99,10 +99,7 @@ describe("liquidation drains: a failed drain's money goes to the address's retur
     await confirm();
     const before = await t.balance(a);
     // A 5 USD product fee leaves nothing to pay out of either; the return's network fee is 1 USD.
-    const drain = drainerOf(t.api, {
-      feeFixedUsdMicros: 5n * USD,
-      returns: { treasury: transferTreasury, networkFeeUsdMicros: 1n * USD },
-    });
+    const drain = returningDrainer({ feeFixedUsdMicros: 5n * USD });
     expect(await drain()).toMatchObject({ notPaid: 2, refunded: 1 });
     expect(await drain()).toMatchObject({ notPaid: 0, refunded: 0, submitted: 0 });
 
@@ -152,7 +149,7 @@ describe("liquidation drains: a failed drain's money goes to the address's retur
     const id = await deposit(address, 30n * USD);
     await confirm();
     const before = await t.balance(a);
-    const drain = drainerOf(t.api, { returns: { treasury: transferTreasury, networkFeeUsdMicros: 1n * USD } });
+    const drain = returningDrainer();
     expect(await drain()).toMatchObject({ submitted: 1 });
     // The sandbox bank answers at once: the refused payout is FAILED within a few executor passes.
     for (let pass = 0; ; pass += 1) {

@@ -121,28 +121,22 @@ describe("liquidation drains: travel rule, failures, the product's fee, reorg af
     );
     const priced = drainerOf(t.api, { feeFixedUsdMicros: 500_000n, feeBps: 20 });
     const address = await create(usBank("000333344445"));
-    await deposit(address, 100n * USD);
-    await confirm();
-    expect(await priced()).toMatchObject({ submitted: 1 });
+    /** A deposit of `micros`, confirmed and drained: its drain's source, fee and paid amounts (USD). */
+    const drained = async (micros: bigint) => {
+      await deposit(address, micros);
+      await confirm();
+      expect(await priced()).toMatchObject({ submitted: 1 });
+      const [d] = await drains(address.id);
+      return [d?.source_amount.value, d?.fee.value, d?.destination_amount.value];
+    };
     // 0.50 + 0.20% of 100.00 = 0.70; (100.00 - 0.70) at 1 less the 50 bp spread = 98.8035, down to 98.80.
-    expect((await drains(address.id))[0]).toMatchObject({
-      source_amount: { value: "100.00" },
-      fee: { value: "0.70" },
-      destination_amount: { value: "98.80" },
-    });
+    expect(await drained(100n * USD)).toEqual(["100.00", "0.70", "98.80"]);
     await t.api.db.query(
       "INSERT INTO liquidation_fee_overrides (merchant_id, fixed_usd_micros, basis_points) VALUES ($1, 0, 125)",
       [a.merchantId],
     );
-    await deposit(address, 33_330_000n);
-    await confirm();
-    expect(await priced()).toMatchObject({ submitted: 1 });
     // 1.25% of 33.33 = 0.416625, up to 0.42; 32.91 * 0.995 = 32.74545, down to 32.74.
-    expect((await drains(address.id))[0]).toMatchObject({
-      source_amount: { value: "33.33" },
-      fee: { value: "0.42" },
-      destination_amount: { value: "32.74" },
-    });
+    expect(await drained(33_330_000n)).toEqual(["33.33", "0.42", "32.74"]);
     await t.expectLedgerClean();
   });
 

@@ -16,7 +16,7 @@ import { startTransfersApi, type TransfersApi } from "../api/transfers-support.t
 import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
 import { CONFIRMATIONS, startEvmChain, type TestChain } from "../indexer/test-chains.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
-import { completedPayouts, drainerOf, liquidationSteps, sandboxPayoutBank } from "./drain-support.ts";
+import { drainerOf, expectThreeBankDrainsPaid, liquidationSteps, sandboxPayoutBank } from "./drain-support.ts";
 
 const LAMPORTS_PER_SOL = 1_000_000_000n;
 /** The sandbox bank's payouts complete after PAYOUT_DELAY_MS of its clock, which the test moves. */
@@ -123,27 +123,12 @@ describe("liquidation addresses on the local chains (anvil BASE, the Solana test
     expect(deposits.rows.map((d) => d.tx_hash.toLowerCase()).sort()).toEqual(txs.map((x) => x.toLowerCase()).sort());
     expect(deposits.rows.map((d) => d.fee)).toEqual(["0", "0", "0"]);
     const byTx = new Map(deposits.rows.map((d) => [d.tx_hash.toLowerCase(), d.id]));
-    const byDeposit = new Map((await drains(address.id)).map((d) => [d.deposit_id, d]));
-    // Source: the deposit's USD (USDC at 1) in whole cents; fee 0.25 + 1% rounded up to the cent;
-    // paid (source - fee) * 0.995 (the 50 bp spread), rounded down to the cent.
-    const expected = [
-      { source: "100.00", fee: "1.25", paid: "98.25" },
-      { source: "25.50", fee: "0.51", paid: "24.86" },
-      { source: "10.12", fee: "0.36", paid: "9.71" },
-    ];
-    txs.forEach((tx, i) => {
-      expect(byDeposit.get(byTx.get(tx.toLowerCase()) ?? "")).toMatchObject({
-        state: "payment_processed",
-        source_amount: { asset: "USD", value: expected[i]?.source },
-        fee: { value: expected[i]?.fee },
-        destination_amount: { asset: "USD", network: "ACH", value: expected[i]?.paid },
-        rate: { value: "0.995" },
-      });
+    await expectThreeBankDrainsPaid(t, a, {
+      addressId: address.id,
+      drains: await drains(address.id),
+      depositIds: txs.map((tx) => byTx.get(tx.toLowerCase()) ?? ""),
+      before,
     });
-    expect(await completedPayouts(t.api, address.id)).toEqual(["98250000", "24860000", "9710000"]);
-    // What stays on the balance: the sub-cent remainder of 10.123456 only.
-    const after = await t.balance(a);
-    expect(Number(after.available) - Number(before.available)).toBeCloseTo(0.003456, 6);
     await t.expectLedgerClean();
   }, 300_000);
 

@@ -11,6 +11,7 @@ import { callApi, eventually } from "../support/api-harness.ts";
 import { useTempDir } from "../support/test-database.ts";
 import { startReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 import { decodeShownQr, PHONE, seriousViolations } from "./checkout-browser-support.ts";
+import { USD_25_ON_TWO_CHAINS } from "./payment-request-support.ts";
 
 /**
  * Issue 31 as it is judged: the real `payments serve --role all` process with its local sandbox
@@ -44,13 +45,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`the hosted checkout page in Chromium
   };
   const requestFor = (over: Record<string, unknown> = {}) =>
     api("/v1/payment-requests", {
-      amount: "25.00",
-      currency: "USD",
+      ...USD_25_ON_TWO_CHAINS,
       description: "Two concert tickets",
-      accepted: [
-        { network: "BASE", asset: "USDC" },
-        { network: "BITCOIN", asset: "BTC" },
-      ],
       success_url: `${url}/health`,
       ...over,
     });

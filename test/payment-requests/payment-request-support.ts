@@ -56,16 +56,21 @@ export async function checkedCalls(api: Pick<ApiHarness, "call">) {
   };
 }
 
-/** The 25.00 USD request of the issue: USDC on BASE and BTC on Bitcoin. */
-export const USD_25 = {
+/** 25.00 USD, payable in USDC on BASE or BTC on Bitcoin: what a request of the tests asks. */
+export const USD_25_ON_TWO_CHAINS = {
   amount: "25.00",
   currency: "USD",
-  description: "Order 1234: two tickets",
-  reference: "order-1234",
   accepted: [
     { network: "BASE", asset: "USDC" },
     { network: "BITCOIN", asset: "BTC" },
   ],
+};
+
+/** The 25.00 USD request of the issue: USDC on BASE and BTC on Bitcoin. */
+export const USD_25 = {
+  ...USD_25_ON_TWO_CHAINS,
+  description: "Order 1234: two tickets",
+  reference: "order-1234",
   success_url: "https://shop.example/thanks",
   cancel_url: "https://shop.example/cart",
   metadata: { order: "1234" },

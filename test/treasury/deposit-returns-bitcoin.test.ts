@@ -10,7 +10,7 @@ import {
 import { testPipelines } from "../../packages/treasury/test/support/test-pipelines.ts";
 import { useTreasuryHarness } from "../../packages/treasury/test/support/use-treasury.ts";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
-import { addWallet, createMerchant } from "../indexer/indexer-fixtures.ts";
+import { addWallet, createMerchant, rejectCustomer } from "../indexer/indexer-fixtures.ts";
 import { reconcileTarget } from "../support/reconcile-target.ts";
 
 /**
@@ -28,11 +28,7 @@ describe("deposit returns on the Bitcoin test node", () => {
     const db = database.db;
     const merchant = await createMerchant(db);
     await addWallet(db, merchant, "BITCOIN", deposit);
-    await db.query(
-      `UPDATE customers SET status = 'REJECTED', capabilities = '{"crypto_deposits":false,"virtual_accounts":false,"payouts":false}'
-        WHERE id = $1`,
-      [merchant.customerId],
-    );
+    await rejectCustomer(db, merchant);
     await h.fund([20_000_000n, 30_000_000n]);
   }, 120_000);
 

@@ -16,7 +16,7 @@ import { encodeFunctionData, getAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import { runCli } from "../cli/run-cli.ts";
-import { addWallet, createMerchant, type TestMerchant } from "../indexer/indexer-fixtures.ts";
+import { addWallet, createMerchant, rejectCustomer, type TestMerchant } from "../indexer/indexer-fixtures.ts";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 import { type EvmReconcileChain, startEvmReconcileChain } from "./evm-reconcile-chain.ts";
 
@@ -101,11 +101,7 @@ describe("deposit returns on anvil", () => {
     chain = await startEvmReconcileChain(db);
     merchant = await createMerchant(db);
     await addWallet(db, merchant, "BASE", deposit);
-    await db.query(
-      `UPDATE customers SET status = 'REJECTED', capabilities = '{"crypto_deposits":false,"virtual_accounts":false,"payouts":false}'
-        WHERE id = $1`,
-      [merchant.customerId],
-    );
+    await rejectCustomer(db, merchant);
     await sendNative(chain.node, chain.treasury, 10n * ETH);
     await transferToken(chain.node, chain.usdc, chain.treasury, 1_000n * USDC);
     await transferToken(chain.node, chain.usdc, PAYER.address, 100n * USDC);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LAMPORTS_PER_SOL, type SolanaTreasuryHarness } from "../../packages/treasury/test/support/solana-treasury.ts";
 import { testSendPipeline } from "../../packages/treasury/test/support/test-pipelines.ts";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
-import { addWallet, catchUp, createMerchant } from "../indexer/indexer-fixtures.ts";
+import { addWallet, catchUp, createMerchant, rejectCustomer } from "../indexer/indexer-fixtures.ts";
 import { useTestDatabase } from "../support/test-database.ts";
 import { type SolanaReconcileSetup, startSolanaReconcile } from "./solana-reconcile-setup.ts";
 
@@ -37,11 +37,7 @@ describe("deposit returns on the Solana test node", () => {
     ({ h, indexer } = setup);
     const merchant = await createMerchant(db);
     await addWallet(db, merchant, "SOLANA", deposit);
-    await db.query(
-      `UPDATE customers SET status = 'REJECTED', capabilities = '{"crypto_deposits":false,"virtual_accounts":false,"payouts":false}'
-        WHERE id = $1`,
-      [merchant.customerId],
-    );
+    await rejectCustomer(db, merchant);
     h.node.transfer(h.treasury, 5n * LAMPORTS_PER_SOL);
     h.node.transferToken(h.treasury, "USDC", 1_000n * USDC);
     h.node.transfer(payer.publicKey.toBase58(), LAMPORTS_PER_SOL);

@@ -11,7 +11,7 @@ import { TEST_TREASURY_MNEMONIC } from "../../packages/treasury/test/support/evm
 import { testPipelines } from "../../packages/treasury/test/support/test-pipelines.ts";
 import { KEY_SCHEMES } from "../../services/payments/src/chain-families.ts";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
-import { addWallet, catchUp, createMerchant, newIndexer } from "../indexer/indexer-fixtures.ts";
+import { addWallet, catchUp, createMerchant, newIndexer, rejectCustomer } from "../indexer/indexer-fixtures.ts";
 import { useTestDatabase } from "../support/test-database.ts";
 import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
 import { tronReconcileChain } from "./reconcile-fixtures.ts";
@@ -50,11 +50,7 @@ describe("deposit returns on the Tron test node", () => {
     await recordTreasuryAddresses(db, [{ chain: "TRON", purpose: "send", path: key.path, address: key.address }]);
     const merchant = await createMerchant(db);
     await addWallet(db, merchant, "TRON", deposit);
-    await db.query(
-      `UPDATE customers SET status = 'REJECTED', capabilities = '{"crypto_deposits":false,"virtual_accounts":false,"payouts":false}'
-        WHERE id = $1`,
-      [merchant.customerId],
-    );
+    await rejectCustomer(db, merchant);
     const chain = { chain: "TRON" as const, config, adapter: () => createTronAdapter(config) };
     indexer = newIndexer(db, chain, { leaseSeconds: TEST_LEASE_SECONDS });
     node.transfer(key.address, 500n * TRX);

@@ -61,6 +61,7 @@ export {
   SANDBOX_KYC_REASONS,
   sandboxKycDecision,
 } from "./kyc/sandbox-kyc-provider.ts";
+export { type RowsPerValueGauge, registerRowsPerValueGauge } from "./metrics/rows-per-value-gauge.ts";
 export { type CachedRateProviderOptions, createCachedRateProvider } from "./rates/cached-rate-provider.ts";
 export { CHAINLINK_MAINNET_FEEDS } from "./rates/chainlink-mainnet-feeds.ts";
 export {

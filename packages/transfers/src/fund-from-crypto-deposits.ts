@@ -52,21 +52,40 @@ export async function applyFundingDeposits(db: Database, limit: number, logger?:
       ORDER BY d.confirmed_at, d.id LIMIT $1`,
     [limit],
   );
-  const refs = due.rows.map((row) => ({ ...row, id: row.transfer_id, merchantId: row.merchant_id, depositId: row.id }));
+  return eachLockedFunding(db, due.rows, "funding deposit", logger, {
+    recheck: (sql, row) => sql.query<FundingDeposit>(`${UNAPPLIED_DEPOSITS} AND d.id = $1 FOR SHARE OF d`, [row.id]),
+    apply: applyFundingDeposit,
+  });
+}
+
+/**
+ * Runs a funding step for each of `rows`, each in its own transaction (eachTransfer: a throw is
+ * recorded on that transfer alone): the transfer and intent locked first (lockFundingTarget), then
+ * the row read again under its own lock by `recheck`, which answers nothing once another pass or a
+ * reorg has dealt with it; `apply` then works on the locked target and the fresh row.
+ */
+function eachLockedFunding<Row extends { merchant_id: string; transfer_id: string }>(
+  db: Database,
+  rows: readonly Row[],
+  what: string,
+  logger: Logger | undefined,
+  step: {
+    recheck: (sql: Queryable, row: Row) => Promise<{ rows: Row[] }>;
+    apply: (sql: Queryable, target: FundingTarget, row: Row) => Promise<void>;
+  },
+): Promise<number> {
+  const refs = rows.map((row) => ({ row, id: row.transfer_id, merchantId: row.merchant_id }));
   return eachTransfer(
     db,
     refs,
-    "funding deposit",
-    (row) =>
+    what,
+    (ref) =>
       db.tx(async (sql) => {
-        const target = await lockFundingTarget(sql, row.merchant_id, row.transfer_id);
+        const target = await lockFundingTarget(sql, ref.merchantId, ref.id);
         if (!target) return false;
-        const still = await sql.query<FundingDeposit>(`${UNAPPLIED_DEPOSITS} AND d.id = $1 FOR SHARE OF d`, [
-          row.depositId,
-        ]);
-        const deposit = still.rows[0];
-        if (!deposit) return false;
-        await applyFundingDeposit(sql, target, deposit);
+        const [fresh] = (await step.recheck(sql, ref.row)).rows;
+        if (!fresh) return false;
+        await step.apply(sql, target, fresh);
         return true;
       }),
     { logger },
@@ -147,30 +166,18 @@ export async function unfundReversedDeposits(db: Database, limit: number, logger
       ORDER BY c.created_at LIMIT $1`,
     [limit],
   );
-  const refs = due.rows.map((row) => ({ ...row, id: row.transfer_id, merchantId: row.merchant_id }));
-  return eachTransfer(
-    db,
-    refs,
-    "funding reversal",
-    (row) =>
-      db.tx(async (sql) => {
-        const target = await lockFundingTarget(sql, row.merchant_id, row.transfer_id);
-        if (!target) return false;
-        const still = await sql.query<ReversedCredit>(`${REVERSED_CREDITS} AND c.deposit_id = $1 FOR UPDATE OF c`, [
-          row.deposit_id,
-        ]);
-        const credit = still.rows[0];
-        if (!credit) return false;
-        await sql.query("UPDATE funding_intent_credits SET reversed_at = now() WHERE deposit_id = $1", [
-          credit.deposit_id,
-        ]);
-        await unapplyFundingCredit(sql, target, {
-          amount: BigInt(credit.amount),
-          applied: BigInt(credit.applied_amount),
-          holdId: credit.hold_id,
-        });
-        return true;
-      }),
-    { logger },
-  );
+  return eachLockedFunding(db, due.rows, "funding reversal", logger, {
+    recheck: (sql, row) =>
+      sql.query<ReversedCredit>(`${REVERSED_CREDITS} AND c.deposit_id = $1 FOR UPDATE OF c`, [row.deposit_id]),
+    apply: async (sql, target, credit) => {
+      await sql.query("UPDATE funding_intent_credits SET reversed_at = now() WHERE deposit_id = $1", [
+        credit.deposit_id,
+      ]);
+      await unapplyFundingCredit(sql, target, {
+        amount: BigInt(credit.amount),
+        applied: BigInt(credit.applied_amount),
+        holdId: credit.hold_id,
+      });
+    },
+  });
 }

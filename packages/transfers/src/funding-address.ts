@@ -1,7 +1,7 @@
 import type { Logger } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
 import type { FundingWallets, ReservedFundingSlot } from "./funding-wallets.ts";
-import { DUE_FOR_TRY, eachTransfer } from "./transfer-retries.ts";
+import { DUE_FOR_TRY, eachTransfer, selectTransferRefs } from "./transfer-retries.ts";
 import { findIntentOfTransfer, findTransfer, type IntentRow, type TransferRow } from "./transfer-store.ts";
 
 /**
@@ -41,13 +41,13 @@ export async function provisionFundingAddresses(
   limit: number,
   logger?: Logger,
 ): Promise<number> {
-  const waiting = await db.query<{ id: string; merchant_id: string }>(
+  const refs = await selectTransferRefs(
+    db,
     `SELECT i.transfer_id AS id, i.merchant_id FROM funding_intents i JOIN transfers t ON t.id = i.transfer_id
       WHERE i.method = 'CRYPTO_DEPOSIT' AND i.deposit_destination_id IS NULL AND i.status = 'PENDING' AND ${DUE_FOR_TRY}
       ORDER BY i.created_at LIMIT $1`,
     [limit],
   );
-  const refs = waiting.rows.map((row) => ({ id: row.id, merchantId: row.merchant_id }));
   return eachTransfer(
     db,
     refs,

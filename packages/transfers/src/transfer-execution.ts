@@ -2,7 +2,7 @@ import { type ChainId, formatUsd } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
 import { getMerchantBalance, postTransferFee, releaseHold, settleHold } from "@mp/ledger";
 import { fundingHoldIds, releaseFunding } from "./transfer-lifecycle.ts";
-import { DUE_FOR_TRY, type TransferRef } from "./transfer-retries.ts";
+import { DUE_FOR_TRY, selectTransferRefs, type TransferRef } from "./transfer-retries.ts";
 import { failTransfer, findTransfer, moveTransfer, type TransferRow } from "./transfer-store.ts";
 import type { EndedSend, TransferTreasury } from "./transfer-treasury.ts";
 
@@ -11,13 +11,13 @@ export async function fundedTransfersTo(
   sql: Queryable,
   kind: "CRYPTO_ADDRESS" | "US_BANK_ACCOUNT",
   limit: number,
-): Promise<Array<{ id: string; merchantId: string }>> {
-  const result = await sql.query<{ id: string; merchant_id: string }>(
+): Promise<TransferRef[]> {
+  return selectTransferRefs(
+    sql,
     `SELECT t.id, t.merchant_id FROM transfers t JOIN transfer_quotes q ON q.id = t.quote_id
       WHERE t.status = 'FUNDED' AND q.destination_kind = $1 AND ${DUE_FOR_TRY} ORDER BY t.created_at, t.id LIMIT $2`,
     [kind, limit],
   );
-  return result.rows.map((row) => ({ id: row.id, merchantId: row.merchant_id }));
 }
 
 /** The payouts to start: FUNDED transfers to a crypto address, oldest first. */

@@ -7,7 +7,7 @@ import type { ReservedFundingSlot } from "./funding-wallets.ts";
 import { assertAboveMinimum } from "./quote-minimums.ts";
 import { findQuote } from "./quote-store.ts";
 import { assertTransferAllowed } from "./transfer-kyc-gate.ts";
-import { DUE_FOR_TRY, eachTransfer } from "./transfer-retries.ts";
+import { DUE_FOR_TRY, eachTransfer, selectTransferRefs } from "./transfer-retries.ts";
 import {
   appendTransferEvent,
   describeAmount,
@@ -222,13 +222,13 @@ export async function expireIfDue(sql: Queryable, transfer: TransferRow, intent:
  * under the lock).
  */
 export async function expireDueTransfers(db: Database, limit: number, logger?: Logger): Promise<number> {
-  const due = await db.query<{ id: string; merchant_id: string }>(
+  const refs = await selectTransferRefs(
+    db,
     `SELECT t.id, t.merchant_id FROM transfers t
       WHERE t.status = 'AWAITING_MERCHANT_FUNDING' AND t.expires_at <= now() AND ${DUE_FOR_TRY}
       ORDER BY t.expires_at LIMIT $1`,
     [limit],
   );
-  const refs = due.rows.map((row) => ({ id: row.id, merchantId: row.merchant_id }));
   return eachTransfer(
     db,
     refs,

@@ -1,5 +1,5 @@
 import { AppError, type Logger } from "@mp/core";
-import type { Database } from "@mp/db";
+import type { Database, Queryable } from "@mp/db";
 
 /**
  * How the transfer executor isolates one transfer from the others (issue 27, finding 2). Each
@@ -32,6 +32,12 @@ export const DUE_FOR_TRY = "(t.next_attempt_at IS NULL OR t.next_attempt_at <= n
 export interface TransferRef {
   id: string;
   merchantId: string;
+}
+
+/** The transfers a step's selection finds: `query` selects their `id` and `merchant_id`. */
+export async function selectTransferRefs(sql: Queryable, query: string, params: unknown[]): Promise<TransferRef[]> {
+  const { rows } = await sql.query<{ id: string; merchant_id: string }>(query, params);
+  return rows.map((row) => ({ id: row.id, merchantId: row.merchant_id }));
 }
 
 /**

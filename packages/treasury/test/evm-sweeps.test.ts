@@ -10,7 +10,7 @@ import {
   testDepositKeys,
 } from "./support/evm-deposits.ts";
 import { type EvmTreasuryHarness, startEvmTreasury } from "./support/evm-treasury.ts";
-import { merchantMoney, type SweepRowColumns, untilSweepsSettled } from "./support/sweep-rows.ts";
+import { moneyBeforeSweeps, type SweepRowColumns, untilSweepsSettled } from "./support/sweep-rows.ts";
 import { testSweeperOptions, useSweepTest } from "./support/use-sweep-test.ts";
 
 const { t, h, pipeline, sweepers } = useSweepTest<EvmTreasuryHarness, EvmSweeper>("BASE", (db) => startEvmTreasury(db));
@@ -69,7 +69,7 @@ describe("EVM sweeps on anvil", () => {
       { address: native, asset: "ETH", amount: 5n * 10n ** 17n },
     ]);
     const treasuryUsdc = await tokenBalance(h.node, h.usdc, h.treasury);
-    const money = await merchantMoney(t.db, merchant.merchantId);
+    const money = await moneyBeforeSweeps(t.db, merchant);
 
     const rows = await sweepUntilSettled(sweeper(), merchant, 4);
 
@@ -104,12 +104,7 @@ describe("EVM sweeps on anvil", () => {
         );
       }
     }
-    // Custody moved; merchant money did not.
-    expect(await merchantMoney(t.db, merchant.merchantId)).toEqual(money);
-
-    // Nothing new to sweep: another pass opens nothing.
-    await sweeper().tick("BASE");
-    expect(await sweepsOf(merchant)).toHaveLength(4);
+    await money.expectSweptOnce(4, () => sweeper().tick("BASE"));
   }, 120_000);
 
   it("tops up a token sweep whose address also holds a native deposit, so both sweeps land (money fuzz)", async () => {

@@ -11,7 +11,7 @@ import {
 import {
   attemptsOfSend,
   fetchWithoutBroadcast,
-  merchantMoney,
+  moneyBeforeSweeps,
   sweepsOf,
   untilSweepsSettled,
 } from "./support/sweep-rows.ts";
@@ -95,7 +95,7 @@ describe("Tron sweeps on the Tron test node", () => {
     ]);
     const treasuryUsdt = h.node.tokenBalance(h.treasury);
     const treasuryTrx = h.node.balance(h.treasury);
-    const money = await merchantMoney(t.db, merchant.merchantId);
+    const money = await moneyBeforeSweeps(t.db, merchant);
 
     const rows = await settle(sweeper(), merchant, 3);
 
@@ -138,12 +138,7 @@ describe("Tron sweeps on the Tron test node", () => {
     }
     // The treasury paid the top-ups (bandwidth is free here) and received the TRX sweep.
     expect(h.node.balance(h.treasury)).toBe(treasuryTrx - topUps + 50n * TRX - 400_000n);
-    // Custody moved; merchant money did not.
-    expect(await merchantMoney(t.db, merchant.merchantId)).toEqual(money);
-
-    // Nothing new to sweep: another pass opens nothing.
-    await sweeper().tick("TRON");
-    expect(await sweepsOf(t.db, merchant)).toHaveLength(3);
+    await money.expectSweptOnce(3, () => sweeper().tick("TRON"));
   }, 120_000);
 
   it("a sweep stored but never broadcast (crash) is broadcast by the pipeline and lands exactly once", async () => {

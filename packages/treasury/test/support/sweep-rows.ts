@@ -1,6 +1,7 @@
 import type { ChainId } from "@mp/core";
 import type { Database } from "@mp/db";
 import { getMerchantBalance } from "@mp/ledger";
+import { expect } from "vitest";
 import type { DepositMerchant } from "./evm-deposits.ts";
 
 /** A sweep row as the sweep tests read it: settled once confirmed or failed. */
@@ -84,8 +85,24 @@ export async function journalEntries(db: Database, merchantId: string): Promise<
 }
 
 /** What a sweep must leave as it was: the merchant's balance and the journal entries touching it (custody moves, merchant money does not). */
-export async function merchantMoney(db: Database, merchantId: string) {
+async function merchantMoney(db: Database, merchantId: string) {
   return { balance: await getMerchantBalance(db, merchantId), entries: await journalEntries(db, merchantId) };
+}
+
+/**
+ * The merchant's money taken before its deposits are swept; `expectSweptOnce` closes a family's
+ * sweep test: custody moved, that money did not, and `again` (more sweeper passes) opens no sweep
+ * beyond the `count` made.
+ */
+export async function moneyBeforeSweeps(db: Database, merchant: DepositMerchant) {
+  const money = await merchantMoney(db, merchant.merchantId);
+  return {
+    async expectSweptOnce(count: number, again: () => Promise<void>): Promise<void> {
+      expect(await merchantMoney(db, merchant.merchantId)).toEqual(money);
+      await again();
+      expect(await sweepsOf(db, merchant)).toHaveLength(count);
+    },
+  };
 }
 
 /** A fetch that never delivers a broadcast to `path` (the signer died after storing the attempt, before sending it). */

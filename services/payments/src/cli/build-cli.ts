@@ -1,9 +1,9 @@
 import type { Environment } from "@mp/api";
 import { createLogger, loadConfig } from "@mp/core";
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Command, Option } from "commander";
 import type { Role } from "../serve.ts";
 import { addBankCommands } from "./bank-commands.ts";
-import { print, withDatabase } from "./cli-support.ts";
+import { print, uuidOf, withDatabase } from "./cli-support.ts";
 import { addKycCommands } from "./kyc-commands.ts";
 import { addLiquidationCommands } from "./liquidation-commands.ts";
 import { addOperatorCommands } from "./operator-commands.ts";
@@ -15,12 +15,7 @@ import { addTreasuryCommands } from "./treasury-commands.ts";
 import { addUserCommands } from "./user-commands.ts";
 import { addWebhookCommands } from "./webhook-commands.ts";
 
-const uuid = (value: string) => {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) {
-    throw new InvalidArgumentError("must be a merchant id (UUID)");
-  }
-  return value;
-};
+const uuid = uuidOf("merchant");
 
 export function buildCli(): Command {
   const program = new Command("payments")

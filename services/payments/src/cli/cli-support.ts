@@ -1,7 +1,7 @@
 import { userInfo } from "node:os";
 import { type AppConfig, ConfigError, createLogger, type Logger, loadConfig } from "@mp/core";
 import type { Database } from "@mp/db";
-import { type Command, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 
 /** One-shot commands print their answer (JSON, CSV, a report) on stdout; their logs go to stderr. */
 export function cliLogger(config: AppConfig): Logger {
@@ -41,6 +41,23 @@ export function print(json: boolean | undefined, value: unknown, text: string): 
   else process.stdout.write(`${text}\n`);
 }
 
+/**
+ * A show command's answer: `value` as JSON with `--json`, else its text lines; when there is none,
+ * `<what> <id> not found` on stderr and exit code 1.
+ */
+export function printFound<T>(
+  json: boolean | undefined,
+  value: T | undefined,
+  notFound: { what: string; id: string },
+  lines: (value: T) => string[],
+): void {
+  if (value === undefined) {
+    process.stderr.write(`${notFound.what} ${notFound.id} not found\n`);
+    process.exitCode = 1;
+  } else if (json) printJson(value);
+  else process.stdout.write(`${lines(value).join("\n")}\n`);
+}
+
 /** A list command's answer: with `--json` one JSON object per line, else one text line per item and the count. */
 export function printList<T>(
   json: boolean | undefined,
@@ -71,4 +88,21 @@ export function addListCommand(
 /** `--operator <name>`, recorded in the audit log; the login name by default. */
 export function operatorOption(what = "acts"): Option {
   return new Option("--operator <name>", `who ${what} (recorded in the audit log)`).default(userInfo().username);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** An argument or option parser taking the id of a `what` (a UUID); commander reports what it throws. */
+export function uuidOf(what: string): (value: string) => string {
+  return (value) => {
+    if (!UUID.test(value)) throw new InvalidArgumentError(`must be a ${what} id (UUID)`);
+    return value;
+  };
+}
+
+/** A list command's `--limit`: a whole number 1..1000. */
+export function listLimit(value: string): number {
+  const limit = Number(value);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new ConfigError("--limit", "must be 1..1000");
+  return limit;
 }

@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError } from "commander";
-import { withDatabase } from "./cli-support.ts";
+import { uuidOf, withDatabase } from "./cli-support.ts";
 
 const instant = (value: string): Date => {
   const date = new Date(value);
@@ -7,12 +7,7 @@ const instant = (value: string): Date => {
   return date;
 };
 
-const merchantId = (value: string): string => {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) {
-    throw new InvalidArgumentError("must be a merchant id (UUID)");
-  }
-  return value;
-};
+const merchantId = uuidOf("merchant");
 
 /** `payments webhooks replay`: the operator's recovery after an outage (ours or the receivers'). */
 export function addWebhookCommands(program: Command): void {
