@@ -175,7 +175,9 @@ describe("operator commands: custody verify, wallets export, ledger check and ex
       expect(check.code, check.stdout + check.stderr).toBe(0);
       expect(check.stdout).toMatch(/^OK: /m);
       // The transfers' checks, registered by the command itself (the composition root), not by an import.
-      expect(check.stdout).toMatch(/^also checked: transfers, transfer funding deposits, liquidation drains$/m);
+      expect(check.stdout).toMatch(
+        /^also checked: transfers, transfer funding deposits, bank returns, liquidation drains$/m,
+      );
       const exported = await runCli(["ledger", "export", "--from", "2020-01-01", "--to", "2100-01-01"], env);
       expect(exported.code, exported.stderr).toBe(0);
       expect(exported.stdout.split("\n")[0]).toMatch(/entry_id/);

@@ -11,6 +11,6 @@ describe("the transfers' ledger checks", () => {
     expect(registeredLedgerChecks()).toEqual([]);
     registerTransferLedgerChecks();
     registerTransferLedgerChecks();
-    expect(registeredLedgerChecks()).toEqual(["transfers", "transfer funding deposits"]);
+    expect(registeredLedgerChecks()).toEqual(["transfers", "transfer funding deposits", "bank returns"]);
   });
 });
