@@ -16,15 +16,18 @@ export interface P2wpkhInput {
 /**
  * A version-2 transaction spending P2WPKH outputs, each input signed (SIGHASH_ALL) with its own key
  * and its signature verified before the transaction leaves: the treasury's coins (the sender) and
- * the deposit outputs of a batched sweep (one key per deposit address).
+ * the deposit outputs of a batched sweep (one key per deposit address). `lockTime` (a block height,
+ * default 0) is the transaction's nLockTime.
  */
 export function signP2wpkh(
   inputs: readonly P2wpkhInput[],
   outputs: readonly { script: Uint8Array; value: bigint }[],
   encoding: networks.Network,
+  lockTime = 0,
 ): Transaction {
   const psbt = new Psbt({ network: encoding });
   psbt.setVersion(2);
+  psbt.setLocktime(lockTime);
   for (const input of inputs) {
     psbt.addInput({
       hash: input.txid,

@@ -221,7 +221,17 @@ class BitcoinChainSweep extends ChainSweepPass<ChainConfig, BitcoinSweeperOption
       }
       signing.push({ ...input, key });
     }
-    const signed = signP2wpkh(signing, [{ script: this.script, value: total - fee }], this.network.encoding);
+    // nLockTime at the tip it is signed above (as Bitcoin Core does against fee sniping): a deposit
+    // output swept again after a reorg failed its first sweep (the same coin, amount and treasury
+    // script) would otherwise sign to the very transaction id already stored for that failed
+    // attempt, and the store refuses a second attempt of one hash (treasury_attempts' unique key),
+    // every pass, for every deposit of the chain.
+    const signed = signP2wpkh(
+      signing,
+      [{ script: this.script, value: total - fee }],
+      this.network.encoding,
+      tip.fromHeight ?? 0,
+    );
     return {
       txHash: signed.getId(),
       raw: signed.toHex(),
