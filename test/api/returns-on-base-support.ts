@@ -57,12 +57,12 @@ export interface StartedReturnsOnBase {
  */
 export async function startReturnsOnBase(): Promise<StartedReturnsOnBase> {
   const keys = createTreasuryKeys(TREASURY_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
-  const treasury = getAddress(keys.evm().address);
+  const treasury = getAddress(keys.key("evm").address);
   const chain = await startEvmChain();
   const api = await startTransfersApi({ chains: { BASE: chain.config } });
   const indexer = newIndexer(api.api.db, chain);
   await recordTreasuryAddresses(api.api.db, [
-    { chain: "BASE", purpose: "send", path: keys.evm().path, address: treasury },
+    { chain: "BASE", purpose: "send", path: keys.key("evm").path, address: treasury },
   ]);
   // The treasury's gas and USDC: an operator's top-up.
   await fetch(chain.config.rpcUrl, {

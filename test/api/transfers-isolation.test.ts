@@ -17,7 +17,7 @@ const SOL_PAYEE = "So11111111111111111111111111111111111111112";
 const BTC_PAYEE = createTreasuryKeys("legal winner thank year wave sausage worth useful legal winner thank yellow", {
   bitcoinNetwork: "regtest",
   schemes: KEY_SCHEMES,
-}).bitcoin(0, 0).address;
+}).key("bitcoin").address;
 
 /**
  * Runs `body` while inserts into `table` whose `column` is `value` fail (a database error the executor

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createTreasuryKeys, TREASURY_PATHS } from "@mp/custody";
+import { createTreasuryKeys } from "@mp/custody";
 import { storeTreasuryBalances } from "@mp/treasury";
 import { english, generateMnemonic } from "viem/accounts";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -59,7 +59,10 @@ describe("payments treasury: addresses, send, pending, balances; the signer alon
       const none = await runCli(["treasury", "addresses", "--json"], env);
       expect(none.code, none.stderr).toBe(0);
       expect(none.stdout).toBe("");
-      expect(none.stderr).toContain(TREASURY_PATHS.evm);
+      // Every family's send path, from the registry's key schemes.
+      expect(none.stderr).toContain(
+        "evm m/44'/60'/0'/0/0, bitcoin m/84'/0'/0'/0/0, solana m/44'/501'/0'/0', tron m/44'/195'/0'/0/0 (on mainnet",
+      );
 
       const mnemonic = generateMnemonic(english, 256);
       const keys = createTreasuryKeys(mnemonic, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
@@ -69,10 +72,10 @@ describe("payments treasury: addresses, send, pending, balances; the signer alon
         expect(listed.code, listed.stderr).toBe(0);
         const rows = jsonLines(listed.stdout);
         expect(rows).toEqual([
-          { chain: "BASE", purpose: "send", path: "m/44'/60'/0'/0/0", address: keys.evm().address },
-          { chain: "BITCOIN", purpose: "send", path: "m/84'/1'/0'/0/0", address: keys.bitcoin(0, 0).address },
-          { chain: "SOLANA", purpose: "send", path: "m/44'/501'/0'/0'", address: keys.solana().address },
-          { chain: "TRON", purpose: "send", path: "m/44'/195'/0'/0/0", address: keys.tron().address },
+          { chain: "BASE", purpose: "send", path: "m/44'/60'/0'/0/0", address: keys.key("evm").address },
+          { chain: "BITCOIN", purpose: "send", path: "m/84'/1'/0'/0/0", address: keys.key("bitcoin").address },
+          { chain: "SOLANA", purpose: "send", path: "m/44'/501'/0'/0'", address: keys.key("solana").address },
+          { chain: "TRON", purpose: "send", path: "m/44'/195'/0'/0/0", address: keys.key("tron").address },
         ]);
         expect(signer.output()).not.toContain(mnemonic.split(" ").slice(0, 3).join(" "));
       } finally {
@@ -87,7 +90,7 @@ describe("payments treasury: addresses, send, pending, balances; the signer alon
       });
       expect(other.code).toBe(1);
       expect(other.stderr.trim().split("\n")).toEqual([
-        `payments: configuration error: TREASURY_MNEMONIC: this database's BASE treasury sends from ${keys.evm().address}, another mnemonic's address; start with the treasury mnemonic it was created with`,
+        `payments: configuration error: TREASURY_MNEMONIC: this database's BASE treasury sends from ${keys.key("evm").address}, another mnemonic's address; start with the treasury mnemonic it was created with`,
       ]);
       // The sandbox generated the master mnemonic into DATA_DIR: as the treasury's, it is refused.
       const master = readFileSync(join(dir, "data", "master-mnemonic"), "utf8").trim();
@@ -104,7 +107,7 @@ describe("payments treasury: addresses, send, pending, balances; the signer alon
   it(
     "send stores one request per key (the same key again: the same send; other parameters: refused), checks chain, asset, address and amount, and pending lists it",
     async () => {
-      const to = recipients.evm().address;
+      const to = recipients.key("evm").address;
       const send = (args: string[]) => runCli(["treasury", "send", "--json", ...args], env);
       const first = await send(["--chain", "BASE", "--asset", "ETH", "--to", to, "--amount", "0.5", "--key", "op-1"]);
       expect(first.code, first.stderr).toBe(0);
@@ -148,7 +151,7 @@ describe("payments treasury: addresses, send, pending, balances; the signer alon
         ],
         [["--chain", "BASE", "--asset", "DOGE", "--to", to, "--amount", "1"], "--asset: BASE assets are ETH, USDC"],
         [
-          ["--chain", "BASE", "--asset", "USDC", "--to", recipients.tron().address, "--amount", "1"],
+          ["--chain", "BASE", "--asset", "USDC", "--to", recipients.key("tron").address, "--amount", "1"],
           "--to: not a BASE address",
         ],
         [
@@ -195,9 +198,9 @@ describe("payments treasury: addresses, send, pending, balances; the signer alon
 
       // One per family, case-insensitive asset symbols taken as configured.
       for (const [chain, asset, address, amount, raw] of [
-        ["BITCOIN", "btc", recipients.bitcoin(0, 0).address, "0.00012345", "12345"],
-        ["SOLANA", "SOL", recipients.solana().address, "1.5", "1500000000"],
-        ["TRON", "TRX", recipients.tron().address, "25", "25000000"],
+        ["BITCOIN", "btc", recipients.key("bitcoin").address, "0.00012345", "12345"],
+        ["SOLANA", "SOL", recipients.key("solana").address, "1.5", "1500000000"],
+        ["TRON", "TRX", recipients.key("tron").address, "25", "25000000"],
         ["BASE", "USDC", to.toLowerCase(), "12.34", "12340000"],
       ] as const) {
         const ok = await send([

@@ -53,9 +53,8 @@ export async function startTransferChains(db: Database): Promise<TransferChains>
   }
   const node = bitcoinStart.value;
   const tron = tronStart.value;
-  const bitcoinTreasury = createTreasuryKeys(mnemonic, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES }).bitcoin(
-    0,
-    0,
+  const bitcoinTreasury = createTreasuryKeys(mnemonic, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES }).key(
+    "bitcoin",
   ).address;
   return {
     base,

@@ -115,7 +115,7 @@ export async function runReturnCase(world: ReturnsWorld, c: ReturnCase): Promise
   const { t, base } = world.started;
   const db = t.api.db;
   // The treasury's USDC for the case's returns and transfers' payouts.
-  await base.pay(world.started.keys.evm().address, 200n * USDC);
+  await base.pay(world.started.keys.key("evm").address, 200n * USDC);
   await world.catchUp();
   const startHeight = await base.head();
   const state: ReturnCaseState = { addresses: [] };

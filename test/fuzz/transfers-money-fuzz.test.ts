@@ -14,7 +14,7 @@ import { fuzzParameters } from "./fuzz-parameters.ts";
 const BTC_PAYEE = createTreasuryKeys("legal winner thank year wave sausage worth useful legal winner thank yellow", {
   bitcoinNetwork: "regtest",
   schemes: KEY_SCHEMES,
-}).bitcoin(0, 0).address;
+}).key("bitcoin").address;
 
 const DESTINATIONS = {
   usdc: { type: "CRYPTO_ADDRESS", asset: "USDC", network: "BASE", address: PAYEE },

@@ -49,7 +49,7 @@ describe("liquidation addresses on the local chains (anvil BASE, the Solana test
     });
     t = await startTransfersApi({ chains: { BASE: base.config, SOLANA: solanaConfig } });
     const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
-    const treasury = keys.solana();
+    const treasury = keys.key("solana");
     // The treasury funded with SOL on the Solana test node, recorded as the signer records it.
     solana.transfer(treasury.address, 10n * LAMPORTS_PER_SOL);
     solana.mine();

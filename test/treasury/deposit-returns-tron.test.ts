@@ -46,7 +46,7 @@ describe("deposit returns on the Tron test node", () => {
     const db = database.db;
     node = await startTronTestNode({ seed: `returns-${Math.random()}` });
     ({ config, targets } = tronReconcileChain(node));
-    const key = keys.tron();
+    const key = keys.key("tron");
     await recordTreasuryAddresses(db, [{ chain: "TRON", purpose: "send", path: key.path, address: key.address }]);
     const merchant = await createMerchant(db);
     await addWallet(db, merchant, "TRON", deposit);

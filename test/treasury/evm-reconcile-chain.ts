@@ -44,8 +44,10 @@ export async function startEvmReconcileChain(db: Database): Promise<EvmReconcile
     tokens: [{ asset: "USDC", address: usdc.address, decimals: 6 }],
   });
   const keys = createTreasuryKeys(TREASURY_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
-  const treasury = getAddress(keys.evm().address);
-  await recordTreasuryAddresses(db, [{ chain: "BASE", purpose: "send", path: keys.evm().path, address: treasury }]);
+  const treasury = getAddress(keys.key("evm").address);
+  await recordTreasuryAddresses(db, [
+    { chain: "BASE", purpose: "send", path: keys.key("evm").path, address: treasury },
+  ]);
   const indexer = createIndexer({
     db,
     adapter: createEvmAdapter(config),

@@ -28,7 +28,7 @@ describe("payments reconcile chains on the Tron test node", () => {
     const { config, targets: reconciled } = tronReconcileChain(node);
     targets = reconciled;
     const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
-    const key = keys.tron();
+    const key = keys.key("tron");
     const deposit = new TronKey(randomBytes(32).toString("hex")).address;
     const chain = { chain: "TRON" as const, config, adapter: () => createTronAdapter(config) };
     indexer = await indexTreasuryAndDeposit(db, chain, key, deposit);

@@ -23,7 +23,7 @@ export interface SolanaReconcileSetup {
 /** The Solana test node with an unfunded treasury (recorded as the signer records it) and an indexer on it. */
 export async function startSolanaReconcile(db: Database): Promise<SolanaReconcileSetup> {
   const h = await startSolanaTreasury(db, { sol: 0n, usdc: 0n });
-  const key = h.keys.solana();
+  const key = h.keys.key("solana");
   await recordTreasuryAddresses(db, [{ chain: "SOLANA", purpose: "send", path: key.path, address: h.treasury }]);
   const indexer = createIndexer({
     db,

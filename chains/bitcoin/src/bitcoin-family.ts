@@ -19,7 +19,7 @@ export const bitcoinFamily: ChainFamilyModule = {
   // The local sandbox node mines on a timer: no extra blocks per send.
   createFaucet: (config) => createBitcoinFaucet(config, { mineBlocks: 0 }),
   hasConfiguredFaucet: () => false,
-  treasurySendKey: (keys) => keys.bitcoin(0, 0),
+  treasurySendKey: (keys) => keys.key("bitcoin"),
   createSender: createBitcoinSender,
   createSweeper: createBitcoinSweeper,
   createHoldingsReader: (config) => createBitcoinHoldingsReader(config),

@@ -21,7 +21,7 @@ export const solanaFamily: ChainFamilyModule = {
   },
   createFaucet: (config) => createSolanaFaucet(config),
   hasConfiguredFaucet: () => false,
-  treasurySendKey: (keys) => keys.solana(),
+  treasurySendKey: (keys) => keys.key("solana"),
   createSender: createSolanaSender,
   createSweeper: ({ chains, ...options }) => {
     // One Solana chain (SOLANA): its sweeper is built for it alone.

@@ -17,7 +17,7 @@ export const tronFamily: ChainFamilyModule = {
   assets: (config) => resolveTronAssets(config).list(),
   createFaucet: (config) => createTronFaucet(config),
   hasConfiguredFaucet: () => false,
-  treasurySendKey: (keys) => keys.tron(),
+  treasurySendKey: (keys) => keys.key("tron"),
   createSender: createTronSender,
   createSweeper: createTronSweeper,
   createHoldingsReader: createTronHoldingsReader,

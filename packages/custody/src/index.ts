@@ -42,10 +42,9 @@ export { ensureRootFingerprint } from "./root-fingerprint.ts";
 export {
   type CreateTreasuryKeysOptions,
   createTreasuryKeys,
-  TREASURY_FAMILIES,
-  TREASURY_PATHS,
   type TreasuryKey,
   type TreasuryKeys,
+  treasuryPath,
 } from "./treasury-keys.ts";
 export {
   type CustodyMismatch,

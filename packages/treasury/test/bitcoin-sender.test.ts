@@ -77,7 +77,7 @@ describe.each([{ txindex: false }, { txindex: true }])("Bitcoin sender (txindex:
     outputs: readonly { script: Uint8Array; value: bigint }[],
     sequence = 0xfffffffd,
   ): Transaction {
-    const key = h.keys.bitcoin(0, 0);
+    const key = h.keys.key("bitcoin");
     const script = bitcoinAddress.toOutputScript(key.address, networks.regtest);
     const psbt = new Psbt({ network: networks.regtest });
     for (const coin of coins) {
@@ -155,7 +155,7 @@ describe.each([{ txindex: false }, { txindex: true }])("Bitcoin sender (txindex:
           "mandatory-script-verify-flag-failed (Script evaluated without error but finished with a false/empty top stack element)",
       });
       const wrongKey = Transaction.fromHex(attempt.raw);
-      const other = h.keys.bitcoin(1, 999);
+      const other = h.keys.key("bitcoin", 1, 999);
       wrongKey.ins[0]!.witness = [wrongKey.ins[0]!.witness[0] as Uint8Array, other.publicKey];
       expect((await rpc("sendrawtransaction", [wrongKey.toHex()])).error).toEqual({
         code: -26,

@@ -236,7 +236,7 @@ describe("the EVM send pipeline on anvil", () => {
     // gas than any transfer needs: the node refuses it at broadcast, every time.
     const order = { id: refused.id, chain: "BASE" as const, asset: "ETH", to, amountRaw: 1_000n };
     const prepared = await sender.prepare([order]);
-    const account = privateKeyToAccount(bytesToHex(h.keys.evm().privateKey));
+    const account = privateKeyToAccount(bytesToHex(h.keys.key("evm").privateKey));
     const { attemptId, nonce } = await t.db.tx(async (tx) => {
       const signed = await sender.sign(tx, [order], prepared);
       const good = parseTransaction(signed.raw as Hex);

@@ -20,7 +20,7 @@ describe("openTreasuryKeys (the signer's secrets)", () => {
     expect(halt).toBeUndefined();
     const expected = createTreasuryKeys(treasury, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
     expect(keys.fingerprint).toBe(expected.fingerprint);
-    expect(keys.bitcoin(0, 0).address).toBe(expected.bitcoin(0, 0).address);
+    expect(keys.key("bitcoin").address).toBe(expected.key("bitcoin").address);
   });
 
   it("takes PAYMENTS_TEST_HALT_AFTER in a sandbox only, and only its four stages", () => {

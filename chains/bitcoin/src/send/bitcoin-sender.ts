@@ -31,7 +31,7 @@ export function createBitcoinSender(options: SenderFactoryOptions): ChainSender 
   const chain = config.chain;
   const rpc = bitcoinRpc(config, { fetch: options.fetch, logger });
   const finder = new TransactionFinder(rpc);
-  const receive = keys.bitcoin(0, 0);
+  const receive = keys.key("bitcoin");
   const ctx: BitcoinSenderContext = {
     chain,
     config,

@@ -74,7 +74,7 @@ export async function signBitcoinSpend(
   if (result.change !== null) {
     // A fresh change address per transaction (branch 1, next index), written with the attempt so
     // the indexer watches it before the transaction can be mined.
-    const change = ctx.keys.bitcoin(1, await nextChangeIndex(tx, chain));
+    const change = ctx.keys.key("bitcoin", 1, await nextChangeIndex(tx, chain));
     await insertTreasuryAddress(tx, chain, "change", change);
     all.push({ script: bitcoinAddress.toOutputScript(change.address, ctx.network.encoding), value: result.change });
   }

@@ -10,7 +10,7 @@ export function treasuryCoinKeys(keys: TreasuryKeys, receive: TreasuryKey): (pat
     if ((branch !== 0 && branch !== 1) || index === undefined || !Number.isInteger(index)) {
       throw new Error(`treasury coin at an unknown path ${path}`);
     }
-    const key = keys.bitcoin(branch, index);
+    const key = keys.key("bitcoin", branch, index);
     if (key.path !== path) throw new Error(`treasury path ${path} is not this treasury's (${key.path})`);
     keyCache.set(path, key);
     return key;

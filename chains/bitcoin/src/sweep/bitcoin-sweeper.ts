@@ -78,7 +78,7 @@ interface DepositOutput {
  * its sweeps: the addresses' outputs still on the chain are batched again by a later pass.
  */
 export function createBitcoinSweeper(options: BitcoinSweeperOptions): LeasedChainLoop {
-  const treasury = options.treasuryKeys.bitcoin(0, 0).address;
+  const treasury = options.treasuryKeys.key("bitcoin").address;
   const chains = new Map(options.chains.map((c) => [c.chain, c]));
   return createSweeperLoop(options, (run) =>
     new BitcoinChainSweep(chains.get(run.chain) as ChainConfig, treasury, options, run).run(),

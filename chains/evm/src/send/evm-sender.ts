@@ -19,7 +19,7 @@ import { fillEvmNonce, replaceEvmAttempt } from "./evm-replacements.ts";
 const STUCK_AFTER_BLOCKS = 3;
 
 /**
- * The EVM family's sender (viem): one treasury address per chain (TreasuryKeys.evm()), native
+ * The EVM family's sender (viem): one treasury address per chain (TreasuryKeys.key("evm")), native
  * transfers and ERC-20 `transfer` of the configured tokens, EIP-1559 fees where the chain has a
  * base fee (legacy gasPrice where it has none). Nonces come from treasury_nonces (evm-nonces.ts).
  */
@@ -27,7 +27,7 @@ export function createEvmSender(options: SenderFactoryOptions & { node?: EvmNode
   const { config, db } = options;
   const chain: ChainId = config.chain;
   const assets = resolveEvmAssets(config);
-  const account = privateKeyToAccount(bytesToHex(options.keys.evm().privateKey));
+  const account = privateKeyToAccount(bytesToHex(options.keys.key("evm").privateKey));
   const address = account.address;
   // Shared with other signers on the chain when given (the sweeper's deposit addresses): one fee read serves all.
   const node = options.node ?? createEvmNode(config, { fetch: options.fetch });

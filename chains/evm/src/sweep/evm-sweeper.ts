@@ -78,7 +78,7 @@ const NATIVE_TRANSFER_GAS = 21_000n;
  * record is treasury_sweeps (covered, amount, top-up, attempt, fee paid).
  */
 export function createEvmSweeper(options: EvmSweeperOptions): EvmSweeper {
-  const treasury = getAddress(options.treasuryKeys.evm().address);
+  const treasury = getAddress(options.treasuryKeys.key("evm").address);
   const chains = new Map<ChainId, ChainRuntime>(options.chains.map((c) => [c.chain, chainRuntime(c, options.fetch)]));
   return createSweeperLoop(options, (run) =>
     new ChainSweep(chains.get(run.chain) as ChainRuntime, treasury, options, run).run(),

@@ -68,7 +68,7 @@ interface SolanaPrepared {
 
 /**
  * The Solana family's sender (@solana/web3.js; SPL instructions in token-instructions.ts): one treasury wallet
- * (TreasuryKeys.solana()), SOL by a System transfer and the configured SPL tokens by
+ * (TreasuryKeys.key("solana")), SOL by a System transfer and the configured SPL tokens by
  * transferChecked from the treasury's associated token account, creating the recipient's
  * associated token account (CreateIdempotent, paid by the treasury) when it has none.
  *
@@ -84,7 +84,7 @@ export function createSolanaSender(options: SenderFactoryOptions): ChainSender {
   if (chain !== "SOLANA") throw new ValidationError(`the Solana sender cannot send on ${chain}`, "chain");
   const logger: Logger = options.logger.child({ chain, component: "solana-sender" });
   const assets: SolanaAssets = resolveSolanaAssets(config);
-  const key = options.keys.solana();
+  const key = options.keys.key("solana");
   const keypair = Keypair.fromSeed(key.privateKey);
   const treasury = keypair.publicKey;
   if (treasury.toBase58() !== key.address) throw new Error("the Solana treasury key does not match its address");

@@ -84,7 +84,7 @@ export function createSolanaSweeper(options: SolanaSweeperOptions): SolanaSweepe
   if (options.chain.chain !== "SOLANA") {
     throw new ValidationError(`the Solana sweeper cannot sweep ${options.chain.chain}`, "chain");
   }
-  const key = options.treasuryKeys.solana();
+  const key = options.treasuryKeys.key("solana");
   const treasury = Keypair.fromSeed(key.privateKey);
   if (treasury.publicKey.toBase58() !== key.address)
     throw new Error("the Solana treasury key does not match its address");

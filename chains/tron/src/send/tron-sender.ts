@@ -83,7 +83,7 @@ export function createTronSender(options: SenderFactoryOptions): ChainSender {
     throw new ConfigError(`CHAINS_CONFIG.${config.chain}`, "is not a Tron chain");
   }
   const assets = resolveTronAssets(config);
-  const key = keys.tron();
+  const key = keys.key("tron");
   const address = key.address;
   const ownerHex = base58ToHex(address);
   const privateKeyHex = Buffer.from(key.privateKey).toString("hex");

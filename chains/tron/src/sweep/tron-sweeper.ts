@@ -53,7 +53,7 @@ const CONCURRENCY = 8;
  * record is treasury_sweeps (fee_paid_raw = the sun the receipt says was burnt).
  */
 export function createTronSweeper(options: TronSweeperOptions): LeasedChainLoop {
-  const treasury = options.treasuryKeys.tron().address;
+  const treasury = options.treasuryKeys.key("tron").address;
   const chains = new Map<ChainId, ChainRuntime>(
     options.chains.map((c) => [
       c.chain,

@@ -1,4 +1,4 @@
-import type { Logger } from "@mp/core";
+import type { ChainFamily, Logger } from "@mp/core";
 import type { DepositKey, TreasuryKeys } from "@mp/custody";
 import { LeadershipLostError } from "@mp/db";
 
@@ -22,12 +22,16 @@ export async function isolatedStep<T>(
 
 /**
  * TreasuryKeys that sign as one deposit address of `family`: the family's sender, reused as is,
- * then signs for it (and refuses every other family).
+ * then signs for it (and refuses every other family, and every key but the send key).
  */
-export function keysSigningAs(family: "evm" | "tron", key: DepositKey): TreasuryKeys {
-  const none = (): never => {
-    throw new Error(`a deposit address signs ${family} transactions only`);
+export function keysSigningAs(family: ChainFamily, key: DepositKey): TreasuryKeys {
+  return {
+    fingerprint: "",
+    key: (asked, branch = 0, index = 0) => {
+      if (asked !== family || branch !== 0 || index !== 0) {
+        throw new Error(`a deposit address signs ${family} transactions only, with its own key`);
+      }
+      return key;
+    },
   };
-  // Every family refuses, but the deposit's own, which signs with the deposit key.
-  return { fingerprint: "", evm: none, tron: none, bitcoin: none, solana: none, [family]: () => key };
 }

@@ -52,7 +52,7 @@ export async function startBitcoinTreasury(
     startHeight: node.height + 1,
   });
   const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
-  const receive = keys.bitcoin(0, 0);
+  const receive = keys.key("bitcoin");
   await db.query(
     `INSERT INTO treasury_addresses (chain, purpose, path, address, address_key) VALUES ('BITCOIN', 'send', $1, $2, $2)
      ON CONFLICT DO NOTHING`,

@@ -43,7 +43,7 @@ export async function startEvmTreasury(
     bitcoinNetwork: "regtest",
     schemes: KEY_SCHEMES,
   });
-  const treasury = getAddress(keys.evm().address);
+  const treasury = getAddress(keys.key("evm").address);
   if (funds.eth > 0n) await sendNative(node, treasury, funds.eth);
   if (funds.usdc > 0n) await transferToken(node, usdc, treasury, funds.usdc);
   return {

@@ -33,7 +33,7 @@ export async function startSolanaTreasury(
     tokens: [...node.tokens],
   });
   const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
-  const treasury = keys.solana().address;
+  const treasury = keys.key("solana").address;
   if (funds.sol > 0n) node.transfer(treasury, funds.sol);
   if (funds.usdc > 0n) node.transferToken(treasury, "USDC", funds.usdc);
   node.mine();

@@ -42,7 +42,7 @@ export async function startTronTreasury(db: Database, seed: string): Promise<Tro
     confirmations: 2,
   });
   const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
-  const key = keys.tron();
+  const key = keys.key("tron");
   await recordTreasuryAddresses(db, [{ chain: "TRON", purpose: "send", path: key.path, address: key.address }]);
   const indexer = createIndexer({
     db,

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { type AppConfig, type ChainId, decimalToUnits, unitsToDecimal, ValidationError } from "@mp/core";
-import { TREASURY_PATHS } from "@mp/custody";
+import { treasuryPath } from "@mp/custody";
 import type { Queryable } from "@mp/db";
 import { refuseSanctionedDestination } from "@mp/providers";
 import {
@@ -14,7 +14,7 @@ import {
   treasurySendJson,
 } from "@mp/treasury";
 import { chainAssets } from "../chain-adapters.ts";
-import { isChainAddress, sendCheckOf } from "../chain-families.ts";
+import { isChainAddress, KEY_SCHEMES, sendCheckOf } from "../chain-families.ts";
 import { bitcoinNetworkOf } from "../open-custody.ts";
 import { openSanctionsScreening } from "../sanctions-screening.ts";
 import { print, printList, withDatabase } from "./cli-support.ts";
@@ -55,12 +55,18 @@ export interface SendOptions {
   wait?: boolean;
 }
 
+/** Each family's treasury send path on mainnet (a coin type may differ off mainnet, Bitcoin's does). */
+function treasuryPathsText(): string {
+  const paths = KEY_SCHEMES.map((scheme) => `${scheme.family} ${treasuryPath(scheme, "mainnet")}`);
+  return `${paths.join(", ")} (on mainnet; a coin type may differ elsewhere)`;
+}
+
 /** `treasury addresses`: the treasury's addresses with their derivation paths. */
 export async function printTreasuryAddresses(json: boolean | undefined): Promise<void> {
   const addresses = await withDatabase((db) => listTreasuryAddresses(db));
   if (addresses.length === 0) {
     process.stderr.write(
-      `no treasury addresses recorded yet: the signer (payments serve --role signer, or all) records them at start; their paths (TREASURY_MNEMONIC): evm ${TREASURY_PATHS.evm}, tron ${TREASURY_PATHS.tron}, bitcoin ${TREASURY_PATHS.bitcoin("mainnet", 0, 0)} (coin type 1 off mainnet), solana ${TREASURY_PATHS.solana}\n`,
+      `no treasury addresses recorded yet: the signer (payments serve --role signer, or all) records them at start; their paths (TREASURY_MNEMONIC): ${treasuryPathsText()}\n`,
     );
   }
   printList(json, addresses, {
