@@ -85,6 +85,32 @@ export function addListCommand(
     .action((options: { json?: boolean }) => run(options.json));
 }
 
+/**
+ * A `show <id>` command under `parent` for one `what` (its id a UUID): `--json` prints it as one
+ * JSON object, else the text `lines`; a missing one says so on stderr and exits 1 (printFound).
+ * `find` loads its modules itself, so `--help` and argument errors load none.
+ */
+export function addShowCommand<T>(
+  parent: Command,
+  show: {
+    what: string;
+    description: string;
+    json: string;
+    find: (db: Database, config: AppConfig, id: string) => Promise<T | undefined>;
+    lines: (value: T) => string[];
+  },
+): Command {
+  return parent
+    .command("show")
+    .description(show.description)
+    .argument("<id>", `the ${show.what}'s id`, uuidOf(show.what))
+    .option("--json", show.json)
+    .action(async (id: string, options: { json?: boolean }) => {
+      const found = await withDatabase((db, config) => show.find(db, config, id));
+      printFound(options.json, found, { what: show.what, id }, show.lines);
+    });
+}
+
 /** `--operator <name>`, recorded in the audit log; the login name by default. */
 export function operatorOption(what = "acts"): Option {
   return new Option("--operator <name>", `who ${what} (recorded in the audit log)`).default(userInfo().username);

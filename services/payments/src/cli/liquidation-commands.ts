@@ -1,5 +1,5 @@
 import { type Command, Option } from "commander";
-import { listLimit, printFound, printList, uuidOf, withDatabase } from "./cli-support.ts";
+import { addShowCommand, listLimit, printList, uuidOf, withDatabase } from "./cli-support.ts";
 
 /** `payments liquidation list|show`: the operator's view of liquidation addresses and their drains (any merchant's). */
 export function addLiquidationCommands(program: Command): void {
@@ -28,21 +28,18 @@ export function addLiquidationCommands(program: Command): void {
         counted: "liquidation addresses",
       });
     });
-  group
-    .command("show")
-    .description("One liquidation address and its drains (state, amounts, transfer)")
-    .argument("<id>", "the liquidation address's id", uuidOf("liquidation address"))
-    .option("--json", "the address and its drains as one JSON object")
-    .action(async (id: string, options: { json?: boolean }) => {
-      const { findLiquidationAddressForOperator } = await import("@mp/liquidation");
-      const address = await withDatabase((db) => findLiquidationAddressForOperator(db, id));
-      printFound(options.json, address, { what: "liquidation address", id }, (address) => [
-        `${address.id} ${address.status} (merchant ${address.merchant_id})`,
-        `${address.asset} on ${address.network} at ${address.address} -> ${address.destination.type} ${address.destination.asset} on ${address.destination.network}`,
-        ...address.drain_list.map(
-          (d) =>
-            `drain ${d.id} ${d.state}${d.not_paid_reason ? ` (${d.not_paid_reason})` : ""}${d.failure_reason ? ` (${d.failure_reason})` : ""} ${d.deposit.amount} ${d.deposit.asset}${d.destination_amount ? ` -> ${d.destination_amount.value} ${d.destination_amount.asset} (fee ${d.fee?.value})` : ""}${d.transfer_id ? ` transfer ${d.transfer_id}` : ""} deposit ${d.deposit_id}`,
-        ),
-      ]);
-    });
+  addShowCommand(group, {
+    what: "liquidation address",
+    description: "One liquidation address and its drains (state, amounts, transfer)",
+    json: "the address and its drains as one JSON object",
+    find: async (db, _config, id) => (await import("@mp/liquidation")).findLiquidationAddressForOperator(db, id),
+    lines: (address) => [
+      `${address.id} ${address.status} (merchant ${address.merchant_id})`,
+      `${address.asset} on ${address.network} at ${address.address} -> ${address.destination.type} ${address.destination.asset} on ${address.destination.network}`,
+      ...address.drain_list.map(
+        (d) =>
+          `drain ${d.id} ${d.state}${d.not_paid_reason ? ` (${d.not_paid_reason})` : ""}${d.failure_reason ? ` (${d.failure_reason})` : ""} ${d.deposit.amount} ${d.deposit.asset}${d.destination_amount ? ` -> ${d.destination_amount.value} ${d.destination_amount.asset} (fee ${d.fee?.value})` : ""}${d.transfer_id ? ` transfer ${d.transfer_id}` : ""} deposit ${d.deposit_id}`,
+      ),
+    ],
+  });
 }

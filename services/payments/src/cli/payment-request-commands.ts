@@ -1,5 +1,5 @@
 import { type Command, Option } from "commander";
-import { listLimit, printFound, printList, uuidOf, withDatabase } from "./cli-support.ts";
+import { addShowCommand, listLimit, printList, uuidOf, withDatabase } from "./cli-support.ts";
 
 const STATUSES = ["open", "processing", "paid", "underpaid", "overpaid", "expired", "canceled"];
 
@@ -34,32 +34,30 @@ export function addPaymentRequestCommands(program: Command): void {
         counted: "payment requests",
       });
     });
-  group
-    .command("show")
-    .description("One payment request: its options (address, amount, payment URI) and payments")
-    .argument("<id>", "the payment request's id", uuidOf("payment request"))
-    .option("--json", "the request as one JSON object")
-    .action(async (id: string, options: { json?: boolean }) => {
+  addShowCommand(group, {
+    what: "payment request",
+    description: "One payment request: its options (address, amount, payment URI) and payments",
+    json: "the request as one JSON object",
+    find: async (db, config, id) => {
       const { findPaymentRequestForOperator } = await import("@mp/payment-requests");
       const { paymentUriOf } = await import("../chain-families.ts");
-      const request = await withDatabase((db, config) =>
-        findPaymentRequestForOperator(db, id, {
-          publicUrl: config.paymentRequests.publicUrl,
-          chains: config.chains ?? {},
-          paymentUri: paymentUriOf,
-        }),
-      );
-      printFound(options.json, request, { what: "payment request", id }, (request) => [
-        `${request.id} ${request.status} (merchant ${request.merchant_id})`,
-        `amount ${request.amount} ${request.currency}: paid ${request.amount_paid}, pending ${request.amount_pending}, missing ${request.amount_missing}, excess ${request.amount_excess}`,
-        `hosted page ${request.hosted_url}; rate locked until ${request.rate_locked_until}; expires ${request.expires_at}`,
-        ...request.options.map(
-          (o) => `option ${o.asset} on ${o.network}: ${o.amount_due} to ${o.address} (${o.payment_uri})`,
-        ),
-        ...request.payments.map(
-          (p) =>
-            `payment ${p.amount} ${p.asset} on ${p.network} ${p.status} ${p.confirmations}/${p.required_confirmations}${p.counted ? "" : ` not counted (${p.flag ?? "reversed"})`} deposit ${p.deposit_id}`,
-        ),
-      ]);
-    });
+      return findPaymentRequestForOperator(db, id, {
+        publicUrl: config.paymentRequests.publicUrl,
+        chains: config.chains ?? {},
+        paymentUri: paymentUriOf,
+      });
+    },
+    lines: (request) => [
+      `${request.id} ${request.status} (merchant ${request.merchant_id})`,
+      `amount ${request.amount} ${request.currency}: paid ${request.amount_paid}, pending ${request.amount_pending}, missing ${request.amount_missing}, excess ${request.amount_excess}`,
+      `hosted page ${request.hosted_url}; rate locked until ${request.rate_locked_until}; expires ${request.expires_at}`,
+      ...request.options.map(
+        (o) => `option ${o.asset} on ${o.network}: ${o.amount_due} to ${o.address} (${o.payment_uri})`,
+      ),
+      ...request.payments.map(
+        (p) =>
+          `payment ${p.amount} ${p.asset} on ${p.network} ${p.status} ${p.confirmations}/${p.required_confirmations}${p.counted ? "" : ` not counted (${p.flag ?? "reversed"})`} deposit ${p.deposit_id}`,
+      ),
+    ],
+  });
 }
