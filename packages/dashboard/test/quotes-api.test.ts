@@ -3,7 +3,7 @@ import { chainsOnNoNode } from "../../../test/api/chains-on-no-node.ts";
 import { PAYEE } from "../../../test/api/transfers-support.ts";
 import { tier2Customer } from "../../../test/api/verification-fixtures.ts";
 import { type ApiHarness, eventually, type TestMerchant } from "../../../test/support/api-harness.ts";
-import { createUsers, serveDashboard, signedIn } from "./support/dashboard-client.ts";
+import { merchantsWithRoleUsers, serveDashboard, signedIn } from "./support/dashboard-client.ts";
 
 /**
  * The quotes page and the transfers page's "New payout": the merchant's quotes with state, fee and
@@ -27,15 +27,7 @@ describe("dashboard quotes and payout routes", () => {
 
   beforeAll(async () => {
     ({ api, url, close } = await serveDashboard({ workers: true, overrides: { chains: chainsOnNoNode(["BASE"]) } }));
-    a = await api.merchant("sandbox");
-    b = await api.merchant("sandbox");
-    await createUsers(api.db, [
-      ["owner@a.example", "owner", a.merchantId],
-      ["developer@a.example", "developer", a.merchantId],
-      ["finance@a.example", "finance", a.merchantId],
-      ["viewer@a.example", "viewer", a.merchantId],
-      ["owner@b.example", "owner", b.merchantId],
-    ]);
+    ({ a, b } = await merchantsWithRoleUsers(api, { a: ["owner", "developer", "finance", "viewer"], b: ["owner"] }));
     customerOfA = await tier2Customer(api, a);
   }, 120_000);
   afterAll(() => close?.());

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import type { TestMerchant } from "../../../test/support/api-harness.ts";
-import { createUsers } from "./support/dashboard-client.ts";
+import { merchantsWithRoleUsers } from "./support/dashboard-client.ts";
 import { useServedDashboard } from "./support/use-dashboard-site.ts";
 
 /**
@@ -16,14 +16,7 @@ describe("dashboard team routes", () => {
     (await api.db.query<{ id: string }>("SELECT id FROM dashboard_users WHERE email = $1", [email])).rows[0]?.id ?? "";
 
   beforeAll(async () => {
-    a = await api.merchant("sandbox");
-    b = await api.merchant("sandbox");
-    await createUsers(api.db, [
-      ["owner@a.example", "owner", a.merchantId],
-      ["dev@a.example", "developer", a.merchantId],
-      ["viewer@a.example", "viewer", a.merchantId],
-      ["owner@b.example", "owner", b.merchantId],
-    ]);
+    ({ a, b } = await merchantsWithRoleUsers(api, { a: ["owner", "developer", "viewer"], b: ["owner"] }));
   }, 120_000);
 
   it("changes a role, and the user's open session has the new role at once", async () => {
@@ -62,16 +55,16 @@ describe("dashboard team routes", () => {
 
   it("removes a user (their session ends) and withdraws an open invite", async () => {
     const owner = await dashboard.signedIn("owner@a.example");
-    const dev = await dashboard.signedIn("dev@a.example");
-    const devId = await idOf("dev@a.example");
+    const dev = await dashboard.signedIn("developer@a.example");
+    const devId = await idOf("developer@a.example");
     expect((await dev.call("DELETE", `/merchants/${a.merchantId}/users/${devId}`)).status).toBe(403);
     const removed = await owner.call("DELETE", `/merchants/${a.merchantId}/users/${devId}`);
     expect(removed.status, removed.text).toBe(200);
     expect(removed.body).toEqual({ id: devId, removed: "user" });
     expect((await dev.call("GET", "/session")).status).toBe(401);
-    expect((await dev.signIn("dev@a.example")).status).toBe(401);
+    expect((await dev.signIn("developer@a.example")).status).toBe(401);
     const team = (await owner.call("GET", `/merchants/${a.merchantId}/users`)).body.items;
-    expect(team.map((m: { email: string }) => m.email)).not.toContain("dev@a.example");
+    expect(team.map((m: { email: string }) => m.email)).not.toContain("developer@a.example");
 
     const invited = await owner.call("POST", `/merchants/${a.merchantId}/invites`, {
       json: { email: "new@a.example", role: "viewer" },

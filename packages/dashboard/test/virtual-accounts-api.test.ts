@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { tier2Customer } from "../../../test/api/verification-fixtures.ts";
 import { eventually, type TestMerchant } from "../../../test/support/api-harness.ts";
-import { createUsers } from "./support/dashboard-client.ts";
+import { merchantsWithRoleUsers } from "./support/dashboard-client.ts";
 import { useServedDashboard } from "./support/use-dashboard-site.ts";
 
 /**
@@ -27,12 +27,7 @@ describe("dashboard virtual accounts routes", () => {
   };
 
   beforeAll(async () => {
-    a = await api.merchant("sandbox");
-    b = await api.merchant("sandbox");
-    await createUsers(api.db, [
-      ["viewer@a.example", "viewer", a.merchantId],
-      ["owner@b.example", "owner", b.merchantId],
-    ]);
+    ({ a, b } = await merchantsWithRoleUsers(api, { a: ["viewer"], b: ["owner"] }));
     customerOfA = await tier2Customer(api, a);
     const otherOfA = await tier2Customer(api, a, { lastName: "Byron" });
     accountOfA = await open(a, customerOfA);

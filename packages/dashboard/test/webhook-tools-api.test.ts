@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { TestMerchant } from "../../../test/support/api-harness.ts";
 import { createEndpoint } from "../../../test/support/webhook-fixtures.ts";
-import { createUsers } from "./support/dashboard-client.ts";
+import { merchantsWithRoleUsers } from "./support/dashboard-client.ts";
 import { useServedDashboard } from "./support/use-dashboard-site.ts";
 
 const RECEIVER = "https://receiver.example/hooks";
@@ -44,13 +44,7 @@ describe("dashboard webhook tools: health, event types, payloads, rotation, dele
   };
 
   beforeAll(async () => {
-    a = await api.merchant("sandbox");
-    b = await api.merchant("sandbox");
-    await createUsers(api.db, [
-      ["owner@a.example", "owner", a.merchantId],
-      ["viewer@a.example", "viewer", a.merchantId],
-      ["owner@b.example", "owner", b.merchantId],
-    ]);
+    ({ a, b } = await merchantsWithRoleUsers(api, { a: ["owner", "viewer"], b: ["owner"] }));
     endpointOfA = (await createEndpoint(api, a, RECEIVER)).id;
     endpointOfB = (await createEndpoint(api, b, RECEIVER)).id;
     const person = { type: "INDIVIDUAL", first_name: "Ada", last_name: "Lovelace" };

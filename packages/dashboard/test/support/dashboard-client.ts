@@ -2,7 +2,12 @@ import type { Server } from "node:http";
 import { keepIdleConnections } from "@mp/api";
 import type { Database } from "@mp/db";
 import express, { type Express, type Router } from "express";
-import { type ApiHarness, type HarnessOptions, startApiHarness } from "../../../../test/support/api-harness.ts";
+import {
+  type ApiHarness,
+  type HarnessOptions,
+  startApiHarness,
+  type TestMerchant,
+} from "../../../../test/support/api-harness.ts";
 import { createDashboardRouter, createUser, type Role } from "../../src/index.ts";
 
 /** A browser's view of the dashboard's JSON routes, for the API tests. */
@@ -150,6 +155,23 @@ export async function createUsers(
   for (const [email, role, merchantId] of users) {
     await createUser(db, { email, role, merchantId, password: PASSWORD, actor: "test" });
   }
+}
+
+/**
+ * Merchants A and B (sandbox), with one dashboard user per role listed for each: ROLE@a.example of A,
+ * ROLE@b.example of B (password PASSWORD). The tests' usual cast: A's users, and B's owner to be refused A.
+ */
+export async function merchantsWithRoleUsers(
+  api: ApiHarness,
+  roles: { a: readonly Role[]; b: readonly Role[] },
+): Promise<{ a: TestMerchant; b: TestMerchant }> {
+  const a = await api.merchant("sandbox");
+  const b = await api.merchant("sandbox");
+  await createUsers(api.db, [
+    ...roles.a.map((role) => [`${role}@a.example`, role, a.merchantId] as const),
+    ...roles.b.map((role) => [`${role}@b.example`, role, b.merchantId] as const),
+  ]);
+  return { a, b };
 }
 
 /** The admin (admin@example.com) and one user of each merchant role (ROLE@a.example) of `merchantId`. */
