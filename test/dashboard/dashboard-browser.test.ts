@@ -21,6 +21,7 @@ import {
   PASSWORD,
   BROWSER_TIMEOUT_MS as TIMEOUT_MS,
 } from "./browser-support.ts";
+import { itSignedIn } from "./it-signed-in.ts";
 
 /** A confirmed deposit row of another asset than the fixture's USDC (not credited: rows only). */
 async function insertDeposit(
@@ -133,7 +134,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
   );
   const shot = (page: Page, name: string) => browserSide.shot(page, name);
   const newPage = () => browserSide.newPage();
-  const signIn = (page: Page, email: string, password = PASSWORD) => browserSide.signIn(page, email, password);
+  const _signIn = (page: Page, email: string, password = PASSWORD) => browserSide.signIn(page, email, password);
   const fetchInPage = (page: Page, method: string, path: string, withCsrf: boolean) =>
     browserSide.fetchInPage(page, method, path, withCsrf);
   const expectAccessible = async (page: Page) => expect(await browserSide.seriousViolations(page)).toEqual([]);
@@ -254,12 +255,11 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
     TIMEOUT_MS,
   );
 
-  it(
+  itSignedIn(
+    browserSide,
     "creates a key shown once with a copy button, which works on /v1 until revoked in the page",
-    async () => {
-      const { context, page } = await newPage();
-      await signIn(page, "owner@a.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+    "owner@a.example",
+    async ({ page }) => {
       expect(page.url()).toBe(`${url}/dashboard/merchants/${merchantA}/overview`);
       // The overview's balance is the one /v1/balance answers, to the digit.
       const v1 = (await (await fetch(`${url}/v1/balance`, { headers: { "X-Service-API-Key": keyOfA } })).json()) as {
@@ -311,17 +311,14 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
       // Small screens: the same page, one column.
       await page.setViewportSize({ width: 390, height: 844 });
       await shot(page, "api-keys-mobile");
-      await context.close();
     },
-    TIMEOUT_MS,
   );
 
-  it(
+  itSignedIn(
+    browserSide,
     "refuses a write without the session's CSRF token (403), and accepts it with the token",
-    async () => {
-      const { context, page } = await newPage();
-      await signIn(page, "owner@a.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+    "owner@a.example",
+    async ({ page }) => {
       const path = `/dashboard/api/merchants/${merchantA}/api-keys`;
       const before = await database.db.query("SELECT count(*)::int AS n FROM api_keys WHERE merchant_id = $1", [
         merchantA,
@@ -333,17 +330,14 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
       ]);
       expect(after.rows[0]).toEqual(before.rows[0]);
       expect(await fetchInPage(page, "POST", path, true)).toBe(201);
-      await context.close();
     },
-    TIMEOUT_MS,
   );
 
-  it(
+  itSignedIn(
+    browserSide,
     "answers 404 to merchant A's user for merchant B and B's key, in the page and on the server",
-    async () => {
-      const { context, page } = await newPage();
-      await signIn(page, "owner@a.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+    "owner@a.example",
+    async ({ page }) => {
       expect(await fetchInPage(page, "GET", `/dashboard/api/merchants/${merchantB}/overview`, false)).toBe(404);
       expect(await fetchInPage(page, "GET", `/dashboard/api/merchants/${merchantB}/api-keys`, false)).toBe(404);
       expect(
@@ -357,17 +351,14 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
       await page.goto(`${url}/dashboard/merchants/${merchantB}/api-keys`);
       await page.getByRole("heading", { name: "Merchant not found" }).waitFor();
       await shot(page, "merchant-not-found");
-      await context.close();
     },
-    TIMEOUT_MS,
   );
 
-  it(
+  itSignedIn(
+    browserSide,
     "shows a viewer the keys without a create button, and the server refuses the viewer's create (403)",
-    async () => {
-      const { context, page } = await newPage();
-      await signIn(page, "viewer@a.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+    "viewer@a.example",
+    async ({ page }) => {
       await page.getByRole("link", { name: "API keys" }).click();
       await page.getByRole("heading", { name: "API keys" }).waitFor();
       await page.getByText("Your role (viewer) can view keys but not create or revoke them.").waitFor();
@@ -381,9 +372,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
       await page.getByText("You are signed out.").waitFor();
       expect(await page.evaluate(() => fetch("/dashboard/api/session").then((r) => r.status))).toBe(401);
       await shot(page, "signed-out");
-      await context.close();
     },
-    TIMEOUT_MS,
   );
 
   it(
@@ -415,12 +404,11 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
     TIMEOUT_MS,
   );
 
-  it(
+  itSignedIn(
+    browserSide,
     "shows every amount of the overview rounded to its asset's precision, with separators (issue 32)",
-    async () => {
-      const { context, page } = await newPage();
-      await signIn(page, "owner@rich.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+    "owner@rich.example",
+    async ({ page }) => {
       await page.locator("tr[data-deposit]").nth(2).waitFor();
       await page.getByRole("img", { name: /Deposit volume per day/ }).waitFor();
       const available = page
@@ -447,17 +435,14 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
       expect(await page.locator(".chart .peak").textContent()).toMatch(/^Peak: \$45,142\.69 on \d{4}-\d{2}-\d{2}$/);
       await expectAccessible(page);
       await browserSide.shotBoth(page, "overview-money");
-      await context.close();
     },
-    TIMEOUT_MS,
   );
 
-  it(
+  itSignedIn(
+    browserSide,
     "opens a deposit's page from its row: tx hash with a copy button, an explorer link for its chain and network (issue 32)",
-    async () => {
-      const { context, page } = await newPage();
-      await signIn(page, "owner@rich.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+    "owner@rich.example",
+    async ({ page }) => {
       const hash = (
         await database.db.query<{ tx_hash: string }>(
           "SELECT tx_hash FROM deposits WHERE merchant_id = $1 AND asset = 'ETH'",
@@ -489,17 +474,14 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
       await page.getByRole("heading", { name: "Deposit of 0.0025 BTC", level: 1 }).waitFor();
       await page.getByText(/BITCOIN is not configured in this deployment/).waitFor();
       expect(await page.getByRole("link", { name: /View on/ }).count()).toBe(0);
-      await context.close();
     },
-    TIMEOUT_MS,
   );
 
-  it(
+  itSignedIn(
+    browserSide,
     "lists transfers with human state labels, the fee and the spread, filters them, and opens one with its failure reason",
-    async () => {
-      const { context, page } = await newPage();
-      await signIn(page, "owner@rich.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+    "owner@rich.example",
+    async ({ page }) => {
       await page.getByRole("link", { name: "Transfers" }).click();
       await page.getByRole("heading", { name: "Transfers", level: 1 }).waitFor();
       const rows = page.locator("tr[data-transfer]");
@@ -534,17 +516,14 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
       // A failed transfer shows no funding instructions.
       expect(await page.getByRole("heading", { name: "Funding instructions" }).count()).toBe(0);
       await expectAccessible(page);
-      await context.close();
     },
-    TIMEOUT_MS,
   );
 
-  it(
+  itSignedIn(
+    browserSide,
     "takes an ended session back to sign-in within 5 s, from a polling page and from a click, then back to the page",
-    async () => {
-      const { context, page } = await newPage();
-      await signIn(page, "owner@a.example");
-      await page.getByRole("heading", { name: "Overview" }).waitFor();
+    "owner@a.example",
+    async ({ page }) => {
       await page.getByRole("link", { name: "Deposits" }).click();
       await page.getByRole("heading", { name: "Deposits", level: 1 }).waitFor();
       // The session ends on the server (expired, or signed out elsewhere): the page's next poll gets a 401.
@@ -571,8 +550,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
       await database.db.query("DELETE FROM dashboard_sessions WHERE user_id = $1", [user.rows[0]?.id]);
       await page.getByRole("button", { name: "Create API key" }).click();
       await page.getByRole("heading", { name: "Sign in to the dashboard" }).waitFor({ timeout: 5_000 });
-      await context.close();
     },
-    TIMEOUT_MS,
   );
 });

@@ -1,10 +1,11 @@
 import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import { recordAudit } from "../../packages/dashboard/src/index.ts";
 import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
 import type { ApiHarness, TestMerchant } from "../support/api-harness.ts";
 import { BROWSER_TIMEOUT_MS, DashboardBrowser, OPERATOR_LANDING } from "./browser-support.ts";
 import { type ChromiumDashboard, openChromiumDashboard } from "./chromium-dashboard.ts";
+import { itSignedIn } from "./it-signed-in.ts";
 
 /**
  * The events log (a merchant's owner) and the audit log (the operator) in Chromium against the
@@ -63,10 +64,11 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages
 
   afterAll(() => dashboard?.close(), BROWSER_TIMEOUT_MS);
 
-  it(
+  itSignedIn(
+    side,
     "lists the merchant's events, filters them by type, opens an event's data and its object",
-    async () => {
-      const { context, page } = await side.signedInPage("owner@a.example");
+    "owner@a.example",
+    async ({ page }) => {
       await side.openFromNav(page, "Events");
       const table = page.getByRole("table", { name: /events, newest first/ });
       await table.getByText("wallet.created", { exact: true }).waitFor();
@@ -98,15 +100,14 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages
       await page.goto(`${url}/dashboard/operator/audit-log`);
       await page.getByRole("heading", { name: "Page not found" }).waitFor();
       expect(await side.fetchInPage(page, "GET", "/dashboard/api/operator/audit-log", false)).toBe(403);
-      await context.close();
     },
-    BROWSER_TIMEOUT_MS,
   );
 
-  it(
+  itSignedIn(
+    side,
     "shows the operator the audit log, filtered by action, and walks to older rows",
-    async () => {
-      const { context, page } = await side.signedInPage("admin@example.com", OPERATOR_LANDING);
+    { email: "admin@example.com", landing: OPERATOR_LANDING },
+    async ({ page }) => {
       await side.openFromNav(page, "Audit log");
       await page.getByText("dashboard_session.signed_in").first().waitFor();
       await side.shotBoth(page, "audit-log");
@@ -128,8 +129,6 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages
 
       await page.getByLabel("Action", { exact: true }).fill("nothing.like.this");
       await page.getByText("No audit records match these filters.").waitFor();
-      await context.close();
     },
-    BROWSER_TIMEOUT_MS,
   );
 });

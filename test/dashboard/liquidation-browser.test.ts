@@ -1,10 +1,11 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect } from "vitest";
 import { createUser } from "../../packages/dashboard/src/index.ts";
 import { dashboardRouterOf } from "../../packages/dashboard/test/support/dashboard-client.ts";
 import { useDashboardSite } from "../../packages/dashboard/test/support/use-dashboard-site.ts";
 import { PAYEE, useTransfersApi } from "../api/transfers-support.ts";
 import { drainerOf, liquidationSteps } from "../liquidation/drain-support.ts";
 import { BROWSER_TIMEOUT_MS, OPERATOR_LANDING, PASSWORD } from "./browser-support.ts";
+import { itSignedIn } from "./it-signed-in.ts";
 import { useDashboardBrowser } from "./use-dashboard-browser.ts";
 
 const USD = 1_000_000n;
@@ -46,37 +47,32 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard liquidation addresses in C
     await createUser(t.api.db, { email: "admin@liq.example", role: "admin", password: PASSWORD, actor: "test" });
   }, 2 * BROWSER_TIMEOUT_MS);
 
-  it(
-    "lists the address from the nav and shows its drain",
-    async () => {
-      const { context, page } = await side.signedInPage("owner@liq.example");
-      await page
-        .getByRole("navigation", { name: "Dashboard" })
-        .getByRole("link", { name: "Liquidation addresses" })
-        .click();
-      await page.getByRole("heading", { name: "Liquidation addresses", level: 1 }).waitFor();
-      const row = page.locator(`tr[data-liquidation-address="${addressId}"]`);
-      await row.waitFor();
-      expect(await row.textContent()).toContain(PAYEE);
-      await side.shotBoth(page, "liquidation-addresses");
-      await side.expectAccessibleAtBothSizes(page);
-      await row.getByRole("link").first().click();
-      await page.getByRole("heading", { name: "Drains", level: 2 }).waitFor();
-      const drain = page.locator(`tr[data-drain="${drainId}"]`);
-      await drain.getByText("Payout submitted", { exact: true }).waitFor();
-      expect(await drain.locator('.money[data-asset="USDC"]').first().textContent()).toMatch(/25/);
-      await page.getByRole("button", { name: /deposit address/i }).waitFor();
-      await side.shotBoth(page, "liquidation-address-detail");
-      await side.expectAccessibleAtBothSizes(page);
-      await context.close();
-    },
-    BROWSER_TIMEOUT_MS,
-  );
+  itSignedIn(side, "lists the address from the nav and shows its drain", "owner@liq.example", async ({ page }) => {
+    await page
+      .getByRole("navigation", { name: "Dashboard" })
+      .getByRole("link", { name: "Liquidation addresses" })
+      .click();
+    await page.getByRole("heading", { name: "Liquidation addresses", level: 1 }).waitFor();
+    const row = page.locator(`tr[data-liquidation-address="${addressId}"]`);
+    await row.waitFor();
+    expect(await row.textContent()).toContain(PAYEE);
+    await side.shotBoth(page, "liquidation-addresses");
+    await side.expectAccessibleAtBothSizes(page);
+    await row.getByRole("link").first().click();
+    await page.getByRole("heading", { name: "Drains", level: 2 }).waitFor();
+    const drain = page.locator(`tr[data-drain="${drainId}"]`);
+    await drain.getByText("Payout submitted", { exact: true }).waitFor();
+    expect(await drain.locator('.money[data-asset="USDC"]').first().textContent()).toMatch(/25/);
+    await page.getByRole("button", { name: /deposit address/i }).waitFor();
+    await side.shotBoth(page, "liquidation-address-detail");
+    await side.expectAccessibleAtBothSizes(page);
+  });
 
-  it(
+  itSignedIn(
+    side,
     "shows the admin the failing drain with its reason",
-    async () => {
-      const { context, page } = await side.signedInPage("admin@liq.example", OPERATOR_LANDING);
+    { email: "admin@liq.example", landing: OPERATOR_LANDING },
+    async ({ page }) => {
       await page.getByRole("link", { name: "Failing drains" }).click();
       await page.getByRole("heading", { name: "Failing drains", level: 1 }).waitFor();
       const row = page.locator(`tr[data-drain="${failedDrainId}"]`);
@@ -85,8 +81,6 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard liquidation addresses in C
       expect(await page.locator(`tr[data-drain="${drainId}"]`).count()).toBe(0);
       await side.shotBoth(page, "failing-drains");
       await side.expectAccessibleAtBothSizes(page);
-      await context.close();
     },
-    BROWSER_TIMEOUT_MS,
   );
 });

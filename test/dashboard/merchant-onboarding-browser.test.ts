@@ -1,6 +1,7 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect } from "vitest";
 import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
 import { BROWSER_TIMEOUT_MS, OPERATOR_LANDING } from "./browser-support.ts";
+import { itSignedIn } from "./it-signed-in.ts";
 import { useChromiumDashboard } from "./use-dashboard-browser.ts";
 
 /**
@@ -16,10 +17,11 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard merchant onboarding in Chr
     await createUsers(api.db, [["admin@example.com", "admin", undefined]]);
   }, 2 * BROWSER_TIMEOUT_MS);
 
-  it(
+  itSignedIn(
+    side,
     "creates a merchant with its owner, whose copied link signs them in to that merchant",
-    async () => {
-      const { context, page } = await side.signedInPage("admin@example.com", OPERATOR_LANDING);
+    { email: "admin@example.com", landing: OPERATOR_LANDING },
+    async ({ page }) => {
       // The old address of the merchants page leads to the one merchants page (issue 32).
       await page.goto(`${dashboard.url}/dashboard/operator/merchants`);
       await page.getByRole("heading", { name: "Merchants", level: 1 }).waitFor();
@@ -50,8 +52,6 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard merchant onboarding in Chr
       expect(owner.page.url()).toContain(`/dashboard/merchants/${merchantId}/overview`);
       await owner.page.getByText("Owner", { exact: true }).waitFor();
       await owner.context.close();
-      await context.close();
     },
-    BROWSER_TIMEOUT_MS,
   );
 });

@@ -1,12 +1,13 @@
 import { join } from "node:path";
 import { createMerchant } from "@mp/api";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import { createUser } from "../../packages/dashboard/src/index.ts";
 import { startRole } from "../cli/run-cli.ts";
 import { POSTGRES_ONLY, stopProcessGroup } from "../e2e/several-processes.ts";
 import { insertDeposits } from "../support/bulk-deposits.ts";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 import { PASSWORD, BROWSER_TIMEOUT_MS as TIMEOUT_MS } from "./browser-support.ts";
+import { itSignedIn } from "./it-signed-in.ts";
 import { useDashboardBrowser } from "./use-dashboard-browser.ts";
 
 /**
@@ -71,10 +72,11 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
     await stopProcessGroup(service?.child);
   }, TIMEOUT_MS);
 
-  it(
+  itSignedIn(
+    side,
     "sends a sandbox deposit from the deposits page: it appears without a reload and turns CONFIRMED",
-    async () => {
-      const { context, page } = await side.signedInPage("owner@a.example");
+    "owner@a.example",
+    async ({ page }) => {
       await side.openFromNav(page, "Deposits");
       await page.getByText("No deposits yet.").waitFor();
       await side.shot(page, "deposits-empty");
@@ -132,15 +134,14 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
       await row.waitFor();
       await page.setViewportSize({ width: 390, height: 844 });
       await side.shot(page, "deposits-mobile");
-      await context.close();
     },
-    TIMEOUT_MS,
   );
 
-  it(
+  itSignedIn(
+    side,
     "shows every merchant page: overview chart, customers and history, wallet QR codes, transfers, webhooks, team with an invite",
-    async () => {
-      const { context, page } = await side.signedInPage("owner@a.example");
+    "owner@a.example",
+    async ({ page }) => {
       await page.getByRole("img", { name: /Deposit volume per day/ }).waitFor();
       await side.shot(page, "overview-chart");
       await side.expectAccessible(page);
@@ -208,15 +209,14 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
       expect(await page.evaluate("navigator.clipboard.readText()")).toBe(await link.inputValue());
       await side.shotBoth(page, "team");
       await side.expectAccessible(page);
-      await context.close();
     },
-    TIMEOUT_MS,
   );
 
-  it(
+  itSignedIn(
+    side,
     "shows a viewer no key, webhook or sandbox controls, and the server refuses the viewer's writes (403)",
-    async () => {
-      const { context, page } = await side.signedInPage("viewer@a.example");
+    "viewer@a.example",
+    async ({ page }) => {
       await side.openFromNav(page, "Webhooks");
       await page.getByText(/Your role \(viewer\) can view webhook endpoints/).waitFor();
       expect(await page.getByRole("button", { name: "Add endpoint" }).count()).toBe(0);
@@ -236,15 +236,14 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
         [merchantA],
       );
       expect(endpoints.rows[0]).toEqual({ n: 1 });
-      await context.close();
     },
-    TIMEOUT_MS,
   );
 
-  it(
+  itSignedIn(
+    side,
     "answers 404 to merchant A's user for B's deposit and customer, on the server and in the page",
-    async () => {
-      const { context, page } = await side.signedInPage("owner@a.example");
+    "owner@a.example",
+    async ({ page }) => {
       for (const path of [
         `/merchants/${merchantA}/deposits/${depositOfB}`,
         `/merchants/${merchantA}/customers/${customerOfB}`,
@@ -270,8 +269,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
         ),
       ).toBe(200);
       await other.context.close();
-      await context.close();
     },
-    TIMEOUT_MS,
   );
 });

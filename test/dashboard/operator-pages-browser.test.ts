@@ -18,6 +18,7 @@ import {
   OPERATOR_LANDING,
   BROWSER_TIMEOUT_MS as TIMEOUT_MS,
 } from "./browser-support.ts";
+import { itSignedIn } from "./it-signed-in.ts";
 
 function micros(amount: string): bigint {
   const units = decimalToUnits(amount, 6);
@@ -266,10 +267,11 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
     TIMEOUT_MS,
   );
 
-  it(
+  itSignedIn(
+    side,
     "shows the chain reconciliation's unreadable chain, imports a bank statement with its unmatched lines",
-    async () => {
-      const { context, page } = await side.signedInPage("admin@example.com", OPERATOR_LANDING);
+    { email: "admin@example.com", landing: OPERATOR_LANDING },
+    async ({ page }) => {
       await page.getByRole("link", { name: "Bank statements" }).click();
       await page.getByRole("heading", { name: "Bank statements" }).waitFor();
       const csv = `${STATEMENT_CSV_COLUMNS.join(",")}\n2026-11-02,US000111222,CREDIT,250.10,USD,BANKREF-1,INV-7,ACME Corp\n`;
@@ -297,15 +299,14 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       await page.getByLabel("Return reason").fill("Unknown account: sent back to ACME Corp");
       await page.getByRole("button", { name: "Return to payer" }).click();
       await page.getByText("No unmatched lines: every statement line is accounted for.").waitFor();
-      await context.close();
     },
-    TIMEOUT_MS,
   );
 
-  it(
+  itSignedIn(
+    side,
     "shows every operator page: merchants (create, disable: its key answers 401), chains, job queues, treasury",
-    async () => {
-      const { context, page } = await side.signedInPage("admin@example.com", OPERATOR_LANDING);
+    { email: "admin@example.com", landing: OPERATOR_LANDING },
+    async ({ page }) => {
       // One merchants page (issue 32): the home lists, creates, disables and enables them.
       await page.getByRole("link", { name: "Merchants", exact: true }).click();
       await page.getByRole("heading", { name: "Merchants", level: 1 }).waitFor();
@@ -361,9 +362,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       await page.getByRole("link", { name: "Job queues" }).click();
       await page.getByRole("rowheader", { name: "customer.provision" }).waitFor();
       await shot(page, "operator-job-queues-mobile");
-      await context.close();
     },
-    TIMEOUT_MS,
   );
 
   it(

@@ -1,5 +1,5 @@
 import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
 import { chainsOnNoNode } from "../api/chains-on-no-node.ts";
 import { PAYEE } from "../api/transfers-support.ts";
@@ -7,6 +7,7 @@ import { tier2Customer } from "../api/verification-fixtures.ts";
 import type { ApiHarness, TestMerchant } from "../support/api-harness.ts";
 import { BROWSER_TIMEOUT_MS, DashboardBrowser, OPERATOR_LANDING } from "./browser-support.ts";
 import { type ChromiumDashboard, openChromiumDashboard } from "./chromium-dashboard.ts";
+import { itSignedIn } from "./it-signed-in.ts";
 
 /**
  * Issue 32's last dashboard items in Chromium: a payout quoted and started from the transfers page
@@ -42,10 +43,11 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard payouts, quotes and mercha
 
   afterAll(() => dashboard?.close(), BROWSER_TIMEOUT_MS);
 
-  it(
+  itSignedIn(
+    side,
     "quotes a payout with its fee and spread, shows a refusal in the page, then starts it once",
-    async () => {
-      const { context, page } = await side.signedInPage("finance@a.example");
+    "finance@a.example",
+    async ({ page }) => {
       await side.openFromNav(page, "Transfers");
       await page.getByRole("button", { name: "New payout" }).click();
       const form = page.getByRole("region", { name: "New payout" });
@@ -104,29 +106,22 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard payouts, quotes and mercha
       await expect.poll(() => page.locator("[data-quote]").count()).toBe(1);
       await side.shotBoth(page, "quotes");
       await side.expectAccessibleAtBothSizes(page);
-      await context.close();
     },
-    BROWSER_TIMEOUT_MS,
   );
 
-  it(
-    "gives a viewer the quotes page but no payout button",
-    async () => {
-      const { context, page } = await side.signedInPage("viewer@a.example");
-      await side.openFromNav(page, "Transfers");
-      await page.locator("[data-transfer]").first().waitFor();
-      expect(await page.getByRole("button", { name: "New payout" }).count()).toBe(0);
-      await side.openFromNav(page, "Quotes");
-      await page.locator("[data-quote]").first().waitFor();
-      await context.close();
-    },
-    BROWSER_TIMEOUT_MS,
-  );
+  itSignedIn(side, "gives a viewer the quotes page but no payout button", "viewer@a.example", async ({ page }) => {
+    await side.openFromNav(page, "Transfers");
+    await page.locator("[data-transfer]").first().waitFor();
+    expect(await page.getByRole("button", { name: "New payout" }).count()).toBe(0);
+    await side.openFromNav(page, "Quotes");
+    await page.locator("[data-quote]").first().waitFor();
+  });
 
-  it(
+  itSignedIn(
+    side,
     "gives the operator one merchants page, which its old address leads to",
-    async () => {
-      const { context, page } = await side.signedInPage("admin@example.com", OPERATOR_LANDING);
+    { email: "admin@example.com", landing: OPERATOR_LANDING },
+    async ({ page }) => {
       const nav = page.getByRole("navigation", { name: "Dashboard" });
       expect(await nav.getByRole("link", { name: "Manage merchants" }).count()).toBe(0);
       // Both pages' columns: the overview link, environment, id, created, status; and the actions.
@@ -141,8 +136,6 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard payouts, quotes and mercha
       await row.getByRole("link").click();
       await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
       expect(page.url()).toContain(`/merchants/${merchant.merchantId}/overview`);
-      await context.close();
     },
-    BROWSER_TIMEOUT_MS,
   );
 });

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect } from "vitest";
 import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
 import { tier2Customer } from "../api/verification-fixtures.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
 import { BROWSER_TIMEOUT_MS, OPERATOR_LANDING } from "./browser-support.ts";
+import { itSignedIn } from "./it-signed-in.ts";
 import { useChromiumDashboard } from "./use-dashboard-browser.ts";
 
 /**
@@ -56,10 +57,11 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard records pages in Chromium"
     );
   }, 2 * BROWSER_TIMEOUT_MS);
 
-  it(
+  itSignedIn(
+    side,
     "lists the customer's virtual account on the accounts page and on the customer's page",
-    async () => {
-      const { context, page } = await side.signedInPage("owner@a.example");
+    "owner@a.example",
+    async ({ page }) => {
       await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Virtual accounts" }).click();
       await page.getByRole("heading", { name: "Virtual accounts", level: 1 }).waitFor();
       const row = page.locator(`tr[data-virtual-account="${accountId}"]`);
@@ -75,15 +77,14 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard records pages in Chromium"
       await page.getByRole("heading", { name: "Bank deposits" }).waitFor();
       await side.shotBoth(page, "virtual-account-detail");
       await side.expectAccessibleAtBothSizes(page);
-      await context.close();
     },
-    BROWSER_TIMEOUT_MS,
   );
 
-  it(
+  itSignedIn(
+    side,
     "rotates a webhook secret after a confirmation and shows the new one once",
-    async () => {
-      const { context, page } = await side.signedInPage("owner@a.example");
+    "owner@a.example",
+    async ({ page }) => {
       await page.goto(`${dashboard.url}/dashboard/merchants/${merchant.merchantId}/webhooks`);
       await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor();
       await page.getByText("Success rate (7 days)").waitFor();
@@ -94,15 +95,14 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard records pages in Chromium"
       expect(await page.getByRole("textbox", { name: "New signing secret" }).inputValue()).toMatch(/^whsec_/);
       await side.shotBoth(page, "webhook-rotated");
       await side.expectAccessibleAtBothSizes(page);
-      await context.close();
     },
-    BROWSER_TIMEOUT_MS,
   );
 
-  it(
+  itSignedIn(
+    side,
     "shows the reviewer whose submission it is and its data, and asks before approving",
-    async () => {
-      const { context, page } = await side.signedInPage("admin@example.com", OPERATOR_LANDING);
+    { email: "admin@example.com", landing: OPERATOR_LANDING },
+    async ({ page }) => {
       await page.goto(`${dashboard.url}/dashboard/operator/kyc`);
       await page.getByRole("heading", { name: "KYC reviews", level: 1 }).waitFor();
       await page.getByRole("link", { name: "Test Person" }).waitFor();
@@ -125,8 +125,6 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard records pages in Chromium"
       await page.getByRole("button", { name: "Confirm approval" }).click();
       await page.getByText(/tier 1 submission: approved/i).waitFor();
       expect(await status()).toBe("APPROVED");
-      await context.close();
     },
-    BROWSER_TIMEOUT_MS,
   );
 });
