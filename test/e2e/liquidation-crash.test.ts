@@ -3,8 +3,8 @@ import { ANVIL_ACCOUNTS, tokenBalance, transferToken } from "@mp/test-nodes/evm"
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshAddress } from "../../packages/treasury/test/support/evm-treasury.ts";
 import { type TransfersClient, transfersClient } from "../api/transfers-support.ts";
-import { nextKey } from "../api/verification-fixtures.ts";
 import { runCli, startRole, startService } from "../cli/run-cli.ts";
+import { createLiquidationAddress } from "../liquidation/drain-support.ts";
 import { eventually, type TestMerchant } from "../support/api-harness.ts";
 import { POSTGRES_ONLY, stopProcess } from "./several-processes.ts";
 import { createCliMerchant, remoteApi } from "./transfer-chains.ts";
@@ -78,18 +78,9 @@ describe.skipIf(!process.env.DATABASE_URL)(`liquidation drains across worker pro
   /** A liquidation address bound to a fresh BASE USDC payee. */
   async function payeeAddress() {
     const payee = freshAddress();
-    const created = await t.call(merchant, "/v1/liquidation-addresses", {
-      method: "POST",
-      idempotencyKey: nextKey("liq"),
-      json: {
-        customer_id: customerId,
-        network: "BASE",
-        asset: "USDC",
-        destination: { type: "CRYPTO_ADDRESS", network: "BASE", asset: "USDC", address: payee },
-      },
-    });
-    expect(created.status, created.text).toBe(201);
-    return { payee, ...(created.body.data as { id: string; address: `0x${string}` }) };
+    const destination = { type: "CRYPTO_ADDRESS", network: "BASE", asset: "USDC", address: payee };
+    const created = await createLiquidationAddress(t, merchant, customerId, destination);
+    return { payee, ...(created as { id: string; address: `0x${string}` }) };
   }
 
   /**

@@ -4,7 +4,7 @@ import { type DrainPass, type DrainReturnDeps, type DrainSettings, drainOnce } f
 import { createSandboxBankingProvider, type RateProvider } from "@mp/providers";
 import { expect } from "vitest";
 import { confirmDeposits } from "../../packages/indexer/src/confirm-deposits.ts";
-import type { TransfersApi } from "../api/transfers-support.ts";
+import type { TransfersApi, TransfersClient } from "../api/transfers-support.ts";
 import { nextKey } from "../api/verification-fixtures.ts";
 import type { ApiHarness, TestMerchant } from "../support/api-harness.ts";
 
@@ -39,6 +39,29 @@ export function drainerOf(
     });
 }
 
+/** A liquidation address of `customerId` draining BASE USDC to `destination`, made through the API (201). */
+export async function createLiquidationAddress(
+  t: TransfersClient,
+  merchant: TestMerchant,
+  customerId: string,
+  destination: unknown,
+  returnAddress?: string,
+): Promise<Answer> {
+  const res = await t.call(merchant, "/v1/liquidation-addresses", {
+    method: "POST",
+    idempotencyKey: nextKey("liq"),
+    json: {
+      customer_id: customerId,
+      network: "BASE",
+      asset: "USDC",
+      destination,
+      ...(returnAddress ? { return_address: returnAddress } : {}),
+    },
+  });
+  expect(res.status, res.text).toBe(201);
+  return res.body.data as Answer;
+}
+
 /**
  * The in-process steps of a drain's life without chain nodes: the address made through the API, a
  * deposit to it as the indexer records it, the indexer's confirmation step on BASE, its drains read.
@@ -47,21 +70,8 @@ export function liquidationSteps(t: TransfersApi, a: TestMerchant, customerId: s
   const logger = createLogger({ level: "silent" });
   return {
     /** An address draining BASE USDC to `destination` (and its money, when a drain cannot pay out, to `returnAddress`). */
-    async create(destination: unknown, returnAddress?: string): Promise<Answer> {
-      const res = await t.call(a, "/v1/liquidation-addresses", {
-        method: "POST",
-        idempotencyKey: nextKey("liq"),
-        json: {
-          customer_id: customerId,
-          network: "BASE",
-          asset: "USDC",
-          destination,
-          ...(returnAddress ? { return_address: returnAddress } : {}),
-        },
-      });
-      expect(res.status, res.text).toBe(201);
-      return res.body.data as Answer;
-    },
+    create: (destination: unknown, returnAddress?: string): Promise<Answer> =>
+      createLiquidationAddress(t, a, customerId, destination, returnAddress),
     /** A deposit as the indexer records it (PENDING), of `micros` micro-USDC, to the address. */
     async deposit(address: { id: string }, micros: bigint): Promise<string> {
       const id = randomUUID();
