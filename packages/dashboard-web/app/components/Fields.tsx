@@ -36,7 +36,7 @@ export function TextField(props: {
   label: string;
   value: string;
   onInput: (value: string) => void;
-  type?: "text" | "email" | "url" | "search";
+  type?: "text" | "email" | "url" | "search" | "date";
   decimal?: boolean;
   mono?: boolean;
   grow?: boolean;
@@ -61,7 +61,7 @@ export function TextField(props: {
   );
 }
 
-/** A UTC day (`YYYY-MM-DD`) of a finance date range. */
+/** A UTC day (`YYYY-MM-DD`) of a finance date range: a text field of type date, optional unless `required`. */
 export function DayField(props: {
   id: string;
   label: string;
@@ -70,16 +70,14 @@ export function DayField(props: {
   required?: boolean;
 }) {
   return (
-    <div class="field">
-      <label for={props.id}>{props.label}</label>
-      <input
-        id={props.id}
-        type="date"
-        required={props.required}
-        value={props.value}
-        onInput={(e) => props.onInput(e.currentTarget.value)}
-      />
-    </div>
+    <TextField
+      id={props.id}
+      label={props.label}
+      type="date"
+      optional={!props.required}
+      value={props.value}
+      onInput={props.onInput}
+    />
   );
 }
 

@@ -50,6 +50,10 @@ interface PayoutForm {
   amount: string;
 }
 
+type TextKey = "sourceAsset" | "asset" | "address" | "holder" | "routing" | "account" | "amount";
+type ChoiceKey = "customerId" | "sourceNetwork" | "network";
+type SelectKey = "source" | "destination" | "accountType" | "side";
+
 function quoteRequest(f: PayoutForm): QuoteRequest {
   const source: QuoteRequest["source"] =
     f.source === "CRYPTO_DEPOSIT"
@@ -149,6 +153,34 @@ export function NewPayout(props: { merchantId: string; onCreated: () => void; on
       setQuote(undefined);
     };
 
+  // The form's fields: each bound to its key, its id `payout-<name>` (selects of fixed options, free
+  // text, and picks among the loaded customers or networks).
+  const text = (
+    key: TextKey,
+    name: string,
+    label: string,
+    look?: { mono?: boolean; grow?: boolean; decimal?: boolean },
+  ) => <TextField id={`payout-${name}`} label={label} value={form[key]} onInput={set(key)} {...look} />;
+  const select = <K extends SelectKey>(
+    key: K,
+    name: string,
+    label: string,
+    options: readonly PayoutForm[K][],
+    labels?: Readonly<Record<PayoutForm[K], string>>,
+  ) => (
+    <SelectField
+      id={`payout-${name}`}
+      label={label}
+      value={form[key]}
+      options={options}
+      {...(labels && { labels })}
+      onChange={set(key)}
+    />
+  );
+  const choice = (key: ChoiceKey, name: string, label: string, choices: ReadonlyArray<readonly [string, string]>) => (
+    <ChoiceField id={`payout-${name}`} label={label} choices={choices} value={form[key]} onChange={set(key)} />
+  );
+
   const getQuote = async (event: Event) => {
     event.preventDefault();
     setPaid(undefined);
@@ -187,104 +219,35 @@ export function NewPayout(props: { merchantId: string; onCreated: () => void; on
           <form onSubmit={getQuote}>
             {quoting.error && <Notice kind="error">{quoting.error}</Notice>}
             <div class="form-row">
-              <ChoiceField
-                id="payout-customer"
-                label="Customer"
-                choices={customers}
-                value={form.customerId}
-                onChange={set("customerId")}
-              />
-              <SelectField
-                id="payout-source"
-                label="Who pays"
-                value={form.source}
-                options={SOURCES}
-                labels={SOURCE_NAMES}
-                onChange={set("source")}
-              />
+              {choice("customerId", "customer", "Customer", customers)}
+              {select("source", "source", "Who pays", SOURCES, SOURCE_NAMES)}
               {form.source === "CRYPTO_DEPOSIT" && (
                 <>
-                  <TextField
-                    id="payout-source-asset"
-                    label="Paid in (asset)"
-                    value={form.sourceAsset}
-                    onInput={set("sourceAsset")}
-                  />
-                  <ChoiceField
-                    id="payout-source-network"
-                    label="Network"
-                    choices={networks}
-                    value={form.sourceNetwork}
-                    onChange={set("sourceNetwork")}
-                  />
+                  {text("sourceAsset", "source-asset", "Paid in (asset)")}
+                  {choice("sourceNetwork", "source-network", "Network", networks)}
                 </>
               )}
             </div>
             <div class="form-row">
-              <SelectField
-                id="payout-destination"
-                label="Pay out to"
-                value={form.destination}
-                options={DESTINATIONS}
-                labels={DESTINATION_NAMES}
-                onChange={set("destination")}
-              />
+              {select("destination", "destination", "Pay out to", DESTINATIONS, DESTINATION_NAMES)}
               {form.destination === "CRYPTO_ADDRESS" ? (
                 <>
-                  <TextField id="payout-asset" label="Asset" value={form.asset} onInput={set("asset")} />
-                  <ChoiceField
-                    id="payout-network"
-                    label="Network"
-                    choices={networks}
-                    value={form.network}
-                    onChange={set("network")}
-                  />
-                  <TextField
-                    id="payout-address"
-                    label="Address"
-                    mono
-                    grow
-                    value={form.address}
-                    onInput={set("address")}
-                  />
+                  {text("asset", "asset", "Asset")}
+                  {choice("network", "network", "Network", networks)}
+                  {text("address", "address", "Address", { mono: true, grow: true })}
                 </>
               ) : (
                 <>
-                  <TextField id="payout-holder" label="Account holder" value={form.holder} onInput={set("holder")} />
-                  <TextField
-                    id="payout-routing"
-                    label="Routing number"
-                    mono
-                    value={form.routing}
-                    onInput={set("routing")}
-                  />
-                  <TextField
-                    id="payout-account"
-                    label="Account number"
-                    mono
-                    value={form.account}
-                    onInput={set("account")}
-                  />
-                  <SelectField
-                    id="payout-account-type"
-                    label="Account type"
-                    value={form.accountType}
-                    options={ACCOUNT_TYPES}
-                    onChange={set("accountType")}
-                  />
+                  {text("holder", "holder", "Account holder")}
+                  {text("routing", "routing", "Routing number", { mono: true })}
+                  {text("account", "account", "Account number", { mono: true })}
+                  {select("accountType", "account-type", "Account type", ACCOUNT_TYPES)}
                 </>
               )}
             </div>
             <div class="form-row">
-              <SelectField
-                id="payout-side"
-                label="The amount is"
-                value={form.side}
-                options={SIDES}
-                labels={SIDE_NAMES}
-                onChange={set("side")}
-              />
-              <TextField id="payout-amount" label="Amount" decimal value={form.amount} onInput={set("amount")} />
+              {select("side", "side", "The amount is", SIDES, SIDE_NAMES)}
+              {text("amount", "amount", "Amount", { decimal: true })}
               <button type="submit" class="button primary" disabled={quoting.busy}>
                 Get a quote
               </button>

@@ -8,7 +8,6 @@ import { PagedListPage } from "../components/PagedListPage.tsx";
 import { type Column, Table } from "../components/Table.tsx";
 import { useLoad } from "../components/useLoad.ts";
 import { type Customer, merchantApi } from "../merchant-api.ts";
-import { href, linkHandler } from "../router.ts";
 import { virtualAccountApi } from "../virtual-account-api.ts";
 import { VirtualAccountTable } from "./VirtualAccounts.tsx";
 import { walletColumns } from "./Wallets.tsx";
@@ -21,14 +20,9 @@ export function customerName(customer: Customer): string {
 const columns = (merchantId: string): ReadonlyArray<Column<Customer>> => [
   {
     header: "Customer",
-    cell: (customer) => {
-      const to = `/merchants/${merchantId}/customers/${customer.id}`;
-      return (
-        <a href={href(to)} onClick={linkHandler(to)}>
-          {customerName(customer)}
-        </a>
-      );
-    },
+    cell: (customer) => (
+      <InAppLink to={`/merchants/${merchantId}/customers/${customer.id}`}>{customerName(customer)}</InAppLink>
+    ),
   },
   { header: "Type", cell: (customer) => customer.type },
   {

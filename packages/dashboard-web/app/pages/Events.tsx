@@ -7,8 +7,8 @@ import { Pager } from "../components/Pager.tsx";
 import { type Column, Table } from "../components/Table.tsx";
 import { useLoad } from "../components/useLoad.ts";
 import "../components/webhook-tools.css";
+import { InAppLink } from "../components/InAppLink.tsx";
 import { type EventQuery, type LoggedEvent, recordsApi } from "../records-api.ts";
-import { href, linkHandler } from "../router.ts";
 import { webhookApi } from "../webhook-api.ts";
 
 /** The merchant page that shows each kind of object an event is about (the others have none). */
@@ -26,11 +26,10 @@ function EventObject(props: { merchantId: string; event: LoggedEvent }) {
   const section = OBJECT_SECTIONS[event.object_type];
   const name = `${event.object_type.replace(/_/g, " ")} ${event.object_id.slice(0, 8)}`;
   if (!section) return <span class="mono">{name}</span>;
-  const to = `/merchants/${props.merchantId}/${section}/${event.object_id}`;
   return (
-    <a class="mono" href={href(to)} onClick={linkHandler(to)}>
+    <InAppLink class="mono" to={`/merchants/${props.merchantId}/${section}/${event.object_id}`}>
       {name}
-    </a>
+    </InAppLink>
   );
 }
 

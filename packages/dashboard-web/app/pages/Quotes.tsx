@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { Amount } from "../components/Amount.tsx";
+import { CustomerIdLink } from "../components/CustomerIdLink.tsx";
 import { SelectField } from "../components/Fields.tsx";
 import { formatDateTime } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
@@ -42,18 +43,7 @@ const columns = (merchantId: string): ReadonlyArray<Column<Quote>> => [
   { header: "Fee", cell: (q) => <Amount value={q.fee.value} asset={q.fee.currency} /> },
   { header: "Spread", cell: (q) => <Spread spread={q} /> },
   { header: "To", cell: (q) => <span class="mono break">{destinationText(q)}</span> },
-  {
-    header: "Customer",
-    cell: (q) => {
-      const to = `/merchants/${merchantId}/customers/${q.customer_id}`;
-      return (
-        <a href={href(to)} onClick={linkHandler(to)}>
-          <span class="mono">{q.customer_id.slice(0, 8)}</span>
-          <span class="visually-hidden"> (customer)</span>
-        </a>
-      );
-    },
-  },
+  { header: "Customer", cell: (q) => <CustomerIdLink merchantId={merchantId} customerId={q.customer_id} /> },
 ];
 
 /**

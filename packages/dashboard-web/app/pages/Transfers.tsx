@@ -2,8 +2,10 @@ import { useState } from "preact/hooks";
 import type { User } from "../api.ts";
 import { Amount } from "../components/Amount.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
+import { CustomerIdLink } from "../components/CustomerIdLink.tsx";
 import { DayRangeFields } from "../components/Fields.tsx";
 import { dayRange, formatDateTime } from "../components/format.ts";
+import { InAppLink } from "../components/InAppLink.tsx";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Loading } from "../components/Loading.tsx";
 import { NewPayout } from "../components/NewPayout.tsx";
@@ -22,7 +24,6 @@ import {
   type TransferSpread,
 } from "../merchant-api.ts";
 import { canPayOut } from "../quote-api.ts";
-import { href, linkHandler } from "../router.ts";
 
 const STATUSES: ReadonlyArray<Transfer["status"]> = [
   "AWAITING_MERCHANT_FUNDING",
@@ -103,14 +104,11 @@ const columns = (
 ): ReadonlyArray<Column<Transfer>> => [
   {
     header: "Created",
-    cell: (transfer) => {
-      const to = transferPath(merchantId, transfer.id);
-      return (
-        <a class="row-link" href={href(to)} onClick={linkHandler(to)}>
-          {formatDateTime(transfer.created_at)}
-        </a>
-      );
-    },
+    cell: (transfer) => (
+      <InAppLink class="row-link" to={transferPath(merchantId, transfer.id)}>
+        {formatDateTime(transfer.created_at)}
+      </InAppLink>
+    ),
   },
   {
     header: "Status",
@@ -128,15 +126,7 @@ const columns = (
   { header: "To", cell: (transfer) => <Destination transfer={transfer} /> },
   {
     header: "Customer",
-    cell: (transfer) => {
-      const to = `/merchants/${merchantId}/customers/${transfer.customer_id}`;
-      return (
-        <a href={href(to)} onClick={linkHandler(to)}>
-          <span class="mono">{transfer.customer_id.slice(0, 8)}</span>
-          <span class="visually-hidden"> (customer)</span>
-        </a>
-      );
-    },
+    cell: (transfer) => <CustomerIdLink merchantId={merchantId} customerId={transfer.customer_id} />,
   },
   // The travel rule's beneficiary: the platform's operator (admin) alone may read it, audited.
   ...(user.role === "admin"

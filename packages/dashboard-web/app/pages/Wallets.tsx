@@ -7,21 +7,13 @@ import { QrCode } from "../components/QrCode.tsx";
 import type { Column } from "../components/Table.tsx";
 import { useLoad } from "../components/useLoad.ts";
 import { merchantApi, type Wallet } from "../merchant-api.ts";
-import { href, linkHandler } from "../router.ts";
 
 /** A wallet's row, in the wallets list and on its customer's page: its label opens it. */
 export const walletColumns = (merchantId: string): ReadonlyArray<Column<Wallet>> => [
   {
     header: "Wallet",
     rowHeader: true,
-    cell: (wallet) => {
-      const to = `/merchants/${merchantId}/wallets/${wallet.id}`;
-      return (
-        <a href={href(to)} onClick={linkHandler(to)}>
-          {wallet.label}
-        </a>
-      );
-    },
+    cell: (wallet) => <InAppLink to={`/merchants/${merchantId}/wallets/${wallet.id}`}>{wallet.label}</InAppLink>,
   },
   { header: "Status", cell: (wallet) => <span class={`status ${wallet.status.toLowerCase()}`}>{wallet.status}</span> },
   { header: "Addresses", cell: (wallet) => wallet.destinations.length },
