@@ -101,6 +101,10 @@ export async function runApiBench(options: { seconds?: number } = {}): Promise<v
       ratio >= 0.8 && p99Ratio <= 1.3 ? "MET" : "NOT MET"
     }\n`,
   );
+  const cpu = (results: LoadResult[]) => results.reduce((sum, x) => sum + x.cpuMicrosPerRequest, 0) / results.length;
+  process.stdout.write(
+    `process CPU per request (server + load generator): bare ${Math.round(cpu(bareResults))} µs, key + DB ${Math.round(cpu(realResults))} µs, key looked up every request ${Math.round(cpu(uncachedResults))} µs\n`,
+  );
   process.stdout.write(
     `key looked up every request (no cache), mean req/s: ${(mean(uncachedResults) / mean(bareResults)).toFixed(2)}x bare; p99 (worst round) ${Math.max(...uncachedResults.map((r) => r.p99Ms))} ms\n`,
   );
@@ -117,6 +121,7 @@ function row(path: string, result: LoadResult): Record<string, string | number> 
     "req/s": Math.round(result.requestsPerSecond),
     "p50 ms": result.p50Ms,
     "p99 ms": result.p99Ms,
+    "CPU µs/req": result.cpuMicrosPerRequest,
     errors: result.errors + result.non2xx,
   };
 }
