@@ -1,5 +1,5 @@
 import { request } from "node:http";
-import { revokeApiKey } from "@mp/api";
+import { revokeApiKey, setMerchantDisabled } from "@mp/api";
 import { describe, expect, it } from "vitest";
 import { useApiHarness } from "../support/api-harness.ts";
 
@@ -75,13 +75,10 @@ describe("API key authentication", () => {
     }
   });
 
-  it("answers 401 on the next read once the key's merchant is disabled", async () => {
+  it("answers 401 on the next read once the key's merchant is disabled by this process", async () => {
     const other = await api.merchant();
     expect((await api.call(other.apiKey, "/v1/customers")).status).toBe(200);
-    await api.db.query(
-      "UPDATE merchants m SET disabled_at = now() FROM api_keys k WHERE k.merchant_id = m.id AND k.prefix = $1",
-      [other.keyPrefix],
-    );
+    expect(await setMerchantDisabled(api.db, other.merchantId, true)).toBe(true);
     expect((await api.call(other.apiKey, "/v1/customers")).status).toBe(401);
   });
 

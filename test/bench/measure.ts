@@ -7,6 +7,11 @@ export interface LoadResult {
   p99Ms: number;
   errors: number;
   non2xx: number;
+  /**
+   * CPU time of this whole process (server and the load generator's thread) per request answered:
+   * unlike req/s, barely moved by other jobs sharing the machine.
+   */
+  cpuMicrosPerRequest: number;
 }
 
 export interface LoadOptions {
@@ -24,6 +29,7 @@ export interface LoadOptions {
  * thread, so its own work does not run on the event loop of the server it measures.
  */
 export async function load(url: string, options: LoadOptions): Promise<LoadResult> {
+  const cpuBefore = process.cpuUsage();
   const result = await autocannon({
     url,
     connections: options.connections,
@@ -34,12 +40,14 @@ export async function load(url: string, options: LoadOptions): Promise<LoadResul
     idReplacement: options.uniqueIds === true,
     workers: 1,
   });
+  const cpu = process.cpuUsage(cpuBefore);
   return {
     requestsPerSecond: result.requests.average,
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     errors: result.errors,
     non2xx: result.non2xx,
+    cpuMicrosPerRequest: Math.round((cpu.user + cpu.system) / Math.max(1, result.requests.total)),
   };
 }
 

@@ -8,12 +8,8 @@ import express, {
   type RequestHandler,
   type Response,
 } from "express";
-import {
-  type AuthenticatedMerchant,
-  type Authentication,
-  authenticateRequest,
-  KnownKeys,
-} from "./auth/authenticate.ts";
+import { type AuthenticatedMerchant, type Authentication, authenticateRequest } from "./auth/authenticate.ts";
+import { VerifiedKeys } from "./auth/verified-keys.ts";
 import type { AppDeps } from "./deps.ts";
 import { successBody } from "./http/envelope.ts";
 import { errorHandler, isClientError, renderError } from "./http/error-handler.ts";
@@ -32,7 +28,7 @@ type RateLimit = ReturnType<typeof perKeyRateLimit>;
 interface Guards {
   rateLimit: RateLimit;
   oneRequestPerKey: OneRequestPerKey;
-  knownKeys: KnownKeys;
+  verifiedKeys: VerifiedKeys;
 }
 
 /** A validated request: what `prepare` sees, and the idempotency key of an idempotent route. */
@@ -173,11 +169,11 @@ function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, guards: Guards
   const path = route.path.replace(/\{(\w+)\}/g, ":$1");
   // A body is read only where the route takes one: elsewhere it is ignored, whatever it holds.
   const before = [...(route.nestedErrors ? [nestedErrors] : []), ...(route.body ? [json] : [])];
-  // Reads start before their key's lookup has answered (authenticateRequest); writes wait for it.
-  const knownKeys = route.method === "get" ? guards.knownKeys : undefined;
+  // Past a key's time bound, reads start before its lookup has answered (authenticateRequest); writes wait for it.
+  const pipelined = route.method === "get";
   app[route.method](path, ...before, async (req: Request, res: Response) => {
     const auth: Authentication | undefined = route.auth
-      ? await authenticateRequest(deps.db, req, knownKeys)
+      ? await authenticateRequest(deps.db, req, guards.verifiedKeys, pipelined)
       : undefined;
     let answer: Answer;
     try {
@@ -189,7 +185,7 @@ function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, guards: Guards
           )
         : await perform(route, request, deps);
     } catch (error) {
-      // A key revoked since this process last saw it gets its 401, whatever the route would have said.
+      // A key found revoked by its lookup gets its 401, whatever the route would have said.
       await auth?.confirmed;
       throw error;
     }
@@ -249,7 +245,7 @@ export function createApp(deps: AppDeps): Express {
   const guards: Guards = {
     rateLimit: perKeyRateLimit(deps.rateLimitPerMinute),
     oneRequestPerKey: new OneRequestPerKey(),
-    knownKeys: new KnownKeys(),
+    verifiedKeys: new VerifiedKeys(deps.apiKeyCache),
   };
   // Before the body parser and authentication: in production every sandbox path is 403, whatever is sent.
   app.use("/v1/sandbox", sandboxRoutesGuard(deps.environment));

@@ -15,6 +15,7 @@ import type { JobQueue } from "@mp/jobs";
 import type { AddressScreening, BankingProvider, KycProvider, RateProvider } from "@mp/providers";
 import type { ResolveHost } from "@mp/webhooks";
 import type { Registry } from "prom-client";
+import type { VerifiedKeysOptions } from "./auth/verified-keys.ts";
 import type { AddressDeriver } from "./wallets/address-deriver.ts";
 import type { WalletSlots } from "./wallets/wallet-slots.ts";
 
@@ -68,6 +69,11 @@ export interface AppDeps {
    * (`new WalletSlots(db, addresses)`). Held here, never in a module, so each app has its own.
    */
   walletSlots: WalletSlots;
+  /**
+   * How long a verified API key is trusted without a lookup (default 5 s, `ttlMs: 0` looks every key
+   * up), and the clock it is measured on (tests move their own): auth/verified-keys.ts.
+   */
+  apiKeyCache?: VerifiedKeysOptions;
   /** DNS for webhook URL checks (default: the system resolver); tests give names fixed answers. */
   resolveWebhookHost?: ResolveHost;
 }

@@ -7,6 +7,7 @@ export {
   revokeApiKey,
   revokeMerchantApiKey,
 } from "./auth/api-keys.ts";
+export { keysRevoked } from "./auth/key-revocations.ts";
 export { type MerchantBalance, merchantBalance } from "./balance/merchant-balance.ts";
 export { rfc3339 } from "./customers/customer-schemas.ts";
 export { PROVISION_CUSTOMER_JOB, provisionCustomer } from "./customers/provision-customer-job.ts";

@@ -1,4 +1,4 @@
-import { createApiKey, type ListedApiKey, listApiKeys, revokeMerchantApiKey } from "@mp/api";
+import { createApiKey, keysRevoked, type ListedApiKey, listApiKeys, revokeMerchantApiKey } from "@mp/api";
 import { NotFoundError } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
 import { Router } from "express";
@@ -68,6 +68,8 @@ export function apiKeyRoutes(db: Database): Router {
       await auditKey(client, user, "api_key.revoked", key, merchantId);
       return key;
     });
+    // Committed: this process's API stops trusting keys it verified before (key-revocations.ts).
+    keysRevoked();
     if (!revoked) throw new NotFoundError("API key");
     res.json(keyView(revoked));
   });

@@ -1,6 +1,7 @@
 import {
   type CreatedMerchant,
   createMerchant,
+  keysRevoked,
   listMerchants,
   type MerchantSummary,
   parseOrThrow,
@@ -102,6 +103,8 @@ export function operatorMerchantRoutes(db: Database): Router {
         });
         return true;
       });
+      // Committed: this process's API stops trusting the keys it verified before (key-revocations.ts).
+      if (disabled) keysRevoked();
       if (!found) throw new NotFoundError("Merchant");
       const [merchant] = await listMerchants(db, merchantId);
       res.json({ id: merchantId, disabled_at: merchant?.disabledAt ?? null });

@@ -1,5 +1,6 @@
 import { hash, randomBytes, randomUUID } from "node:crypto";
 import type { Queryable } from "@mp/db";
+import { keysRevoked } from "./key-revocations.ts";
 
 export type Environment = "sandbox" | "production";
 
@@ -50,6 +51,7 @@ export async function revokeApiKey(sql: Queryable, prefixOrKey: string): Promise
     "UPDATE api_keys SET revoked_at = now() WHERE (prefix = $1 OR key_hash = $2) AND revoked_at IS NULL",
     [prefixOrKey, hashApiKey(prefixOrKey)],
   );
+  keysRevoked();
   return result.rowCount ?? 0;
 }
 
@@ -86,6 +88,7 @@ export async function listApiKeys(sql: Queryable, merchantId: string): Promise<L
 /**
  * Revokes one key of this merchant by id. Undefined when the merchant has no such key (another
  * merchant's key included: the caller answers 404); an already revoked key is returned as it is.
+ * In a transaction, call `keysRevoked()` again once it committed (key-revocations.ts).
  */
 export async function revokeMerchantApiKey(
   sql: Queryable,
@@ -97,6 +100,7 @@ export async function revokeMerchantApiKey(
      RETURNING prefix, environment, created_at, revoked_at`,
     [keyId, merchantId],
   );
+  keysRevoked();
   const row = result.rows[0];
   if (!row) return undefined;
   return {

@@ -2,6 +2,7 @@ import { UnauthorizedError } from "@mp/core";
 import { type Database, queryNamed } from "@mp/db";
 import type { Request } from "express";
 import { type Environment, hashApiKey, looksLikeApiKey } from "./api-keys.ts";
+import type { VerifiedKeys } from "./verified-keys.ts";
 
 export interface AuthenticatedMerchant {
   merchantId: string;
@@ -34,31 +35,6 @@ async function lookUpKey(db: Database, hash: Buffer): Promise<AuthenticatedMerch
   return row ? { merchantId: row.merchant_id, keyId: row.id, environment: row.environment } : undefined;
 }
 
-const KNOWN_KEYS_MAX = 10_000;
-
-/**
- * Keys that authenticated before in this process, by hash (never the key itself): what their lookup
- * answered. Only a claim, never trusted alone: every request still looks its key up (see
- * authenticateRequest), so a key revoked by any process fails on its very next request.
- */
-export class KnownKeys {
-  private readonly byHash = new Map<string, AuthenticatedMerchant>();
-
-  get(hash: string): AuthenticatedMerchant | undefined {
-    return this.byHash.get(hash);
-  }
-
-  remember(hash: string, merchant: AuthenticatedMerchant): void {
-    // Bounded: past the limit it starts over (a miss only costs the lookup's wait).
-    if (this.byHash.size >= KNOWN_KEYS_MAX) this.byHash.clear();
-    this.byHash.set(hash, merchant);
-  }
-
-  forget(hash: string): void {
-    this.byHash.delete(hash);
-  }
-}
-
 export interface Authentication {
   merchant: AuthenticatedMerchant;
   /**
@@ -74,32 +50,44 @@ const CONFIRMED: Promise<void> = Promise.resolve();
  * Resolves the request's key to its merchant. Every unknown, malformed or revoked key, and every key
  * of a disabled merchant, gets the same 401, so the answer tells an attacker nothing about which keys exist.
  *
- * The key is looked up on every request (no cache decides), so a revoked key stops working at once.
- * With `known` (reads only: they change nothing before their answer), a key this process has seen
- * valid does not wait for its lookup: the route's own first query is issued in the same turn of the
- * event loop, so the pool sends both in one write (batched-queries.ts) and the request makes one
- * round trip instead of two; the answer waits for `confirmed`. This was the largest per-request cost
- * of an authenticated read next to bare Express (docs/benchmarks.md).
+ * With `verified`, a key verified within its time bound is trusted without a lookup (verified-keys.ts:
+ * how revocations are honoured). Past the bound the key is looked up again; with `pipelined` (reads
+ * only: they change nothing before their answer) the request does not wait for that lookup: the
+ * route's own first query is issued in the same turn of the event loop, so the pool sends both in one
+ * write (batched-queries.ts), and the answer waits for `confirmed`.
  */
-export async function authenticateRequest(db: Database, req: Request, known?: KnownKeys): Promise<Authentication> {
+export async function authenticateRequest(
+  db: Database,
+  req: Request,
+  verified?: VerifiedKeys,
+  pipelined = false,
+): Promise<Authentication> {
   const key = extractApiKey(req);
   if (!key || !looksLikeApiKey(key)) throw new UnauthorizedError();
   const hash = hashApiKey(key);
-  const lookup = lookUpKey(db, hash);
   const hashKey = hash.toString("base64");
-  const claimed = known?.get(hashKey);
-  if (claimed && known) {
+  const trusted = verified?.trusted(hashKey);
+  if (trusted) return { merchant: trusted, confirmed: CONFIRMED };
+  const sent = verified?.stamp();
+  const lookup = lookUpKey(db, hash);
+  const claimed = pipelined ? verified?.claimed(hashKey) : undefined;
+  if (claimed && verified && sent) {
     const confirmed = lookup.then((found) => {
-      if (found?.keyId === claimed.keyId) return;
-      known.forget(hashKey);
-      throw new UnauthorizedError();
+      if (found?.keyId !== claimed.keyId) {
+        verified.forget(hashKey);
+        throw new UnauthorizedError();
+      }
+      verified.remember(hashKey, found, sent);
     });
     // Awaited before any answer; this only keeps an unawaited rejection from being reported as unhandled.
     confirmed.catch(() => undefined);
     return { merchant: claimed, confirmed };
   }
   const merchant = await lookup;
-  if (!merchant) throw new UnauthorizedError();
-  known?.remember(hashKey, merchant);
+  if (!merchant) {
+    verified?.forget(hashKey);
+    throw new UnauthorizedError();
+  }
+  if (verified && sent) verified.remember(hashKey, merchant, sent);
   return { merchant, confirmed: CONFIRMED };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Database, Queryable } from "@mp/db";
 import { type CreatedApiKey, createApiKey, type Environment } from "../auth/api-keys.ts";
+import { keysRevoked } from "../auth/key-revocations.ts";
 
 export interface CreatedMerchant {
   merchantId: string;
@@ -74,12 +75,14 @@ export async function listMerchants(db: Database, merchantId?: string): Promise<
 
 /**
  * Disables (`disabled` true) or enables a merchant; answers whether it exists. Disabling an already
- * disabled merchant keeps its first date.
+ * disabled merchant keeps its first date. Its keys stop working as revoked ones: in a transaction, call
+ * `keysRevoked()` again once it committed (auth/key-revocations.ts).
  */
 export async function setMerchantDisabled(sql: Queryable, merchantId: string, disabled: boolean): Promise<boolean> {
   const result = await sql.query(
     `UPDATE merchants SET disabled_at = CASE WHEN $2 THEN coalesce(disabled_at, now()) ELSE NULL END WHERE id = $1`,
     [merchantId, disabled],
   );
+  if (disabled) keysRevoked();
   return (result.rowCount ?? 0) > 0;
 }

@@ -1,0 +1,54 @@
+import { randomUUID } from "node:crypto";
+import { createMerchant } from "@mp/api";
+import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLAIM_SQL } from "../../packages/webhooks/src/claimed-delivery.ts";
+
+interface PlanNode {
+  "Node Type": string;
+  "Relation Name"?: string;
+  Plans?: PlanNode[];
+}
+
+function scansOf(node: PlanNode): string[] {
+  const own = node["Node Type"] === "Seq Scan" ? [node["Relation Name"] ?? "?"] : [];
+  return [...own, ...(node.Plans ?? []).flatMap(scansOf)];
+}
+
+/**
+ * The claim reads its deliveries and their events by id, never the whole tables: with a join on the
+ * claim's CTE the planner sized it by the free slots (256) and hashed all of webhook_deliveries and
+ * events on every claim, a cost growing with the backlog (the webhooks bench's first drain).
+ */
+describe("the webhook claim's plan", () => {
+  let testDb: TestDatabase;
+  beforeAll(async () => {
+    testDb = await createTestDatabase();
+    const { merchantId } = await createMerchant(testDb.db, { name: "claim-plan", environment: "sandbox" });
+    await testDb.db.query(
+      "INSERT INTO webhook_endpoints (id, merchant_id, url, enabled_events) VALUES ($1, $2, 'https://example.com/hook', '{*}')",
+      [randomUUID(), merchantId],
+    );
+    // A backlog: the fan-out trigger gives each event its delivery.
+    await testDb.db.query(
+      `INSERT INTO events (id, merchant_id, environment, type, object_type, object_id, object_version, data)
+       SELECT gen_random_uuid(), $1, 'sandbox', 'deposit.confirmed', 'deposit', gen_random_uuid()::text, 1,
+              jsonb_build_object('id', gen_random_uuid(), 'status', 'CONFIRMED', 'amount', '12.500000', 'n', n)
+         FROM generate_series(1, 5000) n`,
+      [merchantId],
+    );
+    await testDb.db.query("ANALYZE webhook_deliveries");
+    await testDb.db.query("ANALYZE events");
+  });
+  afterAll(() => testDb?.drop());
+
+  it("scans neither webhook_deliveries nor events whole, with a backlog of 5,000", async () => {
+    const { rows } = await testDb.db.query<{ "QUERY PLAN": Array<{ Plan: PlanNode }> }>(
+      `EXPLAIN (FORMAT JSON) ${CLAIM_SQL}`,
+      [[], [], 32, 256, 60, 8],
+    );
+    const plan = rows[0]?.["QUERY PLAN"][0]?.Plan;
+    expect(plan).toBeDefined();
+    expect(scansOf(plan as PlanNode)).toEqual([]);
+  });
+});
