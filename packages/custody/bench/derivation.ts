@@ -91,6 +91,9 @@ function generatedDestinations(total: number): Queryable {
     async query(text: string, params?: unknown[]) {
       if (text.includes("pg_current_snapshot")) return { rows: [{ xmax: "1", in_progress: [] }] } as never;
       if (text.includes("treasury_addresses")) return { rows: [] } as never;
+      // The first load's size hint: every generated key is 42 characters.
+      if (text.includes("sum(length(address_key))"))
+        return { rows: [{ count: total, characters: String(total * 42) }] } as never;
       const after = Number(params?.[1]);
       const limit = Number(params?.[2]);
       // The page as the watch set's query folds it: one row, the keys as `<length>:<key>` records.

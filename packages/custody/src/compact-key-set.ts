@@ -34,15 +34,24 @@ export class CompactKeySet {
   }
 
   has(key: string): boolean {
-    const length = this.#encode(key);
+    const length = this.#encode(key, 0, key.length);
     if (length < 0) return this.#fallback.has(key);
     return this.#find(length) >= 0;
   }
 
   /** Adds `key`; false when it was already present. */
   add(key: string): boolean {
-    const length = this.#encode(key);
+    return this.addRange(key, 0, key.length);
+  }
+
+  /**
+   * Adds the key `source.slice(start, end)` without making that string unless it needs the
+   * fallback: a page of a million keys read as one string (packed-keys.ts) leaves no per-key garbage.
+   */
+  addRange(source: string, start: number, end: number): boolean {
+    const length = this.#encode(source, start, end);
     if (length < 0) {
+      const key = source.slice(start, end);
       if (this.#fallback.has(key)) return false;
       this.#fallback.add(key);
       return true;
@@ -56,13 +65,33 @@ export class CompactKeySet {
     return true;
   }
 
+  /**
+   * Room for `count` more keys of `characters` characters in all, made at once: a first load that
+   * knows its size (the watch set counts its rows) neither copies the arena nor rehashes the table
+   * as it fills, and never holds an old and a new copy of either side by side.
+   */
+  reserve(count: number, characters: number): void {
+    let slots = this.#slots.length;
+    while ((this.#count + count) * 2 > slots) slots *= 2;
+    if (slots > this.#slots.length) this.#rehash(slots);
+    // A length byte per key, then its 20 bytes (EVM) or its characters (ASCII).
+    const needed = this.#arenaUsed + count + (this.#hexKeys ? 20 * count : characters);
+    if (needed > this.#arena.length) this.#resizeArena(needed);
+  }
+
   /** Writes the key's bytes into the scratch buffer; returns their length, or -1 for the fallback. */
-  #encode(key: string): number {
+  #encode(source: string, start: number, end: number): number {
     const out = this.#scratch;
-    if (this.#hexKeys && key.length === 42 && key.charCodeAt(0) === 48 && (key.charCodeAt(1) | 0x20) === 120) {
+    const characters = end - start;
+    if (
+      this.#hexKeys &&
+      characters === 42 &&
+      source.charCodeAt(start) === 48 &&
+      (source.charCodeAt(start + 1) | 0x20) === 120
+    ) {
       for (let i = 0; i < 20; i++) {
-        const high = hexValue(key.charCodeAt(2 + 2 * i));
-        const low = hexValue(key.charCodeAt(3 + 2 * i));
+        const high = hexValue(source.charCodeAt(start + 2 + 2 * i));
+        const low = hexValue(source.charCodeAt(start + 3 + 2 * i));
         if (high < 0 || low < 0) return -1;
         out[i] = (high << 4) | low;
       }
@@ -70,13 +99,13 @@ export class CompactKeySet {
     }
     // Hex-keyed sets keep only canonical addresses compact, so a 20-character key can never be
     // mistaken for the bytes of an address.
-    if (this.#hexKeys || key.length > out.length) return -1;
-    for (let i = 0; i < key.length; i++) {
-      const code = key.charCodeAt(i);
+    if (this.#hexKeys || characters > out.length) return -1;
+    for (let i = 0; i < characters; i++) {
+      const code = source.charCodeAt(start + i);
       if (code > 0x7f) return -1;
       out[i] = code;
     }
-    return key.length;
+    return characters;
   }
 
   /** Slot holding the scratch key, or -1. */
@@ -111,12 +140,9 @@ export class CompactKeySet {
   /** Appends [length, ...bytes] and returns the record's offset. */
   #append(length: number): number {
     const needed = this.#arenaUsed + 1 + length;
-    if (needed > this.#arena.length) {
-      // Grow by half: a doubling arena would hold up to 2x the memory it needs at a million keys.
-      const bigger = new Uint8Array(Math.max(needed, Math.ceil(this.#arena.length * 1.5)));
-      bigger.set(this.#arena.subarray(0, this.#arenaUsed));
-      this.#arena = bigger;
-    }
+    // Grow by a quarter: a doubling arena would hold up to 2x the memory it needs, and after a
+    // reserve() of exactly the first load the next wallet would double ten million keys' worth.
+    if (needed > this.#arena.length) this.#resizeArena(Math.max(needed, Math.ceil(this.#arena.length * 1.25)));
     const offset = this.#arenaUsed;
     this.#arena[offset] = length;
     this.#arena.set(this.#scratch.subarray(0, length), offset + 1);
@@ -124,10 +150,21 @@ export class CompactKeySet {
     return offset;
   }
 
-  /** Doubles the table (load factor stays at most 1/2) and re-inserts every record. */
+  #resizeArena(length: number): void {
+    const bigger = new Uint8Array(length);
+    bigger.set(this.#arena.subarray(0, this.#arenaUsed));
+    this.#arena = bigger;
+  }
+
+  /** Doubles the table (load factor stays at most 1/2). */
   #grow(): void {
+    this.#rehash(this.#slots.length * 2);
+  }
+
+  /** A table of `length` slots (a power of two) holding every record. */
+  #rehash(length: number): void {
     const old = this.#slots;
-    this.#slots = new Uint32Array(old.length * 2);
+    this.#slots = new Uint32Array(length);
     for (const entry of old) {
       if (entry === 0) continue;
       const offset = entry - 1;

@@ -67,6 +67,17 @@ export function createWatchSet(db: Queryable, chain: ChainId, options: WatchSetO
     if (!next) throw new Error("pg_current_snapshot() answered no row");
     const unseen = horizon ? "AND (inserted_xid >= $4::xid8 OR inserted_xid = ANY($5::xid8[]))" : "";
     const horizonParams = horizon ? [horizon.xmax, horizon.inProgress] : [];
+    if (!horizon) {
+      // The first load reads every row: sized beforehand, the set is built in place (a hint only,
+      // counted outside the pages' snapshots; rows it missed or counted twice just cost a resize).
+      const size = await db.query<{ count: number; characters: string }>(
+        `SELECT count(*)::int AS count, coalesce(sum(length(address_key)), 0)::text AS characters
+           FROM destinations WHERE chain = $1`,
+        [chain],
+      );
+      const hint = size.rows[0];
+      if (hint) keys.reserve(hint.count, Number(hint.characters));
+    }
     let cursor = 0n;
     let added = 0;
     for (;;) {

@@ -58,4 +58,44 @@ describe("CompactKeySet", () => {
     // 21 bytes per EVM key in the arena plus a table at most half full: far below a Set<string>.
     expect(evm.byteLength).toBeLessThan(60_000 * 40);
   });
+
+  it("built in the room reserve() made: no resize while it fills, exact keys, then grows past it", () => {
+    const evmKeys = Array.from({ length: 10_000 }, evmKey);
+    const evm = new CompactKeySet({ hexKeys: true });
+    evm.reserve(evmKeys.length, 42 * evmKeys.length);
+    const reserved = evm.byteLength;
+    // 21 arena bytes per key and the smallest power-of-two table at most half full.
+    expect(reserved).toBe(21 * 10_000 + 4 * 32_768);
+    for (const key of evmKeys) evm.add(key);
+    expect(evm.byteLength).toBe(reserved);
+    expect(evmKeys.every((key) => evm.has(key))).toBe(true);
+    const late = evmKey();
+    expect(evm.add(late)).toBe(true);
+    expect(evm.has(late)).toBe(true);
+    expect(evm.size).toBe(10_001);
+
+    const base58 = Array.from({ length: 2_000 }, () => bs58.encode(randomBytes(32)));
+    const solana = new CompactKeySet({ hexKeys: false });
+    solana.reserve(
+      base58.length,
+      base58.reduce((sum, key) => sum + key.length, 0),
+    );
+    const solanaReserved = solana.byteLength;
+    for (const key of base58) solana.add(key);
+    expect(solana.byteLength).toBe(solanaReserved);
+    expect(base58.every((key) => solana.has(key))).toBe(true);
+    expect(solana.has(bs58.encode(randomBytes(32)))).toBe(false);
+  });
+
+  it("adds a key from inside a longer string as the same key, compact or not", () => {
+    const set = new CompactKeySet({ hexKeys: true });
+    const key = "0xF39FD6E51AAD88F6F4CE6AB8827279CFFFB92266";
+    expect(set.addRange(`..${key}..`, 2, 44)).toBe(true);
+    expect(set.has(key.toLowerCase())).toBe(true);
+    expect(set.addRange(`x${key.toLowerCase()}`, 1, 43)).toBe(false);
+    expect(set.addRange("[not hex]", 1, 8)).toBe(true);
+    expect(set.has("not hex")).toBe(true);
+    expect(set.has("[not hex]")).toBe(false);
+    expect(set.size).toBe(2);
+  });
 });

@@ -45,7 +45,8 @@ function countingDb() {
   const db: Queryable = {
     async query(text, params) {
       const result = await testDb.db.query(text, params);
-      if (!text.includes("address_key")) return result as never;
+      // The first load's size hint (one count over the chain) reads no row into the process.
+      if (!text.includes("address_key") || text.includes("sum(length(address_key))")) return result as never;
       // A page of destinations comes folded into one row that says how many it holds.
       for (const row of result.rows as Array<{ count?: number }>) counter.rows += row.count ?? 1;
       return result as never;
