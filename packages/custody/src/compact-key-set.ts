@@ -56,11 +56,34 @@ export class CompactKeySet {
       this.#fallback.add(key);
       return true;
     }
+    return this.#insertScratch(length);
+  }
+
+  /**
+   * Adds the EVM address whose 20 bytes are `bytes[start..start + 20)` (a hex-keyed set only): the
+   * watch set's pages of EVM keys come decoded by PostgreSQL, 20 bytes each in one buffer.
+   */
+  addAddressBytes(bytes: Uint8Array, start: number): boolean {
+    if (!this.#hexKeys) throw new Error("addAddressBytes: this set does not hold EVM keys");
+    if (start < 0 || start + 20 > bytes.length) throw new Error(`addAddressBytes: no 20 bytes at ${start}`);
+    // Byte by byte: a subarray() view per key would be a million short-lived objects per load.
+    for (let i = 0; i < 20; i++) this.#scratch[i] = bytes[start + i] ?? 0;
+    return this.#insertScratch(20);
+  }
+
+  /** Inserts the `length` bytes of the scratch buffer; false when they were already present. */
+  #insertScratch(length: number): boolean {
     const slot = this.#find(length);
     if (slot >= 0) return false;
-    if ((this.#count + 1) * 2 > this.#slots.length) this.#grow();
+    // The empty slot the search ended on takes the key, unless the table grows first: the key is
+    // hashed once either way.
+    let empty = -1 - slot;
+    if ((this.#count + 1) * 2 > this.#slots.length) {
+      this.#grow();
+      empty = this.#emptySlotFor(hash(this.#scratch, 0, length));
+    }
     const offset = this.#append(length);
-    this.#slots[this.#emptySlotFor(hash(this.#arena, offset + 1, length))] = offset + 1;
+    this.#slots[empty] = offset + 1;
     this.#count++;
     return true;
   }
@@ -108,13 +131,13 @@ export class CompactKeySet {
     return characters;
   }
 
-  /** Slot holding the scratch key, or -1. */
+  /** Slot holding the scratch key, or -1 - the empty slot where it would go. */
   #find(length: number): number {
     const mask = this.#slots.length - 1;
     let slot = hash(this.#scratch, 0, length) & mask;
     for (;;) {
       const entry = this.#slots[slot] ?? 0;
-      if (entry === 0) return -1;
+      if (entry === 0) return -1 - slot;
       if (this.#recordEquals(entry - 1, length)) return slot;
       slot = (slot + 1) & mask;
     }

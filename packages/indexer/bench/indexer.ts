@@ -1,4 +1,5 @@
 import { type ChildProcess, fork } from "node:child_process";
+import { rmSync } from "node:fs";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { type ChainId, chainIdSchema, isEvmChain, resolveChainConfig } from "@mp/core";
 import type { Database } from "@mp/db";
@@ -117,10 +118,15 @@ interface IndexerProcess {
  * indexer-process.ts compiled as `payments` is (bundleEntry) and started with plain node and no
  * inherited flags: the parent runs under tsx, whose loader would otherwise be handed down.
  */
-async function startIndexerProcess(start: IndexerProcessStart): Promise<IndexerProcess> {
-  const entry = fileURLToPath(new URL("./indexer-process.ts", import.meta.url));
-  const outDir = fileURLToPath(new URL("../../../.tmp/bench/indexer-process/", import.meta.url));
-  const child: ChildProcess = fork(await bundleEntry(entry, outDir), [], {
+/** A folder of this run's own: a bench started beside it does not overwrite the module it forks. */
+const BUNDLE_DIR = fileURLToPath(new URL(`../../../.tmp/bench/indexer-process-${process.pid}/`, import.meta.url));
+
+function bundleIndexerProcess(): Promise<string> {
+  return bundleEntry(fileURLToPath(new URL("./indexer-process.ts", import.meta.url)), BUNDLE_DIR);
+}
+
+async function startIndexerProcess(module: string, start: IndexerProcessStart): Promise<IndexerProcess> {
+  const child: ChildProcess = fork(module, [], {
     execArgv: [],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
@@ -170,6 +176,9 @@ export async function runIndexerBench(options: IndexerBenchOptions = {}): Promis
   const transfers = options.transfers ?? 20_000;
   const blocks = options.blocks ?? 1_000;
   const watched = options.watched ?? 1_000_000;
+  // Compiled first: what runs is the code as it was when the bench started, and a build error
+  // shows before minutes of inserting.
+  const indexerModule = await bundleIndexerProcess();
   const testDb = await createTestDatabase();
   const node = await startAnvil({ chainId: 8453 });
   try {
@@ -198,7 +207,7 @@ export async function runIndexerBench(options: IndexerBenchOptions = {}): Promis
     await node.mine(config.confirmations);
     const seedMs = performance.now() - started;
 
-    const child = await startIndexerProcess({
+    const child = await startIndexerProcess(indexerModule, {
       type: "start",
       connectionString: testDb.connectionString,
       engine: db.engine,
@@ -297,6 +306,7 @@ export async function runIndexerBench(options: IndexerBenchOptions = {}): Promis
   } finally {
     await node.stop();
     await testDb.drop();
+    rmSync(BUNDLE_DIR, { recursive: true, force: true });
   }
 }
 
