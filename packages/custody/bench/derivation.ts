@@ -6,13 +6,13 @@
 import { pathToFileURL } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import type { ChainId } from "@mp/core";
+import { type ChainId, EVM_CHAINS } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { createTestDatabase } from "@mp/db/testing";
 import { HDKey } from "@scure/bip32";
 import { mnemonicToSeedSync } from "@scure/bip39";
 import { KEY_SCHEMES } from "../../../services/payments/src/chain-families.ts";
-import { createCustody, createWatchSet } from "../src/index.ts";
+import { createCustody, createEvmKeyStore, createWatchSet } from "../src/index.ts";
 
 const MNEMONIC = "test test test test test test test test test test test junk";
 /** `--watched N` (default 1,000,000): addresses in the watch set. */
@@ -132,6 +132,37 @@ async function measureWatchSet(db: Queryable, source: string): Promise<void> {
   ]);
 }
 
+/** The seven EVM chains' watch sets of one process over the same `total` addresses, on their own and sharing one key store. */
+async function measureEvmChains(total: number): Promise<void> {
+  // Pages generated once and answered again to each chain's set: the keys' generation is not measured.
+  const source = generatedDestinations(total);
+  const pages = new Map<string, unknown>();
+  const db: Queryable = {
+    async query(text: string, params?: unknown[]) {
+      const id = `${text}|${String(params?.[1])}`;
+      if (!pages.has(id)) pages.set(id, await source.query(text, params));
+      return pages.get(id) as never;
+    },
+  };
+  const rows: Array<Record<string, string>> = [];
+  for (const evmKeys of [undefined, createEvmKeyStore()]) {
+    const sets = EVM_CHAINS.map((chain) => createWatchSet(db, chain, evmKeys ? { evmKeys } : {}));
+    const start = performance.now();
+    for (const set of sets) await set.refresh();
+    const seconds = (performance.now() - start) / 1000;
+    const bytes = evmKeys ? evmKeys.keys.byteLength : sets.reduce((sum, set) => sum + set.byteLength, 0);
+    rows.push({
+      "watch sets": evmKeys ? "one shared key store (createEvmKeyStore)" : "one key set per chain (before)",
+      "addresses per chain": total.toLocaleString("en"),
+      held: mb(bytes),
+      "bytes per address": (bytes / total).toFixed(1),
+      "seven loads": `${seconds.toFixed(1)} s`,
+    });
+  }
+  process.stdout.write(`\ncustody: the ${EVM_CHAINS.length} EVM chains' watch sets of one process\n`);
+  console.table(rows);
+}
+
 function measurePlainSet(total: number): void {
   const before = memory();
   const plain = new Set<string>();
@@ -174,6 +205,7 @@ export async function runDerivationBench(): Promise<void> {
   benchDerivation();
   await measureWatchSet(generatedDestinations(WATCHED), "fed directly from generated rows (no database)");
   measurePlainSet(WATCHED);
+  await measureEvmChains(WATCHED);
   if (process.env.DATABASE_URL) await measureFromServer();
   else process.stdout.write("(set DATABASE_URL to also load the million rows through a PostgreSQL server)\n");
 }

@@ -2,11 +2,11 @@ import type { CompactKeySet } from "./compact-key-set.ts";
 
 /**
  * Adds every key of `packed`, a concatenation of `<characters>:<key>` records (the watch set's page
- * query), to `keys`; returns how many were new. PostgreSQL's length() counts characters (code
+ * query), to `keys` for `member`; returns how many were new. PostgreSQL's length() counts characters (code
  * points), so a key outside the Basic Multilingual Plane is walked code point by code point; an
  * ASCII key (every address) is read in place from the page's string, never a row object or a slice.
  */
-export function addPackedKeys(keys: CompactKeySet, packed: string): number {
+export function addPackedKeys(keys: CompactKeySet, packed: string, member = 0): number {
   // One native search over the page instead of a walk of every key's code points: without a
   // surrogate anywhere, a key's characters are its UTF-16 units.
   const basicPlaneOnly = !SURROGATE.test(packed);
@@ -35,7 +35,7 @@ export function addPackedKeys(keys: CompactKeySet, packed: string): number {
       }
     }
     if (end > packed.length) throw new Error(`packed key at offset ${at} runs past the page`);
-    if (keys.addRange(packed, start, end)) added++;
+    if (keys.addRange(packed, start, end, member)) added++;
     at = end;
   }
   return added;

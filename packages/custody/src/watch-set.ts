@@ -1,6 +1,7 @@
 import { type AddressMatcher, type ChainId, isEvmChain } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { CompactKeySet } from "./compact-key-set.ts";
+import type { EvmKeyStore } from "./evm-key-store.ts";
 import { addPackedKeys } from "./packed-keys.ts";
 
 /** Every receive address of one chain, kept current by refresh(); what an indexer matches transfers against. */
@@ -9,13 +10,18 @@ export interface WatchSet extends AddressMatcher {
   refresh(): Promise<number>;
   /** Distinct addresses held. */
   readonly size: number;
-  /** Bytes the set holds for them (its arena and hash table; what the benches print). */
+  /** Bytes the set holds for them (its arena and hash table; what the benches print); a shared EVM key store's for all its chains. */
   readonly byteLength: number;
 }
 
 export interface WatchSetOptions {
   /** Rows per query while loading. */
   pageSize?: number;
+  /**
+   * EVM chains: the process's shared key store (one watch set per chain on it), so an address on
+   * several EVM chains is held once. Without it the set keeps its own keys.
+   */
+  evmKeys?: EvmKeyStore;
 }
 
 /**
@@ -52,7 +58,9 @@ interface Horizon {
  */
 export function createWatchSet(db: Queryable, chain: ChainId, options: WatchSetOptions = {}): WatchSet {
   const pageSize = options.pageSize ?? 50_000;
-  const keys = new CompactKeySet({ hexKeys: isEvmChain(chain) });
+  const shared = isEvmChain(chain) ? options.evmKeys : undefined;
+  const keys = shared?.keys ?? new CompactKeySet({ hexKeys: isEvmChain(chain) });
+  const member = shared?.memberOf(chain) ?? 0;
   /** Undefined until the first load: then everything is read. */
   let horizon: Horizon | undefined;
   let running: Promise<unknown> = Promise.resolve();
@@ -92,7 +100,7 @@ export function createWatchSet(db: Queryable, chain: ChainId, options: WatchSetO
       );
       const page = rows[0];
       if (!page) throw new Error("the watch set's page query answered no row");
-      if (page.packed !== null) added += addPackedKeys(keys, page.packed);
+      if (page.packed !== null) added += addPackedKeys(keys, page.packed, member);
       if (page.last !== null) cursor = BigInt(page.last);
       if (page.count < pageSize) break;
     }
@@ -105,7 +113,7 @@ export function createWatchSet(db: Queryable, chain: ChainId, options: WatchSetO
       [chain],
     );
     for (const row of treasury.rows) {
-      if (keys.add(row.address_key)) added++;
+      if (keys.add(row.address_key, member)) added++;
     }
     return added;
   };
@@ -117,9 +125,9 @@ export function createWatchSet(db: Queryable, chain: ChainId, options: WatchSetO
       running = next.catch(() => undefined);
       return next;
     },
-    has: (addressKey) => keys.has(addressKey),
+    has: (addressKey) => keys.has(addressKey, member),
     get size() {
-      return keys.size;
+      return keys.sizeOf(member);
     },
     get byteLength() {
       return keys.byteLength;

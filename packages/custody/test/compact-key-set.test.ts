@@ -98,4 +98,32 @@ describe("CompactKeySet", () => {
     expect(set.has("[not hex]")).toBe(false);
     expect(set.size).toBe(2);
   });
+
+  it("keeps an EVM key once for several members, each member seeing only what it added", () => {
+    const set = new CompactKeySet({ hexKeys: true });
+    const key = evmKey();
+    const odd = "not an address";
+    expect(set.add(key, 0)).toBe(true);
+    expect(set.has(key, 0)).toBe(true);
+    expect(set.has(key, 1)).toBe(false);
+    const bytes = set.byteLength;
+    expect(set.add(key.toUpperCase().replace("0X", "0x"), 1)).toBe(true);
+    expect(set.add(key, 1)).toBe(false);
+    expect(set.has(key, 1)).toBe(true);
+    expect(set.add(odd, 7)).toBe(true);
+    expect(set.has(odd, 7)).toBe(true);
+    expect(set.has(odd, 0)).toBe(false);
+    expect(set.add(odd, 0)).toBe(true);
+    expect(set.size).toBe(2);
+    expect([set.sizeOf(0), set.sizeOf(1), set.sizeOf(7)]).toEqual([2, 1, 1]);
+    expect(set.byteLength).toBe(bytes);
+    // A table grown and rehashed keeps every key's members.
+    const more = Array.from({ length: 5_000 }, evmKey);
+    for (const k of more) set.add(k, 3);
+    expect(set.has(key, 0) && set.has(key, 1) && !set.has(key, 3)).toBe(true);
+    expect(more.every((k) => set.has(k, 3) && !set.has(k, 0))).toBe(true);
+
+    expect(() => set.add(key, 8)).toThrow(/no member 8/);
+    expect(() => new CompactKeySet({ hexKeys: false }).add("abc", 1)).toThrow(/no member 1/);
+  });
 });
