@@ -3,7 +3,7 @@ import type { Queryable } from "@mp/db";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createEvmKeyStore, createWatchSet } from "../src/index.ts";
-import { insertCustomer, insertMerchant, insertWallet } from "./support-db.ts";
+import { type InsertWallet, insertCustomer, insertMerchant, insertWallet } from "./support-db.ts";
 
 let testDb: TestDatabase;
 let merchantId: string;
@@ -133,12 +133,7 @@ describe("createWatchSet", () => {
   it("reads keys exactly as stored through its folded pages, whatever characters they hold", async () => {
     const odd = ["a:b", "12:", "💸wallet", "ünïcode"];
     for (const [i, key] of odd.entries()) {
-      await insertWallet(testDb.db, {
-        merchantId,
-        customerId,
-        index: nextIndex++,
-        destinations: [{ chain: "SOLANA", address: key, addressKey: key, path: `m/44'/501'/${i}'/0'` }],
-      });
+      await walletWith([{ chain: "SOLANA", address: key, addressKey: key, path: `m/44'/501'/${i}'/0'` }]);
     }
     const watch = createWatchSet(testDb.db, "SOLANA", { pageSize: 3 });
     expect(await watch.refresh()).toBe(odd.length);
@@ -151,25 +146,15 @@ describe("createWatchSet", () => {
     const shared = `0x${randomBytes(20).toString("hex")}`;
     const baseOnly = `0x${randomBytes(20).toString("hex")}`;
     const odd = "0xnot-canonical-but-stored";
-    await insertWallet(testDb.db, {
-      merchantId,
-      customerId,
-      index: nextIndex++,
-      destinations: [
-        { chain: "BASE", address: shared, addressKey: shared, path: "m/44'/60'/0'/0/0" },
-        { chain: "ARBITRUM", address: shared, addressKey: shared, path: "m/44'/60'/0'/0/0" },
-        { chain: "SOLANA", address: "So1anaKey", addressKey: "So1anaKey", path: "m/44'/501'/0'/0'" },
-      ],
-    });
-    await insertWallet(testDb.db, {
-      merchantId,
-      customerId,
-      index: nextIndex++,
-      destinations: [
-        { chain: "BASE", address: baseOnly, addressKey: baseOnly, path: "m/44'/60'/0'/0/1" },
-        { chain: "ARBITRUM", address: odd, addressKey: odd, path: "m/44'/60'/0'/0/1" },
-      ],
-    });
+    await walletWith([
+      { chain: "BASE", address: shared, addressKey: shared, path: "m/44'/60'/0'/0/0" },
+      { chain: "ARBITRUM", address: shared, addressKey: shared, path: "m/44'/60'/0'/0/0" },
+      { chain: "SOLANA", address: "So1anaKey", addressKey: "So1anaKey", path: "m/44'/501'/0'/0'" },
+    ]);
+    await walletWith([
+      { chain: "BASE", address: baseOnly, addressKey: baseOnly, path: "m/44'/60'/0'/0/1" },
+      { chain: "ARBITRUM", address: odd, addressKey: odd, path: "m/44'/60'/0'/0/1" },
+    ]);
     const evmKeys = createEvmKeyStore();
     const base = createWatchSet(testDb.db, "BASE", { evmKeys });
     const arbitrum = createWatchSet(testDb.db, "ARBITRUM", { evmKeys });
@@ -193,12 +178,7 @@ describe("createWatchSet", () => {
     expect(base.has("So1anaKey")).toBe(false);
 
     // A later wallet on Arbitrum alone: the address Base already holds joins Arbitrum's member only.
-    await insertWallet(testDb.db, {
-      merchantId,
-      customerId,
-      index: nextIndex++,
-      destinations: [{ chain: "ARBITRUM", address: baseOnly, addressKey: baseOnly, path: "m/44'/60'/1'/0/0" }],
-    });
+    await walletWith([{ chain: "ARBITRUM", address: baseOnly, addressKey: baseOnly, path: "m/44'/60'/1'/0/0" }]);
     expect(await arbitrum.refresh()).toBe(1);
     expect(arbitrum.has(baseOnly)).toBe(true);
     expect(evmKeys.keys.size).toBe(3);
@@ -207,5 +187,10 @@ describe("createWatchSet", () => {
 });
 
 async function walletWithoutDestinations(): Promise<string> {
-  return insertWallet(testDb.db, { merchantId, customerId, index: nextIndex++, destinations: [] });
+  return walletWith([]);
+}
+
+/** A wallet of the test's merchant and customer with exactly these destinations. */
+async function walletWith(destinations: InsertWallet["destinations"]): Promise<string> {
+  return insertWallet(testDb.db, { merchantId, customerId, index: nextIndex++, destinations });
 }
