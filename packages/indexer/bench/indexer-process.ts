@@ -63,6 +63,9 @@ async function run(start: IndexerProcessStart, stopped: Promise<void>): Promise<
     connectionString: start.connectionString,
     engine: start.engine,
     max: start.engine === "pglite" ? 1 : 10,
+    // As the test databases wait (testing.ts): on a machine loaded by other jobs the default 5 s
+    // to get a connection is not what this bench measures.
+    connectionTimeoutMs: 60_000,
   });
   try {
     const config = resolveChainConfig(start.chain, {

@@ -114,10 +114,6 @@ interface IndexerProcess {
   close(): Promise<void>;
 }
 
-/**
- * indexer-process.ts compiled as `payments` is (bundleEntry) and started with plain node and no
- * inherited flags: the parent runs under tsx, whose loader would otherwise be handed down.
- */
 /** A folder of this run's own: a bench started beside it does not overwrite the module it forks. */
 const BUNDLE_DIR = fileURLToPath(new URL(`../../../.tmp/bench/indexer-process-${process.pid}/`, import.meta.url));
 
@@ -125,12 +121,19 @@ function bundleIndexerProcess(): Promise<string> {
   return bundleEntry(fileURLToPath(new URL("./indexer-process.ts", import.meta.url)), BUNDLE_DIR);
 }
 
+/**
+ * indexer-process.ts compiled as `payments` is (bundleEntry) and started with plain node and no
+ * inherited flags: the parent runs under tsx, whose loader would otherwise be handed down.
+ */
 async function startIndexerProcess(module: string, start: IndexerProcessStart): Promise<IndexerProcess> {
   const child: ChildProcess = fork(module, [], {
     execArgv: [],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  // A message to a process that just died fails with EPIPE, emitted here: its exit is what counts,
+  // and the report it sent before (next() throws with its error) says why.
+  child.on("error", () => undefined);
   const queue: IndexerProcessReport[] = [];
   let waiting: (() => void) | undefined;
   child.on("message", (message) => {
@@ -158,7 +161,7 @@ async function startIndexerProcess(module: string, start: IndexerProcessStart): 
       child.send(message);
     },
     async close() {
-      if (child.connected) child.send({ type: "stop" });
+      if (child.connected) child.send({ type: "stop" }, () => undefined);
       const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
       if (child.exitCode === null && child.signalCode === null) await exited;
       clearTimeout(timer);
