@@ -123,7 +123,7 @@ async function measureWatchSet(db: Queryable, source: string): Promise<void> {
   const lookup = microsPer(1_000_000, (i) => watch.has(i % 2 ? missing : present));
   process.stdout.write(`\ncustody: watch set of ${added.toLocaleString("en")} EVM addresses, ${source}\n`);
   console.table([
-    { measure: "refresh() from empty (pages of 50,000)", value: `${loadSeconds.toFixed(1)} s` },
+    { measure: "refresh() from empty (pages of 20,000)", value: `${loadSeconds.toFixed(1)} s` },
     { measure: "retained: JS heap", value: mb(heap) },
     { measure: "retained: array buffers (key arena + hash table)", value: mb(buffers) },
     { measure: "retained: total", value: mb(heap + buffers) },
