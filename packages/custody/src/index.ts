@@ -16,6 +16,7 @@ export {
   startCustodyPoolFiller,
 } from "./custody-pools.ts";
 export { type CreateDepositKeysOptions, createDepositKeys, type DepositKey, type DepositKeys } from "./deposit-keys.ts";
+export { createEvmKeyStore, type EvmKeyStore } from "./evm-key-store.ts";
 export { exportWalletsCsv, WALLETS_CSV_HEADER } from "./export-wallets-csv.ts";
 export { keccakAccountId } from "./keccak-account-id.ts";
 export type { Ed25519KeyScheme, KeyScheme, Secp256k1KeyScheme, Secp256k1PublicKey } from "./key-scheme.ts";

@@ -1,10 +1,9 @@
-import { pathToFileURL } from "node:url";
-import { createEvmAdapter } from "@mp/chain-evm";
-import { type ChainId, chainIdSchema, isEvmChain, resolveChainConfig, silentLogger } from "@mp/core";
-import { createWatchSet } from "@mp/custody";
+import { type ChildProcess, fork } from "node:child_process";
+import { rmSync } from "node:fs";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { type ChainId, chainIdSchema, isEvmChain, resolveChainConfig } from "@mp/core";
 import type { Database } from "@mp/db";
 import { createTestDatabase } from "@mp/db/testing";
-import { createSandboxRateProvider } from "@mp/providers";
 import {
   type AnvilNode,
   deployTestToken,
@@ -14,9 +13,10 @@ import {
   transferToken,
 } from "@mp/test-nodes/evm";
 import { getAddress } from "viem";
+import { bundleEntry } from "../../../services/payments/scripts/build.mjs";
 import { printTable } from "../../../test/bench/measure.ts";
 import { insertMerchantWithCustomer } from "../../../test/support/db-fixtures.ts";
-import { createIndexer } from "../src/index.ts";
+import type { IndexerProcessReport, IndexerProcessStart } from "./indexer-process.ts";
 
 export interface IndexerBenchOptions {
   /** An EVM chain id (default BASE); the run is on anvil whichever is named. */
@@ -106,6 +106,69 @@ async function measureConfirmationDelays(
   return delays;
 }
 
+interface IndexerProcess {
+  /** The next report, which must be of `type`; a failure or an exit rejects. */
+  next<T extends IndexerProcessReport["type"]>(type: T): Promise<Extract<IndexerProcessReport, { type: T }>>;
+  send(message: { type: "stop" }): void;
+  /** Asks it to stop if it still listens, waits for the exit (kills it after 10 s). */
+  close(): Promise<void>;
+}
+
+/** A folder of this run's own: a bench started beside it does not overwrite the module it forks. */
+const BUNDLE_DIR = fileURLToPath(new URL(`../../../.tmp/bench/indexer-process-${process.pid}/`, import.meta.url));
+
+function bundleIndexerProcess(): Promise<string> {
+  return bundleEntry(fileURLToPath(new URL("./indexer-process.ts", import.meta.url)), BUNDLE_DIR);
+}
+
+/**
+ * indexer-process.ts compiled as `payments` is (bundleEntry) and started with plain node and no
+ * inherited flags: the parent runs under tsx, whose loader would otherwise be handed down.
+ */
+async function startIndexerProcess(module: string, start: IndexerProcessStart): Promise<IndexerProcess> {
+  const child: ChildProcess = fork(module, [], {
+    execArgv: [],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  // A message to a process that just died fails with EPIPE, emitted here: its exit is what counts,
+  // and the report it sent before (next() throws with its error) says why.
+  child.on("error", () => undefined);
+  const queue: IndexerProcessReport[] = [];
+  let waiting: (() => void) | undefined;
+  child.on("message", (message) => {
+    queue.push(message as IndexerProcessReport);
+    waiting?.();
+  });
+  child.send(start);
+  return {
+    async next(type) {
+      for (;;) {
+        const report = queue.shift();
+        if (report?.type === "failed") throw new Error(`indexer process failed: ${report.error}`);
+        if (report) {
+          if (report.type !== type) throw new Error(`indexer process reported ${report.type}, expected ${type}`);
+          return report as Extract<IndexerProcessReport, { type: typeof type }>;
+        }
+        const arrived = new Promise<void>((resolve) => {
+          waiting = resolve;
+        });
+        const code = await Promise.race([arrived, exited.then((c) => ({ exited: c }))]);
+        if (code !== undefined && queue.length === 0) throw new Error(`indexer process exited (${code.exited})`);
+      }
+    },
+    send(message) {
+      child.send(message);
+    },
+    async close() {
+      if (child.connected) child.send({ type: "stop" }, () => undefined);
+      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      if (child.exitCode === null && child.signalCode === null) await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
 export async function runIndexerBench(options: IndexerBenchOptions = {}): Promise<void> {
   const parsed = chainIdSchema.safeParse((options.chain ?? "BASE").toUpperCase());
   if (!parsed.success || !isEvmChain(parsed.data)) {
@@ -116,6 +179,9 @@ export async function runIndexerBench(options: IndexerBenchOptions = {}): Promis
   const transfers = options.transfers ?? 20_000;
   const blocks = options.blocks ?? 1_000;
   const watched = options.watched ?? 1_000_000;
+  // Compiled first: what runs is the code as it was when the bench started, and a build error
+  // shows before minutes of inserting.
+  const indexerModule = await bundleIndexerProcess();
   const testDb = await createTestDatabase();
   const node = await startAnvil({ chainId: 8453 });
   try {
@@ -144,57 +210,30 @@ export async function runIndexerBench(options: IndexerBenchOptions = {}): Promis
     await node.mine(config.confirmations);
     const seedMs = performance.now() - started;
 
-    const rssBeforeWatch = process.memoryUsage().rss;
-    const watch = createWatchSet(db, chain);
-    started = performance.now();
-    await watch.refresh();
-    const watchLoadMs = performance.now() - started;
-    const rssAfterWatch = process.memoryUsage().rss;
-
-    const indexer = createIndexer({
-      db,
-      adapter: createEvmAdapter(config),
-      config: { ...config, startHeight: seeded.fromBlock },
-      watch,
-      rates: createSandboxRateProvider(),
-      logger: silentLogger(),
+    const child = await startIndexerProcess(indexerModule, {
+      type: "start",
+      connectionString: testDb.connectionString,
+      engine: db.engine,
+      chain,
+      rpcUrl: node.url,
+      tokenAddress: usdc.address,
+      startHeight: seeded.fromBlock,
     });
-    let peakRss = process.memoryUsage().rss;
-    const sampler = setInterval(() => {
-      peakRss = Math.max(peakRss, process.memoryUsage().rss);
-    }, 50);
-    let scanningTicksMs = 0;
-    const steps = { scanMs: 0, recordMs: 0, confirmMs: 0 };
-    let seen = 0;
-    let confirmed = 0;
-    let ticks = 0;
-    started = performance.now();
-    for (;;) {
-      const tickStarted = performance.now();
-      const result = await indexer.tick();
-      ticks++;
-      if (result.scanned) scanningTicksMs += performance.now() - tickStarted;
-      steps.scanMs += result.timings.scanMs;
-      steps.recordMs += result.timings.recordMs;
-      steps.confirmMs += result.timings.confirmMs;
-      seen += result.depositsSeen;
-      confirmed += result.depositsConfirmed;
-      if (!result.active) {
-        // Not leading (the lease lapsed while the machine was loaded): nothing was done. Wait for the
-        // keeper's next poll, a timer, which a loop of ticks resolving at once would starve.
-        if (performance.now() - started > 300_000) throw new Error("indexer bench: no lease of the chain in 300 s");
-        await sleep(100);
-        continue;
-      }
-      if (result.caughtUp && result.depositsConfirmed === 0) break;
+    let loaded: Extract<IndexerProcessReport, { type: "loaded" }>;
+    let caughtUp: Extract<IndexerProcessReport, { type: "caught-up" }>;
+    let stopped: Extract<IndexerProcessReport, { type: "stopped" }>;
+    let delays: number[];
+    try {
+      loaded = await child.next("loaded");
+      caughtUp = await child.next("caught-up");
+      delays = await measureConfirmationDelays(db, node, usdc, config.confirmations);
+      child.send({ type: "stop" });
+      stopped = await child.next("stopped");
+    } finally {
+      await child.close();
     }
-    const totalMs = performance.now() - started;
-
-    const loop = indexer.start();
-    const delays = await measureConfirmationDelays(db, node, usdc, config.confirmations);
-    clearInterval(sampler);
-    await indexer.stop();
-    await loop;
+    const { scanMs, recordMs, confirmMs, scanningTicksMs, totalMs, seen, confirmed, ticks } = caughtUp;
+    const watchLoadMs = loaded.ms;
 
     const mb = (bytes: number) => `${Math.round(bytes / 1024 / 1024)} MB`;
     const perSecond = (count: number, ms: number) => Math.round((count * 1000) / ms).toLocaleString("en");
@@ -206,17 +245,17 @@ export async function runIndexerBench(options: IndexerBenchOptions = {}): Promis
         { step: "insert destinations (SQL)", ms: Math.round(insertMs) },
         { step: "settle them (VACUUM ANALYZE, CHECKPOINT)", ms: Math.round(settleMs) },
         { step: "seed transfers on anvil", ms: Math.round(seedMs) },
-        { step: "load watch set", ms: Math.round(watchLoadMs), addresses: watch.size },
+        { step: "load watch set", ms: Math.round(watchLoadMs), addresses: loaded.addresses },
         {
           step: "  scan (headers + logs from the node, match)",
-          ms: Math.round(steps.scanMs),
-          "transfers/s": perSecond(transfers, steps.scanMs),
+          ms: Math.round(scanMs),
+          "transfers/s": perSecond(transfers, scanMs),
         },
-        { step: "  record (deposits, blocks, cursor)", ms: Math.round(steps.recordMs) },
+        { step: "  record (deposits, blocks, cursor)", ms: Math.round(recordMs) },
         {
           step: "  confirm and credit",
-          ms: Math.round(steps.confirmMs),
-          "credits/s": perSecond(confirmed, steps.confirmMs),
+          ms: Math.round(confirmMs),
+          "credits/s": perSecond(confirmed, confirmMs),
         },
         {
           step: "ticks that scanned (scan, record, confirm due)",
@@ -236,7 +275,7 @@ export async function runIndexerBench(options: IndexerBenchOptions = {}): Promis
     const sorted = [...delays].sort((a, b) => a - b);
     const ms = (value: number | undefined) => `${Math.round(value ?? Number.NaN)} ms`;
     const rate = (count: number, ms: number) => (count * 1000) / ms;
-    const creditRatio = rate(confirmed, steps.confirmMs) / rate(transfers, steps.scanMs);
+    const creditRatio = rate(confirmed, confirmMs) / rate(transfers, scanMs);
     printTable(
       // A title without run-varying figures: `pnpm bench compare` matches tables by their title.
       "indexer: ratios, memory, confirmation delay",
@@ -246,15 +285,19 @@ export async function runIndexerBench(options: IndexerBenchOptions = {}): Promis
         { measure: "confirm and credit rate / scan rate", value: `${creditRatio.toFixed(3)}x (target >= 0.3x)` },
         {
           measure: "end to end rate / scan rate",
-          value: `${(rate(transfers, totalMs) / rate(transfers, steps.scanMs)).toFixed(3)}x`,
+          value: `${(rate(transfers, totalMs) / rate(transfers, scanMs)).toFixed(3)}x`,
         },
-        { measure: "RSS before the watch set (modules, test nodes, seeding)", value: mb(rssBeforeWatch) },
+        { measure: "indexer process RSS before the watch set (its modules)", value: mb(loaded.before.rss) },
         {
-          measure: "RSS after loading the watch set",
-          value: `${mb(rssAfterWatch)} (${rssAfterWatch >= rssBeforeWatch ? "+" : "-"}${mb(Math.abs(rssAfterWatch - rssBeforeWatch))}, ${mb(watch.byteLength)} held by the set)`,
+          measure: "indexer process RSS after loading the watch set",
+          value: `${mb(loaded.after.rss)} (${loaded.after.rss >= loaded.before.rss ? "+" : "-"}${mb(Math.abs(loaded.after.rss - loaded.before.rss))}, ${mb(loaded.byteLength)} held by the set, ${(loaded.byteLength / Math.max(1, loaded.addresses)).toFixed(1)} bytes per address)`,
         },
-        { measure: "RSS now", value: mb(process.memoryUsage().rss) },
-        { measure: "RSS peak", value: mb(peakRss) },
+        { measure: "indexer process RSS after the catch-up", value: mb(caughtUp.memory.rss) },
+        { measure: "indexer process RSS peak (maxrss, whole run)", value: mb(stopped.memory.maxRss) },
+        {
+          measure: "bench process RSS peak (tsx, anvil seeding, probe)",
+          value: mb(process.resourceUsage().maxRSS * 1024),
+        },
         { measure: "confirming block -> CONFIRMED, median", value: ms(sorted[Math.floor(sorted.length / 2)]) },
         { measure: "confirming block -> CONFIRMED, max", value: ms(sorted.at(-1)) },
       ],
@@ -266,6 +309,7 @@ export async function runIndexerBench(options: IndexerBenchOptions = {}): Promis
   } finally {
     await node.stop();
     await testDb.drop();
+    rmSync(BUNDLE_DIR, { recursive: true, force: true });
   }
 }
 

@@ -14,7 +14,7 @@
 //   started from an older build keeps loading its own lazy chunks while a newer build lands.
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { isBuiltin } from "node:module";
-import { dirname, join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const SERVICE_DIR = fileURLToPath(new URL("../", import.meta.url));
@@ -35,17 +35,26 @@ export async function buildService() {
   const id = `b${Date.now().toString(36)}${process.pid.toString(36)}`;
   const tmpDir = join(DIST_DIR, `.${id}`);
   const outDir = join(DIST_DIR, id);
-  const result = await build({
-    entryPoints: [ENTRY],
+  const result = await build({ ...buildOptions(tmpDir), entryPoints: [ENTRY], splitting: true, metafile: true });
+  const inputs = Object.keys(result.metafile.inputs).map((input) => resolve(REPO_DIR, input));
+  writeFileSync(join(tmpDir, "inputs.json"), JSON.stringify(inputs));
+  renameSync(tmpDir, outDir);
+  writeFileSync(join(DIST_DIR, "current.json.tmp"), JSON.stringify({ id, builtAt }));
+  renameSync(join(DIST_DIR, "current.json.tmp"), join(DIST_DIR, "current.json"));
+  removeOldBuilds(id);
+  return { id, main: join(outDir, "main.js") };
+}
+
+/** esbuild's options for a build written to `outdir`, the service's or a bench's process (bundleEntry). */
+function buildOptions(outdir) {
+  return {
     absWorkingDir: REPO_DIR,
     bundle: true,
-    splitting: true,
     format: "esm",
     platform: "node",
     target: "node20",
-    outdir: tmpDir,
+    outdir,
     sourcemap: "linked",
-    metafile: true,
     logLevel: "warning",
     // What Node itself uses: `main` and the `exports` conditions import/require + node + default.
     mainFields: ["main"],
@@ -54,15 +63,20 @@ export async function buildService() {
       // Bundled CJS-style code (none of ours) would need require; keep it defined for ESM chunks.
       js: "import { createRequire as __mpCreateRequire } from 'node:module'; const require = __mpCreateRequire(import.meta.url);",
     },
-    plugins: [externalPackages(tmpDir), ownImportMetaUrl()],
-  });
-  const inputs = Object.keys(result.metafile.inputs).map((input) => resolve(REPO_DIR, input));
-  writeFileSync(join(tmpDir, "inputs.json"), JSON.stringify(inputs));
-  renameSync(tmpDir, outDir);
-  writeFileSync(join(DIST_DIR, "current.json.tmp"), JSON.stringify({ id, builtAt }));
-  renameSync(join(DIST_DIR, "current.json.tmp"), join(DIST_DIR, "current.json"));
-  removeOldBuilds(id);
-  return { id, main: join(outDir, "main.js") };
+    plugins: [externalPackages(outdir), ownImportMetaUrl()],
+  };
+}
+
+/**
+ * Compiles one TypeScript entry (and the @mp/* sources it reaches) into `outDir` as the service is
+ * compiled, for plain node: a bench runs the code it measures as deployed, without tsx, whose
+ * loader thread and transpiled sources would count in the measured process. Returns the module.
+ */
+export async function bundleEntry(entry, outDir) {
+  const { build } = await import("esbuild");
+  mkdirSync(outDir, { recursive: true });
+  await build({ ...buildOptions(outDir), entryPoints: [entry] });
+  return join(outDir, basename(entry).replace(/\.ts$/, ".js"));
 }
 
 /** npm packages: external, imported by the path Node resolves from the importing source file. */

@@ -1,5 +1,5 @@
 import { CHAIN_IDS, type ChainId, type ChainsConfig, ConfigError, type Logger } from "@mp/core";
-import { createWatchSet } from "@mp/custody";
+import { createEvmKeyStore, createWatchSet } from "@mp/custody";
 import { createDatabase, createLeaseKeeper, type Database } from "@mp/db";
 import { createIndexer, createIndexerMetrics } from "@mp/indexer";
 import type { AddressScreening, RateProvider } from "@mp/providers";
@@ -50,6 +50,8 @@ export async function startIndexers(options: {
   const leases = createLeaseKeeper({ db: lockDb, role: "indexer", seconds: options.leaseSeconds, logger });
   // Every chain is wanted from the first heartbeat on, so the fair share counts them all.
   for (const chain of selected) leases.want(`indexer:${chain}`);
+  // The EVM chains' watch sets hold each address once for all of them (a wallet's is the same on each).
+  const evmKeys = createEvmKeyStore();
   const running = selected.map((chain) => {
     const config = chains[chain];
     if (!config) throw new ConfigError("--chains", `${chain} is not configured`);
@@ -57,7 +59,7 @@ export async function startIndexers(options: {
       db,
       adapter: createChainAdapter(config),
       config,
-      watch: createWatchSet(db, chain),
+      watch: createWatchSet(db, chain, { evmKeys }),
       rates,
       screening: options.screening,
       // Not a child logger bound to the chain: the indexer names its chain on every line itself,
