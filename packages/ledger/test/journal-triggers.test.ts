@@ -124,6 +124,32 @@ describe("journal triggers", () => {
     ).rejects.toMatchObject({ code: "23503", message: expect.stringMatching(/no balance row/) });
   });
 
+  // migrations/0321: the lines' references, checked per statement instead of by foreign keys.
+  it("refuses a line of an entry that does not exist, or on an account in another currency", async () => {
+    const entry = randomUUID();
+    await expect(
+      t.db.tx(async (c) => {
+        await insertEntry(c, entry);
+        await insertLines(c, [
+          [entry, 1, accounts.clearing, "debit", 5n],
+          [randomUUID(), 1, accounts.available, "credit", 5n],
+        ]);
+      }),
+    ).rejects.toMatchObject({ code: "23503", message: expect.stringMatching(/no such entry/) });
+    await expect(
+      t.db.tx(async (c) => {
+        await insertEntry(c, entry);
+        await c.query(
+          `INSERT INTO journal_lines (entry_id, line_no, account_id, currency, side, amount)
+           VALUES ($1, 1, $2, 'USD', 'debit', 5), ($1, 2, $3, 'EUR', 'credit', 5)`,
+          [entry, accounts.clearing, accounts.available],
+        );
+      }),
+    ).rejects.toMatchObject({ code: "23503", message: expect.stringMatching(/in EUR/) });
+    const { rows } = await t.db.query("SELECT 1 FROM journal_entries WHERE id = $1", [entry]);
+    expect(rows).toHaveLength(0);
+  });
+
   it("refuses at commit an entry of this transaction that does not balance", async () => {
     await expect(
       postEntry([
