@@ -54,7 +54,7 @@ export async function appendEvents(
   }));
   const result = await client.query<{ id: string; object_version: number }>(
     `WITH e AS (
-       SELECT * FROM json_to_recordset($1::json)
+       SELECT * FROM jsonb_to_recordset($1::jsonb)
               AS e(id uuid, merchant_id uuid, type text, object_type text, object_id text, data jsonb,
                    idempotency_key text, ord int)
      ), latest AS (
