@@ -39,10 +39,24 @@ export async function appendEvents(
 ): Promise<Array<{ id: string; version: number }>> {
   if (inputs.length === 0) return [];
   const ids = inputs.map(() => randomUUID());
+  // One JSON document for all rows, not one array per column: pg escapes every element of a text
+  // array (each event's JSON data is full of quotes) and the server parses the array and then each
+  // element again; a catch-up's 2,000 events spent more in that than in the insert.
+  const rows = inputs.map((i, n) => ({
+    id: ids[n],
+    merchant_id: i.merchantId,
+    type: i.type,
+    object_type: i.objectType,
+    object_id: i.objectId,
+    data: i.data,
+    idempotency_key: i.idempotencyKey ?? null,
+    ord: n,
+  }));
   const result = await client.query<{ id: string; object_version: number }>(
     `WITH e AS (
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[])
-              WITH ORDINALITY AS e(id, merchant_id, type, object_type, object_id, data, idempotency_key, ord)
+       SELECT * FROM jsonb_to_recordset($1::jsonb)
+              AS e(id uuid, merchant_id uuid, type text, object_type text, object_id text, data jsonb,
+                   idempotency_key text, ord int)
      ), latest AS (
        -- One grouped read for the whole call, not a lookup per row (which a planner that still thinks
        -- the table is empty runs as a scan per row: quadratic in an indexer catch-up).
@@ -52,19 +66,11 @@ export async function appendEvents(
      INSERT INTO events (id, merchant_id, environment, type, object_type, object_id, object_version, data, idempotency_key)
      SELECT e.id, m.id, m.environment, e.type, e.object_type, e.object_id,
             COALESCE(latest.version, 0) + row_number() OVER (PARTITION BY e.object_id ORDER BY e.ord),
-            e.data::jsonb, e.idempotency_key
+            e.data, e.idempotency_key
        FROM e JOIN merchants m ON m.id = e.merchant_id LEFT JOIN latest ON latest.object_id = e.object_id
       ORDER BY e.ord
      RETURNING id, object_version`,
-    [
-      ids,
-      inputs.map((i) => i.merchantId),
-      inputs.map((i) => i.type),
-      inputs.map((i) => i.objectType),
-      inputs.map((i) => i.objectId),
-      inputs.map((i) => JSON.stringify(i.data)),
-      inputs.map((i) => i.idempotencyKey ?? null),
-    ],
+    [JSON.stringify(rows)],
   );
   if (result.rows.length !== inputs.length) {
     throw new Error(`appendEvents: ${inputs.length - result.rows.length} events name no merchant`);

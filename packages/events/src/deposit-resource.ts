@@ -89,6 +89,19 @@ export const DEPOSIT_COLUMNS = `id, merchant_id, wallet_id, customer_id, chain, 
   tx_hash, block_height, decimals, amount_raw, required_confirmations, status, hold_status, held_reason, usd_rate, amount_usd_micros,
   fee_usd_micros, net_amount_usd_micros, confirmed_at, reversed_at, awaiting_rate_since, created_at`;
 
+/**
+ * DEPOSIT_COLUMNS qualified by `alias`, for a statement that reads deposits beside rows of the same
+ * column names (the indexer's `UPDATE deposits d ... FROM unnest(...) u ... RETURNING`).
+ */
+export function depositColumnsOf(alias: string): string {
+  return DEPOSIT_COLUMNS.split(",")
+    .map((column) => `${alias}.${column.trim()}`)
+    .join(", ");
+}
+
+/** A deposit row with its chain's head as chain_cursors holds it (null before the chain has one). */
+export type DepositRowWithHead = DepositRow & { head_height: string | null };
+
 const usd = (micros: string | null) => (micros === null ? null : formatUsd(BigInt(micros)));
 
 /** `heads`: each chain's latest known height, for live confirmations. */
@@ -148,18 +161,37 @@ export async function appendDepositEvents(
   idempotencyKey: string | null = null,
 ): Promise<void> {
   if (changes.length === 0) return;
-  const { rows } = await client.query<DepositRow & { head_height: string | null }>(
+  const { rows } = await client.query<DepositRowWithHead>(
     `SELECT d.*, c.head_height
        FROM (SELECT ${DEPOSIT_COLUMNS} FROM deposits WHERE id = ANY($1::uuid[])) d
        LEFT JOIN chain_cursors c ON c.chain = d.chain`,
     [[...new Set(changes.map((c) => c.depositId))]],
   );
   const byId = new Map(rows.map((row) => [row.id, row]));
-  await appendEvents(
+  await appendDepositRowEvents(
     client,
     changes.map(({ type, depositId }) => {
       const row = byId.get(depositId);
       if (!row) throw new Error(`appendDepositEvents: deposit ${depositId} not found`);
+      return { type, row };
+    }),
+    idempotencyKey,
+  );
+}
+
+/**
+ * appendDepositEvents for deposit rows the caller has just read or written (an UPDATE ... RETURNING
+ * of the changed rows with their chain's head): one INSERT, no read.
+ */
+export async function appendDepositRowEvents(
+  client: Queryable,
+  changes: ReadonlyArray<{ type: EventType; row: DepositRowWithHead }>,
+  idempotencyKey: string | null = null,
+): Promise<void> {
+  if (changes.length === 0) return;
+  await appendEvents(
+    client,
+    changes.map(({ type, row }) => {
       const heads = new Map<ChainId, number>(row.head_height === null ? [] : [[row.chain, Number(row.head_height)]]);
       return {
         merchantId: row.merchant_id,

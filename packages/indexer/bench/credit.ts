@@ -1,4 +1,6 @@
 import { readFileSync } from "node:fs";
+import { loadavg } from "node:os";
+import { cpuUsage } from "node:process";
 import { silentLogger } from "@mp/core";
 import type { Database } from "@mp/db";
 import { createTestDatabase } from "@mp/db/testing";
@@ -7,13 +9,20 @@ import { printTable } from "../../../test/bench/measure.ts";
 import { insertDueDeposits, insertMerchantDestinations } from "../../../test/support/due-deposits.ts";
 import { confirmDeposits } from "../src/confirm-deposits.ts";
 
+const BEFORE = "before 0320-0321";
+const AFTER = "0320-0321";
+
 /**
  * `pnpm bench credit [--deposits N] [--rounds R]`: the indexer's confirm-and-credit step alone
  * (confirmDeposits, no node, no scan): N PENDING USDC deposits on BASE spread over 10 merchants with
- * a fee each, all due, credited by calls of confirmDeposits until none is left; credits/s.
- * Each round runs twice on fresh deposits in the same database, with the journal's triggers as
- * migrations/0240 made them (per statement) and as they were before (per row), alternating, so the
- * machine's load weighs on both alike.
+ * a fee each, all due, credited by calls of confirmDeposits until none is left; credits/s, the
+ * machine's load, and the CPU the database's backends (when the server runs on this machine and
+ * /proc shows them) and this process spent on it.
+ * Each round runs twice on fresh deposits in the same database, with the journal's checks as
+ * migrations 0320-0321 made them (one balance check per transaction, the lines' references per
+ * statement) and as they were before (a deferred check per entry and per line, two foreign keys per
+ * line), alternating, so the machine's load weighs on both alike. Then one batch again, timed
+ * statement by statement: where the time goes.
  */
 export async function runCreditBench(options: { deposits?: number; rounds?: number } = {}): Promise<void> {
   const deposits = options.deposits ?? 5_000;
@@ -21,115 +30,206 @@ export async function runCreditBench(options: { deposits?: number; rounds?: numb
   const testDb = await createTestDatabase();
   try {
     const db = testDb.db;
+    const statements = timeStatements(db);
     const destinations = await insertMerchantDestinations(db, 10, "Credit bench");
     const rows: Array<Record<string, string | number>> = [];
-    const rates: Record<string, number[]> = { "per statement (0240)": [], "per row (before 0240)": [] };
+    const rates: Record<string, number[]> = { [BEFORE]: [], [AFTER]: [] };
     let height = 1_000;
+    const creditAll = async () => {
+      let credited = 0;
+      for (;;) {
+        const { confirmed } = await confirmDeposits({
+          db,
+          chain: "BASE",
+          head: height + 5,
+          rates: createSandboxRateProvider(),
+          logger: silentLogger(),
+          failpoint: () => undefined,
+          fence: async () => undefined,
+        });
+        if (confirmed === 0) return credited;
+        credited += confirmed;
+      }
+    };
     for (let round = 1; round <= rounds; round++) {
-      for (const triggers of Object.keys(rates)) {
-        await installTriggers(db, triggers === "per row (before 0240)");
+      for (const checks of [BEFORE, AFTER]) {
+        await installChecks(db, checks === BEFORE);
         height += 10;
         await insertDueDeposits(db, destinations, deposits, height);
+        const serverBefore = await serverCpuMs(db);
+        const nodeBefore = cpuUsage();
         const started = performance.now();
-        let credited = 0;
-        for (;;) {
-          const { confirmed } = await confirmDeposits({
-            db,
-            chain: "BASE",
-            head: height + 5,
-            rates: createSandboxRateProvider(),
-            logger: silentLogger(),
-            failpoint: () => undefined,
-            fence: async () => undefined,
-          });
-          if (confirmed === 0) break;
-          credited += confirmed;
-        }
+        const credited = await creditAll();
         const ms = performance.now() - started;
+        const node = cpuUsage(nodeBefore);
+        const server = await serverCpuMs(db);
         const perSecond = (credited * 1000) / ms;
-        rates[triggers]?.push(perSecond);
-        rows.push({ round, triggers, credited, ms: Math.round(ms), "credits/s": Math.round(perSecond) });
+        rates[checks]?.push(perSecond);
+        rows.push({
+          round,
+          checks,
+          credited,
+          ms: Math.round(ms),
+          "credits/s": Math.round(perSecond),
+          "db CPU ms": server === null || serverBefore === null ? "?" : server - serverBefore,
+          "node CPU ms": Math.round((node.user + node.system) / 1000),
+          load: loadavg()[0]?.toFixed(1) ?? "?",
+        });
       }
     }
-    await installTriggers(db, false);
     const mean = (xs: number[] = []) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
     rows.push({
       round: "mean",
-      triggers: "per statement / per row",
+      checks: `${AFTER} / ${BEFORE}`,
       credited: 0,
       ms: 0,
-      "credits/s": `${(mean(rates["per statement (0240)"]) / mean(rates["per row (before 0240)"])).toFixed(2)}x`,
+      "credits/s": `${(mean(rates[AFTER]) / mean(rates[BEFORE])).toFixed(2)}x`,
+      "db CPU ms": "",
+      "node CPU ms": "",
+      load: "",
     });
+    const engine = process.env.DATABASE_URL ? "PostgreSQL server" : "PGlite";
     printTable(
-      `indexer confirm and credit alone: ${deposits.toLocaleString("en")} due deposits per run, 10 merchants (${
-        process.env.DATABASE_URL ? "PostgreSQL server" : "PGlite"
-      })`,
+      `indexer confirm and credit alone: ${deposits.toLocaleString("en")} due deposits per run, 10 merchants (${engine})`,
       rows,
     );
+
+    // Where the time goes: one batch (at most 2,000, the indexer's) with the migrated checks, each
+    // statement's time from its sending to its answer (the wait for this loaded machine included;
+    // statements sent together each count from the same sending).
+    height += 10;
+    await insertDueDeposits(db, destinations, Math.min(deposits, 2_000), height);
+    statements.start();
+    const started = performance.now();
+    await creditAll();
+    const total = performance.now() - started;
+    const timed = statements.stop();
+    const inStatements = timed.reduce((sum, s) => sum + s.ms, 0);
+    printTable("indexer confirm and credit: one batch statement by statement", [
+      ...timed.map((s) => ({ statement: s.text, ms: Math.round(s.ms) })),
+      // Statements sent together (pipelined) overlap: then this is less than the JavaScript's share.
+      { statement: "(total minus the statements: rates, screening, JavaScript)", ms: Math.round(total - inStatements) },
+      { statement: "total", ms: Math.round(total) },
+    ]);
   } finally {
     await testDb.drop();
   }
 }
 
-/** The pre-0240 per-row triggers (migrations/0011, 0078), or 0240's per-statement ones. */
-async function installTriggers(db: Database, perRow: boolean): Promise<void> {
+/**
+ * The CPU time so far of every backend of this database, from /proc (the server on this machine,
+ * readable by this user), or null where it is not.
+ */
+async function serverCpuMs(db: Database): Promise<number | null> {
+  const { rows } = await db.query<{ pid: number }>(
+    "SELECT pid FROM pg_stat_activity WHERE datname = current_database()",
+  );
+  let ticks = 0;
+  try {
+    for (const { pid } of rows) {
+      // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+  } catch {
+    return null;
+  }
+  // Clock ticks of 10 ms (USER_HZ 100 on Linux).
+  return Number.isFinite(ticks) ? ticks * 10 : null;
+}
+
+/** Times the statements sent on the pool's connections while started, in the order they answered. */
+function timeStatements(db: Database): { start(): void; stop(): Array<{ text: string; ms: number }> } {
+  let timed: Array<{ text: string; ms: number }> | null = null;
+  db.pool.on("connect", (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const first = args[0] as string | { text: string };
+      const text = (typeof first === "string" ? first : first.text).replace(/\s+/g, " ").slice(0, 70);
+      const sent = performance.now();
+      const answer = query(...args);
+      if (answer instanceof Promise) {
+        answer.then(
+          () => timed?.push({ text, ms: performance.now() - sent }),
+          () => undefined,
+        );
+      }
+      return answer;
+    };
+  });
+  return {
+    start() {
+      timed = [];
+    },
+    stop() {
+      const result = timed ?? [];
+      timed = null;
+      return result;
+    },
+  };
+}
+
+/**
+ * The journal's checks as migrations 0320-0321 made them, or as they were before: 0011's deferred
+ * balance check per entry and per line (with 0240's shortcut for a line of an entry of the same
+ * transaction), the lines' two foreign keys (NOT VALID: checked for new rows only, as before), and
+ * 0240's balance trigger without the references check.
+ */
+async function installChecks(db: Database, before: boolean): Promise<void> {
   await db.query(`
-    DROP TRIGGER IF EXISTS journal_lines_apply_to_balances ON journal_lines;
-    DROP TRIGGER IF EXISTS journal_lines_apply_to_balance ON journal_lines;
-    DROP TRIGGER IF EXISTS events_webhook_fan_out ON events;`);
-  if (!perRow) {
-    const migration = readFileSync(
-      new URL("../../../migrations/0240_statement_level_ledger_triggers.sql", import.meta.url),
-      "utf8",
-    );
+    DROP TRIGGER IF EXISTS journal_entries_balanced ON journal_entries;
+    DROP TRIGGER IF EXISTS journal_lines_balanced ON journal_lines;
+    DROP TRIGGER IF EXISTS journal_entries_unchecked ON journal_entries;
+    DROP TRIGGER IF EXISTS journal_lines_unchecked ON journal_lines;
+    ALTER TABLE journal_lines DROP CONSTRAINT IF EXISTS journal_lines_entry_id_fkey;
+    ALTER TABLE journal_lines DROP CONSTRAINT IF EXISTS journal_lines_account_id_currency_fkey;`);
+  const migration = (file: string) => readFileSync(new URL(`../../../migrations/${file}`, import.meta.url), "utf8");
+  const balanceTrigger = (file: string, fromLine: string, toLine: string) => {
+    const text = migration(file);
+    return text.slice(text.indexOf(fromLine), text.indexOf(toLine, text.indexOf(fromLine)) + toLine.length);
+  };
+  if (!before) {
     await db.query(
-      migration
-        .replace("DROP TRIGGER journal_lines_apply_to_balance ON journal_lines;", "")
-        .replace("DROP FUNCTION journal_line_apply_to_balance();", "")
-        .replace("DROP TRIGGER events_webhook_fan_out ON events;", "")
-        .replace(
-          "CREATE FUNCTION journal_lines_apply_to_balances",
-          "CREATE OR REPLACE FUNCTION journal_lines_apply_to_balances",
-        ),
+      balanceTrigger(
+        "0321_journal_lines_references_per_statement.sql",
+        "CREATE OR REPLACE FUNCTION journal_lines_apply_to_balances",
+        "$$;",
+      ),
     );
+    await db.query(`
+      CREATE TRIGGER journal_entries_unchecked AFTER INSERT ON journal_entries
+        REFERENCING NEW TABLE AS new_entries FOR EACH STATEMENT EXECUTE FUNCTION journal_entries_unchecked();
+      CREATE TRIGGER journal_lines_unchecked AFTER INSERT ON journal_lines
+        REFERENCING NEW TABLE AS new_lines FOR EACH STATEMENT EXECUTE FUNCTION journal_lines_unchecked();`);
     return;
   }
+  await db.query(
+    balanceTrigger(
+      "0240_statement_level_ledger_triggers.sql",
+      "CREATE FUNCTION journal_lines_apply_to_balances",
+      "$$;",
+    ).replace("CREATE FUNCTION", "CREATE OR REPLACE FUNCTION"),
+  );
+  await db.query(
+    balanceTrigger(
+      "0240_statement_level_ledger_triggers.sql",
+      "CREATE OR REPLACE FUNCTION journal_lines_check_balanced",
+      "$$;",
+    ),
+  );
   await db.query(`
-    CREATE OR REPLACE FUNCTION journal_line_apply_to_balance() RETURNS trigger LANGUAGE plpgsql AS $$
+    CREATE OR REPLACE FUNCTION journal_entries_check_balanced() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-      UPDATE account_balances b
-         SET balance = b.balance + CASE WHEN NEW.side = a.normal_side THEN NEW.amount ELSE -NEW.amount END,
-             updated_at = now()
-        FROM ledger_accounts a
-       WHERE b.account_id = NEW.account_id AND a.id = NEW.account_id;
-      IF NOT FOUND THEN
-        RAISE EXCEPTION 'ledger account % has no balance row', NEW.account_id USING ERRCODE = 'foreign_key_violation';
-      END IF;
+      PERFORM journal_entry_assert_balanced(NEW.id);
       RETURN NULL;
     END;
     $$;
-    CREATE TRIGGER journal_lines_apply_to_balance AFTER INSERT ON journal_lines
-      FOR EACH ROW EXECUTE FUNCTION journal_line_apply_to_balance();
-    CREATE OR REPLACE FUNCTION journal_lines_check_balanced() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      PERFORM journal_entry_assert_balanced(NEW.entry_id);
-      RETURN NULL;
-    END;
-    $$;
-    CREATE OR REPLACE FUNCTION webhook_fan_out() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      INSERT INTO webhook_deliveries (id, merchant_id, endpoint_id, event_id, event_type)
-      SELECT gen_random_uuid(), NEW.merchant_id, e.id, NEW.id, NEW.type
-        FROM webhook_endpoints e
-       WHERE e.merchant_id = NEW.merchant_id
-         AND e.status = 'enabled'
-         AND (e.enabled_events @> ARRAY['*'] OR e.enabled_events @> ARRAY[NEW.type]);
-      IF FOUND THEN
-        PERFORM pg_notify('webhook_deliveries', '');
-      END IF;
-      RETURN NULL;
-    END
-    $$;
-    CREATE TRIGGER events_webhook_fan_out AFTER INSERT ON events
-      FOR EACH ROW EXECUTE FUNCTION webhook_fan_out();`);
+    CREATE CONSTRAINT TRIGGER journal_entries_balanced AFTER INSERT ON journal_entries
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION journal_entries_check_balanced();
+    CREATE CONSTRAINT TRIGGER journal_lines_balanced AFTER INSERT ON journal_lines
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION journal_lines_check_balanced();
+    ALTER TABLE journal_lines ADD CONSTRAINT journal_lines_entry_id_fkey
+      FOREIGN KEY (entry_id) REFERENCES journal_entries (id) NOT VALID;
+    ALTER TABLE journal_lines ADD CONSTRAINT journal_lines_account_id_currency_fkey
+      FOREIGN KEY (account_id, currency) REFERENCES ledger_accounts (id, currency) NOT VALID;`);
 }

@@ -1,6 +1,6 @@
 import { AppError, type ChainId, feeMicros, type Logger, ServiceUnavailableError, toUsdMicros } from "@mp/core";
 import { type Database, LeadershipLostError, type Queryable } from "@mp/db";
-import { appendDepositEvents } from "@mp/events";
+import { appendDepositRowEvents, type DepositRowWithHead, depositColumnsOf } from "@mp/events";
 import { cryptoAllowedSql, postDepositCredits } from "@mp/ledger";
 import { type AddressScreening, type RateProvider, recordSanctionsMatch, type SanctionsHit } from "@mp/providers";
 import { screenDepositSenders } from "./screen-deposit-senders.ts";
@@ -253,14 +253,16 @@ async function confirmLocked(
     })),
   );
   await options.failpoint("after-credit");
-  const updated = await client.query(
+  // RETURNING the rows as they now are feeds their events: no second read of the batch.
+  const updated = await client.query<DepositRowWithHead>(
     `UPDATE deposits d SET status = 'CONFIRMED', usd_rate = u.rate, usd_rate_at = u.rate_at,
             amount_usd_micros = u.amount, fee_usd_micros = u.fee, net_amount_usd_micros = u.amount - u.fee,
             credit_entry_id = u.entry_id, confirmed_at = now(), updated_at = now(), awaiting_rate_since = NULL,
             hold_status = CASE WHEN u.held_reason IS NOT NULL THEN 'HELD' END, held_reason = u.held_reason
        FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::numeric[], $5::numeric[], $6::uuid[], $7::text[])
             AS u(id, rate, rate_at, amount, fee, entry_id, held_reason)
-      WHERE d.id = u.id AND d.status = 'PENDING'`,
+      WHERE d.id = u.id AND d.status = 'PENDING'
+      RETURNING ${depositColumnsOf("d")}, (SELECT c.head_height FROM chain_cursors c WHERE c.chain = d.chain) AS head_height`,
     [
       credits.map((c) => c.depositId),
       credits.map((c) => c.rate.rate),
@@ -271,9 +273,10 @@ async function confirmLocked(
       credits.map((c) => c.heldReason),
     ],
   );
-  if (updated.rowCount !== credits.length) {
-    throw new AppError("internal_error", `confirmed ${updated.rowCount} of ${credits.length} locked deposits`);
+  if (updated.rows.length !== credits.length) {
+    throw new AppError("internal_error", `confirmed ${updated.rows.length} of ${credits.length} locked deposits`);
   }
+  const confirmedRows = new Map(updated.rows.map((row) => [row.id, row]));
   for (const c of credits) {
     if (!c.sanctionsHit) continue;
     await recordSanctionsMatch(client, {
@@ -284,12 +287,13 @@ async function confirmLocked(
       reference: c.depositId,
     });
   }
-  await appendDepositEvents(
+  await appendDepositRowEvents(
     client,
-    credits.flatMap((c) => [
-      { type: "deposit.confirmed" as const, depositId: c.depositId },
-      ...(c.held ? [{ type: "deposit.held" as const, depositId: c.depositId }] : []),
-    ]),
+    credits.flatMap((c) => {
+      const row = confirmedRows.get(c.depositId);
+      if (!row) throw new AppError("internal_error", `deposit ${c.depositId} was confirmed without its row`);
+      return [{ type: "deposit.confirmed" as const, row }, ...(c.held ? [{ type: "deposit.held" as const, row }] : [])];
+    }),
   );
   return credits.length;
 }

@@ -140,10 +140,12 @@ export async function postDepositCredits(
     const reserved = spec.awaitsApplication ? [own.merchant_reserved] : [];
     return [...spec.lines.map((line) => own[line.account]), ...reserved];
   });
-  await lockBalances(client, touched);
-
-  // Read under the locks: a concurrent credit of the same deposit has committed by now.
-  const earlier = await findEntries(client, "deposit_credit", references);
+  // Read under the locks: a concurrent credit of the same deposit has committed by now. Sent without
+  // waiting for the locks' answer (one round trip): the server runs it after the locking statement.
+  const [, earlier] = await Promise.all([
+    lockBalances(client, touched),
+    findEntries(client, "deposit_credit", references),
+  ]);
   const fresh: typeof specs = [];
   const results = new Map<string, PostedDepositCredit>();
   for (const spec of specs) {
@@ -160,18 +162,6 @@ export async function postDepositCredits(
 
   if (fresh.length > 0) {
     const entryIds = fresh.map(() => randomUUID());
-    const inserted = await client.query(
-      `INSERT INTO journal_entries (id, kind, reference, merchant_id)
-       SELECT e.id, 'deposit_credit', e.reference, e.merchant_id
-         FROM unnest($1::uuid[], $2::text[], $3::uuid[]) WITH ORDINALITY AS e(id, reference, merchant_id, ord)
-        ORDER BY e.ord
-       ON CONFLICT DO NOTHING`,
-      [entryIds, fresh.map((s) => s.depositId), fresh.map((s) => s.merchantId)],
-    );
-    if (inserted.rowCount !== fresh.length) {
-      // Only a writer that skipped the balance locks can get here; the caller's transaction must roll back.
-      throw new ConflictError("deposit_credit entries conflict with other journal entries");
-    }
     const lines: LineRow[] = [];
     fresh.forEach((spec, i) => {
       const own = accounts.get(spec.merchantId);
@@ -182,7 +172,24 @@ export async function postDepositCredits(
       );
       results.set(spec.depositId, { depositId: spec.depositId, entryId, created: true });
     });
-    await insertLines(client, lines);
+    // The entries and their lines in one round trip: the lines' statement runs after the entries'.
+    const [inserted, linesInserted] = await Promise.allSettled([
+      client.query(
+        `INSERT INTO journal_entries (id, kind, reference, merchant_id)
+         SELECT e.id, 'deposit_credit', e.reference, e.merchant_id
+           FROM unnest($1::uuid[], $2::text[], $3::uuid[]) WITH ORDINALITY AS e(id, reference, merchant_id, ord)
+          ORDER BY e.ord
+         ON CONFLICT DO NOTHING`,
+        [entryIds, fresh.map((s) => s.depositId), fresh.map((s) => s.merchantId)],
+      ),
+      insertLines(client, lines),
+    ]);
+    if (inserted.status === "rejected") throw inserted.reason;
+    if (inserted.value.rowCount !== fresh.length) {
+      // Only a writer that skipped the balance locks can get here; the caller's transaction must roll back.
+      throw new ConflictError("deposit_credit entries conflict with other journal entries");
+    }
+    if (linesInserted.status === "rejected") throw linesInserted.reason;
     for (const spec of fresh) {
       const net = spec.amountUsdMicros - spec.feeUsdMicros;
       if (!spec.awaitsApplication || net === 0n) continue;

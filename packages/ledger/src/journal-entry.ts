@@ -205,21 +205,27 @@ export interface LineRow {
 
 /**
  * Inserts journal lines of one or many entries in one statement, the only place lines are written:
- * the balance rows follow by trigger and the entries' balance is checked again at COMMIT.
+ * the balance rows follow by trigger and the entries' balance is checked again at COMMIT. The lines
+ * go as one JSON document (a credit batch's 6,000 lines as six arrays cost pg an escape of every
+ * element).
  */
 export async function insertLines(client: Queryable, lines: readonly LineRow[]): Promise<void> {
   await client.query(
     `INSERT INTO journal_lines (entry_id, line_no, account_id, currency, side, amount)
      SELECT l.entry_id, l.line_no, l.account_id, $1, l.side, l.amount
-       FROM unnest($2::uuid[], $3::smallint[], $4::uuid[], $5::text[], $6::numeric[])
-            AS l(entry_id, line_no, account_id, side, amount)`,
+       FROM jsonb_to_recordset($2::jsonb) AS l(entry_id uuid, line_no smallint, account_id uuid, side text, amount numeric)`,
     [
       LEDGER_CURRENCY,
-      lines.map((l) => l.entryId),
-      lines.map((l) => l.lineNo),
-      lines.map((l) => l.accountId),
-      lines.map((l) => l.side),
-      lines.map((l) => l.amount.toString()),
+      JSON.stringify(
+        lines.map((l) => ({
+          entry_id: l.entryId,
+          line_no: l.lineNo,
+          account_id: l.accountId,
+          side: l.side,
+          // A string: exact at any size, and JSON has no bigint.
+          amount: l.amount.toString(),
+        })),
+      ),
     ],
   );
 }

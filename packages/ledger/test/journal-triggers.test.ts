@@ -124,6 +124,32 @@ describe("journal triggers", () => {
     ).rejects.toMatchObject({ code: "23503", message: expect.stringMatching(/no balance row/) });
   });
 
+  // migrations/0321: the lines' references, checked per statement instead of by foreign keys.
+  it("refuses a line of an entry that does not exist, or on an account in another currency", async () => {
+    const entry = randomUUID();
+    await expect(
+      t.db.tx(async (c) => {
+        await insertEntry(c, entry);
+        await insertLines(c, [
+          [entry, 1, accounts.clearing, "debit", 5n],
+          [randomUUID(), 1, accounts.available, "credit", 5n],
+        ]);
+      }),
+    ).rejects.toMatchObject({ code: "23503", message: expect.stringMatching(/no such entry/) });
+    await expect(
+      t.db.tx(async (c) => {
+        await insertEntry(c, entry);
+        await c.query(
+          `INSERT INTO journal_lines (entry_id, line_no, account_id, currency, side, amount)
+           VALUES ($1, 1, $2, 'USD', 'debit', 5), ($1, 2, $3, 'EUR', 'credit', 5)`,
+          [entry, accounts.clearing, accounts.available],
+        );
+      }),
+    ).rejects.toMatchObject({ code: "23503", message: expect.stringMatching(/in EUR/) });
+    const { rows } = await t.db.query("SELECT 1 FROM journal_entries WHERE id = $1", [entry]);
+    expect(rows).toHaveLength(0);
+  });
+
   it("refuses at commit an entry of this transaction that does not balance", async () => {
     await expect(
       postEntry([
@@ -163,5 +189,71 @@ describe("journal triggers", () => {
         ]);
       }),
     ).rejects.toThrow(/does not balance/);
+  });
+
+  // migrations/0320: one check per transaction over every entry it wrote, not one per row.
+  it("checks every entry of a transaction written by many statements, whichever is unbalanced", async () => {
+    const entries = Array.from({ length: 5 }, () => randomUUID());
+    const bad = entries[3] as string;
+    await expect(
+      t.db.tx(async (c) => {
+        for (const entry of entries) {
+          await insertEntry(c, entry);
+          await insertLines(c, [
+            [entry, 1, accounts.clearing, "debit", 5n],
+            [entry, 2, accounts.available, "credit", entry === bad ? 4n : 5n],
+          ]);
+        }
+      }),
+    ).rejects.toThrow(new RegExp(`journal entry ${bad} does not balance in USD`));
+    const entry = randomUUID();
+    await expect(t.db.tx((c) => insertEntry(c, entry))).rejects.toThrow(
+      new RegExp(`journal entry ${entry} has fewer than two lines`),
+    );
+  });
+
+  it("checks again the entries written after SET CONSTRAINTS ALL IMMEDIATE ran the check", async () => {
+    const first = randomUUID();
+    const second = randomUUID();
+    await expect(
+      t.db.tx(async (c) => {
+        await insertEntry(c, first);
+        await insertLines(c, [
+          [first, 1, accounts.clearing, "debit", 5n],
+          [first, 2, accounts.available, "credit", 5n],
+        ]);
+        await c.query("SET CONSTRAINTS ALL IMMEDIATE");
+        await c.query("SET CONSTRAINTS ALL DEFERRED");
+        await insertEntry(c, second);
+        await insertLines(c, [[second, 1, accounts.clearing, "debit", 5n]]);
+      }),
+    ).rejects.toThrow(new RegExp(`journal entry ${second} has fewer than two lines`));
+    // The immediate check itself refuses at once, before the transaction goes on.
+    await expect(
+      t.db.tx(async (c) => {
+        await insertEntry(c, first);
+        await c.query("SET CONSTRAINTS ALL IMMEDIATE");
+      }),
+    ).rejects.toMatchObject({ code: "23514" });
+  });
+
+  it("forgets an entry rolled back with its savepoint, and leaves no pending check behind", async () => {
+    const kept = await t.db.tx(async (c) => {
+      const dropped = randomUUID();
+      await c.query("SAVEPOINT s");
+      await insertEntry(c, dropped);
+      await c.query("ROLLBACK TO SAVEPOINT s");
+      const entry = randomUUID();
+      await insertEntry(c, entry);
+      await insertLines(c, [
+        [entry, 1, accounts.clearing, "debit", 2n],
+        [entry, 2, accounts.available, "credit", 2n],
+      ]);
+      return entry;
+    });
+    const { rows } = await t.db.query("SELECT id FROM journal_entries WHERE id = $1", [kept]);
+    expect(rows).toHaveLength(1);
+    const pending = await t.db.query("SELECT count(*)::int AS n FROM journal_unchecked");
+    expect(pending.rows[0]?.n).toBe(0);
   });
 });
