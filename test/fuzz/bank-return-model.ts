@@ -1,6 +1,7 @@
 import { assignStatementLine, importBankStatement, listUnmatchedStatementLines, returnStatementLine } from "@mp/api";
+import { AppError } from "@mp/core";
 import { SANDBOX_PAYOUT_MAGIC } from "@mp/providers";
-import { executeTransfersOnce } from "@mp/transfers";
+import { closeBankReturn, executeTransfersOnce, sendBankReturnAgain } from "@mp/transfers";
 import fc from "fast-check";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import type { TransfersApi } from "../api/transfers-support.ts";
@@ -48,7 +49,23 @@ export type BankReturnStep =
   /** The bank's link from now on: perfect, or a fault on this share of calls. */
   | { kind: "faults"; rate: 0 | 0.3 | 0.7 }
   /** The bank's clock moves on (payouts complete PAYOUT_DELAY_MS after they were asked). */
-  | { kind: "clock" };
+  | { kind: "clock" }
+  /**
+   * An operator's `bank return-send` on the case's `nth` return (any state: refused unless payable or
+   * failed), giving it the `account`-th payer's account (PAYERS: 0 paid, 1 refused) or none.
+   */
+  | { kind: "send"; nth: number; account: 0 | 1 | undefined }
+  /** An operator's `bank return-close` on the case's `nth` return (refused unless payable or failed). */
+  | { kind: "close"; nth: number }
+  /**
+   * The bank's clock moves past every payout, then two worker passes at once, the first one's next
+   * bank answer slow: while it waits, the second pass runs and an operator sends again the return
+   * that answer is about (with the `account`-th payer's account or none; the case's `nth` return
+   * when no call was held); then the slow answer arrives.
+   */
+  | { kind: "slow"; nth: number; account: 0 | 1 | undefined }
+  /** Finance returns the case's `nth` unmatched line again (unmatched once its return was closed). */
+  | { kind: "again"; nth: number };
 
 export interface BankReturnCase {
   faultSeed: number;
@@ -82,6 +99,24 @@ export function bankReturnCase(): fc.Arbitrary<BankReturnCase> {
     { weight: 1, arbitrary: fc.record({ kind: fc.constant("crash" as const) }) },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant("faults" as const), rate: fc.constantFrom(0, 0.3, 0.7) }) },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant("clock" as const) }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant("send" as const),
+        nth: fc.nat(5),
+        account: fc.constantFrom(0 as const, 1 as const, undefined),
+      }),
+    },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant("close" as const), nth: fc.nat(5) }) },
+    {
+      weight: 2,
+      arbitrary: fc.record({
+        kind: fc.constant("slow" as const),
+        nth: fc.nat(5),
+        account: fc.constantFrom(0 as const, 1 as const, undefined),
+      }),
+    },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant("again" as const), nth: fc.nat(5) }) },
   );
   return fuzzCase(step, 4, 14) as fc.Arbitrary<BankReturnCase>;
 }
@@ -103,6 +138,7 @@ export interface BankReturnOutcome extends FuzzOutcome {
   returned: number;
   failed: number;
   payable: number;
+  closed: number;
   bankCalls: number;
   bankFaults: number;
 }
@@ -141,6 +177,9 @@ export async function runBankReturnCase(world: BankReturnWorld, c: BankReturnCas
     merchantId: world.merchant.merchantId,
     lines: [],
     seen: new Map(),
+    keys: new Map(),
+    accounts: new Map(),
+    acted: new Set(),
     availableAtStart: await available(world),
   };
   const pass = (on = db) =>
@@ -184,8 +223,28 @@ export async function runBankReturnCase(world: BankReturnWorld, c: BankReturnCas
       if (dying.dead) crashes++;
     } else if (step.kind === "faults") {
       bank.setRate(step.rate);
-    } else {
+    } else if (step.kind === "clock") {
       skew += PAYOUT_DELAY_MS / 2;
+    } else if (step.kind === "slow") {
+      skew += PAYOUT_DELAY_MS;
+      const held = bank.holdNext();
+      const slow = pass();
+      const key = await Promise.race([held.reached, slow.then(() => undefined)]);
+      if (key !== undefined) {
+        await pass();
+        await operatorStep(world, state, { kind: "send", nth: step.nth, account: step.account }, key);
+      }
+      held.cancel();
+      await slow;
+    } else if (step.kind === "again") {
+      const { rows } = await db.query<{ id: string }>(
+        "SELECT id FROM bank_statement_lines WHERE id = ANY($1::uuid[]) AND status = 'UNMATCHED' ORDER BY created_at, id",
+        [state.lines.map((l) => l.id)],
+      );
+      const line = rows[step.nth % Math.max(rows.length, 1)];
+      if (line) await returnStatementLine(db, { lineId: line.id, reason: "again (fuzz)", operator: "finance" });
+    } else {
+      await operatorStep(world, state, step);
     }
     await checkBankReturnStep(db, bank, state);
   }
@@ -194,6 +253,40 @@ export async function runBankReturnCase(world: BankReturnWorld, c: BankReturnCas
   });
   await checkBankReturnsSettled(db, bank, state);
   return outcome(world, bank, state, c.steps.length, crashes);
+}
+
+/**
+ * An operator's send or close on the case's `nth` bank return (or the one whose payout key is
+ * `payoutKey`), whatever its state: a return that is not payable or failed is refused with a typed
+ * error (409), as is a send naming no account to a return that knows none (400); anything else
+ * thrown fails the case.
+ */
+async function operatorStep(
+  world: BankReturnWorld,
+  state: BankReturnCaseState,
+  step: Extract<BankReturnStep, { kind: "send" | "close" }>,
+  payoutKey?: string,
+): Promise<void> {
+  const db = world.t.api.db;
+  const { rows } = await db.query<{ id: string; payout_key: string }>(
+    "SELECT id, payout_key FROM bank_returns WHERE statement_line_id = ANY($1::uuid[]) ORDER BY created_at, id",
+    [state.lines.map((l) => l.id)],
+  );
+  const target = rows.find((r) => r.payout_key === payoutKey) ?? rows[step.nth % Math.max(rows.length, 1)];
+  if (!target) return;
+  try {
+    if (step.kind === "close") {
+      await closeBankReturn(db, { returnId: target.id, operator: "finance", reason: "settled by hand (fuzz)" });
+    } else {
+      const payer = step.account === undefined ? undefined : PAYERS[step.account];
+      const account = payer && { name: "Pat Payer", accountNumber: payer.account, routingNumber: payer.routing };
+      await sendBankReturnAgain(db, world.t.api.deps.encryption, { returnId: target.id, operator: "finance", account });
+      if (payer) state.accounts.set(target.id, [...(state.accounts.get(target.id) ?? []), payer.account]);
+    }
+    state.acted.add(target.id);
+  } catch (error) {
+    if (!(error instanceof AppError) || !["conflict", "validation_error"].includes(error.code)) throw error;
+  }
 }
 
 async function available(world: BankReturnWorld): Promise<bigint> {
@@ -222,8 +315,10 @@ async function settle(
     await checkBankReturnStep(db, bank, state);
     const { rows } = await db.query<{ moving: number }>(
       `SELECT count(*)::int AS moving FROM bank_statement_lines l
-         LEFT JOIN bank_returns r ON r.statement_line_id = l.id
-        WHERE l.id = ANY($1::uuid[]) AND (r.state = 'sending' OR (r.id IS NULL AND l.bank_deposit_id IS NOT NULL))`,
+        WHERE l.id = ANY($1::uuid[])
+          AND (EXISTS (SELECT 1 FROM bank_returns r WHERE r.statement_line_id = l.id AND r.state = 'sending')
+               OR (l.bank_deposit_id IS NOT NULL
+                   AND NOT EXISTS (SELECT 1 FROM bank_returns r WHERE r.bank_deposit_id = l.bank_deposit_id)))`,
       [state.lines.map((l) => l.id)],
     );
     if (Number(rows[0]?.moving ?? 0) === 0) return;
@@ -256,6 +351,7 @@ async function outcome(
     returned: count("returned"),
     failed: count("failed"),
     payable: count("payable"),
+    closed: count("closed"),
     bankCalls: f.calls,
     bankFaults: f.refused + f.timeouts + f.lost,
     crashes,
@@ -273,6 +369,7 @@ export const bankReturnFuzz: FuzzModel<BankReturnWorld, BankReturnCase, BankRetu
     returned: 0,
     failed: 0,
     payable: 0,
+    closed: 0,
     bankCalls: 0,
     bankFaults: 0,
     crashes: 0,
@@ -280,6 +377,6 @@ export const bankReturnFuzz: FuzzModel<BankReturnWorld, BankReturnCase, BankRetu
   }),
   describe: (t) =>
     `${t.steps} steps, ${t.returns} bank returns (${t.returned} paid, ${t.failed} refused by the payer's bank, ` +
-    `${t.payable} payable), ${t.bankCalls} bank calls (${t.bankFaults} refused, timed out or answer lost)`,
+    `${t.payable} payable, ${t.closed} closed), ${t.bankCalls} bank calls (${t.bankFaults} refused, timed out or answer lost)`,
   caseMs: 120_000,
 };

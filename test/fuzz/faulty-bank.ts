@@ -9,7 +9,8 @@ import { seededRandom } from "./faulty-fetch.ts";
  * - `refused`: the call never reaches the bank (connection refused, HTTP 503): nothing happened;
  * - `timeout`: no answer in time: the bank may have acted on it or not (one in two);
  * - `lost`: the bank acted (a payout is accepted) but its answer never arrives.
- * It also plays a worker that dies right after the bank answered (`dieAfterAnswer`).
+ * It also plays a worker that dies right after the bank answered (`dieAfterAnswer`), and one whose
+ * answer is slow to come back (`holdNext`: the bank has acted, its answer waits until released).
  *
  * Its record is the bank's own: every payout it accepted, by key, with what it was asked to pay
  * (a second request under a key it knows is the same payout, as with every real bank's idempotency
@@ -41,6 +42,12 @@ export interface FaultyBank {
   setRate(rate: number): void;
   /** Calls `die` once the next sendPayout has reached the bank and answered (before its caller sees it). */
   dieAfterAnswer(die: () => void): void;
+  /**
+   * The next call reaches the bank (which acts on it) and its answer is held: `reached` resolves then,
+   * with the payout's key, and the caller gets the answer once `release` is called. `cancel` drops
+   * the hold if no call came (and releases one that did).
+   */
+  holdNext(): { reached: Promise<string>; release(): void; cancel(): void };
   /** Every payout the bank accepted, by key. */
   readonly payouts: ReadonlyMap<string, BankPayoutRecord>;
   /** Where the bank says `payoutId` is now (undefined: it never accepted it). */
@@ -55,6 +62,15 @@ export function createFaultyBank(options: { seed: number; payoutDelayMs: number;
   const counts: BankFaultCounts = { calls: 0, refused: 0, timeouts: 0, lost: 0 };
   let rate = 0;
   let die: (() => void) | undefined;
+  let hold: { reached: (payoutId: string) => void; released: Promise<void> } | undefined;
+  /** A held call about `payoutId` waits here, after the bank acted, before its caller sees the answer. */
+  const slowAnswer = async (payoutId: string) => {
+    const held = hold;
+    hold = undefined;
+    if (!held) return;
+    held.reached(payoutId);
+    await held.released;
+  };
 
   type Fault = "refused" | "timeout" | "lost" | undefined;
   const draw = (): Fault => {
@@ -113,6 +129,7 @@ export function createFaultyBank(options: { seed: number; payoutDelayMs: number;
         die = undefined;
         dying();
       }
+      await slowAnswer(request.payoutId);
       if (fault) fail(fault);
       return answer;
     },
@@ -120,7 +137,10 @@ export function createFaultyBank(options: { seed: number; payoutDelayMs: number;
       const fault = draw();
       // Asking changes nothing at the bank: any fault is only an answer that does not come.
       if (fault) fail(fault);
-      return bank.getPayoutStatus(providerPayoutId);
+      const status = await bank.getPayoutStatus(providerPayoutId);
+      const known = [...payouts.values()].find((p) => p.providerPayoutId === providerPayoutId);
+      await slowAnswer(known?.payoutId ?? providerPayoutId);
+      return status;
     },
   };
   return {
@@ -130,6 +150,25 @@ export function createFaultyBank(options: { seed: number; payoutDelayMs: number;
     },
     dieAfterAnswer(fn) {
       die = fn;
+    },
+    holdNext() {
+      let reached = (_payoutId: string) => {};
+      let release = () => {};
+      const reachedP = new Promise<string>((resolve) => {
+        reached = resolve;
+      });
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      hold = { reached, released };
+      return {
+        reached: reachedP,
+        release,
+        cancel: () => {
+          hold = undefined;
+          release();
+        },
+      };
     },
     payouts,
     async statusOf(payoutId) {
