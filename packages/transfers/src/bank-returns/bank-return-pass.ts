@@ -59,14 +59,22 @@ export async function recordBankReturnAnswer(
   answer: Answer,
   pendingCheckSeconds = 0,
 ): Promise<boolean> {
+  // A policy return's bank deposit is locked before the return, as the take-back (which inserts the
+  // return under the deposit's lock) takes them: the other order deadlocked two workers, one taking
+  // a credit back while the other recorded its return's answer (found by the fault search, seed 472648280).
+  const deposit = await sql.query<{ bank_deposit_id: string | null }>(
+    "SELECT bank_deposit_id FROM bank_returns WHERE id = $1",
+    [id],
+  );
+  const depositId = deposit.rows[0]?.bank_deposit_id;
+  const bankDeposit = depositId ? await lockedBankDeposit(sql, depositId) : undefined;
   const { rows } = await sql.query<{
     origin: string;
     owed: string;
     line_id: string | null;
     merchant_id: string | null;
-    bank_deposit_id: string | null;
   }>(
-    `SELECT origin, owed_usd_micros::text AS owed, statement_line_id AS line_id, merchant_id, bank_deposit_id FROM bank_returns
+    `SELECT origin, owed_usd_micros::text AS owed, statement_line_id AS line_id, merchant_id FROM bank_returns
       WHERE id = $1 AND payout_key = $2 AND state = 'sending' FOR UPDATE`,
     [id, payoutKey],
   );
@@ -86,7 +94,9 @@ export async function recordBankReturnAnswer(
       `UPDATE bank_returns SET state = 'failed', provider_payout_id = $2, reason = $3, updated_at = now() WHERE id = $1`,
       [id, answer.providerPayoutId, `the bank did not pay the return: ${answer.status.reason}; it is still owed`],
     );
-    await tellMerchant(sql, row, "bank_deposit.return_failed");
+    if (row.merchant_id && bankDeposit) {
+      await appendResourceEvent(sql, row.merchant_id, "bank_deposit.return_failed", bankDeposit);
+    }
     return true;
   }
   const paid =
@@ -98,18 +108,9 @@ export async function recordBankReturnAnswer(
        returned_at = now(), updated_at = now() WHERE id = $1`,
     [id, answer.providerPayoutId, paid ? paid.entryId : null],
   );
-  await tellMerchant(sql, row, "bank_deposit.return_sent");
+  if (row.merchant_id && bankDeposit)
+    await appendResourceEvent(sql, row.merchant_id, "bank_deposit.return_sent", bankDeposit);
   return true;
-}
-
-/** The event of a policy return's end, on its bank deposit (a suspense line's return is no merchant's). */
-async function tellMerchant(
-  sql: Queryable,
-  row: { merchant_id: string | null; bank_deposit_id: string | null },
-  type: "bank_deposit.return_sent" | "bank_deposit.return_failed",
-): Promise<void> {
-  if (!row.merchant_id || !row.bank_deposit_id) return;
-  await appendResourceEvent(sql, row.merchant_id, type, await lockedBankDeposit(sql, row.bank_deposit_id));
 }
 
 /**
