@@ -1,8 +1,10 @@
 import { assignStatementLine, importBankStatement, listUnmatchedStatementLines, returnStatementLine } from "@mp/api";
 import { ConflictError, ValidationError } from "@mp/core";
+import { checkLedger } from "@mp/ledger";
 import { createSandboxBankingProvider, SANDBOX_PAYOUT_MAGIC } from "@mp/providers";
 import { bankReturnById, closeBankReturn, executeTransfersOnce, sendBankReturnAgain } from "@mp/transfers";
 import { describe, expect, it } from "vitest";
+import { registerLedgerChecks } from "../../services/payments/src/ledger-checks.ts";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import { useTransfersApi } from "./transfers-support.ts";
 
@@ -165,6 +167,19 @@ describe("bank returns: an operator sends a stuck one again or closes it", () =>
     for (let i = 0; i < 2; i++) await pass();
     expect(Number((await t.balance(a)).available) - Number(before.available)).toBeCloseTo(25, 6);
     expect(await bankReturnById(t.api.db, payable)).toMatchObject({ state: "closed" });
+    await t.expectLedgerClean();
+    // `ledger check` holds a closed return to its entry: one that owes another amount is reported.
+    registerLedgerChecks();
+    await t.api.db.query("UPDATE bank_returns SET owed_usd_micros = owed_usd_micros + 10000 WHERE id = $1", [payable]);
+    try {
+      expect((await checkLedger(t.api.db)).problems).toContainEqual(
+        `bank return ${payable} is closed but its bank_return_closed entry moved 25000000 micro-USD of 25010000`,
+      );
+    } finally {
+      await t.api.db.query("UPDATE bank_returns SET owed_usd_micros = owed_usd_micros - 10000 WHERE id = $1", [
+        payable,
+      ]);
+    }
     await t.expectLedgerClean();
   });
 });
