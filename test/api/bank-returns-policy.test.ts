@@ -123,6 +123,22 @@ describe("bank returns under the merchant's return policy", () => {
     expect((await eventsOf(m.merchantId)).length).toBe(1);
     const funding = await t.call(m, `/v1/transfers/${transferId}/funding`);
     expect(funding.body.data.intent.flag.message).toMatch(/sent back to its payer by bank/);
+    // On the transfer's returns (its answer checked against /openapi.json): by bank, the account not shown.
+    const { returns } = (await t.call(m, `/v1/transfers/${transferId}`)).body.data;
+    expect(returns).toEqual([
+      {
+        deposit_id: late?.bankDepositId,
+        origin: "late_funding",
+        state: "returned",
+        amount: { asset: "USD", currency: "USD", network: "ACH", value: "40.00" },
+        network_fee: { asset: "USD", currency: "USD", network: "ACH", value: "0.00" },
+        destination: { type: "BANK_ACCOUNT", network: "ACH", address: null },
+        reason: null,
+        tx_hash: null,
+        created_at: expect.any(String),
+        returned_at: expect.any(String),
+      },
+    ]);
 
     // Replays and a restarted worker (a new provider instance): nothing twice.
     for (let i = 0; i < 3; i++) expect((await pass()).returns).toBe(0);

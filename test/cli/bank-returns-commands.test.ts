@@ -133,4 +133,52 @@ describe("payments bank return: a suspense line paid back to its payer by bank",
     },
     CLI_TEST_TIMEOUT_MS,
   );
+
+  it(
+    "a payable return is given an account (sealed) by return-send; return-close refuses one being sent",
+    async () => {
+      const file = join(dataDir, "no-payer.csv");
+      writeFileSync(file, `${HEADER}\n2026-11-26,800000000098,CREDIT,20.00,USD,BNK-R2,INV-10,,,\n`);
+      await cli(["bank", "import", file]);
+      const line = (await listUnmatchedStatementLines(database.db)).find((l) => l.bankReference === "BNK-R2");
+      if (!line) throw new Error("the line is unmatched");
+      const opened = JSON.parse(await cli(["bank", "return", "--line", line.id, "--reason", "no such customer"]));
+      expect(opened.bank_return).toMatchObject({ state: "payable", reason: expect.stringMatching(/no payer account/) });
+      const id: string = opened.bank_return.id;
+
+      const sent = JSON.parse(
+        await cli([
+          "bank",
+          "return-send",
+          "--return",
+          id,
+          "--account",
+          "123456789",
+          "--routing",
+          "021000021",
+          "--name",
+          "Pat Payer",
+          "--operator",
+          "ops",
+        ]),
+      );
+      expect(sent).toMatchObject({ id, state: "sending", reason: null });
+      const refused = await runCli(["bank", "return-close", "--return", id, "--reason", "too late"], env());
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toMatch(/is sending: only a payable or failed one can be closed/);
+
+      await workerPass();
+      const payouts = await database.db.query<{ payout_id: string; amount: string }>(
+        "SELECT payout_id, amount::text AS amount FROM statement_bank_payouts WHERE payout_id = $1",
+        [id],
+      );
+      expect(payouts.rows).toEqual([{ payout_id: id, amount: "20.00" }]);
+      const audit = await database.db.query<{ action: string; actor: string }>(
+        "SELECT action, actor FROM operator_audit_log WHERE object_type = 'bank_return' AND object_id = $1",
+        [id],
+      );
+      expect(audit.rows).toEqual([{ action: "bank.return_sent", actor: "ops" }]);
+    },
+    CLI_TEST_TIMEOUT_MS,
+  );
 });

@@ -15,6 +15,8 @@ export interface DyingDatabase {
   /** Statements issued so far (those refused after the death included). */
   readonly statements: number;
   readonly dead: boolean;
+  /** The process dies now, whatever its `dieAt`: its next statement and every later one fail. */
+  kill(): void;
 }
 
 /**
@@ -74,6 +76,9 @@ export function dyingDatabase(db: Database, dieAt: number): DyingDatabase {
     },
     get dead() {
       return dead;
+    },
+    kill() {
+      dead = true;
     },
   };
 }

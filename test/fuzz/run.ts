@@ -18,6 +18,7 @@ const FAMILIES: Record<string, string> = {
   transfers: "test/fuzz/transfers-money-fuzz.test.ts",
   liquidation: "test/fuzz/liquidation-drains-money-fuzz.test.ts",
   "evm-returns": "test/fuzz/evm-returns-money-fuzz.test.ts",
+  "bank-returns": "test/fuzz/bank-returns-money-fuzz.test.ts",
 };
 
 const positive = (value: string): number => {

@@ -21,6 +21,8 @@ export const EVENT_TYPES = [
   "bank_deposit.held",
   "bank_deposit.released",
   "bank_deposit.returned",
+  "bank_deposit.return_sent",
+  "bank_deposit.return_failed",
   "transfer.created",
   "transfer.funding_received",
   "transfer.funded",

@@ -8,7 +8,8 @@ import { postSystemEntry } from "./system-entry.ts";
  * `return` policy takes back leaves merchant_available for returns_payable (`bank_policy_return`,
  * referenced by the bank return's id; refused with insufficient_funds when the merchant spent it
  * first: the money then stays credited), and leaves returns_payable for bank_clearing when the bank
- * paid it (`bank_return_paid`: the money left the bank). Each once per bank return.
+ * paid it (`bank_return_paid`: the money left the bank), or back to merchant_available when an
+ * operator closed the return unpaid (`bank_return_closed`). Each once per bank return.
  */
 export function postBankPolicyReturn(
   client: Queryable,
@@ -42,4 +43,20 @@ export async function postBankReturnPaid(
     transferLines("returns_payable", "bank_clearing", input.owedUsdMicros),
   );
   return { entryId };
+}
+
+/**
+ * A policy bank return an operator closed unpaid (`payments bank return-close`): what it took back is
+ * the merchant's again, returns_payable -> merchant_available, once per return.
+ */
+export function postBankReturnClosed(
+  client: Queryable,
+  input: { returnId: string; merchantId: string; owedUsdMicros: bigint },
+): Promise<PostedEntry> {
+  return postEntry(client, {
+    kind: "bank_return_closed",
+    reference: input.returnId,
+    merchantId: input.merchantId,
+    lines: transferLines("returns_payable", "merchant_available", input.owedUsdMicros),
+  });
 }

@@ -129,7 +129,8 @@ async function merchantReconciliation(q: Queryable): Promise<{ problems: string[
         WHERE credit_entry_id IS NOT NULL AND reversal_entry_id IS NULL GROUP BY merchant_id),
      bank AS (
        SELECT b.merchant_id,
-              sum(b.amount_usd_micros) - coalesce(sum(r.owed_usd_micros) FILTER (WHERE r.taken_entry_id IS NOT NULL), 0) AS total
+              sum(b.amount_usd_micros)
+                - coalesce(sum(r.owed_usd_micros) FILTER (WHERE r.taken_entry_id IS NOT NULL AND r.state <> 'closed'), 0) AS total
          FROM bank_deposits b LEFT JOIN bank_returns r ON r.bank_deposit_id = b.id GROUP BY b.merchant_id),
      holds AS (
        SELECT merchant_id,
@@ -269,7 +270,8 @@ async function documentLinks(q: Queryable): Promise<string[]> {
  * sent back on chain) owe: a held deposit's gross, what a `policy_return` entry took back (a late
  * deposit's gross, an over-payment's excess); each `deposit_return` entry is its deposit's, recorded
  * on its deposit_returns row, and moved what the row owed. Bank credits a `return` policy took back
- * (bank_returns with a `bank_policy_return` entry) are owed there too until the bank paid them.
+ * (bank_returns with a `bank_policy_return` entry) are owed there too until the bank paid them (or an
+ * operator closed the return: the money is the merchant's again).
  */
 async function returnsOwed(q: Queryable): Promise<string[]> {
   const result = await q.query<{ ledger: string; documents: string }>(
@@ -282,7 +284,7 @@ async function returnsOwed(q: Queryable): Promise<string[]> {
                          AND NOT EXISTS (SELECT 1 FROM deposit_returns r WHERE r.deposit_id = d.id AND r.state = 'returned')),
                      0)
             + coalesce((SELECT sum(r.owed_usd_micros) FROM bank_returns r
-                         WHERE r.taken_entry_id IS NOT NULL AND r.state <> 'returned'), 0))::text AS documents`,
+                         WHERE r.taken_entry_id IS NOT NULL AND r.state NOT IN ('returned', 'closed')), 0))::text AS documents`,
     [LEDGER_CURRENCY],
   );
   const row = result.rows[0];

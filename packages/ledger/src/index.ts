@@ -1,7 +1,7 @@
 export type { AccountKind } from "./accounts.ts";
 export { getMerchantBalance } from "./balance.ts";
 export { postBankDeposit } from "./bank-deposits.ts";
-export { postBankPolicyReturn, postBankReturnPaid } from "./bank-returns.ts";
+export { postBankPolicyReturn, postBankReturnClosed, postBankReturnPaid } from "./bank-returns.ts";
 export { type BankSuspense, postBankSuspense, readBankSuspense, releaseBankSuspense } from "./bank-suspense.ts";
 export { checkLedger, type LedgerCheckResult } from "./check-ledger.ts";
 export { type DepositCreditInput, type PostedDepositCredit, postDepositCredits } from "./deposit-credits.ts";

@@ -22,7 +22,8 @@ export type EntryKind =
   | "deposit_return"
   | "policy_return"
   | "bank_policy_return"
-  | "bank_return_paid";
+  | "bank_return_paid"
+  | "bank_return_closed";
 
 export interface LineSpec {
   account: AccountKind;

@@ -1,12 +1,19 @@
 export { bankPayoutRequest, recordBankPayoutIntent } from "./bank-payout-execution.ts";
 export { type BankPayoutDeps, executeBankPayoutsOnce } from "./bank-payout-pass.ts";
+export {
+  closeBankReturn,
+  type ReturnAccount,
+  sendBankReturnAgain,
+} from "./bank-returns/bank-return-actions.ts";
 export { executeBankReturnsOnce } from "./bank-returns/bank-return-pass.ts";
 export { sealStatementPayer } from "./bank-returns/bank-return-payout.ts";
 export {
   BANK_RETURN_ORIGINS,
+  BANK_RETURN_STATES,
   type BankReturn,
   type BankReturnOrigin,
   type BankReturnState,
+  bankReturnById,
   bankReturnJson,
   bankReturnOfLine,
   CENT_MICROS,

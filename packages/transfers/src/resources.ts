@@ -1,3 +1,4 @@
+import type { BankReturnState } from "./bank-returns/bank-return-store.ts";
 import type { DepositReturnOrigin, DepositReturnState } from "./deposit-returns/send-deposit-return.ts";
 import type { DestinationType, FundingMode, SourceMethod, TransferStatus } from "./statuses.ts";
 
@@ -98,12 +99,14 @@ export interface TransferReturnResource {
   deposit_id: string;
   /** Why: late funding, an over-payment's excess, the funds of a failed payout. */
   origin: DepositReturnOrigin;
-  state: DepositReturnState;
+  /** A bank return also `failed` (the bank refused it) or `closed` (an operator gave it up). */
+  state: DepositReturnState | BankReturnState;
   /** What the payer gets (the payment less the network fee); null while nothing can be sent. */
   amount: Money | null;
   /** The network fee taken from the payment. */
   network_fee: Money;
-  destination: { type: "CRYPTO_ADDRESS"; network: string; address: string | null };
+  /** Back by bank: `BANK_ACCOUNT` on ACH, the payer's account not shown (sealed at rest). */
+  destination: { type: "CRYPTO_ADDRESS" | "BANK_ACCOUNT"; network: string; address: string | null };
   /** Why it stays payable; null otherwise. */
   reason: string | null;
   /** The return's transaction once it is in a block; null before. */

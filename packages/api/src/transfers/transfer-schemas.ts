@@ -16,17 +16,21 @@ export const listTransfersQuery = z.object({
 
 /** A customer's payment sent back to its payer (docs/returns.md), as the transfer shows it. */
 const transferReturn = z.object({
-  deposit_id: z.uuid().describe("The payment sent back"),
+  deposit_id: z.uuid().describe("The payment sent back (a bank deposit's id when it goes back by bank)"),
   origin: z
     .enum(["held", "late_funding", "excess", "failed_payout"])
     .describe("Why: it came late, it was an over-payment's excess, or the transfer's payout failed"),
   state: z
-    .enum(["payable", "sending", "returned"])
-    .describe("payable: owed, nothing under way (reason says why); sending: sent, not yet confirmed; returned"),
+    .enum(["payable", "sending", "returned", "failed", "closed"])
+    .describe(
+      "payable: owed, nothing under way (reason says why); sending: sent, not yet confirmed; returned; by bank also failed (the bank refused it: still owed) and closed (an operator gave it up)",
+    ),
   amount: moneySchema.nullable().describe("What the payer gets: the payment less the network fee; null while payable"),
   network_fee: moneySchema.describe("The network fee taken from the payment"),
   destination: z.object({
-    type: z.enum(["CRYPTO_ADDRESS"]),
+    type: z
+      .enum(["CRYPTO_ADDRESS", "BANK_ACCOUNT"])
+      .describe("BANK_ACCOUNT: back by bank (network ACH) to the payer's account, not shown (address null)"),
     network: z.string(),
     address: z.string().nullable().describe("The payment's sender; null while a refund address is awaited (Bitcoin)"),
   }),

@@ -1,13 +1,16 @@
 import type { Logger } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
+import { appendResourceEvent } from "@mp/events";
 import { postBankReturnPaid, releaseBankSuspense } from "@mp/ledger";
 import type { BankPayoutStatus } from "@mp/providers";
 import type { BankPayoutDeps } from "../bank-payout-pass.ts";
 import { bankReturnPayout } from "./bank-return-payout.ts";
-import { takeBackBankCredits } from "./take-back-bank-credits.ts";
+import { lockedBankDeposit, takeBackBankCredits } from "./take-back-bank-credits.ts";
 
 interface DueReturn {
   id: string;
+  /** The bank's key of the payout asked now: an answer recorded for an older one is dropped. */
+  payout_key: string;
   provider_payout_id: string | null;
 }
 
@@ -16,7 +19,7 @@ type Answer = { providerPayoutId: string; status: BankPayoutStatus };
 /** Returns the bank should be asked about now: not sent yet, or sent and not ended. */
 async function dueBankReturns(sql: Queryable, limit: number): Promise<DueReturn[]> {
   const { rows } = await sql.query<DueReturn>(
-    `SELECT id, provider_payout_id FROM bank_returns WHERE state = 'sending' AND next_check_at <= now()
+    `SELECT id, payout_key, provider_payout_id FROM bank_returns WHERE state = 'sending' AND next_check_at <= now()
       ORDER BY next_check_at, id LIMIT $1`,
     [limit],
   );
@@ -31,32 +34,49 @@ async function postpone(sql: Queryable, id: string, seconds: number): Promise<vo
 }
 
 /** A return that cannot be sent (its payer's account will not do): payable, with why. */
-async function markPayable(sql: Queryable, id: string, reason: string): Promise<boolean> {
+async function markPayable(sql: Queryable, due: DueReturn, reason: string): Promise<boolean> {
   const { rowCount } = await sql.query(
-    `UPDATE bank_returns SET state = 'payable', reason = $2, requested_at = NULL, updated_at = now()
-      WHERE id = $1 AND state = 'sending' AND provider_payout_id IS NULL`,
-    [id, reason],
+    `UPDATE bank_returns SET state = 'payable', reason = $3, requested_at = NULL, updated_at = now()
+      WHERE id = $1 AND payout_key = $2 AND state = 'sending' AND provider_payout_id IS NULL`,
+    [due.id, due.payout_key, reason],
   );
   return (rowCount ?? 0) > 0;
 }
 
 /**
- * Records what the bank said of one return, under its row lock (a second worker, or a replay after a
- * crash, finds it no longer `sending` and does nothing): PENDING/SENT -> still sending (the
+ * Records what the bank said of one return's payout `payoutKey`, under its row lock (a second
+ * worker, or a replay after a crash, finds it no longer `sending` and does nothing; an answer about
+ * an older payout of a return an operator sent again is dropped): PENDING/SENT -> still sending (the
  * provider's payout id kept); COMPLETED -> `returned`, the money leaves the bank in the ledger once
  * (a suspense line: bank_suspense_out; a policy return: bank_return_paid, returns_payable ->
  * bank_clearing); FAILED or RETURNED -> `failed` with the bank's reason: nothing left, still owed.
+ * A policy return's merchant is told, in the same transaction: `bank_deposit.return_sent` (paid) or
+ * `bank_deposit.return_failed`, the object its bank deposit (a suspense line's return has no merchant).
  */
 export async function recordBankReturnAnswer(
   sql: Queryable,
-  id: string,
+  { id, payoutKey }: { id: string; payoutKey: string },
   answer: Answer,
   pendingCheckSeconds = 0,
 ): Promise<boolean> {
-  const { rows } = await sql.query<{ origin: string; owed: string; line_id: string | null }>(
-    `SELECT origin, owed_usd_micros::text AS owed, statement_line_id AS line_id FROM bank_returns
-      WHERE id = $1 AND state = 'sending' FOR UPDATE`,
+  // A policy return's bank deposit is locked before the return, as the take-back (which inserts the
+  // return under the deposit's lock) takes them: the other order deadlocked two workers, one taking
+  // a credit back while the other recorded its return's answer (found by the fault search, seed 472648280).
+  const deposit = await sql.query<{ bank_deposit_id: string | null }>(
+    "SELECT bank_deposit_id FROM bank_returns WHERE id = $1",
     [id],
+  );
+  const depositId = deposit.rows[0]?.bank_deposit_id;
+  const bankDeposit = depositId ? await lockedBankDeposit(sql, depositId) : undefined;
+  const { rows } = await sql.query<{
+    origin: string;
+    owed: string;
+    line_id: string | null;
+    merchant_id: string | null;
+  }>(
+    `SELECT origin, owed_usd_micros::text AS owed, statement_line_id AS line_id, merchant_id FROM bank_returns
+      WHERE id = $1 AND payout_key = $2 AND state = 'sending' FOR UPDATE`,
+    [id, payoutKey],
   );
   const row = rows[0];
   if (!row) return false;
@@ -74,6 +94,9 @@ export async function recordBankReturnAnswer(
       `UPDATE bank_returns SET state = 'failed', provider_payout_id = $2, reason = $3, updated_at = now() WHERE id = $1`,
       [id, answer.providerPayoutId, `the bank did not pay the return: ${answer.status.reason}; it is still owed`],
     );
+    if (row.merchant_id && bankDeposit) {
+      await appendResourceEvent(sql, row.merchant_id, "bank_deposit.return_failed", bankDeposit);
+    }
     return true;
   }
   const paid =
@@ -85,6 +108,8 @@ export async function recordBankReturnAnswer(
        returned_at = now(), updated_at = now() WHERE id = $1`,
     [id, answer.providerPayoutId, paid ? paid.entryId : null],
   );
+  if (row.merchant_id && bankDeposit)
+    await appendResourceEvent(sql, row.merchant_id, "bank_deposit.return_sent", bankDeposit);
   return true;
 }
 
@@ -107,9 +132,9 @@ export async function executeBankReturnsOnce(db: Database, deps: BankPayoutDeps,
           status: await banking.getPayoutStatus(due.provider_payout_id),
         };
       } else {
-        const payout = await bankReturnPayout(db, keyring, due.id);
+        const payout = await bankReturnPayout(db, keyring, due.payout_key);
         if (!payout || "refused" in payout) {
-          if (payout && (await markPayable(db, due.id, payout.refused))) moved++;
+          if (payout && (await markPayable(db, due, payout.refused))) moved++;
           continue;
         }
         answer = await banking.sendPayout(payout.request);
@@ -120,7 +145,8 @@ export async function executeBankReturnsOnce(db: Database, deps: BankPayoutDeps,
       continue;
     }
     try {
-      if (await db.tx((sql) => recordBankReturnAnswer(sql, due.id, answer, deps.pendingCheckSeconds))) moved++;
+      const payout = { id: due.id, payoutKey: due.payout_key };
+      if (await db.tx((sql) => recordBankReturnAnswer(sql, payout, answer, deps.pendingCheckSeconds))) moved++;
     } catch (error) {
       logWarn(logger, error, due.id, "bank return answer not recorded; retried later");
       await postpone(db, due.id, deps.retrySeconds ?? 30);

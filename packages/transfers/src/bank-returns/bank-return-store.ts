@@ -9,7 +9,8 @@ import type { Queryable } from "@mp/db";
  */
 export const BANK_RETURN_ORIGINS = ["suspense", "late_funding", "excess", "failed_payout"] as const;
 export type BankReturnOrigin = (typeof BANK_RETURN_ORIGINS)[number];
-export type BankReturnState = "payable" | "sending" | "returned" | "failed";
+export const BANK_RETURN_STATES = ["payable", "sending", "returned", "failed", "closed"] as const;
+export type BankReturnState = (typeof BANK_RETURN_STATES)[number];
 
 /** A bank pays whole cents: the micro-dollars of a bank return are a multiple of this. */
 export const CENT_MICROS = 10_000n;
@@ -28,11 +29,13 @@ export interface BankReturn {
   providerPayoutId: string | null;
   createdAt: Date;
   returnedAt: Date | null;
+  closedAt: Date | null;
 }
 
 const RETURN_COLUMNS = `id, origin, state, owed_usd_micros::text AS owed, statement_line_id AS "statementLineId",
   bank_deposit_id AS "bankDepositId", merchant_id AS "merchantId", transfer_id AS "transferId", reason,
-  provider_payout_id AS "providerPayoutId", created_at AS "createdAt", returned_at AS "returnedAt"`;
+  provider_payout_id AS "providerPayoutId", created_at AS "createdAt", returned_at AS "returnedAt",
+  closed_at AS "closedAt"`;
 
 type ReturnRow = Omit<BankReturn, "amount"> & { owed: string };
 
@@ -47,7 +50,8 @@ export const NO_PAYER_ACCOUNT =
 /**
  * Records a bank return, once per origin: `sending` when its statement line names the payer's
  * account (the worker's pass asks the bank), else `payable` with the reason. Undefined when the
- * statement line or bank deposit has one already (the caller's transaction then changes nothing).
+ * statement line has an open one (not closed) or the bank deposit has one already (the caller's
+ * transaction then changes nothing). Its first payout key is its id.
  */
 export async function openBankReturn(
   sql: Queryable,
@@ -66,9 +70,9 @@ export async function openBankReturn(
   );
   const payerKnown = line.rows[0]?.payer === true;
   const inserted = await sql.query<ReturnRow>(
-    `INSERT INTO bank_returns (id, origin, statement_line_id, bank_deposit_id, merchant_id, transfer_id, owed_usd_micros,
-       state, reason, requested_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $8 = 'sending' THEN now() END)
+    `INSERT INTO bank_returns (id, payout_key, origin, statement_line_id, bank_deposit_id, merchant_id, transfer_id,
+       owed_usd_micros, state, reason, requested_at)
+     VALUES ($1, $1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $8 = 'sending' THEN now() END)
      ON CONFLICT DO NOTHING RETURNING ${RETURN_COLUMNS}`,
     [
       randomUUID(),
@@ -99,10 +103,18 @@ export async function listBankReturns(
   return rows.map(toBankReturn);
 }
 
-/** The bank return of a statement line, if any. */
+/** One bank return by its id. */
+export async function bankReturnById(sql: Queryable, id: string): Promise<BankReturn | undefined> {
+  const { rows } = await sql.query<ReturnRow>(`SELECT ${RETURN_COLUMNS} FROM bank_returns WHERE id = $1`, [id]);
+  const row = rows[0];
+  return row && toBankReturn(row);
+}
+
+/** The bank return of a statement line, if any: its open one, else the last one closed. */
 export async function bankReturnOfLine(sql: Queryable, lineId: string): Promise<BankReturn | undefined> {
   const { rows } = await sql.query<ReturnRow>(
-    `SELECT ${RETURN_COLUMNS} FROM bank_returns WHERE statement_line_id = $1`,
+    `SELECT ${RETURN_COLUMNS} FROM bank_returns WHERE statement_line_id = $1
+      ORDER BY state = 'closed', created_at DESC, id LIMIT 1`,
     [lineId],
   );
   const row = rows[0];
@@ -125,5 +137,6 @@ export function bankReturnJson(r: BankReturn) {
     provider_payout_id: r.providerPayoutId,
     created_at: r.createdAt.toISOString(),
     returned_at: r.returnedAt?.toISOString() ?? null,
+    closed_at: r.closedAt?.toISOString() ?? null,
   };
 }

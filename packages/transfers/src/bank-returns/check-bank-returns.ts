@@ -3,8 +3,8 @@ import type { Queryable } from "@mp/db";
 /**
  * `ledger check` over bank returns (registered by registerTransferLedgerChecks): every policy return
  * has its `bank_policy_return` entry of what it owes, and every such entry is a return's; every
- * `bank_return_paid` entry is a returned policy return's, of what it owed; a returned suspense line
- * is out of suspense. (returns_payable's total against the returns owed is check-ledger.ts's.)
+ * `bank_return_paid` entry is a returned policy return's, of what it owed, every `bank_return_closed`
+ * a closed policy return's, of what it owed; a returned suspense line is out of suspense. (returns_payable's total against the returns owed is check-ledger.ts's.)
  */
 export async function bankReturnProblems(q: Queryable): Promise<string[]> {
   const { rows } = await q.query<{ problem: string }>(
@@ -17,16 +17,19 @@ export async function bankReturnProblems(q: Queryable): Promise<string[]> {
      UNION ALL
      SELECT 'entry ' || e.id || ' (' || e.kind || ' ' || e.reference || ') is not recorded on a bank return'
        FROM journal_entries e
-      WHERE e.kind IN ('bank_policy_return', 'bank_return_paid')
+      WHERE e.kind IN ('bank_policy_return', 'bank_return_paid', 'bank_return_closed')
         AND NOT EXISTS (SELECT 1 FROM bank_returns r WHERE r.id::text = e.reference
-                         AND e.id IN (r.taken_entry_id, r.paid_entry_id))
+                         AND e.id IN (r.taken_entry_id, r.paid_entry_id, r.closed_entry_id))
      UNION ALL
-     SELECT 'bank return ' || r.id || ' is returned but its bank_return_paid entry moved '
+     SELECT 'bank return ' || r.id || ' is ' || r.state || ' but its ' || k.kind || ' entry moved '
             || coalesce(l.amount::text, 'nothing') || ' micro-USD of ' || r.owed_usd_micros
        FROM bank_returns r
-       LEFT JOIN journal_entries e ON e.id = r.paid_entry_id AND e.kind = 'bank_return_paid'
+       CROSS JOIN LATERAL (
+         SELECT CASE WHEN r.state = 'returned' THEN 'bank_return_paid' ELSE 'bank_return_closed' END AS kind,
+                CASE WHEN r.state = 'returned' THEN r.paid_entry_id ELSE r.closed_entry_id END AS entry_id) k
+       LEFT JOIN journal_entries e ON e.id = k.entry_id AND e.kind = k.kind
        LEFT JOIN journal_lines l ON l.entry_id = e.id AND l.line_no = 1
-      WHERE r.origin <> 'suspense' AND r.state = 'returned' AND l.amount IS DISTINCT FROM r.owed_usd_micros
+      WHERE r.origin <> 'suspense' AND r.state IN ('returned', 'closed') AND l.amount IS DISTINCT FROM r.owed_usd_micros
      UNION ALL
      SELECT 'bank return ' || r.id || ' paid statement line ' || r.statement_line_id || ', which is still in suspense'
        FROM bank_returns r

@@ -46,8 +46,8 @@ async function bankCreditsToReturn(db: Queryable, batch: number): Promise<OwedBa
   return rows;
 }
 
-/** The bank deposit as the API shows it (`bank_deposit.returned`'s object), locked. */
-async function lockedBankDeposit(sql: Queryable, id: string) {
+/** The bank deposit as the API shows it (the object of `bank_deposit.returned`, `.return_sent`, `.return_failed`), locked. */
+export async function lockedBankDeposit(sql: Queryable, id: string) {
   const { rows } = await sql.query<{
     id: string;
     virtual_account_id: string;

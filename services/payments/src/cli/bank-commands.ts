@@ -2,14 +2,14 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { ConfigError } from "@mp/core";
 import { type Command, Option } from "commander";
-import { addListCommand, operatorOption, printJson, printList, withDatabase } from "./cli-support.ts";
+import { addListCommand, operatorOption, printJson, printList, uuidOf, withDatabase } from "./cli-support.ts";
 
 // Each action imports what it runs: `payments --help` and every other command never load them.
 const apiModule = () => import("@mp/api");
 const transfersModule = () => import("@mp/transfers");
 
 /**
- * `payments bank import|unmatched|assign|return|returns|payouts export`: finance's side of
+ * `payments bank import|unmatched|assign|return|returns|return-send|return-close|payouts export`: finance's side of
  * BANKING_PROVIDER=statement.
  */
 export function addBankCommands(program: Command): void {
@@ -99,9 +99,11 @@ export function addBankCommands(program: Command): void {
   bank
     .command("returns")
     .description("List bank returns (money sent back to payers by bank), newest first")
-    .addOption(new Option("--state <state>", "only these").choices(["payable", "sending", "returned", "failed"]))
+    .addOption(
+      new Option("--state <state>", "only these").choices(["payable", "sending", "returned", "failed", "closed"]),
+    )
     .option("--json", "one JSON object per line")
-    .action(async (options: { state?: "payable" | "sending" | "returned" | "failed"; json?: boolean }) => {
+    .action(async (options: { state?: "payable" | "sending" | "returned" | "failed" | "closed"; json?: boolean }) => {
       const { listBankReturns, bankReturnJson } = await transfersModule();
       const returns = await withDatabase((db) => listBankReturns(db, { state: options.state }));
       printList(options.json, returns, {
@@ -110,6 +112,59 @@ export function addBankCommands(program: Command): void {
           `${r.id} ${r.origin} ${r.state} ${r.amount} USD line=${r.statementLineId ?? "-"} transfer=${r.transferId ?? "-"}${r.reason ? `: ${r.reason}` : ""}`,
         counted: "bank returns",
       });
+    });
+
+  // An operator's decision on one stuck bank return (payable or failed: nothing asked of the bank).
+  const returnDecision = (name: string, description: string) =>
+    bank
+      .command(name)
+      .description(description)
+      .requiredOption("--return <id>", "bank return id (payments bank returns)", uuidOf("bank return"))
+      .addOption(operatorOption());
+
+  returnDecision(
+    "return-send",
+    "Send a payable or failed bank return (again), to the account given (sealed) or the one it names; the worker pays it",
+  )
+    .option("--account <number>", "the payer's US account number (with --routing and --name)")
+    .option("--routing <aba>", "the payer's bank's ABA routing number")
+    .option("--name <holder>", "the account holder's name")
+    .action(
+      async (options: { return: string; operator: string; account?: string; routing?: string; name?: string }) => {
+        const given = [options.account, options.routing, options.name].filter((v) => v !== undefined).length;
+        if (given !== 0 && given !== 3) {
+          throw new ConfigError("--account", "give --account, --routing and --name together (or none of them)");
+        }
+        const account =
+          options.account && options.routing && options.name
+            ? { accountNumber: options.account, routingNumber: options.routing, name: options.name }
+            : undefined;
+        const [{ sendBankReturnAgain, bankReturnJson }, { loadEncryptionKeyring }] = await Promise.all([
+          transfersModule(),
+          import("@mp/encryption"),
+        ]);
+        const sent = await withDatabase((db, config, logger) =>
+          sendBankReturnAgain(db, loadEncryptionKeyring(config, { logger }), {
+            returnId: options.return,
+            operator: options.operator,
+            account,
+          }),
+        );
+        printJson(bankReturnJson(sent));
+      },
+    );
+
+  returnDecision(
+    "return-close",
+    "Give up a payable or failed bank return: a suspense line is unmatched again, a policy return's money the merchant's",
+  )
+    .requiredOption("--reason <text>", "why")
+    .action(async (options: { return: string; operator: string; reason: string }) => {
+      const { closeBankReturn, bankReturnJson } = await transfersModule();
+      const closed = await withDatabase((db) =>
+        closeBankReturn(db, { returnId: options.return, operator: options.operator, reason: options.reason }),
+      );
+      printJson(bankReturnJson(closed));
     });
 
   bank

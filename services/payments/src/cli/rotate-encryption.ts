@@ -11,7 +11,7 @@ import { WEBHOOK_SECRET_COLUMN } from "@mp/webhooks";
 
 /**
  * Every value the service encrypts at rest. Each is sealed with its row id as associated data
- * (migrations 0030, 0031, 0076, 0120, 0210, 0220, 0260 and 0270); a new encrypted column must be listed here to take part in rotation.
+ * (migrations 0030, 0031, 0076, 0120, 0210, 0220, 0260, 0270 and 0300); a new encrypted column must be listed here to take part in rotation.
  */
 export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
   {
@@ -59,6 +59,13 @@ export const ENCRYPTED_COLUMNS: readonly EncryptedColumn[] = [
     idColumn: "id",
     ciphertextColumn: "payer_ciphertext",
     keyIdColumn: "payer_key_id",
+  },
+  // The account an operator gave a bank return (migration 0300), sealed with the return's id.
+  {
+    table: "bank_returns",
+    idColumn: "id",
+    ciphertextColumn: "destination_ciphertext",
+    keyIdColumn: "destination_key_id",
   },
 ];
 
