@@ -2,13 +2,10 @@ import { UnauthorizedError } from "@mp/core";
 import { type Database, queryNamed } from "@mp/db";
 import type { Request } from "express";
 import { type Environment, hashApiKey, looksLikeApiKey } from "./api-keys.ts";
+import type { AuthenticatedMerchant } from "./authenticated-merchant.ts";
 import type { VerifiedKeys } from "./verified-keys.ts";
 
-export interface AuthenticatedMerchant {
-  merchantId: string;
-  keyId: string;
-  environment: Environment;
-}
+export type { AuthenticatedMerchant };
 
 const API_KEY_BY_HASH = {
   name: "api_key_by_hash",

@@ -1,4 +1,4 @@
-import type { AuthenticatedMerchant } from "./authenticate.ts";
+import type { AuthenticatedMerchant } from "./authenticated-merchant.ts";
 import { revocationCount } from "./key-revocations.ts";
 
 const VERIFIED_KEYS_MAX = 10_000;
