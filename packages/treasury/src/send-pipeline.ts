@@ -487,7 +487,7 @@ class ChainPass {
    * at the same tip as a failed one) rolls the chunk back: it is refused for this pass (counted, its
    * sends stay queued) and the rest of the chunk is signed again without it.
    */
-  private async signChunk(chunk: Prepared[], again = true): Promise<StoredAttempt[]> {
+  private async signChunk(chunk: Prepared[]): Promise<StoredAttempt[]> {
     const issued: Issued = { hashes: [], written: null };
     try {
       return await this.signChunkOnce(chunk, issued);
@@ -499,13 +499,15 @@ class ChainPass {
             (reason: unknown) => reason,
           )
         : error;
-      if (!(why instanceof AttemptHashTakenError) || !again) throw error;
+      if (!(why instanceof AttemptHashTakenError)) throw error;
       await recordHashRefusal(this.db, this.logger, why, "send", {
         orders: chunk.flatMap((c) => c.orders.map((o) => o.id)),
       });
       const taken = new Set(why.taken.map((t) => t.txHash));
       const rest = chunk.filter((_, i) => !taken.has(issued.hashes[i] as string));
-      return rest.length === 0 ? [] : this.signChunk(rest, false);
+      // Each round drops at least one: a taken hash this chunk did not sign is not ours to skip.
+      if (rest.length === chunk.length) throw error;
+      return rest.length === 0 ? [] : this.signChunk(rest);
     }
   }
 
