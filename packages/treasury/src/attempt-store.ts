@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ChainId } from "@mp/core";
 import type { Queryable } from "@mp/db";
+import { AttemptHashTakenError } from "./attempt-hash-taken.ts";
 import type { AttemptState, SendOrder, SignedAttempt, StoredAttempt } from "./chain-sender.ts";
 
 /**
@@ -184,9 +185,11 @@ export async function insertAttempt(
 }
 
 /**
- * insertAttempt's three statements, issued at once: on Database.tx's pipelined connection they go
- * out together, with whatever the caller sends next. A caller that does not await `written` lets
- * them go out with COMMIT, which then reports a failure (tx throws TransactionRolledBackError).
+ * insertAttempt's statements (a check of the hash, three writes), issued at once: on Database.tx's
+ * pipelined connection they go out together, with whatever the caller sends next. A caller that
+ * does not await `written` lets them go out with COMMIT, which then reports a failure (tx throws
+ * TransactionRolledBackError; `written` then says why). A hash another attempt already holds
+ * rejects `written` with AttemptHashTakenError.
  */
 export function issueAttemptInsert(
   tx: Queryable,
@@ -199,8 +202,8 @@ export function issueAttemptInsert(
 }
 
 /**
- * Many new attempts (none replacing another) in the same three statements as one: the send
- * pipeline stores a signed chunk of twenty with three statements rather than sixty. Ids in the
+ * Many new attempts (none replacing another) in the same four statements as one: the send
+ * pipeline stores a signed chunk of twenty with four statements rather than eighty. Ids in the
  * order of `signed`.
  */
 export function issueAttemptInserts(
@@ -213,7 +216,15 @@ export function issueAttemptInserts(
   const links = signed.flatMap((s, i) =>
     s.orders.map((o) => ({ attempt: ids[i] as string, send: o.id, outputIndex: o.outputIndex ?? null })),
   );
-  const written = Promise.all([
+  // Ahead of the inserts on the same connection, so it sees the table as they will: a hash already
+  // stored fails `written` with AttemptHashTakenError (which attempt holds it, in what state)
+  // instead of the bare unique violation, so the caller can refuse just what signed it.
+  const taken = tx.query<{ tx_hash: string; id: string; state: string }>(
+    "SELECT tx_hash, id, state FROM treasury_attempts WHERE chain = $1 AND tx_hash = ANY($2::text[])",
+    [chain, signed.map((s) => s.txHash)],
+  );
+  const statements = Promise.allSettled([
+    taken,
     tx.query(
       `INSERT INTO treasury_attempts (id, chain, from_address, tx_hash, raw, guard, fee, replaces, state)
        SELECT a.id, $1::text, a.from_address, a.tx_hash, a.raw, a.guard::jsonb, a.fee::jsonb, $2::text, 'signed'
@@ -240,7 +251,16 @@ export function issueAttemptInserts(
         WHERE id = ANY($1::text[]) AND state IN ('queued', 'waiting_funds')`,
       [links.map((l) => l.send)],
     ),
-  ]).then(() => undefined);
+  ]);
+  const written = statements.then(([check, ...writes]) => {
+    if (check?.status === "fulfilled" && check.value.rows.length > 0) {
+      throw new AttemptHashTakenError(
+        chain,
+        check.value.rows.map((r) => ({ txHash: r.tx_hash, attemptId: r.id, state: r.state })),
+      );
+    }
+    for (const w of [check, ...writes]) if (w?.status === "rejected") throw w.reason;
+  });
   // Not awaited by every caller: COMMIT reports the failure, so it must not surface as unhandled.
   written.catch(() => undefined);
   return { ids, written };

@@ -1,6 +1,7 @@
 // What a chain family (chains/<family>) builds its treasury side on: the sender contract, the send
 // pipeline's stores, the sweep steps' loop and stores, the reconciliation readers' inputs. A family
 // imports these from "@mp/treasury/ports", never the package's index, and the treasury imports no family.
+export * from "./attempt-hash-taken.ts";
 export * from "./attempt-store.ts";
 export * from "./chain-family-module.ts";
 export * from "./chain-loop.ts";

@@ -1,5 +1,6 @@
 import { AppError, type ChainId, type Logger, mapBounded } from "@mp/core";
 import { assertLeader, type Database, type Lease, type LeaseKeeper } from "@mp/db";
+import { AttemptHashTakenError, recordHashRefusal } from "./attempt-hash-taken.ts";
 import {
   insertAttempt,
   issueAttemptInserts,
@@ -328,6 +329,11 @@ class ChainPass {
       if (!signed) return null;
       const id = await insertAttempt(tx, this.sender.chain, signed, attempt.id);
       return { ...signed, id };
+    }).catch(async (error: unknown) => {
+      // A replacement signed to a stored hash: not stored; the attempt stays out, replaced later.
+      if (!(error instanceof AttemptHashTakenError)) throw error;
+      await recordHashRefusal(this.db, this.logger, error, "send", { attempt: attempt.id });
+      return null;
     });
     if (!stored) return;
     this.logger.info(
@@ -475,8 +481,38 @@ class ChainPass {
     }
   }
 
-  /** Signs and stores the prepared chain transactions in one transaction; [] when one was taken meanwhile. */
+  /**
+   * Signs and stores the prepared chain transactions in one transaction; [] when one was taken
+   * meanwhile. One that signs to the hash of a stored attempt (the same coins to the same outputs
+   * at the same tip as a failed one) rolls the chunk back: it is refused for this pass (counted, its
+   * sends stay queued) and the rest of the chunk is signed again without it.
+   */
   private async signChunk(chunk: Prepared[]): Promise<StoredAttempt[]> {
+    const issued: Issued = { hashes: [], written: null };
+    try {
+      return await this.signChunkOnce(chunk, issued);
+    } catch (error) {
+      // COMMIT only says the transaction rolled back; the inserts' own outcome says why.
+      const why = issued.written
+        ? await issued.written.then(
+            () => error,
+            (reason: unknown) => reason,
+          )
+        : error;
+      if (!(why instanceof AttemptHashTakenError)) throw error;
+      await recordHashRefusal(this.db, this.logger, why, "send", {
+        orders: chunk.flatMap((c) => c.orders.map((o) => o.id)),
+      });
+      const taken = new Set(why.taken.map((t) => t.txHash));
+      const rest = chunk.filter((_, i) => !taken.has(issued.hashes[i] as string));
+      // Each round drops at least one: a taken hash this chunk did not sign is not ours to skip.
+      if (rest.length === chunk.length) throw error;
+      return rest.length === 0 ? [] : this.signChunk(rest);
+    }
+  }
+
+  /** signChunk's one transaction; `issued` learns the signed hashes and the inserts' outcome. */
+  private async signChunkOnce(chunk: Prepared[], issued: Issued): Promise<StoredAttempt[]> {
     const ids = chunk.flatMap((c) => c.orders.map((o) => o.id));
     const stored = await this.db
       .tx(async (tx) => {
@@ -495,9 +531,11 @@ class ChainPass {
           if (s.status === "rejected") throw s.reason;
           signed.push(s.value);
         }
-        // Not awaited: the inserts (three statements for the chunk) go out with the next statement
+        // Not awaited: the inserts (four statements for the chunk) go out with the next statement
         // or COMMIT, which fails if they did.
         const inserted = issueAttemptInserts(tx, this.sender.chain, signed);
+        issued.hashes = signed.map((x) => x.txHash);
+        issued.written = inserted.written;
         const out = signed.map((s, i) => ({ ...s, id: inserted.ids[i] as string }));
         for (const { id } of out) this.onStage?.({ stage: "signed", attemptId: id });
         const [, free] = await checks;
@@ -531,6 +569,12 @@ function batchAt(signable: readonly SendOrder[], start: number, max: number): Se
 interface Prepared {
   orders: SendOrder[];
   prepared: unknown;
+}
+
+/** What signChunkOnce issued: each chain transaction's hash (in chunk order) and its inserts' outcome. */
+interface Issued {
+  hashes: string[];
+  written: Promise<void> | null;
 }
 
 /** The sends about to be signed were taken meanwhile (another pass signed them): roll back. */

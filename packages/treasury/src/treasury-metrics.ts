@@ -1,5 +1,6 @@
 import type { Queryable } from "@mp/db";
 import { Gauge, type Registry } from "prom-client";
+import { countHashRefusals } from "./attempt-hash-taken.ts";
 import { countReconcileResults } from "./reconcile/reconcile-results.ts";
 import { countSendsByState, oldestOpenSendAges, readTreasuryBalances } from "./treasury-store.ts";
 
@@ -61,6 +62,13 @@ export function registerTreasuryMetrics(registry: Registry, db: Queryable): void
       return [...latest];
     },
     ([chain, at]) => [{ chain }, at],
+  );
+  scraped(
+    "treasury_attempt_hash_refusals",
+    "Signed transactions (sweep batches, sends) not stored because a stored attempt of the chain has their hash; each is signed again in a later pass",
+    ["chain"],
+    countHashRefusals,
+    (r) => [{ chain: r.chain }, r.refusals],
   );
   scraped(
     "treasury_balance",

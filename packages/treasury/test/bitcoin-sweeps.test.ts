@@ -252,4 +252,73 @@ describe("Bitcoin sweeps on the Bitcoin test node", () => {
     expect(tx.ins.map((i) => Buffer.from(i.hash).reverse().toString("hex"))).not.toContain(dropped.txid);
     expect(tx.ins).toHaveLength(2);
   }, 120_000);
+
+  it("a batch signed again at the same tip height as its failed first one (a reorg kept the height) is refused for the pass, counted, and swept above a later tip", async () => {
+    const merchant = await createDepositMerchant(t.db, 1, "BITCOIN");
+    const [a] = merchant.addresses;
+    const paid = h.node.sendOutputs([{ address: a.address, amount: 2_500_000n }]);
+    const raw = (await nodeRpc(h.node, "getrawtransaction", [paid.txid, false])).result as string;
+    await h.mine(2);
+    const height = h.node.height;
+    const s = sweeper();
+    h.node.setMiningPolicy({ hold: true });
+    try {
+      await s.tick("BITCOIN");
+      await pipeline.tick("BITCOIN");
+      const [first] = await sweepsOf(t.db, merchant);
+      const [attempt] = await attemptsOfSend(t.db, first?.send_id as string);
+      // A branch of the same height without the deposit: the sweep's input is gone, it expires and fails.
+      h.node.reorg(2, { drop: [paid.txid] });
+      await h.catchUp();
+      await pipeline.tick("BITCOIN");
+      await s.tick("BITCOIN");
+      expect((await sweepsOf(t.db, merchant)).map((r) => r.state)).toEqual(["failed"]);
+      expect((await attemptsOfSend(t.db, first?.send_id as string)).map((x) => x.state)).toEqual(["expired"]);
+      // The deposit comes back, in a branch that ends at the same height again.
+      h.node.setMiningPolicy({ hold: false });
+      expect((await nodeRpc(h.node, "sendrawtransaction", [raw])).result).toBe(paid.txid);
+      h.node.mine(2);
+      h.node.reorg(4, { blocks: 2 });
+      await h.catchUp();
+      expect(h.node.height).toBe(height);
+      expect((await depositOutputs(merchant)).map((o) => o.status)).toContain("CONFIRMED");
+      // The same inputs, rate and tip height sign to the expired attempt's own hash: the store
+      // refuses it, and the pass goes on (before: it threw, every pass, and nothing was swept).
+      await s.tick("BITCOIN");
+      const { rows: refusals } = await t.db.query<{ refusals: string; attempt_state: string; signed_by: string }>(
+        "SELECT refusals::text, attempt_state, signed_by FROM treasury_hash_refusals WHERE chain = 'BITCOIN' AND tx_hash = $1",
+        [attempt?.tx_hash],
+      );
+      expect(refusals).toEqual([{ refusals: "1", attempt_state: "expired", signed_by: "sweep" }]);
+      expect((await sweepsOf(t.db, merchant)).map((r) => r.state)).toEqual(["failed"]);
+      // Above the next tip it is another transaction: swept exactly once.
+      const rows = await settle(s, merchant, 2);
+      expect(rows.map((r) => r.state).sort()).toEqual(["confirmed", "failed"]);
+      const swept = rows.find((r) => r.state === "confirmed");
+      expect(swept?.tx_hash).not.toBe(attempt?.tx_hash);
+      expect(swept?.covered_raw).toBe("2500000");
+    } finally {
+      h.node.setMiningPolicy({ hold: false });
+    }
+  }, 120_000);
+
+  it("an address whose batch throws does not hold up another merchant's sweep in the same pass", async () => {
+    const poisoned = await createDepositMerchant(t.db, 1, "BITCOIN");
+    const other = await createDepositMerchant(t.db, 1, "BITCOIN");
+    const [bad] = poisoned.addresses;
+    const [good] = other.addresses;
+    await deposit([
+      { address: bad, amount: 2_000_000n },
+      { address: good, amount: 3_000_000n },
+    ]);
+    // A destination row whose path derives no receive key: signing its input throws (every pass:
+    // its output stays unswept, to the file's end).
+    await t.db.query("UPDATE destinations SET derivation_path = 'm/0/poisoned' WHERE id = $1", [bad.destinationId]);
+    await sweeper().tick("BITCOIN");
+    expect(await sweepsOf(t.db, poisoned)).toEqual([]);
+    const [row] = await sweepsOf(t.db, other);
+    expect([row?.state, row?.covered_raw]).toEqual(["sweeping", "3000000"]);
+    const [attempt] = await attemptsOfSend(t.db, row?.send_id as string);
+    expect(Transaction.fromHex(attempt?.raw as string).ins).toHaveLength(1);
+  }, 120_000);
 });

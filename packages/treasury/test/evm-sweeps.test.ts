@@ -262,4 +262,59 @@ describe("EVM sweeps on anvil", () => {
       await h.node.setAutomine(true);
     }
   }, 120_000);
+
+  it("a settled sweep whose receipt the node cannot give now does not hold up another merchant's in the same pass", async () => {
+    const poisoned = await createDepositMerchant(t.db, 1);
+    const other = await createDepositMerchant(t.db, 1);
+    const [bad] = poisoned.addresses;
+    const [good] = other.addresses;
+    const eth = 5n * 10n ** 17n;
+    await depositAndCredit(t.db, h.node, h.usdc, poisoned, [{ address: bad, asset: "ETH", amount: eth }]);
+    await depositAndCredit(t.db, h.node, h.usdc, other, [{ address: good, asset: "ETH", amount: eth }]);
+    // The node answers every receipt of the poisoned address's transactions with an error, in
+    // whichever batch it comes (the sweeper reads the settled sweeps' receipts together).
+    let failing = true;
+    const fromBad = async (hash: unknown) =>
+      (
+        await t.db.query("SELECT 1 FROM treasury_attempts WHERE tx_hash = $1 AND lower(from_address) = lower($2)", [
+          hash,
+          bad.address,
+        ])
+      ).rows.length > 0;
+    const node: typeof globalThis.fetch = async (url, init) => {
+      const response = await fetch(url, init);
+      if (!failing) return response;
+      const body = JSON.parse(String(init?.body)) as unknown;
+      const calls = (Array.isArray(body) ? body : [body]) as Array<{ id: unknown; method: string; params: unknown[] }>;
+      const refused = new Set<unknown>();
+      for (const c of calls)
+        if (c.method === "eth_getTransactionReceipt" && (await fromBad(c.params[0]))) refused.add(c.id);
+      if (refused.size === 0) return response;
+      const answered = (await response.json()) as unknown;
+      const answers = ((Array.isArray(answered) ? answered : [answered]) as Array<{ id: unknown }>).map((a) =>
+        refused.has(a.id) ? { jsonrpc: "2.0", id: a.id, error: { code: -32603, message: "receipt unavailable" } } : a,
+      );
+      return new Response(JSON.stringify(Array.isArray(answered) ? answers : answers[0]), {
+        headers: { "content-type": "application/json" },
+      });
+    };
+    const s = createEvmSweeper({ ...testSweeperOptions(t.db, h), fetch: node });
+    sweepers.push(s);
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      // Before: the failed receipt threw the whole pass (this tick), every pass.
+      await s.tick("BASE");
+      await pipeline.tick("BASE");
+      await h.node.mine(1);
+      if ((await sweepsOf(other))[0]?.state === "confirmed") break;
+      if (Date.now() > deadline) throw new Error("the other merchant's sweep was never finished");
+    }
+    // The poisoned one landed too: only finishing it waits, for a pass that can read its receipt.
+    const [waiting] = await sweepsOf(poisoned);
+    expect(waiting?.state).toBe("sweeping");
+    failing = false;
+    const rows = await sweepUntilSettled(s, poisoned, 1);
+    expect(rows.map((r) => r.state)).toEqual(["confirmed"]);
+    expect(BigInt(rows[0]?.fee_paid_raw ?? "0")).toBeGreaterThan(0n);
+  }, 120_000);
 });

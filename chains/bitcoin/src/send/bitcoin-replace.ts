@@ -46,9 +46,9 @@ export async function replaceBitcoinAttempt(
     );
     return null;
   }
-  const signed = signTreasuryCoins(ctx, inputs, spend.outputs);
   // The same tip as the attempt it replaces: neither can be in a block at or below it.
   const { fromHeight, fromHash } = attempt.guard as Partial<BitcoinGuard>;
   const tip = fromHeight === undefined || fromHash === undefined ? {} : { fromHeight, fromHash };
+  const signed = signTreasuryCoins(ctx, inputs, spend.outputs, tip);
   return bitcoinAttempt(ctx, signed, ordered, inputs, rate, spend.fee, tip);
 }

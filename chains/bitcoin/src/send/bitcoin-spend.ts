@@ -78,7 +78,7 @@ export async function signBitcoinSpend(
     await insertTreasuryAddress(tx, chain, "change", change);
     all.push({ script: bitcoinAddress.toOutputScript(change.address, ctx.network.encoding), value: result.change });
   }
-  const signed = signTreasuryCoins(ctx, result.inputs, all);
+  const signed = signTreasuryCoins(ctx, result.inputs, all, tip);
   await reserveCoins(tx, chain, result.inputs, signed.getId());
   return bitcoinAttempt(ctx, signed, orders, result.inputs, feeRate, result.fee, tip);
 }

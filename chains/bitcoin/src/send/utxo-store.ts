@@ -38,23 +38,33 @@ const toCoin = (row: CoinRow): TreasuryCoin => ({
 });
 
 /**
- * Frees coins reserved by attempts that can no longer land: no attempt spending them is still
- * signed, broadcast or mined (all expired or failed). A reservation whose attempt row does not
- * exist yet (its sign transaction has not committed) is left alone.
+ * A coin `u` reserved by attempts that can no longer land: no attempt spending it is still signed,
+ * broadcast or mined (all expired or failed). A reservation whose attempt row does not exist yet
+ * (its sign transaction has not committed) is not dead.
  */
+const DEAD_RESERVATION = `u.reserved_by IS NOT NULL
+        AND EXISTS (SELECT 1 FROM treasury_attempts a WHERE a.chain = u.chain AND a.tx_hash = u.reserved_by)
+        AND NOT EXISTS (
+          SELECT 1 FROM treasury_attempts a
+           WHERE a.chain = u.chain AND a.state IN ('signed', 'broadcast', 'mined')
+             AND a.guard -> 'inputs' @> jsonb_build_array(jsonb_build_object('txid', u.txid, 'vout', u.vout)))`;
+
+/** Frees the coins of dead reservations (DEAD_RESERVATION), in sign()'s transaction before it selects. */
 export async function releaseDeadReservations(q: Queryable, chain: ChainId): Promise<number> {
   const result = await q.query(
     `UPDATE treasury_utxos u SET reserved_by = NULL, updated_at = now()
-      WHERE u.chain = $1 AND u.reserved_by IS NOT NULL AND u.spent_by IS NULL
-        AND EXISTS (SELECT 1 FROM treasury_attempts a WHERE a.chain = $1 AND a.tx_hash = u.reserved_by)
-        AND NOT EXISTS (
-          SELECT 1 FROM treasury_attempts a
-           WHERE a.chain = $1 AND a.state IN ('signed', 'broadcast', 'mined')
-             AND a.guard -> 'inputs' @> jsonb_build_array(jsonb_build_object('txid', u.txid, 'vout', u.vout)))`,
+      WHERE u.chain = $1 AND u.spent_by IS NULL AND ${DEAD_RESERVATION}`,
     [chain],
   );
   return result.rowCount ?? 0;
 }
+
+/**
+ * Free in prepare()'s dry run (no write there): not reserved, or reserved by attempts that can no
+ * longer land, which sign() releases first. Without the second, a treasury whose coins a refused or
+ * expired payout still names would wait for funds until some other send signed.
+ */
+const FREE_TO_PREPARE = `(u.reserved_by IS NULL OR (${DEAD_RESERVATION}))`;
 
 /**
  * Spendable coins, largest first: in a block, not reserved, not spent. With `lock` they are locked
@@ -70,7 +80,8 @@ export async function freeCoins(
     `SELECT u.txid, u.vout, u.amount_raw::text AS amount_raw, u.address, a.path
        FROM treasury_utxos u
        JOIN treasury_addresses a ON a.chain = u.chain AND a.address = u.address
-      WHERE u.chain = $1 AND u.reserved_by IS NULL AND u.spent_by IS NULL AND u.block_height IS NOT NULL
+      WHERE u.chain = $1 AND ${options.lock ? "u.reserved_by IS NULL" : FREE_TO_PREPARE}
+        AND u.spent_by IS NULL AND u.block_height IS NOT NULL
       ORDER BY u.amount_raw DESC, u.txid, u.vout
       LIMIT $2
       ${options.lock ? "FOR UPDATE OF u SKIP LOCKED" : ""}`,
@@ -82,8 +93,8 @@ export async function freeCoins(
 /** What the free coins add up to (prepare's funds check, outside any transaction). */
 export async function freeTotal(q: Queryable, chain: ChainId): Promise<bigint> {
   const { rows } = await q.query<{ total: string }>(
-    `SELECT coalesce(sum(amount_raw), 0)::text AS total FROM treasury_utxos
-      WHERE chain = $1 AND reserved_by IS NULL AND spent_by IS NULL AND block_height IS NOT NULL`,
+    `SELECT coalesce(sum(u.amount_raw), 0)::text AS total FROM treasury_utxos u
+      WHERE u.chain = $1 AND ${FREE_TO_PREPARE} AND u.spent_by IS NULL AND u.block_height IS NOT NULL`,
     [chain],
   );
   return BigInt(rows[0]?.total ?? "0");

@@ -3,6 +3,7 @@ import { type ChainConfig, type ChainId, NATIVE_ASSETS } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import type { LeasedChainLoop, SignedAttempt } from "@mp/treasury/ports";
 import {
+  AttemptHashTakenError,
   broadcastStored,
   ChainSweepPass,
   createSweeperLoop,
@@ -15,6 +16,7 @@ import {
   listAttempts,
   markSweeping,
   type OpenAttempt,
+  recordHashRefusal,
   requestSend,
   type SweeperOptions,
   sweepSendKey,
@@ -105,10 +107,7 @@ class BitcoinChainSweep extends ChainSweepPass<ChainConfig, BitcoinSweeperOption
     await this.failUnsignable();
     await this.bumpStuck();
     const threshold = sweepThreshold(this.config, NATIVE_ASSETS[this.chain], true);
-    const byAddress = new Map<string, DepositOutput[]>();
-    for (const output of await unsweptDepositOutputs(this.options.db, this.chain, MAX_INPUTS * 5)) {
-      byAddress.set(output.destinationId, [...(byAddress.get(output.destinationId) ?? []), output]);
-    }
+    const byAddress = byDestination(await unsweptDepositOutputs(this.options.db, this.chain, MAX_INPUTS * 5));
     const inputs: DepositOutput[] = [];
     for (const outputs of byAddress.values()) {
       const total = outputs.reduce((sum, o) => sum + o.amountRaw, 0n);
@@ -116,7 +115,27 @@ class BitcoinChainSweep extends ChainSweepPass<ChainConfig, BitcoinSweeperOption
       if (total < threshold || inputs.length + outputs.length > MAX_INPUTS) continue;
       inputs.push(...outputs);
     }
-    if (inputs.length > 0) await this.sweep(inputs);
+    if (inputs.length > 0) await this.sweepIsolated(inputs);
+  }
+
+  /**
+   * The batch of every address due, and, when it is not stored (it threw, a key does not match its
+   * address, its hash is a stored attempt's), each of its addresses alone: one address that cannot
+   * be swept does not hold up the other merchants' (each alone is its own transaction, its own hash).
+   */
+  private async sweepIsolated(inputs: DepositOutput[]): Promise<void> {
+    // The tip it is signed above: the sender finds it by its block, without -txindex (attempt-location.ts).
+    const tip = await chainTip(this.rpc);
+    const rate = await bitcoinFeeRate(this.rpc, this.runtime);
+    const byAddress = byDestination(inputs);
+    const batch = await isolatedStep(this.logger, { addresses: String(byAddress.size) }, () =>
+      this.sweep(inputs, rate, tip),
+    );
+    if (batch === true || byAddress.size === 1) return;
+    this.logger.warn({ addresses: byAddress.size }, "a bitcoin sweep batch was not stored: each address swept alone");
+    for (const [destinationId, outputs] of byAddress) {
+      await isolatedStep(this.logger, { destination: destinationId }, () => this.sweep(outputs, rate, tip));
+    }
   }
 
   /**
@@ -243,12 +262,15 @@ class BitcoinChainSweep extends ChainSweepPass<ChainConfig, BitcoinSweeperOption
     };
   }
 
-  /** Signs the batch with the deposit keys, stores rows, sends and attempt, then broadcasts. */
-  private async sweep(inputs: DepositOutput[]): Promise<void> {
-    // The tip it is signed above: the sender finds it by its block, without -txindex (attempt-location.ts).
-    const tip = await chainTip(this.rpc);
-    const batch = this.signBatch(inputs, await bitcoinFeeRate(this.rpc, this.runtime), tip);
-    if (batch === null) return;
+  /**
+   * Signs the batch with the deposit keys, stores rows, sends and attempt, then broadcasts. False
+   * when nothing was stored: it cannot be signed, or it signed to the hash of a stored attempt (the
+   * same outputs at the same tip height as a batch that failed, e.g. after a reorg that kept the
+   * height): refused for this pass, counted, batched again above a later tip.
+   */
+  private async sweep(inputs: DepositOutput[], rate: bigint, tip: Omit<BitcoinGuard, "inputs">): Promise<boolean> {
+    const batch = this.signBatch(inputs, rate, tip);
+    if (batch === null) return false;
     const destinations = [...batch.shares.keys()];
     const stored = await this.fenced(async (tx) => {
       // Each address's row and send first: the attempt names each send in its fee shares.
@@ -290,12 +312,18 @@ class BitcoinChainSweep extends ChainSweepPass<ChainConfig, BitcoinSweeperOption
       };
       const id = await insertAttempt(tx, this.chain, attempt, null);
       return { ...attempt, id };
+    }).catch(async (error: unknown) => {
+      if (!(error instanceof AttemptHashTakenError)) throw error;
+      await recordHashRefusal(this.options.db, this.logger, error, "sweep", { addresses: destinations.length });
+      return null;
     });
+    if (stored === null) return false;
     this.logger.info(
       { txHash: stored.txHash, addresses: destinations.length, inputs: inputs.length, fee: batch.fee.toString() },
       "bitcoin sweep signed and stored",
     );
     await broadcastStored(this.sender, justStored(this.chain, stored, null), this.logger);
+    return true;
   }
 }
 
@@ -334,6 +362,13 @@ function feeShares(inputs: readonly DepositOutput[], fee: bigint): Map<string, b
   const [firstId] = shares.keys();
   if (firstId !== undefined) shares.set(firstId, (shares.get(firstId) ?? 0n) + remainder);
   return shares;
+}
+
+/** Outputs by their deposit address (destination), in their order. */
+function byDestination(outputs: readonly DepositOutput[]): Map<string, DepositOutput[]> {
+  const by = new Map<string, DepositOutput[]>();
+  for (const output of outputs) by.set(output.destinationId, [...(by.get(output.destinationId) ?? []), output]);
+  return by;
 }
 
 /** A deposit output as the queries below read it. */

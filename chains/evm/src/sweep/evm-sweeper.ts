@@ -406,29 +406,37 @@ class ChainSweep extends ChainSweepPass<ChainRuntime, EvmSweeperOptions, Address
 
   /** Sweeps whose send the pipeline confirmed (or saw fail): the fee paid from the receipt, then done. */
   private async finishSettled(): Promise<void> {
-    const settled = await listSettledSweeps(this.options.db, this.chain);
-    const fees = await mapBounded(settled, CONCURRENCY, async (sweep) => {
-      if (!sweep.txHash) return null;
-      const receipt = await this.rpc("eth_getTransactionReceipt", [sweep.txHash], feeReceiptAnswer.nullable());
-      return receipt ? BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice) : null;
-    });
+    const listed = await listSettledSweeps(this.options.db, this.chain);
+    // A receipt the node cannot give now (it threw) leaves that sweep to a later pass, not the others.
+    const fees = await mapBounded(listed, CONCURRENCY, (sweep) =>
+      this.isolated({ sweep: sweep.id }, async () => {
+        if (!sweep.txHash) return null;
+        const receipt = await this.rpc("eth_getTransactionReceipt", [sweep.txHash], feeReceiptAnswer.nullable());
+        return receipt ? BigInt(receipt.gasUsed) * BigInt(receipt.effectiveGasPrice) : null;
+      }),
+    );
+    const settled = listed.flatMap((sweep, i) => (fees[i] === undefined ? [] : [{ sweep, fee: fees[i] ?? null }]));
+    const finished: typeof settled = [];
     for (let i = 0; i < settled.length; i += WRITES_PER_TX) {
       const chunk = settled.slice(i, i + WRITES_PER_TX);
-      await this.fenced((tx) =>
-        Promise.all(
-          chunk.map((sweep, j) =>
-            finishSweep(tx, sweep.id, {
-              state: sweep.sendState,
-              attemptId: sweep.attemptId,
-              txHash: sweep.txHash,
-              feePaidRaw: fees[i + j] ?? null,
-              reason: sweep.sendState === "failed" ? (sweep.reason ?? "the sweep failed on chain") : null,
-            }),
+      const written = await this.isolated({ sweeps: String(chunk.length) }, () =>
+        this.fenced((tx) =>
+          Promise.all(
+            chunk.map(({ sweep, fee }) =>
+              finishSweep(tx, sweep.id, {
+                state: sweep.sendState,
+                attemptId: sweep.attemptId,
+                txHash: sweep.txHash,
+                feePaidRaw: fee,
+                reason: sweep.sendState === "failed" ? (sweep.reason ?? "the sweep failed on chain") : null,
+              }),
+            ),
           ),
         ),
       );
+      if (written) finished.push(...chunk);
     }
-    for (const sweep of settled) {
+    for (const { sweep } of finished) {
       if (sweep.sendState === "confirmed")
         this.logger.info({ sweep: sweep.id, txHash: sweep.txHash }, "sweep confirmed");
       else this.logger.warn({ sweep: sweep.id, reason: sweep.reason }, "sweep failed");

@@ -9,6 +9,7 @@ import type { SendCheck } from "../send-check.ts";
 import { justStored } from "../send-pipeline.ts";
 import { requestSend } from "../send-requests.ts";
 import { DEFAULT_SWEEP_CONFIG, type SweepConfig } from "./sweep-config.ts";
+import { isolatedStep } from "./sweep-step.ts";
 import {
   finishSweep,
   insertSweep,
@@ -177,7 +178,11 @@ export async function finishSettledSweeps(
 ): Promise<void> {
   const { db, chain, fenced, logger } = context;
   const settled = await listSettledSweeps(db, chain);
-  await mapBounded(settled, 8, async (sweep) => {
+  // One sweep whose fee the node cannot read now (or whose row cannot be written) is finished by a
+  // later pass: it holds up neither the others nor the rest of the pass (new sweeps).
+  await mapBounded(settled, 8, (sweep) => isolatedStep(logger, { sweep: sweep.id }, () => finishOne(sweep)));
+
+  async function finishOne(sweep: SettledSweep): Promise<void> {
     const feePaidRaw = sweep.txHash === null ? null : await feePaid({ ...sweep, txHash: sweep.txHash });
     // Where the fee comes out of the swept amount (Bitcoin), a fee-bumped replacement moved less.
     const landed = sweep.sendState === "confirmed" && feePaidRaw !== null && options.amountNetOfFee;
@@ -193,5 +198,5 @@ export async function finishSettledSweeps(
     );
     if (sweep.sendState === "confirmed") logger.info({ sweep: sweep.id, txHash: sweep.txHash }, "sweep confirmed");
     else logger.warn({ sweep: sweep.id, reason: sweep.reason }, "sweep failed");
-  });
+  }
 }
