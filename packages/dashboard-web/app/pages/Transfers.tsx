@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import type { User } from "../api.ts";
 import { Amount } from "../components/Amount.tsx";
+import { CopyableValue } from "../components/CopyableValue.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
 import { CustomerIdLink } from "../components/CustomerIdLink.tsx";
 import { DayRangeFields } from "../components/Fields.tsx";
@@ -223,13 +224,7 @@ function detailRows(fields: Record<string, string> | null) {
     return [
       <dt key={`${field}-t`}>{name}</dt>,
       <dd key={`${field}-d`}>
-        {value ? (
-          <>
-            <span class="mono break">{value}</span> <CopyButton value={value} what={name} />
-          </>
-        ) : (
-          <span class="muted">none</span>
-        )}
+        {value ? <CopyableValue value={value} what={name} breakable /> : <span class="muted">none</span>}
       </dd>,
     ];
   });
