@@ -2,8 +2,8 @@ import type { ComponentChildren } from "preact";
 import type { Page } from "../merchant-api.ts";
 import { LoadFailed } from "./LoadFailed.tsx";
 import { Skeleton } from "./Loading.tsx";
-import { Pager } from "./Pager.tsx";
-import { type Column, Table } from "./Table.tsx";
+import { PagedTable } from "./PagedTable.tsx";
+import type { Column } from "./Table.tsx";
 import { usePagedList } from "./usePagedList.ts";
 
 /**
@@ -34,22 +34,16 @@ export function PagedListPage<T extends { id: string }>(props: {
       {list.state === "loading" ? (
         <Skeleton what={what} />
       ) : (
-        <>
-          <Table
-            caption={`${list.value.total} ${what}, newest first`}
-            columns={props.columns}
-            rows={list.value.items}
-            rowKey={(item) => item.id}
-            rowAttributes={props.rowAttributes}
-            empty={props.empty}
-          />
-          <Pager
-            page={page}
-            totalPages={list.value.total_pages}
-            onPage={setPage}
-            label={props.one ?? props.title.slice(0, -1)}
-          />
-        </>
+        <PagedTable
+          list={list.value}
+          what={what}
+          one={props.one ?? props.title.slice(0, -1)}
+          page={page}
+          onPage={setPage}
+          columns={props.columns}
+          rowAttributes={props.rowAttributes}
+          empty={props.empty}
+        />
       )}
     </section>
   );

@@ -1,10 +1,11 @@
-import { CopyButton } from "../components/CopyButton.tsx";
+import { CopyableValue } from "../components/CopyableValue.tsx";
 import { DepositTable } from "../components/DepositTable.tsx";
 import { DetailStates } from "../components/DetailStates.tsx";
 import { formatDateTime } from "../components/format.ts";
 import { InAppLink } from "../components/InAppLink.tsx";
 import { Empty } from "../components/Loading.tsx";
 import { PagedListPage } from "../components/PagedListPage.tsx";
+import { StatusText } from "../components/StatusText.tsx";
 import { type Column, Table } from "../components/Table.tsx";
 import { useLoad } from "../components/useLoad.ts";
 import { type Customer, merchantApi } from "../merchant-api.ts";
@@ -25,10 +26,7 @@ const columns = (merchantId: string): ReadonlyArray<Column<Customer>> => [
     ),
   },
   { header: "Type", cell: (customer) => customer.type },
-  {
-    header: "Status",
-    cell: (customer) => <span class={`status ${customer.status.toLowerCase()}`}>{customer.status}</span>,
-  },
+  { header: "Status", cell: (customer) => <StatusText status={customer.status} /> },
   { header: "Created", cell: (customer) => formatDateTime(customer.created_at) },
 ];
 
@@ -89,7 +87,7 @@ export function CustomerDetail(props: { merchantId: string; customerId: string }
           <dl class="details card">
             <dt>Status</dt>
             <dd>
-              <span class={`status ${customer.status.toLowerCase()}`}>{customer.status}</span>
+              <StatusText status={customer.status} />
             </dd>
             <dt>Type</dt>
             <dd>{customer.type}</dd>
@@ -103,7 +101,7 @@ export function CustomerDetail(props: { merchantId: string; customerId: string }
             </dd>
             <dt>Id</dt>
             <dd>
-              <span class="mono">{customer.id}</span> <CopyButton value={customer.id} what="customer id" />
+              <CopyableValue value={customer.id} what="customer id" />
             </dd>
           </dl>
           <h2>Wallets</h2>
@@ -146,8 +144,7 @@ export function CustomerDetail(props: { merchantId: string; customerId: string }
               {submissions.map((submission) => (
                 <li key={submission.id} class="card">
                   <h3>
-                    {submission.tier} submission:{" "}
-                    <span class={`status ${submission.status.toLowerCase()}`}>{submission.status}</span>
+                    {submission.tier} submission: <StatusText status={submission.status} />
                   </h3>
                   {submission.rejection_reasons && submission.rejection_reasons.length > 0 && (
                     <p>Reasons: {submission.rejection_reasons.join(", ")}</p>

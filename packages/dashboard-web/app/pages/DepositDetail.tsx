@@ -1,6 +1,6 @@
 import type { Deposit } from "../api.ts";
 import { Amount } from "../components/Amount.tsx";
-import { CopyButton } from "../components/CopyButton.tsx";
+import { CopyableValue } from "../components/CopyableValue.tsx";
 import { ConfirmationProgress } from "../components/DepositTable.tsx";
 import { DetailStates } from "../components/DetailStates.tsx";
 import { explorerOf } from "../components/explorers.ts";
@@ -23,15 +23,6 @@ const EVENT_TEXT: Readonly<Record<string, string>> = {
   "deposit.released": "Released to the available balance",
   "deposit.returned": "Returned: owed back to the payer",
 };
-
-/** A value meant to be pasted: in full, breakable, with its copy button. */
-function Copyable(props: { value: string; what: string }) {
-  return (
-    <>
-      <span class="mono break">{props.value}</span> <CopyButton value={props.value} what={props.what} />
-    </>
-  );
-}
 
 function Explorer(props: { deposit: Deposit; networks: ChainNetwork[] }) {
   const { deposit } = props;
@@ -141,7 +132,7 @@ export function DepositDetail(props: { merchantId: string; depositId: string }) 
               </dd>
               <dt>Transaction</dt>
               <dd>
-                <Copyable value={deposit.tx_hash} what="transaction hash" />
+                <CopyableValue value={deposit.tx_hash} what="transaction hash" breakable />
               </dd>
               <dt>Explorer</dt>
               <dd>
@@ -152,14 +143,14 @@ export function DepositDetail(props: { merchantId: string; depositId: string }) 
               <dt>From</dt>
               <dd>
                 {deposit.from_address ? (
-                  <Copyable value={deposit.from_address} what="sender address" />
+                  <CopyableValue value={deposit.from_address} what="sender address" breakable />
                 ) : (
                   <span class="muted">Not known for this transaction</span>
                 )}
               </dd>
               <dt>To</dt>
               <dd>
-                <Copyable value={deposit.to_address} what="receiving address" />
+                <CopyableValue value={deposit.to_address} what="receiving address" breakable />
               </dd>
               <dt>Wallet</dt>
               <dd>
@@ -179,7 +170,7 @@ export function DepositDetail(props: { merchantId: string; depositId: string }) 
               </dd>
               <dt>Id</dt>
               <dd>
-                <Copyable value={deposit.id} what="deposit id" />
+                <CopyableValue value={deposit.id} what="deposit id" breakable />
               </dd>
             </dl>
             <h2>Timeline</h2>

@@ -3,8 +3,8 @@ import { DayRangeFields, SelectField, TextField } from "../components/Fields.tsx
 import { dayRange, formatDateTime } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Loading } from "../components/Loading.tsx";
-import { Pager } from "../components/Pager.tsx";
-import { type Column, Table } from "../components/Table.tsx";
+import { PagedTable } from "../components/PagedTable.tsx";
+import type { Column } from "../components/Table.tsx";
 import { useLoad } from "../components/useLoad.ts";
 import "../components/webhook-tools.css";
 import { InAppLink } from "../components/InAppLink.tsx";
@@ -116,24 +116,23 @@ export function Events(props: { merchantId: string }) {
       </form>
       <Loading merchantPage loaded={list} what="events" retry={reload}>
         {(events) => (
-          <>
-            <Table
-              caption={`${events.total} events, newest first`}
-              columns={columns(props.merchantId)}
-              rows={events.items}
-              rowKey={(event) => event.id}
-              rowAttributes={(event) => ({ "data-event": event.id })}
-              empty={
-                filtered
-                  ? { title: "No events match these filters." }
-                  : {
-                      title: "No events yet.",
-                      children: "Every change of a customer, wallet, deposit or transfer is one.",
-                    }
-              }
-            />
-            <Pager page={page} totalPages={events.total_pages} onPage={setPage} label="Event" />
-          </>
+          <PagedTable
+            list={events}
+            what="events"
+            one="Event"
+            page={page}
+            onPage={setPage}
+            columns={columns(props.merchantId)}
+            rowAttributes={(event) => ({ "data-event": event.id })}
+            empty={
+              filtered
+                ? { title: "No events match these filters." }
+                : {
+                    title: "No events yet.",
+                    children: "Every change of a customer, wallet, deposit or transfer is one.",
+                  }
+            }
+          />
         )}
       </Loading>
     </section>

@@ -1,10 +1,11 @@
 import { Amount } from "../components/Amount.tsx";
-import { CopyButton } from "../components/CopyButton.tsx";
+import { CopyableValue } from "../components/CopyableValue.tsx";
 import { DetailStates } from "../components/DetailStates.tsx";
 import { formatDateTime } from "../components/format.ts";
 import { InAppLink } from "../components/InAppLink.tsx";
 import { PagedListPage } from "../components/PagedListPage.tsx";
 import { StateBadge } from "../components/StateBadge.tsx";
+import { StatusText } from "../components/StatusText.tsx";
 import { drainReasonText, drainState } from "../components/states.ts";
 import { type Column, Table } from "../components/Table.tsx";
 import { useLoad } from "../components/useLoad.ts";
@@ -34,7 +35,7 @@ export function LiquidationAddresses(props: { merchantId: string }) {
     { header: "Network", cell: (a) => a.network },
     { header: "Asset", cell: (a) => a.asset },
     { header: "Pays out", cell: (a) => destinationText(a) },
-    { header: "State", cell: (a) => <span class={`status ${a.status.toLowerCase()}`}>{a.status}</span> },
+    { header: "State", cell: (a) => <StatusText status={a.status} /> },
     { header: "Created", cell: (a) => formatDateTime(a.created_at) },
   ];
   return (
@@ -119,13 +120,13 @@ export function LiquidationAddressDetail(props: { merchantId: string; addressId:
           <dl class="details card">
             <dt>Address</dt>
             <dd>
-              <span class="mono">{address.address}</span> <CopyButton value={address.address} what="deposit address" />
+              <CopyableValue value={address.address} what="deposit address" />
             </dd>
             <dt>Pays out</dt>
             <dd>{destinationText(address)}</dd>
             <dt>State</dt>
             <dd>
-              <span class={`status ${address.status.toLowerCase()}`}>{address.status}</span>
+              <StatusText status={address.status} />
               {address.disabled_at && <> since {formatDateTime(address.disabled_at)}</>}
             </dd>
             <dt>Return address</dt>
@@ -134,7 +135,7 @@ export function LiquidationAddressDetail(props: { merchantId: string; addressId:
             <dd>{address.reference ?? "—"}</dd>
             <dt>Id</dt>
             <dd>
-              <span class="mono">{address.id}</span> <CopyButton value={address.id} what="liquidation address id" />
+              <CopyableValue value={address.id} what="liquidation address id" />
             </dd>
           </dl>
           <h2>Drains</h2>

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import type { User } from "../api.ts";
 import { Amount } from "../components/Amount.tsx";
+import { CopyableValue } from "../components/CopyableValue.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
 import { TextField } from "../components/Fields.tsx";
 import { formatDateTime } from "../components/format.ts";
@@ -178,12 +179,7 @@ export function PaymentRequestDetail(props: { merchantId: string; requestId: str
           { header: "Amount", cell: (o) => <Amount value={o.amount_due} asset={o.asset} /> },
           {
             header: "Address",
-            cell: (o) => (
-              <>
-                <span class="mono break">{o.address}</span>{" "}
-                <CopyButton value={o.address} what={`${o.network} address`} />
-              </>
-            ),
+            cell: (o) => <CopyableValue value={o.address} what={`${o.network} address`} breakable />,
           },
         ]}
         rows={r.options}

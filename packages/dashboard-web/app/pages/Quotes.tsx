@@ -5,10 +5,10 @@ import { SelectField } from "../components/Fields.tsx";
 import { formatDateTime } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Skeleton } from "../components/Loading.tsx";
-import { Pager } from "../components/Pager.tsx";
+import { PagedTable } from "../components/PagedTable.tsx";
 import { StateBadge } from "../components/StateBadge.tsx";
 import { quoteState } from "../components/states.ts";
-import { type Column, Table } from "../components/Table.tsx";
+import type { Column } from "../components/Table.tsx";
 import { useLoad } from "../components/useLoad.ts";
 import { type Quote, type QuoteState, quoteApi } from "../quote-api.ts";
 import { href, linkHandler } from "../router.ts";
@@ -88,28 +88,27 @@ export function Quotes(props: { merchantId: string }) {
       {list.state === "error" && <LoadFailed error={list.error} retry={reload} />}
       {list.state === "loading" && <Skeleton what="quotes" />}
       {list.state === "ready" && (
-        <>
-          <Table
-            caption={`${list.value.total} quotes, newest first`}
-            columns={columns(props.merchantId)}
-            rows={list.value.items}
-            rowKey={(q) => q.id}
-            rowAttributes={(q) => ({ "data-quote": q.id })}
-            empty={
-              state
-                ? { title: "No quotes in this state." }
-                : {
-                    title: "No quotes yet.",
-                    children: (
-                      <>
-                        Quotes made with <code>POST /v1/quotes</code> or a new payout appear here.
-                      </>
-                    ),
-                  }
-            }
-          />
-          <Pager page={page} totalPages={list.value.total_pages} onPage={setPage} label="Quote" />
-        </>
+        <PagedTable
+          list={list.value}
+          what="quotes"
+          one="Quote"
+          page={page}
+          onPage={setPage}
+          columns={columns(props.merchantId)}
+          rowAttributes={(q) => ({ "data-quote": q.id })}
+          empty={
+            state
+              ? { title: "No quotes in this state." }
+              : {
+                  title: "No quotes yet.",
+                  children: (
+                    <>
+                      Quotes made with <code>POST /v1/quotes</code> or a new payout appear here.
+                    </>
+                  ),
+                }
+          }
+        />
       )}
     </section>
   );

@@ -1,5 +1,5 @@
 import { Amount } from "../components/Amount.tsx";
-import { CopyButton } from "../components/CopyButton.tsx";
+import { CopyableValue } from "../components/CopyableValue.tsx";
 import { DetailStates } from "../components/DetailStates.tsx";
 import { formatDateTime } from "../components/format.ts";
 import { InAppLink } from "../components/InAppLink.tsx";
@@ -128,7 +128,7 @@ export function TransferDetail(props: { merchantId: string; transferId: string }
               )}
               <dt>Id</dt>
               <dd>
-                <span class="mono break">{transfer.id}</span> <CopyButton value={transfer.id} what="transfer id" />
+                <CopyableValue value={transfer.id} what="transfer id" breakable />
               </dd>
             </dl>
             {funding && (

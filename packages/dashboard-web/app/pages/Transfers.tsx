@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import type { User } from "../api.ts";
 import { Amount } from "../components/Amount.tsx";
+import { CopyableValue } from "../components/CopyableValue.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
 import { CustomerIdLink } from "../components/CustomerIdLink.tsx";
 import { DayRangeFields } from "../components/Fields.tsx";
@@ -9,10 +10,10 @@ import { InAppLink } from "../components/InAppLink.tsx";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Loading } from "../components/Loading.tsx";
 import { NewPayout } from "../components/NewPayout.tsx";
-import { Pager } from "../components/Pager.tsx";
+import { PagedTable } from "../components/PagedTable.tsx";
 import { StateBadge } from "../components/StateBadge.tsx";
 import { transferState } from "../components/states.ts";
-import { type Column, Table } from "../components/Table.tsx";
+import type { Column } from "../components/Table.tsx";
 import { TransferBeneficiary } from "../components/TransferBeneficiary.tsx";
 import { useLoad } from "../components/useLoad.ts";
 import {
@@ -189,28 +190,27 @@ export function Transfers(props: { merchantId: string; user: User }) {
       </form>
       <Loading merchantPage loaded={list} what="transfers" retry={reload}>
         {({ transfers, spreads }) => (
-          <>
-            <Table
-              caption={`${transfers.total} transfers, newest first`}
-              columns={columns(props.merchantId, spreads, props.user)}
-              rows={transfers.items}
-              rowKey={(transfer) => transfer.id}
-              rowAttributes={(transfer) => ({ "data-transfer": transfer.id })}
-              empty={
-                filtered
-                  ? { title: "No transfers match these filters." }
-                  : {
-                      title: "No transfers yet.",
-                      children: (
-                        <>
-                          Transfers made from a quote (<code>POST /v1/transfers</code>) appear here.
-                        </>
-                      ),
-                    }
-              }
-            />
-            <Pager page={page} totalPages={transfers.total_pages} onPage={setPage} label="Transfer" />
-          </>
+          <PagedTable
+            list={transfers}
+            what="transfers"
+            one="Transfer"
+            page={page}
+            onPage={setPage}
+            columns={columns(props.merchantId, spreads, props.user)}
+            rowAttributes={(transfer) => ({ "data-transfer": transfer.id })}
+            empty={
+              filtered
+                ? { title: "No transfers match these filters." }
+                : {
+                    title: "No transfers yet.",
+                    children: (
+                      <>
+                        Transfers made from a quote (<code>POST /v1/transfers</code>) appear here.
+                      </>
+                    ),
+                  }
+            }
+          />
         )}
       </Loading>
     </section>
@@ -224,13 +224,7 @@ function detailRows(fields: Record<string, string> | null) {
     return [
       <dt key={`${field}-t`}>{name}</dt>,
       <dd key={`${field}-d`}>
-        {value ? (
-          <>
-            <span class="mono break">{value}</span> <CopyButton value={value} what={name} />
-          </>
-        ) : (
-          <span class="muted">none</span>
-        )}
+        {value ? <CopyableValue value={value} what={name} breakable /> : <span class="muted">none</span>}
       </dd>,
     ];
   });

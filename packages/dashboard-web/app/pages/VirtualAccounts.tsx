@@ -1,10 +1,12 @@
 import { Fragment } from "preact";
 import { Amount } from "../components/Amount.tsx";
+import { CopyableValue } from "../components/CopyableValue.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
 import { DetailStates } from "../components/DetailStates.tsx";
 import { formatDateTime } from "../components/format.ts";
 import { InAppLink } from "../components/InAppLink.tsx";
 import { PagedListPage } from "../components/PagedListPage.tsx";
+import { StatusText } from "../components/StatusText.tsx";
 import { type Column, Table } from "../components/Table.tsx";
 import { useLoad } from "../components/useLoad.ts";
 import { type Customer, merchantApi } from "../merchant-api.ts";
@@ -47,7 +49,7 @@ function accountColumns(merchantId: string, showCustomer: boolean): Array<Column
           },
         ]
       : []),
-    { header: "Status", cell: (a) => <span class={`status ${a.status.toLowerCase()}`}>{a.status}</span> },
+    { header: "Status", cell: (a) => <StatusText status={a.status} /> },
     { header: "Rails", cell: (a) => a.supported_rails.join(", ") },
     { header: "Opened", cell: (a) => formatDateTime(a.created_at) },
   ];
@@ -102,7 +104,7 @@ export function VirtualAccounts(props: { merchantId: string }) {
 const depositColumns: ReadonlyArray<Column<BankDeposit>> = [
   { header: "Amount", cell: (d) => <Amount value={d.amount} asset={d.currency} />, class: "mono" },
   { header: "Reference", cell: (d) => d.reference ?? "—" },
-  { header: "Status", cell: (d) => <span class={`status ${d.status.toLowerCase()}`}>{d.status}</span> },
+  { header: "Status", cell: (d) => <StatusText status={d.status} /> },
   { header: "Credited", cell: (d) => formatDateTime(d.credited_at) },
 ];
 
@@ -134,7 +136,7 @@ export function VirtualAccountDetail(props: { merchantId: string; accountId: str
             <dl class="details card">
               <dt>Status</dt>
               <dd>
-                <span class={`status ${account.status.toLowerCase()}`}>{account.status}</span>
+                <StatusText status={account.status} />
                 {account.failure_reason && <> — {account.failure_reason}</>}
               </dd>
               <dt>Customer</dt>
@@ -147,7 +149,7 @@ export function VirtualAccountDetail(props: { merchantId: string; accountId: str
               <dd>{formatDateTime(account.created_at)}</dd>
               <dt>Id</dt>
               <dd>
-                <span class="mono">{account.id}</span> <CopyButton value={account.id} what="virtual account id" />
+                <CopyableValue value={account.id} what="virtual account id" />
               </dd>
             </dl>
             <h2>Deposit instructions</h2>

@@ -1,9 +1,11 @@
+import { CopyableValue } from "../components/CopyableValue.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
 import { DetailStates } from "../components/DetailStates.tsx";
 import { formatDateTime } from "../components/format.ts";
 import { InAppLink } from "../components/InAppLink.tsx";
 import { PagedListPage } from "../components/PagedListPage.tsx";
 import { QrCode } from "../components/QrCode.tsx";
+import { StatusText } from "../components/StatusText.tsx";
 import type { Column } from "../components/Table.tsx";
 import { useLoad } from "../components/useLoad.ts";
 import { merchantApi, type Wallet } from "../merchant-api.ts";
@@ -15,7 +17,7 @@ export const walletColumns = (merchantId: string): ReadonlyArray<Column<Wallet>>
     rowHeader: true,
     cell: (wallet) => <InAppLink to={`/merchants/${merchantId}/wallets/${wallet.id}`}>{wallet.label}</InAppLink>,
   },
-  { header: "Status", cell: (wallet) => <span class={`status ${wallet.status.toLowerCase()}`}>{wallet.status}</span> },
+  { header: "Status", cell: (wallet) => <StatusText status={wallet.status} /> },
   { header: "Addresses", cell: (wallet) => wallet.destinations.length },
   { header: "Created", cell: (wallet) => formatDateTime(wallet.created_at) },
 ];
@@ -55,7 +57,7 @@ export function WalletDetail(props: { merchantId: string; walletId: string }) {
           {backLink}
           <h1 id="wallet-title">Wallet {label}</h1>
           <p class="muted">
-            <span class="mono">{id}</span> <CopyButton value={id} what="wallet id" />
+            <CopyableValue value={id} what="wallet id" />
           </p>
           <ul class="addresses">
             {destinations.map((destination) => (
@@ -65,7 +67,7 @@ export function WalletDetail(props: { merchantId: string; walletId: string }) {
                   <h2>{destination.chain}</h2>
                   <p class="mono break">{destination.address}</p>
                   <div class="address-actions">
-                    <span class={`status ${destination.status.toLowerCase()}`}>{destination.status}</span>
+                    <StatusText status={destination.status} />
                     <CopyButton value={destination.address} what={`${destination.chain} address`} />
                   </div>
                 </div>

@@ -2,6 +2,7 @@ import { AppError, formatUsd, iso, type Logger } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
 import { appendResourceEvent } from "@mp/events";
 import { postBankPolicyReturn } from "@mp/ledger";
+import { CREDIT_OF_FAILED_PAYOUT_JOINS } from "../owed-credits.ts";
 import { CENT_MICROS, openBankReturn } from "./bank-return-store.ts";
 
 interface OwedBankCredit {
@@ -31,9 +32,7 @@ async function bankCreditsToReturn(db: Queryable, batch: number): Promise<OwedBa
          FROM funding_intent_credits c
          JOIN bank_deposits b ON b.id = c.bank_deposit_id
          JOIN merchants m ON m.id = b.merchant_id AND m.return_policy = 'return'
-         JOIN funding_intents i ON i.id = c.intent_id
-         JOIN transfers t ON t.id = i.transfer_id
-         CROSS JOIN LATERAL (SELECT t.status = 'FAILED' AND i.payer_type = 'CUSTOMER' AND c.applied_amount > 0 AS failed) f
+         ${CREDIT_OF_FAILED_PAYOUT_JOINS}
         WHERE (c.excess_amount > 0 OR failed)
           AND NOT EXISTS (SELECT 1 FROM bank_returns r WHERE r.bank_deposit_id = c.bank_deposit_id))
      SELECT o.bank_deposit_id, o.intent_id, o.transfer_id, o.merchant_id, l.id AS line_id,

@@ -3,6 +3,7 @@ import type { Database, Queryable } from "@mp/db";
 import { appendDepositEvents } from "@mp/events";
 import { postPolicyReturn } from "@mp/ledger";
 import { recordSanctionsMatch, type SanctionsMatchInput } from "@mp/providers";
+import { CREDIT_OF_FAILED_PAYOUT_JOINS } from "../owed-credits.ts";
 import { type ReturnDeps, sendDepositReturn } from "./send-deposit-return.ts";
 
 interface LateDeposit {
@@ -42,9 +43,7 @@ async function lateDepositsToReturn(db: Database, batch: number): Promise<LateDe
          FROM funding_intent_credits c
          JOIN deposits d ON d.id = c.deposit_id
          JOIN merchants m ON m.id = d.merchant_id AND m.return_policy = 'return'
-         JOIN funding_intents i ON i.id = c.intent_id
-         JOIN transfers t ON t.id = i.transfer_id
-         CROSS JOIN LATERAL (SELECT t.status = 'FAILED' AND i.payer_type = 'CUSTOMER' AND c.applied_amount > 0 AS failed) f
+         ${CREDIT_OF_FAILED_PAYOUT_JOINS}
         WHERE (c.excess_amount > 0 OR failed) AND d.status = 'CONFIRMED' AND d.reversal_entry_id IS NULL
           AND d.credit_entry_id IS NOT NULL AND d.hold_status IS NULL
           AND NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.kind = 'policy_return' AND e.reference = d.id::text)

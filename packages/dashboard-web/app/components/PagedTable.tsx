@@ -1,0 +1,34 @@
+import type { ComponentChildren } from "preact";
+import type { Page } from "../merchant-api.ts";
+import { Pager } from "./Pager.tsx";
+import { type Column, Table } from "./Table.tsx";
+
+/**
+ * One numbered page of a /v1 list, newest first: the table of its items (captioned with the total)
+ * and the pager below it. `what` is the plural the caption speaks of ("transfers"), `one` the pager's
+ * label ("Transfer").
+ */
+export function PagedTable<T extends { id: string }>(props: {
+  list: Page<T>;
+  what: string;
+  one: string;
+  page: number;
+  onPage: (page: number) => void;
+  columns: ReadonlyArray<Column<T>>;
+  empty: { title: string; children?: ComponentChildren };
+  rowAttributes?: ((item: T) => Record<`data-${string}`, string>) | undefined;
+}) {
+  return (
+    <>
+      <Table
+        caption={`${props.list.total} ${props.what}, newest first`}
+        columns={props.columns}
+        rows={props.list.items}
+        rowKey={(item) => item.id}
+        rowAttributes={props.rowAttributes}
+        empty={props.empty}
+      />
+      <Pager page={props.page} totalPages={props.list.total_pages} onPage={props.onPage} label={props.one} />
+    </>
+  );
+}
