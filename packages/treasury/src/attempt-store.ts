@@ -14,7 +14,10 @@ import type { AttemptState, SendOrder, SignedAttempt, StoredAttempt } from "./ch
 export interface OpenAttempt extends StoredAttempt {
   /** The head when it was last broadcast (stuck detection); null while never broadcast. */
   broadcastHeight: number | null;
-  /** Another attempt replaces this one (a newer fee bump exists): never replaced or rebroadcast itself. */
+  /**
+   * Another attempt replaces this one (a newer fee bump exists, not failed nor expired): never
+   * replaced or rebroadcast itself.
+   */
   superseded: boolean;
   /** Every send it carries is confirmed (a mined attempt then only needs its block watched). */
   settled: boolean;
@@ -79,7 +82,10 @@ export async function listAttempts(
     `SELECT a.id, a.chain, a.from_address, a.tx_hash, a.raw, a.guard, a.fee, a.replaces, a.state,
             a.block_height::text, a.block_hash, a.broadcast_height::text, a.created_at, a.broadcast_at,
             COALESCE(j.orders, '[]'::json) AS orders,
-            EXISTS (SELECT 1 FROM treasury_attempts r WHERE r.replaces = a.id) AS superseded,
+            -- A replacement refused for good (failed) or expired supersedes nothing: the attempt is
+            -- watched, rebroadcast and replaced again (a dropped one would otherwise never settle).
+            EXISTS (SELECT 1 FROM treasury_attempts r
+                     WHERE r.replaces = a.id AND r.state NOT IN ('failed', 'expired')) AS superseded,
             -- An attempt carrying no send (an EVM nonce filler) is settled once mined.
             COALESCE(j.settled, true) AS settled,
             COALESCE(j.landed_elsewhere, false) AS landed_elsewhere

@@ -308,9 +308,12 @@ class ChainPass {
           return;
         }
         if (attempt.superseded || attempt.landedElsewhere) return;
+        // A replacement not stored (its hash is a refused one's, or the coins cannot pay more)
+        // leaves the attempt to itself: dropped by a reorg, its own bytes go out again.
         if (this.head - (attempt.broadcastHeight ?? this.head) >= this.sender.stuckAfterBlocks) {
-          await this.replace(attempt);
-        } else if (status.state === "unknown") {
+          if (await this.replace(attempt)) return;
+        }
+        if (status.state === "unknown") {
           // Dropped or never propagated: the same bytes again (idempotent), the stuck clock running.
           await this.sender.broadcast(attempt).catch(async (error: unknown) => {
             if (error instanceof BroadcastRefusedError) return this.refuse(attempt, error.message);
@@ -321,8 +324,11 @@ class ChainPass {
     }
   }
 
-  /** A stuck attempt: a replacement with the same guard is stored, then broadcast; both stay tracked. */
-  private async replace(attempt: OpenAttempt): Promise<void> {
+  /**
+   * A stuck attempt: a replacement with the same guard is stored, then broadcast; both stay
+   * tracked. False when none was stored.
+   */
+  private async replace(attempt: OpenAttempt): Promise<boolean> {
     const orders = await ordersOf(this.db, attempt.id);
     const stored = await this.fenced(async (tx) => {
       const signed = await this.sender.replace(tx, attempt, orders);
@@ -335,12 +341,13 @@ class ChainPass {
       await recordHashRefusal(this.db, this.logger, error, "send", { attempt: attempt.id });
       return null;
     });
-    if (!stored) return;
+    if (!stored) return false;
     this.logger.info(
       { attempt: attempt.id, replacement: stored.id, txHash: stored.txHash, fee: stored.fee },
       "stuck attempt replaced",
     );
     await this.broadcast(justStored(this.sender.chain, stored, attempt.id));
+    return true;
   }
 
   /**
