@@ -416,7 +416,6 @@ class ChainSweep extends ChainSweepPass<ChainRuntime, EvmSweeperOptions, Address
       }),
     );
     const settled = listed.flatMap((sweep, i) => (fees[i] === undefined ? [] : [{ sweep, fee: fees[i] ?? null }]));
-    const finished: typeof settled = [];
     for (let i = 0; i < settled.length; i += WRITES_PER_TX) {
       const chunk = settled.slice(i, i + WRITES_PER_TX);
       const written = await this.isolated({ sweeps: String(chunk.length) }, () =>
@@ -434,12 +433,12 @@ class ChainSweep extends ChainSweepPass<ChainRuntime, EvmSweeperOptions, Address
           ),
         ),
       );
-      if (written) finished.push(...chunk);
-    }
-    for (const { sweep } of finished) {
-      if (sweep.sendState === "confirmed")
-        this.logger.info({ sweep: sweep.id, txHash: sweep.txHash }, "sweep confirmed");
-      else this.logger.warn({ sweep: sweep.id, reason: sweep.reason }, "sweep failed");
+      if (!written) continue;
+      for (const { sweep } of chunk) {
+        if (sweep.sendState === "confirmed")
+          this.logger.info({ sweep: sweep.id, txHash: sweep.txHash }, "sweep confirmed");
+        else this.logger.warn({ sweep: sweep.id, reason: sweep.reason }, "sweep failed");
+      }
     }
   }
 }
