@@ -31,6 +31,7 @@ interface SweepRow {
   amount_raw: string;
   send_id: string | null;
   top_up_send_id: string | null;
+  reason: string | null;
 }
 
 const SWEEP_STATES = new Set(["topping_up", "ready", "sweeping", "confirmed", "failed"]);
@@ -38,7 +39,8 @@ const key = (destinationId: string, asset: string) => `${destinationId} ${asset}
 
 async function caseSweeps(world: SweepWorld, state: SweepCaseState): Promise<SweepRow[]> {
   const { rows } = await world.db.query<SweepRow>(
-    `SELECT id, destination_id::text, asset, state, covered_raw::text, amount_raw::text, send_id, top_up_send_id
+    `SELECT id, destination_id::text, asset, state, covered_raw::text, amount_raw::text, send_id, top_up_send_id,
+            reason
        FROM treasury_sweeps WHERE destination_id = ANY($1::uuid[]) ORDER BY created_at, id`,
     [state.addresses.map((a) => a.destinationId)],
   );
@@ -148,7 +150,10 @@ async function checkTreasuryTokens(world: SweepWorld, state: SweepCaseState): Pr
 export async function sweepsSettled(world: SweepWorld, state: SweepCaseState): Promise<string | null> {
   const open: string[] = [];
   for (const s of await caseSweeps(world, state))
-    if (s.state !== "confirmed" && s.state !== "failed") open.push(`sweep ${s.id} ${s.asset} ${s.state}`);
+    if (s.state !== "confirmed" && s.state !== "failed")
+      open.push(
+        `sweep ${s.id} ${s.asset} ${s.state} of ${s.amount_raw} covering ${s.covered_raw}${s.reason ? ` (${s.reason})` : ""}`,
+      );
   const keys = state.addresses.map((a) => a.address.toLowerCase());
   const { rows } = await world.db.query<{ id: string; purpose: string; state: string }>(
     `SELECT s.id, s.purpose, s.state FROM treasury_sends s

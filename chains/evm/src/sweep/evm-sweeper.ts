@@ -31,6 +31,7 @@ import {
   setTopUpSend,
   settleTopUps,
   sweepThreshold,
+  unsweptDepositsAt,
 } from "@mp/treasury/ports";
 import { type Address, encodeFunctionData, erc20Abi, getAddress } from "viem";
 import type { z } from "zod";
@@ -200,9 +201,10 @@ class ChainSweep extends ChainSweepPass<ChainRuntime, EvmSweeperOptions, Address
 
   /**
    * Native coin at each address that a token sweep's gas may not count on: the customers' native
-   * deposits not swept yet (below the threshold too), and what an open native sweep covers. Counted
-   * as gas, the token sweep spent the customer's coin and the native sweep, signed for the whole
-   * deposit, could never be paid (or the other way round): one of them waited forever.
+   * deposits not swept yet (below the threshold, pending, or beside an open native sweep too), and
+   * what an open native sweep covers. Counted as gas, the token sweep spent the customer's coin and
+   * the native sweep, signed for the whole deposit, could never be paid (or the other way round):
+   * one of them waited forever.
    */
   private async nativeLeaving(candidates: readonly SweepCandidate[]): Promise<Map<Address, bigint>> {
     const native = this.runtime.assets.native.asset;
@@ -211,7 +213,9 @@ class ChainSweep extends ChainSweepPass<ChainRuntime, EvmSweeperOptions, Address
       leaving.set(getAddress(address), (leaving.get(getAddress(address)) ?? 0n) + amount);
     for (const [address, { covered }] of await openSweepAmounts(this.options.db, this.chain, native))
       add(address, covered);
-    for (const c of candidates) if (c.asset === native) add(c.address, c.unsweptRaw);
+    const tokenAt = candidates.filter((c) => c.asset !== native).map((c) => c.destinationId);
+    for (const [address, unswept] of await unsweptDepositsAt(this.options.db, this.chain, native, tokenAt))
+      add(address, unswept);
     return leaving;
   }
 

@@ -19,6 +19,7 @@ import {
   settleTopUps,
   signAndStoreSweep,
   sweepThreshold,
+  unsweptDepositsAt,
 } from "@mp/treasury/ports";
 import { TronNode } from "../send/tron-node.ts";
 import { BANDWIDTH_RESERVE_SUN, createTronSender, transferData, tronFeeLimit } from "../send/tron-sender.ts";
@@ -94,14 +95,13 @@ class TronChainSweep extends ChainSweepPass<ChainRuntime, TronSweeperOptions> {
     );
     const candidates = await listSweepCandidates(this.options.db, this.chain, SWEEPS_PER_TICK);
     const native = this.runtime.assets.native;
-    // TRX leaving each address, that a TRC-20 sweep's fee may not count on: deposits not swept yet,
-    // and what an open TRX sweep moves plus the bandwidth reserve its own transaction may burn.
-    const trxLeaving = new Map<string, bigint>();
+    // TRX leaving each address, that a TRC-20 sweep's fee may not count on: deposits not swept yet
+    // (pending ones, and those beside an open TRX sweep, too), and what an open TRX sweep moves plus
+    // the bandwidth reserve its own transaction may burn.
+    const tokenAt = candidates.filter((c) => c.asset !== native.asset).map((c) => c.destinationId);
+    const trxLeaving = await unsweptDepositsAt(this.options.db, this.chain, native.asset, tokenAt);
     for (const [address, { amount }] of await openSweepAmounts(this.options.db, this.chain, native.asset)) {
-      trxLeaving.set(address, amount + BANDWIDTH_RESERVE_SUN);
-    }
-    for (const c of candidates) {
-      if (c.asset === native.asset) trxLeaving.set(c.address, (trxLeaving.get(c.address) ?? 0n) + c.unsweptRaw);
+      trxLeaving.set(address, (trxLeaving.get(address) ?? 0n) + amount + BANDWIDTH_RESERVE_SUN);
     }
     await mapBounded(
       candidates.filter((c) => c.unsweptRaw >= this.threshold(c.asset)),

@@ -115,6 +115,36 @@ export async function openSweepAmounts(
   return new Map(rows.map((r) => [r.address, { amount: BigInt(r.amount), covered: BigInt(r.covered) }]));
 }
 
+/**
+ * Per deposit address (of the destinations `destinationIds`), the customers' `asset` deposits on `chain` that no sweep
+ * covers yet, pending ones too, whether or not a sweep of the address is open: coin that is leaving
+ * the address, so no other sweep's fee may count on it. listSweepCandidates leaves out both (an
+ * address with an open sweep of the asset, a deposit not yet confirmed), yet the node's balance
+ * holds them: a token sweep paying its fee from them spent the customer's coin, and the native
+ * sweep, sized for the whole deposit, could then never be paid.
+ */
+export async function unsweptDepositsAt(
+  q: Queryable,
+  chain: ChainId,
+  asset: string,
+  destinationIds: readonly string[],
+): Promise<Map<string, bigint>> {
+  if (destinationIds.length === 0) return new Map();
+  const { rows } = await q.query<{ address: string; unswept: string }>(
+    `SELECT t.address, (sum(d.amount_raw) - COALESCE(max(w.covered), 0))::text AS unswept
+       FROM destinations t
+       JOIN deposits d ON d.destination_id = t.id
+       LEFT JOIN LATERAL (
+         SELECT sum(s.covered_raw) AS covered FROM treasury_sweeps s
+          WHERE s.destination_id = t.id AND s.asset = $2 AND s.state <> 'failed') w ON true
+      WHERE t.id = ANY($3::uuid[]) AND d.chain = $1 AND d.asset = $2 AND d.status IN ('PENDING', 'CONFIRMED')
+      GROUP BY t.id
+     HAVING sum(d.amount_raw) - COALESCE(max(w.covered), 0) > 0`,
+    [chain, asset, destinationIds],
+  );
+  return new Map(rows.map((r) => [r.address, BigInt(r.unswept)]));
+}
+
 export async function setTopUpSend(tx: Queryable, sweepId: string, sendId: string): Promise<void> {
   await tx.query("UPDATE treasury_sweeps SET top_up_send_id = $2, updated_at = now() WHERE id = $1", [sweepId, sendId]);
 }
