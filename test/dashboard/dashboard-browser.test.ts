@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "../../packages/dashboard/src/index.ts";
 import { formatMoney } from "../../packages/dashboard-web/app/components/money.ts";
@@ -524,6 +524,10 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
     "takes an ended session back to sign-in within 5 s, from a polling page and from a click, then back to the page",
     "owner@a.example",
     async ({ page }) => {
+      const inFlight = new Set<Request>();
+      const started = (request: Request) => inFlight.add(request);
+      const finished = (request: Request) => inFlight.delete(request);
+      page.on("request", started).on("requestfinished", finished).on("requestfailed", finished);
       await page.getByRole("link", { name: "Deposits" }).click();
       await page.getByRole("heading", { name: "Deposits", level: 1 }).waitFor();
       // The session ends on the server (expired, or signed out elsewhere): the page's next poll gets a 401.
@@ -544,12 +548,17 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
       await page.getByRole("heading", { name: "Deposits", level: 1 }).waitFor();
       expect(page.url()).toBe(`${url}/dashboard/merchants/${merchantA}/deposits`);
 
-      // A page that does not poll: its next request (a click) ends there too.
+      // A page that does not poll: its next request (a click) ends there too. The session ends only
+      // once the page has loaded and no request is on its way (the list's first load, or the
+      // deposits page's last poll), or that request would be the one meeting the 401.
       await page.getByRole("link", { name: "API keys" }).click();
       await page.getByRole("heading", { name: "API keys" }).waitFor();
+      await expect.poll(() => page.locator('[aria-busy="true"]').count(), { timeout: 30_000 }).toBe(0);
+      await expect.poll(() => inFlight.size, { timeout: 30_000 }).toBe(0);
       await database.db.query("DELETE FROM dashboard_sessions WHERE user_id = $1", [user.rows[0]?.id]);
       await page.getByRole("button", { name: "Create API key" }).click();
       await page.getByRole("heading", { name: "Sign in to the dashboard" }).waitFor({ timeout: 5_000 });
+      page.off("request", started).off("requestfinished", finished).off("requestfailed", finished);
     },
   );
 });
