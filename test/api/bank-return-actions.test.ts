@@ -156,7 +156,30 @@ describe("bank returns: an operator sends a stuck one again or closes it", () =>
     const payable = await lateCredit("25.00");
     expect(await bankReturnById(t.api.db, payable)).toMatchObject({ state: "payable" });
     const before = await t.balance(a);
+    const flag = async () => {
+      const { rows } = await t.api.db.query<{ transfer_id: string; bank_deposit_id: string }>(
+        "SELECT transfer_id, bank_deposit_id FROM bank_returns WHERE id = $1",
+        [payable],
+      );
+      const row = rows[0] as { transfer_id: string; bank_deposit_id: string };
+      const funding = await t.call(a, `/v1/transfers/${row.transfer_id}/funding`);
+      return {
+        flag: funding.body.data.intent.flag as { code: string; message: string },
+        depositId: row.bank_deposit_id,
+      };
+    };
+    const taken = await flag();
+    expect(taken.flag.code).toBe("LATE_PAYMENT");
+    expect(taken.flag.message).toContain(
+      `sent back to its payer by bank by the merchant's return policy (bank deposit ${taken.depositId})`,
+    );
     await closeBankReturn(t.api.db, { returnId: payable, operator: "ops", reason: "the customer keeps it" });
+    // The flag no longer says the money went back: it says where it is.
+    const closed = await flag();
+    expect(closed.flag.message).not.toContain("sent back to its payer");
+    expect(closed.flag.message).toContain(
+      `added to the merchant's available balance: its return by bank was closed (bank deposit ${taken.depositId}: the customer keeps it)`,
+    );
     expect(Number((await t.balance(a)).available) - Number(before.available)).toBeCloseTo(25, 6);
     const entries = await t.api.db.query<{ kind: string }>(
       "SELECT kind FROM journal_entries WHERE reference = $1 ORDER BY seq",

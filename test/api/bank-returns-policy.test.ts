@@ -2,8 +2,13 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { assignStatementLine, importBankStatement, listUnmatchedStatementLines } from "@mp/api";
 import { silentLogger } from "@mp/core";
-import { type AddressScreening, createListScreeningProvider, createSandboxBankingProvider } from "@mp/providers";
-import { executeTransfersOnce, listBankReturns } from "@mp/transfers";
+import {
+  type AddressScreening,
+  createListScreeningProvider,
+  createSandboxBankingProvider,
+  SANDBOX_PAYOUT_MAGIC,
+} from "@mp/providers";
+import { closeBankReturn, executeTransfersOnce, listBankReturns } from "@mp/transfers";
 import { describe, expect, it } from "vitest";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
@@ -39,10 +44,10 @@ describe("bank returns under the merchant's return policy", () => {
   let lines = 0;
 
   /** The customer pays `amount` by bank naming its account; the line matched nothing and finance assigns it to the intent. */
-  async function payIntentByBank(intentId: string, amount: string): Promise<{ lineId: string }> {
+  async function payIntentByBank(intentId: string, amount: string, payer = PAYER_ACCOUNT): Promise<{ lineId: string }> {
     lines++;
     const reference = `BNK-RET-${lines}-${Date.now()}`;
-    const csv = `${CSV_HEADER}\n2026-11-28,999999999999,CREDIT,${amount},USD,${reference},,Pat Payer,${PAYER_ACCOUNT},${PAYER_ROUTING}\n`;
+    const csv = `${CSV_HEADER}\n2026-11-28,999999999999,CREDIT,${amount},USD,${reference},,Pat Payer,${payer},${PAYER_ROUTING}\n`;
     await importBankStatement(t.api.db, {
       fileName: `${reference}.csv`,
       content: csv,
@@ -62,13 +67,13 @@ describe("bank returns under the merchant's return policy", () => {
   }
 
   /** A bank-funded transfer of 100.00 (to `destination`), paid in full by the customer by bank. */
-  async function fundedByBank(m: TestMerchant, customerId: string, destination?: object) {
+  async function fundedByBank(m: TestMerchant, customerId: string, destination?: object, payer?: string) {
     const quote = await t.quote(m, customerId, destination ? { destination } : {});
     const created = await t.transfer(m, quote.id);
     expect(created.status, created.text).toBe(201);
     const transferId = created.body.data.id as string;
     const intentId = (await t.call(m, `/v1/transfers/${transferId}/funding`)).body.data.intent.id as string;
-    await payIntentByBank(intentId, "100.00");
+    await payIntentByBank(intentId, "100.00", payer);
     expect((await t.call(m, `/v1/transfers/${transferId}`)).body.data.status).toBe("FUNDED");
     return { transferId, intentId };
   }
@@ -168,6 +173,39 @@ describe("bank returns under the merchant's return policy", () => {
     await t.expectLedgerClean();
 
     for (let i = 0; i < 3; i++) expect((await pass(listed)).returns).toBe(0);
+    expect(await returnsOf(m.merchantId)).toHaveLength(1);
+    await t.expectLedgerClean();
+  });
+
+  it("return, closed: the failed transfer's reason no longer says the customer's money went back", async () => {
+    const { m, customer } = await merchantWith("return");
+    const before = await t.balance(m);
+    // The customer's bank refuses the return (the sandbox's refusing account).
+    const { transferId } = await fundedByBank(
+      m,
+      customer.customerId,
+      undefined,
+      `55556666${SANDBOX_PAYOUT_MAGIC.failSuffix}`,
+    );
+    const list = join(listDir, "sanctioned_addresses_ETH.txt");
+    writeFileSync(list, `${PAYEE}\n`);
+    const listed = await createListScreeningProvider({ path: list, sandbox: false, logger: silentLogger() });
+    await passUntil(async () => (await returnsOf(m.merchantId))[0]?.state === "failed", listed);
+    const sentBack = (await t.call(m, `/v1/transfers/${transferId}`)).body.data;
+    expect(sentBack.failure_reason).toMatch(/bank payment was sent back to its payer/);
+    const returnId = (await returnsOf(m.merchantId))[0]?.id as string;
+    await closeBankReturn(t.api.db, { returnId, operator: "ops", reason: "paid by cheque" });
+
+    const transfer = (await t.call(m, `/v1/transfers/${transferId}`)).body.data;
+    expect(transfer.status).toBe("FAILED");
+    expect(transfer.failure_reason).not.toMatch(/sent back to its payer by the merchant's return policy/);
+    expect(transfer.failure_reason).toMatch(
+      /the customer's bank payment could not be sent back to its payer by bank: it is in the merchant's available balance \(bank return closed: paid by cheque\)$/,
+    );
+    expect(transfer.returns).toMatchObject([{ origin: "failed_payout", state: "closed" }]);
+    // The customer's 100.00 is the merchant's again.
+    expect(Number((await t.balance(m)).available) - Number(before.available)).toBeCloseTo(100, 6);
+    for (let i = 0; i < 3; i++) await pass(listed);
     expect(await returnsOf(m.merchantId)).toHaveLength(1);
     await t.expectLedgerClean();
   });

@@ -3,6 +3,7 @@ import type { Database, Queryable } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
 import { postBankReturnClosed } from "@mp/ledger";
 import { isValidAbaRoutingNumber } from "@mp/providers";
+import { BANK_PAYMENT_SENT_BACK_NOTE, bankSentBackFlag } from "./bank-return-notes.ts";
 import { sealReturnDestination } from "./bank-return-payout.ts";
 import { type BankReturn, type BankReturnState, bankReturnById } from "./bank-return-store.ts";
 
@@ -20,6 +21,8 @@ interface LockedReturn {
   owed: string;
   line_id: string | null;
   merchant_id: string | null;
+  transfer_id: string | null;
+  bank_deposit_id: string | null;
   /** An account is known: one an operator gave, or the one its statement line names. */
   account_known: boolean;
 }
@@ -27,6 +30,7 @@ interface LockedReturn {
 async function lockStuckReturn(sql: Queryable, id: string, action: string): Promise<LockedReturn> {
   const { rows } = await sql.query<LockedReturn>(
     `SELECT r.id, r.state, r.origin, r.owed_usd_micros::text AS owed, r.statement_line_id AS line_id, r.merchant_id,
+            r.transfer_id, r.bank_deposit_id,
             (r.destination_ciphertext IS NOT NULL OR l.payer_ciphertext IS NOT NULL) AS account_known
        FROM bank_returns r LEFT JOIN bank_statement_lines l ON l.id = r.statement_line_id
       WHERE r.id = $1 FOR UPDATE OF r`,
@@ -112,6 +116,32 @@ export async function sendBankReturnAgain(
 }
 
 /**
+ * A closed policy return's money is the merchant's again: the words the take-back wrote on the
+ * failed transfer's reason, or on its intent's flag (take-back-bank-credits.ts, noteBankReturn),
+ * would still say it was sent back, so they are replaced by what happened.
+ */
+async function noteClosedPolicyReturn(sql: Queryable, row: LockedReturn, reason: string): Promise<void> {
+  if (!row.transfer_id) return;
+  if (row.origin === "failed_payout") {
+    await sql.query(`UPDATE transfers SET failure_reason = left(replace(failure_reason, $2, $3), 500) WHERE id = $1`, [
+      row.transfer_id,
+      BANK_PAYMENT_SENT_BACK_NOTE,
+      `; the customer's bank payment could not be sent back to its payer by bank: it is in the merchant's available balance (bank return closed: ${reason})`,
+    ]);
+    return;
+  }
+  await sql.query(
+    `UPDATE funding_intents SET flag_message = left(replace(flag_message, $2, $3), 500)
+      WHERE transfer_id = $1 AND flag_code IN ('LATE_PAYMENT', 'AMOUNT_MISMATCH')`,
+    [
+      row.transfer_id,
+      bankSentBackFlag(row.bank_deposit_id ?? ""),
+      `added to the merchant's available balance: its return by bank was closed (bank deposit ${row.bank_deposit_id}: ${reason})`,
+    ],
+  );
+}
+
+/**
  * `payments bank return-close`: a payable or failed bank return is given up (the payer cannot be
  * paid by bank; finance settles it otherwise). A suspense line's return: the line is unmatched
  * again, its money still in bank_suspense (finance assigns or returns it once more). A policy
@@ -140,6 +170,7 @@ export async function closeBankReturn(
         merchantId: row.merchant_id,
         owedUsdMicros: BigInt(row.owed),
       }));
+      await noteClosedPolicyReturn(sql, row, reason);
     }
     await sql.query(
       `UPDATE bank_returns SET state = 'closed', reason = $2, closed_at = now(), closed_entry_id = $3, updated_at = now()

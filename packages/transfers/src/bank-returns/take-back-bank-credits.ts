@@ -3,6 +3,7 @@ import type { Database, Queryable } from "@mp/db";
 import { appendResourceEvent } from "@mp/events";
 import { postBankPolicyReturn } from "@mp/ledger";
 import { CREDIT_OF_FAILED_PAYOUT_JOINS } from "../owed-credits.ts";
+import { BANK_PAYMENT_SENT_BACK_NOTE, bankSentBackFlag } from "./bank-return-notes.ts";
 import { CENT_MICROS, openBankReturn } from "./bank-return-store.ts";
 
 interface OwedBankCredit {
@@ -75,22 +76,17 @@ export async function lockedBankDeposit(sql: Queryable, id: string) {
 /** The intent's flag, or the failed transfer's reason, says where the money went. */
 async function noteBankReturn(sql: Queryable, credit: OwedBankCredit): Promise<void> {
   if (credit.origin === "failed_payout") {
-    const note = "; the customer's bank payment was sent back to its payer by the merchant's return policy";
     await sql.query(
       `UPDATE transfers SET failure_reason = left(failure_reason, 500 - length($2)) || $2
         WHERE id = $1 AND strpos(coalesce(failure_reason, ''), $2) = 0`,
-      [credit.transfer_id, note],
+      [credit.transfer_id, BANK_PAYMENT_SENT_BACK_NOTE],
     );
     return;
   }
   await sql.query(
     `UPDATE funding_intents SET flag_message = replace(flag_message, $2, $3)
       WHERE id = $1 AND flag_code IN ('LATE_PAYMENT', 'AMOUNT_MISMATCH')`,
-    [
-      credit.intent_id,
-      "added to the merchant's available balance",
-      `sent back to its payer by bank by the merchant's return policy (bank deposit ${credit.bank_deposit_id})`,
-    ],
+    [credit.intent_id, "added to the merchant's available balance", bankSentBackFlag(credit.bank_deposit_id)],
   );
 }
 
