@@ -37,12 +37,14 @@ describe("transfers: the funds of a failed payout under the merchant's return po
    * A transfer of 50 USDC to a bank account the sandbox refuses, paid in full by the customer, run
    * until it is FAILED: its id, its deposit's id and how many returns the passes took back.
    */
-  async function failedPayout(m: TestMerchant) {
+  async function failedPayout(m: TestMerchant, end: "FAILED" | "REFUNDED" = "FAILED") {
     const bank = await t.bankCustomer(m);
+    // The sandbox bank refuses the fail suffix; it pays the return suffix, then it comes back.
+    const suffix = end === "FAILED" ? SANDBOX_PAYOUT_MAGIC.failSuffix : SANDBOX_PAYOUT_MAGIC.returnSuffix;
     const quote = await t.quote(m, bank.customerId, {
       source: USDC_ON_BASE,
       source_amount: "50",
-      destination: usBank(`98765${SANDBOX_PAYOUT_MAGIC.failSuffix}`),
+      destination: usBank(`98765${suffix}`),
     });
     const transfer = (await t.transfer(m, quote.id)).body.data;
     const funding = await t.call(m, `/v1/transfers/${transfer.id}/funding`);
@@ -52,8 +54,8 @@ describe("transfers: the funds of a failed payout under the merchant's return po
     for (let i = 0; ; i++) {
       returns += (await pass()).returns;
       const now = await t.call(m, `/v1/transfers/${transfer.id}`);
-      if (now.body.data.status === "FAILED") break;
-      if (i > 10) throw new Error(`transfer ${transfer.id} is ${now.body.data.status}, never FAILED`);
+      if (now.body.data.status === end) break;
+      if (i > 10) throw new Error(`transfer ${transfer.id} is ${now.body.data.status}, never ${end}`);
     }
     return { transferId: transfer.id as string, depositId, returns };
   }
@@ -109,5 +111,41 @@ describe("transfers: the funds of a failed payout under the merchant's return po
     expect(listed.map((x: { returns: unknown }) => x.returns)).toEqual([
       [expect.objectContaining({ deposit_id: depositId, state: "returned", tx_hash: expect.stringMatching(/^0x/) })],
     ]);
+  }, 300_000);
+
+  it("return: a payout the payee's bank sent back after it completed (REFUNDED): the customer's payment goes back too", async () => {
+    const m = await t.api.merchant();
+    await t.api.db.query("UPDATE merchants SET return_policy = 'return' WHERE id = $1", [m.merchantId]);
+    const before = await usdcOf(PAYER);
+    const { transferId, depositId, returns } = await failedPayout(m, "REFUNDED");
+    expect(returns).toBe(1);
+    expect((await pass()).returns).toBe(0);
+    // The refund gave the merchant everything the transfer cost; the policy took the customer's payment back.
+    expect(await t.balance(m)).toEqual({ available: "0.000000", reserved: "0.000000" });
+    const refunded = (await t.call(m, `/v1/transfers/${transferId}`)).body.data;
+    expect(refunded.failure_reason).toBe(
+      `the payee's bank returned the payout after it completed: ${SANDBOX_PAYOUT_MAGIC.returnReason}; the customer's payment was sent back to its payer by the merchant's return policy`,
+    );
+    expect(refunded.returns).toEqual([
+      expect.objectContaining({ deposit_id: depositId, origin: "failed_payout", state: "sending" }),
+    ]);
+    const kinds = await t.api.db.query<{ kind: string }>(
+      "SELECT kind FROM journal_entries WHERE reference = ANY($1::text[]) ORDER BY seq",
+      [[transferId, depositId]],
+    );
+    expect(kinds.rows.map((r) => r.kind)).toEqual(expect.arrayContaining(["transfer_refund", "policy_return"]));
+    // The file's other test sent a return already: this deposit's send alone.
+    const send = await t.api.db.query<{ amount_raw: string }>(
+      "SELECT amount_raw::text FROM treasury_sends WHERE purpose = 'return' AND idempotency_key = $1",
+      [`deposit-return:${depositId}`],
+    );
+    expect(send.rows).toEqual([{ amount_raw: "49000000" }]);
+    await expectStoredReturn(depositId, "failed_payout", "50000000");
+    await t.expectLedgerClean();
+
+    await sendReturns(async () => (await pass()).returns > 0);
+    expect(await usdcOf(PAYER)).toBe(before - 50_000_000n + 49_000_000n);
+    await expectReturned(depositId);
+    await t.expectLedgerClean();
   }, 300_000);
 });

@@ -5,6 +5,7 @@ import { executeTransfersOnce, exportStatementPayouts, transfersReport } from "@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
+import { camtPayoutReturn, haveCamtReturnSample } from "./camt-payout-return.ts";
 import { STATEMENT_CSV_HEADER, statementBank } from "./statement-bank.ts";
 import { usBank } from "./transfers-bank-support.ts";
 import { nextKey, tier2Customer } from "./verification-fixtures.ts";
@@ -206,4 +207,74 @@ describe("transfers: payouts by pain.001 export and statement import", () => {
     // A window that ends before these transfers: nothing.
     expect((await transfersReport(api.db, { merchantId: m.merchantId, to: new Date(0) })).count).toBe(0);
   });
+
+  it.skipIf(!haveCamtReturnSample)(
+    "a completed payout the payee's bank returns in a camt.053 (a reversal with an ACH reason) ends REFUNDED with that reason",
+    async () => {
+      const before = (await api.call(m.apiKey, "/v1/balance")).body.data.available as string;
+      const quote = await api.call(m.apiKey, "/v1/quotes", {
+        method: "POST",
+        idempotencyKey: nextKey("quote"),
+        json: {
+          customer_id: customerId,
+          source: { method: "BALANCE" },
+          destination: usBank("333344445555"),
+          source_amount: "30.00",
+        },
+      });
+      const created = await api.call(m.apiKey, "/v1/transfers", {
+        method: "POST",
+        idempotencyKey: nextKey("transfer"),
+        json: { quote_id: quote.body.data.id },
+      });
+      const id = created.body.data.id as string;
+      const paid = created.body.data.destination_amount.value as string;
+      const e2e = id.replaceAll("-", "").toUpperCase();
+      await executorPass();
+      expect(
+        await exportStatementPayouts(api.db, api.deps.encryption, { debtor: DEBTOR, operator: "finance@test" }),
+      ).toMatchObject({ payouts: 1 });
+      await executorPass();
+      expect(await statement([`2026-11-28,7000000001,DEBIT,${paid},USD,OUT-R1,${e2e},Pat Payee`])).toMatchObject({
+        payoutsCompleted: 1,
+      });
+      await executorPass();
+      expect(await status(id)).toBe("COMPLETED");
+
+      // The bank books the return as the reversal of the debit, naming the payout only by its EndToEndId.
+      const content = camtPayoutReturn({ endToEndId: e2e, amount: paid, achCode: "R03" });
+      const imported = await importBankStatement(api.db, {
+        fileName: "return.camt053.xml",
+        content,
+        operator: "finance@test",
+      });
+      expect(imported).toMatchObject({ format: "camt053", lines: 1, payoutsReturned: 1 });
+      const line = await api.db.query<{ status: string; return_reason: string; reversal: boolean }>(
+        "SELECT l.status, l.return_reason, l.reversal FROM bank_statement_lines l JOIN statement_bank_payouts p ON p.returned_line_id = l.id WHERE p.payout_id = $1",
+        [id],
+      );
+      expect(line.rows).toEqual([{ status: "RECORDED", return_reason: "R03", reversal: true }]);
+      // Followed at the next pass, not an hour later.
+      await executorPass();
+      const refunded = (await api.call(m.apiKey, `/v1/transfers/${id}`)).body.data;
+      expect(refunded.status).toBe("REFUNDED");
+      expect(refunded.failure_reason).toBe(
+        `the payee's bank returned the payout after it completed: returned by the bank: R03 No account/unable to locate account (statement: ${e2e})`,
+      );
+      // Everything the transfer cost is the merchant's again (a BALANCE transfer: the money was its own).
+      expect((await api.call(m.apiKey, "/v1/balance")).body.data.available).toBe(before);
+      const events = await api.db.query<{ type: string }>(
+        "SELECT type FROM events WHERE merchant_id = $1 AND object_id = $2 ORDER BY seq",
+        [m.merchantId, id],
+      );
+      expect(events.rows.map((e) => e.type).slice(-2)).toEqual(["transfer.completed", "transfer.refunded"]);
+      expect((await checkLedger(api.db)).problems).toEqual([]);
+      // The same file again changes nothing.
+      expect(
+        await importBankStatement(api.db, { fileName: "return.camt053.xml", content, operator: "finance@test" }),
+      ).toMatchObject({ alreadyImported: 1, payoutsReturned: 0 });
+      await executorPass();
+      expect((await api.call(m.apiKey, "/v1/balance")).body.data.available).toBe(before);
+    },
+  );
 });

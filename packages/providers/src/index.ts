@@ -1,3 +1,4 @@
+export { describeReturnReason } from "./banking/ach-return-reasons.ts";
 export { isValidAbaRoutingNumber, isValidIban } from "./banking/bank-identifiers.ts";
 export type {
   BankAccountRequest,

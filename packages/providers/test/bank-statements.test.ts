@@ -47,6 +47,24 @@ describe.skipIf(!haveFixtures)("camt.053 parsing of real statements (../shared/f
     });
   });
 
+  it("v02 (NL): the reversal's return reason (RtrInf/Rsn/Cd) and end-to-end id are kept; other lines have none", () => {
+    const lines = parseStatement(camt("camt053-v02-nl-eur-reversal-batch.xml"));
+    // Its two TxDtls carry their amounts in AmtDtls only: the entry stays one line, read from the first.
+    expect(lines[1]).toMatchObject({
+      reversal: true,
+      endToEndId: "TESTBANK/NL/20141229/01206408",
+      returnReason: "AC06",
+    });
+    expect(lines.map((l) => l.returnReason)).toEqual([null, "AC06", null]);
+    expect(lines[2]?.endToEndId).toBe("115");
+  });
+
+  it("v02 (FFFS): the end-to-end id is kept apart from a structured reference the line prefers", () => {
+    const lines = parseStatement(camt("camt053-v02-fffs-finland-eur-batch.xml"));
+    const sct = lines.find((l) => l.amount === "10000.00");
+    expect(sct).toMatchObject({ reference: "RF98123456789012", endToEndId: "EndToEndIdSCT01", returnReason: null });
+  });
+
   it("v04 (CH): a batch entry whose transactions add up becomes one line per transaction", () => {
     const lines = parseStatement(camt("camt053-v04-ch-chf-batched-credits.xml"));
     expect(lines.map((l) => [l.location, l.amount, l.reference])).toEqual([
@@ -135,6 +153,13 @@ describe("CSV statements", () => {
         counterparty: null,
       }),
     ]);
+  });
+
+  it("reads a returned payout's reason from the optional return_reason column", () => {
+    const lines = parseStatement(
+      `${header},return_reason\n2026-11-20,800000000001,CREDIT,18.90,USD,B1,ABC,Payee Bank,R03\n2026-11-20,800000000001,CREDIT,1.00,USD,B2,,,\n`,
+    );
+    expect(lines.map((l) => l.returnReason)).toEqual(["R03", null]);
   });
 
   it("reads the payer's account of a credit from the counterparty_* columns", () => {

@@ -225,6 +225,9 @@ export async function recordPayoutAnswer(
     entryId,
     (paid + fee).toString(),
   ]);
-  await moveTransfer(sql, current, "REFUNDED", "transfer.refunded");
+  // The merchant reads why on the transfer (the bank's reason, e.g. an ACH code R03 from the statement).
+  const why = `the payee's bank returned the payout after it completed: ${reason ?? "no reason given"}`.slice(0, 500);
+  await sql.query("UPDATE transfers SET failure_reason = $2 WHERE id = $1", [transfer.id, why]);
+  await moveTransfer(sql, { ...current, failure_reason: why }, "REFUNDED", "transfer.refunded");
   return "REFUNDED";
 }

@@ -137,15 +137,19 @@ export type PayoutLineMatch =
 const END_TO_END = /[0-9A-F]{32}/g;
 
 /**
- * The payout a statement line names by its end-to-end id, and what the line means for it: a debit of
- * the payout's amount confirms an exported payout (COMPLETED); a credit of it returns a completed one
- * (RETURNED), or one never confirmed (FAILED: the money came back before any debit was seen). Any
+ * The payout a statement line names by its end-to-end id (in the line's EndToEndId or its reference),
+ * and what the line means for it: a debit of the payout's amount confirms an exported payout
+ * (COMPLETED); a credit of it (a reversal of the debit too) returns a completed one (RETURNED), or
+ * one never confirmed (FAILED: the money came back before any debit was seen). Any
  * other line naming a payout (another amount, a second debit) is left for finance, with the reason.
  * Undefined when the line names no payout of ours. Locks the payout's row (the import's transaction).
  */
 export async function matchPayoutLine(sql: Queryable, line: StatementLine): Promise<PayoutLineMatch | undefined> {
-  if (line.reversal || !line.reference) return undefined;
-  const ids = line.reference.toUpperCase().match(END_TO_END);
+  // A reversed debit (camt CRDT with RvslInd): the bank booked the payout's return as the reversal
+  // of its debit, as many do. A reversed credit is never ours to follow.
+  if (line.reversal && line.direction === "DEBIT") return undefined;
+  const quoted = [line.endToEndId, line.reference].filter((r) => typeof r === "string" && r.length > 0).join(" ");
+  const ids = quoted.toUpperCase().match(END_TO_END);
   if (!ids) return undefined;
   const found = await sql.query<{ payout_id: string; amount: string; currency: string; status: string }>(
     `SELECT payout_id, amount::text AS amount, currency, status FROM statement_bank_payouts
@@ -184,4 +188,9 @@ export async function applyPayoutLine(
     `UPDATE statement_bank_payouts SET status = $2, ${column} = $3, updated_at = now() WHERE payout_id = $1`,
     [match.payoutId, match.outcome, lineId],
   );
+  // A completed payout is asked about hourly (a return can come for 60 days): the line that ends it
+  // is followed at the executor's next pass instead (a transfer's payout, keyed by its transfer id).
+  await sql.query("UPDATE transfer_payouts SET next_check_at = now() WHERE transfer_id = $1 AND status = 'COMPLETED'", [
+    match.payoutId,
+  ]);
 }

@@ -51,7 +51,7 @@ export const transferResource = z.object({
     .string()
     .nullable()
     .describe(
-      "Why a FAILED transfer failed (the chain's or the bank's reason, its funding reversed, or its payout given up after retries); null otherwise",
+      "Why a FAILED transfer failed (the chain's or the bank's reason, its funding reversed, or its payout given up after retries), or why a REFUNDED transfer's payout came back (the payee's bank's reason, e.g. an ACH code); null otherwise",
     ),
   returns: z
     .array(transferReturn)

@@ -136,8 +136,8 @@ export async function importBankStatement(
       const inserted = await sql.query<{ id: string }>(
         `INSERT INTO bank_statement_lines
            (id, identity, import_id, location, account, direction, reversal, amount, currency, booking_date,
-            bank_reference, reference, counterparty, status, reason, payer_ciphertext, payer_key_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)
+            bank_reference, reference, counterparty, status, reason, payer_ciphertext, payer_key_id, return_reason)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
          ON CONFLICT (identity) DO NOTHING RETURNING id`,
         [
           lineId,
@@ -157,6 +157,7 @@ export async function importBankStatement(
           reason ?? null,
           payer?.ciphertext ?? null,
           payer?.keyId ?? null,
+          line.returnReason ?? null,
         ],
       );
       if (!inserted.rows[0]) {

@@ -1,5 +1,6 @@
 import { NotFoundError, ServiceUnavailableError } from "@mp/core";
 import { type Database, isConnectionError } from "@mp/db";
+import { describeReturnReason } from "./ach-return-reasons.ts";
 import type {
   BankAccountRequest,
   BankDepositInstructions,
@@ -48,10 +49,18 @@ const PAYOUT_STATUS: Record<string, BankPayoutStatus["status"]> = {
   FAILED: "FAILED",
 };
 
-function payoutStatus(row: { status: string; return_reference: string | null }): BankPayoutStatus {
+interface PayoutRow {
+  status: string;
+  return_reference: string | null;
+  /** The returning line's reason (its RtrInf code), when the bank gave one. */
+  return_reason: string | null;
+}
+
+function payoutStatus(row: PayoutRow): BankPayoutStatus {
   const status = PAYOUT_STATUS[row.status] ?? "PENDING";
   if (status === "FAILED" || status === "RETURNED") {
-    return { status, reason: `returned by the bank (statement: ${row.return_reference ?? "no reference"})` };
+    const why = row.return_reason ? `: ${describeReturnReason(row.return_reason)}` : "";
+    return { status, reason: `returned by the bank${why} (statement: ${row.return_reference ?? "no reference"})` };
   }
   return { status };
 }
@@ -99,8 +108,9 @@ export function createStatementBankingProvider(options: {
     const id = PAYOUT_ID.exec(providerPayoutId)?.[1];
     if (!id) throw new NotFoundError("Payout");
     const result = await asProvider(() =>
-      db.query<{ status: string; return_reference: string | null }>(
-        `SELECT p.status, coalesce(l.reference, l.location) AS return_reference FROM statement_bank_payouts p
+      db.query<PayoutRow>(
+        `SELECT p.status, coalesce(l.reference, l.location) AS return_reference, l.return_reason
+           FROM statement_bank_payouts p
            LEFT JOIN bank_statement_lines l ON l.id = p.returned_line_id WHERE p.payout_id = $1`,
         [id],
       ),

@@ -91,6 +91,21 @@ function payerReference(tx: unknown): string | undefined {
   );
 }
 
+function endToEndIdOf(tx: unknown): string | null {
+  const endToEnd = text(tx, "Refs", "EndToEndId");
+  return endToEnd && endToEnd !== "NOTPROVIDED" ? endToEnd : null;
+}
+
+/** A return's reason (RtrInf: the code, ISO `Cd` or the scheme's `Prtry` such as ACH R03, then its text). */
+function returnReasonOf(tx: unknown): string | null {
+  const info = child(tx, "RtrInf");
+  if (info === undefined) return null;
+  const code = text(info, "Rsn", "Cd") ?? text(info, "Rsn", "Prtry");
+  const words = text(info, "AddtlInf");
+  const reason = [code, words].filter((part) => part !== undefined).join(" ");
+  return reason.length > 0 ? reason : null;
+}
+
 function decimalSum(amounts: string[]): string {
   const scale = 5;
   const total = amounts.reduce((sum, amount) => {
@@ -167,6 +182,8 @@ export function parseCamt053(xml: string): StatementLine[] {
               reference: payerReference(tx) ?? text(entry, "AddtlNtryInf") ?? null,
               counterparty: partyName(parties, shared.direction === "CREDIT" ? "Dbtr" : "Cdtr") ?? null,
               payer: shared.direction === "CREDIT" ? payerOf(tx) : null,
+              endToEndId: endToEndIdOf(tx),
+              returnReason: returnReasonOf(tx),
             },
             String(i),
           ),

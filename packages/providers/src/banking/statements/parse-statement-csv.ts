@@ -18,6 +18,7 @@ import { StatementFormatError, type StatementLine, type StatementPayer, statemen
  * | `counterparty_account` | the payer's account number or IBAN (optional: where a bank return pays back) |
  * | `counterparty_routing_number` | the payer's bank's ABA routing number (optional) |
  * | `counterparty_bic` | the payer's bank's BIC (optional) |
+ * | `return_reason` | why the bank returned the money, on a line returning one of our payouts: an ACH return code such as `R03` (optional) |
  */
 export const STATEMENT_CSV_COLUMNS = [
   "booking_date",
@@ -92,6 +93,7 @@ export function parseStatementCsv(content: string): StatementLine[] {
         reference: record.reference || null,
         counterparty: record.counterparty || null,
         payer: direction === "CREDIT" ? payerOf(record) : null,
+        returnReason: record.return_reason || null,
       },
       "",
     );

@@ -31,6 +31,18 @@ export interface StatementLine {
    */
   payer: StatementPayer | null;
   /**
+   * The end-to-end id the line carries (camt `Refs/EndToEndId`), kept apart from `reference`, which
+   * prefers a structured creditor reference: a returned payout quotes our end-to-end id here. Null
+   * when absent (or `NOTPROVIDED`). Not part of the identity.
+   */
+  endToEndId?: string | null;
+  /**
+   * Why the bank returned the money the line moves back (camt `RtrInf/Rsn/Cd` or `/Prtry`, e.g. an
+   * ACH code `R03` or an ISO code `AC04`, then `RtrInf/AddtlInf`; the CSV's `return_reason` column).
+   * Null on a line that is no return. Not part of the identity.
+   */
+  returnReason?: string | null;
+  /**
    * The line's identity across files: the same booking in two overlapping statements has the same
    * one, so a re-import credits nothing twice. A hash of the account, amount, currency, booking
    * date, the bank's references and the line's position inside its entry (a batch's TxDtls).
