@@ -19,7 +19,7 @@ export type TransferRow = Omit<QuoteRow, "id" | "used_at"> & {
   funding_mode: FundingMode;
   hold_id: string | null;
   updated_at: Date;
-  /** Why a FAILED transfer failed (migrations/0155); null otherwise. */
+  /** Why a FAILED transfer failed (migrations/0155), or why a REFUNDED one's payout came back; null otherwise. */
   failure_reason: string | null;
   /** Its payments sent back to their payers (deposit-returns/transfer-returns.ts); absent on a new transfer. */
   returns?: StoredTransferReturn[];
