@@ -1,10 +1,15 @@
+import { randomBytes } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { importBankStatement } from "@mp/api";
 import { checkLedger } from "@mp/ledger";
 import { createStatementBankingProvider, PAIN001_NAMESPACE } from "@mp/providers";
 import { executeTransfersOnce, exportStatementPayouts, transfersReport } from "@mp/transfers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
+import { runCli } from "../cli/run-cli.ts";
 import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
+import { useTempDir } from "../support/test-database.ts";
 import { camtPayoutReturn, haveCamtReturnSample } from "./camt-payout-return.ts";
 import { STATEMENT_CSV_HEADER, statementBank } from "./statement-bank.ts";
 import { usBank } from "./transfers-bank-support.ts";
@@ -26,6 +31,7 @@ function all(xml: string, tag: string): string[] {
 describe("transfers: payouts by pain.001 export and statement import", () => {
   let api: ApiHarness;
   let m: TestMerchant;
+  const dataDir = useTempDir("mpstmret-");
   let customerId: string;
   let accountNumber: string;
   const bank = () => ({
@@ -242,13 +248,24 @@ describe("transfers: payouts by pain.001 export and statement import", () => {
       expect(await status(id)).toBe("COMPLETED");
 
       // The bank books the return as the reversal of the debit, naming the payout only by its EndToEndId.
+      // Finance imports it as it would: `payments bank import FILE`.
       const content = camtPayoutReturn({ endToEndId: e2e, amount: paid, achCode: "R03" });
-      const imported = await importBankStatement(api.db, {
-        fileName: "return.camt053.xml",
-        content,
-        operator: "finance@test",
+      const file = join(dataDir, "return.camt053.xml");
+      writeFileSync(file, content);
+      const cli = await runCli(["bank", "import", file], {
+        DATA_DIR: dataDir,
+        DATABASE_URL: api.testDb.connectionString,
+        ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+        BANKING_PROVIDER: "statement",
+        BANK_NAME: settings.bankName,
+        BANK_ADDRESS: settings.bankAddress,
+        BANK_ROUTING_NUMBER: settings.routingNumber,
+        BANK_ACCOUNT_NAME: settings.accountName,
+        BANK_ACCOUNT_RANGE: `${settings.accountRange.first}-${settings.accountRange.last}`,
+        BANK_PAYOUT_ACCOUNT: DEBTOR.accountNumber,
       });
-      expect(imported).toMatchObject({ format: "camt053", lines: 1, payoutsReturned: 1 });
+      expect(cli.code, cli.stdout + cli.stderr).toBe(0);
+      expect(JSON.parse(cli.stdout)).toMatchObject({ format: "camt053", lines: 1, payouts_returned: 1 });
       const line = await api.db.query<{ status: string; return_reason: string; reversal: boolean }>(
         "SELECT l.status, l.return_reason, l.reversal FROM bank_statement_lines l JOIN statement_bank_payouts p ON p.returned_line_id = l.id WHERE p.payout_id = $1",
         [id],

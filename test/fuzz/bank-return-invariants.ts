@@ -179,4 +179,38 @@ export async function checkBankReturnsSettled(
     const payouts = await bankPayoutsOf(bank, state, row.id);
     assert.equal(payouts.completed.length, row.state === "returned" ? 1 : 0, `${what} (${row.state}): bank payments`);
   }
+  await checkPolicyReturnWords(db, state);
+}
+
+/**
+ * What the merchant reads of a policy return: the intent's flag that names its bank deposit (the
+ * latest late credit's flag; an earlier one's words were overwritten by the next credit) says it was
+ * sent back by bank, or, once the return was closed, that the money is the merchant's again.
+ */
+async function checkPolicyReturnWords(db: Database, state: BankReturnCaseState): Promise<void> {
+  const { rows } = await db.query<{ id: string; state: string; bank_deposit_id: string; flag: string | null }>(
+    `SELECT r.id, r.state, r.bank_deposit_id, i.flag_message AS flag FROM bank_returns r
+       JOIN funding_intents i ON i.transfer_id = r.transfer_id
+       JOIN bank_statement_lines l ON l.bank_deposit_id = r.bank_deposit_id
+      WHERE r.origin <> 'suspense' AND l.id = ANY($1::uuid[])`,
+    [state.lines.map((l) => l.id)],
+  );
+  for (const row of rows) {
+    const flag = row.flag ?? "";
+    if (!flag.includes(`bank deposit ${row.bank_deposit_id}`)) continue;
+    const closed = flag.includes(`its return by bank was closed (bank deposit ${row.bank_deposit_id}:`);
+    const sentBack = flag.includes(
+      `sent back to its payer by bank by the merchant's return policy (bank deposit ${row.bank_deposit_id})`,
+    );
+    assert.equal(
+      closed,
+      row.state === "closed",
+      `bank return ${row.id} (${row.state}): its intent's flag says "${flag}"`,
+    );
+    assert.equal(
+      sentBack,
+      row.state !== "closed",
+      `bank return ${row.id} (${row.state}): its intent's flag says "${flag}"`,
+    );
+  }
 }
