@@ -235,16 +235,19 @@ describe("transfers: payouts by pain.001 export and statement import", () => {
       });
       const id = created.body.data.id as string;
       const paid = created.body.data.destination_amount.value as string;
+      // A completed payout is asked about hourly, as in production: the return is followed because its line is.
+      const hourlyPass = () =>
+        executeTransfersOnce(api.db, transferTreasury, { bank: { ...bank(), returnCheckSeconds: 3600 } });
       const e2e = id.replaceAll("-", "").toUpperCase();
-      await executorPass();
+      await hourlyPass();
       expect(
         await exportStatementPayouts(api.db, api.deps.encryption, { debtor: DEBTOR, operator: "finance@test" }),
       ).toMatchObject({ payouts: 1 });
-      await executorPass();
+      await hourlyPass();
       expect(await statement([`2026-11-28,7000000001,DEBIT,${paid},USD,OUT-R1,${e2e},Pat Payee`])).toMatchObject({
         payoutsCompleted: 1,
       });
-      await executorPass();
+      await hourlyPass();
       expect(await status(id)).toBe("COMPLETED");
 
       // The bank books the return as the reversal of the debit, naming the payout only by its EndToEndId.
@@ -272,7 +275,7 @@ describe("transfers: payouts by pain.001 export and statement import", () => {
       );
       expect(line.rows).toEqual([{ status: "RECORDED", return_reason: "R03", reversal: true }]);
       // Followed at the next pass, not an hour later.
-      await executorPass();
+      await hourlyPass();
       const refunded = (await api.call(m.apiKey, `/v1/transfers/${id}`)).body.data;
       expect(refunded.status).toBe("REFUNDED");
       expect(refunded.failure_reason).toBe(
@@ -290,7 +293,7 @@ describe("transfers: payouts by pain.001 export and statement import", () => {
       expect(
         await importBankStatement(api.db, { fileName: "return.camt053.xml", content, operator: "finance@test" }),
       ).toMatchObject({ alreadyImported: 1, payoutsReturned: 0 });
-      await executorPass();
+      await hourlyPass();
       expect((await api.call(m.apiKey, "/v1/balance")).body.data.available).toBe(before);
     },
   );
