@@ -41,9 +41,9 @@ function Timeline(props: { events: ResourceEvent[] }) {
         <li key={event.id}>
           <time dateTime={event.created_at}>{formatDateTime(event.created_at)}</time>{" "}
           {EVENT_TEXT[event.type] ?? event.type}
-          {event.type === "transfer.failed" && "failure_reason" in event.data && event.data.failure_reason && (
-            <>: {event.data.failure_reason}</>
-          )}
+          {(event.type === "transfer.failed" || event.type === "transfer.refunded") &&
+            "failure_reason" in event.data &&
+            event.data.failure_reason && <>: {event.data.failure_reason}</>}
         </li>
       ))}
     </ol>
@@ -80,7 +80,12 @@ export function TransferDetail(props: { merchantId: string; transferId: string }
               Transfer of{" "}
               <Amount value={transfer.destination_amount.value} asset={transfer.destination_amount.currency} />
             </h1>
-            {transfer.failure_reason && <Notice kind="error">Failed: {transfer.failure_reason}</Notice>}
+            {/* A REFUNDED transfer's reason says why its completed payout came back: not a failure to pay. */}
+            {transfer.failure_reason && (
+              <Notice kind={transfer.status === "REFUNDED" ? "info" : "error"}>
+                {transfer.status === "REFUNDED" ? "Returned" : "Failed"}: {transfer.failure_reason}
+              </Notice>
+            )}
             <dl class="details card">
               <dt>Status</dt>
               <dd>
