@@ -1,6 +1,6 @@
+import { recordAudit } from "@mp/db";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect } from "vitest";
-import { recordAudit } from "../../packages/dashboard/src/index.ts";
 import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
 import type { ApiHarness, TestMerchant } from "../support/api-harness.ts";
 import { BROWSER_TIMEOUT_MS, DashboardBrowser, OPERATOR_LANDING } from "./browser-support.ts";
