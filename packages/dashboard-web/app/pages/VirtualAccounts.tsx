@@ -2,6 +2,7 @@ import { Fragment } from "preact";
 import { Amount } from "../components/Amount.tsx";
 import { CopyableValue } from "../components/CopyableValue.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
+import { DescriptionList } from "../components/DescriptionList.tsx";
 import { DetailStates } from "../components/DetailStates.tsx";
 import { formatDateTime } from "../components/format.ts";
 import { InAppLink } from "../components/InAppLink.tsx";
@@ -133,25 +134,27 @@ export function VirtualAccountDetail(props: { merchantId: string; accountId: str
             <h1 id="virtual-account-title">
               {account.deposit_instructions.bank_name} {accountNumber(account)}
             </h1>
-            <dl class="details card">
-              <dt>Status</dt>
-              <dd>
-                <StatusText status={account.status} />
-                {account.failure_reason && <> — {account.failure_reason}</>}
-              </dd>
-              <dt>Customer</dt>
-              <dd>
-                <InAppLink to={`${base}/customers/${customer.id}`}>{customerName(customer)}</InAppLink>
-              </dd>
-              <dt>Currency</dt>
-              <dd>{account.currency}</dd>
-              <dt>Opened</dt>
-              <dd>{formatDateTime(account.created_at)}</dd>
-              <dt>Id</dt>
-              <dd>
-                <CopyableValue value={account.id} what="virtual account id" />
-              </dd>
-            </dl>
+            <DescriptionList
+              card
+              items={[
+                {
+                  term: "Status",
+                  value: (
+                    <>
+                      <StatusText status={account.status} />
+                      {account.failure_reason && <> — {account.failure_reason}</>}
+                    </>
+                  ),
+                },
+                {
+                  term: "Customer",
+                  value: <InAppLink to={`${base}/customers/${customer.id}`}>{customerName(customer)}</InAppLink>,
+                },
+                { term: "Currency", value: account.currency },
+                { term: "Opened", value: formatDateTime(account.created_at) },
+                { term: "Id", value: <CopyableValue value={account.id} what="virtual account id" /> },
+              ]}
+            />
             <h2>Deposit instructions</h2>
             {account.status !== "ACTIVE" && (
               <p class="muted">The full bank details are shown once the account is ACTIVE.</p>
