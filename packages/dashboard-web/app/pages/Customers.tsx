@@ -1,4 +1,5 @@
 import { CopyableValue } from "../components/CopyableValue.tsx";
+import { createdColumn, statusColumn } from "../components/columns.tsx";
 import { DepositTable } from "../components/DepositTable.tsx";
 import { DescriptionList } from "../components/DescriptionList.tsx";
 import { DetailStates } from "../components/DetailStates.tsx";
@@ -27,8 +28,8 @@ const columns = (merchantId: string): ReadonlyArray<Column<Customer>> => [
     ),
   },
   { header: "Type", cell: (customer) => customer.type },
-  { header: "Status", cell: (customer) => <StatusText status={customer.status} /> },
-  { header: "Created", cell: (customer) => formatDateTime(customer.created_at) },
+  statusColumn(),
+  createdColumn(),
 ];
 
 /** The merchant's customers, newest first, each opening its verification history. */

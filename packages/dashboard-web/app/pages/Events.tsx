@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
+import { createdColumn } from "../components/columns.tsx";
 import { DayRangeFields, SelectField, TextField } from "../components/Fields.tsx";
-import { dayRange, formatDateTime } from "../components/format.ts";
+import { dayRange } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Loading } from "../components/Loading.tsx";
 import { PagedTable } from "../components/PagedTable.tsx";
@@ -46,7 +47,7 @@ function EventData(props: { event: LoggedEvent }) {
 }
 
 const columns = (merchantId: string): ReadonlyArray<Column<LoggedEvent>> => [
-  { header: "Created", cell: (event) => formatDateTime(event.created_at) },
+  createdColumn(),
   { header: "Type", cell: (event) => <code>{event.type}</code> },
   { header: "Object", cell: (event) => <EventObject merchantId={merchantId} event={event} /> },
   { header: "Version", cell: (event) => event.object_version, class: "mono" },

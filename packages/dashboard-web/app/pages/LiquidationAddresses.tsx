@@ -1,5 +1,6 @@
 import { Amount } from "../components/Amount.tsx";
 import { CopyableValue } from "../components/CopyableValue.tsx";
+import { createdColumn, statusColumn } from "../components/columns.tsx";
 import { DescriptionList } from "../components/DescriptionList.tsx";
 import { DetailStates } from "../components/DetailStates.tsx";
 import { formatDateTime } from "../components/format.ts";
@@ -36,8 +37,8 @@ export function LiquidationAddresses(props: { merchantId: string }) {
     { header: "Network", cell: (a) => a.network },
     { header: "Asset", cell: (a) => a.asset },
     { header: "Pays out", cell: (a) => destinationText(a) },
-    { header: "State", cell: (a) => <StatusText status={a.status} /> },
-    { header: "Created", cell: (a) => formatDateTime(a.created_at) },
+    statusColumn("State"),
+    createdColumn(),
   ];
   return (
     <PagedListPage

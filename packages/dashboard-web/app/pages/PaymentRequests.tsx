@@ -3,6 +3,7 @@ import type { User } from "../api.ts";
 import { Amount } from "../components/Amount.tsx";
 import { CopyableValue } from "../components/CopyableValue.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
+import { createdColumn } from "../components/columns.tsx";
 import { DescriptionList } from "../components/DescriptionList.tsx";
 import { TextField } from "../components/Fields.tsx";
 import { formatDateTime } from "../components/format.ts";
@@ -89,7 +90,7 @@ export function PaymentRequests(props: { merchantId: string; user: User }) {
     { header: "Status", cell: (r) => <span class={`status ${r.status}`}>{r.status}</span> },
     { header: "Paid", cell: (r) => <Amount value={r.amount_paid} asset={r.currency} /> },
     { header: "Reference", cell: (r) => r.reference ?? "—" },
-    { header: "Created", cell: (r) => formatDateTime(r.created_at) },
+    createdColumn(),
     {
       header: "Request",
       cell: (r) => (

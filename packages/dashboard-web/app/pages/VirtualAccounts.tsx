@@ -2,6 +2,7 @@ import { Fragment } from "preact";
 import { Amount } from "../components/Amount.tsx";
 import { CopyableValue } from "../components/CopyableValue.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
+import { statusColumn } from "../components/columns.tsx";
 import { DescriptionList } from "../components/DescriptionList.tsx";
 import { DetailStates } from "../components/DetailStates.tsx";
 import { formatDateTime } from "../components/format.ts";
@@ -50,7 +51,7 @@ function accountColumns(merchantId: string, showCustomer: boolean): Array<Column
           },
         ]
       : []),
-    { header: "Status", cell: (a) => <StatusText status={a.status} /> },
+    statusColumn(),
     { header: "Rails", cell: (a) => a.supported_rails.join(", ") },
     { header: "Opened", cell: (a) => formatDateTime(a.created_at) },
   ];
@@ -105,7 +106,7 @@ export function VirtualAccounts(props: { merchantId: string }) {
 const depositColumns: ReadonlyArray<Column<BankDeposit>> = [
   { header: "Amount", cell: (d) => <Amount value={d.amount} asset={d.currency} />, class: "mono" },
   { header: "Reference", cell: (d) => d.reference ?? "—" },
-  { header: "Status", cell: (d) => <StatusText status={d.status} /> },
+  statusColumn(),
   { header: "Credited", cell: (d) => formatDateTime(d.credited_at) },
 ];
 
