@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { createdColumn } from "../components/columns.tsx";
 import { DayRangeFields, SelectField, TextField } from "../components/Fields.tsx";
+import { FilterForm } from "../components/FilterForm.tsx";
 import { dayRange } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Loading } from "../components/Loading.tsx";
@@ -89,7 +90,7 @@ export function Events(props: { merchantId: string }) {
   return (
     <section aria-labelledby="events-title">
       <h1 id="events-title">Events</h1>
-      <form class="inline-form filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter events">
+      <FilterForm label="Filter events">
         <SelectField
           id="event-type"
           label="Type"
@@ -114,7 +115,7 @@ export function Events(props: { merchantId: string }) {
         </div>
         <TextField id="event-object" label="Object id" mono optional value={objectId} onInput={filter(setObjectId)} />
         <DayRangeFields id="event" from={from} to={to} onFrom={filter(setFrom)} onTo={filter(setTo)} />
-      </form>
+      </FilterForm>
       <Loading merchantPage loaded={list} what="events" retry={reload}>
         {(events) => (
           <PagedTable
