@@ -11,8 +11,9 @@ import {
   creditDeposit,
   type MerchantFixture,
 } from "../../packages/ledger/test/ledger-fixtures.ts";
-import { runCli, startService } from "../cli/run-cli.ts";
+import { runCliOk, startService } from "../cli/run-cli.ts";
 import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "../e2e/several-processes.ts";
+import { insertBankQuote } from "../support/quote-fixture.ts";
 import { useTempDir } from "../support/test-database.ts";
 import {
   createUsersWithPassword,
@@ -66,18 +67,15 @@ async function insertTransfer(
   m: MerchantFixture,
   t: { status: string; failureReason?: string },
 ): Promise<string> {
-  const quoteId = randomUUID();
+  const quoteId = await insertBankQuote(db, m, {
+    sourceMicros: 40_000_000,
+    feeMicros: 0,
+    destinationMicros: 39_800_000,
+    destinationAddress: "0x00000000000000000000000000000000000000a1",
+    rate: "0.995",
+    spreadBps: 50,
+  });
   const transferId = randomUUID();
-  await db.query(
-    `INSERT INTO transfer_quotes (id, merchant_id, customer_id, source_method, source_asset, source_network,
-       source_decimals, source_amount, fee_amount, destination_kind, destination_asset, destination_network,
-       destination_decimals, destination_amount, destination_address, rate_value, source_usd_rate,
-       destination_usd_rate, spread_bps, fee_fixed_usd_micros, fee_bps, source_usd_micros, fee_usd_micros, expires_at)
-     VALUES ($1, $2, $3, 'BANK_TRANSFER', 'USD', 'ACH', 6, 40000000, 0, 'CRYPTO_ADDRESS', 'USDC', 'BASE',
-       6, 39800000, '0x00000000000000000000000000000000000000a1', '0.995', '1', '1', 50, 0, 0,
-       40000000, 0, now() + interval '15 minutes')`,
-    [quoteId, m.merchantId, m.customerId],
-  );
   await db.query(
     `INSERT INTO transfers (id, merchant_id, customer_id, quote_id, status, funding_mode, expires_at)
      VALUES ($1, $2, $3, $4, 'AWAITING_MERCHANT_FUNDING', 'TRANSFER_JIT', now() + interval '15 minutes')`,
