@@ -120,11 +120,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
   let adminLink: string;
   let rich: MerchantFixture;
 
-  const cli = async (args: string[]) => {
-    const result = await runCli(args, env);
-    expect(result.code, result.stderr).toBe(0);
-    return JSON.parse(result.stdout);
-  };
+  const cli = async (args: string[]) => JSON.parse(await runCliOk(args, env));
   const browserSide = new DashboardBrowser(
     () => browser,
     () => url,

@@ -7,7 +7,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMerchant as createLedgerMerchant, creditDeposit } from "../../packages/ledger/test/ledger-fixtures.ts";
 import { individualTier1 } from "../api/verification-fixtures.ts";
-import { runCli, startRole, startService } from "../cli/run-cli.ts";
+import { runCliOk, startRole, startService } from "../cli/run-cli.ts";
 import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "../e2e/several-processes.ts";
 import { writeChainsConfig } from "../support/chains-config-file.ts";
 import { useTempDir } from "../support/test-database.ts";
@@ -58,11 +58,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
   let ledgerMerchant: string;
   let merchantA: string;
 
-  const cli = async (args: string[]) => {
-    const result = await runCli(args, env);
-    expect(result.code, result.stderr).toBe(0);
-    return result.stdout;
-  };
+  const cli = (args: string[]) => runCliOk(args, env);
   const side = new DashboardBrowser(
     () => browser,
     () => url,
