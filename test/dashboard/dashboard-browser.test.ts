@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import type { Browser, Page, Request } from "playwright-core";
+import type { Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "../../packages/dashboard/src/index.ts";
 import { formatMoney } from "../../packages/dashboard-web/app/components/money.ts";
@@ -15,14 +15,9 @@ import { runCliOk, startService } from "../cli/run-cli.ts";
 import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "../e2e/several-processes.ts";
 import { insertBankQuote } from "../support/quote-fixture.ts";
 import { useTempDir } from "../support/test-database.ts";
-import {
-  createUsersWithPassword,
-  DashboardBrowser,
-  launchChromium,
-  PASSWORD,
-  BROWSER_TIMEOUT_MS as TIMEOUT_MS,
-} from "./browser-support.ts";
+import { createUsersWithPassword, PASSWORD, BROWSER_TIMEOUT_MS as TIMEOUT_MS } from "./browser-support.ts";
 import { itSignedIn } from "./it-signed-in.ts";
+import { useDashboardBrowser } from "./use-dashboard-browser.ts";
 
 /** A confirmed deposit row of another asset than the fixture's USDC (not credited: rows only). */
 async function insertDeposit(
@@ -110,7 +105,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
   const dir = useTempDir("mpdashboard-");
   let database: TestDatabase;
   let service: Awaited<ReturnType<typeof startService>> | undefined;
-  let browser: Browser | undefined;
   let url: string;
   let env: Record<string, string>;
   let merchantA: string;
@@ -121,11 +115,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
   let rich: MerchantFixture;
 
   const cli = async (args: string[]) => JSON.parse(await runCliOk(args, env));
-  const browserSide = new DashboardBrowser(
-    () => browser,
-    () => url,
-    "dashboard",
-  );
+  const browserSide = useDashboardBrowser("dashboard", () => url);
   const shot = (page: Page, name: string) => browserSide.shot(page, name);
   const newPage = () => browserSide.newPage();
   const _signIn = (page: Page, email: string, password = PASSWORD) => browserSide.signIn(page, email, password);
@@ -201,11 +191,9 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
       password: PASSWORD,
       actor: "test",
     });
-    browser = await launchChromium();
   }, 2 * TIMEOUT_MS);
 
   afterAll(async () => {
-    await browser?.close();
     await stopProcess(service?.child);
     await database?.drop();
   }, TIMEOUT_MS);
