@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { SqlState, sqlState } from "@mp/db";
 import { describe, expect, it } from "vitest";
 import { insertMerchantWithCustomer } from "../support/db-fixtures.ts";
+import { insertBankQuote } from "../support/quote-fixture.ts";
 import { useTestDatabase } from "../support/test-database.ts";
 
 /** The tables of migrations 0120-0121 hold their own rules: immutable quotes, checked transitions, a full history. */
@@ -11,20 +12,19 @@ const RESTRICT_VIOLATION = "23001";
 describe("transfers data model", () => {
   const database = useTestDatabase();
 
-  async function quote(merchantId: string, customerId: string): Promise<string> {
-    const id = randomUUID();
-    await database.db.query(
-      `INSERT INTO transfer_quotes (id, merchant_id, customer_id, source_method, source_asset, source_network,
-         source_decimals, source_amount, fee_amount, destination_kind, destination_asset, destination_network,
-         destination_decimals, destination_amount, destination_address, rate_value, source_usd_rate,
-         destination_usd_rate, spread_bps, fee_fixed_usd_micros, fee_bps, source_usd_micros, fee_usd_micros, expires_at)
-       VALUES ($1, $2, $3, 'BANK_TRANSFER', 'USD', 'ACH', 6, 100000000, 1000000, 'CRYPTO_ADDRESS', 'USDC', 'BASE',
-         6, 99000000, '0x0000000000000000000000000000000000000001', '0.99', '1', '1', 100, 1000000, 0,
-         100000000, 1000000, now() + interval '15 minutes')`,
-      [id, merchantId, customerId],
+  const quote = (merchantId: string, customerId: string): Promise<string> =>
+    insertBankQuote(
+      database.db,
+      { merchantId, customerId },
+      {
+        sourceMicros: 100_000_000,
+        feeMicros: 1_000_000,
+        destinationMicros: 99_000_000,
+        destinationAddress: "0x0000000000000000000000000000000000000001",
+        rate: "0.99",
+        spreadBps: 100,
+      },
     );
-    return id;
-  }
 
   async function refused(statement: Promise<unknown>, state: string): Promise<void> {
     const error = await statement.then(

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
-import { runCli } from "./run-cli.ts";
+import { runCli, runCliOk } from "./run-cli.ts";
 
 /**
  * Several `payments` processes in a row: generous under the full suite's load (see operator-commands).
@@ -27,9 +27,8 @@ describe("payments bank and kyc commands, as finance and operators run them", ()
         "booking_date,account_number,direction,amount,currency,bank_reference,reference,counterparty\n" +
           "2026-11-24,800000000099,CREDIT,75.00,USD,BNK-77,INV-9,Somebody\n",
       );
-      const first = await runCli(["bank", "import", file, "--operator", "fin"], env());
-      expect(first.code, first.stderr).toBe(0);
-      expect(JSON.parse(first.stdout)).toMatchObject({ format: "csv", lines: 1, credited: 0, unmatched: 1 });
+      const first = await runCliOk(["bank", "import", file, "--operator", "fin"], env());
+      expect(JSON.parse(first)).toMatchObject({ format: "csv", lines: 1, credited: 0, unmatched: 1 });
       const again = await runCli(["bank", "import", file], env());
       expect(JSON.parse(again.stdout)).toMatchObject({ lines: 1, unmatched: 0, already_imported: 1 });
 
@@ -40,13 +39,11 @@ describe("payments bank and kyc commands, as finance and operators run them", ()
         .map((text) => JSON.parse(text));
       expect(line).toMatchObject({ amount: "75.00", reason: "no virtual account has the number 800000000099" });
       // Matching nothing, it sits in bank suspense, and ledger check counts it.
-      const inSuspense = await runCli(["ledger", "check"], env());
-      expect(inSuspense.code, inSuspense.stdout + inSuspense.stderr).toBe(0);
-      expect(inSuspense.stdout).toMatch(/^suspense: 1 unmatched bank lines, 75\.000000 USD, oldest since \d{4}-/m);
-      const returned = await runCli(["bank", "return", "--line", line.id, "--reason", "unknown payer"], env());
-      expect(returned.code, returned.stderr).toBe(0);
+      const inSuspense = await runCliOk(["ledger", "check"], env());
+      expect(inSuspense).toMatch(/^suspense: 1 unmatched bank lines, 75\.000000 USD, oldest since \d{4}-/m);
+      const returned = await runCliOk(["bank", "return", "--line", line.id, "--reason", "unknown payer"], env());
       // The line names no payer account: its bank return stays payable, saying why.
-      expect(JSON.parse(returned.stdout)).toMatchObject({
+      expect(JSON.parse(returned)).toMatchObject({
         status: "RETURNED",
         bank_return: { origin: "suspense", state: "payable", amount: "75.00" },
       });
@@ -66,9 +63,8 @@ describe("payments bank and kyc commands, as finance and operators run them", ()
   it(
     "lists an empty review queue and refuses a decision on an unknown attempt",
     async () => {
-      const listed = await runCli(["kyc", "list"], env());
-      expect(listed.code, listed.stderr).toBe(0);
-      expect(listed.stdout).toContain("0 reviews");
+      const listed = await runCliOk(["kyc", "list"], env());
+      expect(listed).toContain("0 reviews");
       const refused = await runCli(["kyc", "reject", "00000000-0000-4000-8000-000000000000", "--reason", "x"], env());
       expect(refused.code).not.toBe(0);
       expect(refused.stderr).toMatch(/KYC review not found/);
@@ -79,9 +75,8 @@ describe("payments bank and kyc commands, as finance and operators run them", ()
   it(
     "reports transfers by state and exports payouts only with the statement bank",
     async () => {
-      const report = await runCli(["transfers", "report", "--from", "2026-01-01", "--json"], env());
-      expect(report.code, report.stderr).toBe(0);
-      const parsed = JSON.parse(report.stdout);
+      const report = await runCliOk(["transfers", "report", "--from", "2026-01-01", "--json"], env());
+      const parsed = JSON.parse(report);
       expect(parsed).toMatchObject({ from: "2026-01-01T00:00:00.000Z", to: null, merchant_id: null, count: 0 });
       // Every state, each empty.
       expect(parsed.states).toHaveLength(8);

@@ -7,7 +7,7 @@ import { createStatementBankingProvider, payoutEndToEndId, type StatementBankSet
 import { executeBankReturnsOnce } from "@mp/transfers";
 import { describe, expect, it } from "vitest";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
-import { runCli } from "./run-cli.ts";
+import { runCli, runCliOk } from "./run-cli.ts";
 
 /**
  * Five `payments` processes in a row: generous under the full suite's load (see operator-commands).
@@ -60,11 +60,7 @@ describe("payments bank return: a suspense line paid back to its payer by bank",
       },
       50,
     );
-  const cli = async (args: string[]) => {
-    const result = await runCli(args, env());
-    expect(result.code, result.stdout + result.stderr).toBe(0);
-    return result.stdout;
-  };
+  const cli = (args: string[]) => runCliOk(args, env());
   const queuedPayouts = async () =>
     (await database.db.query("SELECT payout_id FROM statement_bank_payouts")).rows.map((r) => r.payout_id as string);
 

@@ -2,7 +2,7 @@ import { createDatabase, type Database, startEmbedded } from "@mp/db";
 import { postDepositCredits } from "@mp/ledger";
 import { beforeAll, describe, expect, it } from "vitest";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
-import { runCli, startService, waitForExit } from "./run-cli.ts";
+import { runCli, runCliOk, startService, waitForExit } from "./run-cli.ts";
 
 /**
  * Each of these tests runs several `payments` processes one after another (each starts tsx and opens
@@ -26,9 +26,8 @@ describe("operator commands: custody verify, wallets export, ledger check and ex
     env = { DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL ? database.connectionString : undefined };
     const service = await startService(["--role", "api"], { ...env, PORT: "0" });
     try {
-      const created = await runCli(["merchants", "create", "--name", "Ops", "--json"], env);
-      expect(created.code, created.stderr).toBe(0);
-      const merchant = JSON.parse(created.stdout);
+      const created = await runCliOk(["merchants", "create", "--name", "Ops", "--json"], env);
+      const merchant = JSON.parse(created);
       merchantId = merchant.merchant_id;
       const headers = { "x-service-api-key": merchant.api_key, "content-type": "application/json" };
       const customer = await fetch(`${service.url}/v1/customers`, {
@@ -68,14 +67,13 @@ describe("operator commands: custody verify, wallets export, ledger check and ex
   it(
     "wallets export writes one CSV row per destination, with the derivation path",
     async () => {
-      const out = await runCli(["wallets", "export", "--merchant", merchantId], env);
-      expect(out.code, out.stderr).toBe(0);
-      const lines = out.stdout.trim().split("\n");
+      const out = await runCliOk(["wallets", "export", "--merchant", merchantId], env);
+      const lines = out.trim().split("\n");
       expect(lines[0]).toMatch(/wallet_id.*chain.*address.*path/);
       expect(lines).toHaveLength(1 + 2 * 10);
-      expect(out.stdout).toContain("m/44'/60'/0'/0/1");
-      expect(out.stdout).toContain("m/84'/1'/0'/0/0"); // regtest: the local sandbox's Bitcoin network
-      for (const id of walletIds) expect(out.stdout).toContain(id);
+      expect(out).toContain("m/44'/60'/0'/0/1");
+      expect(out).toContain("m/84'/1'/0'/0/0"); // regtest: the local sandbox's Bitcoin network
+      for (const id of walletIds) expect(out).toContain(id);
       const unknown = await runCli(["wallets", "export", "--merchant", "00000000-0000-4000-8000-000000000000"], env);
       expect(unknown.code).toBe(1);
     },
@@ -85,9 +83,8 @@ describe("operator commands: custody verify, wallets export, ledger check and ex
   it(
     "custody verify passes, reports a tampered address (exit 1), and a different mnemonic is refused",
     async () => {
-      const ok = await runCli(["custody", "verify"], env);
-      expect(ok.code, ok.stderr).toBe(0);
-      expect(ok.stdout).toContain("checked 20 addresses, 0 mismatches");
+      const ok = await runCliOk(["custody", "verify"], env);
+      expect(ok).toContain("checked 20 addresses, 0 mismatches");
 
       await withSql((db) =>
         db.query(
@@ -138,9 +135,8 @@ describe("operator commands: custody verify, wallets export, ledger check and ex
         }
       });
       const [toRelease, toReturn] = held as [string, string];
-      const listed = await runCli(["deposits", "held", "--json"], env);
-      expect(listed.code, listed.stderr).toBe(0);
-      const rows = JSON.parse(listed.stdout) as Array<Record<string, string>>;
+      const listed = await runCliOk(["deposits", "held", "--json"], env);
+      const rows = JSON.parse(listed) as Array<Record<string, string>>;
       expect(rows.map((r) => [r.deposit_id, r.net_amount_usd, r.held_reason])).toEqual([
         [toRelease, "5.000000", "customer_rejected"],
         [toReturn, "10.000000", "customer_rejected"],
@@ -156,14 +152,12 @@ describe("operator commands: custody verify, wallets export, ledger check and ex
       const noReason = await runCli(["deposits", "return", "--deposit", toReturn], env);
       expect(noReason.code).toBe(1);
       expect(noReason.stderr).toContain("--reason");
-      const returned = await runCli(["deposits", "return", "--deposit", toReturn, "--reason", "KYC rejected"], env);
-      expect(returned.code, returned.stderr).toBe(0);
-      expect(returned.stdout).toContain("owed to its payer");
+      const returned = await runCliOk(["deposits", "return", "--deposit", toReturn, "--reason", "KYC rejected"], env);
+      expect(returned).toContain("owed to its payer");
 
       const after = await runCli(["deposits", "held"], env);
       expect(after.stdout).toContain("0 held deposits");
-      const check = await runCli(["ledger", "check"], env);
-      expect(check.code, check.stdout + check.stderr).toBe(0);
+      await runCliOk(["ledger", "check"], env);
     },
     CLI_TEST_TIMEOUT_MS,
   );
@@ -171,16 +165,12 @@ describe("operator commands: custody verify, wallets export, ledger check and ex
   it(
     "ledger check passes on a consistent ledger and ledger export writes the CSV header",
     async () => {
-      const check = await runCli(["ledger", "check"], env);
-      expect(check.code, check.stdout + check.stderr).toBe(0);
-      expect(check.stdout).toMatch(/^OK: /m);
+      const check = await runCliOk(["ledger", "check"], env);
+      expect(check).toMatch(/^OK: /m);
       // The transfers' checks, registered by the command itself (the composition root), not by an import.
-      expect(check.stdout).toMatch(
-        /^also checked: transfers, transfer funding deposits, bank returns, liquidation drains$/m,
-      );
-      const exported = await runCli(["ledger", "export", "--from", "2020-01-01", "--to", "2100-01-01"], env);
-      expect(exported.code, exported.stderr).toBe(0);
-      expect(exported.stdout.split("\n")[0]).toMatch(/entry_id/);
+      expect(check).toMatch(/^also checked: transfers, transfer funding deposits, bank returns, liquidation drains$/m);
+      const exported = await runCliOk(["ledger", "export", "--from", "2020-01-01", "--to", "2100-01-01"], env);
+      expect(exported.split("\n")[0]).toMatch(/entry_id/);
       const badDate = await runCli(["ledger", "export", "--from", "yesterday", "--to", "2100-01-01"], env);
       expect(badDate.code).toBe(1);
       expect(badDate.stderr).toContain("--from");

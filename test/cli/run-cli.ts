@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { afterAll } from "vitest";
+import { afterAll, expect } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /**
@@ -48,6 +48,16 @@ export function runCli(args: string[], env: Record<string, string | undefined> =
     child.on("error", reject);
     child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/**
+ * Runs `payments <args>` as runCli does, for a step that must succeed: a non-zero exit fails the
+ * test with everything the command printed. Its stdout.
+ */
+export async function runCliOk(args: string[], env: Record<string, string | undefined> = {}): Promise<string> {
+  const result = await runCli(args, env);
+  expect(result.code, result.stdout + result.stderr).toBe(0);
+  return result.stdout;
 }
 
 /** The objects a `--json` command printed, one per line. */

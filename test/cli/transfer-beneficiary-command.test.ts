@@ -3,7 +3,7 @@ import { createEncryptionKeyring } from "@mp/encryption";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PAYEE, startTransfersApi, type TransfersApi } from "../api/transfers-support.ts";
 import { useTempDir } from "../support/test-database.ts";
-import { runCli } from "./run-cli.ts";
+import { runCliOk } from "./run-cli.ts";
 
 /** Two `payments` processes, each starting on a loaded 2-core machine. */
 const CLI_TEST_TIMEOUT_MS = 300_000;
@@ -46,9 +46,8 @@ describe.skipIf(!process.env.DATABASE_URL)("payments transfers beneficiary", () 
         ENCRYPTION_KEY: key.toString("base64"),
       };
 
-      const shown = await runCli(["transfers", "beneficiary", large, "--operator", "ops-ada", "--json"], env);
-      expect(shown.code, shown.stderr).toBe(0);
-      expect(JSON.parse(shown.stdout)).toEqual({
+      const shown = await runCliOk(["transfers", "beneficiary", large, "--operator", "ops-ada", "--json"], env);
+      expect(JSON.parse(shown)).toEqual({
         transfer_id: large,
         merchant_id: a.merchantId,
         destination_usd: "3000.00",
@@ -57,9 +56,8 @@ describe.skipIf(!process.env.DATABASE_URL)("payments transfers beneficiary", () 
       const audit = await t.api.db.query("SELECT actor, action FROM operator_audit_log WHERE object_id = $1", [large]);
       expect(audit.rows).toEqual([{ actor: "ops-ada", action: "transfer.beneficiary_viewed" }]);
 
-      const none = await runCli(["transfers", "beneficiary", small], env);
-      expect(none.code, none.stderr).toBe(0);
-      expect(none.stdout).toBe(
+      const none = await runCliOk(["transfers", "beneficiary", small], env);
+      expect(none).toBe(
         `transfer ${small} merchant ${a.merchantId} payout 20.00 USD: no beneficiary on file (below the travel rule threshold)\n`,
       );
     },

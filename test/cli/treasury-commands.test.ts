@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { KEY_SCHEMES } from "../../services/payments/src/chain-families.ts";
 import { writeChainsConfig } from "../support/chains-config-file.ts";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
-import { jsonLines, runCli, startRole, startService, waitForExit } from "./run-cli.ts";
+import { jsonLines, runCli, runCliOk, startRole, startService, waitForExit } from "./run-cli.ts";
 
 /** Several `payments` processes per test, each starting tsx (seconds each on a loaded 2-core machine) and opening the database. */
 // About twenty CLI processes per test: each is ~0.5 s of CPU, but 15 s or more of wall time at load 30.
@@ -68,9 +68,8 @@ describe("payments treasury: addresses, send, pending, balances; the signer alon
       const keys = createTreasuryKeys(mnemonic, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
       const signer = await startRole(["--role", "signer"], { ...env, TREASURY_MNEMONIC: mnemonic }, /signer started/);
       try {
-        const listed = await runCli(["treasury", "addresses", "--json"], env);
-        expect(listed.code, listed.stderr).toBe(0);
-        const rows = jsonLines(listed.stdout);
+        const listed = await runCliOk(["treasury", "addresses", "--json"], env);
+        const rows = jsonLines(listed);
         expect(rows).toEqual([
           { chain: "BASE", purpose: "send", path: "m/44'/60'/0'/0/0", address: keys.key("evm").address },
           { chain: "BITCOIN", purpose: "send", path: "m/84'/1'/0'/0/0", address: keys.key("bitcoin").address },
@@ -253,9 +252,8 @@ describe("payments treasury: addresses, send, pending, balances; the signer alon
         { asset: "ETH", amountRaw: 1_250000000000000000n, decimals: 18 },
         { asset: "USDC", amountRaw: 7_000001n, decimals: 6 },
       ]);
-      const balances = await runCli(["treasury", "balances", "--json"], env);
-      expect(balances.code, balances.stderr).toBe(0);
-      const rows = jsonLines(balances.stdout);
+      const balances = await runCliOk(["treasury", "balances", "--json"], env);
+      const rows = jsonLines(balances);
       expect(rows.map((b) => [b.chain, b.asset, b.amount, b.amount_raw])).toEqual([
         ["BASE", "ETH", "1.25", "1250000000000000000"],
         ["BASE", "USDC", "7.000001", "7000001"],

@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
-import { runCli } from "./run-cli.ts";
+import { runCli, runCliOk } from "./run-cli.ts";
 
 describe("payments users create | reset-password (dashboard accounts)", () => {
   const database = useTestDatabase({ migrate: false });
@@ -12,9 +12,8 @@ describe("payments users create | reset-password (dashboard accounts)", () => {
 
   beforeAll(async () => {
     env = { DATA_DIR: dataDir, DATABASE_URL: process.env.DATABASE_URL ? database.connectionString : undefined };
-    const created = await runCli(["merchants", "create", "--name", "Users", "--json"], env);
-    expect(created.code, created.stderr).toBe(0);
-    merchantId = JSON.parse(created.stdout).merchant_id;
+    const created = await runCliOk(["merchants", "create", "--name", "Users", "--json"], env);
+    merchantId = JSON.parse(created).merchant_id;
   }, 120_000);
 
   it("creates the first admin with a one-time link, and a merchant owner with a password file", async () => {
@@ -61,9 +60,8 @@ describe("payments users create | reset-password (dashboard accounts)", () => {
       password_link: null,
     });
 
-    const reset = await runCli(["users", "reset-password", "--email", "owner@example.com", "--json"], env);
-    expect(reset.code, reset.stderr).toBe(0);
-    expect(JSON.parse(reset.stdout).password_link).toMatch(/^http:\/\/localhost:\d+\/dashboard\/set-password#token=/);
+    const reset = await runCliOk(["users", "reset-password", "--email", "owner@example.com", "--json"], env);
+    expect(JSON.parse(reset).password_link).toMatch(/^http:\/\/localhost:\d+\/dashboard\/set-password#token=/);
   }, 120_000);
 
   it("refuses an unknown role, a merchant role without a merchant, an admin with one, a taken email and a short password", async () => {

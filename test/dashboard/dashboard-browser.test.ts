@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
-import type { Browser, Page, Request } from "playwright-core";
+import type { Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "../../packages/dashboard/src/index.ts";
 import { formatMoney } from "../../packages/dashboard-web/app/components/money.ts";
@@ -11,17 +11,13 @@ import {
   creditDeposit,
   type MerchantFixture,
 } from "../../packages/ledger/test/ledger-fixtures.ts";
-import { runCli, startService } from "../cli/run-cli.ts";
+import { runCliOk, startService } from "../cli/run-cli.ts";
 import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "../e2e/several-processes.ts";
+import { insertBankQuote } from "../support/quote-fixture.ts";
 import { useTempDir } from "../support/test-database.ts";
-import {
-  createUsersWithPassword,
-  DashboardBrowser,
-  launchChromium,
-  PASSWORD,
-  BROWSER_TIMEOUT_MS as TIMEOUT_MS,
-} from "./browser-support.ts";
+import { createUsersWithPassword, PASSWORD, BROWSER_TIMEOUT_MS as TIMEOUT_MS } from "./browser-support.ts";
 import { itSignedIn } from "./it-signed-in.ts";
+import { useDashboardBrowser } from "./use-dashboard-browser.ts";
 
 /** A confirmed deposit row of another asset than the fixture's USDC (not credited: rows only). */
 async function insertDeposit(
@@ -66,18 +62,15 @@ async function insertTransfer(
   m: MerchantFixture,
   t: { status: string; failureReason?: string },
 ): Promise<string> {
-  const quoteId = randomUUID();
+  const quoteId = await insertBankQuote(db, m, {
+    sourceMicros: 40_000_000,
+    feeMicros: 0,
+    destinationMicros: 39_800_000,
+    destinationAddress: "0x00000000000000000000000000000000000000a1",
+    rate: "0.995",
+    spreadBps: 50,
+  });
   const transferId = randomUUID();
-  await db.query(
-    `INSERT INTO transfer_quotes (id, merchant_id, customer_id, source_method, source_asset, source_network,
-       source_decimals, source_amount, fee_amount, destination_kind, destination_asset, destination_network,
-       destination_decimals, destination_amount, destination_address, rate_value, source_usd_rate,
-       destination_usd_rate, spread_bps, fee_fixed_usd_micros, fee_bps, source_usd_micros, fee_usd_micros, expires_at)
-     VALUES ($1, $2, $3, 'BANK_TRANSFER', 'USD', 'ACH', 6, 40000000, 0, 'CRYPTO_ADDRESS', 'USDC', 'BASE',
-       6, 39800000, '0x00000000000000000000000000000000000000a1', '0.995', '1', '1', 50, 0, 0,
-       40000000, 0, now() + interval '15 minutes')`,
-    [quoteId, m.merchantId, m.customerId],
-  );
   await db.query(
     `INSERT INTO transfers (id, merchant_id, customer_id, quote_id, status, funding_mode, expires_at)
      VALUES ($1, $2, $3, $4, 'AWAITING_MERCHANT_FUNDING', 'TRANSFER_JIT', now() + interval '15 minutes')`,
@@ -112,7 +105,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
   const dir = useTempDir("mpdashboard-");
   let database: TestDatabase;
   let service: Awaited<ReturnType<typeof startService>> | undefined;
-  let browser: Browser | undefined;
   let url: string;
   let env: Record<string, string>;
   let merchantA: string;
@@ -122,16 +114,8 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
   let adminLink: string;
   let rich: MerchantFixture;
 
-  const cli = async (args: string[]) => {
-    const result = await runCli(args, env);
-    expect(result.code, result.stderr).toBe(0);
-    return JSON.parse(result.stdout);
-  };
-  const browserSide = new DashboardBrowser(
-    () => browser,
-    () => url,
-    "dashboard",
-  );
+  const cli = async (args: string[]) => JSON.parse(await runCliOk(args, env));
+  const browserSide = useDashboardBrowser("dashboard", () => url);
   const shot = (page: Page, name: string) => browserSide.shot(page, name);
   const newPage = () => browserSide.newPage();
   const _signIn = (page: Page, email: string, password = PASSWORD) => browserSide.signIn(page, email, password);
@@ -207,11 +191,9 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
       password: PASSWORD,
       actor: "test",
     });
-    browser = await launchChromium();
   }, 2 * TIMEOUT_MS);
 
   afterAll(async () => {
-    await browser?.close();
     await stopProcess(service?.child);
     await database?.drop();
   }, TIMEOUT_MS);

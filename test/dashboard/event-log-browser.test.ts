@@ -1,11 +1,10 @@
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect } from "vitest";
-import { recordAudit } from "../../packages/dashboard/src/index.ts";
+import { recordAudit } from "@mp/db";
+import { beforeAll, describe, expect } from "vitest";
 import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
-import type { ApiHarness, TestMerchant } from "../support/api-harness.ts";
-import { BROWSER_TIMEOUT_MS, DashboardBrowser, OPERATOR_LANDING } from "./browser-support.ts";
-import { type ChromiumDashboard, openChromiumDashboard } from "./chromium-dashboard.ts";
+import type { TestMerchant } from "../support/api-harness.ts";
+import { BROWSER_TIMEOUT_MS, OPERATOR_LANDING } from "./browser-support.ts";
 import { itSignedIn } from "./it-signed-in.ts";
+import { useChromiumDashboard } from "./use-dashboard-browser.ts";
 
 /**
  * The events log (a merchant's owner) and the audit log (the operator) in Chromium against the
@@ -15,22 +14,12 @@ import { itSignedIn } from "./it-signed-in.ts";
  * merchant user are refused inside the app; axe finds nothing serious at either size.
  */
 describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages in Chromium", () => {
-  let api: ApiHarness;
-  let dashboard: ChromiumDashboard | undefined;
-  let browser: Browser | undefined;
-  let url: string;
+  const { api, dashboard, side } = useChromiumDashboard("events and audit log");
   let a: TestMerchant;
   let b: TestMerchant;
   let customerId: string;
-  const side = new DashboardBrowser(
-    () => browser,
-    () => url,
-    "events and audit log",
-  );
 
   beforeAll(async () => {
-    dashboard = await openChromiumDashboard();
-    ({ browser, api, url } = dashboard);
     a = await api.merchant("sandbox");
     b = await api.merchant("sandbox");
     await createUsers(api.db, [
@@ -62,8 +51,6 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages
     }
   }, 2 * BROWSER_TIMEOUT_MS);
 
-  afterAll(() => dashboard?.close(), BROWSER_TIMEOUT_MS);
-
   itSignedIn(
     side,
     "lists the merchant's events, filters them by type, opens an event's data and its object",
@@ -94,10 +81,10 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages
       await page.waitForURL(`**/customers/${customerId}`);
 
       // Another merchant's events: refused inside the app.
-      await page.goto(`${url}/dashboard/merchants/${b.merchantId}/events`);
+      await page.goto(`${dashboard.url}/dashboard/merchants/${b.merchantId}/events`);
       await page.getByRole("heading", { name: "Merchant not found" }).waitFor();
       // The audit log is the operator's: a merchant user gets no page (and the route a 403).
-      await page.goto(`${url}/dashboard/operator/audit-log`);
+      await page.goto(`${dashboard.url}/dashboard/operator/audit-log`);
       await page.getByRole("heading", { name: "Page not found" }).waitFor();
       expect(await side.fetchInPage(page, "GET", "/dashboard/api/operator/audit-log", false)).toBe(403);
     },

@@ -3,22 +3,17 @@ import { decimalToUnits, formatUsd } from "@mp/core";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { recordSanctionsMatch, SANDBOX_SANCTIONED_ADDRESSES, STATEMENT_CSV_COLUMNS } from "@mp/providers";
 import { storeTreasuryBalances } from "@mp/treasury";
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMerchant as createLedgerMerchant, creditDeposit } from "../../packages/ledger/test/ledger-fixtures.ts";
 import { individualTier1 } from "../api/verification-fixtures.ts";
-import { runCli, startRole, startService } from "../cli/run-cli.ts";
+import { runCliOk, startRole, startService } from "../cli/run-cli.ts";
 import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "../e2e/several-processes.ts";
 import { writeChainsConfig } from "../support/chains-config-file.ts";
 import { useTempDir } from "../support/test-database.ts";
-import {
-  createUsersWithPassword,
-  DashboardBrowser,
-  launchChromium,
-  OPERATOR_LANDING,
-  BROWSER_TIMEOUT_MS as TIMEOUT_MS,
-} from "./browser-support.ts";
+import { createUsersWithPassword, OPERATOR_LANDING, BROWSER_TIMEOUT_MS as TIMEOUT_MS } from "./browser-support.ts";
 import { itSignedIn } from "./it-signed-in.ts";
+import { useDashboardBrowser } from "./use-dashboard-browser.ts";
 
 function micros(amount: string): bigint {
   const units = decimalToUnits(amount, 6);
@@ -51,23 +46,14 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
   let database: TestDatabase;
   let service: Awaited<ReturnType<typeof startService>> | undefined;
   let worker: Awaited<ReturnType<typeof startRole>> | undefined;
-  let browser: Browser | undefined;
   let url: string;
   let env: Record<string, string>;
   let apiKey: string;
   let ledgerMerchant: string;
   let merchantA: string;
 
-  const cli = async (args: string[]) => {
-    const result = await runCli(args, env);
-    expect(result.code, result.stderr).toBe(0);
-    return result.stdout;
-  };
-  const side = new DashboardBrowser(
-    () => browser,
-    () => url,
-    "operator and finance page",
-  );
+  const cli = (args: string[]) => runCliOk(args, env);
+  const side = useDashboardBrowser("operator and finance page", () => url);
   const shot = (page: Page, name: string) => side.shot(page, name);
   const expectAccessible = async (page: Page) => expect(await side.seriousViolations(page)).toEqual([]);
   const v1 = async (method: string, path: string, json?: unknown) => {
@@ -115,11 +101,9 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       ["admin@example.com", "admin", undefined],
       ["finance@ledger.example", "finance", ledgerMerchant],
     ]);
-    browser = await launchChromium();
   }, TIMEOUT_MS);
 
   afterAll(async () => {
-    await browser?.close();
     await stopProcess(worker?.child);
     await stopProcess(service?.child);
     await database?.drop();

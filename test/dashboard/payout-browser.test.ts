@@ -1,13 +1,12 @@
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect } from "vitest";
+import { beforeAll, describe, expect } from "vitest";
 import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
 import { chainsOnNoNode } from "../api/chains-on-no-node.ts";
 import { PAYEE } from "../api/transfers-support.ts";
 import { tier2Customer } from "../api/verification-fixtures.ts";
-import type { ApiHarness, TestMerchant } from "../support/api-harness.ts";
-import { BROWSER_TIMEOUT_MS, DashboardBrowser, OPERATOR_LANDING } from "./browser-support.ts";
-import { type ChromiumDashboard, openChromiumDashboard } from "./chromium-dashboard.ts";
+import type { TestMerchant } from "../support/api-harness.ts";
+import { BROWSER_TIMEOUT_MS, OPERATOR_LANDING } from "./browser-support.ts";
 import { itSignedIn } from "./it-signed-in.ts";
+import { useChromiumDashboard } from "./use-dashboard-browser.ts";
 
 /**
  * Issue 32's last dashboard items in Chromium: a payout quoted and started from the transfers page
@@ -17,21 +16,14 @@ import { itSignedIn } from "./it-signed-in.ts";
  * 390 px.
  */
 describe.skipIf(!process.env.DATABASE_URL)("dashboard payouts, quotes and merchants in Chromium", () => {
-  let api: ApiHarness;
-  let dashboard: ChromiumDashboard | undefined;
-  let browser: Browser | undefined;
-  let url: string;
+  const { api, dashboard, side } = useChromiumDashboard("payout pages", {
+    workers: true,
+    overrides: { chains: chainsOnNoNode(["BASE"]) },
+  });
   let merchant: TestMerchant;
   let customerId: string;
-  const side = new DashboardBrowser(
-    () => browser,
-    () => url,
-    "payout pages",
-  );
 
   beforeAll(async () => {
-    dashboard = await openChromiumDashboard({ workers: true, overrides: { chains: chainsOnNoNode(["BASE"]) } });
-    ({ browser, api, url } = dashboard);
     merchant = await api.merchant("sandbox");
     await createUsers(api.db, [
       ["finance@a.example", "finance", merchant.merchantId],
@@ -40,8 +32,6 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard payouts, quotes and mercha
     ]);
     customerId = await tier2Customer(api, merchant);
   }, 2 * BROWSER_TIMEOUT_MS);
-
-  afterAll(() => dashboard?.close(), BROWSER_TIMEOUT_MS);
 
   itSignedIn(
     side,
@@ -130,7 +120,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard payouts, quotes and mercha
       expect(await row.getByRole("button", { name: /^Disable/ }).count()).toBe(1);
       await page.getByRole("button", { name: "Create merchant" }).waitFor();
       await side.expectAccessibleAtBothSizes(page);
-      await page.goto(`${url}/dashboard/operator/merchants`);
+      await page.goto(`${dashboard.url}/dashboard/operator/merchants`);
       await page.getByRole("heading", { name: "Merchants", level: 1 }).waitFor();
       await expect.poll(() => new URL(page.url()).pathname).toBe("/dashboard/merchants");
       await row.getByRole("link").click();

@@ -17,11 +17,7 @@ export type MoneyStep =
   | { kind: "send"; amount: bigint }
   /** One pass of the leading pipeline with this share of its node calls faulty. */
   | { kind: "tick"; faultRate: number }
-  | { kind: "mine"; blocks: number }
-  /** Miners leave pending transactions out (sends get stuck, replaced) or take them again. */
-  | { kind: "hold"; on: boolean }
-  /** The last `depth` blocks replaced; our transactions in them mined again, back to the mempool, or dropped. */
-  | { kind: "reorg"; depth: number; ours: ReorgFate; longer: boolean }
+  | ChainStep
   /** The node refuses the leader's next broadcast for good (those bytes never land, whoever sends them). */
   | { kind: "refuse" }
   /**
@@ -50,6 +46,37 @@ export const chainSteps = [
     }),
   },
 ];
+
+/** A step the chain itself takes (chainSteps). */
+export type ChainStep =
+  | { kind: "mine"; blocks: number }
+  /** Miners leave pending transactions out (sends get stuck, replaced) or take them again. */
+  | { kind: "hold"; on: boolean }
+  /** The last `depth` blocks replaced; our transactions in them mined again, back to the mempool, or dropped. */
+  | { kind: "reorg"; depth: number; ours: ReorgFate; longer: boolean };
+
+export function isChainStep(step: { kind: string }): step is ChainStep {
+  return step.kind === "mine" || step.kind === "hold" || step.kind === "reorg";
+}
+
+/**
+ * Takes a chain step on `world`, the same in every model that drives a MoneyWorld: only this case's
+ * blocks (above `startHeight`) are reorganised, so what came before it (the funding) stays.
+ */
+export async function runChainStep(
+  world: Pick<MoneyWorld, "db" | "chain" | "height" | "txHeight" | "mine" | "hold" | "reorg">,
+  step: ChainStep,
+  startHeight: number,
+): Promise<void> {
+  if (step.kind === "mine") {
+    await world.mine(step.blocks);
+  } else if (step.kind === "hold") {
+    await world.hold(step.on);
+  } else {
+    const depth = Math.min(step.depth, (await world.height()) - startHeight);
+    if (depth >= 1) await world.reorg(depth, await ourTransactionsIn(world, depth), step.ours, step.longer);
+  }
+}
 
 /** How often a tick's node calls fail: mostly never, at times some, at times all. */
 export const faultRates = fc.constantFrom(0, 0, 0.2, 0.5, 1);
@@ -209,16 +236,10 @@ export async function runMoneyCase(world: MoneyWorld, c: MoneyCase): Promise<Cas
         leader.link.setRate(step.faultRate);
         await leader.pipeline.tick(chain).catch(() => undefined);
         await wakeSleeper();
-      } else if (step.kind === "mine") {
-        await world.mine(step.blocks);
-      } else if (step.kind === "hold") {
-        await world.hold(step.on);
+      } else if (isChainStep(step)) {
+        await runChainStep(world, step, startHeight);
       } else if (step.kind === "refuse") {
         leader.link.refuseNextBroadcast();
-      } else if (step.kind === "reorg") {
-        // Only this case's blocks are reorganised (the funding stays).
-        const depth = Math.min(step.depth, (await world.height()) - startHeight);
-        if (depth >= 1) await world.reorg(depth, await ourTransactionsIn(world, depth), step.ours, step.longer);
       } else {
         crashes++;
         await wakeSleeper();
@@ -227,15 +248,9 @@ export async function runMoneyCase(world: MoneyWorld, c: MoneyCase): Promise<Cas
         old.link.pauseAt(step.atCall, step.when);
         old.pass = old.pipeline.tick(chain);
         // Until it stops at that call, or its pass ends first (fewer calls than atCall).
-        const settled = await Promise.race([
-          old.pass.then(
-            () => true,
-            () => true,
-          ),
-          untilPaused(old.link),
-        ]);
+        const settled = await passEndsOrPauses(old.pass, old.link);
         await takeOver();
-        if (settled === true || !step.wakes) {
+        if (settled || !step.wakes) {
           old.link.kill();
           await old.pass.catch(() => undefined);
           await old.pipeline.stop();
@@ -277,6 +292,17 @@ export async function runMoneyCase(world: MoneyWorld, c: MoneyCase): Promise<Cas
 export async function untilPaused(link: FaultyFetch): Promise<false> {
   while (!link.paused) await new Promise((r) => setTimeout(r, 5));
   return false;
+}
+
+/** Until `link` pauses at its chosen call or `pass` ends first (fewer calls than that): true when the pass ended. */
+export function passEndsOrPauses(pass: Promise<unknown>, link: FaultyFetch): Promise<boolean> {
+  return Promise.race([
+    pass.then(
+      () => true,
+      () => true,
+    ),
+    untilPaused(link),
+  ]);
 }
 
 /** Our attempts' transactions (sends, top-ups, sweeps) mined in the last `depth` blocks. */

@@ -4,8 +4,16 @@ import { createSendPipeline, type SendPipeline } from "@mp/treasury";
 import fc from "fast-check";
 import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
 import { createFaultyFetch, type FaultCounts, type FaultyFetch, noFaults } from "./faulty-fetch.ts";
-import { chainSteps, crashFields, faultRates, fuzzCase, ourTransactionsIn, untilPaused } from "./money-model.ts";
-import type { ReorgFate } from "./money-world.ts";
+import {
+  type ChainStep,
+  chainSteps,
+  crashFields,
+  faultRates,
+  fuzzCase,
+  isChainStep,
+  passEndsOrPauses,
+  runChainStep,
+} from "./money-model.ts";
 import type { FuzzModel } from "./run-money-fuzz.ts";
 import {
   type CaseDeposit,
@@ -25,9 +33,7 @@ export type SweepStep =
   | { kind: "deposit"; slot: number; asset: number; amount: bigint }
   /** One pass of the leader's `loop` with this share of its node calls faulty. */
   | { kind: "tick"; loop: SweepLoop; faultRate: number }
-  | { kind: "mine"; blocks: number }
-  | { kind: "hold"; on: boolean }
-  | { kind: "reorg"; depth: number; ours: ReorgFate; longer: boolean }
+  | ChainStep
   /** The node refuses the next broadcast of the leader's `loop` for good (those bytes never land). */
   | { kind: "refuse"; loop: SweepLoop }
   /**
@@ -167,19 +173,13 @@ export async function runSweepCase(world: SweepWorld, c: SweepCase): Promise<Swe
     link.setRate(0);
     link.pauseAt(step.atCall, step.when);
     old.pass = old.loops[step.loop].tick(chain);
-    const settled = await Promise.race([
-      old.pass.then(
-        () => true,
-        () => true,
-      ),
-      untilPaused(link),
-    ]);
+    const settled = await passEndsOrPauses(old.pass, link);
     // The old process's keeper is gone: both its leases may be taken at once.
     await db.query("UPDATE leases SET expires_at = clock_timestamp() WHERE name = ANY($1::text[])", [
       [`sender:${chain}`, `sweeper:${chain}`],
     ]);
     leader = newInstance();
-    if (settled === true || !step.wakes) {
+    if (settled || !step.wakes) {
       old.links.pipeline.kill();
       old.links.sweeper.kill();
       await stopInstance(old);
@@ -200,16 +200,11 @@ export async function runSweepCase(world: SweepWorld, c: SweepCase): Promise<Swe
         leader.links[step.loop].setRate(step.faultRate);
         await leader.loops[step.loop].tick(chain).catch(() => undefined);
         await wakeSleeper();
-      } else if (step.kind === "mine") {
-        await world.mine(step.blocks);
-      } else if (step.kind === "hold") {
-        await world.hold(step.on);
+      } else if (isChainStep(step)) {
+        // Customers' payments in reorganised blocks are mined again.
+        await runChainStep(world, step, startHeight);
       } else if (step.kind === "refuse") {
         leader.links[step.loop].refuseNextBroadcast();
-      } else if (step.kind === "reorg") {
-        // Only this case's blocks are reorganised; customers' payments in them are mined again.
-        const depth = Math.min(step.depth, (await world.height()) - startHeight);
-        if (depth >= 1) await world.reorg(depth, await ourTransactionsIn(world, depth), step.ours, step.longer);
       } else {
         await crash(step);
       }

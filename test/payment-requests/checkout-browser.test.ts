@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "../../packages/dashboard/src/index.ts";
-import { runCli, startRole } from "../cli/run-cli.ts";
+import { runCliOk, startRole } from "../cli/run-cli.ts";
 import { launchChromium, PASSWORD, BROWSER_TIMEOUT_MS as TIMEOUT_MS } from "../dashboard/browser-support.ts";
 import { POSTGRES_ONLY, stopProcessGroup } from "../e2e/several-processes.ts";
 import { callApi, eventually } from "../support/api-harness.ts";
@@ -203,25 +203,22 @@ describe.skipIf(!process.env.DATABASE_URL)(`the hosted checkout page in Chromium
       await page.context().close();
 
       // The operator's CLI shows the requests as the API does.
-      const listed = await runCli(["payment-requests", "list", "--merchant", merchantId, "--json"], env);
-      expect(listed.code, listed.stderr).toBe(0);
-      const lines = listed.stdout
+      const listed = await runCliOk(["payment-requests", "list", "--merchant", merchantId, "--json"], env);
+      const lines = listed
         .trim()
         .split("\n")
         .map((line) => JSON.parse(line));
       expect(lines.map((r: { id: string }) => r.id)).toContain(request.id);
       expect(lines.filter((r: { status: string }) => r.status === "paid")).toHaveLength(2);
-      const shown = await runCli(["payment-requests", "show", request.id], env);
-      expect(shown.code, shown.stderr).toBe(0);
-      expect(shown.stdout).toContain(`${request.id} expired`);
+      const shown = await runCliOk(["payment-requests", "show", request.id], env);
+      expect(shown).toContain(`${request.id} expired`);
 
       // /metrics: requests per status.
       const metrics = await (await fetch(`${url}/metrics`)).text();
       expect(metrics).toMatch(/^payment_requests\{status="paid"\} 2$/m);
       expect(metrics).toMatch(/^payment_requests\{status="expired"\} 1$/m);
 
-      const check = await runCli(["ledger", "check"], env);
-      expect(check.code, check.stdout + check.stderr).toBe(0);
+      await runCliOk(["ledger", "check"], env);
     },
     TIMEOUT_MS,
   );

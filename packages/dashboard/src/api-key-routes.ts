@@ -1,8 +1,9 @@
 import { createApiKey, keysRevoked, type ListedApiKey, listApiKeys, revokeMerchantApiKey } from "@mp/api";
 import { NotFoundError } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
+import { recordAudit } from "@mp/db";
 import { Router } from "express";
-import { dashboardActor, recordAudit } from "./audit-log.ts";
+import { dashboardActor } from "./audit-log.ts";
 import { uuidParam } from "./merchant-param.ts";
 import type { DashboardUser } from "./roles.ts";
 import { merchantOfPath, visibleMerchant } from "./v1-route.ts";

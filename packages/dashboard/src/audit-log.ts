@@ -1,21 +1,6 @@
-import type { Queryable } from "@mp/db";
+import { type Queryable, recordAudit } from "@mp/db";
 
-/**
- * Appends one row to `operator_audit_log` (migration 0061, append-only), the platform's one audit
- * log: the actor is `dashboard:<email>` for a dashboard user, or the operator's name from the CLI.
- * Called in the transaction of the change where there is one, so the change and its record commit together.
- */
-export async function recordAudit(
-  sql: Queryable,
-  entry: { actor: string; action: string; objectType: string; objectId: string; details?: Record<string, unknown> },
-): Promise<void> {
-  await sql.query(
-    `INSERT INTO operator_audit_log (actor, action, object_type, object_id, details)
-     VALUES ($1, $2, $3, $4, $5::jsonb)`,
-    [entry.actor, entry.action, entry.objectType, entry.objectId, JSON.stringify(entry.details ?? {})],
-  );
-}
-
+/** The audit log's actor for a dashboard user. */
 export function dashboardActor(email: string): string {
   return `dashboard:${email}`;
 }

@@ -10,12 +10,13 @@ import {
 } from "@mp/api";
 import { formatUsd, ServiceUnavailableError } from "@mp/core";
 import type { Database } from "@mp/db";
+import { recordAudit } from "@mp/db";
 import { checkLedger, exportJournalCsv, type LedgerCheckResult } from "@mp/ledger";
 import { transfersReport } from "@mp/transfers";
 import { type ReconcileReport, type ReconcileTarget, reconcileChains, recordReconcileReport } from "@mp/treasury";
 import express, { type Response, Router } from "express";
 import { z } from "zod";
-import { dashboardActor, recordAudit } from "./audit-log.ts";
+import { dashboardActor } from "./audit-log.ts";
 import { userWith } from "./require-session.ts";
 import type { DashboardUser } from "./roles.ts";
 import { merchantOfPath } from "./v1-route.ts";

@@ -1,4 +1,4 @@
-export { dashboardActor, recordAudit } from "./audit-log.ts";
+export { dashboardActor } from "./audit-log.ts";
 export { createDashboardRouter, type DashboardOptions, withDashboard } from "./create-dashboard.ts";
 export { PASSWORD_MIN_LENGTH } from "./password-hash.ts";
 export { createPasswordLink, PASSWORD_LINK_HOURS, passwordLinkUrl } from "./password-links.ts";

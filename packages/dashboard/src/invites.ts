@@ -1,7 +1,7 @@
 import { hash, randomBytes, randomUUID } from "node:crypto";
 import { ConflictError, ValidationError } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
-import { recordAudit } from "./audit-log.ts";
+import { recordAudit } from "@mp/db";
 import type { INVITABLE_ROLES } from "./roles.ts";
 import { normaliseEmail } from "./user-store.ts";
 

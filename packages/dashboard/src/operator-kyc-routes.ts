@@ -1,9 +1,10 @@
 import { type AppDeps, decideVerificationReview, openSubmissionForOperator, parseOrThrow } from "@mp/api";
 import { ServiceUnavailableError } from "@mp/core";
+import { recordAudit } from "@mp/db";
 import { findManualReview, listManualReviews, manualReviewJson } from "@mp/providers";
 import { Router } from "express";
 import { z } from "zod";
-import { dashboardActor, recordAudit } from "./audit-log.ts";
+import { dashboardActor } from "./audit-log.ts";
 import { type ReviewContext, reviewContexts } from "./kyc-review-context.ts";
 import { uuidParam } from "./merchant-param.ts";
 import { userWith } from "./require-session.ts";

@@ -9,9 +9,10 @@ import {
 } from "@mp/api";
 import { NotFoundError } from "@mp/core";
 import type { Database } from "@mp/db";
+import { recordAudit } from "@mp/db";
 import { Router } from "express";
 import { z } from "zod";
-import { dashboardActor, recordAudit } from "./audit-log.ts";
+import { dashboardActor } from "./audit-log.ts";
 import { createInvite } from "./invites.ts";
 import { merchantIdParam } from "./merchant-param.ts";
 import { passwordLinkUrl } from "./password-links.ts";

@@ -1,10 +1,11 @@
 import { parseOrThrow } from "@mp/api";
 import { NotFoundError } from "@mp/core";
 import type { Database } from "@mp/db";
+import { recordAudit } from "@mp/db";
 import { merchantReturnPolicy, RETURN_POLICIES } from "@mp/transfers";
 import { Router } from "express";
 import { z } from "zod";
-import { dashboardActor, recordAudit } from "./audit-log.ts";
+import { dashboardActor } from "./audit-log.ts";
 import { merchantOfPath } from "./v1-route.ts";
 
 const PolicyBody = z.strictObject({ return_policy: z.enum(RETURN_POLICIES) });

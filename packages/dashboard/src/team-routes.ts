@@ -1,9 +1,10 @@
 import { type AppDeps, parseOrThrow } from "@mp/api";
 import { ConflictError, NotFoundError } from "@mp/core";
 import type { Queryable } from "@mp/db";
+import { recordAudit } from "@mp/db";
 import { type Request, type Response, Router } from "express";
 import { z } from "zod";
-import { dashboardActor, recordAudit } from "./audit-log.ts";
+import { dashboardActor } from "./audit-log.ts";
 import { INVITABLE_ROLES } from "./roles.ts";
 import { visibleMerchant } from "./v1-route.ts";
 

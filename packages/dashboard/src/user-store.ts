@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { ConflictError, NotFoundError, ValidationError } from "@mp/core";
-import { type Database, type Queryable, SqlState, sqlState } from "@mp/db";
-import { recordAudit } from "./audit-log.ts";
+import { type Database, type Queryable, recordAudit, SqlState, sqlState } from "@mp/db";
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from "./password-hash.ts";
 import type { DashboardUser, Role } from "./roles.ts";
 

@@ -11,8 +11,9 @@ import {
 } from "@mp/api";
 import { NotFoundError } from "@mp/core";
 import type { Database, Queryable } from "@mp/db";
+import { recordAudit } from "@mp/db";
 import { type Request, type Response, Router } from "express";
-import { dashboardActor, recordAudit } from "./audit-log.ts";
+import { dashboardActor } from "./audit-log.ts";
 import { merchantIdParam } from "./merchant-param.ts";
 import { userWith } from "./require-session.ts";
 import { assertMerchantVisible, type DashboardUser, type Permission } from "./roles.ts";

@@ -1,7 +1,7 @@
+import { recordAudit } from "@mp/db";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createCustomer } from "../../../test/api/verification-fixtures.ts";
 import type { TestMerchant } from "../../../test/support/api-harness.ts";
-import { recordAudit } from "../src/index.ts";
 import { createUsers } from "./support/dashboard-client.ts";
 import { useServedDashboard } from "./support/use-dashboard-site.ts";
 

@@ -1,5 +1,5 @@
 import { BeneficiaryRequiredError, NotFoundError, USD_DECIMALS, unitsToDecimal } from "@mp/core";
-import type { Queryable } from "@mp/db";
+import { type Queryable, recordAudit } from "@mp/db";
 import type { EncryptionKeyring, SealedValue } from "@mp/encryption";
 
 /**
@@ -75,11 +75,13 @@ export async function openTransferBeneficiary(
     row.ciphertext && row.key_id ? { keyId: row.key_id, ciphertext: row.ciphertext } : null;
   const beneficiary = sealed ? (keyring.openJson(sealed, row.quote_id) as Beneficiary) : null;
   if (beneficiary) {
-    await sql.query(
-      `INSERT INTO operator_audit_log (actor, action, object_type, object_id, details)
-       VALUES ($1, 'transfer.beneficiary_viewed', 'transfer', $2, $3::jsonb)`,
-      [actor, transferId, JSON.stringify({ merchant_id: row.merchant_id })],
-    );
+    await recordAudit(sql, {
+      actor,
+      action: "transfer.beneficiary_viewed",
+      objectType: "transfer",
+      objectId: transferId,
+      details: { merchant_id: row.merchant_id },
+    });
   }
   return {
     transferId,

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { ConflictError, decimalToUnits, NotFoundError, ValidationError } from "@mp/core";
-import type { Database, Queryable } from "@mp/db";
+import { type Database, type Queryable, recordAudit } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
 import { postBankSuspense, releaseBankSuspense } from "@mp/ledger";
 import { detectStatementFormat, parseStatement, type StatementFormat, type StatementLine } from "@mp/providers";
@@ -264,14 +264,6 @@ async function lockUnmatched(sql: Queryable, lineId: string): Promise<StoredStat
   return row;
 }
 
-async function audit(sql: Queryable, operator: string, action: string, lineId: string, details: object) {
-  await sql.query(
-    `INSERT INTO operator_audit_log (actor, action, object_type, object_id, details)
-     VALUES ($1, $2, 'bank_statement_line', $3, $4::jsonb)`,
-    [operator, action, lineId, JSON.stringify(details)],
-  );
-}
-
 /**
  * Finance credits an unmatched USD credit line to the virtual account it was meant for, or to a
  * transfer's BANK_TRANSFER funding intent (its customer's account, credited under the intent's
@@ -301,9 +293,15 @@ export async function assignStatementLine(
       line.id,
       input.operator,
     ]);
-    await audit(sql, input.operator, "bank.assign", line.id, {
-      virtual_account_id: account.id,
-      ...("intentId" in input ? { intent_id: input.intentId } : {}),
+    await recordAudit(sql, {
+      actor: input.operator,
+      action: "bank.assign",
+      objectType: "bank_statement_line",
+      objectId: line.id,
+      details: {
+        virtual_account_id: account.id,
+        ...("intentId" in input ? { intent_id: input.intentId } : {}),
+      },
     });
     return { ...line, status: "ASSIGNED", reason: null, virtualAccountId: account.id };
   });
@@ -379,7 +377,13 @@ export async function returnStatementLine(
       "UPDATE bank_statement_lines SET status = 'RETURNED', reason = $2, resolved_by = $3, resolved_at = now() WHERE id = $1",
       [line.id, reason, input.operator],
     );
-    await audit(sql, input.operator, "bank.return", line.id, { reason, bank_return_id: bankReturn?.id ?? null });
+    await recordAudit(sql, {
+      actor: input.operator,
+      action: "bank.return",
+      objectType: "bank_statement_line",
+      objectId: line.id,
+      details: { reason, bank_return_id: bankReturn?.id ?? null },
+    });
     return { ...line, status: "RETURNED", reason, bankReturn };
   });
 }

@@ -1,8 +1,17 @@
 import { useState } from "preact/hooks";
 import { call } from "../api.ts";
 import type { StatementLine } from "../operator-api.ts";
+import { SelectField, TextField } from "./Fields.tsx";
 import { Notice } from "./Notice.tsx";
 import { useAction } from "./useAction.ts";
+
+/** What an assigned line is credited to: the body field the route reads, and how the form names it. */
+const TARGETS = ["virtual_account_id", "intent_id"] as const;
+type Target = (typeof TARGETS)[number];
+const TARGET_LABELS: Readonly<Record<Target, string>> = {
+  virtual_account_id: "Virtual account id",
+  intent_id: "Funding intent id",
+};
 
 const linePath = (lineId: string, action: "assign" | "return") =>
   `/finance/bank-lines/${encodeURIComponent(lineId)}/${action}`;
@@ -15,7 +24,7 @@ const linePath = (lineId: string, action: "assign" | "return") =>
  */
 export function BankLineActions(props: { line: StatementLine; onChanged: () => void }) {
   const { line } = props;
-  const [target, setTarget] = useState<"virtual_account_id" | "intent_id">("virtual_account_id");
+  const [target, setTarget] = useState<Target>("virtual_account_id");
   const [targetId, setTargetId] = useState("");
   const [reason, setReason] = useState("");
   const { busy, error, run } = useAction();
@@ -35,27 +44,15 @@ export function BankLineActions(props: { line: StatementLine; onChanged: () => v
           onSubmit={(e) => act(e, "assign")}
           aria-label={`Assign line ${line.bankReference ?? line.id}`}
         >
-          <div class="field">
-            <label for={`${id}-target`}>Assign to</label>
-            <select
-              id={`${id}-target`}
-              value={target}
-              onChange={(e) => setTarget(e.currentTarget.value as typeof target)}
-            >
-              <option value="virtual_account_id">Virtual account id</option>
-              <option value="intent_id">Funding intent id</option>
-            </select>
-          </div>
-          <div class="field">
-            <label for={`${id}-id`}>Id</label>
-            <input
-              id={`${id}-id`}
-              class="mono"
-              required
-              value={targetId}
-              onInput={(e) => setTargetId(e.currentTarget.value)}
-            />
-          </div>
+          <SelectField
+            id={`${id}-target`}
+            label="Assign to"
+            value={target}
+            options={TARGETS}
+            labels={TARGET_LABELS}
+            onChange={setTarget}
+          />
+          <TextField id={`${id}-id`} label="Id" mono value={targetId} onInput={setTargetId} />
           <button type="submit" class="button secondary" disabled={busy}>
             Assign
           </button>
@@ -66,16 +63,7 @@ export function BankLineActions(props: { line: StatementLine; onChanged: () => v
         onSubmit={(e) => act(e, "return")}
         aria-label={`Return line ${line.bankReference ?? line.id}`}
       >
-        <div class="field">
-          <label for={`${id}-reason`}>Return reason</label>
-          <input
-            id={`${id}-reason`}
-            required
-            maxLength={500}
-            value={reason}
-            onInput={(e) => setReason(e.currentTarget.value)}
-          />
-        </div>
+        <TextField id={`${id}-reason`} label="Return reason" maxLength={500} value={reason} onInput={setReason} />
         <button type="submit" class="button danger-outline" disabled={busy}>
           Return to payer
         </button>

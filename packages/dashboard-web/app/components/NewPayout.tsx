@@ -6,6 +6,7 @@ import { type Quote, type QuoteRequest, quoteApi } from "../quote-api.ts";
 import { href, linkHandler } from "../router.ts";
 import { Amount } from "./Amount.tsx";
 import { ConfirmAction } from "./ConfirmAction.tsx";
+import { DescriptionList } from "./DescriptionList.tsx";
 import { SelectField, TextField } from "./Fields.tsx";
 import { formatDateTime } from "./format.ts";
 import { Loading } from "./Loading.tsx";
@@ -82,30 +83,21 @@ function quoteRequest(f: PayoutForm): QuoteRequest {
 function QuoteSummary(props: { quote: Quote }) {
   const q = props.quote;
   return (
-    <dl class="details card">
-      <dt>Payer pays</dt>
-      <dd>
-        <MoneyOn money={q.source_amount} />
-      </dd>
-      <dt>Payee receives</dt>
-      <dd>
-        <MoneyOn money={q.destination_amount} />
-      </dd>
-      <dt>Fee</dt>
-      <dd>
-        <Amount value={q.fee.value} asset={q.fee.currency} />
-      </dd>
-      <dt>Spread</dt>
-      <dd>
-        <Spread spread={q} />
-      </dd>
-      <dt>Rate</dt>
-      <dd class="mono">
-        1 {q.rate.base_currency} = {q.rate.value} {q.rate.quote_currency}
-      </dd>
-      <dt>Valid until</dt>
-      <dd>{formatDateTime(q.expires_at)}</dd>
-    </dl>
+    <DescriptionList
+      card
+      items={[
+        { term: "Payer pays", value: <MoneyOn money={q.source_amount} /> },
+        { term: "Payee receives", value: <MoneyOn money={q.destination_amount} /> },
+        { term: "Fee", value: <Amount value={q.fee.value} asset={q.fee.currency} /> },
+        { term: "Spread", value: <Spread spread={q} /> },
+        {
+          term: "Rate",
+          value: `1 ${q.rate.base_currency} = ${q.rate.value} ${q.rate.quote_currency}`,
+          valueClass: "mono",
+        },
+        { term: "Valid until", value: formatDateTime(q.expires_at) },
+      ]}
+    />
   );
 }
 

@@ -2,8 +2,9 @@ import { useState } from "preact/hooks";
 import { type ApiKey, api, type CreatedKey, canWriteKeys, type User } from "../api.ts";
 import { ActiveStatus } from "../components/ActiveStatus.tsx";
 import { ConfirmAction } from "../components/ConfirmAction.tsx";
+import { createdColumn } from "../components/columns.tsx";
 import { EnvironmentBadge } from "../components/EnvironmentBadge.tsx";
-import { errorText, formatDateTime } from "../components/format.ts";
+import { errorText } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Skeleton } from "../components/Loading.tsx";
 import { Notice } from "../components/Notice.tsx";
@@ -15,7 +16,7 @@ import { useLoad } from "../components/useLoad.ts";
 const COLUMNS: ReadonlyArray<Column<ApiKey>> = [
   { header: "Key", cell: (key) => <code>{key.prefix}…</code> },
   { header: "Environment", cell: (key) => <EnvironmentBadge environment={key.environment} /> },
-  { header: "Created", cell: (key) => formatDateTime(key.created_at) },
+  createdColumn(),
   { header: "Status", cell: (key) => <ActiveStatus endedAt={key.revoked_at} ended="Revoked" /> },
 ];
 

@@ -1,5 +1,7 @@
 import { CopyableValue } from "../components/CopyableValue.tsx";
+import { createdColumn, statusColumn } from "../components/columns.tsx";
 import { DepositTable } from "../components/DepositTable.tsx";
+import { DescriptionList } from "../components/DescriptionList.tsx";
 import { DetailStates } from "../components/DetailStates.tsx";
 import { formatDateTime } from "../components/format.ts";
 import { InAppLink } from "../components/InAppLink.tsx";
@@ -26,8 +28,8 @@ const columns = (merchantId: string): ReadonlyArray<Column<Customer>> => [
     ),
   },
   { header: "Type", cell: (customer) => customer.type },
-  { header: "Status", cell: (customer) => <StatusText status={customer.status} /> },
-  { header: "Created", cell: (customer) => formatDateTime(customer.created_at) },
+  statusColumn(),
+  createdColumn(),
 ];
 
 /** The merchant's customers, newest first, each opening its verification history. */
@@ -84,26 +86,20 @@ export function CustomerDetail(props: { merchantId: string; customerId: string }
         <section aria-labelledby="customer-title">
           {backLink}
           <h1 id="customer-title">{customerName(customer)}</h1>
-          <dl class="details card">
-            <dt>Status</dt>
-            <dd>
-              <StatusText status={customer.status} />
-            </dd>
-            <dt>Type</dt>
-            <dd>{customer.type}</dd>
-            <dt>Email</dt>
-            <dd>{customer.email ?? "—"}</dd>
-            <dt>Reference</dt>
-            <dd>{customer.external_reference ?? "—"}</dd>
-            <dt>Tiers complete</dt>
-            <dd>
-              Tier 1: {customer.tier_1_complete ? "yes" : "no"}, tier 2: {customer.tier_2_complete ? "yes" : "no"}
-            </dd>
-            <dt>Id</dt>
-            <dd>
-              <CopyableValue value={customer.id} what="customer id" />
-            </dd>
-          </dl>
+          <DescriptionList
+            card
+            items={[
+              { term: "Status", value: <StatusText status={customer.status} /> },
+              { term: "Type", value: customer.type },
+              { term: "Email", value: customer.email ?? "—" },
+              { term: "Reference", value: customer.external_reference ?? "—" },
+              {
+                term: "Tiers complete",
+                value: `Tier 1: ${customer.tier_1_complete ? "yes" : "no"}, tier 2: ${customer.tier_2_complete ? "yes" : "no"}`,
+              },
+              { term: "Id", value: <CopyableValue value={customer.id} what="customer id" /> },
+            ]}
+          />
           <h2>Wallets</h2>
           <Table
             caption={`${wallets.length} wallets of the customer`}

@@ -2,6 +2,7 @@ import type { Deposit } from "../api.ts";
 import { Amount } from "../components/Amount.tsx";
 import { CopyableValue } from "../components/CopyableValue.tsx";
 import { ConfirmationProgress } from "../components/DepositTable.tsx";
+import { DescriptionList } from "../components/DescriptionList.tsx";
 import { DetailStates } from "../components/DetailStates.tsx";
 import { explorerOf } from "../components/explorers.ts";
 import { formatDateTime } from "../components/format.ts";
@@ -101,94 +102,99 @@ export function DepositDetail(props: { merchantId: string; depositId: string }) 
                 an operator releases or returns it.
               </Notice>
             )}
-            <dl class="details card">
-              <dt>Status</dt>
-              <dd>
-                <StateBadge state={state} code={deposit.status} />
-                {deposit.held_reason && deposit.hold_status !== "HELD" && (
-                  <span class="muted"> (was held: {heldReasonText(deposit.held_reason)})</span>
-                )}
-              </dd>
-              <dt>Confirmations</dt>
-              <dd>
-                <ConfirmationProgress deposit={deposit} />
-              </dd>
-              <dt>Value</dt>
-              <dd>
-                {deposit.amount_usd === null ? (
-                  <span class="muted">Priced when it confirms</span>
-                ) : (
-                  <Amount value={deposit.amount_usd} asset="USD" />
-                )}
-              </dd>
-              <dt>Fee</dt>
-              <dd>{deposit.fee_usd === null ? "—" : <Amount value={deposit.fee_usd} asset="USD" />}</dd>
-              <dt>Net credited</dt>
-              <dd>{deposit.net_amount_usd === null ? "—" : <Amount value={deposit.net_amount_usd} asset="USD" />}</dd>
-              <dt>Chain</dt>
-              <dd>
-                {deposit.chain}
-                {network && <span class="muted"> ({network === "regtest" ? "local network" : network})</span>}
-              </dd>
-              <dt>Transaction</dt>
-              <dd>
-                <CopyableValue value={deposit.tx_hash} what="transaction hash" breakable />
-              </dd>
-              <dt>Explorer</dt>
-              <dd>
-                <Explorer deposit={deposit} networks={networks} />
-              </dd>
-              <dt>Block</dt>
-              <dd class="mono">{deposit.block_height.toLocaleString()}</dd>
-              <dt>From</dt>
-              <dd>
-                {deposit.from_address ? (
-                  <CopyableValue value={deposit.from_address} what="sender address" breakable />
-                ) : (
-                  <span class="muted">Not known for this transaction</span>
-                )}
-              </dd>
-              <dt>To</dt>
-              <dd>
-                <CopyableValue value={deposit.to_address} what="receiving address" breakable />
-              </dd>
-              <dt>Wallet</dt>
-              <dd>
-                <InAppLink to={`/merchants/${props.merchantId}/wallets/${deposit.wallet_id}`}>
-                  Open the wallet
-                </InAppLink>
-              </dd>
-              <dt>Customer</dt>
-              <dd>
-                {deposit.customer_id ? (
-                  <InAppLink to={`/merchants/${props.merchantId}/customers/${deposit.customer_id}`}>
-                    Open the customer
-                  </InAppLink>
-                ) : (
-                  <span class="muted">None (a merchant wallet)</span>
-                )}
-              </dd>
-              <dt>Id</dt>
-              <dd>
-                <CopyableValue value={deposit.id} what="deposit id" breakable />
-              </dd>
-            </dl>
+            <DescriptionList
+              card
+              items={[
+                {
+                  term: "Status",
+                  value: (
+                    <>
+                      <StateBadge state={state} code={deposit.status} />
+                      {deposit.held_reason && deposit.hold_status !== "HELD" && (
+                        <span class="muted"> (was held: {heldReasonText(deposit.held_reason)})</span>
+                      )}
+                    </>
+                  ),
+                },
+                { term: "Confirmations", value: <ConfirmationProgress deposit={deposit} /> },
+                {
+                  term: "Value",
+                  value:
+                    deposit.amount_usd === null ? (
+                      <span class="muted">Priced when it confirms</span>
+                    ) : (
+                      <Amount value={deposit.amount_usd} asset="USD" />
+                    ),
+                },
+                { term: "Fee", value: deposit.fee_usd === null ? "—" : <Amount value={deposit.fee_usd} asset="USD" /> },
+                {
+                  term: "Net credited",
+                  value: deposit.net_amount_usd === null ? "—" : <Amount value={deposit.net_amount_usd} asset="USD" />,
+                },
+                {
+                  term: "Chain",
+                  value: (
+                    <>
+                      {deposit.chain}
+                      {network && <span class="muted"> ({network === "regtest" ? "local network" : network})</span>}
+                    </>
+                  ),
+                },
+                {
+                  term: "Transaction",
+                  value: <CopyableValue value={deposit.tx_hash} what="transaction hash" breakable />,
+                },
+                { term: "Explorer", value: <Explorer deposit={deposit} networks={networks} /> },
+                { term: "Block", value: deposit.block_height.toLocaleString(), valueClass: "mono" },
+                {
+                  term: "From",
+                  value: deposit.from_address ? (
+                    <CopyableValue value={deposit.from_address} what="sender address" breakable />
+                  ) : (
+                    <span class="muted">Not known for this transaction</span>
+                  ),
+                },
+                {
+                  term: "To",
+                  value: <CopyableValue value={deposit.to_address} what="receiving address" breakable />,
+                },
+                {
+                  term: "Wallet",
+                  value: (
+                    <InAppLink to={`/merchants/${props.merchantId}/wallets/${deposit.wallet_id}`}>
+                      Open the wallet
+                    </InAppLink>
+                  ),
+                },
+                {
+                  term: "Customer",
+                  value: deposit.customer_id ? (
+                    <InAppLink to={`/merchants/${props.merchantId}/customers/${deposit.customer_id}`}>
+                      Open the customer
+                    </InAppLink>
+                  ) : (
+                    <span class="muted">None (a merchant wallet)</span>
+                  ),
+                },
+                { term: "Id", value: <CopyableValue value={deposit.id} what="deposit id" breakable /> },
+              ]}
+            />
             <h2>Timeline</h2>
             <Timeline deposit={deposit} events={events} />
             <details class="exact">
               <summary>Exact amounts</summary>
-              <dl class="details">
-                <dt>Amount</dt>
-                <dd class="mono">
-                  {deposit.amount} {deposit.asset}
-                </dd>
-                <dt>Smallest units</dt>
-                <dd class="mono">{deposit.amount_raw}</dd>
-                <dt>USD rate</dt>
-                <dd class="mono">{deposit.usd_rate ?? "—"}</dd>
-                <dt>Token contract</dt>
-                <dd class="mono break">{deposit.contract_address ?? "native coin"}</dd>
-              </dl>
+              <DescriptionList
+                items={[
+                  { term: "Amount", value: `${deposit.amount} ${deposit.asset}`, valueClass: "mono" },
+                  { term: "Smallest units", value: deposit.amount_raw, valueClass: "mono" },
+                  { term: "USD rate", value: deposit.usd_rate ?? "—", valueClass: "mono" },
+                  {
+                    term: "Token contract",
+                    value: deposit.contract_address ?? "native coin",
+                    valueClass: "mono break",
+                  },
+                ]}
+              />
             </details>
           </section>
         );

@@ -4,6 +4,7 @@ import { CursorPager } from "../components/CursorPager.tsx";
 import { DepositTable } from "../components/DepositTable.tsx";
 import { searchOf } from "../components/deposit-search.ts";
 import { DayRangeFields, SelectField, TextField } from "../components/Fields.tsx";
+import { FilterForm } from "../components/FilterForm.tsx";
 import { dayRange, errorText } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Empty, Skeleton } from "../components/Loading.tsx";
@@ -107,7 +108,7 @@ export function Deposits(props: { user: User; merchantId: string }) {
         <span class="muted live">Live: refreshed every {POLL_MS / 1000} s</span>
       </div>
       <SandboxPanel user={props.user} merchantId={props.merchantId} onSent={() => setRound((n) => n + 1)} />
-      <form class="inline-form filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter deposits">
+      <FilterForm label="Filter deposits">
         <SelectField
           id="deposit-status"
           label="Status"
@@ -138,7 +139,7 @@ export function Deposits(props: { user: User; merchantId: string }) {
         <button type="button" class="button secondary" onClick={downloadCsv}>
           Download CSV
         </button>
-      </form>
+      </FilterForm>
       {csvError && <Notice kind="error">{csvError}</Notice>}
       <p class="visually-hidden" role="status" aria-live="polite">
         {arrived}

@@ -1,6 +1,8 @@
 import { useState } from "preact/hooks";
+import { createdColumn } from "../components/columns.tsx";
 import { DayRangeFields, SelectField, TextField } from "../components/Fields.tsx";
-import { dayRange, formatDateTime } from "../components/format.ts";
+import { FilterForm } from "../components/FilterForm.tsx";
+import { dayRange } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Loading } from "../components/Loading.tsx";
 import { PagedTable } from "../components/PagedTable.tsx";
@@ -46,7 +48,7 @@ function EventData(props: { event: LoggedEvent }) {
 }
 
 const columns = (merchantId: string): ReadonlyArray<Column<LoggedEvent>> => [
-  { header: "Created", cell: (event) => formatDateTime(event.created_at) },
+  createdColumn(),
   { header: "Type", cell: (event) => <code>{event.type}</code> },
   { header: "Object", cell: (event) => <EventObject merchantId={merchantId} event={event} /> },
   { header: "Version", cell: (event) => event.object_version, class: "mono" },
@@ -88,7 +90,7 @@ export function Events(props: { merchantId: string }) {
   return (
     <section aria-labelledby="events-title">
       <h1 id="events-title">Events</h1>
-      <form class="inline-form filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter events">
+      <FilterForm label="Filter events">
         <SelectField
           id="event-type"
           label="Type"
@@ -113,7 +115,7 @@ export function Events(props: { merchantId: string }) {
         </div>
         <TextField id="event-object" label="Object id" mono optional value={objectId} onInput={filter(setObjectId)} />
         <DayRangeFields id="event" from={from} to={to} onFrom={filter(setFrom)} onTo={filter(setTo)} />
-      </form>
+      </FilterForm>
       <Loading merchantPage loaded={list} what="events" retry={reload}>
         {(events) => (
           <PagedTable

@@ -1,5 +1,7 @@
 import { Amount } from "../components/Amount.tsx";
 import { CopyableValue } from "../components/CopyableValue.tsx";
+import { createdColumn, statusColumn } from "../components/columns.tsx";
+import { DescriptionList } from "../components/DescriptionList.tsx";
 import { DetailStates } from "../components/DetailStates.tsx";
 import { formatDateTime } from "../components/format.ts";
 import { InAppLink } from "../components/InAppLink.tsx";
@@ -35,8 +37,8 @@ export function LiquidationAddresses(props: { merchantId: string }) {
     { header: "Network", cell: (a) => a.network },
     { header: "Asset", cell: (a) => a.asset },
     { header: "Pays out", cell: (a) => destinationText(a) },
-    { header: "State", cell: (a) => <StatusText status={a.status} /> },
-    { header: "Created", cell: (a) => formatDateTime(a.created_at) },
+    statusColumn("State"),
+    createdColumn(),
   ];
   return (
     <PagedListPage
@@ -117,27 +119,25 @@ export function LiquidationAddressDetail(props: { merchantId: string; addressId:
           <h1 id="liquidation-address-title">
             {address.asset} on {address.network}
           </h1>
-          <dl class="details card">
-            <dt>Address</dt>
-            <dd>
-              <CopyableValue value={address.address} what="deposit address" />
-            </dd>
-            <dt>Pays out</dt>
-            <dd>{destinationText(address)}</dd>
-            <dt>State</dt>
-            <dd>
-              <StatusText status={address.status} />
-              {address.disabled_at && <> since {formatDateTime(address.disabled_at)}</>}
-            </dd>
-            <dt>Return address</dt>
-            <dd class="mono">{address.return_address ?? "—"}</dd>
-            <dt>Reference</dt>
-            <dd>{address.reference ?? "—"}</dd>
-            <dt>Id</dt>
-            <dd>
-              <CopyableValue value={address.id} what="liquidation address id" />
-            </dd>
-          </dl>
+          <DescriptionList
+            card
+            items={[
+              { term: "Address", value: <CopyableValue value={address.address} what="deposit address" /> },
+              { term: "Pays out", value: destinationText(address) },
+              {
+                term: "State",
+                value: (
+                  <>
+                    <StatusText status={address.status} />
+                    {address.disabled_at && <> since {formatDateTime(address.disabled_at)}</>}
+                  </>
+                ),
+              },
+              { term: "Return address", value: address.return_address ?? "—", valueClass: "mono" },
+              { term: "Reference", value: address.reference ?? "—" },
+              { term: "Id", value: <CopyableValue value={address.id} what="liquidation address id" /> },
+            ]}
+          />
           <h2>Drains</h2>
           <Table
             caption={`${drains.total} drains, newest first`}

@@ -2,9 +2,9 @@ import { useState } from "preact/hooks";
 import type { Environment } from "../api.ts";
 import { ActiveStatus } from "../components/ActiveStatus.tsx";
 import { ConfirmAction } from "../components/ConfirmAction.tsx";
+import { createdColumn } from "../components/columns.tsx";
 import { EnvironmentBadge } from "../components/EnvironmentBadge.tsx";
 import { SelectField, TextField } from "../components/Fields.tsx";
-import { formatDateTime } from "../components/format.ts";
 import { Loading } from "../components/Loading.tsx";
 import { Notice } from "../components/Notice.tsx";
 import { ShownOnce } from "../components/ShownOnce.tsx";
@@ -82,7 +82,7 @@ const COLUMNS: ReadonlyArray<Column<ManagedMerchant>> = [
     ),
   },
   { header: "Environment", cell: (m) => <EnvironmentBadge environment={m.environment} /> },
-  { header: "Created", cell: (m) => formatDateTime(m.created_at) },
+  createdColumn(),
   { header: "Status", cell: (m) => <ActiveStatus endedAt={m.disabled_at} ended="Disabled" /> },
 ];
 

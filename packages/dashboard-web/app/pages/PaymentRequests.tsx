@@ -3,6 +3,8 @@ import type { User } from "../api.ts";
 import { Amount } from "../components/Amount.tsx";
 import { CopyableValue } from "../components/CopyableValue.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
+import { createdColumn } from "../components/columns.tsx";
+import { DescriptionList } from "../components/DescriptionList.tsx";
 import { TextField } from "../components/Fields.tsx";
 import { formatDateTime } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
@@ -88,7 +90,7 @@ export function PaymentRequests(props: { merchantId: string; user: User }) {
     { header: "Status", cell: (r) => <span class={`status ${r.status}`}>{r.status}</span> },
     { header: "Paid", cell: (r) => <Amount value={r.amount_paid} asset={r.currency} /> },
     { header: "Reference", cell: (r) => r.reference ?? "—" },
-    { header: "Created", cell: (r) => formatDateTime(r.created_at) },
+    createdColumn(),
     {
       header: "Request",
       cell: (r) => (
@@ -142,28 +144,25 @@ export function PaymentRequestDetail(props: { merchantId: string; requestId: str
       <h1 id="request-title">
         Payment request for {r.amount} {r.currency}
       </h1>
-      <dl class="details">
-        <dt>Status</dt>
-        <dd>
-          <span class={`status ${r.status}`}>{r.status}</span>
-        </dd>
-        <dt>Link for the payer</dt>
-        <dd>
-          <PayLink url={r.hosted_url} />
-        </dd>
-        <dt>Paid</dt>
-        <dd>
-          <Amount value={r.amount_paid} asset={r.currency} /> (missing{" "}
-          <Amount value={r.amount_missing} asset={r.currency} />, excess{" "}
-          <Amount value={r.amount_excess} asset={r.currency} />)
-        </dd>
-        <dt>Description</dt>
-        <dd>{r.description ?? "—"}</dd>
-        <dt>Reference</dt>
-        <dd>{r.reference ?? "—"}</dd>
-        <dt>Expires</dt>
-        <dd>{formatDateTime(r.expires_at)}</dd>
-      </dl>
+      <DescriptionList
+        items={[
+          { term: "Status", value: <span class={`status ${r.status}`}>{r.status}</span> },
+          { term: "Link for the payer", value: <PayLink url={r.hosted_url} /> },
+          {
+            term: "Paid",
+            value: (
+              <>
+                <Amount value={r.amount_paid} asset={r.currency} /> (missing{" "}
+                <Amount value={r.amount_missing} asset={r.currency} />, excess{" "}
+                <Amount value={r.amount_excess} asset={r.currency} />)
+              </>
+            ),
+          },
+          { term: "Description", value: r.description ?? "—" },
+          { term: "Reference", value: r.reference ?? "—" },
+          { term: "Expires", value: formatDateTime(r.expires_at) },
+        ]}
+      />
       {canRequestPayments(props.user.role) && (r.status === "open" || r.status === "underpaid") && (
         <button type="button" class="button secondary" disabled={busy} onClick={cancel}>
           Cancel this request

@@ -2,6 +2,7 @@ import { useState } from "preact/hooks";
 import { Amount } from "../components/Amount.tsx";
 import { CustomerIdLink } from "../components/CustomerIdLink.tsx";
 import { SelectField } from "../components/Fields.tsx";
+import { FilterForm } from "../components/FilterForm.tsx";
 import { formatDateTime } from "../components/format.ts";
 import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Skeleton } from "../components/Loading.tsx";
@@ -71,7 +72,7 @@ export function Quotes(props: { merchantId: string }) {
         </a>
         .
       </p>
-      <form class="inline-form filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter quotes">
+      <FilterForm label="Filter quotes">
         <SelectField
           id="quote-state"
           label="State"
@@ -84,7 +85,7 @@ export function Quotes(props: { merchantId: string }) {
             setPage(1);
           }}
         />
-      </form>
+      </FilterForm>
       {list.state === "error" && <LoadFailed error={list.error} retry={reload} />}
       {list.state === "loading" && <Skeleton what="quotes" />}
       {list.state === "ready" && (

@@ -1,5 +1,6 @@
 import { Amount } from "../components/Amount.tsx";
 import { CopyableValue } from "../components/CopyableValue.tsx";
+import { DescriptionList } from "../components/DescriptionList.tsx";
 import { DetailStates } from "../components/DetailStates.tsx";
 import { formatDateTime } from "../components/format.ts";
 import { InAppLink } from "../components/InAppLink.tsx";
@@ -86,56 +87,37 @@ export function TransferDetail(props: { merchantId: string; transferId: string }
                 {transfer.status === "REFUNDED" ? "Returned" : "Failed"}: {transfer.failure_reason}
               </Notice>
             )}
-            <dl class="details card">
-              <dt>Status</dt>
-              <dd>
-                <StateBadge state={transferState(transfer.status)} code={transfer.status} />
-              </dd>
-              <dt>Pays</dt>
-              <dd>
-                <MoneyOn money={transfer.source_amount} />
-              </dd>
-              <dt>Fee</dt>
-              <dd>
-                <Amount value={transfer.fee.value} asset={transfer.fee.currency} />
-              </dd>
-              <dt>Spread</dt>
-              <dd>
-                <Spread spread={spread} />
-              </dd>
-              <dt>Receives</dt>
-              <dd>
-                <MoneyOn money={transfer.destination_amount} />
-              </dd>
-              <dt>Rate</dt>
-              <dd class="mono">
-                1 {transfer.rate.base_currency} = {transfer.rate.value} {transfer.rate.quote_currency}
-              </dd>
-              <dt>To</dt>
-              <dd>
-                <Destination transfer={transfer} full />
-              </dd>
-              <dt>Funding</dt>
-              <dd>{fundingText(transfer)}</dd>
-              <dt>Customer</dt>
-              <dd>
-                <a href={href(customer)} onClick={linkHandler(customer)}>
-                  Open the customer
-                </a>
-              </dd>
-              <dt>Created</dt>
-              <dd>{formatDateTime(transfer.created_at)}</dd>
-              {transfer.status === "AWAITING_MERCHANT_FUNDING" && (
-                <>
-                  <dt>Expires</dt>
-                  <dd>{formatDateTime(transfer.expires_at)}</dd>
-                </>
-              )}
-              <dt>Id</dt>
-              <dd>
-                <CopyableValue value={transfer.id} what="transfer id" breakable />
-              </dd>
-            </dl>
+            <DescriptionList
+              card
+              items={[
+                { term: "Status", value: <StateBadge state={transferState(transfer.status)} code={transfer.status} /> },
+                { term: "Pays", value: <MoneyOn money={transfer.source_amount} /> },
+                { term: "Fee", value: <Amount value={transfer.fee.value} asset={transfer.fee.currency} /> },
+                { term: "Spread", value: <Spread spread={spread} /> },
+                { term: "Receives", value: <MoneyOn money={transfer.destination_amount} /> },
+                {
+                  term: "Rate",
+                  value: `1 ${transfer.rate.base_currency} = ${transfer.rate.value} ${transfer.rate.quote_currency}`,
+                  valueClass: "mono",
+                },
+                { term: "To", value: <Destination transfer={transfer} full /> },
+                { term: "Funding", value: fundingText(transfer) },
+                {
+                  term: "Customer",
+                  value: (
+                    <a href={href(customer)} onClick={linkHandler(customer)}>
+                      Open the customer
+                    </a>
+                  ),
+                },
+                { term: "Created", value: formatDateTime(transfer.created_at) },
+                transfer.status === "AWAITING_MERCHANT_FUNDING" && {
+                  term: "Expires",
+                  value: formatDateTime(transfer.expires_at),
+                },
+                { term: "Id", value: <CopyableValue value={transfer.id} what="transfer id" breakable /> },
+              ]}
+            />
             {funding && (
               <>
                 <h2>Funding instructions</h2>

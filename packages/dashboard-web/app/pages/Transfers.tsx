@@ -5,6 +5,7 @@ import { CopyableValue } from "../components/CopyableValue.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
 import { CustomerIdLink } from "../components/CustomerIdLink.tsx";
 import { DayRangeFields } from "../components/Fields.tsx";
+import { FilterForm } from "../components/FilterForm.tsx";
 import { dayRange, formatDateTime } from "../components/format.ts";
 import { InAppLink } from "../components/InAppLink.tsx";
 import { LoadFailed } from "../components/LoadFailed.tsx";
@@ -174,7 +175,7 @@ export function Transfers(props: { merchantId: string; user: User }) {
         )}
       </div>
       {paying && <NewPayout merchantId={props.merchantId} onCreated={reload} onClose={() => setPaying(false)} />}
-      <form class="inline-form filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter transfers">
+      <FilterForm label="Filter transfers">
         <div class="field">
           <label for="transfer-status">Status</label>
           <select id="transfer-status" value={status} onChange={(e) => filter(setStatus)(e.currentTarget.value)}>
@@ -187,7 +188,7 @@ export function Transfers(props: { merchantId: string; user: User }) {
           </select>
         </div>
         <DayRangeFields id="transfer" from={from} to={to} onFrom={filter(setFrom)} onTo={filter(setTo)} />
-      </form>
+      </FilterForm>
       <Loading merchantPage loaded={list} what="transfers" retry={reload}>
         {({ transfers, spreads }) => (
           <PagedTable

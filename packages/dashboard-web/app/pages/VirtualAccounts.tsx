@@ -2,6 +2,8 @@ import { Fragment } from "preact";
 import { Amount } from "../components/Amount.tsx";
 import { CopyableValue } from "../components/CopyableValue.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
+import { statusColumn } from "../components/columns.tsx";
+import { DescriptionList } from "../components/DescriptionList.tsx";
 import { DetailStates } from "../components/DetailStates.tsx";
 import { formatDateTime } from "../components/format.ts";
 import { InAppLink } from "../components/InAppLink.tsx";
@@ -49,7 +51,7 @@ function accountColumns(merchantId: string, showCustomer: boolean): Array<Column
           },
         ]
       : []),
-    { header: "Status", cell: (a) => <StatusText status={a.status} /> },
+    statusColumn(),
     { header: "Rails", cell: (a) => a.supported_rails.join(", ") },
     { header: "Opened", cell: (a) => formatDateTime(a.created_at) },
   ];
@@ -104,7 +106,7 @@ export function VirtualAccounts(props: { merchantId: string }) {
 const depositColumns: ReadonlyArray<Column<BankDeposit>> = [
   { header: "Amount", cell: (d) => <Amount value={d.amount} asset={d.currency} />, class: "mono" },
   { header: "Reference", cell: (d) => d.reference ?? "—" },
-  { header: "Status", cell: (d) => <StatusText status={d.status} /> },
+  statusColumn(),
   { header: "Credited", cell: (d) => formatDateTime(d.credited_at) },
 ];
 
@@ -133,25 +135,27 @@ export function VirtualAccountDetail(props: { merchantId: string; accountId: str
             <h1 id="virtual-account-title">
               {account.deposit_instructions.bank_name} {accountNumber(account)}
             </h1>
-            <dl class="details card">
-              <dt>Status</dt>
-              <dd>
-                <StatusText status={account.status} />
-                {account.failure_reason && <> — {account.failure_reason}</>}
-              </dd>
-              <dt>Customer</dt>
-              <dd>
-                <InAppLink to={`${base}/customers/${customer.id}`}>{customerName(customer)}</InAppLink>
-              </dd>
-              <dt>Currency</dt>
-              <dd>{account.currency}</dd>
-              <dt>Opened</dt>
-              <dd>{formatDateTime(account.created_at)}</dd>
-              <dt>Id</dt>
-              <dd>
-                <CopyableValue value={account.id} what="virtual account id" />
-              </dd>
-            </dl>
+            <DescriptionList
+              card
+              items={[
+                {
+                  term: "Status",
+                  value: (
+                    <>
+                      <StatusText status={account.status} />
+                      {account.failure_reason && <> — {account.failure_reason}</>}
+                    </>
+                  ),
+                },
+                {
+                  term: "Customer",
+                  value: <InAppLink to={`${base}/customers/${customer.id}`}>{customerName(customer)}</InAppLink>,
+                },
+                { term: "Currency", value: account.currency },
+                { term: "Opened", value: formatDateTime(account.created_at) },
+                { term: "Id", value: <CopyableValue value={account.id} what="virtual account id" /> },
+              ]}
+            />
             <h2>Deposit instructions</h2>
             {account.status !== "ACTIVE" && (
               <p class="muted">The full bank details are shown once the account is ACTIVE.</p>

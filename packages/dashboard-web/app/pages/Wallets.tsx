@@ -1,7 +1,7 @@
 import { CopyableValue } from "../components/CopyableValue.tsx";
 import { CopyButton } from "../components/CopyButton.tsx";
+import { createdColumn, statusColumn } from "../components/columns.tsx";
 import { DetailStates } from "../components/DetailStates.tsx";
-import { formatDateTime } from "../components/format.ts";
 import { InAppLink } from "../components/InAppLink.tsx";
 import { PagedListPage } from "../components/PagedListPage.tsx";
 import { QrCode } from "../components/QrCode.tsx";
@@ -17,9 +17,9 @@ export const walletColumns = (merchantId: string): ReadonlyArray<Column<Wallet>>
     rowHeader: true,
     cell: (wallet) => <InAppLink to={`/merchants/${merchantId}/wallets/${wallet.id}`}>{wallet.label}</InAppLink>,
   },
-  { header: "Status", cell: (wallet) => <StatusText status={wallet.status} /> },
+  statusColumn(),
   { header: "Addresses", cell: (wallet) => wallet.destinations.length },
-  { header: "Created", cell: (wallet) => formatDateTime(wallet.created_at) },
+  createdColumn(),
 ];
 
 /** The merchant's wallets, newest first. */

@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from "@mp/core";
-import { type Database, isConnectionError } from "@mp/db";
+import { type Database, isConnectionError, recordAudit } from "@mp/db";
 import type { KycProvider } from "./kyc-provider.ts";
 
 /**
@@ -137,11 +137,13 @@ export async function decideManualReview(
        WHERE submission_id = $1 RETURNING ${REVIEW_COLUMNS}`,
       [decision.submissionId, decision.status, JSON.stringify(reasons), operator],
     );
-    await client.query(
-      `INSERT INTO operator_audit_log (actor, action, object_type, object_id, details)
-       VALUES ($1, $2, 'verification_submission', $3, $4::jsonb)`,
-      [operator, `kyc.${decision.status.toLowerCase()}`, decision.submissionId, JSON.stringify({ reasons })],
-    );
+    await recordAudit(client, {
+      actor: operator,
+      action: `kyc.${decision.status.toLowerCase()}`,
+      objectType: "verification_submission",
+      objectId: decision.submissionId,
+      details: { reasons },
+    });
     return updated.rows[0] as ManualReview;
   });
 }

@@ -1,4 +1,4 @@
-import type { Queryable } from "@mp/db";
+import { type Queryable, recordAudit } from "@mp/db";
 import type { SanctionsHit } from "./address-screening.ts";
 
 /** Where a listed address was met: a deposit's sender, or the destination of a refused payment. */
@@ -55,22 +55,20 @@ export async function recordSanctionsMatch(q: Queryable, input: SanctionsMatchIn
   );
   const id = inserted.rows[0]?.id;
   if (id === undefined) return;
-  await q.query(
-    `INSERT INTO operator_audit_log (actor, action, object_type, object_id, details)
-     VALUES ('sanctions-screening', $1, 'sanctions_match', $2, $3)`,
-    [
-      input.context === "deposit" ? "deposit_held" : "destination_refused",
-      id,
-      JSON.stringify({
-        context: input.context,
-        address: input.hit.address,
-        list: input.hit.list,
-        chain: input.chain,
-        merchant_id: input.merchantId,
-        reference: input.reference,
-      }),
-    ],
-  );
+  await recordAudit(q, {
+    actor: "sanctions-screening",
+    action: input.context === "deposit" ? "deposit_held" : "destination_refused",
+    objectType: "sanctions_match",
+    objectId: id,
+    details: {
+      context: input.context,
+      address: input.hit.address,
+      list: input.hit.list,
+      chain: input.chain,
+      merchant_id: input.merchantId,
+      reference: input.reference,
+    },
+  });
 }
 
 interface MatchRow {

@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError, ValidationError } from "@mp/core";
-import type { Database, Queryable } from "@mp/db";
+import { type Database, type Queryable, recordAudit } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
 import { postBankReturnClosed } from "@mp/ledger";
 import { isValidAbaRoutingNumber } from "@mp/providers";
@@ -42,14 +42,6 @@ async function lockStuckReturn(sql: Queryable, id: string, action: string): Prom
     throw new ConflictError(`Bank return ${id} is ${row.state}: only a payable or failed one can be ${action}`);
   }
   return row;
-}
-
-async function audit(sql: Queryable, operator: string, action: string, id: string, details: object): Promise<void> {
-  await sql.query(
-    `INSERT INTO operator_audit_log (actor, action, object_type, object_id, details)
-     VALUES ($1, $2, 'bank_return', $3, $4::jsonb)`,
-    [operator, action, id, JSON.stringify(details)],
-  );
 }
 
 async function readReturn(sql: Queryable, id: string): Promise<BankReturn> {
@@ -110,7 +102,13 @@ export async function sendBankReturnAgain(
         WHERE id = $1`,
       [row.id, sealed?.ciphertext ?? null, sealed?.keyId ?? null],
     );
-    await audit(sql, input.operator, "bank.return_sent", row.id, { from: row.state, account_given: Boolean(account) });
+    await recordAudit(sql, {
+      actor: input.operator,
+      action: "bank.return_sent",
+      objectType: "bank_return",
+      objectId: row.id,
+      details: { from: row.state, account_given: Boolean(account) },
+    });
     return readReturn(sql, row.id);
   });
 }
@@ -177,7 +175,13 @@ export async function closeBankReturn(
         WHERE id = $1`,
       [row.id, reason, entryId],
     );
-    await audit(sql, input.operator, "bank.return_closed", row.id, { from: row.state, reason });
+    await recordAudit(sql, {
+      actor: input.operator,
+      action: "bank.return_closed",
+      objectType: "bank_return",
+      objectId: row.id,
+      details: { from: row.state, reason },
+    });
     return readReturn(sql, row.id);
   });
 }

@@ -1,6 +1,7 @@
 import { useState } from "preact/hooks";
 import { CursorPager } from "../../components/CursorPager.tsx";
 import { DayRangeFields, TextField } from "../../components/Fields.tsx";
+import { FilterForm } from "../../components/FilterForm.tsx";
 import { dayRange, formatDateTime } from "../../components/format.ts";
 import { Loading, RefreshableHead } from "../../components/Loading.tsx";
 import { type Column, Table } from "../../components/Table.tsx";
@@ -67,7 +68,7 @@ export function AuditLog() {
   return (
     <section aria-labelledby="audit-title">
       <RefreshableHead id="audit-title" title="Audit log" refresh={reload} />
-      <form class="inline-form filters" onSubmit={(e) => e.preventDefault()} aria-label="Filter the audit log">
+      <FilterForm label="Filter the audit log">
         {FIELDS.map(([key, label]) => (
           <TextField
             optional
@@ -85,7 +86,7 @@ export function AuditLog() {
           onFrom={(v) => set(() => setFrom(v))}
           onTo={(v) => set(() => setTo(v))}
         />
-      </form>
+      </FilterForm>
       <Loading loaded={rows} what="the audit log" retry={reload}>
         {(page) => (
           <>
