@@ -45,7 +45,7 @@ describe("the webhook claim's plan", () => {
   it("scans neither webhook_deliveries nor events whole, with a backlog of 5,000", async () => {
     const { rows } = await testDb.db.query<{ "QUERY PLAN": Array<{ Plan: PlanNode }> }>(
       `EXPLAIN (FORMAT JSON) ${CLAIM_SQL}`,
-      [[], [], 32, 256, 60, 8],
+      [[], [], 32, 256, 60, 8, [], []],
     );
     const plan = rows[0]?.["QUERY PLAN"][0]?.Plan;
     expect(plan).toBeDefined();
