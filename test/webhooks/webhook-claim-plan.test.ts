@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { createMerchant } from "@mp/api";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CLAIM_SQL } from "../../packages/webhooks/src/claimed-delivery.ts";
+import { CLAIM_SQL, claimDueDeliveries } from "../../packages/webhooks/src/claimed-delivery.ts";
 
 interface PlanNode {
   "Node Type": string;
@@ -22,12 +22,13 @@ function scansOf(node: PlanNode): string[] {
  */
 describe("the webhook claim's plan", () => {
   let testDb: TestDatabase;
+  const endpointId = randomUUID();
   beforeAll(async () => {
     testDb = await createTestDatabase();
     const { merchantId } = await createMerchant(testDb.db, { name: "claim-plan", environment: "sandbox" });
     await testDb.db.query(
       "INSERT INTO webhook_endpoints (id, merchant_id, url, enabled_events) VALUES ($1, $2, 'https://example.com/hook', '{*}')",
-      [randomUUID(), merchantId],
+      [endpointId, merchantId],
     );
     // A backlog: the fan-out trigger gives each event its delivery.
     await testDb.db.query(
@@ -45,10 +46,21 @@ describe("the webhook claim's plan", () => {
   it("scans neither webhook_deliveries nor events whole, with a backlog of 5,000", async () => {
     const { rows } = await testDb.db.query<{ "QUERY PLAN": Array<{ Plan: PlanNode }> }>(
       `EXPLAIN (FORMAT JSON) ${CLAIM_SQL}`,
-      [[], [], 32, 256, 60, 8],
+      [[], [], 32, 256, 60, 8, [], []],
     );
     const plan = rows[0]?.["QUERY PLAN"][0]?.Plan;
     expect(plan).toBeDefined();
     expect(scansOf(plan as PlanNode)).toEqual([]);
+  });
+
+  it("claims nothing, and fails not, for an endpoint holding more than its depth (a depth that shrank as it slowed)", async () => {
+    const rows = await claimDueDeliveries(testDb.db, {
+      held: new Map([[endpointId, { claimed: 40, depth: 32, minClaim: 8 }]]),
+      baseDepth: 32,
+      baseMinClaim: 8,
+      free: 256,
+      leaseMs: 60_000,
+    });
+    expect(rows).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import type { Database } from "@mp/db";
+import type { LanePlan } from "./delivery-lanes.ts";
 import type { StoredEvent } from "./event-body.ts";
 
 /** A delivery this process claimed, with its endpoint's columns and its event's (NULL for a test delivery). */
@@ -42,8 +43,9 @@ export function eventOf(row: ClaimedDelivery): StoredEvent | undefined {
 }
 
 /**
- * Claims up to $4 (free slots) due deliveries: for each enabled endpoint with at least $6 of its cap
- * ($3) free, its oldest due ones up to its free slots, through the (endpoint_id, next_attempt_at) index. Walking
+ * Claims up to $4 (free slots) due deliveries: for each enabled endpoint with at least its minimum
+ * claim free of its depth (from $1/$2/$7/$8 for the endpoints this process holds deliveries of, else
+ * $6 of $3), its oldest due ones up to its free depth, through the (endpoint_id, next_attempt_at) index. Walking
  * endpoints, not one queue of all deliveries, is what keeps a backed-up or hanging endpoint from
  * costing the others anything: its rows are never scanned while it is at its cap.
  *
@@ -55,7 +57,7 @@ export function eventOf(row: ClaimedDelivery): StoredEvent | undefined {
  */
 export const CLAIM_SQL = `
 WITH busy AS (
-  SELECT * FROM unnest($1::uuid[], $2::int[]) AS b (endpoint_id, in_flight)
+  SELECT * FROM unnest($1::uuid[], $2::int[], $7::int[], $8::int[]) AS b (endpoint_id, in_flight, depth, min_claim)
 ), chosen AS (
   SELECT due.id
     FROM webhook_endpoints e
@@ -65,10 +67,11 @@ WITH busy AS (
       WHERE d.endpoint_id = e.id AND d.status = 'pending' AND d.next_attempt_at <= now()
         AND (d.claimed_until IS NULL OR d.claimed_until < now())
       ORDER BY d.next_attempt_at
-      LIMIT $3::int - COALESCE(busy.in_flight, 0)
+      LIMIT COALESCE(busy.depth, $3::int) - COALESCE(busy.in_flight, 0)
       FOR UPDATE SKIP LOCKED
    ) due
-   WHERE e.status = 'enabled' AND COALESCE(busy.in_flight, 0) <= $3::int - $6::int
+   WHERE e.status = 'enabled'
+     AND COALESCE(busy.in_flight, 0) <= COALESCE(busy.depth, $3::int) - COALESCE(busy.min_claim, $6::int)
    LIMIT $4
 ), claimed AS (
   UPDATE webhook_deliveries d
@@ -84,15 +87,16 @@ SELECT claimed.*, ev.type AS event_type, ev.environment AS event_environment, ev
   LEFT JOIN events ev ON ev.id = claimed.event_id AND ev.id = ANY (ARRAY(SELECT event_id FROM claimed))`;
 
 export interface ClaimRequest {
-  /** Per endpoint, the deliveries this process holds already (claimed and not finished). */
-  inFlight: ReadonlyMap<string, number>;
-  /** The most one endpoint may hold at once. */
-  perEndpointCap: number;
+  /** Per endpoint this process holds deliveries of: how many, how many it may hold, its minimum claim. */
+  held: ReadonlyMap<string, LanePlan>;
+  /** The most an endpoint not held may be claimed for (the base depth). */
+  baseDepth: number;
   /**
-   * An endpoint is claimed for only once this many of its cap are free: a backlogged endpoint is
-   * refilled in batches of at least this many rather than one claim per finished delivery.
+   * An endpoint not held is claimed for only once this many of its base depth are free: a
+   * backlogged endpoint is refilled in batches of at least this many rather than one claim per
+   * finished delivery.
    */
-  minClaim: number;
+  baseMinClaim: number;
   /** How many to claim at the most. */
   free: number;
   leaseMs: number;
@@ -100,14 +104,16 @@ export interface ClaimRequest {
 
 /** Claims due deliveries as a lease (attempts counted, claimed_until `leaseMs` ahead). */
 export async function claimDueDeliveries(db: Database, request: ClaimRequest): Promise<ClaimedDelivery[]> {
-  const busy = [...request.inFlight];
+  const held = [...request.held];
   const { rows } = await db.query<ClaimedDelivery>(CLAIM_SQL, [
-    busy.map(([id]) => id),
-    busy.map(([, inFlight]) => inFlight),
-    request.perEndpointCap,
+    held.map(([id]) => id),
+    held.map(([, lane]) => lane.claimed),
+    request.baseDepth,
     request.free,
     request.leaseMs / 1000,
-    request.minClaim,
+    request.baseMinClaim,
+    held.map(([, lane]) => lane.depth),
+    held.map(([, lane]) => lane.minClaim),
   ]);
   return rows;
 }

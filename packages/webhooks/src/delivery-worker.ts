@@ -2,6 +2,7 @@ import type { Logger } from "@mp/core";
 import type { Database } from "@mp/db";
 import type { EncryptionKeyring } from "@mp/encryption";
 import { attemptResult } from "./attempt-result.ts";
+import { claimDepth, depthLimits, minClaimOf } from "./claim-depth.ts";
 import { runClaimLoop } from "./claim-loop.ts";
 import { type ClaimedDelivery, claimDueDeliveries, releaseClaims } from "./claimed-delivery.ts";
 import { createDeliveryLanes } from "./delivery-lanes.ts";
@@ -17,6 +18,9 @@ import { writeAttemptResults } from "./write-attempt-results.ts";
 
 /** An endpoint failing without a single success for this long is disabled (`failing`). */
 export const FAILING_DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
+
+/** How often the lanes are checked for an endpoint that stopped answering while claimed far ahead. */
+const SHED_CHECK_MS = 250;
 
 export interface WebhookWorkerOptions {
   db: Database;
@@ -94,26 +98,26 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
       : await sendDelivery(poster, signers, row, attemptedAt);
     writer.push(attemptResult(row, attemptedAt, outcome, skipped, schedule));
   }
-  const perEndpointCap = 2 * perEndpoint;
-  // Claimed in batches of at least half an endpoint's sending cap: with perEndpoint more claimed
-  // ahead than sent, its requests never wait for the claim, and it costs a claim per few deliveries.
-  const minClaim = Math.max(1, Math.floor(perEndpoint / 2));
+  // Claimed ahead of what is sent (claim-depth.ts), so an endpoint's requests never wait for a claim,
+  // in batches of at least half of what it may hold ahead: a claim per many deliveries.
+  const limits = depthLimits(concurrency, perEndpoint);
+  const baseDepth = claimDepth(limits, undefined);
   const lanes = createDeliveryLanes({
-    perEndpoint,
+    limits,
     deliver,
     logger,
     stopping: () => stopping,
     // A finished delivery wakes the claim only once its endpoint can be claimed for again.
-    finished: (claimed) => {
-      if (claimed <= perEndpointCap - minClaim) wakes.wake();
+    finished: (claimable) => {
+      if (claimable) wakes.wake();
     },
   });
 
   async function claim(free: number): Promise<void> {
     const rows = await claimDueDeliveries(db, {
-      inFlight: lanes.inFlight(),
-      perEndpointCap,
-      minClaim,
+      held: lanes.plan(),
+      baseDepth,
+      baseMinClaim: minClaimOf(limits, baseDepth),
       free,
       leaseMs,
     });
@@ -128,6 +132,19 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     }
     lanes.start(rows);
   }
+
+  // An endpoint claimed far ahead that stops answering gives its extra waiting rows back within about
+  // a second, so it holds no more slots than a slow one, and they are not kept past their lease.
+  const shedding = setInterval(() => {
+    const shed = lanes.shed();
+    if (shed.length === 0) return;
+    unwritten -= shed.length;
+    wakes.wake();
+    releaseClaims(db, shed).catch((error: unknown) =>
+      logger.warn({ err: String(error), deliveries: shed.length }, "webhook deliveries shed not given back"),
+    );
+  }, SHED_CHECK_MS);
+  shedding.unref();
 
   const listener = await listenForDeliveries(db, logger, wakes.wake, () => stopping);
   const loop = runClaimLoop({
@@ -145,6 +162,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     async stop() {
       if (stopping) return;
       stopping = true;
+      clearInterval(shedding);
       wakes.wake();
       await loop;
       await releaseClaims(db, lanes.takeWaiting()).catch((error: unknown) =>

@@ -1,5 +1,6 @@
-import http from "node:http";
-import https from "node:https";
+import http, { request as httpRequest } from "node:http";
+import https, { request as httpsRequest } from "node:https";
+import { LruCache } from "@mp/core";
 import type { SignedHeaders } from "./signing.ts";
 import {
   checkUrlAtDelivery,
@@ -24,6 +25,19 @@ export const RESPONSE_BODY_LIMIT = 1024;
 /** Bytes we read at most (then the connection is dropped instead of kept for reuse). */
 const READ_LIMIT = 64 * 1024;
 
+/** URLs whose parse and verdict are kept (a worker sends to far fewer endpoints than this). */
+const TARGET_CACHE_SIZE = 10_000;
+
+/** Where one URL's requests go, as http.request's options. */
+interface Target {
+  client: typeof httpRequest;
+  agent: http.Agent;
+  protocol: string;
+  hostname: string;
+  port: string;
+  path: string;
+}
+
 export interface WebhookPoster {
   post(url: string, headers: SignedHeaders, body: string): Promise<PostOutcome>;
   close(): void;
@@ -44,18 +58,35 @@ export function createWebhookPoster(options: {
     "http:": new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY }),
     "https:": new https.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY }),
   };
+  // The URL's parse and its rules' verdict, per URL: the same for every attempt in this process (the
+  // rules are code and the environment is fixed), so they are worked out once, not per request. The
+  // addresses a host name resolves to are still checked at each connection (the lookup).
+  const targets = new LruCache<string, Target | { refused: string }>(TARGET_CACHE_SIZE);
+  const targetOf = (rawUrl: string) =>
+    targets.getOrCreate(rawUrl, () => {
+      try {
+        const url = new URL(rawUrl);
+        checkUrlAtDelivery(url, options.environment);
+        const secure = url.protocol === "https:";
+        return {
+          client: secure ? httpsRequest : httpRequest,
+          agent: secure ? agents["https:"] : agents["http:"],
+          protocol: url.protocol,
+          // urlToHttpOptions' forms: an IPv6 literal without its brackets.
+          hostname: url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname,
+          port: url.port,
+          path: `${url.pathname}${url.search}`,
+        };
+      } catch (error) {
+        return { refused: error instanceof Error ? error.message : String(error) };
+      }
+    });
   return {
     post(rawUrl, headers, body) {
       const started = performance.now();
       const latency = () => Math.round(performance.now() - started);
-      let url: URL;
-      try {
-        url = new URL(rawUrl);
-        checkUrlAtDelivery(url, options.environment);
-      } catch (error) {
-        return Promise.resolve({ latencyMs: latency(), error: error instanceof Error ? error.message : String(error) });
-      }
-      const payload = Buffer.from(body, "utf8");
+      const target = targetOf(rawUrl);
+      if ("refused" in target) return Promise.resolve({ latencyMs: latency(), error: target.refused });
       return new Promise<PostOutcome>((resolve) => {
         let settled = false;
         const finish = (outcome: Omit<PostOutcome, "latencyMs">) => {
@@ -64,15 +95,18 @@ export function createWebhookPoster(options: {
           clearTimeout(timer);
           resolve({ ...outcome, latencyMs: latency() });
         };
-        const client = url.protocol === "https:" ? https : http;
-        const req = client.request(url, {
+        const req = target.client({
           method: "POST",
-          agent: agents[url.protocol as "http:" | "https:"],
+          protocol: target.protocol,
+          hostname: target.hostname,
+          port: target.port,
+          path: target.path,
+          agent: target.agent,
           lookup,
           headers: {
             ...headers,
             "content-type": "application/json",
-            "content-length": String(payload.length),
+            "content-length": String(Buffer.byteLength(body, "utf8")),
             "user-agent": "merchant-payments-webhooks/1",
           },
         });
@@ -101,7 +135,8 @@ export function createWebhookPoster(options: {
           // Destroyed past READ_LIMIT or cut by the receiver after its status: the status still counts.
           res.on("close", done);
         });
-        req.end(payload);
+        // A string: written with the headers in one write (a Buffer went as a second chunk).
+        req.end(body, "utf8");
       });
     },
     close() {
