@@ -42,3 +42,13 @@ export function claimDepth(limits: DepthLimits, meanMs: number | undefined): num
 export function minClaimOf(limits: DepthLimits, depth: number): number {
   return Math.max(1, Math.floor((depth - limits.perEndpoint) / 2));
 }
+
+/** What one endpoint holds claimed and may hold now: what the claim reads per endpoint. */
+export interface LanePlan {
+  /** Claimed and not finished (sending or waiting). */
+  claimed: number;
+  /** The most it may hold claimed now (claimDepth). */
+  depth: number;
+  /** It is claimed for only once this many of its depth are free. */
+  minClaim: number;
+}

@@ -1,5 +1,5 @@
 import type { Database } from "@mp/db";
-import type { LanePlan } from "./delivery-lanes.ts";
+import type { LanePlan } from "./claim-depth.ts";
 import type { StoredEvent } from "./event-body.ts";
 
 /** A delivery this process claimed, with its endpoint's columns and its event's (NULL for a test delivery). */

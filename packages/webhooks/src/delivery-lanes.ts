@@ -1,5 +1,5 @@
 import type { Logger } from "@mp/core";
-import { AHEAD_HORIZON_MS, claimDepth, type DepthLimits, minClaimOf } from "./claim-depth.ts";
+import { AHEAD_HORIZON_MS, claimDepth, type DepthLimits, type LanePlan, minClaimOf } from "./claim-depth.ts";
 import type { ClaimedDelivery } from "./claimed-delivery.ts";
 
 /** One endpoint's share of this process: claimed and not finished, sending now, claimed and waiting. */
@@ -13,15 +13,6 @@ interface Lane {
 }
 
 /** What the claim needs to know of one endpoint this process holds deliveries of. */
-export interface LanePlan {
-  /** Claimed and not finished (sending or waiting). */
-  claimed: number;
-  /** The most it may hold claimed now (claim-depth.ts). */
-  depth: number;
-  /** It is claimed for only once this many of its depth are free. */
-  minClaim: number;
-}
-
 export interface DeliveryLanes {
   /** Per endpoint held, what it holds and may hold. */
   plan(): Map<string, LanePlan>;
