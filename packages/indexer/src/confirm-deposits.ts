@@ -1,7 +1,7 @@
 import { AppError, type ChainId, feeMicros, type Logger, ServiceUnavailableError, toUsdMicros } from "@mp/core";
 import { type Database, LeadershipLostError, type Queryable } from "@mp/db";
 import { appendDepositRowEvents, type DepositRowWithHead, depositColumnsOf } from "@mp/events";
-import { cryptoAllowedSql, postDepositCredits } from "@mp/ledger";
+import { cryptoAllowedSql, type PostedDepositCredit, postDepositCredits } from "@mp/ledger";
 import { type AddressScreening, type RateProvider, recordSanctionsMatch, type SanctionsHit } from "@mp/providers";
 import { screenDepositSenders } from "./screen-deposit-senders.ts";
 
@@ -174,6 +174,12 @@ async function rateOf(options: ConfirmOptions, asset: string): Promise<UsdRate |
   }
 }
 
+/** The credit entry postDepositCredits answered for the deposit (in input order), or an internal error. */
+function entryIdOf(posted: PostedDepositCredit | undefined, depositId: string): string {
+  if (posted?.depositId !== depositId) throw new AppError("internal_error", `deposit ${depositId} has no credit entry`);
+  return posted.entryId;
+}
+
 /** The deposit (d) is drained by a liquidation address (migrations/0220_liquidation_addresses.sql). */
 const DRAINED = "EXISTS (SELECT 1 FROM liquidation_drains ld WHERE ld.deposit_id = d.id)";
 
@@ -253,24 +259,31 @@ async function confirmLocked(
     })),
   );
   await options.failpoint("after-credit");
-  // RETURNING the rows as they now are feeds their events: no second read of the batch.
+  // RETURNING the rows as they now are feeds their events: no second read of the batch. The figures
+  // go as one JSON document, not seven arrays: pg escapes every element of an array it sends (and
+  // formats every Date), 14,000 calls for a batch of 2,000.
   const updated = await client.query<DepositRowWithHead>(
     `UPDATE deposits d SET status = 'CONFIRMED', usd_rate = u.rate, usd_rate_at = u.rate_at,
             amount_usd_micros = u.amount, fee_usd_micros = u.fee, net_amount_usd_micros = u.amount - u.fee,
             credit_entry_id = u.entry_id, confirmed_at = now(), updated_at = now(), awaiting_rate_since = NULL,
             hold_status = CASE WHEN u.held_reason IS NOT NULL THEN 'HELD' END, held_reason = u.held_reason
-       FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::numeric[], $5::numeric[], $6::uuid[], $7::text[])
-            AS u(id, rate, rate_at, amount, fee, entry_id, held_reason)
+       FROM jsonb_to_recordset($1::jsonb)
+            AS u(id uuid, rate text, rate_at timestamptz, amount numeric, fee numeric, entry_id uuid, held_reason text)
       WHERE d.id = u.id AND d.status = 'PENDING'
       RETURNING ${depositColumnsOf("d")}, (SELECT c.head_height FROM chain_cursors c WHERE c.chain = d.chain) AS head_height`,
     [
-      credits.map((c) => c.depositId),
-      credits.map((c) => c.rate.rate),
-      credits.map((c) => c.rate.at),
-      credits.map((c) => c.amount.toString()),
-      credits.map((c) => c.fee.toString()),
-      posted.map((p) => p.entryId),
-      credits.map((c) => c.heldReason),
+      JSON.stringify(
+        credits.map((c, i) => ({
+          id: c.depositId,
+          entry_id: entryIdOf(posted[i], c.depositId),
+          rate: c.rate.rate,
+          rate_at: c.rate.at.toISOString(),
+          // Strings: exact at any size, and JSON has no bigint.
+          amount: c.amount.toString(),
+          fee: c.fee.toString(),
+          held_reason: c.heldReason,
+        })),
+      ),
     ],
   );
   if (updated.rows.length !== credits.length) {
