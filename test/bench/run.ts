@@ -31,6 +31,7 @@ const benches: Record<string, () => Promise<void>> = {
       ...(flag("blocks") ? { blocks: Number(flag("blocks")) } : {}),
       ...(flag("watched") ? { watched: Number(flag("watched")) } : {}),
       ...(flag("transfers") ? { transfers: Number(flag("transfers")) } : {}),
+      ...(flag("cpu-prof") ? { cpuProf: flag("cpu-prof") as string } : {}),
     }),
   credit: async () =>
     (await import("../../packages/indexer/bench/credit.ts")).runCreditBench({
