@@ -23,6 +23,7 @@ const creditInput = z
     feeUsdMicros: microsSchema,
     held: z.boolean().default(false),
     awaitsApplication: z.boolean().default(false),
+    entryId: idSchema.optional(),
   })
   .refine((i) => i.feeUsdMicros <= i.amountUsdMicros, {
     message: "fee cannot exceed the amount",
@@ -67,6 +68,12 @@ export interface DepositCreditInput {
    * its unapplied-funding hold until the transfer executor applies it (funding-deposits.ts).
    */
   awaitsApplication?: boolean;
+  /**
+   * The id of the entry when one is posted (default a new random one): a caller that writes it
+   * elsewhere in the same transaction before posting (the indexer's confirmation) chooses it first.
+   * A deposit already credited keeps its first entry: the result names that one.
+   */
+  entryId?: string;
 }
 
 export interface PostedDepositCredit {
@@ -161,7 +168,7 @@ export async function postDepositCredits(
   }
 
   if (fresh.length > 0) {
-    const entryIds = fresh.map(() => randomUUID());
+    const entryIds = fresh.map((spec) => spec.entryId ?? randomUUID());
     const lines: LineRow[] = [];
     fresh.forEach((spec, i) => {
       const own = accounts.get(spec.merchantId);
