@@ -28,8 +28,9 @@ interface UsdRate {
 
 /**
  * Largest number of deposits confirmed per iteration, in two concurrent transactions (confirmBatch;
- * the loop continues at once while there is work). Large enough that per-transaction costs vanish in a catch-up, small enough
- * that the ledger's system balance rows (which every credit locks) are never held for long.
+ * the loop continues at once while there is work). Large enough that per-transaction costs vanish
+ * in a catch-up, small enough that the ledger's system balance rows (which every credit locks) are
+ * never held for long.
  */
 const DEFAULT_LIMIT = 2_000;
 
@@ -45,12 +46,12 @@ const DEEP_ENOUGH = "chain = $1 AND status = 'PENDING' AND block_height <= $2::b
 
 /**
  * Confirms the PENDING deposits of the chain with enough confirmations at `head`, up to `limit`
- * of them in two concurrent transactions (confirmBatch): lock the rows, keep those still PENDING, value each in USD at the
- * provider's rate now (stablecoins too: the sandbox quotes them at 1, production from the market,
- * rounded to 1 within the par band), take the merchant's fee (a transfer's funding address too: the
- * part an intent takes gets it back when applied, and until then the credit is reserved, see
- * @mp/ledger funding-deposits.ts), post the credits in bulk and mark
- * them CONFIRMED with their credit entries, each with its `deposit.confirmed` event. A deposit
+ * of them in two concurrent transactions (confirmBatch): lock the rows, keep those still PENDING,
+ * value each in USD at the provider's rate now (stablecoins too: the sandbox quotes them at 1,
+ * production from the market, rounded to 1 within the par band), take the merchant's fee (a
+ * transfer's funding address too: the part an intent takes gets it back when applied, and until
+ * then the credit is reserved, see @mp/ledger funding-deposits.ts), mark them CONFIRMED with their
+ * credit entries, each with its `deposit.confirmed` event, and post the credits in bulk. A deposit
  * whose customer may not receive crypto when it confirms (a rejected verification) is credited to
  * the merchant's held account instead of available, marked HELD, and gets `deposit.held` too; so is
  * one from a sender a sanctions list names (held_reason sanctions_match, the match recorded). The
