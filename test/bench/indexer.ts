@@ -12,7 +12,7 @@ const TARGETS: Record<string, { blocksPerSecond: number; load: string }> = {
  * 1,000,000-address watch set (the adapter's scan is where their cost lies).
  */
 export async function runIndexerBench(
-  options: { chain?: string; blocks?: number; watched?: number; transfers?: number } = {},
+  options: { chain?: string; blocks?: number; watched?: number; transfers?: number; cpuProf?: string } = {},
 ): Promise<void> {
   const chain = (options.chain ?? "BASE").toUpperCase();
   if (!TARGETS[chain]) {
@@ -22,6 +22,7 @@ export async function runIndexerBench(
       ...(options.blocks === undefined ? {} : { blocks: options.blocks }),
       ...(options.watched === undefined ? {} : { watched: options.watched }),
       ...(options.transfers === undefined ? {} : { transfers: options.transfers }),
+      ...(options.cpuProf === undefined ? {} : { cpuProf: options.cpuProf }),
     });
     return;
   }

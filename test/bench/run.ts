@@ -31,11 +31,13 @@ const benches: Record<string, () => Promise<void>> = {
       ...(flag("blocks") ? { blocks: Number(flag("blocks")) } : {}),
       ...(flag("watched") ? { watched: Number(flag("watched")) } : {}),
       ...(flag("transfers") ? { transfers: Number(flag("transfers")) } : {}),
+      ...(flag("cpu-prof") ? { cpuProf: flag("cpu-prof") as string } : {}),
     }),
   credit: async () =>
     (await import("../../packages/indexer/bench/credit.ts")).runCreditBench({
       ...(flag("deposits") ? { deposits: Number(flag("deposits")) } : {}),
       ...(flag("rounds") ? { rounds: Number(flag("rounds")) } : {}),
+      ...(flag("compare") ? { compare: flag("compare") as "0320" | "0330" } : {}),
     }),
   wallets: async () => (await import("./wallets.ts")).runWalletsBench(seconds ? { seconds } : {}),
   failover: async () =>

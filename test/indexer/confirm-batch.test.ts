@@ -1,4 +1,4 @@
-import { silentLogger } from "@mp/core";
+import { feeMicros, silentLogger, toUsdMicros } from "@mp/core";
 import { checkLedger, postDepositCredits } from "@mp/ledger";
 import { createSandboxRateProvider } from "@mp/providers";
 import { describe, expect, it } from "vitest";
@@ -7,9 +7,9 @@ import { type Destination, insertDueDeposits, insertMerchantDestinations } from 
 import { useTestDatabase } from "../support/test-database.ts";
 
 /**
- * The confirm-and-credit step on its own (no chain): a batch of due deposits is credited in one
- * transaction, exactly once even when two callers race for it, and one deposit that cannot be
- * credited does not hold back the batch's others.
+ * The confirm-and-credit step on its own (no chain): a batch of due deposits is credited in at most
+ * two concurrent transactions, exactly once even when two callers race for it, one deposit that
+ * cannot be credited does not hold back the batch's others, and one credited before keeps its entry.
  */
 describe("confirming a batch of due deposits", () => {
   const testDb = useTestDatabase();
@@ -94,5 +94,48 @@ describe("confirming a batch of due deposits", () => {
     await expect(confirmAt(head)).rejects.toThrow("already posted with different figures");
     expect((await depositsOf(merchantIds)).filter((r) => r.entries !== "1")).toEqual([]);
     expect(rows.find((r) => r.id === bad.id)?.status).toBe("PENDING");
+  });
+
+  it("keeps a deposit's first credit entry when it was credited before with the same figures", async () => {
+    const destinations = await insertMerchantDestinations(testDb.db, 2, "Credited before");
+    const head = await dueDeposits(destinations, 250);
+    const { rows: deposits } = await testDb.db.query<{
+      id: string;
+      merchant_id: string;
+      amount_raw: string;
+      decimals: number;
+    }>(
+      "SELECT id, merchant_id, amount_raw::text, decimals FROM deposits WHERE merchant_id = ANY($1::uuid[]) ORDER BY id LIMIT 1",
+      [destinations.map((d) => d.merchantId)],
+    );
+    const before = deposits[0];
+    if (!before) throw new Error("no deposit");
+    // The figures the confirmation computes (insertDueDeposits: 1% + 0.01 USD): the same credit, posted first.
+    const amount = toUsdMicros(
+      BigInt(before.amount_raw),
+      before.decimals,
+      (await createSandboxRateProvider().rateFor("USDC")).rate,
+    );
+    const [first] = await testDb.db.tx((client) =>
+      postDepositCredits(client, [
+        {
+          depositId: before.id,
+          merchantId: before.merchant_id,
+          amountUsdMicros: amount,
+          feeUsdMicros: feeMicros(amount, 100, 10_000n),
+        },
+      ]),
+    );
+    expect((await confirmAt(head)).confirmed).toBe(250);
+    const { rows } = await testDb.db.query<{ status: string; credit_entry_id: string }>(
+      "SELECT status, credit_entry_id FROM deposits WHERE id = $1",
+      [before.id],
+    );
+    expect(rows[0]).toEqual({ status: "CONFIRMED", credit_entry_id: first?.entryId });
+    const all = await depositsOf(destinations.map((d) => d.merchantId));
+    expect(all.filter((r) => r.status === "CONFIRMED" && r.entries === "1")).toHaveLength(250);
+    // The ledger's findings about this test's deposits (the test before leaves a hand-made credit behind).
+    const { problems } = await checkLedger(testDb.db);
+    expect(problems.filter((p) => all.some((r) => p.includes(r.id)) || p.includes(first?.entryId ?? "?"))).toEqual([]);
   });
 });

@@ -9,24 +9,38 @@ import { printTable } from "../../../test/bench/measure.ts";
 import { insertDueDeposits, insertMerchantDestinations } from "../../../test/support/due-deposits.ts";
 import { confirmDeposits } from "../src/confirm-deposits.ts";
 
-const BEFORE = "before 0320-0321";
-const AFTER = "0320-0321";
+/**
+ * The changes this bench can set against the state before them (`--compare`): the journal's checks
+ * of 0320-0321, or the merchant references of 0330 (checked per statement, not by foreign keys).
+ */
+const COMPARISONS = {
+  "0320": { label: "0320-0321", install: installChecks },
+  "0330": { label: "0330", install: installMerchantChecks },
+} as const;
+export type CreditComparison = keyof typeof COMPARISONS;
 
 /**
- * `pnpm bench credit [--deposits N] [--rounds R]`: the indexer's confirm-and-credit step alone
+ * `pnpm bench credit [--deposits N] [--rounds R] [--compare 0330|0320]`: the indexer's confirm-and-credit step alone
  * (confirmDeposits, no node, no scan): N PENDING USDC deposits on BASE spread over 10 merchants with
  * a fee each, all due, credited by calls of confirmDeposits until none is left; credits/s, the
  * machine's load, and the CPU the database's backends (when the server runs on this machine and
  * /proc shows them) and this process spent on it.
- * Each round runs twice on fresh deposits in the same database, with the journal's checks as
- * migrations 0320-0321 made them (one balance check per transaction, the lines' references per
- * statement) and as they were before (a deferred check per entry and per line, two foreign keys per
- * line), alternating, so the machine's load weighs on both alike. Then one batch again, timed
- * statement by statement: where the time goes.
+ * Each round runs twice on fresh deposits in the same database, with the checks as the compared
+ * migrations made them and as they were before, alternating, so the machine's load weighs on both
+ * alike: 0330 (default), the merchant of journal entries and events checked once per statement
+ * against a foreign key each; 0320, the journal's checks of 0320-0321 (one balance check per
+ * transaction, the lines' references per statement) against a deferred check per entry and per line
+ * and two foreign keys per line. Then one batch again, timed statement by statement: where the time
+ * goes.
  */
-export async function runCreditBench(options: { deposits?: number; rounds?: number } = {}): Promise<void> {
+export async function runCreditBench(
+  options: { deposits?: number; rounds?: number; compare?: CreditComparison } = {},
+): Promise<void> {
   const deposits = options.deposits ?? 5_000;
   const rounds = options.rounds ?? 2;
+  const comparison = COMPARISONS[options.compare ?? "0330"];
+  const AFTER = comparison.label;
+  const BEFORE = `before ${AFTER}`;
   const testDb = await createTestDatabase();
   try {
     const db = testDb.db;
@@ -53,7 +67,7 @@ export async function runCreditBench(options: { deposits?: number; rounds?: numb
     };
     for (let round = 1; round <= rounds; round++) {
       for (const checks of [BEFORE, AFTER]) {
-        await installChecks(db, checks === BEFORE);
+        await comparison.install(db, checks === BEFORE);
         height += 10;
         await insertDueDeposits(db, destinations, deposits, height);
         const serverBefore = await serverCpuMs(db);
@@ -90,13 +104,14 @@ export async function runCreditBench(options: { deposits?: number; rounds?: numb
     });
     const engine = process.env.DATABASE_URL ? "PostgreSQL server" : "PGlite";
     printTable(
-      `indexer confirm and credit alone: ${deposits.toLocaleString("en")} due deposits per run, 10 merchants (${engine})`,
+      `indexer confirm and credit alone: ${deposits.toLocaleString("en")} due deposits per run, 10 merchants, ${BEFORE} and after (${engine})`,
       rows,
     );
 
-    // Where the time goes: one batch (at most 2,000, the indexer's) with the migrated checks, each
+    // Where the time goes: one batch (at most 2,000, the indexer's) with the migrations' checks, each
     // statement's time from its sending to its answer (the wait for this loaded machine included;
     // statements sent together each count from the same sending).
+    await comparison.install(db, false);
     height += 10;
     await insertDueDeposits(db, destinations, Math.min(deposits, 2_000), height);
     statements.start();
@@ -232,4 +247,30 @@ async function installChecks(db: Database, before: boolean): Promise<void> {
       FOREIGN KEY (entry_id) REFERENCES journal_entries (id) NOT VALID;
     ALTER TABLE journal_lines ADD CONSTRAINT journal_lines_account_id_currency_fkey
       FOREIGN KEY (account_id, currency) REFERENCES ledger_accounts (id, currency) NOT VALID;`);
+}
+
+/**
+ * The merchant references of journal_entries and events as 0330 checks them (one statement-level
+ * trigger per insert), or as before (a foreign key each, NOT VALID: checked for new rows only, as
+ * before: one RI trigger call per row).
+ */
+async function installMerchantChecks(db: Database, before: boolean): Promise<void> {
+  await db.query(`
+    DROP TRIGGER IF EXISTS journal_entries_merchant_exists ON journal_entries;
+    DROP TRIGGER IF EXISTS events_merchant_exists ON events;
+    ALTER TABLE journal_entries DROP CONSTRAINT IF EXISTS journal_entries_merchant_id_fkey;
+    ALTER TABLE events DROP CONSTRAINT IF EXISTS events_merchant_id_fkey;`);
+  if (before) {
+    await db.query(`
+      ALTER TABLE journal_entries ADD CONSTRAINT journal_entries_merchant_id_fkey
+        FOREIGN KEY (merchant_id) REFERENCES merchants (id) NOT VALID;
+      ALTER TABLE events ADD CONSTRAINT events_merchant_id_fkey
+        FOREIGN KEY (merchant_id) REFERENCES merchants (id) NOT VALID;`);
+    return;
+  }
+  await db.query(`
+    CREATE TRIGGER journal_entries_merchant_exists AFTER INSERT ON journal_entries
+      REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION merchant_references_exist();
+    CREATE TRIGGER events_merchant_exists AFTER INSERT ON events
+      REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION merchant_references_exist();`);
 }

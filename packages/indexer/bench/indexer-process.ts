@@ -1,3 +1,6 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import { Session } from "node:inspector/promises";
+import { join } from "node:path";
 import { createEvmAdapter } from "@mp/chain-evm";
 import { type ChainId, resolveChainConfig, silentLogger } from "@mp/core";
 import { createWatchSet } from "@mp/custody";
@@ -21,6 +24,8 @@ export interface IndexerProcessStart {
   rpcUrl: string;
   tokenAddress: string;
   startHeight: number;
+  /** A folder for a CPU profile of the catch-up (its ticks only, sampled every 250 us); none when absent. */
+  cpuProf?: string | undefined;
 }
 
 export interface IndexerMemory {
@@ -99,6 +104,7 @@ async function run(start: IndexerProcessStart, stopped: Promise<void>): Promise<
     let seen = 0;
     let confirmed = 0;
     let ticks = 0;
+    const profiler = start.cpuProf ? await startProfiler() : undefined;
     started = performance.now();
     for (;;) {
       const tickStarted = performance.now();
@@ -118,6 +124,12 @@ async function run(start: IndexerProcessStart, stopped: Promise<void>): Promise<
         continue;
       }
       if (result.caughtUp && result.depositsConfirmed === 0) break;
+    }
+    if (profiler && start.cpuProf) {
+      const { profile } = await profiler.post("Profiler.stop");
+      await mkdir(start.cpuProf, { recursive: true });
+      await writeFile(join(start.cpuProf, `indexer-catch-up-${process.pid}.cpuprofile`), JSON.stringify(profile));
+      profiler.disconnect();
     }
     report({
       type: "caught-up",
@@ -139,6 +151,16 @@ async function run(start: IndexerProcessStart, stopped: Promise<void>): Promise<
   } finally {
     await db.close();
   }
+}
+
+/** The inspector's sampling profiler, started (node's `--cpu-prof` would profile the watch set's load too). */
+async function startProfiler(): Promise<Session> {
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.setSamplingInterval", { interval: 250 });
+  await session.post("Profiler.start");
+  return session;
 }
 
 let start: (message: IndexerProcessStart) => void = () => undefined;

@@ -25,6 +25,8 @@ export interface IndexerBenchOptions {
   blocks?: number;
   /** Destinations in the database (the watch set); the seeded recipients are the first 100 of them. */
   watched?: number;
+  /** A folder for a CPU profile of the indexer process's catch-up (`indexer-catch-up-<pid>.cpuprofile`). */
+  cpuProf?: string;
 }
 
 const RECIPIENTS = 100;
@@ -218,6 +220,7 @@ export async function runIndexerBench(options: IndexerBenchOptions = {}): Promis
       rpcUrl: node.url,
       tokenAddress: usdc.address,
       startHeight: seeded.fromBlock,
+      cpuProf: options.cpuProf,
     });
     let loaded: Extract<IndexerProcessReport, { type: "loaded" }>;
     let caughtUp: Extract<IndexerProcessReport, { type: "caught-up" }>;

@@ -32,7 +32,7 @@ export interface IndexerOptions {
   leaseSeconds?: number;
   /**
    * Test hook called at named points inside transactions ("after-deposits": deposits inserted,
-   * cursor not moved; "after-credit": credit posted, deposit not marked CONFIRMED). Throwing there
+   * cursor not moved; "after-credit": a chunk's deposits marked CONFIRMED, their events and credits written, not committed). Throwing there
    * simulates a crash: the transaction rolls back. "before-record": the range is scanned, its
    * transaction not begun.
    */

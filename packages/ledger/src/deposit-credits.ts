@@ -23,6 +23,7 @@ const creditInput = z
     feeUsdMicros: microsSchema,
     held: z.boolean().default(false),
     awaitsApplication: z.boolean().default(false),
+    entryId: idSchema.optional(),
   })
   .refine((i) => i.feeUsdMicros <= i.amountUsdMicros, {
     message: "fee cannot exceed the amount",
@@ -67,6 +68,12 @@ export interface DepositCreditInput {
    * its unapplied-funding hold until the transfer executor applies it (funding-deposits.ts).
    */
   awaitsApplication?: boolean;
+  /**
+   * The id of the entry when one is posted (default a new random one): a caller that writes it
+   * elsewhere in the same transaction before posting (the indexer's confirmation) chooses it first.
+   * A deposit already credited keeps its first entry: the result names that one.
+   */
+  entryId?: string;
 }
 
 export interface PostedDepositCredit {
@@ -161,7 +168,7 @@ export async function postDepositCredits(
   }
 
   if (fresh.length > 0) {
-    const entryIds = fresh.map(() => randomUUID());
+    const entryIds = fresh.map((spec) => spec.entryId ?? randomUUID());
     const lines: LineRow[] = [];
     fresh.forEach((spec, i) => {
       const own = accounts.get(spec.merchantId);
@@ -173,14 +180,19 @@ export async function postDepositCredits(
       results.set(spec.depositId, { depositId: spec.depositId, entryId, created: true });
     });
     // The entries and their lines in one round trip: the lines' statement runs after the entries'.
+    // The entries go as one JSON document, as the lines do (insertLines): no escape of every element.
     const [inserted, linesInserted] = await Promise.allSettled([
       client.query(
         `INSERT INTO journal_entries (id, kind, reference, merchant_id)
          SELECT e.id, 'deposit_credit', e.reference, e.merchant_id
-           FROM unnest($1::uuid[], $2::text[], $3::uuid[]) WITH ORDINALITY AS e(id, reference, merchant_id, ord)
+           FROM jsonb_to_recordset($1::jsonb) AS e(id uuid, reference text, merchant_id uuid, ord int)
           ORDER BY e.ord
          ON CONFLICT DO NOTHING`,
-        [entryIds, fresh.map((s) => s.depositId), fresh.map((s) => s.merchantId)],
+        [
+          JSON.stringify(
+            fresh.map((s, i) => ({ id: entryIds[i], reference: s.depositId, merchant_id: s.merchantId, ord: i })),
+          ),
+        ],
       ),
       insertLines(client, lines),
     ]);
