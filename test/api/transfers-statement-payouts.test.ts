@@ -42,6 +42,27 @@ describe("transfers: payouts by pain.001 export and statement import", () => {
   const status = async (id: string) => (await api.call(m.apiKey, `/v1/transfers/${id}`)).body.data.status as string;
   /** One pass of the transfer executor with the statement bank. */
   const executorPass = () => executeTransfersOnce(api.db, transferTreasury, { bank: bank() });
+  /** A transfer of `amount` USD from the merchant's balance to a US bank account: FUNDED at once. */
+  const payFromBalance = async (account: string, amount: string) => {
+    const quote = await api.call(m.apiKey, "/v1/quotes", {
+      method: "POST",
+      idempotencyKey: nextKey("quote"),
+      json: {
+        customer_id: customerId,
+        source: { method: "BALANCE" },
+        destination: usBank(account),
+        source_amount: amount,
+      },
+    });
+    expect(quote.status, quote.text).toBe(201);
+    const created = await api.call(m.apiKey, "/v1/transfers", {
+      method: "POST",
+      idempotencyKey: nextKey("transfer"),
+      json: { quote_id: quote.body.data.id },
+    });
+    expect(created.body.data.status).toBe("FUNDED");
+    return created;
+  };
   const statement = (rows: string[]) =>
     importBankStatement(api.db, {
       fileName: "statement.csv",
@@ -87,23 +108,7 @@ describe("transfers: payouts by pain.001 export and statement import", () => {
       ["50.00", "222233334444"],
       ["20.00", "5550003"],
     ] as const) {
-      const quote = await api.call(m.apiKey, "/v1/quotes", {
-        method: "POST",
-        idempotencyKey: nextKey("quote"),
-        json: {
-          customer_id: customerId,
-          source: { method: "BALANCE" },
-          destination: usBank(account),
-          source_amount: amount,
-        },
-      });
-      expect(quote.status, quote.text).toBe(201);
-      const created = await api.call(m.apiKey, "/v1/transfers", {
-        method: "POST",
-        idempotencyKey: nextKey("transfer"),
-        json: { quote_id: quote.body.data.id },
-      });
-      expect(created.body.data.status).toBe("FUNDED");
+      const created = await payFromBalance(account, amount);
       transfers.push({ id: created.body.data.id, amount: created.body.data.destination_amount.value });
     }
     expect(transfers.map((t) => t.amount)).toEqual(["98.50", "48.75", "18.90"]);
@@ -218,21 +223,7 @@ describe("transfers: payouts by pain.001 export and statement import", () => {
     "a completed payout the payee's bank returns in a camt.053 (a reversal with an ACH reason) ends REFUNDED with that reason",
     async () => {
       const before = (await api.call(m.apiKey, "/v1/balance")).body.data.available as string;
-      const quote = await api.call(m.apiKey, "/v1/quotes", {
-        method: "POST",
-        idempotencyKey: nextKey("quote"),
-        json: {
-          customer_id: customerId,
-          source: { method: "BALANCE" },
-          destination: usBank("333344445555"),
-          source_amount: "30.00",
-        },
-      });
-      const created = await api.call(m.apiKey, "/v1/transfers", {
-        method: "POST",
-        idempotencyKey: nextKey("transfer"),
-        json: { quote_id: quote.body.data.id },
-      });
+      const created = await payFromBalance("333344445555", "30.00");
       const id = created.body.data.id as string;
       const paid = created.body.data.destination_amount.value as string;
       // A completed payout is asked about hourly, as in production: the return is followed because its line is.
