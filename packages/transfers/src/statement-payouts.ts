@@ -34,25 +34,6 @@ export interface PayoutExport {
   reexport: boolean;
 }
 
-interface BatchRow {
-  id: string;
-  message_id: string;
-  payouts: number;
-  control_sum: string;
-  document: string;
-}
-
-function toExport(row: BatchRow, reexport: boolean): PayoutExport {
-  return {
-    batchId: row.id,
-    messageId: row.message_id,
-    payouts: row.payouts,
-    controlSum: row.control_sum,
-    document: row.document,
-    reexport,
-  };
-}
-
 /**
  * Writes every queued payout (up to BATCH_LIMIT, oldest first) into one new pain.001 batch, each
  * exported exactly once (the rows are locked and marked in the batch's transaction: two exports
@@ -65,14 +46,15 @@ export async function exportStatementPayouts(
   input: { debtor: PayoutDebtor; operator: string; batchId?: string | undefined },
 ): Promise<PayoutExport | undefined> {
   if (input.batchId) {
-    const earlier = await db.query<BatchRow>(
-      `SELECT id, message_id, payouts, control_sum::text AS control_sum, document FROM statement_payout_batches
-        WHERE id = $1`,
+    const earlier = await db.query<PayoutExport>(
+      `SELECT id AS "batchId", message_id AS "messageId", payouts, control_sum::text AS "controlSum", document,
+              true AS reexport
+         FROM statement_payout_batches WHERE id = $1`,
       [input.batchId],
     );
-    const row = earlier.rows[0];
-    if (!row) throw new NotFoundError("Payout batch");
-    return toExport(row, true);
+    const batch = earlier.rows[0];
+    if (!batch) throw new NotFoundError("Payout batch");
+    return batch;
   }
   return db.tx(async (sql) => {
     const queued = await sql.query<{ payout_id: string }>(
@@ -101,30 +83,32 @@ export async function exportStatementPayouts(
       "SELECT now() AS now, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS today",
     );
     const createdAt = now.rows[0]?.now ?? new Date();
-    const row: BatchRow = {
-      id,
-      message_id: `MP${id.replaceAll("-", "").toUpperCase()}`,
+    const messageId = `MP${id.replaceAll("-", "").toUpperCase()}`;
+    const batch: PayoutExport = {
+      batchId: id,
+      messageId,
       payouts: payments.length,
-      control_sum: pain001ControlSum(payments),
+      controlSum: pain001ControlSum(payments),
       document: buildPain001({
-        messageId: `MP${id.replaceAll("-", "").toUpperCase()}`,
+        messageId,
         createdAt,
         executionDate: now.rows[0]?.today ?? createdAt.toISOString().slice(0, 10),
         debtor: input.debtor,
         payments,
       }),
+      reexport: false,
     };
     await sql.query(
       `INSERT INTO statement_payout_batches (id, message_id, payouts, control_sum, document, exported_by, created_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-      [row.id, row.message_id, row.payouts, row.control_sum, row.document, input.operator, createdAt],
+      [id, messageId, batch.payouts, batch.controlSum, batch.document, input.operator, createdAt],
     );
     await sql.query(
       `UPDATE statement_bank_payouts SET status = 'EXPORTED', batch_id = $2, updated_at = now()
         WHERE payout_id = ANY($1::uuid[])`,
       [queued.rows.map((r) => r.payout_id), id],
     );
-    return toExport(row, false);
+    return batch;
   });
 }
 
