@@ -1,4 +1,4 @@
-import type { Queryable } from "@mp/db";
+import { insertReturning, type Queryable } from "@mp/db";
 import { newCheckoutToken } from "./checkout-token.ts";
 import type { QuotedOption, RequestedAmount } from "./rate-lock.ts";
 import { appendRequestEvents } from "./request-events.ts";
@@ -37,7 +37,8 @@ export async function insertPaymentRequest(
   input: NewPaymentRequest,
   settings: PresentSettings,
 ): Promise<PaymentRequestResource> {
-  const { rows } = await sql.query<PaymentRequestRow>(
+  const row = await insertReturning<PaymentRequestRow>(
+    sql,
     `INSERT INTO payment_requests (id, merchant_id, checkout_token, wallet_id, customer_id, currency, currency_decimals,
        amount, description, reference, metadata, success_url, cancel_url, amount_missing, rate_locked_until, expires_at)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $8, $14, $15)
@@ -60,8 +61,6 @@ export async function insertPaymentRequest(
       input.expiresAt,
     ],
   );
-  const row = rows[0];
-  if (!row) throw new Error("INSERT returned no row");
   const o = input.options;
   await sql.query(
     `INSERT INTO payment_request_options (request_id, position, chain, asset, decimals, contract_address,

@@ -1,5 +1,5 @@
 import { type ChainId, DestinationSanctionedError, NotFoundError, unitsToDecimal, ValidationError } from "@mp/core";
-import type { Queryable } from "@mp/db";
+import { insertReturning, type Queryable } from "@mp/db";
 import type { AddressScreening, SanctionsMatchInput } from "@mp/providers";
 import type { TransferTreasury } from "../transfer-treasury.ts";
 import { returnFeeRaw, returnSendKey } from "./return-fee.ts";
@@ -178,7 +178,8 @@ async function storeReturn(
   row: Omit<ReturnRow, "merchant_id" | "chain" | "asset">,
   deposit: OwedDeposit,
 ) {
-  const { rows } = await client.query<ReturnRow>(
+  const stored = await insertReturning<ReturnRow>(
+    client,
     `INSERT INTO deposit_returns (deposit_id, merchant_id, chain, asset, to_address, amount_raw, fee_raw, owed_usd_micros,
                                   state, reason, attempt, send_key, origin)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
@@ -202,8 +203,6 @@ async function storeReturn(
       row.origin,
     ],
   );
-  const stored = rows[0];
-  if (!stored) throw new Error("deposit return vanished after upsert");
   return toReturn(stored, deposit.decimals);
 }
 
