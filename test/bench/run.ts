@@ -21,48 +21,41 @@ const flag = (key: string) => {
   const i = rest.indexOf(`--${key}`);
   return i >= 0 ? rest[i + 1] : undefined;
 };
-const seconds = flag("seconds") ? Number(flag("seconds")) : undefined;
+/** The numeric flags among `keys` that were given, as a bench's options: `--drain-concurrency 1` is `{ drainConcurrency: 1 }`. */
+const numbers = (...keys: string[]): Record<string, number> =>
+  Object.fromEntries(
+    keys.flatMap((key) => {
+      const value = flag(key);
+      return value === undefined ? [] : [[key.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()), Number(value)]];
+    }),
+  );
 
 const benches: Record<string, () => Promise<void>> = {
-  api: async () => (await import("./api.ts")).runApiBench(seconds ? { seconds } : {}),
+  api: async () => (await import("./api.ts")).runApiBench(numbers("seconds")),
   indexer: async () =>
     (await import("./indexer.ts")).runIndexerBench({
       ...(flag("chain") ? { chain: flag("chain") as string } : {}),
-      ...(flag("blocks") ? { blocks: Number(flag("blocks")) } : {}),
-      ...(flag("watched") ? { watched: Number(flag("watched")) } : {}),
-      ...(flag("transfers") ? { transfers: Number(flag("transfers")) } : {}),
+      ...numbers("blocks", "watched", "transfers"),
       ...(flag("cpu-prof") ? { cpuProf: flag("cpu-prof") as string } : {}),
     }),
   credit: async () =>
     (await import("../../packages/indexer/bench/credit.ts")).runCreditBench({
-      ...(flag("deposits") ? { deposits: Number(flag("deposits")) } : {}),
-      ...(flag("rounds") ? { rounds: Number(flag("rounds")) } : {}),
+      ...numbers("deposits", "rounds"),
       ...(flag("compare") ? { compare: flag("compare") as "0320" | "0330" } : {}),
     }),
-  wallets: async () => (await import("./wallets.ts")).runWalletsBench(seconds ? { seconds } : {}),
+  wallets: async () => (await import("./wallets.ts")).runWalletsBench(numbers("seconds")),
   failover: async () =>
     (await import("./failover.ts")).runFailoverBench({
-      ...(flag("rounds") ? { rounds: Number(flag("rounds")) } : {}),
-      ...(flag("bound") ? { bound: Number(flag("bound")) } : {}),
+      ...numbers("rounds", "bound"),
       ...(flag("role") ? { role: flag("role") as "indexer" | "all" } : {}),
     }),
-  webhooks: async () => (await import("./webhooks.ts")).runWebhooksBench(seconds ? { seconds } : {}),
-  transfers: async () =>
-    (await import("./transfers.ts")).runTransfersBench({
-      ...(seconds ? { seconds } : {}),
-      ...(flag("rounds") ? { rounds: Number(flag("rounds")) } : {}),
-    }),
-  cli: async () => (await import("./cli.ts")).runCliBench(flag("rounds") ? { rounds: Number(flag("rounds")) } : {}),
+  webhooks: async () => (await import("./webhooks.ts")).runWebhooksBench(numbers("seconds")),
+  transfers: async () => (await import("./transfers.ts")).runTransfersBench(numbers("seconds", "rounds")),
+  cli: async () => (await import("./cli.ts")).runCliBench(numbers("rounds")),
   liquidation: async () =>
-    (await import("./liquidation.ts")).runLiquidationBench({
-      ...(flag("deposits") ? { deposits: Number(flag("deposits")) } : {}),
-      ...(flag("addresses") ? { addresses: Number(flag("addresses")) } : {}),
-      ...(flag("drain-concurrency") ? { drainConcurrency: Number(flag("drain-concurrency")) } : {}),
-    }),
-  checkout: async () =>
-    (await import("./checkout.ts")).runCheckoutBench(flag("rounds") ? { rounds: Number(flag("rounds")) } : {}),
-  dashboard: async () =>
-    (await import("./dashboard.ts")).runDashboardBench(flag("deposits") ? { deposits: Number(flag("deposits")) } : {}),
+    (await import("./liquidation.ts")).runLiquidationBench(numbers("deposits", "addresses", "drain-concurrency")),
+  checkout: async () => (await import("./checkout.ts")).runCheckoutBench(numbers("rounds")),
+  dashboard: async () => (await import("./dashboard.ts")).runDashboardBench(numbers("deposits")),
   // The issue's three treasury figures: EVM sends/s, Bitcoin batching, EVM sweeps. Each also runs alone.
   sends: async () => {
     await benches["evm-sends"]?.();
@@ -70,20 +63,18 @@ const benches: Record<string, () => Promise<void>> = {
     await benches.sweeps?.();
   },
   "evm-sends": async () => {
-    await (await import("../../packages/treasury/bench/sends.ts")).runSendsBench(
-      flag("sends") ? { sends: Number(flag("sends")) } : {},
-    );
+    await (await import("../../packages/treasury/bench/sends.ts")).runSendsBench(numbers("sends"));
   },
   "bitcoin-sends": async () => {
     const { runBitcoinSendsBench } = await import("../../packages/treasury/bench/bitcoin-sends.ts");
-    const result = await runBitcoinSendsBench(flag("sends") ? { sends: Number(flag("sends")) } : {});
+    const result = await runBitcoinSendsBench(numbers("sends"));
     printTable("Bitcoin: queued sends batched, signed, stored and broadcast in one pipeline pass (target < 1 s)", [
       { sends: result.sends, transactions: result.transactions, "pass ms": Math.round(result.passMs) },
     ]);
   },
   sweeps: async () => {
     const { runEvmSweepsBench } = await import("../../packages/treasury/bench/evm-sweeps.ts");
-    const result = await runEvmSweepsBench(flag("addresses") ? { addresses: Number(flag("addresses")) } : {});
+    const result = await runEvmSweepsBench(numbers("addresses"));
     printTable("EVM sweeps: deposit addresses topped up with gas and swept into the treasury (target < 60 s)", [
       { addresses: result.addresses, "top-ups": result.topUps, seconds: Number(result.seconds.toFixed(1)) },
     ]);
