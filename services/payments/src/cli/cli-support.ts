@@ -85,6 +85,46 @@ export function addListCommand(
     .action((options: { json?: boolean }) => run(options.json));
 }
 
+/** What an operator's list of merchants' records is filtered by (`--merchant`, `--status`, `--limit`). */
+export interface MerchantRecordsFilter<S extends string = string> {
+  merchantId: string | undefined;
+  status: S | undefined;
+  limit: number;
+}
+
+/**
+ * A `list` command under `parent` of records of every merchant or one, newest first: `--merchant`,
+ * `--status` (one of `statuses`), `--limit` (1..1000, 50 by default) and `--json` (`json` says what
+ * each line holds); `list` loads its modules itself, as addShowCommand's `find`.
+ */
+export function addMerchantRecordsList<T, S extends string>(
+  parent: Command,
+  list: {
+    description: string;
+    statuses: readonly S[];
+    json: string;
+    find: (db: Database, config: AppConfig, filter: MerchantRecordsFilter<S>) => Promise<readonly T[]>;
+    text: (item: T) => string;
+    counted: string;
+  },
+): Command {
+  return (
+    parent
+      .command("list")
+      .description(list.description)
+      .option("--merchant <id>", "only this merchant's", uuidOf("merchant"))
+      .addOption(new Option("--status <status>", "only those in this status").choices(list.statuses))
+      .option("--limit <n>", "how many (1..1000)", "50")
+      .option("--json", list.json)
+      // commander checks --status against `statuses` (choices) before the action runs.
+      .action(async (options: { merchant?: string; status?: S; limit: string; json?: boolean }) => {
+        const filter = { merchantId: options.merchant, status: options.status, limit: listLimit(options.limit) };
+        const items = await withDatabase((db, config) => list.find(db, config, filter));
+        printList(options.json, items, { json: (item) => item, text: list.text, counted: list.counted });
+      })
+  );
+}
+
 /**
  * A `show <id>` command under `parent` for one `what` (its id a UUID): `--json` prints it as one
  * JSON object, else the text `lines`; a missing one says so on stderr and exits 1 (printFound).

@@ -1,33 +1,23 @@
-import { type Command, Option } from "commander";
-import { addShowCommand, listLimit, printList, uuidOf, withDatabase } from "./cli-support.ts";
+import type { Command } from "commander";
+import { addMerchantRecordsList, addShowCommand } from "./cli-support.ts";
 
 /** `payments liquidation list|show`: the operator's view of liquidation addresses and their drains (any merchant's). */
 export function addLiquidationCommands(program: Command): void {
   const group = program.command("liquidation").description("Operator: liquidation addresses and their drains");
-  group
-    .command("list")
-    .description("The newest liquidation addresses, of every merchant or one: address, destination, drains per state")
-    .option("--merchant <id>", "only this merchant's", uuidOf("merchant"))
-    .addOption(new Option("--status <status>", "only those in this status").choices(["active", "disabled"]))
-    .option("--limit <n>", "how many (1..1000)", "50")
-    .option("--json", "one JSON object per line (the API's form, with merchant_id and drains per state)")
-    .action(async (options: { merchant?: string; status?: string; limit: string; json?: boolean }) => {
-      const limit = listLimit(options.limit);
-      const { listLiquidationAddressesForOperator } = await import("@mp/liquidation");
-      const items = await withDatabase((db) =>
-        listLiquidationAddressesForOperator(db, { merchantId: options.merchant, status: options.status, limit }),
-      );
-      printList(options.json, items, {
-        json: (r) => r,
-        text: (r) =>
-          `${r.id} ${r.status} ${r.asset} on ${r.network} ${r.address} -> ${r.destination.type} ${r.destination.asset}${r.destination.address ? ` ${r.destination.address}` : ` ${r.destination.bank_account?.account_number ?? ""}`} drains ${
-            Object.entries(r.drains)
-              .map(([state, n]) => `${state}:${n}`)
-              .join(",") || "none"
-          } merchant ${r.merchant_id}`,
-        counted: "liquidation addresses",
-      });
-    });
+  addMerchantRecordsList(group, {
+    description: "The newest liquidation addresses, of every merchant or one: address, destination, drains per state",
+    statuses: ["active", "disabled"],
+    json: "one JSON object per line (the API's form, with merchant_id and drains per state)",
+    find: async (db, _config, filter) =>
+      (await import("@mp/liquidation")).listLiquidationAddressesForOperator(db, filter),
+    text: (r) =>
+      `${r.id} ${r.status} ${r.asset} on ${r.network} ${r.address} -> ${r.destination.type} ${r.destination.asset}${r.destination.address ? ` ${r.destination.address}` : ` ${r.destination.bank_account?.account_number ?? ""}`} drains ${
+        Object.entries(r.drains)
+          .map(([state, n]) => `${state}:${n}`)
+          .join(",") || "none"
+      } merchant ${r.merchant_id}`,
+    counted: "liquidation addresses",
+  });
   addShowCommand(group, {
     what: "liquidation address",
     description: "One liquidation address and its drains (state, amounts, transfer)",

@@ -1,7 +1,16 @@
-import { type Command, Option } from "commander";
-import { addShowCommand, listLimit, printList, uuidOf, withDatabase } from "./cli-support.ts";
+import type { AppConfig } from "@mp/core";
+import type { PresentSettings } from "@mp/payment-requests";
+import type { Command } from "commander";
+import { addMerchantRecordsList, addShowCommand } from "./cli-support.ts";
 
-const STATUSES = ["open", "processing", "paid", "underpaid", "overpaid", "expired", "canceled"];
+// PAYMENT_REQUEST_STATUSES, not imported: @mp/payment-requests is loaded only when a command runs.
+const STATUSES = ["open", "processing", "paid", "underpaid", "overpaid", "expired", "canceled"] as const;
+
+/** How the API presents a request (hosted page, payment URIs), from the service's configuration. */
+async function presentSettings(config: AppConfig): Promise<PresentSettings> {
+  const { paymentUriOf } = await import("../chain-families.ts");
+  return { publicUrl: config.paymentRequests.publicUrl, chains: config.chains ?? {}, paymentUri: paymentUriOf };
+}
 
 /**
  * `payments payment-requests list|show`: the operator's view of payment requests (any merchant's),
@@ -9,44 +18,22 @@ const STATUSES = ["open", "processing", "paid", "underpaid", "overpaid", "expire
  */
 export function addPaymentRequestCommands(program: Command): void {
   const group = program.command("payment-requests").description("Operator: merchants' payment requests");
-  group
-    .command("list")
-    .description("The newest payment requests, of every merchant or one: status, amount, paid, missing")
-    .option("--merchant <id>", "only this merchant's", uuidOf("merchant"))
-    .addOption(new Option("--status <status>", "only those in this status").choices(STATUSES))
-    .option("--limit <n>", "how many (1..1000)", "50")
-    .option("--json", "one JSON object per line (the API's form, with merchant_id)")
-    .action(async (options: { merchant?: string; status?: string; limit: string; json?: boolean }) => {
-      const limit = listLimit(options.limit);
-      const { listPaymentRequestsForOperator } = await import("@mp/payment-requests");
-      const { paymentUriOf } = await import("../chain-families.ts");
-      const items = await withDatabase((db, config) =>
-        listPaymentRequestsForOperator(
-          db,
-          { merchantId: options.merchant, status: options.status as never, limit },
-          { publicUrl: config.paymentRequests.publicUrl, chains: config.chains ?? {}, paymentUri: paymentUriOf },
-        ),
-      );
-      printList(options.json, items, {
-        json: (r) => r,
-        text: (r) =>
-          `${r.id} ${r.status} ${r.amount} ${r.currency} paid ${r.amount_paid} missing ${r.amount_missing} merchant ${r.merchant_id} created ${r.created_at}${r.reference ? ` ref ${r.reference}` : ""}`,
-        counted: "payment requests",
-      });
-    });
+  addMerchantRecordsList(group, {
+    description: "The newest payment requests, of every merchant or one: status, amount, paid, missing",
+    statuses: STATUSES,
+    json: "one JSON object per line (the API's form, with merchant_id)",
+    find: async (db, config, filter) =>
+      (await import("@mp/payment-requests")).listPaymentRequestsForOperator(db, filter, await presentSettings(config)),
+    text: (r) =>
+      `${r.id} ${r.status} ${r.amount} ${r.currency} paid ${r.amount_paid} missing ${r.amount_missing} merchant ${r.merchant_id} created ${r.created_at}${r.reference ? ` ref ${r.reference}` : ""}`,
+    counted: "payment requests",
+  });
   addShowCommand(group, {
     what: "payment request",
     description: "One payment request: its options (address, amount, payment URI) and payments",
     json: "the request as one JSON object",
-    find: async (db, config, id) => {
-      const { findPaymentRequestForOperator } = await import("@mp/payment-requests");
-      const { paymentUriOf } = await import("../chain-families.ts");
-      return findPaymentRequestForOperator(db, id, {
-        publicUrl: config.paymentRequests.publicUrl,
-        chains: config.chains ?? {},
-        paymentUri: paymentUriOf,
-      });
-    },
+    find: async (db, config, id) =>
+      (await import("@mp/payment-requests")).findPaymentRequestForOperator(db, id, await presentSettings(config)),
     lines: (request) => [
       `${request.id} ${request.status} (merchant ${request.merchant_id})`,
       `amount ${request.amount} ${request.currency}: paid ${request.amount_paid}, pending ${request.amount_pending}, missing ${request.amount_missing}, excess ${request.amount_excess}`,
