@@ -106,8 +106,14 @@ export async function confirmDeposits(options: ConfirmOptions): Promise<ConfirmR
   }
   const ids = [...ready.keys()];
   const sanctioned = await screenDepositSenders(db, options.screening, ids);
-  const confirmed = await confirmBatch(options, ids, ready, sanctioned);
+  const confirmed = await confirmBatch(options, ids, { rates: ready, sanctioned });
   return { confirmed, awaitingRate };
+}
+
+/** What was read of a batch's deposits before any transaction, by deposit id: its USD rate, its sender's sanctions hit. */
+interface BatchLookups {
+  rates: ReadonlyMap<string, UsdRate>;
+  sanctioned: ReadonlyMap<string, SanctionsHit>;
 }
 
 /**
@@ -126,19 +132,12 @@ const SPLIT_FROM = 200;
  * statements (one lock of its rows, one update, one insert of its events, one bulk credit): any
  * failure rolls back its whole chunk, nothing half-credited (confirmChunk).
  */
-async function confirmBatch(
-  options: ConfirmOptions,
-  ids: readonly string[],
-  rates: ReadonlyMap<string, UsdRate>,
-  sanctioned: ReadonlyMap<string, SanctionsHit>,
-): Promise<number> {
+async function confirmBatch(options: ConfirmOptions, ids: readonly string[], lookups: BatchLookups): Promise<number> {
   if (ids.length === 0) return 0;
   const chunks = ids.length < SPLIT_FROM ? 1 : CONCURRENT_CHUNKS;
   const size = Math.ceil(ids.length / chunks);
   const settled = await Promise.allSettled(
-    Array.from({ length: chunks }, (_, i) =>
-      confirmChunk(options, ids.slice(i * size, (i + 1) * size), rates, sanctioned),
-    ),
+    Array.from({ length: chunks }, (_, i) => confirmChunk(options, ids.slice(i * size, (i + 1) * size), lookups)),
   );
   let confirmed = 0;
   for (const result of settled) {
@@ -156,16 +155,11 @@ async function confirmBatch(
  * goes through alone either (a crash, or one failing deposit due alone), or the failure is not a
  * deposit's (leadership lost, database unavailable), the iteration fails as before and is retried.
  */
-async function confirmChunk(
-  options: ConfirmOptions,
-  ids: readonly string[],
-  rates: ReadonlyMap<string, UsdRate>,
-  sanctioned: ReadonlyMap<string, SanctionsHit>,
-): Promise<number> {
+async function confirmChunk(options: ConfirmOptions, ids: readonly string[], lookups: BatchLookups): Promise<number> {
   const confirmIn = (depositIds: readonly string[]) =>
     options.db.tx(async (client) => {
       await options.fence(client);
-      return confirmLocked(client, options, depositIds, rates, sanctioned);
+      return confirmLocked(client, options, depositIds, lookups);
     });
   if (ids.length === 0) return 0;
   try {
@@ -237,8 +231,7 @@ async function confirmLocked(
   client: Queryable,
   options: ConfirmOptions,
   depositIds: readonly string[],
-  rates: ReadonlyMap<string, UsdRate>,
-  sanctioned: ReadonlyMap<string, SanctionsHit>,
+  lookups: BatchLookups,
 ): Promise<number> {
   const { rows } = await client.query<LockedDeposit>(
     // Every deposit pays the merchant's deposit fee, a transfer's funding address included: only the
@@ -260,11 +253,11 @@ async function confirmLocked(
   const credits = rows
     .filter((row) => row.status === "PENDING")
     .map((row) => {
-      const rate = rates.get(row.id);
+      const rate = lookups.rates.get(row.id);
       if (!rate) throw new AppError("internal_error", `deposit ${row.id} was locked without a rate`);
       const amount = toUsdMicros(BigInt(row.amount_raw), row.decimals, rate.rate);
       // A sanctioned sender's deposit is held whoever the customer is, and says so.
-      const sanctionsHit = sanctioned.get(row.id);
+      const sanctionsHit = lookups.sanctioned.get(row.id);
       const held = row.held || sanctionsHit !== undefined;
       return {
         depositId: row.id,
