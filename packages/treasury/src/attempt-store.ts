@@ -25,7 +25,8 @@ export interface OpenAttempt extends StoredAttempt {
   landedElsewhere: boolean;
 }
 
-interface AttemptRow {
+/** A treasury_attempts row as read (heights as text): `${ATTEMPT_COLUMNS} FROM treasury_attempts a`. */
+export interface StoredAttemptRow {
   id: string;
   chain: ChainId;
   from_address: string;
@@ -37,16 +38,16 @@ interface AttemptRow {
   state: AttemptState;
   block_height: string | null;
   block_hash: string | null;
-  broadcast_height: string | null;
   created_at: Date;
   broadcast_at: Date | null;
-  orders: Array<{ id: string; outputIndex: number | null }>;
-  superseded: boolean;
-  settled: boolean;
-  landed_elsewhere: boolean;
 }
 
-const toAttempt = (row: AttemptRow): OpenAttempt => ({
+/** The columns of a StoredAttemptRow, of treasury_attempts aliased `a`. */
+export const ATTEMPT_COLUMNS = `a.id, a.chain, a.from_address, a.tx_hash, a.raw, a.guard, a.fee, a.replaces, a.state,
+            a.block_height::text, a.block_hash, a.created_at, a.broadcast_at`;
+
+/** The attempt a row holds, carrying `orders` (read from treasury_attempt_sends). */
+export const toStoredAttempt = (row: StoredAttemptRow, orders: StoredAttempt["orders"]): StoredAttempt => ({
   id: row.id,
   chain: row.chain,
   txHash: row.tx_hash,
@@ -54,14 +55,29 @@ const toAttempt = (row: AttemptRow): OpenAttempt => ({
   from: row.from_address,
   guard: row.guard,
   fee: row.fee,
-  orders: row.orders.map((o) => (o.outputIndex === null ? { id: o.id } : { id: o.id, outputIndex: o.outputIndex })),
+  orders,
   state: row.state,
   replaces: row.replaces,
   blockHeight: row.block_height === null ? null : Number(row.block_height),
   blockHash: row.block_hash,
-  broadcastHeight: row.broadcast_height === null ? null : Number(row.broadcast_height),
   createdAt: row.created_at,
   broadcastAt: row.broadcast_at,
+});
+
+interface AttemptRow extends StoredAttemptRow {
+  broadcast_height: string | null;
+  orders: Array<{ id: string; outputIndex: number | null }>;
+  superseded: boolean;
+  settled: boolean;
+  landed_elsewhere: boolean;
+}
+
+const toAttempt = (row: AttemptRow): OpenAttempt => ({
+  ...toStoredAttempt(
+    row,
+    row.orders.map((o) => (o.outputIndex === null ? { id: o.id } : { id: o.id, outputIndex: o.outputIndex })),
+  ),
+  broadcastHeight: row.broadcast_height === null ? null : Number(row.broadcast_height),
   superseded: row.superseded,
   settled: row.settled,
   landedElsewhere: row.landed_elsewhere,
@@ -79,8 +95,7 @@ export async function listAttempts(
   minedSince = -1,
 ): Promise<OpenAttempt[]> {
   const { rows } = await q.query<AttemptRow>(
-    `SELECT a.id, a.chain, a.from_address, a.tx_hash, a.raw, a.guard, a.fee, a.replaces, a.state,
-            a.block_height::text, a.block_hash, a.broadcast_height::text, a.created_at, a.broadcast_at,
+    `SELECT ${ATTEMPT_COLUMNS}, a.broadcast_height::text,
             COALESCE(j.orders, '[]'::json) AS orders,
             -- A replacement refused for good (failed) or expired supersedes nothing: the attempt is
             -- watched, rebroadcast and replaced again (a dropped one would otherwise never settle).

@@ -3,6 +3,7 @@ import type { DepositKey } from "@mp/custody";
 import type { Queryable } from "@mp/db";
 import type { LeasedChainLoop } from "@mp/treasury/ports";
 import {
+  ATTEMPT_COLUMNS,
   broadcastStored,
   type ChainSender,
   ChainSweepPass,
@@ -26,11 +27,13 @@ import {
   requestSend,
   type SendOrder,
   type StoredAttempt,
+  type StoredAttemptRow,
   type SweepCandidate,
   type SweeperOptions,
   setTopUpSend,
   settleTopUps,
   sweepThreshold,
+  toStoredAttempt,
   unsweptDepositsAt,
 } from "@mp/treasury/ports";
 import { type Address, encodeFunctionData, erc20Abi, getAddress } from "viem";
@@ -471,17 +474,8 @@ async function unfilledRefusedSweeps(
   q: Queryable,
   chain: ChainId,
 ): Promise<Array<{ attempt: StoredAttempt; derivationPath: string }>> {
-  const { rows } = await q.query<{
-    id: string;
-    tx_hash: string;
-    raw: string;
-    from_address: string;
-    guard: Record<string, unknown>;
-    fee: Record<string, unknown>;
-    created_at: Date;
-    derivation_path: string;
-  }>(
-    `SELECT a.id, a.tx_hash, a.raw, a.from_address, a.guard, a.fee, a.created_at, t.derivation_path
+  const { rows } = await q.query<StoredAttemptRow & { derivation_path: string }>(
+    `SELECT ${ATTEMPT_COLUMNS}, t.derivation_path
        FROM treasury_attempts a
        JOIN treasury_attempt_sends x ON x.attempt_id = a.id
        JOIN treasury_sweeps w ON w.send_id = x.send_id
@@ -495,23 +489,6 @@ async function unfilledRefusedSweeps(
       LIMIT $2`,
     [chain, SWEEPS_PER_TICK],
   );
-  return rows.map((r) => ({
-    derivationPath: r.derivation_path,
-    attempt: {
-      id: r.id,
-      chain,
-      txHash: r.tx_hash,
-      raw: r.raw,
-      from: r.from_address,
-      guard: r.guard,
-      fee: r.fee,
-      orders: [],
-      state: "failed",
-      replaces: null,
-      blockHeight: null,
-      blockHash: null,
-      createdAt: r.created_at,
-      broadcastAt: null,
-    },
-  }));
+  // Its orders are not read: filling its nonce needs only the refused transaction itself.
+  return rows.map((r) => ({ derivationPath: r.derivation_path, attempt: toStoredAttempt(r, []) }));
 }
