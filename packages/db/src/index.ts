@@ -16,3 +16,4 @@ export { type NamedStatement, queryNamed } from "./named-statement.ts";
 export { type OpenedDatabase, openDatabase } from "./open-database.ts";
 export { type AuditEntry, recordAudit } from "./operator-audit.ts";
 export { isConnectionError, SqlState, sqlState } from "./sql-state.ts";
+export { unnestColumns } from "./unnest-columns.ts";

@@ -1,4 +1,5 @@
 import { type ChainId, normalizeAddress, type ObservedTransfer } from "@mp/core";
+import { unnestColumns } from "@mp/db";
 
 /**
  * The transfers as the eleven arrays the unnest() of recordDeposits and recordTreasuryReceipts takes:
@@ -8,15 +9,17 @@ import { type ChainId, normalizeAddress, type ObservedTransfer } from "@mp/core"
 export function transferColumns(chain: ChainId, transfers: readonly ObservedTransfer[]): unknown[][] {
   return [
     transfers.map((t) => normalizeAddress(chain, t.to)),
-    transfers.map((t) => t.asset),
-    transfers.map((t) => t.contractAddress),
-    transfers.map((t) => t.from),
-    transfers.map((t) => t.to),
-    transfers.map((t) => t.txHash),
-    transfers.map((t) => t.position),
-    transfers.map((t) => t.blockHeight),
-    transfers.map((t) => t.blockHash),
-    transfers.map((t) => t.decimals),
+    ...unnestColumns(transfers, [
+      "asset",
+      "contractAddress",
+      "from",
+      "to",
+      "txHash",
+      "position",
+      "blockHeight",
+      "blockHash",
+      "decimals",
+    ]),
     transfers.map((t) => t.amountRaw.toString()),
   ];
 }

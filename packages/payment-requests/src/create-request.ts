@@ -1,4 +1,4 @@
-import { insertReturning, type Queryable } from "@mp/db";
+import { insertReturning, type Queryable, unnestColumns } from "@mp/db";
 import { newCheckoutToken } from "./checkout-token.ts";
 import type { QuotedOption, RequestedAmount } from "./rate-lock.ts";
 import { appendRequestEvents } from "./request-events.ts";
@@ -70,12 +70,7 @@ export async function insertPaymentRequest(
             WITH ORDINALITY AS o(chain, asset, decimals, contract, destination, address, due, rate, n)`,
     [
       input.id,
-      o.map((x) => x.chain),
-      o.map((x) => x.asset),
-      o.map((x) => x.decimals),
-      o.map((x) => x.contractAddress),
-      o.map((x) => x.destinationId),
-      o.map((x) => x.address),
+      ...unnestColumns(o, ["chain", "asset", "decimals", "contractAddress", "destinationId", "address"]),
       o.map((x) => x.amountDue.toString()),
       o.map((x) => x.usdRate),
     ],
