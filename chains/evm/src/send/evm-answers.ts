@@ -1,5 +1,6 @@
 import type { Hex } from "viem";
 import { z } from "zod";
+import { receiptSchema } from "../rpc-schemas.ts";
 
 /**
  * The answers the treasury's EVM sender and sweeper read, checked as the indexer's are
@@ -22,12 +23,8 @@ export const blockAnswer = z.object({
   hash: dataAnswer,
   baseFeePerGas: quantityAnswer.nullish(),
 });
-/** A receipt as the attempt's status reads it. */
-export const statusReceiptAnswer = z.object({
-  blockNumber: quantityAnswer,
-  blockHash: dataAnswer,
-  status: quantityAnswer,
-});
+/** A receipt as the attempt's status reads it: the indexer's, its status required (every chain we send on is past Byzantium). */
+export const statusReceiptAnswer = receiptSchema.extend({ status: z.enum(["0x0", "0x1"]) });
 /** A receipt as a fee paid is read from it (OP-stack chains add the L1 data fee). */
 export const feeReceiptAnswer = z.object({
   gasUsed: quantityAnswer,

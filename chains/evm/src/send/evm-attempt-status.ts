@@ -19,12 +19,12 @@ export async function evmAttemptStatus(
 ): Promise<AttemptStatus> {
   const mined = await receipt(node, attempt.txHash);
   if (mined) {
-    const blockHeight = Number(BigInt(mined.blockNumber));
-    if (BigInt(mined.status) === 1n) return { state: "mined", blockHeight, blockHash: mined.blockHash };
+    const { blockNumber: blockHeight, blockHash } = mined;
+    if (mined.status === "0x1") return { state: "mined", blockHeight, blockHash };
     return {
       state: "failed",
       blockHeight,
-      blockHash: mined.blockHash,
+      blockHash,
       reason: `reverted on chain (transaction ${attempt.txHash}, block ${blockHeight})`,
     };
   }
