@@ -2,26 +2,16 @@ import { AppError } from "@mp/core";
 import type { Database } from "@mp/db";
 import { moveDrain } from "./drain-events.ts";
 import { oweFailedDrainBack } from "./drain-returns.ts";
-import type { DrainFailureReason } from "./statuses.ts";
+import { type DrainFailureReason, FINAL_REFUSALS } from "./statuses.ts";
 
 /** Tries a drain gets before it fails retries_exhausted (2^n s apart, at most 5 min: about 8.5 min in all). */
 export const DEFAULT_MAX_DRAIN_ATTEMPTS = 8;
 
-/**
- * Refusals no retry changes: the payout itself is refused (a beneficiary missing at or above the
- * travel rule threshold, a sanctioned or internal destination, a customer no longer verified, an
- * amount under the chain's minimum). The drain fails at once, saying which.
- */
-const FINAL_REFUSALS: ReadonlySet<string> = new Set<DrainFailureReason>([
-  "beneficiary_required",
-  "destination_sanctioned",
-  "destination_internal",
-  "customer_not_verified",
-  "amount_below_minimum",
-]);
+/** The codes of the refusals a drain fails at once for, saying which (statuses.ts). */
+const FINAL_CODES: ReadonlySet<string> = new Set<DrainFailureReason>(FINAL_REFUSALS);
 
 function finalReason(error: unknown): DrainFailureReason | null {
-  return error instanceof AppError && FINAL_REFUSALS.has(error.code) ? (error.code as DrainFailureReason) : null;
+  return error instanceof AppError && FINAL_CODES.has(error.code) ? (error.code as DrainFailureReason) : null;
 }
 
 /**

@@ -19,16 +19,21 @@ export const NOT_PAID_REASONS = ["below_minimum", "held"] as const;
 export type NotPaidReason = (typeof NOT_PAID_REASONS)[number];
 
 /**
- * Why a drain failed (failure_reason): its transfer failed (payout_failed); or no transfer could be
- * made: a refusal no retry changes (the error's code), or every try failed (retries_exhausted).
+ * Refusals no retry changes, a drain's failure_reason being the error's code: the payout itself is
+ * refused (a beneficiary missing at or above the travel rule threshold, a sanctioned or internal
+ * destination, a customer no longer verified, an amount under the chain's minimum).
  */
-export const DRAIN_FAILURE_REASONS = [
-  "payout_failed",
+export const FINAL_REFUSALS = [
   "beneficiary_required",
   "destination_sanctioned",
   "destination_internal",
   "customer_not_verified",
   "amount_below_minimum",
-  "retries_exhausted",
 ] as const;
+
+/**
+ * Why a drain failed (failure_reason): its transfer failed (payout_failed); or no transfer could be
+ * made: a final refusal, or every try failed (retries_exhausted).
+ */
+export const DRAIN_FAILURE_REASONS = ["payout_failed", ...FINAL_REFUSALS, "retries_exhausted"] as const;
 export type DrainFailureReason = (typeof DRAIN_FAILURE_REASONS)[number];
