@@ -18,8 +18,6 @@ export const bitcoinFamily: ChainFamilyModule = {
   assets: () => [{ asset: BTC_ASSET, address: null, decimals: NATIVE_ASSETS.BITCOIN.decimals }],
   // The local sandbox node mines on a timer: no extra blocks per send.
   createFaucet: (config) => createBitcoinFaucet(config, { mineBlocks: 0 }),
-  hasConfiguredFaucet: () => false,
-  treasurySendKey: (keys) => keys.key("bitcoin"),
   createSender: createBitcoinSender,
   createSweeper: createBitcoinSweeper,
   createHoldingsReader: (config) => createBitcoinHoldingsReader(config),

@@ -17,7 +17,6 @@ export const evmFamily: ChainFamilyModule = {
   assets: (config) => resolveEvmAssets(config).list(),
   createFaucet: (config) => createEvmFaucet(config),
   hasConfiguredFaucet: (config) => Boolean(config.faucetPrivateKey),
-  treasurySendKey: (keys) => keys.key("evm"),
   createSender: createEvmSender,
   createSweeper: createEvmSweeper,
   createHoldingsReader: createEvmHoldingsReader,

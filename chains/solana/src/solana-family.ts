@@ -20,8 +20,6 @@ export const solanaFamily: ChainFamilyModule = {
     return [{ ...NATIVE_ASSETS.SOLANA, address: null }, ...tokens.map((token) => ({ ...token }))];
   },
   createFaucet: (config) => createSolanaFaucet(config),
-  hasConfiguredFaucet: () => false,
-  treasurySendKey: (keys) => keys.key("solana"),
   createSender: createSolanaSender,
   createSweeper: ({ chains, ...options }) => {
     // One Solana chain (SOLANA): its sweeper is built for it alone.

@@ -16,8 +16,6 @@ export const tronFamily: ChainFamilyModule = {
   createAdapter: (config) => createTronAdapter(config),
   assets: (config) => resolveTronAssets(config).list(),
   createFaucet: (config) => createTronFaucet(config),
-  hasConfiguredFaucet: () => false,
-  treasurySendKey: (keys) => keys.key("tron"),
   createSender: createTronSender,
   createSweeper: createTronSweeper,
   createHoldingsReader: createTronHoldingsReader,

@@ -7,7 +7,7 @@ import type {
   PaymentTarget,
   SandboxFaucet,
 } from "@mp/core";
-import type { KeyScheme, TreasuryKey, TreasuryKeys } from "@mp/custody";
+import type { KeyScheme } from "@mp/custody";
 import type { LeasedChainLoop } from "./chain-loop.ts";
 import type { ChainSender } from "./chain-sender.ts";
 import type { HoldingsReader } from "./reconcile/holdings-reader.ts";
@@ -34,10 +34,8 @@ export interface ChainFamilyModule {
   assets(config: ChainConfig): ChainAsset[];
   /** A sandbox faucet: a local test node's, or an EVM chain's funded faucet key. */
   createFaucet(config: ChainConfig): SandboxFaucet;
-  /** Whether a sandbox deployment (not the local one) gets a faucet for this chain. */
-  hasConfiguredFaucet(config: ChainConfig): boolean;
-  /** The treasury key the chain's sends are signed with (its address is the treasury's send address). */
-  treasurySendKey(keys: TreasuryKeys): TreasuryKey;
+  /** Whether a sandbox deployment (not the local one) gets a faucet for this chain; absent: never. */
+  hasConfiguredFaucet?(config: ChainConfig): boolean;
   /** The chain's sender (signing, fees, broadcast, status), run by the send pipeline. */
   createSender(options: SenderFactoryOptions): ChainSender;
   /** The family's sweeper over its chains that have a sender (deposits gathered into the treasury). */

@@ -61,7 +61,8 @@ export async function verifiedSenders(senders: readonly ChainSender[], logger: L
 export function treasurySendAddresses(keys: TreasuryKeys, chains: ChainsConfig, familyOf: FamilyOf): TreasuryAddress[] {
   return Object.values(chains).flatMap((config) => {
     if (!config) return [];
-    const key = familyOf(config.chain).treasurySendKey(keys);
+    // The key every family signs its treasury sends with: its treasury key (branch 0, index 0).
+    const key = keys.key(familyOf(config.chain).family);
     return [{ chain: config.chain, purpose: "send" as const, path: key.path, address: key.address }];
   });
 }

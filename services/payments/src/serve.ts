@@ -68,7 +68,7 @@ async function registerWorkers(jobs: JobQueue, deps: AppDeps): Promise<void> {
 function sandboxFaucets(chains: ChainsConfig, local: boolean): Partial<Record<ChainId, SandboxFaucet>> {
   const faucets: Partial<Record<ChainId, SandboxFaucet>> = {};
   for (const [chain, config] of Object.entries(chains) as Array<[ChainId, NonNullable<ChainsConfig[ChainId]>]>) {
-    if (local || familyOf(chain).hasConfiguredFaucet(config)) faucets[chain] = createChainFaucet(config);
+    if (local || familyOf(chain).hasConfiguredFaucet?.(config)) faucets[chain] = createChainFaucet(config);
   }
   return faucets;
 }
