@@ -37,7 +37,7 @@ const benches: Record<string, () => Promise<void>> = {
     (await import("../../packages/indexer/bench/credit.ts")).runCreditBench({
       ...(flag("deposits") ? { deposits: Number(flag("deposits")) } : {}),
       ...(flag("rounds") ? { rounds: Number(flag("rounds")) } : {}),
-      ...(flag("compare") ? { compare: flag("compare") as "0320" | "0330" } : {}),
+      ...(flag("compare") ? { compare: flag("compare") as "0320" | "0330" | "0370" } : {}),
     }),
   wallets: async () => (await import("./wallets.ts")).runWalletsBench(seconds ? { seconds } : {}),
   failover: async () =>
