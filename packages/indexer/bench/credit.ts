@@ -32,7 +32,7 @@ export type CreditComparison = keyof typeof COMPARISONS;
  * alike: 0330 (default), the merchant of journal entries and events checked once per statement
  * against a foreign key each; 0320, the journal's checks of 0320-0321 (one balance check per
  * transaction, the lines' references per statement) against a deferred check per entry and per line
- * and two foreign keys per line; 0370, the indexes of 0370-0372 (6 fewer btree entries per credit)
+ * and two foreign keys per line; 0370, the indexes of 0370-0372 (6 fewer index entries per credit)
  * against those before them. Then one batch again, timed statement by statement: where the time
  * goes.
  */
@@ -285,8 +285,8 @@ async function installMerchantChecks(db: Database, before: boolean): Promise<voi
 /**
  * The indexes of deposits, events and journal entries as 0370-0372 left them, or as they were before:
  * deposits_merchant_status_created and deposits_wallet, deposits_merchant_created without status and
- * without the partial PENDING and REVERSED ones, events_merchant_object, events_created a btree, and
- * the unique indexes on events.seq and journal_entries.seq.
+ * without the partial PENDING and REVERSED ones, events_merchant_object, events_created, and the
+ * unique indexes on events.seq and journal_entries.seq.
  */
 async function installCreditIndexes(db: Database, before: boolean): Promise<void> {
   await db.query(`
