@@ -41,7 +41,7 @@ const benches: Record<string, () => Promise<void>> = {
   credit: async () =>
     (await import("../../packages/indexer/bench/credit.ts")).runCreditBench({
       ...numbers("deposits", "rounds"),
-      ...(flag("compare") ? { compare: flag("compare") as "0320" | "0330" } : {}),
+      ...(flag("compare") ? { compare: flag("compare") as "0320" | "0330" | "0370" } : {}),
     }),
   wallets: async () => (await import("./wallets.ts")).runWalletsBench(numbers("seconds")),
   failover: async () =>

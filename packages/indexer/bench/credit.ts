@@ -11,16 +11,18 @@ import { confirmDeposits } from "../src/confirm-deposits.ts";
 
 /**
  * The changes this bench can set against the state before them (`--compare`): the journal's checks
- * of 0320-0321, or the merchant references of 0330 (checked per statement, not by foreign keys).
+ * of 0320-0321, the merchant references of 0330 (checked per statement, not by foreign keys), or
+ * the indexes 0370-0372 dropped from deposits, events and journal entries.
  */
 const COMPARISONS = {
   "0320": { label: "0320-0321", install: installChecks },
   "0330": { label: "0330", install: installMerchantChecks },
+  "0370": { label: "0370-0372", install: installCreditIndexes },
 } as const;
 export type CreditComparison = keyof typeof COMPARISONS;
 
 /**
- * `pnpm bench credit [--deposits N] [--rounds R] [--compare 0330|0320]`: the indexer's confirm-and-credit step alone
+ * `pnpm bench credit [--deposits N] [--rounds R] [--compare 0330|0320|0370]`: the indexer's confirm-and-credit step alone
  * (confirmDeposits, no node, no scan): N PENDING USDC deposits on BASE spread over 10 merchants with
  * a fee each, all due, credited by calls of confirmDeposits until none is left; credits/s, the
  * machine's load, and the CPU the database's backends (when the server runs on this machine and
@@ -30,7 +32,8 @@ export type CreditComparison = keyof typeof COMPARISONS;
  * alike: 0330 (default), the merchant of journal entries and events checked once per statement
  * against a foreign key each; 0320, the journal's checks of 0320-0321 (one balance check per
  * transaction, the lines' references per statement) against a deferred check per entry and per line
- * and two foreign keys per line. Then one batch again, timed statement by statement: where the time
+ * and two foreign keys per line; 0370, the indexes of 0370-0372 (6 fewer index entries per credit)
+ * against those before them. Then one batch again, timed statement by statement: where the time
  * goes.
  */
 export async function runCreditBench(
@@ -184,6 +187,11 @@ function timeStatements(db: Database): { start(): void; stop(): Array<{ text: st
   };
 }
 
+/** A migration file's text. */
+function migration(file: string): string {
+  return readFileSync(new URL(`../../../migrations/${file}`, import.meta.url), "utf8");
+}
+
 /**
  * The journal's checks as migrations 0320-0321 made them, or as they were before: 0011's deferred
  * balance check per entry and per line (with 0240's shortcut for a line of an entry of the same
@@ -198,7 +206,6 @@ async function installChecks(db: Database, before: boolean): Promise<void> {
     DROP TRIGGER IF EXISTS journal_lines_unchecked ON journal_lines;
     ALTER TABLE journal_lines DROP CONSTRAINT IF EXISTS journal_lines_entry_id_fkey;
     ALTER TABLE journal_lines DROP CONSTRAINT IF EXISTS journal_lines_account_id_currency_fkey;`);
-  const migration = (file: string) => readFileSync(new URL(`../../../migrations/${file}`, import.meta.url), "utf8");
   const balanceTrigger = (file: string, fromLine: string, toLine: string) => {
     const text = migration(file);
     return text.slice(text.indexOf(fromLine), text.indexOf(toLine, text.indexOf(fromLine)) + toLine.length);
@@ -273,4 +280,43 @@ async function installMerchantChecks(db: Database, before: boolean): Promise<voi
       REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION merchant_references_exist();
     CREATE TRIGGER events_merchant_exists AFTER INSERT ON events
       REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION merchant_references_exist();`);
+}
+
+/**
+ * The indexes of deposits, events and journal entries as 0370-0372 left them, or as they were before:
+ * deposits_merchant_status_created and deposits_wallet, deposits_merchant_created without status and
+ * without the partial PENDING and REVERSED ones, events_merchant_object, events_created, and the
+ * unique indexes on events.seq and journal_entries.seq.
+ */
+async function installCreditIndexes(db: Database, before: boolean): Promise<void> {
+  await db.query(`
+    DROP INDEX IF EXISTS deposits_merchant_created;
+    DROP INDEX IF EXISTS deposits_merchant_status_created;
+    DROP INDEX IF EXISTS deposits_merchant_pending;
+    DROP INDEX IF EXISTS deposits_merchant_reversed;
+    DROP INDEX IF EXISTS deposits_wallet;
+    DROP INDEX IF EXISTS events_merchant_object;
+    DROP INDEX IF EXISTS events_created;
+    ALTER TABLE events DROP CONSTRAINT IF EXISTS events_seq_key;
+    ALTER TABLE journal_entries DROP CONSTRAINT IF EXISTS journal_entries_seq_key;`);
+  if (before) {
+    await db.query(`
+      CREATE INDEX deposits_merchant_created ON deposits (merchant_id, created_at DESC, id DESC);
+      CREATE INDEX deposits_merchant_status_created ON deposits (merchant_id, status, created_at DESC, id DESC);
+      CREATE INDEX deposits_wallet ON deposits (wallet_id);
+      CREATE INDEX events_merchant_object ON events (merchant_id, object_id);
+      CREATE INDEX events_created ON events (created_at);
+      ALTER TABLE events ADD CONSTRAINT events_seq_key UNIQUE (seq);
+      ALTER TABLE journal_entries ADD CONSTRAINT journal_entries_seq_key UNIQUE (seq);`);
+    return;
+  }
+  // The migrations' own statements, but for their DROPs (done above, IF EXISTS).
+  for (const file of ["0370_deposits_fewer_indexes_per_credit.sql", "0371_events_fewer_indexes.sql"]) {
+    const creates = migration(file)
+      .replace(/^--.*$/gm, "")
+      .split(";")
+      .map((statement) => statement.trim())
+      .filter((statement) => statement.startsWith("CREATE INDEX"));
+    for (const statement of creates) await db.query(statement);
+  }
 }

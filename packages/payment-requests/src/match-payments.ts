@@ -1,4 +1,5 @@
 import type { Queryable } from "@mp/db";
+import { depositsOfWallet } from "@mp/events";
 import { appendRequestEvents, type PaymentRequestEventType } from "./request-events.ts";
 import { type FigurePayment, type Figures, requestFigures } from "./request-figures.ts";
 import {
@@ -34,7 +35,7 @@ const WALLET_DEPOSITS = `
            WHERE x.tx_hash = d.tx_hash AND x.chain = d.chain AND x.position = d.position) AS seen_at,
          p.deposit_status AS counted_status, p.flag AS counted_flag, p.reported
     FROM deposits d LEFT JOIN payment_request_payments p ON p.deposit_id = d.id
-   WHERE d.wallet_id = $1
+   WHERE ${depositsOfWallet("$1", "d")}
    ORDER BY d.created_at, d.id`;
 
 /** The event of entering each status (open is re-entered silently: a reorg says so itself). */

@@ -1,4 +1,5 @@
 import type { Database, Queryable } from "@mp/db";
+import { depositsOfWallet } from "@mp/events";
 import type { RateProvider } from "@mp/providers";
 import { fetchUsdRates, type OptionAsset, priceOptions, rateLockEnd } from "./rate-lock.ts";
 import { type PaymentRequestRow, selectPaymentRequestRows } from "./request-resource.ts";
@@ -16,9 +17,10 @@ function lapsed(row: PaymentRequestRow, now: Date): boolean {
 }
 
 async function nothingSeen(sql: Queryable, walletId: string): Promise<boolean> {
-  const { rows } = await sql.query("SELECT 1 FROM deposits WHERE wallet_id = $1 AND status <> 'REVERSED' LIMIT 1", [
-    walletId,
-  ]);
+  const { rows } = await sql.query(
+    `SELECT 1 FROM deposits WHERE ${depositsOfWallet("$1")} AND status <> 'REVERSED' LIMIT 1`,
+    [walletId],
+  );
   return rows.length === 0;
 }
 

@@ -72,9 +72,13 @@ export async function replayDeliveries(
   const { rowCount } = await sql.query(
     `INSERT INTO webhook_deliveries (id, merchant_id, endpoint_id, event_id, event_type)
      SELECT gen_random_uuid(), ev.merchant_id, e.id, ev.id, ev.type
-       FROM events ev JOIN webhook_endpoints e ON e.merchant_id = ev.merchant_id
+       -- Merchant by merchant: events are indexed by (merchant_id, created_at), not by created_at
+       -- alone (0371), and every event names a merchant that exists.
+       FROM merchants m
+       JOIN events ev ON ev.merchant_id = m.id
+       JOIN webhook_endpoints e ON e.merchant_id = ev.merchant_id
       WHERE ev.created_at >= $1 AND ev.created_at < $2
-        AND ($3::uuid IS NULL OR ev.merchant_id = $3::uuid)
+        AND ($3::uuid IS NULL OR m.id = $3::uuid)
         AND e.status = 'enabled' AND e.created_at <= ev.created_at
         AND (e.enabled_events @> ARRAY['*'] OR e.enabled_events @> ARRAY[ev.type])
         AND NOT EXISTS (

@@ -1,6 +1,12 @@
 import { type ChainId, formatUsd } from "@mp/core";
 import type { Queryable } from "@mp/db";
-import { DEPOSIT_COLUMNS as COLUMNS, type DepositResource, type DepositRow, toDepositResource } from "@mp/events";
+import {
+  DEPOSIT_COLUMNS as COLUMNS,
+  type DepositResource,
+  type DepositRow,
+  depositsOfWallet,
+  toDepositResource,
+} from "@mp/events";
 import type { IndexerState } from "../deps.ts";
 import type { Page } from "../http/envelope.ts";
 import type { Pagination } from "../http/pagination.ts";
@@ -33,9 +39,8 @@ export function listDeposits(
   filters: DepositFilters & Pagination,
   states: readonly IndexerState[],
 ): Promise<Page<DepositResource>> {
-  const where = new SqlFilters()
-    .add("merchant_id = $?", merchantId)
-    .equal(filters, "chain", "status", "wallet_id", "customer_id");
+  const where = new SqlFilters().add("merchant_id = $?", merchantId).equal(filters, "chain", "status", "customer_id");
+  if (filters.wallet_id !== undefined) where.addClause(depositsOfWallet(where.param(filters.wallet_id)));
   if (filters.tx_hash !== undefined) {
     // EVM hashes are hex (any case); other chains' ids are compared exactly.
     where.addClause(
