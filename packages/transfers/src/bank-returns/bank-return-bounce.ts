@@ -1,7 +1,7 @@
 import type { Queryable } from "@mp/db";
 import { appendResourceEvent } from "@mp/events";
 import { postBankReturnBounced, returnToBankSuspense } from "@mp/ledger";
-import { lockedBankDeposit } from "./take-back-bank-credits.ts";
+import { lockReturnPayout } from "./bank-return-locks.ts";
 
 /** Why a paid bank return is owed again: the bank's words, as a returned transfer payout tells them. */
 export function bouncedReason(bankReason: string): string {
@@ -26,25 +26,9 @@ export async function recordBankReturnBounce(
   { id, payoutKey }: { id: string; payoutKey: string },
   bankReason: string,
 ): Promise<boolean> {
-  const deposit = await sql.query<{ bank_deposit_id: string | null }>(
-    "SELECT bank_deposit_id FROM bank_returns WHERE id = $1",
-    [id],
-  );
-  const depositId = deposit.rows[0]?.bank_deposit_id;
-  const bankDeposit = depositId ? await lockedBankDeposit(sql, depositId) : undefined;
-  const { rows } = await sql.query<{
-    origin: string;
-    owed: string;
-    line_id: string | null;
-    merchant_id: string | null;
-    paid_entry_id: string | null;
-  }>(
-    `SELECT origin, owed_usd_micros::text AS owed, statement_line_id AS line_id, merchant_id, paid_entry_id
-       FROM bank_returns WHERE id = $1 AND payout_key = $2 AND state = 'returned' FOR UPDATE`,
-    [id, payoutKey],
-  );
-  const row = rows[0];
-  if (!row) return false;
+  const locked = await lockReturnPayout(sql, { id, payoutKey }, "returned");
+  if (!locked) return false;
+  const { row, bankDeposit } = locked;
   const reason = bouncedReason(bankReason);
   let bounced: { entryId: string } | null = null;
   if (row.origin !== "suspense") {

@@ -6,8 +6,9 @@ import type { BankPayoutStatus } from "@mp/providers";
 import type { PayoutPacing } from "../bank-payout-execution.ts";
 import type { BankPayoutDeps } from "../bank-payout-pass.ts";
 import { recordBankReturnBounce } from "./bank-return-bounce.ts";
+import { lockReturnPayout } from "./bank-return-locks.ts";
 import { bankReturnPayout } from "./bank-return-payout.ts";
-import { lockedBankDeposit, takeBackBankCredits } from "./take-back-bank-credits.ts";
+import { takeBackBankCredits } from "./take-back-bank-credits.ts";
 
 interface DueReturn {
   id: string;
@@ -75,27 +76,9 @@ export async function recordBankReturnAnswer(
   answer: Answer,
   pacing: PayoutPacing = {},
 ): Promise<boolean> {
-  // A policy return's bank deposit is locked before the return, as the take-back (which inserts the
-  // return under the deposit's lock) takes them: the other order deadlocked two workers, one taking
-  // a credit back while the other recorded its return's answer (found by the fault search, seed 472648280).
-  const deposit = await sql.query<{ bank_deposit_id: string | null }>(
-    "SELECT bank_deposit_id FROM bank_returns WHERE id = $1",
-    [id],
-  );
-  const depositId = deposit.rows[0]?.bank_deposit_id;
-  const bankDeposit = depositId ? await lockedBankDeposit(sql, depositId) : undefined;
-  const { rows } = await sql.query<{
-    origin: string;
-    owed: string;
-    line_id: string | null;
-    merchant_id: string | null;
-  }>(
-    `SELECT origin, owed_usd_micros::text AS owed, statement_line_id AS line_id, merchant_id FROM bank_returns
-      WHERE id = $1 AND payout_key = $2 AND state = 'sending' FOR UPDATE`,
-    [id, payoutKey],
-  );
-  const row = rows[0];
-  if (!row) return false;
+  const locked = await lockReturnPayout(sql, { id, payoutKey }, "sending");
+  if (!locked) return false;
+  const { row, bankDeposit } = locked;
   const { status } = answer.status;
   if (status === "PENDING" || status === "SENT") {
     await sql.query(
