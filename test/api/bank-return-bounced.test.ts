@@ -195,6 +195,18 @@ describe("bank returns: a paid return the payer's bank sends back", () => {
       ]);
       await expectClean();
 
+      // `ledger check` holds the bounce to its entries: a return owing another amount is reported.
+      await t.api.db.query("UPDATE bank_returns SET owed_usd_micros = owed_usd_micros + 10000 WHERE id = $1", [id]);
+      try {
+        registerLedgerChecks();
+        expect((await checkLedger(t.api.db)).problems).toContainEqual(
+          `payout ${key} of bank return ${id} was sent back, but its bank_return_paid moved 40000000 and its bank_return_bounced 40000000 micro-USD of 40010000`,
+        );
+      } finally {
+        await t.api.db.query("UPDATE bank_returns SET owed_usd_micros = owed_usd_micros - 10000 WHERE id = $1", [id]);
+      }
+      await expectClean();
+
       // Imported again: nothing more.
       expect(await imported()).toMatchObject({ alreadyImported: 1, payoutsReturned: 0 });
       await pass();
