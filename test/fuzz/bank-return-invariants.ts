@@ -24,6 +24,10 @@ export interface BankReturnCaseState {
   accounts: Map<string, string[]>;
   /** Returns an operator sent or closed: they end as the operator had them, not as their line says. */
   acted: Set<string>;
+  /** Paid returns whose payer's bank sent the payment back (the `bounce` step): they end failed or as an operator had them. */
+  bounced: Set<string>;
+  /** The payout keys sent back while their return was `returned` (paid in our books): each followed once. */
+  sentBackPaid: Set<string>;
   /** merchant_available (USD micros) when the case began. */
   availableAtStart: bigint;
 }
@@ -32,7 +36,9 @@ export interface BankReturnCaseState {
 const NEXT: Record<string, readonly string[]> = {
   payable: ["payable", "sending", "closed"],
   sending: ["sending", "payable", "returned", "failed"],
-  returned: ["returned"],
+  // Paid, then sent back by the payer's bank: failed, still owed (and, within one `slow` step, sent
+  // again by the operator while the slow pass waited).
+  returned: ["returned", "failed", "sending"],
   failed: ["failed", "sending", "closed"],
   closed: ["closed"],
 };
@@ -56,7 +62,10 @@ async function returnsOf(db: Database, state: BankReturnCaseState): Promise<Retu
     `SELECT l.id AS line_id, r.id, r.origin, r.state, r.payout_key, l.status AS line_status,
             r.owed_usd_micros::text AS owed, r.taken_entry_id IS NOT NULL AS taken,
             l.bank_deposit_id AS line_bank_deposit, b.amount_usd_micros::text AS deposit_amount,
-            EXISTS (SELECT 1 FROM journal_entries o WHERE o.kind = 'bank_suspense_out' AND o.reference = l.id::text) AS out_of_suspense
+            NOT EXISTS (SELECT 1 FROM journal_entries i
+                         WHERE i.kind = 'bank_suspense_in' AND (i.reference = l.id::text OR starts_with(i.reference, l.id || ':'))
+                           AND NOT EXISTS (SELECT 1 FROM journal_entries o
+                                            WHERE o.kind = 'bank_suspense_out' AND o.reference = i.reference)) AS out_of_suspense
        FROM bank_statement_lines l LEFT JOIN bank_returns r ON r.statement_line_id = l.id
        LEFT JOIN bank_deposits b ON b.id = l.bank_deposit_id
       WHERE l.id = ANY($1::uuid[]) ORDER BY l.id, r.created_at`,
@@ -72,8 +81,10 @@ async function bankPayoutsOf(bank: FaultyBank, state: BankReturnCaseState, retur
   const statuses = await Promise.all(all.map((p) => bank.statusOf(p.payoutId)));
   return {
     all,
-    paying: all.filter((_p, i) => statuses[i] !== "FAILED"),
+    // A payment the payer's bank sent back is no longer one: the return is owed again.
+    paying: all.filter((_p, i) => statuses[i] !== "FAILED" && statuses[i] !== "RETURNED"),
     completed: all.filter((_p, i) => statuses[i] === "COMPLETED"),
+    sentBack: all.filter((p) => bank.sentBack.has(p.payoutId)),
   };
 }
 
@@ -83,8 +94,10 @@ async function bankPayoutsOf(bank: FaultyBank, state: BankReturnCaseState, retur
  * each return's state moved only forward; the bank (its own record) was asked under a return's key
  * for its amount and its payer's account (or one an operator gave) only, under any of the keys the
  * return had, and pays each return at most once; a `returned` return was paid by the bank, a
- * `failed`, `payable` or `closed` one by none; a suspense line leaves suspense exactly when a return
- * of it is paid and is unmatched again when every return of it was closed; and the merchant's
+ * `failed`, `payable` or `closed` one by none (a payment the payer's bank sent back is none); a
+ * payout sent back is followed at most once, and a return is not left `returned` under it once
+ * followed; a suspense line leaves suspense exactly when a return of it is paid (and is in it again
+ * when that payment came back) and is unmatched again when every return of it was closed; and the merchant's
  * available balance moved by exactly its late credits less what the policy took back, plus what
  * closed returns gave back.
  */
@@ -131,11 +144,36 @@ export async function checkBankReturnStep(db: Database, bank: FaultyBank, state:
       assert.ok(accounts.includes(p.account), `${what}: the bank was asked to pay another account`);
     }
     assert.ok(payouts.paying.length <= 1, `${what}: the bank pays it ${payouts.paying.length} times`);
-    if (row.state === "returned") assert.equal(payouts.completed.length, 1, `${what}: not paid by the bank`);
+    // Paid by the bank (or paid, and its payer's bank has just sent it back: followed at a later pass).
+    if (row.state === "returned") {
+      const paid = payouts.completed.length + (bank.sentBack.has(row.payout_key) ? 1 : 0);
+      assert.equal(paid, 1, `${what}: not paid by the bank`);
+    }
     // What a return's state says of the bank is what the bank says of the payout under its current key.
+    // (A paid one whose payer's bank sent it back is followed at a later pass: returned until then.)
     const current = await bank.statusOf(row.payout_key);
-    if (row.state === "returned") assert.equal(current, "COMPLETED", `${what}: its current payout is ${current}`);
-    if (row.state === "failed") assert.equal(current, "FAILED", `${what}: its current payout is ${current}`);
+    if (row.state === "returned") {
+      assert.ok(current === "COMPLETED" || current === "RETURNED", `${what}: its current payout is ${current}`);
+    }
+    if (row.state === "failed") {
+      assert.ok(current === "FAILED" || current === "RETURNED", `${what}: its current payout is ${current}`);
+    }
+    // Each payout the payer's bank sent back is followed once: at most one bounce, only of those.
+    const bounces = await bouncesOf(db, row.id);
+    for (const b of bounces) {
+      assert.ok(
+        state.sentBackPaid.has(b.payout_key),
+        `${what}: payout ${b.payout_key} followed as sent back after it was paid, it was not`,
+      );
+      assert.ok(
+        !(b.payout_key === row.payout_key && row.state === "returned"),
+        `${what}: followed as sent back, still returned`,
+      );
+    }
+    assert.ok(
+      bounces.length <= payouts.sentBack.length,
+      `${what}: ${bounces.length} bounces of ${payouts.sentBack.length}`,
+    );
     if (["failed", "payable", "closed"].includes(row.state)) {
       assert.equal(payouts.paying.length, 0, `${what}, yet the bank pays it`);
     }
@@ -146,6 +184,15 @@ export async function checkBankReturnStep(db: Database, bank: FaultyBank, state:
     credited - taken + givenBack,
     `merchant available moved ${now - state.availableAtStart}: late credits ${credited}, taken back ${taken}, given back ${givenBack}`,
   );
+}
+
+/** The payouts of return `id` the payer's bank sent back and the service followed (bank_return_bounces). */
+async function bouncesOf(db: Database, id: string): Promise<{ payout_key: string }[]> {
+  const { rows } = await db.query<{ payout_key: string }>(
+    "SELECT payout_key FROM bank_return_bounces WHERE return_id = $1",
+    [id],
+  );
+  return rows;
 }
 
 async function availableOf(db: Database, merchantId: string): Promise<bigint> {
@@ -161,7 +208,8 @@ async function availableOf(db: Database, merchantId: string): Promise<bigint> {
  * Once settled (the bank perfect, its clock past every payout, passes until nothing sends): every
  * line of the case has its bank return (a late credit's taken back), none sending; one no operator
  * touched ended as its payer's account says (paid, refused by the payer's bank, or payable with no
- * account to pay); and the bank paid exactly the returned ones, once each.
+ * account to pay), or failed when its payment was sent back; every payout sent back was followed
+ * exactly once; and the bank paid exactly the returned ones, once each.
  */
 export async function checkBankReturnsSettled(
   db: Database,
@@ -175,9 +223,14 @@ export async function checkBankReturnsSettled(
     const what = `bank return ${row.id} to ${line.account || "no account"}`;
     assert.notEqual(row.state, "sending", `${what}: still sending once settled`);
     if (!state.acted.has(row.id) && row.state !== "closed")
-      assert.equal(row.state, line.ends, `${what} ended ${row.state}`);
+      assert.equal(row.state, state.bounced.has(row.id) ? "failed" : line.ends, `${what} ended ${row.state}`);
     const payouts = await bankPayoutsOf(bank, state, row.id);
     assert.equal(payouts.completed.length, row.state === "returned" ? 1 : 0, `${what} (${row.state}): bank payments`);
+    // Every payout the payer's bank sent back after we recorded it paid was followed, exactly once
+    // (one sent back before a pass saw it paid was never paid in our books: the return failed).
+    const followed = (await bouncesOf(db, row.id)).map((b) => b.payout_key).sort();
+    const paidThenSentBack = payouts.sentBack.map((p) => p.payoutId).filter((k) => state.sentBackPaid.has(k));
+    assert.deepEqual(followed, paidThenSentBack.sort(), `${what}: sent-back payouts followed`);
   }
   await checkPolicyReturnWords(db, state);
 }

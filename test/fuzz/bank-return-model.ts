@@ -65,7 +65,13 @@ export type BankReturnStep =
    */
   | { kind: "slow"; nth: number; account: 0 | 1 | undefined }
   /** Finance returns the case's `nth` unmatched line again (unmatched once its return was closed). */
-  | { kind: "again"; nth: number };
+  | { kind: "again"; nth: number }
+  /**
+   * The bank's clock moves past every payout, a worker pass, then the payer's bank sends the case's `nth` paid
+   * return back (its current payout, completed at the bank): the bank answers RETURNED (R01) about
+   * it from now on. Nothing when none is paid.
+   */
+  | { kind: "bounce"; nth: number };
 
 export interface BankReturnCase {
   faultSeed: number;
@@ -118,6 +124,7 @@ export function bankReturnCase(): fc.Arbitrary<BankReturnCase> {
       }),
     },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant("again" as const), nth: fc.nat(5) }) },
+    { weight: 3, arbitrary: fc.record({ kind: fc.constant("bounce" as const), nth: fc.nat(5) }) },
   );
   return fuzzCase(step, 4, 14) as fc.Arbitrary<BankReturnCase>;
 }
@@ -140,6 +147,8 @@ export interface BankReturnOutcome extends FuzzOutcome {
   failed: number;
   payable: number;
   closed: number;
+  /** Paid returns the payer's bank sent back (each followed once). */
+  sentBack: number;
   bankCalls: number;
   bankFaults: number;
 }
@@ -181,6 +190,8 @@ export async function runBankReturnCase(world: BankReturnWorld, c: BankReturnCas
     keys: new Map(),
     accounts: new Map(),
     acted: new Set(),
+    bounced: new Set(),
+    sentBackPaid: new Set(),
     availableAtStart: await available(world),
   };
   const pass = (on = db) =>
@@ -244,6 +255,11 @@ export async function runBankReturnCase(world: BankReturnWorld, c: BankReturnCas
       );
       const line = rows[step.nth % Math.max(rows.length, 1)];
       if (line) await returnStatementLine(db, { lineId: line.id, reason: "again (fuzz)", operator: "finance" });
+    } else if (step.kind === "bounce") {
+      // The bank's clock past every payout and a pass first: more of them are paid to be sent back.
+      skew += PAYOUT_DELAY_MS;
+      await pass();
+      await sendBack(world, bank, state, step.nth);
     } else {
       await operatorStep(world, state, step);
     }
@@ -290,6 +306,26 @@ async function operatorStep(
   }
 }
 
+/**
+ * The payer's bank sends back the case's `nth` return whose current payout the bank completed: one
+ * `returned` (paid in our books: followed, the money back, once per payout key) or one still
+ * `sending` whose completion no pass recorded yet (never paid in our books: failed at the next
+ * answer). Recorded in the case's state for the invariants.
+ */
+async function sendBack(world: BankReturnWorld, bank: FaultyBank, state: BankReturnCaseState, nth: number) {
+  const { rows } = await world.t.api.db.query<{ id: string; payout_key: string; state: string }>(
+    `SELECT id, payout_key, state FROM bank_returns WHERE statement_line_id = ANY($1::uuid[])
+        AND state IN ('sending', 'returned') ORDER BY created_at, id`,
+    [state.lines.map((l) => l.id)],
+  );
+  const paid = [];
+  for (const row of rows) if ((await bank.statusOf(row.payout_key)) === "COMPLETED") paid.push(row);
+  const target = paid[nth % Math.max(paid.length, 1)];
+  if (!target || !(await bank.sendBack(target.payout_key))) return;
+  state.bounced.add(target.id);
+  if (target.state === "returned") state.sentBackPaid.add(target.payout_key);
+}
+
 async function available(world: BankReturnWorld): Promise<bigint> {
   const { rows } = await world.t.api.db.query<{ balance: string }>(
     `SELECT coalesce(b.balance, 0)::text AS balance FROM ledger_accounts a LEFT JOIN account_balances b ON b.account_id = a.id
@@ -317,10 +353,11 @@ async function settle(
     const { rows } = await db.query<{ moving: number }>(
       `SELECT count(*)::int AS moving FROM bank_statement_lines l
         WHERE l.id = ANY($1::uuid[])
-          AND (EXISTS (SELECT 1 FROM bank_returns r WHERE r.statement_line_id = l.id AND r.state = 'sending')
+          AND (EXISTS (SELECT 1 FROM bank_returns r WHERE r.statement_line_id = l.id
+                        AND (r.state = 'sending' OR (r.state = 'returned' AND r.payout_key::text = ANY($2::text[]))))
                OR (l.bank_deposit_id IS NOT NULL
                    AND NOT EXISTS (SELECT 1 FROM bank_returns r WHERE r.bank_deposit_id = l.bank_deposit_id)))`,
-      [state.lines.map((l) => l.id)],
+      [state.lines.map((l) => l.id), [...bank.sentBack]],
     );
     if (Number(rows[0]?.moving ?? 0) === 0) return;
     if (Date.now() > deadline) {
@@ -353,6 +390,7 @@ async function outcome(
     failed: count("failed"),
     payable: count("payable"),
     closed: count("closed"),
+    sentBack: bank.sentBack.size,
     bankCalls: f.calls,
     bankFaults: f.refused + f.timeouts + f.lost,
     crashes,
@@ -371,6 +409,7 @@ export const bankReturnFuzz: FuzzModel<BankReturnWorld, BankReturnCase, BankRetu
     failed: 0,
     payable: 0,
     closed: 0,
+    sentBack: 0,
     bankCalls: 0,
     bankFaults: 0,
     crashes: 0,
@@ -378,6 +417,6 @@ export const bankReturnFuzz: FuzzModel<BankReturnWorld, BankReturnCase, BankRetu
   }),
   describe: (t) =>
     `${t.steps} steps, ${t.returns} bank returns (${t.returned} paid, ${t.failed} refused by the payer's bank, ` +
-    `${t.payable} payable, ${t.closed} closed), ${t.bankCalls} bank calls (${t.bankFaults} refused, timed out or answer lost)`,
+    `${t.payable} payable, ${t.closed} closed; ${t.sentBack} paid ones sent back by the payer's bank), ${t.bankCalls} bank calls (${t.bankFaults} refused, timed out or answer lost)`,
   caseMs: 120_000,
 };

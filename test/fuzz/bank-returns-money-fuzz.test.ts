@@ -66,6 +66,26 @@ describe("money fuzz: bank returns", () => {
       },
     },
   ];
+  it(
+    "follows a paid return the payer's bank sends back once (two passes at once), then pays it again under a new key",
+    async () => {
+      const outcome = await bankReturnFuzz.run(world, {
+        faultSeed: 7,
+        steps: [
+          { kind: "line", origin: "suspense", payer: 0, amount: "40.00" },
+          { kind: "line", origin: "late", payer: 0, amount: "12.34" },
+          { kind: "pass", processes: 1, dieAt: 0 },
+          { kind: "bounce", nth: 0 },
+          { kind: "bounce", nth: 0 },
+          { kind: "pass", processes: 2, dieAt: 0 },
+          { kind: "send", nth: 0, account: undefined },
+          { kind: "send", nth: 1, account: undefined },
+        ],
+      });
+      expect(outcome).toMatchObject({ returns: 2, sentBack: 2, returned: 2 });
+    },
+    bankReturnFuzz.caseMs,
+  );
   for (const regression of regressions) {
     it(
       regression.title,

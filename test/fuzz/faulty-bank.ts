@@ -9,8 +9,9 @@ import { seededRandom } from "./faulty-fetch.ts";
  * - `refused`: the call never reaches the bank (connection refused, HTTP 503): nothing happened;
  * - `timeout`: no answer in time: the bank may have acted on it or not (one in two);
  * - `lost`: the bank acted (a payout is accepted) but its answer never arrives.
- * It also plays a worker that dies right after the bank answered (`dieAfterAnswer`), and one whose
- * answer is slow to come back (`holdNext`: the bank has acted, its answer waits until released).
+ * It also plays a worker that dies right after the bank answered (`dieAfterAnswer`), one whose
+ * answer is slow to come back (`holdNext`: the bank has acted, its answer waits until released),
+ * and the payer's bank sending a paid payout back (`sendBack`: RETURNED from then on).
  *
  * Its record is the bank's own: every payout it accepted, by key, with what it was asked to pay
  * (a second request under a key it knows is the same payout, as with every real bank's idempotency
@@ -52,6 +53,13 @@ export interface FaultyBank {
   readonly payouts: ReadonlyMap<string, BankPayoutRecord>;
   /** Where the bank says `payoutId` is now (undefined: it never accepted it). */
   statusOf(payoutId: string): Promise<string | undefined>;
+  /**
+   * The payer's bank sends payout `payoutId` back after the bank paid it: from now on the bank
+   * answers RETURNED (R01) about it. False when it is not a payout the bank completed.
+   */
+  sendBack(payoutId: string): Promise<boolean>;
+  /** The payouts sent back (sendBack), by key. */
+  readonly sentBack: ReadonlySet<string>;
   readonly counts: BankFaultCounts;
 }
 
@@ -63,6 +71,15 @@ export function createFaultyBank(options: { seed: number; payoutDelayMs: number;
   let rate = 0;
   let die: (() => void) | undefined;
   let hold: { reached: (payoutId: string) => void; released: Promise<void> } | undefined;
+  const sentBack = new Set<string>();
+  /** The sandbox's answer, RETURNED once the payer's bank sent a completed payout back. */
+  const statusOfProvider = async (providerPayoutId: string) => {
+    const status = await bank.getPayoutStatus(providerPayoutId);
+    const known = [...payouts.values()].find((p) => p.providerPayoutId === providerPayoutId);
+    return known && sentBack.has(known.payoutId) && status.status === "COMPLETED"
+      ? { status: "RETURNED" as const, reason: "returned by the bank: R01 Insufficient funds (fuzz)" }
+      : status;
+  };
   /** A held call about `payoutId` waits here, after the bank acted, before its caller sees the answer. */
   const slowAnswer = async (payoutId: string) => {
     const held = hold;
@@ -137,7 +154,7 @@ export function createFaultyBank(options: { seed: number; payoutDelayMs: number;
       const fault = draw();
       // Asking changes nothing at the bank: any fault is only an answer that does not come.
       if (fault) fail(fault);
-      const status = await bank.getPayoutStatus(providerPayoutId);
+      const status = await statusOfProvider(providerPayoutId);
       const known = [...payouts.values()].find((p) => p.providerPayoutId === providerPayoutId);
       await slowAnswer(known?.payoutId ?? providerPayoutId);
       return status;
@@ -173,8 +190,15 @@ export function createFaultyBank(options: { seed: number; payoutDelayMs: number;
     payouts,
     async statusOf(payoutId) {
       const known = payouts.get(payoutId);
-      return known ? (await bank.getPayoutStatus(known.providerPayoutId)).status : undefined;
+      return known ? (await statusOfProvider(known.providerPayoutId)).status : undefined;
     },
+    async sendBack(payoutId) {
+      const known = payouts.get(payoutId);
+      if (!known || (await bank.getPayoutStatus(known.providerPayoutId)).status !== "COMPLETED") return false;
+      sentBack.add(payoutId);
+      return true;
+    },
+    sentBack,
     counts,
   };
 }

@@ -1,5 +1,6 @@
 import { InsufficientFundsError } from "@mp/core";
 import type { Queryable } from "@mp/db";
+import type { AccountKind } from "./accounts.ts";
 import { type PostedEntry, postEntry, transferLines } from "./journal-entry.ts";
 import { postSystemEntry } from "./system-entry.ts";
 
@@ -9,7 +10,9 @@ import { postSystemEntry } from "./system-entry.ts";
  * referenced by the bank return's id; refused with insufficient_funds when the merchant spent it
  * first: the money then stays credited), and leaves returns_payable for bank_clearing when the bank
  * paid it (`bank_return_paid`: the money left the bank), or back to merchant_available when an
- * operator closed the return unpaid (`bank_return_closed`). Each once per bank return.
+ * operator closed the return unpaid (`bank_return_closed`). Each once per bank return (paid, and
+ * back in returns_payable when the payer's bank sent the payment back, `bank_return_bounced`: once
+ * per payout key).
  */
 export function postBankPolicyReturn(
   client: Queryable,
@@ -31,19 +34,31 @@ export function postBankPolicyReturn(
   );
 }
 
-/** A policy bank return the bank paid: returns_payable -> bank_clearing, once per return. */
-export async function postBankReturnPaid(
-  client: Queryable,
-  input: { returnId: string; owedUsdMicros: bigint },
-): Promise<{ entryId: string }> {
-  const { entryId } = await postSystemEntry(
-    client,
-    "bank_return_paid",
-    input.returnId,
-    transferLines("returns_payable", "bank_clearing", input.owedUsdMicros),
-  );
-  return { entryId };
+/** A system posting of a bank return's payout, from one account to another, once per payout key. */
+function payoutPosting(kind: "bank_return_paid" | "bank_return_bounced", from: AccountKind, to: AccountKind) {
+  return async (client: Queryable, input: { payoutKey: string; owedUsdMicros: bigint }) => {
+    const { entryId } = await postSystemEntry(
+      client,
+      kind,
+      input.payoutKey,
+      transferLines(from, to, input.owedUsdMicros),
+    );
+    return { entryId };
+  };
 }
+
+/**
+ * A policy bank return the bank paid: returns_payable -> bank_clearing, once per payout key (the
+ * return's first key is its id; one sent again after its payer's bank sent it back has a new one).
+ */
+export const postBankReturnPaid = payoutPosting("bank_return_paid", "returns_payable", "bank_clearing");
+
+/**
+ * A paid policy bank return that the payer's bank sent back: the money is at the bank again and
+ * still owed, bank_clearing -> returns_payable (the opposite of its `bank_return_paid`), once per
+ * payout key.
+ */
+export const postBankReturnBounced = payoutPosting("bank_return_bounced", "bank_clearing", "returns_payable");
 
 /**
  * A policy bank return an operator closed unpaid (`payments bank return-close`): what it took back is

@@ -1,8 +1,19 @@
 export type { AccountKind } from "./accounts.ts";
 export { getMerchantBalance } from "./balance.ts";
 export { postBankDeposit } from "./bank-deposits.ts";
-export { postBankPolicyReturn, postBankReturnClosed, postBankReturnPaid } from "./bank-returns.ts";
-export { type BankSuspense, postBankSuspense, readBankSuspense, releaseBankSuspense } from "./bank-suspense.ts";
+export {
+  postBankPolicyReturn,
+  postBankReturnBounced,
+  postBankReturnClosed,
+  postBankReturnPaid,
+} from "./bank-returns.ts";
+export {
+  type BankSuspense,
+  postBankSuspense,
+  readBankSuspense,
+  releaseBankSuspense,
+  returnToBankSuspense,
+} from "./bank-suspense.ts";
 export { checkLedger, type LedgerCheckResult } from "./check-ledger.ts";
 export { type DepositCreditInput, type PostedDepositCredit, postDepositCredits } from "./deposit-credits.ts";
 export { postDepositReturn, postPolicyReturn } from "./deposit-returns.ts";

@@ -23,7 +23,8 @@ export type EntryKind =
   | "policy_return"
   | "bank_policy_return"
   | "bank_return_paid"
-  | "bank_return_closed";
+  | "bank_return_closed"
+  | "bank_return_bounced";
 
 export interface LineSpec {
   account: AccountKind;

@@ -10,7 +10,8 @@ export type SystemEntryKind =
   | "float_reversal"
   | "bank_suspense_in"
   | "bank_suspense_out"
-  | "bank_return_paid";
+  | "bank_return_paid"
+  | "bank_return_bounced";
 
 async function systemAccounts(
   client: Queryable,

@@ -1,7 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { useTestDatabase } from "../../../test/support/test-database.ts";
-import { checkLedger, postBankSuspense, readBankSuspense, releaseBankSuspense } from "../src/index.ts";
+import {
+  checkLedger,
+  postBankSuspense,
+  readBankSuspense,
+  releaseBankSuspense,
+  returnToBankSuspense,
+} from "../src/index.ts";
 
 const t = useTestDatabase();
 
@@ -26,5 +32,41 @@ describe("bank suspense", () => {
     const check = await checkLedger(t.db);
     expect(check.problems).toEqual([]);
     expect(check.suspense.lines).toBe(0);
+  });
+
+  it("a line out of suspense comes back once per sent-back payout, as a new stay, and leaves it again once", async () => {
+    const lineId = randomUUID();
+    const [firstKey, secondKey] = [randomUUID(), randomUUID()];
+    await t.db.tx((c) => postBankSuspense(c, { lineId, amountUsdMicros: 60_000_000n }));
+    // Still in suspense: nothing to come back from.
+    await expect(t.db.tx((c) => returnToBankSuspense(c, { lineId, payoutKey: firstKey }))).rejects.toMatchObject({
+      code: "conflict",
+    });
+    await t.db.tx((c) => releaseBankSuspense(c, lineId));
+    const back = await t.db.tx((c) => returnToBankSuspense(c, { lineId, payoutKey: firstKey }));
+    expect(await t.db.tx((c) => returnToBankSuspense(c, { lineId, payoutKey: firstKey }))).toEqual(back);
+    expect(await readBankSuspense(t.db)).toMatchObject({ lines: 1, amountUsdMicros: 60_000_000n });
+    expect((await checkLedger(t.db)).problems).toEqual([]);
+    // Out again: the latest stay's exit, once.
+    const out = await t.db.tx((c) => releaseBankSuspense(c, lineId));
+    expect(await t.db.tx((c) => releaseBankSuspense(c, lineId))).toEqual(out);
+    expect((await readBankSuspense(t.db)).lines).toBe(0);
+    await t.db.tx((c) => returnToBankSuspense(c, { lineId, payoutKey: secondKey }));
+    const { rows } = await t.db.query<{ kind: string; reference: string; amount: string }>(
+      `SELECT e.kind, e.reference, l.amount::text AS amount FROM journal_entries e
+         JOIN journal_lines l ON l.entry_id = e.id AND l.line_no = 1
+        WHERE e.reference = $1 OR starts_with(e.reference, $1 || ':') ORDER BY e.seq`,
+      [lineId],
+    );
+    expect(rows).toEqual([
+      { kind: "bank_suspense_in", reference: lineId, amount: "60000000" },
+      { kind: "bank_suspense_out", reference: lineId, amount: "60000000" },
+      { kind: "bank_suspense_in", reference: `${lineId}:${firstKey}`, amount: "60000000" },
+      { kind: "bank_suspense_out", reference: `${lineId}:${firstKey}`, amount: "60000000" },
+      { kind: "bank_suspense_in", reference: `${lineId}:${secondKey}`, amount: "60000000" },
+    ]);
+    expect((await readBankSuspense(t.db)).lines).toBe(1);
+    // A line that never entered suspense (imported before it existed) comes back to nothing.
+    expect(await t.db.tx((c) => returnToBankSuspense(c, { lineId: randomUUID(), payoutKey: firstKey }))).toBeNull();
   });
 });

@@ -177,4 +177,8 @@ export async function applyPayoutLine(
   await sql.query("UPDATE transfer_payouts SET next_check_at = now() WHERE transfer_id = $1 AND status = 'COMPLETED'", [
     match.payoutId,
   ]);
+  // A bank return's payout is keyed by its payout key: one paid is asked about at the next pass too.
+  await sql.query("UPDATE bank_returns SET next_check_at = now() WHERE payout_key = $1 AND state = 'returned'", [
+    match.payoutId,
+  ]);
 }

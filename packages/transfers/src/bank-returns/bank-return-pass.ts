@@ -3,25 +3,41 @@ import type { Database, Queryable } from "@mp/db";
 import { appendResourceEvent } from "@mp/events";
 import { postBankReturnPaid, releaseBankSuspense } from "@mp/ledger";
 import type { BankPayoutStatus } from "@mp/providers";
+import type { PayoutPacing } from "../bank-payout-execution.ts";
 import type { BankPayoutDeps } from "../bank-payout-pass.ts";
+import { recordBankReturnBounce } from "./bank-return-bounce.ts";
+import { lockReturnPayout } from "./bank-return-locks.ts";
 import { bankReturnPayout } from "./bank-return-payout.ts";
-import { lockedBankDeposit, takeBackBankCredits } from "./take-back-bank-credits.ts";
+import { takeBackBankCredits } from "./take-back-bank-credits.ts";
 
 interface DueReturn {
   id: string;
   /** The bank's key of the payout asked now: an answer recorded for an older one is dropped. */
   payout_key: string;
   provider_payout_id: string | null;
+  /** `returned`: paid, and asked whether the payer's bank sent it back; else `sending`. */
+  state: "sending" | "returned";
 }
 
 type Answer = { providerPayoutId: string; status: BankPayoutStatus };
 
-/** Returns the bank should be asked about now: not sent yet, or sent and not ended. */
-async function dueBankReturns(sql: Queryable, limit: number): Promise<DueReturn[]> {
+/**
+ * Returns the bank should be asked about now: not sent yet, or sent and not ended; and paid ones
+ * still within the return window (a payer's bank may send the payment back, as a payee's bank does
+ * a transfer's payout), asked every `returnCheckSeconds` or at once when a statement line returns
+ * their payout (applyPayoutLine).
+ */
+async function dueBankReturns(sql: Queryable, limit: number, windowSeconds: number): Promise<DueReturn[]> {
   const { rows } = await sql.query<DueReturn>(
-    `SELECT id, payout_key, provider_payout_id FROM bank_returns WHERE state = 'sending' AND next_check_at <= now()
-      ORDER BY next_check_at, id LIMIT $1`,
-    [limit],
+    `(SELECT id, payout_key, provider_payout_id, state, next_check_at FROM bank_returns
+       WHERE state = 'sending' AND next_check_at <= now() ORDER BY next_check_at, id LIMIT $1)
+     UNION ALL
+     (SELECT id, payout_key, provider_payout_id, state, next_check_at FROM bank_returns
+       WHERE state = 'returned' AND next_check_at <= now() AND provider_payout_id IS NOT NULL
+         AND returned_at > now() - make_interval(secs => $2)
+       ORDER BY next_check_at, id LIMIT $1)
+     ORDER BY next_check_at, id`,
+    [limit, windowSeconds],
   );
   return rows;
 }
@@ -49,7 +65,8 @@ async function markPayable(sql: Queryable, due: DueReturn, reason: string): Prom
  * an older payout of a return an operator sent again is dropped): PENDING/SENT -> still sending (the
  * provider's payout id kept); COMPLETED -> `returned`, the money leaves the bank in the ledger once
  * (a suspense line: bank_suspense_out; a policy return: bank_return_paid, returns_payable ->
- * bank_clearing); FAILED or RETURNED -> `failed` with the bank's reason: nothing left, still owed.
+ * bank_clearing, once per payout key), then asked about hourly while it may come back; FAILED or
+ * RETURNED (never seen paid) -> `failed` with the bank's reason: nothing left, still owed.
  * A policy return's merchant is told, in the same transaction: `bank_deposit.return_sent` (paid) or
  * `bank_deposit.return_failed`, the object its bank deposit (a suspense line's return has no merchant).
  */
@@ -57,35 +74,17 @@ export async function recordBankReturnAnswer(
   sql: Queryable,
   { id, payoutKey }: { id: string; payoutKey: string },
   answer: Answer,
-  pendingCheckSeconds = 0,
+  pacing: PayoutPacing = {},
 ): Promise<boolean> {
-  // A policy return's bank deposit is locked before the return, as the take-back (which inserts the
-  // return under the deposit's lock) takes them: the other order deadlocked two workers, one taking
-  // a credit back while the other recorded its return's answer (found by the fault search, seed 472648280).
-  const deposit = await sql.query<{ bank_deposit_id: string | null }>(
-    "SELECT bank_deposit_id FROM bank_returns WHERE id = $1",
-    [id],
-  );
-  const depositId = deposit.rows[0]?.bank_deposit_id;
-  const bankDeposit = depositId ? await lockedBankDeposit(sql, depositId) : undefined;
-  const { rows } = await sql.query<{
-    origin: string;
-    owed: string;
-    line_id: string | null;
-    merchant_id: string | null;
-  }>(
-    `SELECT origin, owed_usd_micros::text AS owed, statement_line_id AS line_id, merchant_id FROM bank_returns
-      WHERE id = $1 AND payout_key = $2 AND state = 'sending' FOR UPDATE`,
-    [id, payoutKey],
-  );
-  const row = rows[0];
-  if (!row) return false;
+  const locked = await lockReturnPayout(sql, { id, payoutKey }, "sending");
+  if (!locked) return false;
+  const { row, bankDeposit } = locked;
   const { status } = answer.status;
   if (status === "PENDING" || status === "SENT") {
     await sql.query(
       `UPDATE bank_returns SET provider_payout_id = $2, next_check_at = now() + make_interval(secs => $3),
          updated_at = now() WHERE id = $1`,
-      [id, answer.providerPayoutId, pendingCheckSeconds],
+      [id, answer.providerPayoutId, pacing.pendingCheckSeconds ?? 0],
     );
     return false;
   }
@@ -102,11 +101,12 @@ export async function recordBankReturnAnswer(
   const paid =
     row.origin === "suspense"
       ? row.line_id && (await releaseBankSuspense(sql, row.line_id))
-      : await postBankReturnPaid(sql, { returnId: id, owedUsdMicros: BigInt(row.owed) });
+      : await postBankReturnPaid(sql, { payoutKey, owedUsdMicros: BigInt(row.owed) });
+  // Paid, then asked about hourly while the payer's bank may still send it back (recordBankReturnBounce).
   await sql.query(
     `UPDATE bank_returns SET state = 'returned', provider_payout_id = $2, paid_entry_id = $3, reason = NULL,
-       returned_at = now(), updated_at = now() WHERE id = $1`,
-    [id, answer.providerPayoutId, paid ? paid.entryId : null],
+       returned_at = now(), next_check_at = now() + make_interval(secs => $4), updated_at = now() WHERE id = $1`,
+    [id, answer.providerPayoutId, paid ? paid.entryId : null, pacing.returnCheckSeconds ?? 3600],
   );
   if (row.merchant_id && bankDeposit)
     await appendResourceEvent(sql, row.merchant_id, "bank_deposit.return_sent", bankDeposit);
@@ -123,7 +123,11 @@ export async function recordBankReturnAnswer(
 export async function executeBankReturnsOnce(db: Database, deps: BankPayoutDeps, batch: number): Promise<number> {
   const { banking, keyring, logger } = deps;
   let moved = await takeBackBankCredits(db, batch, logger);
-  for (const due of await dueBankReturns(db, batch)) {
+  for (const due of await dueBankReturns(db, batch, deps.returnWindowSeconds ?? 60 * 86_400)) {
+    if (due.state === "returned") {
+      if (await followPaidReturn(db, deps, due)) moved++;
+      continue;
+    }
     let answer: Answer;
     try {
       if (due.provider_payout_id) {
@@ -146,13 +150,36 @@ export async function executeBankReturnsOnce(db: Database, deps: BankPayoutDeps,
     }
     try {
       const payout = { id: due.id, payoutKey: due.payout_key };
-      if (await db.tx((sql) => recordBankReturnAnswer(sql, payout, answer, deps.pendingCheckSeconds))) moved++;
+      if (await db.tx((sql) => recordBankReturnAnswer(sql, payout, answer, deps))) moved++;
     } catch (error) {
       logWarn(logger, error, due.id, "bank return answer not recorded; retried later");
       await postpone(db, due.id, deps.retrySeconds ?? 30);
     }
   }
   return moved;
+}
+
+/**
+ * A paid return asked whether its payer's bank sent the payment back: RETURNED -> followed
+ * (recordBankReturnBounce, one transaction); anything else -> asked again `returnCheckSeconds` later.
+ */
+async function followPaidReturn(db: Database, deps: BankPayoutDeps, due: DueReturn): Promise<boolean> {
+  try {
+    const status = await deps.banking.getPayoutStatus(due.provider_payout_id ?? "");
+    const payout = { id: due.id, payoutKey: due.payout_key };
+    if (status.status === "RETURNED" && (await db.tx((sql) => recordBankReturnBounce(sql, payout, status.reason)))) {
+      return true;
+    }
+    await db.query(
+      `UPDATE bank_returns SET next_check_at = now() + make_interval(secs => $3), updated_at = now()
+        WHERE id = $1 AND payout_key = $2 AND state = 'returned'`,
+      [due.id, due.payout_key, deps.returnCheckSeconds ?? 3600],
+    );
+  } catch (error) {
+    logWarn(deps.logger, error, due.id, "bank return's payout not followed; retried later");
+    await postpone(db, due.id, deps.retrySeconds ?? 30);
+  }
+  return false;
 }
 
 function logWarn(logger: Logger | undefined, error: unknown, returnId: string, message: string): void {
