@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "@mp/core";
-import type { Database } from "@mp/db";
+import { type Database, type NamedStatement, queryNamed } from "@mp/db";
 import type pg from "pg";
 import type { AttemptResult } from "./attempt-result.ts";
 
@@ -29,9 +29,12 @@ function endpointVerdicts(attempts: AttemptResult[]) {
  * fenced by the attempt count (only the claim that counted an attempt writes its result), the
  * attempts made, and the endpoints' `failing_since` (cleared by a success, set by a first failure;
  * the two sets are disjoint). The batch is one JSON parameter: one native JSON.stringify instead of
- * sixteen arrays escaped element by element in JavaScript by the driver.
+ * sixteen arrays escaped element by element in JavaScript by the driver. Named: planned once per
+ * connection, not at every batch (planning this statement cost as much as writing a few results).
  */
-const WRITE_RESULTS_SQL = `
+const WRITE_RESULTS: NamedStatement = {
+  name: "webhook_write_results",
+  text: `
 WITH r AS (
   SELECT * FROM json_to_recordset($1::json) AS r (
     id uuid, delivery uuid, endpoint uuid, attempt int, at timestamptz, code int, ms int, error text, body text,
@@ -54,10 +57,11 @@ WITH r AS (
 ), failing AS (
   UPDATE webhook_endpoints SET failing_since = $4 WHERE id = ANY ($3::uuid[]) AND failing_since IS NULL
 )
-SELECT 1`;
+SELECT 1`,
+};
 
 function writeResults(
-  run: (text: string, params: unknown[]) => Promise<unknown>,
+  sql: Database | pg.PoolClient,
   batch: AttemptResult[],
   verdicts: { succeeded: string[]; failed: string[] },
   firstFailure: Date | null,
@@ -76,7 +80,7 @@ function writeResults(
     next: r.nextAttemptAt,
     skipped: r.skipped,
   }));
-  return run(WRITE_RESULTS_SQL, [JSON.stringify(rows), verdicts.succeeded, verdicts.failed, firstFailure]);
+  return queryNamed(sql, WRITE_RESULTS, [JSON.stringify(rows), verdicts.succeeded, verdicts.failed, firstFailure]);
 }
 
 /** Disables the gone endpoints and those failing for `failingAfterMs`, canceling their pending deliveries. */
@@ -118,12 +122,12 @@ export async function writeAttemptResults(
   const { succeeded, failed, gone } = endpointVerdicts(attempts);
   const firstFailure = failed.length > 0 ? earliest(attempts.filter((r) => failed.includes(r.endpointId))) : null;
   if (failed.length === 0 && gone.length === 0) {
-    await writeResults((text, params) => db.query(text, params), batch, { succeeded, failed }, firstFailure);
+    await writeResults(db, batch, { succeeded, failed }, firstFailure);
     return;
   }
   const disabled = await db.tx(async (c) => {
     // Issued together (one round trip); the disabling reads the failing_since the first one set.
-    const written = writeResults((text, params) => c.query(text, params), batch, { succeeded, failed }, firstFailure);
+    const written = writeResults(c, batch, { succeeded, failed }, firstFailure);
     const [, disabledRows] = await Promise.all([written, disableEndpoints(c, gone, failed, failingAfterMs)]);
     return disabledRows;
   });
