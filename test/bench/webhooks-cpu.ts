@@ -6,9 +6,10 @@ import { createMerchant } from "@mp/api";
 import { silentLogger } from "@mp/core";
 import type { Database } from "@mp/db";
 import { createTestDatabase } from "@mp/db/testing";
-import { createEncryptionKeyring, type EncryptionKeyring } from "@mp/encryption";
-import { issueSigningSecret, startWebhookWorker } from "@mp/webhooks";
+import { createEncryptionKeyring } from "@mp/encryption";
+import { startWebhookWorker } from "@mp/webhooks";
 import { printTable } from "./measure.ts";
+import { addEndpoint, backlog } from "./webhooks.ts";
 
 /**
  * CPU per delivery of a backlog drain, against CPU per request of raw POSTs to the same receiver:
@@ -83,33 +84,6 @@ function backendsDelta(before: Map<number, number>, after: Map<number, number>):
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function addEndpoint(db: Database, keyring: EncryptionKeyring, merchantId: string, url: string): Promise<void> {
-  await db.tx(async (c) => {
-    const id = randomUUID();
-    await c.query("INSERT INTO webhook_endpoints (id, merchant_id, url, enabled_events) VALUES ($1, $2, $3, $4)", [
-      id,
-      merchantId,
-      url,
-      ["*"],
-    ]);
-    await issueSigningSecret(c, keyring, id, { rotate: false });
-  });
-}
-
-async function backlog(db: Database, merchantId: string, count: number): Promise<void> {
-  for (let done = 0; done < count; done += 5_000) {
-    await db.query(
-      `INSERT INTO events (id, merchant_id, environment, type, object_type, object_id, object_version, data)
-       SELECT gen_random_uuid(), $1, 'sandbox', 'deposit.confirmed', 'deposit', gen_random_uuid()::text, 1,
-              jsonb_build_object('id', gen_random_uuid(), 'status', 'CONFIRMED', 'amount', '12.500000', 'n', n)
-         FROM generate_series(1, $2) n`,
-      [merchantId, Math.min(5_000, count - done)],
-    );
-  }
-  await db.query("ANALYZE webhook_deliveries");
-  await db.query("ANALYZE events");
-}
 
 export interface WebhooksCpuFigures {
   deliveries: number;
