@@ -1,6 +1,4 @@
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { fileURLToPath } from "node:url";
 import { silentLogger } from "@mp/core";
 import { createDatabase, type Database } from "@mp/db";
 import { createEncryptionKeyring } from "@mp/encryption";
@@ -10,8 +8,8 @@ import { describe, expect, it } from "vitest";
 import { eventually, useApiHarness } from "../support/api-harness.ts";
 import { createEndpoint, emitEvent } from "../support/webhook-fixtures.ts";
 import { startReceiver } from "../support/webhook-receiver.ts";
+import { spawnWorkerProcess, startSurvivor } from "./crash-workers.ts";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const KEY = randomBytes(32);
 const LEASE_MS = 2_000;
 
@@ -77,23 +75,11 @@ describe("a webhook result between its POST and its write", () => {
   it("a worker killed after the POST and before its result is written: sent again after the lease, counted once each", async () => {
     const hooks = await startReceiver((_received, res) => res.end("ok"));
     const endpoint = await createEndpoint(api, merchant, hooks.url);
-    const child = spawn(process.execPath, ["--import", "tsx", `${ROOT}test/webhooks/worker-process.ts`], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        WORKER_DATABASE_URL: api.testDb.connectionString,
-        WORKER_DATABASE_ENGINE: api.db.engine,
-        WORKER_ENCRYPTION_KEY: KEY.toString("base64"),
-        WORKER_LEASE_MS: String(LEASE_MS),
-      },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-      child.on("exit", (_code, signal) => resolve(signal)),
-    );
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on("data", (chunk: Buffer) => chunk.toString().includes("ready") && resolve());
-      child.on("exit", () => reject(new Error("worker process exited before it was ready")));
+    const { child, exited } = await spawnWorkerProcess({
+      connectionString: api.testDb.connectionString,
+      engine: api.db.engine,
+      key: KEY,
+      leaseMs: LEASE_MS,
     });
     let survivor: WebhookWorker | undefined;
     let held: ReturnType<typeof holdResultWrite> | undefined;
@@ -116,13 +102,7 @@ describe("a webhook result between its POST and its write", () => {
       // The result died with the process: the delivery is still claimed for its first attempt.
       expect(await deliveryOf(endpoint.id)).toEqual([{ status: "pending", attempts: 1, attempt_rows: "0" }]);
 
-      survivor = await startWebhookWorker({
-        db: api.db,
-        keyring: api.deps.encryption,
-        logger: silentLogger(),
-        environment: "sandbox",
-        pollIntervalMs: 50,
-      });
+      survivor = await startSurvivor(api.db, api.deps.encryption);
       const second = await eventually(async () => hooks.received[1], 20_000, 20);
       expect(second.headers["webhook-id"]).toBe(eventId);
       new Webhook(endpoint.secret).verify(second.body, second.headers);
