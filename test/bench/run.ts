@@ -1,7 +1,7 @@
 /**
  * `pnpm bench <name> [options]`: prints figures, never asserts. Names: api, wallets, indexer
  * (`--chain BASE|SOLANA|BITCOIN|TRON`, default BASE), failover (`--rounds N --bound S [--role indexer|all]`, both roles by default, PostgreSQL only),
- * webhooks, sends (EVM, `--sends N`, default 1,000), bitcoin-sends (`--sends N`, default 200),
+ * webhooks, webhooks-cpu (`--deliveries N`, default 20,000: CPU per delivery of a drain beside raw POSTs), sends (EVM, `--sends N`, default 1,000), bitcoin-sends (`--sends N`, default 200),
  * sweeps (EVM, `--addresses N`, default 1,000), transfers (`--seconds S` of quotes, `--rounds N` of
  * whole bank USD -> USDC stories, default 5), dashboard (`--deposits N`, default 100,000), checkout
  * (`--rounds N` of paid requests, default 3), cli (`--rounds N` of each command, default 5),
@@ -50,6 +50,9 @@ const benches: Record<string, () => Promise<void>> = {
       ...(flag("role") ? { role: flag("role") as "indexer" | "all" } : {}),
     }),
   webhooks: async () => (await import("./webhooks.ts")).runWebhooksBench(numbers("seconds")),
+  "webhooks-cpu": async () => {
+    await (await import("./webhooks-cpu.ts")).runWebhooksCpuBench(numbers("deliveries"));
+  },
   transfers: async () => (await import("./transfers.ts")).runTransfersBench(numbers("seconds", "rounds")),
   cli: async () => (await import("./cli.ts")).runCliBench(numbers("rounds")),
   liquidation: async () =>

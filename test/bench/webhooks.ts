@@ -72,7 +72,12 @@ async function startReceiverThread(hangMs: Record<string, number>): Promise<Rece
 const now = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function addEndpoint(db: Database, keyring: EncryptionKeyring, merchantId: string, url: string): Promise<void> {
+export async function addEndpoint(
+  db: Database,
+  keyring: EncryptionKeyring,
+  merchantId: string,
+  url: string,
+): Promise<void> {
   await db.tx(async (c) => {
     const id = randomUUID();
     await c.query("INSERT INTO webhook_endpoints (id, merchant_id, url, enabled_events) VALUES ($1, $2, $3, $4)", [
@@ -86,7 +91,7 @@ async function addEndpoint(db: Database, keyring: EncryptionKeyring, merchantId:
 }
 
 /** A backlog of `count` events (the fan-out trigger makes their deliveries), in transactions of 5,000. */
-async function backlog(db: Database, merchantId: string, count: number): Promise<void> {
+export async function backlog(db: Database, merchantId: string, count: number): Promise<void> {
   for (let done = 0; done < count; done += 5_000) {
     await db.query(
       `INSERT INTO events (id, merchant_id, environment, type, object_type, object_id, object_version, data)

@@ -1,16 +1,13 @@
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { fileURLToPath } from "node:url";
-import { silentLogger } from "@mp/core";
 import { createEncryptionKeyring } from "@mp/encryption";
-import { startWebhookWorker } from "@mp/webhooks";
+import type { startWebhookWorker } from "@mp/webhooks";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { eventually, useApiHarness } from "../support/api-harness.ts";
 import { createEndpoint, emitEvent } from "../support/webhook-fixtures.ts";
 import { startReceiver } from "../support/webhook-receiver.ts";
+import { spawnWorkerProcess, startSurvivor } from "./crash-workers.ts";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const KEY = randomBytes(32);
 const LEASE_MS = 2_000;
 
@@ -28,25 +25,11 @@ describe("a worker killed mid-delivery", () => {
       res.end("ok");
     });
     const endpoint = await createEndpoint(api, merchant, hooks.url);
-    // node itself with tsx's loader, not the tsx command: that one runs the script in a child process of
-    // its own, which a SIGKILL of the command would leave running.
-    const child = spawn(process.execPath, ["--import", "tsx", `${ROOT}test/webhooks/worker-process.ts`], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        WORKER_DATABASE_URL: api.testDb.connectionString,
-        WORKER_DATABASE_ENGINE: api.db.engine,
-        WORKER_ENCRYPTION_KEY: KEY.toString("base64"),
-        WORKER_LEASE_MS: String(LEASE_MS),
-      },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-      child.on("exit", (_code, signal) => resolve(signal)),
-    );
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on("data", (chunk: Buffer) => chunk.toString().includes("ready") && resolve());
-      child.on("exit", () => reject(new Error("worker process exited before it was ready")));
+    const { child, exited } = await spawnWorkerProcess({
+      connectionString: api.testDb.connectionString,
+      engine: api.db.engine,
+      key: KEY,
+      leaseMs: LEASE_MS,
     });
     let survivor: Awaited<ReturnType<typeof startWebhookWorker>> | undefined;
     try {
@@ -65,13 +48,7 @@ describe("a worker killed mid-delivery", () => {
       const leaseEnd = Number(claimed.rows[0]?.claimed_until_ms);
 
       // Another worker takes over once the dead one's lease ends.
-      survivor = await startWebhookWorker({
-        db: api.db,
-        keyring: api.deps.encryption,
-        logger: silentLogger(),
-        environment: "sandbox",
-        pollIntervalMs: 50,
-      });
+      survivor = await startSurvivor(api.db, api.deps.encryption);
       const second = await eventually(async () => hooks.received[1], 20_000, 20);
       expect(second.headers["webhook-id"]).toBe(eventId);
       // Not before the dead worker's lease ended (it began at the claim, before the first request was

@@ -19,6 +19,9 @@ import { writeAttemptResults } from "./write-attempt-results.ts";
 /** An endpoint failing without a single success for this long is disabled (`failing`). */
 export const FAILING_DISABLE_AFTER_MS = 5 * 24 * 3_600_000;
 
+/** How long a result waits for others to be written with it (resultGatherMs). */
+const RESULT_GATHER_MS = 20;
+
 /** How often the lanes are checked for an endpoint that stopped answering while claimed far ahead. */
 const SHED_CHECK_MS = 250;
 
@@ -40,6 +43,11 @@ export interface WebhookWorkerOptions {
   /** Idle poll for retries coming due (and the only wake-up on the embedded database). */
   pollIntervalMs?: number;
   failingDisableAfterMs?: number;
+  /**
+   * How long a finished delivery's result waits for others to be written with (default 20 ms): one
+   * statement per batch, so per ~30 deliveries at a backlog's pace rather than per few.
+   */
+  resultGatherMs?: number;
   resolve?: ResolveHost;
 }
 
@@ -88,6 +96,9 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
       unwritten -= count;
       wakes.wake();
     },
+    gatherMs: options.resultGatherMs ?? RESULT_GATHER_MS,
+    // Waiting results hold slots of the process: never more than half of them.
+    maxBatch: Math.max(1, Math.floor(concurrency / 2)),
   });
 
   async function deliver(row: ClaimedDelivery): Promise<void> {

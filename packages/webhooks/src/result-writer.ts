@@ -15,14 +15,41 @@ export interface ResultWriterOptions {
   stopping: () => boolean;
   /** Called after each batch written, with its size. */
   written: (count: number) => void;
+  /**
+   * How long the first result of a batch waits for others (ms; 0: written at once). A batch costs a
+   * statement and a round trip whatever its size: results coming back one by one made batches of a
+   * few. While a result waits its delivery stays claimed (a crash then sends it again: at least once).
+   */
+  gatherMs?: number;
+  /** A batch this large is written without waiting out `gatherMs`. */
+  maxBatch?: number;
 }
 
-/** Writes results in batches: whatever came while the previous batch was being written goes next. */
+/**
+ * Writes results in batches: whatever came while the previous batch was being written, or within
+ * `gatherMs` of the first result of a batch, goes next.
+ */
 export function createResultWriter(options: ResultWriterOptions): ResultWriter {
+  const gatherMs = options.gatherMs ?? 0;
+  const maxBatch = options.maxBatch ?? Number.POSITIVE_INFINITY;
   const results: AttemptResult[] = [];
   let flushing: Promise<void> | undefined;
+  /** Ends the current gathering wait early (a full batch, or a flush). */
+  let gathered: (() => void) | undefined;
+  let hurry = false;
+  const gather = () =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, gatherMs);
+      function done() {
+        clearTimeout(timer);
+        gathered = undefined;
+        resolve();
+      }
+      gathered = done;
+    });
   const drain = async (): Promise<void> => {
     while (results.length > 0) {
+      if (gatherMs > 0 && !hurry && results.length < maxBatch) await gather();
       const batch = results.splice(0, results.length);
       try {
         await options.write(batch);
@@ -46,11 +73,18 @@ export function createResultWriter(options: ResultWriterOptions): ResultWriter {
   return {
     push(result) {
       results.push(result);
+      if (results.length >= maxBatch) gathered?.();
       void scheduleDrain();
     },
     async flush() {
-      await flushing;
-      await scheduleDrain();
+      hurry = true;
+      gathered?.();
+      try {
+        await flushing;
+        await scheduleDrain();
+      } finally {
+        hurry = false;
+      }
     },
   };
 }

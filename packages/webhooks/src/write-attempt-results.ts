@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Logger } from "@mp/core";
-import type { Database } from "@mp/db";
+import { type Database, type NamedStatement, queryNamed } from "@mp/db";
 import type pg from "pg";
 import type { AttemptResult } from "./attempt-result.ts";
 
@@ -24,46 +24,63 @@ function endpointVerdicts(attempts: AttemptResult[]) {
   return { succeeded, failed, gone };
 }
 
-function insertAttempts(c: pg.PoolClient, attempts: AttemptResult[]): Promise<unknown> {
-  return c.query(
-    `INSERT INTO webhook_delivery_attempts
-       (id, delivery_id, endpoint_id, attempt, attempted_at, status_code, latency_ms, error, response_body, succeeded)
-     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::int[], $5::timestamptz[], $6::int[], $7::int[],
-                          $8::text[], $9::text[], $10::boolean[])`,
-    [
-      attempts.map(() => randomUUID()),
-      attempts.map((r) => r.deliveryId),
-      attempts.map((r) => r.endpointId),
-      attempts.map((r) => r.attempt),
-      attempts.map((r) => r.attemptedAt),
-      attempts.map((r) => r.outcome.statusCode ?? null),
-      attempts.map((r) => r.outcome.latencyMs),
-      attempts.map((r) => r.outcome.error ?? null),
-      attempts.map((r) => r.outcome.responseBody ?? null),
-      attempts.map((r) => r.status === "succeeded"),
-    ],
-  );
-}
+/**
+ * One statement for a batch (atomic without BEGIN/COMMIT, one round trip): the deliveries' new states,
+ * fenced by the attempt count (only the claim that counted an attempt writes its result), the
+ * attempts made, and the endpoints' `failing_since` (cleared by a success, set by a first failure;
+ * the two sets are disjoint). The batch is one JSON parameter: one native JSON.stringify instead of
+ * sixteen arrays escaped element by element in JavaScript by the driver. Named: planned once per
+ * connection, not at every batch (planning this statement cost as much as writing a few results).
+ */
+const WRITE_RESULTS: NamedStatement = {
+  name: "webhook_write_results",
+  text: `
+WITH r AS (
+  SELECT * FROM json_to_recordset($1::json) AS r (
+    id uuid, delivery uuid, endpoint uuid, attempt int, at timestamptz, code int, ms int, error text, body text,
+    status text, next timestamptz, skipped boolean)
+), delivered AS (
+  UPDATE webhook_deliveries d
+     SET status = r.status, next_attempt_at = COALESCE(r.next, d.next_attempt_at), claimed_until = NULL,
+         last_status_code = r.code, last_error = r.error,
+         completed_at = CASE WHEN r.status = 'pending' THEN NULL ELSE now() END
+    FROM r
+   WHERE d.id = r.delivery AND d.attempts = r.attempt AND d.status = 'pending'
+), attempted AS (
+  INSERT INTO webhook_delivery_attempts
+         (id, delivery_id, endpoint_id, attempt, attempted_at, status_code, latency_ms, error, response_body, succeeded)
+  SELECT r.id, r.delivery, r.endpoint, r.attempt, r.at, r.code, r.ms, r.error, r.body, r.status = 'succeeded'
+    FROM r
+   WHERE NOT r.skipped
+), answering AS (
+  UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ANY ($2::uuid[]) AND failing_since IS NOT NULL
+), failing AS (
+  UPDATE webhook_endpoints SET failing_since = $4 WHERE id = ANY ($3::uuid[]) AND failing_since IS NULL
+)
+SELECT 1`,
+};
 
-/** Fenced by the attempt count: only the claim that counted an attempt writes its result. */
-function updateDeliveries(c: pg.PoolClient, batch: AttemptResult[]): Promise<unknown> {
-  return c.query(
-    `UPDATE webhook_deliveries d
-        SET status = u.status, next_attempt_at = COALESCE(u.next_attempt_at, d.next_attempt_at), claimed_until = NULL,
-            last_status_code = u.status_code, last_error = u.error,
-            completed_at = CASE WHEN u.status = 'pending' THEN NULL ELSE now() END
-       FROM unnest($1::uuid[], $2::int[], $3::text[], $4::timestamptz[], $5::int[], $6::text[])
-            AS u (id, attempts, status, next_attempt_at, status_code, error)
-      WHERE d.id = u.id AND d.attempts = u.attempts AND d.status = 'pending'`,
-    [
-      batch.map((r) => r.deliveryId),
-      batch.map((r) => r.attempt),
-      batch.map((r) => r.status),
-      batch.map((r) => r.nextAttemptAt),
-      batch.map((r) => r.outcome.statusCode ?? null),
-      batch.map((r) => r.outcome.error ?? null),
-    ],
-  );
+function writeResults(
+  sql: Database | pg.PoolClient,
+  batch: AttemptResult[],
+  verdicts: { succeeded: string[]; failed: string[] },
+  firstFailure: Date | null,
+): Promise<unknown> {
+  const rows = batch.map((r) => ({
+    id: r.skipped ? null : randomUUID(),
+    delivery: r.deliveryId,
+    endpoint: r.endpointId,
+    attempt: r.attempt,
+    at: r.attemptedAt,
+    code: r.outcome.statusCode ?? null,
+    ms: r.outcome.latencyMs,
+    error: r.outcome.error ?? null,
+    body: r.outcome.responseBody ?? null,
+    status: r.status,
+    next: r.nextAttemptAt,
+    skipped: r.skipped,
+  }));
+  return queryNamed(sql, WRITE_RESULTS, [JSON.stringify(rows), verdicts.succeeded, verdicts.failed, firstFailure]);
 }
 
 /** Disables the gone endpoints and those failing for `failingAfterMs`, canceling their pending deliveries. */
@@ -92,9 +109,8 @@ async function disableEndpoints(
 }
 
 /**
- * Writes a batch of results in one transaction, its statements issued together: the attempts, the
- * deliveries' new states, the endpoints' `failing_since` (cleared by a success, set by a first
- * failure) and the endpoints disabled (410 Gone, or failing for `failingAfterMs`).
+ * Writes a batch of results: one statement (writeResults) when no endpoint can be disabled by it,
+ * else that statement and the disabling in one transaction (410 Gone, or failing for `failingAfterMs`).
  */
 export async function writeAttemptResults(
   db: Database,
@@ -104,29 +120,15 @@ export async function writeAttemptResults(
 ): Promise<void> {
   const attempts = batch.filter((r) => !r.skipped);
   const { succeeded, failed, gone } = endpointVerdicts(attempts);
+  const firstFailure = failed.length > 0 ? earliest(attempts.filter((r) => failed.includes(r.endpointId))) : null;
+  if (failed.length === 0 && gone.length === 0) {
+    await writeResults(db, batch, { succeeded, failed }, firstFailure);
+    return;
+  }
   const disabled = await db.tx(async (c) => {
-    const pending: Array<Promise<unknown>> = [];
-    if (attempts.length > 0) pending.push(insertAttempts(c, attempts));
-    pending.push(updateDeliveries(c, batch));
-    if (succeeded.length > 0) {
-      pending.push(
-        c.query(
-          "UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ANY($1::uuid[]) AND failing_since IS NOT NULL",
-          [succeeded],
-        ),
-      );
-    }
-    if (failed.length > 0) {
-      pending.push(
-        c.query(
-          "UPDATE webhook_endpoints SET failing_since = $2 WHERE id = ANY($1::uuid[]) AND failing_since IS NULL",
-          [failed, earliest(attempts.filter((r) => failed.includes(r.endpointId)))],
-        ),
-      );
-    }
-    const disabling =
-      failed.length > 0 || gone.length > 0 ? disableEndpoints(c, gone, failed, failingAfterMs) : Promise.resolve([]);
-    const [disabledRows] = await Promise.all([disabling, ...pending]);
+    // Issued together (one round trip); the disabling reads the failing_since the first one set.
+    const written = writeResults(c, batch, { succeeded, failed }, firstFailure);
+    const [, disabledRows] = await Promise.all([written, disableEndpoints(c, gone, failed, failingAfterMs)]);
     return disabledRows;
   });
   for (const endpoint of disabled) {
