@@ -170,6 +170,28 @@ describe("webhook delivery", () => {
     expect(rows.rows.map((r) => r.status)).toEqual(["failed"]);
   });
 
+  it("stores a receiver's answer holding a NUL byte (PostgreSQL text cannot), and another merchant's result with it", async () => {
+    // A receiver chooses its answer's bytes: one that PostgreSQL refuses must not stop the batch of
+    // results it is written with (other merchants' included) from being written, again and again.
+    const [nul, plain] = [await api.merchant(), await api.merchant()];
+    const nulHooks = await receiver((_r, res) => res.end("ok\u0000done"));
+    const plainHooks = await receiver();
+    const nulEndpoint = await createEndpoint(api, nul, nulHooks.url);
+    const plainEndpoint = await createEndpoint(api, plain, plainHooks.url);
+    await emitEvent(api.db, nul.merchantId);
+    await emitEvent(api.db, plain.merchantId);
+    const settled = async (key: string, endpointId: string) =>
+      eventually(async () => {
+        const list = await attemptsOf(api, key, endpointId);
+        return list.length > 0 ? list : undefined;
+      });
+    expect((await settled(nul.apiKey, nulEndpoint.id))[0]).toMatchObject({
+      succeeded: true,
+      response_body: "ok\ufffddone",
+    });
+    expect((await settled(plain.apiKey, plainEndpoint.id))[0]).toMatchObject({ succeeded: true, response_body: "ok" });
+  });
+
   it("disables and flags an endpoint failing for 5 days; stores at most 1 KiB of an answer", async () => {
     const merchant = await api.merchant();
     const hooks = await receiver((_r, res) => {

@@ -146,11 +146,17 @@ export function createWebhookPoster(options: {
   };
 }
 
-/** The first `limit` bytes as text, never splitting a UTF-8 character. */
+/**
+ * The first `limit` bytes as text, never splitting a UTF-8 character, with any NUL replaced by
+ * U+FFFD: PostgreSQL's text cannot hold NUL, and a receiver's answer holding one would make every
+ * write of the batch of results it sits in fail, other merchants' with it, on every retry.
+ */
 function truncateUtf8(bytes: Buffer, limit: number): string {
-  if (bytes.length <= limit) return bytes.toString("utf8");
-  let end = limit;
-  // Step back over continuation bytes (10xxxxxx) to the start of the cut character.
-  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
-  return bytes.subarray(0, end).toString("utf8");
+  let end = bytes.length;
+  if (end > limit) {
+    end = limit;
+    // Step back over continuation bytes (10xxxxxx) to the start of the cut character.
+    while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+  }
+  return bytes.subarray(0, end).toString("utf8").replaceAll("\u0000", "\ufffd");
 }
