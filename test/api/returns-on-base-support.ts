@@ -17,7 +17,6 @@ const TREASURY_MNEMONIC =
   "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
 /** anvil's account 0: test-chains' pay() sends from it, so a return to the payer lands there. */
 export const PAYER = getAddress("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
-export const USDC_ON_BASE = { method: "CRYPTO_DEPOSIT", asset: "USDC", network: "BASE" };
 
 /** What the return-policy tests on BASE share (useReturnsOnBase). */
 export interface ReturnsOnBase {

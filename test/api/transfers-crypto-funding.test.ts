@@ -8,8 +8,15 @@ import { transferTreasury } from "../../services/payments/src/transfer-treasury.
 import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
 import { CONFIRMATIONS, startEvmChain, startTronChain, type TestChain } from "../indexer/test-chains.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
-import { expectFundingShape, PAYEE, startTransfersApi, type TransfersApi } from "./transfers-support.ts";
-import { createCustomer, nextKey, tier1Customer } from "./verification-fixtures.ts";
+import {
+  cryptoFundingMerchant,
+  expectFundingShape,
+  PAYEE,
+  startTransfersApi,
+  type TransfersApi,
+  USDC_ON_BASE,
+} from "./transfers-support.ts";
+import { createCustomer, nextKey } from "./verification-fixtures.ts";
 
 /**
  * CRYPTO_DEPOSIT transfers (payer CUSTOMER, just in time): the intent's address is a fresh one of
@@ -44,12 +51,8 @@ describe("transfers: crypto funding just in time", () => {
     t = await startTransfersApi({ chains: { BASE: base.config, TRON: tron.config } });
     baseIndexer = newIndexer(t.api.db, base, { rates: indexerRates });
     tronIndexer = newIndexer(t.api.db, tron);
-    [a, b] = await Promise.all([t.api.merchant(), t.api.merchant()]);
-    // A deposit fee: the part of a funding deposit an intent takes does not pay it (the transfer charges
-    // its own); late money and an excess do (issue 27; transfers-funding-fees.test.ts).
-    await t.api.db.query("UPDATE merchants SET fee_bps = 150, fee_fixed_micros = 25000 WHERE id = $1", [a.merchantId]);
-    // Tier 1 is the gate of crypto funding: no Tier 2 needed.
-    customerId = await tier1Customer(t.api, a);
+    // Its deposit fee: transfers-funding-fees.test.ts.
+    [{ merchant: a, customerId }, b] = await Promise.all([cryptoFundingMerchant(t), t.api.merchant()]);
   }, 120_000);
   afterAll(async () => {
     await baseIndexer?.stop();
@@ -58,16 +61,9 @@ describe("transfers: crypto funding just in time", () => {
     await Promise.all([base?.close(), tron?.close()]);
   });
 
-  const USDC_ON_BASE = { method: "CRYPTO_DEPOSIT", asset: "USDC", network: "BASE" };
-
   /** A BASE USDC -> BASE USDC transfer of `source_amount` paid by the Tier-1 customer, and its funding address. */
-  async function cryptoTransfer(sourceAmount: string, m: TestMerchant = a, customer = customerId) {
-    const quote = await t.quote(m, customer, { source: USDC_ON_BASE, source_amount: sourceAmount });
-    const created = await t.transfer(m, quote.id);
-    expect(created.status, created.text).toBe(201);
-    const funding = (await t.call(m, `/v1/transfers/${created.body.data.id}/funding`)).body.data;
-    return { transfer: created.body.data, funding, address: funding.intent.crypto_deposit.address as string };
-  }
+  const cryptoTransfer = (sourceAmount: string, m: TestMerchant = a, customer = customerId) =>
+    t.cryptoTransfer(m, customer, { source_amount: sourceAmount });
 
   /** Pays `micros` of test USDC to `address`, mines it deep enough, and lets the indexer confirm it. */
   async function payConfirmed(address: string, micros: bigint): Promise<string> {

@@ -3,8 +3,9 @@ import { executeTransfersOnce } from "@mp/transfers";
 import { describe, expect, it } from "vitest";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
-import { PAYER, USDC_ON_BASE, useReturnsOnBase } from "./returns-on-base-support.ts";
+import { PAYER, useReturnsOnBase } from "./returns-on-base-support.ts";
 import { usBank } from "./transfers-bank-support.ts";
+import { returnPolicyMerchant } from "./transfers-support.ts";
 
 /**
  * A customer-funded transfer whose payout failed (issue 29, item 1 of the rest): the sandbox bank
@@ -41,14 +42,10 @@ describe("transfers: the funds of a failed payout under the merchant's return po
     const bank = await t.bankCustomer(m);
     // The sandbox bank refuses the fail suffix; it pays the return suffix, then it comes back.
     const suffix = end === "FAILED" ? SANDBOX_PAYOUT_MAGIC.failSuffix : SANDBOX_PAYOUT_MAGIC.returnSuffix;
-    const quote = await t.quote(m, bank.customerId, {
-      source: USDC_ON_BASE,
+    const { transfer, address } = await t.cryptoTransfer(m, bank.customerId, {
       source_amount: "50",
       destination: usBank(`98765${suffix}`),
     });
-    const transfer = (await t.transfer(m, quote.id)).body.data;
-    const funding = await t.call(m, `/v1/transfers/${transfer.id}/funding`);
-    const address = funding.body.data.intent.crypto_deposit.address as string;
     const depositId = await payConfirmed(address, 50_000_000n);
     let returns = 0;
     for (let i = 0; ; i++) {
@@ -72,8 +69,7 @@ describe("transfers: the funds of a failed payout under the merchant's return po
   }, 300_000);
 
   it("return: the customer's whole payment goes back to its sender once, less the network fee; the ledger agrees", async () => {
-    const m = await t.api.merchant();
-    await t.api.db.query("UPDATE merchants SET return_policy = 'return' WHERE id = $1", [m.merchantId]);
+    const m = await returnPolicyMerchant(t);
     const before = await usdcOf(PAYER);
     const { transferId, depositId, returns } = await failedPayout(m);
     expect(returns).toBe(1);
@@ -114,8 +110,7 @@ describe("transfers: the funds of a failed payout under the merchant's return po
   }, 300_000);
 
   it("return: a payout the payee's bank sent back after it completed (REFUNDED): the customer's payment goes back too", async () => {
-    const m = await t.api.merchant();
-    await t.api.db.query("UPDATE merchants SET return_policy = 'return' WHERE id = $1", [m.merchantId]);
+    const m = await returnPolicyMerchant(t);
     const before = await usdcOf(PAYER);
     const { transferId, depositId, returns } = await failedPayout(m, "REFUNDED");
     expect(returns).toBe(1);

@@ -9,8 +9,8 @@ import { transferTreasury } from "../../services/payments/src/transfer-treasury.
 import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
 import { CONFIRMATIONS } from "../indexer/test-chains.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
-import { startTransfersApi, type TransfersApi } from "./transfers-support.ts";
-import { nextKey, tier1Customer } from "./verification-fixtures.ts";
+import { cryptoFundingMerchant, startTransfersApi, type TransfersApi } from "./transfers-support.ts";
+import { nextKey } from "./verification-fixtures.ts";
 
 /**
  * Issue 27 finding 3: fees follow the money's purpose. Only the part of a deposit to a transfer's
@@ -39,10 +39,8 @@ describe("transfers: deposit fees on funding addresses follow the money's purpos
     });
     t = await startTransfersApi({ chains: { BASE: config } });
     indexer = newIndexer(t.api.db, { chain: "BASE", config, adapter: () => createEvmAdapter(config) });
-    a = await t.api.merchant();
     // 1.5 % + 0.025 USD per deposit.
-    await t.api.db.query("UPDATE merchants SET fee_bps = 150, fee_fixed_micros = 25000 WHERE id = $1", [a.merchantId]);
-    customerId = await tier1Customer(t.api, a);
+    ({ merchant: a, customerId } = await cryptoFundingMerchant(t));
   }, 120_000);
   afterAll(async () => {
     await indexer?.stop();
@@ -50,16 +48,10 @@ describe("transfers: deposit fees on funding addresses follow the money's purpos
     await node?.stop();
   });
 
-  /** A BASE USDC -> BASE USDC transfer paid by the customer, and its funding address. */
+  /** A BASE USDC -> BASE USDC transfer paid by the customer: its id and funding address. */
   async function cryptoTransfer(sourceAmount: string) {
-    const quote = await t.quote(a, customerId, {
-      source: { method: "CRYPTO_DEPOSIT", asset: "USDC", network: "BASE" },
-      source_amount: sourceAmount,
-    });
-    const created = await t.transfer(a, quote.id);
-    expect(created.status, created.text).toBe(201);
-    const funding = (await t.call(a, `/v1/transfers/${created.body.data.id}/funding`)).body.data;
-    return { id: created.body.data.id as string, address: funding.intent.crypto_deposit.address as string };
+    const { transfer, address } = await t.cryptoTransfer(a, customerId, { source_amount: sourceAmount });
+    return { id: transfer.id as string, address };
   }
 
   /** Mines `tx` deep enough and lets the indexer confirm it. */

@@ -1,8 +1,8 @@
 import { executeTransfersOnce } from "@mp/transfers";
 import { describe, expect, it } from "vitest";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
-import { PAYER, USDC_ON_BASE, useReturnsOnBase } from "./returns-on-base-support.ts";
-import type { TransfersApi } from "./transfers-support.ts";
+import { PAYER, useReturnsOnBase } from "./returns-on-base-support.ts";
+import { returnPolicyMerchant, type TransfersApi } from "./transfers-support.ts";
 import { nextKey } from "./verification-fixtures.ts";
 
 /**
@@ -27,10 +27,7 @@ describe("transfers: a late crypto payment under the merchant's return policy", 
   /** A transfer funded by crypto, canceled, then paid `micros` USDC late: its deposit id. */
   async function latePayment(merchant: Awaited<ReturnType<TransfersApi["api"]["merchant"]>>, micros: bigint) {
     const bank = await t.bankCustomer(merchant);
-    const quote = await t.quote(merchant, bank.customerId, { source: USDC_ON_BASE, source_amount: "50" });
-    const canceled = (await t.transfer(merchant, quote.id)).body.data;
-    const funding = await t.call(merchant, `/v1/transfers/${canceled.id}/funding`);
-    const address = funding.body.data.intent.crypto_deposit.address as string;
+    const { transfer: canceled, address } = await t.cryptoTransfer(merchant, bank.customerId, { source_amount: "50" });
     const cancel = await t.call(merchant, `/v1/transfers/${canceled.id}/cancel`, {
       method: "POST",
       idempotencyKey: nextKey("cancel"),
@@ -56,8 +53,7 @@ describe("transfers: a late crypto payment under the merchant's return policy", 
   }, 300_000);
 
   it("return: the late money goes back to its payer once, less the network fee; the ledger agrees", async () => {
-    const m = await t.api.merchant();
-    await t.api.db.query("UPDATE merchants SET return_policy = 'return' WHERE id = $1", [m.merchantId]);
+    const m = await returnPolicyMerchant(t);
     const { depositId, transferId } = await latePayment(m, 30_000_000n);
     const before = await usdcOf(PAYER);
     const first = await pass();
@@ -78,13 +74,9 @@ describe("transfers: a late crypto payment under the merchant's return policy", 
   }, 300_000);
 
   it("return: the excess of an over-payment goes back to its payer, less the network fee; the transfer keeps what it needs", async () => {
-    const m = await t.api.merchant();
-    await t.api.db.query("UPDATE merchants SET return_policy = 'return' WHERE id = $1", [m.merchantId]);
+    const m = await returnPolicyMerchant(t);
     const bank = await t.bankCustomer(m);
-    const quote = await t.quote(m, bank.customerId, { source: USDC_ON_BASE, source_amount: "50" });
-    const transfer = (await t.transfer(m, quote.id)).body.data;
-    const funding = await t.call(m, `/v1/transfers/${transfer.id}/funding`);
-    const address = funding.body.data.intent.crypto_deposit.address as string;
+    const { transfer, address } = await t.cryptoTransfer(m, bank.customerId, { source_amount: "50" });
     const depositId = await payConfirmed(address, 60_000_000n);
     const before = await usdcOf(PAYER);
 

@@ -9,7 +9,7 @@ import { type ApiHarness, eventually, startApiHarness, type TestMerchant } from 
 import { documentedCall } from "../support/documented-calls.ts";
 import { late } from "../support/late.ts";
 import { chainsOnNoNode } from "./chains-on-no-node.ts";
-import { nextKey, tier2Customer } from "./verification-fixtures.ts";
+import { nextKey, tier1Customer, tier2Customer } from "./verification-fixtures.ts";
 
 /** Spec 2.9: the keys of the funding response, of its `funding` and of its `intent`, exactly (sorted). */
 export const SPEC_2_9_KEYS = {
@@ -29,6 +29,12 @@ export const SPEC_2_9_KEYS = {
     "status",
   ],
 };
+
+/** The source of a transfer the customer funds with USDC on BASE. */
+export const USDC_ON_BASE = { method: "CRYPTO_DEPOSIT", asset: "USDC", network: "BASE" };
+
+/** An API answer's `data` (a response body, read field by field). */
+type AnswerData = Awaited<ReturnType<ApiHarness["call"]>>["body"]["data"];
 
 /** A Base address that is not ours: where test transfers pay out. */
 export const PAYEE = "0x2222222222222222222222222222222222222222";
@@ -50,6 +56,15 @@ export interface TransfersClient {
   /** POST /v1/quotes for `customerId` with `body` (source, destination, amount): the answer as it is. */
   requestQuote(m: TestMerchant, customerId: string, body: Record<string, unknown>): ReturnType<ApiHarness["call"]>;
   transfer(m: TestMerchant, quoteId: string, key?: string): ReturnType<ApiHarness["call"]>;
+  /**
+   * A transfer the customer funds just in time with USDC on BASE: quote(m, customerId, over) from
+   * USDC_ON_BASE, the transfer created (201), and its funding answer with the intent's deposit address.
+   */
+  cryptoTransfer(
+    m: TestMerchant,
+    customerId: string,
+    over?: Record<string, unknown>,
+  ): Promise<{ transfer: AnswerData; funding: AnswerData; address: string }>;
   /** POST /v1/transfers/{id}/cancel with a fresh idempotency key: the answer as it is. */
   cancel(m: TestMerchant, transferId: string): ReturnType<ApiHarness["call"]>;
   credit(
@@ -117,6 +132,18 @@ export async function transfersClient(api: Pick<ApiHarness, "call">): Promise<Tr
       idempotencyKey: nextKey("quote"),
       json: { customer_id: customerId, ...body },
     });
+  const quote: TransfersClient["quote"] = async (m, customerId, over = {}) => {
+    const res = await requestQuote(m, customerId, {
+      source: { method: "BANK_TRANSFER" },
+      destination: { type: "CRYPTO_ADDRESS", asset: "USDC", network: "BASE", address: PAYEE },
+      source_amount: "100.00",
+      ...over,
+    });
+    expect(res.status, res.text).toBe(201);
+    return res.body.data;
+  };
+  const transfer: TransfersClient["transfer"] = (m, quoteId, key = nextKey("transfer")) =>
+    call(m, "/v1/transfers", { method: "POST", idempotencyKey: key, json: { quote_id: quoteId } });
 
   return {
     call,
@@ -135,18 +162,13 @@ export async function transfersClient(api: Pick<ApiHarness, "call">): Promise<Tr
       return { customerId, virtualAccountId };
     },
     requestQuote,
-    async quote(m, customerId, over = {}) {
-      const res = await requestQuote(m, customerId, {
-        source: { method: "BANK_TRANSFER" },
-        destination: { type: "CRYPTO_ADDRESS", asset: "USDC", network: "BASE", address: PAYEE },
-        source_amount: "100.00",
-        ...over,
-      });
-      expect(res.status, res.text).toBe(201);
-      return res.body.data;
-    },
-    transfer(m, quoteId, key = nextKey("transfer")) {
-      return call(m, "/v1/transfers", { method: "POST", idempotencyKey: key, json: { quote_id: quoteId } });
+    quote,
+    transfer,
+    async cryptoTransfer(m, customerId, over = {}) {
+      const created = await transfer(m, (await quote(m, customerId, { source: USDC_ON_BASE, ...over })).id);
+      expect(created.status, created.text).toBe(201);
+      const funding = (await call(m, `/v1/transfers/${created.body.data.id}/funding`)).body.data;
+      return { transfer: created.body.data, funding, address: funding.intent.crypto_deposit.address as string };
     },
     cancel(m, transferId) {
       return call(m, `/v1/transfers/${transferId}/cancel`, { method: "POST", idempotencyKey: nextKey("cancel") });
@@ -218,6 +240,26 @@ export function expectBankFundingShape(f: any): void {
   expect(f.intent.bank_transfer.reference).toMatch(/^TRF[A-Z2-9]{12}$/);
   expect(f.intent.bank_transfer.narration).toContain(f.intent.bank_transfer.reference);
   expect(f.intent.bank_transfer.bank_code).toMatch(/^\d{9}$/);
+}
+
+/**
+ * A new merchant of the API for the crypto-funding tests, charging a deposit fee of 1.5 % + 0.025 USD
+ * (the part of a funding deposit an intent takes does not pay it; late money and an excess do: issue
+ * 27), and a Tier-1 customer of it: the gate of crypto funding, no Tier 2 needed.
+ */
+export async function cryptoFundingMerchant(t: TransfersApi): Promise<{ merchant: TestMerchant; customerId: string }> {
+  const merchant = await t.api.merchant();
+  await t.api.db.query("UPDATE merchants SET fee_bps = 150, fee_fixed_micros = 25000 WHERE id = $1", [
+    merchant.merchantId,
+  ]);
+  return { merchant, customerId: await tier1Customer(t.api, merchant) };
+}
+
+/** A new merchant of the API whose return policy is `return` (issue 29: stray money goes back to its payer). */
+export async function returnPolicyMerchant(t: TransfersApi): Promise<TestMerchant> {
+  const m = await t.api.merchant();
+  await t.api.db.query("UPDATE merchants SET return_policy = 'return' WHERE id = $1", [m.merchantId]);
+  return m;
 }
 
 /** What a JIT-funded transfer paid out in full goes through (transferStatuses). */

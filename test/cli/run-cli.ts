@@ -60,6 +60,24 @@ export async function runCliOk(args: string[], env: Record<string, string | unde
   return result.stdout;
 }
 
+/**
+ * Runs `payments <args>` as runCli does, for a step the CLI must refuse: exit 1, its stderr saying
+ * each of `says` and showing none of `hides` (the secrets it was given); else the test fails with
+ * everything the command printed. Its stderr.
+ */
+export async function runCliRefused(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  says: string[] = [],
+  hides: string[] = [],
+): Promise<string> {
+  const result = await runCli(args, env);
+  expect(result.code, result.stdout + result.stderr).toBe(1);
+  for (const text of says) expect(result.stderr).toContain(text);
+  for (const secret of hides) expect(result.stderr).not.toContain(secret);
+  return result.stderr;
+}
+
 /** The objects a `--json` command printed, one per line. */
 export function jsonLines<T = Record<string, unknown>>(stdout: string): T[] {
   return stdout

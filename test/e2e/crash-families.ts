@@ -9,19 +9,17 @@ import {
   normalizeAddress,
   type ObservedTransfer,
   resolveChainConfig,
-  silentLogger,
 } from "@mp/core";
-import { createTreasuryKeys, createWatchSet } from "@mp/custody";
+import { createTreasuryKeys } from "@mp/custody";
 import type { Database } from "@mp/db";
-import { createIndexer, type Indexer } from "@mp/indexer";
-import { createSandboxRateProvider } from "@mp/providers";
 import { deriveTestAddresses, startBitcoinTestNode } from "@mp/test-nodes/bitcoin";
 import { startSolanaTestNode } from "@mp/test-nodes/solana";
 import { startTronTestNode, BLOCK_MS as TRON_BLOCK_MS, TronKey } from "@mp/test-nodes/tron";
 import { recordTreasuryAddresses, treasurySendAddresses } from "@mp/treasury";
 import { Keypair } from "@solana/web3.js";
 import { familyOf, KEY_SCHEMES } from "../../services/payments/src/chain-families.ts";
-import { catchUp, waitFor } from "../indexer/indexer-fixtures.ts";
+import { catchUp, newIndexer, waitFor } from "../indexer/indexer-fixtures.ts";
+import { stopIfThrows } from "../support/stop-if-throws.ts";
 import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
 
 /** The families whose signer the crash suite kills (EVM has treasury-signer.test.ts). */
@@ -168,23 +166,14 @@ const STARTERS = { BITCOIN: startBitcoin, SOLANA: startSolana, TRON: startTron }
 
 /** Starts `chain`'s node, records and funds the treasury of `mnemonic` there, and indexes it. */
 export async function startCrashFamily(db: Database, chain: CrashChain, mnemonic: string): Promise<CrashFamily> {
-  const started = await STARTERS[chain]();
-  try {
+  return stopIfThrows(await STARTERS[chain](), async (started) => {
     const config = resolveChainConfig(chain, started.input);
     const keys = createTreasuryKeys(mnemonic, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
     const addresses = treasurySendAddresses(keys, { [chain]: config }, familyOf);
     await recordTreasuryAddresses(db, addresses);
     const treasury = addresses[0]?.address as string;
     const adapter = started.adapter(config);
-    const indexer: Indexer = createIndexer({
-      db,
-      adapter,
-      config,
-      watch: createWatchSet(db, chain),
-      rates: createSandboxRateProvider(),
-      logger: silentLogger(),
-      leaseSeconds: TEST_LEASE_SECONDS,
-    });
+    const indexer = newIndexer(db, { chain, config, adapter: () => adapter }, { leaseSeconds: TEST_LEASE_SECONDS });
     await started.fund(treasury);
     // Bitcoin: the sender spends the coins the indexer recorded (treasury_utxos).
     await catchUp(indexer);
@@ -209,8 +198,5 @@ export async function startCrashFamily(db: Database, chain: CrashChain, mnemonic
         await started.stop();
       },
     };
-  } catch (error) {
-    await started.stop();
-    throw error;
-  }
+  });
 }

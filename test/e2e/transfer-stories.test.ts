@@ -102,7 +102,18 @@ describe("transfer stories through the service process and real chains", () => {
     }
   };
 
-  it(
+  /** One story of the file: `body`, then the ledger checked (expectLedgerChecked `through`). */
+  const story = (title: string, body: () => Promise<void>, through: "cli" | "process" = "process") =>
+    it(
+      title,
+      async () => {
+        await body();
+        await expectLedgerChecked(through);
+      },
+      TIMEOUT_MS,
+    );
+
+  story(
     "bank USD -> USDC on BASE: quote, transfer, funding intent (spec 2.9), the bank credit with the reference, paid on chain, COMPLETED",
     async () => {
       const payee = freshAddress();
@@ -157,12 +168,11 @@ describe("transfer stories through the service process and real chains", () => {
         "transfer.completed",
       ]);
       expect(await history(transfer.id)).toEqual(COMPLETED_JIT_STATUSES);
-      await expectLedgerChecked("cli");
     },
-    TIMEOUT_MS,
+    "cli",
   );
 
-  it(
+  story(
     "BALANCE -> BTC: the merchant's available USD is held at once, the treasury pays BTC on the Bitcoin node, the hold settles",
     async () => {
       // Available USD the way merchants get it: a bank credit without a transfer reference.
@@ -193,12 +203,10 @@ describe("transfer stories through the service process and real chains", () => {
       // The hold settled: the 100 USD left reserved and never came back to available.
       expect(await t.balance(a)).toEqual({ available: held.available, reserved: before.reserved });
       expect(await history(done.id)).toEqual(COMPLETED_JIT_STATUSES);
-      await expectLedgerChecked();
     },
-    TIMEOUT_MS,
   );
 
-  it(
+  story(
     "the same bank deposit twice is counted once; 20 identical POST /v1/transfers make one transfer; another merchant gets 404",
     async () => {
       const quote = await t.quote(a, customer.customerId, { source_amount: "20.00" });
@@ -247,59 +255,52 @@ describe("transfer stories through the service process and real chains", () => {
         "transfer.processing",
         "transfer.completed",
       ]);
-      await expectLedgerChecked();
     },
-    TIMEOUT_MS,
   );
 
-  it(
-    "cancel racing the funding credit: exactly one wins, and the money is exactly once somewhere",
-    async () => {
-      const start = await t.balance(a);
-      const funded: string[] = [];
-      let canceled = 0;
-      for (let round = 0; round < 4; round += 1) {
-        const before = await t.balance(a);
-        const transfer = (await t.transfer(a, (await t.quote(a, customer.customerId, { source_amount: "5.00" })).id))
-          .body.data;
-        const { reference } = (await funding(transfer.id)).intent.bank_transfer;
-        const [cancel, credit] = await Promise.all([
-          t.cancel(a, transfer.id),
-          t.credit(a, customer.virtualAccountId, "5.00", reference),
-        ]);
-        expect(credit.status, credit.text).toBe(201);
-        const after = await funding(transfer.id);
-        // Payouts of earlier rounds settle meanwhile (reserved falls); available moves only here.
-        const available = (await t.balance(a)).available;
-        if (cancel.status === 200) {
-          // Cancel first: the credit came late and is the merchant's, flagged.
-          canceled += 1;
-          expect(after.transfer_status).toBe("CANCELED");
-          expect(after.intent.flag.code).toBe("LATE_PAYMENT");
-          expect(available).toBe(formatUsd(micros(before.available) + 5_000_000n));
-        } else {
-          // The credit first: funded, the cancel refused.
-          expect(cancel.status, cancel.text).toBe(409);
-          expect(["FUNDED", "PROCESSING", "COMPLETED"]).toContain(after.transfer_status);
-          expect(available).toBe(before.available);
-          funded.push(transfer.id);
-        }
+  story("cancel racing the funding credit: exactly one wins, and the money is exactly once somewhere", async () => {
+    const start = await t.balance(a);
+    const funded: string[] = [];
+    let canceled = 0;
+    for (let round = 0; round < 4; round += 1) {
+      const before = await t.balance(a);
+      const transfer = (await t.transfer(a, (await t.quote(a, customer.customerId, { source_amount: "5.00" })).id)).body
+        .data;
+      const { reference } = (await funding(transfer.id)).intent.bank_transfer;
+      const [cancel, credit] = await Promise.all([
+        t.cancel(a, transfer.id),
+        t.credit(a, customer.virtualAccountId, "5.00", reference),
+      ]);
+      expect(credit.status, credit.text).toBe(201);
+      const after = await funding(transfer.id);
+      // Payouts of earlier rounds settle meanwhile (reserved falls); available moves only here.
+      const available = (await t.balance(a)).available;
+      if (cancel.status === 200) {
+        // Cancel first: the credit came late and is the merchant's, flagged.
+        canceled += 1;
+        expect(after.transfer_status).toBe("CANCELED");
+        expect(after.intent.flag.code).toBe("LATE_PAYMENT");
+        expect(available).toBe(formatUsd(micros(before.available) + 5_000_000n));
+      } else {
+        // The credit first: funded, the cancel refused.
+        expect(cancel.status, cancel.text).toBe(409);
+        expect(["FUNDED", "PROCESSING", "COMPLETED"]).toContain(after.transfer_status);
+        expect(available).toBe(before.available);
+        funded.push(transfer.id);
       }
-      // Every funded one paid out once, every canceled one's credit in available, nothing still held.
-      for (const id of funded) {
-        await completed(id);
-        expect(await transferPayouts(db, id)).toHaveLength(1);
-      }
-      expect(await t.balance(a)).toEqual({
-        available: formatUsd(micros(start.available) + BigInt(canceled) * 5_000_000n),
-        reserved: start.reserved,
-      });
-      await expectLedgerChecked();
-    },
-    TIMEOUT_MS,
-  );
+    }
+    // Every funded one paid out once, every canceled one's credit in available, nothing still held.
+    for (const id of funded) {
+      await completed(id);
+      expect(await transferPayouts(db, id)).toHaveLength(1);
+    }
+    expect(await t.balance(a)).toEqual({
+      available: formatUsd(micros(start.available) + BigInt(canceled) * 5_000_000n),
+      reserved: start.reserved,
+    });
+  });
 
-  it(
+  story(
     "issue 27: merchant A's 100-sat BTC payout is refused at quote (or ends FAILED, its hold released) while merchant B's USDC payout completes within a minute",
     async () => {
       const bCustomer = await t.bankCustomer(b);
@@ -355,9 +356,7 @@ describe("transfer stories through the service process and real chains", () => {
         expect(ended.failure_reason).toBeTruthy();
       }
       expect(await t.balance(a)).toEqual(aBefore);
-      await expectLedgerChecked();
     },
-    TIMEOUT_MS,
   );
 
   /**
@@ -425,18 +424,16 @@ describe("transfer stories through the service process and real chains", () => {
     return { transfer: done, before, after: await t.balance(a) };
   }
 
-  it(
+  story(
     "USDT on TRON -> US bank: the intent's fresh Tron address (spec 2.9), the customer's USDT confirmed by the indexer, FUNDED, the sandbox bank pays, COMPLETED",
     async () => {
       const { before, after } = await tronToBank("000123456789", "COMPLETED");
       // The deposit was held for the transfer and paid out: nothing stays reserved or lands in available.
       expect(after).toEqual(before);
-      await expectLedgerChecked();
     },
-    TIMEOUT_MS,
   );
 
-  it(
+  story(
     `USDT on TRON -> a bank account that refuses (ending ${SANDBOX_PAYOUT_MAGIC.failSuffix}): FAILED, the deposit released to the merchant's available balance`,
     async () => {
       const { before, after } = await tronToBank(`98765${SANDBOX_PAYOUT_MAGIC.failSuffix}`, "FAILED");
@@ -444,9 +441,7 @@ describe("transfer stories through the service process and real chains", () => {
         available: formatUsd(micros(before.available) + 30_000_000n),
         reserved: before.reserved,
       });
-      await expectLedgerChecked();
     },
-    TIMEOUT_MS,
   );
 });
 

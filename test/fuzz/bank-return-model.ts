@@ -7,10 +7,10 @@ import { transferTreasury } from "../../services/payments/src/transfer-treasury.
 import type { TransfersApi } from "../api/transfers-support.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
 import { type BankReturnCaseState, checkBankReturnStep, checkBankReturnsSettled } from "./bank-return-invariants.ts";
-import { dyingDatabase, passDyingAt } from "./dying-database.ts";
+import { dieAtStatement, dyingDatabase, passDyingAt } from "./dying-database.ts";
 import { createFaultyBank, type FaultyBank } from "./faulty-bank.ts";
 import { noFaults } from "./faulty-fetch.ts";
-import { fuzzCase } from "./money-model.ts";
+import { type FuzzCase, fuzzCase } from "./money-model.ts";
 import type { FuzzModel, FuzzOutcome } from "./run-money-fuzz.ts";
 
 /** The sandbox bank's payouts complete this long after they were first asked, on the case's clock. */
@@ -73,16 +73,10 @@ export type BankReturnStep =
    */
   | { kind: "bounce"; nth: number };
 
-export interface BankReturnCase {
-  faultSeed: number;
-  steps: BankReturnStep[];
-}
+export type BankReturnCase = FuzzCase<BankReturnStep>;
 
 /** A pass issues 17 to 42 statements in these cases (measured): a death anywhere in it, or none. */
-const dieAt = fc.oneof(
-  { weight: 2, arbitrary: fc.constant(0) },
-  { weight: 2, arbitrary: fc.integer({ min: 1, max: 45 }) },
-);
+const dieAt = dieAtStatement(45, 2);
 
 export function bankReturnCase(): fc.Arbitrary<BankReturnCase> {
   const step: fc.Arbitrary<BankReturnStep> = fc.oneof(
@@ -126,7 +120,7 @@ export function bankReturnCase(): fc.Arbitrary<BankReturnCase> {
     { weight: 1, arbitrary: fc.record({ kind: fc.constant("again" as const), nth: fc.nat(5) }) },
     { weight: 3, arbitrary: fc.record({ kind: fc.constant("bounce" as const), nth: fc.nat(5) }) },
   );
-  return fuzzCase(step, 4, 14) as fc.Arbitrary<BankReturnCase>;
+  return fuzzCase(step, 4, 14);
 }
 
 /**
@@ -402,19 +396,6 @@ async function outcome(
 export const bankReturnFuzz: FuzzModel<BankReturnWorld, BankReturnCase, BankReturnOutcome> = {
   caseOf: bankReturnCase,
   run: runBankReturnCase,
-  zero: () => ({
-    steps: 0,
-    returns: 0,
-    returned: 0,
-    failed: 0,
-    payable: 0,
-    closed: 0,
-    sentBack: 0,
-    bankCalls: 0,
-    bankFaults: 0,
-    crashes: 0,
-    faults: noFaults(),
-  }),
   describe: (t) =>
     `${t.steps} steps, ${t.returns} bank returns (${t.returned} paid, ${t.failed} refused by the payer's bank, ` +
     `${t.payable} payable, ${t.closed} closed; ${t.sentBack} paid ones sent back by the payer's bank), ${t.bankCalls} bank calls (${t.bankFaults} refused, timed out or answer lost)`,

@@ -13,7 +13,6 @@ import { fromMoneyWorld, type SweepWorld, sweeperDeps } from "./sweep-world.ts";
 export function bitcoinSweepWorld(db: Database, h: BitcoinTreasuryHarness): SweepWorld {
   const base = bitcoinWorld(db, h);
   return {
-    family: "bitcoin-sweeps",
     ...fromMoneyWorld(base),
     assets: [{ asset: "BTC", min: 100_000n, max: 3_000_000n, threshold: 1_000_000n, native: true }],
     treasury: h.treasury,

@@ -7,9 +7,9 @@ import { PAYEE, type TransfersApi } from "../api/transfers-support.ts";
 import { drainerOf, liquidationSteps, sandboxPayoutBank } from "../liquidation/drain-support.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
 import { checkDrainStep, checkDrainsSettled, type DrainCaseState, merchantHeld } from "./drain-invariants.ts";
-import { passDyingAt } from "./dying-database.ts";
+import { dieAtStatement, passDyingAt } from "./dying-database.ts";
 import { noFaults } from "./faulty-fetch.ts";
-import { fuzzCase } from "./money-model.ts";
+import { type FuzzCase, fuzzCase } from "./money-model.ts";
 import type { FuzzModel, FuzzOutcome } from "./run-money-fuzz.ts";
 
 const USD = 1_000_000n;
@@ -55,15 +55,9 @@ export type DrainStep =
   /** An operator's `deposits return` on the `nth` payable return (after a failed send: resent under key #2). */
   | { kind: "resend"; nth: number };
 
-export interface DrainCase {
-  faultSeed: number;
-  steps: DrainStep[];
-}
+export type DrainCase = FuzzCase<DrainStep>;
 
-const dieAt = fc.oneof(
-  { weight: 2, arbitrary: fc.constant(0) },
-  { weight: 1, arbitrary: fc.integer({ min: 1, max: 40 }) },
-);
+const dieAt = dieAtStatement(40);
 
 export function drainCase(): fc.Arbitrary<DrainCase> {
   const step: fc.Arbitrary<DrainStep> = fc.oneof(
@@ -292,7 +286,6 @@ async function outcome(
 export const drainFuzz: FuzzModel<DrainWorld, DrainCase, DrainOutcome> = {
   caseOf: drainCase,
   run: runDrainCase,
-  zero: () => ({ steps: 0, deposits: 0, paid: 0, refunded: 0, kept: 0, crashes: 0, faults: noFaults() }),
   describe: (t) =>
     `${t.steps} steps, ${t.deposits} deposits drained (${t.paid} paid out, ${t.refunded} sent to their return_address, ` +
     `${t.kept} kept on the merchant's balance or payable)`,

@@ -1,4 +1,5 @@
 import type { Database } from "@mp/db";
+import fc from "fast-check";
 import type pg from "pg";
 
 /** A statement refused because the process that issued it is gone (a dying-database crash). */
@@ -101,4 +102,12 @@ export async function passDyingAt(
     if (!dying.dead) throw error;
   });
   return dying.dead;
+}
+
+/** A fuzz step's `dieAt` (passDyingAt): never (0, weight 2) or at a statement from 1 to `lastStatement` (weight `dying`). */
+export function dieAtStatement(lastStatement: number, dying = 1): fc.Arbitrary<number> {
+  return fc.oneof(
+    { weight: 2, arbitrary: fc.constant(0) },
+    { weight: dying, arbitrary: fc.integer({ min: 1, max: lastStatement }) },
+  );
 }

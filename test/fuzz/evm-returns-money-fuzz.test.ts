@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type StartedReturnsOnBase, startReturnsOnBase } from "../api/returns-on-base-support.ts";
-import { returnFuzz, runReturnCase } from "./return-model.ts";
+import { type ReturnCase, returnFuzz, runReturnCase } from "./return-model.ts";
 import { type ReturnsWorld, returnsWorld } from "./returns-world.ts";
 import { itHoldsEveryInvariant } from "./run-money-fuzz.ts";
 
@@ -25,36 +25,19 @@ describe("money fuzz: returns to payers on anvil", () => {
   // The case the search found (ledger check: returns_payable -25 USD): a held deposit's return queued,
   // then a reorg deeper than the confirmations drops the payment; and the same once the return is sent.
   it("books a return whose deposit a deep reorg removed as the operator's loss, queued or sent", async () => {
-    const held = { kind: "held", micros: 25_000_000n } as const;
-    const dropAll = { kind: "reorg", depth: 3, ours: "drop", payments: "drop" } as const;
+    const queueReturn = [
+      { kind: "held", micros: 25_000_000n },
+      { kind: "mine", blocks: 2 },
+      { kind: "return", nth: 0 },
+    ] as const;
     const work = { kind: "work", twice: false, dieAt: 0 } as const;
-    const queued = await runReturnCase(world, {
-      faultSeed: 1,
-      steps: [
-        held,
-        { kind: "mine", blocks: 2 },
-        { kind: "return", nth: 0 },
-        dropAll,
-        { kind: "tick", faultRate: 0 },
-        { kind: "mine", blocks: 3 },
-        work,
-      ],
-    });
-    expect(queued.deposits).toBeGreaterThan(0);
-    const sent = await runReturnCase(world, {
-      faultSeed: 2,
-      steps: [
-        held,
-        { kind: "mine", blocks: 2 },
-        { kind: "return", nth: 0 },
-        { kind: "tick", faultRate: 0 },
-        { kind: "mine", blocks: 3 },
-        work,
-        { ...dropAll, depth: 12, ours: "remine" },
-        work,
-      ],
-    });
-    expect(sent.deposits).toBeGreaterThan(0);
+    const sendReturn = [{ kind: "tick", faultRate: 0 }, { kind: "mine", blocks: 3 }, work] as const;
+    const dropAll = { kind: "reorg", depth: 3, ours: "drop", payments: "drop" } as const;
+    const cases: ReturnCase[] = [
+      { faultSeed: 1, steps: [...queueReturn, dropAll, ...sendReturn] },
+      { faultSeed: 2, steps: [...queueReturn, ...sendReturn, { ...dropAll, depth: 12, ours: "remine" }, work] },
+    ];
+    for (const c of cases) expect((await runReturnCase(world, c)).deposits).toBeGreaterThan(0);
   }, 360_000);
 
   itHoldsEveryInvariant(

@@ -4,7 +4,7 @@ import { ANVIL_DEPLOYER, sendFromUnlocked, tokenBalance } from "@mp/test-nodes/e
 import { encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem";
 import type { EvmReconcileChain } from "../treasury/evm-reconcile-chain.ts";
 import { evmWorld } from "./evm-world.ts";
-import { fromMoneyWorld, type SweepWorld, sweeperDeps } from "./sweep-world.ts";
+import { fromMoneyWorld, type SweepWorld, stablecoinSweepAsset, sweeperDeps } from "./sweep-world.ts";
 
 const ETH = 10n ** 18n;
 
@@ -18,10 +18,9 @@ export function evmSweepWorld(db: Database, c: EvmReconcileChain): SweepWorld {
   const base = evmWorld(db, c);
   const { node } = c;
   return {
-    family: "evm-sweeps",
     ...fromMoneyWorld(base),
     assets: [
-      { asset: "USDC", min: 1_000_000n, max: 40_000_000n, threshold: 10_000_000n, native: false },
+      stablecoinSweepAsset("USDC"),
       { asset: "ETH", min: ETH / 1_000n, max: ETH / 4n, threshold: ETH / 100n, native: true },
     ],
     treasury: c.treasury,

@@ -27,10 +27,13 @@ export type MoneyStep =
    */
   | { kind: "crash"; atCall: number; when: "before" | "after"; wakes: boolean };
 
-export interface MoneyCase {
+/** A fuzz case of any model: the seed of its faults (node links, the bank) and its steps. */
+export interface FuzzCase<S> {
   faultSeed: number;
-  steps: MoneyStep[];
+  steps: S[];
 }
+
+export type MoneyCase = FuzzCase<MoneyStep>;
 
 /** The steps the chain itself takes, whatever loops a fuzz drives: blocks, held mempools, reorgs (weighted). */
 export const chainSteps = [
@@ -91,12 +94,8 @@ export function crashFields(maxCall: number) {
   };
 }
 
-/** A case: the seed of its node links' faults and `minLength` to `maxLength` steps. */
-export function fuzzCase<S>(
-  step: fc.Arbitrary<S>,
-  minLength: number,
-  maxLength: number,
-): fc.Arbitrary<{ faultSeed: number; steps: S[] }> {
+/** A case: the seed of its faults and `minLength` to `maxLength` steps. */
+export function fuzzCase<S>(step: fc.Arbitrary<S>, minLength: number, maxLength: number): fc.Arbitrary<FuzzCase<S>> {
   return fc.record({
     faultSeed: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
     steps: fc.array(step, { minLength, maxLength }),
@@ -414,7 +413,6 @@ async function checkSettled(world: MoneyWorld, sends: CaseSend[]): Promise<void>
 export const sendFuzz: FuzzModel<MoneyWorld, MoneyCase, CaseOutcome> = {
   caseOf: moneyCase,
   run: runMoneyCase,
-  zero: () => ({ steps: 0, sends: 0, confirmed: 0, failed: 0, waitingFunds: 0, crashes: 0, faults: noFaults() }),
   describe: (t) =>
     `${t.steps} steps, ${t.sends} sends (${t.confirmed} confirmed, ${t.failed} failed, ` +
     `${t.waitingFunds} waiting for funds they never get)`,

@@ -6,13 +6,13 @@ import { executeTransfersOnce, sendDepositReturn } from "@mp/transfers";
 import { createSendPipeline, type SendPipeline } from "@mp/treasury";
 import fc from "fast-check";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
-import { USDC_ON_BASE } from "../api/returns-on-base-support.ts";
 import { usBank } from "../api/transfers-bank-support.ts";
+import { USDC_ON_BASE } from "../api/transfers-support.ts";
 import { nextKey } from "../api/verification-fixtures.ts";
 import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
-import { passDyingAt } from "./dying-database.ts";
+import { dieAtStatement, passDyingAt } from "./dying-database.ts";
 import { createFaultyFetch, type FaultCounts, type FaultyFetch, noFaults } from "./faulty-fetch.ts";
-import { crashFields, faultRates, fuzzCase, untilPaused } from "./money-model.ts";
+import { crashFields, type FuzzCase, faultRates, fuzzCase, untilPaused } from "./money-model.ts";
 import { checkReturnStep, checkReturnsSettled, type ReturnCaseState } from "./return-invariants.ts";
 import type { ReturnsWorld } from "./returns-world.ts";
 import type { FuzzModel, FuzzOutcome } from "./run-money-fuzz.ts";
@@ -50,10 +50,7 @@ export type ReturnStep =
   /** The signer stops at its `atCall`-th node call of a pass and a new one leads (the old one dies there). */
   | { kind: "crash"; atCall: number; when: "before" | "after" };
 
-export interface ReturnCase {
-  faultSeed: number;
-  steps: ReturnStep[];
-}
+export type ReturnCase = FuzzCase<ReturnStep>;
 
 export function returnCase(): fc.Arbitrary<ReturnCase> {
   const payment = fc.constantFrom(...PAYMENTS);
@@ -69,10 +66,7 @@ export function returnCase(): fc.Arbitrary<ReturnCase> {
       arbitrary: fc.record({
         kind: fc.constant("work" as const),
         twice: fc.boolean(),
-        dieAt: fc.oneof(
-          { weight: 2, arbitrary: fc.constant(0) },
-          { weight: 1, arbitrary: fc.integer({ min: 1, max: 40 }) },
-        ),
+        dieAt: dieAtStatement(40),
       }),
     },
     { weight: 4, arbitrary: fc.record({ kind: fc.constant("tick" as const), faultRate: faultRates }) },
@@ -339,7 +333,6 @@ async function outcome(
 export const returnFuzz: FuzzModel<ReturnsWorld, ReturnCase, ReturnOutcome> = {
   caseOf: returnCase,
   run: runReturnCase,
-  zero: () => ({ steps: 0, deposits: 0, returned: 0, payable: 0, crashes: 0, faults: noFaults() }),
   describe: (t) =>
     `${t.steps} steps, ${t.deposits} deposits (${t.returned} returned to their payer, ${t.payable} still payable)`,
   caseMs: 180_000,

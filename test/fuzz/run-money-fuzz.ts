@@ -13,19 +13,19 @@ export interface FuzzOutcome {
 export interface FuzzModel<W, C, O extends FuzzOutcome> {
   caseOf(world: W): fc.Arbitrary<C>;
   run(world: W, c: C): Promise<O>;
-  /** An outcome with every counter at zero, the start of a run's sum. */
-  zero(): O;
   /** The model's own counters of a run's sum, for the closing line. */
   describe(total: O): string;
   /** The bound on one case, in milliseconds. */
   caseMs: number;
 }
 
-/** Adds every counter of `outcome` (and its faults) to `total`. */
-export function addOutcome<O extends FuzzOutcome>(total: O, outcome: O): void {
+/** Adds every counter of `outcome` (and its faults) to `total`: the sum so far, none before the first case. */
+export function addOutcome<O extends FuzzOutcome>(total: O | undefined, outcome: O): O {
+  if (!total) return { ...outcome, faults: { ...outcome.faults } };
   const sum = total as unknown as Record<string, number>;
   for (const [k, v] of Object.entries(outcome)) if (typeof v === "number") sum[k] = (sum[k] ?? 0) + v;
   for (const k of Object.keys(total.faults) as Array<keyof FaultCounts>) total.faults[k] += outcome.faults[k];
+  return total;
 }
 
 function closingLine<O extends FuzzOutcome>(
@@ -59,17 +59,18 @@ export function itHoldsEveryInvariant<W, C, O extends FuzzOutcome>(
     title,
     async () => {
       const w = world();
-      const total = model.zero();
+      let total: O | undefined;
       let cases = 0;
       const startedAt = Date.now();
       await fc.assert(
         fc.asyncProperty(model.caseOf(w), async (c) => {
-          addOutcome(total, await model.run(w, c));
+          total = addOutcome(total, await model.run(w, c));
           cases++;
         }),
         params,
       );
-      process.stdout.write(closingLine(family, cases, total, model as FuzzModel<unknown, unknown, O>, startedAt));
+      if (total)
+        process.stdout.write(closingLine(family, cases, total, model as FuzzModel<unknown, unknown, O>, startedAt));
       expect(cases).toBe(params.numRuns);
     },
     params.numRuns * model.caseMs,

@@ -3,7 +3,7 @@ import type { Database, LeaseKeeper } from "@mp/db";
 import { LAMPORTS_PER_SOL } from "../../packages/treasury/test/support/solana-treasury.ts";
 import type { SolanaReconcileSetup } from "../treasury/solana-reconcile-setup.ts";
 import { solanaWorld } from "./solana-world.ts";
-import { fromMoneyWorld, type SweepWorld, sweeperDeps } from "./sweep-world.ts";
+import { fromMoneyWorld, type SweepWorld, stablecoinSweepAsset, sweeperDeps } from "./sweep-world.ts";
 
 /**
  * The Solana test node as the sweep fuzz drives it (solanaWorld's node, indexer, lost transactions
@@ -18,10 +18,9 @@ export function solanaSweepWorld(db: Database, setup: SolanaReconcileSetup): Swe
   const base = solanaWorld(db, setup);
   const { h } = setup;
   return {
-    family: "solana-sweeps",
     ...fromMoneyWorld(base),
     assets: [
-      { asset: "USDC", min: 1_000_000n, max: 40_000_000n, threshold: 10_000_000n, native: false },
+      stablecoinSweepAsset("USDC"),
       { asset: "SOL", min: 89_000n, max: LAMPORTS_PER_SOL / 20n, threshold: LAMPORTS_PER_SOL / 100n, native: true },
     ],
     treasury: h.treasury,

@@ -8,6 +8,7 @@ import {
   type ChainStep,
   chainSteps,
   crashFields,
+  type FuzzCase,
   faultRates,
   fuzzCase,
   isChainStep,
@@ -43,10 +44,7 @@ export type SweepStep =
    */
   | { kind: "crash"; loop: SweepLoop; atCall: number; when: "before" | "after"; wakes: boolean };
 
-export interface SweepCase {
-  faultSeed: number;
-  steps: SweepStep[];
-}
+export type SweepCase = FuzzCase<SweepStep>;
 
 /** Deposit addresses per case: few, so deposits pile up on them (top-ups, repeated sweeps). */
 export const SWEEP_SLOTS = 3;
@@ -283,16 +281,6 @@ async function outcome(
 export const sweepFuzz: FuzzModel<SweepWorld, SweepCase, SweepOutcome> = {
   caseOf: sweepCase,
   run: runSweepCase,
-  zero: () => ({
-    steps: 0,
-    deposits: 0,
-    sweeps: 0,
-    confirmed: 0,
-    failed: 0,
-    topUps: 0,
-    crashes: 0,
-    faults: noFaults(),
-  }),
   describe: (t) =>
     `${t.steps} steps, ${t.deposits} deposits, ${t.sweeps} sweeps (${t.confirmed} confirmed, ` +
     `${t.failed} failed, ${t.topUps} with a top-up)`,

@@ -16,6 +16,14 @@ export interface SweepAsset {
   native: boolean;
 }
 
+/**
+ * A stablecoin of 6 decimals (USDC, USDT) as the sweep fuzz deposits it: 1 to 40 a payment, around
+ * the sweeper's default token threshold of 10.
+ */
+export function stablecoinSweepAsset(asset: string): SweepAsset {
+  return { asset, min: 1_000_000n, max: 40_000_000n, threshold: 10_000_000n, native: false };
+}
+
 /** A deposit address of the case: the destination the indexer watches and the sweeper's keys derive. */
 export interface CaseAddress {
   destinationId: string;
@@ -56,6 +64,7 @@ export interface SweepWorld
 
 /** The sweep world's parts that are the same in every family: taken over from its money world, or built on it. */
 type SharedParts =
+  | "family"
   | "chain"
   | "db"
   | "confirmations"
@@ -71,11 +80,12 @@ type SharedParts =
 
 /**
  * What a sweep world takes over from its family's money world: the node, the indexer, holds and
- * reorgs, the sender; and a case's start: the treasury funded, then `count` deposit addresses of a
- * new merchant on the world's chain.
+ * reorgs, the sender; its family's name (`<family>-sweeps`); and a case's start: the treasury funded,
+ * then `count` deposit addresses of a new merchant on the world's chain.
  */
 export function fromMoneyWorld(base: MoneyWorld): Pick<SweepWorld, SharedParts> {
   return {
+    family: `${base.family}-sweeps`,
     chain: base.chain,
     db: base.db,
     confirmations: base.confirmations,

@@ -1,7 +1,7 @@
 import { createTronSweeper } from "@mp/chain-tron";
 import type { Database, LeaseKeeper } from "@mp/db";
 import type { TronTreasuryHarness } from "../../packages/treasury/test/support/tron-treasury.ts";
-import { fromMoneyWorld, type SweepWorld, sweeperDeps } from "./sweep-world.ts";
+import { fromMoneyWorld, type SweepWorld, stablecoinSweepAsset, sweeperDeps } from "./sweep-world.ts";
 import { tronWorld } from "./tron-world.ts";
 
 const TRX = 1_000_000n;
@@ -21,12 +21,8 @@ export function tronSweepWorld(db: Database, h: TronTreasuryHarness): SweepWorld
   const base = tronWorld(db, h);
   const usdt = h.node.tokens[0]?.asset ?? "USDT";
   return {
-    family: "tron-sweeps",
     ...fromMoneyWorld(base),
-    assets: [
-      { asset: usdt, min: 1_000_000n, max: 40_000_000n, threshold: 10_000_000n, native: false },
-      { asset: "TRX", min: TRX / 10n, max: 5n * TRX, threshold: TRX, native: true },
-    ],
+    assets: [stablecoinSweepAsset(usdt), { asset: "TRX", min: TRX / 10n, max: 5n * TRX, threshold: TRX, native: true }],
     treasury: h.treasury,
     // Queued: lands at the next mine step (unless miners hold; held past its expiration, it is dropped).
     deposit: async (address, asset, amount) =>

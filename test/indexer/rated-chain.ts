@@ -15,6 +15,7 @@ import {
 import { privateKeyToAccount } from "viem/accounts";
 import { expect } from "vitest";
 import { type ApiHarness, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
+import { stopIfThrows } from "../support/stop-if-throws.ts";
 import { useStarted } from "../support/use-started.ts";
 import { addWallet, catchUp } from "./indexer-fixtures.ts";
 
@@ -66,17 +67,12 @@ export function useRatedChain(
 ): RatedChain {
   return useStarted(
     "the rated chain",
-    async () => {
-      const node = await startAnvil({ chainId: 8453 });
-      try {
+    async () =>
+      stopIfThrows(await startAnvil({ chainId: 8453 }), async (node) => {
         const deployed: TestToken[] = [];
         for (const token of tokens) deployed.push(await deployTestToken(node, { ...token, decimals: 6 }));
-        return await startRatedChain(node, deployed, await rates(node));
-      } catch (error) {
-        await node.stop();
-        throw error;
-      }
-    },
+        return startRatedChain(node, deployed, await rates(node));
+      }),
     (chain) => chain.stop(),
   );
 }

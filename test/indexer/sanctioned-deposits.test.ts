@@ -5,7 +5,7 @@ import { resolveChainConfig, silentLogger } from "@mp/core";
 import { createWatchSet } from "@mp/custody";
 import type { TestDatabase } from "@mp/db/testing";
 import { createTestDatabase } from "@mp/db/testing";
-import { createIndexer } from "@mp/indexer";
+import { createIndexer, type Indexer } from "@mp/indexer";
 import { getMerchantBalance } from "@mp/ledger";
 import {
   type AddressScreening,
@@ -15,10 +15,8 @@ import {
 } from "@mp/providers";
 import {
   type AnvilNode,
-  deployTestToken,
   minedTransaction,
   sendFromUnlocked,
-  startAnvil,
   type TestToken,
   testTokenAbi,
   transferToken,
@@ -26,6 +24,7 @@ import {
 import { type Address, encodeFunctionData, getAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AnvilWithUsdc, startAnvilWithUsdc } from "../support/anvil-usdc.ts";
 import { addWallet, catchUp, createMerchant, depositsOf, expectedFee, expectLedgerOk } from "./indexer-fixtures.ts";
 
 /** The real OFAC lists (../shared/fixtures/sanctions, SOURCES.md), read where they live. */
@@ -40,6 +39,7 @@ if (!haveLists)
  * sanctions_match, never to available; the match is recorded once and audited.
  */
 describe.skipIf(!haveLists)("deposits from a sanctioned sender (real OFAC list, anvil impersonation)", () => {
+  let anvil: AnvilWithUsdc;
   let node: AnvilNode;
   let usdc: TestToken;
   let testDb: TestDatabase;
@@ -47,8 +47,8 @@ describe.skipIf(!haveLists)("deposits from a sanctioned sender (real OFAC list, 
   let sanctioned: Address;
 
   beforeAll(async () => {
-    [node, testDb] = await Promise.all([startAnvil({ chainId: 8453 }), createTestDatabase()]);
-    usdc = await deployTestToken(node, { name: "USD Coin", symbol: "USDC", decimals: 6 });
+    [anvil, testDb] = await Promise.all([startAnvilWithUsdc({ chainId: 8453 }), createTestDatabase()]);
+    ({ node, usdc } = anvil);
     screening = await createListScreeningProvider({ path: LISTS, sandbox: false, logger: silentLogger() });
     const eth = parseSanctionsList("ETH", readFileSync(`${LISTS}sanctioned_addresses_ETH.txt`, "utf8"));
     // Checksum case on the list; the chain reports it in lower case: matched either way.
@@ -73,13 +73,7 @@ describe.skipIf(!haveLists)("deposits from a sanctioned sender (real OFAC list, 
 
   it("holds the deposit with sanctions_match, records the match once, and credits a clean sender's to available", async () => {
     const { db } = testDb;
-    const config = resolveChainConfig("BASE", {
-      rpcUrl: node.url,
-      tokens: [{ asset: "USDC", address: usdc.address, decimals: 6 }],
-      confirmations: 2,
-      pollIntervalMs: 50,
-      batchSize: 50,
-    });
+    const config = resolveChainConfig("BASE", anvil.baseChain({ confirmations: 2, pollIntervalMs: 50, batchSize: 50 }));
     const indexer = createIndexer({
       db,
       adapter: createEvmAdapter(config, { timeoutMs: 10_000 }),
@@ -96,7 +90,7 @@ describe.skipIf(!haveLists)("deposits from a sanctioned sender (real OFAC list, 
     }
   }, 180_000);
 
-  async function depositsFromBoth(indexer: ReturnType<typeof createIndexer>): Promise<void> {
+  async function depositsFromBoth(indexer: Indexer): Promise<void> {
     const { db } = testDb;
     const merchant = await createMerchant(db);
     const address = privateKeyToAccount(generatePrivateKey()).address;

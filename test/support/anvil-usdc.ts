@@ -6,6 +6,7 @@ import {
   startAnvil,
   type TestToken,
 } from "@mp/test-nodes/evm";
+import { stopIfThrows } from "./stop-if-throws.ts";
 
 /** anvil with a test USD Coin (6 decimals) deployed: the EVM chain most tests pay on. */
 export interface AnvilWithUsdc {
@@ -19,8 +20,7 @@ export interface AnvilWithUsdc {
 }
 
 export async function startAnvilWithUsdc(options: StartAnvilOptions = {}): Promise<AnvilWithUsdc> {
-  const node = await startAnvil(options);
-  try {
+  return stopIfThrows(await startAnvil(options), async (node) => {
     const usdc = await deployTestToken(node, { name: "USD Coin", symbol: "USDC", decimals: 6 });
     return {
       node,
@@ -32,8 +32,5 @@ export async function startAnvilWithUsdc(options: StartAnvilOptions = {}): Promi
         ...more,
       }),
     };
-  } catch (error) {
-    await node.stop();
-    throw error;
-  }
+  });
 }

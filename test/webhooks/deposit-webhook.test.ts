@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { silentLogger } from "@mp/core";
-import type { Indexer } from "@mp/indexer";
-import { startWebhookWorker, type WebhookWorker } from "@mp/webhooks";
+import { startWebhookWorker } from "@mp/webhooks";
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { addWallet, catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
-import { CONFIRMATIONS, startEvmChain, type TestChain } from "../indexer/test-chains.ts";
+import { CONFIRMATIONS, startEvmChain } from "../indexer/test-chains.ts";
 import { eventually, useApiHarness } from "../support/api-harness.ts";
+import { useStarted } from "../support/use-started.ts";
 import { createEndpoint } from "../support/webhook-fixtures.ts";
-import { startReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
+import { startReceiver } from "../support/webhook-receiver.ts";
 
 /**
  * The whole path a merchant relies on: a payment on a real EVM node (anvil), the indexer confirming
@@ -17,29 +17,26 @@ import { startReceiver, type WebhookReceiver } from "../support/webhook-receiver
  */
 describe("a deposit confirming on anvil is pushed to the merchant's webhook", () => {
   const { api, merchant } = useApiHarness();
-  let chain: TestChain;
-  let worker: WebhookWorker;
-  let receiver: WebhookReceiver;
-  let indexer: Indexer;
-
-  beforeAll(async () => {
-    chain = await startEvmChain();
-    receiver = await startReceiver();
-    worker = await startWebhookWorker({
-      db: api.db,
-      keyring: api.deps.encryption,
-      logger: silentLogger(),
-      environment: "sandbox",
-      pollIntervalMs: 50,
-    });
-    indexer = newIndexer(api.db, chain);
-  });
-  afterAll(async () => {
-    await indexer?.stop();
-    await worker?.stop();
-    await receiver?.stop();
-    await chain?.close();
-  });
+  // Started in this order, stopped in the reverse one (vitest runs afterAll hooks as a stack).
+  const chain = useStarted("the EVM test chain", startEvmChain, (c) => c.close());
+  const receiver = useStarted("the webhook receiver", startReceiver, (r) => r.stop());
+  useStarted(
+    "the delivery worker",
+    () =>
+      startWebhookWorker({
+        db: api.db,
+        keyring: api.deps.encryption,
+        logger: silentLogger(),
+        environment: "sandbox",
+        pollIntervalMs: 50,
+      }),
+    (worker) => worker.stop(),
+  );
+  const indexer = useStarted(
+    "the indexer",
+    async () => newIndexer(api.db, chain),
+    (i) => i.stop(),
+  );
 
   it("delivers deposit.confirmed once, signed, with the confirmed deposit as data", async () => {
     const customerId = randomUUID();

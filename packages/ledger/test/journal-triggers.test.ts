@@ -56,6 +56,15 @@ async function insertLines(q: Queryable, lines: Array<[string, number, string, s
   );
 }
 
+/** `entry` with a deposit's two lines in `q`'s transaction: `debit` on clearing, `credit` on available (unequal: it does not balance). */
+async function insertDepositEntry(q: Queryable, entry: string, debit: bigint, credit = debit): Promise<void> {
+  await insertEntry(q, entry);
+  await insertLines(q, [
+    [entry, 1, accounts.clearing, "debit", debit],
+    [entry, 2, accounts.available, "credit", credit],
+  ]);
+}
+
 /** A new entry with `lines` as (line_no, account, side, amount), in one transaction: its id. */
 async function postEntry(lines: Array<[number, string, string, bigint]>): Promise<string> {
   const entry = randomUUID();
@@ -151,19 +160,12 @@ describe("journal triggers", () => {
   });
 
   it("refuses at commit an entry of this transaction that does not balance", async () => {
-    await expect(
-      postEntry([
-        [1, accounts.clearing, "debit", 5n],
-        [2, accounts.available, "credit", 4n],
-      ]),
-    ).rejects.toThrow(/does not balance/);
+    await expect(t.db.tx((c) => insertDepositEntry(c, randomUUID(), 5n, 4n))).rejects.toThrow(/does not balance/);
   });
 
   it("refuses at commit a line added to an entry committed before", async () => {
-    const entry = await postEntry([
-      [1, accounts.clearing, "debit", 5n],
-      [2, accounts.available, "credit", 5n],
-    ]);
+    const entry = randomUUID();
+    await t.db.tx((c) => insertDepositEntry(c, entry, 5n));
     await expect(t.db.tx((c) => insertLines(c, [[entry, 3, accounts.available, "credit", 1n]]))).rejects.toThrow(
       /does not balance/,
     );
@@ -197,13 +199,7 @@ describe("journal triggers", () => {
     const bad = entries[3] as string;
     await expect(
       t.db.tx(async (c) => {
-        for (const entry of entries) {
-          await insertEntry(c, entry);
-          await insertLines(c, [
-            [entry, 1, accounts.clearing, "debit", 5n],
-            [entry, 2, accounts.available, "credit", entry === bad ? 4n : 5n],
-          ]);
-        }
+        for (const entry of entries) await insertDepositEntry(c, entry, 5n, entry === bad ? 4n : 5n);
       }),
     ).rejects.toThrow(new RegExp(`journal entry ${bad} does not balance in USD`));
     const entry = randomUUID();
@@ -217,11 +213,7 @@ describe("journal triggers", () => {
     const second = randomUUID();
     await expect(
       t.db.tx(async (c) => {
-        await insertEntry(c, first);
-        await insertLines(c, [
-          [first, 1, accounts.clearing, "debit", 5n],
-          [first, 2, accounts.available, "credit", 5n],
-        ]);
+        await insertDepositEntry(c, first, 5n);
         await c.query("SET CONSTRAINTS ALL IMMEDIATE");
         await c.query("SET CONSTRAINTS ALL DEFERRED");
         await insertEntry(c, second);
@@ -244,11 +236,7 @@ describe("journal triggers", () => {
       await insertEntry(c, dropped);
       await c.query("ROLLBACK TO SAVEPOINT s");
       const entry = randomUUID();
-      await insertEntry(c, entry);
-      await insertLines(c, [
-        [entry, 1, accounts.clearing, "debit", 2n],
-        [entry, 2, accounts.available, "credit", 2n],
-      ]);
+      await insertDepositEntry(c, entry, 2n);
       return entry;
     });
     const { rows } = await t.db.query("SELECT id FROM journal_entries WHERE id = $1", [kept]);

@@ -4,18 +4,13 @@ import { createBitcoinSweeper } from "../../../chains/bitcoin/src/sweep/bitcoin-
 import type { LeasedChainLoop } from "../src/chain-loop.ts";
 import { type BitcoinTreasuryHarness, nodeRpc, startBitcoinTreasury } from "./support/bitcoin-treasury.ts";
 import { createDepositMerchant, type DepositAddress, type DepositMerchant } from "./support/evm-deposits.ts";
-import {
-  attemptsOfSend,
-  fetchWithoutBroadcast,
-  moneyBeforeSweeps,
-  sweepsOf,
-  untilSweepsSettled,
-} from "./support/sweep-rows.ts";
+import { attemptsOfSend, fetchWithoutBroadcast, moneyBeforeSweeps, sweepsOf } from "./support/sweep-rows.ts";
 import { testSweeperOptions, useSweepTest } from "./support/use-sweep-test.ts";
 
-const { t, h, pipeline, sweepers } = useSweepTest<BitcoinTreasuryHarness, LeasedChainLoop>(
+const { t, h, pipeline, sweepers, settle } = useSweepTest<BitcoinTreasuryHarness, LeasedChainLoop>(
   "BITCOIN",
   startBitcoinTreasury,
+  { mine: (harness) => harness.mine(1), read: sweepsOf },
 );
 
 const sweeper = (fetch?: typeof globalThis.fetch) => {
@@ -33,15 +28,12 @@ const deposit = async (payments: ReadonlyArray<{ address: DepositAddress; amount
   await h.mine(3);
 };
 
-const settle = (s: LeasedChainLoop, merchant: DepositMerchant, expected: number) =>
-  untilSweepsSettled(
-    [s, pipeline],
-    "BITCOIN",
-    () => h.mine(1),
-    () => sweepsOf(t.db, merchant),
-    expected,
-    60_000,
-  );
+/** A merchant with one deposit address per amount, each paid its amount (deposit). */
+const paidMerchant = async (...amounts: bigint[]): Promise<DepositMerchant> => {
+  const merchant = await createDepositMerchant(t.db, amounts.length, "BITCOIN");
+  await deposit(merchant.addresses.map((address, i) => ({ address, amount: amounts[i] as bigint })));
+  return merchant;
+};
 
 const unspent = async (txid: string, vout: number) =>
   (await nodeRpc(h.node, "gettxout", [txid, vout, false])).result !== null;
@@ -109,12 +101,7 @@ describe("Bitcoin sweeps on the Bitcoin test node", () => {
   }, 120_000);
 
   it("a batch stored but never broadcast (crash) is broadcast by the pipeline and lands exactly once", async () => {
-    const merchant = await createDepositMerchant(t.db, 2, "BITCOIN");
-    const [a, b] = merchant.addresses;
-    await deposit([
-      { address: a, amount: 4_000_000n },
-      { address: b, amount: 6_000_000n },
-    ]);
+    const merchant = await paidMerchant(4_000_000n, 6_000_000n);
     // The dying sweeper signs and stores the batch, and dies before its broadcast reaches the node.
     const dying = sweeper(fetchWithoutBroadcast("sendrawtransaction"));
     await dying.tick("BITCOIN");
@@ -143,12 +130,7 @@ describe("Bitcoin sweeps on the Bitcoin test node", () => {
   }, 120_000);
 
   it("a stuck sweep is replaced by fee (same inputs, higher rate) and exactly one of the two lands", async () => {
-    const merchant = await createDepositMerchant(t.db, 2, "BITCOIN");
-    const [a, b] = merchant.addresses;
-    await deposit([
-      { address: a, amount: 3_000_000n },
-      { address: b, amount: 4_000_000n },
-    ]);
+    const merchant = await paidMerchant(3_000_000n, 4_000_000n);
     // Miners take nothing below 3 sat/vB: the sweep, at the regtest floor (2), is stuck.
     h.node.setMiningPolicy({ minFeeRateSatPerVb: 3 });
     try {

@@ -10,10 +10,19 @@ import {
   testDepositKeys,
 } from "./support/evm-deposits.ts";
 import { type EvmTreasuryHarness, startEvmTreasury } from "./support/evm-treasury.ts";
-import { moneyBeforeSweeps, type SweepRowColumns, untilSweepsSettled } from "./support/sweep-rows.ts";
+import { moneyBeforeSweeps, type SweepRowColumns } from "./support/sweep-rows.ts";
 import { testSweeperOptions, useSweepTest } from "./support/use-sweep-test.ts";
 
-const { t, h, pipeline, sweepers } = useSweepTest<EvmTreasuryHarness, EvmSweeper>("BASE", (db) => startEvmTreasury(db));
+const {
+  t,
+  h,
+  pipeline,
+  sweepers,
+  settle: sweepUntilSettled,
+} = useSweepTest<EvmTreasuryHarness, EvmSweeper, SweepRow>("BASE", (db) => startEvmTreasury(db), {
+  mine: (harness) => harness.node.mine(1),
+  read: (_db, merchant) => sweepsOf(merchant),
+});
 
 const sweeper = (onReady?: (ids: string[]) => void): EvmSweeper => {
   const s = createEvmSweeper({
@@ -41,17 +50,6 @@ const sweepsOf = async (merchant: DepositMerchant): Promise<SweepRow[]> => {
   );
   return rows;
 };
-
-/** Sweeper pass, pipeline pass, a block: until every sweep of the merchant is in a final state. */
-const sweepUntilSettled = (s: EvmSweeper, merchant: DepositMerchant, expected: number): Promise<SweepRow[]> =>
-  untilSweepsSettled(
-    [s, pipeline],
-    "BASE",
-    () => h.node.mine(1),
-    () => sweepsOf(merchant),
-    expected,
-    60_000,
-  );
 
 const ethBalance = (address: string) => h.node.publicClient.getBalance({ address: address as Hex });
 

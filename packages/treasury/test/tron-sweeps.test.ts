@@ -8,13 +8,7 @@ import {
   type DepositMerchant,
   recordConfirmedDeposits,
 } from "./support/evm-deposits.ts";
-import {
-  attemptsOfSend,
-  fetchWithoutBroadcast,
-  moneyBeforeSweeps,
-  sweepsOf,
-  untilSweepsSettled,
-} from "./support/sweep-rows.ts";
+import { attemptsOfSend, fetchWithoutBroadcast, moneyBeforeSweeps, sweepsOf } from "./support/sweep-rows.ts";
 import { startTronTreasury, type TronTreasuryHarness } from "./support/tron-treasury.ts";
 import { testSweeperOptions, useSweepTest } from "./support/use-sweep-test.ts";
 
@@ -24,12 +18,16 @@ const TRANSFER_ENERGY = 14_650n;
 const ENERGY_PRICE = 100n;
 const SWEEP_CONFIG = { thresholds: { TRX: "1" }, defaults: { token: "10", native: "0.01" }, intervalMs: 60_000 };
 
-const { t, h, pipeline, sweepers } = useSweepTest<TronTreasuryHarness, LeasedChainLoop>("TRON", async (db) => {
-  const started = await startTronTreasury(db, "tron-sweeps-test");
-  started.node.transfer(started.treasury, 1_000n * TRX);
-  started.node.mine();
-  return started;
-});
+const { t, h, pipeline, sweepers, settle } = useSweepTest<TronTreasuryHarness, LeasedChainLoop>(
+  "TRON",
+  async (db) => {
+    const started = await startTronTreasury(db, "tron-sweeps-test");
+    started.node.transfer(started.treasury, 1_000n * TRX);
+    started.node.mine();
+    return started;
+  },
+  { mine: (harness) => harness.node.mine(), read: sweepsOf },
+);
 
 afterEach(() => {
   h.node.hold(false);
@@ -68,17 +66,6 @@ const deposit = async (
     })),
   );
 };
-
-/** Sweeper pass, pipeline pass, a block: until every sweep of the merchant is in a final state. */
-const settle = (s: LeasedChainLoop, merchant: DepositMerchant, expected: number) =>
-  untilSweepsSettled(
-    [s, pipeline],
-    "TRON",
-    () => h.node.mine(),
-    () => sweepsOf(t.db, merchant),
-    expected,
-    60_000,
-  );
 
 describe("Tron sweeps on the Tron test node", () => {
   it("tops up energy, sweeps TRC-20 and TRX deposits into the treasury, leaves the ledger and small deposits alone", async () => {

@@ -1,14 +1,14 @@
 import { btcToSatoshis } from "@mp/bitcoin-protocol";
 import { createBitcoinAdapter } from "@mp/chain-bitcoin";
 import { AppError, type ChainConfig, resolveChainConfig, silentLogger } from "@mp/core";
-import { createTreasuryKeys, createWatchSet, type TreasuryKeys } from "@mp/custody";
+import { createTreasuryKeys, type TreasuryKeys } from "@mp/custody";
 import type { Database } from "@mp/db";
-import { createIndexer, type Indexer } from "@mp/indexer";
-import { createSandboxRateProvider } from "@mp/providers";
+import type { Indexer } from "@mp/indexer";
 import { parseJsonExact } from "@mp/rpc";
 import { type BitcoinTestNode, deriveTestAddresses, startBitcoinTestNode } from "@mp/test-nodes/bitcoin";
 import { createBitcoinSender } from "../../../../chains/bitcoin/src/send/bitcoin-sender.ts";
 import { KEY_SCHEMES } from "../../../../services/payments/src/chain-families.ts";
+import { newIndexer } from "../../../../test/indexer/indexer-fixtures.ts";
 import { TEST_LEASE_SECONDS } from "../../../../test/support/test-leases.ts";
 import type { ChainSender } from "../../src/chain-sender.ts";
 import { TEST_TREASURY_MNEMONIC } from "./evm-treasury.ts";
@@ -58,15 +58,11 @@ export async function startBitcoinTreasury(
      ON CONFLICT DO NOTHING`,
     [receive.path, receive.address],
   );
-  const indexer = createIndexer({
+  const indexer = newIndexer(
     db,
-    adapter: createBitcoinAdapter(config, { timeoutMs: 5_000 }),
-    config,
-    watch: createWatchSet(db, "BITCOIN"),
-    rates: createSandboxRateProvider(),
-    logger: silentLogger(),
-    leaseSeconds: TEST_LEASE_SECONDS,
-  });
+    { chain: "BITCOIN", config, adapter: () => createBitcoinAdapter(config, { timeoutMs: 5_000 }) },
+    { leaseSeconds: TEST_LEASE_SECONDS },
+  );
   const catchUp = async () => {
     for (let i = 0; i < 50; i++) {
       // A connection the loaded test node reset (its keep-alive race) is retried, as the indexer's

@@ -1,13 +1,12 @@
 import { createTronAdapter } from "@mp/chain-tron";
 import { type ChainAsset, type ChainConfig, resolveChainConfig, silentLogger } from "@mp/core";
-import { createTreasuryKeys, createWatchSet, type TreasuryKeys } from "@mp/custody";
+import { createTreasuryKeys, type TreasuryKeys } from "@mp/custody";
 import type { Database } from "@mp/db";
-import { createIndexer, type Indexer } from "@mp/indexer";
-import { createSandboxRateProvider } from "@mp/providers";
+import type { Indexer } from "@mp/indexer";
 import { startTronTestNode, type TronTestNode } from "@mp/test-nodes/tron";
 import { createTronSender } from "../../../../chains/tron/src/send/tron-sender.ts";
 import { KEY_SCHEMES } from "../../../../services/payments/src/chain-families.ts";
-import { catchUp } from "../../../../test/indexer/indexer-fixtures.ts";
+import { catchUp, newIndexer } from "../../../../test/indexer/indexer-fixtures.ts";
 import { TEST_LEASE_SECONDS } from "../../../../test/support/test-leases.ts";
 import type { ChainSender } from "../../src/chain-sender.ts";
 import { recordTreasuryAddresses } from "../../src/treasury-store.ts";
@@ -44,15 +43,11 @@ export async function startTronTreasury(db: Database, seed: string): Promise<Tro
   const keys = createTreasuryKeys(TEST_TREASURY_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
   const key = keys.key("tron");
   await recordTreasuryAddresses(db, [{ chain: "TRON", purpose: "send", path: key.path, address: key.address }]);
-  const indexer = createIndexer({
+  const indexer = newIndexer(
     db,
-    adapter: createTronAdapter(config),
-    config,
-    watch: createWatchSet(db, "TRON"),
-    rates: createSandboxRateProvider(),
-    logger: silentLogger(),
-    leaseSeconds: TEST_LEASE_SECONDS,
-  });
+    { chain: "TRON", config, adapter: () => createTronAdapter(config) },
+    { leaseSeconds: TEST_LEASE_SECONDS },
+  );
   return {
     node,
     config,
