@@ -91,6 +91,18 @@ export class DashboardBrowser {
     await page.setViewportSize(size);
   }
 
+  /** A look at the page as it is now: its screenshot `name`, and no serious accessibility violation. */
+  async shotAndCheck(page: Page, name: string): Promise<void> {
+    await this.shot(page, name);
+    await this.expectAccessible(page);
+  }
+
+  /** shotAndCheck at both sizes (`name`-desktop, `name`-phone); the page is left at desktop size. */
+  async shotAndCheckAtBothSizes(page: Page, name: string): Promise<void> {
+    await this.shotBoth(page, name);
+    await this.expectAccessibleAtBothSizes(page);
+  }
+
   /** A fresh browser context (its own cookies) at desktop size with the clipboard allowed, and a page in it. */
   async newPage(): Promise<{ context: BrowserContext; page: Page }> {
     const browser = this.browser();
@@ -117,6 +129,12 @@ export class DashboardBrowser {
     await this.signIn(opened.page, email);
     await opened.page.getByRole("heading", landing).waitFor();
     return opened;
+  }
+
+  /** Goes to the dashboard's `path` (after /dashboard) and waits for its level-1 heading `heading`. */
+  async openAt(page: Page, path: string, heading: string): Promise<void> {
+    await page.goto(`${this.url()}/dashboard${path}`);
+    await page.getByRole("heading", { name: heading, level: 1 }).waitFor();
   }
 
   /** Opens the page `name` from the nav: its level-1 heading of that name appears and takes the focus. */

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
+import type { TestDatabase } from "@mp/db/testing";
 import type { Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "../../packages/dashboard/src/index.ts";
@@ -14,9 +14,9 @@ import {
 import { runCliOk, startService } from "../cli/run-cli.ts";
 import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "../e2e/several-processes.ts";
 import { insertBankQuote } from "../support/quote-fixture.ts";
-import { useTempDir } from "../support/test-database.ts";
+import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 import { createUsersWithPassword, PASSWORD, BROWSER_TIMEOUT_MS as TIMEOUT_MS } from "./browser-support.ts";
-import { itSignedIn } from "./it-signed-in.ts";
+import { itSignedInOn } from "./it-signed-in.ts";
 import { useDashboardBrowser } from "./use-dashboard-browser.ts";
 
 /** A confirmed deposit row of another asset than the fixture's USDC (not credited: rows only). */
@@ -103,7 +103,7 @@ const AMOUNT_SHAPES: Record<string, RegExp> = {
  */
 describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONLY}`, () => {
   const dir = useTempDir("mpdashboard-");
-  let database: TestDatabase;
+  const database = useTestDatabase();
   let service: Awaited<ReturnType<typeof startService>> | undefined;
   let url: string;
   let env: Record<string, string>;
@@ -116,6 +116,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
 
   const cli = async (args: string[]) => JSON.parse(await runCliOk(args, env));
   const browserSide = useDashboardBrowser("dashboard", () => url);
+  const itSignedIn = itSignedInOn(browserSide);
   const shot = (page: Page, name: string) => browserSide.shot(page, name);
   const newPage = () => browserSide.newPage();
   const _signIn = (page: Page, email: string, password = PASSWORD) => browserSide.signIn(page, email, password);
@@ -124,7 +125,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
   const expectAccessible = async (page: Page) => expect(await browserSide.seriousViolations(page)).toEqual([]);
 
   beforeAll(async () => {
-    database = await createTestDatabase();
     // One chain on its public mainnet (no node needed by the api role): its deposits link to an explorer.
     const chainsFile = join(dir, "chains.json");
     writeFileSync(
@@ -193,10 +193,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
     });
   }, 2 * TIMEOUT_MS);
 
-  afterAll(async () => {
-    await stopProcess(service?.child);
-    await database?.drop();
-  }, TIMEOUT_MS);
+  afterAll(() => stopProcess(service?.child), TIMEOUT_MS);
 
   it(
     "sets the first admin's password from the one-time link, signs in and lists the merchants",
@@ -238,7 +235,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
   );
 
   itSignedIn(
-    browserSide,
     "creates a key shown once with a copy button, which works on /v1 until revoked in the page",
     "owner@a.example",
     async ({ page }) => {
@@ -297,7 +293,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
   );
 
   itSignedIn(
-    browserSide,
     "refuses a write without the session's CSRF token (403), and accepts it with the token",
     "owner@a.example",
     async ({ page }) => {
@@ -316,7 +311,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
   );
 
   itSignedIn(
-    browserSide,
     "answers 404 to merchant A's user for merchant B and B's key, in the page and on the server",
     "owner@a.example",
     async ({ page }) => {
@@ -337,7 +331,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
   );
 
   itSignedIn(
-    browserSide,
     "shows a viewer the keys without a create button, and the server refuses the viewer's create (403)",
     "viewer@a.example",
     async ({ page }) => {
@@ -387,7 +380,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
   );
 
   itSignedIn(
-    browserSide,
     "shows every amount of the overview rounded to its asset's precision, with separators (issue 32)",
     "owner@rich.example",
     async ({ page }) => {
@@ -421,7 +413,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
   );
 
   itSignedIn(
-    browserSide,
     "opens a deposit's page from its row: tx hash with a copy button, an explorer link for its chain and network (issue 32)",
     "owner@rich.example",
     async ({ page }) => {
@@ -460,7 +451,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
   );
 
   itSignedIn(
-    browserSide,
     "lists transfers with human state labels, the fee and the spread, filters them, and opens one with its failure reason",
     "owner@rich.example",
     async ({ page }) => {
@@ -502,7 +492,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
   );
 
   itSignedIn(
-    browserSide,
     "takes an ended session back to sign-in within 5 s, from a polling page and from a click, then back to the page",
     "owner@a.example",
     async ({ page }) => {

@@ -1,9 +1,9 @@
 import { recordAudit } from "@mp/db";
 import { beforeAll, describe, expect } from "vitest";
-import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
+import { merchantsWithRoleUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
 import { BROWSER_TIMEOUT_MS, OPERATOR_LANDING } from "./browser-support.ts";
-import { itSignedIn } from "./it-signed-in.ts";
+import { itSignedInOn } from "./it-signed-in.ts";
 import { useChromiumDashboard } from "./use-dashboard-browser.ts";
 
 /**
@@ -15,17 +15,13 @@ import { useChromiumDashboard } from "./use-dashboard-browser.ts";
  */
 describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages in Chromium", () => {
   const { api, dashboard, side } = useChromiumDashboard("events and audit log");
+  const itSignedIn = itSignedInOn(side);
   let a: TestMerchant;
   let b: TestMerchant;
   let customerId: string;
 
   beforeAll(async () => {
-    a = await api.merchant("sandbox");
-    b = await api.merchant("sandbox");
-    await createUsers(api.db, [
-      ["owner@a.example", "owner", a.merchantId],
-      ["admin@example.com", "admin", undefined],
-    ]);
+    ({ a, b } = await merchantsWithRoleUsers(api, { a: ["owner"], admin: true }));
     const created = await api.call(a.apiKey, "/v1/customers", {
       method: "POST",
       idempotencyKey: "c-ada",
@@ -52,15 +48,13 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages
   }, 2 * BROWSER_TIMEOUT_MS);
 
   itSignedIn(
-    side,
     "lists the merchant's events, filters them by type, opens an event's data and its object",
     "owner@a.example",
     async ({ page }) => {
       await side.openFromNav(page, "Events");
       const table = page.getByRole("table", { name: /events, newest first/ });
       await table.getByText("wallet.created", { exact: true }).waitFor();
-      await side.shotBoth(page, "events");
-      await side.expectAccessibleAtBothSizes(page);
+      await side.shotAndCheckAtBothSizes(page, "events");
 
       await page.getByLabel("Type", { exact: true }).selectOption("customer.created");
       await expect.poll(() => table.getByText("wallet.created", { exact: true }).count()).toBe(0);
@@ -91,14 +85,12 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages
   );
 
   itSignedIn(
-    side,
     "shows the operator the audit log, filtered by action, and walks to older rows",
     { email: "admin@example.com", landing: OPERATOR_LANDING },
     async ({ page }) => {
       await side.openFromNav(page, "Audit log");
       await page.getByText("dashboard_session.signed_in").first().waitFor();
-      await side.shotBoth(page, "audit-log");
-      await side.expectAccessibleAtBothSizes(page);
+      await side.shotAndCheckAtBothSizes(page, "audit-log");
 
       await page.getByLabel("Action", { exact: true }).fill("test.browsed");
       const rows = page.locator("tr[data-audit]");

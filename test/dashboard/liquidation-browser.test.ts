@@ -5,7 +5,7 @@ import { useDashboardSite } from "../../packages/dashboard/test/support/use-dash
 import { PAYEE, useTransfersApi } from "../api/transfers-support.ts";
 import { drainerOf, liquidationSteps } from "../liquidation/drain-support.ts";
 import { BROWSER_TIMEOUT_MS, OPERATOR_LANDING, PASSWORD } from "./browser-support.ts";
-import { itSignedIn } from "./it-signed-in.ts";
+import { itSignedInOn } from "./it-signed-in.ts";
 import { useDashboardBrowser } from "./use-dashboard-browser.ts";
 
 const USD = 1_000_000n;
@@ -19,6 +19,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard liquidation addresses in C
   const { t, a, customer } = useTransfersApi();
   const dashboard = useDashboardSite(() => dashboardRouterOf(t.api));
   const side = useDashboardBrowser("liquidation pages", () => dashboard.url);
+  const itSignedIn = itSignedInOn(side);
   let addressId: string;
   let drainId: string;
   let failedDrainId: string;
@@ -47,7 +48,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard liquidation addresses in C
     await createUser(t.api.db, { email: "admin@liq.example", role: "admin", password: PASSWORD, actor: "test" });
   }, 2 * BROWSER_TIMEOUT_MS);
 
-  itSignedIn(side, "lists the address from the nav and shows its drain", "owner@liq.example", async ({ page }) => {
+  itSignedIn("lists the address from the nav and shows its drain", "owner@liq.example", async ({ page }) => {
     await page
       .getByRole("navigation", { name: "Dashboard" })
       .getByRole("link", { name: "Liquidation addresses" })
@@ -56,20 +57,17 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard liquidation addresses in C
     const row = page.locator(`tr[data-liquidation-address="${addressId}"]`);
     await row.waitFor();
     expect(await row.textContent()).toContain(PAYEE);
-    await side.shotBoth(page, "liquidation-addresses");
-    await side.expectAccessibleAtBothSizes(page);
+    await side.shotAndCheckAtBothSizes(page, "liquidation-addresses");
     await row.getByRole("link").first().click();
     await page.getByRole("heading", { name: "Drains", level: 2 }).waitFor();
     const drain = page.locator(`tr[data-drain="${drainId}"]`);
     await drain.getByText("Payout submitted", { exact: true }).waitFor();
     expect(await drain.locator('.money[data-asset="USDC"]').first().textContent()).toMatch(/25/);
     await page.getByRole("button", { name: /deposit address/i }).waitFor();
-    await side.shotBoth(page, "liquidation-address-detail");
-    await side.expectAccessibleAtBothSizes(page);
+    await side.shotAndCheckAtBothSizes(page, "liquidation-address-detail");
   });
 
   itSignedIn(
-    side,
     "shows the admin the failing drain with its reason",
     { email: "admin@liq.example", landing: OPERATOR_LANDING },
     async ({ page }) => {
@@ -79,8 +77,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard liquidation addresses in C
       await row.getByText("the travel rule needs a beneficiary").waitFor();
       await row.getByText("Failed", { exact: true }).waitFor();
       expect(await page.locator(`tr[data-drain="${drainId}"]`).count()).toBe(0);
-      await side.shotBoth(page, "failing-drains");
-      await side.expectAccessibleAtBothSizes(page);
+      await side.shotAndCheckAtBothSizes(page, "failing-drains");
     },
   );
 });

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect } from "vitest";
 import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
 import { BROWSER_TIMEOUT_MS, OPERATOR_LANDING } from "./browser-support.ts";
-import { itSignedIn } from "./it-signed-in.ts";
+import { itSignedInOn } from "./it-signed-in.ts";
 import { useChromiumDashboard } from "./use-dashboard-browser.ts";
 
 /**
@@ -11,20 +11,19 @@ import { useChromiumDashboard } from "./use-dashboard-browser.ts";
  * nothing serious at either size.
  */
 describe.skipIf(!process.env.DATABASE_URL)("dashboard merchant onboarding in Chromium", () => {
-  const { api, dashboard, side } = useChromiumDashboard("merchant onboarding");
+  const { api, side } = useChromiumDashboard("merchant onboarding");
+  const itSignedIn = itSignedInOn(side);
 
   beforeAll(async () => {
     await createUsers(api.db, [["admin@example.com", "admin", undefined]]);
   }, 2 * BROWSER_TIMEOUT_MS);
 
   itSignedIn(
-    side,
     "creates a merchant with its owner, whose copied link signs them in to that merchant",
     { email: "admin@example.com", landing: OPERATOR_LANDING },
     async ({ page }) => {
       // The old address of the merchants page leads to the one merchants page (issue 32).
-      await page.goto(`${dashboard.url}/dashboard/operator/merchants`);
-      await page.getByRole("heading", { name: "Merchants", level: 1 }).waitFor();
+      await side.openAt(page, "/operator/merchants", "Merchants");
       await expect.poll(() => new URL(page.url()).pathname).toBe("/dashboard/merchants");
       await page.getByLabel("Merchant name").fill("Corner Shop");
       await page.getByLabel("Owner's email (optional)").fill("founder@corner.example");
@@ -32,8 +31,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard merchant onboarding in Chr
       await page.getByRole("heading", { name: "Owner invited" }).waitFor();
       // The key's heading has the focus (the first of the two values shown once).
       await expect.poll(() => page.evaluate("document.activeElement?.textContent")).toBe("Corner Shop created");
-      await side.shotBoth(page, "merchant-created");
-      await side.expectAccessibleAtBothSizes(page);
+      await side.shotAndCheckAtBothSizes(page, "merchant-created");
       await page.getByRole("button", { name: "Copy Invitation link" }).click();
       const link = String(await page.evaluate("navigator.clipboard.readText()"));
       expect(link).toMatch(/\/dashboard\/set-password#token=[\w-]{43}$/);

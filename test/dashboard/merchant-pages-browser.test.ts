@@ -7,7 +7,7 @@ import { POSTGRES_ONLY, stopProcessGroup } from "../e2e/several-processes.ts";
 import { insertDeposits } from "../support/bulk-deposits.ts";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 import { PASSWORD, BROWSER_TIMEOUT_MS as TIMEOUT_MS } from "./browser-support.ts";
-import { itSignedIn } from "./it-signed-in.ts";
+import { itSignedInOn } from "./it-signed-in.ts";
 import { useDashboardBrowser } from "./use-dashboard-browser.ts";
 
 /**
@@ -22,6 +22,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
   let service: Awaited<ReturnType<typeof startRole>> | undefined;
   let url: string;
   const side = useDashboardBrowser("merchant pages", () => url);
+  const itSignedIn = itSignedInOn(side);
   let merchantA: string;
   let merchantB: string;
   let customerOfA: string;
@@ -73,7 +74,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
   }, TIMEOUT_MS);
 
   itSignedIn(
-    side,
     "sends a sandbox deposit from the deposits page: it appears without a reload and turns CONFIRMED",
     "owner@a.example",
     async ({ page }) => {
@@ -138,29 +138,24 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
   );
 
   itSignedIn(
-    side,
     "shows every merchant page: overview chart, customers and history, wallet QR codes, transfers, webhooks, team with an invite",
     "owner@a.example",
     async ({ page }) => {
       await page.getByRole("img", { name: /Deposit volume per day/ }).waitFor();
-      await side.shot(page, "overview-chart");
-      await side.expectAccessible(page);
+      await side.shotAndCheck(page, "overview-chart");
 
       await side.openFromNav(page, "Customers");
-      await side.shot(page, "customers");
-      await side.expectAccessible(page);
+      await side.shotAndCheck(page, "customers");
       await page.getByRole("link", { name: "Ada Lovelace" }).click();
       await page.getByRole("heading", { name: "Verification history" }).waitFor();
       await page.getByText("No verification submitted yet.").waitFor();
       // Its deposits (the sandbox deposit of the first test), each opening the deposit's page.
       await page.getByRole("heading", { name: "Latest deposits" }).waitFor();
       expect(await page.locator("tr[data-deposit]").filter({ hasText: "25.50" }).count()).toBe(1);
-      await side.shot(page, "customer");
-      await side.expectAccessible(page);
+      await side.shotAndCheck(page, "customer");
 
       await side.openFromNav(page, "Wallets");
-      await side.shot(page, "wallets");
-      await side.expectAccessible(page);
+      await side.shotAndCheck(page, "wallets");
       await page.getByRole("link", { name: "main" }).click();
       await page.getByRole("heading", { name: "Wallet main" }).waitFor();
       expect(await page.getByRole("img", { name: /^QR code of the / }).count()).toBe(10);
@@ -178,8 +173,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
 
       await side.openFromNav(page, "Transfers");
       await page.getByText("No transfers yet.").waitFor();
-      await side.shot(page, "transfers");
-      await side.expectAccessible(page);
+      await side.shotAndCheck(page, "transfers");
 
       await side.openFromNav(page, "Webhooks");
       await page.getByText("No webhook endpoints yet.").waitFor();
@@ -194,8 +188,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
       await page.getByText("Test event queued.").waitFor();
       await page.getByRole("button", { name: "Deliveries" }).click();
       await page.locator(".deliveries").waitFor();
-      await side.shot(page, "webhooks");
-      await side.expectAccessible(page);
+      await side.shotAndCheck(page, "webhooks");
 
       await side.openFromNav(page, "Team");
       await page.getByLabel("Email").fill("dev@a.example");
@@ -213,7 +206,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
   );
 
   itSignedIn(
-    side,
     "shows a viewer no key, webhook or sandbox controls, and the server refuses the viewer's writes (403)",
     "viewer@a.example",
     async ({ page }) => {
@@ -240,7 +232,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
   );
 
   itSignedIn(
-    side,
     "answers 404 to merchant A's user for B's deposit and customer, on the server and in the page",
     "owner@a.example",
     async ({ page }) => {

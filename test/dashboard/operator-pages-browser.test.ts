@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
 import { decimalToUnits, formatUsd } from "@mp/core";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { recordSanctionsMatch, SANDBOX_SANCTIONED_ADDRESSES, STATEMENT_CSV_COLUMNS } from "@mp/providers";
 import { storeTreasuryBalances } from "@mp/treasury";
 import type { Page } from "playwright-core";
@@ -10,9 +9,9 @@ import { individualTier1 } from "../api/verification-fixtures.ts";
 import { runCliOk, startRole, startService } from "../cli/run-cli.ts";
 import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "../e2e/several-processes.ts";
 import { writeChainsConfig } from "../support/chains-config-file.ts";
-import { useTempDir } from "../support/test-database.ts";
+import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 import { createUsersWithPassword, OPERATOR_LANDING, BROWSER_TIMEOUT_MS as TIMEOUT_MS } from "./browser-support.ts";
-import { itSignedIn } from "./it-signed-in.ts";
+import { itSignedInOn } from "./it-signed-in.ts";
 import { useDashboardBrowser } from "./use-dashboard-browser.ts";
 
 function micros(amount: string): bigint {
@@ -43,7 +42,7 @@ function journalTotals(csv: string): { lines: number; debit: bigint; credit: big
  */
 describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages in Chromium ${POSTGRES_ONLY}`, () => {
   const dir = useTempDir("mpdashboard-ops-");
-  let database: TestDatabase;
+  const database = useTestDatabase();
   let service: Awaited<ReturnType<typeof startService>> | undefined;
   let worker: Awaited<ReturnType<typeof startRole>> | undefined;
   let url: string;
@@ -54,6 +53,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
 
   const cli = (args: string[]) => runCliOk(args, env);
   const side = useDashboardBrowser("operator and finance page", () => url);
+  const itSignedIn = itSignedInOn(side);
   const shot = (page: Page, name: string) => side.shot(page, name);
   const expectAccessible = async (page: Page) => expect(await side.seriousViolations(page)).toEqual([]);
   const v1 = async (method: string, path: string, json?: unknown) => {
@@ -78,7 +78,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
   };
 
   beforeAll(async () => {
-    database = await createTestDatabase();
     env = { ...sharedProcessEnv(database, dir), KYC_PROVIDER: "manual" };
     // A configured chain whose node is down: the chain reconciliation must say it cannot read it.
     const chainsConfig = writeChainsConfig(dir, { ARBITRUM: { rpcUrl: "http://127.0.0.1:9", network: "regtest" } });
@@ -106,7 +105,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
   afterAll(async () => {
     await stopProcess(worker?.child);
     await stopProcess(service?.child);
-    await database?.drop();
   }, TIMEOUT_MS);
 
   it(
@@ -252,7 +250,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
   );
 
   itSignedIn(
-    side,
     "shows the chain reconciliation's unreadable chain, imports a bank statement with its unmatched lines",
     { email: "admin@example.com", landing: OPERATOR_LANDING },
     async ({ page }) => {
@@ -287,7 +284,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
   );
 
   itSignedIn(
-    side,
     "shows every operator page: merchants (create, disable: its key answers 401), chains, job queues, treasury",
     { email: "admin@example.com", landing: OPERATOR_LANDING },
     async ({ page }) => {

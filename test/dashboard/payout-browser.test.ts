@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect } from "vitest";
-import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
+import { merchantWithRoleUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
 import { chainsOnNoNode } from "../api/chains-on-no-node.ts";
 import { PAYEE } from "../api/transfers-support.ts";
 import { tier2Customer } from "../api/verification-fixtures.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
 import { BROWSER_TIMEOUT_MS, OPERATOR_LANDING } from "./browser-support.ts";
-import { itSignedIn } from "./it-signed-in.ts";
+import { itSignedInOn } from "./it-signed-in.ts";
 import { useChromiumDashboard } from "./use-dashboard-browser.ts";
 
 /**
@@ -16,25 +16,20 @@ import { useChromiumDashboard } from "./use-dashboard-browser.ts";
  * 390 px.
  */
 describe.skipIf(!process.env.DATABASE_URL)("dashboard payouts, quotes and merchants in Chromium", () => {
-  const { api, dashboard, side } = useChromiumDashboard("payout pages", {
+  const { api, side } = useChromiumDashboard("payout pages", {
     workers: true,
     overrides: { chains: chainsOnNoNode(["BASE"]) },
   });
+  const itSignedIn = itSignedInOn(side);
   let merchant: TestMerchant;
   let customerId: string;
 
   beforeAll(async () => {
-    merchant = await api.merchant("sandbox");
-    await createUsers(api.db, [
-      ["finance@a.example", "finance", merchant.merchantId],
-      ["viewer@a.example", "viewer", merchant.merchantId],
-      ["admin@example.com", "admin", undefined],
-    ]);
+    merchant = await merchantWithRoleUsers(api, ["finance", "viewer"], { admin: true });
     customerId = await tier2Customer(api, merchant);
   }, 2 * BROWSER_TIMEOUT_MS);
 
   itSignedIn(
-    side,
     "quotes a payout with its fee and spread, shows a refusal in the page, then starts it once",
     "finance@a.example",
     async ({ page }) => {
@@ -55,8 +50,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard payouts, quotes and mercha
       // The spread: what the rate kept besides the fee, in the payee's asset, with its rate.
       expect(summary).toMatch(/Spread\s*[\d.,]+ USDC \(\d+\.\d{2}%\)/);
       expect(summary).toMatch(/valid until/i);
-      await side.shotBoth(page, "payout-quoted");
-      await side.expectAccessibleAtBothSizes(page);
+      await side.shotAndCheckAtBothSizes(page, "payout-quoted");
 
       // The balance is empty: the transfer's 422 stays in the page, nothing is started.
       await form.getByRole("button", { name: "Pay out…" }).click();
@@ -94,12 +88,11 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard payouts, quotes and mercha
       await page.getByText("Used by a transfer").waitFor();
       await page.getByLabel("State").selectOption("open");
       await expect.poll(() => page.locator("[data-quote]").count()).toBe(1);
-      await side.shotBoth(page, "quotes");
-      await side.expectAccessibleAtBothSizes(page);
+      await side.shotAndCheckAtBothSizes(page, "quotes");
     },
   );
 
-  itSignedIn(side, "gives a viewer the quotes page but no payout button", "viewer@a.example", async ({ page }) => {
+  itSignedIn("gives a viewer the quotes page but no payout button", "viewer@a.example", async ({ page }) => {
     await side.openFromNav(page, "Transfers");
     await page.locator("[data-transfer]").first().waitFor();
     expect(await page.getByRole("button", { name: "New payout" }).count()).toBe(0);
@@ -108,7 +101,6 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard payouts, quotes and mercha
   });
 
   itSignedIn(
-    side,
     "gives the operator one merchants page, which its old address leads to",
     { email: "admin@example.com", landing: OPERATOR_LANDING },
     async ({ page }) => {
@@ -120,8 +112,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard payouts, quotes and mercha
       expect(await row.getByRole("button", { name: /^Disable/ }).count()).toBe(1);
       await page.getByRole("button", { name: "Create merchant" }).waitFor();
       await side.expectAccessibleAtBothSizes(page);
-      await page.goto(`${dashboard.url}/dashboard/operator/merchants`);
-      await page.getByRole("heading", { name: "Merchants", level: 1 }).waitFor();
+      await side.openAt(page, "/operator/merchants", "Merchants");
       await expect.poll(() => new URL(page.url()).pathname).toBe("/dashboard/merchants");
       await row.getByRole("link").click();
       await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();

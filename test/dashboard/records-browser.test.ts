@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect } from "vitest";
-import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
+import { merchantWithRoleUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
 import { tier2Customer } from "../api/verification-fixtures.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
 import { BROWSER_TIMEOUT_MS, OPERATOR_LANDING } from "./browser-support.ts";
-import { itSignedIn } from "./it-signed-in.ts";
+import { itSignedInOn } from "./it-signed-in.ts";
 import { useChromiumDashboard } from "./use-dashboard-browser.ts";
 
 /**
@@ -15,21 +15,18 @@ import { useChromiumDashboard } from "./use-dashboard-browser.ts";
  * either size.
  */
 describe.skipIf(!process.env.DATABASE_URL)("dashboard records pages in Chromium", () => {
-  const { api, dashboard, side } = useChromiumDashboard("records pages", {
+  const { api, side } = useChromiumDashboard("records pages", {
     workers: true,
     overrides: { resolveWebhookHost: async () => [{ address: "93.184.216.34", family: 4 }] },
   });
+  const itSignedIn = itSignedInOn(side);
   let merchant: TestMerchant;
   let customerId: string;
   let accountId: string;
   let submissionId: string;
 
   beforeAll(async () => {
-    merchant = await api.merchant("sandbox");
-    await createUsers(api.db, [
-      ["owner@a.example", "owner", merchant.merchantId],
-      ["admin@example.com", "admin", undefined],
-    ]);
+    merchant = await merchantWithRoleUsers(api, ["owner"], { admin: true });
     customerId = await tier2Customer(api, merchant);
     const opened = await api.call(merchant.apiKey, "/v1/virtual-accounts", {
       method: "POST",
@@ -58,7 +55,6 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard records pages in Chromium"
   }, 2 * BROWSER_TIMEOUT_MS);
 
   itSignedIn(
-    side,
     "lists the customer's virtual account on the accounts page and on the customer's page",
     "owner@a.example",
     async ({ page }) => {
@@ -66,45 +62,37 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard records pages in Chromium"
       await page.getByRole("heading", { name: "Virtual accounts", level: 1 }).waitFor();
       const row = page.locator(`tr[data-virtual-account="${accountId}"]`);
       await row.getByRole("link", { name: "Test Person" }).waitFor();
-      await side.shotBoth(page, "virtual-accounts");
-      await side.expectAccessibleAtBothSizes(page);
+      await side.shotAndCheckAtBothSizes(page, "virtual-accounts");
       await row.getByRole("link", { name: "Test Person" }).click();
       await page.getByRole("heading", { name: "Virtual accounts", level: 2 }).waitFor();
       await page.locator(`tr[data-virtual-account="${accountId}"]`).waitFor();
-      await side.shotBoth(page, "customer-detail");
-      await side.expectAccessibleAtBothSizes(page);
+      await side.shotAndCheckAtBothSizes(page, "customer-detail");
       await page.locator(`tr[data-virtual-account="${accountId}"]`).getByRole("link").first().click();
       await page.getByRole("heading", { name: "Bank deposits" }).waitFor();
-      await side.shotBoth(page, "virtual-account-detail");
-      await side.expectAccessibleAtBothSizes(page);
+      await side.shotAndCheckAtBothSizes(page, "virtual-account-detail");
     },
   );
 
   itSignedIn(
-    side,
     "rotates a webhook secret after a confirmation and shows the new one once",
     "owner@a.example",
     async ({ page }) => {
-      await page.goto(`${dashboard.url}/dashboard/merchants/${merchant.merchantId}/webhooks`);
-      await page.getByRole("heading", { name: "Webhooks", level: 1 }).waitFor();
+      await side.openAt(page, `/merchants/${merchant.merchantId}/webhooks`, "Webhooks");
       await page.getByText("Success rate (7 days)").waitFor();
       await side.expectAccessibleAtBothSizes(page);
       await page.getByRole("button", { name: /^Rotate secret…/ }).click();
       await page.getByRole("button", { name: "Rotate secret", exact: true }).click();
       await page.getByRole("heading", { name: "New signing secret" }).waitFor();
       expect(await page.getByRole("textbox", { name: "New signing secret" }).inputValue()).toMatch(/^whsec_/);
-      await side.shotBoth(page, "webhook-rotated");
-      await side.expectAccessibleAtBothSizes(page);
+      await side.shotAndCheckAtBothSizes(page, "webhook-rotated");
     },
   );
 
   itSignedIn(
-    side,
     "shows the reviewer whose submission it is and its data, and asks before approving",
     { email: "admin@example.com", landing: OPERATOR_LANDING },
     async ({ page }) => {
-      await page.goto(`${dashboard.url}/dashboard/operator/kyc`);
-      await page.getByRole("heading", { name: "KYC reviews", level: 1 }).waitFor();
+      await side.openAt(page, "/operator/kyc", "KYC reviews");
       await page.getByRole("link", { name: "Test Person" }).waitFor();
       await page.getByRole("button", { name: "Show submitted data" }).click();
       await page.getByText("1985-12-10").waitFor();
@@ -119,8 +107,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard records pages in Chromium"
         .getByText(/The decision is final/)
         .first()
         .waitFor();
-      await side.shotBoth(page, "kyc-confirm");
-      await side.expectAccessibleAtBothSizes(page);
+      await side.shotAndCheckAtBothSizes(page, "kyc-confirm");
       expect(await status()).toBe("PENDING");
       await page.getByRole("button", { name: "Confirm approval" }).click();
       await page.getByText(/tier 1 submission: approved/i).waitFor();

@@ -10,7 +10,7 @@ import { useChromiumDashboard } from "./use-dashboard-browser.ts";
  * reason inside the page; a viewer sees no actions; axe finds nothing serious at either size.
  */
 describe.skipIf(!process.env.DATABASE_URL)("dashboard team page in Chromium", () => {
-  const { api, dashboard, side } = useChromiumDashboard("team");
+  const { api, side } = useChromiumDashboard("team");
   let merchant: TestMerchant;
   const roleOf = async (email: string) =>
     (await api.db.query<{ role: string }>("SELECT role FROM dashboard_users WHERE email = $1", [email])).rows[0]?.role;
@@ -49,8 +49,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard team page in Chromium", ()
       await page.getByRole("button", { name: "I have stored it" }).click();
       await page.getByRole("button", { name: "Resend invite to new@a.example" }).click();
       await expect.poll(() => page.getByRole("textbox", { name: "Invitation link" }).inputValue()).not.toBe(first);
-      await side.shotBoth(page, "team-invited");
-      await side.expectAccessibleAtBothSizes(page);
+      await side.shotAndCheckAtBothSizes(page, "team-invited");
 
       await page.getByRole("button", { name: "Remove dev@a.example" }).click();
       await page.getByRole("button", { name: "Remove user" }).click();
@@ -59,8 +58,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard team page in Chromium", ()
 
       // The viewer, now finance: reads the team, has no actions.
       const viewer = await side.signedInPage("viewer@a.example");
-      await viewer.page.goto(`${dashboard.url}/dashboard/merchants/${merchant.merchantId}/team`);
-      await viewer.page.getByRole("heading", { name: "Team", level: 1 }).waitFor();
+      await side.openAt(viewer.page, `/merchants/${merchant.merchantId}/team`, "Team");
       await viewer.page.getByText("owner@a.example").waitFor();
       expect(await viewer.page.getByRole("button", { name: /^Remove/ }).count()).toBe(0);
       await viewer.context.close();

@@ -1,6 +1,5 @@
 import { join } from "node:path";
 import { createMerchant } from "@mp/api";
-import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createUser } from "../../packages/dashboard/src/index.ts";
@@ -8,7 +7,7 @@ import { runCliOk, startRole } from "../cli/run-cli.ts";
 import { launchChromium, PASSWORD, BROWSER_TIMEOUT_MS as TIMEOUT_MS } from "../dashboard/browser-support.ts";
 import { POSTGRES_ONLY, stopProcessGroup } from "../e2e/several-processes.ts";
 import { callApi, eventually } from "../support/api-harness.ts";
-import { useTempDir } from "../support/test-database.ts";
+import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 import { startReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 import { decodeShownQr, PHONE, seriousViolations } from "./checkout-browser-support.ts";
 import { USD_25_ON_TWO_CHAINS } from "./payment-request-support.ts";
@@ -23,7 +22,7 @@ import { USD_25_ON_TWO_CHAINS } from "./payment-request-support.ts";
  */
 describe.skipIf(!process.env.DATABASE_URL)(`the hosted checkout page in Chromium ${POSTGRES_ONLY}`, () => {
   const dir = useTempDir("mpcheckout-");
-  let database: TestDatabase;
+  const database = useTestDatabase();
   let service: Awaited<ReturnType<typeof startRole>> | undefined;
   let browser: Browser | undefined;
   let hooks: WebhookReceiver;
@@ -73,7 +72,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`the hosted checkout page in Chromium
 
   beforeAll(async () => {
     browser = await launchChromium();
-    database = await createTestDatabase();
     env = { DATABASE_URL: database.connectionString, DATA_DIR: join(dir, "data"), PORT: "0", HOST: "127.0.0.1" };
     service = await startRole(["--role", "all"], env, /"url":"(http:\/\/[^"]+)".*api listening/);
     url = service.match[1] ?? "";
@@ -95,7 +93,6 @@ describe.skipIf(!process.env.DATABASE_URL)(`the hosted checkout page in Chromium
     await browser?.close();
     await hooks?.stop();
     await stopProcessGroup(service?.child);
-    await database?.drop();
   }, TIMEOUT_MS);
 
   it(

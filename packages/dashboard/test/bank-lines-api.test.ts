@@ -1,7 +1,6 @@
 import { STATEMENT_CSV_COLUMNS } from "@mp/providers";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { TestMerchant } from "../../../test/support/api-harness.ts";
-import { createUsers } from "./support/dashboard-client.ts";
+import { merchantWithRoleUsers } from "./support/dashboard-client.ts";
 import { useServedDashboard } from "./support/use-dashboard-site.ts";
 
 /**
@@ -11,14 +10,9 @@ import { useServedDashboard } from "./support/use-dashboard-site.ts";
  */
 describe("dashboard bank suspense routes", () => {
   const { api, dashboard } = useServedDashboard();
-  let merchant: TestMerchant;
 
   beforeAll(async () => {
-    merchant = await api.merchant("sandbox");
-    await createUsers(api.db, [
-      ["admin@example.com", "admin", undefined],
-      ["owner@a.example", "owner", merchant.merchantId],
-    ]);
+    await merchantWithRoleUsers(api, ["owner"], { admin: true });
   }, 120_000);
 
   it("says why a line did not match, returns it with a reason, and refuses what it cannot do", async () => {

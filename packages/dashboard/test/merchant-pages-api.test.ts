@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { TestMerchant } from "../../../test/support/api-harness.ts";
 import { insertDeposits } from "../../../test/support/bulk-deposits.ts";
 import { createUsers } from "./support/dashboard-client.ts";
+import { expectGetStatus } from "./support/expect-get-status.ts";
 import { useServedDashboard } from "./support/use-dashboard-site.ts";
 
 /** A faucet that only takes the order: the route's part ends at the queued send (the worker is not run here). */
@@ -86,7 +87,7 @@ describe("dashboard merchant pages (customers, wallets, deposits, transfers, web
     const depositOfB = (await api.db.query<{ id: string }>("SELECT id FROM deposits WHERE wallet_id = $1", [walletOfB]))
       .rows[0]?.id;
     const c = await dashboard.signedIn("owner-a@example.com");
-    for (const path of [
+    await expectGetStatus(c, 404, [
       `/merchants/${a.merchantId}/customers/${customerOfB}`,
       `/merchants/${a.merchantId}/customers/${customerOfB}/verification-submissions`,
       `/merchants/${a.merchantId}/wallets/${walletOfB}`,
@@ -97,9 +98,7 @@ describe("dashboard merchant pages (customers, wallets, deposits, transfers, web
       `/merchants/${b.merchantId}/deposit-volume`,
       `/merchants/${b.merchantId}/webhook-endpoints`,
       `/merchants/${b.merchantId}/users`,
-    ]) {
-      expect((await c.call("GET", path)).status, path).toBe(404);
-    }
+    ]);
     expect(
       (await c.call("POST", `/merchants/${b.merchantId}/invites`, { json: { email: "x@b.example", role: "viewer" } }))
         .status,

@@ -10,6 +10,7 @@ import { eventually, type TestMerchant, useApiHarness } from "../../../test/supp
 import { createMerchant as createLedgerMerchant, creditDeposit } from "../../ledger/test/ledger-fixtures.ts";
 import { createDashboardRouter, createUser } from "../src/index.ts";
 import { createRoleUsers, PASSWORD } from "./support/dashboard-client.ts";
+import { expectGetStatus } from "./support/expect-get-status.ts";
 import { useDashboardSite } from "./support/use-dashboard-site.ts";
 
 const ADMIN = "admin@example.com";
@@ -87,7 +88,7 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
 
   it("answers 401 without a session and 403 to every merchant role on the operator routes", async () => {
     const anonymous = dashboard.client();
-    for (const path of OPERATOR_READS) expect((await anonymous.call("GET", path)).status, path).toBe(401);
+    await expectGetStatus(anonymous, 401, OPERATOR_READS);
     for (const email of ["owner@a.example", "finance@a.example", "viewer@a.example", "developer@a.example"]) {
       const client = await dashboard.signedIn(email);
       for (const path of OPERATOR_READS) {
@@ -105,9 +106,11 @@ describe("dashboard operator and finance routes (roles, CSRF, audit log)", () =>
       expect((await client.call("POST", "/finance/bank-statements?file_name=x.csv", { text: "x" })).status).toBe(403);
     }
     const admin = await dashboard.signedIn(ADMIN);
-    for (const path of OPERATOR_READS.filter((p) => p !== "/finance/reconcile/chains")) {
-      expect((await admin.call("GET", path)).status, path).toBe(200);
-    }
+    await expectGetStatus(
+      admin,
+      200,
+      OPERATOR_READS.filter((p) => p !== "/finance/reconcile/chains"),
+    );
   });
 
   it("creates a merchant (key shown once), disables it so its key answers 401 on /v1, and enables it: audited, CSRF-checked", async () => {

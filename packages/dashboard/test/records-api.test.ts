@@ -2,7 +2,7 @@ import { recordAudit } from "@mp/db";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createCustomer } from "../../../test/api/verification-fixtures.ts";
 import type { TestMerchant } from "../../../test/support/api-harness.ts";
-import { createUsers } from "./support/dashboard-client.ts";
+import { merchantsWithRoleUsers } from "./support/dashboard-client.ts";
 import { useServedDashboard } from "./support/use-dashboard-site.ts";
 
 /**
@@ -16,13 +16,7 @@ describe("dashboard events and audit log routes", () => {
   let b: TestMerchant;
 
   beforeAll(async () => {
-    a = await api.merchant("sandbox");
-    b = await api.merchant("sandbox");
-    await createUsers(api.db, [
-      ["admin@example.com", "admin", undefined],
-      ["viewer@a.example", "viewer", a.merchantId],
-      ["owner@a.example", "owner", a.merchantId],
-    ]);
+    ({ a, b } = await merchantsWithRoleUsers(api, { a: ["viewer", "owner"], admin: true }));
     await createCustomer(api, a);
     await createCustomer(api, a);
     await createCustomer(api, b);

@@ -53,13 +53,5 @@ const COLUMNS: ReadonlyArray<Column<Deposit>> = [
 
 /** Deposits as the overview and the deposits page list them, each amount a link to the deposit's page. */
 export function DepositTable(props: { deposits: Deposit[]; caption: string }) {
-  return (
-    <Table
-      caption={props.caption}
-      columns={COLUMNS}
-      rows={props.deposits}
-      rowKey={(deposit) => deposit.id}
-      rowAttributes={(deposit) => ({ "data-deposit": deposit.id })}
-    />
-  );
+  return <Table caption={props.caption} columns={COLUMNS} rows={props.deposits} idAttribute="data-deposit" />;
 }

@@ -20,7 +20,8 @@ export function PagedListPage<T extends { id: string }>(props: {
   load: (merchantId: string, page: number) => Promise<Page<T>>;
   columns: ReadonlyArray<Column<T>>;
   empty: { title: string; children: ComponentChildren };
-  rowAttributes?: (item: T) => Record<`data-${string}`, string>;
+  /** The data attribute each row carries its id in (see Table). */
+  idAttribute?: `data-${string}`;
   head?: (reload: () => void) => ComponentChildren;
 }) {
   const { list, reload, page, setPage } = usePagedList(props.load, props.merchantId);
@@ -41,7 +42,7 @@ export function PagedListPage<T extends { id: string }>(props: {
           page={page}
           onPage={setPage}
           columns={props.columns}
-          rowAttributes={props.rowAttributes}
+          idAttribute={props.idAttribute}
           empty={props.empty}
         />
       )}

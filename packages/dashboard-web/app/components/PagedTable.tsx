@@ -16,7 +16,8 @@ export function PagedTable<T extends { id: string }>(props: {
   onPage: (page: number) => void;
   columns: ReadonlyArray<Column<T>>;
   empty: { title: string; children?: ComponentChildren };
-  rowAttributes?: ((item: T) => Record<`data-${string}`, string>) | undefined;
+  /** The data attribute each row carries its id in (see Table). */
+  idAttribute?: `data-${string}` | undefined;
 }) {
   return (
     <>
@@ -24,8 +25,7 @@ export function PagedTable<T extends { id: string }>(props: {
         caption={`${props.list.total} ${props.what}, newest first`}
         columns={props.columns}
         rows={props.list.items}
-        rowKey={(item) => item.id}
-        rowAttributes={props.rowAttributes}
+        idAttribute={props.idAttribute}
         empty={props.empty}
       />
       <Pager page={props.page} totalPages={props.list.total_pages} onPage={props.onPage} label={props.one} />

@@ -1,4 +1,4 @@
-import type { ComponentChildren } from "preact";
+import type { ComponentChildren, JSX } from "preact";
 import { Empty } from "./Loading.tsx";
 
 /** One column: its header, its cell for a row; `rowHeader` makes the cell the row's <th scope="row">. */
@@ -10,22 +10,37 @@ export interface Column<T> {
   rowHeader?: boolean;
 }
 
+interface TableProps<T> {
+  caption: string;
+  showCaption?: boolean;
+  columns: ReadonlyArray<Column<T>>;
+  rows: readonly T[];
+  empty?: { title: string; children?: ComponentChildren };
+  actions?: (row: T) => ComponentChildren;
+  rowAttributes?: ((row: T) => { class?: string | undefined } & Record<`data-${string}`, string>) | undefined;
+}
+
+/**
+ * How a row is told apart: by its `id` unless `rowKey` says otherwise (rows without an `id` must say);
+ * `idAttribute` also puts that id on the row (`data-drain="…"`), where tests and links look a row up.
+ */
+interface RowsWithIds<T> {
+  rowKey?: (row: T) => string;
+  idAttribute?: `data-${string}` | undefined;
+}
+
 /**
  * Every list of the dashboard: a table with a caption (hidden unless `showCaption`), one header per
  * column, one row per item and, when `actions` is given, a last column of buttons with a hidden
  * "Actions" header. On a small screen the rows stack, each cell labelled with its column (CSS, from
  * `data-label`). No rows: the `empty` box instead of an empty table.
  */
-export function Table<T>(props: {
-  caption: string;
-  showCaption?: boolean;
-  columns: ReadonlyArray<Column<T>>;
-  rows: readonly T[];
-  rowKey: (row: T) => string;
-  empty?: { title: string; children?: ComponentChildren };
-  actions?: (row: T) => ComponentChildren;
-  rowAttributes?: ((row: T) => { class?: string | undefined } & Record<`data-${string}`, string>) | undefined;
-}) {
+export function Table<T extends { id: string }>(props: TableProps<T> & RowsWithIds<T>): JSX.Element;
+export function Table<T>(props: TableProps<T> & { rowKey: (row: T) => string }): JSX.Element;
+export function Table<T>(props: TableProps<T> & RowsWithIds<T>): JSX.Element {
+  const idOf = (row: T) => (row as { id: string }).id;
+  const keyOf = props.rowKey ?? idOf;
+  const idAttribute = props.idAttribute;
   if (props.rows.length === 0 && props.empty) return <Empty title={props.empty.title}>{props.empty.children}</Empty>;
   return (
     <table class="table">
@@ -46,7 +61,7 @@ export function Table<T>(props: {
       </thead>
       <tbody>
         {props.rows.map((row) => (
-          <tr key={props.rowKey(row)} {...props.rowAttributes?.(row)}>
+          <tr key={keyOf(row)} {...(idAttribute && { [idAttribute]: idOf(row) })} {...props.rowAttributes?.(row)}>
             {props.columns.map((column) => {
               const className = typeof column.class === "function" ? column.class(row) : column.class;
               return column.rowHeader ? (

@@ -33,7 +33,6 @@ export function UnmatchedLines(props: { lines: StatementLine[]; onChanged?: () =
       caption="Statement lines waiting for finance"
       columns={COLUMNS}
       rows={props.lines}
-      rowKey={(line) => line.id}
       empty={{ title: "No unmatched lines: every statement line is accounted for." }}
       {...(onChanged
         ? { actions: (line: StatementLine) => <BankLineActions line={line} onChanged={onChanged} /> }

@@ -99,7 +99,6 @@ export function ApiKeys(props: { user: User; merchantId: string }) {
           caption="API keys of this merchant"
           columns={COLUMNS}
           rows={keys.value.items}
-          rowKey={(key) => key.id}
           rowAttributes={(key) => ({ class: key.revoked_at ? "revoked" : undefined })}
           empty={{ title: "No API keys yet.", children: canWrite ? "Create one to start calling the API." : undefined }}
           {...(canWrite ? { actions: (key: ApiKey) => <RevokeKey apiKey={key} onRevoke={revoke} /> } : {})}

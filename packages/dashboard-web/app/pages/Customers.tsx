@@ -105,7 +105,6 @@ export function CustomerDetail(props: { merchantId: string; customerId: string }
             caption={`${wallets.length} wallets of the customer`}
             columns={walletColumns(props.merchantId)}
             rows={wallets}
-            rowKey={(w) => w.id}
             empty={{
               title: "No wallets yet.",
               children: (

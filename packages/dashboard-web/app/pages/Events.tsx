@@ -125,7 +125,7 @@ export function Events(props: { merchantId: string }) {
             page={page}
             onPage={setPage}
             columns={columns(props.merchantId)}
-            rowAttributes={(event) => ({ "data-event": event.id })}
+            idAttribute="data-event"
             empty={
               filtered
                 ? { title: "No events match these filters." }

@@ -47,7 +47,7 @@ export function LiquidationAddresses(props: { merchantId: string }) {
       one="Liquidation address"
       load={liquidationApi.list}
       columns={columns}
-      rowAttributes={(a) => ({ "data-liquidation-address": a.id })}
+      idAttribute="data-liquidation-address"
       empty={{
         title: "No liquidation addresses yet.",
         children: (
@@ -143,8 +143,7 @@ export function LiquidationAddressDetail(props: { merchantId: string; addressId:
             caption={`${drains.total} drains, newest first`}
             columns={drainColumns}
             rows={drains.items}
-            rowKey={(d) => d.id}
-            rowAttributes={(d) => ({ "data-drain": d.id })}
+            idAttribute="data-drain"
             empty={{ title: "No drains yet.", children: "Each confirmed deposit to this address becomes a drain." }}
           />
         </section>

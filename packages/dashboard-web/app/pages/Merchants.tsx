@@ -170,7 +170,6 @@ export function Merchants() {
             caption="All merchants"
             columns={COLUMNS}
             rows={items}
-            rowKey={(m) => m.id}
             rowAttributes={(m) => ({ class: m.disabled_at ? "revoked" : undefined })}
             empty={{ title: "No merchants yet.", children: "Create the first one above." }}
             actions={(m) => <MerchantActions merchant={m} onChanged={reload} />}

@@ -106,7 +106,7 @@ export function PaymentRequests(props: { merchantId: string; user: User }) {
       title="Payment requests"
       load={paymentRequestsApi.list}
       columns={columns}
-      rowAttributes={(r) => ({ "data-request": r.id })}
+      idAttribute="data-request"
       empty={{
         title: "No payment requests yet.",
         children: (

@@ -96,7 +96,7 @@ export function Quotes(props: { merchantId: string }) {
           page={page}
           onPage={setPage}
           columns={columns(props.merchantId)}
-          rowAttributes={(q) => ({ "data-quote": q.id })}
+          idAttribute="data-quote"
           empty={
             state
               ? { title: "No quotes in this state." }

@@ -80,7 +80,6 @@ export function Team(props: { user: User; merchantId: string }) {
           caption="Users of this merchant"
           columns={COLUMNS}
           rows={team.value.items}
-          rowKey={(member) => member.id}
           {...(canInvite(props.user.role)
             ? {
                 actions: (member: TeamMember) => (

@@ -198,7 +198,7 @@ export function Transfers(props: { merchantId: string; user: User }) {
             page={page}
             onPage={setPage}
             columns={columns(props.merchantId, spreads, props.user)}
-            rowAttributes={(transfer) => ({ "data-transfer": transfer.id })}
+            idAttribute="data-transfer"
             empty={
               filtered
                 ? { title: "No transfers match these filters." }

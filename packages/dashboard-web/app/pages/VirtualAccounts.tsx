@@ -57,8 +57,6 @@ function accountColumns(merchantId: string, showCustomer: boolean): Array<Column
   ];
 }
 
-const accountAttributes = (a: AccountRow) => ({ "data-virtual-account": a.id });
-
 const NO_ACCOUNTS = {
   title: "No virtual accounts yet.",
   children: (
@@ -75,8 +73,7 @@ export function VirtualAccountTable(props: { merchantId: string; accounts: reado
       caption={props.caption}
       columns={accountColumns(props.merchantId, false)}
       rows={props.accounts}
-      rowKey={(a) => a.id}
-      rowAttributes={accountAttributes}
+      idAttribute="data-virtual-account"
       empty={NO_ACCOUNTS}
     />
   );
@@ -97,7 +94,7 @@ export function VirtualAccounts(props: { merchantId: string }) {
       title="Virtual accounts"
       load={load}
       columns={accountColumns(props.merchantId, true)}
-      rowAttributes={accountAttributes}
+      idAttribute="data-virtual-account"
       empty={NO_ACCOUNTS}
     />
   );
@@ -176,7 +173,6 @@ export function VirtualAccountDetail(props: { merchantId: string; accountId: str
               caption={`${deposits.total} bank deposits, newest first`}
               columns={depositColumns}
               rows={deposits.items}
-              rowKey={(d) => d.id}
               empty={{
                 title: "No bank deposits yet.",
                 children: "Transfers the bank receives on this account appear here.",

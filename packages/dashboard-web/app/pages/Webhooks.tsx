@@ -59,7 +59,6 @@ function Deliveries(props: { merchantId: string; endpoint: WebhookEndpoint; canW
           caption={`Delivery attempts to ${props.endpoint.url}`}
           columns={deliveryColumns(props.merchantId)}
           rows={attempts.value.items}
-          rowKey={(attempt) => attempt.id}
           {...(props.canWrite
             ? {
                 actions: (attempt: DeliveryAttempt) =>

@@ -158,19 +158,33 @@ export async function createUsers(
 }
 
 /**
+ * A sandbox merchant with one dashboard user per role listed, ROLE@DOMAIN ("a.example" unless
+ * given), and with `admin` the operator admin@example.com too; all with PASSWORD.
+ */
+export async function merchantWithRoleUsers(
+  api: ApiHarness,
+  roles: readonly Role[],
+  options: { admin?: boolean | undefined; domain?: string } = {},
+): Promise<TestMerchant> {
+  const merchant = await api.merchant("sandbox");
+  await createUsers(api.db, [
+    ...(options.admin ? [["admin@example.com", "admin", undefined] as const] : []),
+    ...roles.map((role) => [`${role}@${options.domain ?? "a.example"}`, role, merchant.merchantId] as const),
+  ]);
+  return merchant;
+}
+
+/**
  * Merchants A and B (sandbox), with one dashboard user per role listed for each: ROLE@a.example of A,
- * ROLE@b.example of B (password PASSWORD). The tests' usual cast: A's users, and B's owner to be refused A.
+ * ROLE@b.example of B (password PASSWORD), and the admin when asked (see merchantWithRoleUsers). The
+ * tests' usual cast: A's users, and B's owner to be refused A.
  */
 export async function merchantsWithRoleUsers(
   api: ApiHarness,
-  roles: { a: readonly Role[]; b: readonly Role[] },
+  roles: { a: readonly Role[]; b?: readonly Role[]; admin?: boolean },
 ): Promise<{ a: TestMerchant; b: TestMerchant }> {
-  const a = await api.merchant("sandbox");
-  const b = await api.merchant("sandbox");
-  await createUsers(api.db, [
-    ...roles.a.map((role) => [`${role}@a.example`, role, a.merchantId] as const),
-    ...roles.b.map((role) => [`${role}@b.example`, role, b.merchantId] as const),
-  ]);
+  const a = await merchantWithRoleUsers(api, roles.a, { admin: roles.admin });
+  const b = await merchantWithRoleUsers(api, roles.b ?? [], { domain: "b.example" });
   return { a, b };
 }
 

@@ -124,7 +124,6 @@ function BankReconciliation() {
               showCaption
               columns={IMPORT_COLUMNS}
               rows={imports}
-              rowKey={(i) => i.id}
               empty={{ title: "No bank statement imported yet.", children: "Import one on the Bank statements page." }}
             />
             <h3>Differences: unmatched lines</h3>

@@ -94,8 +94,7 @@ export function AuditLog() {
               caption="Audit log, newest first"
               columns={columns}
               rows={page.items}
-              rowKey={(row) => row.id}
-              rowAttributes={(row) => ({ "data-audit": row.id })}
+              idAttribute="data-audit"
               empty={{ title: "No audit records match these filters." }}
             />
             <CursorPager

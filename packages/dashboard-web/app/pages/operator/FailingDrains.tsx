@@ -38,8 +38,7 @@ export function FailingDrains() {
           caption="Failed liquidation drains and drains retrying, newest change first"
           columns={COLUMNS}
           rows={items}
-          rowKey={(d) => d.id}
-          rowAttributes={(d) => ({ "data-drain": d.id })}
+          idAttribute="data-drain"
           empty={{ title: "No drain is failing." }}
         />
       )}

@@ -53,7 +53,6 @@ export function JobQueues() {
             caption="The newest failed jobs"
             columns={FAILED_COLUMNS}
             rows={failed}
-            rowKey={(f) => f.id}
             empty={{ title: "No failed jobs." }}
           />
         </>

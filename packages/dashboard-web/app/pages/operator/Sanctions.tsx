@@ -50,7 +50,6 @@ export function Sanctions() {
             caption="The latest sanctions list matches: deposit senders held, destinations refused"
             columns={MATCH_COLUMNS}
             rows={matches}
-            rowKey={(m) => m.id}
             empty={{ title: "No sanctions match recorded." }}
           />
         </>

@@ -88,7 +88,6 @@ export function Treasury() {
             caption="Sends not yet confirmed or failed, oldest first"
             columns={SEND_COLUMNS}
             rows={sends}
-            rowKey={(s) => s.id}
             empty={{ title: "No pending sends." }}
           />
         </>
