@@ -8,7 +8,7 @@ import { usBank } from "../api/transfers-bank-support.ts";
 import { type TransfersClient, transfersClient } from "../api/transfers-support.ts";
 import { eventually, type TestMerchant } from "../support/api-harness.ts";
 import { BROWSER_TIMEOUT_MS } from "./browser-support.ts";
-import { itSignedIn } from "./it-signed-in.ts";
+import { itSignedInOn } from "./it-signed-in.ts";
 import { useChromiumDashboard } from "./use-dashboard-browser.ts";
 
 /**
@@ -21,6 +21,7 @@ describe.skipIf(!process.env.DATABASE_URL)("a returned bank payout on the dashbo
     workers: true,
     overrides: { chains: chainsOnNoNode(["BASE"]) },
   });
+  const itSignedIn = itSignedInOn(side);
   let merchant: TestMerchant;
   let t: TransfersClient;
   let transferId: string;
@@ -50,7 +51,6 @@ describe.skipIf(!process.env.DATABASE_URL)("a returned bank payout on the dashbo
   }, 2 * BROWSER_TIMEOUT_MS);
 
   itSignedIn(
-    side,
     "shows the returned payout's transfer as Refunded, with 'Returned:' and the bank's reason",
     "finance@a.example",
     async ({ page }) => {
@@ -67,8 +67,7 @@ describe.skipIf(!process.env.DATABASE_URL)("a returned bank payout on the dashbo
         "Returned: the payee's bank returned the payout after it completed: R03 No account/unable to locate account: the payee's bank returned the payout",
       );
       expect(await page.getByRole("alert").filter({ hasText: "Failed:" }).count()).toBe(0);
-      await side.expectAccessibleAtBothSizes(page);
-      await side.shotBoth(page, "returned-payout");
+      await side.shotAndCheckAtBothSizes(page, "returned-payout");
     },
   );
 });
