@@ -2,6 +2,7 @@ import { CHAIN_IDS } from "@mp/core";
 import { isAddress } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiHarness, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
+import { deferred } from "../support/deferred.ts";
 
 describe("wallets and deposit addresses", () => {
   let api: ApiHarness;
@@ -126,10 +127,7 @@ describe("wallets and deposit addresses", () => {
     expect((await post(m, "/v1/wallets", { customer_id: customer, label: "first" })).status).toBe(201);
     const db = api.deps.db;
     let opened = 0;
-    let releaseHeld: () => void = () => {};
-    const thirdFinished = new Promise<void>((resolve) => {
-      releaseHeld = resolve;
-    });
+    const { promise: thirdFinished, resolve: releaseHeld } = deferred();
     // Read per request by the app: the same real database, its transactions only delayed.
     api.deps.db = {
       ...db,

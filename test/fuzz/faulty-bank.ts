@@ -1,5 +1,6 @@
 import { ServiceUnavailableError } from "@mp/core";
 import { type BankingProvider, type BankPayoutRequest, createSandboxBankingProvider } from "@mp/providers";
+import { deferred } from "../support/deferred.ts";
 import { seededRandom } from "./faulty-fetch.ts";
 
 /**
@@ -169,14 +170,8 @@ export function createFaultyBank(options: { seed: number; payoutDelayMs: number;
       die = fn;
     },
     holdNext() {
-      let reached = (_payoutId: string) => {};
-      let release = () => {};
-      const reachedP = new Promise<string>((resolve) => {
-        reached = resolve;
-      });
-      const released = new Promise<void>((resolve) => {
-        release = resolve;
-      });
+      const { promise: reachedP, resolve: reached } = deferred<string>();
+      const { promise: released, resolve: release } = deferred();
       hold = { reached, released };
       return {
         reached: reachedP,

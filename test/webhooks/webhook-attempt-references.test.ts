@@ -3,6 +3,7 @@ import { createMerchant } from "@mp/api";
 import type { Database } from "@mp/db";
 import { createTestDatabase, type TestDatabase } from "@mp/db/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deferred } from "../support/deferred.ts";
 
 /**
  * Migration 0380: an attempt's delivery is checked per statement, not by foreign keys. The same
@@ -114,14 +115,8 @@ describe("webhook attempts' references (checked per statement)", () => {
   it("makes a delete of a delivery wait for a transaction inserting its attempt, then takes the attempt too", async () => {
     const e = await endpointWithDeliveries(1);
     const deliveryId = e.deliveries[0]?.id as string;
-    let commit = () => {};
-    const gate = new Promise<void>((resolve) => {
-      commit = resolve;
-    });
-    let inserted = () => {};
-    const insertedYet = new Promise<void>((resolve) => {
-      inserted = resolve;
-    });
+    const { promise: gate, resolve: commit } = deferred();
+    const { promise: insertedYet, resolve: inserted } = deferred();
     const inserting = db.tx(async (c) => {
       await c.query(
         `INSERT INTO webhook_delivery_attempts (id, delivery_id, endpoint_id, attempt, attempted_at, latency_ms, succeeded)

@@ -1,17 +1,13 @@
-import { randomBytes } from "node:crypto";
 import { silentLogger } from "@mp/core";
 import { createDatabase, type Database } from "@mp/db";
-import { createEncryptionKeyring } from "@mp/encryption";
 import { startWebhookWorker, type WebhookWorker } from "@mp/webhooks";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { eventually, useApiHarness } from "../support/api-harness.ts";
+import { eventually } from "../support/api-harness.ts";
+import { deferred } from "../support/deferred.ts";
 import { createEndpoint, emitEvent } from "../support/webhook-fixtures.ts";
 import { startReceiver } from "../support/webhook-receiver.ts";
-import { spawnWorkerProcess, startSurvivor } from "./crash-workers.ts";
-
-const KEY = randomBytes(32);
-const LEASE_MS = 2_000;
+import { spawnWorkerProcess, startSurvivor, useCrashTestHarness } from "./crash-workers.ts";
 
 /**
  * Results are written in batches, after the POSTs they record: between the two, the receiver has the
@@ -20,21 +16,15 @@ const LEASE_MS = 2_000;
  * the number of requests made.
  */
 describe("a webhook result between its POST and its write", () => {
-  const { api, merchant } = useApiHarness({ overrides: { encryption: createEncryptionKeyring({ current: KEY }) } });
+  const { api, merchant } = useCrashTestHarness();
 
   /**
    * Holds the endpoint's delivery row locked (so the worker's result write waits on it) from before
    * the receiver answers until `release()`; resolves `blocked` once a backend waits on that lock.
    */
   function holdResultWrite(endpointId: string) {
-    let release = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let locked = () => {};
-    const lockTaken = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
+    const { promise: gate, resolve: release } = deferred();
+    const { promise: lockTaken, resolve: locked } = deferred();
     const holder = api.db.tx(async (c) => {
       await c.query("SELECT 1 FROM webhook_deliveries WHERE endpoint_id = $1 FOR UPDATE", [endpointId]);
       locked();
@@ -75,12 +65,7 @@ describe("a webhook result between its POST and its write", () => {
   it("a worker killed after the POST and before its result is written: sent again after the lease, counted once each", async () => {
     const hooks = await startReceiver((_received, res) => res.end("ok"));
     const endpoint = await createEndpoint(api, merchant, hooks.url);
-    const { child, exited } = await spawnWorkerProcess({
-      connectionString: api.testDb.connectionString,
-      engine: api.db.engine,
-      key: KEY,
-      leaseMs: LEASE_MS,
-    });
+    const { child, exited } = await spawnWorkerProcess(api);
     let survivor: WebhookWorker | undefined;
     let held: ReturnType<typeof holdResultWrite> | undefined;
     try {

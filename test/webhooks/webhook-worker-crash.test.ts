@@ -1,18 +1,13 @@
-import { randomBytes } from "node:crypto";
-import { createEncryptionKeyring } from "@mp/encryption";
 import type { startWebhookWorker } from "@mp/webhooks";
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { eventually, useApiHarness } from "../support/api-harness.ts";
+import { eventually } from "../support/api-harness.ts";
 import { createEndpoint, emitEvent } from "../support/webhook-fixtures.ts";
 import { startReceiver } from "../support/webhook-receiver.ts";
-import { spawnWorkerProcess, startSurvivor } from "./crash-workers.ts";
-
-const KEY = randomBytes(32);
-const LEASE_MS = 2_000;
+import { spawnWorkerProcess, startSurvivor, useCrashTestHarness } from "./crash-workers.ts";
 
 describe("a worker killed mid-delivery", () => {
-  const { api, merchant } = useApiHarness({ overrides: { encryption: createEncryptionKeyring({ current: KEY }) } });
+  const { api, merchant } = useCrashTestHarness();
 
   it("leaves the delivery to be retried after its lease: delivered, same webhook-id, never lost", async () => {
     let hangFirst = true;
@@ -25,12 +20,7 @@ describe("a worker killed mid-delivery", () => {
       res.end("ok");
     });
     const endpoint = await createEndpoint(api, merchant, hooks.url);
-    const { child, exited } = await spawnWorkerProcess({
-      connectionString: api.testDb.connectionString,
-      engine: api.db.engine,
-      key: KEY,
-      leaseMs: LEASE_MS,
-    });
+    const { child, exited } = await spawnWorkerProcess(api);
     let survivor: Awaited<ReturnType<typeof startWebhookWorker>> | undefined;
     try {
       const eventId = await emitEvent(api.db, merchant.merchantId);
