@@ -1,8 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { useTestDatabase } from "../../../test/support/test-database.ts";
 import {
-  checkLedger,
   postBankSuspense,
   readBankSuspense,
   releaseBankSuspense,
@@ -10,6 +9,17 @@ import {
 } from "../src/index.ts";
 
 const t = useTestDatabase();
+
+/**
+ * The ledger's own checks: from a fresh copy of the package. Test files share a worker's modules
+ * (isolate: false), and a file that loaded the transfers' checks registered them in the shared copy;
+ * those hold a later stay in suspense to a sent-back bank return, which this unit test does not make.
+ */
+let checkLedger: typeof import("../src/index.ts").checkLedger;
+beforeAll(async () => {
+  vi.resetModules();
+  ({ checkLedger } = await import("../src/index.ts"));
+});
 
 describe("bank suspense", () => {
   it("posts an unmatched line once, counts it with its age, and moves it out once", async () => {
