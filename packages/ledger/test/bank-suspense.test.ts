@@ -1,12 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { useTestDatabase } from "../../../test/support/test-database.ts";
-import {
-  postBankSuspense,
-  readBankSuspense,
-  releaseBankSuspense,
-  returnToBankSuspense,
-} from "../src/index.ts";
+import { postBankSuspense, readBankSuspense, releaseBankSuspense, returnToBankSuspense } from "../src/index.ts";
 
 const t = useTestDatabase();
 
