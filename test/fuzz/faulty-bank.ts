@@ -149,7 +149,11 @@ export function createFaultyBank(options: { seed: number; payoutDelayMs: number;
       }
       await slowAnswer(request.payoutId);
       if (fault) fail(fault);
-      return answer;
+      // A repeated request (same key) is answered with the payout as it is now, as a bank does: RETURNED
+      // once its payer's bank sent it back (the sandbox alone would still say COMPLETED).
+      return sentBack.has(request.payoutId)
+        ? { ...answer, status: await statusOfProvider(answer.providerPayoutId) }
+        : answer;
     },
     async getPayoutStatus(providerPayoutId) {
       const fault = draw();
