@@ -4,6 +4,7 @@ import { replayDeliveries, startWebhookWorker, type WebhookWorker } from "@mp/we
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, startApiHarness, useApiHarness } from "../support/api-harness.ts";
+import { deferred } from "../support/deferred.ts";
 import { createEndpoint, emitEvent } from "../support/webhook-fixtures.ts";
 import { freePort, type Received, startReceiver, type WebhookReceiver } from "../support/webhook-receiver.ts";
 
@@ -355,6 +356,46 @@ describe("webhook delivery", () => {
       return rows.length === 0 ? true : undefined;
     });
     expect(await replayDeliveries(api.db, { from, to, merchantId: merchant.merchantId })).toBe(0);
+  });
+
+  it("keeps the outcome of a delivery in flight when its endpoint is disabled: delivered stays delivered, not replayed", async () => {
+    // Disabling cancels what is pending, including a delivery being POSTed: when its receiver took it,
+    // the 200 was lost under the cancel and a replay sent the event twice.
+    const merchant = await api.merchant();
+    const release = deferred();
+    // Holds every answer until released; then the first request gets a 200, the second a 500.
+    const hooks = await receiver((_r, res) => {
+      const arrival = hooks.received.length;
+      void release.promise.then(() => {
+        res.statusCode = arrival === 2 ? 500 : 200;
+        res.end("ok");
+      });
+    });
+    const endpoint = await createEndpoint(api, merchant, hooks.url);
+    const from = new Date(Date.now() - 1_000);
+    await emitEvent(api.db, merchant.merchantId);
+    await emitEvent(api.db, merchant.merchantId);
+    const [okEvent, failedEvent] = (await receivedCount(hooks, 2)).map((r) => r.headers["webhook-id"] ?? "");
+    const patch = (status: string) =>
+      api.call(merchant.apiKey, `/v1/webhook-endpoints/${endpoint.id}`, { method: "PATCH", json: { status } });
+    expect((await patch("disabled")).status).toBe(200);
+    release.resolve();
+    const statusOf = async (eventId: string) =>
+      (
+        await api.db.query<{ status: string }>(
+          "SELECT status FROM webhook_deliveries WHERE endpoint_id = $1 AND event_id = $2",
+          [endpoint.id, eventId],
+        )
+      ).rows.map((r) => r.status);
+    // The 200 is recorded; the 500 stays canceled (no retry to a disabled endpoint).
+    await eventually(async () => ((await statusOf(okEvent)).join() === "succeeded" ? true : undefined));
+    await eventually(async () => ((await statusOf(failedEvent)).join() === "canceled" ? true : undefined));
+    expect(hooks.received).toHaveLength(2);
+    expect((await patch("enabled")).status).toBe(200);
+    const to = new Date(Date.now() + 1_000);
+    // Only the event the receiver refused is sent again.
+    expect(await replayDeliveries(api.db, { from, to, merchantId: merchant.merchantId })).toBe(1);
+    expect((await receivedCount(hooks, 3))[2]?.headers["webhook-id"]).toBe(failedEvent);
   });
 });
 

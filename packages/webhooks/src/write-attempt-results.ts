@@ -45,7 +45,10 @@ WITH r AS (
          last_status_code = r.code, last_error = r.error,
          completed_at = CASE WHEN r.status = 'pending' THEN NULL ELSE now() END
     FROM r
-   WHERE d.id = r.delivery AND d.attempts = r.attempt AND d.status = 'pending'
+   WHERE d.id = r.delivery AND d.attempts = r.attempt
+     -- A delivery canceled while in flight (its endpoint disabled) that the receiver took is delivered:
+     -- left canceled, a replay would send it again.
+     AND (d.status = 'pending' OR (d.status = 'canceled' AND r.status = 'succeeded'))
 ), attempted AS (
   INSERT INTO webhook_delivery_attempts
          (id, delivery_id, endpoint_id, attempt, attempted_at, status_code, latency_ms, error, response_body, succeeded)
