@@ -375,7 +375,7 @@ describe("webhook delivery", () => {
     const from = new Date(Date.now() - 1_000);
     await emitEvent(api.db, merchant.merchantId);
     await emitEvent(api.db, merchant.merchantId);
-    const [okEvent, failedEvent] = (await receivedCount(hooks, 2)).map((r) => r.headers["webhook-id"] ?? "");
+    const [okEvent = "", failedEvent = ""] = (await receivedCount(hooks, 2)).map((r) => r.headers["webhook-id"] ?? "");
     const patch = (status: string) =>
       api.call(merchant.apiKey, `/v1/webhook-endpoints/${endpoint.id}`, { method: "PATCH", json: { status } });
     expect((await patch("disabled")).status).toBe(200);
