@@ -117,14 +117,11 @@ export function Events(props: { merchantId: string }) {
             onPage={setPage}
             columns={columns(props.merchantId)}
             idAttribute="data-event"
-            empty={
-              filtered
-                ? { title: "No events match these filters." }
-                : {
-                    title: "No events yet.",
-                    children: "Every change of a customer, wallet, deposit or transfer is one.",
-                  }
-            }
+            filtered={filtered}
+            empty={{
+              title: "No events yet.",
+              children: "Every change of a customer, wallet, deposit or transfer is one.",
+            }}
           />
         )}
       </Loading>

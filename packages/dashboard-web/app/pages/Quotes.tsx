@@ -90,18 +90,15 @@ export function Quotes(props: { merchantId: string }) {
           onPage={setPage}
           columns={columns(props.merchantId)}
           idAttribute="data-quote"
-          empty={
-            state
-              ? { title: "No quotes in this state." }
-              : {
-                  title: "No quotes yet.",
-                  children: (
-                    <>
-                      Quotes made with <code>POST /v1/quotes</code> or a new payout appear here.
-                    </>
-                  ),
-                }
-          }
+          filtered={Boolean(state)}
+          empty={{
+            title: "No quotes yet.",
+            children: (
+              <>
+                Quotes made with <code>POST /v1/quotes</code> or a new payout appear here.
+              </>
+            ),
+          }}
         />
       )}
     </section>

@@ -194,18 +194,15 @@ export function Transfers(props: { merchantId: string; user: User }) {
             onPage={setPage}
             columns={columns(props.merchantId, spreads, props.user)}
             idAttribute="data-transfer"
-            empty={
-              filtered
-                ? { title: "No transfers match these filters." }
-                : {
-                    title: "No transfers yet.",
-                    children: (
-                      <>
-                        Transfers made from a quote (<code>POST /v1/transfers</code>) appear here.
-                      </>
-                    ),
-                  }
-            }
+            filtered={filtered}
+            empty={{
+              title: "No transfers yet.",
+              children: (
+                <>
+                  Transfers made from a quote (<code>POST /v1/transfers</code>) appear here.
+                </>
+              ),
+            }}
           />
         )}
       </Loading>
