@@ -1,6 +1,6 @@
-import { recordAudit } from "@mp/db";
 import { beforeAll, describe, expect } from "vitest";
 import { merchantsWithRoleUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
+import { recordAuditRows } from "../../packages/dashboard/test/support/record-audit-rows.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
 import { BROWSER_TIMEOUT_MS, OPERATOR_LANDING } from "./browser-support.ts";
 import { itSignedInOn } from "./it-signed-in.ts";
@@ -36,15 +36,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages
     });
     expect(wallet.status, wallet.text).toBeLessThan(300);
     // 55 rows of one action: more than the audit page's 50, so "Older" has a second page.
-    for (let i = 0; i < 55; i++) {
-      await recordAudit(api.db, {
-        actor: "cli:ops",
-        action: "test.browsed",
-        objectType: "merchant",
-        objectId: `row-${i}`,
-        details: { merchant_id: a.merchantId },
-      });
-    }
+    await recordAuditRows(api.db, { count: 55, action: "test.browsed", prefix: "row", merchantOf: () => a.merchantId });
   }, 2 * BROWSER_TIMEOUT_MS);
 
   itSignedIn(

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { eventually } from "../support/api-harness.ts";
 import { deferred } from "../support/deferred.ts";
 import { createEndpoint, emitEvent } from "../support/webhook-fixtures.ts";
-import { startReceiver } from "../support/webhook-receiver.ts";
+import { type Answer, startReceiver } from "../support/webhook-receiver.ts";
 import { spawnWorkerProcess, startSurvivor, useCrashTestHarness } from "./crash-workers.ts";
 
 /**
@@ -52,6 +52,20 @@ describe("a webhook result between its POST and its write", () => {
     };
   }
 
+  /**
+   * The receiver's answer that holds the result write first: its first request locks the endpoint's
+   * delivery row (holdResultWrite) and is answered once the lock is taken, so the result is then
+   * certain to wait. `held()` is that hold, once the request came.
+   */
+  function answerHoldingResultWrite(endpointId: string) {
+    let held: ReturnType<typeof holdResultWrite> | undefined;
+    const answer: Answer = (_received, res) => {
+      held ??= holdResultWrite(endpointId);
+      void held.lockTaken.then(() => res.end("ok"));
+    };
+    return { answer, held: () => held };
+  }
+
   async function deliveryOf(endpointId: string) {
     const { rows } = await api.db.query<{ status: string; attempts: number; attempt_rows: string }>(
       `SELECT d.status, d.attempts,
@@ -62,27 +76,35 @@ describe("a webhook result between its POST and its write", () => {
     return rows;
   }
 
+  /** The endpoint's delivery rows once its delivery has succeeded. */
+  async function whenSucceeded(endpointId: string) {
+    return eventually(
+      async () => {
+        const rows = await deliveryOf(endpointId);
+        return rows[0]?.status === "succeeded" ? rows : undefined;
+      },
+      20_000,
+      50,
+    );
+  }
+
   it("a worker killed after the POST and before its result is written: sent again after the lease, counted once each", async () => {
     const hooks = await startReceiver((_received, res) => res.end("ok"));
     const endpoint = await createEndpoint(api, merchant, hooks.url);
     const { child, exited } = await spawnWorkerProcess(api);
     let survivor: WebhookWorker | undefined;
-    let held: ReturnType<typeof holdResultWrite> | undefined;
+    const holding = answerHoldingResultWrite(endpoint.id);
     try {
-      // The receiver answers only once the row is locked: the result is then certain to wait.
-      hooks.answer = (_received, res) => {
-        held ??= holdResultWrite(endpoint.id);
-        void held.lockTaken.then(() => res.end("ok"));
-      };
+      hooks.answer = holding.answer;
       const eventId = await emitEvent(api.db, merchant.merchantId);
-      const pid = await eventually(async () => held?.blockedPid(), 20_000, 20);
+      const pid = await eventually(async () => holding.held()?.blockedPid(), 20_000, 20);
       expect(hooks.received).toHaveLength(1);
       child.kill("SIGKILL");
       expect(await exited).toBe("SIGKILL");
       // Its connection goes with it (the server notices a dead client only when it next writes to it:
       // a statement already under way would otherwise finish, and the result then be written once).
       await api.db.query("SELECT pg_terminate_backend($1)", [pid]);
-      await held?.release();
+      await holding.held()?.release();
       hooks.answer = (_received, res) => res.end("ok");
       // The result died with the process: the delivery is still claimed for its first attempt.
       expect(await deliveryOf(endpoint.id)).toEqual([{ status: "pending", attempts: 1, attempt_rows: "0" }]);
@@ -92,15 +114,12 @@ describe("a webhook result between its POST and its write", () => {
       expect(second.headers["webhook-id"]).toBe(eventId);
       new Webhook(endpoint.secret).verify(second.body, second.headers);
       // Two requests made, two counted; the one result written is the second's.
-      const done = await eventually(async () => {
-        const rows = await deliveryOf(endpoint.id);
-        return rows[0]?.status === "succeeded" ? rows : undefined;
-      });
+      const done = await whenSucceeded(endpoint.id);
       expect(done).toEqual([{ status: "succeeded", attempts: 2, attempt_rows: "1" }]);
       expect(hooks.received).toHaveLength(2);
     } finally {
       child.kill("SIGKILL");
-      await held?.release();
+      await holding.held()?.release();
       await survivor?.stop();
       await hooks.stop();
     }
@@ -116,12 +135,9 @@ describe("a webhook result between its POST and its write", () => {
       max: 4,
     });
     let worker: WebhookWorker | undefined;
-    let held: ReturnType<typeof holdResultWrite> | undefined;
+    const holding = answerHoldingResultWrite(endpoint.id);
     try {
-      hooks.answer = (_received, res) => {
-        held ??= holdResultWrite(endpoint.id);
-        void held.lockTaken.then(() => res.end("ok"));
-      };
+      hooks.answer = holding.answer;
       worker = await startWebhookWorker({
         db: workerDb,
         keyring: api.deps.encryption,
@@ -130,22 +146,15 @@ describe("a webhook result between its POST and its write", () => {
         pollIntervalMs: 50,
       });
       await emitEvent(api.db, merchant.merchantId);
-      const pid = await eventually(async () => held?.blockedPid(), 20_000, 20);
+      const pid = await eventually(async () => holding.held()?.blockedPid(), 20_000, 20);
       await api.db.query("SELECT pg_terminate_backend($1)", [pid]);
-      await held?.release();
+      await holding.held()?.release();
       // Written on the retry (a second later), within the lease: one request, one attempt, counted once.
-      const done = await eventually(
-        async () => {
-          const rows = await deliveryOf(endpoint.id);
-          return rows[0]?.status === "succeeded" ? rows : undefined;
-        },
-        20_000,
-        50,
-      );
+      const done = await whenSucceeded(endpoint.id);
       expect(done).toEqual([{ status: "succeeded", attempts: 1, attempt_rows: "1" }]);
       expect(hooks.received).toHaveLength(1);
     } finally {
-      await held?.release();
+      await holding.held()?.release();
       await worker?.stop();
       await workerDb.close();
       await hooks.stop();

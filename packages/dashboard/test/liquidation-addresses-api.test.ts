@@ -3,7 +3,7 @@ import { PAYEE, useTransfersApi } from "../../../test/api/transfers-support.ts";
 import { drainerOf, liquidationSteps } from "../../../test/liquidation/drain-support.ts";
 import type { TestMerchant } from "../../../test/support/api-harness.ts";
 import { createUsers, dashboardRouterOf } from "./support/dashboard-client.ts";
-import { expectGetStatus } from "./support/expect-get-status.ts";
+import { expectHiddenFromOtherMerchant } from "./support/expect-get-status.ts";
 import { useDashboardSite } from "./support/use-dashboard-site.ts";
 
 const USD = 1_000_000n;
@@ -60,12 +60,8 @@ describe("dashboard liquidation addresses routes", () => {
 
   it("answers 404 for another merchant's address, and for another merchant's path", async () => {
     const owner = await dashboard.signedIn("owner@liq-b.example");
-    await expectGetStatus(owner, 404, [
-      `/merchants/${b.merchantId}/liquidation-addresses/${addressId}`,
-      `/merchants/${b.merchantId}/liquidation-addresses/${addressId}/drains`,
-      `/merchants/${a.merchantId}/liquidation-addresses`,
-      `/merchants/${a.merchantId}/liquidation-addresses/${addressId}`,
-    ]);
+    const merchants = { owner: a.merchantId, viewer: b.merchantId };
+    await expectHiddenFromOtherMerchant(owner, merchants, `liquidation-addresses/${addressId}`, ["drains"]);
     const own = await owner.call("GET", `/merchants/${b.merchantId}/liquidation-addresses`);
     expect(own.body.items).toEqual([]);
   });

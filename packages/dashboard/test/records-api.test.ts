@@ -1,8 +1,8 @@
-import { recordAudit } from "@mp/db";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createCustomer } from "../../../test/api/verification-fixtures.ts";
 import type { TestMerchant } from "../../../test/support/api-harness.ts";
 import { merchantsWithRoleUsers } from "./support/dashboard-client.ts";
+import { recordAuditRows } from "./support/record-audit-rows.ts";
 import { useServedDashboard } from "./support/use-dashboard-site.ts";
 
 /**
@@ -20,15 +20,12 @@ describe("dashboard events and audit log routes", () => {
     await createCustomer(api, a);
     await createCustomer(api, a);
     await createCustomer(api, b);
-    for (let i = 0; i < 5; i++) {
-      await recordAudit(api.db, {
-        actor: "cli:ops",
-        action: "test.paged",
-        objectType: "merchant",
-        objectId: `obj-${i}`,
-        details: { merchant_id: i < 3 ? a.merchantId : b.merchantId },
-      });
-    }
+    await recordAuditRows(api.db, {
+      count: 5,
+      action: "test.paged",
+      prefix: "obj",
+      merchantOf: (i) => (i < 3 ? a.merchantId : b.merchantId),
+    });
   }, 120_000);
 
   it("lists the merchant's own events with the API's filters; another merchant's are 404", async () => {

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { tier2Customer } from "../../../test/api/verification-fixtures.ts";
 import { eventually, type TestMerchant } from "../../../test/support/api-harness.ts";
 import { merchantsWithRoleUsers } from "./support/dashboard-client.ts";
-import { expectGetStatus } from "./support/expect-get-status.ts";
+import { expectHiddenFromOtherMerchant } from "./support/expect-get-status.ts";
 import { useServedDashboard } from "./support/use-dashboard-site.ts";
 
 /**
@@ -74,12 +74,8 @@ describe("dashboard virtual accounts routes", () => {
 
   it("answers 404 for another merchant's account, and for another merchant's path", async () => {
     const owner = await dashboard.signedIn("owner@b.example");
-    await expectGetStatus(owner, 404, [
-      `/merchants/${b.merchantId}/virtual-accounts/${accountOfA}`,
-      `/merchants/${b.merchantId}/virtual-accounts/${accountOfA}/deposits`,
-      `/merchants/${a.merchantId}/virtual-accounts`,
-      `/merchants/${a.merchantId}/virtual-accounts/${accountOfA}`,
-    ]);
+    const merchants = { owner: a.merchantId, viewer: b.merchantId };
+    await expectHiddenFromOtherMerchant(owner, merchants, `virtual-accounts/${accountOfA}`, ["deposits"]);
     const own = await owner.call("GET", `/merchants/${b.merchantId}/virtual-accounts`);
     expect(own.body.items.map((x: { id: string }) => x.id)).toEqual([accountOfB]);
   });

@@ -4,7 +4,7 @@ import type { EncryptionKeyring } from "@mp/encryption";
 import { postTransferRefund } from "@mp/ledger";
 import type { BankPayoutRequest, BankPayoutStatus } from "@mp/providers";
 import type { UsBankAccount } from "./resources.ts";
-import { finishTransferPayout, fundedTransfersTo, payoutMayStart } from "./transfer-execution.ts";
+import { finishTransferPayout, fundedTransfersTo, startPayout } from "./transfer-execution.ts";
 import { fundingHoldIds } from "./transfer-lifecycle.ts";
 import { findTransfer, moveTransfer, type TransferRow } from "./transfer-store.ts";
 
@@ -52,18 +52,15 @@ export async function recordBankPayoutIntent(
   ref: { id: string; merchantId: string },
   provider: string,
 ): Promise<boolean> {
-  const transfer = await findTransfer(sql, ref.merchantId, ref.id, "FOR UPDATE");
-  if (transfer?.status !== "FUNDED" || transfer.destination_kind !== "US_BANK_ACCOUNT") return false;
   // A crypto-funded transfer whose deposit a reorg took back is failed by unfundReversedDeposits;
   // a merchant whose available balance stands below zero waits (PayoutDeferredError).
-  if (!(await payoutMayStart(sql, transfer))) return false;
-  await sql.query(
-    `INSERT INTO transfer_payouts (transfer_id, merchant_id, provider, amount, currency, status)
-     VALUES ($1, $2, $3, $4, $5, 'REQUESTED')`,
-    [transfer.id, transfer.merchant_id, provider, transfer.destination_amount, transfer.destination_asset],
-  );
-  await moveTransfer(sql, transfer, "PROCESSING", "transfer.processing");
-  return true;
+  return startPayout(sql, ref, "US_BANK_ACCOUNT", async (transfer) => {
+    await sql.query(
+      `INSERT INTO transfer_payouts (transfer_id, merchant_id, provider, amount, currency, status)
+       VALUES ($1, $2, $3, $4, $5, 'REQUESTED')`,
+      [transfer.id, transfer.merchant_id, provider, transfer.destination_amount, transfer.destination_asset],
+    );
+  });
 }
 
 /** Payouts the provider should be asked about now: unsent, not ended, or completed within the return window. */

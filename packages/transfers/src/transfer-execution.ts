@@ -29,28 +29,46 @@ export function fundedCryptoTransfers(
 }
 
 /**
- * FUNDED -> PROCESSING, with the treasury's send requested in the same transaction under the transfer's lock: the send row and the state commit together, and the send's
- * idempotency key (the transfer id) makes a repeat after a crash find the same send. The holds stay
- * until the send is confirmed or failed. False when the transfer is no longer FUNDED.
+ * FUNDED -> PROCESSING, with the treasury's send requested in the same transaction under the
+ * transfer's lock: the send row and the state commit together, and the send's idempotency key (the
+ * transfer id) makes a repeat after a crash find the same send. The holds stay until the send is
+ * confirmed or failed. False when the transfer is no longer FUNDED.
  */
 export async function startTransferPayout(
   sql: Queryable,
   ref: { id: string; merchantId: string },
   treasury: TransferTreasury,
 ): Promise<boolean> {
+  return startPayout(sql, ref, "CRYPTO_ADDRESS", async (transfer) => {
+    await treasury.requestSend(
+      sql,
+      {
+        chain: transfer.destination_network as ChainId,
+        asset: transfer.destination_asset,
+        // Never null for a CRYPTO_ADDRESS quote (migration 0120's CHECK).
+        to: transfer.destination_address as string,
+        amountRaw: BigInt(transfer.destination_amount),
+      },
+      transfer.id,
+    );
+  });
+}
+
+/**
+ * The start of every payout, crypto or bank: under the transfer's lock, a FUNDED transfer to a
+ * destination of `kind` whose payout may start (payoutMayStart) has it recorded by `request`, then
+ * moves to PROCESSING, in one transaction. False, and nothing written, otherwise.
+ */
+export async function startPayout(
+  sql: Queryable,
+  ref: { id: string; merchantId: string },
+  kind: "CRYPTO_ADDRESS" | "US_BANK_ACCOUNT",
+  request: (transfer: TransferRow) => Promise<void>,
+): Promise<boolean> {
   const transfer = await findTransfer(sql, ref.merchantId, ref.id, "FOR UPDATE");
-  if (transfer?.status !== "FUNDED" || transfer.destination_address === null) return false;
+  if (transfer?.status !== "FUNDED" || transfer.destination_kind !== kind) return false;
   if (!(await payoutMayStart(sql, transfer))) return false;
-  await treasury.requestSend(
-    sql,
-    {
-      chain: transfer.destination_network as ChainId,
-      asset: transfer.destination_asset,
-      to: transfer.destination_address,
-      amountRaw: BigInt(transfer.destination_amount),
-    },
-    transfer.id,
-  );
+  await request(transfer);
   await moveTransfer(sql, transfer, "PROCESSING", "transfer.processing");
   return true;
 }

@@ -6,7 +6,8 @@ import { type Column, Table } from "./Table.tsx";
 /**
  * One numbered page of a /v1 list, newest first: the table of its items (captioned with the total)
  * and the pager below it. `what` is the plural the caption speaks of ("transfers"), `one` the pager's
- * label ("Transfer").
+ * label ("Transfer"). No items: `empty`, or, when the page's filters narrowed the list (`filtered`),
+ * "No transfers match these filters.".
  */
 export function PagedTable<T extends { id: string }>(props: {
   list: Page<T>;
@@ -16,6 +17,7 @@ export function PagedTable<T extends { id: string }>(props: {
   onPage: (page: number) => void;
   columns: ReadonlyArray<Column<T>>;
   empty: { title: string; children?: ComponentChildren };
+  filtered?: boolean;
   /** The data attribute each row carries its id in (see Table). */
   idAttribute?: `data-${string}` | undefined;
 }) {
@@ -26,7 +28,7 @@ export function PagedTable<T extends { id: string }>(props: {
         columns={props.columns}
         rows={props.list.items}
         idAttribute={props.idAttribute}
-        empty={props.empty}
+        empty={props.filtered ? { title: `No ${props.what} match these filters.` } : props.empty}
       />
       <Pager page={props.page} totalPages={props.list.total_pages} onPage={props.onPage} label={props.one} />
     </>

@@ -30,6 +30,13 @@ interface RowsWithIds<T> {
 }
 
 /**
+ * A table's fixed parts, declared once beside its columns: everything but its rows (a page then
+ * writes `<Table {...SPEC} rows={rows} />`). Rows without an `id` must say their `rowKey`.
+ */
+export type TableSpec<T> = Omit<TableProps<T>, "rows"> &
+  (T extends { id: string } ? RowsWithIds<T> : RowsWithIds<T> & { rowKey: (row: T) => string });
+
+/**
  * Every list of the dashboard: a table with a caption (hidden unless `showCaption`), one header per
  * column, one row per item and, when `actions` is given, a last column of buttons with a hidden
  * "Actions" header. On a small screen the rows stack, each cell labelled with its column (CSS, from

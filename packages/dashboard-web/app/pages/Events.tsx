@@ -7,6 +7,7 @@ import { LoadFailed } from "../components/LoadFailed.tsx";
 import { Loading } from "../components/Loading.tsx";
 import { PagedTable } from "../components/PagedTable.tsx";
 import type { Column } from "../components/Table.tsx";
+import { useFilteredList } from "../components/useFilteredList.ts";
 import { useLoad } from "../components/useLoad.ts";
 import "../components/webhook-tools.css";
 import { InAppLink } from "../components/InAppLink.tsx";
@@ -72,20 +73,10 @@ export function Events(props: { merchantId: string }) {
   const [delivery, setDelivery] = useState<NonNullable<EventQuery["delivery_failed"]>>("");
   const [from, setFrom] = useState("");
   const [to, setTo] = useState("");
-  const [page, setPage] = useState(1);
   const [types] = useLoad(() => webhookApi.eventTypes(props.merchantId), props.merchantId);
   const query: EventQuery = { type, object_id: objectId.trim(), delivery_failed: delivery, ...dayRange(from, to) };
-  const [list, reload] = useLoad(
-    () => recordsApi.events(props.merchantId, page, query),
-    `${props.merchantId}:${page}:${JSON.stringify(query)}`,
-  );
+  const { list, reload, page, setPage, filter } = useFilteredList(recordsApi.events, props.merchantId, query);
   if (list.state === "error" && list.error.status === 404) return <LoadFailed error={list.error} retry={reload} />;
-  const filter =
-    <T,>(set: (value: T) => void) =>
-    (value: T) => {
-      set(value);
-      setPage(1);
-    };
   const filtered = Boolean(type || objectId.trim() || delivery || from || to);
   return (
     <section aria-labelledby="events-title">
@@ -126,14 +117,11 @@ export function Events(props: { merchantId: string }) {
             onPage={setPage}
             columns={columns(props.merchantId)}
             idAttribute="data-event"
-            empty={
-              filtered
-                ? { title: "No events match these filters." }
-                : {
-                    title: "No events yet.",
-                    children: "Every change of a customer, wallet, deposit or transfer is one.",
-                  }
-            }
+            filtered={filtered}
+            empty={{
+              title: "No events yet.",
+              children: "Every change of a customer, wallet, deposit or transfer is one.",
+            }}
           />
         )}
       </Loading>

@@ -10,7 +10,7 @@ import { PagedTable } from "../components/PagedTable.tsx";
 import { StateBadge } from "../components/StateBadge.tsx";
 import { quoteState } from "../components/states.ts";
 import type { Column } from "../components/Table.tsx";
-import { useLoad } from "../components/useLoad.ts";
+import { useFilteredList } from "../components/useFilteredList.ts";
 import { type Quote, type QuoteState, quoteApi } from "../quote-api.ts";
 import { href, linkHandler } from "../router.ts";
 import { MoneyOn, Spread } from "./Transfers.tsx";
@@ -53,11 +53,7 @@ const columns = (merchantId: string): ReadonlyArray<Column<Quote>> => [
  */
 export function Quotes(props: { merchantId: string }) {
   const [state, setState] = useState<QuoteState | "">("");
-  const [page, setPage] = useState(1);
-  const [list, reload] = useLoad(
-    () => quoteApi.list(props.merchantId, page, state),
-    `${props.merchantId}:${page}:${state}`,
-  );
+  const { list, reload, page, setPage, filter } = useFilteredList(quoteApi.list, props.merchantId, state);
   if (list.state === "error" && list.error.status === 404) return <LoadFailed error={list.error} retry={reload} />;
   return (
     <section aria-labelledby="quotes-title">
@@ -80,10 +76,7 @@ export function Quotes(props: { merchantId: string }) {
           options={STATES}
           labels={STATE_NAMES}
           empty="All"
-          onChange={(value) => {
-            setState(value);
-            setPage(1);
-          }}
+          onChange={filter(setState)}
         />
       </FilterForm>
       {list.state === "error" && <LoadFailed error={list.error} retry={reload} />}
@@ -97,18 +90,15 @@ export function Quotes(props: { merchantId: string }) {
           onPage={setPage}
           columns={columns(props.merchantId)}
           idAttribute="data-quote"
-          empty={
-            state
-              ? { title: "No quotes in this state." }
-              : {
-                  title: "No quotes yet.",
-                  children: (
-                    <>
-                      Quotes made with <code>POST /v1/quotes</code> or a new payout appear here.
-                    </>
-                  ),
-                }
-          }
+          filtered={Boolean(state)}
+          empty={{
+            title: "No quotes yet.",
+            children: (
+              <>
+                Quotes made with <code>POST /v1/quotes</code> or a new payout appear here.
+              </>
+            ),
+          }}
         />
       )}
     </section>

@@ -16,7 +16,7 @@ import { StateBadge } from "../components/StateBadge.tsx";
 import { transferState } from "../components/states.ts";
 import type { Column } from "../components/Table.tsx";
 import { TransferBeneficiary } from "../components/TransferBeneficiary.tsx";
-import { useLoad } from "../components/useLoad.ts";
+import { useFilteredList } from "../components/useFilteredList.ts";
 import {
   type Money,
   merchantApi,
@@ -136,6 +136,14 @@ const columns = (
     : []),
 ];
 
+/** A page of the merchant's transfers with the spread of each (what the rate kept), by transfer id. */
+async function transfersWithSpreads(merchantId: string, page: number, query: TransferQuery) {
+  const transfers = await merchantApi.transfers(merchantId, page, query);
+  const ids = transfers.items.map((t) => t.id);
+  const spreads = ids.length > 0 ? (await merchantApi.spreads(merchantId, ids)).items : [];
+  return { transfers, spreads: new Map(spreads.map((s) => [s.transfer_id, s])) };
+}
+
 /**
  * The merchant's transfers, newest first, filtered by status and created day (GET /v1/transfers'
  * own filters): each with its state in words and colour, what is paid and received, the fee and
@@ -146,23 +154,10 @@ export function Transfers(props: { merchantId: string; user: User }) {
   const [status, setStatus] = useState("");
   const [from, setFrom] = useState("");
   const [to, setTo] = useState("");
-  const [page, setPage] = useState(1);
   const [paying, setPaying] = useState(false);
   const query: TransferQuery = { status, ...dayRange(from, to) };
-  const [list, reload] = useLoad(
-    async () => {
-      const transfers = await merchantApi.transfers(props.merchantId, page, query);
-      const ids = transfers.items.map((t) => t.id);
-      const spreads = ids.length > 0 ? (await merchantApi.spreads(props.merchantId, ids)).items : [];
-      return { transfers, spreads: new Map(spreads.map((s) => [s.transfer_id, s])) };
-    },
-    `${props.merchantId}:${page}:${JSON.stringify(query)}`,
-  );
+  const { list, reload, page, setPage, filter } = useFilteredList(transfersWithSpreads, props.merchantId, query);
   if (list.state === "error" && list.error.status === 404) return <LoadFailed error={list.error} retry={reload} />;
-  const filter = (set: (value: string) => void) => (value: string) => {
-    set(value);
-    setPage(1);
-  };
   const filtered = Boolean(status || from || to);
   return (
     <section aria-labelledby="transfers-title">
@@ -199,18 +194,15 @@ export function Transfers(props: { merchantId: string; user: User }) {
             onPage={setPage}
             columns={columns(props.merchantId, spreads, props.user)}
             idAttribute="data-transfer"
-            empty={
-              filtered
-                ? { title: "No transfers match these filters." }
-                : {
-                    title: "No transfers yet.",
-                    children: (
-                      <>
-                        Transfers made from a quote (<code>POST /v1/transfers</code>) appear here.
-                      </>
-                    ),
-                  }
-            }
+            filtered={filtered}
+            empty={{
+              title: "No transfers yet.",
+              children: (
+                <>
+                  Transfers made from a quote (<code>POST /v1/transfers</code>) appear here.
+                </>
+              ),
+            }}
           />
         )}
       </Loading>
