@@ -37,8 +37,11 @@ export default defineConfig({
     pool: "forks",
     // Longest files first (.ci/test-durations.json): the run ends when its last long file ends.
     sequence: { sequencer: DurationSequencer },
-    // Tests wait on PostgreSQL, anvil and HTTP far more than on CPU.
-    maxWorkers: 3,
+    // One file per core: the process and browser files start services, nodes and Chromium of their
+    // own, and three files at once kept the 2 cores at a load of 8-10. Whole suite, this machine,
+    // quiet: 3 workers 1,299 s (files' summed time 3,542 s); 2 workers, with the local sandbox read
+    // once a second (c6956b5), 1,234 s (2,276 s), the machine's CPU busy 2,101 s of 2,468.
+    maxWorkers: 2,
     // No globalSetup starting anvil once: a start costs ~50-150 ms and the five files that could share
     // one start it in parallel in their own worker, while a global setup starts before any worker (on
     // the critical path) and isolation would need one anvil per worker and chain id (8453, 84532,
