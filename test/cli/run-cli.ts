@@ -163,6 +163,15 @@ export function startRole(
         resolve({ child, match, output: () => output });
       }
     };
+    // A started service that ends by itself with an error code, not by a test's signal: its last
+    // output on the test's stderr, so a failure that follows (a connection closed) says why.
+    child.once("exit", (code, signal) => {
+      if (ready.test(output) && signal === null && code !== 0) {
+        process.stderr.write(
+          `payments serve ${args.join(" ")} exited with ${code}; its output ended:\n${output.slice(-4_000)}\n`,
+        );
+      }
+    });
     child.stdout.on("data", onData);
     child.stderr.on("data", onData);
     child.on("exit", (code) => {
