@@ -12,10 +12,11 @@ import { nextKey } from "../api/verification-fixtures.ts";
 import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
 import { dieAtStatement, passDyingAt } from "./dying-database.ts";
 import { createFaultyFetch, type FaultCounts, type FaultyFetch, noFaults } from "./faulty-fetch.ts";
-import { crashFields, type FuzzCase, faultRates, fuzzCase, untilPaused } from "./money-model.ts";
+import { crashFields, type FuzzCase, faultRates, fuzzCase } from "./money-model.ts";
 import { checkReturnStep, checkReturnsSettled, type ReturnCaseState } from "./return-invariants.ts";
 import type { ReturnsWorld } from "./returns-world.ts";
 import type { FuzzModel, FuzzOutcome } from "./run-money-fuzz.ts";
+import { untilPaused } from "./signer-fleet.ts";
 
 const USDC = 1_000_000n;
 /** RETURN_NETWORK_FEE_USD: 1 USDC at the sandbox's rate. */
