@@ -56,8 +56,8 @@ export interface SignerFleet<L extends string> {
   step(step: SignerStep<L>): Promise<void>;
   /**
    * A case on the fleet: its `steps`, then the deposed leader woken (if one sleeps) and `settle` on
-   * the leader. However it ends: the miners back at work (the next case starts on a working chain),
-   * every process's links dead, then every process stopped.
+   * the leader. However it ends: the miners back at work where the world holds them (the next case
+   * starts on a working chain), every process's links dead, then every process stopped.
    */
   run(steps: () => Promise<void>, settle: (leader: SignerProcess<L>) => Promise<void>): Promise<void>;
   /** The faults the links of every process of the case injected, summed. */
@@ -65,7 +65,8 @@ export interface SignerFleet<L extends string> {
 }
 
 /** What a signer process of the fleet needs of its chain's world (a MoneyWorld, a SweepWorld). */
-export type FleetWorld = Pick<MoneyWorld, "db" | "chain" | "broadcasts" | "sender" | "confirmations" | "hold">;
+export type FleetWorld = Pick<MoneyWorld, "db" | "chain" | "broadcasts" | "sender" | "confirmations"> &
+  Partial<Pick<MoneyWorld, "hold">>;
 
 /**
  * The signer processes of a case on `world`'s chain, the first leading at once. Each process has a
@@ -175,7 +176,7 @@ export function createSignerFleet<O extends string = never>(options: {
         await wakeSleeper();
         await settle(leader);
       } finally {
-        await options.world.hold(false);
+        await options.world.hold?.(false);
         for (const p of processes) for (const link of linksOf(p)) link.kill();
         for (const p of processes) await stop(p);
       }
