@@ -1,4 +1,5 @@
 import { type ChainsConfig, resolveChainConfig } from "@mp/core";
+import type { HarnessOptions } from "../support/api-harness.ts";
 
 /** Port 9 (discard) refuses: a chain here has no node, for tests that end the signer's sends by hand. */
 const NO_NODE = "http://127.0.0.1:9";
@@ -15,4 +16,12 @@ const CONFIGS = {
 /** The configs of `chains` (BASE with its USDC, BITCOIN on regtest, SOLANA) on no node. */
 export function chainsOnNoNode(chains: ReadonlyArray<keyof typeof CONFIGS>): ChainsConfig {
   return Object.fromEntries(chains.map((chain) => [chain, CONFIGS[chain]()]));
+}
+
+/**
+ * An API harness whose payouts start and stay open: its workers running (the transfer executor
+ * requests the sends), BASE on no node (no send is broadcast; the test ends them, or leaves them).
+ */
+export function payoutsOnNoNode(): HarnessOptions {
+  return { workers: true, overrides: { chains: chainsOnNoNode(["BASE"]) } };
 }

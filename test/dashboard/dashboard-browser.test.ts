@@ -3,7 +3,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { TestDatabase } from "@mp/db/testing";
 import type { Page, Request } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { createUser } from "../../packages/dashboard/src/index.ts";
 import { formatMoney } from "../../packages/dashboard-web/app/components/money.ts";
 import {
@@ -16,7 +16,6 @@ import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "../e2e/several-pro
 import { insertBankQuote } from "../support/quote-fixture.ts";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 import { createUsersWithPassword, PASSWORD, BROWSER_TIMEOUT_MS as TIMEOUT_MS } from "./browser-support.ts";
-import { itSignedInOn } from "./it-signed-in.ts";
 import { useDashboardBrowser } from "./use-dashboard-browser.ts";
 
 /** A confirmed deposit row of another asset than the fixture's USDC (not credited: rows only). */
@@ -115,16 +114,14 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
   let rich: MerchantFixture;
 
   const cli = async (args: string[]) => JSON.parse(await runCliOk(args, env));
-  const browserSide = useDashboardBrowser("dashboard", () => url);
-  const itSignedIn = itSignedInOn(browserSide);
+  const { side: browserSide, itSignedIn, itOnNewPage, setUp } = useDashboardBrowser("dashboard", () => url);
   const shot = (page: Page, name: string) => browserSide.shot(page, name);
-  const newPage = () => browserSide.newPage();
   const _signIn = (page: Page, email: string, password = PASSWORD) => browserSide.signIn(page, email, password);
   const fetchInPage = (page: Page, method: string, path: string, withCsrf: boolean) =>
     browserSide.fetchInPage(page, method, path, withCsrf);
   const expectAccessible = async (page: Page) => expect(await browserSide.seriousViolations(page)).toEqual([]);
 
-  beforeAll(async () => {
+  setUp(async () => {
     // One chain on its public mainnet (no node needed by the api role): its deposits link to an explorer.
     const chainsFile = join(dir, "chains.json");
     writeFileSync(
@@ -191,14 +188,13 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
       password: PASSWORD,
       actor: "test",
     });
-  }, 2 * TIMEOUT_MS);
+  });
 
   afterAll(() => stopProcess(service?.child), TIMEOUT_MS);
 
-  it(
+  itOnNewPage(
     "sets the first admin's password from the one-time link, signs in and lists the merchants",
-    async () => {
-      const { context, page } = await newPage();
+    async ({ context, page }) => {
       await page.goto(adminLink);
       await expect.poll(() => page.title()).toContain("Set password");
       await shot(page, "set-password");
@@ -229,9 +225,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
       await again.getByLabel("Repeat the password").fill("another long password");
       await again.getByRole("button", { name: "Set password" }).click();
       await again.getByText(/invalid, used or expired/).waitFor();
-      await context.close();
     },
-    TIMEOUT_MS,
   );
 
   itSignedIn(
@@ -350,34 +344,28 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard in Chromium ${POSTGRES_ONL
     },
   );
 
-  it(
-    "locks the account after 10 wrong passwords: the right one is refused then",
-    async () => {
-      const { context, page } = await newPage();
-      await page.goto(`${url}/dashboard/sign-in`);
-      for (let i = 0; i < 10; i++) {
-        await page.getByLabel("Email").fill("locked@a.example");
-        await page.getByLabel("Password").fill(`wrong password ${i}`);
-        await page.getByRole("button", { name: "Sign in" }).click();
-        await page.getByRole("alert").filter({ hasText: "Invalid email or password" }).waitFor();
-        // The next attempt starts from the cleared field the page leaves after a failure.
-        await expect.poll(() => page.getByLabel("Password").inputValue()).toBe("");
-      }
-      await page.getByLabel("Password").fill(PASSWORD);
+  itOnNewPage("locks the account after 10 wrong passwords: the right one is refused then", async ({ page }) => {
+    await page.goto(`${url}/dashboard/sign-in`);
+    for (let i = 0; i < 10; i++) {
+      await page.getByLabel("Email").fill("locked@a.example");
+      await page.getByLabel("Password").fill(`wrong password ${i}`);
       await page.getByRole("button", { name: "Sign in" }).click();
-      await page
-        .getByRole("alert")
-        .filter({ hasText: /locked after 10 failed sign-ins/ })
-        .waitFor();
-      await shot(page, "locked-out");
-      const audit = await database.db.query(
-        "SELECT count(*)::int AS n FROM operator_audit_log WHERE actor = 'dashboard:locked@a.example' AND action = 'dashboard_user.locked'",
-      );
-      expect(audit.rows[0]).toEqual({ n: 1 });
-      await context.close();
-    },
-    TIMEOUT_MS,
-  );
+      await page.getByRole("alert").filter({ hasText: "Invalid email or password" }).waitFor();
+      // The next attempt starts from the cleared field the page leaves after a failure.
+      await expect.poll(() => page.getByLabel("Password").inputValue()).toBe("");
+    }
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page
+      .getByRole("alert")
+      .filter({ hasText: /locked after 10 failed sign-ins/ })
+      .waitFor();
+    await shot(page, "locked-out");
+    const audit = await database.db.query(
+      "SELECT count(*)::int AS n FROM operator_audit_log WHERE actor = 'dashboard:locked@a.example' AND action = 'dashboard_user.locked'",
+    );
+    expect(audit.rows[0]).toEqual({ n: 1 });
+  });
 
   itSignedIn(
     "shows every amount of the overview rounded to its asset's precision, with separators (issue 32)",

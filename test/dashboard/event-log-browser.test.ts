@@ -1,9 +1,8 @@
-import { beforeAll, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import { merchantsWithRoleUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
 import { recordAuditRows } from "../../packages/dashboard/test/support/record-audit-rows.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
-import { BROWSER_TIMEOUT_MS, OPERATOR_LANDING } from "./browser-support.ts";
-import { itSignedInOn } from "./it-signed-in.ts";
+import { OPERATOR_LANDING } from "./browser-support.ts";
 import { useChromiumDashboard } from "./use-dashboard-browser.ts";
 
 /**
@@ -14,13 +13,12 @@ import { useChromiumDashboard } from "./use-dashboard-browser.ts";
  * merchant user are refused inside the app; axe finds nothing serious at either size.
  */
 describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages in Chromium", () => {
-  const { api, dashboard, side } = useChromiumDashboard("events and audit log");
-  const itSignedIn = itSignedInOn(side);
+  const { api, dashboard, side, itSignedIn, setUp } = useChromiumDashboard("events and audit log");
   let a: TestMerchant;
   let b: TestMerchant;
   let customerId: string;
 
-  beforeAll(async () => {
+  setUp(async () => {
     ({ a, b } = await merchantsWithRoleUsers(api, { a: ["owner"], admin: true }));
     const created = await api.call(a.apiKey, "/v1/customers", {
       method: "POST",
@@ -37,7 +35,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard events and audit log pages
     expect(wallet.status, wallet.text).toBeLessThan(300);
     // 55 rows of one action: more than the audit page's 50, so "Older" has a second page.
     await recordAuditRows(api.db, { count: 55, action: "test.browsed", prefix: "row", merchantOf: () => a.merchantId });
-  }, 2 * BROWSER_TIMEOUT_MS);
+  });
 
   itSignedIn(
     "lists the merchant's events, filters them by type, opens an event's data and its object",

@@ -1,11 +1,10 @@
-import { beforeAll, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import { createUser } from "../../packages/dashboard/src/index.ts";
 import { dashboardRouterOf } from "../../packages/dashboard/test/support/dashboard-client.ts";
 import { useDashboardSite } from "../../packages/dashboard/test/support/use-dashboard-site.ts";
 import { PAYEE, useTransfersApi } from "../api/transfers-support.ts";
 import { drainerOf, liquidationSteps } from "../liquidation/drain-support.ts";
-import { BROWSER_TIMEOUT_MS, OPERATOR_LANDING, PASSWORD } from "./browser-support.ts";
-import { itSignedInOn } from "./it-signed-in.ts";
+import { OPERATOR_LANDING, PASSWORD } from "./browser-support.ts";
 import { useDashboardBrowser } from "./use-dashboard-browser.ts";
 
 const USD = 1_000_000n;
@@ -18,13 +17,12 @@ const USD = 1_000_000n;
 describe.skipIf(!process.env.DATABASE_URL)("dashboard liquidation addresses in Chromium", () => {
   const { t, a, customer } = useTransfersApi();
   const dashboard = useDashboardSite(() => dashboardRouterOf(t.api));
-  const side = useDashboardBrowser("liquidation pages", () => dashboard.url);
-  const itSignedIn = itSignedInOn(side);
+  const { side, itSignedIn, setUp } = useDashboardBrowser("liquidation pages", () => dashboard.url);
   let addressId: string;
   let drainId: string;
   let failedDrainId: string;
 
-  beforeAll(async () => {
+  setUp(async () => {
     await createUser(t.api.db, {
       email: "owner@liq.example",
       role: "owner",
@@ -46,7 +44,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard liquidation addresses in C
     expect(await drainerOf(t.api, { travelRuleThresholdUsdMicros: 50n * USD })()).toMatchObject({ failed: 1 });
     failedDrainId = (await steps.drains(failing.id))[0]?.id ?? "";
     await createUser(t.api.db, { email: "admin@liq.example", role: "admin", password: PASSWORD, actor: "test" });
-  }, 2 * BROWSER_TIMEOUT_MS);
+  });
 
   itSignedIn("lists the address from the nav and shows its drain", "owner@liq.example", async ({ page }) => {
     await page

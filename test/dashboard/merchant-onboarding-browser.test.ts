@@ -1,7 +1,6 @@
-import { beforeAll, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
-import { BROWSER_TIMEOUT_MS, OPERATOR_LANDING } from "./browser-support.ts";
-import { itSignedInOn } from "./it-signed-in.ts";
+import { OPERATOR_LANDING } from "./browser-support.ts";
 import { useChromiumDashboard } from "./use-dashboard-browser.ts";
 
 /**
@@ -11,12 +10,11 @@ import { useChromiumDashboard } from "./use-dashboard-browser.ts";
  * nothing serious at either size.
  */
 describe.skipIf(!process.env.DATABASE_URL)("dashboard merchant onboarding in Chromium", () => {
-  const { api, side } = useChromiumDashboard("merchant onboarding");
-  const itSignedIn = itSignedInOn(side);
+  const { api, side, itSignedIn, setUp } = useChromiumDashboard("merchant onboarding");
 
-  beforeAll(async () => {
+  setUp(async () => {
     await createUsers(api.db, [["admin@example.com", "admin", undefined]]);
-  }, 2 * BROWSER_TIMEOUT_MS);
+  });
 
   itSignedIn(
     "creates a merchant with its owner, whose copied link signs them in to that merchant",

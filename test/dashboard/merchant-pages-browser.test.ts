@@ -1,13 +1,12 @@
 import { join } from "node:path";
 import { createMerchant } from "@mp/api";
-import { afterAll, beforeAll, describe, expect } from "vitest";
+import { afterAll, describe, expect } from "vitest";
 import { createUser } from "../../packages/dashboard/src/index.ts";
 import { startRole } from "../cli/run-cli.ts";
 import { POSTGRES_ONLY, stopProcessGroup } from "../e2e/several-processes.ts";
 import { insertDeposits } from "../support/bulk-deposits.ts";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 import { PASSWORD, BROWSER_TIMEOUT_MS as TIMEOUT_MS } from "./browser-support.ts";
-import { itSignedInOn } from "./it-signed-in.ts";
 import { useDashboardBrowser } from "./use-dashboard-browser.ts";
 
 /**
@@ -21,8 +20,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
   const database = useTestDatabase();
   let service: Awaited<ReturnType<typeof startRole>> | undefined;
   let url: string;
-  const side = useDashboardBrowser("merchant pages", () => url);
-  const itSignedIn = itSignedInOn(side);
+  const { side, itSignedIn, setUp } = useDashboardBrowser("merchant pages", () => url);
   let merchantA: string;
   let merchantB: string;
   let customerOfA: string;
@@ -40,7 +38,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
     return json.data;
   };
 
-  beforeAll(async () => {
+  setUp(async () => {
     // No MASTER_MNEMONIC: the sandbox makes its own, so no wallet address is a faucet's own account.
     const env = { DATABASE_URL: database.connectionString, DATA_DIR: join(dir, "data"), PORT: "0", HOST: "127.0.0.1" };
     // startRole runs it in a process group of its own: the local chains' anvils go with it.
@@ -67,7 +65,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard merchant pages in Chromium
     depositOfB =
       (await database.db.query<{ id: string }>("SELECT id FROM deposits WHERE wallet_id = $1", [walletOfB])).rows[0]
         ?.id ?? "";
-  }, 2 * TIMEOUT_MS);
+  });
 
   afterAll(async () => {
     await stopProcessGroup(service?.child);

@@ -3,7 +3,7 @@ import { decimalToUnits, formatUsd } from "@mp/core";
 import { recordSanctionsMatch, SANDBOX_SANCTIONED_ADDRESSES, STATEMENT_CSV_COLUMNS } from "@mp/providers";
 import { storeTreasuryBalances } from "@mp/treasury";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createMerchant as createLedgerMerchant, creditDeposit } from "../../packages/ledger/test/ledger-fixtures.ts";
 import { individualTier1 } from "../api/verification-fixtures.ts";
 import { runCliOk, startRole, startService } from "../cli/run-cli.ts";
@@ -11,7 +11,6 @@ import { POSTGRES_ONLY, sharedProcessEnv, stopProcess } from "../e2e/several-pro
 import { writeChainsConfig } from "../support/chains-config-file.ts";
 import { useTempDir, useTestDatabase } from "../support/test-database.ts";
 import { createUsersWithPassword, OPERATOR_LANDING, BROWSER_TIMEOUT_MS as TIMEOUT_MS } from "./browser-support.ts";
-import { itSignedInOn } from "./it-signed-in.ts";
 import { useDashboardBrowser } from "./use-dashboard-browser.ts";
 
 function micros(amount: string): bigint {
@@ -52,8 +51,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
   let merchantA: string;
 
   const cli = (args: string[]) => runCliOk(args, env);
-  const side = useDashboardBrowser("operator and finance page", () => url);
-  const itSignedIn = itSignedInOn(side);
+  const { side, itSignedIn, setUp } = useDashboardBrowser("operator and finance page", () => url);
   const shot = (page: Page, name: string) => side.shot(page, name);
   const expectAccessible = async (page: Page) => expect(await side.seriousViolations(page)).toEqual([]);
   const v1 = async (method: string, path: string, json?: unknown) => {
@@ -77,7 +75,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
     return readFileSync(path, "utf8");
   };
 
-  beforeAll(async () => {
+  setUp(async () => {
     env = { ...sharedProcessEnv(database, dir), KYC_PROVIDER: "manual" };
     // A configured chain whose node is down: the chain reconciliation must say it cannot read it.
     const chainsConfig = writeChainsConfig(dir, { ARBITRUM: { rpcUrl: "http://127.0.0.1:9", network: "regtest" } });
@@ -100,7 +98,7 @@ describe.skipIf(!process.env.DATABASE_URL)(`dashboard operator and finance pages
       ["admin@example.com", "admin", undefined],
       ["finance@ledger.example", "finance", ledgerMerchant],
     ]);
-  }, TIMEOUT_MS);
+  });
 
   afterAll(async () => {
     await stopProcess(worker?.child);

@@ -1,11 +1,10 @@
-import { beforeAll, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import { merchantWithRoleUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
-import { chainsOnNoNode } from "../api/chains-on-no-node.ts";
+import { payoutsOnNoNode } from "../api/chains-on-no-node.ts";
 import { PAYEE } from "../api/transfers-support.ts";
 import { tier2Customer } from "../api/verification-fixtures.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
-import { BROWSER_TIMEOUT_MS, OPERATOR_LANDING } from "./browser-support.ts";
-import { itSignedInOn } from "./it-signed-in.ts";
+import { OPERATOR_LANDING } from "./browser-support.ts";
 import { useChromiumDashboard } from "./use-dashboard-browser.ts";
 
 /**
@@ -16,18 +15,14 @@ import { useChromiumDashboard } from "./use-dashboard-browser.ts";
  * 390 px.
  */
 describe.skipIf(!process.env.DATABASE_URL)("dashboard payouts, quotes and merchants in Chromium", () => {
-  const { api, side } = useChromiumDashboard("payout pages", {
-    workers: true,
-    overrides: { chains: chainsOnNoNode(["BASE"]) },
-  });
-  const itSignedIn = itSignedInOn(side);
+  const { api, side, itSignedIn, setUp } = useChromiumDashboard("payout pages", payoutsOnNoNode());
   let merchant: TestMerchant;
   let customerId: string;
 
-  beforeAll(async () => {
+  setUp(async () => {
     merchant = await merchantWithRoleUsers(api, ["finance", "viewer"], { admin: true });
     customerId = await tier2Customer(api, merchant);
-  }, 2 * BROWSER_TIMEOUT_MS);
+  });
 
   itSignedIn(
     "quotes a payout with its fee and spread, shows a refusal in the page, then starts it once",

@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { beforeAll, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import { merchantWithRoleUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
 import { tier2Customer } from "../api/verification-fixtures.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
-import { BROWSER_TIMEOUT_MS, OPERATOR_LANDING } from "./browser-support.ts";
-import { itSignedInOn } from "./it-signed-in.ts";
+import { OPERATOR_LANDING } from "./browser-support.ts";
 import { useChromiumDashboard } from "./use-dashboard-browser.ts";
 
 /**
@@ -15,17 +14,16 @@ import { useChromiumDashboard } from "./use-dashboard-browser.ts";
  * either size.
  */
 describe.skipIf(!process.env.DATABASE_URL)("dashboard records pages in Chromium", () => {
-  const { api, side } = useChromiumDashboard("records pages", {
+  const { api, side, itSignedIn, setUp } = useChromiumDashboard("records pages", {
     workers: true,
     overrides: { resolveWebhookHost: async () => [{ address: "93.184.216.34", family: 4 }] },
   });
-  const itSignedIn = itSignedInOn(side);
   let merchant: TestMerchant;
   let customerId: string;
   let accountId: string;
   let submissionId: string;
 
-  beforeAll(async () => {
+  setUp(async () => {
     merchant = await merchantWithRoleUsers(api, ["owner"], { admin: true });
     customerId = await tier2Customer(api, merchant);
     const opened = await api.call(merchant.apiKey, "/v1/virtual-accounts", {
@@ -52,7 +50,7 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard records pages in Chromium"
        VALUES ($1, $2, 'profile-1', 'INDIVIDUAL', 'TIER_1', now())`,
       [`review-${randomUUID()}`, submissionId],
     );
-  }, 2 * BROWSER_TIMEOUT_MS);
+  });
 
   itSignedIn(
     "lists the customer's virtual account on the accounts page and on the customer's page",

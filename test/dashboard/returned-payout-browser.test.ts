@@ -1,14 +1,12 @@
 import { createSandboxBankingProvider } from "@mp/providers";
 import { executeTransfersOnce } from "@mp/transfers";
-import { beforeAll, describe, expect } from "vitest";
+import { describe, expect } from "vitest";
 import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
-import { chainsOnNoNode } from "../api/chains-on-no-node.ts";
+import { payoutsOnNoNode } from "../api/chains-on-no-node.ts";
 import { usBank } from "../api/transfers-bank-support.ts";
 import { type TransfersClient, transfersClient } from "../api/transfers-support.ts";
 import { eventually, type TestMerchant } from "../support/api-harness.ts";
-import { BROWSER_TIMEOUT_MS } from "./browser-support.ts";
-import { itSignedInOn } from "./it-signed-in.ts";
 import { useChromiumDashboard } from "./use-dashboard-browser.ts";
 
 /**
@@ -17,16 +15,12 @@ import { useChromiumDashboard } from "./use-dashboard-browser.ts";
  * pay. The sandbox bank returns a payout to an account ending in 0003 (R03) once completed.
  */
 describe.skipIf(!process.env.DATABASE_URL)("a returned bank payout on the dashboard, in Chromium", () => {
-  const { api, side } = useChromiumDashboard("returned payout", {
-    workers: true,
-    overrides: { chains: chainsOnNoNode(["BASE"]) },
-  });
-  const itSignedIn = itSignedInOn(side);
+  const { api, side, itSignedIn, setUp } = useChromiumDashboard("returned payout", payoutsOnNoNode());
   let merchant: TestMerchant;
   let t: TransfersClient;
   let transferId: string;
 
-  beforeAll(async () => {
+  setUp(async () => {
     merchant = await api.merchant("sandbox");
     await createUsers(api.db, [["finance@a.example", "finance", merchant.merchantId]]);
     t = await transfersClient(api);
@@ -48,7 +42,7 @@ describe.skipIf(!process.env.DATABASE_URL)("a returned bank payout on the dashbo
       const res = await t.call(merchant, `/v1/transfers/${transferId}`);
       return res.body.data.status === "REFUNDED" ? true : undefined;
     }, 30_000);
-  }, 2 * BROWSER_TIMEOUT_MS);
+  });
 
   itSignedIn(
     "shows the returned payout's transfer as Refunded, with 'Returned:' and the bank's reason",

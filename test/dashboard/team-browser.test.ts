@@ -1,7 +1,6 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { describe, expect } from "vitest";
 import { createUsers } from "../../packages/dashboard/test/support/dashboard-client.ts";
 import type { TestMerchant } from "../support/api-harness.ts";
-import { BROWSER_TIMEOUT_MS } from "./browser-support.ts";
 import { useChromiumDashboard } from "./use-dashboard-browser.ts";
 
 /**
@@ -10,24 +9,24 @@ import { useChromiumDashboard } from "./use-dashboard-browser.ts";
  * reason inside the page; a viewer sees no actions; axe finds nothing serious at either size.
  */
 describe.skipIf(!process.env.DATABASE_URL)("dashboard team page in Chromium", () => {
-  const { api, side } = useChromiumDashboard("team");
+  const { api, side, itSignedIn, setUp } = useChromiumDashboard("team");
   let merchant: TestMerchant;
   const roleOf = async (email: string) =>
     (await api.db.query<{ role: string }>("SELECT role FROM dashboard_users WHERE email = $1", [email])).rows[0]?.role;
 
-  beforeAll(async () => {
+  setUp(async () => {
     merchant = await api.merchant("sandbox");
     await createUsers(api.db, [
       ["owner@a.example", "owner", merchant.merchantId],
       ["viewer@a.example", "viewer", merchant.merchantId],
       ["dev@a.example", "developer", merchant.merchantId],
     ]);
-  }, 2 * BROWSER_TIMEOUT_MS);
+  });
 
-  it(
+  itSignedIn(
     "changes a role, resends an invite, removes a user and keeps the last owner",
-    async () => {
-      const { context, page } = await side.signedInPage("owner@a.example");
+    "owner@a.example",
+    async ({ context, page }) => {
       await page.getByRole("navigation", { name: "Dashboard" }).getByRole("link", { name: "Team" }).click();
       await page.getByRole("heading", { name: "Team", level: 1 }).waitFor();
       await page.getByLabel("Role of viewer@a.example").waitFor();
@@ -63,6 +62,5 @@ describe.skipIf(!process.env.DATABASE_URL)("dashboard team page in Chromium", ()
       expect(await viewer.page.getByRole("button", { name: /^Remove/ }).count()).toBe(0);
       await viewer.context.close();
     },
-    BROWSER_TIMEOUT_MS,
   );
 });

@@ -4,14 +4,13 @@ import { SANDBOX_PAYOUT_MAGIC } from "@mp/providers";
 import { closeBankReturn, executeTransfersOnce, sendBankReturnAgain } from "@mp/transfers";
 import fc from "fast-check";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
-import type { TransfersApi } from "../api/transfers-support.ts";
-import type { TestMerchant } from "../support/api-harness.ts";
 import { type BankReturnCaseState, checkBankReturnStep, checkBankReturnsSettled } from "./bank-return-invariants.ts";
 import { dieAtStatement, dyingDatabase, passDyingAt } from "./dying-database.ts";
 import { createFaultyBank, type FaultyBank } from "./faulty-bank.ts";
 import { noFaults } from "./faulty-fetch.ts";
 import { type FuzzCase, fuzzCase } from "./money-model.ts";
 import type { FuzzModel, FuzzOutcome } from "./run-money-fuzz.ts";
+import type { TransfersFuzzWorld } from "./transfers-fuzz-world.ts";
 
 /** The sandbox bank's payouts complete this long after they were first asked, on the case's clock. */
 const PAYOUT_DELAY_MS = 60_000;
@@ -128,9 +127,7 @@ export function bankReturnCase(): fc.Arbitrary<BankReturnCase> {
  * customer and a transfer of it funded by bank (its intent takes the late credits; its payout's send
  * never ends here: no chain node).
  */
-export interface BankReturnWorld {
-  t: TransfersApi;
-  merchant: TestMerchant;
+export interface BankReturnWorld extends TransfersFuzzWorld {
   intentId: string;
 }
 

@@ -1,10 +1,10 @@
 import { assignStatementLine, importBankStatement, listUnmatchedStatementLines } from "@mp/api";
 import { executeTransfersOnce } from "@mp/transfers";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
-import { startTransfersApi, type TransfersApi } from "../api/transfers-support.ts";
 import { type BankReturnCase, type BankReturnWorld, bankReturnFuzz } from "./bank-return-model.ts";
 import { itHoldsEveryInvariant } from "./run-money-fuzz.ts";
+import { useTransfersFuzzWorld } from "./transfers-fuzz-world.ts";
 
 /**
  * Issue 29's bank returns under the fault search, in process (bank-return-model.ts: the steps;
@@ -16,11 +16,7 @@ import { itHoldsEveryInvariant } from "./run-money-fuzz.ts";
  * --seed S --path P` replays it.
  */
 describe("money fuzz: bank returns", () => {
-  let t: TransfersApi;
-  let world: BankReturnWorld;
-  beforeAll(async () => {
-    t = await startTransfersApi();
-    const merchant = await t.api.merchant();
+  const world: BankReturnWorld = useTransfersFuzzWorld(async ({ t, merchant }) => {
     await t.api.db.query("UPDATE merchants SET return_policy = 'return' WHERE id = $1", [merchant.merchantId]);
     const customer = await t.bankCustomer(merchant);
     // A transfer funded by bank: every later bank credit to its intent is late, the payer's money.
@@ -44,9 +40,8 @@ describe("money fuzz: bank returns", () => {
     // Its payout starts (a treasury send no node ends here): the transfer stays PROCESSING.
     await executeTransfersOnce(t.api.db, transferTreasury);
     expect((await t.call(merchant, `/v1/transfers/${transferId}`)).body.data.status).toBe("PROCESSING");
-    world = { t, merchant, intentId };
-  }, 120_000);
-  afterAll(() => t?.stop());
+    return { intentId };
+  });
 
   // Cases the search failed on once, replayed first on every run.
   const regressions: ReadonlyArray<{ title: string; case: BankReturnCase }> = [

@@ -2,7 +2,7 @@ import { createBitcoinSweeper } from "@mp/chain-bitcoin";
 import type { Database, LeaseKeeper } from "@mp/db";
 import type { BitcoinTreasuryHarness } from "../../packages/treasury/test/support/bitcoin-treasury.ts";
 import { bitcoinWorld } from "./bitcoin-world.ts";
-import { fromMoneyWorld, type SweepWorld, sweeperDeps } from "./sweep-world.ts";
+import { type SweepWorld, sweeperDeps, sweepWorldOn } from "./sweep-world.ts";
 
 /**
  * The Bitcoin test node as the sweep fuzz drives it (bitcoinWorld's node, indexer, holds and
@@ -12,8 +12,7 @@ import { fromMoneyWorld, type SweepWorld, sweeperDeps } from "./sweep-world.ts";
  */
 export function bitcoinSweepWorld(db: Database, h: BitcoinTreasuryHarness): SweepWorld {
   const base = bitcoinWorld(db, h);
-  return {
-    ...fromMoneyWorld(base),
+  return sweepWorldOn(base, {
     assets: [{ asset: "BTC", min: 100_000n, max: 3_000_000n, threshold: 1_000_000n, native: true }],
     treasury: h.treasury,
     // Into the mempool: mined by the next mine step (unless miners hold).
@@ -25,5 +24,5 @@ export function bitcoinSweepWorld(db: Database, h: BitcoinTreasuryHarness): Swee
       createBitcoinSweeper({ ...sweeperDeps(db, h.keys, leases, fetch), chains: [h.config] }),
     // A wallet payment that lands is valid: mined on the active chain is landed.
     landed: async (txHash) => (await base.txHeight(txHash)) !== undefined,
-  };
+  });
 }

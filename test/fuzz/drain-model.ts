@@ -3,14 +3,14 @@ import { executeTransfersOnce, sendDepositReturn } from "@mp/transfers";
 import fc from "fast-check";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import { usBank } from "../api/transfers-bank-support.ts";
-import { PAYEE, type TransfersApi } from "../api/transfers-support.ts";
+import { PAYEE } from "../api/transfers-support.ts";
 import { drainerOf, liquidationSteps, sandboxPayoutBank } from "../liquidation/drain-support.ts";
-import type { TestMerchant } from "../support/api-harness.ts";
 import { checkDrainStep, checkDrainsSettled, type DrainCaseState, merchantHeld } from "./drain-invariants.ts";
 import { dieAtStatement, passDyingAt } from "./dying-database.ts";
 import { noFaults } from "./faulty-fetch.ts";
 import { type FuzzCase, fuzzCase } from "./money-model.ts";
 import type { FuzzModel, FuzzOutcome } from "./run-money-fuzz.ts";
+import type { TransfersFuzzWorld } from "./transfers-fuzz-world.ts";
 
 const USD = 1_000_000n;
 /** The payer's refund address some of a case's liquidation addresses name. */
@@ -93,10 +93,8 @@ export function drainCase(): fc.Arbitrary<DrainCase> {
   return fuzzCase(step, 6, 16);
 }
 
-/** The drains' world: the in-process API's database (no chain node: the signer's sends are ended by the steps). */
-export interface DrainWorld {
-  t: TransfersApi;
-  merchant: TestMerchant;
+/** The drains' world: the in-process API (no chain node: the signer's sends are ended by the steps) and the merchant's bank customer. */
+export interface DrainWorld extends TransfersFuzzWorld {
   customerId: string;
 }
 

@@ -4,7 +4,7 @@ import { ANVIL_DEPLOYER, sendFromUnlocked, tokenBalance } from "@mp/test-nodes/e
 import { encodeFunctionData, erc20Abi, getAddress, type Hex } from "viem";
 import type { EvmReconcileChain } from "../treasury/evm-reconcile-chain.ts";
 import { evmWorld } from "./evm-world.ts";
-import { fromMoneyWorld, type SweepWorld, stablecoinSweepAsset, sweeperDeps } from "./sweep-world.ts";
+import { type SweepWorld, stablecoinSweepAsset, sweeperDeps, sweepWorldOn } from "./sweep-world.ts";
 
 const ETH = 10n ** 18n;
 
@@ -15,10 +15,8 @@ const ETH = 10n ** 18n;
  * treasury. Thresholds are the defaults: 10 USDC, 0.01 ETH.
  */
 export function evmSweepWorld(db: Database, c: EvmReconcileChain): SweepWorld {
-  const base = evmWorld(db, c);
   const { node } = c;
-  return {
-    ...fromMoneyWorld(base),
+  return sweepWorldOn(evmWorld(db, c), {
     assets: [
       stablecoinSweepAsset("USDC"),
       { asset: "ETH", min: ETH / 1_000n, max: ETH / 4n, threshold: ETH / 100n, native: true },
@@ -50,5 +48,5 @@ export function evmSweepWorld(db: Database, c: EvmReconcileChain): SweepWorld {
       const receipt = await node.publicClient.getTransactionReceipt({ hash: txHash as Hex }).catch(() => null);
       return receipt?.status === "success";
     },
-  };
+  });
 }

@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe } from "vitest";
-import { startTransfersApi, type TransfersApi } from "../api/transfers-support.ts";
-import type { TestMerchant } from "../support/api-harness.ts";
+import { describe } from "vitest";
 import { type DrainWorld, drainFuzz } from "./drain-model.ts";
 import { itHoldsEveryInvariant } from "./run-money-fuzz.ts";
+import { useTransfersFuzzWorld } from "./transfers-fuzz-world.ts";
 
 /**
  * Issue 30 under the fault search: deposits to liquidation addresses drained (4 at once, two
@@ -13,14 +12,9 @@ import { itHoldsEveryInvariant } from "./run-money-fuzz.ts";
  * `pnpm fuzz money --family liquidation --seed S --path P` replays it.
  */
 describe("money fuzz: liquidation drains", () => {
-  let t: TransfersApi;
-  let world: DrainWorld;
-  beforeAll(async () => {
-    t = await startTransfersApi();
-    const merchant: TestMerchant = await t.api.merchant();
-    world = { t, merchant, customerId: (await t.bankCustomer(merchant)).customerId };
-  }, 120_000);
-  afterAll(() => t?.stop());
+  const world: DrainWorld = useTransfersFuzzWorld(async ({ t, merchant }) => ({
+    customerId: (await t.bankCustomer(merchant)).customerId,
+  }));
 
   itHoldsEveryInvariant(
     "drains every deposit at most once, pays out at most once, returns at most once; no money lost; ledger clean",

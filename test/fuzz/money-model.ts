@@ -1,15 +1,13 @@
 import assert from "node:assert/strict";
-import { silentLogger } from "@mp/core";
-import { createLeaseKeeper, type LeaseKeeper } from "@mp/db";
 import { checkLedger } from "@mp/ledger";
-import { createSendPipeline, reconcileChains, requestSend, type SendPipeline } from "@mp/treasury";
+import { reconcileChains, requestSend } from "@mp/treasury";
 import fc from "fast-check";
 import { sendCheckOf } from "../../services/payments/src/chain-families.ts";
 import { registerLedgerChecks } from "../../services/payments/src/ledger-checks.ts";
-import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
-import { createFaultyFetch, type FaultCounts, type FaultyFetch, noFaults } from "./faulty-fetch.ts";
+import type { FaultCounts } from "./faulty-fetch.ts";
 import type { MoneyWorld, ReorgFate } from "./money-world.ts";
 import type { FuzzModel } from "./run-money-fuzz.ts";
+import { createSignerFleet, type SignerProcess } from "./signer-fleet.ts";
 
 /** What a fuzz step does to the world around a chain's send pipeline. */
 export type MoneyStep =
@@ -128,15 +126,6 @@ export function moneyCase(world: Pick<MoneyWorld, "amounts" | "refused" | "hosti
   return fuzzCase(step, 6, 18);
 }
 
-/** One pipeline instance: a process of the signer role, with its own lease keeper and faulty node link. */
-interface Instance {
-  keeper: LeaseKeeper;
-  link: FaultyFetch;
-  pipeline: SendPipeline;
-  /** The pass in flight when it was stopped mid-way (crash), settled once it wakes or dies. */
-  pass: Promise<void> | null;
-}
-
 interface CaseSend {
   id: string;
   to: string;
@@ -167,115 +156,45 @@ export async function runMoneyCase(world: MoneyWorld, c: MoneyCase): Promise<Cas
   const { db, chain } = world;
   await world.fund();
   const startHeight = await world.height();
-  const instances: Instance[] = [];
-  const faults = noFaults();
-  let seedOffset = 0;
-  // Bytes the node refused for good stay refused, whichever process sends them again.
-  const broadcasts = { recognize: world.broadcasts, refused: new Set<string>(), sent: new Set<string>() };
-  const newInstance = (): Instance => {
-    const keeper = createLeaseKeeper({ db, role: "signer", seconds: TEST_LEASE_SECONDS, logger: silentLogger() });
-    const link = createFaultyFetch({ seed: c.faultSeed + seedOffset++, broadcasts });
-    const sender = world.sender(link.fetch);
-    const pipeline = createSendPipeline({
-      db,
-      senders: [sender],
-      logger: silentLogger(),
-      confirmations: { [chain]: world.confirmations },
-      leases: keeper,
-    });
-    const instance: Instance = { keeper, link, pipeline, pass: null };
-    instances.push(instance);
-    return instance;
-  };
-  let leader = newInstance();
-  /** A deposed instance paused mid-pass, woken after the new leader's next pass. */
-  let sleeper: Instance | null = null;
+  const fleet = createSignerFleet({ world, seed: c.faultSeed, leases: [`sender:${chain}`] });
   const sends: CaseSend[] = [];
-  let crashes = 0;
 
-  const wakeSleeper = async () => {
-    if (!sleeper) return;
-    const s = sleeper;
-    sleeper = null;
-    s.link.wake();
-    await s.pass?.catch(() => undefined);
-    await s.pipeline.stop();
-    await s.keeper.stop();
-  };
-
-  const takeOver = async (): Promise<void> => {
-    // The old keeper is gone (a dead process's liveness lock is freed): its lease may be taken at once.
-    await db.query("UPDATE leases SET expires_at = clock_timestamp() WHERE name = $1", [`sender:${chain}`]);
-    leader = newInstance();
-  };
-
-  try {
-    for (const step of c.steps) {
-      if (step.kind === "send") {
-        const to = world.recipient();
-        const request = requestSend(
-          db,
-          {
-            chain,
-            asset: world.asset,
-            to,
-            amountRaw: step.amount,
-            purpose: "operator",
-            idempotencyKey: `fuzz-${c.faultSeed}-${sends.length}-${to}`,
-          },
-          sendCheckOf(chain),
-        );
-        if (world.refused.includes(step.amount)) {
-          // Refused at the edge: not positive, or below what any node relays.
-          await assert.rejects(request, (error: unknown) => (error as { code?: string }).code === "validation_error");
+  await fleet.run(
+    async () => {
+      for (const step of c.steps) {
+        if (step.kind === "send") {
+          const to = world.recipient();
+          const request = requestSend(
+            db,
+            {
+              chain,
+              asset: world.asset,
+              to,
+              amountRaw: step.amount,
+              purpose: "operator",
+              idempotencyKey: `fuzz-${c.faultSeed}-${sends.length}-${to}`,
+            },
+            sendCheckOf(chain),
+          );
+          if (world.refused.includes(step.amount)) {
+            // Refused at the edge: not positive, or below what any node relays.
+            await assert.rejects(request, (error: unknown) => (error as { code?: string }).code === "validation_error");
+          } else {
+            sends.push({ id: (await request).send.id, to, amount: step.amount, states: [] });
+          }
+        } else if (isChainStep(step)) {
+          await runChainStep(world, step, startHeight);
         } else {
-          sends.push({ id: (await request).send.id, to, amount: step.amount, states: [] });
+          await fleet.step({ ...step, loop: "pipeline" });
         }
-      } else if (step.kind === "tick") {
-        leader.link.setRate(step.faultRate);
-        await leader.pipeline.tick(chain).catch(() => undefined);
-        await wakeSleeper();
-      } else if (isChainStep(step)) {
-        await runChainStep(world, step, startHeight);
-      } else if (step.kind === "refuse") {
-        leader.link.refuseNextBroadcast();
-      } else {
-        crashes++;
-        await wakeSleeper();
-        const old = leader;
-        old.link.setRate(0);
-        old.link.pauseAt(step.atCall, step.when);
-        old.pass = old.pipeline.tick(chain);
-        // Until it stops at that call, or its pass ends first (fewer calls than atCall).
-        const settled = await passEndsOrPauses(old.pass, old.link);
-        await takeOver();
-        if (settled || !step.wakes) {
-          old.link.kill();
-          await old.pass.catch(() => undefined);
-          await old.pipeline.stop();
-          await old.keeper.stop();
-        } else {
-          await old.keeper.stop();
-          sleeper = old;
-        }
+        await checkEveryStep(world, sends);
       }
-      await checkEveryStep(world, sends);
-    }
-    await wakeSleeper();
-    await settle(world, leader, sends);
-    await checkSettled(world, sends);
-  } finally {
-    await world.hold(false);
-    for (const i of instances) {
-      i.link.kill();
-      for (const [k, v] of Object.entries(i.link.counts)) faults[k as keyof FaultCounts] += v;
-    }
-    for (const i of instances) {
-      await i.pass?.catch(() => undefined);
-      await i.pipeline.stop();
-      await i.keeper.stop();
-    }
-  }
+    },
+    async (leader) => {
+      await settle(world, leader, sends);
+      await checkSettled(world, sends);
+    },
+  );
   const final = await statesOf(world, sends);
   return {
     steps: c.steps.length,
@@ -283,25 +202,9 @@ export async function runMoneyCase(world: MoneyWorld, c: MoneyCase): Promise<Cas
     confirmed: final.filter((s) => s === "confirmed").length,
     failed: final.filter((s) => s === "failed").length,
     waitingFunds: final.filter((s) => s === "waiting_funds").length,
-    crashes,
-    faults,
+    crashes: fleet.crashes,
+    faults: fleet.faults(),
   };
-}
-
-export async function untilPaused(link: FaultyFetch): Promise<false> {
-  while (!link.paused) await new Promise((r) => setTimeout(r, 5));
-  return false;
-}
-
-/** Until `link` pauses at its chosen call or `pass` ends first (fewer calls than that): true when the pass ended. */
-export function passEndsOrPauses(pass: Promise<unknown>, link: FaultyFetch): Promise<boolean> {
-  return Promise.race([
-    pass.then(
-      () => true,
-      () => true,
-    ),
-    untilPaused(link),
-  ]);
 }
 
 /** Our attempts' transactions (sends, top-ups, sweeps) mined in the last `depth` blocks. */
@@ -361,12 +264,12 @@ async function checkEveryStep(world: MoneyWorld, sends: CaseSend[]): Promise<voi
 }
 
 /** Faults off, miners back: passes and blocks until every send is settled (or waits for funds it will never have). */
-async function settle(world: MoneyWorld, leader: Instance, sends: CaseSend[]): Promise<void> {
+async function settle(world: MoneyWorld, leader: SignerProcess<"pipeline">, sends: CaseSend[]): Promise<void> {
   await world.hold(false);
-  leader.link.setRate(0);
+  leader.links.pipeline.setRate(0);
   const deadline = Date.now() + 120_000;
   for (;;) {
-    await leader.pipeline.tick(world.chain).catch(() => undefined);
+    await leader.loops.pipeline.tick(world.chain).catch(() => undefined);
     await world.mine(1);
     await checkEveryStep(world, sends);
     const states = await statesOf(world, sends);
@@ -383,7 +286,7 @@ async function settle(world: MoneyWorld, leader: Instance, sends: CaseSend[]): P
   }
   // Deep enough that no send is judged on a shallow block, then the pipeline once more.
   await world.mine(world.confirmations + 1);
-  await leader.pipeline.tick(world.chain);
+  await leader.loops.pipeline.tick(world.chain);
 }
 
 /**

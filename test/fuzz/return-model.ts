@@ -1,21 +1,18 @@
-import { silentLogger } from "@mp/core";
-import { createLeaseKeeper, type LeaseKeeper } from "@mp/db";
 import { returnHeldDeposit } from "@mp/ledger";
 import { createSandboxBankingProvider, SANDBOX_PAYOUT_MAGIC } from "@mp/providers";
 import { executeTransfersOnce, sendDepositReturn } from "@mp/transfers";
-import { createSendPipeline, type SendPipeline } from "@mp/treasury";
 import fc from "fast-check";
 import { transferTreasury } from "../../services/payments/src/transfer-treasury.ts";
 import { usBank } from "../api/transfers-bank-support.ts";
 import { USDC_ON_BASE } from "../api/transfers-support.ts";
 import { nextKey } from "../api/verification-fixtures.ts";
-import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
 import { dieAtStatement, passDyingAt } from "./dying-database.ts";
-import { createFaultyFetch, type FaultCounts, type FaultyFetch, noFaults } from "./faulty-fetch.ts";
-import { crashFields, type FuzzCase, faultRates, fuzzCase, untilPaused } from "./money-model.ts";
+import type { FaultCounts } from "./faulty-fetch.ts";
+import { crashFields, type FuzzCase, faultRates, fuzzCase } from "./money-model.ts";
 import { checkReturnStep, checkReturnsSettled, type ReturnCaseState } from "./return-invariants.ts";
 import type { ReturnsWorld } from "./returns-world.ts";
 import type { FuzzModel, FuzzOutcome } from "./run-money-fuzz.ts";
+import { createSignerFleet, type SignerProcess } from "./signer-fleet.ts";
 
 const USDC = 1_000_000n;
 /** RETURN_NETWORK_FEE_USD: 1 USDC at the sandbox's rate. */
@@ -93,13 +90,6 @@ export interface ReturnOutcome extends FuzzOutcome {
   payable: number;
 }
 
-/** One signer process: its lease keeper, its faulty link to anvil and its send pipeline. */
-interface Signer {
-  keeper: LeaseKeeper;
-  link: FaultyFetch;
-  pipeline: SendPipeline;
-}
-
 /**
  * One returns case on anvil: the steps (customers paying, the operator returning, the worker's
  * passes, the signer's pipeline under faults, blocks, reorgs, crashes), checkReturnStep after each;
@@ -115,24 +105,19 @@ export async function runReturnCase(world: ReturnsWorld, c: ReturnCase): Promise
   const state: ReturnCaseState = { addresses: [] };
   /** The case's customers' payments (tx hashes), kept or dropped by a reorg. */
   const payments: string[] = [];
-  const broadcasts = { recognize: world.broadcasts, refused: new Set<string>(), sent: new Set<string>() };
-  const signers: Signer[] = [];
-  let crashes = 0;
-  const newSigner = (): Signer => {
-    const keeper = createLeaseKeeper({ db, role: "signer", seconds: TEST_LEASE_SECONDS, logger: silentLogger() });
-    const link = createFaultyFetch({ seed: c.faultSeed + signers.length, broadcasts });
-    const pipeline = createSendPipeline({
+  const fleet = createSignerFleet({
+    world: {
       db,
-      senders: [world.sender(link.fetch)],
-      logger: silentLogger(),
-      confirmations: { BASE: world.confirmations },
-      leases: keeper,
-    });
-    const signer = { keeper, link, pipeline };
-    signers.push(signer);
-    return signer;
-  };
-  let leader = newSigner();
+      chain: "BASE",
+      broadcasts: world.broadcasts,
+      sender: world.sender,
+      confirmations: world.confirmations,
+    },
+    seed: c.faultSeed,
+    leases: ["sender:BASE"],
+  });
+  /** Worker passes that died at their statement. */
+  let deaths = 0;
   const bank = () => ({
     banking: createSandboxBankingProvider({ payoutDelayMs: 0 }),
     keyring: t.api.deps.encryption,
@@ -159,78 +144,62 @@ export async function runReturnCase(world: ReturnsWorld, c: ReturnCase): Promise
     return { id: created.id as string, address };
   };
 
-  try {
-    for (const step of c.steps) {
-      if (step.kind === "held") {
-        const address = await world.heldAddress();
-        state.addresses.push(address);
-        await pay(address, step.micros);
-      } else if (step.kind === "late") {
-        const { id, address } = await transfer();
-        await t.call(world.policyMerchant, `/v1/transfers/${id}/cancel`, {
-          method: "POST",
-          idempotencyKey: nextKey("cancel"),
-        });
-        await pay(address, step.micros);
-      } else if (step.kind === "excess") {
-        const { address } = await transfer();
-        await pay(address, 20n * USDC + step.micros);
-      } else if (step.kind === "failedPayout") {
-        const { address } = await transfer(usBank(`98765${SANDBOX_PAYOUT_MAGIC.failSuffix}`));
-        await pay(address, 20n * USDC);
-      } else if (step.kind === "return") {
-        await operatorReturn(world, state, step.nth);
-      } else if (step.kind === "work") {
-        const passes: Promise<unknown>[] = [
-          passDyingAt(db, step.dieAt, work).then((died) => {
-            if (died) crashes++;
-          }),
-        ];
-        if (step.twice) passes.push(work());
-        await Promise.all(passes);
-      } else if (step.kind === "tick") {
-        leader.link.setRate(step.faultRate);
-        await leader.pipeline.tick("BASE").catch(() => undefined);
-      } else if (step.kind === "mine") {
-        await base.mine(step.blocks);
-        await world.catchUp();
-      } else if (step.kind === "reorg") {
-        const depth = Math.min(step.depth, (await base.head()) - startHeight);
-        if (depth >= 1) {
-          const ours = step.ours === "remine" ? await ourTransactions(world) : [];
-          const keep = [...ours, ...(step.payments === "drop" ? [] : payments)];
-          await base.reorg(depth, await onChainIn(world, keep, depth));
+  await fleet.run(
+    async () => {
+      for (const step of c.steps) {
+        if (step.kind === "held") {
+          const address = await world.heldAddress();
+          state.addresses.push(address);
+          await pay(address, step.micros);
+        } else if (step.kind === "late") {
+          const { id, address } = await transfer();
+          await t.call(world.policyMerchant, `/v1/transfers/${id}/cancel`, {
+            method: "POST",
+            idempotencyKey: nextKey("cancel"),
+          });
+          await pay(address, step.micros);
+        } else if (step.kind === "excess") {
+          const { address } = await transfer();
+          await pay(address, 20n * USDC + step.micros);
+        } else if (step.kind === "failedPayout") {
+          const { address } = await transfer(usBank(`98765${SANDBOX_PAYOUT_MAGIC.failSuffix}`));
+          await pay(address, 20n * USDC);
+        } else if (step.kind === "return") {
+          await operatorReturn(world, state, step.nth);
+        } else if (step.kind === "work") {
+          const passes: Promise<unknown>[] = [
+            passDyingAt(db, step.dieAt, work).then((died) => {
+              if (died) deaths++;
+            }),
+          ];
+          if (step.twice) passes.push(work());
+          await Promise.all(passes);
+        } else if (step.kind === "mine") {
+          await base.mine(step.blocks);
           await world.catchUp();
+        } else if (step.kind === "reorg") {
+          const depth = Math.min(step.depth, (await base.head()) - startHeight);
+          if (depth >= 1) {
+            const ours = step.ours === "remine" ? await ourTransactions(world) : [];
+            const keep = [...ours, ...(step.payments === "drop" ? [] : payments)];
+            await base.reorg(depth, await onChainIn(world, keep, depth));
+            await world.catchUp();
+          }
+        } else {
+          // A crash here never wakes: the old signer dies at that call.
+          await fleet.step(
+            step.kind === "crash" ? { ...step, loop: "pipeline", wakes: false } : { ...step, loop: "pipeline" },
+          );
         }
-      } else if (step.kind === "refuse") {
-        leader.link.refuseNextBroadcast();
-      } else {
-        crashes++;
-        const old = leader;
-        old.link.setRate(0);
-        old.link.pauseAt(step.atCall, step.when);
-        const pass = old.pipeline.tick("BASE");
-        await Promise.race([pass.catch(() => undefined), untilPaused(old.link)]);
-        // The old process is gone: its lease may be taken at once.
-        await db.query("UPDATE leases SET expires_at = clock_timestamp() WHERE name = 'sender:BASE'");
-        old.link.kill();
-        await pass.catch(() => undefined);
-        await old.pipeline.stop();
-        await old.keeper.stop();
-        leader = newSigner();
+        await checkReturnStep(world, state);
       }
-      await checkReturnStep(world, state);
-    }
-    await settle(world, state, leader, work);
-    await checkReturnsSettled(world, state);
-  } finally {
-    for (const s of signers) {
-      s.link.kill();
-      await s.pipeline.stop();
-      await s.keeper.stop();
-    }
-  }
-  return outcome(world, state, c.steps.length, crashes, signers);
+    },
+    async (leader) => {
+      await settle(world, state, leader, work);
+      await checkReturnsSettled(world, state);
+    },
+  );
+  return outcome(world, state, c.steps.length, fleet.crashes + deaths, fleet.faults());
 }
 
 /**
@@ -279,14 +248,14 @@ async function onChainIn(world: ReturnsWorld, hashes: readonly string[], depth: 
 async function settle(
   world: ReturnsWorld,
   state: ReturnCaseState,
-  leader: Signer,
+  leader: SignerProcess<"pipeline">,
   work: () => Promise<unknown>,
 ): Promise<void> {
   const db = world.started.t.api.db;
-  leader.link.setRate(0);
+  leader.links.pipeline.setRate(0);
   const deadline = Date.now() + 120_000;
   for (;;) {
-    await leader.pipeline.tick("BASE").catch(() => undefined);
+    await leader.loops.pipeline.tick("BASE").catch(() => undefined);
     await world.started.base.mine(1);
     await world.catchUp();
     await work();
@@ -310,10 +279,8 @@ async function outcome(
   state: ReturnCaseState,
   steps: number,
   crashes: number,
-  signers: readonly Signer[],
+  faults: FaultCounts,
 ): Promise<ReturnOutcome> {
-  const faults = noFaults();
-  for (const s of signers) for (const [k, v] of Object.entries(s.link.counts)) faults[k as keyof FaultCounts] += v;
   const { rows } = await world.started.t.api.db.query<{ state: string | null }>(
     `SELECT r.state FROM deposits d LEFT JOIN deposit_returns r ON r.deposit_id = d.id
       WHERE d.chain = 'BASE' AND d.to_address = ANY($1::text[])`,

@@ -3,7 +3,7 @@ import type { Database, LeaseKeeper } from "@mp/db";
 import { LAMPORTS_PER_SOL } from "../../packages/treasury/test/support/solana-treasury.ts";
 import type { SolanaReconcileSetup } from "../treasury/solana-reconcile-setup.ts";
 import { solanaWorld } from "./solana-world.ts";
-import { fromMoneyWorld, type SweepWorld, stablecoinSweepAsset, sweeperDeps } from "./sweep-world.ts";
+import { type SweepWorld, stablecoinSweepAsset, sweeperDeps, sweepWorldOn } from "./sweep-world.ts";
 
 /**
  * The Solana test node as the sweep fuzz drives it (solanaWorld's node, indexer, lost transactions
@@ -15,10 +15,8 @@ import { fromMoneyWorld, type SweepWorld, stablecoinSweepAsset, sweeperDeps } fr
  * cluster. Thresholds are the defaults: 10 USDC, 0.01 SOL.
  */
 export function solanaSweepWorld(db: Database, setup: SolanaReconcileSetup): SweepWorld {
-  const base = solanaWorld(db, setup);
   const { h } = setup;
-  return {
-    ...fromMoneyWorld(base),
+  return sweepWorldOn(solanaWorld(db, setup), {
     assets: [
       stablecoinSweepAsset("USDC"),
       { asset: "SOL", min: 89_000n, max: LAMPORTS_PER_SOL / 20n, threshold: LAMPORTS_PER_SOL / 100n, native: true },
@@ -34,5 +32,5 @@ export function solanaSweepWorld(db: Database, setup: SolanaReconcileSetup): Swe
       const tx = h.node.transaction(signature);
       return tx !== undefined && !tx.failed;
     },
-  };
+  });
 }

@@ -1,9 +1,5 @@
-import { silentLogger } from "@mp/core";
-import { createLeaseKeeper, type LeaseKeeper } from "@mp/db";
-import { createSendPipeline, type SendPipeline } from "@mp/treasury";
 import fc from "fast-check";
-import { TEST_LEASE_SECONDS } from "../support/test-leases.ts";
-import { createFaultyFetch, type FaultCounts, type FaultyFetch, noFaults } from "./faulty-fetch.ts";
+import type { FaultCounts } from "./faulty-fetch.ts";
 import {
   type ChainStep,
   chainSteps,
@@ -12,10 +8,10 @@ import {
   faultRates,
   fuzzCase,
   isChainStep,
-  passEndsOrPauses,
   runChainStep,
 } from "./money-model.ts";
 import type { FuzzModel } from "./run-money-fuzz.ts";
+import { createSignerFleet, type SignerProcess, type SignerStep } from "./signer-fleet.ts";
 import {
   type CaseDeposit,
   checkSweepStep,
@@ -23,7 +19,7 @@ import {
   type SweepCaseState,
   sweepsSettled,
 } from "./sweep-invariants.ts";
-import type { CaseSweeper, SweepWorld } from "./sweep-world.ts";
+import type { SweepWorld } from "./sweep-world.ts";
 
 /** The signer's two loops on a chain: the send pipeline (top-ups, broadcasts, confirmations) and the sweeper. */
 export type SweepLoop = "pipeline" | "sweeper";
@@ -32,17 +28,9 @@ export type SweepLoop = "pipeline" | "sweeper";
 export type SweepStep =
   /** A customer pays `amount` of the world's `asset`-th asset to the case's `slot`-th deposit address. */
   | { kind: "deposit"; slot: number; asset: number; amount: bigint }
-  /** One pass of the leader's `loop` with this share of its node calls faulty. */
-  | { kind: "tick"; loop: SweepLoop; faultRate: number }
   | ChainStep
-  /** The node refuses the next broadcast of the leader's `loop` for good (those bytes never land). */
-  | { kind: "refuse"; loop: SweepLoop }
-  /**
-   * The leader's `loop` stops at its `atCall`-th node call of a pass; the signer process is gone (both
-   * loops), a new one over the same database leads; the old pass dies there or (`wakes`) goes on
-   * after the new leader's next pass: a deposed leader waking up.
-   */
-  | { kind: "crash"; loop: SweepLoop; atCall: number; when: "before" | "after"; wakes: boolean };
+  /** A pass of either loop, a broadcast refused for good, a crash of the signer process (both loops). */
+  | SignerStep<SweepLoop>;
 
 export type SweepCase = FuzzCase<SweepStep>;
 
@@ -80,15 +68,6 @@ export function sweepCase(world: Pick<SweepWorld, "assets">): fc.Arbitrary<Sweep
   return fuzzCase(step, 8, 24);
 }
 
-/** One signer process: its lease keeper, and each loop with its own faulty link to the node. */
-interface Instance {
-  keeper: LeaseKeeper;
-  links: Record<SweepLoop, FaultyFetch>;
-  loops: Record<SweepLoop, SendPipeline | CaseSweeper>;
-  /** The pass in flight when it was stopped mid-way (crash), settled once it wakes or dies. */
-  pass: Promise<void> | null;
-}
-
 export interface SweepOutcome {
   steps: number;
   deposits: number;
@@ -107,7 +86,7 @@ export interface SweepOutcome {
  * (AssertionError) on the first broken invariant.
  */
 export async function runSweepCase(world: SweepWorld, c: SweepCase): Promise<SweepOutcome> {
-  const { db, chain } = world;
+  const { chain } = world;
   const addresses = await world.startCase(SWEEP_SLOTS);
   const startHeight = await world.height();
   const state: SweepCaseState = {
@@ -118,112 +97,40 @@ export async function runSweepCase(world: SweepWorld, c: SweepCase): Promise<Swe
   };
   for (const a of world.assets)
     if (!a.native) state.treasuryAtStart.set(a.asset, await world.balance(world.treasury, a.asset));
-  const instances: Instance[] = [];
-  let seedOffset = 0;
-  // Bytes the node refused for good stay refused, whichever process sends them again.
-  const broadcasts = { recognize: world.broadcasts, refused: new Set<string>(), sent: new Set<string>() };
-  const newInstance = (): Instance => {
-    const keeper = createLeaseKeeper({ db, role: "signer", seconds: TEST_LEASE_SECONDS, logger: silentLogger() });
-    const links = {
-      pipeline: createFaultyFetch({ seed: c.faultSeed + seedOffset++, broadcasts }),
-      sweeper: createFaultyFetch({ seed: c.faultSeed + seedOffset++, broadcasts }),
-    };
-    const pipeline = createSendPipeline({
-      db,
-      senders: [world.sender(links.pipeline.fetch)],
-      logger: silentLogger(),
-      confirmations: { [chain]: world.confirmations },
-      leases: keeper,
-    });
-    const instance: Instance = {
-      keeper,
-      links,
-      loops: { pipeline, sweeper: world.sweeper(links.sweeper.fetch, keeper) },
-      pass: null,
-    };
-    instances.push(instance);
-    return instance;
-  };
-  const stopInstance = async (i: Instance) => {
-    await i.pass?.catch(() => undefined);
-    await i.loops.sweeper.stop();
-    await i.loops.pipeline.stop();
-    await i.keeper.stop();
-  };
-  let leader = newInstance();
-  let sleeper: Instance | null = null;
-  let crashes = 0;
+  const fleet = createSignerFleet({
+    world,
+    seed: c.faultSeed,
+    others: { sweeper: (fetch, keeper) => world.sweeper(fetch, keeper) },
+    leases: [`sender:${chain}`, `sweeper:${chain}`],
+  });
 
-  const wakeSleeper = async () => {
-    if (!sleeper) return;
-    const s = sleeper;
-    sleeper = null;
-    s.links.pipeline.wake();
-    s.links.sweeper.wake();
-    await stopInstance(s);
-  };
-
-  const crash = async (step: Extract<SweepStep, { kind: "crash" }>) => {
-    crashes++;
-    await wakeSleeper();
-    const old = leader;
-    const link = old.links[step.loop];
-    link.setRate(0);
-    link.pauseAt(step.atCall, step.when);
-    old.pass = old.loops[step.loop].tick(chain);
-    const settled = await passEndsOrPauses(old.pass, link);
-    // The old process's keeper is gone: both its leases may be taken at once.
-    await db.query("UPDATE leases SET expires_at = clock_timestamp() WHERE name = ANY($1::text[])", [
-      [`sender:${chain}`, `sweeper:${chain}`],
-    ]);
-    leader = newInstance();
-    if (settled || !step.wakes) {
-      old.links.pipeline.kill();
-      old.links.sweeper.kill();
-      await stopInstance(old);
-    } else {
-      await old.keeper.stop();
-      sleeper = old;
-    }
-  };
-
-  try {
-    for (const step of c.steps) {
-      if (step.kind === "deposit") {
-        const address = addresses[step.slot] as (typeof addresses)[number];
-        const asset = (world.assets[step.asset] as (typeof world.assets)[number]).asset;
-        const txHash = await world.deposit(address.address, asset, step.amount);
-        state.deposits.push({ ...address, asset, amount: step.amount, txHash });
-      } else if (step.kind === "tick") {
-        leader.links[step.loop].setRate(step.faultRate);
-        await leader.loops[step.loop].tick(chain).catch(() => undefined);
-        await wakeSleeper();
-      } else if (isChainStep(step)) {
-        // Customers' payments in reorganised blocks are mined again.
-        await runChainStep(world, step, startHeight);
-      } else if (step.kind === "refuse") {
-        leader.links[step.loop].refuseNextBroadcast();
-      } else {
-        await crash(step);
+  await fleet.run(
+    async () => {
+      for (const step of c.steps) {
+        if (step.kind === "deposit") {
+          const address = addresses[step.slot] as (typeof addresses)[number];
+          const asset = (world.assets[step.asset] as (typeof world.assets)[number]).asset;
+          const txHash = await world.deposit(address.address, asset, step.amount);
+          state.deposits.push({ ...address, asset, amount: step.amount, txHash });
+        } else if (isChainStep(step)) {
+          // Customers' payments in reorganised blocks are mined again.
+          await runChainStep(world, step, startHeight);
+        } else {
+          await fleet.step(step);
+        }
+        await checkSweepStep(world, state);
       }
-      await checkSweepStep(world, state);
-    }
-    await wakeSleeper();
-    await settle(world, leader, state);
-    await checkSweepsSettled(world, state);
-  } finally {
-    await world.hold(false);
-    for (const i of instances) {
-      i.links.pipeline.kill();
-      i.links.sweeper.kill();
-    }
-    for (const i of instances) await stopInstance(i);
-  }
-  return outcome(world, state, c.steps.length, crashes, instances);
+    },
+    async (leader) => {
+      await settle(world, leader, state);
+      await checkSweepsSettled(world, state);
+    },
+  );
+  return outcome(world, state, c.steps.length, fleet.crashes, fleet.faults());
 }
 
 /** Faults off, miners back: passes of both loops and blocks until every sweep and send of the case is settled. */
-async function settle(world: SweepWorld, leader: Instance, state: SweepCaseState): Promise<void> {
+async function settle(world: SweepWorld, leader: SignerProcess<SweepLoop>, state: SweepCaseState): Promise<void> {
   await world.hold(false);
   leader.links.pipeline.setRate(0);
   leader.links.sweeper.setRate(0);
@@ -255,12 +162,8 @@ async function outcome(
   state: SweepCaseState,
   steps: number,
   crashes: number,
-  instances: readonly Instance[],
+  faults: FaultCounts,
 ): Promise<SweepOutcome> {
-  const faults = noFaults();
-  for (const i of instances)
-    for (const link of [i.links.pipeline, i.links.sweeper])
-      for (const [k, v] of Object.entries(link.counts)) faults[k as keyof FaultCounts] += v;
   const { rows } = await world.db.query<{ state: string; top_up: boolean }>(
     "SELECT state, top_up_send_id IS NOT NULL AS top_up FROM treasury_sweeps WHERE destination_id = ANY($1::uuid[])",
     [state.addresses.map((a) => a.destinationId)],

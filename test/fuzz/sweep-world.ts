@@ -79,11 +79,12 @@ type SharedParts =
   | "startCase";
 
 /**
- * What a sweep world takes over from its family's money world: the node, the indexer, holds and
- * reorgs, the sender; its family's name (`<family>-sweeps`); and a case's start: the treasury funded,
- * then `count` deposit addresses of a new merchant on the world's chain.
+ * A family's sweep world: its own parts (`own`: assets, treasury, customers' payments, balances,
+ * sweeper, landed) on what it takes over from the family's money world `base`: the node, the
+ * indexer, holds and reorgs, the sender; its family's name (`<family>-sweeps`); and a case's start:
+ * the treasury funded, then `count` deposit addresses of a new merchant on the world's chain.
  */
-export function fromMoneyWorld(base: MoneyWorld): Pick<SweepWorld, SharedParts> {
+export function sweepWorldOn(base: MoneyWorld, own: Omit<SweepWorld, SharedParts>): SweepWorld {
   return {
     family: `${base.family}-sweeps`,
     chain: base.chain,
@@ -102,6 +103,7 @@ export function fromMoneyWorld(base: MoneyWorld): Pick<SweepWorld, SharedParts> 
       const merchant = await createDepositMerchant(base.db, count, base.chain);
       return merchant.addresses.map((a) => ({ destinationId: a.destinationId, address: a.address }));
     },
+    ...own,
   };
 }
 

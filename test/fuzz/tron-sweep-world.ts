@@ -1,7 +1,7 @@
 import { createTronSweeper } from "@mp/chain-tron";
 import type { Database, LeaseKeeper } from "@mp/db";
 import type { TronTreasuryHarness } from "../../packages/treasury/test/support/tron-treasury.ts";
-import { fromMoneyWorld, type SweepWorld, stablecoinSweepAsset, sweeperDeps } from "./sweep-world.ts";
+import { type SweepWorld, stablecoinSweepAsset, sweeperDeps, sweepWorldOn } from "./sweep-world.ts";
 import { tronWorld } from "./tron-world.ts";
 
 const TRX = 1_000_000n;
@@ -18,10 +18,8 @@ const SWEEP_CONFIG = { thresholds: { TRX: "1" }, defaults: { token: "10", native
  * send through the pipeline) and sweeps them into the treasury; TRX is swept net of its bandwidth.
  */
 export function tronSweepWorld(db: Database, h: TronTreasuryHarness): SweepWorld {
-  const base = tronWorld(db, h);
   const usdt = h.node.tokens[0]?.asset ?? "USDT";
-  return {
-    ...fromMoneyWorld(base),
+  return sweepWorldOn(tronWorld(db, h), {
     assets: [stablecoinSweepAsset(usdt), { asset: "TRX", min: TRX / 10n, max: 5n * TRX, threshold: TRX, native: true }],
     treasury: h.treasury,
     // Queued: lands at the next mine step (unless miners hold; held past its expiration, it is dropped).
@@ -34,5 +32,5 @@ export function tronSweepWorld(db: Database, h: TronTreasuryHarness): SweepWorld
       const tx = h.node.transaction(txHash);
       return tx !== undefined && !tx.failed;
     },
-  };
+  });
 }

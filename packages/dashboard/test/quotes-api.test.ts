@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chainsOnNoNode } from "../../../test/api/chains-on-no-node.ts";
+import { payoutsOnNoNode } from "../../../test/api/chains-on-no-node.ts";
 import { PAYEE } from "../../../test/api/transfers-support.ts";
 import { tier2Customer } from "../../../test/api/verification-fixtures.ts";
 import { type ApiHarness, eventually, type TestMerchant } from "../../../test/support/api-harness.ts";
@@ -26,7 +26,7 @@ describe("dashboard quotes and payout routes", () => {
   });
 
   beforeAll(async () => {
-    ({ api, url, close } = await serveDashboard({ workers: true, overrides: { chains: chainsOnNoNode(["BASE"]) } }));
+    ({ api, url, close } = await serveDashboard(payoutsOnNoNode()));
     ({ a, b } = await merchantsWithRoleUsers(api, { a: ["owner", "developer", "finance", "viewer"], b: ["owner"] }));
     customerOfA = await tier2Customer(api, a);
   }, 120_000);
