@@ -1,12 +1,14 @@
 /**
  * The /v1 resources' types, each the z.infer of the schema its routes answer with (and /openapi.json
- * is built from): what a client, the dashboard's front end first, reads instead of re-typing the JSON.
- * Types only: nothing here runs.
+ * is built from), and a few list routes' filters (the z.input of their query schemas): what a client,
+ * the dashboard's front end first, reads instead of re-typing the JSON. Types only: nothing here runs.
  */
 import type { z } from "zod";
+import type { listEventsQuery } from "./events/event-schemas.ts";
 import type { drainResource, liquidationAddressResource } from "./liquidation-addresses/liquidation-schemas.ts";
 import type { pageSchema } from "./openapi/page-schema.ts";
 import type { paymentRequestResource } from "./payment-requests/payment-request-schemas.ts";
+import type { listTransfersQuery } from "./transfers/transfer-schemas.ts";
 import type {
   createdWebhookEndpointResource,
   deletedWebhookEndpointResource,
@@ -37,6 +39,10 @@ export type CreatedWebhookEndpointResource = z.infer<typeof createdWebhookEndpoi
 export type DeletedWebhookEndpointResource = z.infer<typeof deletedWebhookEndpointResource>;
 export type RedeliveryResource = z.infer<typeof redeliveryResource>;
 export type RotatedSecretResource = z.infer<typeof rotatedSecretResource>;
+
+/** GET /v1/events' and GET /v1/transfers' filters as a client writes them in the URL (before parsing). */
+export type ListEventsQuery = z.input<typeof listEventsQuery>;
+export type ListTransfersQuery = z.input<typeof listTransfersQuery>;
 
 /** A numbered page of a /v1 list (spec 2.1) of `T`. */
 export type Page<T> = Omit<z.infer<ReturnType<typeof pageSchema>>, "items"> & { items: T[] };

@@ -7,6 +7,7 @@ import type {
   CustomerResource,
   DeliveryAttemptResource,
   DepositPageAnswer,
+  DepositQuery,
   EventResource,
   InviteAnswer,
   Money as MoneyAnswer,
@@ -16,6 +17,7 @@ import type {
   SandboxDepositResource,
   TeamMemberAnswer,
   TransferFundingResource,
+  TransferQuery,
   TransferResource,
   TransferSpreadAnswer,
   VerificationSubmissionResource,
@@ -40,27 +42,7 @@ export type SandboxInfo = SandboxAnswer;
 export type TeamMember = TeamMemberAnswer;
 export type TransferSpread = TransferSpreadAnswer;
 export type ChainNetwork = ChainNetworksAnswer["items"][number];
-
-/** The deposits page's filters and search (the dashboard's keyset route takes them all). */
-export interface DepositQuery {
-  status?: string;
-  chain?: string;
-  customer_id?: string;
-  tx_hash?: string;
-  address?: string;
-  amount?: string;
-  created_from?: string;
-  created_to?: string;
-  after?: string;
-  limit?: number;
-}
-
-/** The transfers page's filters (GET /v1/transfers takes them). */
-export interface TransferQuery {
-  status?: string;
-  created_from?: string;
-  created_to?: string;
-}
+export type { DepositQuery, TransferQuery };
 
 /** `query` as URL parameters, its empty values left out. */
 export function paramsOf(query: object): URLSearchParams {

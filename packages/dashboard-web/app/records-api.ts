@@ -1,32 +1,12 @@
 /** The records pages' routes: a merchant's events log (GET /v1/events' filters) and the operator's audit log. */
 
-import type { AuditLogAnswer, EventResource, Page } from "./answers.ts";
+import type { AuditLogAnswer, AuditQuery, EventQuery, EventResource, Page } from "./answers.ts";
 import { call } from "./api.ts";
 import { paramsOf } from "./merchant-api.ts";
 
 export type LoggedEvent = EventResource;
 export type AuditRow = AuditLogAnswer["items"][number];
-
-/** GET /v1/events' own filters. */
-export interface EventQuery {
-  type?: string;
-  object_id?: string;
-  created_from?: string;
-  created_to?: string;
-  delivery_failed?: "true" | "false" | "";
-}
-
-/** The audit log route's filters (packages/dashboard/src/operator-audit-routes.ts). */
-export interface AuditQuery {
-  actor?: string;
-  action?: string;
-  object_type?: string;
-  object_id?: string;
-  merchant_id?: string;
-  created_from?: string;
-  created_to?: string;
-  before?: string;
-}
+export type { AuditQuery, EventQuery };
 
 export const recordsApi = {
   events: (merchantId: string, page: number, query: EventQuery) =>

@@ -3,11 +3,14 @@
  * schema that builds it on this side (a view function of the routes here, a /v1 resource's zod
  * schema in @mp/api, a store's or a CLI command's own JSON): @mp/dashboard-web imports these types
  * (type-only, so nothing of the back end enters its bundle) instead of re-typing the JSON by hand,
- * and a field renamed here fails the front end's typecheck.
+ * and a field renamed here fails the front end's typecheck. Likewise the filters the pages send,
+ * named from the routes' query schemas.
  */
 import type {
   CreatedWebhookEndpointResource,
   depositVolumeByDay,
+  ListEventsQuery,
+  ListTransfersQuery,
   listDepositsAfter,
   listUnmatchedStatementLines,
   RedeliveryResource,
@@ -18,11 +21,12 @@ import type { FailingDrain } from "@mp/liquidation";
 import type { manualReviewJson } from "@mp/providers";
 import type { transferBeneficiaryJson } from "@mp/transfers";
 import type { treasuryBalanceJson, treasurySendJson } from "@mp/treasury";
+import type { z } from "zod";
 import type { createdKeyView, keyView } from "./api-key-routes.ts";
 import type { chainReconciliationView, importView, ledgerCheckView } from "./finance-routes.ts";
-import type { inviteView, sandboxView } from "./merchant-page-routes.ts";
+import type { depositsQuery, inviteView, sandboxView } from "./merchant-page-routes.ts";
 import type { merchantView } from "./merchant-routes.ts";
-import type { readAuditLog } from "./operator-audit-routes.ts";
+import type { auditLogQuery, readAuditLog } from "./operator-audit-routes.ts";
 import type { chainView } from "./operator-chain-routes.ts";
 import type { jobsView } from "./operator-job-routes.ts";
 import type { kycReviewView, submissionView } from "./operator-kyc-routes.ts";
@@ -113,3 +117,14 @@ export type ChainReconciliationAnswer = Answer<typeof chainReconciliationView>;
 export type StatementImportAnswer = Answer<typeof importView>;
 export type StatementLineAnswer = Answer<typeof listUnmatchedStatementLines>[number];
 export type ImportedStatementAnswer = Answer<typeof statementImportJson> & { unmatched_lines: StatementLineAnswer[] };
+
+/**
+ * A route's filters as a page sends them: the parameters its query schema takes, each the text of
+ * a field or a cursor ("" and absent ones are left out of the URL). The route parses the values
+ * (a wrong one is its 400, shown by the page); a parameter renamed or dropped there fails here.
+ */
+export type Filters<Query> = { [K in keyof Query]?: string };
+export type DepositQuery = Filters<z.input<typeof depositsQuery>>;
+export type TransferQuery = Filters<ListTransfersQuery>;
+export type EventQuery = Filters<ListEventsQuery>;
+export type AuditQuery = Filters<z.input<typeof auditLogQuery>>;

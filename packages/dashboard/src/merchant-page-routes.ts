@@ -17,7 +17,8 @@ export const VOLUME_DAYS = 30;
 /** Deposits per page of the deposits page (at most; the page may ask for fewer). */
 export const DEPOSIT_PAGE_LIMIT = 100;
 
-const depositsQuery = z.strictObject({
+/** The deposits page's filters, search and keyset cursor. */
+export const depositsQuery = z.strictObject({
   status: z.enum(DEPOSIT_STATUSES).optional(),
   chain: z.enum(CHAIN_IDS).optional(),
   after: z.uuid("must be a deposit id").optional(),

@@ -64,7 +64,7 @@ export function CustomerDetail(props: { merchantId: string; customerId: string }
       merchantApi.submissions(props.merchantId, props.customerId),
       merchantApi.customerWallets(props.merchantId, props.customerId),
       virtualAccountApi.list(props.merchantId, 1, props.customerId),
-      merchantApi.deposits(props.merchantId, { customer_id: props.customerId, limit: CUSTOMER_DEPOSITS }),
+      merchantApi.deposits(props.merchantId, { customer_id: props.customerId, limit: String(CUSTOMER_DEPOSITS) }),
     ]);
     // Each submission's events (created, then every status change), oldest first.
     const events = await Promise.all(

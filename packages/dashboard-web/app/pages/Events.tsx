@@ -70,7 +70,7 @@ const DELIVERY = [
 export function Events(props: { merchantId: string }) {
   const [type, setType] = useState("");
   const [objectId, setObjectId] = useState("");
-  const [delivery, setDelivery] = useState<NonNullable<EventQuery["delivery_failed"]>>("");
+  const [delivery, setDelivery] = useState<(typeof DELIVERY)[number][0]>("");
   const [from, setFrom] = useState("");
   const [to, setTo] = useState("");
   const [types] = useLoad(() => webhookApi.eventTypes(props.merchantId), props.merchantId);
