@@ -14,7 +14,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { formatComparison, newBenchFile, readBenchFile, recordBench } from "./figures.ts";
-import { printTable, takeTables } from "./measure.ts";
+import { takeTables } from "./measure.ts";
 
 const [name = "all", ...rest] = process.argv.slice(2);
 const flag = (key: string) => {
@@ -68,20 +68,10 @@ const benches: Record<string, () => Promise<void>> = {
   "evm-sends": async () => {
     await (await import("../../packages/treasury/bench/sends.ts")).runSendsBench(numbers("sends"));
   },
-  "bitcoin-sends": async () => {
-    const { runBitcoinSendsBench } = await import("../../packages/treasury/bench/bitcoin-sends.ts");
-    const result = await runBitcoinSendsBench(numbers("sends"));
-    printTable("Bitcoin: queued sends batched, signed, stored and broadcast in one pipeline pass (target < 1 s)", [
-      { sends: result.sends, transactions: result.transactions, "pass ms": Math.round(result.passMs) },
-    ]);
-  },
-  sweeps: async () => {
-    const { runEvmSweepsBench } = await import("../../packages/treasury/bench/evm-sweeps.ts");
-    const result = await runEvmSweepsBench(numbers("addresses"));
-    printTable("EVM sweeps: deposit addresses topped up with gas and swept into the treasury (target < 60 s)", [
-      { addresses: result.addresses, "top-ups": result.topUps, seconds: Number(result.seconds.toFixed(1)) },
-    ]);
-  },
+  "bitcoin-sends": async () =>
+    (await import("../../packages/treasury/bench/bitcoin-sends.ts")).runBitcoinSendsBench(numbers("sends")),
+  sweeps: async () =>
+    (await import("../../packages/treasury/bench/evm-sweeps.ts")).runEvmSweepsBench(numbers("addresses")),
 };
 
 if (name === "compare") {

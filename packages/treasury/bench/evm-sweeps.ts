@@ -1,24 +1,20 @@
 import { createLogger, silentLogger } from "@mp/core";
 import { tokenBalance } from "@mp/test-nodes/evm";
 import { createEvmSweeper } from "../../../chains/evm/src/sweep/evm-sweeper.ts";
+import { printTable } from "../../../test/bench/measure.ts";
 import { createDepositMerchant, depositAndCredit, testDepositKeys } from "../test/support/evm-deposits.ts";
 import { openEvmBenchTreasury } from "./bench-treasury.ts";
-
-export interface EvmSweepsBenchResult {
-  addresses: number;
-  /** From the first sweeper pass to every sweep confirmed: top-ups signed, broadcast, confirmed; sweeps signed, stored, broadcast, confirmed. */
-  seconds: number;
-  topUps: number;
-}
 
 /**
  * Issue 14's sweep figure: `addresses` deposit addresses (default 1,000) each holding a confirmed
  * USDC deposit and no gas, swept into the treasury on anvil: the sweeper opens a sweep and a gas
  * top-up per address, the send pipeline sends the top-ups, the sweeper signs the token transfers
  * with the deposit keys, and the pipeline confirms them (2 confirmations; a block after each round).
+ * Its table: the addresses, the top-ups sent, and the seconds from the first sweeper pass to every
+ * sweep confirmed (top-ups signed, broadcast, confirmed; sweeps signed, stored, broadcast, confirmed).
  * SWEEP_BENCH_TRACE=1 prints each round's sweeper and pipeline milliseconds, and their warnings, on stderr.
  */
-export async function runEvmSweepsBench(options: { addresses?: number } = {}): Promise<EvmSweepsBenchResult> {
+export async function runEvmSweepsBench(options: { addresses?: number } = {}): Promise<void> {
   const count = options.addresses ?? 1_000;
   const logger = process.env.SWEEP_BENCH_TRACE ? createLogger({ level: "warn", stderr: true }) : silentLogger();
   const { db, h, pipeline, close } = await openEvmBenchTreasury(2, { eth: 1_000n * 10n ** 18n, usdc: 0n }, logger);
@@ -64,7 +60,9 @@ export async function runEvmSweepsBench(options: { addresses?: number } = {}): P
     const { rows } = await db.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM treasury_sends WHERE purpose = 'top_up'",
     );
-    return { addresses: count, seconds, topUps: rows[0]?.n ?? 0 };
+    printTable("EVM sweeps: deposit addresses topped up with gas and swept into the treasury (target < 60 s)", [
+      { addresses: count, "top-ups": rows[0]?.n ?? 0, seconds: Number(seconds.toFixed(1)) },
+    ]);
   } finally {
     await sweeper.stop();
     await close();
