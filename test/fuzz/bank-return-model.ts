@@ -132,7 +132,6 @@ export interface BankReturnWorld extends TransfersFuzzWorld {
 }
 
 export interface BankReturnOutcome extends FuzzOutcome {
-  steps: number;
   returns: number;
   returned: number;
   failed: number;
@@ -394,7 +393,7 @@ export const bankReturnFuzz: FuzzModel<BankReturnWorld, BankReturnCase, BankRetu
   caseOf: bankReturnCase,
   run: runBankReturnCase,
   describe: (t) =>
-    `${t.steps} steps, ${t.returns} bank returns (${t.returned} paid, ${t.failed} refused by the payer's bank, ` +
+    `${t.returns} bank returns (${t.returned} paid, ${t.failed} refused by the payer's bank, ` +
     `${t.payable} payable, ${t.closed} closed; ${t.sentBack} paid ones sent back by the payer's bank), ${t.bankCalls} bank calls (${t.bankFaults} refused, timed out or answer lost)`,
   caseMs: 120_000,
 };

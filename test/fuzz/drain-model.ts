@@ -99,7 +99,6 @@ export interface DrainWorld extends TransfersFuzzWorld {
 }
 
 export interface DrainOutcome extends FuzzOutcome {
-  steps: number;
   deposits: number;
   paid: number;
   refunded: number;
@@ -285,7 +284,7 @@ export const drainFuzz: FuzzModel<DrainWorld, DrainCase, DrainOutcome> = {
   caseOf: drainCase,
   run: runDrainCase,
   describe: (t) =>
-    `${t.steps} steps, ${t.deposits} deposits drained (${t.paid} paid out, ${t.refunded} sent to their return_address, ` +
+    `${t.deposits} deposits drained (${t.paid} paid out, ${t.refunded} sent to their return_address, ` +
     `${t.kept} kept on the merchant's balance or payable)`,
   caseMs: 120_000,
 };

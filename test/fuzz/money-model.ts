@@ -4,9 +4,8 @@ import { reconcileChains, requestSend } from "@mp/treasury";
 import fc from "fast-check";
 import { sendCheckOf } from "../../services/payments/src/chain-families.ts";
 import { registerLedgerChecks } from "../../services/payments/src/ledger-checks.ts";
-import type { FaultCounts } from "./faulty-fetch.ts";
 import type { MoneyWorld, ReorgFate } from "./money-world.ts";
-import type { FuzzModel } from "./run-money-fuzz.ts";
+import type { FuzzModel, FuzzOutcome } from "./run-money-fuzz.ts";
 import { createSignerFleet, type SignerProcess } from "./signer-fleet.ts";
 
 /** What a fuzz step does to the world around a chain's send pipeline. */
@@ -134,14 +133,11 @@ interface CaseSend {
   states: string[];
 }
 
-export interface CaseOutcome {
-  steps: number;
+export interface CaseOutcome extends FuzzOutcome {
   sends: number;
   confirmed: number;
   failed: number;
   waitingFunds: number;
-  crashes: number;
-  faults: FaultCounts;
 }
 
 /**
@@ -317,7 +313,7 @@ export const sendFuzz: FuzzModel<MoneyWorld, MoneyCase, CaseOutcome> = {
   caseOf: moneyCase,
   run: runMoneyCase,
   describe: (t) =>
-    `${t.steps} steps, ${t.sends} sends (${t.confirmed} confirmed, ${t.failed} failed, ` +
+    `${t.sends} sends (${t.confirmed} confirmed, ${t.failed} failed, ` +
     `${t.waitingFunds} waiting for funds they never get)`,
   caseMs: 120_000,
 };

@@ -84,7 +84,6 @@ export function returnCase(): fc.Arbitrary<ReturnCase> {
 }
 
 export interface ReturnOutcome extends FuzzOutcome {
-  steps: number;
   deposits: number;
   returned: number;
   payable: number;
@@ -300,7 +299,6 @@ async function outcome(
 export const returnFuzz: FuzzModel<ReturnsWorld, ReturnCase, ReturnOutcome> = {
   caseOf: returnCase,
   run: runReturnCase,
-  describe: (t) =>
-    `${t.steps} steps, ${t.deposits} deposits (${t.returned} returned to their payer, ${t.payable} still payable)`,
+  describe: (t) => `${t.deposits} deposits (${t.returned} returned to their payer, ${t.payable} still payable)`,
   caseMs: 180_000,
 };

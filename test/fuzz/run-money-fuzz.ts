@@ -3,8 +3,9 @@ import { expect, it } from "vitest";
 import type { FaultCounts } from "./faulty-fetch.ts";
 import { fuzzParameters } from "./fuzz-parameters.ts";
 
-/** What one fuzz case did: its own counters, the crashes it caused and the faults its node link injected. */
+/** What one fuzz case did: its steps, its model's own counters, the crashes it caused and the faults its node link injected. */
 export interface FuzzOutcome {
+  steps: number;
   crashes: number;
   faults: FaultCounts;
 }
@@ -13,7 +14,7 @@ export interface FuzzOutcome {
 export interface FuzzModel<W, C, O extends FuzzOutcome> {
   caseOf(world: W): fc.Arbitrary<C>;
   run(world: W, c: C): Promise<O>;
-  /** The model's own counters of a run's sum, for the closing line. */
+  /** The model's own counters of a run's sum, for the closing line (after its steps). */
   describe(total: O): string;
   /** The bound on one case, in milliseconds. */
   caseMs: number;
@@ -38,7 +39,7 @@ function closingLine<O extends FuzzOutcome>(
   const f = total.faults;
   return (
     `money fuzz ${family}: ${cases} cases held every invariant in ${((Date.now() - startedAt) / 1000).toFixed(1)} s: ` +
-    `${model.describe(total)}, ${total.crashes} crashes, ${f.calls} node calls ` +
+    `${total.steps} steps, ${model.describe(total)}, ${total.crashes} crashes, ${f.calls} node calls ` +
     `(${f.refused} refused, ${f["lost-answer"]} answers lost, ${f["http-503"]} HTTP 503, ${f["refused-for-good"]} broadcasts refused for good)\n`
   );
 }

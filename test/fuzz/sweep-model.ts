@@ -10,7 +10,7 @@ import {
   isChainStep,
   runChainStep,
 } from "./money-model.ts";
-import type { FuzzModel } from "./run-money-fuzz.ts";
+import type { FuzzModel, FuzzOutcome } from "./run-money-fuzz.ts";
 import { createSignerFleet, type SignerProcess, type SignerStep } from "./signer-fleet.ts";
 import {
   type CaseDeposit,
@@ -68,15 +68,12 @@ export function sweepCase(world: Pick<SweepWorld, "assets">): fc.Arbitrary<Sweep
   return fuzzCase(step, 8, 24);
 }
 
-export interface SweepOutcome {
-  steps: number;
+export interface SweepOutcome extends FuzzOutcome {
   deposits: number;
   sweeps: number;
   confirmed: number;
   failed: number;
   topUps: number;
-  crashes: number;
-  faults: FaultCounts;
 }
 
 /**
@@ -185,7 +182,7 @@ export const sweepFuzz: FuzzModel<SweepWorld, SweepCase, SweepOutcome> = {
   caseOf: sweepCase,
   run: runSweepCase,
   describe: (t) =>
-    `${t.steps} steps, ${t.deposits} deposits, ${t.sweeps} sweeps (${t.confirmed} confirmed, ` +
+    `${t.deposits} deposits, ${t.sweeps} sweeps (${t.confirmed} confirmed, ` +
     `${t.failed} failed, ${t.topUps} with a top-up)`,
   caseMs: 180_000,
 };
