@@ -3,11 +3,12 @@ import { createCustody } from "@mp/custody";
 import type { Indexer } from "@mp/indexer";
 import { checkLedger, getMerchantBalance } from "@mp/ledger";
 import { matchPaymentRequestsOnce } from "@mp/payment-requests";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { KEY_SCHEMES } from "../../services/payments/src/chain-families.ts";
 import { catchUp, newIndexer } from "../indexer/indexer-fixtures.ts";
 import { CONFIRMATIONS, startBitcoinChain, startEvmChain, type TestChain } from "../indexer/test-chains.ts";
-import { type ApiHarness, startApiHarness, type TestMerchant } from "../support/api-harness.ts";
+import { useApiHarness } from "../support/api-harness.ts";
+import { useStarted } from "../support/use-started.ts";
 import { checkedCalls, USD_25 } from "./payment-request-support.ts";
 
 /** Receive addresses of another mnemonic than anvil's development accounts: an address gets only what a test pays it. */
@@ -20,39 +21,38 @@ const RECEIVE_MNEMONIC = "legal winner thank year wave sausage worth useful lega
  * matcher repeats; a reorganisation takes a payment back out; late money is credited and flagged.
  */
 describe("payment requests: matching real deposits through the indexer", () => {
-  let api: ApiHarness;
-  let base: TestChain;
-  let bitcoin: TestChain;
-  let baseIndexer: Indexer;
-  let bitcoinIndexer: Indexer;
-  let m: TestMerchant;
-  let c: Awaited<ReturnType<typeof checkedCalls>>;
-
-  beforeAll(async () => {
-    [base, bitcoin] = await Promise.all([startEvmChain(), startBitcoinChain()]);
-    const custody = createCustody(RECEIVE_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
-    const addresses = {
-      deriveWalletAddresses: (account: number, index: number) => custody.deriveWalletAddresses(account, index),
-    };
-    api = await startApiHarness({
-      overrides: (db): Partial<AppDeps> => ({
+  // Started in this order, stopped in the reverse one (vitest runs afterAll hooks as a stack).
+  const base = useStarted("the EVM test chain", startEvmChain, (chain) => chain.close());
+  const bitcoin = useStarted("the Bitcoin test chain", startBitcoinChain, (chain) => chain.close());
+  const { api, merchant: m } = useApiHarness({
+    overrides: (db): Partial<AppDeps> => {
+      const custody = createCustody(RECEIVE_MNEMONIC, { bitcoinNetwork: "regtest", schemes: KEY_SCHEMES });
+      const addresses = {
+        deriveWalletAddresses: (account: number, index: number) => custody.deriveWalletAddresses(account, index),
+      };
+      return {
         addresses,
         walletSlots: new WalletSlots(db, addresses),
         chains: { BASE: base.config, BITCOIN: bitcoin.config },
-      }),
-    });
-    baseIndexer = newIndexer(api.db, base);
-    bitcoinIndexer = newIndexer(api.db, bitcoin);
-    m = await api.merchant();
+      };
+    },
+  });
+  const baseIndexer = useStarted(
+    "the BASE indexer",
+    async () => newIndexer(api.db, base),
+    (i) => i.stop(),
+  );
+  const bitcoinIndexer = useStarted(
+    "the Bitcoin indexer",
+    async () => newIndexer(api.db, bitcoin),
+    (i) => i.stop(),
+  );
+  let c: Awaited<ReturnType<typeof checkedCalls>>;
+
+  beforeAll(async () => {
     // A deposit fee: a request's deposits pay it like any deposit.
     await api.db.query("UPDATE merchants SET fee_bps = 100, fee_fixed_micros = 10000 WHERE id = $1", [m.merchantId]);
     c = await checkedCalls(api);
-  }, 120_000);
-  afterAll(async () => {
-    await baseIndexer?.stop();
-    await bitcoinIndexer?.stop();
-    await api?.stop();
-    await Promise.all([base?.close(), bitcoin?.close()]);
   });
 
   const settings = () => ({ publicUrl: api.url, chains: api.deps.chains, paymentUri: api.deps.paymentUri });
