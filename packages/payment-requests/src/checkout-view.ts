@@ -1,12 +1,6 @@
 import type { Queryable } from "@mp/db";
-import { CHECKOUT_TOKEN_PATTERN } from "./checkout-token.ts";
-import {
-  PAYMENT_REQUEST_COLUMNS,
-  type PaymentRequestResource,
-  type PaymentRequestRow,
-  type PresentSettings,
-  presentPaymentRequest,
-} from "./request-resource.ts";
+import type { CheckoutRow } from "./checkout-token.ts";
+import { type PaymentRequestResource, type PresentSettings, presentPaymentRequest } from "./request-resource.ts";
 import { PAYABLE_STATUSES } from "./statuses.ts";
 
 /**
@@ -47,26 +41,10 @@ export interface CheckoutView {
   cancel_url: string | null;
 }
 
-/** The request behind a checkout token (any shape: a malformed one is simply not found), with its merchant's name. */
-export async function findCheckoutRow(
-  sql: Queryable,
-  token: string,
-): Promise<(PaymentRequestRow & { merchant_name: string }) | undefined> {
-  if (!CHECKOUT_TOKEN_PATTERN.test(token)) return undefined;
-  const { rows } = await sql.query<PaymentRequestRow & { merchant_name: string }>(
-    `SELECT ${PAYMENT_REQUEST_COLUMNS.split(",")
-      .map((c) => `r.${c.trim()}`)
-      .join(", ")}, m.name AS merchant_name
-       FROM payment_requests r JOIN merchants m ON m.id = r.merchant_id WHERE r.checkout_token = $1`,
-    [token],
-  );
-  return rows[0];
-}
-
 /** The page's view of the request behind `row` (see CheckoutView). */
 export async function checkoutView(
   sql: Queryable,
-  row: PaymentRequestRow & { merchant_name: string },
+  row: CheckoutRow,
   settings: PresentSettings,
   now: Date = new Date(),
 ): Promise<CheckoutView> {

@@ -1,6 +1,6 @@
 export { cancelPaymentRequest } from "./cancel-request.ts";
-export { CHECKOUT_TOKEN_PATTERN } from "./checkout-token.ts";
-export { type CheckoutView, checkoutView, findCheckoutRow } from "./checkout-view.ts";
+export { CHECKOUT_TOKEN_PATTERN, type CheckoutRow, findCheckoutRow } from "./checkout-token.ts";
+export { type CheckoutView, checkoutView } from "./checkout-view.ts";
 export { insertPaymentRequest, type NewPaymentRequest } from "./create-request.ts";
 export { matchPaymentRequest } from "./match-payments.ts";
 export { type MatchPass, matchPaymentRequestsOnce, startPaymentRequestMatcher } from "./matcher.ts";
