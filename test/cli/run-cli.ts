@@ -145,11 +145,6 @@ export function startRole(
       detached: true,
     });
     started.add(child);
-    child.once("exit", () => {
-      // The group may outlive its leader (an anvil the service started): ended with it.
-      killGroup(child, "SIGKILL");
-      started.delete(child);
-    });
     let output = "";
     const timer = setTimeout(() => {
       killGroup(child, "SIGKILL");
@@ -163,19 +158,21 @@ export function startRole(
         resolve({ child, match, output: () => output });
       }
     };
-    // A started service that ends by itself with an error code, not by a test's signal: its last
-    // output on the test's stderr, so a failure that follows (a connection closed) says why.
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
     child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      // The group may outlive its leader (an anvil the service started): ended with it.
+      killGroup(child, "SIGKILL");
+      started.delete(child);
+      // A started service that ends by itself with an error code, not by a test's signal: its last
+      // output on the test's stderr, so a failure that follows (a connection closed) says why.
       if (ready.test(output) && signal === null && code !== 0) {
         process.stderr.write(
           `payments serve ${args.join(" ")} exited with ${code}; its output ended:\n${output.slice(-4_000)}\n`,
         );
       }
-    });
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    child.on("exit", (code) => {
-      clearTimeout(timer);
+      // Settles nothing once started (a promise settles once): an exit before ready is the failure.
       reject(new Error(`service exited with ${code}:\n${output}`));
     });
   });
