@@ -7,8 +7,11 @@ export interface ClaimLoopOptions {
   concurrency: number;
   /** Claimed and not yet written (the global slots taken). */
   unwritten: () => number;
-  /** Claims up to `free` deliveries (and counts them in `unwritten`). */
-  claim: (free: number) => Promise<void>;
+  /**
+   * Claims up to `free` deliveries (and counts them in `unwritten`). `ask`: something new may be due
+   * (a wake, a poll, a claim that filled the slots); false when only nudges came since the last claim.
+   */
+  claim: (free: number, ask: boolean) => Promise<void>;
   stopping: () => boolean;
   wakes: WakeUp;
   pollIntervalMs: number;
@@ -21,6 +24,7 @@ export interface ClaimLoopOptions {
  */
 export async function runClaimLoop(options: ClaimLoopOptions): Promise<void> {
   const { wakes, logger } = options;
+  let ask = true;
   while (!options.stopping()) {
     wakes.reset();
     const free = options.concurrency - options.unwritten();
@@ -28,14 +32,17 @@ export async function runClaimLoop(options: ClaimLoopOptions): Promise<void> {
     if (free > 0) {
       try {
         const before = options.unwritten();
-        await options.claim(free);
+        await options.claim(free, ask);
         full = options.unwritten() - before === free;
       } catch (error) {
         logger.warn({ err: String(error) }, "webhook claim failed");
         await sleep(1_000);
       }
     }
-    if (full || wakes.woken()) continue;
-    await wakes.wait(options.pollIntervalMs);
+    if (full || wakes.woken()) {
+      ask = full || wakes.asked();
+      continue;
+    }
+    ask = (await wakes.wait(options.pollIntervalMs)) || wakes.asked();
   }
 }

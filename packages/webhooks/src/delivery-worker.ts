@@ -87,14 +87,20 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   let stopping = false;
   /** Claimed and not yet written (global slots). */
   let unwritten = 0;
+  /** The last claim took as many as the free slots allowed (so more may be due than it took). */
+  let lastClaimFilled = true;
   const wakes = createWakeUp();
   const writer = createResultWriter({
     write: (batch) => writeAttemptResults(db, logger, batch, failingAfterMs),
     logger,
     stopping: () => stopping,
     written: (count) => {
+      const slotBound = lastClaimFilled || unwritten >= concurrency;
       unwritten -= count;
-      wakes.wake();
+      // Slots freed matter only to a claim that ran out of them: after one that took fewer rows than it
+      // could, the endpoints were at their depth or had nothing due, and claiming again at each batch
+      // written came back empty, a round trip during which a fast endpoint's lane ran dry.
+      if (slotBound) wakes.wake();
     },
     gatherMs: options.resultGatherMs ?? RESULT_GATHER_MS,
     // Waiting results hold slots of the process: never more than half of them.
@@ -120,18 +126,24 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     stopping: () => stopping,
     // A finished delivery wakes the claim only once its endpoint can be claimed for again.
     finished: (claimable) => {
-      if (claimable) wakes.wake();
+      if (claimable) wakes.nudge();
     },
   });
 
-  async function claim(free: number): Promise<void> {
+  async function claim(free: number, ask: boolean): Promise<void> {
+    const held = lanes.plan();
+    // Only nudged: a delivery finished while its endpoint looked claimable, but a claim answered since
+    // may have refilled it. Unless an endpoint held is claimable now, the claim would come back empty,
+    // and its round trip is one during which a fast endpoint's lane runs dry.
+    if (!ask && ![...held.values()].some((lane) => lane.claimed <= lane.depth - lane.minClaim)) return;
     const rows = await claimDueDeliveries(db, {
-      held: lanes.plan(),
+      held,
       baseDepth,
       baseMinClaim: minClaimOf(limits, baseDepth),
       free,
       leaseMs,
     });
+    lastClaimFilled = rows.length >= free;
     if (rows.length === 0) return;
     unwritten += rows.length;
     lanes.hold(rows);
