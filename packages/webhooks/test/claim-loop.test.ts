@@ -15,12 +15,11 @@ describe("claim loop", () => {
     let stopping = false;
     let release: (() => void) | undefined;
     const loop = runClaimLoop({
-      concurrency: 10,
-      unwritten: () => 0,
+      free: () => 10,
       claim: (_free, ask) => {
         calls.push(ask);
-        return new Promise<void>((resolve) => {
-          release = resolve;
+        return new Promise<number>((resolve) => {
+          release = () => resolve(0);
         });
       },
       stopping: () => stopping,
