@@ -3,12 +3,13 @@ import { sleep } from "./result-writer.ts";
 import type { WakeUp } from "./wake-up.ts";
 
 export interface ClaimLoopOptions {
-  /** Requests in flight at once in this process. */
-  concurrency: number;
-  /** Claimed and not yet written (the global slots taken). */
-  unwritten: () => number;
-  /** Claims up to `free` deliveries (and counts them in `unwritten`). */
-  claim: (free: number) => Promise<void>;
+  /** How many deliveries this process may claim now (its slots free). */
+  free: () => number;
+  /**
+   * Claims up to `free` deliveries and says how many it claimed. `ask`: something new may be due
+   * (a wake, a poll, a claim that filled its slots); false when only nudges came since the last claim.
+   */
+  claim: (free: number, ask: boolean) => Promise<number>;
   stopping: () => boolean;
   wakes: WakeUp;
   pollIntervalMs: number;
@@ -21,21 +22,23 @@ export interface ClaimLoopOptions {
  */
 export async function runClaimLoop(options: ClaimLoopOptions): Promise<void> {
   const { wakes, logger } = options;
+  let ask = true;
   while (!options.stopping()) {
     wakes.reset();
-    const free = options.concurrency - options.unwritten();
+    const free = options.free();
     let full = false;
     if (free > 0) {
       try {
-        const before = options.unwritten();
-        await options.claim(free);
-        full = options.unwritten() - before === free;
+        full = (await options.claim(free, ask)) === free;
       } catch (error) {
         logger.warn({ err: String(error) }, "webhook claim failed");
         await sleep(1_000);
       }
     }
-    if (full || wakes.woken()) continue;
-    await wakes.wait(options.pollIntervalMs);
+    if (full || wakes.woken()) {
+      ask = full || wakes.asked();
+      continue;
+    }
+    ask = (await wakes.wait(options.pollIntervalMs)) || wakes.asked();
   }
 }

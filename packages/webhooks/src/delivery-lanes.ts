@@ -10,6 +10,8 @@ interface Lane {
   waiting: ClaimedDelivery[];
   /** Moving mean of its requests' duration (ms); undefined until one finished. */
   meanMs: number | undefined;
+  /** When it last held nothing (performance.now()); undefined while it holds deliveries. */
+  emptySince: number | undefined;
 }
 
 /** What the claim needs to know of one endpoint this process holds deliveries of. */
@@ -74,7 +76,9 @@ export function createDeliveryLanes(options: DeliveryLanesOptions): DeliveryLane
           const tookMs = performance.now() - started;
           lane.meanMs = lane.meanMs === undefined ? tookMs : lane.meanMs + MEAN_WEIGHT * (tookMs - lane.meanMs);
           lane.claimed--;
-          if (lane.claimed === 0) lanes.delete(endpointId);
+          // An emptied lane is kept a while with its pace: a fast endpoint whose backlog outran a claim's
+          // round trip is claimed for again at its depth, not at the base depth of an unknown one.
+          if (lane.claimed === 0) lane.emptySince = performance.now();
           else pump(endpointId, lane);
           const depth = depthOf(lane);
           options.finished(lane.claimed <= depth - minClaimOf(limits, depth));
@@ -84,13 +88,20 @@ export function createDeliveryLanes(options: DeliveryLanesOptions): DeliveryLane
   }
 
   return {
-    plan: () =>
-      new Map(
-        [...lanes].map(([id, lane]) => {
-          const depth = depthOf(lane);
-          return [id, { claimed: lane.claimed, depth, minClaim: minClaimOf(limits, depth) }];
-        }),
-      ),
+    plan() {
+      const now = performance.now();
+      const plan = new Map<string, LanePlan>();
+      for (const [id, lane] of lanes) {
+        // Empty for longer than the horizon: its pace is no longer news, and it is forgotten.
+        if (lane.emptySince !== undefined && now - lane.emptySince > AHEAD_HORIZON_MS) {
+          lanes.delete(id);
+          continue;
+        }
+        const depth = depthOf(lane);
+        plan.set(id, { claimed: lane.claimed, depth, minClaim: minClaimOf(limits, depth) });
+      }
+      return plan;
+    },
     hold(rows) {
       for (const row of rows) {
         const lane: Lane = lanes.get(row.endpoint_id) ?? {
@@ -98,8 +109,10 @@ export function createDeliveryLanes(options: DeliveryLanesOptions): DeliveryLane
           sending: new Map(),
           waiting: [],
           meanMs: undefined,
+          emptySince: undefined,
         };
         lane.claimed++;
+        lane.emptySince = undefined;
         lanes.set(row.endpoint_id, lane);
       }
     },

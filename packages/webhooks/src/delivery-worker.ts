@@ -85,19 +85,32 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   const signers = createEndpointSigners(db, options.keyring);
 
   let stopping = false;
-  /** Claimed and not yet written (global slots). */
+  /** Claimed and not finished (sending, or waiting to be sent): at most `concurrency`. */
+  let held = 0;
+  /** Claimed and not yet written (held, or finished with its result waiting to be written). */
   let unwritten = 0;
+  // Requests take the process's slots from their claim to their end. Results waiting to be written
+  // keep their deliveries claimed (a crash sends those again) but make no request: they have slots of
+  // their own, as many, so that at a backlog's pace (a batch gathered for resultGatherMs, then
+  // written) they no longer starve the claims of requests to send (docs/benchmarks.md, webhooks).
+  const free = () => Math.min(concurrency - held, 2 * concurrency - unwritten);
+  /** The last claim took as many as the free slots allowed (so more may be due than it took). */
+  let lastClaimFilled = true;
   const wakes = createWakeUp();
   const writer = createResultWriter({
     write: (batch) => writeAttemptResults(db, logger, batch, failingAfterMs),
     logger,
     stopping: () => stopping,
     written: (count) => {
+      const slotBound = lastClaimFilled || free() <= 0;
       unwritten -= count;
-      wakes.wake();
+      // Slots freed matter only to a claim that ran out of them: after one that took fewer rows than it
+      // could, the endpoints were at their depth or had nothing due, and claiming again at each batch
+      // written came back empty, a round trip during which a fast endpoint's lane ran dry.
+      if (slotBound) wakes.wake();
     },
     gatherMs: options.resultGatherMs ?? RESULT_GATHER_MS,
-    // Waiting results hold slots of the process: never more than half of them.
+    // A batch this large is written at once, without waiting out the gathering.
     maxBatch: Math.max(1, Math.floor(concurrency / 2)),
   });
 
@@ -120,19 +133,27 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     stopping: () => stopping,
     // A finished delivery wakes the claim only once its endpoint can be claimed for again.
     finished: (claimable) => {
-      if (claimable) wakes.wake();
+      held--;
+      if (claimable) wakes.nudge();
     },
   });
 
-  async function claim(free: number): Promise<void> {
+  async function claim(free: number, ask: boolean): Promise<number> {
+    const plan = lanes.plan();
+    // Only nudged: a delivery finished while its endpoint looked claimable, but a claim answered since
+    // may have refilled it. Unless an endpoint held is claimable now, the claim would come back empty,
+    // and its round trip is one during which a fast endpoint's lane runs dry.
+    if (!ask && ![...plan.values()].some((lane) => lane.claimed <= lane.depth - lane.minClaim)) return 0;
     const rows = await claimDueDeliveries(db, {
-      held: lanes.plan(),
+      held: plan,
       baseDepth,
       baseMinClaim: minClaimOf(limits, baseDepth),
       free,
       leaseMs,
     });
-    if (rows.length === 0) return;
+    lastClaimFilled = rows.length >= free;
+    if (rows.length === 0) return 0;
+    held += rows.length;
     unwritten += rows.length;
     lanes.hold(rows);
     try {
@@ -142,6 +163,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
       logger.warn({ err: String(error) }, "webhook claim could not open its signing secrets");
     }
     lanes.start(rows);
+    return rows.length;
   }
 
   // An endpoint claimed far ahead that stops answering gives its extra waiting rows back within about
@@ -149,6 +171,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   const shedding = setInterval(() => {
     const shed = lanes.shed();
     if (shed.length === 0) return;
+    held -= shed.length;
     unwritten -= shed.length;
     wakes.wake();
     releaseClaims(db, shed).catch((error: unknown) =>
@@ -159,8 +182,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
 
   const listener = await listenForDeliveries(db, logger, wakes.wake, () => stopping);
   const loop = runClaimLoop({
-    concurrency,
-    unwritten: () => unwritten,
+    free,
     claim,
     stopping: () => stopping,
     wakes,

@@ -54,6 +54,25 @@ describe("delivery lanes", () => {
     await lanes.settled();
   });
 
+  it("keeps an emptied fast endpoint's depth for the horizon, then forgets it", async () => {
+    const lanes = createDeliveryLanes({
+      limits,
+      deliver: async () => {},
+      logger: silentLogger(),
+      stopping: () => false,
+      finished: () => {},
+    });
+    const all = rows(base);
+    lanes.hold(all);
+    lanes.start(all);
+    await lanes.settled();
+    const emptied = performance.now();
+    // Its backlog outran the claim: the next claim refills it at its depth, not at an unknown one's.
+    expect(lanes.plan().get(ENDPOINT)).toEqual({ claimed: 0, depth: limits.maxDepth, minClaim: 14 });
+    await until(() => (lanes.plan().has(ENDPOINT) ? undefined : true));
+    expect(performance.now() - emptied).toBeGreaterThanOrEqual(AHEAD_HORIZON_MS * 0.9);
+  });
+
   it("gives back the rows waiting beyond the base depth once a request hangs past the horizon", async () => {
     let hang = false;
     const hung: Array<() => void> = [];
