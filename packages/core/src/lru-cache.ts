@@ -1,10 +1,15 @@
-/** A Map that forgets its least recently used entry beyond `capacity` entries. */
+/**
+ * A Map that forgets its least recently used entry beyond `capacity` entries, handing it to `evicted`
+ * (to close what it holds).
+ */
 export class LruCache<K, V> {
   readonly #entries = new Map<K, V>();
   readonly #capacity: number;
+  readonly #evicted: ((value: V) => void) | undefined;
 
-  constructor(capacity: number) {
+  constructor(capacity: number, evicted?: (value: V) => void) {
     this.#capacity = capacity;
+    this.#evicted = evicted;
   }
 
   getOrCreate(key: K, create: (key: K) => V): V {
@@ -18,8 +23,11 @@ export class LruCache<K, V> {
     const value = create(key);
     this.#entries.set(key, value);
     if (this.#entries.size > this.#capacity) {
-      const oldest = this.#entries.keys().next();
-      if (!oldest.done) this.#entries.delete(oldest.value);
+      const oldest = this.#entries.entries().next();
+      if (!oldest.done) {
+        this.#entries.delete(oldest.value[0]);
+        this.#evicted?.(oldest.value[1]);
+      }
     }
     return value;
   }
@@ -27,6 +35,11 @@ export class LruCache<K, V> {
   /** The entry for `key`, without marking it used. */
   peek(key: K): V | undefined {
     return this.#entries.get(key);
+  }
+
+  /** Every entry's value, least recently used first. */
+  values(): IterableIterator<V> {
+    return this.#entries.values();
   }
 
   get size(): number {

@@ -1,6 +1,5 @@
-import http, { request as httpRequest } from "node:http";
-import https, { request as httpsRequest } from "node:https";
 import { LruCache } from "@mp/core";
+import { type Dispatcher, Pool } from "undici";
 import type { SignedHeaders } from "./signing.ts";
 import {
   checkUrlAtDelivery,
@@ -25,16 +24,15 @@ export const RESPONSE_BODY_LIMIT = 1024;
 /** Bytes we read at most (then the connection is dropped instead of kept for reuse). */
 const READ_LIMIT = 64 * 1024;
 
-/** URLs whose parse and verdict are kept (a worker sends to far fewer endpoints than this). */
+/**
+ * URLs whose parse and verdict are kept, and origins whose connection pool is (a worker sends to far
+ * fewer endpoints than this; a pool pushed out is closed once its requests have finished).
+ */
 const TARGET_CACHE_SIZE = 10_000;
 
-/** Where one URL's requests go, as http.request's options. */
+/** Where one URL's requests go: its origin's connection pool and the path. */
 interface Target {
-  client: typeof httpRequest;
-  agent: http.Agent;
-  protocol: string;
-  hostname: string;
-  port: string;
+  origin: string;
   path: string;
 }
 
@@ -44,9 +42,15 @@ export interface WebhookPoster {
 }
 
 /**
- * The HTTP client of deliveries: keep-alive agents, a lookup that checks every resolved address
- * against the deployment's rules and connects to exactly the address it checked, no redirects
- * followed (a 3xx is a failure), one deadline per attempt from the first byte out to the last in.
+ * The HTTP client of deliveries: undici's keep-alive connection pools, a lookup that checks every
+ * resolved address against the deployment's rules and connects to exactly the address it checked, no
+ * redirects followed (a 3xx is a failure), one deadline per attempt from the first byte out to the
+ * last in.
+ *
+ * undici rather than node's http module: its dispatcher answers through plain callbacks (no request
+ * and response streams, no events per attempt), which took the client's CPU per POST from 62-74 us to
+ * 20-34 us on this 2-core machine (the same receiver, 16 in flight); the worker signs and sends every
+ * delivery, and its CPU per delivery was what bounded a backlog's drain (docs/benchmarks.md, webhooks).
  */
 export function createWebhookPoster(options: {
   environment: WebhookEnvironment;
@@ -54,10 +58,13 @@ export function createWebhookPoster(options: {
   resolve?: ResolveHost;
 }): WebhookPoster {
   const lookup = guardedLookup(options.environment, options.resolve ?? resolveWithSystem);
-  const agents = {
-    "http:": new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY }),
-    "https:": new https.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY }),
-  };
+  // One keep-alive pool per origin, as many connections as requests in flight. Every connection (http
+  // and https alike) resolves its host through the guard: net.connect and tls.connect take the
+  // `lookup` undici passes on. undici's own timeouts are off: the attempt's deadline (Attempt) covers
+  // connecting, sending and reading. (Not undici's Agent: it never forgets an origin's pool.)
+  const pools = new LruCache<string, Pool>(TARGET_CACHE_SIZE, (pool) => void pool.close());
+  const poolOf = (origin: string) =>
+    pools.getOrCreate(origin, () => new Pool(origin, { connect: { lookup }, headersTimeout: 0, bodyTimeout: 0 }));
   // The URL's parse and its rules' verdict, per URL: the same for every attempt in this process (the
   // rules are code and the environment is fixed), so they are worked out once, not per request. The
   // addresses a host name resolves to are still checked at each connection (the lookup).
@@ -67,16 +74,7 @@ export function createWebhookPoster(options: {
       try {
         const url = new URL(rawUrl);
         checkUrlAtDelivery(url, options.environment);
-        const secure = url.protocol === "https:";
-        return {
-          client: secure ? httpsRequest : httpRequest,
-          agent: secure ? agents["https:"] : agents["http:"],
-          protocol: url.protocol,
-          // urlToHttpOptions' forms: an IPv6 literal without its brackets.
-          hostname: url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname,
-          port: url.port,
-          path: `${url.pathname}${url.search}`,
-        };
+        return { origin: url.origin, path: `${url.pathname}${url.search}` };
       } catch (error) {
         return { refused: error instanceof Error ? error.message : String(error) };
       }
@@ -84,66 +82,106 @@ export function createWebhookPoster(options: {
   return {
     post(rawUrl, headers, body) {
       const started = performance.now();
-      const latency = () => Math.round(performance.now() - started);
       const target = targetOf(rawUrl);
-      if ("refused" in target) return Promise.resolve({ latencyMs: latency(), error: target.refused });
+      if ("refused" in target) return Promise.resolve({ latencyMs: 0, error: target.refused });
       return new Promise<PostOutcome>((resolve) => {
-        let settled = false;
-        const finish = (outcome: Omit<PostOutcome, "latencyMs">) => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          resolve({ ...outcome, latencyMs: latency() });
-        };
-        const req = target.client({
-          method: "POST",
-          protocol: target.protocol,
-          hostname: target.hostname,
-          port: target.port,
-          path: target.path,
-          agent: target.agent,
-          lookup,
-          headers: {
-            ...headers,
-            "content-type": "application/json",
-            "content-length": String(Buffer.byteLength(body, "utf8")),
-            "user-agent": "merchant-payments-webhooks/1",
+        const attempt = new Attempt(started, options.timeoutMs, resolve);
+        poolOf(target.origin).dispatch(
+          {
+            path: target.path,
+            method: "POST",
+            headers: { ...headers, "content-type": "application/json", "user-agent": "merchant-payments-webhooks/1" },
+            body,
           },
-        });
-        const timer = setTimeout(() => {
-          req.destroy();
-          finish({ error: `timed out after ${options.timeoutMs} ms` });
-        }, options.timeoutMs);
-        req.on("error", (error: NodeJS.ErrnoException) =>
-          finish({ error: error.code ? `${error.code}: ${error.message}` : error.message }),
+          attempt,
         );
-        req.on("response", (res) => {
-          const chunks: Buffer[] = [];
-          let read = 0;
-          res.on("data", (chunk: Buffer) => {
-            if (read < RESPONSE_BODY_LIMIT) chunks.push(chunk);
-            read += chunk.length;
-            if (read > READ_LIMIT) res.destroy();
-          });
-          const done = () =>
-            finish({
-              statusCode: res.statusCode ?? 0,
-              responseBody: truncateUtf8(Buffer.concat(chunks), RESPONSE_BODY_LIMIT),
-              ...(typeof res.headers["retry-after"] === "string" ? { retryAfter: res.headers["retry-after"] } : {}),
-            });
-          res.on("end", done);
-          // Destroyed past READ_LIMIT or cut by the receiver after its status: the status still counts.
-          res.on("close", done);
-        });
-        // A string: written with the headers in one write (a Buffer went as a second chunk).
-        req.end(body, "utf8");
       });
     },
     close() {
-      agents["http:"].destroy();
-      agents["https:"].destroy();
+      for (const pool of pools.values()) void pool.destroy();
     },
   };
+}
+
+/**
+ * One attempt as undici's dispatcher sees it (its handler): the status, the first READ_LIMIT bytes of
+ * the answer and its Retry-After, settled once, at the answer's end, at an error, or at the deadline.
+ */
+class Attempt implements Dispatcher.DispatchHandlers {
+  private statusCode: number | undefined;
+  private retryAfter: string | undefined;
+  private readonly chunks: Buffer[] = [];
+  private read = 0;
+  private settled = false;
+  private abort: ((reason: Error) => void) | undefined;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly started: number,
+    private readonly timeoutMs: number,
+    private readonly resolve: (outcome: PostOutcome) => void,
+  ) {
+    this.timer = setTimeout(() => this.expire(), timeoutMs);
+  }
+
+  onConnect(abort: (reason: Error) => void): void {
+    // Past the deadline already (waiting for a connection): never sent.
+    if (this.settled) abort(new Error("deadline passed"));
+    else this.abort = abort;
+  }
+
+  onHeaders(statusCode: number, headers: Buffer[] | string[] | null): boolean {
+    this.statusCode = statusCode;
+    this.retryAfter = headerValue(headers, "retry-after");
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.read < RESPONSE_BODY_LIMIT) this.chunks.push(chunk);
+    this.read += chunk.length;
+    // Past READ_LIMIT the connection is dropped (onError follows): the status still counts.
+    if (this.read > READ_LIMIT) this.abort?.(new Error("answer too long"));
+    return true;
+  }
+
+  onComplete(): void {
+    this.finishWithAnswer();
+  }
+
+  onError(error: Error & { code?: string }): void {
+    // Cut after its status (by the receiver, or by us past READ_LIMIT): the status still counts.
+    if (this.statusCode !== undefined) this.finishWithAnswer();
+    else this.finish({ error: error.code ? `${error.code}: ${error.message}` : error.message });
+  }
+
+  private expire(): void {
+    this.finish({ error: `timed out after ${this.timeoutMs} ms` });
+    this.abort?.(new Error("timed out"));
+  }
+
+  private finishWithAnswer(): void {
+    this.finish({
+      statusCode: this.statusCode ?? 0,
+      responseBody: truncateUtf8(Buffer.concat(this.chunks), RESPONSE_BODY_LIMIT),
+      ...(this.retryAfter === undefined ? {} : { retryAfter: this.retryAfter }),
+    });
+  }
+
+  private finish(outcome: Omit<PostOutcome, "latencyMs">): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.resolve({ ...outcome, latencyMs: Math.round(performance.now() - this.started) });
+  }
+}
+
+/** A header's value from undici's raw list (name, value, name, value...), or undefined. */
+function headerValue(raw: Buffer[] | string[] | null, name: string): string | undefined {
+  if (!raw) return undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (String(raw[i]).toLowerCase() === name) return String(raw[i + 1]);
+  }
+  return undefined;
 }
 
 /**
