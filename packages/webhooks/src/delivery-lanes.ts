@@ -16,7 +16,9 @@ interface Lane {
 
 /** What the claim needs to know of one endpoint this process holds deliveries of. */
 export interface DeliveryLanes {
-  /** Per endpoint held, what it holds and may hold. */
+  /** Forgets the endpoints that have held nothing for longer than AHEAD_HORIZON_MS: their pace is no longer news. */
+  forgetIdle(): void;
+  /** Per endpoint held (or emptied within the horizon), what it holds and may hold. */
   plan(): Map<string, LanePlan>;
   /** Counts freshly claimed rows against their endpoints (before they can start). */
   hold(rows: readonly ClaimedDelivery[]): void;
@@ -88,15 +90,15 @@ export function createDeliveryLanes(options: DeliveryLanesOptions): DeliveryLane
   }
 
   return {
-    plan() {
+    forgetIdle() {
       const now = performance.now();
+      for (const [id, lane] of lanes) {
+        if (lane.emptySince !== undefined && now - lane.emptySince > AHEAD_HORIZON_MS) lanes.delete(id);
+      }
+    },
+    plan() {
       const plan = new Map<string, LanePlan>();
       for (const [id, lane] of lanes) {
-        // Empty for longer than the horizon: its pace is no longer news, and it is forgotten.
-        if (lane.emptySince !== undefined && now - lane.emptySince > AHEAD_HORIZON_MS) {
-          lanes.delete(id);
-          continue;
-        }
         const depth = depthOf(lane);
         plan.set(id, { claimed: lane.claimed, depth, minClaim: minClaimOf(limits, depth) });
       }

@@ -139,6 +139,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
   });
 
   async function claim(free: number, ask: boolean): Promise<number> {
+    lanes.forgetIdle();
     const plan = lanes.plan();
     // Only nudged: a delivery finished while its endpoint looked claimable, but a claim answered since
     // may have refilled it. Unless an endpoint held is claimable now, the claim would come back empty,
