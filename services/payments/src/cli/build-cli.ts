@@ -88,8 +88,8 @@ export function buildCli(): Command {
     .option("--json", "print one JSON object on stdout")
     .action(async (options: { name: string; environment: Environment; json?: boolean }) => {
       const [{ createMerchant }, { fillCustodyPoolsIfNeeded }] = await Promise.all([
-        import("@mp/api"),
-        import("../open-custody.ts"),
+        import("@mp/api/merchants"),
+        import("../fill-custody-pools.ts"),
       ]);
       const created = await withDatabase(async (db, config, logger) => {
         await fillCustodyPoolsIfNeeded(db, config, logger);
@@ -131,7 +131,7 @@ export function buildCli(): Command {
     .requiredOption("--merchant <id>", "merchant id", uuid)
     .option("--json", "print one JSON object on stdout")
     .action(async (options: { merchant: string; json?: boolean }) => {
-      const { createApiKey } = await import("@mp/api");
+      const { createApiKey } = await import("@mp/api/api-keys");
       const key = await withDatabase(async (db) => {
         const merchant = await db.query<{ environment: Environment }>(
           "SELECT environment FROM merchants WHERE id = $1",
@@ -152,7 +152,7 @@ export function buildCli(): Command {
     .description("Revoke an API key by its prefix (as shown at creation, e.g. sk_sandbox_AbCd1234)")
     .requiredOption("--key-prefix <prefix>", "the key's prefix")
     .action(async (options: { keyPrefix: string }) => {
-      const { revokeApiKey } = await import("@mp/api");
+      const { revokeApiKey } = await import("@mp/api/api-keys");
       const revoked = await withDatabase((db) => revokeApiKey(db, options.keyPrefix));
       if (revoked === 0) throw new Error(`no active key with prefix ${options.keyPrefix}`);
       process.stdout.write(`revoked ${revoked} key\n`);
