@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
-import { ConfigError } from "@mp/core";
+import { ConfigError } from "@mp/core/errors";
 import { type Command, Option } from "commander";
 import { addListCommand, operatorOption, printJson, printList, uuidOf, withDatabase } from "./cli-support.ts";
 

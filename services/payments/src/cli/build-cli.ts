@@ -1,5 +1,4 @@
 import type { Environment } from "@mp/api";
-import { createLogger, loadConfig } from "@mp/core";
 import { Command, Option } from "commander";
 import type { Role } from "../serve.ts";
 import { addBankCommands } from "./bank-commands.ts";
@@ -34,6 +33,8 @@ export function buildCli(): Command {
     )
     .option("--chains <list>", "comma-separated chains to index (indexer/all roles), e.g. BASE,SOLANA")
     .action(async (options: { role: Role; chains?: string }) => {
+      // Core's index (the configuration's schemas, the logger) only for a command that runs.
+      const { createLogger, loadConfig } = await import("@mp/core");
       const config = loadConfig();
       const logger = createLogger({ level: config.logLevel });
       // Loaded only to serve: the chain adapters and test nodes are heavy for one-shot commands.

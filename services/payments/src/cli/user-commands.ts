@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { PASSWORD_LINK_HOURS } from "@mp/dashboard/password-links";
+import { PASSWORD_LINK_HOURS } from "@mp/dashboard/password-link-hours";
 import { isRole, ROLES, type Role } from "@mp/dashboard/roles";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { operatorOption, print, withDatabase } from "./cli-support.ts";
