@@ -36,7 +36,8 @@ export function addOperatorCommands(program: Command, keys: Command): void {
     .description("Write a merchant's wallets as CSV (wallet id, chain, address, derivation path) on stdout")
     .requiredOption("--merchant <id>", "merchant id")
     .action(async (options: { merchant: string }) => {
-      const { exportWalletsCsv } = await custodyModule();
+      // The CSV's module only: custody's index brings the key derivation, which an export never does.
+      const { exportWalletsCsv } = await import("@mp/custody/wallets-csv");
       await withDatabase((db) => exportWalletsCsv(db, options.merchant, (line) => process.stdout.write(`${line}\n`)));
     });
 
