@@ -18,9 +18,10 @@ export async function fillCustodyPoolsIfNeeded(db: Database, config: AppConfig, 
     return;
   }
   // Loaded only to fill: custody and every chain family's key scheme, for a first merchant only.
-  const [{ fillCustodyPools }, { bitcoinNetworkOf, openCustody }] = await Promise.all([
+  const [{ fillCustodyPools }, { openCustody }, { bitcoinNetworkOf }] = await Promise.all([
     import("@mp/custody"),
     import("./open-custody.ts"),
+    import("./bitcoin-network.ts"),
   ]);
   const custody = await openCustody(db, config, logger);
   await fillCustodyPools({ db, custody, bitcoinNetwork: bitcoinNetworkOf(config, undefined) });
