@@ -16,6 +16,13 @@ import { addWebhookCommands } from "./webhook-commands.ts";
 
 const uuid = uuidOf("merchant");
 
+/**
+ * The `payments` command's declarations (names, options, help). They import commander and light
+ * modules only; each action imports what it runs when it runs, from the module that holds it (a
+ * package's subpath export, e.g. @mp/api/merchants) rather than a package's index, which reaches
+ * the HTTP app and the chain clients. The build splits every `import()` into its own chunk, so
+ * `--help` loads commander alone and a command only its own modules (test/cli/command-modules.test.ts).
+ */
 export function buildCli(): Command {
   const program = new Command("payments")
     .description("Multi-chain merchant payments service: run it, migrate it, manage merchants and keys")
