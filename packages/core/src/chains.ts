@@ -1,18 +1,5 @@
 import { z } from "zod";
-
-/** The ten supported chains, as the API spells them. */
-export const CHAIN_IDS = [
-  "BASE",
-  "ARBITRUM",
-  "POLYGON",
-  "CELO",
-  "BSC",
-  "ETHEREUM",
-  "OPTIMISM",
-  "SOLANA",
-  "BITCOIN",
-  "TRON",
-] as const;
+import { CHAIN_IDS } from "./chain-ids.ts";
 
 export const chainIdSchema = z.enum(CHAIN_IDS);
 export type ChainId = z.infer<typeof chainIdSchema>;

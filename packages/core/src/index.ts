@@ -1,6 +1,7 @@
 export * from "./chain-adapter.ts";
 export * from "./chain-assets.ts";
 export * from "./chain-errors.ts";
+export * from "./chain-ids.ts";
 export * from "./chains.ts";
 export * from "./chains-config.ts";
 export * from "./config.ts";

@@ -4,10 +4,10 @@ import type { Database, Queryable } from "@mp/db";
 import { recordAccountAudit } from "./audit-log.ts";
 import { acceptInvite } from "./invites.ts";
 import { hashPassword } from "./password-hash.ts";
+import { PASSWORD_LINK_HOURS } from "./password-link-hours.ts";
 import { checkPasswordPolicy, storePasswordHash } from "./user-store.ts";
 
-/** A link to set a password works once, within this many hours. */
-export const PASSWORD_LINK_HOURS = 24;
+export { PASSWORD_LINK_HOURS };
 
 function hashToken(token: string): Buffer {
   return hash("sha256", token, "buffer");

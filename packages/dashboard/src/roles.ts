@@ -1,4 +1,5 @@
-import { NotFoundError } from "@mp/core";
+// Not core's index (zod's schemas): the `payments` command checks --role against ROLES before it loads anything.
+import { NotFoundError } from "@mp/core/errors";
 
 export const ROLES = ["admin", "owner", "developer", "finance", "viewer"] as const;
 export type Role = (typeof ROLES)[number];

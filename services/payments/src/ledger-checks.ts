@@ -1,5 +1,7 @@
-import { registerDrainLedgerCheck } from "@mp/liquidation";
-import { registerTransferLedgerChecks } from "@mp/transfers";
+// The checks' own modules, not the packages' indexes: `payments ledger check` loads only them and
+// @mp/ledger, never the rate providers and chain clients the rest of those packages import.
+import { registerDrainLedgerCheck } from "@mp/liquidation/ledger-check";
+import { registerTransferLedgerChecks } from "@mp/transfers/ledger-check";
 
 /**
  * Every domain's own ledger check, registered with checkLedger at the composition root (`serve`

@@ -1,5 +1,5 @@
 #!/usr/bin/env -S npx tsx
-import { ConfigError } from "@mp/core";
+import { ConfigError } from "@mp/core/errors";
 import { buildCli } from "./cli/build-cli.ts";
 
 /**

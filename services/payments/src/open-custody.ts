@@ -1,25 +1,8 @@
 import type { AppConfig, ChainsConfig, Logger } from "@mp/core";
-import {
-  type BitcoinNetwork,
-  type Custody,
-  createCustody,
-  ensureRootFingerprint,
-  fillCustodyPools,
-  resolveMnemonic,
-} from "@mp/custody";
-import type { Database, Queryable } from "@mp/db";
+import { type Custody, createCustody, ensureRootFingerprint, resolveMnemonic } from "@mp/custody";
+import type { Queryable } from "@mp/db";
+import { bitcoinNetworkOf } from "./bitcoin-network.ts";
 import { KEY_SCHEMES } from "./chain-families.ts";
-
-/**
- * The Bitcoin network addresses are encoded for: the configured one, regtest for the local sandbox
- * (a sandbox without CHAINS_CONFIG), mainnet otherwise. Serving and the operator commands must agree,
- * or `custody verify` would report every Bitcoin address as a mismatch.
- */
-export function bitcoinNetworkOf(config: AppConfig, chains: ChainsConfig | undefined): BitcoinNetwork {
-  const configured = (chains ?? config.chains)?.BITCOIN?.network;
-  if (configured) return configured;
-  return config.environment === "sandbox" && !config.chains ? "regtest" : "mainnet";
-}
 
 /**
  * The deployment's custody (signer role and operator commands only: the other roles read the public
@@ -41,24 +24,4 @@ export async function openCustody(
   const custody = createCustody(mnemonic, { bitcoinNetwork: bitcoinNetworkOf(config, chains), schemes: KEY_SCHEMES });
   await ensureRootFingerprint(db, custody.fingerprint);
   return custody;
-}
-
-/**
- * `payments merchants create` before the account it takes has stored public keys: no signer ran on
- * this database yet (a new sandbox, a deployment's first merchant). A host holding the mnemonic fills
- * the pools as the signer would; one without it (production, MASTER_MNEMONIC unset) leaves that to the
- * signer, and the merchant's wallet creation answers a retryable 503 until the signer has run.
- */
-export async function fillCustodyPoolsIfNeeded(db: Database, config: AppConfig, logger: Logger): Promise<void> {
-  const { rows } = await db.query(
-    `SELECT 1 FROM custody_accounts
-      WHERE account = (SELECT value FROM counters WHERE name = 'merchant_derivation_account')`,
-  );
-  if (rows.length > 0) return;
-  if (config.mnemonic === undefined && config.environment === "production") {
-    logger.warn("no stored keys for the next merchant account and no MASTER_MNEMONIC here: the signer derives them");
-    return;
-  }
-  const custody = await openCustody(db, config, logger);
-  await fillCustodyPools({ db, custody, bitcoinNetwork: bitcoinNetworkOf(config, undefined) });
 }

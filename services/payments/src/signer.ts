@@ -37,9 +37,9 @@ import {
   treasurySendAddresses,
   verifiedSenders,
 } from "@mp/treasury";
+import { bitcoinNetworkOf } from "./bitcoin-network.ts";
 import { chainAssets } from "./chain-adapters.ts";
 import { familyOf, KEY_SCHEMES } from "./chain-families.ts";
-import { bitcoinNetworkOf } from "./open-custody.ts";
 import { startSignerLeases } from "./signer-leases.ts";
 
 /** What the local sandbox gives the treasury at each start, per asset: native coin, then tokens. */

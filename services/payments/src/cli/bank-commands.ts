@@ -1,11 +1,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
-import { ConfigError } from "@mp/core";
+import { ConfigError } from "@mp/core/errors";
 import { type Command, Option } from "commander";
 import { addListCommand, operatorOption, printJson, printList, uuidOf, withDatabase } from "./cli-support.ts";
 
 // Each action imports what it runs: `payments --help` and every other command never load them.
-const apiModule = () => import("@mp/api");
+// The statements' module, not @mp/api's index (the HTTP app and every route).
+const apiModule = () => import("@mp/api/bank-statements");
 const transfersModule = () => import("@mp/transfers");
 
 /**

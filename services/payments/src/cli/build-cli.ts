@@ -1,5 +1,4 @@
 import type { Environment } from "@mp/api";
-import { createLogger, loadConfig } from "@mp/core";
 import { Command, Option } from "commander";
 import type { Role } from "../serve.ts";
 import { addBankCommands } from "./bank-commands.ts";
@@ -17,6 +16,13 @@ import { addWebhookCommands } from "./webhook-commands.ts";
 
 const uuid = uuidOf("merchant");
 
+/**
+ * The `payments` command's declarations (names, options, help). They import commander and light
+ * modules only; each action imports what it runs when it runs, from the module that holds it (a
+ * package's subpath export, e.g. @mp/api/merchants) rather than a package's index, which reaches
+ * the HTTP app and the chain clients. The build splits every `import()` into its own chunk, so
+ * `--help` loads commander alone and a command only its own modules (test/cli/command-modules.test.ts).
+ */
 export function buildCli(): Command {
   const program = new Command("payments")
     .description("Multi-chain merchant payments service: run it, migrate it, manage merchants and keys")
@@ -34,6 +40,8 @@ export function buildCli(): Command {
     )
     .option("--chains <list>", "comma-separated chains to index (indexer/all roles), e.g. BASE,SOLANA")
     .action(async (options: { role: Role; chains?: string }) => {
+      // Core's index (the configuration's schemas, the logger) only for a command that runs.
+      const { createLogger, loadConfig } = await import("@mp/core");
       const config = loadConfig();
       const logger = createLogger({ level: config.logLevel });
       // Loaded only to serve: the chain adapters and test nodes are heavy for one-shot commands.
@@ -88,8 +96,8 @@ export function buildCli(): Command {
     .option("--json", "print one JSON object on stdout")
     .action(async (options: { name: string; environment: Environment; json?: boolean }) => {
       const [{ createMerchant }, { fillCustodyPoolsIfNeeded }] = await Promise.all([
-        import("@mp/api"),
-        import("../open-custody.ts"),
+        import("@mp/api/merchants"),
+        import("../fill-custody-pools.ts"),
       ]);
       const created = await withDatabase(async (db, config, logger) => {
         await fillCustodyPoolsIfNeeded(db, config, logger);
@@ -131,7 +139,7 @@ export function buildCli(): Command {
     .requiredOption("--merchant <id>", "merchant id", uuid)
     .option("--json", "print one JSON object on stdout")
     .action(async (options: { merchant: string; json?: boolean }) => {
-      const { createApiKey } = await import("@mp/api");
+      const { createApiKey } = await import("@mp/api/api-keys");
       const key = await withDatabase(async (db) => {
         const merchant = await db.query<{ environment: Environment }>(
           "SELECT environment FROM merchants WHERE id = $1",
@@ -152,7 +160,7 @@ export function buildCli(): Command {
     .description("Revoke an API key by its prefix (as shown at creation, e.g. sk_sandbox_AbCd1234)")
     .requiredOption("--key-prefix <prefix>", "the key's prefix")
     .action(async (options: { keyPrefix: string }) => {
-      const { revokeApiKey } = await import("@mp/api");
+      const { revokeApiKey } = await import("@mp/api/api-keys");
       const revoked = await withDatabase((db) => revokeApiKey(db, options.keyPrefix));
       if (revoked === 0) throw new Error(`no active key with prefix ${options.keyPrefix}`);
       process.stdout.write(`revoked ${revoked} key\n`);

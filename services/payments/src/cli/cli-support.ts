@@ -1,17 +1,27 @@
 import { userInfo } from "node:os";
-import { type AppConfig, ConfigError, createLogger, type Logger, loadConfig } from "@mp/core";
+import type { AppConfig, Logger } from "@mp/core";
+import { ConfigError } from "@mp/core/errors";
 import type { Database } from "@mp/db";
 import { type Command, InvalidArgumentError, Option } from "commander";
 
-/** One-shot commands print their answer (JSON, CSV, a report) on stdout; their logs go to stderr. */
-export function cliLogger(config: AppConfig): Logger {
-  return createLogger({ level: config.logLevel === "info" ? "warn" : config.logLevel, stderr: true });
+/**
+ * The configuration and a one-shot command's logger: the command prints its answer (JSON, CSV, a
+ * report) on stdout, its logs go to stderr.
+ */
+export async function loadCliConfig(): Promise<{ config: AppConfig; logger: Logger }> {
+  // Loaded here, not at the top: `payments --help` and argument errors never load the
+  // configuration's schemas (zod) or the logger (pino).
+  const { createLogger, loadConfig } = await import("@mp/core");
+  const config = loadConfig();
+  return {
+    config,
+    logger: createLogger({ level: config.logLevel === "info" ? "warn" : config.logLevel, stderr: true }),
+  };
 }
 
 /** Runs `fn` on the configured, migrated database, closed afterwards whatever happens. */
 export async function withDatabase<T>(fn: (db: Database, config: AppConfig, logger: Logger) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  const logger = cliLogger(config);
+  const { config, logger } = await loadCliConfig();
   // Loaded here, not at the top: `payments --help` and argument errors never open a database.
   const { openMigratedDatabase } = await import("../runtime.ts");
   const { db } = await openMigratedDatabase(config, logger);

@@ -1,8 +1,8 @@
 import { unitsToDecimal, ValidationError } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { recordSanctionsMatch, type SanctionsMatchInput } from "@mp/providers";
+import { bitcoinNetworkOf } from "../bitcoin-network.ts";
 import { isChainAddress } from "../chain-families.ts";
-import { bitcoinNetworkOf } from "../open-custody.ts";
 import { openSanctionsScreening } from "../sanctions-screening.ts";
 import { print, withDatabase } from "./cli-support.ts";
 

@@ -1,10 +1,11 @@
-import { formatUsd, unitsToDecimal } from "@mp/core";
 import type { Command } from "commander";
 import { parseDate, printJson, withDatabase } from "./cli-support.ts";
 
 // Each action imports what it runs: `payments --help` and every other command never load them.
 const custodyModule = () => import("@mp/custody");
 const ledgerModule = () => import("@mp/ledger");
+// Core's index too: its configuration schemas (zod) are no part of `payments --help`.
+const coreModule = () => import("@mp/core");
 
 /** custody verify, wallets export, ledger check, ledger export, deposits held|release|return, keys rotate-encryption. */
 export function addOperatorCommands(program: Command, keys: Command): void {
@@ -35,7 +36,8 @@ export function addOperatorCommands(program: Command, keys: Command): void {
     .description("Write a merchant's wallets as CSV (wallet id, chain, address, derivation path) on stdout")
     .requiredOption("--merchant <id>", "merchant id")
     .action(async (options: { merchant: string }) => {
-      const { exportWalletsCsv } = await custodyModule();
+      // The CSV's module only: custody's index brings the key derivation, which an export never does.
+      const { exportWalletsCsv } = await import("@mp/custody/wallets-csv");
       await withDatabase((db) => exportWalletsCsv(db, options.merchant, (line) => process.stdout.write(`${line}\n`)));
     });
 
@@ -46,9 +48,10 @@ export function addOperatorCommands(program: Command, keys: Command): void {
       "Prove every journal entry balances and each merchant's balance equals its credited deposits net of fees and reversals; exits 1 on any difference",
     )
     .action(async () => {
-      const [{ checkLedger, registeredLedgerChecks }, { registerLedgerChecks }] = await Promise.all([
+      const [{ checkLedger, registeredLedgerChecks }, { registerLedgerChecks }, { formatUsd }] = await Promise.all([
         ledgerModule(),
         import("../ledger-checks.ts"),
+        coreModule(),
       ]);
       registerLedgerChecks();
       const result = await withDatabase((db) => checkLedger(db));
@@ -87,7 +90,7 @@ export function addOperatorCommands(program: Command, keys: Command): void {
     .option("--merchant <id>", "only this merchant's deposits")
     .option("--json", "one JSON array on stdout")
     .action(async (options: { merchant?: string; json?: boolean }) => {
-      const { listHeldDeposits } = await ledgerModule();
+      const [{ listHeldDeposits }, { formatUsd, unitsToDecimal }] = await Promise.all([ledgerModule(), coreModule()]);
       const held = await withDatabase((db) =>
         listHeldDeposits(db, options.merchant ? { merchantId: options.merchant } : {}),
       );

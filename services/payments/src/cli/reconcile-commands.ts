@@ -1,4 +1,4 @@
-import { ConfigError } from "@mp/core";
+import { ConfigError } from "@mp/core/errors";
 import type { Command } from "commander";
 import { addListCommand, printList, withDatabase } from "./cli-support.ts";
 

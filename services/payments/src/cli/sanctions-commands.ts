@@ -1,6 +1,6 @@
-import { ConfigError, loadConfig } from "@mp/core";
+import { ConfigError } from "@mp/core/errors";
 import type { Command } from "commander";
-import { cliLogger, print, printList, withDatabase } from "./cli-support.ts";
+import { loadCliConfig, print, printList, withDatabase } from "./cli-support.ts";
 
 // Loaded by the actions only: `payments --help` never reads a list or loads the providers.
 const providersModule = () => import("@mp/providers");
@@ -41,8 +41,8 @@ export function addSanctionsCommands(program: Command): void {
     .option("--json", "one JSON object")
     .action(async (options: { json?: boolean }) => {
       const { openSanctionsScreening } = await import("../sanctions-screening.ts");
-      const config = loadConfig();
-      const described = (await openSanctionsScreening(config, cliLogger(config))).describe();
+      const { config, logger } = await loadCliConfig();
+      const described = (await openSanctionsScreening(config, logger)).describe();
       print(
         options.json,
         described,

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { type AppConfig, type ChainId, decimalToUnits, unitsToDecimal, ValidationError } from "@mp/core";
-import { treasuryPath } from "@mp/custody";
 import type { Queryable } from "@mp/db";
 import { refuseSanctionedDestination } from "@mp/providers";
 import {
@@ -13,9 +12,9 @@ import {
   treasuryBalanceJson,
   treasurySendJson,
 } from "@mp/treasury";
-import { chainAssets } from "../chain-adapters.ts";
-import { isChainAddress, KEY_SCHEMES, sendCheckOf } from "../chain-families.ts";
-import { bitcoinNetworkOf } from "../open-custody.ts";
+import { bitcoinNetworkOf } from "../bitcoin-network.ts";
+// One chain's family at a time, not chain-families.ts: a send on BASE never loads tronweb or @solana/web3.js.
+import { loadChainFamily } from "../load-chain-family.ts";
 import { openSanctionsScreening } from "../sanctions-screening.ts";
 import { print, printList, withDatabase } from "./cli-support.ts";
 
@@ -32,7 +31,9 @@ type AssetDecimals = Map<string, number>;
 async function sendableAssets(q: Queryable, config: AppConfig, chain: ChainId): Promise<AssetDecimals> {
   if (config.chains) {
     const chainConfig = config.chains[chain];
-    return new Map(chainConfig ? chainAssets(chainConfig).map((a) => [a.asset, a.decimals]) : []);
+    if (!chainConfig) return new Map();
+    const family = await loadChainFamily(chainConfig.chain);
+    return new Map(family.assets(chainConfig).map((a) => [a.asset, a.decimals]));
   }
   if (config.environment === "production") return new Map();
   const balances = await readTreasuryBalances(q);
@@ -56,7 +57,12 @@ export interface SendOptions {
 }
 
 /** Each family's treasury send path on mainnet (a coin type may differ off mainnet, Bitcoin's does). */
-function treasuryPathsText(): string {
+async function treasuryPathsText(): Promise<string> {
+  // Every family's key scheme and custody's paths: loaded only to explain an empty list.
+  const [{ KEY_SCHEMES }, { treasuryPath }] = await Promise.all([
+    import("../chain-families.ts"),
+    import("@mp/custody"),
+  ]);
   const paths = KEY_SCHEMES.map((scheme) => `${scheme.family} ${treasuryPath(scheme, "mainnet")}`);
   return `${paths.join(", ")} (on mainnet; a coin type may differ elsewhere)`;
 }
@@ -66,7 +72,7 @@ export async function printTreasuryAddresses(json: boolean | undefined): Promise
   const addresses = await withDatabase((db) => listTreasuryAddresses(db));
   if (addresses.length === 0) {
     process.stderr.write(
-      `no treasury addresses recorded yet: the signer (payments serve --role signer, or all) records them at start; their paths (TREASURY_MNEMONIC): ${treasuryPathsText()}\n`,
+      `no treasury addresses recorded yet: the signer (payments serve --role signer, or all) records them at start; their paths (TREASURY_MNEMONIC): ${await treasuryPathsText()}\n`,
     );
   }
   printList(json, addresses, {
@@ -124,7 +130,8 @@ export async function sendFromTreasury(options: SendOptions): Promise<void> {
     if (asset === undefined || decimals === undefined) {
       throw new ValidationError(`--asset: ${options.chain} assets are ${[...assets.keys()].join(", ")}`, "asset");
     }
-    if (!isChainAddress(options.chain, options.to, bitcoinNetworkOf(config, undefined))) {
+    const family = await loadChainFamily(options.chain);
+    if (!family.keyScheme.isAddress(options.to, bitcoinNetworkOf(config, undefined))) {
       throw new ValidationError(`--to: not a ${options.chain} address`, "to");
     }
     const amountRaw = decimalToUnits(options.amount, decimals);
@@ -153,7 +160,7 @@ export async function sendFromTreasury(options: SendOptions): Promise<void> {
         purpose: "operator",
         idempotencyKey: options.key,
       },
-      sendCheckOf(options.chain),
+      family.sendCheck,
     );
     while (options.wait && send.state !== "confirmed" && send.state !== "failed") {
       await sleep(WAIT_POLL_MS);

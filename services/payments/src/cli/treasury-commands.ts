@@ -1,4 +1,4 @@
-import { CHAIN_IDS } from "@mp/core";
+import { CHAIN_IDS } from "@mp/core/chain-ids";
 import { type Command, Option } from "commander";
 import { addListCommand } from "./cli-support.ts";
 import type { SendOptions } from "./treasury-actions.ts";

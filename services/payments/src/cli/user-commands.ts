@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { PASSWORD_LINK_HOURS } from "@mp/dashboard/password-links";
+import { PASSWORD_LINK_HOURS } from "@mp/dashboard/password-link-hours";
 import { isRole, ROLES, type Role } from "@mp/dashboard/roles";
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { operatorOption, print, withDatabase } from "./cli-support.ts";
@@ -47,8 +47,9 @@ export function addUserCommands(program: Command): void {
         json?: boolean;
       }) => {
         const password = options.passwordFile ? await readPasswordFile(options.passwordFile) : undefined;
+        // The user store, not the dashboard's index (its HTTP app, which reaches every API route).
         const [{ createUser }, { createPasswordLink, passwordLinkUrl }] = await Promise.all([
-          import("@mp/dashboard"),
+          import("@mp/dashboard/users"),
           import("@mp/dashboard/password-links"),
         ]);
         const { user, link } = await withDatabase(async (db, config) => {
@@ -89,7 +90,7 @@ export function addUserCommands(program: Command): void {
     .option("--json", "print one JSON object on stdout")
     .action(async (options: { email: string; dashboardUrl?: string; json?: boolean }) => {
       const [{ findUserByEmail }, { createPasswordLink, passwordLinkUrl }] = await Promise.all([
-        import("@mp/dashboard"),
+        import("@mp/dashboard/users"),
         import("@mp/dashboard/password-links"),
       ]);
       const link = await withDatabase(async (db, config) => {
