@@ -27,10 +27,13 @@ const BRANCH = new RegExp(
  * it was given one of its chains (the registry, services/payments/src/chain-families.ts, lists the
  * records and branches on none). Custody derives and encodes every family's keys through the key
  * schemes the families' records carry (issue 28 item 2), so nothing is left here but core's chain
- * table, and none may be added.
+ * table and the registry's lazy form, and nothing else may be added.
  */
 const ALLOWED: Record<string, string> = {
   "packages/core/src/chains.ts": "defines chainFamily, isEvmChain and the stored address key",
+  "services/payments/src/load-chain-family.ts":
+    "the registry's lazy form: one import per family, so a one-shot command loads only its chain's package " +
+    "(services/payments/test/load-chain-family.test.ts checks each against the registry's record)",
 };
 
 function productionSources(): string[] {
