@@ -1,5 +1,10 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createWebhookPoster, RESPONSE_BODY_LIMIT, type WebhookPoster } from "../src/post-webhook.ts";
 import type { SignedHeaders } from "../src/signing.ts";
@@ -183,5 +188,62 @@ describe("the webhook poster", () => {
     // Ten attempts one after another: a connection or two (the next attempt may start in the moment
     // between an answer's end and its connection's return to the pool), never one each.
     expect(ports.size).toBeLessThanOrEqual(2);
+  });
+
+  it("speaks TLS to an https URL through the guarded lookup, and refuses a certificate it cannot verify", async () => {
+    // A self-signed certificate for hooks.test (openssl, as Debian ships it): the handshake must fail
+    // on verification, after the guard resolved the name to the address the socket then used.
+    const dir = mkdtempSync(join(tmpdir(), "webhook-tls-"));
+    try {
+      execFileSync(
+        "openssl",
+        [
+          "req",
+          "-x509",
+          "-newkey",
+          "rsa:2048",
+          "-nodes",
+          "-days",
+          "1",
+          "-subj",
+          "/CN=hooks.test",
+          "-addext",
+          "subjectAltName=DNS:hooks.test",
+          "-keyout",
+          join(dir, "key.pem"),
+          "-out",
+          join(dir, "cert.pem"),
+        ],
+        { stdio: "ignore" },
+      );
+      let requests = 0;
+      const tls = createHttpsServer(
+        { key: readFileSync(join(dir, "key.pem")), cert: readFileSync(join(dir, "cert.pem")) },
+        (_req, res) => {
+          requests++;
+          res.writeHead(200).end();
+        },
+      );
+      await new Promise<void>((resolve) => tls.listen(0, "127.0.0.1", resolve));
+      const resolved: string[] = [];
+      const client = createWebhookPoster({
+        environment: "sandbox",
+        timeoutMs: 5_000,
+        resolve: async (hostname) => {
+          resolved.push(hostname);
+          return [{ address: "127.0.0.1", family: 4 }];
+        },
+      });
+      const outcome = await client.post(`https://hooks.test:${(tls.address() as AddressInfo).port}/`, HEADERS, "{}");
+      client.close();
+      tls.closeAllConnections();
+      await new Promise((resolve) => tls.close(resolve));
+      expect(resolved).toEqual(["hooks.test"]);
+      expect(outcome.statusCode).toBeUndefined();
+      expect(outcome.error).toMatch(/^DEPTH_ZERO_SELF_SIGNED_CERT: /);
+      expect(requests).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
