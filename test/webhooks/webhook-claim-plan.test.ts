@@ -53,6 +53,21 @@ describe("the webhook claim's plan", () => {
     expect(scansOf(plan as PlanNode)).toEqual([]);
   });
 
+  it("keeps that shape in the generic plan a prepared claim settles on (it runs as a named statement)", async () => {
+    const plan = await testDb.db.tx(async (c) => {
+      await c.query(`PREPARE claim_generic AS ${CLAIM_SQL}`);
+      await c.query("SET LOCAL plan_cache_mode = force_generic_plan");
+      const { rows } = await c.query<{ "QUERY PLAN": Array<{ Plan: PlanNode }> }>(
+        "EXPLAIN (FORMAT JSON) EXECUTE claim_generic('{}', '{}', 32, 256, 60, 8, '{}', '{}')",
+      );
+      await c.query("DEALLOCATE claim_generic");
+      return rows[0]?.["QUERY PLAN"][0]?.Plan;
+    });
+    expect(plan).toBeDefined();
+    // The endpoints are walked by design (a seq scan of a small table is the planner's choice).
+    expect(scansOf(plan as PlanNode).filter((table) => table !== "webhook_endpoints")).toEqual([]);
+  });
+
   it("claims nothing, and fails not, for an endpoint holding more than its depth (a depth that shrank as it slowed)", async () => {
     const rows = await claimDueDeliveries(testDb.db, {
       held: new Map([[endpointId, { claimed: 40, depth: 32, minClaim: 8 }]]),

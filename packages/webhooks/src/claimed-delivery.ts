@@ -1,4 +1,4 @@
-import type { Database } from "@mp/db";
+import { type Database, type NamedStatement, queryNamed } from "@mp/db";
 import type { LanePlan } from "./claim-depth.ts";
 import type { StoredEvent } from "./event-body.ts";
 
@@ -86,6 +86,14 @@ SELECT claimed.*, ev.type AS event_type, ev.environment AS event_environment, ev
   FROM claimed
   LEFT JOIN events ev ON ev.id = claimed.event_id AND ev.id = ANY (ARRAY(SELECT event_id FROM claimed))`;
 
+/**
+ * Prepared once per connection: parsing and planning it took 0.9 ms of each claim's ~3 ms in the
+ * database. The generic plan PostgreSQL settles on after five custom ones has the custom plans' shape
+ * (the endpoints, each one's due rows by webhook_deliveries_endpoint_due, the claimed rows and their
+ * events by primary key): the ids travel as arrays, so no estimate of LIMIT $4 sizes a join.
+ */
+const CLAIM: NamedStatement = { name: "webhook_claim_due", text: CLAIM_SQL };
+
 export interface ClaimRequest {
   /** Per endpoint this process holds deliveries of: how many, how many it may hold, its minimum claim. */
   held: ReadonlyMap<string, LanePlan>;
@@ -105,7 +113,7 @@ export interface ClaimRequest {
 /** Claims due deliveries as a lease (attempts counted, claimed_until `leaseMs` ahead). */
 export async function claimDueDeliveries(db: Database, request: ClaimRequest): Promise<ClaimedDelivery[]> {
   const held = [...request.held];
-  const { rows } = await db.query<ClaimedDelivery>(CLAIM_SQL, [
+  const { rows } = await queryNamed<ClaimedDelivery>(db, CLAIM, [
     held.map(([id]) => id),
     held.map(([, lane]) => lane.claimed),
     request.baseDepth,
