@@ -1,4 +1,4 @@
-import { depositResource } from "@mp/events";
+import { DEPOSIT_COLUMNS, type DepositRow, depositResource, toDepositResource } from "@mp/events";
 import { releaseHeldDeposit, returnHeldDeposit } from "@mp/ledger";
 import { describe, expect, it } from "vitest";
 import {
@@ -39,6 +39,19 @@ describe("deposit events from the indexer", () => {
       [objectId],
     );
     return rows;
+  }
+
+  /**
+   * The deposit as GET answers it now, but with the event's confirmations (the head has moved on
+   * since): the indexer builds a confirmation's event before its UPDATE runs, from what it is about
+   * to write, so every other field, confirmed_at to the millisecond, must be what was written.
+   */
+  async function storedAs(event: StoredEvent | undefined): Promise<Record<string, unknown>> {
+    const { rows } = await db.query<DepositRow>(`SELECT ${DEPOSIT_COLUMNS} FROM deposits WHERE id = $1`, [
+      event?.object_id,
+    ]);
+    if (!rows[0]) throw new Error(`deposit ${event?.object_id} not found`);
+    return { ...toDepositResource(rows[0], new Map()), confirmations: event?.data.confirmations };
   }
 
   async function merchantWithAddress(): Promise<{ merchant: TestMerchant; address: string }> {
@@ -94,6 +107,7 @@ describe("deposit events from the indexer", () => {
       amount_usd: expect.stringMatching(/^\d+\.\d{6}$/),
     });
     expect(depositResource.parse(confirmed?.data)).toEqual(confirmed?.data);
+    expect(confirmed?.data).toEqual(await storedAs(confirmed));
     expect(BigInt(String(confirmed?.data.net_amount_usd).replace(".", ""))).toBe(
       BigInt(credited?.net_amount_usd_micros ?? -1),
     );
@@ -172,6 +186,9 @@ describe("deposit events from the indexer", () => {
       ["deposit.held", 3],
     ]);
     expect(held[2]?.data).toMatchObject({ held: true, hold_status: "HELD", held_reason: "customer_rejected" });
+    // Both events carry the row as the confirmation wrote it, the hold included.
+    expect(held[1]?.data).toEqual(await storedAs(held[1]));
+    expect(held[2]?.data).toEqual(await storedAs(held[2]));
 
     await db.tx((c) => releaseHeldDeposit(c, { depositId: first.id }));
     expect((await eventsOf(first.id))[3]).toMatchObject({

@@ -2,7 +2,7 @@ import { ValidationError } from "@mp/core";
 import { z } from "zod";
 
 /** numeric(30, 0) holds fewer than 30 digits. */
-const MAX_MICROS = 10n ** 30n;
+export const MAX_MICROS = 10n ** 30n;
 
 /** Ids are compared as text in the journal (entry references), so they are kept in canonical lowercase. */
 export const idSchema = z.guid().transform((id) => id.toLowerCase());

@@ -205,6 +205,20 @@ export interface LineRow {
   amount: bigint;
 }
 
+/** Journal lines as the one JSON document insertLinesDocument sends. */
+export function linesDocument(lines: readonly LineRow[]): string {
+  return JSON.stringify(
+    lines.map((l) => ({
+      entry_id: l.entryId,
+      line_no: l.lineNo,
+      account_id: l.accountId,
+      side: l.side,
+      // A string: exact at any size, and JSON has no bigint.
+      amount: l.amount.toString(),
+    })),
+  );
+}
+
 /**
  * Inserts journal lines of one or many entries in one statement, the only place lines are written:
  * the balance rows follow by trigger and the entries' balance is checked again at COMMIT. The lines
@@ -212,22 +226,15 @@ export interface LineRow {
  * element).
  */
 export async function insertLines(client: Queryable, lines: readonly LineRow[]): Promise<void> {
+  await insertLinesDocument(client, linesDocument(lines));
+}
+
+/** insertLines of a document built ahead (linesDocument): a credit batch builds it before it locks the balance rows. */
+export async function insertLinesDocument(client: Queryable, document: string): Promise<void> {
   await client.query(
     `INSERT INTO journal_lines (entry_id, line_no, account_id, currency, side, amount)
      SELECT l.entry_id, l.line_no, l.account_id, $1, l.side, l.amount
        FROM jsonb_to_recordset($2::jsonb) AS l(entry_id uuid, line_no smallint, account_id uuid, side text, amount numeric)`,
-    [
-      LEDGER_CURRENCY,
-      JSON.stringify(
-        lines.map((l) => ({
-          entry_id: l.entryId,
-          line_no: l.lineNo,
-          account_id: l.accountId,
-          side: l.side,
-          // A string: exact at any size, and JSON has no bigint.
-          amount: l.amount.toString(),
-        })),
-      ),
-    ],
+    [LEDGER_CURRENCY, document],
   );
 }

@@ -151,6 +151,21 @@ describe("postDepositCredits", () => {
     await expect(
       t.db.tx((c) => postDepositCredits(c, [{ ...fresh, merchantId: randomUUID() }])),
     ).rejects.toBeInstanceOf(NotFoundError);
+    // Each field's check names the field (the inputs are checked by hand, not by zod: see checkCreditInput).
+    const refusals: Array<[string, Record<string, unknown>]> = [
+      ["depositId", { depositId: "not-a-uuid" }],
+      ["merchantId", { merchantId: 42 }],
+      ["entryId", { entryId: "" }],
+      ["amountUsdMicros", { amountUsdMicros: -1n }],
+      ["amountUsdMicros", { amountUsdMicros: 10n ** 30n }],
+      ["feeUsdMicros", { feeUsdMicros: 1 }],
+      ["held", { held: "yes" }],
+      ["awaitsApplication", { held: true, awaitsApplication: true }],
+    ];
+    for (const [field, change] of refusals) {
+      const refused = t.db.tx((c) => postDepositCredits(c, [{ ...fresh, ...change } as typeof fresh]));
+      await expect(refused).rejects.toMatchObject({ constructor: ValidationError, field });
+    }
     expect((await t.db.query("SELECT 1 FROM journal_entries")).rowCount).toBe(entries);
     expect(await postDepositCredits(t.db, [])).toEqual([]);
     // Nothing of the refused calls stayed behind: the fresh deposit is credited once, now.
