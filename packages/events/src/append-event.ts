@@ -28,6 +28,9 @@ export async function appendEvent(
   return appended;
 }
 
+const APPEND_EVENTS = insertEventsFrom(`SELECT * FROM jsonb_to_recordset($1::jsonb)
+       AS e(id uuid, merchant_id uuid, type text, object_type text, object_id text, data jsonb, idempotency_key text, ord int)`);
+
 /**
  * Appends many events in one statement (the indexer's chunks of up to 500 deposits), in the order
  * given: versions follow that order, also for two events of one object in the same call (a deposit
@@ -52,11 +55,24 @@ export async function appendEvents(
     idempotency_key: i.idempotencyKey ?? null,
     ord: n,
   }));
-  const result = await client.query<{ id: string; object_version: number }>(
-    `WITH e AS (
-       SELECT * FROM jsonb_to_recordset($1::jsonb)
-              AS e(id uuid, merchant_id uuid, type text, object_type text, object_id text, data jsonb,
-                   idempotency_key text, ord int)
+  const result = await client.query<{ id: string; object_version: number }>(APPEND_EVENTS, [JSON.stringify(rows)]);
+  if (result.rows.length !== inputs.length) {
+    throw new Error(`appendEvents: ${inputs.length - result.rows.length} events name no merchant`);
+  }
+  // RETURNING has no defined order: answer in the order of the inputs.
+  const versions = new Map(result.rows.map((row) => [row.id, row.object_version]));
+  return ids.map((id) => ({ id, version: versions.get(id) ?? 0 }));
+}
+
+/**
+ * The INSERT of the events `source` selects: rows of (id, merchant_id, type, object_type,
+ * object_id, data, idempotency_key, ord), numbered per object in `ord` order after the object's
+ * latest version (appendEvents), for appenders that render their events in the statement itself
+ * (appendDepositEvents). RETURNING id, object_version.
+ */
+export function insertEventsFrom(source: string): string {
+  return `WITH e AS MATERIALIZED (
+       ${source}
      ), latest AS (
        -- One grouped read for the whole call, not a lookup per row (which a planner that still thinks
        -- the table is empty runs as a scan per row: quadratic in an indexer catch-up).
@@ -69,13 +85,5 @@ export async function appendEvents(
             e.data, e.idempotency_key
        FROM e JOIN merchants m ON m.id = e.merchant_id LEFT JOIN latest ON latest.object_id = e.object_id
       ORDER BY e.ord
-     RETURNING id, object_version`,
-    [JSON.stringify(rows)],
-  );
-  if (result.rows.length !== inputs.length) {
-    throw new Error(`appendEvents: ${inputs.length - result.rows.length} events name no merchant`);
-  }
-  // RETURNING has no defined order: answer in the order of the inputs.
-  const versions = new Map(result.rows.map((row) => [row.id, row.object_version]));
-  return ids.map((id) => ({ id, version: versions.get(id) ?? 0 }));
+     RETURNING id, object_version`;
 }

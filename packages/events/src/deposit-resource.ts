@@ -1,13 +1,16 @@
 import { CHAIN_IDS, type ChainId, formatUsd, iso, unitsToDecimal } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { z } from "zod";
-import { appendEvents } from "./append-event.ts";
+import { insertEventsFrom } from "./append-event.ts";
 import type { EventType } from "./event-types.ts";
 
 /**
  * The deposit's API form, here rather than in @mp/api: the API answers it (GET /v1/deposits) and the
  * indexer and the ledger, which must not import the API, put it in the events of the changes they
- * make. One presenter, so an event's `data` is exactly what GET returns.
+ * make. One shape, rendered twice: here for the API's reads, and by the database for the events
+ * (deposit_resource, migrations/0390), in the statement that appends them, so a catch-up's batch is
+ * not read out, rendered and parsed again; packages/events/test/deposit-resource-sql.test.ts holds
+ * the two equal on random rows, so an event's `data` is exactly what GET returns.
  */
 export const DEPOSIT_STATUSES = ["PENDING", "CONFIRMED", "REVERSED"] as const;
 export const HOLD_STATUSES = ["HELD", "RELEASED", "RETURNED"] as const;
@@ -89,19 +92,6 @@ export const DEPOSIT_COLUMNS = `id, merchant_id, wallet_id, customer_id, chain, 
   tx_hash, block_height, decimals, amount_raw, required_confirmations, status, hold_status, held_reason, usd_rate, amount_usd_micros,
   fee_usd_micros, net_amount_usd_micros, confirmed_at, reversed_at, awaiting_rate_since, created_at`;
 
-/**
- * DEPOSIT_COLUMNS qualified by `alias`, for a statement that reads deposits beside rows of the same
- * column names (the indexer's `UPDATE deposits d ... FROM unnest(...) u ... RETURNING`).
- */
-export function depositColumnsOf(alias: string): string {
-  return DEPOSIT_COLUMNS.split(",")
-    .map((column) => `${alias}.${column.trim()}`)
-    .join(", ");
-}
-
-/** A deposit row with its chain's head as chain_cursors holds it (null before the chain has one). */
-export type DepositRowWithHead = DepositRow & { head_height: string | null };
-
 const usd = (micros: string | null) => (micros === null ? null : formatUsd(BigInt(micros)));
 
 /** `heads`: each chain's latest known height, for live confirmations. */
@@ -150,10 +140,24 @@ export function toDepositResource(row: DepositRow, heads: ReadonlyMap<ChainId, n
 }
 
 /**
+ * The INSERT of deposit events rendered where the rows are: deposit_resource (migrations/0390),
+ * toDepositResource's shape in SQL, over each deposit as this transaction sees it now, its
+ * confirmations counted from its chain's head in chain_cursors.
+ */
+const APPEND_DEPOSIT_EVENTS = insertEventsFrom(`SELECT gen_random_uuid() AS id, d.merchant_id, c.type,
+         'deposit' AS object_type, d.id::text AS object_id, deposit_resource(d, cc.head_height) AS data,
+         $2::text AS idempotency_key, c.ord
+    FROM jsonb_to_recordset($1::jsonb) AS c(deposit_id uuid, type text, ord int)
+    JOIN deposits d ON d.id = c.deposit_id
+    LEFT JOIN chain_cursors cc ON cc.chain = d.chain`);
+
+/**
  * Appends the events of changes to deposits, in the caller's transaction (which holds the rows'
  * locks): each deposit as it now is, its confirmations counted from the head the indexer last
  * recorded for its chain (chain_cursors, written before a tick records or confirms anything).
- * Two round trips for any number of deposits: the read and one INSERT.
+ * One statement for any number of deposits, which renders them itself: sent right after the
+ * statement that changes them (the connection pipelines), it sees their change. Versions follow the
+ * order given, also for two events of one deposit (`deposit.confirmed`, then `deposit.held`).
  */
 export async function appendDepositEvents(
   client: Queryable,
@@ -161,46 +165,11 @@ export async function appendDepositEvents(
   idempotencyKey: string | null = null,
 ): Promise<void> {
   if (changes.length === 0) return;
-  const { rows } = await client.query<DepositRowWithHead>(
-    `SELECT d.*, c.head_height
-       FROM (SELECT ${DEPOSIT_COLUMNS} FROM deposits WHERE id = ANY($1::uuid[])) d
-       LEFT JOIN chain_cursors c ON c.chain = d.chain`,
-    [[...new Set(changes.map((c) => c.depositId))]],
-  );
-  const byId = new Map(rows.map((row) => [row.id, row]));
-  await appendDepositRowEvents(
-    client,
-    changes.map(({ type, depositId }) => {
-      const row = byId.get(depositId);
-      if (!row) throw new Error(`appendDepositEvents: deposit ${depositId} not found`);
-      return { type, row };
-    }),
+  const result = await client.query(APPEND_DEPOSIT_EVENTS, [
+    JSON.stringify(changes.map((change, ord) => ({ deposit_id: change.depositId, type: change.type, ord }))),
     idempotencyKey,
-  );
-}
-
-/**
- * appendDepositEvents for deposit rows the caller has just read or written (an UPDATE ... RETURNING
- * of the changed rows with their chain's head): one INSERT, no read.
- */
-export async function appendDepositRowEvents(
-  client: Queryable,
-  changes: ReadonlyArray<{ type: EventType; row: DepositRowWithHead }>,
-  idempotencyKey: string | null = null,
-): Promise<void> {
-  if (changes.length === 0) return;
-  await appendEvents(
-    client,
-    changes.map(({ type, row }) => {
-      const heads = new Map<ChainId, number>(row.head_height === null ? [] : [[row.chain, Number(row.head_height)]]);
-      return {
-        merchantId: row.merchant_id,
-        type,
-        objectType: "deposit" as const,
-        objectId: row.id,
-        data: toDepositResource(row, heads),
-        idempotencyKey,
-      };
-    }),
-  );
+  ]);
+  if (result.rowCount !== changes.length) {
+    throw new Error(`appendDepositEvents: ${changes.length - (result.rowCount ?? 0)} deposits not found`);
+  }
 }

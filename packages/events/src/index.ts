@@ -1,13 +1,10 @@
 export { type AppendEventInput, appendEvent, appendEvents } from "./append-event.ts";
 export {
   appendDepositEvents,
-  appendDepositRowEvents,
   DEPOSIT_COLUMNS,
   DEPOSIT_STATUSES,
   type DepositResource,
   type DepositRow,
-  type DepositRowWithHead,
-  depositColumnsOf,
   depositResource,
   HOLD_STATUSES,
   toDepositResource,

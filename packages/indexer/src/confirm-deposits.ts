@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { AppError, type ChainId, feeMicros, type Logger, ServiceUnavailableError, toUsdMicros } from "@mp/core";
 import { type Database, LeadershipLostError, type Queryable } from "@mp/db";
-import { appendDepositRowEvents, type DepositRowWithHead, depositColumnsOf } from "@mp/events";
+import { appendDepositEvents } from "@mp/events";
 import { cryptoAllowedSql, postDepositCredits } from "@mp/ledger";
 import { type AddressScreening, type RateProvider, recordSanctionsMatch, type SanctionsHit } from "@mp/providers";
 import { screenDepositSenders } from "./screen-deposit-senders.ts";
@@ -210,17 +210,19 @@ async function rateOf(options: ConfirmOptions, asset: string): Promise<UsdRate |
 /** The deposit (d) is drained by a liquidation address (migrations/0220_liquidation_addresses.sql). */
 const DRAINED = "EXISTS (SELECT 1 FROM liquidation_drains ld WHERE ld.deposit_id = d.id)";
 
-/** A locked deposit as it is, with what its credit needs. */
-type LockedDeposit = DepositRowWithHead & {
+interface LockedDeposit {
+  id: string;
+  merchant_id: string;
+  status: string;
+  decimals: number;
+  amount_raw: string;
   fee_bps: number;
   fee_fixed_micros: string;
   /** Its customer may not receive crypto now (a rejected verification). */
   customer_held: boolean;
   /** To a transfer's funding address, of its intent's asset. */
   funding: boolean;
-  /** The transaction's now() at the precision confirmed_at keeps: the confirmation time the UPDATE writes. */
-  now: Date;
-};
+}
 
 /** One deposit's credit, decided under its row lock. */
 interface DepositCredit {
@@ -234,25 +236,6 @@ interface DepositCredit {
   heldReason: "sanctions_match" | "customer_rejected" | null;
   sanctionsHit: SanctionsHit | undefined;
   awaitsApplication: boolean;
-}
-
-/**
- * The locked row turned into what CONFIRM_DEPOSITS makes of it: the row its events carry, built
- * before the UPDATE runs so that the events are built while the database updates. Each field set
- * here is set by the UPDATE from the same value (confirmed_at from the same transaction's now()).
- * Changes the row in place: it is this batch's own.
- */
-function confirmedRow(row: LockedDeposit, credit: DepositCredit): DepositRowWithHead {
-  row.status = "CONFIRMED";
-  row.usd_rate = credit.rate.rate;
-  row.amount_usd_micros = credit.amount.toString();
-  row.fee_usd_micros = credit.fee.toString();
-  row.net_amount_usd_micros = (credit.amount - credit.fee).toString();
-  row.confirmed_at = row.now;
-  row.awaiting_rate_since = null;
-  row.hold_status = credit.heldReason === null ? null : "HELD";
-  row.held_reason = credit.heldReason;
-  return row;
 }
 
 /**
@@ -283,9 +266,7 @@ async function confirmLocked(
     // part an open intent takes gets it back, when the transfer executor applies it (issue 27). One of
     // the intent's asset to its address awaits that application, its net reserved until then.
     // A deposit a liquidation address drains pays no deposit fee: its drain takes the product's fee.
-    `SELECT ${depositColumnsOf("d")},
-            (SELECT cc.head_height FROM chain_cursors cc WHERE cc.chain = d.chain) AS head_height,
-            now()::timestamptz(3) AS now,
+    `SELECT d.id, d.merchant_id, d.status, d.decimals, d.amount_raw::text,
             CASE WHEN ${DRAINED} THEN 0 ELSE m.fee_bps END AS fee_bps,
             CASE WHEN ${DRAINED} THEN '0' ELSE m.fee_fixed_micros::text END AS fee_fixed_micros,
             NOT ${cryptoAllowedSql("c")} AS customer_held,
@@ -297,14 +278,14 @@ async function confirmLocked(
       ORDER BY d.id FOR UPDATE OF d`,
     [depositIds],
   );
-  const pending = rows.filter((row) => row.status === "PENDING");
-  const credits = pending.map((row) => creditOf(row, lookups));
+  const credits = rows.filter((row) => row.status === "PENDING").map((row) => creditOf(row, lookups));
   if (credits.length === 0) return 0;
   // The deposits and their events first, the credits last: the ledger's system balance rows, which
   // every credit locks (postDepositCredits), are held only for the journal's statements and the
   // COMMIT, so the batch's other chunk (confirmBatch) runs its update and events meanwhile.
-  // Sent one after the other without waiting (the connection pipelines): the events are built while
-  // the UPDATE runs. A failure aborts the transaction, and every later statement fails with it.
+  // Sent one after the other without waiting (the connection pipelines): the events' statement,
+  // which renders each deposit as it reads it (appendDepositEvents), runs after the UPDATE and sees
+  // it. A failure aborts the transaction, and every later statement fails with it.
   const updating = client.query(CONFIRM_DEPOSITS, [
     JSON.stringify(
       credits.map((c) => ({
@@ -320,12 +301,12 @@ async function confirmLocked(
     ),
   ]);
   const recordingMatches = recordSanctionsMatches(client, options.chain, credits);
-  const appending = appendDepositRowEvents(
+  const appending = appendDepositEvents(
     client,
-    credits.flatMap((c, i) => {
-      const row = confirmedRow(pending[i] as LockedDeposit, c);
-      return [{ type: "deposit.confirmed" as const, row }, ...(c.held ? [{ type: "deposit.held" as const, row }] : [])];
-    }),
+    credits.flatMap((c) => [
+      { type: "deposit.confirmed" as const, depositId: c.depositId },
+      ...(c.held ? [{ type: "deposit.held" as const, depositId: c.depositId }] : []),
+    ]),
   );
   const posting = postDepositCredits(
     client,
