@@ -43,8 +43,8 @@ describe("deposit events from the indexer", () => {
 
   /**
    * The deposit as GET answers it now, but with the event's confirmations (the head has moved on
-   * since): the indexer builds a confirmation's event before its UPDATE runs, from what it is about
-   * to write, so every other field, confirmed_at to the millisecond, must be what was written.
+   * since): a confirmation's event is rendered in SQL by the statement sent right after its UPDATE
+   * (deposit_resource), so every other field, confirmed_at to the millisecond, must be what GET shows.
    */
   async function storedAs(event: StoredEvent | undefined): Promise<Record<string, unknown>> {
     const { rows } = await db.query<DepositRow>(`SELECT ${DEPOSIT_COLUMNS} FROM deposits WHERE id = $1`, [

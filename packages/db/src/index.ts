@@ -15,5 +15,6 @@ export { MIGRATIONS_DIR, type MigrationResult, migrate } from "./migrate.ts";
 export { type NamedStatement, queryNamed } from "./named-statement.ts";
 export { type OpenedDatabase, openDatabase } from "./open-database.ts";
 export { type AuditEntry, recordAudit } from "./operator-audit.ts";
+export { settleInOrder } from "./settle-in-order.ts";
 export { isConnectionError, SqlState, sqlState } from "./sql-state.ts";
 export { unnestColumns } from "./unnest-columns.ts";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { AppError, type ChainId, feeMicros, type Logger, ServiceUnavailableError, toUsdMicros } from "@mp/core";
-import { type Database, LeadershipLostError, type Queryable } from "@mp/db";
+import { type Database, LeadershipLostError, type Queryable, settleInOrder } from "@mp/db";
 import { appendDepositEvents } from "@mp/events";
 import { cryptoAllowedSql, postDepositCredits } from "@mp/ledger";
 import { type AddressScreening, type RateProvider, recordSanctionsMatch, type SanctionsHit } from "@mp/providers";
@@ -136,16 +136,11 @@ async function confirmBatch(options: ConfirmOptions, ids: readonly string[], loo
   if (ids.length === 0) return 0;
   const chunks = ids.length < SPLIT_FROM ? 1 : CONCURRENT_CHUNKS;
   const size = Math.ceil(ids.length / chunks);
-  const settled = await Promise.allSettled(
-    Array.from({ length: chunks }, (_, i) => confirmChunk(options, ids.slice(i * size, (i + 1) * size), lookups)),
+  // Both are awaited before either's failure is thrown: no transaction is left running behind it.
+  const confirmed = await settleInOrder(
+    ...Array.from({ length: chunks }, (_, i) => confirmChunk(options, ids.slice(i * size, (i + 1) * size), lookups)),
   );
-  let confirmed = 0;
-  for (const result of settled) {
-    // Both are awaited before either's failure is thrown: no transaction is left running behind it.
-    if (result.status === "rejected") throw result.reason;
-    confirmed += result.value;
-  }
-  return confirmed;
+  return confirmed.reduce((sum, n) => sum + n, 0);
 }
 
 /**
@@ -320,7 +315,7 @@ async function confirmLocked(
       entryId: c.entryId,
     })),
   );
-  const [updated, , , posted] = await allInOrder(updating, recordingMatches, appending, posting);
+  const [updated, , , posted] = await settleInOrder(updating, recordingMatches, appending, posting);
   if (updated.rowCount !== credits.length) {
     throw new AppError("internal_error", `confirmed ${updated.rowCount} of ${credits.length} locked deposits`);
   }
@@ -373,15 +368,4 @@ async function recordSanctionsMatches(client: Queryable, chain: ChainId, credits
       reference: c.depositId,
     });
   }
-}
-
-/**
- * Awaits statements sent together on one connection and answers their results, or throws the
- * failure of the first that failed: the later ones then failed only because the transaction had
- * aborted. None is left unawaited (no unhandled rejection).
- */
-async function allInOrder<T extends readonly unknown[]>(...pending: { [K in keyof T]: Promise<T[K]> }): Promise<T> {
-  const settled = await Promise.allSettled(pending);
-  for (const result of settled) if (result.status === "rejected") throw result.reason;
-  return settled.map((result) => (result as PromiseFulfilledResult<unknown>).value) as unknown as T;
 }

@@ -86,17 +86,17 @@ export async function merchantAccounts(client: Queryable, merchantId: string): P
 }
 
 /**
- * Locks the balance rows of `accounts` (SELECT ... FOR UPDATE) and returns their balances. Rows are
- * always locked in one global order, system accounts first, so two postings never wait on each other
- * in a cycle; the system rows act as the gate every crediting transaction passes first.
- */
-/**
  * Plain code-point order: the same order localeCompare gave for the account kinds and the ids
  * (lowercase hex), without the collator localeCompare builds on its first call (15 ms at the first
  * credit of a process).
  */
 const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+/**
+ * Locks the balance rows of `accounts` (SELECT ... FOR UPDATE) and returns their balances. Rows are
+ * always locked in one global order, system accounts first, so two postings never wait on each other
+ * in a cycle; the system rows act as the gate every crediting transaction passes first.
+ */
 export async function lockBalances(
   client: Queryable,
   accounts: readonly LedgerAccount[],

@@ -205,15 +205,13 @@ export async function postDepositCredits(
 
   const merchantIds = [...new Set(specs.map((s) => s.merchantId))].sort();
   const accounts = await accountsOf(client, merchantIds);
-  // Each account once (a batch names the same few thousands of times): lockBalances sorts what it is given.
-  const touched = new Map<string, LedgerAccount>();
-  for (const spec of specs) {
+  const touched = specs.flatMap((spec) => {
     const own = accounts.get(spec.merchantId);
     if (!own) throw new AppError("internal_error", `merchant ${spec.merchantId} has no accounts`);
-    for (const line of spec.lines) touched.set(own[line.account].id, own[line.account]);
     // An awaiting deposit's hold moves its net to reserved: locked now, in the global order.
-    if (spec.awaitsApplication) touched.set(own.merchant_reserved.id, own.merchant_reserved);
-  }
+    const reserved = spec.awaitsApplication ? [own.merchant_reserved] : [];
+    return [...spec.lines.map((line) => own[line.account]), ...reserved];
+  });
   // Built before the balance rows are locked, as if no deposit was credited before (always so in a
   // catch-up): under the locks there is then nothing left to do but send them, while the batch's
   // other chunk waits for those rows.
@@ -222,7 +220,7 @@ export async function postDepositCredits(
   // Read under the locks: a concurrent credit of the same deposit has committed by now. Sent without
   // waiting for the locks' answer (one round trip): the server runs it after the locking statement.
   const [, earlier] = await Promise.all([
-    lockBalances(client, [...touched.values()]),
+    lockBalances(client, touched),
     findEntries(client, "deposit_credit", references),
   ]);
   const fresh: CreditSpec[] = [];
