@@ -29,6 +29,8 @@ import { isChainAddress, KEY_SCHEMES, paymentUriOf } from "../../services/paymen
 import { registerLedgerChecks } from "../../services/payments/src/ledger-checks.ts";
 import { late } from "./late.ts";
 
+export { eventually } from "./eventually.ts";
+
 /** Hardhat/anvil's well-known development mnemonic: test addresses are public and worthless. */
 export const TEST_MNEMONIC = "test test test test test test test test test test test junk";
 
@@ -201,19 +203,4 @@ export function useApiHarness(options: HarnessOptions = {}): { api: ApiHarness; 
   });
   afterAll(() => started?.api.stop());
   return { api: late("the API harness", () => started?.api), merchant: late("the merchant", () => started?.merchant) };
-}
-
-/** Polls `check` until it returns a value (not undefined) or the time runs out. */
-export async function eventually<T>(
-  check: () => Promise<T | undefined>,
-  timeoutMs = 10_000,
-  intervalMs = 100,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
 }

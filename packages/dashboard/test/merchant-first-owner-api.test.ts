@@ -24,7 +24,7 @@ describe("dashboard: a new merchant's first owner", () => {
     });
     expect(created.status, created.text).toBe(201);
     expect(created.headers.get("cache-control")).toBe("no-store");
-    expect(created.body.api_key).toMatch(/\w{20,}/);
+    expect(created.body.api_key).toMatch(/^sk_sandbox_[A-Za-z0-9_-]{43}$/);
     expect(created.body.owner_invite.email).toBe("founder@shop.example");
     const link = new URL(created.body.owner_invite.password_link);
     expect(link.pathname).toBe("/dashboard/set-password");

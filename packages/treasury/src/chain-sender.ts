@@ -118,6 +118,11 @@ export interface ChainSender {
   /** Blocks (slots) a broadcast attempt may stay unmined before replace() is asked for one. */
   readonly stuckAfterBlocks: number;
   /**
+   * Attempts from one address land in the order of their guards (EVM nonces): the stuck clock of
+   * one also restarts at each landing from its address, since it waits behind them, not on its fee.
+   */
+  readonly landsInGuardOrder?: boolean;
+  /**
    * Checked once when the signer starts: the node offers what this sender cannot work without
    * (docs/chains.md "Node requirements"); throws ChainMisconfiguredError naming the missing capability.
    */

@@ -215,7 +215,8 @@ class ChainPass {
     }
     // Landings first: an attempt outbid by one of them is then seen as replaced, never re-queued.
     for (let i = 0; i < mined.length; i += MINED_PER_TX) await this.applyMined(mined.slice(i, i + MINED_PER_TX));
-    for (const { attempt, status } of others) await this.apply(attempt, status);
+    const landings = lastLandings(open, mined);
+    for (const { attempt, status } of others) await this.apply(attempt, status, landings);
     await this.flushBroadcast();
   }
 
@@ -271,7 +272,22 @@ class ChainPass {
     }
   }
 
-  private async apply(attempt: OpenAttempt, status: Exclude<AttemptStatus, MinedStatus>): Promise<void> {
+  /**
+   * Unmined for the sender's stuckAfterBlocks since it was broadcast. For a sender whose attempts
+   * land in guard order, also since the last landing from its address: one waiting its turn behind
+   * ours that are landing (a burst of nonces) is queued, not stuck, and a fee bump would only pay more.
+   */
+  private stuck(attempt: OpenAttempt, landings: ReadonlyMap<string, number>): boolean {
+    const landed = this.sender.landsInGuardOrder ? (landings.get(attempt.from) ?? 0) : 0;
+    const since = Math.max(attempt.broadcastHeight ?? this.head, landed);
+    return this.head - since >= this.sender.stuckAfterBlocks;
+  }
+
+  private async apply(
+    attempt: OpenAttempt,
+    status: Exclude<AttemptStatus, MinedStatus>,
+    landings: ReadonlyMap<string, number>,
+  ): Promise<void> {
     const log = { attempt: attempt.id, txHash: attempt.txHash, orders: attempt.orders.map((o) => o.id) };
     switch (status.state) {
       case "failed":
@@ -310,9 +326,7 @@ class ChainPass {
         if (attempt.superseded || attempt.landedElsewhere) return;
         // A replacement not stored (its hash is a refused one's, or the coins cannot pay more)
         // leaves the attempt to itself: dropped by a reorg, its own bytes go out again.
-        if (this.head - (attempt.broadcastHeight ?? this.head) >= this.sender.stuckAfterBlocks) {
-          if (await this.replace(attempt)) return;
-        }
+        if (this.stuck(attempt, landings) && (await this.replace(attempt))) return;
         if (status.state === "unknown") {
           // Dropped or never propagated: the same bytes again (idempotent), the stuck clock running.
           await this.sender.broadcast(attempt).catch(async (error: unknown) => {
@@ -603,4 +617,16 @@ export function justStored(
     createdAt: new Date(),
     broadcastAt: null,
   };
+}
+
+/** Per sending address, the highest block one of its watched attempts is in (stored, or found this pass). */
+function lastLandings(
+  open: readonly OpenAttempt[],
+  mined: ReadonlyArray<{ attempt: OpenAttempt; status: MinedStatus }>,
+): Map<string, number> {
+  const landings = new Map<string, number>();
+  const landed = (from: string, height: number) => landings.set(from, Math.max(height, landings.get(from) ?? 0));
+  for (const a of open) if (a.state === "mined" && a.blockHeight !== null) landed(a.from, a.blockHeight);
+  for (const { attempt, status } of mined) landed(attempt.from, status.blockHeight);
+  return landings;
 }

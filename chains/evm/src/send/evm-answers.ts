@@ -33,3 +33,5 @@ export const feeReceiptAnswer = z.object({
 });
 /** Whether the node knows a transaction: any answer but null. */
 export const anyAnswer = z.unknown();
+/** eth_getTransactionByHash: null when unknown; its block hash null while it waits in the mempool. */
+export const knownTransactionAnswer = z.object({ blockHash: dataAnswer.nullish() }).nullable();

@@ -46,6 +46,7 @@ export function createEvmSender(options: SenderFactoryOptions & { node?: EvmNode
     // prepare() adds every order it passes to the commitments at once (evm-prepare.ts).
     preparesAhead: 20,
     stuckAfterBlocks: STUCK_AFTER_BLOCKS,
+    landsInGuardOrder: true,
 
     // It signs for the node's chain id: a node of another chain would have it pay out there.
     verifyNode: async () => checkEvmChainId(assets.chain, config.network, await node.chainId()),
