@@ -1,4 +1,6 @@
+import { writeFileSync } from "node:fs";
 import { createServer } from "node:http";
+import { Session } from "node:inspector/promises";
 import { createApp, keepIdleConnections } from "@mp/api";
 import express from "express";
 import { startApiHarness } from "../support/api-harness.ts";
@@ -10,9 +12,10 @@ import { type LoadResult, listen, load, printTable } from "./measure.ts";
  * Targets (issue 33): DB-backed read >= 0.8x the bare handler's throughput, p99 <= 1.3x the bare handler's,
  * both measured in the same run. A second app on the same database looks the key up on every request
  * (`apiKeyCache.ttlMs` 0, what every request did before verified keys were cached): the cache's own
- * gain, measured in the same run.
+ * gain, measured in the same run. `--alloc-profile FILE` then samples the allocations of one more
+ * key + DB load (profileAllocations).
  */
-export async function runApiBench(options: { seconds?: number } = {}): Promise<void> {
+export async function runApiBench(options: { seconds?: number; allocProfile?: string } = {}): Promise<void> {
   const seconds = options.seconds ?? 10;
   const connections = 50;
   const api = await startApiHarness({ overrides: { rateLimitPerMinute: 10_000_000 } });
@@ -108,11 +111,40 @@ export async function runApiBench(options: { seconds?: number } = {}): Promise<v
   process.stdout.write(
     `key looked up every request (no cache), mean req/s: ${(mean(uncachedResults) / mean(bareResults)).toFixed(2)}x bare; p99 (worst round) ${Math.max(...uncachedResults.map((r) => r.p99Ms))} ms\n`,
   );
+  if (options.allocProfile) {
+    await profileAllocations(options.allocProfile, () =>
+      load(`${api.url}/v1/customers/${customerId}`, {
+        connections,
+        seconds: 4,
+        headers: { "x-service-api-key": apiKey },
+      }),
+    );
+  }
   for (const { server } of [bareServer, rawServer, uncached]) {
     server.closeAllConnections();
     server.close();
   }
   await api.stop();
+}
+
+/**
+ * Every allocation of `work` sampled (every 4 KiB), including the objects already collected: the
+ * garbage a request leaves is what the collector's time follows. Written as a .heapprofile (Chrome
+ * DevTools, Memory tab). Run after the measured rounds: the sampling slows what it watches.
+ */
+async function profileAllocations(file: string, work: () => Promise<unknown>): Promise<void> {
+  const session = new Session();
+  session.connect();
+  await session.post("HeapProfiler.startSampling", {
+    samplingInterval: 4096,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  await work();
+  const { profile } = await session.post("HeapProfiler.stopSampling");
+  session.disconnect();
+  writeFileSync(file, JSON.stringify(profile));
+  process.stdout.write(`allocations of a 4 s key + DB load (sampled) written to ${file}\n`);
 }
 
 function row(path: string, result: LoadResult): Record<string, string | number> {

@@ -1,5 +1,5 @@
 /**
- * `pnpm bench <name> [options]`: prints figures, never asserts. Names: api, wallets, indexer
+ * `pnpm bench <name> [options]`: prints figures, never asserts. Names: api (`--alloc-profile F`: sampled allocations), wallets, indexer
  * (`--chain BASE|SOLANA|BITCOIN|TRON`, default BASE), failover (`--rounds N --bound S [--role indexer|all]`, both roles by default, PostgreSQL only),
  * webhooks, webhooks-cpu (`--deliveries N`, default 20,000: CPU per delivery of a drain beside raw POSTs), sends (EVM, `--sends N`, default 1,000), bitcoin-sends (`--sends N`, default 200),
  * sweeps (EVM, `--addresses N`, default 1,000), transfers (`--seconds S` of quotes, `--rounds N` of
@@ -31,7 +31,11 @@ const numbers = (...keys: string[]): Record<string, number> =>
   );
 
 const benches: Record<string, () => Promise<void>> = {
-  api: async () => (await import("./api.ts")).runApiBench(numbers("seconds")),
+  api: async () =>
+    (await import("./api.ts")).runApiBench({
+      ...numbers("seconds"),
+      ...(flag("alloc-profile") ? { allocProfile: flag("alloc-profile") as string } : {}),
+    }),
   indexer: async () =>
     (await import("./indexer.ts")).runIndexerBench({
       ...(flag("chain") ? { chain: flag("chain") as string } : {}),
