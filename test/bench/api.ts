@@ -26,6 +26,13 @@ export async function runApiBench(options: { seconds?: number; allocProfile?: st
     body: JSON.stringify({ type: "INDIVIDUAL", first_name: "Bench", last_name: "Mark" }),
   });
   const customerId = ((await created.json()) as { data: { id: string } }).data.id;
+  /** The authenticated read of the bench's customer from the app at `baseUrl`, for `duration` seconds. */
+  const readCustomer = (baseUrl: string, duration: number) =>
+    load(`${baseUrl}/v1/customers/${customerId}`, {
+      connections,
+      seconds: duration,
+      headers: { "x-service-api-key": apiKey },
+    });
 
   const uncachedApp = createApp({ ...api.deps, apiKeyCache: { ttlMs: 0 } });
   const uncached = await listen({
@@ -49,17 +56,9 @@ export async function runApiBench(options: { seconds?: number; allocProfile?: st
 
   // Warm both paths (JIT, pool connections) before measuring.
   await load(`${bareServer.url}/constant`, { connections, seconds: 2 });
-  await load(`${api.url}/v1/customers/${customerId}`, {
-    connections,
-    seconds: 2,
-    headers: { "x-service-api-key": apiKey },
-  });
+  await readCustomer(api.url, 2);
 
-  await load(`${uncached.url}/v1/customers/${customerId}`, {
-    connections,
-    seconds: 2,
-    headers: { "x-service-api-key": apiKey },
-  });
+  await readCustomer(uncached.url, 2);
 
   const reference = await load(`${rawServer.url}/constant`, { connections, seconds: Math.min(seconds, 5) });
   // Two rounds, bare and DB-backed alternating, so a drift of the machine's speed during the run
@@ -71,16 +70,8 @@ export async function runApiBench(options: { seconds?: number; allocProfile?: st
   const uncachedResults: LoadResult[] = [];
   for (let round = 1; round <= rounds; round++) {
     const b = await load(`${bareServer.url}/constant`, { connections, seconds: seconds / rounds });
-    const r = await load(`${api.url}/v1/customers/${customerId}`, {
-      connections,
-      seconds: seconds / rounds,
-      headers: { "x-service-api-key": apiKey },
-    });
-    const u = await load(`${uncached.url}/v1/customers/${customerId}`, {
-      connections,
-      seconds: seconds / rounds,
-      headers: { "x-service-api-key": apiKey },
-    });
+    const r = await readCustomer(api.url, seconds / rounds);
+    const u = await readCustomer(uncached.url, seconds / rounds);
     bareResults.push(b);
     realResults.push(r);
     uncachedResults.push(u);
@@ -112,13 +103,7 @@ export async function runApiBench(options: { seconds?: number; allocProfile?: st
     `key looked up every request (no cache), mean req/s: ${(mean(uncachedResults) / mean(bareResults)).toFixed(2)}x bare; p99 (worst round) ${Math.max(...uncachedResults.map((r) => r.p99Ms))} ms\n`,
   );
   if (options.allocProfile) {
-    await profileAllocations(options.allocProfile, () =>
-      load(`${api.url}/v1/customers/${customerId}`, {
-        connections,
-        seconds: 4,
-        headers: { "x-service-api-key": apiKey },
-      }),
-    );
+    await profileAllocations(options.allocProfile, () => readCustomer(api.url, 4));
   }
   for (const { server } of [bareServer, rawServer, uncached]) {
     server.closeAllConnections();
