@@ -5,6 +5,10 @@
  * - `lost-answer`: the node acts on the request (a broadcast lands in its mempool) but the answer
  *   never comes back (a timeout): the caller cannot tell whether it happened;
  * - `http-503`: the node (or a proxy in front of it) answers with a server error;
+ * - `stale-receipt`: an EVM node answers a receipt read with null although the transaction may be in
+ *   a block (anvil under load serves the block before its receipts): while faults are on, half the
+ *   eth_getTransactionReceipt calls that got no other fault (drawn only there: no other family's
+ *   draws move; a pass reads few receipts, so the fault rate alone would seldom reach one);
  * - `refused-for-good`: armed by `refuseNextBroadcast()`, the next broadcast of a transaction is
  *   refused by the node for good, in the family's own words (broadcast-refusals.ts), and those bytes
  *   stay refused on every link of the case.
@@ -26,11 +30,12 @@ export interface FaultCounts {
   "lost-answer": number;
   "http-503": number;
   "refused-for-good": number;
+  "stale-receipt": number;
 }
 
 /** Fault counts at zero: where a link's count, or a sum of several links' counts, starts. */
 export function noFaults(): FaultCounts {
-  return { calls: 0, refused: 0, "lost-answer": 0, "http-503": 0, "refused-for-good": 0 };
+  return { calls: 0, refused: 0, "lost-answer": 0, "http-503": 0, "refused-for-good": 0, "stale-receipt": 0 };
 }
 
 export interface FaultyFetch {
@@ -67,6 +72,16 @@ const FAULTS: readonly Fault[] = ["refused", "lost-answer", "http-503"];
 function connectionRefused(): TypeError {
   const cause = Object.assign(new Error("connect ECONNREFUSED (fault injected)"), { code: "ECONNREFUSED" });
   return new TypeError("fetch failed", { cause });
+}
+
+/** The JSON-RPC answer "no receipt" to a single eth_getTransactionReceipt request, else null. */
+function staleReceipt(init?: RequestInit): Response | null {
+  if (typeof init?.body !== "string" || !init.body.includes('"eth_getTransactionReceipt"')) return null;
+  const request = JSON.parse(init.body) as { id?: unknown; method?: unknown } | unknown[];
+  if (Array.isArray(request) || request.method !== "eth_getTransactionReceipt") return null;
+  return new Response(JSON.stringify({ jsonrpc: "2.0", id: request.id, result: null }), {
+    headers: { "content-type": "application/json" },
+  });
 }
 
 function timedOut(): DOMException {
@@ -129,6 +144,11 @@ export function createFaultyFetch(options: {
     if (fault) counts[fault]++;
     if (fault === "refused") throw connectionRefused();
     if (fault === "http-503") return new Response("service unavailable (fault injected)", { status: 503 });
+    const stale = fault === null && holdWhen === null ? staleReceipt(init) : null;
+    if (stale && rate > 0 && random() < 0.5) {
+      counts["stale-receipt"]++;
+      return stale;
+    }
     const { signal: _ignored, ...rest } = init ?? {};
     const answer = await inner(input, rest);
     // Read now: the node has acted, whatever happens to its answer on the way back.

@@ -40,7 +40,7 @@ function closingLine<O extends FuzzOutcome>(
   return (
     `money fuzz ${family}: ${cases} cases held every invariant in ${((Date.now() - startedAt) / 1000).toFixed(1)} s: ` +
     `${total.steps} steps, ${model.describe(total)}, ${total.crashes} crashes, ${f.calls} node calls ` +
-    `(${f.refused} refused, ${f["lost-answer"]} answers lost, ${f["http-503"]} HTTP 503, ${f["refused-for-good"]} broadcasts refused for good)\n`
+    `(${f.refused} refused, ${f["lost-answer"]} answers lost, ${f["http-503"]} HTTP 503, ${f["refused-for-good"]} broadcasts refused for good, ${f["stale-receipt"]} receipts served late)\n`
   );
 }
 
