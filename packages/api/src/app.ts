@@ -1,5 +1,4 @@
-import { AppError, NotFoundError, ValidationError } from "@mp/core";
-import type { Queryable } from "@mp/db";
+import { NotFoundError, ValidationError } from "@mp/core";
 import express, {
   type ErrorRequestHandler,
   type Express,
@@ -15,7 +14,8 @@ import { successBody } from "./http/envelope.ts";
 import { errorHandler, isClientError, renderError } from "./http/error-handler.ts";
 import { perClientRateLimit, perKeyRateLimit } from "./http/rate-limit.ts";
 import { requestLogging } from "./http/request-context.ts";
-import type { AnyRoute, HandlerContext, PrepareContext, Reply, Reservation } from "./http/route.ts";
+import type { AnyRoute, Reply } from "./http/route.ts";
+import { RouteContext } from "./http/route-context.ts";
 import { parseOrThrow } from "./http/validate.ts";
 import { OneRequestPerKey } from "./idempotency/one-request-per-key.ts";
 import { runIdempotent, validateIdempotencyKey } from "./idempotency/run-idempotent.ts";
@@ -31,10 +31,9 @@ interface Guards {
   verifiedKeys: VerifiedKeys;
 }
 
-/** A validated request: what `prepare` sees, and the idempotency key of an idempotent route. */
+/** A validated request: its context, and the idempotency key of an idempotent route. */
 interface AdmittedRequest {
-  /** A new context each call (its `merchant` is a getter, which spreading would call). */
-  context: () => PrepareContext<unknown, unknown, unknown>;
+  context: RouteContext;
   idempotency: { merchantId: string; key: string } | undefined;
 }
 
@@ -94,19 +93,7 @@ function admit(
   const key = route.idempotent ? validateIdempotencyKey(req.get("x-idempotency-key")) : undefined;
   const body = route.body ? parseOrThrow(route.body, req.body, "body") : undefined;
   return {
-    context: () => ({
-      req,
-      res,
-      deps,
-      get merchant(): AuthenticatedMerchant {
-        if (!merchant) throw new AppError("internal_error", "route without authentication asked for a merchant");
-        return merchant;
-      },
-      params,
-      query,
-      body,
-      idempotencyKey: key,
-    }),
+    context: new RouteContext(req, res, deps, merchant, params, query, body, key),
     idempotency: key !== undefined && merchant ? { merchantId: merchant.merchantId, key } : undefined,
   };
 }
@@ -121,21 +108,19 @@ function admit(
  *    or thrown: its writes were rolled back). After a 5xx it is kept, as the outcome is unknown.
  */
 async function perform(route: AnyRoute, request: AdmittedRequest, deps: AppDeps): Promise<Answer> {
-  const prepared: Reservation | undefined = route.prepare ? await route.prepare(request.context()) : undefined;
-  const handle = async (sql: Queryable): Promise<Answer> =>
-    renderReply(
-      await route.handler(
-        Object.assign(request.context(), { sql, prepared }) as HandlerContext<unknown, unknown, unknown, unknown>,
-      ),
-    );
+  const { context, idempotency } = request;
+  if (route.prepare) context.prepared = await route.prepare(context);
   let answer: Answer;
   try {
-    if (request.idempotency) {
-      const { req } = request.context();
+    if (idempotency) {
+      const { req } = context;
       const stored = await runIdempotent(
         deps.db,
-        { ...request.idempotency, method: req.method, path: req.path, body: req.body, keyring: deps.encryption },
-        handle,
+        { ...idempotency, method: req.method, path: req.path, body: req.body, keyring: deps.encryption },
+        async (sql) => {
+          context.sql = sql;
+          return renderReply(await route.handler(context));
+        },
         (error) => renderError(error, { nested: route.nestedErrors === true }),
         { startBeforeClaim: route.writesOnlyThroughSql === true, sealAnswer: route.secretInAnswer === true },
       );
@@ -147,13 +132,13 @@ async function perform(route: AnyRoute, request: AdmittedRequest, deps: AppDeps)
         replayed: stored.replayed,
       };
     } else {
-      answer = await handle(deps.db);
+      answer = renderReply(await route.handler(context));
     }
   } catch (error) {
-    if (isClientError(error)) prepared?.release();
+    if (isClientError(error)) context.prepared?.release();
     throw error;
   }
-  if (answer.replayed || answer.status >= 400) prepared?.release();
+  if (answer.replayed || answer.status >= 400) context.prepared?.release();
   return answer;
 }
 
@@ -172,9 +157,9 @@ function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, guards: Guards
   // Past a key's time bound, reads start before its lookup has answered (authenticateRequest); writes wait for it.
   const pipelined = route.method === "get";
   app[route.method](path, ...before, async (req: Request, res: Response) => {
-    const auth: Authentication | undefined = route.auth
-      ? await authenticateRequest(deps.db, req, guards.verifiedKeys, pipelined)
-      : undefined;
+    // Synchronous for a key verified within its time bound: no promise to wait for on most requests.
+    const pending = route.auth ? authenticateRequest(deps.db, req, guards.verifiedKeys, pipelined) : undefined;
+    const auth: Authentication | undefined = pending instanceof Promise ? await pending : pending;
     let answer: Answer;
     try {
       const request = admit(route, deps, guards.rateLimit, clientRateLimit, auth?.merchant, req, res);
@@ -186,10 +171,10 @@ function mountRoute(app: Express, route: AnyRoute, deps: AppDeps, guards: Guards
         : await perform(route, request, deps);
     } catch (error) {
       // A key found revoked by its lookup gets its 401, whatever the route would have said.
-      await auth?.confirmed;
+      if (auth?.confirmed) await auth.confirmed;
       throw error;
     }
-    await auth?.confirmed;
+    if (auth?.confirmed) await auth.confirmed;
     send(res, answer);
   });
 }

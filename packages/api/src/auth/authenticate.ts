@@ -35,13 +35,12 @@ async function lookUpKey(db: Database, hash: Buffer): Promise<AuthenticatedMerch
 export interface Authentication {
   merchant: AuthenticatedMerchant;
   /**
-   * Settles once the key's lookup has answered: rejects with the 401 when the key turned out revoked
-   * (or its merchant disabled). Nothing may be answered before it resolves.
+   * Present while the key's lookup has not answered: settles once it has, rejecting with the 401
+   * when the key turned out revoked (or its merchant disabled). Nothing may be answered before it
+   * resolves. Absent when the key is already confirmed.
    */
-  confirmed: Promise<void>;
+  confirmed?: Promise<void>;
 }
-
-const CONFIRMED: Promise<void> = Promise.resolve();
 
 /**
  * Resolves the request's key to its merchant. Every unknown, malformed or revoked key, and every key
@@ -53,18 +52,29 @@ const CONFIRMED: Promise<void> = Promise.resolve();
  * route's own first query is issued in the same turn of the event loop, so the pool sends both in one
  * write (batched-queries.ts), and the answer waits for `confirmed`.
  */
-export async function authenticateRequest(
+export function authenticateRequest(
   db: Database,
   req: Request,
   verified?: VerifiedKeys,
   pipelined = false,
-): Promise<Authentication> {
+): Authentication | Promise<Authentication> {
   const key = extractApiKey(req);
   if (!key || !looksLikeApiKey(key)) throw new UnauthorizedError();
   const hash = hashApiKey(key);
   const hashKey = hash.toString("base64");
   const trusted = verified?.trusted(hashKey);
-  if (trusted) return { merchant: trusted, confirmed: CONFIRMED };
+  if (trusted) return { merchant: trusted };
+  return lookUpAndAuthenticate(db, hash, hashKey, verified, pipelined);
+}
+
+/** authenticateRequest past the key's time bound (or without verified keys): the lookup decides. */
+async function lookUpAndAuthenticate(
+  db: Database,
+  hash: Buffer,
+  hashKey: string,
+  verified: VerifiedKeys | undefined,
+  pipelined: boolean,
+): Promise<Authentication> {
   const sent = verified?.stamp();
   const lookup = lookUpKey(db, hash);
   const claimed = pipelined ? verified?.claimed(hashKey) : undefined;
@@ -86,5 +96,5 @@ export async function authenticateRequest(
     throw new UnauthorizedError();
   }
   if (verified && sent) verified.remember(hashKey, merchant, sent);
-  return { merchant, confirmed: CONFIRMED };
+  return { merchant };
 }

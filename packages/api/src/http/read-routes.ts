@@ -3,7 +3,7 @@ import type { ZodObject, ZodType } from "zod";
 import { pageSchema } from "../openapi/page-schema.ts";
 import type { GetQuery, ListQuery } from "../shared/list-page.ts";
 import { type Pagination, paginationQuery } from "./pagination.ts";
-import { defineRoute, type HandlerContext, type RouteDefinition } from "./route.ts";
+import { defineRoute, type HandlerContext, type Reply, type RouteDefinition } from "./route.ts";
 
 /** What a read route states itself: its path, documentation and schemas (always GET, authenticated, 200). */
 type ReadRouteDefinition<P, Q> = Omit<
@@ -21,9 +21,12 @@ export function defineReadRoute<P, Q>(
     method: "get",
     auth: true,
     successStatus: 200,
-    handler: async (ctx) => ({ status: 200, data: await read(ctx) }),
+    // `then` rather than an async wrapper: one promise less on every read.
+    handler: (ctx) => read(ctx).then(ok),
   });
 }
+
+const ok = (data: unknown): Reply => ({ status: 200, data });
 
 /**
  * GET of one of the merchant's resources: `find` answers it, or null when the merchant has no such
@@ -37,11 +40,11 @@ export function defineGetRoute<P, Q = unknown>(
   },
 ): RouteDefinition<P, Q> {
   const { notFound, find, errorStatuses = [], ...definition } = route;
-  return defineReadRoute({ ...definition, errorStatuses: [404, ...errorStatuses] }, async (ctx) => {
-    const found = await find(ctx);
+  const existing = (found: unknown): unknown => {
     if (found === null || found === undefined) throw new NotFoundError(notFound);
     return found;
-  });
+  };
+  return defineReadRoute({ ...definition, errorStatuses: [404, ...errorStatuses] }, (ctx) => find(ctx).then(existing));
 }
 
 /**

@@ -23,9 +23,12 @@ function nameOf(column: string): string {
  */
 export function resourceOfColumns<Row extends object>(columns: string): (row: Row) => Answered<Row> {
   const names = columns.split(",").map((column) => nameOf(column.trim()));
+  // Every resource is a copy of this one before its values are set: made with all its fields at once
+  // rather than grown a field at a time (each growth past the object's slots copies its property store).
+  const shape: Record<string, unknown> = Object.fromEntries(names.map((name) => [name, null]));
   return (row) => {
     const values = row as Record<string, unknown>;
-    const resource: Record<string, unknown> = {};
+    const resource: Record<string, unknown> = { ...shape };
     for (const name of names) {
       const value = values[name];
       resource[name] = value instanceof Date ? iso(value) : value;
