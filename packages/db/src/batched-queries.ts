@@ -1,8 +1,9 @@
 import type pg from "pg";
+import { type BatchedQueryConfig, batchedQuery } from "./batched-query.ts";
 import { isConnectionError } from "./sql-state.ts";
 
 interface PendingQuery {
-  config: pg.QueryConfig;
+  config: BatchedQueryConfig;
   resolve: (result: pg.QueryResult) => void;
   reject: (error: unknown) => void;
 }
@@ -37,7 +38,7 @@ const MAX_BATCH = 32;
  * until the end of the current turn (setImmediate) before it is sent; a batch is cut at MAX_BATCH so
  * a burst still spreads over several connections (server processes) rather than queueing on one.
  */
-export function createQueryBatcher(pool: pg.Pool): (config: pg.QueryConfig) => Promise<pg.QueryResult> {
+export function createQueryBatcher(pool: pg.Pool): (config: BatchedQueryConfig) => Promise<pg.QueryResult> {
   let pending: PendingQuery[] = [];
   let scheduled = false;
 
@@ -53,23 +54,23 @@ export function createQueryBatcher(pool: pg.Pool): (config: pg.QueryConfig) => P
       return;
     }
     const stream = clientSocket(client);
+    let outstanding = batch.length;
+    let broken = false;
+    const settle = (query: PendingQuery) => (error: Error | null, result?: pg.QueryResult) => {
+      if (error) {
+        // A query's own error (bad input, a constraint) leaves the connection usable; a lost one does not.
+        if (isConnectionError(error)) broken = true;
+        query.reject(error);
+      } else {
+        query.resolve(result as pg.QueryResult);
+      }
+      outstanding -= 1;
+      if (outstanding === 0) client.release(broken);
+    };
     // pg corks and uncorks around each query; the outer cork holds every query to one write.
     stream?.cork?.();
-    const results = batch.map((query) => client.query(query.config));
+    for (const query of batch) client.query(batchedQuery(query.config, settle(query)));
     stream?.uncork?.();
-    const settled = await Promise.allSettled(results);
-    let broken = false;
-    settled.forEach((outcome, i) => {
-      const query = batch[i] as PendingQuery;
-      if (outcome.status === "fulfilled") {
-        query.resolve(outcome.value);
-        return;
-      }
-      // A query's own error (bad input, a constraint) leaves the connection usable; a lost one does not.
-      if (isConnectionError(outcome.reason)) broken = true;
-      query.reject(outcome.reason);
-    });
-    client.release(broken);
   };
 
   return (config) =>

@@ -58,4 +58,42 @@ describe("the pg internal the query batcher relies on", () => {
     expect(results.map((r) => r.rows[0]?.i)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     expect(writes).toBe(1);
   });
+
+  it("answers a named statement's rows as pg's own query does, first and later runs alike", async () => {
+    // The batched query keeps a statement's type parsers and empty row from pg's Result (its
+    // `_parsers` and `_prebuiltEmptyResultObject`, pg 8): a pg upgrade renaming them fails here.
+    const statement = {
+      name: "batched_row_shape",
+      text: `SELECT $1::int AS n, NULL::text AS missing, true AS flag, '2026-11-30T01:02:03.456Z'::timestamptz AS at,
+               ARRAY['a', 'b'] AS list, '{"k": 1}'::jsonb AS doc`,
+    };
+    const query = createQueryBatcher(pool);
+    const expected = await pool.query({ text: statement.text, values: [7] });
+    for (let run = 0; run < 3; run++) {
+      const answers = await Promise.all([7, 7].map((n) => query({ ...statement, values: [n] })));
+      for (const answer of answers) {
+        expect(answer.rows).toEqual(expected.rows);
+        expect(answer.rows[0]?.at).toBeInstanceOf(Date);
+        expect(Object.keys(answer.rows[0] ?? {})).toEqual(["n", "missing", "flag", "at", "list", "doc"]);
+        expect(answer.fields.map((f) => f.name)).toEqual(expected.fields.map((f) => f.name));
+        expect(answer.rowCount).toBe(1);
+        const internals = answer as unknown as { _parsers?: unknown; _prebuiltEmptyResultObject?: unknown };
+        expect(Array.isArray(internals._parsers)).toBe(true);
+        expect(typeof internals._prebuiltEmptyResultObject).toBe("object");
+      }
+    }
+  });
+
+  it("answers each query of a batch with its own error or rows, and the connection serves the next batch", async () => {
+    const query = createQueryBatcher(pool);
+    const answers = await Promise.allSettled([
+      query({ name: "batched_ok", text: "SELECT $1::int AS i", values: [1] }),
+      query({ text: "SELECT 1/0 AS broken" }),
+      query({ name: "batched_ok", text: "SELECT $1::int AS i", values: [3] }),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(answers[1]?.status === "rejected" && (answers[1].reason as { code?: string }).code).toBe("22012");
+    const next = await query({ name: "batched_ok", text: "SELECT $1::int AS i", values: [4] });
+    expect(next.rows).toEqual([{ i: 4 }]);
+  });
 });
