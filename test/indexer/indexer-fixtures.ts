@@ -9,6 +9,7 @@ import { createSandboxRateProvider, type RateProvider } from "@mp/providers";
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import { registerLedgerChecks } from "../../services/payments/src/ledger-checks.ts";
 import { insertMerchantWithCustomer } from "../support/db-fixtures.ts";
+import { eventually } from "../support/eventually.ts";
 import { late } from "../support/late.ts";
 import type { TestChain } from "./test-chains.ts";
 
@@ -181,19 +182,17 @@ export async function catchUp(indexer: Indexer, maxTicks = 100): Promise<TickRes
   throw new Error(`indexer did not catch up in ${maxTicks} ticks`);
 }
 
-/** Polls `check` until it returns a value that is not undefined/false, or fails after `timeoutMs`. */
-export async function waitFor<T>(
-  what: string,
-  check: () => Promise<T | undefined | false>,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** Polls `check` every 50 ms until it returns a value that is not undefined/false, or fails after `timeoutMs`. */
+export function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  return eventually(
+    async () => {
+      const value = await check();
+      return value === false ? undefined : value;
+    },
+    timeoutMs,
+    50,
+    what,
+  );
 }
 
 export interface IndexerSuite {
