@@ -67,8 +67,19 @@ describe("the pg internal the query batcher relies on", () => {
       text: `SELECT $1::int AS n, NULL::text AS missing, true AS flag, '2026-11-30T01:02:03.456Z'::timestamptz AS at,
                ARRAY['a', 'b'] AS list, '{"k": 1}'::jsonb AS doc`,
     };
+    // Once parsed on the connection with a known row, the statement is run without Describe.
+    const client = await pool.connect();
+    const connection = (client as unknown as { connection: { describe: (...args: unknown[]) => void } }).connection;
+    client.release();
+    let describes = 0;
+    const describe = connection.describe.bind(connection);
+    connection.describe = (...args) => {
+      describes += 1;
+      describe(...args);
+    };
     const query = createQueryBatcher(pool);
     const expected = await pool.query({ text: statement.text, values: [7] });
+    describes = 0;
     for (let run = 0; run < 3; run++) {
       const answers = await Promise.all([7, 7].map((n) => query({ ...statement, values: [n] })));
       for (const answer of answers) {
@@ -82,6 +93,9 @@ describe("the pg internal the query batcher relies on", () => {
         expect(typeof internals._prebuiltEmptyResultObject).toBe("object");
       }
     }
+    // The first batch parses and describes the statement (both its queries: the second is sent
+    // before the first's description has come back); the two later batches describe nothing.
+    expect(describes).toBe(2);
   });
 
   it("answers each query of a batch with its own error or rows, and the connection serves the next batch", async () => {
@@ -93,6 +107,13 @@ describe("the pg internal the query batcher relies on", () => {
     ]);
     expect(answers.map((a) => a.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect(answers[1]?.status === "rejected" && (answers[1].reason as { code?: string }).code).toBe("22012");
+    // Refused at Bind, run without Describe (parsed and described above): its own error, then on.
+    const refused = await Promise.allSettled([
+      query({ name: "batched_ok", text: "SELECT $1::int AS i", values: ["not a number"] }),
+      query({ name: "batched_ok", text: "SELECT $1::int AS i", values: [5] }),
+    ]);
+    expect(refused[0]?.status === "rejected" && (refused[0].reason as { code?: string }).code).toBe("22P02");
+    expect(refused[1]?.status === "fulfilled" && refused[1].value.rows).toEqual([{ i: 5 }]);
     const next = await query({ name: "batched_ok", text: "SELECT $1::int AS i", values: [4] });
     expect(next.rows).toEqual([{ i: 4 }]);
   });
