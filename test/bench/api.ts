@@ -99,6 +99,13 @@ export async function runApiBench(options: { seconds?: number; allocProfile?: st
   process.stdout.write(
     `process CPU per request (server + load generator): bare ${Math.round(cpu(bareResults))} µs, key + DB ${Math.round(cpu(realResults))} µs, key looked up every request ${Math.round(cpu(uncachedResults))} µs\n`,
   );
+  // On 2 saturated cores throughput follows the machine's CPU per request, not the server thread's.
+  const split = (results: LoadResult[], part: keyof LoadResult["cpuSplit"]) =>
+    Math.round(results.reduce((sum, x) => sum + x.cpuSplit[part], 0) / results.length);
+  const parts = ["mainThread", "helperThreads", "loadGenerator", "postgres"] as const;
+  process.stdout.write(
+    `CPU per request by part (${parts.join(" / ")}), bare: ${parts.map((p) => split(bareResults, p)).join(" / ")} µs; key + DB: ${parts.map((p) => split(realResults, p)).join(" / ")} µs\n`,
+  );
   process.stdout.write(
     `key looked up every request (no cache), mean req/s: ${(mean(uncachedResults) / mean(bareResults)).toFixed(2)}x bare; p99 (worst round) ${Math.max(...uncachedResults.map((r) => r.p99Ms))} ms\n`,
   );
@@ -139,6 +146,10 @@ function row(path: string, result: LoadResult): Record<string, string | number> 
     "p50 ms": result.p50Ms,
     "p99 ms": result.p99Ms,
     "CPU µs/req": result.cpuMicrosPerRequest,
+    "main µs": result.cpuSplit.mainThread,
+    "helpers µs": result.cpuSplit.helperThreads,
+    "loadgen µs": result.cpuSplit.loadGenerator,
+    "postgres µs": result.cpuSplit.postgres,
     errors: result.errors + result.non2xx,
   };
 }

@@ -1,5 +1,6 @@
 import type { Server } from "node:http";
 import autocannon from "autocannon";
+import { type CpuSplit, cpuSnapshot } from "./cpu-split.ts";
 
 export interface LoadResult {
   requestsPerSecond: number;
@@ -12,6 +13,8 @@ export interface LoadResult {
    * unlike req/s, barely moved by other jobs sharing the machine.
    */
   cpuMicrosPerRequest: number;
+  /** The same by thread, and the local PostgreSQL's (Linux; zeros elsewhere). */
+  cpuSplit: CpuSplit;
 }
 
 export interface LoadOptions {
@@ -30,6 +33,7 @@ export interface LoadOptions {
  */
 export async function load(url: string, options: LoadOptions): Promise<LoadResult> {
   const cpuBefore = process.cpuUsage();
+  const snapshot = cpuSnapshot();
   const result = await autocannon({
     url,
     connections: options.connections,
@@ -48,6 +52,7 @@ export async function load(url: string, options: LoadOptions): Promise<LoadResul
     errors: result.errors,
     non2xx: result.non2xx,
     cpuMicrosPerRequest: Math.round((cpu.user + cpu.system) / Math.max(1, result.requests.total)),
+    cpuSplit: snapshot.split(result.requests.total, cpu.user + cpu.system),
   };
 }
 
