@@ -1,3 +1,4 @@
+/// <reference path="./pg-utils.d.ts" />
 import pg from "pg";
 // pg's own mapping of parameters to the wire (Date, Buffer, arrays, objects), as its Query binds them.
 import pgUtils from "pg/lib/utils.js";
