@@ -56,20 +56,34 @@ export function createQueryBatcher(pool: pg.Pool): (config: BatchedQueryConfig) 
     const stream = clientSocket(client);
     let outstanding = batch.length;
     let broken = false;
-    const settle = (query: PendingQuery) => (error: Error | null, result?: pg.QueryResult) => {
-      if (error) {
-        // A query's own error (bad input, a constraint) leaves the connection usable; a lost one does not.
-        if (isConnectionError(error)) broken = true;
-        query.reject(error);
-      } else {
-        query.resolve(result as pg.QueryResult);
-      }
-      outstanding -= 1;
-      if (outstanding === 0) client.release(broken);
+    const settle = (query: PendingQuery) => {
+      let answered = false;
+      return (error: Error | null, result?: pg.QueryResult) => {
+        if (answered) return;
+        answered = true;
+        if (error) {
+          // A query's own error (bad input, a constraint) leaves the connection usable; a lost one does not.
+          if (isConnectionError(error)) broken = true;
+          query.reject(error);
+        } else {
+          query.resolve(result as pg.QueryResult);
+        }
+        outstanding -= 1;
+        if (outstanding === 0) client.release(broken);
+      };
     };
     // pg corks and uncorks around each query; the outer cork holds every query to one write.
     stream?.cork?.();
-    for (const query of batch) client.query(batchedQuery(query.config, settle(query)));
+    for (const query of batch) {
+      const answer = settle(query);
+      try {
+        client.query(batchedQuery(query.config, answer));
+      } catch (error) {
+        // pg reports a client that cannot take queries through the query's callback; should it
+        // throw instead, the query still gets its answer and the client goes back when all have.
+        answer(error as Error);
+      }
+    }
     stream?.uncork?.();
   };
 

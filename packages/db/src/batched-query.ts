@@ -60,8 +60,21 @@ interface RowShape {
   emptyRow: object;
 }
 
-/** By statement name: a prepared statement describes the same row every time (else PostgreSQL refuses to run it). */
-const rowShapes = new Map<string, RowShape>();
+/**
+ * By connection, then statement name: a statement prepared on a connection describes the same row
+ * every time (else PostgreSQL refuses to run it). Per connection, not per process: one process may
+ * reach several databases (the tests' do) whose schemas differ under the same statement name.
+ */
+const rowShapesByConnection = new WeakMap<PgConnection, Map<string, RowShape>>();
+
+function rowShapesOf(connection: PgConnection): Map<string, RowShape> {
+  let shapes = rowShapesByConnection.get(connection);
+  if (!shapes) {
+    shapes = new Map();
+    rowShapesByConnection.set(connection, shapes);
+  }
+  return shapes;
+}
 
 const sameFields = (a: FieldDescription[], b: FieldDescription[]): boolean =>
   a.length === b.length &&
@@ -86,14 +99,18 @@ const PgQuery = pg.Query as unknown as new (
  * each query (5 us of an authenticated read's ~180 us of main-thread CPU, with a null-prototype
  * object per query). Once the statement is parsed on the connection and its row is known, it is run
  * without asking the server to describe it again (Bind, Execute, Sync: no RowDescription built,
- * sent and parsed per query). The row cannot have changed under it: a prepared statement whose
- * result type changes is refused by the server ("cached plan must not change result type"), and a
- * connection that parses it anew describes it (and updates the shape).
+ * sent and parsed per query). The row cannot have changed under it: shapes are kept per connection,
+ * and a prepared statement whose result type changes is refused by the server ("cached plan must
+ * not change result type").
  */
 class BatchedQuery extends PgQuery {
+  /** The row shapes of the connection this query was sent on (set when it is sent, before any answer). */
+  private shapes: Map<string, RowShape> | undefined;
+
   override prepare(connection: PgConnection): void {
     const self = this as unknown as PgQueryInternals;
-    const shape = self.name === undefined ? undefined : rowShapes.get(self.name);
+    this.shapes = rowShapesOf(connection);
+    const shape = self.name === undefined ? undefined : this.shapes.get(self.name);
     if (!shape || !self.hasBeenParsed(connection)) {
       super.prepare(connection);
       return;
@@ -120,15 +137,15 @@ class BatchedQuery extends PgQuery {
   override handleRowDescription(message: { fields: FieldDescription[] }): void {
     const self = this as unknown as PgQueryInternals;
     const name = self.name;
-    const shape = name === undefined ? undefined : rowShapes.get(name);
+    const shape = name === undefined ? undefined : this.shapes?.get(name);
     if (shape && sameFields(shape.fields, message.fields)) {
       this.takeShape(shape);
       return;
     }
     super.handleRowDescription(message);
-    if (name !== undefined) {
+    if (name !== undefined && this.shapes) {
       const { fields, _parsers, _prebuiltEmptyResultObject } = self._result;
-      rowShapes.set(name, { fields, parsers: _parsers, emptyRow: _prebuiltEmptyResultObject });
+      this.shapes.set(name, { fields, parsers: _parsers, emptyRow: _prebuiltEmptyResultObject });
     }
   }
 

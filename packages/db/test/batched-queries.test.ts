@@ -117,4 +117,26 @@ describe("the pg internal the query batcher relies on", () => {
     const next = await query({ name: "batched_ok", text: "SELECT $1::int AS i", values: [4] });
     expect(next.rows).toEqual([{ i: 4 }]);
   });
+
+  it("keeps a statement's row per connection: two databases, one statement name, two shapes", async () => {
+    const other = await createTestDatabase({ migrate: false });
+    const otherPool = new pg.Pool({ connectionString: other.connectionString, max: 1, pipeline: true });
+    try {
+      await pool.query("CREATE TABLE shape_probe (a int)");
+      await otherPool.query("CREATE TABLE shape_probe (a int, b text)");
+      await pool.query("INSERT INTO shape_probe VALUES (1)");
+      await otherPool.query("INSERT INTO shape_probe VALUES (2, 'two')");
+      const statement = { name: "batched_shape_probe", text: "SELECT * FROM shape_probe" };
+      const here = createQueryBatcher(pool);
+      const there = createQueryBatcher(otherPool);
+      // Alternating, so each connection runs the statement again after the other described its own row.
+      for (let run = 0; run < 3; run++) {
+        expect((await here(statement)).rows).toEqual([{ a: 1 }]);
+        expect((await there(statement)).rows).toEqual([{ a: 2, b: "two" }]);
+      }
+    } finally {
+      await otherPool.end();
+      await other.drop();
+    }
+  });
 });
