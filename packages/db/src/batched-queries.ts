@@ -56,6 +56,8 @@ export function createQueryBatcher(pool: pg.Pool): (config: BatchedQueryConfig) 
     const stream = clientSocket(client);
     let outstanding = batch.length;
     let broken = false;
+    // Each query's first answer only: pg may report an error after a read timeout has answered, or
+    // after throwing while it took the query.
     const settle = (query: PendingQuery) => {
       let answered = false;
       return (error: Error | null, result?: pg.QueryResult) => {

@@ -25,7 +25,6 @@ interface FieldDescription {
  */
 interface PgQueryInternals {
   name?: string;
-  text: string;
   values?: unknown[];
   portal: string;
   binary?: boolean;
@@ -167,16 +166,10 @@ class BatchedQuery extends PgQuery {
  * its ~180 us of main-thread CPU: pg clones the config through property descriptors (4 us), and
  * wraps the result in a promise with a `catch` that re-captures the stack of every error. Here the
  * text goes to the constructor as a string (pg copies no config), the name is set after, and the
- * answer comes back through the callback, once (pg may report an error after a read timeout has
- * already answered).
+ * answer comes back through the callback (`settle` must take only the first: batched-queries.ts).
  */
 export function batchedQuery(config: BatchedQueryConfig, settle: Settle): pg.Query {
-  let settled = false;
-  const query = new BatchedQuery(config.text, config.values, (error, result) => {
-    if (settled) return;
-    settled = true;
-    settle(error, result);
-  });
+  const query = new BatchedQuery(config.text, config.values, settle);
   if (config.name !== undefined) (query as unknown as PgQueryInternals).name = config.name;
   return query;
 }
