@@ -1,10 +1,10 @@
 /**
  * Polls `check` until it returns a value (not undefined) or the time runs out; the one poll of the
- * suite (indexer-fixtures' `waitFor` is this with its own defaults). `what` names the condition in
- * the timeout's error.
+ * suite (indexer-fixtures' `waitFor` is this with its own defaults). `check` may answer at once or
+ * with a promise. `what` names the condition in the timeout's error.
  */
 export async function eventually<T>(
-  check: () => Promise<T | undefined>,
+  check: () => T | undefined | Promise<T | undefined>,
   timeoutMs = 10_000,
   intervalMs = 100,
   what = "condition",

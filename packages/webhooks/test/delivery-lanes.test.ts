@@ -1,5 +1,6 @@
 import { silentLogger } from "@mp/core";
 import { describe, expect, it } from "vitest";
+import { eventually } from "../../../test/support/eventually.ts";
 import { AHEAD_HORIZON_MS, depthLimits } from "../src/claim-depth.ts";
 import type { ClaimedDelivery } from "../src/claimed-delivery.ts";
 import { createDeliveryLanes } from "../src/delivery-lanes.ts";
@@ -9,16 +10,8 @@ let next = 0;
 const rows = (count: number) =>
   Array.from({ length: count }, () => ({ id: `d${next++}`, endpoint_id: ENDPOINT }) as ClaimedDelivery);
 
-/** Waits (without a fixed sleep) until `check` returns something. */
-async function until<T>(check: () => T | undefined, limitMs = 10_000): Promise<T> {
-  const started = Date.now();
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    if (Date.now() - started > limitMs) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** Waits (without a fixed sleep) until `check` returns something, looking every 20 ms. */
+const until = <T>(check: () => T | undefined) => eventually(check, 10_000, 20);
 
 /**
  * Adaptive claim depth: an endpoint answering fast is claimed far ahead (few large claims instead of
