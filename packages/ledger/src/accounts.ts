@@ -86,6 +86,26 @@ export async function merchantAccounts(client: Queryable, merchantId: string): P
 }
 
 /**
+ * Opens the accounts of each merchant in `merchantIds` that has none yet, in one statement (nothing
+ * when all are open; unknown merchants are left to the posting that names them). For a caller about
+ * to credit the same merchants in concurrent transactions: a merchant's first posting opens its
+ * accounts (merchantAccounts), and a second transaction opening them too waits for the first one's
+ * COMMIT, whole postings after it.
+ */
+export async function openMerchantAccounts(client: Queryable, merchantIds: readonly string[]): Promise<void> {
+  if (merchantIds.length === 0) return;
+  await client.query(
+    `INSERT INTO ledger_accounts (id, kind, merchant_id, currency, normal_side)
+     SELECT gen_random_uuid(), k.kind, m.id, $2, 'credit'
+       FROM merchants m CROSS JOIN unnest($3::text[]) AS k(kind)
+      WHERE m.id = ANY($1::uuid[])
+        AND NOT EXISTS (SELECT 1 FROM ledger_accounts a WHERE a.kind = k.kind AND a.merchant_id = m.id AND a.currency = $2)
+     ON CONFLICT DO NOTHING`,
+    [merchantIds, LEDGER_CURRENCY, MERCHANT_ACCOUNT_KINDS],
+  );
+}
+
+/**
  * Plain code-point order: the same order localeCompare gave for the account kinds and the ids
  * (lowercase hex), without the collator localeCompare builds on its first call (15 ms at the first
  * credit of a process).
@@ -95,7 +115,8 @@ const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 
 /**
  * Locks the balance rows of `accounts` (SELECT ... FOR UPDATE) and returns their balances. Rows are
  * always locked in one global order, system accounts first, so two postings never wait on each other
- * in a cycle; the system rows act as the gate every crediting transaction passes first.
+ * in a cycle; the system rows act as the gate every crediting transaction passes before its lines
+ * (a deposit credit writes its entries before, in the order of their references: deposit-credits.ts).
  */
 export async function lockBalances(
   client: Queryable,

@@ -1,4 +1,4 @@
-export type { AccountKind } from "./accounts.ts";
+export { type AccountKind, openMerchantAccounts } from "./accounts.ts";
 export { getMerchantBalance } from "./balance.ts";
 export { postBankDeposit } from "./bank-deposits.ts";
 export {

@@ -2,11 +2,13 @@ import { randomUUID } from "node:crypto";
 import { ConflictError, NotFoundError, ValidationError } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { describe, expect, it } from "vitest";
+import { eventually } from "../../../test/support/eventually.ts";
 import { useTestDatabase } from "../../../test/support/test-database.ts";
-import { checkLedger, getMerchantBalance, postDepositCredits } from "../src/index.ts";
+import { checkLedger, type DepositCreditInput, getMerchantBalance, postDepositCredits } from "../src/index.ts";
 import { createMerchant, postOneCredit, reverseDeposit, USD, uncreditedDeposit } from "./ledger-fixtures.ts";
 
 const t = useTestDatabase();
+const onServer = process.env.DATABASE_URL !== undefined;
 
 /** An entry as rows, with its own ids left out so two postings of the same movement compare equal. */
 async function entryRows(q: Queryable, reference: string) {
@@ -207,4 +209,129 @@ describe("postDepositCredits", () => {
     expect(count.rows[0]?.n).toBe(40);
     expect(await ledgerProblems()).toEqual([]);
   });
+  it("refuses an entry id that is another entry's, and writes no line onto that entry", async () => {
+    const m = await createMerchant(t.db);
+    const first = await uncreditedDeposit(t.db, m, { gross: 3n * USD, fee: 30_000n });
+    const [posted] = await t.db.tx((c) => postDepositCredits(c, [first]));
+    const lines = await entryRows(t.db, first.depositId);
+    const second = await uncreditedDeposit(t.db, m, { gross: 2n * USD, fee: 0n });
+    await expect(
+      t.db.tx((c) => postDepositCredits(c, [{ ...second, entryId: posted?.entryId as string }])),
+    ).rejects.toBeInstanceOf(ConflictError);
+    expect(await entryRows(t.db, first.depositId)).toEqual(lines);
+    expect(await entryRows(t.db, second.depositId)).toEqual([]);
+    expect(await ledgerProblems()).toEqual([]);
+  });
+
+  /**
+   * The entries go in before the balance rows are locked: a call that meets a deposit another open
+   * transaction is crediting waits for it at the entry's insert. Committed, that credit is the
+   * earlier one (answered, no second entry, no lines of its own); rolled back, this call credits it.
+   */
+  it.skipIf(!onServer)(
+    "waits at the entry for a concurrent credit of the same deposit, then answers it or posts its own",
+    async () => {
+      for (const outcome of ["commit", "rollback"] as const) {
+        const m = await merchantWithOpenAccounts();
+        const contested = await uncreditedDeposit(t.db, m, { gross: 8n * USD, fee: 80_000n });
+        const other = await uncreditedDeposit(t.db, m, { gross: 1n * USD, fee: 10_000n });
+        const first = await openCredit(contested);
+        const second = t.db.tx((c) => postDepositCredits(c, [other, contested]));
+        await waitingAtEntries(1).finally(() => first.finish(outcome));
+        const [otherPosted, contestedPosted] = await second;
+        expect(otherPosted?.created).toBe(true);
+        expect(contestedPosted?.created).toBe(outcome === "rollback");
+        if (outcome === "commit") expect(contestedPosted?.entryId).toBe(first.entryId);
+        expect(await entryRows(t.db, contested.depositId)).toHaveLength(3);
+        expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({
+          available: USD + 8n * USD - 80_000n + USD - 10_000n,
+          reserved: 0n,
+          held: 0n,
+        });
+      }
+      expect(await ledgerProblems()).toEqual([]);
+    },
+  );
+
+  /**
+   * Two calls with the same deposits in opposite orders, both held at the middle one by a third open
+   * transaction until it rolls back: inserted in the order given, each would then wait for the
+   * other's entries (a deadlock, one call refused); inserted in the order of their references, the
+   * second waits for the first and both go through.
+   */
+  it.skipIf(!onServer)(
+    "never deadlocks: concurrent bulk credits of the same deposits in opposite orders both go through",
+    async () => {
+      const m = await merchantWithOpenAccounts();
+      const inputs = await Promise.all(
+        Array.from({ length: 9 }, (_, i) => uncreditedDeposit(t.db, m, { gross: BigInt(i + 1) * USD, fee: 0n })),
+      );
+      inputs.sort((a, b) => (a.depositId < b.depositId ? -1 : 1));
+      const middle = await openCredit(inputs[4] as (typeof inputs)[number]);
+      const calls = [inputs, [...inputs].reverse()].map((order) => t.db.tx((c) => postDepositCredits(c, order)));
+      await waitingAtEntries(2).finally(() => middle.finish("rollback"));
+      const posted = await Promise.all(calls);
+      // Each deposit credited once: both calls answer the one entry that exists.
+      for (const input of inputs) {
+        const entryIds = new Set(
+          posted.map((results) => results.find((p) => p.depositId === input.depositId)?.entryId),
+        );
+        expect(entryIds.size).toBe(1);
+      }
+      const expected = USD + inputs.reduce((sum, i) => sum + i.amountUsdMicros, 0n);
+      expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: expected, reserved: 0n, held: 0n });
+      expect(await ledgerProblems()).toEqual([]);
+    },
+  );
 });
+
+/**
+ * A merchant whose accounts are open (by a credit committed first): a merchant's first credit opens
+ * them, and a concurrent call would wait for it there rather than at the entries.
+ */
+async function merchantWithOpenAccounts() {
+  const m = await createMerchant(t.db);
+  const opening = await uncreditedDeposit(t.db, m, { gross: USD, fee: 0n });
+  await t.db.tx((c) => postDepositCredits(c, [opening]));
+  return m;
+}
+
+/** Credits `input` in a transaction left open until `finish` commits or rolls it back. */
+async function openCredit(input: DepositCreditInput) {
+  let finish: (outcome: "commit" | "rollback") => void = () => {};
+  const finished = new Promise<"commit" | "rollback">((resolve) => {
+    finish = resolve;
+  });
+  let entryId = "";
+  const transaction = t.db.tx(async (c) => {
+    entryId = (await postDepositCredits(c, [input]))[0]?.entryId ?? "";
+    if ((await finished) === "rollback") throw new Error("rolled back on purpose");
+  });
+  const settled = transaction.catch((error: unknown) => {
+    if (!(error instanceof Error && error.message === "rolled back on purpose")) throw error;
+  });
+  await eventually(async () => (entryId ? true : undefined), 30_000, 20, "the open credit posted");
+  return {
+    entryId,
+    finish: async (outcome: "commit" | "rollback") => {
+      finish(outcome);
+      await settled;
+    },
+  };
+}
+
+/** Resolves once `count` backends of this database wait for a lock at a journal entries' insert. */
+async function waitingAtEntries(count: number): Promise<void> {
+  await eventually(
+    async () => {
+      const waiting = await t.db.query(
+        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+            AND query LIKE 'INSERT INTO journal_entries%'`,
+      );
+      return (waiting.rowCount ?? 0) >= count ? true : undefined;
+    },
+    30_000,
+    20,
+    `${count} credits waiting at an entry`,
+  );
+}
