@@ -4,11 +4,17 @@ import type { Queryable } from "@mp/db";
 import { describe, expect, it } from "vitest";
 import { eventually } from "../../../test/support/eventually.ts";
 import { useTestDatabase } from "../../../test/support/test-database.ts";
-import { checkLedger, type DepositCreditInput, getMerchantBalance, postDepositCredits } from "../src/index.ts";
+import {
+  checkLedger,
+  type DepositCreditInput,
+  getMerchantBalance,
+  openMerchantAccounts,
+  postDepositCredits,
+} from "../src/index.ts";
 import { createMerchant, postOneCredit, reverseDeposit, USD, uncreditedDeposit } from "./ledger-fixtures.ts";
 
 const t = useTestDatabase();
-const onServer = process.env.DATABASE_URL !== undefined;
+const onServer = Boolean(process.env.DATABASE_URL);
 
 /** An entry as rows, with its own ids left out so two postings of the same movement compare equal. */
 async function entryRows(q: Queryable, reference: string) {
@@ -220,6 +226,31 @@ describe("postDepositCredits", () => {
     ).rejects.toBeInstanceOf(ConflictError);
     expect(await entryRows(t.db, first.depositId)).toEqual(lines);
     expect(await entryRows(t.db, second.depositId)).toEqual([]);
+    expect(await ledgerProblems()).toEqual([]);
+  });
+
+  it("opens the accounts of merchants that have none before their credits, once, ignoring unknown ones", async () => {
+    const fresh = await createMerchant(t.db);
+    const open = await merchantWithOpenAccounts();
+    const accountsOf = async (merchantId: string) =>
+      (
+        await t.db.query<{ id: string; kind: string }>(
+          "SELECT id, kind FROM ledger_accounts WHERE merchant_id = $1 ORDER BY kind",
+          [merchantId],
+        )
+      ).rows;
+    const before = await accountsOf(open.merchantId);
+    expect(await accountsOf(fresh.merchantId)).toEqual([]);
+    await openMerchantAccounts(t.db, [fresh.merchantId, open.merchantId, randomUUID()]);
+    const opened = await accountsOf(fresh.merchantId);
+    expect(opened.map((a) => a.kind)).toEqual(["merchant_available", "merchant_held", "merchant_reserved"]);
+    await openMerchantAccounts(t.db, [fresh.merchantId]);
+    expect(await accountsOf(fresh.merchantId)).toEqual(opened);
+    expect(await accountsOf(open.merchantId)).toEqual(before);
+    // A credit finds them open and posts to them.
+    const input = await uncreditedDeposit(t.db, fresh, { gross: 2n * USD, fee: 0n });
+    await t.db.tx((c) => postDepositCredits(c, [input]));
+    expect(await getMerchantBalance(t.db, fresh.merchantId)).toEqual({ available: 2n * USD, reserved: 0n, held: 0n });
     expect(await ledgerProblems()).toEqual([]);
   });
 
