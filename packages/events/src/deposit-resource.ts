@@ -147,7 +147,7 @@ export function toDepositResource(row: DepositRow, heads: ReadonlyMap<ChainId, n
 const APPEND_DEPOSIT_EVENTS = insertEventsFrom(`SELECT gen_random_uuid() AS id, d.merchant_id, c.type,
          'deposit' AS object_type, d.id::text AS object_id, deposit_resource(d, cc.head_height) AS data,
          $2::text AS idempotency_key, c.ord
-    FROM jsonb_to_recordset($1::jsonb) AS c(deposit_id uuid, type text, ord int)
+    FROM json_to_recordset($1::json) AS c(deposit_id uuid, type text, ord int)
     JOIN deposits d ON d.id = c.deposit_id
     LEFT JOIN chain_cursors cc ON cc.chain = d.chain`);
 

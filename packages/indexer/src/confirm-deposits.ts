@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { AppError, type ChainId, feeMicros, type Logger, ServiceUnavailableError, toUsdMicros } from "@mp/core";
 import { type Database, LeadershipLostError, type Queryable, settleInOrder } from "@mp/db";
 import { appendDepositEvents } from "@mp/events";
-import { cryptoAllowedSql, postDepositCredits } from "@mp/ledger";
+import { cryptoAllowedSql, openMerchantAccounts, postDepositCredits } from "@mp/ledger";
 import { type AddressScreening, type RateProvider, recordSanctionsMatch, type SanctionsHit } from "@mp/providers";
 import { screenDepositSenders } from "./screen-deposit-senders.ts";
 
@@ -94,26 +94,33 @@ export async function confirmDeposits(options: ConfirmOptions): Promise<ConfirmR
     }
   }
   if (rates.size === 0) return { confirmed: 0, awaitingRate };
-  const { rows } = await db.query<{ id: string; asset: string }>(
-    `SELECT id, asset FROM deposits WHERE ${DEEP_ENOUGH} AND asset = ANY($3::text[])
+  const { rows } = await db.query<{ id: string; asset: string; merchant_id: string }>(
+    `SELECT id, asset, merchant_id FROM deposits WHERE ${DEEP_ENOUGH} AND asset = ANY($3::text[])
       ORDER BY block_height, id LIMIT $4`,
     [chain, head, [...rates.keys()], options.limit ?? DEFAULT_LIMIT],
   );
   const ready = new Map<string, UsdRate>();
+  const merchantIds = new Set<string>();
   for (const row of rows) {
     const rate = rates.get(row.asset);
-    if (rate) ready.set(row.id, rate);
+    if (!rate) continue;
+    ready.set(row.id, rate);
+    merchantIds.add(row.merchant_id);
   }
   const ids = [...ready.keys()];
   const sanctioned = await screenDepositSenders(db, options.screening, ids);
-  const confirmed = await confirmBatch(options, ids, { rates: ready, sanctioned });
+  const confirmed = await confirmBatch(options, ids, { rates: ready, sanctioned, merchantIds: [...merchantIds] });
   return { confirmed, awaitingRate };
 }
 
-/** What was read of a batch's deposits before any transaction, by deposit id: its USD rate, its sender's sanctions hit. */
+/**
+ * What was read of a batch's deposits before any transaction: by deposit id its USD rate and its
+ * sender's sanctions hit; the merchants the batch credits.
+ */
 interface BatchLookups {
   rates: ReadonlyMap<string, UsdRate>;
   sanctioned: ReadonlyMap<string, SanctionsHit>;
+  merchantIds: readonly string[];
 }
 
 /**
@@ -136,6 +143,14 @@ async function confirmBatch(options: ConfirmOptions, ids: readonly string[], loo
   if (ids.length === 0) return 0;
   const chunks = ids.length < SPLIT_FROM ? 1 : CONCURRENT_CHUNKS;
   const size = Math.ceil(ids.length / chunks);
+  if (chunks > 1) {
+    // Opened first and committed: a merchant's first credit in both chunks would otherwise open its
+    // accounts in one and make the other wait for its COMMIT before its own journal statements.
+    await options.db.tx(async (client) => {
+      await options.fence(client);
+      await openMerchantAccounts(client, lookups.merchantIds);
+    });
+  }
   // Both are awaited before either's failure is thrown: no transaction is left running behind it.
   const confirmed = await settleInOrder(
     ...Array.from({ length: chunks }, (_, i) => confirmChunk(options, ids.slice(i * size, (i + 1) * size), lookups)),
@@ -242,7 +257,7 @@ const CONFIRM_DEPOSITS = `UPDATE deposits d SET status = 'CONFIRMED', usd_rate =
         amount_usd_micros = u.amount, fee_usd_micros = u.fee, net_amount_usd_micros = u.amount - u.fee,
         credit_entry_id = u.entry_id, confirmed_at = now(), updated_at = now(), awaiting_rate_since = NULL,
         hold_status = CASE WHEN u.held_reason IS NOT NULL THEN 'HELD' END, held_reason = u.held_reason
-   FROM jsonb_to_recordset($1::jsonb)
+   FROM json_to_recordset($1::json)
         AS u(id uuid, rate text, rate_at timestamptz, amount numeric, fee numeric, entry_id uuid, held_reason text)
   WHERE d.id = u.id AND d.status = 'PENDING'`;
 
@@ -275,12 +290,27 @@ async function confirmLocked(
   );
   const credits = rows.filter((row) => row.status === "PENDING").map((row) => creditOf(row, lookups));
   if (credits.length === 0) return 0;
-  // The deposits and their events first, the credits last: the ledger's system balance rows, which
-  // every credit locks (postDepositCredits), are held only for the journal's statements and the
+  // The deposits and their events first, the credits' journal statements last: the ledger's system
+  // balance rows, which every credit locks (postDepositCredits), are held only for the lines and the
   // COMMIT, so the batch's other chunk (confirmBatch) runs its update and events meanwhile.
-  // Sent one after the other without waiting (the connection pipelines): the events' statement,
-  // which renders each deposit as it reads it (appendDepositEvents), runs after the UPDATE and sees
-  // it. A failure aborts the transaction, and every later statement fails with it.
+  // Sent one after the other without waiting (the connection pipelines): the credits' first
+  // statement, a read of their accounts, goes ahead, so their documents are built while the server
+  // updates the deposits; the events' statement, which renders each deposit as it reads it
+  // (appendDepositEvents), runs after the UPDATE and sees it; the credits' entries follow the events.
+  // A failure aborts the transaction, and every later statement fails with it (settled in the
+  // server's order, so the first failure is the one thrown).
+  const posting = postDepositCredits(
+    client,
+    credits.map((c) => ({
+      depositId: c.depositId,
+      merchantId: c.merchantId,
+      amountUsdMicros: c.amount,
+      feeUsdMicros: c.fee,
+      held: c.held,
+      awaitsApplication: c.awaitsApplication,
+      entryId: c.entryId,
+    })),
+  );
   const updating = client.query(CONFIRM_DEPOSITS, [
     JSON.stringify(
       credits.map((c) => ({
@@ -303,18 +333,6 @@ async function confirmLocked(
       ...(c.held ? [{ type: "deposit.held" as const, depositId: c.depositId }] : []),
     ]),
   );
-  const posting = postDepositCredits(
-    client,
-    credits.map((c) => ({
-      depositId: c.depositId,
-      merchantId: c.merchantId,
-      amountUsdMicros: c.amount,
-      feeUsdMicros: c.fee,
-      held: c.held,
-      awaitsApplication: c.awaitsApplication,
-      entryId: c.entryId,
-    })),
-  );
   const [updated, , , posted] = await settleInOrder(updating, recordingMatches, appending, posting);
   if (updated.rowCount !== credits.length) {
     throw new AppError("internal_error", `confirmed ${updated.rowCount} of ${credits.length} locked deposits`);
@@ -325,7 +343,7 @@ async function confirmLocked(
   if (earlier.length > 0) {
     await client.query(
       `UPDATE deposits d SET credit_entry_id = p.entry_id
-         FROM jsonb_to_recordset($1::jsonb) AS p(id uuid, entry_id uuid) WHERE d.id = p.id`,
+         FROM json_to_recordset($1::json) AS p(id uuid, entry_id uuid) WHERE d.id = p.id`,
       [JSON.stringify(earlier.map((p) => ({ id: p.depositId, entry_id: p.entryId })))],
     );
   }
