@@ -72,12 +72,7 @@ export async function merchantAccounts(client: Queryable, merchantId: string): P
   // the caller's transaction.
   const merchant = await client.query("SELECT 1 FROM merchants WHERE id = $1", [merchantId]);
   if (merchant.rowCount === 0) throw new NotFoundError("Merchant");
-  await client.query(
-    `INSERT INTO ledger_accounts (id, kind, merchant_id, currency, normal_side)
-     SELECT gen_random_uuid(), kind, $1, $2, 'credit' FROM unnest($3::text[]) AS kind
-     ON CONFLICT DO NOTHING`,
-    [merchantId, LEDGER_CURRENCY, MERCHANT_ACCOUNT_KINDS],
-  );
+  await openMerchantAccounts(client, [merchantId]);
   accounts = toAccounts((await client.query<AccountRow>(SELECT_ACCOUNTS, [merchantId, LEDGER_CURRENCY])).rows);
   if (!isComplete(accounts)) {
     throw new AppError("internal_error", "Ledger system accounts are missing: are the migrations applied?");

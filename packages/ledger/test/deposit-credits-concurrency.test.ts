@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { useTestDatabase } from "../../../test/support/test-database.ts";
 import { checkLedger, type DepositCreditInput, getMerchantBalance, postDepositCredits } from "../src/index.ts";
-import { createMerchant, USD, uncreditedDeposit } from "./ledger-fixtures.ts";
+import { createMerchant, merchantWithOpenAccounts, USD, uncreditedDeposit } from "./ledger-fixtures.ts";
 
 const t = useTestDatabase();
 const onServer = Boolean(process.env.DATABASE_URL);
@@ -34,11 +34,7 @@ describe("postDepositCredits under concurrency", () => {
   it.skipIf(!onServer)("credits each deposit once, never deadlocks, whatever the interleaving", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(call, { minLength: 2, maxLength: 4 }), fc.boolean(), async (calls, accountsOpen) => {
-        const m = await createMerchant(t.db);
-        if (accountsOpen) {
-          const opening = await uncreditedDeposit(t.db, m, { gross: USD, fee: 0n });
-          await t.db.tx((c) => postDepositCredits(c, [opening]));
-        }
+        const m = accountsOpen ? await merchantWithOpenAccounts(t.db) : await createMerchant(t.db);
         const deposits = await Promise.all(
           Array.from({ length: DEPOSITS }, (_, i) =>
             uncreditedDeposit(t.db, m, { gross: BigInt(i + 2) * USD, fee: BigInt(i) * 1_000n }),

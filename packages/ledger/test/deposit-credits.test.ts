@@ -11,7 +11,14 @@ import {
   openMerchantAccounts,
   postDepositCredits,
 } from "../src/index.ts";
-import { createMerchant, postOneCredit, reverseDeposit, USD, uncreditedDeposit } from "./ledger-fixtures.ts";
+import {
+  createMerchant,
+  merchantWithOpenAccounts,
+  postOneCredit,
+  reverseDeposit,
+  USD,
+  uncreditedDeposit,
+} from "./ledger-fixtures.ts";
 
 const t = useTestDatabase();
 const onServer = Boolean(process.env.DATABASE_URL);
@@ -231,7 +238,7 @@ describe("postDepositCredits", () => {
 
   it("opens the accounts of merchants that have none before their credits, once, ignoring unknown ones", async () => {
     const fresh = await createMerchant(t.db);
-    const open = await merchantWithOpenAccounts();
+    const open = await merchantWithOpenAccounts(t.db);
     const accountsOf = async (merchantId: string) =>
       (
         await t.db.query<{ id: string; kind: string }>(
@@ -263,7 +270,7 @@ describe("postDepositCredits", () => {
     "waits at the entry for a concurrent credit of the same deposit, then answers it or posts its own",
     async () => {
       for (const outcome of ["commit", "rollback"] as const) {
-        const m = await merchantWithOpenAccounts();
+        const m = await merchantWithOpenAccounts(t.db);
         const contested = await uncreditedDeposit(t.db, m, { gross: 8n * USD, fee: 80_000n });
         const other = await uncreditedDeposit(t.db, m, { gross: 1n * USD, fee: 10_000n });
         const first = await openCredit(contested);
@@ -293,7 +300,7 @@ describe("postDepositCredits", () => {
   it.skipIf(!onServer)(
     "never deadlocks: concurrent bulk credits of the same deposits in opposite orders both go through",
     async () => {
-      const m = await merchantWithOpenAccounts();
+      const m = await merchantWithOpenAccounts(t.db);
       const inputs = await Promise.all(
         Array.from({ length: 9 }, (_, i) => uncreditedDeposit(t.db, m, { gross: BigInt(i + 1) * USD, fee: 0n })),
       );
@@ -315,17 +322,6 @@ describe("postDepositCredits", () => {
     },
   );
 });
-
-/**
- * A merchant whose accounts are open (by a credit committed first): a merchant's first credit opens
- * them, and a concurrent call would wait for it there rather than at the entries.
- */
-async function merchantWithOpenAccounts() {
-  const m = await createMerchant(t.db);
-  const opening = await uncreditedDeposit(t.db, m, { gross: USD, fee: 0n });
-  await t.db.tx((c) => postDepositCredits(c, [opening]));
-  return m;
-}
 
 /** Credits `input` in a transaction left open until `finish` commits or rolls it back. */
 async function openCredit(input: DepositCreditInput) {

@@ -64,6 +64,17 @@ export async function uncreditedDeposit(
   return { depositId: id, merchantId: m.merchantId, amountUsdMicros: amounts.gross, feeUsdMicros: amounts.fee };
 }
 
+/**
+ * A merchant whose ledger accounts are open (by a credit committed first): a merchant's first credit
+ * opens them, and a concurrent credit would wait for it there rather than where a test means it to.
+ */
+export async function merchantWithOpenAccounts(db: Database): Promise<MerchantFixture> {
+  const m = await createMerchant(db);
+  const opening = await uncreditedDeposit(db, m, { gross: USD, fee: 0n });
+  await db.tx((c) => postDepositCredits(c, [opening]));
+  return m;
+}
+
 /** One deposit's credit, posted alone. */
 export async function postOneCredit(c: Queryable, input: DepositCreditInput): Promise<{ entryId: string }> {
   const [posted] = await postDepositCredits(c, [input]);
