@@ -70,7 +70,9 @@ export function operatorKycRoutes(deps: Pick<AppDeps, "db"> & Partial<Pick<AppDe
         objectType: "verification_submission",
         objectId: submissionId,
       });
-      return openSubmissionForOperator({ db: deps.db, encryption }, submissionId);
+      // In the audit's transaction: on the pool it waited for a second connection while this one
+      // held the first, for ever on the embedded database (one connection).
+      return openSubmissionForOperator({ db: sql, encryption }, submissionId);
     });
     res.json(submissionView(opened));
   });

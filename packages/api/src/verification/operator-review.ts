@@ -1,4 +1,5 @@
 import { NotFoundError } from "@mp/core";
+import type { Queryable } from "@mp/db";
 import { decideManualReview, type ManualDecision, type ManualReview } from "@mp/providers";
 import type { AppDeps } from "../deps.ts";
 import { CHECK_VERIFICATION_REVIEW_JOB } from "./verification-review-jobs.ts";
@@ -6,10 +7,11 @@ import { loadSubmissionForReview } from "./verification-store.ts";
 
 /**
  * What an operator reviewing an attempt sees (`payments kyc show`): the safe state and the payload,
- * opened in memory for this one display. Never logged, never sent anywhere else.
+ * opened in memory for this one display. Never logged, never sent anywhere else. `db` may be the
+ * transaction that audits the opening.
  */
 export async function openSubmissionForOperator(
-  deps: Pick<AppDeps, "db" | "encryption">,
+  deps: Pick<AppDeps, "encryption"> & { db: Queryable },
   submissionId: string,
 ): Promise<{
   submissionId: string;
