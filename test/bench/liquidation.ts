@@ -144,6 +144,9 @@ export async function runLiquidationBench(
     );
   } finally {
     for (const l of loops) await l.stop();
+    // Hands the chain's lease over: its keeper holds a pooled connection, and the database's close
+    // (in t.stop) waits for every connection back: without this the bench never ended (`bench all` hung).
+    await indexer.stop();
     await t.stop();
     await base.close();
   }
