@@ -101,13 +101,6 @@ export async function openMerchantAccounts(client: Queryable, merchantIds: reado
 }
 
 /**
- * Plain code-point order: the same order localeCompare gave for the account kinds and the ids
- * (lowercase hex), without the collator localeCompare builds on its first call (15 ms at the first
- * credit of a process).
- */
-const byCodePoint = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
-
-/**
  * Locks the balance rows of `accounts` (SELECT ... FOR UPDATE) and returns their balances, together
  * with every system account's row: the system rows are the ledger's gate. Rows are locked in one
  * global order, system accounts first, so the first lock of a transaction takes the gate and a
@@ -124,15 +117,9 @@ export async function lockBalances(
   client: Queryable,
   accounts: readonly LedgerAccount[],
 ): Promise<Map<AccountKind, bigint>> {
-  const ordered = [...new Map(accounts.map((a) => [a.id, a])).values()].sort(
-    (a, b) =>
-      Number(a.merchantId !== null) - Number(b.merchantId !== null) ||
-      byCodePoint(a.kind, b.kind) ||
-      byCodePoint(a.id, b.id),
-  );
-  const ids = ordered.map((a) => a.id);
+  const ids = accounts.map((a) => a.id);
   // FOR UPDATE locks rows in the order the ORDER BY returns them: system rows first by kind, then the
-  // merchants' by kind and id (the order of `ordered`; uuids compare as their lowercase hex does).
+  // merchants' by kind and id. The order is the statement's, whatever the order of `accounts`.
   const result = await client.query<{ account_id: string; balance: string }>(
     `SELECT b.account_id, b.balance::text AS balance
        FROM account_balances b JOIN ledger_accounts a ON a.id = b.account_id
@@ -144,7 +131,7 @@ export async function lockBalances(
   );
   const byId = new Map(result.rows.map((r) => [r.account_id, BigInt(r.balance)]));
   const balances = new Map<AccountKind, bigint>();
-  for (const account of ordered) {
+  for (const account of accounts) {
     const balance = byId.get(account.id);
     if (balance === undefined) throw new AppError("internal_error", `Ledger account ${account.id} has no balance row`);
     balances.set(account.kind, balance);
