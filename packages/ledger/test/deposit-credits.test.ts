@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ConflictError, NotFoundError, ValidationError } from "@mp/core";
 import type { Queryable } from "@mp/db";
 import { describe, expect, it } from "vitest";
+import { deferred } from "../../../test/support/deferred.ts";
 import { eventually } from "../../../test/support/eventually.ts";
 import { useTestDatabase } from "../../../test/support/test-database.ts";
 import {
@@ -13,11 +14,13 @@ import {
 } from "../src/index.ts";
 import {
   createMerchant,
+  linkCreditEntries,
   merchantWithOpenAccounts,
   postOneCredit,
   reverseDeposit,
   USD,
   uncreditedDeposit,
+  waitingForLocks,
 } from "./ledger-fixtures.ts";
 
 const t = useTestDatabase();
@@ -52,16 +55,8 @@ async function systemBalances(q: Queryable): Promise<Record<string, bigint>> {
   return Object.fromEntries(r.rows.map((row) => [row.kind, BigInt(row.balance)]));
 }
 
-/** Records each credit entry on its deposit, as the indexer does in the same transaction. */
-async function linkCredits(): Promise<void> {
-  await t.db.query(
-    `UPDATE deposits d SET credit_entry_id = e.id FROM journal_entries e
-      WHERE e.kind = 'deposit_credit' AND e.reference = d.id::text AND d.credit_entry_id IS NULL`,
-  );
-}
-
 async function ledgerProblems(): Promise<string[]> {
-  await linkCredits();
+  await linkCreditEntries(t.db);
   return (await checkLedger(t.db)).problems;
 }
 
@@ -193,7 +188,7 @@ describe("postDepositCredits", () => {
     const input = await uncreditedDeposit(t.db, m, { gross: 6n * USD, fee: 60_000n });
     const [posted] = await t.db.tx((c) => postDepositCredits(c, [input]));
     expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: 5_940_000n, reserved: 0n, held: 0n });
-    await linkCredits();
+    await linkCreditEntries(t.db);
     const reversal = await reverseDeposit(t.db, m, input.depositId);
     expect(reversal?.entryId).toBeDefined();
     expect(reversal?.entryId).not.toBe(posted?.entryId);
@@ -275,7 +270,9 @@ describe("postDepositCredits", () => {
         const other = await uncreditedDeposit(t.db, m, { gross: 1n * USD, fee: 10_000n });
         const first = await openCredit(contested);
         const second = t.db.tx((c) => postDepositCredits(c, [other, contested]));
-        await waitingAtEntries(1).finally(() => first.finish(outcome));
+        await waitingForLocks(t.db, 1, "1 credit waiting at an entry", "INSERT INTO journal_entries").finally(() =>
+          first.finish(outcome),
+        );
         const [otherPosted, contestedPosted] = await second;
         expect(otherPosted?.created).toBe(true);
         expect(contestedPosted?.created).toBe(outcome === "rollback");
@@ -307,7 +304,9 @@ describe("postDepositCredits", () => {
       inputs.sort((a, b) => (a.depositId < b.depositId ? -1 : 1));
       const middle = await openCredit(inputs[4] as (typeof inputs)[number]);
       const calls = [inputs, [...inputs].reverse()].map((order) => t.db.tx((c) => postDepositCredits(c, order)));
-      await waitingAtEntries(2).finally(() => middle.finish("rollback"));
+      await waitingForLocks(t.db, 2, "2 credits waiting at an entry", "INSERT INTO journal_entries").finally(() =>
+        middle.finish("rollback"),
+      );
       const posted = await Promise.all(calls);
       // Each deposit credited once: both calls answer the one entry that exists.
       for (const input of inputs) {
@@ -325,14 +324,11 @@ describe("postDepositCredits", () => {
 
 /** Credits `input` in a transaction left open until `finish` commits or rolls it back. */
 async function openCredit(input: DepositCreditInput) {
-  let finish: (outcome: "commit" | "rollback") => void = () => {};
-  const finished = new Promise<"commit" | "rollback">((resolve) => {
-    finish = resolve;
-  });
+  const finished = deferred<"commit" | "rollback">();
   let entryId = "";
   const transaction = t.db.tx(async (c) => {
     entryId = (await postDepositCredits(c, [input]))[0]?.entryId ?? "";
-    if ((await finished) === "rollback") throw new Error("rolled back on purpose");
+    if ((await finished.promise) === "rollback") throw new Error("rolled back on purpose");
   });
   const settled = transaction.catch((error: unknown) => {
     if (!(error instanceof Error && error.message === "rolled back on purpose")) throw error;
@@ -341,24 +337,8 @@ async function openCredit(input: DepositCreditInput) {
   return {
     entryId,
     finish: async (outcome: "commit" | "rollback") => {
-      finish(outcome);
+      finished.resolve(outcome);
       await settled;
     },
   };
-}
-
-/** Resolves once `count` backends of this database wait for a lock at a journal entries' insert. */
-async function waitingAtEntries(count: number): Promise<void> {
-  await eventually(
-    async () => {
-      const waiting = await t.db.query(
-        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
-            AND query LIKE 'INSERT INTO journal_entries%'`,
-      );
-      return (waiting.rowCount ?? 0) >= count ? true : undefined;
-    },
-    30_000,
-    20,
-    `${count} credits waiting at an entry`,
-  );
 }

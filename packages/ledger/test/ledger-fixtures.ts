@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { Database, Queryable } from "@mp/db";
 import { insertMerchantWithCustomer } from "../../../test/support/db-fixtures.ts";
+import { eventually } from "../../../test/support/eventually.ts";
 import { type DepositCreditInput, postBankDeposit, postDepositCredits, postDepositReversal } from "../src/index.ts";
 
 /** A merchant with one customer, wallet and BASE destination, so deposits can be recorded for it. */
@@ -159,3 +160,31 @@ export async function systemBalance(q: Queryable, kind: string): Promise<bigint>
 
 /** One US dollar in the ledger's micro-units, for readable test figures (`25n * USD`). */
 export const USD = 1_000_000n;
+
+/** Records each credit entry on its deposit, as the indexer does in the credit's transaction. */
+export async function linkCreditEntries(q: Queryable): Promise<void> {
+  await q.query(
+    `UPDATE deposits d SET credit_entry_id = e.id FROM journal_entries e
+      WHERE e.kind = 'deposit_credit' AND e.reference = d.id::text AND d.credit_entry_id IS NULL`,
+  );
+}
+
+/**
+ * Resolves once `count` backends of this database wait for a lock, in a statement beginning with
+ * `statement` when given; `what` names the wait in the timeout's error.
+ */
+export async function waitingForLocks(db: Database, count: number, what: string, statement = ""): Promise<void> {
+  await eventually(
+    async () => {
+      const waiting = await db.query(
+        `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
+            AND query LIKE $1`,
+        [`${statement}%`],
+      );
+      return (waiting.rowCount ?? 0) >= count ? true : undefined;
+    },
+    30_000,
+    20,
+    what,
+  );
+}

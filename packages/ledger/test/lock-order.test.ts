@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { eventually } from "../../../test/support/eventually.ts";
+import { deferred } from "../../../test/support/deferred.ts";
 import { useTestDatabase } from "../../../test/support/test-database.ts";
 import { getMerchantBalance, placeHold, postTransferFee, settleHold } from "../src/index.ts";
-import { merchantWithOpenAccounts, systemBalance, USD } from "./ledger-fixtures.ts";
+import { linkCreditEntries, merchantWithOpenAccounts, systemBalance, USD, waitingForLocks } from "./ledger-fixtures.ts";
 
 const t = useTestDatabase();
 
@@ -39,36 +39,20 @@ describe.skipIf(!process.env.DATABASE_URL)(
       // The other transfer's settle is committed: its fee is due, posted below while the first is open.
       await t.db.tx((c) => settleHold(c, { holdId: holds[1] as string, merchantId: m.merchantId, paidOut: true }));
 
-      let goOn: () => void = () => {};
-      const settled = new Promise<void>((resolve) => {
-        goOn = resolve;
-      });
-      let heldRows: () => void = () => {};
-      const holding = new Promise<void>((resolve) => {
-        heldRows = resolve;
-      });
+      const settled = deferred();
+      const holding = deferred();
       const finish = t.db.tx(async (c) => {
         await settleHold(c, { holdId: holds[0] as string, merchantId: m.merchantId, paidOut: true });
-        heldRows();
-        await settled;
+        holding.resolve();
+        await settled.promise;
         await postTransferFee(c, { transferId: randomUUID(), merchantId: m.merchantId, feeUsdMicros: 10_000n });
       });
-      await holding;
+      await holding.promise;
       const otherFee = t.db.tx((c) =>
         postTransferFee(c, { transferId: randomUUID(), merchantId: m.merchantId, feeUsdMicros: 20_000n }),
       );
-      await eventually(
-        async () => {
-          const waiting = await t.db.query(
-            `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-          );
-          return (waiting.rowCount ?? 0) >= 1 ? true : undefined;
-        },
-        30_000,
-        20,
-        "the other fee waiting for the open settle's locks",
-      );
-      goOn();
+      await waitingForLocks(t.db, 1, "the other fee waiting for the open settle's locks");
+      settled.resolve();
       const outcomes = await Promise.allSettled([finish, otherFee]);
       expect(outcomes.map((o) => (o.status === "rejected" ? String(o.reason) : "posted"))).toEqual([
         "posted",
@@ -78,10 +62,7 @@ describe.skipIf(!process.env.DATABASE_URL)(
       expect(await getMerchantBalance(t.db, m.merchantId)).toEqual({ available: USD / 2n, reserved: 0n, held: 0n });
       expect(await systemBalance(t.db, "payout_clearing")).toBe(USD / 2n - 30_000n);
       expect(await systemBalance(t.db, "fee_revenue")).toBe(30_000n);
-      await t.db.query(
-        `UPDATE deposits d SET credit_entry_id = e.id FROM journal_entries e
-        WHERE e.kind = 'deposit_credit' AND e.reference = d.id::text AND d.credit_entry_id IS NULL`,
-      );
+      await linkCreditEntries(t.db);
       expect((await checkLedger(t.db)).problems).toEqual([]);
     });
   },
